@@ -1,0 +1,176 @@
+//! The assembled application: configuration, store, LINE client and agent, built once at
+//! start-up and shared by the webhook server and the background work it spawns.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use jiff::tz::TimeZone;
+use tokio::sync::Notify;
+
+use crate::clock::Clock;
+use crate::config::Config;
+use crate::line::client::LineClient;
+use crate::line::flex::Palette;
+use crate::llm::agent::Agent;
+use crate::llm::openai::LlmClient;
+use crate::registry::RegistryError;
+use crate::sources::Sources;
+use crate::store::{Store, StoreError};
+
+/// Why hearth could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The time zone is not a known IANA name.
+    #[error("unknown time zone {0:?} (HEARTH_TIMEZONE): use an IANA name such as Asia/Taipei")]
+    TimeZone(String),
+    /// The store could not be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The tool registry is invalid (a programming error caught at start).
+    #[error("tool registry: {0}")]
+    Registry(#[from] RegistryError),
+}
+
+/// Everything a turn needs.
+pub struct Hearth {
+    /// The store.
+    pub store: Store,
+    /// The LINE client.
+    pub line: LineClient,
+    /// The LLM agent with its tools.
+    pub agent: Agent,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// The family's time zone.
+    pub tz: TimeZone,
+    /// Trigger keywords for groups.
+    pub keywords: Vec<String>,
+    /// Card colours.
+    pub palette: Palette,
+    /// The channel secret that signs webhooks.
+    pub(crate) channel_secret: crate::config::Secret,
+    /// History bounds.
+    pub(crate) history_messages: usize,
+    pub(crate) history_chars: usize,
+    in_flight: InFlight,
+    locks: ConversationLocks,
+}
+
+impl Hearth {
+    /// Builds hearth from its configuration.
+    pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
+        let tz = TimeZone::get(&config.timezone)
+            .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
+        let store = Store::connect(&config.database_url).await?;
+        Self::with_store(config, clock, tz, store)
+    }
+
+    /// Builds hearth over an already opened store.
+    pub fn with_store(
+        config: &Config,
+        clock: Arc<dyn Clock>,
+        tz: TimeZone,
+        store: Store,
+    ) -> Result<Arc<Self>, StartError> {
+        let registry = Arc::new(crate::tools::registry(&Sources::from_config(config))?);
+        let llm = LlmClient::new(
+            &config.openai_base_url,
+            config.openai_api_key.clone(),
+            &config.model,
+            config.llm_strict,
+            Duration::from_secs(config.llm_timeout_secs),
+        );
+        Ok(Arc::new(Self {
+            store,
+            line: LineClient::new(&config.line_api_base, config.line_channel_access_token.clone()),
+            agent: Agent::new(llm, registry, config.max_tool_rounds),
+            clock,
+            tz,
+            keywords: config.keywords(),
+            palette: Palette::new(config.price_colors),
+            channel_secret: config.line_channel_secret.clone(),
+            history_messages: config.history_messages,
+            history_chars: config.history_chars,
+            in_flight: InFlight::default(),
+            locks: ConversationLocks::default(),
+        }))
+    }
+
+    /// Runs `work` in the background, counted so shutdown and tests can wait for it.
+    pub(crate) fn spawn_tracked(
+        self: &Arc<Self>,
+        work: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let guard = self.in_flight.enter();
+        tokio::spawn(async move {
+            work.await;
+            drop(guard);
+        });
+    }
+
+    /// Waits until no background work is running.
+    pub async fn wait_idle(&self) {
+        self.in_flight.wait_idle().await;
+    }
+
+    /// The lock that serialises work within one conversation.
+    pub(crate) fn conversation_lock(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.locks.get(id)
+    }
+}
+
+/// Counts background tasks.
+#[derive(Default)]
+struct InFlight {
+    count: Arc<AtomicUsize>,
+    idle: Arc<Notify>,
+}
+
+struct InFlightGuard {
+    count: Arc<AtomicUsize>,
+    idle: Arc<Notify>,
+}
+
+impl InFlight {
+    fn enter(&self) -> InFlightGuard {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        InFlightGuard { count: self.count.clone(), idle: self.idle.clone() }
+    }
+
+    async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if self.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.idle.notify_waiters();
+        }
+    }
+}
+
+/// One async mutex per active conversation, dropped when nobody holds it.
+#[derive(Default)]
+struct ConversationLocks(Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>);
+
+impl ConversationLocks {
+    fn get(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(lock) = map.get(id).and_then(Weak::upgrade) {
+            return lock;
+        }
+        map.retain(|_, weak| weak.strong_count() > 0);
+        let lock = Arc::new(tokio::sync::Mutex::new(()));
+        map.insert(id.to_string(), Arc::downgrade(&lock));
+        lock
+    }
+}

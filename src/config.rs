@@ -1,0 +1,181 @@
+//! Every setting, from the command line or the environment, documented in `--help`.
+//!
+//! Tests build a [`Config`] with [`Config::defaults`] and set the fields they need.
+
+use std::fmt;
+use std::net::SocketAddr;
+
+use clap::{Args, ValueEnum};
+
+/// A secret: shown as `[redacted]` in logs and debug output.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The secret itself, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// True when no secret was given.
+    pub fn is_empty(&self) -> bool {
+        self.0.trim().is_empty()
+    }
+}
+
+impl From<String> for Secret {
+    fn from(s: String) -> Self {
+        Secret(s)
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(s: &str) -> Self {
+        Secret(s.to_string())
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.is_empty() { "[empty]" } else { "[redacted]" })
+    }
+}
+
+/// How price changes are coloured on cards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum PriceColors {
+    /// Taiwan and East Asia: up is red, down is green.
+    #[default]
+    Tw,
+    /// US and Europe: up is green, down is red.
+    Us,
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// All settings.
+#[derive(Debug, Clone, Args)]
+pub struct Config {
+    /// LINE channel secret (Messaging API tab of the LINE Developers console); verifies webhooks.
+    #[arg(long, env = "LINE_CHANNEL_SECRET", default_value = "", hide_default_value = true, global = true)]
+    pub line_channel_secret: Secret,
+    /// LINE channel access token (long-lived); authorises replies and pushes.
+    #[arg(long, env = "LINE_CHANNEL_ACCESS_TOKEN", default_value = "", hide_default_value = true, global = true)]
+    pub line_channel_access_token: Secret,
+    /// Base URL of the LINE Messaging API.
+    #[arg(long, env = "LINE_API_BASE", default_value = "https://api.line.me", global = true)]
+    pub line_api_base: String,
+
+    /// Base URL of an OpenAI-compatible API, including the version (e.g. http://localhost:11434/v1 for Ollama).
+    #[arg(long, env = "OPENAI_BASE_URL", default_value = "https://api.openai.com/v1", global = true)]
+    pub openai_base_url: String,
+    /// API key for the LLM; may be empty for local servers.
+    #[arg(long, env = "OPENAI_API_KEY", default_value = "", hide_default_value = true, global = true)]
+    pub openai_api_key: Secret,
+    /// The model name sent to the LLM API.
+    #[arg(long, env = "HEARTH_MODEL", default_value = "gpt-4o-mini", global = true)]
+    pub model: String,
+    /// Send tool schemas with `strict: true` (turn off for servers that reject it).
+    #[arg(long, env = "HEARTH_LLM_STRICT", default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    pub llm_strict: bool,
+    /// Seconds to wait for one LLM response.
+    #[arg(long, env = "HEARTH_LLM_TIMEOUT_SECS", default_value_t = 60, global = true)]
+    pub llm_timeout_secs: u64,
+    /// Most LLM rounds with tools in one turn; after that the model must answer.
+    #[arg(long, env = "HEARTH_MAX_TOOL_ROUNDS", default_value_t = 4, global = true)]
+    pub max_tool_rounds: usize,
+
+    /// Database: sqlite://path (created on first run).
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://hearth.db", global = true)]
+    pub database_url: String,
+    /// Address the webhook server listens on.
+    #[arg(long, env = "HEARTH_LISTEN", default_value = "0.0.0.0:8080", global = true)]
+    pub listen: SocketAddr,
+    /// Words that wake the bot in groups, comma-separated (e.g. 小幫手,hearth); stripped before the LLM sees the text.
+    #[arg(long, env = "HEARTH_TRIGGER_KEYWORDS", default_value = "小幫手,hearth", value_delimiter = ',', global = true)]
+    pub trigger_keywords: Vec<String>,
+    /// IANA time zone of the family: the prompt's date and time, reminders.
+    #[arg(long, env = "HEARTH_TIMEZONE", default_value = "Asia/Taipei", global = true)]
+    pub timezone: String,
+    /// Earlier messages of the conversation given to the LLM as context.
+    #[arg(long, env = "HEARTH_HISTORY_MESSAGES", default_value_t = 20, global = true)]
+    pub history_messages: usize,
+    /// Most characters of history given to the LLM.
+    #[arg(long, env = "HEARTH_HISTORY_CHARS", default_value_t = 6000, global = true)]
+    pub history_chars: usize,
+    /// Colour convention for price changes on cards.
+    #[arg(long, env = "HEARTH_PRICE_COLORS", value_enum, default_value_t = PriceColors::Tw, global = true)]
+    pub price_colors: PriceColors,
+
+    /// Base URL of the Open-Meteo forecast API.
+    #[arg(long, env = "HEARTH_OPEN_METEO_URL", default_value = "https://api.open-meteo.com", global = true)]
+    pub open_meteo_url: String,
+    /// Base URL of the Open-Meteo geocoding API.
+    #[arg(long, env = "HEARTH_GEOCODING_URL", default_value = "https://geocoding-api.open-meteo.com", global = true)]
+    pub geocoding_url: String,
+    /// Base URL of the exchange-rate API (open.er-api.com shape).
+    #[arg(long, env = "HEARTH_FX_URL", default_value = "https://open.er-api.com", global = true)]
+    pub fx_url: String,
+    /// Base URL of the Yahoo Finance chart API.
+    #[arg(long, env = "HEARTH_YAHOO_URL", default_value = "https://query1.finance.yahoo.com", global = true)]
+    pub yahoo_url: String,
+    /// User-Agent sent to data sources (Yahoo refuses non-browser agents).
+    #[arg(long, env = "HEARTH_USER_AGENT", default_value = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36", hide_default_value = true, global = true)]
+    pub user_agent: String,
+    /// Seconds to wait for a data source.
+    #[arg(long, env = "HEARTH_UPSTREAM_TIMEOUT_SECS", default_value_t = 8, global = true)]
+    pub upstream_timeout_secs: u64,
+
+    /// Log format.
+    #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    pub log_format: LogFormat,
+}
+
+impl Config {
+    /// The defaults (plus whatever the environment sets): what `hearth` with no flags would use.
+    pub fn defaults() -> Self {
+        #[derive(clap::Parser)]
+        struct Only {
+            #[command(flatten)]
+            config: Config,
+        }
+        <Only as clap::Parser>::parse_from(["hearth"]).config
+    }
+
+    /// The settings `hearth serve` cannot run without that are missing, by environment name.
+    pub fn missing_for_serve(&self) -> Vec<&'static str> {
+        let mut missing = self.missing_for_llm();
+        if self.line_channel_secret.is_empty() {
+            missing.push("LINE_CHANNEL_SECRET");
+        }
+        if self.line_channel_access_token.is_empty() {
+            missing.push("LINE_CHANNEL_ACCESS_TOKEN");
+        }
+        missing
+    }
+
+    /// The LLM settings that are missing: a key is needed for OpenAI itself.
+    pub fn missing_for_llm(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.openai_base_url.contains("api.openai.com") && self.openai_api_key.is_empty() {
+            missing.push("OPENAI_API_KEY");
+        }
+        if self.model.trim().is_empty() {
+            missing.push("HEARTH_MODEL");
+        }
+        missing
+    }
+
+    /// The trigger keywords, trimmed, empty ones dropped.
+    pub fn keywords(&self) -> Vec<String> {
+        self.trigger_keywords.iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()
+    }
+}

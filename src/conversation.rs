@@ -1,0 +1,370 @@
+//! What happens to an event after the webhook acknowledged it: the message is logged, the group
+//! gate decides whether hearth was called, the agent answers, and the answer is delivered —
+//! by reply while the token is fresh, else by push with a retry key.
+
+use std::sync::Arc;
+
+use jiff::{SignedDuration, Timestamp};
+use uuid::Uuid;
+
+use crate::app::Hearth;
+use crate::i18n::{Failure, Lang, greeting};
+use crate::line::client::LineError;
+use crate::line::message::{Message, ReplyStyle, assemble};
+use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, TextMessage};
+use crate::llm::agent::Answer;
+use crate::llm::openai::{ChatMessage, LlmError};
+use crate::llm::prompt;
+use crate::source::Conversation;
+use crate::store::NewMessage;
+use crate::tool::ToolCtx;
+
+/// A reply token is used only this soon after the webhook arrived (LINE guarantees one minute).
+const REPLY_TOKEN_FRESH: SignedDuration = SignedDuration::from_secs(50);
+/// LINE refuses reply tokens of events older than this, even on redelivery.
+const EVENT_REPLYABLE: SignedDuration = SignedDuration::from_mins(20);
+/// Display names are looked up again after this long.
+const NAME_TTL_MS: i64 = 24 * 3600 * 1000;
+/// Namespace of the deterministic push retry keys.
+const RETRY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d6c_696e_652d_7265_7479);
+
+/// How a text message addressed the bot, and what the LLM should see of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Addressed {
+    /// The text with the bot's mention and the trigger keyword removed.
+    pub text: String,
+}
+
+/// Decides whether a text message in a group calls the bot (an `isSelf` mention, a trigger
+/// keyword, or a quote of the bot's message) and strips the call from the text. In a 1:1 chat
+/// every message calls the bot.
+pub fn addressed(
+    message: &TextMessage,
+    in_group: bool,
+    keywords: &[String],
+    quotes_bot: bool,
+) -> Option<Addressed> {
+    let without_mention = strip_self_mentions(message);
+    let (text, keyword_found) = strip_keyword(&without_mention, keywords);
+    let called = !in_group || message.mentions_bot() || keyword_found || quotes_bot;
+    if !called {
+        return None;
+    }
+    let text = text.trim();
+    let text = if text.is_empty() { message.text.trim() } else { text };
+    Some(Addressed { text: text.to_string() })
+}
+
+/// Removes `@hearth` spans (UTF-16 offsets from LINE) of mentions of the bot.
+fn strip_self_mentions(message: &TextMessage) -> String {
+    let Some(mention) = &message.mention else {
+        return message.text.clone();
+    };
+    let mut units: Vec<u16> = message.text.encode_utf16().collect();
+    let mut spans: Vec<(usize, usize)> = mention
+        .mentionees
+        .iter()
+        .filter(|m| m.is_self)
+        .map(|m| (m.index, m.index.saturating_add(m.length)))
+        .filter(|&(start, end)| start < end && end <= units.len())
+        .collect();
+    spans.sort_unstable_by(|a, b| b.cmp(a));
+    for (start, end) in spans {
+        units.drain(start..end);
+    }
+    String::from_utf16(&units).unwrap_or_else(|_| message.text.clone())
+}
+
+/// Removes the first trigger keyword found (ASCII case-insensitive) and the separator after it.
+fn strip_keyword(text: &str, keywords: &[String]) -> (String, bool) {
+    let lower = text.to_ascii_lowercase();
+    for keyword in keywords {
+        let needle = keyword.to_ascii_lowercase();
+        if let Some(at) = lower.find(&needle) {
+            let before = &text[..at];
+            let after = text[at + needle.len()..]
+                .trim_start_matches([' ', ',', '，', ':', '：', '、', '!', '！', '\u{3000}']);
+            return (format!("{before}{after}"), true);
+        }
+    }
+    (text.to_string(), false)
+}
+
+impl Hearth {
+    /// Handles one acknowledged event. Never fails: problems are logged and, where someone is
+    /// waiting for an answer, turned into a friendly message.
+    pub async fn handle_event(self: &Arc<Self>, event: Event, received_at: Timestamp) {
+        if event.standby {
+            tracing::debug!(event_id = event.webhook_event_id, "standby event: not answered");
+            return;
+        }
+        let Some(source) = event.source.clone() else {
+            tracing::debug!(event_type = event.event_type, "event without a source: ignored");
+            return;
+        };
+        match &event.kind {
+            EventKind::Message(IncomingMessage::Text(text)) => {
+                self.on_text(&event, &source, text, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Other { message_type, .. }) => {
+                if !source.conversation.is_multi_person() {
+                    tracing::debug!(message_type, "non-text message in a 1:1 chat");
+                    let reply = Message::text(Failure::UnsupportedMessage.message(Lang::ZhTw));
+                    self.deliver(&event, &source.conversation, vec![reply], None, received_at).await;
+                }
+            }
+            EventKind::Follow | EventKind::Join => {
+                let text = greeting(source.conversation.is_multi_person(), self.keywords.first().map(String::as_str));
+                self.deliver(&event, &source.conversation, vec![Message::text(text)], None, received_at).await;
+            }
+            other => tracing::debug!(kind = ?other, "event not handled yet"),
+        }
+    }
+
+    async fn on_text(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        message: &TextMessage,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        let speaker = match &source.user_id {
+            Some(user) => self.display_name(conversation, user).await,
+            None => None,
+        };
+        let logged = self
+            .store
+            .log_message(&NewMessage {
+                conversation_id: &conversation.id,
+                message_id: Some(&message.id),
+                user_id: source.user_id.as_deref(),
+                speaker: speaker.as_deref(),
+                from_bot: false,
+                text: &message.text,
+                at_ms: event.timestamp_ms,
+            })
+            .await;
+        let logged_id = match logged {
+            Ok(id) => id,
+            Err(e) => {
+                tracing::error!(error = %e, "could not log the message");
+                i64::MAX
+            }
+        };
+        let quotes_bot = match (&message.quoted_message_id, conversation.is_multi_person()) {
+            (Some(quoted), true) => {
+                self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
+            }
+            _ => false,
+        };
+        let in_group = conversation.is_multi_person();
+        let Some(request) = addressed(message, in_group, &self.keywords, quotes_bot) else {
+            return;
+        };
+        let lang = Lang::detect(&request.text);
+        if !in_group {
+            if let Err(e) = self.line.show_loading(&conversation.id, 20).await {
+                tracing::debug!(error = %e, "loading animation not shown");
+            }
+        }
+        let ctx = ToolCtx {
+            conversation: conversation.clone(),
+            user_id: source.user_id.clone(),
+            display_name: speaker.clone(),
+            tz: self.tz.clone(),
+            lang,
+            clock: self.clock.clone(),
+        };
+        let history = self
+            .store
+            .history(&conversation.id, logged_id, self.history_messages, self.history_chars)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "history unavailable");
+                Vec::new()
+            });
+        let mut messages = vec![ChatMessage::System { content: prompt::system_prompt(&ctx) }];
+        messages.extend(prompt::history(&history, in_group));
+        messages.push(ChatMessage::User {
+            content: if in_group {
+                format!("[{}] {}", speaker.as_deref().unwrap_or("someone"), request.text)
+            } else {
+                request.text.clone()
+            },
+        });
+        let answer = match self.agent.answer(&ctx, messages).await {
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::warn!(error = %e, "turn failed");
+                Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
+            }
+        };
+        let style = ReplyStyle {
+            palette: self.palette,
+            chip_prefix: if in_group { self.keywords.first().cloned() } else { None },
+        };
+        let replies = assemble(&answer, &style);
+        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+    }
+
+    /// The display name of `user_id`, from the store if recent, else from LINE.
+    async fn display_name(&self, conversation: &Conversation, user_id: &str) -> Option<String> {
+        let now = self.clock.now().as_millisecond();
+        if let Ok(Some((name, at))) = self.store.member_name(&conversation.id, user_id).await {
+            if now - at < NAME_TTL_MS {
+                return Some(name);
+            }
+        }
+        match self.line.display_name(conversation, user_id).await {
+            Ok(name) => {
+                if let Err(e) = self.store.save_member(&conversation.id, user_id, &name, now).await {
+                    tracing::warn!(error = %e, "could not cache a display name");
+                }
+                Some(name)
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "display name unavailable");
+                None
+            }
+        }
+    }
+
+    /// Sends `messages` for `event`: reply while the token is fresh; push when LINE says the
+    /// token is invalid or there is none; never repeat a reply whose outcome is unknown. If LINE
+    /// rejects the messages themselves, the answer is sent again with its cards as text.
+    async fn deliver(
+        &self,
+        event: &Event,
+        conversation: &Conversation,
+        mut messages: Vec<Message>,
+        answer: Option<(&Answer, &ReplyStyle)>,
+        received_at: Timestamp,
+    ) {
+        let now = self.clock.now();
+        let fresh = now.duration_since(received_at) < REPLY_TOKEN_FRESH
+            && now.duration_since(Timestamp::from_millisecond(event.timestamp_ms).unwrap_or(now))
+                < EVENT_REPLYABLE;
+        let mut token = event.reply_token.as_deref().filter(|_| fresh);
+        let mut plain_retry_left = answer.is_some();
+        loop {
+            let result = match token {
+                Some(t) => self.line.reply(t, &messages).await,
+                None => {
+                    let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
+                    self.line.push_with_retry(&conversation.id, &messages, key).await
+                }
+            };
+            match result {
+                Ok(sent) => {
+                    self.remember_sent(conversation, &messages, &sent.ids()).await;
+                    return;
+                }
+                Err(LineError::InvalidReplyToken) => {
+                    tracing::info!(event_id = event.webhook_event_id, "reply token refused; pushing");
+                    token = None;
+                }
+                Err(LineError::Rejected { status, message }) if plain_retry_left => {
+                    tracing::error!(%status, message, "LINE rejected the answer; resending as text");
+                    plain_retry_left = false;
+                    if let Some((answer, style)) = answer {
+                        let plain = Answer { cards: Vec::new(), ..answer.clone() };
+                        let mut text = plain.text.clone();
+                        for card in &answer.cards {
+                            text.push_str(&format!("\n\n{}", card.to_text()));
+                        }
+                        messages = assemble(&Answer { text, ..plain }, style);
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, event_id = event.webhook_event_id, unknown_outcome = e.outcome_unknown(), "answer not delivered");
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn remember_sent(&self, conversation: &Conversation, messages: &[Message], ids: &[String]) {
+        let now = self.clock.now().as_millisecond();
+        if let Err(e) = self.store.record_sent(&conversation.id, ids, now).await {
+            tracing::warn!(error = %e, "could not record sent message ids");
+        }
+        let text: Vec<&str> = messages.iter().map(Message::preview).collect();
+        let logged = self
+            .store
+            .log_message(&NewMessage {
+                conversation_id: &conversation.id,
+                message_id: ids.first().map(String::as_str),
+                user_id: None,
+                speaker: Some("hearth"),
+                from_bot: true,
+                text: &text.join("\n"),
+                at_ms: now,
+            })
+            .await;
+        if let Err(e) = logged {
+            tracing::warn!(error = %e, "could not log the answer");
+        }
+    }
+}
+
+fn failure_for(error: &LlmError) -> Failure {
+    match error {
+        LlmError::RateLimited => Failure::Busy,
+        LlmError::Timeout | LlmError::Connect(_) | LlmError::Garbage | LlmError::Status { .. } => {
+            Failure::Unavailable
+        }
+        LlmError::Unauthorized(_) => Failure::Internal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::line::webhook::{Mention, Mentionee};
+
+    fn text(t: &str) -> TextMessage {
+        TextMessage { id: "1".into(), text: t.into(), mention: None, quoted_message_id: None }
+    }
+
+    fn keywords() -> Vec<String> {
+        vec!["小幫手".into(), "hearth".into()]
+    }
+
+    #[test]
+    fn every_message_in_a_one_to_one_chat_calls_the_bot() {
+        assert_eq!(addressed(&text("台北天氣"), false, &keywords(), false).map(|a| a.text), Some("台北天氣".into()));
+    }
+
+    #[test]
+    fn group_message_without_a_call_is_ignored() {
+        assert_eq!(addressed(&text("晚餐吃什麼"), true, &keywords(), false), None);
+    }
+
+    #[test]
+    fn keyword_wakes_the_bot_and_is_stripped() {
+        let a = addressed(&text("小幫手，台北明天會下雨嗎"), true, &keywords(), false);
+        assert_eq!(a.map(|a| a.text), Some("台北明天會下雨嗎".into()));
+        let a = addressed(&text("Hearth: AAPL price"), true, &keywords(), false);
+        assert_eq!(a.map(|a| a.text), Some("AAPL price".into()));
+    }
+
+    #[test]
+    fn self_mention_wakes_the_bot_and_is_stripped_by_utf16_offsets() {
+        let mut m = text("🍎@hearth 明天台北會下雨嗎");
+        m.mention = Some(Mention { mentionees: vec![Mentionee { index: 2, length: 7, is_self: true }] });
+        assert_eq!(addressed(&m, true, &[], false).map(|a| a.text), Some("🍎 明天台北會下雨嗎".into()));
+    }
+
+    #[test]
+    fn mention_of_someone_else_does_not_wake_the_bot() {
+        let mut m = text("@媽媽 晚餐吃什麼");
+        m.mention = Some(Mention { mentionees: vec![Mentionee { index: 0, length: 3, is_self: false }] });
+        assert_eq!(addressed(&m, true, &[], false), None);
+    }
+
+    #[test]
+    fn quoting_the_bot_wakes_it() {
+        assert!(addressed(&text("那後天呢"), true, &keywords(), true).is_some());
+    }
+}

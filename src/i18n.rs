@@ -1,0 +1,127 @@
+//! The family's language: detection from what they wrote, and the few fixed sentences hearth
+//! says itself (failures, greetings). Everything else is written by the LLM in the user's language.
+
+use serde::Serialize;
+
+/// The languages hearth speaks in its own fixed sentences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum Lang {
+    /// Traditional Chinese as used in Taiwan: the default.
+    #[default]
+    #[serde(rename = "zh-TW")]
+    ZhTw,
+    /// English.
+    #[serde(rename = "en")]
+    En,
+}
+
+impl Lang {
+    /// Guesses the language of `text`: any CJK character means Chinese; Latin letters without
+    /// CJK mean English; anything else (emoji, digits) keeps the default.
+    pub fn detect(text: &str) -> Self {
+        let mut latin = 0usize;
+        for c in text.chars() {
+            if is_cjk(c) {
+                return Lang::ZhTw;
+            }
+            if c.is_ascii_alphabetic() {
+                latin += 1;
+            }
+        }
+        if latin >= 2 { Lang::En } else { Lang::ZhTw }
+    }
+
+    /// Picks the sentence for this language.
+    pub fn pick<'a>(self, zh: &'a str, en: &'a str) -> &'a str {
+        match self {
+            Lang::ZhTw => zh,
+            Lang::En => en,
+        }
+    }
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}'   // kana
+        | '\u{3400}'..='\u{4dbf}' // CJK extension A
+        | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
+        | '\u{f900}'..='\u{faff}' // compatibility ideographs
+        | '\u{ac00}'..='\u{d7af}' // hangul
+        | '\u{3000}'..='\u{303f}' // CJK punctuation
+        | '\u{ff00}'..='\u{ffef}') // full-width forms
+}
+
+/// Why a turn could not be answered; each has a short, friendly sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The LLM provider is rate-limiting or out of credit.
+    Busy,
+    /// The LLM provider is down, slow or answered nonsense.
+    Unavailable,
+    /// Anything else that went wrong inside hearth.
+    Internal,
+    /// The user sent something hearth cannot read (a sticker, an image) in a 1:1 chat.
+    UnsupportedMessage,
+}
+
+impl Failure {
+    /// The sentence the family sees.
+    pub fn message(self, lang: Lang) -> &'static str {
+        match self {
+            Failure::Busy => lang.pick(
+                "抱歉，我現在有點忙不過來，請過一兩分鐘再問我一次 🙏",
+                "Sorry, I'm a bit overloaded right now. Please ask me again in a minute or two 🙏",
+            ),
+            Failure::Unavailable => lang.pick(
+                "抱歉，我的大腦暫時連不上，請稍後再試一次 🙏",
+                "Sorry, I can't reach my brain right now. Please try again shortly 🙏",
+            ),
+            Failure::Internal => lang.pick(
+                "抱歉，我這邊出了點問題，請再試一次 🙏",
+                "Sorry, something went wrong on my side. Please try again 🙏",
+            ),
+            Failure::UnsupportedMessage => lang.pick(
+                "我目前只看得懂文字訊息喔，請用打字問我 😊",
+                "I can only read text messages for now. Please type your question 😊",
+            ),
+        }
+    }
+}
+
+/// The greeting sent when someone adds hearth as a friend or invites it into a group.
+pub fn greeting(in_group: bool, keyword: Option<&str>) -> String {
+    if in_group {
+        let how = match keyword {
+            Some(k) => format!("在訊息裡 @我，或用「{k}」開頭"),
+            None => "在訊息裡 @我".to_string(),
+        };
+        format!(
+            "大家好，我是家庭小幫手 hearth 👋\n需要我的時候，{how}，或直接回覆我的訊息。\n我可以查天氣、匯率、股價和加密貨幣。"
+        )
+    } else {
+        "你好，我是家庭小幫手 hearth 👋\n可以問我天氣、匯率、股價和加密貨幣，例如「台北明天會下雨嗎？」或「100 美金多少台幣」。\nHi! Ask me in English too."
+            .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chinese_text_is_detected_as_zh_tw() {
+        assert_eq!(Lang::detect("台北明天會下雨嗎？"), Lang::ZhTw);
+        assert_eq!(Lang::detect("AAPL 多少"), Lang::ZhTw);
+    }
+
+    #[test]
+    fn latin_text_is_detected_as_english() {
+        assert_eq!(Lang::detect("AAPL price"), Lang::En);
+        assert_eq!(Lang::detect("will it rain in Taipei tomorrow?"), Lang::En);
+    }
+
+    #[test]
+    fn text_without_letters_keeps_the_default() {
+        assert_eq!(Lang::detect("👍 123"), Lang::ZhTw);
+    }
+}

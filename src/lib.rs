@@ -1,0 +1,34 @@
+//! hearth: a family assistant for LINE. Messages arrive on a signed webhook; an LLM answers,
+//! calling tools (weather, currency conversion, quotes); answers go back as text, Flex cards and
+//! quick-reply chips.
+//!
+//! # Layout
+//!
+//! - [`server`]: `POST /callback` (signature, dedupe, 200 at once) and `GET /healthz`.
+//! - [`conversation`]: what happens to an event: log, group gate, agent, delivery.
+//! - [`app`]: the assembled application shared by the server and its background work.
+//! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
+//! - [`tool`]: the contract a tool author implements; [`registry`]: erasure and dispatch;
+//!   [`schema`]: argument schemas derived from types; [`tools`]: THE list, one file per tool.
+//! - [`sources`]: clients for the data sources behind the tools.
+//! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
+//! - [`store`]: everything kept, behind one type (SQLite by default).
+//! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations.
+//! - [`chat`]: `hearth chat`, the same agent in a terminal.
+
+pub mod app;
+pub mod chat;
+pub mod clock;
+pub mod config;
+pub mod conversation;
+pub mod i18n;
+pub mod line;
+pub mod llm;
+pub mod registry;
+pub mod schema;
+pub mod server;
+pub mod source;
+pub mod sources;
+pub mod store;
+pub mod tool;
+pub mod tools;

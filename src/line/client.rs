@@ -1,0 +1,282 @@
+//! The LINE Messaging API client: reply, push (with `X-Line-Retry-Key`), the loading animation
+//! and profiles. Errors are typed so the caller can tell a definite rejection (safe to fall back
+//! to push) from an unknown outcome (never blindly repeated).
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::message::Message;
+use crate::config::Secret;
+use crate::source::{ChatKind, Conversation};
+
+/// Why LINE did not accept a request.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// The reply token is expired, used or unknown: definitely not delivered.
+    #[error("invalid reply token")]
+    InvalidReplyToken,
+    /// The monthly message quota is used up: nothing is sent until next month.
+    #[error("monthly message quota reached")]
+    QuotaExhausted,
+    /// Too many requests right now.
+    #[error("rate limited")]
+    RateLimited,
+    /// LINE refused the request (a bad message, a bad target); not worth retrying.
+    #[error("LINE rejected the request (HTTP {status}): {message}")]
+    Rejected {
+        /// The status.
+        status: StatusCode,
+        /// LINE's message.
+        message: String,
+    },
+    /// A server error: the outcome is unknown.
+    #[error("LINE server error (HTTP {0})")]
+    Server(StatusCode),
+    /// No answer in time: the outcome is unknown.
+    #[error("LINE did not answer in time")]
+    Timeout,
+    /// The connection failed.
+    #[error("could not reach LINE")]
+    Connect(#[source] reqwest::Error),
+}
+
+impl LineError {
+    /// True if the request may have been accepted (so it must not be sent again without a key).
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(self, LineError::Server(_) | LineError::Timeout | LineError::Connect(_))
+    }
+}
+
+/// What LINE answers when messages are sent.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sent {
+    /// One entry per message sent.
+    #[serde(default)]
+    pub sent_messages: Vec<SentMessage>,
+}
+
+impl Sent {
+    /// The ids of the messages sent.
+    pub fn ids(&self) -> Vec<String> {
+        self.sent_messages.iter().filter_map(|m| m.id.clone()).collect()
+    }
+}
+
+/// One sent message.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SentMessage {
+    /// The message id (a string, or a number in some answers).
+    #[serde(default, deserialize_with = "string_or_number")]
+    pub id: Option<String>,
+}
+
+fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    #[serde(default)]
+    message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Profile {
+    display_name: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplyBody<'a> {
+    reply_token: &'a str,
+    messages: &'a [Message],
+}
+
+#[derive(Serialize)]
+struct PushBody<'a> {
+    to: &'a str,
+    messages: &'a [Message],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LoadingBody<'a> {
+    chat_id: &'a str,
+    loading_seconds: u32,
+}
+
+/// The client.
+#[derive(Clone)]
+pub struct LineClient {
+    http: reqwest::Client,
+    base: String,
+    token: Secret,
+}
+
+impl LineClient {
+    /// A client for `base` (`https://api.line.me`) with the channel access token.
+    pub fn new(base: &str, token: Secret) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        Self { http, base: base.trim_end_matches('/').to_string(), token }
+    }
+
+    fn post(&self, path: &str) -> reqwest::RequestBuilder {
+        self.http.post(format!("{}{path}", self.base)).bearer_auth(self.token.expose())
+    }
+
+    /// Replies with a reply token (free, single use, short-lived).
+    pub async fn reply(&self, reply_token: &str, messages: &[Message]) -> Result<Sent, LineError> {
+        let request = self.post("/v2/bot/message/reply").json(&ReplyBody { reply_token, messages });
+        let (status, body) = send(request).await?;
+        if status.is_success() {
+            return Ok(serde_json::from_slice(&body).unwrap_or_default());
+        }
+        let message = error_message(&body);
+        if status == StatusCode::BAD_REQUEST && message.to_lowercase().contains("reply token") {
+            return Err(LineError::InvalidReplyToken);
+        }
+        Err(classify(status, message))
+    }
+
+    /// Pushes once with `retry_key`; a 409 (the key was already accepted) counts as sent.
+    pub async fn push(
+        &self,
+        to: &str,
+        messages: &[Message],
+        retry_key: Uuid,
+    ) -> Result<Sent, LineError> {
+        let request = self
+            .post("/v2/bot/message/push")
+            .header("X-Line-Retry-Key", retry_key.to_string())
+            .json(&PushBody { to, messages });
+        let (status, body) = send(request).await?;
+        if status.is_success() || status == StatusCode::CONFLICT {
+            return Ok(serde_json::from_slice(&body).unwrap_or_default());
+        }
+        Err(classify(status, error_message(&body)))
+    }
+
+    /// Pushes, retrying server errors, timeouts and rate limits with the same key and backoff.
+    pub async fn push_with_retry(
+        &self,
+        to: &str,
+        messages: &[Message],
+        retry_key: Uuid,
+    ) -> Result<Sent, LineError> {
+        let mut delay = Duration::from_millis(500);
+        let mut attempt = 1;
+        loop {
+            match self.push(to, messages, retry_key).await {
+                Err(e) if attempt < 4 && (e.outcome_unknown() || matches!(e, LineError::RateLimited)) => {
+                    tracing::warn!(error = %e, attempt, "push failed; retrying with the same key");
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Shows the typing animation in a 1:1 chat (LINE refuses it for groups and rooms).
+    pub async fn show_loading(&self, user_id: &str, seconds: u32) -> Result<(), LineError> {
+        let seconds = (seconds.clamp(5, 60) / 5) * 5;
+        let request = self
+            .post("/v2/bot/chat/loading/start")
+            .json(&LoadingBody { chat_id: user_id, loading_seconds: seconds });
+        let (status, body) = send(request).await?;
+        if status.is_success() { Ok(()) } else { Err(classify(status, error_message(&body))) }
+    }
+
+    /// A user's display name, through the profile API that fits the conversation.
+    pub async fn display_name(
+        &self,
+        conversation: &Conversation,
+        user_id: &str,
+    ) -> Result<String, LineError> {
+        let path = match conversation.kind {
+            ChatKind::User => format!("/v2/bot/profile/{user_id}"),
+            ChatKind::Group => format!("/v2/bot/group/{}/member/{user_id}", conversation.id),
+            ChatKind::Room => format!("/v2/bot/room/{}/member/{user_id}", conversation.id),
+        };
+        let request = self.http.get(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
+        let (status, body) = send(request).await?;
+        if !status.is_success() {
+            return Err(classify(status, error_message(&body)));
+        }
+        let profile: Profile = serde_json::from_slice(&body).map_err(|_| LineError::Rejected {
+            status,
+            message: "unreadable profile".into(),
+        })?;
+        Ok(profile.display_name)
+    }
+}
+
+async fn send(request: reqwest::RequestBuilder) -> Result<(StatusCode, bytes::Bytes), LineError> {
+    let response = request.send().await.map_err(transport)?;
+    let status = response.status();
+    if let Some(id) = response.headers().get("x-line-request-id").and_then(|v| v.to_str().ok()) {
+        tracing::debug!(request_id = id, %status, "LINE answered");
+    }
+    let body = response.bytes().await.map_err(transport)?;
+    Ok((status, body))
+}
+
+fn transport(e: reqwest::Error) -> LineError {
+    if e.is_timeout() { LineError::Timeout } else { LineError::Connect(e) }
+}
+
+fn error_message(body: &[u8]) -> String {
+    serde_json::from_slice::<ErrorBody>(body).map(|b| b.message).unwrap_or_default()
+}
+
+fn classify(status: StatusCode, message: String) -> LineError {
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        if message.to_lowercase().contains("monthly limit") {
+            LineError::QuotaExhausted
+        } else {
+            LineError::RateLimited
+        }
+    } else if status.is_server_error() {
+        LineError::Server(status)
+    } else {
+        LineError::Rejected { status, message }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quota_and_rate_limit_429s_are_told_apart() {
+        let quota = classify(StatusCode::TOO_MANY_REQUESTS, "You have reached your monthly limit.".into());
+        assert!(matches!(quota, LineError::QuotaExhausted));
+        let rate = classify(
+            StatusCode::TOO_MANY_REQUESTS,
+            "The API rate limit has been exceeded. Try again later.".into(),
+        );
+        assert!(matches!(rate, LineError::RateLimited));
+    }
+
+    #[test]
+    fn sent_message_ids_may_be_numbers_or_strings() {
+        let sent: Sent =
+            serde_json::from_str(r#"{"sentMessages":[{"id":"461230966842064897"},{"id":12}]}"#).expect("parses");
+        assert_eq!(sent.ids(), vec!["461230966842064897".to_string(), "12".to_string()]);
+    }
+}

@@ -1,0 +1,184 @@
+//! Renders hearth's [`Card`] as a LINE Flex bubble. The only place that writes Flex JSON; the
+//! limits LINE does not check in its schema (label lengths, bubble size) are enforced here.
+
+use serde_json::{Value, json};
+
+use super::text::truncate_graphemes;
+use crate::config::PriceColors;
+use crate::tool::{Card, CardButton, Tone};
+
+/// The largest bubble sent, in bytes of minified JSON (LINE's limit is 30 KB).
+pub const MAX_BUBBLE_BYTES: usize = 28_000;
+/// The largest carousel sent, in bytes (LINE's limit is 50 KB).
+pub const MAX_CAROUSEL_BYTES: usize = 48_000;
+/// The most bubbles in a carousel.
+pub const MAX_BUBBLES: usize = 12;
+
+const MUTED: &str = "#888888";
+const RED: &str = "#D32F2F";
+const GREEN: &str = "#2E7D32";
+const AMBER: &str = "#E65100";
+
+/// Colours for tones.
+#[derive(Debug, Clone, Copy)]
+pub struct Palette {
+    up: &'static str,
+    down: &'static str,
+}
+
+impl Palette {
+    /// The palette for a price-colour convention.
+    pub fn new(colors: PriceColors) -> Self {
+        match colors {
+            PriceColors::Tw => Palette { up: RED, down: GREEN },
+            PriceColors::Us => Palette { up: GREEN, down: RED },
+        }
+    }
+
+    fn color(&self, tone: Option<Tone>) -> Option<&'static str> {
+        tone.map(|t| match t {
+            Tone::Up => self.up,
+            Tone::Down => self.down,
+            Tone::Warning => AMBER,
+        })
+    }
+}
+
+fn text(content: &str, size: &str, color: Option<&str>, bold: bool) -> Value {
+    let mut t = json!({"type": "text", "text": non_empty(content), "size": size, "wrap": true});
+    if let Some(c) = color {
+        t["color"] = json!(c);
+    }
+    if bold {
+        t["weight"] = json!("bold");
+    }
+    t
+}
+
+/// Flex text must not be empty.
+fn non_empty(s: &str) -> String {
+    if s.trim().is_empty() { "-".to_string() } else { truncate_graphemes(s, 2000) }
+}
+
+fn button(b: &CardButton) -> Option<Value> {
+    let action = match b {
+        CardButton::Message { label, text } => json!({
+            "type": "message",
+            "label": truncate_graphemes(label, 40),
+            "text": truncate_graphemes(text, 300),
+        }),
+        CardButton::Link { label, uri } => {
+            if !(uri.starts_with("https://") || uri.starts_with("http://")) || uri.len() > 1000 {
+                return None;
+            }
+            json!({"type": "uri", "label": truncate_graphemes(label, 40), "uri": uri})
+        }
+    };
+    Some(json!({"type": "button", "style": "link", "height": "sm", "action": action}))
+}
+
+/// The bubble for `card`.
+pub fn bubble(card: &Card, palette: Palette) -> Value {
+    let mut body = vec![text(&card.title, "lg", None, true)];
+    if let Some(sub) = &card.subtitle {
+        body.push(text(sub, "sm", Some(MUTED), false));
+    }
+    if let Some(h) = &card.headline {
+        body.push(text(&h.text, "xl", palette.color(h.tone), true));
+    }
+    if !card.rows.is_empty() {
+        body.push(json!({"type": "separator", "margin": "md"}));
+        let rows: Vec<Value> = card
+            .rows
+            .iter()
+            .map(|row| {
+                let mut value = text(&row.value, "sm", palette.color(row.tone), false);
+                value["flex"] = json!(5);
+                value["align"] = json!("end");
+                let mut label = text(&row.label, "sm", Some(MUTED), false);
+                label["flex"] = json!(3);
+                json!({"type": "box", "layout": "horizontal", "spacing": "sm",
+                       "contents": [label, value]})
+            })
+            .collect();
+        body.push(json!({"type": "box", "layout": "vertical", "margin": "md", "spacing": "sm",
+                         "contents": rows}));
+    }
+    if let Some(note) = &card.footnote {
+        let mut t = text(note, "xxs", Some(MUTED), false);
+        t["margin"] = json!("md");
+        body.push(t);
+    }
+    let mut bubble = json!({
+        "type": "bubble",
+        "body": {"type": "box", "layout": "vertical", "spacing": "sm", "contents": body},
+    });
+    let buttons: Vec<Value> = card.buttons.iter().filter_map(button).collect();
+    if !buttons.is_empty() {
+        bubble["footer"] = json!({"type": "box", "layout": "vertical", "spacing": "sm",
+                                  "contents": buttons});
+    }
+    bubble
+}
+
+/// The Flex container for `cards`: one bubble, or a carousel; `None` when it would be too large
+/// for LINE (the caller then sends the cards as text).
+pub fn container(cards: &[Card], palette: Palette) -> Option<Value> {
+    let bubbles: Vec<Value> = cards.iter().take(MAX_BUBBLES).map(|c| bubble(c, palette)).collect();
+    let (value, limit) = match bubbles.len() {
+        0 => return None,
+        1 => (bubbles.into_iter().next()?, MAX_BUBBLE_BYTES),
+        _ => {
+            if bubbles.iter().any(|b| b.to_string().len() > MAX_BUBBLE_BYTES) {
+                return None;
+            }
+            (json!({"type": "carousel", "contents": bubbles}), MAX_CAROUSEL_BYTES)
+        }
+    };
+    (value.to_string().len() <= limit).then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::{CardRow, Styled};
+
+    fn quote_card(tone: Tone) -> Card {
+        let mut card = Card::new("台積電");
+        card.headline = Some(Styled { text: "1,450 TWD".into(), tone: Some(tone) });
+        card.rows.push(CardRow::new("漲跌", "▲ 15").toned(Some(tone)));
+        card
+    }
+
+    #[test]
+    fn taiwan_palette_shows_up_in_red_and_us_palette_in_green() {
+        let tw = bubble(&quote_card(Tone::Up), Palette::new(PriceColors::Tw));
+        assert_eq!(tw["body"]["contents"][1]["color"], RED);
+        let us = bubble(&quote_card(Tone::Up), Palette::new(PriceColors::Us));
+        assert_eq!(us["body"]["contents"][1]["color"], GREEN);
+    }
+
+    #[test]
+    fn oversized_card_is_refused() {
+        let mut card = Card::new("big");
+        for i in 0..400 {
+            card.rows.push(CardRow::new(format!("row {i}"), "x".repeat(80)));
+        }
+        assert!(container(&[card], Palette::new(PriceColors::Tw)).is_none());
+    }
+
+    #[test]
+    fn several_cards_become_a_carousel_of_at_most_twelve() {
+        let cards = vec![quote_card(Tone::Down); 15];
+        let c = container(&cards, Palette::new(PriceColors::Tw)).expect("fits");
+        assert_eq!(c["type"], "carousel");
+        assert_eq!(c["contents"].as_array().map(Vec::len), Some(12));
+    }
+
+    #[test]
+    fn links_that_line_would_reject_are_dropped() {
+        let mut card = Card::new("t");
+        card.buttons.push(CardButton::Link { label: "x".into(), uri: "javascript:alert(1)".into() });
+        assert!(bubble(&card, Palette::new(PriceColors::Tw)).get("footer").is_none());
+    }
+}

@@ -1,0 +1,238 @@
+//! Outgoing LINE messages, and the assembly of an answer into at most five of them: text split at
+//! 5000 UTF-16 units, cards as one Flex message (a bubble or a carousel) with a text fallback,
+//! chips as quick replies on the last message only. Limits are enforced here, once.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::flex::{self, Palette};
+use super::text::{MAX_TEXT_UNITS, split, truncate_graphemes, truncate_utf16};
+use crate::llm::agent::Answer;
+use crate::tool::{Card, Chip};
+
+/// The most messages in one reply or push.
+pub const MAX_MESSAGES: usize = 5;
+/// The most quick-reply items.
+pub const MAX_CHIPS: usize = 13;
+/// The longest altText sent (LINE allows 1500 characters).
+pub const MAX_ALT_TEXT: usize = 400;
+
+/// A message object as LINE's Messaging API takes it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Message {
+    /// A text message.
+    #[serde(rename_all = "camelCase")]
+    Text {
+        /// At most 5000 UTF-16 units.
+        text: String,
+        /// Chips, on the last message only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quick_reply: Option<QuickReply>,
+    },
+    /// A Flex message.
+    #[serde(rename_all = "camelCase")]
+    Flex {
+        /// What notifications and old clients show.
+        alt_text: String,
+        /// A bubble or a carousel.
+        contents: Value,
+        /// Chips, on the last message only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quick_reply: Option<QuickReply>,
+    },
+}
+
+impl Message {
+    /// A plain text message (cut to LINE's limit).
+    pub fn text(text: impl Into<String>) -> Self {
+        Message::Text { text: truncate_utf16(&text.into(), MAX_TEXT_UNITS), quick_reply: None }
+    }
+
+    fn set_quick_reply(&mut self, qr: QuickReply) {
+        match self {
+            Message::Text { quick_reply, .. } | Message::Flex { quick_reply, .. } => {
+                *quick_reply = Some(qr)
+            }
+        }
+    }
+
+    /// The text of a text message, or the altText of a Flex message.
+    pub fn preview(&self) -> &str {
+        match self {
+            Message::Text { text, .. } => text,
+            Message::Flex { alt_text, .. } => alt_text,
+        }
+    }
+}
+
+/// Quick-reply chips.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuickReply {
+    /// 1–13 items.
+    pub items: Vec<QuickReplyItem>,
+}
+
+/// One chip.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuickReplyItem {
+    /// Always `action`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// What tapping does.
+    pub action: MessageAction,
+}
+
+/// A message action: tapping sends `text` as the user's message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MessageAction {
+    /// Always `message`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// ≤ 20 grapheme clusters.
+    pub label: String,
+    /// ≤ 300 grapheme clusters.
+    pub text: String,
+}
+
+/// How answers look in one conversation.
+#[derive(Debug, Clone)]
+pub struct ReplyStyle {
+    /// Colours for price changes.
+    pub palette: Palette,
+    /// Prefixed to chip texts in groups (the first trigger keyword), so a tap wakes the bot.
+    pub chip_prefix: Option<String>,
+}
+
+/// The quick reply for `chips`, or `None` when there are none.
+pub fn quick_reply(chips: &[Chip], prefix: Option<&str>) -> Option<QuickReply> {
+    let items: Vec<QuickReplyItem> = chips
+        .iter()
+        .filter(|c| !c.label.trim().is_empty() && !c.text.trim().is_empty())
+        .take(MAX_CHIPS)
+        .map(|chip| {
+            let text = match prefix {
+                Some(p) => format!("{p} {}", chip.text),
+                None => chip.text.clone(),
+            };
+            QuickReplyItem {
+                kind: "action",
+                action: MessageAction {
+                    kind: "message",
+                    label: truncate_graphemes(&chip.label, 20),
+                    text: truncate_graphemes(&text, 300),
+                },
+            }
+        })
+        .collect();
+    (!items.is_empty()).then_some(QuickReply { items })
+}
+
+fn alt_text(cards: &[Card]) -> String {
+    let summary: Vec<String> = cards
+        .iter()
+        .map(|c| match &c.headline {
+            Some(h) => format!("{} {}", c.title, h.text),
+            None => c.title.clone(),
+        })
+        .collect();
+    truncate_graphemes(&summary.join(" / "), MAX_ALT_TEXT)
+}
+
+/// The messages for `answer`: at most five, chips on the last.
+pub fn assemble(answer: &Answer, style: &ReplyStyle) -> Vec<Message> {
+    let flex = flex::container(&answer.cards, style.palette);
+    let mut text = answer.text.trim().to_string();
+    if flex.is_none() && !answer.cards.is_empty() {
+        // Too large for Flex: the cards travel as text instead.
+        for card in &answer.cards {
+            text.push_str("\n\n");
+            text.push_str(&card.to_text());
+        }
+    }
+    let text_slots = MAX_MESSAGES - usize::from(flex.is_some());
+    let mut chunks = split(text.trim(), MAX_TEXT_UNITS);
+    if chunks.len() > text_slots {
+        let rest = chunks.split_off(text_slots - 1).concat();
+        chunks.push(truncate_utf16(&rest, MAX_TEXT_UNITS));
+    }
+    let mut messages: Vec<Message> =
+        chunks.into_iter().map(|text| Message::Text { text, quick_reply: None }).collect();
+    if let Some(contents) = flex {
+        messages.push(Message::Flex { alt_text: alt_text(&answer.cards), contents, quick_reply: None });
+    }
+    if messages.is_empty() {
+        messages.push(Message::text("👌"));
+    }
+    if let Some(qr) = quick_reply(&answer.chips, style.chip_prefix.as_deref()) {
+        if let Some(last) = messages.last_mut() {
+            last.set_quick_reply(qr);
+        }
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::PriceColors;
+    use crate::line::text::utf16_len;
+
+    fn style(prefix: Option<&str>) -> ReplyStyle {
+        ReplyStyle { palette: Palette::new(PriceColors::Tw), chip_prefix: prefix.map(str::to_string) }
+    }
+
+    #[test]
+    fn chips_go_on_the_last_message_only() {
+        let answer = Answer {
+            text: "明天會下雨".into(),
+            cards: vec![Card::new("台北 天氣")],
+            chips: vec![Chip::new("後天呢？", "台北後天天氣如何？")],
+        };
+        let messages = assemble(&answer, &style(None));
+        assert_eq!(messages.len(), 2);
+        assert!(matches!(&messages[0], Message::Text { quick_reply: None, .. }));
+        assert!(matches!(&messages[1], Message::Flex { quick_reply: Some(_), .. }));
+    }
+
+    #[test]
+    fn group_chips_carry_the_trigger_keyword() {
+        let qr = quick_reply(&[Chip::new("換算台幣", "230.5 USD 換算台幣是多少？")], Some("小幫手"))
+            .expect("one chip");
+        assert_eq!(qr.items[0].action.text, "小幫手 230.5 USD 換算台幣是多少？");
+    }
+
+    #[test]
+    fn chip_limits_are_enforced() {
+        let chips: Vec<Chip> =
+            (0..20).map(|i| Chip::new("一二三四五六七八九十一二三四五六七八九十一", format!("q{i}"))).collect();
+        let qr = quick_reply(&chips, None).expect("chips");
+        assert_eq!(qr.items.len(), MAX_CHIPS);
+        assert!(qr.items.iter().all(|i| i.action.label.chars().count() <= 20));
+    }
+
+    #[test]
+    fn very_long_answers_fit_in_five_messages() {
+        let answer = Answer { text: "字".repeat(40_000), cards: vec![Card::new("c")], chips: vec![] };
+        let messages = assemble(&answer, &style(None));
+        assert_eq!(messages.len(), MAX_MESSAGES);
+        for m in &messages {
+            if let Message::Text { text, .. } = m {
+                assert!(utf16_len(text) <= MAX_TEXT_UNITS);
+            }
+        }
+    }
+
+    #[test]
+    fn serialises_in_line_shape() {
+        let m = Message::Flex {
+            alt_text: "a".into(),
+            contents: serde_json::json!({"type": "bubble"}),
+            quick_reply: quick_reply(&[Chip::new("x", "y")], None),
+        };
+        let v = serde_json::to_value(&m).expect("serialises");
+        assert_eq!(v["type"], "flex");
+        assert_eq!(v["altText"], "a");
+        assert_eq!(v["quickReply"]["items"][0]["action"]["type"], "message");
+    }
+}

@@ -1,0 +1,8 @@
+//! LINE: webhook signature and events in, messages and the Messaging API client out.
+
+pub mod client;
+pub mod flex;
+pub mod message;
+pub mod signature;
+pub mod text;
+pub mod webhook;

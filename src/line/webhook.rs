@@ -1,0 +1,314 @@
+//! Webhook events. The envelope is parsed generically and each event on its own, so one
+//! malformed or unknown event never drops the batch; unknown types keep their `webhookEventId`.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::source::{ChatKind, Conversation};
+
+/// The request body: `destination` and the raw events.
+#[derive(Debug, Deserialize)]
+pub struct Envelope {
+    /// The bot's own user id.
+    #[serde(default)]
+    pub destination: Option<String>,
+    /// The events, each parsed separately with [`Event::parse`].
+    #[serde(default)]
+    pub events: Vec<Value>,
+}
+
+/// One webhook event, as hearth uses it.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// LINE's unique event id (a ULID); the deduplication key.
+    pub webhook_event_id: String,
+    /// The event `type`.
+    pub event_type: String,
+    /// When the event happened, Unix ms (unchanged on redelivery).
+    pub timestamp_ms: i64,
+    /// `mode: standby`: another channel is in charge; do not answer.
+    pub standby: bool,
+    /// LINE redelivered this event.
+    pub is_redelivery: bool,
+    /// The conversation, when LINE gave one.
+    pub source: Option<EventSource>,
+    /// The reply token, on events that carry one.
+    pub reply_token: Option<String>,
+    /// The payload.
+    pub kind: EventKind,
+}
+
+/// Where an event came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventSource {
+    /// The conversation.
+    pub conversation: Conversation,
+    /// The user who caused the event, if LINE says.
+    pub user_id: Option<String>,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// A message was sent.
+    Message(IncomingMessage),
+    /// Someone added the bot as a friend (or unblocked it).
+    Follow,
+    /// Someone blocked the bot.
+    Unfollow,
+    /// The bot joined a group or room.
+    Join,
+    /// The bot left or was removed from a group or room.
+    Leave,
+    /// A postback button was tapped.
+    Postback {
+        /// The button's data.
+        data: String,
+    },
+    /// A message was unsent.
+    Unsend {
+        /// The id of the unsent message.
+        message_id: String,
+    },
+    /// Any other event type (kept for deduplication, otherwise ignored).
+    Other,
+}
+
+/// A received message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IncomingMessage {
+    /// A text message.
+    Text(TextMessage),
+    /// A sticker, image, video, audio, file or location.
+    Other {
+        /// The message id.
+        id: String,
+        /// The message type.
+        message_type: String,
+    },
+}
+
+/// A text message.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextMessage {
+    /// The message id.
+    pub id: String,
+    /// The text; mentions appear as `@Name`.
+    pub text: String,
+    /// Mentions in the text.
+    #[serde(default)]
+    pub mention: Option<Mention>,
+    /// The id of the message this one quotes (replies to), if any.
+    #[serde(default)]
+    pub quoted_message_id: Option<String>,
+}
+
+impl TextMessage {
+    /// True if the bot itself is mentioned (`isSelf`).
+    pub fn mentions_bot(&self) -> bool {
+        self.mention.as_ref().is_some_and(|m| m.mentionees.iter().any(|x| x.is_self))
+    }
+}
+
+/// The mentions of a text message.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Mention {
+    /// Who is mentioned, where.
+    #[serde(default)]
+    pub mentionees: Vec<Mentionee>,
+}
+
+/// One mention.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mentionee {
+    /// Start of `@Name` in the text, in UTF-16 units.
+    pub index: usize,
+    /// Length of `@Name`, in UTF-16 units.
+    pub length: usize,
+    /// True when the mention is of this bot.
+    #[serde(default)]
+    pub is_self: bool,
+}
+
+/// Why an event could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum EventError {
+    /// The common properties are missing or malformed.
+    #[error("malformed event: {0}")]
+    Malformed(#[from] serde_json::Error),
+    /// A property the event type needs is missing.
+    #[error("malformed {event_type} event: {what}")]
+    Missing {
+        /// The event type.
+        event_type: String,
+        /// What is missing.
+        what: &'static str,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireEvent {
+    #[serde(rename = "type")]
+    event_type: String,
+    webhook_event_id: String,
+    timestamp: i64,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    reply_token: Option<String>,
+    #[serde(default)]
+    source: Option<WireSource>,
+    #[serde(default)]
+    delivery_context: Option<WireDelivery>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(default)]
+    postback: Option<WirePostback>,
+    #[serde(default)]
+    unsend: Option<WireUnsend>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireSource {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    user_id: Option<String>,
+    #[serde(default)]
+    group_id: Option<String>,
+    #[serde(default)]
+    room_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireDelivery {
+    #[serde(default)]
+    is_redelivery: bool,
+}
+
+#[derive(Deserialize)]
+struct WirePostback {
+    #[serde(default)]
+    data: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireUnsend {
+    message_id: String,
+}
+
+impl Event {
+    /// Parses one raw event.
+    pub fn parse(raw: Value) -> Result<Event, EventError> {
+        let wire: WireEvent = serde_json::from_value(raw)?;
+        let missing = |what| EventError::Missing { event_type: wire.event_type.clone(), what };
+        let kind = match wire.event_type.as_str() {
+            "message" => {
+                let message = wire.message.clone().ok_or_else(|| missing("message"))?;
+                EventKind::Message(parse_message(message).map_err(|_| missing("message"))?)
+            }
+            "follow" => EventKind::Follow,
+            "unfollow" => EventKind::Unfollow,
+            "join" => EventKind::Join,
+            "leave" => EventKind::Leave,
+            "postback" => EventKind::Postback {
+                data: wire.postback.as_ref().ok_or_else(|| missing("postback"))?.data.clone(),
+            },
+            "unsend" => EventKind::Unsend {
+                message_id: wire.unsend.as_ref().ok_or_else(|| missing("unsend"))?.message_id.clone(),
+            },
+            _ => EventKind::Other,
+        };
+        let source = wire.source.and_then(|s| {
+            let (kind, id) = match s.kind.as_str() {
+                "user" => (ChatKind::User, s.user_id.clone()?),
+                "group" => (ChatKind::Group, s.group_id?),
+                "room" => (ChatKind::Room, s.room_id?),
+                _ => return None,
+            };
+            Some(EventSource { conversation: Conversation { kind, id }, user_id: s.user_id })
+        });
+        Ok(Event {
+            webhook_event_id: wire.webhook_event_id,
+            event_type: wire.event_type,
+            timestamp_ms: wire.timestamp,
+            standby: wire.mode.as_deref() == Some("standby"),
+            is_redelivery: wire.delivery_context.is_some_and(|d| d.is_redelivery),
+            source,
+            reply_token: wire.reply_token.filter(|t| !t.is_empty()),
+            kind,
+        })
+    }
+}
+
+fn parse_message(message: Value) -> Result<IncomingMessage, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(rename = "type")]
+        message_type: String,
+        id: String,
+    }
+    let head: Head = serde_json::from_value(message.clone())?;
+    if head.message_type == "text" {
+        Ok(IncomingMessage::Text(serde_json::from_value(message)?))
+    } else {
+        Ok(IncomingMessage::Other { id: head.id, message_type: head.message_type })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn group_text() -> Value {
+        json!({"type": "message", "mode": "active", "timestamp": 1764470000000i64,
+            "webhookEventId": "01KB3Q7E5V8W9X0Y1Z2A3B4C5D", "deliveryContext": {"isRedelivery": false},
+            "replyToken": "7f3c1b2e9a4d4c5e8b6a0d1e2f3a4b5c",
+            "source": {"type": "group", "groupId": "C0123456789abcdef0123456789abcdef",
+                       "userId": "U0123456789abcdef0123456789abcdef"},
+            "message": {"id": "590000000000000001", "type": "text", "quoteToken": "q-abc123",
+              "text": "@hearth 明天台北會下雨嗎",
+              "mention": {"mentionees": [{"index": 0, "length": 7, "type": "user",
+                "userId": "U8e742f61d673b39c7fff3cecb7536ef0", "isSelf": true}]}}})
+    }
+
+    #[test]
+    fn group_text_with_bot_mention_parses() {
+        let e = Event::parse(group_text()).expect("valid event");
+        assert_eq!(e.source.as_ref().map(|s| s.conversation.kind), Some(ChatKind::Group));
+        let EventKind::Message(IncomingMessage::Text(t)) = &e.kind else { panic!("text expected") };
+        assert!(t.mentions_bot());
+        assert!(!e.standby);
+    }
+
+    #[test]
+    fn unknown_event_type_keeps_its_id() {
+        let e = Event::parse(json!({"type": "videoPlayComplete", "timestamp": 1,
+            "webhookEventId": "01X", "mode": "active"}))
+        .expect("unknown types are kept");
+        assert_eq!(e.kind, EventKind::Other);
+        assert_eq!(e.webhook_event_id, "01X");
+    }
+
+    #[test]
+    fn event_without_id_or_payload_is_malformed() {
+        assert!(Event::parse(json!({"type": "message", "timestamp": 1})).is_err());
+        assert!(Event::parse(json!({"type": "message", "timestamp": 1, "webhookEventId": "x"})).is_err());
+    }
+
+    #[test]
+    fn standby_and_redelivery_are_flagged() {
+        let mut raw = group_text();
+        raw["mode"] = json!("standby");
+        raw["deliveryContext"]["isRedelivery"] = json!(true);
+        let e = Event::parse(raw).expect("valid");
+        assert!(e.standby && e.is_redelivery);
+    }
+}

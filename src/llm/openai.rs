@@ -1,0 +1,351 @@
+//! A thin client for OpenAI-compatible `/chat/completions` with tool calls. The response types
+//! are tolerant of the quirks of compatible servers: unknown fields ignored, `finish_reason`
+//! free or missing, `arguments` as a string, an object or nothing, `content` empty next to calls.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::Secret;
+use crate::registry::ToolDefinition;
+
+/// One message of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum ChatMessage {
+    /// Instructions.
+    System {
+        /// The text.
+        content: String,
+    },
+    /// Something a person said.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// Something the model said, possibly with tool calls.
+    Assistant {
+        /// The text, if any.
+        content: Option<String>,
+        /// The calls the model made.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    Tool {
+        /// The id of the call this answers.
+        tool_call_id: String,
+        /// The result as JSON text.
+        content: String,
+    },
+}
+
+/// A tool call made by the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCall {
+    /// The call id.
+    pub id: String,
+    /// Always `function`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Which function, with which arguments.
+    pub function: FunctionCall,
+}
+
+/// The function part of a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FunctionCall {
+    /// The tool name.
+    pub name: String,
+    /// The arguments as the JSON string the model produced.
+    pub arguments: String,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    model: &'a str,
+    messages: &'a [ChatMessage],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: &'a [ToolSpec<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct ToolSpec<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: FunctionSpec<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionSpec<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    strict: bool,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    #[serde(default)]
+    message: Option<WireMessage>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireMessage {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: Value,
+}
+
+/// Token counts, when the server reports them.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    #[serde(default)]
+    pub completion_tokens: u64,
+}
+
+/// What the model answered.
+#[derive(Debug, Clone, Default)]
+pub struct Completion {
+    /// The text, if any (empty strings are treated as none).
+    pub content: Option<String>,
+    /// The tool calls, if any; their presence, not `finish_reason`, means "call tools".
+    pub tool_calls: Vec<ToolCall>,
+    /// Token counts.
+    pub usage: Option<Usage>,
+}
+
+/// Why the model did not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    /// No answer in time.
+    #[error("the LLM timed out")]
+    Timeout,
+    /// Rate-limited or out of credit.
+    #[error("the LLM is rate-limited (HTTP 429)")]
+    RateLimited,
+    /// The key was refused.
+    #[error("the LLM refused the API key (HTTP {0})")]
+    Unauthorized(StatusCode),
+    /// Any other error status; the body is for the log only.
+    #[error("the LLM answered HTTP {status}: {detail}")]
+    Status {
+        /// The status.
+        status: StatusCode,
+        /// The provider's message, shortened.
+        detail: String,
+    },
+    /// Could not connect.
+    #[error("could not reach the LLM")]
+    Connect(#[source] reqwest::Error),
+    /// The body was not a chat completion.
+    #[error("the LLM answered something that is not a chat completion")]
+    Garbage,
+}
+
+/// The client.
+#[derive(Clone)]
+pub struct LlmClient {
+    http: reqwest::Client,
+    url: String,
+    api_key: Secret,
+    model: String,
+    strict: bool,
+}
+
+impl LlmClient {
+    /// A client for `base_url` (which includes the version, e.g. `…/v1`).
+    pub fn new(base_url: &str, api_key: Secret, model: &str, strict: bool, timeout: Duration) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        Self {
+            http,
+            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            api_key,
+            model: model.to_string(),
+            strict,
+        }
+    }
+
+    /// Asks the model. With `allow_tools` false the tools are still described (the history may
+    /// contain calls) but the model is told not to call any.
+    pub async fn complete(
+        &self,
+        messages: &[ChatMessage],
+        tools: &[ToolDefinition],
+        allow_tools: bool,
+    ) -> Result<Completion, LlmError> {
+        let specs: Vec<ToolSpec<'_>> = tools
+            .iter()
+            .map(|t| ToolSpec {
+                kind: "function",
+                function: FunctionSpec {
+                    name: t.name,
+                    description: t.description,
+                    parameters: &t.parameters,
+                    strict: self.strict,
+                },
+            })
+            .collect();
+        let tool_choice = match (specs.is_empty(), allow_tools) {
+            (true, _) => None,
+            (false, true) => Some("auto"),
+            (false, false) => Some("none"),
+        };
+        let body = Request { model: &self.model, messages, tools: &specs, tool_choice };
+        let mut request = self.http.post(&self.url).json(&body);
+        if !self.api_key.is_empty() {
+            request = request.bearer_auth(self.api_key.expose());
+        }
+        let response = request.send().await.map_err(|e| {
+            if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) }
+        })?;
+        let status = response.status();
+        let bytes = response.bytes().await.map_err(|e| {
+            if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) }
+        })?;
+        match status {
+            s if s.is_success() => parse_completion(&bytes),
+            StatusCode::TOO_MANY_REQUESTS => Err(LlmError::RateLimited),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(LlmError::Unauthorized(status)),
+            _ => Err(LlmError::Status { status, detail: error_detail(&bytes) }),
+        }
+    }
+}
+
+/// Parses a completion body, normalising the quirks of compatible servers.
+fn parse_completion(bytes: &[u8]) -> Result<Completion, LlmError> {
+    let response: Response = serde_json::from_slice(bytes).map_err(|_| LlmError::Garbage)?;
+    let message = response
+        .choices
+        .into_iter()
+        .next()
+        .ok_or(LlmError::Garbage)?
+        .message
+        .unwrap_or_default();
+    let content = message.content.and_then(text_of).filter(|t| !t.trim().is_empty());
+    let tool_calls = message
+        .tool_calls
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, call)| ToolCall {
+            id: call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{i}")),
+            kind: "function",
+            function: FunctionCall {
+                name: call.function.name,
+                arguments: match call.function.arguments {
+                    Value::String(s) => s,
+                    Value::Null => "{}".into(),
+                    other => other.to_string(),
+                },
+            },
+        })
+        .collect();
+    Ok(Completion { content, tool_calls, usage: response.usage })
+}
+
+/// Content is a string, or (on some servers) an array of text parts.
+fn text_of(content: Value) -> Option<String> {
+    match content {
+        Value::String(s) => Some(s),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(""),
+        ),
+        _ => None,
+    }
+}
+
+/// The provider's error message for the log: OpenAI's envelope when it matches, else the raw
+/// text, shortened.
+fn error_detail(bytes: &[u8]) -> String {
+    let parsed: Option<Value> = serde_json::from_slice(bytes).ok();
+    let message = parsed
+        .as_ref()
+        .and_then(|v| v.pointer("/error/message").or_else(|| v.get("detail")))
+        .map(|m| m.as_str().map(str::to_string).unwrap_or_else(|| m.to_string()));
+    let text = message.unwrap_or_else(|| String::from_utf8_lossy(bytes).into_owned());
+    text.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_as_an_object_are_turned_into_a_string() {
+        let body = br#"{"choices":[{"message":{"role":"assistant","content":"","tool_calls":[
+            {"id":"a","type":"function","function":{"name":"fx","arguments":{"from":"USD"}}}]},
+            "finish_reason":"stop"}]}"#;
+        let c = parse_completion(body).expect("parses");
+        assert_eq!(c.content, None, "empty content next to calls is no content");
+        assert_eq!(c.tool_calls[0].function.arguments, r#"{"from":"USD"}"#);
+    }
+
+    #[test]
+    fn missing_ids_finish_reason_and_usage_are_tolerated() {
+        let body = br#"{"choices":[{"message":{"tool_calls":[{"function":{"name":"weather"}}]}}],
+            "service_tier":"on_demand","usage":{}}"#;
+        let c = parse_completion(body).expect("parses");
+        assert_eq!(c.tool_calls[0].id, "call_0");
+        assert_eq!(c.tool_calls[0].function.arguments, "{}");
+    }
+
+    #[test]
+    fn content_parts_are_joined() {
+        let body = r#"{"choices":[{"message":{"content":[{"type":"text","text":"你"},{"type":"text","text":"好"}]},"finish_reason":""}]}"#;
+        assert_eq!(parse_completion(body.as_bytes()).expect("parses").content.as_deref(), Some("你好"));
+    }
+
+    #[test]
+    fn html_or_empty_choices_are_garbage() {
+        assert!(matches!(parse_completion(b"<html>oops</html>"), Err(LlmError::Garbage)));
+        assert!(matches!(parse_completion(br#"{"choices":[]}"#), Err(LlmError::Garbage)));
+    }
+
+    #[test]
+    fn error_envelope_detail_is_extracted_for_the_log() {
+        let body = br#"{"error":{"message":"Unsupported parameter","type":"invalid_request_error"}}"#;
+        assert_eq!(error_detail(body), "Unsupported parameter");
+        assert_eq!(error_detail(b"plain failure"), "plain failure");
+    }
+}

@@ -1,0 +1,55 @@
+//! The system prompt and the history given to the model.
+
+use crate::i18n::Lang;
+use crate::llm::openai::ChatMessage;
+use crate::store::LoggedMessage;
+use crate::tool::ToolCtx;
+
+/// The system prompt for one turn: who hearth is, the local date and time, where it is talking
+/// and to whom, and how to answer.
+pub fn system_prompt(ctx: &ToolCtx) -> String {
+    let now = ctx.local_now();
+    let zone = ctx.tz.iana_name().unwrap_or("local time");
+    let weekday = ["一", "二", "三", "四", "五", "六", "日"]
+        [usize::from(now.weekday().to_monday_zero_offset() as u8)];
+    let place = if ctx.conversation.is_multi_person() {
+        "a LINE group chat of a family; earlier lines are labelled [name]"
+    } else {
+        "a one-to-one LINE chat"
+    };
+    let speaker = ctx.display_name.as_deref().unwrap_or("a family member");
+    let lang_hint = match ctx.lang {
+        Lang::ZhTw => "The latest message is in Chinese: answer in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified.",
+        Lang::En => "The latest message is in English: answer in English.",
+    };
+    format!(
+        "You are hearth (家庭小幫手), a warm, concise family assistant in {place}.\n\
+         Now: {date} (週{weekday}) {time}, time zone {zone}. Resolve \"today\", \"tomorrow\" and weekdays against this.\n\
+         Speaking to you now: {speaker}.\n\
+         {lang_hint} Always answer in the language of the user's latest message.\n\
+         Keep answers short, like a chat message: plain text, no Markdown tables or headings.\n\
+         Use the tools for weather, exchange rates and prices; never invent numbers. Several independent lookups can be requested at once.\n\
+         A card with the details is shown under your answer, so do not repeat every number.\n\
+         If a tool returns an error, say briefly and kindly what could not be done and suggest what to try.",
+        date = now.strftime("%Y-%m-%d"),
+        time = now.strftime("%H:%M"),
+    )
+}
+
+/// The conversation's earlier messages as chat history: the bot's own as assistant messages,
+/// everyone else's as user messages (labelled with the speaker in groups).
+pub fn history(entries: &[LoggedMessage], label_speakers: bool) -> Vec<ChatMessage> {
+    entries
+        .iter()
+        .map(|m| {
+            if m.from_bot {
+                ChatMessage::Assistant { content: Some(m.text.clone()), tool_calls: Vec::new() }
+            } else if label_speakers {
+                let who = m.speaker.as_deref().unwrap_or("someone");
+                ChatMessage::User { content: format!("[{who}] {}", m.text) }
+            } else {
+                ChatMessage::User { content: m.text.clone() }
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,107 @@
+//! The `hearth` command: `serve` (the LINE webhook), `chat` (the agent in a terminal), `tools`
+//! (the tool definitions as sent to the LLM).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use hearth::app::Hearth;
+use hearth::clock::SystemClock;
+use hearth::config::{Config, LogFormat};
+use tracing_subscriber::EnvFilter;
+
+/// hearth — a family assistant for LINE.
+#[derive(Parser)]
+#[command(name = "hearth", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    config: Config,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the LINE webhook server (POST /callback, GET /healthz).
+    Serve,
+    /// Talk to the agent in the terminal, as a 1:1 chat (needs only the LLM settings).
+    Chat,
+    /// Print the tool definitions exactly as sent to the LLM.
+    Tools,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logs(cli.config.log_format);
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hearth: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let config = cli.config;
+    match cli.command {
+        Command::Tools => {
+            let registry = hearth::tools::registry(&hearth::sources::Sources::from_config(&config))?;
+            println!("{}", serde_json::to_string_pretty(registry.definitions())?);
+        }
+        Command::Chat => {
+            require(config.missing_for_llm())?;
+            let mut config = config;
+            config.database_url = "sqlite::memory:".into();
+            let app = Hearth::build(&config, Arc::new(SystemClock)).await?;
+            hearth::chat::run(app).await?;
+        }
+        Command::Serve => {
+            require(config.missing_for_serve())?;
+            let app = Hearth::build(&config, Arc::new(SystemClock)).await?;
+            let listener = tokio::net::TcpListener::bind(config.listen)
+                .await
+                .with_context(|| format!("cannot listen on {}", config.listen))?;
+            tracing::info!(listen = %config.listen, "hearth is serving the LINE webhook at /callback");
+            hearth::server::serve(listener, app, shutdown_signal()).await?;
+        }
+    }
+    Ok(())
+}
+
+fn require(missing: Vec<&'static str>) -> anyhow::Result<()> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!("missing settings: {} (set them in the environment; see --help)", missing.join(", "))
+}
+
+fn init_logs(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down: finishing the work in hand");
+}

@@ -1,0 +1,233 @@
+//! The registry: type erasure of [`Tool`]s, the definitions sent to the LLM, and [`dispatch`],
+//! which never fails. An unknown tool, arguments that do not parse, a tool error, a timeout and a
+//! panic all become `{"error": {"kind", "message"}}` data for the LLM to explain.
+//!
+//! [`dispatch`]: Registry::dispatch
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::schema::{check_schema, strict_schema_for};
+use crate::tool::{Card, Chip, Tool, ToolCtx, ToolError};
+
+/// A tool as the LLM sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolDefinition {
+    /// The wire name.
+    pub name: &'static str,
+    /// What the tool is for.
+    pub description: &'static str,
+    /// The strict JSON schema of the arguments.
+    pub parameters: Value,
+}
+
+/// How a call ended, for logs and metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The tool returned a result.
+    Ok,
+    /// The call ended in an error of this kind (`unknown_tool`, `invalid_arguments`, `timeout`,
+    /// `internal`, or the tool's own kind).
+    Error(&'static str),
+}
+
+/// The result of one dispatched call.
+#[derive(Debug, Clone)]
+pub struct ToolReply {
+    /// What the LLM reads: the tool's output, or `{"error": {...}}`.
+    pub content: Value,
+    /// The card, if the tool made one.
+    pub card: Option<Card>,
+    /// The chips, if any.
+    pub chips: Vec<Chip>,
+    /// How the call ended.
+    pub outcome: Outcome,
+}
+
+impl ToolReply {
+    fn error(kind: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            content: json!({"error": {"kind": kind, "message": message.into()}}),
+            card: None,
+            chips: Vec::new(),
+            outcome: Outcome::Error(kind),
+        }
+    }
+}
+
+/// The object-safe face of a [`Tool`]; the only place where tools are erased.
+trait ErasedTool: Send + Sync {
+    fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply>;
+}
+
+impl<T: Tool> ErasedTool for T {
+    fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply> {
+        Box::pin(call_typed(self, ctx, args))
+    }
+}
+
+async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolReply {
+    let trimmed = raw_args.trim();
+    let raw = if trimmed.is_empty() || trimmed == "null" { "{}" } else { trimmed };
+    let args: T::Args = match serde_json::from_str(raw) {
+        Ok(args) => args,
+        Err(e) => {
+            tracing::warn!(tool = T::NAME, error = %e, "tool arguments did not parse");
+            return ToolReply::error("invalid_arguments", format!("invalid arguments: {e}"));
+        }
+    };
+    let run = AssertUnwindSafe(tool.run(ctx, args)).catch_unwind();
+    let output = match tokio::time::timeout(tool.timeout(), run).await {
+        Err(_) => {
+            tracing::warn!(tool = T::NAME, "tool timed out");
+            return ToolReply::error("timeout", "the tool took too long; try again later");
+        }
+        Ok(Err(panic)) => {
+            tracing::error!(tool = T::NAME, panic = panic_message(&panic), "tool panicked");
+            return ToolReply::error("internal", "the tool failed unexpectedly");
+        }
+        Ok(Ok(Err(e))) => {
+            log_tool_error(T::NAME, &e);
+            return ToolReply::error(e.kind(), e.to_string());
+        }
+        Ok(Ok(Ok(output))) => output,
+    };
+    let content = match serde_json::to_value(&output) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::error!(tool = T::NAME, error = %e, "tool output did not serialise");
+            return ToolReply::error("internal", "the tool failed unexpectedly");
+        }
+    };
+    let card = guarded(T::NAME, "card", || tool.card(ctx, &output)).flatten();
+    let chips = guarded(T::NAME, "quick_replies", || tool.quick_replies(ctx, &output))
+        .unwrap_or_default();
+    ToolReply { content, card, chips, outcome: Outcome::Ok }
+}
+
+/// Runs a presentation builder; a panic is logged and treated as "nothing to show".
+fn guarded<R>(tool: &str, what: &str, build: impl FnOnce() -> R) -> Option<R> {
+    match std::panic::catch_unwind(AssertUnwindSafe(build)) {
+        Ok(r) => Some(r),
+        Err(panic) => {
+            tracing::error!(tool, what, panic = panic_message(&panic), "presentation panicked");
+            None
+        }
+    }
+}
+
+fn log_tool_error(tool: &str, error: &ToolError) {
+    let mut chain = String::new();
+    let mut source = std::error::Error::source(error);
+    while let Some(s) = source {
+        chain.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    tracing::warn!(tool, kind = error.kind(), error = %error, cause = %chain, "tool returned an error");
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic".into())
+}
+
+/// Why a registry could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// Two tools share a name.
+    #[error("duplicate tool name {0:?}")]
+    Duplicate(&'static str),
+    /// A name outside `[a-zA-Z0-9_-]{{1,64}}`.
+    #[error("bad tool name {0:?}: use 1-64 of a-z A-Z 0-9 _ -")]
+    BadName(&'static str),
+    /// A schema the LLM cannot use.
+    #[error("tool {name:?}: {problem}")]
+    BadSchema {
+        /// The tool.
+        name: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// Collects tools; [`RegistryBuilder::build`] checks them.
+#[derive(Default)]
+pub struct RegistryBuilder {
+    entries: Vec<(ToolDefinition, Box<dyn ErasedTool>)>,
+}
+
+impl RegistryBuilder {
+    /// Adds a tool.
+    pub fn add<T: Tool>(mut self, tool: T) -> Self {
+        let definition = ToolDefinition {
+            name: T::NAME,
+            description: T::DESCRIPTION,
+            parameters: strict_schema_for::<T::Args>(),
+        };
+        self.entries.push((definition, Box::new(tool)));
+        self
+    }
+
+    /// Checks names and schemas and builds the registry.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut by_name = HashMap::new();
+        let mut definitions = Vec::new();
+        let mut tools = Vec::new();
+        for (index, (def, tool)) in self.entries.into_iter().enumerate() {
+            if !valid_name(def.name) {
+                return Err(RegistryError::BadName(def.name));
+            }
+            if by_name.insert(def.name, index).is_some() {
+                return Err(RegistryError::Duplicate(def.name));
+            }
+            check_schema(&def.parameters)
+                .map_err(|problem| RegistryError::BadSchema { name: def.name, problem })?;
+            definitions.push(def);
+            tools.push(tool);
+        }
+        Ok(Registry { by_name, definitions, tools })
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The tools, by name, with their definitions.
+pub struct Registry {
+    by_name: HashMap<&'static str, usize>,
+    definitions: Vec<ToolDefinition>,
+    tools: Vec<Box<dyn ErasedTool>>,
+}
+
+impl Registry {
+    /// Starts an empty registry.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::default()
+    }
+
+    /// The tool definitions, in list order.
+    pub fn definitions(&self) -> &[ToolDefinition] {
+        &self.definitions
+    }
+
+    /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.
+    pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
+        let Some(&index) = self.by_name.get(name) else {
+            tracing::warn!(tool = name, "the LLM called an unknown tool");
+            return ToolReply::error("unknown_tool", format!("there is no tool named {name:?}"));
+        };
+        let reply = self.tools[index].call(ctx, args).await;
+        tracing::info!(tool = name, outcome = ?reply.outcome, "tool call");
+        reply
+    }
+}

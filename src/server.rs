@@ -1,0 +1,99 @@
+//! The HTTP server: `POST /callback` (LINE's webhook) and `GET /healthz`.
+//!
+//! The webhook verifies the signature over the raw bytes, parses each event on its own, records
+//! every event id in the store before any side effect (so a duplicate is handled once), answers
+//! 200 at once and leaves all LLM and tool work to background tasks — one per conversation, so
+//! the events of one conversation are handled in order.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+
+use crate::app::Hearth;
+use crate::line::signature;
+use crate::line::webhook::{Envelope, Event};
+
+/// Webhook bodies larger than this are refused (LINE's are a few kilobytes).
+const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
+
+/// The routes.
+pub fn router(app: Arc<Hearth>) -> Router {
+    Router::new()
+        .route("/callback", post(callback))
+        .route("/healthz", get(|| async { "ok" }))
+        .layer(DefaultBodyLimit::max(MAX_WEBHOOK_BYTES))
+        .with_state(app)
+}
+
+/// Serves until `shutdown` resolves, then waits for background work to finish.
+pub async fn serve(
+    listener: TcpListener,
+    app: Arc<Hearth>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await?;
+    app.wait_idle().await;
+    Ok(())
+}
+
+async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    let received_at = app.clock.now();
+    let signature = headers.get("x-line-signature").and_then(|v| v.to_str().ok());
+    let verified =
+        signature.is_some_and(|sig| signature::verify(app.channel_secret.expose(), &body, sig));
+    if !verified {
+        tracing::warn!(has_signature = signature.is_some(), "webhook with a bad signature refused");
+        return StatusCode::UNAUTHORIZED;
+    }
+    let envelope: Envelope = match serde_json::from_slice(&body) {
+        Ok(e) => e,
+        Err(e) => {
+            tracing::warn!(error = %e, "signed webhook body is not a LINE envelope");
+            return StatusCode::BAD_REQUEST;
+        }
+    };
+    let mut by_conversation: HashMap<String, Vec<Event>> = HashMap::new();
+    for raw in envelope.events {
+        let event = match Event::parse(raw) {
+            Ok(event) => event,
+            Err(e) => {
+                tracing::warn!(error = %e, "malformed webhook event skipped");
+                continue;
+            }
+        };
+        let at = received_at.as_millisecond();
+        match app.store.record_event(&event.webhook_event_id, &event.event_type, at).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::info!(event_id = event.webhook_event_id, "duplicate event ignored");
+                continue;
+            }
+            Err(e) => {
+                // Without the record a redelivery could be handled twice: ask LINE to retry.
+                tracing::error!(error = %e, "could not record a webhook event");
+                return StatusCode::SERVICE_UNAVAILABLE;
+            }
+        }
+        let key = event.source.as_ref().map(|s| s.conversation.id.clone()).unwrap_or_default();
+        by_conversation.entry(key).or_default().push(event);
+    }
+    for (conversation, mut events) in by_conversation {
+        events.sort_by_key(|e| e.timestamp_ms);
+        let worker = app.clone();
+        app.spawn_tracked(async move {
+            let lock = worker.conversation_lock(&conversation);
+            let _turn = lock.lock().await;
+            for event in events {
+                worker.handle_event(event, received_at).await;
+            }
+        });
+    }
+    StatusCode::OK
+}

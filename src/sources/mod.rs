@@ -1,0 +1,138 @@
+//! Clients for the data sources behind the lookup tools (and, later, the scheduler): each has a
+//! configurable base URL, timeouts, a cache, and turns every failure into an [`UpstreamError`].
+
+pub mod fx;
+pub mod quotes;
+pub mod weather;
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde::de::DeserializeOwned;
+
+use crate::tool::ToolError;
+
+/// Bodies larger than this are refused: no data source answers with megabytes.
+const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// Why a data source did not answer usefully.
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    /// The request timed out.
+    #[error("timeout")]
+    Timeout,
+    /// The connection failed.
+    #[error("connection failed")]
+    Connect(#[source] reqwest::Error),
+    /// The source is throttling us.
+    #[error("rate limited")]
+    RateLimited,
+    /// An error status.
+    #[error("HTTP {0}")]
+    Status(StatusCode),
+    /// The body was not the JSON we expected (an HTML maintenance page, a changed shape).
+    #[error("unexpected response")]
+    Garbage(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The source reported an error of its own.
+    #[error("{0}")]
+    Reported(String),
+}
+
+impl UpstreamError {
+    /// The tool error the LLM reads, naming the service in words.
+    pub fn into_tool_error(self, service: &'static str) -> ToolError {
+        ToolError::Upstream { service, reason: self.to_string(), source: Some(Box::new(self)) }
+    }
+}
+
+impl From<reqwest::Error> for UpstreamError {
+    fn from(e: reqwest::Error) -> Self {
+        if e.is_timeout() {
+            UpstreamError::Timeout
+        } else if e.is_decode() || e.is_body() {
+            UpstreamError::Garbage(Box::new(e))
+        } else {
+            UpstreamError::Connect(e)
+        }
+    }
+}
+
+/// The shared HTTP client for data sources: timeouts, no environment proxy, a browser-like
+/// User-Agent (some sources refuse others).
+pub fn http_client(user_agent: &str, timeout: Duration) -> reqwest::Client {
+    reqwest::Client::builder()
+        .user_agent(user_agent)
+        .timeout(timeout)
+        .connect_timeout(Duration::from_secs(5))
+        .no_proxy()
+        .build()
+        .unwrap_or_else(|_| reqwest::Client::new())
+}
+
+/// A raw answer: status and body, already size-checked.
+pub struct RawResponse {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The body bytes.
+    pub body: bytes::Bytes,
+}
+
+impl RawResponse {
+    /// Parses the body as JSON of type `T`.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, UpstreamError> {
+        serde_json::from_slice(&self.body).map_err(|e| UpstreamError::Garbage(Box::new(e)))
+    }
+}
+
+/// Sends `request`; a 429 or 5xx is an error, other statuses are returned for the caller to read.
+pub async fn send(request: reqwest::RequestBuilder) -> Result<RawResponse, UpstreamError> {
+    let mut response = request.send().await?;
+    let status = response.status();
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        return Err(UpstreamError::RateLimited);
+    }
+    if status.is_server_error() {
+        return Err(UpstreamError::Status(status));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(UpstreamError::Garbage("response too large".into()));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(RawResponse { status, body: body.into() })
+}
+
+/// Joins a base URL and a path without doubling or dropping the slash.
+pub fn join_url(base: &str, path: &str) -> String {
+    format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))
+}
+
+/// Every data source, built once at start-up and shared by the tools.
+#[derive(Clone)]
+pub struct Sources {
+    /// Open-Meteo forecast and geocoding.
+    pub weather: weather::WeatherSource,
+    /// Exchange rates.
+    pub fx: fx::FxSource,
+    /// Stock, index and crypto quotes.
+    pub quotes: quotes::QuoteSource,
+}
+
+impl Sources {
+    /// The sources at the configured base URLs.
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        let http =
+            http_client(&config.user_agent, Duration::from_secs(config.upstream_timeout_secs));
+        Self {
+            weather: weather::WeatherSource::new(
+                http.clone(),
+                &config.open_meteo_url,
+                &config.geocoding_url,
+            ),
+            fx: fx::FxSource::new(http.clone(), &config.fx_url),
+            quotes: quotes::QuoteSource::new(http, &config.yahoo_url, Duration::from_secs(30)),
+        }
+    }
+}

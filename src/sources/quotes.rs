@@ -1,0 +1,195 @@
+//! Quotes from Yahoo Finance's chart endpoint (stocks incl. `2330.TW` / `6488.TWO`, US tickers,
+//! indices, crypto like `BTC-USD`), behind a short-lived cache shared by everything that asks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use moka::future::Cache;
+use reqwest::StatusCode;
+use serde::Deserialize;
+
+use super::{UpstreamError, join_url, send};
+
+/// A quote as the bot uses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quote {
+    /// The symbol, as Yahoo spells it.
+    pub symbol: String,
+    /// The long (or short) name.
+    pub name: Option<String>,
+    /// The last price.
+    pub price: f64,
+    /// The previous close, for the day's change.
+    pub previous_close: Option<f64>,
+    /// The currency of the price.
+    pub currency: Option<String>,
+    /// The exchange name.
+    pub exchange: Option<String>,
+    /// The instrument type (`EQUITY`, `ETF`, `INDEX`, `CRYPTOCURRENCY`).
+    pub instrument_type: Option<String>,
+    /// The day's high and low.
+    pub day_range: Option<(f64, f64)>,
+    /// When the price was set (Unix seconds).
+    pub market_time: Option<i64>,
+    /// The regular session of the current trading day (Unix seconds).
+    pub session: Option<(i64, i64)>,
+}
+
+#[derive(Deserialize)]
+struct ChartEnvelope {
+    chart: Chart,
+}
+
+#[derive(Deserialize)]
+struct Chart {
+    #[serde(default)]
+    result: Option<Vec<ChartResult>>,
+    #[serde(default)]
+    error: Option<ChartError>,
+}
+
+#[derive(Deserialize)]
+struct ChartError {
+    #[serde(default)]
+    description: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChartResult {
+    meta: Meta,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    symbol: String,
+    regular_market_price: f64,
+    #[serde(default)]
+    currency: Option<String>,
+    #[serde(default)]
+    long_name: Option<String>,
+    #[serde(default)]
+    short_name: Option<String>,
+    #[serde(default)]
+    full_exchange_name: Option<String>,
+    #[serde(default)]
+    instrument_type: Option<String>,
+    #[serde(default)]
+    previous_close: Option<f64>,
+    #[serde(default)]
+    chart_previous_close: Option<f64>,
+    #[serde(default)]
+    regular_market_day_high: Option<f64>,
+    #[serde(default)]
+    regular_market_day_low: Option<f64>,
+    #[serde(default)]
+    regular_market_time: Option<i64>,
+    #[serde(default)]
+    current_trading_period: Option<TradingPeriods>,
+}
+
+#[derive(Deserialize)]
+struct TradingPeriods {
+    #[serde(default)]
+    regular: Option<Period>,
+}
+
+#[derive(Deserialize)]
+struct Period {
+    start: i64,
+    end: i64,
+}
+
+/// Why no quote was returned.
+#[derive(Debug, thiserror::Error)]
+pub enum QuoteError {
+    /// The source does not know the symbol.
+    #[error("no data found for {0}")]
+    UnknownSymbol(String),
+    /// The source failed.
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
+}
+
+/// The quote client with its cache.
+#[derive(Clone)]
+pub struct QuoteSource {
+    http: reqwest::Client,
+    base_url: String,
+    cache: Cache<String, Arc<Quote>>,
+}
+
+impl QuoteSource {
+    /// A client for the given base URL; quotes are cached for `ttl`.
+    pub fn new(http: reqwest::Client, base_url: &str, ttl: Duration) -> Self {
+        Self {
+            http,
+            base_url: base_url.to_string(),
+            cache: Cache::builder().max_capacity(10_000).time_to_live(ttl).build(),
+        }
+    }
+
+    /// The quote for `symbol` (already normalised: `2330.TW`, `AAPL`, `BTC-USD`, `^TWII`).
+    pub async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, QuoteError> {
+        if let Some(q) = self.cache.get(symbol).await {
+            return Ok(q);
+        }
+        let path = format!("/v8/finance/chart/{}", urlencode_symbol(symbol));
+        let request =
+            self.http.get(join_url(&self.base_url, &path)).query(&[("interval", "1d"), ("range", "1d")]);
+        let response = send(request).await?;
+        if response.status == StatusCode::NOT_FOUND {
+            return Err(QuoteError::UnknownSymbol(symbol.to_string()));
+        }
+        if !response.status.is_success() {
+            return Err(UpstreamError::Status(response.status).into());
+        }
+        let envelope: ChartEnvelope = response.json()?;
+        let Some(meta) = envelope.chart.result.and_then(|r| r.into_iter().next()).map(|r| r.meta)
+        else {
+            let why = envelope.chart.error.and_then(|e| e.description);
+            tracing::info!(symbol, why, "quote source has no data");
+            return Err(QuoteError::UnknownSymbol(symbol.to_string()));
+        };
+        if !meta.regular_market_price.is_finite() {
+            return Err(UpstreamError::Reported("the quote had no price".into()).into());
+        }
+        let quote = Arc::new(Quote {
+            symbol: meta.symbol,
+            name: meta.long_name.or(meta.short_name),
+            price: meta.regular_market_price,
+            previous_close: meta.previous_close.or(meta.chart_previous_close),
+            currency: meta.currency,
+            exchange: meta.full_exchange_name,
+            instrument_type: meta.instrument_type,
+            day_range: meta.regular_market_day_low.zip(meta.regular_market_day_high),
+            market_time: meta.regular_market_time,
+            session: meta.current_trading_period.and_then(|p| p.regular).map(|p| (p.start, p.end)),
+        });
+        self.cache.insert(symbol.to_string(), quote.clone()).await;
+        Ok(quote)
+    }
+}
+
+/// Percent-encodes the characters of a symbol that cannot stand in a path (`^`, `=`).
+fn urlencode_symbol(symbol: &str) -> String {
+    symbol.replace('^', "%5E").replace('=', "%3D")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_symbols_are_path_safe() {
+        assert_eq!(urlencode_symbol("^TWII"), "%5ETWII");
+        assert_eq!(urlencode_symbol("USDTWD=X"), "USDTWD%3DX");
+    }
+
+    #[test]
+    fn not_found_envelope_parses() {
+        let body = r#"{"chart": {"result": null, "error": {"code": "Not Found", "description": "No data found, symbol may be delisted"}}}"#;
+        let env: ChartEnvelope = serde_json::from_str(body).expect("parses");
+        assert!(env.chart.result.is_none());
+    }
+}

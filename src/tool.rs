@@ -1,0 +1,258 @@
+//! What a tool author sees: the [`Tool`] trait, the [`ToolCtx`] every call receives, the
+//! [`ToolError`] a tool may return, and the optional presentation ([`Card`], [`Chip`]).
+//!
+//! Adding a tool is one new file under `src/tools/` implementing [`Tool`], and one line in the
+//! list in `src/tools.rs`. The JSON schema the LLM sees is derived from `Args`; the `///` comments
+//! on its fields are the parameter descriptions the LLM reads.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, ZonedDateTime};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::clock::Clock;
+use crate::i18n::Lang;
+use crate::source::Conversation;
+
+/// A capability the LLM can call.
+pub trait Tool: Send + Sync + 'static {
+    /// The wire name the LLM calls: `[a-zA-Z0-9_-]{1,64}`.
+    const NAME: &'static str;
+    /// The only documentation the LLM reads: when to use this tool, and when not to.
+    const DESCRIPTION: &'static str;
+    /// The arguments; their type is the schema.
+    type Args: DeserializeOwned + JsonSchema + Send;
+    /// The result, fed back to the LLM as JSON.
+    type Output: Serialize + Send + Sync;
+
+    /// Does the work. An `Err` is not a failure of the turn: it becomes data the LLM explains.
+    fn run(
+        &self,
+        ctx: &ToolCtx,
+        args: Self::Args,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+
+    /// An optional card shown with the answer.
+    fn card(&self, _ctx: &ToolCtx, _out: &Self::Output) -> Option<Card> {
+        None
+    }
+
+    /// Optional follow-up chips (quick replies).
+    fn quick_replies(&self, _ctx: &ToolCtx, _out: &Self::Output) -> Vec<Chip> {
+        Vec::new()
+    }
+
+    /// How long one call may take before it is abandoned.
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(10)
+    }
+}
+
+/// The context every tool call receives: which conversation, who asked, where and when.
+#[derive(Clone)]
+pub struct ToolCtx {
+    /// The conversation the request came from; the only one a tool may act on.
+    pub conversation: Conversation,
+    /// The LINE user id of the person asking, when LINE provided it.
+    pub user_id: Option<String>,
+    /// Their display name, when known.
+    pub display_name: Option<String>,
+    /// The conversation's time zone.
+    pub tz: TimeZone,
+    /// The language to present cards and chips in.
+    pub lang: Lang,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl ToolCtx {
+    /// The current instant.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// The current local date and time in the conversation's zone.
+    pub fn local_now(&self) -> ZonedDateTime {
+        self.clock.now().to_zoned_datetime(self.tz.clone())
+    }
+}
+
+impl std::fmt::Debug for ToolCtx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCtx")
+            .field("conversation", &self.conversation)
+            .field("user_id", &self.user_id)
+            .field("lang", &self.lang)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a tool call did not produce a result. The `Display` text is what the LLM reads, so it is
+/// short and free of internals; the cause chain goes to the log.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments parse but make no sense (a negative amount, an unknown currency).
+    #[error("{0}")]
+    InvalidArgs(String),
+    /// The thing asked about does not exist (an unknown city or symbol).
+    #[error("{0}")]
+    NotFound(String),
+    /// A data source failed: down, slow, throttling or answering garbage.
+    #[error("{service} is unavailable right now ({reason}); try again later")]
+    Upstream {
+        /// Which service, in words the LLM can repeat ("the weather service").
+        service: &'static str,
+        /// A short reason ("timeout", "rate limited").
+        reason: String,
+        /// The underlying error, for the log.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+}
+
+impl ToolError {
+    /// The machine-readable kind placed next to the message.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToolError::InvalidArgs(_) => "invalid_arguments",
+            ToolError::NotFound(_) => "not_found",
+            ToolError::Upstream { .. } => "upstream_unavailable",
+        }
+    }
+}
+
+/// A tone for a value on a card: semantic, coloured by the renderer (up is red in Taiwan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tone {
+    /// A price went up.
+    Up,
+    /// A price went down.
+    Down,
+    /// Something to watch out for (rain, a warning).
+    Warning,
+}
+
+/// A piece of text with an optional tone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Styled {
+    /// The text.
+    pub text: String,
+    /// How to colour it.
+    pub tone: Option<Tone>,
+}
+
+/// One label–value line of a card.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CardRow {
+    /// The label ("最高溫").
+    pub label: String,
+    /// The value ("25°C").
+    pub value: String,
+    /// How to colour the value.
+    pub tone: Option<Tone>,
+}
+
+impl CardRow {
+    /// A row without a tone.
+    pub fn new(label: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { label: label.into(), value: value.into(), tone: None }
+    }
+
+    /// The same row, coloured.
+    pub fn toned(mut self, tone: Option<Tone>) -> Self {
+        self.tone = tone;
+        self
+    }
+}
+
+/// A button on a card.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CardButton {
+    /// Sends `text` as the user's message when tapped.
+    Message {
+        /// The button label.
+        label: String,
+        /// The message sent.
+        text: String,
+    },
+    /// Opens a link.
+    Link {
+        /// The button label.
+        label: String,
+        /// An http(s) URL.
+        uri: String,
+    },
+}
+
+/// hearth's own small card type. Rendered as a LINE Flex bubble by `line::flex`, as text by
+/// `hearth chat`; tests assert on it directly. Tools never write Flex JSON.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Card {
+    /// The title ("台北 天氣").
+    pub title: String,
+    /// A smaller line under the title.
+    pub subtitle: Option<String>,
+    /// A large line (a price, a conversion result).
+    pub headline: Option<Styled>,
+    /// Label–value rows.
+    pub rows: Vec<CardRow>,
+    /// Buttons at the bottom.
+    pub buttons: Vec<CardButton>,
+    /// Small print (data source, time of the data).
+    pub footnote: Option<String>,
+}
+
+impl Card {
+    /// A card with just a title.
+    pub fn new(title: impl Into<String>) -> Self {
+        Self {
+            title: title.into(),
+            subtitle: None,
+            headline: None,
+            rows: Vec::new(),
+            buttons: Vec::new(),
+            footnote: None,
+        }
+    }
+
+    /// The card as plain text: the fallback when a card cannot be sent, and `hearth chat`'s view.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("【{}】", self.title);
+        if let Some(sub) = &self.subtitle {
+            out.push_str(&format!("\n{sub}"));
+        }
+        if let Some(h) = &self.headline {
+            out.push_str(&format!("\n{}", h.text));
+        }
+        for row in &self.rows {
+            out.push_str(&format!("\n{}：{}", row.label, row.value));
+        }
+        if let Some(note) = &self.footnote {
+            out.push_str(&format!("\n{note}"));
+        }
+        out
+    }
+}
+
+/// A quick-reply chip: tapping it sends `text` as an ordinary message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Chip {
+    /// What the chip shows (≤ 20 characters; longer labels are shortened when rendered).
+    pub label: String,
+    /// What tapping it sends.
+    pub text: String,
+}
+
+impl Chip {
+    /// A chip.
+    pub fn new(label: impl Into<String>, text: impl Into<String>) -> Self {
+        Self { label: label.into(), text: text.into() }
+    }
+}

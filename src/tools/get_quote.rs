@@ -1,0 +1,212 @@
+//! `get_quote`: the price of a stock, ETF, index or cryptocurrency, with a card whose change is
+//! coloured by the family's convention and a chip that converts the price to TWD.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::i18n::Lang;
+use crate::sources::quotes::{QuoteError, QuoteSource};
+use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
+use crate::tools::fx::money;
+
+/// Arguments of `get_quote`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// Yahoo Finance symbol: Taiwan listings "2330.TW" (TWSE) or "6488.TWO" (TPEx), US tickers "AAPL", indices "^TWII", crypto "BTC-USD". A well-known name ("台積電", "Apple", "比特幣") or a bare Taiwan stock code ("2330") is also accepted.
+    pub symbol: String,
+}
+
+/// The result of `get_quote`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The symbol.
+    pub symbol: String,
+    /// The instrument's name.
+    pub name: Option<String>,
+    /// The last price.
+    pub price: f64,
+    /// Its currency.
+    pub currency: Option<String>,
+    /// The change since the previous close.
+    pub change: Option<f64>,
+    /// The change in percent.
+    pub change_pct: Option<f64>,
+    /// Day low.
+    pub day_low: Option<f64>,
+    /// Day high.
+    pub day_high: Option<f64>,
+    /// When the price was set, local time of the conversation.
+    pub as_of: Option<String>,
+    /// Whether the market is in its regular session now (None for crypto, which never closes).
+    pub market_open: Option<bool>,
+}
+
+/// The quote tool.
+pub struct GetQuote {
+    source: QuoteSource,
+}
+
+impl GetQuote {
+    /// The tool over a quote source.
+    pub fn new(source: QuoteSource) -> Self {
+        Self { source }
+    }
+}
+
+/// Well-known names, mapped to symbols.
+const NAMES: &[(&[&str], &str)] = &[
+    (&["台積電", "臺積電", "tsmc"], "2330.TW"),
+    (&["鴻海", "foxconn"], "2317.TW"),
+    (&["聯發科", "mediatek"], "2454.TW"),
+    (&["台達電"], "2308.TW"),
+    (&["中華電", "中華電信"], "2412.TW"),
+    (&["富邦金"], "2881.TW"),
+    (&["國泰金"], "2882.TW"),
+    (&["元大台灣50", "台灣50"], "0050.TW"),
+    (&["高股息", "元大高股息"], "0056.TW"),
+    (&["台股", "加權指數", "大盤"], "^TWII"),
+    (&["蘋果", "apple"], "AAPL"),
+    (&["特斯拉", "tesla"], "TSLA"),
+    (&["輝達", "nvidia"], "NVDA"),
+    (&["微軟", "microsoft"], "MSFT"),
+    (&["谷歌", "google", "alphabet"], "GOOGL"),
+    (&["亞馬遜", "amazon"], "AMZN"),
+    (&["道瓊", "dow jones"], "^DJI"),
+    (&["那斯達克", "nasdaq"], "^IXIC"),
+    (&["標普", "標普500", "s&p 500", "s&p500"], "^GSPC"),
+    (&["比特幣", "bitcoin", "btc"], "BTC-USD"),
+    (&["以太幣", "ethereum", "eth"], "ETH-USD"),
+    (&["sol", "solana"], "SOL-USD"),
+    (&["狗狗幣", "doge", "dogecoin"], "DOGE-USD"),
+    (&["xrp", "瑞波幣"], "XRP-USD"),
+];
+
+/// Turns what the LLM passed into a Yahoo symbol.
+pub fn resolve_symbol(input: &str) -> Result<String, ToolError> {
+    let trimmed = input.trim();
+    let lower = trimmed.to_lowercase();
+    if let Some((_, symbol)) = NAMES.iter().find(|(names, _)| names.contains(&lower.as_str())) {
+        return Ok((*symbol).to_string());
+    }
+    if (4..=6).contains(&trimmed.len()) && trimmed.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(format!("{trimmed}.TW"));
+    }
+    let valid = !trimmed.is_empty()
+        && trimmed.len() <= 20
+        && trimmed.bytes().all(|b| b.is_ascii_alphanumeric() || b"^.=-".contains(&b));
+    if !valid {
+        return Err(ToolError::InvalidArgs(format!(
+            "{trimmed:?} is not a symbol; pass a Yahoo symbol such as 2330.TW, AAPL or BTC-USD"
+        )));
+    }
+    Ok(trimmed.to_ascii_uppercase())
+}
+
+impl Tool for GetQuote {
+    const NAME: &'static str = "get_quote";
+    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or cryptocurrency (Taiwan and US markets, crypto such as BTC and ETH). Use it for any price question about 股票/股價/ETF/指數/加密貨幣, including \"how much is 0.1 BTC\" (then multiply). Prices come in the instrument's own currency.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let symbol = resolve_symbol(&args.symbol)?;
+        let quote = self.source.quote(&symbol).await.map_err(|e| match e {
+            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!("no quote found for {s}")),
+            QuoteError::Upstream(e) => e.into_tool_error("the quote service"),
+        })?;
+        let change = quote.previous_close.map(|prev| quote.price - prev);
+        let change_pct = quote
+            .previous_close
+            .filter(|prev| *prev != 0.0)
+            .map(|prev| (quote.price - prev) / prev * 100.0);
+        let now = ctx.now().as_second();
+        let crypto = quote.instrument_type.as_deref() == Some("CRYPTOCURRENCY");
+        let market_open =
+            (!crypto).then(|| quote.session.is_some_and(|(start, end)| start <= now && now < end));
+        let as_of = quote.market_time.and_then(|s| {
+            let ts = jiff::Timestamp::from_second(s).ok()?;
+            Some(ts.to_zoned_datetime(ctx.tz.clone()).strftime("%Y-%m-%d %H:%M").to_string())
+        });
+        Ok(Output {
+            symbol: quote.symbol.clone(),
+            name: quote.name.clone(),
+            price: quote.price,
+            currency: quote.currency.clone(),
+            change,
+            change_pct,
+            day_low: quote.day_range.map(|r| r.0),
+            day_high: quote.day_range.map(|r| r.1),
+            as_of,
+            market_open,
+        })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        let lang = ctx.lang;
+        let mut card = Card::new(out.name.clone().unwrap_or_else(|| out.symbol.clone()));
+        card.subtitle = Some(out.symbol.clone());
+        let currency = out.currency.as_deref().unwrap_or("");
+        let tone = out.change.and_then(|c| {
+            if c > 0.0 {
+                Some(Tone::Up)
+            } else if c < 0.0 {
+                Some(Tone::Down)
+            } else {
+                None
+            }
+        });
+        card.headline = Some(Styled { text: format!("{} {currency}", money(out.price)), tone });
+        if let (Some(c), Some(p)) = (out.change, out.change_pct) {
+            let arrow = if c > 0.0 { "▲" } else if c < 0.0 { "▼" } else { "–" };
+            card.rows.push(
+                CardRow::new(lang.pick("漲跌", "Change"), format!("{arrow} {} ({p:+.2}%)", money(c.abs())))
+                    .toned(tone),
+            );
+        }
+        if let (Some(lo), Some(hi)) = (out.day_low, out.day_high) {
+            card.rows.push(CardRow::new(
+                lang.pick("今日區間", "Day range"),
+                format!("{} – {}", money(lo), money(hi)),
+            ));
+        }
+        if let Some(open) = out.market_open {
+            let state = if open { lang.pick("交易中", "Open") } else { lang.pick("已收盤", "Closed") };
+            card.rows.push(CardRow::new(lang.pick("市場", "Market"), state));
+        }
+        card.footnote = out.as_of.as_ref().map(|t| format!("{} {t}", lang.pick("資料時間", "As of")));
+        Some(card)
+    }
+
+    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+        let Some(currency) = out.currency.as_deref().filter(|c| *c != "TWD") else {
+            return Vec::new();
+        };
+        let price = money(out.price).replace(',', "");
+        match ctx.lang {
+            Lang::ZhTw => vec![Chip::new("換算台幣", format!("{price} {currency} 換算台幣是多少？"))],
+            Lang::En => vec![Chip::new("In TWD", format!("Convert {price} {currency} to TWD"))],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_codes_resolve_to_yahoo_symbols() {
+        assert_eq!(resolve_symbol("台積電").ok().as_deref(), Some("2330.TW"));
+        assert_eq!(resolve_symbol("Apple").ok().as_deref(), Some("AAPL"));
+        assert_eq!(resolve_symbol("BTC").ok().as_deref(), Some("BTC-USD"));
+        assert_eq!(resolve_symbol("2330").ok().as_deref(), Some("2330.TW"));
+        assert_eq!(resolve_symbol("6488.two").ok().as_deref(), Some("6488.TWO"));
+        assert_eq!(resolve_symbol("^twii").ok().as_deref(), Some("^TWII"));
+    }
+
+    #[test]
+    fn junk_symbols_are_refused() {
+        assert!(resolve_symbol("").is_err());
+        assert!(resolve_symbol("a/../../etc").is_err());
+        assert!(resolve_symbol(&"A".repeat(30)).is_err());
+    }
+}

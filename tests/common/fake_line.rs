@@ -1,0 +1,295 @@
+//! An in-process imitation of the LINE Messaging API for integration tests.
+//!
+//! It checks the bearer token, enforces the reply-token and retry-key rules, can be switched into
+//! failure modes, records every request for assertions, and writes each reply, push and loading
+//! body to `$CARGO_TARGET_TMPDIR/line-requests/` so CI can validate them with LINE's own SDK.
+
+mod rules;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+/// Source of `x-line-request-id` values, shared by every fake in the process.
+static NEXT_REQUEST_ID: AtomicU64 = AtomicU64::new(1);
+
+const REPLY_PATH: &str = "/v2/bot/message/reply";
+const PUSH_PATH: &str = "/v2/bot/message/push";
+const LOADING_PATH: &str = "/v2/bot/chat/loading/start";
+
+/// One request received by [`FakeLine`].
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    /// HTTP method, upper case (`"POST"`).
+    pub method: String,
+    /// Request path without the query string.
+    pub path: String,
+    /// Every header as `(lower-case name, value)`.
+    pub headers: Vec<(String, String)>,
+    /// The parsed JSON body; `Null` when empty, a JSON string holding the raw text when invalid.
+    pub body: Value,
+    /// Status code the fake answered with; `0` while the request is still being handled.
+    pub status: u16,
+}
+
+impl Recorded {
+    /// The value of header `name` (case-insensitive), if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// How `POST /v2/bot/message/reply` behaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReplyMode {
+    /// Normal token checks and a `200` on success.
+    #[default]
+    Ok,
+    /// Every reply gets `500`; the token is not consumed.
+    ServerError,
+    /// The reply is processed at once (delivered, token consumed) but the answer is held back
+    /// for this long: the "outcome unknown" case when the client times out first.
+    Stall(Duration),
+}
+
+/// How `POST /v2/bot/message/push` behaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PushMode {
+    /// `200`, or `409` for a retry key that was already accepted.
+    #[default]
+    Ok,
+    /// `429` with the monthly-limit message; nothing is delivered.
+    QuotaExhausted,
+    /// `429` with the rate-limit message; nothing is delivered.
+    RateLimited,
+    /// `500`; nothing is delivered.
+    ServerError,
+    /// The next `n` pushes get `500`, after which the mode switches back to `Ok`.
+    FailTimes(u32),
+    /// Processed as `Ok` at once (delivered, retry key registered) but the answer is held back
+    /// for this long.
+    Stall(Duration),
+}
+
+/// Handle to a running fake LINE API; clones share the same server and state.
+#[derive(Clone)]
+pub struct FakeLine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    port: u16,
+    state: Mutex<LineState>,
+}
+
+#[derive(Default)]
+struct LineState {
+    requests: Vec<Recorded>,
+    used_tokens: HashSet<String>,
+    expired_tokens: HashSet<String>,
+    expire_all: bool,
+    reply_mode: ReplyMode,
+    push_mode: PushMode,
+    /// Retry key → (request id of the accepted push, its `sentMessages`).
+    accepted_keys: HashMap<String, (String, Value)>,
+    /// User id → display name.
+    profiles: HashMap<String, String>,
+}
+
+impl FakeLine {
+    /// Binds `127.0.0.1:0` and serves the fake on a background task.
+    pub async fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind fake LINE API");
+        let port = listener.local_addr().expect("fake LINE local address").port();
+        let line = Self { inner: Arc::new(Inner { port, state: Mutex::default() }) };
+        let router = Router::new().fallback(handle).with_state(line.clone());
+        tokio::spawn(async move {
+            axum::serve(listener, router).await.expect("fake LINE API server");
+        });
+        line
+    }
+
+    /// Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.inner.port)
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.lock().requests.clone()
+    }
+
+    /// Requests to `POST /v2/bot/message/reply`, whatever their outcome.
+    pub fn replies(&self) -> Vec<Recorded> {
+        self.posts_to(REPLY_PATH)
+    }
+
+    /// Requests to `POST /v2/bot/message/push`, whatever their outcome.
+    pub fn pushes(&self) -> Vec<Recorded> {
+        self.posts_to(PUSH_PATH)
+    }
+
+    /// Pushes answered `200`: the ones a user would actually see (a `409` duplicate is excluded).
+    pub fn accepted_pushes(&self) -> Vec<Recorded> {
+        self.pushes().into_iter().filter(|r| r.status == 200).collect()
+    }
+
+    /// Requests to `POST /v2/bot/chat/loading/start`, whatever their outcome.
+    pub fn loadings(&self) -> Vec<Recorded> {
+        self.posts_to(LOADING_PATH)
+    }
+
+    /// Polls every 10 ms until `pred` holds for the recorded requests and returns them; panics
+    /// with the list of recorded requests when `timeout` passes first.
+    pub async fn wait_for(
+        &self,
+        pred: impl Fn(&[Recorded]) -> bool,
+        timeout: Duration,
+    ) -> Vec<Recorded> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let requests = self.requests();
+            if pred(&requests) {
+                return requests;
+            }
+            if Instant::now() >= deadline {
+                let seen: Vec<String> = requests
+                    .iter()
+                    .map(|r| format!("{} {} -> {}", r.method, r.path, r.status))
+                    .collect();
+                panic!("FakeLine::wait_for timed out after {timeout:?}; recorded: {seen:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Makes `token` answer `400 Invalid reply token` from now on.
+    pub fn expire_reply_token(&self, token: &str) {
+        self.lock().expired_tokens.insert(token.to_owned());
+    }
+
+    /// While `on`, every reply token is treated as expired.
+    pub fn set_expire_all_reply_tokens(&self, on: bool) {
+        self.lock().expire_all = on;
+    }
+
+    /// Switches how replies are answered.
+    pub fn set_reply_mode(&self, mode: ReplyMode) {
+        self.lock().reply_mode = mode;
+    }
+
+    /// Switches how pushes are answered.
+    pub fn set_push_mode(&self, mode: PushMode) {
+        self.lock().push_mode = mode;
+    }
+
+    /// Registers a profile served by the user, group-member and room-member profile endpoints.
+    pub fn set_profile(&self, user_id: &str, display_name: &str) {
+        self.lock().profiles.insert(user_id.to_owned(), display_name.to_owned());
+    }
+
+    fn lock(&self) -> MutexGuard<'_, LineState> {
+        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn posts_to(&self, path: &str) -> Vec<Recorded> {
+        let state = self.lock();
+        state.requests.iter().filter(|r| r.method == "POST" && r.path == path).cloned().collect()
+    }
+
+    /// Stores the request and returns its index.
+    fn record(
+        &self,
+        method: &Method,
+        path: &str,
+        headers: &HeaderMap,
+        body: Value,
+        raw: &[u8],
+    ) -> usize {
+        let recorded = Recorded {
+            method: method.as_str().to_owned(),
+            path: path.to_owned(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into()))
+                .collect(),
+            body,
+            status: 0,
+        };
+        let index = {
+            let mut state = self.lock();
+            state.requests.push(recorded);
+            state.requests.len() - 1
+        };
+        let kind = match path {
+            REPLY_PATH => Some("reply"),
+            PUSH_PATH => Some("push"),
+            LOADING_PATH => Some("loading"),
+            _ => None,
+        };
+        if let Some(kind) = kind.filter(|_| *method == Method::POST && !raw.is_empty()) {
+            self.dump(kind, index + 1, raw);
+        }
+        index
+    }
+
+    /// Writes a request body, byte for byte, for the SDK conformance check.
+    fn dump(&self, kind: &str, seq: usize, raw: &[u8]) {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("line-requests");
+        std::fs::create_dir_all(&dir).expect("create line-requests dump directory");
+        let name = format!("{}-{}-{seq:04}.{kind}.json", std::process::id(), self.inner.port);
+        std::fs::write(dir.join(name), raw).expect("write LINE request dump");
+    }
+}
+
+/// The single axum handler: records, dispatches, then answers (after any stall).
+async fn handle(
+    State(line): State<FakeLine>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    raw: Bytes,
+) -> Response {
+    let request_id = format!("req-{:06}", NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed));
+    let body = parse_body(&raw);
+    let index = line.record(&method, uri.path(), &headers, body.clone(), &raw);
+    let outcome = {
+        let mut state = line.lock();
+        let outcome =
+            rules::dispatch(&mut state, method.as_str(), uri.path(), &headers, &body, &request_id);
+        state.requests[index].status = outcome.status.as_u16();
+        outcome
+    };
+    if let Some(delay) = outcome.delay {
+        tokio::time::sleep(delay).await;
+    }
+    let mut response = (outcome.status, Json(outcome.body)).into_response();
+    let response_headers = response.headers_mut();
+    response_headers.insert("x-line-request-id", header_value(&request_id));
+    for (name, value) in outcome.headers {
+        response_headers.insert(name, header_value(&value));
+    }
+    response
+}
+
+fn header_value(value: &str) -> HeaderValue {
+    HeaderValue::from_str(value).expect("fake LINE header values are ASCII")
+}
+
+fn parse_body(raw: &[u8]) -> Value {
+    if raw.is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_slice(raw)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(raw).into()))
+}

@@ -1,0 +1,242 @@
+//! Market-data imitations: open.er-api.com exchange rates and Yahoo Finance charts.
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::header::USER_AGENT;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use super::{FakeUpstreams, Params, Route};
+
+/// Rates against USD.
+const USD_RATES: &[(&str, f64)] = &[
+    ("USD", 1.0),
+    ("AUD", 1.53),
+    ("CNY", 7.1),
+    ("EUR", 0.87),
+    ("GBP", 0.76),
+    ("HKD", 7.78),
+    ("JPY", 154.2),
+    ("KRW", 1390.5),
+    ("TWD", 31.9),
+];
+
+/// `GET /v6/latest/{base}`: every known rate against `base`, derived from the USD table.
+pub(super) async fn fx(
+    State(up): State<FakeUpstreams>,
+    uri: Uri,
+    Path(base): Path<String>,
+) -> Response {
+    if let Some(failure) = up.gate(Route::Fx, &uri).await {
+        return failure;
+    }
+    let base = base.to_ascii_uppercase();
+    let Some(&(_, base_rate)) = USD_RATES.iter().find(|(code, _)| *code == base) else {
+        return Json(json!({"result": "error", "error-type": "unsupported-code"})).into_response();
+    };
+    let rates: Map<String, Value> = USD_RATES
+        .iter()
+        .map(|&(code, rate)| {
+            let rate = if code == base { 1.0 } else { rate / base_rate };
+            (code.to_owned(), json!(rate))
+        })
+        .collect();
+    Json(json!({
+        "result": "success",
+        "provider": "https://www.exchangerate-api.com",
+        "documentation": "https://www.exchangerate-api.com/docs/free",
+        "terms_of_use": "https://www.exchangerate-api.com/terms",
+        "time_last_update_unix": 1_764_460_801,
+        "time_last_update_utc": "Sun, 30 Nov 2025 00:00:01 +0000",
+        "time_next_update_unix": 1_764_547_201,
+        "time_next_update_utc": "Mon, 01 Dec 2025 00:00:01 +0000",
+        "time_eol_unix": 0,
+        "base_code": base,
+        "rates": rates,
+    }))
+    .into_response()
+}
+
+/// Where and when a symbol trades. Times are Unix seconds on 2025-11-30 (UTC).
+struct Market {
+    /// `exchangeName` and `fullExchangeName`.
+    exchange: (&'static str, &'static str),
+    /// Time-zone abbreviation and `exchangeTimezoneName`.
+    timezone: (&'static str, &'static str),
+    gmtoffset: i64,
+    /// Start and end of the regular session.
+    session: (i64, i64),
+    /// `regularMarketTime`.
+    market_time: i64,
+}
+
+const TAIWAN: Market = Market {
+    exchange: ("TAI", "Taiwan"),
+    timezone: ("CST", "Asia/Taipei"),
+    gmtoffset: 28_800,
+    session: (1_764_464_400, 1_764_480_600),
+    market_time: 1_764_480_600,
+};
+
+const NASDAQ: Market = Market {
+    exchange: ("NMS", "NasdaqGS"),
+    timezone: ("EST", "America/New_York"),
+    gmtoffset: -18_000,
+    session: (1_764_513_000, 1_764_536_400),
+    market_time: 1_764_536_400,
+};
+
+const CRYPTO: Market = Market {
+    exchange: ("CCC", "CCC"),
+    timezone: ("UTC", "UTC"),
+    gmtoffset: 0,
+    session: (1_764_460_800, 1_764_547_140),
+    market_time: 1_764_484_200,
+};
+
+/// A symbol the fake chart endpoint knows.
+struct Quote {
+    symbol: &'static str,
+    currency: &'static str,
+    price: f64,
+    previous_close: f64,
+    /// `longName` and `shortName`.
+    names: (&'static str, &'static str),
+    instrument_type: &'static str,
+    market: &'static Market,
+    volume: u64,
+}
+
+const QUOTES: &[Quote] = &[
+    Quote {
+        symbol: "2330.TW",
+        currency: "TWD",
+        price: 1450.0,
+        previous_close: 1435.0,
+        names: (
+            "Taiwan Semiconductor Manufacturing Company Limited",
+            "TAIWAN SEMICONDUCTOR MANUFACTUR",
+        ),
+        instrument_type: "EQUITY",
+        market: &TAIWAN,
+        volume: 31_234_567,
+    },
+    Quote {
+        symbol: "AAPL",
+        currency: "USD",
+        price: 230.5,
+        previous_close: 233.1,
+        names: ("Apple Inc.", "Apple Inc."),
+        instrument_type: "EQUITY",
+        market: &NASDAQ,
+        volume: 45_123_456,
+    },
+    Quote {
+        symbol: "BTC-USD",
+        currency: "USD",
+        price: 91_234.5,
+        previous_close: 90_000.0,
+        names: ("Bitcoin USD", "Bitcoin USD"),
+        instrument_type: "CRYPTOCURRENCY",
+        market: &CRYPTO,
+        volume: 41_234_567_890,
+    },
+    Quote {
+        symbol: "^TWII",
+        currency: "TWD",
+        price: 23_000.0,
+        previous_close: 22_900.0,
+        names: ("TSEC weighted index", "TSEC weighted index"),
+        instrument_type: "INDEX",
+        market: &TAIWAN,
+        volume: 0,
+    },
+];
+
+/// `GET /v8/finance/chart/{symbol}`: one day of chart data; needs a browser-like `User-Agent`.
+pub(super) async fn yahoo(
+    State(up): State<FakeUpstreams>,
+    uri: Uri,
+    headers: HeaderMap,
+    Path(symbol): Path<String>,
+    Query(q): Params,
+) -> Response {
+    if let Some(failure) = up.gate(Route::Yahoo, &uri).await {
+        return failure;
+    }
+    let browser = headers
+        .get(USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ua| ua.contains("Mozilla"));
+    if !browser {
+        return (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests").into_response();
+    }
+    let symbol = symbol.to_ascii_uppercase();
+    let Some(quote) = QUOTES.iter().find(|quote| quote.symbol == symbol) else {
+        let error =
+            json!({"code": "Not Found", "description": "No data found, symbol may be delisted"});
+        let body = json!({"chart": {"result": null, "error": error}});
+        return (StatusCode::NOT_FOUND, Json(body)).into_response();
+    };
+    let market = quote.market;
+    let previous = quote.previous_close;
+    let price = up.lock().prices.get(quote.symbol).copied().unwrap_or(quote.price);
+    let round = |x: f64| (x * 100.0).round() / 100.0;
+    let (high, low) = (round(price.max(previous) * 1.005), round(price.min(previous) * 0.995));
+    let (start, end) = market.session;
+    let period = |from: i64, to: i64| trading_period(market, from, to);
+    let meta = json!({
+        "currency": quote.currency,
+        "symbol": quote.symbol,
+        "exchangeName": market.exchange.0,
+        "fullExchangeName": market.exchange.1,
+        "instrumentType": quote.instrument_type,
+        "firstTradeDate": 946_947_600,
+        "regularMarketTime": market.market_time,
+        "gmtoffset": market.gmtoffset,
+        "timezone": market.timezone.0,
+        "exchangeTimezoneName": market.timezone.1,
+        "regularMarketPrice": price,
+        "chartPreviousClose": previous,
+        "previousClose": previous,
+        "regularMarketDayHigh": high,
+        "regularMarketDayLow": low,
+        "regularMarketVolume": quote.volume,
+        "fiftyTwoWeekHigh": round(price * 1.2),
+        "fiftyTwoWeekLow": round(price * 0.6),
+        "longName": quote.names.0,
+        "shortName": quote.names.1,
+        "hasPrePostMarketData": false,
+        "priceHint": 2,
+        "currentTradingPeriod": {
+            "pre": period(start, start),
+            "regular": period(start, end),
+            "post": period(end, end),
+        },
+        "dataGranularity": q.get("interval").map_or("1d", String::as_str),
+        "range": q.get("range").map_or("1d", String::as_str),
+        "validRanges": ["1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "ytd", "max"],
+    });
+    let result = json!({
+        "meta": meta,
+        "timestamp": [start],
+        "indicators": {
+            "quote": [{
+                "open": [previous],
+                "high": [high],
+                "low": [low],
+                "close": [price],
+                "volume": [quote.volume],
+            }],
+            "adjclose": [{"adjclose": [price]}],
+        },
+    });
+    Json(json!({"chart": {"result": [result], "error": null}})).into_response()
+}
+
+/// One entry of `currentTradingPeriod`.
+fn trading_period(market: &Market, start: i64, end: i64) -> Value {
+    let (tz, gmtoffset) = (market.timezone.0, market.gmtoffset);
+    json!({"timezone": tz, "start": start, "end": end, "gmtoffset": gmtoffset})
+}

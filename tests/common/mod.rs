@@ -1,0 +1,16 @@
+//! Shared helpers for the integration tests: local fakes of the LINE Messaging API, an
+//! OpenAI-compatible LLM and the upstream data providers, each served on `127.0.0.1`.
+
+#![allow(dead_code)]
+
+pub mod fake_line;
+pub mod fake_llm;
+pub mod fake_upstreams;
+
+// Not every test binary uses every fake.
+#[allow(unused_imports)]
+pub use fake_line::{FakeLine, PushMode, Recorded, ReplyMode};
+#[allow(unused_imports)]
+pub use fake_llm::{FakeLlm, Step};
+#[allow(unused_imports)]
+pub use fake_upstreams::{FakeUpstreams, Mode, Route};
