@@ -15,7 +15,7 @@ use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::llm::agent::Agent;
 use crate::llm::openai::LlmClient;
-use crate::registry::RegistryError;
+use crate::registry::{Registry, RegistryError};
 use crate::sources::Sources;
 use crate::store::{Store, StoreError};
 
@@ -59,22 +59,23 @@ pub struct Hearth {
 }
 
 impl Hearth {
-    /// Builds hearth from its configuration.
+    /// Builds hearth from its configuration, with the production tools.
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let store = Store::connect(&config.database_url).await?;
-        Self::with_store(config, clock, tz, store)
+        let registry = crate::tools::registry(&Sources::from_config(config))?;
+        Ok(Self::assemble(config, clock, tz, store, registry))
     }
 
-    /// Builds hearth over an already opened store.
-    pub fn with_store(
+    /// Puts hearth together from parts (tests use it to bring their own tools).
+    pub fn assemble(
         config: &Config,
         clock: Arc<dyn Clock>,
         tz: TimeZone,
         store: Store,
-    ) -> Result<Arc<Self>, StartError> {
-        let registry = Arc::new(crate::tools::registry(&Sources::from_config(config))?);
+        registry: Registry,
+    ) -> Arc<Self> {
         let llm = LlmClient::new(
             &config.openai_base_url,
             config.openai_api_key.clone(),
@@ -82,10 +83,10 @@ impl Hearth {
             config.llm_strict,
             Duration::from_secs(config.llm_timeout_secs),
         );
-        Ok(Arc::new(Self {
+        Arc::new(Self {
             store,
             line: LineClient::new(&config.line_api_base, config.line_channel_access_token.clone()),
-            agent: Agent::new(llm, registry, config.max_tool_rounds),
+            agent: Agent::new(llm, Arc::new(registry), config.max_tool_rounds),
             clock,
             tz,
             keywords: config.keywords(),
@@ -95,7 +96,7 @@ impl Hearth {
             history_chars: config.history_chars,
             in_flight: InFlight::default(),
             locks: ConversationLocks::default(),
-        }))
+        })
     }
 
     /// Runs `work` in the background, counted so shutdown and tests can wait for it.

@@ -40,6 +40,8 @@ pub struct Recorded {
     pub body: Value,
     /// Status code the fake answered with; `0` while the request is still being handled.
     pub status: u16,
+    /// The JSON body the fake answered with (`Null` until answered).
+    pub response: Value,
 }
 
 impl Recorded {
@@ -225,6 +227,7 @@ impl FakeLine {
                 .collect(),
             body,
             status: 0,
+            response: Value::Null,
         };
         let index = {
             let mut state = self.lock();
@@ -268,6 +271,7 @@ async fn handle(
         let outcome =
             rules::dispatch(&mut state, method.as_str(), uri.path(), &headers, &body, &request_id);
         state.requests[index].status = outcome.status.as_u16();
+        state.requests[index].response = outcome.body.clone();
         outcome
     };
     if let Some(delay) = outcome.delay {

@@ -6,6 +6,7 @@
 pub mod fake_line;
 pub mod fake_llm;
 pub mod fake_upstreams;
+pub mod harness;
 
 // Not every test binary uses every fake.
 #[allow(unused_imports)]

@@ -1,0 +1,209 @@
+//! Starts the real hearth server on `127.0.0.1` against the fakes, and sends it signed webhooks.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use hearth::app::Hearth;
+use hearth::clock::ManualClock;
+use hearth::config::Config;
+use hearth::line::signature;
+use hearth::registry::Registry;
+use hearth::sources::Sources;
+use hearth::store::Store;
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use super::{FakeLine, FakeLlm, FakeUpstreams};
+
+/// The channel secret the harness signs with.
+pub const SECRET: &str = "8c570fa6dd201bb328f1c1eac23a96d8";
+/// The bot's own user id (`destination`).
+pub const BOT_ID: &str = "U8e742f61d673b39c7fff3cecb7536ef0";
+/// A family member.
+pub const MOM: &str = "U0123456789abcdef0123456789abcdef";
+/// Another family member.
+pub const DAD: &str = "Ufedcba9876543210fedcba9876543210";
+/// The family group.
+pub const FAMILY: &str = "C0123456789abcdef0123456789abcdef";
+/// Another group.
+pub const OTHER_GROUP: &str = "Cfedcba9876543210fedcba9876543210";
+/// The harness clock's starting instant (20:00 in Taipei).
+pub const START: &str = "2026-11-30T12:00:00Z";
+
+static NEXT_EVENT: AtomicU64 = AtomicU64::new(1);
+
+/// A running hearth with its fakes.
+pub struct Harness {
+    /// The fake LINE API.
+    pub line: FakeLine,
+    /// The fake LLM.
+    pub llm: FakeLlm,
+    /// The fake data sources.
+    pub upstreams: FakeUpstreams,
+    /// The application (for `wait_idle`).
+    pub app: Arc<Hearth>,
+    /// The clock hearth reads.
+    pub clock: Arc<ManualClock>,
+    /// Base URL of the hearth server.
+    pub url: String,
+    /// The configuration used.
+    pub config: Config,
+    http: reqwest::Client,
+    _shutdown: oneshot::Sender<()>,
+}
+
+impl Harness {
+    /// hearth with the production tools.
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}, None).await
+    }
+
+    /// hearth with configuration tweaks and, optionally, a registry of the test's own tools.
+    pub async fn start_with(tweak: impl FnOnce(&mut Config), registry: Option<Registry>) -> Self {
+        let line = FakeLine::start().await;
+        let llm = FakeLlm::start().await;
+        let upstreams = FakeUpstreams::start().await;
+        let mut config = Config::defaults();
+        config.line_channel_secret = SECRET.into();
+        config.line_channel_access_token = "test-access-token".into();
+        config.line_api_base = line.url();
+        config.openai_base_url = llm.url();
+        config.openai_api_key = "sk-test".into();
+        config.model = "fake-model".into();
+        config.database_url = "sqlite::memory:".into();
+        config.trigger_keywords = vec!["小幫手".into(), "hearth".into()];
+        config.timezone = "Asia/Taipei".into();
+        config.open_meteo_url = upstreams.url();
+        config.geocoding_url = upstreams.url();
+        config.fx_url = upstreams.url();
+        config.yahoo_url = upstreams.url();
+        config.llm_timeout_secs = 3;
+        config.upstream_timeout_secs = 2;
+        tweak(&mut config);
+        let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
+        let store = Store::connect(&config.database_url).await.expect("store");
+        let registry = registry.unwrap_or_else(|| {
+            hearth::tools::registry(&Sources::from_config(&config)).expect("production registry")
+        });
+        let tz = TimeZone::get(&config.timezone).expect("zone");
+        let app = Hearth::assemble(&config, clock.clone(), tz, store, registry);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind hearth");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let (tx, rx) = oneshot::channel::<()>();
+        let server = app.clone();
+        tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = rx.await;
+            };
+            hearth::server::serve(listener, server, shutdown).await.expect("hearth server");
+        });
+        Self {
+            line,
+            llm,
+            upstreams,
+            app,
+            clock,
+            url,
+            config,
+            http: reqwest::Client::new(),
+            _shutdown: tx,
+        }
+    }
+
+    /// Posts `body` with a correct signature; returns the status.
+    pub async fn post_signed(&self, body: &str) -> u16 {
+        let sig = signature::sign(SECRET, body.as_bytes());
+        self.post_raw(body, Some(&sig)).await
+    }
+
+    /// Posts `body` with the given signature header (or none).
+    pub async fn post_raw(&self, body: &str, signature: Option<&str>) -> u16 {
+        let mut request = self
+            .http
+            .post(format!("{}/callback", self.url))
+            .header("content-type", "application/json; charset=utf-8")
+            .body(body.to_string());
+        if let Some(sig) = signature {
+            request = request.header("X-Line-Signature", sig);
+        }
+        request.send().await.expect("webhook request").status().as_u16()
+    }
+
+    /// Sends these events in one signed webhook, then waits until hearth has handled them.
+    pub async fn send(&self, events: Vec<Value>) -> u16 {
+        let body = json!({"destination": BOT_ID, "events": events}).to_string();
+        let status = self.post_signed(&body).await;
+        self.settle().await;
+        status
+    }
+
+    /// Waits until hearth's background work is done.
+    pub async fn settle(&self) {
+        tokio::time::timeout(Duration::from_secs(20), self.app.wait_idle())
+            .await
+            .expect("hearth did not settle within 20 s");
+    }
+
+    /// The clock's current time in Unix ms.
+    pub fn now_ms(&self) -> i64 {
+        use hearth::clock::Clock;
+        self.clock.now().as_millisecond()
+    }
+
+    /// A text message event from `user` in a 1:1 chat.
+    pub fn dm(&self, user: &str, text: &str) -> Value {
+        self.event(json!({"type": "user", "userId": user}), text_message(text))
+    }
+
+    /// A text message event from `user` in `group`.
+    pub fn group_text(&self, group: &str, user: &str, text: &str) -> Value {
+        self.event(json!({"type": "group", "groupId": group, "userId": user}), text_message(text))
+    }
+
+    /// A message event with the given source and message object.
+    pub fn event(&self, source: Value, message: Value) -> Value {
+        let n = NEXT_EVENT.fetch_add(1, Ordering::SeqCst);
+        json!({
+            "type": "message", "mode": "active", "timestamp": self.now_ms(),
+            "webhookEventId": format!("01KB3Q7E5V8W9X0Y1Z2A{n:06}"),
+            "deliveryContext": {"isRedelivery": false},
+            "replyToken": format!("reply-token-{n}"),
+            "source": source,
+            "message": message,
+        })
+    }
+}
+
+/// A text message object with a fresh id.
+pub fn text_message(text: &str) -> Value {
+    let n = NEXT_EVENT.fetch_add(1, Ordering::SeqCst);
+    json!({"id": format!("59{n:016}"), "type": "text", "quoteToken": format!("q-{n}"), "text": text})
+}
+
+/// The `messages` of a recorded reply or push body.
+pub fn messages_of(body: &Value) -> Vec<Value> {
+    body["messages"].as_array().cloned().unwrap_or_default()
+}
+
+/// The concatenated texts of the text messages of a recorded body.
+pub fn texts_of(body: &Value) -> String {
+    messages_of(body)
+        .iter()
+        .filter_map(|m| m["text"].as_str().map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The quick-reply texts of the last message of a recorded body.
+pub fn chip_texts(body: &Value) -> Vec<String> {
+    messages_of(body)
+        .last()
+        .and_then(|m| m["quickReply"]["items"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|i| i["action"]["text"].as_str().map(str::to_string))
+        .collect()
+}
