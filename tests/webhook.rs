@@ -1,0 +1,132 @@
+//! The webhook boundary: signatures, bad input, deduplication, standby, and the 200 that comes
+//! before any slow work.
+
+mod common;
+
+use std::time::Duration;
+
+use common::Step;
+use common::harness::{BOT_ID, Harness, MOM, SECRET, texts_of};
+use hearth::line::signature;
+use serde_json::json;
+
+#[tokio::test]
+async fn bad_or_missing_signature_gets_401_and_nothing_is_processed() {
+    let h = Harness::start().await;
+    h.llm.reply_text("should never be used");
+    let body = json!({"destination": BOT_ID, "events": [h.dm(MOM, "hi")]}).to_string();
+    assert_eq!(h.post_raw(&body, None).await, 401);
+    assert_eq!(h.post_raw(&body, Some("GhRKmvmHys4Pi8DxkF4+EayaH0OqtJtaZxgTD9fMDLs=")).await, 401);
+    let tampered = body.replace("hi", "ho");
+    let sig = signature::sign(SECRET, body.as_bytes());
+    assert_eq!(h.post_raw(&tampered, Some(&sig)).await, 401);
+    h.settle().await;
+    assert!(h.line.requests().is_empty(), "no call to LINE");
+    assert!(h.llm.requests().is_empty(), "no call to the LLM");
+    // The same event, correctly signed, is still new: nothing was recorded by the refusals.
+    assert_eq!(h.post_signed(&body).await, 200);
+    h.settle().await;
+    assert_eq!(h.line.replies().len(), 1);
+}
+
+#[tokio::test]
+async fn official_verify_request_with_no_events_gets_200() {
+    let h = Harness::start().await;
+    let body = r#"{"destination":"U8e742f61d673b39c7fff3cecb7536ef0","events":[]}"#;
+    assert_eq!(h.post_raw(body, Some("GhRKmvmHys4Pi8DxkF4+EayaH0OqtJtaZxgTD9fMDLs=")).await, 200);
+}
+
+#[tokio::test]
+async fn signature_header_name_is_case_insensitive_and_fixture_files_are_accepted() {
+    let h = Harness::start().await;
+    h.llm.reply_text("明天會下雨");
+    let body = std::fs::read_to_string("tests/fixtures/group_mention.callback.json").expect("fixture");
+    let sig = signature::sign(SECRET, body.as_bytes());
+    let status = reqwest::Client::new()
+        .post(format!("{}/callback", h.url))
+        .header("x-line-signature", sig)
+        .body(body)
+        .send()
+        .await
+        .expect("post")
+        .status();
+    assert_eq!(status, 200);
+    h.settle().await;
+    // The fixture's event happened a year before the harness clock: answered by push.
+    assert!(h.line.replies().is_empty());
+    assert_eq!(h.line.accepted_pushes().len(), 1);
+}
+
+#[tokio::test]
+async fn redelivered_or_duplicated_event_is_answered_once() {
+    let h = Harness::start().await;
+    h.llm.reply_text("第一次");
+    h.llm.reply_text("第二次（不應出現）");
+    let event = h.dm(MOM, "你好");
+    let mut again = event.clone();
+    again["deliveryContext"]["isRedelivery"] = json!(true);
+    assert_eq!(h.send(vec![event.clone(), event.clone()]).await, 200);
+    assert_eq!(h.send(vec![again]).await, 200);
+    assert_eq!(h.line.replies().len(), 1);
+    assert_eq!(h.llm.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn malformed_and_unknown_events_are_skipped_without_failing_the_batch() {
+    let h = Harness::start().await;
+    h.llm.reply_text("還在這裡");
+    let events = vec![
+        json!({"type": "message", "timestamp": 1}),
+        json!({"type": "message", "timestamp": 1, "webhookEventId": "01BROKEN", "mode": "active"}),
+        json!({"type": "videoPlayComplete", "timestamp": 1, "webhookEventId": "01UNKNOWN", "mode": "active",
+               "source": {"type": "user", "userId": MOM}}),
+        json!("not even an object"),
+        h.dm(MOM, "在嗎？"),
+    ];
+    assert_eq!(h.send(events).await, 200);
+    assert_eq!(h.line.replies().len(), 1);
+    assert_eq!(texts_of(&h.line.replies()[0].body), "還在這裡");
+}
+
+#[tokio::test]
+async fn signed_body_that_is_not_json_gets_400() {
+    let h = Harness::start().await;
+    assert_eq!(h.post_signed("{not json").await, 400);
+}
+
+#[tokio::test]
+async fn oversized_body_is_refused() {
+    let h = Harness::start().await;
+    let body = format!(r#"{{"destination":"{BOT_ID}","events":[],"pad":"{}"}}"#, "x".repeat(2 * 1024 * 1024));
+    assert_eq!(h.post_signed(&body).await, 413);
+}
+
+#[tokio::test]
+async fn standby_events_are_not_answered() {
+    let h = Harness::start().await;
+    let mut event = h.dm(MOM, "hello");
+    event["mode"] = json!("standby");
+    event.as_object_mut().map(|o| o.remove("replyToken"));
+    h.send(vec![event]).await;
+    assert!(h.line.requests().is_empty());
+    assert!(h.llm.requests().is_empty());
+}
+
+#[tokio::test]
+async fn webhook_is_acknowledged_before_a_slow_llm_answers() {
+    let h = Harness::start().await;
+    h.llm.push(Step::Stall(Duration::from_millis(1500)));
+    let body = json!({"destination": BOT_ID, "events": [h.dm(MOM, "慢慢來")]}).to_string();
+    let status = h.post_signed(&body).await;
+    assert_eq!(status, 200);
+    assert!(h.line.replies().is_empty(), "the 200 came before the answer");
+    h.settle().await;
+    assert_eq!(h.line.replies().len(), 1);
+}
+
+#[tokio::test]
+async fn healthz_answers() {
+    let h = Harness::start().await;
+    let r = reqwest::get(format!("{}/healthz", h.url)).await.expect("healthz");
+    assert_eq!(r.status(), 200);
+}
