@@ -18,8 +18,10 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut history: Vec<ChatMessage> = Vec::new();
     let mut chips: Vec<Chip> = Vec::new();
-    out.write_all("hearth chat — 輸入問題，Ctrl-D 結束 / type a question, Ctrl-D to quit\n> ".as_bytes())
-        .await?;
+    out.write_all(
+        "hearth chat — 輸入問題，Ctrl-D 結束 / type a question, Ctrl-D to quit\n> ".as_bytes(),
+    )
+    .await?;
     out.flush().await?;
     while let Some(line) = lines.next_line().await? {
         let input = line.trim();
@@ -46,7 +48,10 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
         let rendered = match app.agent.answer(&ctx, messages).await {
             Ok(answer) => {
                 history.push(ChatMessage::User { content: text });
-                history.push(ChatMessage::Assistant { content: Some(answer.text.clone()), tool_calls: vec![] });
+                history.push(ChatMessage::Assistant {
+                    content: Some(answer.text.clone()),
+                    tool_calls: vec![],
+                });
                 chips = answer.chips.clone();
                 render(&answer.text, &answer.cards, &chips)
             }

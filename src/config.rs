@@ -65,20 +65,43 @@ pub enum LogFormat {
 #[derive(Debug, Clone, Args)]
 pub struct Config {
     /// LINE channel secret (Messaging API tab of the LINE Developers console); verifies webhooks.
-    #[arg(long, env = "LINE_CHANNEL_SECRET", default_value = "", hide_default_value = true, global = true)]
+    #[arg(
+        long,
+        env = "LINE_CHANNEL_SECRET",
+        default_value = "",
+        hide_default_value = true,
+        global = true
+    )]
     pub line_channel_secret: Secret,
     /// LINE channel access token (long-lived); authorises replies and pushes.
-    #[arg(long, env = "LINE_CHANNEL_ACCESS_TOKEN", default_value = "", hide_default_value = true, global = true)]
+    #[arg(
+        long,
+        env = "LINE_CHANNEL_ACCESS_TOKEN",
+        default_value = "",
+        hide_default_value = true,
+        global = true
+    )]
     pub line_channel_access_token: Secret,
     /// Base URL of the LINE Messaging API.
     #[arg(long, env = "LINE_API_BASE", default_value = "https://api.line.me", global = true)]
     pub line_api_base: String,
 
     /// Base URL of an OpenAI-compatible API, including the version (e.g. http://localhost:11434/v1 for Ollama).
-    #[arg(long, env = "OPENAI_BASE_URL", default_value = "https://api.openai.com/v1", global = true)]
+    #[arg(
+        long,
+        env = "OPENAI_BASE_URL",
+        default_value = "https://api.openai.com/v1",
+        global = true
+    )]
     pub openai_base_url: String,
     /// API key for the LLM; may be empty for local servers.
-    #[arg(long, env = "OPENAI_API_KEY", default_value = "", hide_default_value = true, global = true)]
+    #[arg(
+        long,
+        env = "OPENAI_API_KEY",
+        default_value = "",
+        hide_default_value = true,
+        global = true
+    )]
     pub openai_api_key: Secret,
     /// The model name sent to the LLM API.
     #[arg(long, env = "HEARTH_MODEL", default_value = "gpt-4o-mini", global = true)]
@@ -100,7 +123,13 @@ pub struct Config {
     #[arg(long, env = "HEARTH_LISTEN", default_value = "0.0.0.0:8080", global = true)]
     pub listen: SocketAddr,
     /// Words that wake the bot in groups, comma-separated (e.g. 小幫手,hearth); stripped before the LLM sees the text.
-    #[arg(long, env = "HEARTH_TRIGGER_KEYWORDS", default_value = "小幫手,hearth", value_delimiter = ',', global = true)]
+    #[arg(
+        long,
+        env = "HEARTH_TRIGGER_KEYWORDS",
+        default_value = "小幫手,hearth",
+        value_delimiter = ',',
+        global = true
+    )]
     pub trigger_keywords: Vec<String>,
     /// IANA time zone of the family: the prompt's date and time, reminders.
     #[arg(long, env = "HEARTH_TIMEZONE", default_value = "Asia/Taipei", global = true)]
@@ -116,19 +145,40 @@ pub struct Config {
     pub price_colors: PriceColors,
 
     /// Base URL of the Open-Meteo forecast API.
-    #[arg(long, env = "HEARTH_OPEN_METEO_URL", default_value = "https://api.open-meteo.com", global = true)]
+    #[arg(
+        long,
+        env = "HEARTH_OPEN_METEO_URL",
+        default_value = "https://api.open-meteo.com",
+        global = true
+    )]
     pub open_meteo_url: String,
     /// Base URL of the Open-Meteo geocoding API.
-    #[arg(long, env = "HEARTH_GEOCODING_URL", default_value = "https://geocoding-api.open-meteo.com", global = true)]
+    #[arg(
+        long,
+        env = "HEARTH_GEOCODING_URL",
+        default_value = "https://geocoding-api.open-meteo.com",
+        global = true
+    )]
     pub geocoding_url: String,
     /// Base URL of the exchange-rate API (open.er-api.com shape).
     #[arg(long, env = "HEARTH_FX_URL", default_value = "https://open.er-api.com", global = true)]
     pub fx_url: String,
     /// Base URL of the Yahoo Finance chart API.
-    #[arg(long, env = "HEARTH_YAHOO_URL", default_value = "https://query1.finance.yahoo.com", global = true)]
+    #[arg(
+        long,
+        env = "HEARTH_YAHOO_URL",
+        default_value = "https://query1.finance.yahoo.com",
+        global = true
+    )]
     pub yahoo_url: String,
     /// User-Agent sent to data sources (Yahoo refuses non-browser agents).
-    #[arg(long, env = "HEARTH_USER_AGENT", default_value = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36", hide_default_value = true, global = true)]
+    #[arg(
+        long,
+        env = "HEARTH_USER_AGENT",
+        default_value = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
+        hide_default_value = true,
+        global = true
+    )]
     pub user_agent: String,
     /// Seconds to wait for a data source.
     #[arg(long, env = "HEARTH_UPSTREAM_TIMEOUT_SECS", default_value_t = 8, global = true)]
@@ -176,6 +226,10 @@ impl Config {
 
     /// The trigger keywords, trimmed, empty ones dropped.
     pub fn keywords(&self) -> Vec<String> {
-        self.trigger_keywords.iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect()
+        self.trigger_keywords
+            .iter()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect()
     }
 }

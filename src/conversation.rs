@@ -110,12 +110,23 @@ impl Hearth {
                 if !source.conversation.is_multi_person() {
                     tracing::debug!(message_type, "non-text message in a 1:1 chat");
                     let reply = Message::text(Failure::UnsupportedMessage.message(Lang::ZhTw));
-                    self.deliver(&event, &source.conversation, vec![reply], None, received_at).await;
+                    self.deliver(&event, &source.conversation, vec![reply], None, received_at)
+                        .await;
                 }
             }
             EventKind::Follow | EventKind::Join => {
-                let text = greeting(source.conversation.is_multi_person(), self.keywords.first().map(String::as_str));
-                self.deliver(&event, &source.conversation, vec![Message::text(text)], None, received_at).await;
+                let text = greeting(
+                    source.conversation.is_multi_person(),
+                    self.keywords.first().map(String::as_str),
+                );
+                self.deliver(
+                    &event,
+                    &source.conversation,
+                    vec![Message::text(text)],
+                    None,
+                    received_at,
+                )
+                .await;
             }
             other => tracing::debug!(kind = ?other, "event not handled yet"),
         }
@@ -163,10 +174,8 @@ impl Hearth {
             return;
         };
         let lang = Lang::detect(&request.text);
-        if !in_group {
-            if let Err(e) = self.line.show_loading(&conversation.id, 20).await {
-                tracing::debug!(error = %e, "loading animation not shown");
-            }
+        if !in_group && let Err(e) = self.line.show_loading(&conversation.id, 20).await {
+            tracing::debug!(error = %e, "loading animation not shown");
         }
         let ctx = ToolCtx {
             conversation: conversation.clone(),
@@ -211,14 +220,15 @@ impl Hearth {
     /// The display name of `user_id`, from the store if recent, else from LINE.
     async fn display_name(&self, conversation: &Conversation, user_id: &str) -> Option<String> {
         let now = self.clock.now().as_millisecond();
-        if let Ok(Some((name, at))) = self.store.member_name(&conversation.id, user_id).await {
-            if now - at < NAME_TTL_MS {
-                return Some(name);
-            }
+        if let Ok(Some((name, at))) = self.store.member_name(&conversation.id, user_id).await
+            && now - at < NAME_TTL_MS
+        {
+            return Some(name);
         }
         match self.line.display_name(conversation, user_id).await {
             Ok(name) => {
-                if let Err(e) = self.store.save_member(&conversation.id, user_id, &name, now).await {
+                if let Err(e) = self.store.save_member(&conversation.id, user_id, &name, now).await
+                {
                     tracing::warn!(error = %e, "could not cache a display name");
                 }
                 Some(name)
@@ -261,7 +271,10 @@ impl Hearth {
                     return;
                 }
                 Err(LineError::InvalidReplyToken) => {
-                    tracing::info!(event_id = event.webhook_event_id, "reply token refused; pushing");
+                    tracing::info!(
+                        event_id = event.webhook_event_id,
+                        "reply token refused; pushing"
+                    );
                     token = None;
                 }
                 Err(LineError::Rejected { status, message }) if plain_retry_left => {
@@ -284,7 +297,12 @@ impl Hearth {
         }
     }
 
-    async fn remember_sent(&self, conversation: &Conversation, messages: &[Message], ids: &[String]) {
+    async fn remember_sent(
+        &self,
+        conversation: &Conversation,
+        messages: &[Message],
+        ids: &[String],
+    ) {
         let now = self.clock.now().as_millisecond();
         if let Err(e) = self.store.record_sent(&conversation.id, ids, now).await {
             tracing::warn!(error = %e, "could not record sent message ids");
@@ -333,7 +351,10 @@ mod tests {
 
     #[test]
     fn every_message_in_a_one_to_one_chat_calls_the_bot() {
-        assert_eq!(addressed(&text("台北天氣"), false, &keywords(), false).map(|a| a.text), Some("台北天氣".into()));
+        assert_eq!(
+            addressed(&text("台北天氣"), false, &keywords(), false).map(|a| a.text),
+            Some("台北天氣".into())
+        );
     }
 
     #[test]
@@ -352,14 +373,19 @@ mod tests {
     #[test]
     fn self_mention_wakes_the_bot_and_is_stripped_by_utf16_offsets() {
         let mut m = text("🍎@hearth 明天台北會下雨嗎");
-        m.mention = Some(Mention { mentionees: vec![Mentionee { index: 2, length: 7, is_self: true }] });
-        assert_eq!(addressed(&m, true, &[], false).map(|a| a.text), Some("🍎 明天台北會下雨嗎".into()));
+        m.mention =
+            Some(Mention { mentionees: vec![Mentionee { index: 2, length: 7, is_self: true }] });
+        assert_eq!(
+            addressed(&m, true, &[], false).map(|a| a.text),
+            Some("🍎 明天台北會下雨嗎".into())
+        );
     }
 
     #[test]
     fn mention_of_someone_else_does_not_wake_the_bot() {
         let mut m = text("@媽媽 晚餐吃什麼");
-        m.mention = Some(Mention { mentionees: vec![Mentionee { index: 0, length: 3, is_self: false }] });
+        m.mention =
+            Some(Mention { mentionees: vec![Mentionee { index: 0, length: 3, is_self: false }] });
         assert_eq!(addressed(&m, true, &[], false), None);
     }
 

@@ -48,7 +48,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools => {
-            let registry = hearth::tools::registry(&hearth::sources::Sources::from_config(&config))?;
+            let registry =
+                hearth::tools::registry(&hearth::sources::Sources::from_config(&config))?;
             println!("{}", serde_json::to_string_pretty(registry.definitions())?);
         }
         Command::Chat => {
@@ -75,7 +76,10 @@ fn require(missing: Vec<&'static str>) -> anyhow::Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
-    anyhow::bail!("missing settings: {} (set them in the environment; see --help)", missing.join(", "))
+    anyhow::bail!(
+        "missing settings: {} (set them in the environment; see --help)",
+        missing.join(", ")
+    )
 }
 
 fn init_logs(format: LogFormat) {

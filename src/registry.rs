@@ -105,8 +105,8 @@ async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolRep
         }
     };
     let card = guarded(T::NAME, "card", || tool.card(ctx, &output)).flatten();
-    let chips = guarded(T::NAME, "quick_replies", || tool.quick_replies(ctx, &output))
-        .unwrap_or_default();
+    let chips =
+        guarded(T::NAME, "quick_replies", || tool.quick_replies(ctx, &output)).unwrap_or_default();
     ToolReply { content, card, chips, outcome: Outcome::Ok }
 }
 
@@ -166,7 +166,7 @@ pub struct RegistryBuilder {
 
 impl RegistryBuilder {
     /// Adds a tool.
-    pub fn add<T: Tool>(mut self, tool: T) -> Self {
+    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
         let definition = ToolDefinition {
             name: T::NAME,
             description: T::DESCRIPTION,

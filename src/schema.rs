@@ -150,6 +150,11 @@ mod tests {
     #[test]
     fn non_object_root_is_rejected() {
         assert!(check_schema(&serde_json::json!({"type": "string"})).is_err());
-        assert!(check_schema(&serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/x"}}})).is_err());
+        assert!(
+            check_schema(
+                &serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/x"}}})
+            )
+            .is_err()
+        );
     }
 }

@@ -11,8 +11,8 @@ use crate::sources::Sources;
 /// Builds the production registry over the configured data sources.
 pub fn registry(sources: &Sources) -> Result<Registry, RegistryError> {
     Registry::builder()
-        .add(weather::Weather::new(sources.weather.clone()))
-        .add(fx::Fx::new(sources.fx.clone()))
-        .add(get_quote::GetQuote::new(sources.quotes.clone()))
+        .tool(weather::Weather::new(sources.weather.clone()))
+        .tool(fx::Fx::new(sources.fx.clone()))
+        .tool(get_quote::GetQuote::new(sources.quotes.clone()))
         .build()
 }

@@ -15,7 +15,9 @@ fn tool_results(request: &Value) -> Vec<Value> {
         .into_iter()
         .flatten()
         .filter(|m| m["role"] == "tool")
-        .map(|m| serde_json::from_str(m["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null))
+        .map(|m| {
+            serde_json::from_str(m["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
+        })
         .collect()
 }
 
@@ -30,12 +32,22 @@ async fn dm_weather_question_is_answered_with_a_card_and_chips() {
 
     let requests = h.llm.requests();
     assert_eq!(requests.len(), 2, "one round with the tool, one for the answer");
-    let names: Vec<&str> =
-        requests[0]["tools"].as_array().expect("tools sent").iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+    let names: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .expect("tools sent")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
     assert_eq!(names, ["weather", "fx", "get_quote"]);
     let system = requests[0]["messages"][0]["content"].as_str().expect("system prompt");
-    assert!(system.contains("2026-11-30") && system.contains("20:00"), "local date and time: {system}");
-    assert!(system.contains("Asia/Taipei") && system.contains("媽媽"), "zone and speaker: {system}");
+    assert!(
+        system.contains("2026-11-30") && system.contains("20:00"),
+        "local date and time: {system}"
+    );
+    assert!(
+        system.contains("Asia/Taipei") && system.contains("媽媽"),
+        "zone and speaker: {system}"
+    );
     let results = tool_results(&requests[1]);
     assert_eq!(results[0]["days"][1]["rain_probability_pct"], 80.0);
     assert_eq!(results[0]["days"].as_array().map(Vec::len), Some(2));
@@ -47,7 +59,10 @@ async fn dm_weather_question_is_answered_with_a_card_and_chips() {
     let messages = messages_of(body);
     assert_eq!(messages[1]["type"], "flex");
     let card = messages[1]["contents"].to_string();
-    assert!(card.contains("18–22°C") && card.contains("☔80%"), "temperature range and rain: {card}");
+    assert!(
+        card.contains("18–22°C") && card.contains("☔80%"),
+        "temperature range and rain: {card}"
+    );
     assert!(chip_texts(body).iter().any(|c| c.contains("後天")), "a 後天呢？ chip");
     assert!(messages[0].get("quickReply").is_none(), "chips on the last message only");
 
@@ -124,7 +139,8 @@ async fn group_message_without_a_call_is_logged_but_not_answered() {
     h.llm.reply_text("好的！");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 今晚吃什麼？")]).await;
     let messages = h.llm.requests()[0]["messages"].clone();
-    let history: Vec<&str> = messages.as_array().into_iter().flatten().filter_map(|m| m["content"].as_str()).collect();
+    let history: Vec<&str> =
+        messages.as_array().into_iter().flatten().filter_map(|m| m["content"].as_str()).collect();
     assert!(history.contains(&"[爸爸] 今晚吃火鍋"), "untriggered message in history: {history:?}");
     assert!(history.contains(&"[媽媽] 今晚吃什麼？"), "keyword stripped: {history:?}");
     assert_eq!(h.line.replies().len(), 1);
@@ -142,7 +158,10 @@ async fn group_mention_wakes_the_bot_and_chips_carry_the_trigger_keyword() {
     let event = h.event(json!({"type": "group", "groupId": FAMILY, "userId": MOM}), message);
     h.send(vec![event]).await;
 
-    let user_turn = h.llm.requests()[0]["messages"].as_array().and_then(|m| m.last().cloned()).expect("user message");
+    let user_turn = h.llm.requests()[0]["messages"]
+        .as_array()
+        .and_then(|m| m.last().cloned())
+        .expect("user message");
     assert_eq!(user_turn["content"], "[someone] 明天台北會下雨嗎", "mention stripped");
     let chips = chip_texts(&h.line.replies()[0].body);
     assert!(!chips.is_empty() && chips.iter().all(|c| c.starts_with("小幫手 ")), "{chips:?}");
@@ -160,7 +179,8 @@ async fn quoting_the_bots_message_in_a_group_wakes_it() {
 
     let mut not_bot = common::harness::text_message("那後天呢？");
     not_bot["quotedMessageId"] = json!("12345");
-    h.send(vec![h.event(json!({"type": "group", "groupId": FAMILY, "userId": DAD}), not_bot)]).await;
+    h.send(vec![h.event(json!({"type": "group", "groupId": FAMILY, "userId": DAD}), not_bot)])
+        .await;
     assert_eq!(h.line.replies().len(), 1, "quoting someone else does not wake the bot");
 
     h.llm.reply_text("後天多雲");

@@ -40,7 +40,8 @@ async fn official_verify_request_with_no_events_gets_200() {
 async fn signature_header_name_is_case_insensitive_and_fixture_files_are_accepted() {
     let h = Harness::start().await;
     h.llm.reply_text("明天會下雨");
-    let body = std::fs::read_to_string("tests/fixtures/group_mention.callback.json").expect("fixture");
+    let body =
+        std::fs::read_to_string("tests/fixtures/group_mention.callback.json").expect("fixture");
     let sig = signature::sign(SECRET, body.as_bytes());
     let status = reqwest::Client::new()
         .post(format!("{}/callback", h.url))
@@ -97,7 +98,10 @@ async fn signed_body_that_is_not_json_gets_400() {
 #[tokio::test]
 async fn oversized_body_is_refused() {
     let h = Harness::start().await;
-    let body = format!(r#"{{"destination":"{BOT_ID}","events":[],"pad":"{}"}}"#, "x".repeat(2 * 1024 * 1024));
+    let body = format!(
+        r#"{{"destination":"{BOT_ID}","events":[],"pad":"{}"}}"#,
+        "x".repeat(2 * 1024 * 1024)
+    );
     assert_eq!(h.post_signed(&body).await, 413);
 }
 

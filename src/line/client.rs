@@ -181,7 +181,10 @@ impl LineClient {
         let mut attempt = 1;
         loop {
             match self.push(to, messages, retry_key).await {
-                Err(e) if attempt < 4 && (e.outcome_unknown() || matches!(e, LineError::RateLimited)) => {
+                Err(e)
+                    if attempt < 4
+                        && (e.outcome_unknown() || matches!(e, LineError::RateLimited)) =>
+                {
                     tracing::warn!(error = %e, attempt, "push failed; retrying with the same key");
                     tokio::time::sleep(delay).await;
                     delay *= 2;
@@ -213,15 +216,14 @@ impl LineClient {
             ChatKind::Group => format!("/v2/bot/group/{}/member/{user_id}", conversation.id),
             ChatKind::Room => format!("/v2/bot/room/{}/member/{user_id}", conversation.id),
         };
-        let request = self.http.get(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
+        let request =
+            self.http.get(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
         let (status, body) = send(request).await?;
         if !status.is_success() {
             return Err(classify(status, error_message(&body)));
         }
-        let profile: Profile = serde_json::from_slice(&body).map_err(|_| LineError::Rejected {
-            status,
-            message: "unreadable profile".into(),
-        })?;
+        let profile: Profile = serde_json::from_slice(&body)
+            .map_err(|_| LineError::Rejected { status, message: "unreadable profile".into() })?;
         Ok(profile.display_name)
     }
 }
@@ -264,7 +266,8 @@ mod tests {
 
     #[test]
     fn quota_and_rate_limit_429s_are_told_apart() {
-        let quota = classify(StatusCode::TOO_MANY_REQUESTS, "You have reached your monthly limit.".into());
+        let quota =
+            classify(StatusCode::TOO_MANY_REQUESTS, "You have reached your monthly limit.".into());
         assert!(matches!(quota, LineError::QuotaExhausted));
         let rate = classify(
             StatusCode::TOO_MANY_REQUESTS,
@@ -276,7 +279,8 @@ mod tests {
     #[test]
     fn sent_message_ids_may_be_numbers_or_strings() {
         let sent: Sent =
-            serde_json::from_str(r#"{"sentMessages":[{"id":"461230966842064897"},{"id":12}]}"#).expect("parses");
+            serde_json::from_str(r#"{"sentMessages":[{"id":"461230966842064897"},{"id":12}]}"#)
+                .expect("parses");
         assert_eq!(sent.ids(), vec!["461230966842064897".to_string(), "12".to_string()]);
     }
 }

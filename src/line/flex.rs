@@ -178,7 +178,8 @@ mod tests {
     #[test]
     fn links_that_line_would_reject_are_dropped() {
         let mut card = Card::new("t");
-        card.buttons.push(CardButton::Link { label: "x".into(), uri: "javascript:alert(1)".into() });
+        card.buttons
+            .push(CardButton::Link { label: "x".into(), uri: "javascript:alert(1)".into() });
         assert!(bubble(&card, Palette::new(PriceColors::Tw)).get("footer").is_none());
     }
 }

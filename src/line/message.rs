@@ -159,15 +159,19 @@ pub fn assemble(answer: &Answer, style: &ReplyStyle) -> Vec<Message> {
     let mut messages: Vec<Message> =
         chunks.into_iter().map(|text| Message::Text { text, quick_reply: None }).collect();
     if let Some(contents) = flex {
-        messages.push(Message::Flex { alt_text: alt_text(&answer.cards), contents, quick_reply: None });
+        messages.push(Message::Flex {
+            alt_text: alt_text(&answer.cards),
+            contents,
+            quick_reply: None,
+        });
     }
     if messages.is_empty() {
         messages.push(Message::text("👌"));
     }
-    if let Some(qr) = quick_reply(&answer.chips, style.chip_prefix.as_deref()) {
-        if let Some(last) = messages.last_mut() {
-            last.set_quick_reply(qr);
-        }
+    if let Some(qr) = quick_reply(&answer.chips, style.chip_prefix.as_deref())
+        && let Some(last) = messages.last_mut()
+    {
+        last.set_quick_reply(qr);
     }
     messages
 }
@@ -179,7 +183,10 @@ mod tests {
     use crate::line::text::utf16_len;
 
     fn style(prefix: Option<&str>) -> ReplyStyle {
-        ReplyStyle { palette: Palette::new(PriceColors::Tw), chip_prefix: prefix.map(str::to_string) }
+        ReplyStyle {
+            palette: Palette::new(PriceColors::Tw),
+            chip_prefix: prefix.map(str::to_string),
+        }
     }
 
     #[test]
@@ -197,15 +204,17 @@ mod tests {
 
     #[test]
     fn group_chips_carry_the_trigger_keyword() {
-        let qr = quick_reply(&[Chip::new("換算台幣", "230.5 USD 換算台幣是多少？")], Some("小幫手"))
-            .expect("one chip");
+        let qr =
+            quick_reply(&[Chip::new("換算台幣", "230.5 USD 換算台幣是多少？")], Some("小幫手"))
+                .expect("one chip");
         assert_eq!(qr.items[0].action.text, "小幫手 230.5 USD 換算台幣是多少？");
     }
 
     #[test]
     fn chip_limits_are_enforced() {
-        let chips: Vec<Chip> =
-            (0..20).map(|i| Chip::new("一二三四五六七八九十一二三四五六七八九十一", format!("q{i}"))).collect();
+        let chips: Vec<Chip> = (0..20)
+            .map(|i| Chip::new("一二三四五六七八九十一二三四五六七八九十一", format!("q{i}")))
+            .collect();
         let qr = quick_reply(&chips, None).expect("chips");
         assert_eq!(qr.items.len(), MAX_CHIPS);
         assert!(qr.items.iter().all(|i| i.action.label.chars().count() <= 20));
@@ -213,7 +222,8 @@ mod tests {
 
     #[test]
     fn very_long_answers_fit_in_five_messages() {
-        let answer = Answer { text: "字".repeat(40_000), cards: vec![Card::new("c")], chips: vec![] };
+        let answer =
+            Answer { text: "字".repeat(40_000), cards: vec![Card::new("c")], chips: vec![] };
         let messages = assemble(&answer, &style(None));
         assert_eq!(messages.len(), MAX_MESSAGES);
         for m in &messages {

@@ -22,7 +22,8 @@ pub fn verify(secret: &str, body: &[u8], signature: &str) -> bool {
 
 /// The signature LINE would send for `body` (for tests, benchmarks and local tools).
 pub fn sign(secret: &str, body: &[u8]) -> String {
-    let mut mac = HmacSha256::new_from_slice(secret.as_bytes()).expect("HMAC accepts any key length");
+    let mut mac =
+        HmacSha256::new_from_slice(secret.as_bytes()).expect("HMAC accepts any key length");
     mac.update(body);
     STANDARD.encode(mac.finalize().into_bytes())
 }

@@ -90,8 +90,10 @@ fn best_cut(text: &str, max_units: usize) -> usize {
         |g| g.chars().all(char::is_whitespace) || matches!(g, "，" | "、" | ","),
     ];
     for is_break in preferences {
-        if let Some(&(end, _)) =
-            fits.iter().rev().find(|(end, g)| *end > floor && (is_break(g) || ends_paragraph(text, *end)))
+        if let Some(&(end, _)) = fits
+            .iter()
+            .rev()
+            .find(|(end, g)| *end > floor && (is_break(g) || ends_paragraph(text, *end)))
         {
             return end;
         }
@@ -142,14 +144,30 @@ mod tests {
 
     #[test]
     fn truncation_marks_the_cut() {
-        assert_eq!(truncate_graphemes("換算台幣換算台幣換算台幣換算台幣換算台幣換算", 20).chars().count(), 20);
+        assert_eq!(
+            truncate_graphemes("換算台幣換算台幣換算台幣換算台幣換算台幣換算", 20).chars().count(),
+            20
+        );
         assert_eq!(truncate_graphemes("short", 20), "short");
         assert!(utf16_len(&truncate_utf16(&"🍎".repeat(10), 7)) <= 7);
     }
 
     fn texty() -> impl Strategy<Value = String> {
         let pieces = prop::sample::select(vec![
-            "a", "台", "北", "🍎", "👨‍👩‍👧", "e\u{301}", "🇹🇼", " ", "\n", "\n\n", "。", ".", "，", "\r\n",
+            "a",
+            "台",
+            "北",
+            "🍎",
+            "👨‍👩‍👧",
+            "e\u{301}",
+            "🇹🇼",
+            " ",
+            "\n",
+            "\n\n",
+            "。",
+            ".",
+            "，",
+            "\r\n",
         ]);
         prop::collection::vec(pieces, 0..400).prop_map(|v| v.concat())
     }

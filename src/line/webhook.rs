@@ -221,7 +221,12 @@ impl Event {
                 data: wire.postback.as_ref().ok_or_else(|| missing("postback"))?.data.clone(),
             },
             "unsend" => EventKind::Unsend {
-                message_id: wire.unsend.as_ref().ok_or_else(|| missing("unsend"))?.message_id.clone(),
+                message_id: wire
+                    .unsend
+                    .as_ref()
+                    .ok_or_else(|| missing("unsend"))?
+                    .message_id
+                    .clone(),
             },
             _ => EventKind::Other,
         };
@@ -300,7 +305,10 @@ mod tests {
     #[test]
     fn event_without_id_or_payload_is_malformed() {
         assert!(Event::parse(json!({"type": "message", "timestamp": 1})).is_err());
-        assert!(Event::parse(json!({"type": "message", "timestamp": 1, "webhookEventId": "x"})).is_err());
+        assert!(
+            Event::parse(json!({"type": "message", "timestamp": 1, "webhookEventId": "x"}))
+                .is_err()
+        );
     }
 
     #[test]

@@ -74,10 +74,10 @@ impl Agent {
                     tool_call_id: call.id.clone(),
                     content: reply.content.to_string(),
                 });
-                if let Some(card) = reply.card {
-                    if answer.cards.len() < MAX_CARDS {
-                        answer.cards.push(card);
-                    }
+                if let Some(card) = reply.card
+                    && answer.cards.len() < MAX_CARDS
+                {
+                    answer.cards.push(card);
                 }
                 for chip in reply.chips {
                     if answer.chips.len() < MAX_CHIPS && !answer.chips.contains(&chip) {

@@ -187,7 +187,13 @@ pub struct LlmClient {
 
 impl LlmClient {
     /// A client for `base_url` (which includes the version, e.g. `…/v1`).
-    pub fn new(base_url: &str, api_key: Secret, model: &str, strict: bool, timeout: Duration) -> Self {
+    pub fn new(
+        base_url: &str,
+        api_key: Secret,
+        model: &str,
+        strict: bool,
+        timeout: Duration,
+    ) -> Self {
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
@@ -232,13 +238,15 @@ impl LlmClient {
         if !self.api_key.is_empty() {
             request = request.bearer_auth(self.api_key.expose());
         }
-        let response = request.send().await.map_err(|e| {
-            if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) }
-        })?;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) })?;
         let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| {
-            if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) }
-        })?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) })?;
         match status {
             s if s.is_success() => parse_completion(&bytes),
             StatusCode::TOO_MANY_REQUESTS => Err(LlmError::RateLimited),
@@ -251,13 +259,8 @@ impl LlmClient {
 /// Parses a completion body, normalising the quirks of compatible servers.
 fn parse_completion(bytes: &[u8]) -> Result<Completion, LlmError> {
     let response: Response = serde_json::from_slice(bytes).map_err(|_| LlmError::Garbage)?;
-    let message = response
-        .choices
-        .into_iter()
-        .next()
-        .ok_or(LlmError::Garbage)?
-        .message
-        .unwrap_or_default();
+    let message =
+        response.choices.into_iter().next().ok_or(LlmError::Garbage)?.message.unwrap_or_default();
     let content = message.content.and_then(text_of).filter(|t| !t.trim().is_empty());
     let tool_calls = message
         .tool_calls
@@ -333,7 +336,10 @@ mod tests {
     #[test]
     fn content_parts_are_joined() {
         let body = r#"{"choices":[{"message":{"content":[{"type":"text","text":"你"},{"type":"text","text":"好"}]},"finish_reason":""}]}"#;
-        assert_eq!(parse_completion(body.as_bytes()).expect("parses").content.as_deref(), Some("你好"));
+        assert_eq!(
+            parse_completion(body.as_bytes()).expect("parses").content.as_deref(),
+            Some("你好")
+        );
     }
 
     #[test]
@@ -344,7 +350,8 @@ mod tests {
 
     #[test]
     fn error_envelope_detail_is_extracted_for_the_log() {
-        let body = br#"{"error":{"message":"Unsupported parameter","type":"invalid_request_error"}}"#;
+        let body =
+            br#"{"error":{"message":"Unsupported parameter","type":"invalid_request_error"}}"#;
         assert_eq!(error_detail(body), "Unsupported parameter");
         assert_eq!(error_detail(b"plain failure"), "plain failure");
     }

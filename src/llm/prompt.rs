@@ -19,7 +19,9 @@ pub fn system_prompt(ctx: &ToolCtx) -> String {
     };
     let speaker = ctx.display_name.as_deref().unwrap_or("a family member");
     let lang_hint = match ctx.lang {
-        Lang::ZhTw => "The latest message is in Chinese: answer in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified.",
+        Lang::ZhTw => {
+            "The latest message is in Chinese: answer in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified."
+        }
         Lang::En => "The latest message is in English: answer in English.",
     };
     format!(

@@ -95,7 +95,8 @@ mod tests {
     #[test]
     fn provider_error_shape_parses() {
         let table: RateTable =
-            serde_json::from_str(r#"{"result": "error", "error-type": "unsupported-code"}"#).expect("parses");
+            serde_json::from_str(r#"{"result": "error", "error-type": "unsupported-code"}"#)
+                .expect("parses");
         assert_eq!(table.error_type.as_deref(), Some("unsupported-code"));
     }
 }

@@ -135,8 +135,10 @@ impl QuoteSource {
             return Ok(q);
         }
         let path = format!("/v8/finance/chart/{}", urlencode_symbol(symbol));
-        let request =
-            self.http.get(join_url(&self.base_url, &path)).query(&[("interval", "1d"), ("range", "1d")]);
+        let request = self
+            .http
+            .get(join_url(&self.base_url, &path))
+            .query(&[("interval", "1d"), ("range", "1d")]);
         let response = send(request).await?;
         if response.status == StatusCode::NOT_FOUND {
             return Err(QuoteError::UnknownSymbol(symbol.to_string()));

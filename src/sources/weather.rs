@@ -292,7 +292,8 @@ mod tests {
 
     #[test]
     fn geocoding_without_results_key_means_no_match() {
-        let r: GeocodingResponse = serde_json::from_str(r#"{"generationtime_ms": 0.5}"#).expect("parses");
+        let r: GeocodingResponse =
+            serde_json::from_str(r#"{"generationtime_ms": 0.5}"#).expect("parses");
         assert!(r.results.is_empty());
     }
 }

@@ -71,7 +71,8 @@ const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, us
 const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
 const RECORD_SENT: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) VALUES ($1, $2, $3) ON CONFLICT (message_id) DO NOTHING";
 const IS_SENT: &str = "SELECT 1 FROM sent_messages WHERE message_id = $1 AND conversation_id = $2";
-const MEMBER_NAME: &str = "SELECT display_name, updated_at FROM members WHERE conversation_id = $1 AND user_id = $2";
+const MEMBER_NAME: &str =
+    "SELECT display_name, updated_at FROM members WHERE conversation_id = $1 AND user_id = $2";
 const SAVE_MEMBER: &str = "INSERT INTO members (conversation_id, user_id, display_name, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (conversation_id, user_id) DO UPDATE SET display_name = excluded.display_name, updated_at = excluded.updated_at";
 
 impl Store {
@@ -83,7 +84,11 @@ impl Store {
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
         let options = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
-            .journal_mode(if in_memory { SqliteJournalMode::Memory } else { SqliteJournalMode::Wal })
+            .journal_mode(if in_memory {
+                SqliteJournalMode::Memory
+            } else {
+                SqliteJournalMode::Wal
+            })
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
@@ -185,13 +190,22 @@ impl Store {
         at_ms: i64,
     ) -> Result<(), StoreError> {
         for id in message_ids {
-            sqlx::query(RECORD_SENT).bind(id).bind(conversation_id).bind(at_ms).execute(self.pool()).await?;
+            sqlx::query(RECORD_SENT)
+                .bind(id)
+                .bind(conversation_id)
+                .bind(at_ms)
+                .execute(self.pool())
+                .await?;
         }
         Ok(())
     }
 
     /// True if `message_id` is a message hearth sent into this conversation.
-    pub async fn is_bot_message(&self, conversation_id: &str, message_id: &str) -> Result<bool, StoreError> {
+    pub async fn is_bot_message(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+    ) -> Result<bool, StoreError> {
         let row: Option<(i64,)> = sqlx::query_as(IS_SENT)
             .bind(message_id)
             .bind(conversation_id)

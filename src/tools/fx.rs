@@ -82,7 +82,9 @@ fn currency_code(input: &str) -> Result<String, ToolError> {
         )));
     }
     if code.len() != 3 || !code.bytes().all(|b| b.is_ascii_uppercase()) {
-        return Err(ToolError::InvalidArgs(format!("{trimmed:?} is not an ISO 4217 currency code")));
+        return Err(ToolError::InvalidArgs(format!(
+            "{trimmed:?} is not an ISO 4217 currency code"
+        )));
     }
     Ok(code)
 }
@@ -100,8 +102,11 @@ impl Tool for Fx {
         }
         let from = currency_code(&args.from)?;
         let to = currency_code(&args.to)?;
-        let table =
-            self.source.rates().await.map_err(|e| e.into_tool_error("the exchange-rate service"))?;
+        let table = self
+            .source
+            .rates()
+            .await
+            .map_err(|e| e.into_tool_error("the exchange-rate service"))?;
         let rate = table.rate(&from, &to).ok_or_else(|| {
             let unknown = if table.rates.contains_key(&from) { &to } else { &from };
             ToolError::NotFound(format!("no exchange rate is available for {unknown}"))
@@ -110,7 +115,15 @@ impl Tool for Fx {
             let ts = jiff::Timestamp::from_second(s).ok()?;
             Some(ts.to_zoned_datetime(ctx.tz.clone()).strftime("%Y-%m-%d %H:%M").to_string())
         });
-        Ok(Output { amount, from, to, rate, result: amount * rate, rates_as_of, source: "ExchangeRate-API" })
+        Ok(Output {
+            amount,
+            from,
+            to,
+            rate,
+            result: amount * rate,
+            rates_as_of,
+            source: "ExchangeRate-API",
+        })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {

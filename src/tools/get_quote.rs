@@ -157,10 +157,19 @@ impl Tool for GetQuote {
         });
         card.headline = Some(Styled { text: format!("{} {currency}", money(out.price)), tone });
         if let (Some(c), Some(p)) = (out.change, out.change_pct) {
-            let arrow = if c > 0.0 { "▲" } else if c < 0.0 { "▼" } else { "–" };
+            let arrow = if c > 0.0 {
+                "▲"
+            } else if c < 0.0 {
+                "▼"
+            } else {
+                "–"
+            };
             card.rows.push(
-                CardRow::new(lang.pick("漲跌", "Change"), format!("{arrow} {} ({p:+.2}%)", money(c.abs())))
-                    .toned(tone),
+                CardRow::new(
+                    lang.pick("漲跌", "Change"),
+                    format!("{arrow} {} ({p:+.2}%)", money(c.abs())),
+                )
+                .toned(tone),
             );
         }
         if let (Some(lo), Some(hi)) = (out.day_low, out.day_high) {
@@ -170,10 +179,15 @@ impl Tool for GetQuote {
             ));
         }
         if let Some(open) = out.market_open {
-            let state = if open { lang.pick("交易中", "Open") } else { lang.pick("已收盤", "Closed") };
+            let state = if open {
+                lang.pick("交易中", "Open")
+            } else {
+                lang.pick("已收盤", "Closed")
+            };
             card.rows.push(CardRow::new(lang.pick("市場", "Market"), state));
         }
-        card.footnote = out.as_of.as_ref().map(|t| format!("{} {t}", lang.pick("資料時間", "As of")));
+        card.footnote =
+            out.as_of.as_ref().map(|t| format!("{} {t}", lang.pick("資料時間", "As of")));
         Some(card)
     }
 
@@ -183,7 +197,9 @@ impl Tool for GetQuote {
         };
         let price = money(out.price).replace(',', "");
         match ctx.lang {
-            Lang::ZhTw => vec![Chip::new("換算台幣", format!("{price} {currency} 換算台幣是多少？"))],
+            Lang::ZhTw => {
+                vec![Chip::new("換算台幣", format!("{price} {currency} 換算台幣是多少？"))]
+            }
             Lang::En => vec![Chip::new("In TWD", format!("Convert {price} {currency} to TWD"))],
         }
     }

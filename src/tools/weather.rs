@@ -83,7 +83,9 @@ impl Tool for Weather {
             .geocode(location)
             .await
             .map_err(|e| e.into_tool_error(SERVICE))?
-            .ok_or_else(|| ToolError::NotFound(format!("no place called {location:?} was found")))?;
+            .ok_or_else(|| {
+                ToolError::NotFound(format!("no place called {location:?} was found"))
+            })?;
         let fallback_tz = ctx.tz.iana_name().unwrap_or("Asia/Taipei");
         let forecast = self
             .source

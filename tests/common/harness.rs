@@ -61,8 +61,12 @@ impl Harness {
         Self::start_with(|_| {}, None).await
     }
 
-    /// hearth with configuration tweaks and, optionally, a registry of the test's own tools.
-    pub async fn start_with(tweak: impl FnOnce(&mut Config), registry: Option<Registry>) -> Self {
+    /// hearth with configuration tweaks and, optionally, the test's own tools (built over the
+    /// final configuration, so they can use the fake data sources).
+    pub async fn start_with(
+        tweak: impl FnOnce(&mut Config),
+        tools: Option<fn(&Config) -> Registry>,
+    ) -> Self {
         let line = FakeLine::start().await;
         let llm = FakeLlm::start().await;
         let upstreams = FakeUpstreams::start().await;
@@ -85,9 +89,11 @@ impl Harness {
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");
-        let registry = registry.unwrap_or_else(|| {
-            hearth::tools::registry(&Sources::from_config(&config)).expect("production registry")
-        });
+        let registry = match tools {
+            Some(build) => build(&config),
+            None => hearth::tools::registry(&Sources::from_config(&config))
+                .expect("production registry"),
+        };
         let tz = TimeZone::get(&config.timezone).expect("zone");
         let app = Hearth::assemble(&config, clock.clone(), tz, store, registry);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind hearth");
