@@ -14,6 +14,7 @@ use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
+use jiff::SignedDuration;
 use tokio::net::TcpListener;
 
 use crate::app::Hearth;
@@ -32,15 +33,34 @@ pub fn router(app: Arc<Hearth>) -> Router {
         .with_state(app)
 }
 
+/// Event ids are kept this long (LINE does not publish its redelivery window).
+const KEEP_EVENT_IDS: SignedDuration = SignedDuration::from_hours(48);
+
 /// Serves until `shutdown` resolves, then waits for background work to finish.
 pub async fn serve(
     listener: TcpListener,
     app: Arc<Hearth>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await?;
+    let pruner = tokio::spawn(prune_event_ids(app.clone()));
+    let served = axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await;
+    pruner.abort();
     app.wait_idle().await;
-    Ok(())
+    served
+}
+
+/// Forgets old webhook event ids, hourly.
+async fn prune_event_ids(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        tick.tick().await;
+        let before = app.clock.now().saturating_sub(KEEP_EVENT_IDS).unwrap_or(app.clock.now());
+        match app.store.prune_events(before.as_millisecond()).await {
+            Ok(n) if n > 0 => tracing::info!(pruned = n, "old webhook event ids forgotten"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not prune webhook event ids"),
+        }
+    }
 }
 
 async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Bytes) -> StatusCode {

@@ -1,0 +1,115 @@
+//! The `hearth` binary: `tools`, `serve` refusing to start without its settings, and `chat` in a
+//! terminal against the fake LLM.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::{FakeLlm, FakeUpstreams};
+use serde_json::json;
+
+fn hearth() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
+    for var in [
+        "LINE_CHANNEL_SECRET",
+        "LINE_CHANNEL_ACCESS_TOKEN",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "DATABASE_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+#[test]
+fn tools_prints_the_definitions_sent_to_the_llm() {
+    let out = hearth().arg("tools").output().expect("run hearth tools");
+    assert!(out.status.success());
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let snapshot: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/snapshots/tool_definitions.json").expect("snapshot"),
+    )
+    .expect("snapshot JSON");
+    assert_eq!(printed, snapshot);
+}
+
+#[test]
+fn serve_without_line_settings_refuses_to_start_and_names_them() {
+    let out = hearth()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("OPENAI_API_KEY", "sk-x")
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("LINE_CHANNEL_SECRET") && err.contains("LINE_CHANNEL_ACCESS_TOKEN"),
+        "{err}"
+    );
+    let out = hearth().args(["serve"]).output().expect("run");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("OPENAI_API_KEY"));
+}
+
+#[test]
+fn help_documents_every_setting() {
+    let out = hearth().arg("--help").output().expect("run");
+    let help = String::from_utf8_lossy(&out.stdout);
+    for var in [
+        "LINE_CHANNEL_SECRET",
+        "LINE_CHANNEL_ACCESS_TOKEN",
+        "LINE_API_BASE",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+        "HEARTH_MODEL",
+        "DATABASE_URL",
+        "HEARTH_LISTEN",
+        "HEARTH_TRIGGER_KEYWORDS",
+        "HEARTH_TIMEZONE",
+        "HEARTH_OPEN_METEO_URL",
+        "HEARTH_GEOCODING_URL",
+        "HEARTH_FX_URL",
+        "HEARTH_YAHOO_URL",
+    ] {
+        assert!(help.contains(var), "--help mentions {var}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_answers_in_the_terminal_with_cards_as_text_and_numbered_chips() {
+    let llm = FakeLlm::start().await;
+    let upstreams = FakeUpstreams::start().await;
+    llm.reply_tool_calls(&[("get_quote", json!({"symbol": "AAPL"}))]);
+    llm.reply_text("Apple 現在 230.5 美元");
+    llm.reply_tool_calls(&[("fx", json!({"amount": 230.5, "from": "USD", "to": "TWD"}))]);
+    llm.reply_text("約 7,353 台幣");
+    let mut child = hearth()
+        .arg("chat")
+        .env("OPENAI_BASE_URL", llm.url())
+        .env("HEARTH_YAHOO_URL", upstreams.url())
+        .env("HEARTH_FX_URL", upstreams.url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn hearth chat");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all("蘋果股價\n".as_bytes()).expect("write");
+        llm.wait_requests(2, std::time::Duration::from_secs(10)).await;
+        stdin.write_all(b"1\n").expect("pick the first chip");
+        llm.wait_requests(4, std::time::Duration::from_secs(10)).await;
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("output");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Apple 現在 230.5 美元"), "{text}");
+    assert!(text.contains("【Apple Inc.】") && text.contains("[1] 換算台幣"), "{text}");
+    assert!(text.contains("約 7,353 台幣"), "{text}");
+    let chip_turn = &llm.requests()[2]["messages"];
+    let last = chip_turn.as_array().and_then(|m| m.last()).expect("user message");
+    assert_eq!(last["content"], "230.5 USD 換算台幣是多少？", "the chip's text was sent");
+}
