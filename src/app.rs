@@ -56,6 +56,9 @@ pub struct Hearth {
     pub(crate) history_chars: usize,
     in_flight: InFlight,
     locks: ConversationLocks,
+    turns: Arc<tokio::sync::Semaphore>,
+    /// Display names by (conversation, user), kept for an hour in front of the store.
+    pub(crate) names: moka::future::Cache<(String, String), String>,
 }
 
 impl Hearth {
@@ -96,6 +99,11 @@ impl Hearth {
             history_chars: config.history_chars,
             in_flight: InFlight::default(),
             locks: ConversationLocks::default(),
+            turns: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_turns.max(1))),
+            names: moka::future::Cache::builder()
+                .max_capacity(10_000)
+                .time_to_live(Duration::from_secs(3600))
+                .build(),
         })
     }
 
@@ -114,6 +122,11 @@ impl Hearth {
     /// Waits until no background work is running.
     pub async fn wait_idle(&self) {
         self.in_flight.wait_idle().await;
+    }
+
+    /// A permit to work on a turn; at most `HEARTH_MAX_CONCURRENT_TURNS` are out at once.
+    pub(crate) async fn turn_permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.turns.clone().acquire_owned().await.ok()
     }
 
     /// The lock that serialises work within one conversation.

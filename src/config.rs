@@ -116,6 +116,11 @@ pub struct Config {
     #[arg(long, env = "HEARTH_MAX_TOOL_ROUNDS", default_value_t = 4, global = true)]
     pub max_tool_rounds: usize,
 
+    /// Most turns worked on at once; further events wait their turn (bounds memory and the load
+    /// on the LLM provider during a burst).
+    #[arg(long, env = "HEARTH_MAX_CONCURRENT_TURNS", default_value_t = 32, global = true)]
+    pub max_concurrent_turns: usize,
+
     /// Database: sqlite://path (created on first run).
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://hearth.db", global = true)]
     pub database_url: String,

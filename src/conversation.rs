@@ -217,8 +217,22 @@ impl Hearth {
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
     }
 
-    /// The display name of `user_id`, from the store if recent, else from LINE.
+    /// The display name of `user_id`: from memory, from the store if recent, else from LINE.
     async fn display_name(&self, conversation: &Conversation, user_id: &str) -> Option<String> {
+        let key = (conversation.id.clone(), user_id.to_string());
+        if let Some(name) = self.names.get(&key).await {
+            return Some(name);
+        }
+        let name = self.lookup_display_name(conversation, user_id).await?;
+        self.names.insert(key, name.clone()).await;
+        Some(name)
+    }
+
+    async fn lookup_display_name(
+        &self,
+        conversation: &Conversation,
+        user_id: &str,
+    ) -> Option<String> {
         let now = self.clock.now().as_millisecond();
         if let Ok(Some((name, at))) = self.store.member_name(&conversation.id, user_id).await
             && now - at < NAME_TTL_MS
@@ -303,25 +317,18 @@ impl Hearth {
         messages: &[Message],
         ids: &[String],
     ) {
-        let now = self.clock.now().as_millisecond();
-        if let Err(e) = self.store.record_sent(&conversation.id, ids, now).await {
-            tracing::warn!(error = %e, "could not record sent message ids");
-        }
         let text: Vec<&str> = messages.iter().map(Message::preview).collect();
-        let logged = self
-            .store
-            .log_message(&NewMessage {
-                conversation_id: &conversation.id,
-                message_id: ids.first().map(String::as_str),
-                user_id: None,
-                speaker: Some("hearth"),
-                from_bot: true,
-                text: &text.join("\n"),
-                at_ms: now,
-            })
-            .await;
-        if let Err(e) = logged {
-            tracing::warn!(error = %e, "could not log the answer");
+        let answer = NewMessage {
+            conversation_id: &conversation.id,
+            message_id: ids.first().map(String::as_str),
+            user_id: None,
+            speaker: Some("hearth"),
+            from_bot: true,
+            text: &text.join("\n"),
+            at_ms: self.clock.now().as_millisecond(),
+        };
+        if let Err(e) = self.store.record_answer(&answer, ids).await {
+            tracing::warn!(error = %e, "could not record the answer");
         }
     }
 }

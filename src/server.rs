@@ -109,9 +109,12 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
         let worker = app.clone();
         app.spawn_tracked(async move {
             let lock = worker.conversation_lock(&conversation);
-            let _turn = lock.lock().await;
+            let _in_order = lock.lock().await;
+            let _permit = worker.turn_permit().await;
             for event in events {
-                worker.handle_event(event, received_at).await;
+                // Boxed: a task waiting for its turn stays small; the turn's large future is
+                // allocated only when it starts.
+                Box::pin(worker.handle_event(event, received_at)).await;
             }
         });
     }

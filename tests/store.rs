@@ -45,10 +45,16 @@ async fn history_is_per_conversation_oldest_first_and_bounded() {
 #[tokio::test]
 async fn sent_message_ids_belong_to_their_conversation() {
     let s = store().await;
-    s.record_sent("C1", &["600".to_string()], 1).await.expect("record");
+    let answer =
+        NewMessage { from_bot: true, speaker: Some("hearth"), ..message("C1", "答案", 1) };
+    s.record_answer(&answer, &["600".to_string(), "601".to_string()]).await.expect("record");
     assert!(s.is_bot_message("C1", "600").await.expect("query"));
     assert!(!s.is_bot_message("C2", "600").await.expect("query"));
-    assert!(!s.is_bot_message("C1", "601").await.expect("query"));
+    assert!(s.is_bot_message("C1", "601").await.expect("query"));
+    assert!(!s.is_bot_message("C1", "602").await.expect("query"));
+    let last = s.log_message(&message("C1", "next", 2)).await.expect("log");
+    let history = s.history("C1", last, 5, 1000).await.expect("history");
+    assert!(history[0].from_bot && history[0].text == "答案");
 }
 
 #[tokio::test]

@@ -182,21 +182,33 @@ impl Store {
         Ok(kept)
     }
 
-    /// Remembers the ids of messages hearth sent into a conversation.
-    pub async fn record_sent(
+    /// Records an answer hearth sent: its text in the conversation log and the ids LINE gave its
+    /// messages (to recognise quotes of the bot), in one transaction.
+    pub async fn record_answer(
         &self,
-        conversation_id: &str,
+        answer: &NewMessage<'_>,
         message_ids: &[String],
-        at_ms: i64,
     ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        sqlx::query(LOG_MESSAGE)
+            .bind(answer.conversation_id)
+            .bind(answer.message_id)
+            .bind(answer.user_id)
+            .bind(answer.speaker)
+            .bind(answer.from_bot)
+            .bind(answer.text)
+            .bind(answer.at_ms)
+            .fetch_one(&mut *tx)
+            .await?;
         for id in message_ids {
             sqlx::query(RECORD_SENT)
                 .bind(id)
-                .bind(conversation_id)
-                .bind(at_ms)
-                .execute(self.pool())
+                .bind(answer.conversation_id)
+                .bind(answer.at_ms)
+                .execute(&mut *tx)
                 .await?;
         }
+        tx.commit().await?;
         Ok(())
     }
 

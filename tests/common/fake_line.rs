@@ -42,6 +42,8 @@ pub struct Recorded {
     pub status: u16,
     /// The JSON body the fake answered with (`Null` until answered).
     pub response: Value,
+    /// When the request arrived.
+    pub received_at: Instant,
 }
 
 impl Recorded {
@@ -92,6 +94,8 @@ pub struct FakeLine {
 struct Inner {
     port: u16,
     state: Mutex<LineState>,
+    /// Write request bodies out for the conformance check (off in benchmarks).
+    dump: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -113,12 +117,28 @@ impl FakeLine {
     pub async fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind fake LINE API");
         let port = listener.local_addr().expect("fake LINE local address").port();
-        let line = Self { inner: Arc::new(Inner { port, state: Mutex::default() }) };
+        let line = Self {
+            inner: Arc::new(Inner {
+                port,
+                state: Mutex::default(),
+                dump: std::sync::atomic::AtomicBool::new(true),
+            }),
+        };
         let router = Router::new().fallback(handle).with_state(line.clone());
         tokio::spawn(async move {
             axum::serve(listener, router).await.expect("fake LINE API server");
         });
         line
+    }
+
+    /// Turns writing request bodies for the conformance check on or off (benchmarks turn it off).
+    pub fn set_dump(&self, on: bool) {
+        self.inner.dump.store(on, Ordering::Relaxed);
+    }
+
+    /// Forgets the recorded requests (benchmarks, to keep memory flat).
+    pub fn clear(&self) {
+        self.lock().requests.clear();
     }
 
     /// Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash).
@@ -228,6 +248,7 @@ impl FakeLine {
             body,
             status: 0,
             response: Value::Null,
+            received_at: Instant::now(),
         };
         let index = {
             let mut state = self.lock();
@@ -248,6 +269,9 @@ impl FakeLine {
 
     /// Writes a request body, byte for byte, for the SDK conformance check.
     fn dump(&self, kind: &str, seq: usize, raw: &[u8]) {
+        if !self.inner.dump.load(Ordering::Relaxed) {
+            return;
+        }
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("line-requests");
         std::fs::create_dir_all(&dir).expect("create line-requests dump directory");
         let name = format!("{}-{}-{seq:04}.{kind}.json", std::process::id(), self.inner.port);

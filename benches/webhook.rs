@@ -1,0 +1,284 @@
+//! Benchmark of the real `hearth serve` binary against in-process fakes of LINE, the LLM and the
+//! data sources: webhook acknowledgement latency under a steady load of signed events, the time
+//! and CPU a full turn costs when every fake answers at once, and resident memory.
+//!
+//! Run with `cargo bench --bench webhook` (a release build). Options through the environment:
+//! `BENCH_RATES` (events/s, comma-separated, default `500,2000`), `BENCH_SECS` (seconds per rate,
+//! default 10), `BENCH_TURNS` (sequential full turns, default 300).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{FakeLine, FakeLlm, FakeUpstreams};
+use hearth::line::signature;
+use serde_json::json;
+
+const SECRET: &str = "8c570fa6dd201bb328f1c1eac23a96d8";
+
+struct Server {
+    child: Child,
+    url: String,
+    _dir: TempDir,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port")
+}
+
+async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams) -> Server {
+    let dir = std::env::temp_dir().join(format!("hearth-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("serve")
+        .env("LINE_CHANNEL_SECRET", SECRET)
+        .env("LINE_CHANNEL_ACCESS_TOKEN", "bench-token")
+        .env("LINE_API_BASE", line.url())
+        .env("OPENAI_BASE_URL", llm.url())
+        .env("OPENAI_API_KEY", "sk-bench")
+        .env("DATABASE_URL", format!("sqlite://{}", dir.join("hearth.db").display()))
+        .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("HEARTH_OPEN_METEO_URL", upstreams.url())
+        .env("HEARTH_GEOCODING_URL", upstreams.url())
+        .env("HEARTH_FX_URL", upstreams.url())
+        .env("HEARTH_YAHOO_URL", upstreams.url())
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn hearth serve");
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while reqwest::get(format!("{url}/healthz")).await.is_err() {
+        assert!(Instant::now() < deadline, "hearth did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Server { child, url, _dir: TempDir(dir) }
+}
+
+/// (VmRSS, VmHWM) of a process, in KiB.
+fn memory_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// CPU time (user + system) a process has used, in clock ticks (1/100 s here).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let utime: u64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let stime: u64 = fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    utime + stime
+}
+
+fn event(n: u64, text: &str) -> serde_json::Value {
+    json!({
+        "type": "message", "mode": "active",
+        "timestamp": jiff::Timestamp::now().as_millisecond(),
+        "webhookEventId": format!("01BENCH{n:019}"),
+        "deliveryContext": {"isRedelivery": false},
+        "replyToken": format!("bench-token-{n}"),
+        "source": {"type": "user", "userId": format!("U{:032x}", n % 64)},
+        "message": {"id": format!("{}", 700_000_000_000_000_000u64 + n), "type": "text",
+                    "quoteToken": format!("q-{n}"), "text": text},
+    })
+}
+
+fn signed(n: u64, text: &str) -> (String, String) {
+    let body =
+        json!({"destination": "U8e742f61d673b39c7fff3cecb7536ef0", "events": [event(n, text)]})
+            .to_string();
+    let sig = signature::sign(SECRET, body.as_bytes());
+    (body, sig)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Sends `rate` signed events per second for `secs` seconds on a fixed schedule (open loop: a
+/// slow answer does not slow the sender) and returns each acknowledgement's latency.
+async fn steady_load(
+    server: &Server,
+    first: u64,
+    rate: u64,
+    secs: u64,
+) -> (Vec<Duration>, usize, u64) {
+    let client = reqwest::Client::builder().pool_max_idle_per_host(512).build().expect("client");
+    let total = rate * secs;
+    let bodies: Vec<(String, String)> = (0..total).map(|i| signed(first + i, "你好")).collect();
+    let interval = Duration::from_secs_f64(1.0 / rate as f64);
+    let start = tokio::time::Instant::now();
+    let mut tasks = Vec::with_capacity(bodies.len());
+    let mut peak_rss = 0;
+    for (i, (body, sig)) in bodies.into_iter().enumerate() {
+        tokio::time::sleep_until(start + interval * i as u32).await;
+        if i % (rate as usize / 10).max(1) == 0 {
+            peak_rss = peak_rss.max(memory_kib(server.pid()).0);
+        }
+        let client = client.clone();
+        let url = format!("{}/callback", server.url);
+        tasks.push(tokio::spawn(async move {
+            let t = Instant::now();
+            let ok = client
+                .post(url)
+                .header("x-line-signature", sig)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .map(|r| r.status() == 200)
+                .unwrap_or(false);
+            (t.elapsed(), ok)
+        }));
+    }
+    let mut latencies = Vec::with_capacity(tasks.len());
+    let mut failures = 0;
+    for task in tasks {
+        let (latency, ok) = task.await.expect("join");
+        if !ok {
+            failures += 1;
+        }
+        latencies.push(latency);
+    }
+    latencies.sort();
+    (latencies, failures, peak_rss)
+}
+
+#[tokio::main]
+async fn main() {
+    let rates: Vec<u64> = std::env::var("BENCH_RATES")
+        .unwrap_or_else(|_| "500,2000".into())
+        .split(',')
+        .filter_map(|r| r.trim().parse().ok())
+        .collect();
+    let secs: u64 = std::env::var("BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let turns: u64 = std::env::var("BENCH_TURNS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+
+    let line = FakeLine::start().await;
+    line.set_dump(false);
+    for n in 0..64u64 {
+        line.set_profile(&format!("U{n:032x}"), &format!("家人{n}"));
+    }
+    let llm = FakeLlm::start().await;
+    let upstreams = FakeUpstreams::start().await;
+    let server = start_server(&line, &llm, &upstreams).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (idle_rss, _) = memory_kib(server.pid());
+    println!("hearth serve (release), SQLite file in WAL mode, fakes in the bench process");
+    println!("idle RSS after start: {:.1} MiB", idle_rss as f64 / 1024.0);
+
+    // Full turns, one at a time: webhook → LLM asks for weather → forecast → LLM answers →
+    // reply with a card. Every fake answers at once, so the time is hearth's own plus loopback.
+    let mut turn_latency = Vec::new();
+    let cpu_before = cpu_ticks(server.pid());
+    let client = reqwest::Client::new();
+    for n in 0..turns {
+        llm.reply_tool_calls(&[("weather", json!({"location": "台北", "days": 2}))]);
+        llm.reply_text("明天台北有八成機率下雨，記得帶傘");
+        let (body, sig) = signed(1_000_000 + n, "台北明天會下雨嗎？");
+        let replies_before = line.replies().len();
+        let t = Instant::now();
+        let status = client
+            .post(format!("{}/callback", server.url))
+            .header("x-line-signature", sig)
+            .body(body)
+            .send()
+            .await
+            .expect("post")
+            .status();
+        assert_eq!(status, 200);
+        let replies = line
+            .wait_for(
+                |r| r.iter().filter(|r| r.path.ends_with("/reply")).count() > replies_before,
+                Duration::from_secs(10),
+            )
+            .await;
+        let reply_at = replies
+            .iter()
+            .rev()
+            .find(|r| r.path.ends_with("/reply"))
+            .map(|r| r.received_at)
+            .expect("reply");
+        turn_latency.push(reply_at.duration_since(t));
+        if n % 50 == 49 {
+            line.clear();
+        }
+    }
+    let cpu_ticks_used = cpu_ticks(server.pid()) - cpu_before;
+    turn_latency.sort();
+    println!(
+        "full turn with one tool call ({turns} sequential): p50 {} p99 {}; hearth CPU per turn {:.2} ms",
+        ms(percentile(&turn_latency, 50.0)),
+        ms(percentile(&turn_latency, 99.0)),
+        cpu_ticks_used as f64 * 10.0 / turns as f64,
+    );
+    line.clear();
+
+    let mut first = 10_000_000;
+    for rate in rates {
+        let (latencies, failures, peak_rss) = steady_load(&server, first, rate, secs).await;
+        first += rate * secs;
+        // Let the background turns drain before the next rate.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        line.clear();
+        println!(
+            "ack at {rate} events/s for {secs} s ({} events, {failures} failed): p50 {} p99 {} max {}; RSS under load up to {:.1} MiB",
+            latencies.len(),
+            ms(percentile(&latencies, 50.0)),
+            ms(percentile(&latencies, 99.0)),
+            ms(latencies.last().copied().unwrap_or_default()),
+            peak_rss as f64 / 1024.0,
+        );
+    }
+    let (rss, hwm) = memory_kib(server.pid());
+    println!(
+        "RSS after the load: {:.1} MiB (peak {:.1} MiB)",
+        rss as f64 / 1024.0,
+        hwm as f64 / 1024.0
+    );
+}
