@@ -13,9 +13,12 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
+use crate::line::message::ReplyStyle;
 use crate::llm::agent::Agent;
 use crate::llm::openai::LlmClient;
+use crate::postback::{ButtonSigner, PostbackKey};
 use crate::registry::{Registry, RegistryError};
+use crate::source::Conversation;
 use crate::sources::Sources;
 use crate::store::{Store, StoreError};
 
@@ -49,6 +52,8 @@ pub struct Hearth {
     pub keywords: Vec<String>,
     /// Card colours.
     pub palette: Palette,
+    /// Signs and verifies the data of state-changing buttons.
+    pub postback_key: PostbackKey,
     /// The channel secret that signs webhooks.
     pub(crate) channel_secret: crate::config::Secret,
     /// History bounds.
@@ -94,6 +99,7 @@ impl Hearth {
             tz,
             keywords: config.keywords(),
             palette: Palette::new(config.price_colors),
+            postback_key: PostbackKey::new(&config.postback_key, &config.line_channel_secret),
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,
@@ -105,6 +111,19 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
         })
+    }
+
+    /// How answers look in `conversation`: colours, chip prefix in groups, signed buttons.
+    pub fn reply_style(&self, conversation: &Conversation) -> ReplyStyle {
+        ReplyStyle {
+            palette: self.palette,
+            chip_prefix: if conversation.is_multi_person() {
+                self.keywords.first().cloned()
+            } else {
+                None
+            },
+            signer: Some(ButtonSigner::new(self.postback_key.clone(), &conversation.id)),
+        }
     }
 
     /// Runs `work` in the background, counted so shutdown and tests can wait for it.

@@ -82,6 +82,16 @@ pub struct Config {
         global = true
     )]
     pub line_channel_access_token: Secret,
+    /// Key that signs the data of buttons that change state (cancel, done…); derived from the
+    /// channel secret when not set. Changing it invalidates the buttons of earlier cards.
+    #[arg(
+        long,
+        env = "HEARTH_POSTBACK_KEY",
+        default_value = "",
+        hide_default_value = true,
+        global = true
+    )]
+    pub postback_key: Secret,
     /// Base URL of the LINE Messaging API.
     #[arg(long, env = "LINE_API_BASE", default_value = "https://api.line.me", global = true)]
     pub line_api_base: String,

@@ -114,6 +114,9 @@ impl Hearth {
                         .await;
                 }
             }
+            EventKind::Postback { data } => {
+                self.on_postback(&event, &source, data, received_at).await
+            }
             EventKind::Follow | EventKind::Join => {
                 let text = greeting(
                     source.conversation.is_multi_person(),
@@ -177,14 +180,7 @@ impl Hearth {
         if !in_group && let Err(e) = self.line.show_loading(&conversation.id, 20).await {
             tracing::debug!(error = %e, "loading animation not shown");
         }
-        let ctx = ToolCtx {
-            conversation: conversation.clone(),
-            user_id: source.user_id.clone(),
-            display_name: speaker.clone(),
-            tz: self.tz.clone(),
-            lang,
-            clock: self.clock.clone(),
-        };
+        let ctx = self.tool_ctx(source, speaker.clone(), lang);
         let history = self
             .store
             .history(&conversation.id, logged_id, self.history_messages, self.history_chars)
@@ -209,12 +205,57 @@ impl Hearth {
                 Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
             }
         };
-        let style = ReplyStyle {
-            palette: self.palette,
-            chip_prefix: if in_group { self.keywords.first().cloned() } else { None },
-        };
+        let style = self.reply_style(conversation);
         let replies = assemble(&answer, &style);
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+    }
+
+    /// A tapped button: verified against this conversation, then handed to its feature.
+    async fn on_postback(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        data: &str,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        let answer = match self.postback_key.verify(&conversation.id, data) {
+            Ok(postback) => {
+                let speaker = match &source.user_id {
+                    Some(user) => self.display_name(conversation, user).await,
+                    None => None,
+                };
+                let ctx = self.tool_ctx(source, speaker, Lang::ZhTw);
+                crate::actions::handle(self, &ctx, &postback).await
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, conversation = %conversation, "postback refused");
+                Answer {
+                    text: crate::actions::refusal(Lang::ZhTw).to_string(),
+                    ..Answer::default()
+                }
+            }
+        };
+        let style = self.reply_style(conversation);
+        let replies = assemble(&answer, &style);
+        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+    }
+
+    /// The context tools and buttons act in.
+    pub(crate) fn tool_ctx(
+        &self,
+        source: &EventSource,
+        speaker: Option<String>,
+        lang: Lang,
+    ) -> ToolCtx {
+        ToolCtx {
+            conversation: source.conversation.clone(),
+            user_id: source.user_id.clone(),
+            display_name: speaker,
+            tz: self.tz.clone(),
+            lang,
+            clock: self.clock.clone(),
+        }
     }
 
     /// The display name of `user_id`: from memory, from the store if recent, else from LINE.

@@ -13,9 +13,11 @@
 //! - [`sources`]: clients for the data sources behind the tools.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
+//! - [`postback`]: signed button data bound to a conversation, for buttons that change state.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
 
+pub mod actions;
 pub mod app;
 pub mod chat;
 pub mod clock;
@@ -24,6 +26,7 @@ pub mod conversation;
 pub mod i18n;
 pub mod line;
 pub mod llm;
+pub mod postback;
 pub mod registry;
 pub mod schema;
 pub mod server;

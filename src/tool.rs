@@ -182,6 +182,18 @@ pub enum CardButton {
         /// The message sent.
         text: String,
     },
+    /// Changes state (cancel, done, snooze). The data is signed and bound to the conversation
+    /// the card is sent to when the card is rendered; tools give only the action and the id.
+    Postback {
+        /// The button label.
+        label: String,
+        /// The action, a short identifier (`cancel_reminder`).
+        action: String,
+        /// The item acted on, a short identifier.
+        id: String,
+        /// What the chat shows as the user's tap ("❌ 取消").
+        display_text: String,
+    },
     /// Opens a link.
     Link {
         /// The button label.

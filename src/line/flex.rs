@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::text::truncate_graphemes;
 use crate::config::PriceColors;
+use crate::postback::{ButtonSigner, MAX_DATA_LEN};
 use crate::tool::{Card, CardButton, Tone};
 
 /// The largest bubble sent, in bytes of minified JSON (LINE's limit is 30 KB).
@@ -60,8 +61,21 @@ fn non_empty(s: &str) -> String {
     if s.trim().is_empty() { "-".to_string() } else { truncate_graphemes(s, 2000) }
 }
 
-fn button(b: &CardButton) -> Option<Value> {
+fn button(b: &CardButton, signer: Option<&ButtonSigner>) -> Option<Value> {
     let action = match b {
+        CardButton::Postback { label, action, id, display_text } => {
+            // Without a conversation to bind to (the terminal chat) there is nothing to tap.
+            let data = signer?.data(action, id);
+            if data.len() > MAX_DATA_LEN {
+                return None;
+            }
+            json!({
+                "type": "postback",
+                "label": truncate_graphemes(label, 40),
+                "data": data,
+                "displayText": truncate_graphemes(display_text, 300),
+            })
+        }
         CardButton::Message { label, text } => json!({
             "type": "message",
             "label": truncate_graphemes(label, 40),
@@ -77,8 +91,8 @@ fn button(b: &CardButton) -> Option<Value> {
     Some(json!({"type": "button", "style": "link", "height": "sm", "action": action}))
 }
 
-/// The bubble for `card`.
-pub fn bubble(card: &Card, palette: Palette) -> Value {
+/// The bubble for `card`; postback buttons are signed with `signer` (and dropped without one).
+pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> Value {
     let mut body = vec![text(&card.title, "lg", None, true)];
     if let Some(sub) = &card.subtitle {
         body.push(text(sub, "sm", Some(MUTED), false));
@@ -113,7 +127,7 @@ pub fn bubble(card: &Card, palette: Palette) -> Value {
         "type": "bubble",
         "body": {"type": "box", "layout": "vertical", "spacing": "sm", "contents": body},
     });
-    let buttons: Vec<Value> = card.buttons.iter().filter_map(button).collect();
+    let buttons: Vec<Value> = card.buttons.iter().filter_map(|b| button(b, signer)).collect();
     if !buttons.is_empty() {
         bubble["footer"] = json!({"type": "box", "layout": "vertical", "spacing": "sm",
                                   "contents": buttons});
@@ -123,8 +137,9 @@ pub fn bubble(card: &Card, palette: Palette) -> Value {
 
 /// The Flex container for `cards`: one bubble, or a carousel; `None` when it would be too large
 /// for LINE (the caller then sends the cards as text).
-pub fn container(cards: &[Card], palette: Palette) -> Option<Value> {
-    let bubbles: Vec<Value> = cards.iter().take(MAX_BUBBLES).map(|c| bubble(c, palette)).collect();
+pub fn container(cards: &[Card], palette: Palette, signer: Option<&ButtonSigner>) -> Option<Value> {
+    let bubbles: Vec<Value> =
+        cards.iter().take(MAX_BUBBLES).map(|c| bubble(c, palette, signer)).collect();
     let (value, limit) = match bubbles.len() {
         0 => return None,
         1 => (bubbles.into_iter().next()?, MAX_BUBBLE_BYTES),
@@ -152,9 +167,9 @@ mod tests {
 
     #[test]
     fn taiwan_palette_shows_up_in_red_and_us_palette_in_green() {
-        let tw = bubble(&quote_card(Tone::Up), Palette::new(PriceColors::Tw));
+        let tw = bubble(&quote_card(Tone::Up), Palette::new(PriceColors::Tw), None);
         assert_eq!(tw["body"]["contents"][1]["color"], RED);
-        let us = bubble(&quote_card(Tone::Up), Palette::new(PriceColors::Us));
+        let us = bubble(&quote_card(Tone::Up), Palette::new(PriceColors::Us), None);
         assert_eq!(us["body"]["contents"][1]["color"], GREEN);
     }
 
@@ -164,15 +179,34 @@ mod tests {
         for i in 0..400 {
             card.rows.push(CardRow::new(format!("row {i}"), "x".repeat(80)));
         }
-        assert!(container(&[card], Palette::new(PriceColors::Tw)).is_none());
+        assert!(container(&[card], Palette::new(PriceColors::Tw), None).is_none());
     }
 
     #[test]
     fn several_cards_become_a_carousel_of_at_most_twelve() {
         let cards = vec![quote_card(Tone::Down); 15];
-        let c = container(&cards, Palette::new(PriceColors::Tw)).expect("fits");
+        let c = container(&cards, Palette::new(PriceColors::Tw), None).expect("fits");
         assert_eq!(c["type"], "carousel");
         assert_eq!(c["contents"].as_array().map(Vec::len), Some(12));
+    }
+
+    #[test]
+    fn postback_buttons_are_signed_for_the_conversation_and_dropped_without_one() {
+        use crate::config::Secret;
+        use crate::postback::PostbackKey;
+        let mut card = Card::new("提醒");
+        card.buttons.push(CardButton::Postback {
+            label: "❌ 取消".into(),
+            action: "cancel_reminder".into(),
+            id: "7".into(),
+            display_text: "❌ 取消".into(),
+        });
+        let key = PostbackKey::new(&Secret::default(), &Secret::from("s"));
+        let signer = ButtonSigner::new(key.clone(), "Cgroup");
+        let b = bubble(&card, Palette::new(PriceColors::Tw), Some(&signer));
+        let data = b["footer"]["contents"][0]["action"]["data"].as_str().expect("data");
+        assert!(key.verify("Cgroup", data).is_ok());
+        assert!(bubble(&card, Palette::new(PriceColors::Tw), None).get("footer").is_none());
     }
 
     #[test]
@@ -180,6 +214,6 @@ mod tests {
         let mut card = Card::new("t");
         card.buttons
             .push(CardButton::Link { label: "x".into(), uri: "javascript:alert(1)".into() });
-        assert!(bubble(&card, Palette::new(PriceColors::Tw)).get("footer").is_none());
+        assert!(bubble(&card, Palette::new(PriceColors::Tw), None).get("footer").is_none());
     }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::flex::{self, Palette};
 use super::text::{MAX_TEXT_UNITS, split, truncate_graphemes, truncate_utf16};
 use crate::llm::agent::Answer;
+use crate::postback::ButtonSigner;
 use crate::tool::{Card, Chip};
 
 /// The most messages in one reply or push.
@@ -102,6 +103,8 @@ pub struct ReplyStyle {
     pub palette: Palette,
     /// Prefixed to chip texts in groups (the first trigger keyword), so a tap wakes the bot.
     pub chip_prefix: Option<String>,
+    /// Signs the state-changing buttons of cards for this conversation.
+    pub signer: Option<ButtonSigner>,
 }
 
 /// The quick reply for `chips`, or `None` when there are none.
@@ -141,7 +144,7 @@ fn alt_text(cards: &[Card]) -> String {
 
 /// The messages for `answer`: at most five, chips on the last.
 pub fn assemble(answer: &Answer, style: &ReplyStyle) -> Vec<Message> {
-    let flex = flex::container(&answer.cards, style.palette);
+    let flex = flex::container(&answer.cards, style.palette, style.signer.as_ref());
     let mut text = answer.text.trim().to_string();
     if flex.is_none() && !answer.cards.is_empty() {
         // Too large for Flex: the cards travel as text instead.
@@ -186,6 +189,7 @@ mod tests {
         ReplyStyle {
             palette: Palette::new(PriceColors::Tw),
             chip_prefix: prefix.map(str::to_string),
+            signer: None,
         }
     }
 
