@@ -1,20 +1,24 @@
 //! What a verified button tap does. The data was checked against the conversation of the tap (see
 //! [`crate::postback`]); each feature's actions act on that conversation only.
 
-use std::sync::Arc;
-
 use crate::app::Hearth;
 use crate::i18n::Lang;
 use crate::llm::agent::Answer;
 use crate::postback::Postback;
+use crate::reminders;
 use crate::tool::ToolCtx;
 
 /// Carries out a verified postback and says what happened.
-pub async fn handle(_app: &Arc<Hearth>, ctx: &ToolCtx, postback: &Postback) -> Answer {
+pub async fn handle(app: &Hearth, ctx: &ToolCtx, postback: &Postback) -> Answer {
     tracing::info!(action = postback.action, conversation = %ctx.conversation, "button tapped");
-    // Each feature's actions are matched here; anything else is a button from an older version.
-    let text = ctx.lang.pick("這個按鈕已經失效了。", "This button no longer works.");
-    Answer { text: text.to_string(), ..Answer::default() }
+    let id = postback.id.as_str();
+    let text = match postback.action.as_str() {
+        "cancel_reminder" => reminders::actions::cancel(app, ctx, id).await,
+        "reminder_done" => reminders::actions::done(app, ctx, id).await,
+        "reminder_snooze" => reminders::actions::snooze(app, ctx, id).await,
+        _ => ctx.lang.pick("這個按鈕已經失效了。", "This button no longer works.").to_string(),
+    };
+    Answer { text, ..Answer::default() }
 }
 
 /// The polite answer to a button that does not belong to this conversation (or was forged).

@@ -18,9 +18,11 @@ use crate::llm::agent::Agent;
 use crate::llm::openai::LlmClient;
 use crate::postback::{ButtonSigner, PostbackKey};
 use crate::registry::{Registry, RegistryError};
+use crate::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
 use crate::source::Conversation;
 use crate::sources::Sources;
 use crate::store::{Store, StoreError};
+use crate::tools::Services;
 
 /// Why hearth could not start.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +56,10 @@ pub struct Hearth {
     pub palette: Palette,
     /// Signs and verifies the data of state-changing buttons.
     pub postback_key: PostbackKey,
+    /// Delivers due reminders.
+    pub reminders: ReminderScheduler,
+    /// Wakes the reminder loop early (a reminder due soon was created).
+    pub reminder_nudge: Arc<Notify>,
     /// The channel secret that signs webhooks.
     pub(crate) channel_secret: crate::config::Secret,
     /// History bounds.
@@ -69,21 +75,26 @@ pub struct Hearth {
 impl Hearth {
     /// Builds hearth from its configuration, with the production tools.
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
-        let tz = TimeZone::get(&config.timezone)
-            .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let store = Store::connect(&config.database_url).await?;
-        let registry = crate::tools::registry(&Sources::from_config(config))?;
-        Ok(Self::assemble(config, clock, tz, store, registry))
+        Self::with_tools(config, clock, store, crate::tools::registry)
     }
 
-    /// Puts hearth together from parts (tests use it to bring their own tools).
-    pub fn assemble(
+    /// Puts hearth together over an opened store, with the tools `tools` builds from the
+    /// services (tests bring their own).
+    pub fn with_tools(
         config: &Config,
         clock: Arc<dyn Clock>,
-        tz: TimeZone,
         store: Store,
-        registry: Registry,
-    ) -> Arc<Self> {
+        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+    ) -> Result<Arc<Self>, StartError> {
+        let tz = TimeZone::get(&config.timezone)
+            .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
+        let services = Services {
+            sources: Sources::from_config(config),
+            store: store.clone(),
+            reminder_nudge: Arc::new(Notify::new()),
+        };
+        let registry = tools(&services)?;
         let llm = LlmClient::new(
             &config.openai_base_url,
             config.openai_api_key.clone(),
@@ -91,15 +102,33 @@ impl Hearth {
             config.llm_strict,
             Duration::from_secs(config.llm_timeout_secs),
         );
-        Arc::new(Self {
+        let line = LineClient::new(
+            &config.line_api_base,
+            config.line_channel_access_token.clone(),
+            config.push_rate,
+        );
+        let palette = Palette::new(config.price_colors);
+        let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
+        let reminders = ReminderScheduler::new(
+            store.clone(),
+            line.clone(),
+            clock.clone(),
+            postback_key.clone(),
+            palette,
+            process_owner(),
+            SchedulerSettings::default(),
+        );
+        Ok(Arc::new(Self {
             store,
-            line: LineClient::new(&config.line_api_base, config.line_channel_access_token.clone()),
+            line,
             agent: Agent::new(llm, Arc::new(registry), config.max_tool_rounds),
             clock,
             tz,
             keywords: config.keywords(),
-            palette: Palette::new(config.price_colors),
-            postback_key: PostbackKey::new(&config.postback_key, &config.line_channel_secret),
+            palette,
+            postback_key,
+            reminders,
+            reminder_nudge: services.reminder_nudge,
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,
@@ -110,7 +139,7 @@ impl Hearth {
                 .max_capacity(10_000)
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
-        })
+        }))
     }
 
     /// How answers look in `conversation`: colours, chip prefix in groups, signed buttons.
@@ -152,6 +181,15 @@ impl Hearth {
     pub(crate) fn conversation_lock(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
         self.locks.get(id)
     }
+}
+
+/// A name for this process in claims: unique per start.
+fn process_owner() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("hearth-{}-{nanos:08x}", std::process::id())
 }
 
 /// Counts background tasks.

@@ -92,6 +92,9 @@ pub struct Config {
         global = true
     )]
     pub postback_key: Secret,
+    /// Most pushes per second (LINE allows 2,000 per channel); bursts of reminders are paced to it.
+    #[arg(long, env = "HEARTH_PUSH_RATE", default_value_t = 1900, global = true)]
+    pub push_rate: u32,
     /// Base URL of the LINE Messaging API.
     #[arg(long, env = "LINE_API_BASE", default_value = "https://api.line.me", global = true)]
     pub line_api_base: String,

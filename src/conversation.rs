@@ -205,9 +205,30 @@ impl Hearth {
                 Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
             }
         };
+        let answer = self.with_quota_notice(conversation, answer, lang).await;
         let style = self.reply_style(conversation);
         let replies = assemble(&answer, &style);
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+    }
+
+    /// Prefixes the answer with a notice when reminders to this conversation could not be
+    /// pushed because LINE's monthly quota ran out (told once).
+    async fn with_quota_notice(
+        &self,
+        conversation: &Conversation,
+        mut answer: Answer,
+        lang: Lang,
+    ) -> Answer {
+        if let Ok(Some((missed, _since))) = self.store.take_quota_notice(&conversation.id).await {
+            let notice = match lang {
+                Lang::ZhTw => format!("⚠️ 本月 LINE 訊息額度已用完，有 {missed} 則提醒沒能送出。"),
+                Lang::En => format!(
+                    "⚠️ This month's LINE message quota ran out: {missed} reminder(s) could not be sent."
+                ),
+            };
+            answer.text = format!("{notice}\n\n{}", answer.text);
+        }
+        answer
     }
 
     /// A tapped button: verified against this conversation, then handed to its feature.

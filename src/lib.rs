@@ -10,6 +10,7 @@
 //! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
 //! - [`tool`]: the contract a tool author implements; [`registry`]: erasure and dispatch;
 //!   [`schema`]: argument schemas derived from types; [`tools`]: THE list, one file per tool.
+//! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
 //! - [`sources`]: clients for the data sources behind the tools.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
@@ -28,6 +29,7 @@ pub mod line;
 pub mod llm;
 pub mod postback;
 pub mod registry;
+pub mod reminders;
 pub mod schema;
 pub mod server;
 pub mod source;

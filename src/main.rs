@@ -48,8 +48,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools => {
-            let registry =
-                hearth::tools::registry(&hearth::sources::Sources::from_config(&config))?;
+            let services = hearth::tools::Services {
+                sources: hearth::sources::Sources::from_config(&config),
+                store: hearth::store::Store::in_memory().await?,
+                reminder_nudge: Default::default(),
+            };
+            let registry = hearth::tools::registry(&services)?;
             println!("{}", serde_json::to_string_pretty(registry.definitions())?);
         }
         Command::Chat => {

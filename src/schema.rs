@@ -38,9 +38,38 @@ fn make_strict(value: &mut Value) {
             for (_, child) in map.iter_mut() {
                 make_strict(child);
             }
+            simplify_enum(map);
         }
         Value::Array(items) => items.iter_mut().for_each(make_strict),
         _ => {}
+    }
+}
+
+/// Unit enums with documented variants come out as `anyOf` of `const`s (and, when optional,
+/// wrapped in another `anyOf` with `null`); both become a plain `enum`, which every
+/// OpenAI-compatible server understands.
+fn simplify_enum(map: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = map.get("anyOf") else { return };
+    let consts: Option<Vec<Value>> = branches.iter().map(|b| b.get("const").cloned()).collect();
+    if let Some(values) = consts.filter(|v| v.iter().all(Value::is_string)) {
+        map.remove("anyOf");
+        map.insert("type".into(), Value::from("string"));
+        map.insert("enum".into(), Value::Array(values));
+        return;
+    }
+    let [first, second] = branches.as_slice() else { return };
+    let (inner, null) = if second.get("type") == Some(&Value::from("null")) {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    let is_null = null.get("type") == Some(&Value::from("null"));
+    if let (true, Some(Value::Array(values))) = (is_null, inner.get("enum")) {
+        let mut values = values.clone();
+        values.push(Value::Null);
+        map.remove("anyOf");
+        map.insert("type".into(), serde_json::json!(["string", "null"]));
+        map.insert("enum".into(), Value::Array(values));
     }
 }
 
@@ -145,6 +174,17 @@ mod tests {
         let s = strict_schema_for::<Args>();
         let days = &s["properties"]["days"]["type"];
         assert!(days.as_array().is_some_and(|t| t.contains(&"null".into())), "{days}");
+    }
+
+    #[test]
+    fn documented_unit_enums_become_plain_enums() {
+        let s = strict_schema_for::<Args>();
+        assert_eq!(s["properties"]["unit"]["type"], serde_json::json!(["string", "null"]));
+        assert_eq!(
+            s["properties"]["unit"]["enum"],
+            serde_json::json!(["celsius", "fahrenheit", null])
+        );
+        assert!(!contains_key(&s, "anyOf"), "{s:#}");
     }
 
     #[test]

@@ -43,10 +43,37 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let pruner = tokio::spawn(prune_event_ids(app.clone()));
+    let scheduler = tokio::spawn(deliver_reminders(app.clone()));
     let served = axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await;
     pruner.abort();
+    scheduler.abort();
     app.wait_idle().await;
+    match app.reminders.release().await {
+        Ok(n) if n > 0 => tracing::info!(released = n, "reminder claims handed back"),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "could not release reminder claims"),
+    }
     served
+}
+
+/// How often due reminders are looked for (a new reminder due sooner wakes the loop).
+const REMINDER_TICK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Delivers due reminders until the server stops.
+async fn deliver_reminders(app: Arc<Hearth>) {
+    loop {
+        match app.reminders.tick().await {
+            Ok(report) if report != Default::default() => {
+                tracing::info!(?report, "reminders delivered")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "reminder tick failed"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(REMINDER_TICK) => {}
+            _ = app.reminder_nudge.notified() => {}
+        }
+    }
 }
 
 /// Forgets old webhook event ids, hourly.

@@ -36,6 +36,16 @@ impl Conversation {
         Self { kind: ChatKind::Group, id: group_id.into() }
     }
 
+    /// The conversation a LINE id names: `C…` a group, `R…` a room, anything else a user.
+    pub fn from_id(id: &str) -> Self {
+        let kind = match id.as_bytes().first() {
+            Some(b'C') => ChatKind::Group,
+            Some(b'R') => ChatKind::Room,
+            _ => ChatKind::User,
+        };
+        Self { kind, id: id.to_string() }
+    }
+
     /// True for groups and rooms, where the bot answers only when called.
     pub fn is_multi_person(&self) -> bool {
         matches!(self.kind, ChatKind::Group | ChatKind::Room)

@@ -156,12 +156,20 @@ pub struct CardRow {
     pub value: String,
     /// How to colour the value.
     pub tone: Option<Tone>,
+    /// A small button at the end of the row (cancel this item).
+    pub button: Option<CardButton>,
 }
 
 impl CardRow {
     /// A row without a tone.
     pub fn new(label: impl Into<String>, value: impl Into<String>) -> Self {
-        Self { label: label.into(), value: value.into(), tone: None }
+        Self { label: label.into(), value: value.into(), tone: None, button: None }
+    }
+
+    /// The same row, with a button.
+    pub fn with_button(mut self, button: CardButton) -> Self {
+        self.button = Some(button);
+        self
     }
 
     /// The same row, coloured.

@@ -1,18 +1,40 @@
 //! THE list of tools. Adding a tool is one new file in `src/tools/` and one line here; the name
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
+pub mod cancel_reminder;
 pub mod fx;
 pub mod get_quote;
+pub mod list_reminders;
+pub mod reminder;
 pub mod weather;
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
 
 use crate::registry::{Registry, RegistryError};
 use crate::sources::Sources;
+use crate::store::Store;
 
-/// Builds the production registry over the configured data sources.
-pub fn registry(sources: &Sources) -> Result<Registry, RegistryError> {
+/// What tools are built from: the data sources, the store, and the scheduler's wake-up.
+#[derive(Clone)]
+pub struct Services {
+    /// Upstream data sources.
+    pub sources: Sources,
+    /// The store.
+    pub store: Store,
+    /// Wakes the reminder scheduler when a reminder is due soon.
+    pub reminder_nudge: Arc<Notify>,
+}
+
+/// Builds the production registry.
+pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
     Registry::builder()
-        .tool(weather::Weather::new(sources.weather.clone()))
-        .tool(fx::Fx::new(sources.fx.clone()))
-        .tool(get_quote::GetQuote::new(sources.quotes.clone()))
+        .tool(weather::Weather::new(s.sources.weather.clone()))
+        .tool(fx::Fx::new(s.sources.fx.clone()))
+        .tool(get_quote::GetQuote::new(s.sources.quotes.clone()))
+        .tool(reminder::Reminder::new(s.store.clone(), s.reminder_nudge.clone()))
+        .tool(list_reminders::ListReminders::new(s.store.clone()))
+        .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
         .build()
 }

@@ -9,7 +9,6 @@ use std::time::Duration;
 use common::harness::{Harness, MOM, messages_of, texts_of};
 use common::{Mode, ReplyMode, Route, Step};
 use hearth::registry::Registry;
-use hearth::sources::Sources;
 use hearth::tool::{Tool, ToolCtx, ToolError};
 use hearth::tools::fx::Fx;
 use schemars::JsonSchema;
@@ -265,10 +264,10 @@ impl Tool for BadPresentation {
 async fn harness_with_test_tools() -> Harness {
     Harness::start_with(
         |_| {},
-        Some(|config| {
+        Some(|services| {
             Registry::builder()
                 .tool(Panicky)
-                .tool(Fx::new(Sources::from_config(config).fx))
+                .tool(Fx::new(services.sources.fx.clone()))
                 .tool(Rendezvous(Arc::new(tokio::sync::Barrier::new(2))))
                 .tool(BadPresentation)
                 .build()

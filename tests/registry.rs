@@ -17,8 +17,20 @@ use serde::Deserialize;
 use serde_json::Value;
 
 fn production() -> Registry {
-    hearth::tools::registry(&Sources::from_config(&Config::defaults()))
-        .expect("production registry builds")
+    // A store needs a runtime; build it on a thread of its own so async tests can call this too.
+    let store = std::thread::spawn(|| {
+        let rt =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        rt.block_on(hearth::store::Store::in_memory()).expect("store")
+    })
+    .join()
+    .expect("store thread");
+    let services = hearth::tools::Services {
+        sources: Sources::from_config(&Config::defaults()),
+        store,
+        reminder_nudge: Default::default(),
+    };
+    hearth::tools::registry(&services).expect("production registry builds")
 }
 
 fn ctx() -> ToolCtx {
@@ -46,7 +58,10 @@ fn walk(value: &Value, visit: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
 #[test]
 fn production_tools_have_the_seed_wire_names() {
     let names: Vec<&str> = production().definitions().iter().map(|d| d.name).collect();
-    assert_eq!(names, ["weather", "fx", "get_quote"]);
+    assert_eq!(
+        names,
+        ["weather", "fx", "get_quote", "reminder", "list_reminders", "cancel_reminder"]
+    );
 }
 
 #[test]

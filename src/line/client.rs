@@ -103,9 +103,9 @@ struct ReplyBody<'a> {
 }
 
 #[derive(Serialize)]
-struct PushBody<'a> {
+struct PushBody<'a, M: Serialize + ?Sized> {
     to: &'a str,
-    messages: &'a [Message],
+    messages: &'a M,
 }
 
 #[derive(Serialize)]
@@ -121,17 +121,52 @@ pub struct LineClient {
     http: reqwest::Client,
     base: String,
     token: Secret,
+    pacer: Pacer,
+}
+
+/// Spaces pushes evenly so a burst stays under LINE's per-channel rate limit instead of
+/// collecting 429s: each push takes the next free slot.
+#[derive(Clone)]
+struct Pacer {
+    interval: Duration,
+    next: std::sync::Arc<std::sync::Mutex<tokio::time::Instant>>,
+}
+
+impl Pacer {
+    fn new(per_second: u32) -> Self {
+        Self {
+            interval: Duration::from_secs(1) / per_second.max(1),
+            next: std::sync::Arc::new(std::sync::Mutex::new(tokio::time::Instant::now())),
+        }
+    }
+
+    async fn wait(&self) {
+        let slot = {
+            let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+            let now = tokio::time::Instant::now();
+            let slot = (*next).max(now);
+            *next = slot + self.interval;
+            slot
+        };
+        tokio::time::sleep_until(slot).await;
+    }
 }
 
 impl LineClient {
-    /// A client for `base` (`https://api.line.me`) with the channel access token.
-    pub fn new(base: &str, token: Secret) -> Self {
+    /// A client for `base` (`https://api.line.me`) with the channel access token, pushing at
+    /// most `pushes_per_second`.
+    pub fn new(base: &str, token: Secret, pushes_per_second: u32) -> Self {
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .connect_timeout(Duration::from_secs(5))
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
-        Self { http, base: base.trim_end_matches('/').to_string(), token }
+        Self {
+            http,
+            base: base.trim_end_matches('/').to_string(),
+            token,
+            pacer: Pacer::new(pushes_per_second),
+        }
     }
 
     fn post(&self, path: &str) -> reqwest::RequestBuilder {
@@ -153,12 +188,14 @@ impl LineClient {
     }
 
     /// Pushes once with `retry_key`; a 409 (the key was already accepted) counts as sent.
-    pub async fn push(
+    /// `messages` serialises to the `messages` array (built messages, or a stored payload).
+    pub async fn push<M: Serialize + ?Sized>(
         &self,
         to: &str,
-        messages: &[Message],
+        messages: &M,
         retry_key: Uuid,
     ) -> Result<Sent, LineError> {
+        self.pacer.wait().await;
         let request = self
             .post("/v2/bot/message/push")
             .header("X-Line-Retry-Key", retry_key.to_string())
@@ -171,10 +208,10 @@ impl LineClient {
     }
 
     /// Pushes, retrying server errors, timeouts and rate limits with the same key and backoff.
-    pub async fn push_with_retry(
+    pub async fn push_with_retry<M: Serialize + ?Sized>(
         &self,
         to: &str,
-        messages: &[Message],
+        messages: &M,
         retry_key: Uuid,
     ) -> Result<Sent, LineError> {
         let mut delay = Duration::from_millis(500);

@@ -111,8 +111,14 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
                 value["align"] = json!("end");
                 let mut label = text(&row.label, "sm", Some(MUTED), false);
                 label["flex"] = json!(3);
+                let mut contents = vec![label, value];
+                if let Some(mut b) = row.button.as_ref().and_then(|b| button(b, signer)) {
+                    b["flex"] = json!(2);
+                    b["gravity"] = json!("center");
+                    contents.push(b);
+                }
                 json!({"type": "box", "layout": "horizontal", "spacing": "sm",
-                       "contents": [label, value]})
+                       "contents": contents})
             })
             .collect();
         body.push(json!({"type": "box", "layout": "vertical", "margin": "md", "spacing": "sm",

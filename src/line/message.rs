@@ -2,6 +2,8 @@
 //! 5000 UTF-16 units, cards as one Flex message (a bubble or a carousel) with a text fallback,
 //! chips as quick replies on the last message only. Limits are enforced here, once.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -31,6 +33,17 @@ pub enum Message {
         #[serde(skip_serializing_if = "Option::is_none")]
         quick_reply: Option<QuickReply>,
     },
+    /// A text message with substitutions (mentions): `{key}` in `text` is replaced.
+    #[serde(rename = "textV2", rename_all = "camelCase")]
+    TextV2 {
+        /// At most 5000 UTF-16 units; literal braces doubled.
+        text: String,
+        /// What each `{key}` stands for.
+        substitution: BTreeMap<String, Substitution>,
+        /// Chips, on the last message only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quick_reply: Option<QuickReply>,
+    },
     /// A Flex message.
     #[serde(rename_all = "camelCase")]
     Flex {
@@ -52,18 +65,47 @@ impl Message {
 
     fn set_quick_reply(&mut self, qr: QuickReply) {
         match self {
-            Message::Text { quick_reply, .. } | Message::Flex { quick_reply, .. } => {
-                *quick_reply = Some(qr)
-            }
+            Message::Text { quick_reply, .. }
+            | Message::TextV2 { quick_reply, .. }
+            | Message::Flex { quick_reply, .. } => *quick_reply = Some(qr),
         }
     }
 
     /// The text of a text message, or the altText of a Flex message.
     pub fn preview(&self) -> &str {
         match self {
-            Message::Text { text, .. } => text,
+            Message::Text { text, .. } | Message::TextV2 { text, .. } => text,
             Message::Flex { alt_text, .. } => alt_text,
         }
+    }
+}
+
+/// What a `{key}` of a textV2 message stands for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Substitution {
+    /// A mention: notifies the person.
+    Mention {
+        /// Who.
+        mentionee: Mention,
+    },
+}
+
+/// Who a mention is for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mention {
+    /// Always `user`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The user's id.
+    pub user_id: String,
+}
+
+impl Mention {
+    /// A mention of one user.
+    pub fn user(user_id: &str) -> Self {
+        Self { kind: "user", user_id: user_id.to_string() }
     }
 }
 

@@ -9,6 +9,9 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, SqlitePool};
 
+mod reminders;
+pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
+
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

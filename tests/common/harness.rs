@@ -9,10 +9,9 @@ use hearth::clock::ManualClock;
 use hearth::config::Config;
 use hearth::line::signature;
 use hearth::registry::Registry;
-use hearth::sources::Sources;
 use hearth::store::Store;
+use hearth::tools::Services;
 use jiff::Timestamp;
-use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
@@ -65,7 +64,7 @@ impl Harness {
     /// final configuration, so they can use the fake data sources).
     pub async fn start_with(
         tweak: impl FnOnce(&mut Config),
-        tools: Option<fn(&Config) -> Registry>,
+        tools: Option<fn(&Services) -> Registry>,
     ) -> Self {
         let line = FakeLine::start().await;
         let llm = FakeLlm::start().await;
@@ -89,13 +88,11 @@ impl Harness {
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");
-        let registry = match tools {
-            Some(build) => build(&config),
-            None => hearth::tools::registry(&Sources::from_config(&config))
-                .expect("production registry"),
-        };
-        let tz = TimeZone::get(&config.timezone).expect("zone");
-        let app = Hearth::assemble(&config, clock.clone(), tz, store, registry);
+        let app = Hearth::with_tools(&config, clock.clone(), store, |services| match tools {
+            Some(build) => Ok(build(services)),
+            None => hearth::tools::registry(services),
+        })
+        .expect("hearth");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind hearth");
         let url = format!("http://{}", listener.local_addr().expect("address"));
         let (tx, rx) = oneshot::channel::<()>();

@@ -1,0 +1,32 @@
+//! Reminders: when they fire ([`recurrence`]), how they are described to the family
+//! ([`describe`]), what a delivery looks like ([`render`]), how it is delivered exactly once
+//! ([`scheduler`]) and what its buttons do ([`actions`]).
+
+pub mod actions;
+pub mod describe;
+pub mod recurrence;
+pub mod render;
+pub mod scheduler;
+
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::TimeZone;
+
+use crate::store::ReminderRow;
+use recurrence::{Freq, Schedule};
+
+impl ReminderRow {
+    /// The reminder's schedule; `None` if the stored rule is unreadable (it is then paused).
+    pub fn schedule(&self) -> Option<Schedule> {
+        Some(Schedule {
+            tz: TimeZone::get(&self.tz).ok()?,
+            anchor: self.anchor_local.parse::<DateTime>().ok()?,
+            freq: Freq::parse(&self.freq)?,
+            interval: u32::try_from(self.every_n).ok()?,
+            weekdays: u8::try_from(self.weekdays).ok()?,
+            month_day: self.month_day.and_then(|d| i8::try_from(d).ok()),
+            until: self.until_ms.and_then(|u| Timestamp::from_millisecond(u).ok()),
+            count: self.max_count.and_then(|c| u32::try_from(c).ok()),
+        })
+    }
+}

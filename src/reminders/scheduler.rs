@@ -1,0 +1,255 @@
+//! Delivers due reminders, each occurrence exactly once, even with several processes on one
+//! database: claim due reminders with a lease, record the rendered push (and its deterministic
+//! `X-Line-Retry-Key`) before sending, push the recorded payload, then advance the reminder fenced
+//! on the claimed occurrence and the owner. A retry — in this process or another after a crash —
+//! sends the identical request with the same key, and LINE answers a repeat with 409, which
+//! counts as delivered. Missed occurrences after downtime are not replayed: only the most recent
+//! one is sent, late, with a note.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use jiff::{SignedDuration, Timestamp};
+use uuid::Uuid;
+
+use super::render;
+use crate::clock::Clock;
+use crate::line::client::{LineClient, LineError};
+use crate::line::flex::Palette;
+use crate::postback::PostbackKey;
+use crate::store::{DeliveryRow, Finish, NewDelivery, Next, ReminderRow, Store, StoreError};
+
+/// Namespace of reminder retry keys.
+const KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
+
+/// Tuning of the scheduler.
+#[derive(Debug, Clone, Copy)]
+pub struct SchedulerSettings {
+    /// How long a claim lasts; must outlast the worst-case push with its retries.
+    pub lease: SignedDuration,
+    /// Occurrences later than this are still sent, with a note; older pending attempts are abandoned.
+    pub grace: SignedDuration,
+    /// Reminders claimed per round.
+    pub batch: i64,
+    /// Pushes in flight at once.
+    pub concurrency: usize,
+    /// Wait before trying an occurrence again after LINE failed.
+    pub retry_after: SignedDuration,
+}
+
+impl Default for SchedulerSettings {
+    fn default() -> Self {
+        Self {
+            lease: SignedDuration::from_mins(2),
+            grace: SignedDuration::from_mins(30),
+            batch: 500,
+            concurrency: 64,
+            retry_after: SignedDuration::from_mins(1),
+        }
+    }
+}
+
+/// What a tick did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct TickReport {
+    /// Pushes LINE accepted (or had already accepted).
+    pub sent: usize,
+    /// Occurrences to be tried again later.
+    pub retrying: usize,
+    /// Occurrences not delivered for good (quota, refused, abandoned).
+    pub failed: usize,
+}
+
+/// A claimed occurrence with its recorded delivery.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    row: ReminderRow,
+    claimed_fire_at: i64,
+    delivery: DeliveryRow,
+    next: Next,
+}
+
+/// The reminder scheduler of one process.
+pub struct ReminderScheduler {
+    store: Store,
+    line: LineClient,
+    clock: Arc<dyn Clock>,
+    key: PostbackKey,
+    palette: Palette,
+    owner: String,
+    settings: SchedulerSettings,
+}
+
+impl ReminderScheduler {
+    /// A scheduler identified as `owner` in claims.
+    pub fn new(
+        store: Store,
+        line: LineClient,
+        clock: Arc<dyn Clock>,
+        key: PostbackKey,
+        palette: Palette,
+        owner: String,
+        settings: SchedulerSettings,
+    ) -> Self {
+        Self { store, line, clock, key, palette, owner, settings }
+    }
+
+    /// Delivers everything due now.
+    pub async fn tick(&self) -> Result<TickReport, StoreError> {
+        let mut report = TickReport::default();
+        loop {
+            let (prepared, mut finishes) = self.claim_and_prepare().await?;
+            if prepared.is_empty() && finishes.is_empty() {
+                return Ok(report);
+            }
+            let delivered: Vec<Finish> = futures::stream::iter(prepared)
+                .map(|p| self.deliver(p))
+                .buffer_unordered(self.settings.concurrency.max(1))
+                .collect()
+                .await;
+            for f in &delivered {
+                match (f.delivery, f.next) {
+                    (Some((_, "sent")), _) => report.sent += 1,
+                    (_, Next::Retry(_)) => report.retrying += 1,
+                    _ => report.failed += 1,
+                }
+            }
+            finishes.extend(delivered);
+            self.store
+                .finish_reminders(&self.owner, self.clock.now().as_millisecond(), &finishes)
+                .await?;
+        }
+    }
+
+    /// Claims due reminders and records their deliveries; returns what is to be pushed and what
+    /// can be finished without a push (already sent, abandoned, unreadable).
+    pub async fn claim_and_prepare(&self) -> Result<(Vec<Prepared>, Vec<Finish>), StoreError> {
+        let now = self.clock.now();
+        let now_ms = now.as_millisecond();
+        let lease_until =
+            now.saturating_add(self.settings.lease).map_or(now_ms, |t| t.as_millisecond());
+        let rows = self
+            .store
+            .claim_due_reminders(&self.owner, now_ms, lease_until, self.settings.batch)
+            .await?;
+        let mut finishes = Vec::new();
+        let mut planned = Vec::new();
+        let mut news = Vec::new();
+        for row in rows {
+            let Some(claimed) = row.next_fire_at else { continue };
+            let Some(schedule) = row.schedule() else {
+                tracing::error!(reminder = row.id, "unreadable reminder rule; paused");
+                finishes.push(Finish {
+                    reminder_id: row.id,
+                    claimed_fire_at: claimed,
+                    delivery: None,
+                    next: Next::Pause,
+                });
+                continue;
+            };
+            let claimed_at = Timestamp::from_millisecond(claimed).unwrap_or(now);
+            // The most recent occurrence due; older missed ones are not replayed.
+            let (occurrence, at) = schedule
+                .last_at_or_before(now)
+                .filter(|(_, t)| *t >= claimed_at)
+                .unwrap_or((u32::try_from(row.next_occurrence).unwrap_or(0), claimed_at));
+            let next = match schedule.next_after(at) {
+                Some((i, t)) => Next::At(t.as_millisecond(), i64::from(i)),
+                None => Next::Done,
+            };
+            let late = now.duration_since(at) > self.settings.grace;
+            let messages =
+                render::delivery(&row, &schedule, occurrence, at, late, self.palette, &self.key);
+            let retry_key = Uuid::new_v5(
+                &KEY_NAMESPACE,
+                format!("reminder:{}:{}", row.id, at.as_millisecond()).as_bytes(),
+            );
+            news.push(NewDelivery {
+                reminder_id: row.id,
+                scheduled_for: at.as_millisecond(),
+                conversation_id: row.conversation_id.clone(),
+                retry_key: retry_key.to_string(),
+                payload: serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into()),
+                now_ms,
+            });
+            planned.push((row, claimed, next));
+        }
+        let deliveries = self.store.prepare_deliveries(&news).await?;
+        let grace_start =
+            now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
+        let mut prepared = Vec::new();
+        for ((row, claimed, next), delivery) in planned.into_iter().zip(deliveries) {
+            let done_before = delivery.status != "pending";
+            let stale_attempt = delivery.attempts > 0 && delivery.first_attempt_at < grace_start;
+            if done_before || stale_attempt {
+                // Sent (or given up) by an earlier attempt: only advance. A pending attempt
+                // older than the grace window has an unknown outcome: abandon it, never resend.
+                let status = if stale_attempt && !done_before {
+                    Some((delivery.scheduled_for, "abandoned"))
+                } else {
+                    None
+                };
+                finishes.push(Finish {
+                    reminder_id: row.id,
+                    claimed_fire_at: claimed,
+                    delivery: status,
+                    next,
+                });
+                continue;
+            }
+            prepared.push(Prepared { row, claimed_fire_at: claimed, delivery, next });
+        }
+        Ok((prepared, finishes))
+    }
+
+    /// Pushes one prepared occurrence and says how its reminder moves on.
+    pub async fn deliver(&self, p: Prepared) -> Finish {
+        let finish = |delivery: Option<&'static str>, next| Finish {
+            reminder_id: p.row.id,
+            claimed_fire_at: p.claimed_fire_at,
+            delivery: delivery.map(|s| (p.delivery.scheduled_for, s)),
+            next,
+        };
+        let messages: serde_json::Value = match serde_json::from_str(&p.delivery.payload) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::error!(reminder = p.row.id, error = %e, "stored payload unreadable");
+                return finish(Some("failed"), p.next);
+            }
+        };
+        let key = Uuid::parse_str(&p.delivery.retry_key)
+            .unwrap_or_else(|_| Uuid::new_v5(&KEY_NAMESPACE, p.delivery.retry_key.as_bytes()));
+        match self.line.push_with_retry(&p.row.conversation_id, &messages, key).await {
+            Ok(_) => finish(Some("sent"), p.next),
+            Err(LineError::QuotaExhausted) => {
+                tracing::error!(
+                    reminder = p.row.id,
+                    "monthly message quota reached: reminder not pushed"
+                );
+                let now = self.clock.now().as_millisecond();
+                if let Err(e) = self.store.record_quota_miss(&p.row.conversation_id, now).await {
+                    tracing::warn!(error = %e, "could not record the quota miss");
+                }
+                finish(Some("failed_quota"), p.next)
+            }
+            Err(LineError::Rejected { status, message }) => {
+                tracing::error!(reminder = p.row.id, %status, message, "LINE refused the push; reminder paused");
+                finish(Some("failed"), Next::Pause)
+            }
+            Err(e) => {
+                tracing::warn!(reminder = p.row.id, error = %e, "push failed; will retry with the same key");
+                let again = self
+                    .clock
+                    .now()
+                    .saturating_add(self.settings.retry_after)
+                    .map_or(i64::MAX, |t| t.as_millisecond());
+                finish(None, Next::Retry(again))
+            }
+        }
+    }
+
+    /// Gives back this process's claims (graceful shutdown).
+    pub async fn release(&self) -> Result<u64, StoreError> {
+        self.store.release_reminder_claims(&self.owner).await
+    }
+}

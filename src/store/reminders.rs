@@ -1,0 +1,370 @@
+//! Reminders in the store: creation, the conversation's list, cancel and snooze (always within
+//! one conversation), and the scheduler's claim → prepare → finish cycle that makes each
+//! occurrence go out once.
+
+use sqlx::FromRow;
+
+use super::{Store, StoreError};
+
+/// A stored reminder.
+#[derive(Debug, Clone, PartialEq, FromRow)]
+pub struct ReminderRow {
+    /// Its id.
+    pub id: i64,
+    /// The conversation it belongs to (and is pushed to).
+    pub conversation_id: String,
+    /// Who created it.
+    pub created_by: Option<String>,
+    /// In groups, who is @mentioned on delivery.
+    pub mention_user_id: Option<String>,
+    /// That member's display name.
+    pub mention_name: Option<String>,
+    /// What to remind about.
+    pub text: String,
+    /// IANA zone.
+    pub tz: String,
+    /// First occurrence, local `YYYY-MM-DDTHH:MM`.
+    pub anchor_local: String,
+    /// `once`, `daily`, `weekly`, `monthly`, `yearly`.
+    pub freq: String,
+    /// Every n units.
+    pub every_n: i64,
+    /// Weekly day mask (bit 0 = Monday).
+    pub weekdays: i64,
+    /// Monthly day (−1 = last).
+    pub month_day: Option<i64>,
+    /// Series end (Unix ms).
+    pub until_ms: Option<i64>,
+    /// Series length.
+    pub max_count: Option<i64>,
+    /// Next occurrence (Unix ms); `None` when the series is over.
+    pub next_fire_at: Option<i64>,
+    /// Index of the next occurrence.
+    pub next_occurrence: i64,
+    /// `active`, `paused`, `done`, `cancelled`.
+    pub status: String,
+}
+
+/// A reminder to create.
+#[derive(Debug, Clone)]
+pub struct NewReminder<'a> {
+    /// The conversation (from the tool context, never from arguments).
+    pub conversation_id: &'a str,
+    /// Who asked.
+    pub created_by: Option<&'a str>,
+    /// Who to @mention in a group.
+    pub mention_user_id: Option<&'a str>,
+    /// Their display name.
+    pub mention_name: Option<&'a str>,
+    /// What to remind about.
+    pub text: &'a str,
+    /// IANA zone.
+    pub tz: &'a str,
+    /// First occurrence, local `YYYY-MM-DDTHH:MM`.
+    pub anchor_local: &'a str,
+    /// Frequency name.
+    pub freq: &'a str,
+    /// Every n units.
+    pub every_n: i64,
+    /// Weekly day mask.
+    pub weekdays: i64,
+    /// Monthly day.
+    pub month_day: Option<i64>,
+    /// Series end (Unix ms).
+    pub until_ms: Option<i64>,
+    /// Series length.
+    pub max_count: Option<i64>,
+    /// The first occurrence (Unix ms).
+    pub first_fire_at: i64,
+    /// Now (Unix ms).
+    pub created_at: i64,
+}
+
+/// A delivery about to be attempted.
+#[derive(Debug, Clone)]
+pub struct NewDelivery {
+    /// The reminder.
+    pub reminder_id: i64,
+    /// The occurrence's instant (Unix ms).
+    pub scheduled_for: i64,
+    /// Where it goes.
+    pub conversation_id: String,
+    /// Deterministic `X-Line-Retry-Key`.
+    pub retry_key: String,
+    /// The rendered push body's messages (JSON).
+    pub payload: String,
+    /// Now (Unix ms).
+    pub now_ms: i64,
+}
+
+/// A delivery as stored: an earlier attempt's row wins over a new rendering.
+#[derive(Debug, Clone, PartialEq, FromRow)]
+pub struct DeliveryRow {
+    /// The reminder.
+    pub reminder_id: i64,
+    /// The occurrence's instant (Unix ms).
+    pub scheduled_for: i64,
+    /// The retry key of every attempt.
+    pub retry_key: String,
+    /// The payload of every attempt.
+    pub payload: String,
+    /// `pending`, `sent`, `failed`, `failed_quota`, `abandoned`.
+    pub status: String,
+    /// Attempts finished so far.
+    pub attempts: i64,
+    /// When the first attempt was prepared (Unix ms).
+    pub first_attempt_at: i64,
+}
+
+/// How one claimed reminder ends its turn in the scheduler.
+#[derive(Debug, Clone)]
+pub struct Finish {
+    /// The reminder.
+    pub reminder_id: i64,
+    /// The occurrence handled (Unix ms), i.e. the claimed `next_fire_at`.
+    pub claimed_fire_at: i64,
+    /// The delivery status to record for `delivered_for`, if a delivery was attempted.
+    pub delivery: Option<(i64, &'static str)>,
+    /// The new `next_fire_at` and occurrence index (`None`: the series is over), or `Retry`.
+    pub next: Next,
+}
+
+/// What happens to a reminder after a tick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Next {
+    /// Advance to this occurrence (Unix ms, index).
+    At(i64, i64),
+    /// The series is over.
+    Done,
+    /// Try the same occurrence again, not before this instant (Unix ms).
+    Retry(i64),
+    /// Stop until someone looks at it (LINE refused the target).
+    Pause,
+}
+
+const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
+const LIST: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id";
+const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status FROM reminders WHERE id = $1 AND conversation_id = $2";
+const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused')";
+const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6 FROM reminders WHERE id = $1 AND conversation_id = $2 ON CONFLICT DO NOTHING RETURNING id";
+const CLAIM: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
+const PREPARE: &str = "INSERT INTO reminder_deliveries (reminder_id, scheduled_for, conversation_id, retry_key, payload, status, attempts, first_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) ON CONFLICT (reminder_id, scheduled_for) DO NOTHING";
+const READ_DELIVERY: &str = "SELECT reminder_id, scheduled_for, retry_key, payload, status, attempts, first_attempt_at FROM reminder_deliveries WHERE reminder_id = $1 AND scheduled_for = $2";
+const SET_DELIVERY: &str = "UPDATE reminder_deliveries SET status = $3, attempts = attempts + 1, sent_at = CASE WHEN $3 = 'sent' THEN $4 ELSE sent_at END WHERE reminder_id = $1 AND scheduled_for = $2 AND status = 'pending'";
+const ADVANCE: &str = "UPDATE reminders SET next_fire_at = $4, next_occurrence = $5, last_fired_at = $6, status = $7, claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
+const RETRY: &str = "UPDATE reminders SET claimed_by = NULL, claim_expires_at = $4 WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
+const PAUSE: &str = "UPDATE reminders SET status = 'paused', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
+const RELEASE_ALL: &str =
+    "UPDATE reminders SET claimed_by = NULL, claim_expires_at = NULL WHERE claimed_by = $1";
+const QUOTA_MISS: &str = "INSERT INTO push_quota_notices (conversation_id, missed, since_ms) VALUES ($1, 1, $2) ON CONFLICT (conversation_id) DO UPDATE SET missed = push_quota_notices.missed + 1";
+const FIND_MEMBER: &str = "SELECT user_id, display_name FROM members WHERE conversation_id = $1 AND (display_name = $2 OR display_name LIKE '%' || $2 || '%') ORDER BY display_name = $2 DESC, length(display_name) LIMIT 1";
+const TAKE_QUOTA: &str =
+    "DELETE FROM push_quota_notices WHERE conversation_id = $1 RETURNING missed, since_ms";
+
+impl Store {
+    /// Creates a reminder; it is due at `first_fire_at`.
+    pub async fn create_reminder(&self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
+        Ok(sqlx::query_as(INSERT)
+            .bind(r.conversation_id)
+            .bind(r.created_by)
+            .bind(r.mention_user_id)
+            .bind(r.mention_name)
+            .bind(r.text)
+            .bind(r.tz)
+            .bind(r.anchor_local)
+            .bind(r.freq)
+            .bind(r.every_n)
+            .bind(r.weekdays)
+            .bind(r.month_day)
+            .bind(r.until_ms)
+            .bind(r.max_count)
+            .bind(r.first_fire_at)
+            .bind(r.created_at)
+            .fetch_one(self.pool())
+            .await?)
+    }
+
+    /// The conversation's active and paused reminders, soonest first.
+    pub async fn list_reminders(
+        &self,
+        conversation_id: &str,
+    ) -> Result<Vec<ReminderRow>, StoreError> {
+        Ok(sqlx::query_as(LIST).bind(conversation_id).fetch_all(self.pool()).await?)
+    }
+
+    /// One reminder of this conversation (another conversation's id finds nothing).
+    pub async fn reminder(
+        &self,
+        conversation_id: &str,
+        id: i64,
+    ) -> Result<Option<ReminderRow>, StoreError> {
+        Ok(sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(self.pool()).await?)
+    }
+
+    /// Cancels a reminder of this conversation; false if there was none to cancel.
+    pub async fn cancel_reminder(
+        &self,
+        conversation_id: &str,
+        id: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(CANCEL).bind(id).bind(conversation_id).execute(self.pool()).await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Schedules a one-off copy of occurrence `occurrence` of reminder `id` at `at_ms` (local
+    /// `anchor_local`); `None` if that occurrence was already snoozed or the id is not here.
+    pub async fn snooze_reminder(
+        &self,
+        conversation_id: &str,
+        id: i64,
+        occurrence: i64,
+        anchor_local: &str,
+        at_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        let row: Option<(i64,)> = sqlx::query_as(SNOOZE)
+            .bind(id)
+            .bind(conversation_id)
+            .bind(anchor_local)
+            .bind(at_ms)
+            .bind(occurrence)
+            .bind(now_ms)
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(row.map(|(id,)| id))
+    }
+
+    /// Claims up to `limit` due reminders for `owner` until `lease_until_ms`.
+    pub async fn claim_due_reminders(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<ReminderRow>, StoreError> {
+        Ok(sqlx::query_as(CLAIM)
+            .bind(owner)
+            .bind(lease_until_ms)
+            .bind(now_ms)
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    /// Records the intent to deliver each of `deliveries` (an earlier row for the same occurrence
+    /// is kept) and returns the rows as stored, in one transaction.
+    pub async fn prepare_deliveries(
+        &self,
+        deliveries: &[NewDelivery],
+    ) -> Result<Vec<DeliveryRow>, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let mut rows = Vec::with_capacity(deliveries.len());
+        for d in deliveries {
+            sqlx::query(PREPARE)
+                .bind(d.reminder_id)
+                .bind(d.scheduled_for)
+                .bind(&d.conversation_id)
+                .bind(&d.retry_key)
+                .bind(&d.payload)
+                .bind(d.now_ms)
+                .execute(&mut *tx)
+                .await?;
+            let row: DeliveryRow = sqlx::query_as(READ_DELIVERY)
+                .bind(d.reminder_id)
+                .bind(d.scheduled_for)
+                .fetch_one(&mut *tx)
+                .await?;
+            rows.push(row);
+        }
+        tx.commit().await?;
+        Ok(rows)
+    }
+
+    /// Records the outcome of a tick for each claimed reminder, in one transaction. Every update
+    /// is fenced on the claimed occurrence and the owner, so a reminder another process took
+    /// over is left alone.
+    pub async fn finish_reminders(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        finishes: &[Finish],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        for f in finishes {
+            if let Some((scheduled_for, status)) = f.delivery {
+                sqlx::query(SET_DELIVERY)
+                    .bind(f.reminder_id)
+                    .bind(scheduled_for)
+                    .bind(status)
+                    .bind(now_ms)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            let query = match f.next {
+                Next::At(at, occurrence) => sqlx::query(ADVANCE)
+                    .bind(f.reminder_id)
+                    .bind(f.claimed_fire_at)
+                    .bind(owner)
+                    .bind(Some(at))
+                    .bind(occurrence)
+                    .bind(now_ms)
+                    .bind("active"),
+                Next::Done => sqlx::query(ADVANCE)
+                    .bind(f.reminder_id)
+                    .bind(f.claimed_fire_at)
+                    .bind(owner)
+                    .bind(None::<i64>)
+                    .bind(0i64)
+                    .bind(now_ms)
+                    .bind("done"),
+                Next::Retry(not_before) => sqlx::query(RETRY)
+                    .bind(f.reminder_id)
+                    .bind(f.claimed_fire_at)
+                    .bind(owner)
+                    .bind(not_before),
+                Next::Pause => {
+                    sqlx::query(PAUSE).bind(f.reminder_id).bind(f.claimed_fire_at).bind(owner)
+                }
+            };
+            query.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Gives back every claim `owner` holds (graceful shutdown).
+    pub async fn release_reminder_claims(&self, owner: &str) -> Result<u64, StoreError> {
+        Ok(sqlx::query(RELEASE_ALL).bind(owner).execute(self.pool()).await?.rows_affected())
+    }
+
+    /// A member of the conversation whose display name is (or contains) `name`.
+    pub async fn find_member(
+        &self,
+        conversation_id: &str,
+        name: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        Ok(sqlx::query_as(FIND_MEMBER)
+            .bind(conversation_id)
+            .bind(name)
+            .fetch_optional(self.pool())
+            .await?)
+    }
+
+    /// Notes that a push to this conversation hit the monthly quota.
+    pub async fn record_quota_miss(
+        &self,
+        conversation_id: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(QUOTA_MISS).bind(conversation_id).bind(now_ms).execute(self.pool()).await?;
+        Ok(())
+    }
+
+    /// Takes (and clears) the conversation's quota notice: how many pushes were missed, since when.
+    pub async fn take_quota_notice(
+        &self,
+        conversation_id: &str,
+    ) -> Result<Option<(i64, i64)>, StoreError> {
+        Ok(sqlx::query_as(TAKE_QUOTA).bind(conversation_id).fetch_optional(self.pool()).await?)
+    }
+}

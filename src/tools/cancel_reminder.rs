@@ -1,0 +1,84 @@
+//! `cancel_reminder`: cancels one of this conversation's reminders, by id or by description.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::store::Store;
+use crate::tool::{Tool, ToolCtx, ToolError};
+use crate::tools::reminder::store_error;
+
+/// Arguments of `cancel_reminder`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The reminder's id, from list_reminders or the confirmation.
+    pub id: Option<i64>,
+    /// Or words from its text (e.g. "倒垃圾") when the id is not known.
+    pub description: Option<String>,
+}
+
+/// The result of `cancel_reminder`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The cancelled reminder's id.
+    pub cancelled_id: i64,
+    /// Its text.
+    pub text: String,
+}
+
+/// The cancel tool.
+pub struct CancelReminder {
+    store: Store,
+}
+
+impl CancelReminder {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl Tool for CancelReminder {
+    const NAME: &'static str = "cancel_reminder";
+    const DESCRIPTION: &'static str = "Cancel (stop) a reminder of this chat, by its id or by words from its text. If several match, ask which one.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let conversation = &ctx.conversation.id;
+        let row =
+            match (args.id, args.description.as_deref().map(str::trim).filter(|d| !d.is_empty())) {
+                (Some(id), _) => {
+                    self.store.reminder(conversation, id).await.map_err(store_error)?
+                }
+                (None, Some(words)) => {
+                    let all = self.store.list_reminders(conversation).await.map_err(store_error)?;
+                    let needle = words.to_lowercase();
+                    let mut matches: Vec<_> = all
+                        .into_iter()
+                        .filter(|r| r.text.to_lowercase().contains(&needle))
+                        .collect();
+                    if matches.len() > 1 {
+                        let list: Vec<String> =
+                            matches.iter().map(|r| format!("#{} {}", r.id, r.text)).collect();
+                        return Err(ToolError::InvalidArgs(format!(
+                            "several reminders match: {}; ask which one and pass its id",
+                            list.join(", ")
+                        )));
+                    }
+                    matches.pop()
+                }
+                (None, None) => {
+                    return Err(ToolError::InvalidArgs(
+                        "give the id or words from the reminder".into(),
+                    ));
+                }
+            };
+        let row = row
+            .filter(|r| r.status == "active" || r.status == "paused")
+            .ok_or_else(|| ToolError::NotFound("no such reminder in this chat".into()))?;
+        if !self.store.cancel_reminder(conversation, row.id).await.map_err(store_error)? {
+            return Err(ToolError::NotFound("no such reminder in this chat".into()));
+        }
+        Ok(Output { cancelled_id: row.id, text: row.text })
+    }
+}

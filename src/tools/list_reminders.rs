@@ -1,0 +1,106 @@
+//! `list_reminders`: this conversation's reminders, as a card where every row has a cancel button.
+
+use jiff::Timestamp;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::reminders::describe::{local_time, repetition};
+use crate::store::Store;
+use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
+use crate::tools::reminder::store_error;
+
+/// The most rows shown on the card.
+const MAX_ROWS: usize = 10;
+
+/// Arguments of `list_reminders` (none).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {}
+
+/// One reminder in the list.
+#[derive(Debug, Clone, Serialize)]
+pub struct Item {
+    /// Its id (for cancel_reminder).
+    pub id: i64,
+    /// What it is about.
+    pub text: String,
+    /// The next time, local.
+    pub next: Option<String>,
+    /// The repetition in words.
+    pub repeats: Option<String>,
+    /// Paused reminders are not delivered.
+    pub paused: bool,
+}
+
+/// The result of `list_reminders`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The reminders, soonest first.
+    pub reminders: Vec<Item>,
+}
+
+/// The list tool.
+pub struct ListReminders {
+    store: Store,
+}
+
+impl ListReminders {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl Tool for ListReminders {
+    const NAME: &'static str = "list_reminders";
+    const DESCRIPTION: &'static str = "List the reminders of this chat (ids, texts, next times, repetitions), shown as a card with a cancel button on each row.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
+        let rows = self.store.list_reminders(&ctx.conversation.id).await.map_err(store_error)?;
+        let reminders = rows
+            .into_iter()
+            .map(|r| {
+                let schedule = r.schedule();
+                let next = r
+                    .next_fire_at
+                    .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+                    .zip(schedule.as_ref())
+                    .map(|(t, s)| local_time(t, &s.tz, ctx.lang));
+                Item {
+                    id: r.id,
+                    repeats: schedule.as_ref().and_then(|s| repetition(s, ctx.lang)),
+                    text: r.text,
+                    next,
+                    paused: r.status == "paused",
+                }
+            })
+            .collect();
+        Ok(Output { reminders })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        let lang = ctx.lang;
+        let mut card = Card::new(lang.pick("⏰ 提醒清單", "⏰ Reminders"));
+        if out.reminders.is_empty() {
+            card.subtitle = Some(lang.pick("目前沒有提醒", "No reminders").into());
+            return Some(card);
+        }
+        for item in out.reminders.iter().take(MAX_ROWS) {
+            let when = item.repeats.clone().or_else(|| item.next.clone()).unwrap_or_default();
+            let paused = if item.paused { lang.pick("（暫停）", " (paused)") } else { "" };
+            card.rows.push(CardRow::new(item.text.clone(), format!("{when}{paused}")).with_button(
+                CardButton::Postback {
+                    label: lang.pick("取消", "Cancel").into(),
+                    action: "cancel_reminder".into(),
+                    id: item.id.to_string(),
+                    display_text: format!("{} {}", lang.pick("❌ 取消", "❌ Cancel"), item.text),
+                },
+            ));
+        }
+        if out.reminders.len() > MAX_ROWS {
+            card.footnote = Some(format!("+{}", out.reminders.len() - MAX_ROWS));
+        }
+        Some(card)
+    }
+}

@@ -1,0 +1,337 @@
+//! `reminder`: creates a reminder in this conversation — once, or repeating — and confirms what
+//! was understood (the exact local time and the repetition in words) on a card.
+
+use std::sync::Arc;
+
+use jiff::civil::{Date, DateTime};
+use jiff::tz::TimeZone;
+use jiff::{SignedDuration, Timestamp};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use crate::line::text::grapheme_len;
+use crate::reminders::describe::{local_time, repetition, zone_label};
+use crate::reminders::recurrence::{Freq, Schedule};
+use crate::store::{NewReminder, Store};
+use crate::tool::{Card, CardButton, CardRow, Styled, Tool, ToolCtx, ToolError};
+
+/// The longest reminder text.
+pub const MAX_TEXT: usize = 500;
+/// The most reminders one conversation may keep.
+const MAX_PER_CONVERSATION: usize = 200;
+
+/// How a reminder repeats.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Repeat {
+    /// Only once.
+    Once,
+    /// Every day (or every `interval` days).
+    Daily,
+    /// Every week on `weekdays`.
+    Weekly,
+    /// Every month on `day_of_month`.
+    Monthly,
+    /// Every year on the first date's month and day.
+    Yearly,
+}
+
+/// A day of the week.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Day {
+    /// Monday.
+    Mon,
+    /// Tuesday.
+    Tue,
+    /// Wednesday.
+    Wed,
+    /// Thursday.
+    Thu,
+    /// Friday.
+    Fri,
+    /// Saturday.
+    Sat,
+    /// Sunday.
+    Sun,
+}
+
+/// Arguments of `reminder`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// What to remind about, short, in the user's words (e.g. "帶便當", "倒垃圾").
+    pub text: String,
+    /// The (first) time as a local date-time "YYYY-MM-DDTHH:MM" in the conversation's time zone (or in `timezone`). Use this or `in_minutes`.
+    pub at: Option<String>,
+    /// For relative requests ("in 20 minutes", "半小時後"): minutes from now. Use this or `at`.
+    pub in_minutes: Option<u32>,
+    /// IANA time zone, only if the user names one (e.g. "America/New_York"); default the conversation's.
+    pub timezone: Option<String>,
+    /// Repetition; default once.
+    pub repeat: Option<Repeat>,
+    /// Every N days/weeks/months/years (e.g. 2 for "every other week"); default 1.
+    pub interval: Option<u32>,
+    /// Weekly only: the days; default the weekday of `at`.
+    pub weekdays: Option<Vec<Day>>,
+    /// Monthly only: day of the month 1-31, or -1 for the last day; default the day of `at`.
+    pub day_of_month: Option<i32>,
+    /// Last date of the series "YYYY-MM-DD" (inclusive), if the user gives one.
+    pub until: Option<String>,
+    /// Number of times, if the user gives one.
+    pub count: Option<u32>,
+    /// In a group: the member to remind if not the person asking, by display name (e.g. "爸爸"). Omit for the asker.
+    pub for_member: Option<String>,
+}
+
+/// The result of `reminder`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The reminder's id.
+    pub id: i64,
+    /// What it is about.
+    pub text: String,
+    /// The first time, local, with weekday.
+    pub first_time: String,
+    /// The zone, in words.
+    pub timezone: String,
+    /// The repetition in words, if it repeats.
+    pub repeats: Option<String>,
+    /// Who will be @mentioned, in a group.
+    pub mention: Option<String>,
+}
+
+/// The reminder tool.
+pub struct Reminder {
+    store: Store,
+    nudge: Arc<Notify>,
+}
+
+impl Reminder {
+    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon.
+    pub fn new(store: Store, nudge: Arc<Notify>) -> Self {
+        Self { store, nudge }
+    }
+}
+
+fn invalid(msg: impl Into<String>) -> ToolError {
+    ToolError::InvalidArgs(msg.into())
+}
+
+/// The validated schedule for `args`, relative to `now` in `default_tz`.
+pub fn schedule_from(
+    args: &Args,
+    now: Timestamp,
+    default_tz: &TimeZone,
+) -> Result<Schedule, ToolError> {
+    let tz = match &args.timezone {
+        Some(name) => TimeZone::get(name.trim()).map_err(|_| {
+            invalid(format!("unknown time zone {name:?}; use an IANA name like Asia/Taipei"))
+        })?,
+        None => default_tz.clone(),
+    };
+    let anchor: DateTime = match (&args.at, args.in_minutes) {
+        (Some(_), Some(_)) => return Err(invalid("give either at or in_minutes, not both")),
+        (None, None) => return Err(invalid("say when: at (local date-time) or in_minutes")),
+        (None, Some(m)) => {
+            if !(1..=525_600).contains(&m) {
+                return Err(invalid("in_minutes must be between 1 and 525600 (a year)"));
+            }
+            let at = now
+                .saturating_add(SignedDuration::from_mins(i64::from(m)))
+                .map_err(|_| invalid("time out of range"))?;
+            let local = at.to_zoned_datetime(tz.clone()).datetime();
+            local.round(jiff::Unit::Minute).unwrap_or(local)
+        }
+        (Some(at), None) => at.trim().parse::<DateTime>().map_err(|_| {
+            invalid(format!(
+                "{at:?} is not a valid local date-time; use YYYY-MM-DDTHH:MM with a real date"
+            ))
+        })?,
+    };
+    let freq = match args.repeat.unwrap_or(Repeat::Once) {
+        Repeat::Once => Freq::Once,
+        Repeat::Daily => Freq::Daily,
+        Repeat::Weekly => Freq::Weekly,
+        Repeat::Monthly => Freq::Monthly,
+        Repeat::Yearly => Freq::Yearly,
+    };
+    let interval = args.interval.unwrap_or(1);
+    if !(1..=100).contains(&interval) {
+        return Err(invalid("interval must be between 1 and 100"));
+    }
+    let weekdays = match &args.weekdays {
+        Some(days) if !days.is_empty() => {
+            if freq != Freq::Weekly {
+                return Err(invalid("weekdays only apply to weekly reminders"));
+            }
+            days.iter().fold(0u8, |mask, d| mask | (1 << (*d as u8)))
+        }
+        _ => 0,
+    };
+    let month_day = match args.day_of_month {
+        None => None,
+        Some(_) if freq != Freq::Monthly => {
+            return Err(invalid("day_of_month only applies to monthly reminders"));
+        }
+        Some(d) if d == -1 || (1..=31).contains(&d) => Some(d as i8),
+        Some(_) => return Err(invalid("day_of_month must be 1-31, or -1 for the last day")),
+    };
+    let count = match args.count {
+        Some(c) if !(1..=1000).contains(&c) => {
+            return Err(invalid("count must be between 1 and 1000"));
+        }
+        other => other,
+    };
+    let until = match &args.until {
+        None => None,
+        Some(u) => {
+            let date: Date = u
+                .trim()
+                .parse()
+                .map_err(|_| invalid(format!("{u:?} is not a valid date (YYYY-MM-DD)")))?;
+            let end = date
+                .to_datetime(jiff::civil::Time::MAX)
+                .to_zoned_datetime(tz.clone())
+                .map_err(|_| invalid("until is out of range"))?;
+            Some(end.timestamp())
+        }
+    };
+    let schedule = Schedule { tz, anchor, freq, interval, weekdays, month_day, until, count };
+    let first = schedule.occurrences().next().map(|(_, t)| t);
+    match first {
+        None => Err(invalid("that repetition never happens (check until, count and the days)")),
+        Some(t) if t <= now => {
+            let now_local =
+                now.to_zoned_datetime(schedule.tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
+            Err(invalid(format!(
+                "that time has already passed (it is now {now_local} local time); ask for a future time"
+            )))
+        }
+        Some(_) => Ok(schedule),
+    }
+}
+
+impl Tool for Reminder {
+    const NAME: &'static str = "reminder";
+    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). The reminder is pushed back to this chat at the time, with buttons to mark done, snooze or stop. Resolve relative dates against the current date in the system prompt.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let text = args.text.trim();
+        if text.is_empty() {
+            return Err(invalid("the reminder needs a text"));
+        }
+        if grapheme_len(text) > MAX_TEXT {
+            return Err(invalid(format!(
+                "the reminder text is too long (at most {MAX_TEXT} characters)"
+            )));
+        }
+        let now = ctx.now();
+        let schedule = schedule_from(&args, now, &ctx.tz)?;
+        let (mention_id, mention_name) = self.mention(ctx, args.for_member.as_deref()).await?;
+        let existing =
+            self.store.list_reminders(&ctx.conversation.id).await.map_err(store_error)?;
+        if existing.len() >= MAX_PER_CONVERSATION {
+            return Err(invalid("this chat already has too many reminders; cancel some first"));
+        }
+        let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
+        let tz_name = schedule.tz.iana_name().unwrap_or("UTC").to_string();
+        let anchor_local = schedule.anchor.strftime("%Y-%m-%dT%H:%M").to_string();
+        let row = self
+            .store
+            .create_reminder(&NewReminder {
+                conversation_id: &ctx.conversation.id,
+                created_by: ctx.user_id.as_deref(),
+                mention_user_id: mention_id.as_deref(),
+                mention_name: mention_name.as_deref(),
+                text,
+                tz: &tz_name,
+                anchor_local: &anchor_local,
+                freq: schedule.freq.as_str(),
+                every_n: i64::from(schedule.interval),
+                weekdays: i64::from(schedule.weekdays),
+                month_day: schedule.month_day.map(i64::from),
+                until_ms: schedule.until.map(|u| u.as_millisecond()),
+                max_count: schedule.count.map(i64::from),
+                first_fire_at: first.as_millisecond(),
+                created_at: now.as_millisecond(),
+            })
+            .await
+            .map_err(store_error)?;
+        self.nudge.notify_one();
+        Ok(Output {
+            id: row.id,
+            text: text.to_string(),
+            first_time: local_time(first, &schedule.tz, ctx.lang),
+            timezone: zone_label(&schedule.tz, ctx.lang),
+            repeats: repetition(&schedule, ctx.lang),
+            mention: mention_name,
+        })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        let lang = ctx.lang;
+        let mut card = Card::new(lang.pick("⏰ 提醒已設定", "⏰ Reminder set"));
+        card.headline = Some(Styled { text: out.text.clone(), tone: None });
+        card.rows.push(CardRow::new(
+            lang.pick("時間", "When"),
+            format!("{}（{}）", out.first_time, out.timezone),
+        ));
+        if let Some(r) = &out.repeats {
+            card.rows.push(CardRow::new(lang.pick("重複", "Repeats"), r.clone()));
+        }
+        if let Some(m) = &out.mention {
+            card.rows.push(CardRow::new(lang.pick("提醒對象", "For"), format!("@{m}")));
+        }
+        card.buttons.push(CardButton::Postback {
+            label: lang.pick("❌ 取消這個提醒", "❌ Cancel").into(),
+            action: "cancel_reminder".into(),
+            id: out.id.to_string(),
+            display_text: lang.pick("❌ 取消提醒", "❌ Cancel reminder").into(),
+        });
+        Some(card)
+    }
+}
+
+impl Reminder {
+    /// Who to @mention on delivery: only in groups; the named member or the asker.
+    async fn mention(
+        &self,
+        ctx: &ToolCtx,
+        for_member: Option<&str>,
+    ) -> Result<(Option<String>, Option<String>), ToolError> {
+        if !ctx.conversation.is_multi_person() {
+            return Ok((None, None));
+        }
+        let name = for_member
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && !matches!(*n, "me" | "我" | "自己"));
+        match name {
+            None => Ok((ctx.user_id.clone(), ctx.display_name.clone())),
+            Some(name) => {
+                let found = self
+                    .store
+                    .find_member(&ctx.conversation.id, name.trim_start_matches('@'))
+                    .await
+                    .map_err(store_error)?;
+                let (id, display) = found.ok_or_else(|| {
+                    invalid(format!(
+                        "I don't know a member called {name:?} in this group yet; they need to have written here once"
+                    ))
+                })?;
+                Ok((Some(id), Some(display)))
+            }
+        }
+    }
+}
+
+/// A store failure as a tool error.
+pub fn store_error(e: crate::store::StoreError) -> ToolError {
+    ToolError::Upstream {
+        service: "hearth's storage",
+        reason: "database error".into(),
+        source: Some(Box::new(e)),
+    }
+}
