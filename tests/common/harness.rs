@@ -180,6 +180,51 @@ impl Harness {
     }
 }
 
+impl Harness {
+    /// A postback event (a button tap) with `data`, from `source`.
+    pub fn postback(&self, source: Value, data: &str) -> Value {
+        let n = NEXT_EVENT.fetch_add(1, Ordering::SeqCst);
+        json!({
+            "type": "postback", "mode": "active", "timestamp": self.now_ms(),
+            "webhookEventId": format!("01KB3Q7E5V8W9X0Y1Z2B{n:06}"),
+            "deliveryContext": {"isRedelivery": false},
+            "replyToken": format!("reply-token-{n}"),
+            "source": source,
+            "postback": {"data": data},
+        })
+    }
+
+    /// Moves the clock and delivers the reminders due then.
+    pub async fn advance_and_tick(
+        &self,
+        by: jiff::SignedDuration,
+    ) -> hearth::reminders::scheduler::TickReport {
+        self.clock.advance(by);
+        self.app.reminders.tick().await.expect("tick")
+    }
+}
+
+/// A group source.
+pub fn in_group(group: &str, user: &str) -> Value {
+    json!({"type": "group", "groupId": group, "userId": user})
+}
+
+/// A 1:1 source.
+pub fn in_dm(user: &str) -> Value {
+    json!({"type": "user", "userId": user})
+}
+
+/// The postback data of the first button with `action` anywhere in a recorded body.
+pub fn postback_data(body: &Value, action: &str) -> Option<String> {
+    let prefix = format!("a={action}&");
+    match body {
+        Value::String(s) if s.starts_with(&prefix) => Some(s.clone()),
+        Value::Object(map) => map.values().find_map(|v| postback_data(v, action)),
+        Value::Array(items) => items.iter().find_map(|v| postback_data(v, action)),
+        _ => None,
+    }
+}
+
 /// A text message object with a fresh id.
 pub fn text_message(text: &str) -> Value {
     let n = NEXT_EVENT.fetch_add(1, Ordering::SeqCst);
