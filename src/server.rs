@@ -57,7 +57,7 @@ pub async fn serve(
 }
 
 /// How often due reminders are looked for (a new reminder due sooner wakes the loop).
-const REMINDER_TICK: std::time::Duration = std::time::Duration::from_secs(5);
+const REMINDER_TICK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Delivers due reminders until the server stops.
 async fn deliver_reminders(app: Arc<Hearth>) {

@@ -94,19 +94,25 @@ impl ReminderScheduler {
         Self { store, line, clock, key, palette, owner, settings }
     }
 
-    /// Delivers everything due now.
+    /// Delivers everything due now. Batches are pipelined: while one batch is being pushed, the
+    /// next is claimed and prepared and the previous one's outcome is recorded, so a large burst
+    /// is limited by LINE's rate limit rather than by the database.
     pub async fn tick(&self) -> Result<TickReport, StoreError> {
         let mut report = TickReport::default();
+        let mut current = self.claim_and_prepare().await?;
+        let mut unrecorded: Vec<Finish> = Vec::new();
         loop {
-            let (prepared, mut finishes) = self.claim_and_prepare().await?;
+            let (prepared, finishes) = current;
             if prepared.is_empty() && finishes.is_empty() {
+                self.record(&unrecorded).await?;
                 return Ok(report);
             }
-            let delivered: Vec<Finish> = futures::stream::iter(prepared)
-                .map(|p| self.deliver(p))
-                .buffer_unordered(self.settings.concurrency.max(1))
-                .collect()
-                .await;
+            let (delivered, next, recorded) = tokio::join!(
+                self.deliver_all(prepared),
+                self.claim_and_prepare(),
+                self.record(&unrecorded),
+            );
+            recorded?;
             for f in &delivered {
                 match (f.delivery, f.next) {
                     (Some((_, "sent")), _) => report.sent += 1,
@@ -114,11 +120,25 @@ impl ReminderScheduler {
                     _ => report.failed += 1,
                 }
             }
-            finishes.extend(delivered);
-            self.store
-                .finish_reminders(&self.owner, self.clock.now().as_millisecond(), &finishes)
-                .await?;
+            unrecorded = finishes;
+            unrecorded.extend(delivered);
+            current = next?;
         }
+    }
+
+    async fn deliver_all(&self, prepared: Vec<Prepared>) -> Vec<Finish> {
+        futures::stream::iter(prepared)
+            .map(|p| self.deliver(p))
+            .buffer_unordered(self.settings.concurrency.max(1))
+            .collect()
+            .await
+    }
+
+    async fn record(&self, finishes: &[Finish]) -> Result<(), StoreError> {
+        if finishes.is_empty() {
+            return Ok(());
+        }
+        self.store.finish_reminders(&self.owner, self.clock.now().as_millisecond(), finishes).await
     }
 
     /// Claims due reminders and records their deliveries; returns what is to be pushed and what

@@ -110,6 +110,32 @@ struct LineState {
     accepted_keys: HashMap<String, (String, Value)>,
     /// User id → display name.
     profiles: HashMap<String, String>,
+    /// LINE's per-channel push rate limit, when enforced.
+    push_bucket: Option<TokenBucket>,
+    /// Keep only `to` of request bodies in `requests()` (benchmarks, to save memory).
+    drop_bodies: bool,
+}
+
+/// A token bucket: `rate` tokens a second, at most `rate` stored (one second of burst).
+struct TokenBucket {
+    rate: f64,
+    tokens: f64,
+    last: Instant,
+}
+
+impl TokenBucket {
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens =
+            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.rate);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
 }
 
 impl FakeLine {
@@ -134,6 +160,18 @@ impl FakeLine {
     /// Turns writing request bodies for the conformance check on or off (benchmarks turn it off).
     pub fn set_dump(&self, on: bool) {
         self.inner.dump.store(on, Ordering::Relaxed);
+    }
+
+    /// Enforces LINE's push rate limit: at most `per_second` pushes a second (a token bucket
+    /// holding one second's worth); beyond it pushes get the rate-limit 429.
+    pub fn set_push_rate_limit(&self, per_second: u32) {
+        let rate = f64::from(per_second);
+        self.lock().push_bucket = Some(TokenBucket { rate, tokens: rate, last: Instant::now() });
+    }
+
+    /// Stops keeping request bodies (benchmarks with very many requests).
+    pub fn set_keep_bodies(&self, keep: bool) {
+        self.lock().drop_bodies = !keep;
     }
 
     /// Forgets the recorded requests (benchmarks, to keep memory flat).
@@ -164,6 +202,11 @@ impl FakeLine {
     /// Pushes answered `200`: the ones a user would actually see (a `409` duplicate is excluded).
     pub fn accepted_pushes(&self) -> Vec<Recorded> {
         self.pushes().into_iter().filter(|r| r.status == 200).collect()
+    }
+
+    /// How many pushes were answered `200`, without copying the records (benchmarks).
+    pub fn accepted_push_count(&self) -> usize {
+        self.lock().requests.iter().filter(|r| r.path == PUSH_PATH && r.status == 200).count()
     }
 
     /// Requests to `POST /v2/bot/chat/loading/start`, whatever their outcome.
@@ -238,7 +281,7 @@ impl FakeLine {
         body: Value,
         raw: &[u8],
     ) -> usize {
-        let recorded = Recorded {
+        let mut recorded = Recorded {
             method: method.as_str().to_owned(),
             path: path.to_owned(),
             headers: headers
@@ -252,6 +295,9 @@ impl FakeLine {
         };
         let index = {
             let mut state = self.lock();
+            if state.drop_bodies {
+                recorded.body = serde_json::json!({"to": recorded.body.get("to")});
+            }
             state.requests.push(recorded);
             state.requests.len() - 1
         };

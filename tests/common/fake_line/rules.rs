@@ -123,6 +123,12 @@ fn push(state: &mut LineState, headers: &HeaderMap, body: &Value, request_id: &s
         Ok(messages) => messages,
         Err(outcome) => return outcome,
     };
+    if let Some(bucket) = state.push_bucket.as_mut()
+        && !bucket.take()
+    {
+        let message = "The API rate limit has been exceeded. Try again later.";
+        return Outcome::new(StatusCode::TOO_MANY_REQUESTS, json!({"message": message}));
+    }
     let delay = match state.push_mode {
         PushMode::Ok => None,
         PushMode::Stall(delay) => Some(delay),
