@@ -59,6 +59,8 @@ pub struct Hearth {
     /// History bounds.
     pub(crate) history_messages: usize,
     pub(crate) history_chars: usize,
+    /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
+    pub(crate) log_retention: jiff::SignedDuration,
     in_flight: InFlight,
     locks: ConversationLocks,
     turns: Arc<tokio::sync::Semaphore>,
@@ -72,7 +74,7 @@ impl Hearth {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let store = Store::connect(&config.database_url).await?;
-        let registry = crate::tools::registry(&Sources::from_config(config))?;
+        let registry = crate::tools::registry(&Sources::from_config(config), &store)?;
         Ok(Self::assemble(config, clock, tz, store, registry))
     }
 
@@ -103,6 +105,9 @@ impl Hearth {
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,
+            log_retention: jiff::SignedDuration::from_hours(
+                24 * i64::from(config.log_retention_days.max(1)),
+            ),
             in_flight: InFlight::default(),
             locks: ConversationLocks::default(),
             turns: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_turns.max(1))),

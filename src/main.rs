@@ -48,8 +48,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools => {
-            let registry =
-                hearth::tools::registry(&hearth::sources::Sources::from_config(&config))?;
+            // The definitions do not depend on the data: a throwaway store is enough.
+            let store = hearth::store::Store::in_memory().await?;
+            let sources = hearth::sources::Sources::from_config(&config);
+            let registry = hearth::tools::registry(&sources, &store)?;
             println!("{}", serde_json::to_string_pretty(registry.definitions())?);
         }
         Command::Chat => {

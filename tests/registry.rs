@@ -11,13 +11,15 @@ use hearth::i18n::Lang;
 use hearth::registry::{Outcome, Registry, RegistryError};
 use hearth::source::Conversation;
 use hearth::sources::Sources;
+use hearth::store::Store;
 use hearth::tool::{Tool, ToolCtx, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-fn production() -> Registry {
-    hearth::tools::registry(&Sources::from_config(&Config::defaults()))
+async fn production() -> Registry {
+    let store = Store::in_memory().await.expect("store");
+    hearth::tools::registry(&Sources::from_config(&Config::defaults()), &store)
         .expect("production registry builds")
 }
 
@@ -43,15 +45,18 @@ fn walk(value: &Value, visit: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
     }
 }
 
-#[test]
-fn production_tools_have_the_seed_wire_names() {
-    let names: Vec<&str> = production().definitions().iter().map(|d| d.name).collect();
-    assert_eq!(names, ["weather", "fx", "get_quote"]);
+#[tokio::test]
+async fn production_tools_have_the_seed_wire_names() {
+    let names: Vec<&str> = production().await.definitions().iter().map(|d| d.name).collect();
+    assert_eq!(
+        names,
+        ["weather", "fx", "get_quote", "recap", "remember", "forget", "list_memories"]
+    );
 }
 
-#[test]
-fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
-    let registry = production();
+#[tokio::test]
+async fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
+    let registry = production().await;
     let describe = |name: &str| {
         registry.definitions().iter().find(|d| d.name == name).map(|d| d.description).unwrap_or("")
     };
@@ -62,9 +67,9 @@ fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
     }
 }
 
-#[test]
-fn every_schema_follows_openai_strict_rules() {
-    for def in production().definitions() {
+#[tokio::test]
+async fn every_schema_follows_openai_strict_rules() {
+    for def in production().await.definitions() {
         let schema = &def.parameters;
         assert_eq!(schema["type"], "object", "{}", def.name);
         walk(schema, &mut |map| {
@@ -94,9 +99,10 @@ fn every_schema_follows_openai_strict_rules() {
     }
 }
 
-#[test]
-fn tool_definitions_match_the_committed_snapshot() {
-    let current = serde_json::to_string_pretty(production().definitions()).expect("json") + "\n";
+#[tokio::test]
+async fn tool_definitions_match_the_committed_snapshot() {
+    let current =
+        serde_json::to_string_pretty(production().await.definitions()).expect("json") + "\n";
     let path = "tests/snapshots/tool_definitions.json";
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(path, &current).expect("write snapshot");
@@ -160,7 +166,7 @@ fn duplicate_bad_names_and_non_object_schemas_are_refused() {
 
 #[tokio::test]
 async fn dispatch_turns_every_problem_into_an_error_reply() {
-    let registry = production();
+    let registry = production().await;
     let unknown = registry.dispatch("nope", "{}", &ctx()).await;
     assert_eq!(unknown.outcome, Outcome::Error("unknown_tool"));
     assert_eq!(unknown.content["error"]["kind"], "unknown_tool");

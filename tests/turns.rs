@@ -38,7 +38,10 @@ async fn dm_weather_question_is_answered_with_a_card_and_chips() {
         .iter()
         .filter_map(|t| t["function"]["name"].as_str())
         .collect();
-    assert_eq!(names, ["weather", "fx", "get_quote"]);
+    assert_eq!(
+        names,
+        ["weather", "fx", "get_quote", "recap", "remember", "forget", "list_memories"]
+    );
     let system = requests[0]["messages"][0]["content"].as_str().expect("system prompt");
     assert!(
         system.contains("2026-11-30") && system.contains("20:00"),

@@ -91,7 +91,7 @@ impl Harness {
         let store = Store::connect(&config.database_url).await.expect("store");
         let registry = match tools {
             Some(build) => build(&config),
-            None => hearth::tools::registry(&Sources::from_config(&config))
+            None => hearth::tools::registry(&Sources::from_config(&config), &store)
                 .expect("production registry"),
         };
         let tz = TimeZone::get(&config.timezone).expect("zone");
