@@ -33,6 +33,15 @@ impl Hearth {
     /// hearth left or was removed from a group or room, or a user blocked it: everything kept
     /// about that conversation is deleted.
     pub(crate) async fn on_removed(&self, conversation: &Conversation) {
+        let cached: Vec<(String, String)> = self
+            .names
+            .iter()
+            .filter(|(key, _)| key.0 == conversation.id)
+            .map(|(key, _)| (*key).clone())
+            .collect();
+        for key in cached {
+            self.names.invalidate(&key).await;
+        }
         match self.store.forget_conversation(&conversation.id).await {
             Ok(removed) => tracing::info!(
                 %conversation,
