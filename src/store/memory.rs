@@ -50,7 +50,7 @@ const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, 
 const MEMORIES: &str = "SELECT id, text, user_id, speaker, created_at FROM memories WHERE conversation_id = $1 ORDER BY id";
 const DELETE_MEMORY: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id = $2 RETURNING id, text, user_id, speaker, created_at";
 const DELETE_MEMORIES_UP_TO: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id <= $2";
-const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND at_ms >= $2 AND from_bot = 0 ORDER BY id DESC LIMIT $3";
+const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND at_ms >= $2 AND NOT from_bot ORDER BY id DESC LIMIT $3";
 const UNSEND: &str = "DELETE FROM chat_log WHERE conversation_id = $1 AND message_id = $2";
 const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE at_ms < $1";
 const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE sent_at < $1";
