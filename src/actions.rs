@@ -7,6 +7,7 @@ use crate::llm::agent::Answer;
 use crate::postback::Postback;
 use crate::reminders;
 use crate::tool::ToolCtx;
+use crate::tools::forget;
 
 /// Carries out a verified postback and says what happened.
 pub async fn handle(app: &Hearth, ctx: &ToolCtx, postback: &Postback) -> Answer {
@@ -16,6 +17,8 @@ pub async fn handle(app: &Hearth, ctx: &ToolCtx, postback: &Postback) -> Answer 
         "cancel_reminder" => reminders::actions::cancel(app, ctx, id).await,
         "reminder_done" => reminders::actions::done(app, ctx, id).await,
         "reminder_snooze" => reminders::actions::snooze(app, ctx, id).await,
+        forget::FORGET_MEMORY => return forget::forget_tapped(&app.store, ctx, id).await,
+        forget::FORGET_ALL => return forget::forget_all_tapped(&app.store, ctx, id).await,
         _ => ctx.lang.pick("這個按鈕已經失效了。", "This button no longer works.").to_string(),
     };
     Answer { text, ..Answer::default() }

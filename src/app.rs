@@ -65,6 +65,8 @@ pub struct Hearth {
     /// History bounds.
     pub(crate) history_messages: usize,
     pub(crate) history_chars: usize,
+    /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
+    pub(crate) log_retention: jiff::SignedDuration,
     in_flight: InFlight,
     locks: ConversationLocks,
     turns: Arc<tokio::sync::Semaphore>,
@@ -132,6 +134,9 @@ impl Hearth {
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,
+            log_retention: jiff::SignedDuration::from_hours(
+                24 * i64::from(config.log_retention_days.max(1)),
+            ),
             in_flight: InFlight::default(),
             locks: ConversationLocks::default(),
             turns: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_turns.max(1))),

@@ -8,7 +8,6 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use crate::app::Hearth;
 use crate::i18n::{Failure, Lang};
 use crate::llm::openai::ChatMessage;
-use crate::llm::prompt;
 use crate::source::Conversation;
 use crate::tool::{Chip, ToolCtx};
 
@@ -42,7 +41,8 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
             lang: Lang::detect(&text),
             clock: app.clock.clone(),
         };
-        let mut messages = vec![ChatMessage::System { content: prompt::system_prompt(&ctx) }];
+        let mut messages =
+            vec![ChatMessage::System { content: app.system_prompt(&ctx, &text).await }];
         messages.extend(history.iter().cloned());
         messages.push(ChatMessage::User { content: text.clone() });
         let rendered = match app.agent.answer(&ctx, messages).await {

@@ -158,6 +158,15 @@ pub struct Config {
     /// Most characters of history given to the LLM.
     #[arg(long, env = "HEARTH_HISTORY_CHARS", default_value_t = 6000, global = true)]
     pub history_chars: usize,
+    /// Days the chat log (what recap and history read) is kept; older messages are deleted.
+    #[arg(
+        long,
+        env = "HEARTH_LOG_RETENTION_DAYS",
+        default_value_t = 14,
+        value_parser = clap::value_parser!(u32).range(1..=3650),
+        global = true
+    )]
+    pub log_retention_days: u32,
     /// Colour convention for price changes on cards.
     #[arg(long, env = "HEARTH_PRICE_COLORS", value_enum, default_value_t = PriceColors::Tw, global = true)]
     pub price_colors: PriceColors,

@@ -131,6 +131,10 @@ impl Hearth {
                 )
                 .await;
             }
+            EventKind::Unsend { message_id } => {
+                self.on_unsend(&source.conversation, message_id).await
+            }
+            EventKind::Leave | EventKind::Unfollow => self.on_removed(&source.conversation).await,
             other => tracing::debug!(kind = ?other, "event not handled yet"),
         }
     }
@@ -189,7 +193,8 @@ impl Hearth {
                 tracing::warn!(error = %e, "history unavailable");
                 Vec::new()
             });
-        let mut messages = vec![ChatMessage::System { content: prompt::system_prompt(&ctx) }];
+        let system = self.system_prompt(&ctx, &request.text).await;
+        let mut messages = vec![ChatMessage::System { content: system }];
         messages.extend(prompt::history(&history, in_group));
         messages.push(ChatMessage::User {
             content: if in_group {

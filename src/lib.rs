@@ -1,5 +1,5 @@
 //! hearth: a family assistant for LINE. Messages arrive on a signed webhook; an LLM answers,
-//! calling tools (weather, currency conversion, quotes); answers go back as text, Flex cards and
+//! calling tools (weather, currency conversion, quotes, chat recaps, long-term memory); answers go back as text, Flex cards and
 //! quick-reply chips.
 //!
 //! # Layout
@@ -14,7 +14,11 @@
 //! - [`sources`]: clients for the data sources behind the tools.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
-//! - [`postback`]: signed button data bound to a conversation, for buttons that change state.
+//! - [`postback`]: signed button data bound to a conversation, for buttons that change state;
+//!   [`actions`]: what a verified tap does.
+//! - [`memory`]: a conversation's memories in its system prompt, within a budget;
+//!   [`privacy`]: the chat log's retention, unsend, and forgetting a conversation that removed
+//!   hearth.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
 
@@ -27,7 +31,9 @@ pub mod conversation;
 pub mod i18n;
 pub mod line;
 pub mod llm;
+pub mod memory;
 pub mod postback;
+pub mod privacy;
 pub mod registry;
 pub mod reminders;
 pub mod schema;

@@ -44,9 +44,11 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let pruner = tokio::spawn(prune_event_ids(app.clone()));
     let scheduler = tokio::spawn(deliver_reminders(app.clone()));
+    let log_pruner = tokio::spawn(prune_chat_log(app.clone()));
     let served = axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await;
     pruner.abort();
     scheduler.abort();
+    log_pruner.abort();
     app.wait_idle().await;
     match app.reminders.release().await {
         Ok(n) if n > 0 => tracing::info!(released = n, "reminder claims handed back"),
@@ -86,6 +88,17 @@ async fn prune_event_ids(app: Arc<Hearth>) {
             Ok(n) if n > 0 => tracing::info!(pruned = n, "old webhook event ids forgotten"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "could not prune webhook event ids"),
+        }
+    }
+}
+
+/// Deletes the chat log older than `HEARTH_LOG_RETENTION_DAYS`, at start and then hourly.
+async fn prune_chat_log(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        tick.tick().await;
+        if let Err(e) = app.prune_chat_log().await {
+            tracing::warn!(error = %e, "could not prune the chat log");
         }
     }
 }

@@ -2,9 +2,13 @@
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
 pub mod cancel_reminder;
+pub mod forget;
 pub mod fx;
 pub mod get_quote;
+pub mod list_memories;
 pub mod list_reminders;
+pub mod recap;
+pub mod remember;
 pub mod reminder;
 pub mod weather;
 
@@ -36,5 +40,9 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(reminder::Reminder::new(s.store.clone(), s.reminder_nudge.clone()))
         .tool(list_reminders::ListReminders::new(s.store.clone()))
         .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
+        .tool(recap::Recap::new(s.store.clone()))
+        .tool(remember::Remember::new(s.store.clone()))
+        .tool(forget::Forget::new(s.store.clone()))
+        .tool(list_memories::ListMemories::new(s.store.clone()))
         .build()
 }

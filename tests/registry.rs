@@ -11,23 +11,16 @@ use hearth::i18n::Lang;
 use hearth::registry::{Outcome, Registry, RegistryError};
 use hearth::source::Conversation;
 use hearth::sources::Sources;
+use hearth::store::Store;
 use hearth::tool::{Tool, ToolCtx, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-fn production() -> Registry {
-    // A store needs a runtime; build it on a thread of its own so async tests can call this too.
-    let store = std::thread::spawn(|| {
-        let rt =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-        rt.block_on(hearth::store::Store::in_memory()).expect("store")
-    })
-    .join()
-    .expect("store thread");
+async fn production() -> Registry {
     let services = hearth::tools::Services {
         sources: Sources::from_config(&Config::defaults()),
-        store,
+        store: Store::in_memory().await.expect("store"),
         reminder_nudge: Default::default(),
     };
     hearth::tools::registry(&services).expect("production registry builds")
@@ -55,18 +48,29 @@ fn walk(value: &Value, visit: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
     }
 }
 
-#[test]
-fn production_tools_have_the_seed_wire_names() {
-    let names: Vec<&str> = production().definitions().iter().map(|d| d.name).collect();
+#[tokio::test]
+async fn production_tools_have_the_seed_wire_names() {
+    let names: Vec<&str> = production().await.definitions().iter().map(|d| d.name).collect();
     assert_eq!(
         names,
-        ["weather", "fx", "get_quote", "reminder", "list_reminders", "cancel_reminder"]
+        [
+            "weather",
+            "fx",
+            "get_quote",
+            "reminder",
+            "list_reminders",
+            "cancel_reminder",
+            "recap",
+            "remember",
+            "forget",
+            "list_memories"
+        ]
     );
 }
 
-#[test]
-fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
-    let registry = production();
+#[tokio::test]
+async fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
+    let registry = production().await;
     let describe = |name: &str| {
         registry.definitions().iter().find(|d| d.name == name).map(|d| d.description).unwrap_or("")
     };
@@ -77,9 +81,9 @@ fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
     }
 }
 
-#[test]
-fn every_schema_follows_openai_strict_rules() {
-    for def in production().definitions() {
+#[tokio::test]
+async fn every_schema_follows_openai_strict_rules() {
+    for def in production().await.definitions() {
         let schema = &def.parameters;
         assert_eq!(schema["type"], "object", "{}", def.name);
         walk(schema, &mut |map| {
@@ -109,9 +113,10 @@ fn every_schema_follows_openai_strict_rules() {
     }
 }
 
-#[test]
-fn tool_definitions_match_the_committed_snapshot() {
-    let current = serde_json::to_string_pretty(production().definitions()).expect("json") + "\n";
+#[tokio::test]
+async fn tool_definitions_match_the_committed_snapshot() {
+    let current =
+        serde_json::to_string_pretty(production().await.definitions()).expect("json") + "\n";
     let path = "tests/snapshots/tool_definitions.json";
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(path, &current).expect("write snapshot");
@@ -175,7 +180,7 @@ fn duplicate_bad_names_and_non_object_schemas_are_refused() {
 
 #[tokio::test]
 async fn dispatch_turns_every_problem_into_an_error_reply() {
-    let registry = production();
+    let registry = production().await;
     let unknown = registry.dispatch("nope", "{}", &ctx()).await;
     assert_eq!(unknown.outcome, Outcome::Error("unknown_tool"));
     assert_eq!(unknown.content["error"]["kind"], "unknown_tool");

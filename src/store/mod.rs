@@ -9,7 +9,10 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, SqlitePool};
 
+mod memory;
 mod reminders;
+
+pub use memory::{Memory, NewMemory, Removed};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 
 /// Why the store failed.

@@ -1,0 +1,168 @@
+//! What the store keeps for conversation memory and the privacy of the chat log: memories per
+//! conversation, the recap window of the log, and deletion (unsend, retention, a conversation
+//! that removed hearth). Every query is keyed by the conversation id; nothing here can read or
+//! delete another conversation's rows.
+
+use sqlx::FromRow;
+
+use super::{LoggedMessage, Store, StoreError};
+
+/// A fact a conversation asked hearth to remember.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub struct Memory {
+    /// Its id, shown to the family as `#id`.
+    pub id: i64,
+    /// The fact.
+    pub text: String,
+    /// The LINE user id of who asked hearth to remember it.
+    pub user_id: Option<String>,
+    /// Their display name at the time.
+    pub speaker: Option<String>,
+    /// When, Unix ms.
+    pub created_at: i64,
+}
+
+/// A memory to store.
+#[derive(Debug, Clone)]
+pub struct NewMemory<'a> {
+    /// The conversation it belongs to.
+    pub conversation_id: &'a str,
+    /// The fact.
+    pub text: &'a str,
+    /// Who asked.
+    pub user_id: Option<&'a str>,
+    /// Their display name.
+    pub speaker: Option<&'a str>,
+    /// When, Unix ms.
+    pub at_ms: i64,
+}
+
+/// What was deleted when a conversation removed hearth.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Removed {
+    /// Messages of the chat log.
+    pub messages: u64,
+    /// Memories.
+    pub memories: u64,
+}
+
+const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, speaker, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
+const MEMORIES: &str = "SELECT id, text, user_id, speaker, created_at FROM memories WHERE conversation_id = $1 ORDER BY id";
+const DELETE_MEMORY: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id = $2 RETURNING id, text, user_id, speaker, created_at";
+const DELETE_MEMORIES_UP_TO: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id <= $2";
+const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND at_ms >= $2 AND NOT from_bot ORDER BY id DESC LIMIT $3";
+const UNSEND: &str = "DELETE FROM chat_log WHERE conversation_id = $1 AND message_id = $2";
+const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE at_ms < $1";
+const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE sent_at < $1";
+const DELETE_LOG: &str = "DELETE FROM chat_log WHERE conversation_id = $1";
+const DELETE_ALL_MEMORIES: &str = "DELETE FROM memories WHERE conversation_id = $1";
+const DELETE_SENT: &str = "DELETE FROM sent_messages WHERE conversation_id = $1";
+const DELETE_MEMBERS: &str = "DELETE FROM members WHERE conversation_id = $1";
+
+impl Store {
+    /// Stores a memory; returns its id.
+    pub async fn add_memory(&self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
+        let (id,): (i64,) = sqlx::query_as(ADD_MEMORY)
+            .bind(m.conversation_id)
+            .bind(m.text)
+            .bind(m.user_id)
+            .bind(m.speaker)
+            .bind(m.at_ms)
+            .fetch_one(self.pool())
+            .await?;
+        Ok(id)
+    }
+
+    /// Every memory of the conversation, oldest first.
+    pub async fn memories(&self, conversation_id: &str) -> Result<Vec<Memory>, StoreError> {
+        Ok(sqlx::query_as(MEMORIES).bind(conversation_id).fetch_all(self.pool()).await?)
+    }
+
+    /// Deletes memory `id` of the conversation; returns it, or `None` if the conversation has no
+    /// such memory (a memory of another conversation is never touched).
+    pub async fn delete_memory(
+        &self,
+        conversation_id: &str,
+        id: i64,
+    ) -> Result<Option<Memory>, StoreError> {
+        Ok(sqlx::query_as(DELETE_MEMORY)
+            .bind(conversation_id)
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?)
+    }
+
+    /// Deletes the conversation's memories with ids up to `max_id` (those that existed when the
+    /// family was asked to confirm); returns how many.
+    pub async fn delete_memories_up_to(
+        &self,
+        conversation_id: &str,
+        max_id: i64,
+    ) -> Result<u64, StoreError> {
+        Ok(sqlx::query(DELETE_MEMORIES_UP_TO)
+            .bind(conversation_id)
+            .bind(max_id)
+            .execute(self.pool())
+            .await?
+            .rows_affected())
+    }
+
+    /// The family's messages (not hearth's) of the conversation said at or after `since_ms`,
+    /// newest first, at most `limit`.
+    pub async fn log_window(
+        &self,
+        conversation_id: &str,
+        since_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<LoggedMessage>, StoreError> {
+        Ok(sqlx::query_as(LOG_WINDOW)
+            .bind(conversation_id)
+            .bind(since_ms)
+            .bind(i64::from(limit))
+            .fetch_all(self.pool())
+            .await?)
+    }
+
+    /// Removes an unsent message from the conversation's log; returns how many rows went.
+    pub async fn unsend_message(
+        &self,
+        conversation_id: &str,
+        message_id: &str,
+    ) -> Result<u64, StoreError> {
+        Ok(sqlx::query(UNSEND)
+            .bind(conversation_id)
+            .bind(message_id)
+            .execute(self.pool())
+            .await?
+            .rows_affected())
+    }
+
+    /// Deletes the log of every conversation said before `before_ms`, and the ids of hearth's
+    /// messages sent before then; returns how many log messages went.
+    pub async fn prune_chat_log(&self, before_ms: i64) -> Result<u64, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let messages =
+            sqlx::query(PRUNE_LOG).bind(before_ms).execute(&mut *tx).await?.rows_affected();
+        sqlx::query(PRUNE_SENT).bind(before_ms).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(messages)
+    }
+
+    /// Deletes everything kept about a conversation that removed hearth (left the group,
+    /// blocked the bot): its log, memories, the ids of hearth's messages and cached names.
+    pub async fn forget_conversation(&self, conversation_id: &str) -> Result<Removed, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        let messages =
+            sqlx::query(DELETE_LOG).bind(conversation_id).execute(&mut *tx).await?.rows_affected();
+        let memories = sqlx::query(DELETE_ALL_MEMORIES)
+            .bind(conversation_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        for sql in [DELETE_SENT, DELETE_MEMBERS] {
+            sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(Removed { messages, memories })
+    }
+}

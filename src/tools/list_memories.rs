@@ -1,0 +1,86 @@
+//! `list_memories`: what this conversation asked hearth to remember ("你記得什麼？"), as a card
+//! with a delete button for each memory shown (a postback signed for this conversation). Read
+//! only; deleting happens on a tap, in [`crate::tools::forget::forget_tapped`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::i18n::Lang;
+use crate::memory::{MemoryView, unavailable};
+use crate::store::Store;
+use crate::tool::{Card, Tool, ToolCtx, ToolError};
+use crate::tools::forget::{delete_button, memory_row};
+
+/// The most memories given to the LLM (the newest).
+const MAX_LISTED: usize = 50;
+/// The most memories on the card (the newest), each with its delete button.
+pub const MAX_ON_CARD: usize = 10;
+
+/// Arguments of `list_memories`: none.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {}
+
+/// The result of `list_memories`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// How many memories this chat has.
+    pub count: usize,
+    /// The newest of them (at most 50), oldest first.
+    pub memories: Vec<MemoryView>,
+    /// How to use this.
+    pub note: &'static str,
+}
+
+/// The list_memories tool.
+pub struct ListMemories {
+    store: Store,
+}
+
+impl ListMemories {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl Tool for ListMemories {
+    const NAME: &'static str = "list_memories";
+    const DESCRIPTION: &'static str = "List what this chat asked you to remember (你記得什麼？, 'what do you remember?'), newest last, as a card with a delete button for each. Read only: to remove something use forget.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
+        let memories = self.store.memories(&ctx.conversation.id).await.map_err(unavailable)?;
+        let count = memories.len();
+        let newest = &memories[count.saturating_sub(MAX_LISTED)..];
+        Ok(Output {
+            count,
+            memories: newest.iter().map(|m| MemoryView::new(m, &ctx.tz)).collect(),
+            note: if count == 0 {
+                "Nothing is remembered in this chat yet; the family can say 記得… / remember … to add something."
+            } else {
+                "A card lists the newest memories with delete buttons; do not repeat the whole list, just sum it up."
+            },
+        })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        if out.count == 0 {
+            return None;
+        }
+        let lang = ctx.lang;
+        let mut card = Card::new(lang.pick("🧠 我記得的事", "🧠 What I remember"));
+        let shown = &out.memories[out.memories.len().saturating_sub(MAX_ON_CARD)..];
+        for m in shown {
+            card.rows.push(memory_row(m));
+            card.buttons.push(delete_button(lang, m.id, &m.text));
+        }
+        if out.count > shown.len() {
+            card.footnote = Some(match lang {
+                Lang::ZhTw => format!("共 {} 件，這裡列出最新的 {} 件", out.count, shown.len()),
+                Lang::En => format!("{} in all; the newest {} are shown", out.count, shown.len()),
+            });
+        }
+        Some(card)
+    }
+}

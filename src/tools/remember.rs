@@ -1,0 +1,113 @@
+//! `remember`: stores a fact for this conversation ("記得奶奶對花生過敏"), with who said it and
+//! when. The conversation's memories are placed in the system prompt of its later turns (see
+//! [`crate::memory`]); no other conversation ever sees them.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::memory::{MemoryView, unavailable};
+use crate::store::{NewMemory, Store};
+use crate::tool::{Card, CardRow, Chip, Tool, ToolCtx, ToolError};
+use crate::tools::forget::delete_button;
+
+/// The longest memory, in characters.
+pub const MAX_FACT_CHARS: usize = 500;
+/// The most memories one conversation keeps.
+pub const MAX_MEMORIES: usize = 500;
+
+/// Arguments of `remember`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The fact to remember: one short, self-contained sentence in the user's language, with names instead of pronouns, e.g. "奶奶對花生過敏", "Dad's flight lands at 18:40 on Dec 5". At most 500 characters.
+    pub fact: String,
+}
+
+/// The result of `remember`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The memory.
+    pub memory: MemoryView,
+    /// True when this chat already remembered exactly this (nothing new was stored).
+    pub already_remembered: bool,
+}
+
+/// The remember tool.
+pub struct Remember {
+    store: Store,
+}
+
+impl Remember {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl Tool for Remember {
+    const NAME: &'static str = "remember";
+    const DESCRIPTION: &'static str = "Remember a fact for this chat from now on — allergies, birthdays, preferences, plans, who is who — when someone says 記得…, 幫我記住…, 'remember that…'. It is kept with who said it and when, and shown to you in this chat's later turns (never in other chats). Not for being reminded at a time. Use list_memories to show what is remembered and forget to remove something.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let fact = args.fact.trim();
+        if fact.is_empty() {
+            return Err(ToolError::InvalidArgs(
+                "the fact to remember is empty; ask what to remember".into(),
+            ));
+        }
+        let length = fact.chars().count();
+        if length > MAX_FACT_CHARS {
+            return Err(ToolError::InvalidArgs(format!(
+                "that is too long to remember ({length} characters, at most {MAX_FACT_CHARS}); ask for a shorter version"
+            )));
+        }
+        let conversation = &ctx.conversation.id;
+        let existing = self.store.memories(conversation).await.map_err(unavailable)?;
+        if let Some(same) =
+            existing.iter().find(|m| m.text.trim().to_lowercase() == fact.to_lowercase())
+        {
+            return Ok(Output { memory: MemoryView::new(same, &ctx.tz), already_remembered: true });
+        }
+        if existing.len() >= MAX_MEMORIES {
+            return Err(ToolError::InvalidArgs(format!(
+                "this chat already has {MAX_MEMORIES} memories, the most hearth keeps; forget some first"
+            )));
+        }
+        let memory = NewMemory {
+            conversation_id: conversation,
+            text: fact,
+            user_id: ctx.user_id.as_deref(),
+            speaker: ctx.display_name.as_deref(),
+            at_ms: ctx.now().as_millisecond(),
+        };
+        let id = self.store.add_memory(&memory).await.map_err(unavailable)?;
+        let stored = crate::store::Memory {
+            id,
+            text: fact.to_string(),
+            user_id: ctx.user_id.clone(),
+            speaker: ctx.display_name.clone(),
+            created_at: memory.at_ms,
+        };
+        Ok(Output { memory: MemoryView::new(&stored, &ctx.tz), already_remembered: false })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        let lang = ctx.lang;
+        let m = &out.memory;
+        let mut card = Card::new(lang.pick("📝 記住了", "📝 Remembered"));
+        card.rows.push(CardRow::new(format!("#{}", m.id), m.text.clone()));
+        let who = m.remembered_by.as_deref().unwrap_or(lang.pick("有人", "someone"));
+        card.footnote = Some(format!("{who} · {}", m.date));
+        card.buttons.push(delete_button(lang, m.id, &m.text));
+        Some(card)
+    }
+
+    fn quick_replies(&self, ctx: &ToolCtx, _out: &Output) -> Vec<Chip> {
+        let lang = ctx.lang;
+        vec![Chip::new(
+            lang.pick("你記得什麼？", "Memories?"),
+            lang.pick("你記得什麼？", "What do you remember?"),
+        )]
+    }
+}
