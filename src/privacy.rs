@@ -1,7 +1,8 @@
 //! The chat log the family controls: messages are kept for `HEARTH_LOG_RETENTION_DAYS` and then
 //! deleted, an unsent message leaves the log at once, and a conversation that removes hearth
 //! (the bot leaves or is removed from a group, a user blocks it) is forgotten entirely — its
-//! log, its memories, the ids of hearth's messages there and its cached display names.
+//! log, its memories, its reminders, the ids of hearth's messages there and its cached display
+//! names.
 
 use crate::app::Hearth;
 use crate::source::Conversation;
@@ -47,7 +48,8 @@ impl Hearth {
                 %conversation,
                 messages = removed.messages,
                 memories = removed.memories,
-                "hearth was removed: the conversation's log and memories are deleted"
+                reminders = removed.reminders,
+                "hearth was removed: the conversation's log, memories and reminders are deleted"
             ),
             Err(e) => tracing::error!(error = %e, %conversation, "could not forget a conversation"),
         }

@@ -333,3 +333,29 @@ async fn monthly_quota_is_recorded_and_told_on_the_next_turn() {
     h.send(vec![h.dm(MOM, "再嗨")]).await;
     assert!(!texts_of(&h.line.replies().last().expect("reply").body).contains("額度"), "told once");
 }
+
+#[tokio::test]
+async fn a_group_that_removes_hearth_loses_its_reminders_and_gets_no_push() {
+    let h = Harness::start().await;
+    create(
+        &h,
+        in_group(FAMILY, MOM),
+        json!({"text": "倒垃圾", "in_minutes": 30, "repeat": "daily"}),
+    )
+    .await;
+    create(&h, in_group(OTHER_GROUP, MOM), json!({"text": "澆花", "in_minutes": 30})).await;
+    let mut leave = h.postback(json!({"type": "group", "groupId": FAMILY}), "unused");
+    leave["type"] = json!("leave");
+    leave.as_object_mut().map(|o| {
+        o.remove("postback");
+        o.remove("replyToken")
+    });
+    h.send(vec![leave]).await;
+    assert!(h.app.store.list_reminders(FAMILY).await.expect("list").is_empty());
+    assert_eq!(
+        h.advance_and_tick(SignedDuration::from_mins(30)).await.sent,
+        1,
+        "only the other group's"
+    );
+    assert_eq!(h.line.accepted_pushes()[0].body["to"], OTHER_GROUP);
+}

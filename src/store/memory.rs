@@ -44,6 +44,8 @@ pub struct Removed {
     pub messages: u64,
     /// Memories.
     pub memories: u64,
+    /// Reminders (with their delivery records).
+    pub reminders: u64,
 }
 
 const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, speaker, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
@@ -58,6 +60,9 @@ const DELETE_LOG: &str = "DELETE FROM chat_log WHERE conversation_id = $1";
 const DELETE_ALL_MEMORIES: &str = "DELETE FROM memories WHERE conversation_id = $1";
 const DELETE_SENT: &str = "DELETE FROM sent_messages WHERE conversation_id = $1";
 const DELETE_MEMBERS: &str = "DELETE FROM members WHERE conversation_id = $1";
+const DELETE_DELIVERIES: &str = "DELETE FROM reminder_deliveries WHERE conversation_id = $1";
+const DELETE_REMINDERS: &str = "DELETE FROM reminders WHERE conversation_id = $1";
+const DELETE_QUOTA_NOTICE: &str = "DELETE FROM push_quota_notices WHERE conversation_id = $1";
 
 impl Store {
     /// Stores a memory; returns its id.
@@ -159,10 +164,15 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        for sql in [DELETE_SENT, DELETE_MEMBERS] {
+        let reminders = sqlx::query(DELETE_REMINDERS)
+            .bind(conversation_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        for sql in [DELETE_SENT, DELETE_MEMBERS, DELETE_DELIVERIES, DELETE_QUOTA_NOTICE] {
             sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
         }
         tx.commit().await?;
-        Ok(Removed { messages, memories })
+        Ok(Removed { messages, memories, reminders })
     }
 }

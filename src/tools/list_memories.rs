@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::i18n::Lang;
 use crate::memory::{MemoryView, unavailable};
 use crate::store::Store;
-use crate::tool::{Card, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
 use crate::tools::forget::{delete_button, memory_row};
 
 /// The most memories given to the LLM (the newest).
@@ -72,8 +72,12 @@ impl Tool for ListMemories {
         let mut card = Card::new(lang.pick("🧠 我記得的事", "🧠 What I remember"));
         let shown = &out.memories[out.memories.len().saturating_sub(MAX_ON_CARD)..];
         for m in shown {
-            card.rows.push(memory_row(m));
-            card.buttons.push(delete_button(lang, m.id, &m.text));
+            // Each row carries its own delete button, labelled short to fit beside the text.
+            let mut button = delete_button(lang, m.id, &m.text);
+            if let CardButton::Postback { label, .. } = &mut button {
+                *label = lang.pick("🗑 刪除", "🗑 Delete").into();
+            }
+            card.rows.push(memory_row(m).with_button(button));
         }
         if out.count > shown.len() {
             card.footnote = Some(match lang {
