@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 use tokio::sync::Notify;
 
@@ -16,6 +17,7 @@ use crate::line::flex::Palette;
 use crate::line::message::ReplyStyle;
 use crate::llm::agent::Agent;
 use crate::llm::openai::LlmClient;
+use crate::metrics::Metrics;
 use crate::postback::{ButtonSigner, PostbackKey};
 use crate::registry::{Registry, RegistryError};
 use crate::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
@@ -60,6 +62,14 @@ pub struct Hearth {
     pub reminders: ReminderScheduler,
     /// Wakes the reminder loop early (a reminder due soon was created).
     pub reminder_nudge: Arc<Notify>,
+    /// This process's name in leases (inbox events, reminders).
+    pub owner: String,
+    /// How long this process holds the events it stored before another may take them over.
+    pub inbox_lease: SignedDuration,
+    /// How long shutdown waits for turns in hand.
+    pub shutdown_grace: Duration,
+    /// The metrics served at `/metrics`.
+    pub metrics: Metrics,
     /// The channel secret that signs webhooks.
     pub(crate) channel_secret: crate::config::Secret,
     /// History bounds.
@@ -110,6 +120,14 @@ impl Hearth {
             config.push_rate,
         );
         let palette = Palette::new(config.price_colors);
+        let owner = process_owner();
+        let inbox_lease = match config.inbox_lease_secs {
+            // Long enough for the slowest turn: every LLM round timing out, plus a minute.
+            0 => SignedDuration::from_secs(
+                (config.max_tool_rounds as i64 + 1) * config.llm_timeout_secs as i64 + 60,
+            ),
+            secs => SignedDuration::from_secs(secs as i64),
+        };
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
         let reminders = ReminderScheduler::new(
             store.clone(),
@@ -117,8 +135,11 @@ impl Hearth {
             clock.clone(),
             postback_key.clone(),
             palette,
-            process_owner(),
-            SchedulerSettings::default(),
+            owner.clone(),
+            SchedulerSettings {
+                lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+                ..SchedulerSettings::default()
+            },
         );
         Ok(Arc::new(Self {
             store,
@@ -131,6 +152,10 @@ impl Hearth {
             postback_key,
             reminders,
             reminder_nudge: services.reminder_nudge,
+            owner,
+            inbox_lease,
+            shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
+            metrics: Metrics::install(),
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,
@@ -145,6 +170,26 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
         }))
+    }
+
+    /// When a lease on events stored at `now` ends (Unix ms).
+    pub fn inbox_lease_until(&self, now: jiff::Timestamp) -> i64 {
+        now.saturating_add(self.inbox_lease).map_or(i64::MAX, |t| t.as_millisecond())
+    }
+
+    /// Hands back what this process still holds (unfinished events, reminder claims) so another
+    /// process can take it at once: the last step of a graceful shutdown.
+    pub async fn hand_back(&self) {
+        match self.store.release_events(&self.owner).await {
+            Ok(n) if n > 0 => tracing::info!(released = n, "unfinished events handed back"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not hand back events"),
+        }
+        match self.reminders.release().await {
+            Ok(n) if n > 0 => tracing::info!(released = n, "reminder claims handed back"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not release reminder claims"),
+        }
     }
 
     /// How answers look in `conversation`: colours, chip prefix in groups, signed buttons.

@@ -134,7 +134,18 @@ pub struct Config {
     #[arg(long, env = "HEARTH_MAX_CONCURRENT_TURNS", default_value_t = 32, global = true)]
     pub max_concurrent_turns: usize,
 
-    /// Database: sqlite://path (created on first run).
+    /// Seconds a process holds the webhook events it stored before another process may handle
+    /// them (0: long enough for the slowest turn).
+    #[arg(long, env = "HEARTH_INBOX_LEASE_SECS", default_value_t = 0, global = true)]
+    pub inbox_lease_secs: u64,
+    /// Seconds a process holds a due reminder it claimed.
+    #[arg(long, env = "HEARTH_REMINDER_LEASE_SECS", default_value_t = 120, global = true)]
+    pub reminder_lease_secs: u64,
+    /// Seconds shutdown waits for turns in hand before handing them back.
+    #[arg(long, env = "HEARTH_SHUTDOWN_GRACE_SECS", default_value_t = 20, global = true)]
+    pub shutdown_grace_secs: u64,
+
+    /// Database: sqlite://path (created on first run) or postgres://user@host/db (several replicas).
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://hearth.db", global = true)]
     pub database_url: String,
     /// Address the webhook server listens on.

@@ -203,6 +203,7 @@ impl Hearth {
                 request.text.clone()
             },
         });
+        let started = std::time::Instant::now();
         let answer = match self.agent.answer(&ctx, messages).await {
             Ok(answer) => answer,
             Err(e) => {
@@ -214,6 +215,7 @@ impl Hearth {
         let style = self.reply_style(conversation);
         let replies = assemble(&answer, &style);
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+        crate::metrics::turn(started.elapsed());
     }
 
     /// Prefixes the answer with a notice when reminders to this conversation could not be

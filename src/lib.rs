@@ -4,7 +4,9 @@
 //!
 //! # Layout
 //!
-//! - [`server`]: `POST /callback` (signature, dedupe, 200 at once) and `GET /healthz`.
+//! - [`server`]: `POST /callback` (signature, store in the inbox, 200 at once), `/healthz`,
+//!   `/readyz`, `/metrics`; [`inbox`]: handling stored events, recovering a dead process's;
+//!   [`background`]: the periodic loops; [`metrics`]: Prometheus counters and histograms.
 //! - [`conversation`]: what happens to an event: log, group gate, agent, delivery.
 //! - [`app`]: the assembled application shared by the server and its background work.
 //! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
@@ -24,14 +26,17 @@
 
 pub mod actions;
 pub mod app;
+pub mod background;
 pub mod chat;
 pub mod clock;
 pub mod config;
 pub mod conversation;
 pub mod i18n;
+pub mod inbox;
 pub mod line;
 pub mod llm;
 pub mod memory;
+pub mod metrics;
 pub mod postback;
 pub mod privacy;
 pub mod registry;

@@ -29,6 +29,8 @@ enum Command {
     Chat,
     /// Print the tool definitions exactly as sent to the LLM.
     Tools,
+    /// Apply the database migrations (DATABASE_URL) and exit; `serve` applies them too.
+    Migrate,
 }
 
 #[tokio::main]
@@ -55,6 +57,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             let registry = hearth::tools::registry(&services)?;
             println!("{}", serde_json::to_string_pretty(registry.definitions())?);
+        }
+        Command::Migrate => {
+            let store = hearth::store::Store::connect(&config.database_url).await?;
+            println!("{} database is up to date", store.backend_name());
         }
         Command::Chat => {
             require(config.missing_for_llm())?;

@@ -223,11 +223,17 @@ impl Registry {
     /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.
     pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
         let Some(&index) = self.by_name.get(name) else {
+            crate::metrics::tool_call("unknown", "unknown_tool");
             tracing::warn!(tool = name, "the LLM called an unknown tool");
             return ToolReply::error("unknown_tool", format!("there is no tool named {name:?}"));
         };
         let reply = self.tools[index].call(ctx, args).await;
-        tracing::info!(tool = name, outcome = ?reply.outcome, "tool call");
+        let outcome = match reply.outcome {
+            Outcome::Ok => "ok",
+            Outcome::Error(kind) => kind,
+        };
+        crate::metrics::tool_call(self.definitions[index].name, outcome);
+        tracing::info!(tool = name, outcome, "tool call");
         reply
     }
 }

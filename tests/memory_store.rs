@@ -1,9 +1,16 @@
 //! The store's memory and chat-log privacy methods: every one is keyed by the conversation.
+//! Each test runs on SQLite and, when `TEST_DATABASE_URL` is set, on PostgreSQL.
+
+mod common;
 
 use hearth::store::{NewMemory, NewMessage, Removed, Store};
 
-async fn store() -> Store {
-    Store::in_memory().await.expect("in-memory store")
+async fn stores() -> Vec<Store> {
+    let mut stores = Vec::new();
+    for url in common::db::test_databases().await {
+        stores.push(Store::connect(&url).await.expect("store"));
+    }
+    stores
 }
 
 fn memory<'a>(conversation: &'a str, text: &'a str) -> NewMemory<'a> {
@@ -24,67 +31,71 @@ fn message<'a>(conversation: &'a str, id: &'a str, text: &'a str, at_ms: i64) ->
 
 #[tokio::test]
 async fn memories_belong_to_their_conversation() {
-    let s = store().await;
-    let a = s.add_memory(&memory("C1", "奶奶對花生過敏")).await.expect("add");
-    let b = s.add_memory(&memory("C2", "別的群組")).await.expect("add");
-    assert_eq!(s.memories("C1").await.expect("list").len(), 1);
-    assert_eq!(s.delete_memory("C1", b).await.expect("delete"), None, "C2's memory untouched");
-    assert_eq!(s.memories("C2").await.expect("list").len(), 1);
-    let gone = s.delete_memory("C1", a).await.expect("delete").expect("deleted");
-    assert_eq!(gone.text, "奶奶對花生過敏");
-    assert!(s.memories("C1").await.expect("list").is_empty());
+    for s in stores().await {
+        let a = s.add_memory(&memory("C1", "奶奶對花生過敏")).await.expect("add");
+        let b = s.add_memory(&memory("C2", "別的群組")).await.expect("add");
+        assert_eq!(s.memories("C1").await.expect("list").len(), 1);
+        assert_eq!(s.delete_memory("C1", b).await.expect("delete"), None, "C2's memory untouched");
+        assert_eq!(s.memories("C2").await.expect("list").len(), 1);
+        let gone = s.delete_memory("C1", a).await.expect("delete").expect("deleted");
+        assert_eq!(gone.text, "奶奶對花生過敏");
+        assert!(s.memories("C1").await.expect("list").is_empty());
+    }
 }
 
 #[tokio::test]
 async fn forgetting_all_stops_at_the_confirmed_id_and_at_the_conversation() {
-    let s = store().await;
-    let first = s.add_memory(&memory("C1", "一")).await.expect("add");
-    let second = s.add_memory(&memory("C1", "二")).await.expect("add");
-    s.add_memory(&memory("C2", "別的")).await.expect("add");
-    let later = s.add_memory(&memory("C1", "三")).await.expect("add");
-    assert!(first < second && second < later);
-    assert_eq!(s.delete_memories_up_to("C1", second).await.expect("delete"), 2);
-    let left: Vec<String> =
-        s.memories("C1").await.expect("list").into_iter().map(|m| m.text).collect();
-    assert_eq!(left, ["三"]);
-    assert_eq!(s.memories("C2").await.expect("list").len(), 1);
+    for s in stores().await {
+        let first = s.add_memory(&memory("C1", "一")).await.expect("add");
+        let second = s.add_memory(&memory("C1", "二")).await.expect("add");
+        s.add_memory(&memory("C2", "別的")).await.expect("add");
+        let later = s.add_memory(&memory("C1", "三")).await.expect("add");
+        assert!(first < second && second < later);
+        assert_eq!(s.delete_memories_up_to("C1", second).await.expect("delete"), 2);
+        let left: Vec<String> =
+            s.memories("C1").await.expect("list").into_iter().map(|m| m.text).collect();
+        assert_eq!(left, ["三"]);
+        assert_eq!(s.memories("C2").await.expect("list").len(), 1);
+    }
 }
 
 #[tokio::test]
 async fn the_log_window_is_the_familys_messages_newest_first() {
-    let s = store().await;
-    s.log_message(&message("C1", "1", "早", 1_000)).await.expect("log");
-    s.log_message(&message("C1", "2", "午", 2_000)).await.expect("log");
-    let answer = NewMessage { from_bot: true, ..message("C1", "3", "hearth 的回答", 2_500) };
-    s.record_answer(&answer, &["3".to_string()]).await.expect("answer");
-    s.log_message(&message("C2", "4", "別的群組", 2_600)).await.expect("log");
-    s.log_message(&message("C1", "5", "晚", 3_000)).await.expect("log");
-    let texts = |rows: Vec<hearth::store::LoggedMessage>| {
-        rows.into_iter().map(|m| m.text).collect::<Vec<_>>()
-    };
-    assert_eq!(texts(s.log_window("C1", 2_000, 10).await.expect("window")), ["晚", "午"]);
-    assert_eq!(texts(s.log_window("C1", 0, 1).await.expect("window")), ["晚"]);
+    for s in stores().await {
+        s.log_message(&message("C1", "1", "早", 1_000)).await.expect("log");
+        s.log_message(&message("C1", "2", "午", 2_000)).await.expect("log");
+        let answer = NewMessage { from_bot: true, ..message("C1", "3", "hearth 的回答", 2_500) };
+        s.record_answer(&answer, &["3".to_string()]).await.expect("answer");
+        s.log_message(&message("C2", "4", "別的群組", 2_600)).await.expect("log");
+        s.log_message(&message("C1", "5", "晚", 3_000)).await.expect("log");
+        let texts = |rows: Vec<hearth::store::LoggedMessage>| {
+            rows.into_iter().map(|m| m.text).collect::<Vec<_>>()
+        };
+        assert_eq!(texts(s.log_window("C1", 2_000, 10).await.expect("window")), ["晚", "午"]);
+        assert_eq!(texts(s.log_window("C1", 0, 1).await.expect("window")), ["晚"]);
+    }
 }
 
 #[tokio::test]
 async fn unsend_prune_and_forget_conversation_delete_what_they_say() {
-    let s = store().await;
-    s.log_message(&message("C1", "1", "收回的訊息", 1_000)).await.expect("log");
-    s.log_message(&message("C1", "2", "舊訊息", 1_000)).await.expect("log");
-    s.log_message(&message("C1", "3", "新訊息", 5_000)).await.expect("log");
-    s.log_message(&message("C2", "1", "同 id 不同群組", 5_000)).await.expect("log");
-    assert_eq!(s.unsend_message("C1", "1").await.expect("unsend"), 1);
-    assert_eq!(s.log_window("C2", 0, 10).await.expect("window").len(), 1, "other chat kept");
+    for s in stores().await {
+        s.log_message(&message("C1", "1", "收回的訊息", 1_000)).await.expect("log");
+        s.log_message(&message("C1", "2", "舊訊息", 1_000)).await.expect("log");
+        s.log_message(&message("C1", "3", "新訊息", 5_000)).await.expect("log");
+        s.log_message(&message("C2", "1", "同 id 不同群組", 5_000)).await.expect("log");
+        assert_eq!(s.unsend_message("C1", "1").await.expect("unsend"), 1);
+        assert_eq!(s.log_window("C2", 0, 10).await.expect("window").len(), 1, "other chat kept");
 
-    let answer = NewMessage { from_bot: true, ..message("C1", "9", "答", 1_000) };
-    s.record_answer(&answer, &["9".to_string()]).await.expect("answer");
-    assert_eq!(s.prune_chat_log(2_000).await.expect("prune"), 2, "舊訊息 and the old answer");
-    assert!(!s.is_bot_message("C1", "9").await.expect("query"), "old sent ids pruned too");
+        let answer = NewMessage { from_bot: true, ..message("C1", "9", "答", 1_000) };
+        s.record_answer(&answer, &["9".to_string()]).await.expect("answer");
+        assert_eq!(s.prune_chat_log(2_000).await.expect("prune"), 2, "舊訊息 and the old answer");
+        assert!(!s.is_bot_message("C1", "9").await.expect("query"), "old sent ids pruned too");
 
-    s.add_memory(&memory("C1", "記得")).await.expect("add");
-    s.save_member("C1", "U1", "媽媽", 1).await.expect("member");
-    let removed = s.forget_conversation("C1").await.expect("forget");
-    assert_eq!(removed, Removed { messages: 1, memories: 1, reminders: 0 });
-    assert_eq!(s.member_name("C1", "U1").await.expect("query"), None);
-    assert_eq!(s.log_window("C2", 0, 10).await.expect("window").len(), 1);
+        s.add_memory(&memory("C1", "記得")).await.expect("add");
+        s.save_member("C1", "U1", "媽媽", 1).await.expect("member");
+        let removed = s.forget_conversation("C1").await.expect("forget");
+        assert_eq!(removed, Removed { messages: 1, memories: 1, reminders: 0 });
+        assert_eq!(s.member_name("C1", "U1").await.expect("query"), None);
+        assert_eq!(s.log_window("C2", 0, 10).await.expect("window").len(), 1);
+    }
 }

@@ -1,9 +1,17 @@
-//! The store's behaviour, independent of the backend.
+//! The store's behaviour, the same on every backend: each test runs on SQLite and, when
+//! `TEST_DATABASE_URL` is set (always in CI), on PostgreSQL.
 
-use hearth::store::{NewMessage, Store};
+mod common;
 
-async fn store() -> Store {
-    Store::in_memory().await.expect("in-memory store")
+use common::db::test_databases;
+use hearth::store::{Finish, InboxEvent, NewDelivery, NewMessage, NewReminder, Next, Store};
+
+async fn stores() -> Vec<Store> {
+    let mut stores = Vec::new();
+    for url in test_databases().await {
+        stores.push(Store::connect(&url).await.unwrap_or_else(|e| panic!("{url}: {e:?}")));
+    }
+    stores
 }
 
 fn message<'a>(conversation: &'a str, text: &'a str, at_ms: i64) -> NewMessage<'a> {
@@ -18,52 +26,214 @@ fn message<'a>(conversation: &'a str, text: &'a str, at_ms: i64) -> NewMessage<'
     }
 }
 
+fn event<'a>(id: &'a str, at: i64) -> InboxEvent<'a> {
+    InboxEvent { event_id: id, event_type: "message", payload: "{}", received_at_ms: at }
+}
+
 #[tokio::test]
-async fn an_event_id_is_new_only_once_until_pruned() {
-    let s = store().await;
-    assert!(s.record_event("01A", "message", 1_000).await.expect("insert"));
-    assert!(!s.record_event("01A", "message", 2_000).await.expect("duplicate"));
-    assert_eq!(s.prune_events(1_500).await.expect("prune"), 1);
-    assert!(s.record_event("01A", "message", 3_000).await.expect("insert again"));
+async fn an_event_is_new_only_once_and_forgotten_only_after_it_was_handled() {
+    for s in stores().await {
+        let name = s.backend_name();
+        assert_eq!(
+            s.accept_events(&[event("01A", 1_000), event("01A", 1_000)], "p1", 60_000)
+                .await
+                .expect("accept"),
+            [true, false],
+            "{name}"
+        );
+        assert_eq!(
+            s.accept_events(&[event("01A", 2_000)], "p2", 60_000).await.expect("again"),
+            [false]
+        );
+        assert_eq!(
+            s.prune_inbox(10_000).await.expect("prune"),
+            0,
+            "{name}: pending events are kept"
+        );
+        assert!(!s.finish_event("01A", "p2", 3_000).await.expect("finish"), "{name}: not p2's");
+        assert!(s.finish_event("01A", "p1", 3_000).await.expect("finish"));
+        assert_eq!(s.prune_inbox(10_000).await.expect("prune"), 1);
+        assert_eq!(
+            s.accept_events(&[event("01A", 20_000)], "p1", 80_000).await.expect("accept"),
+            [true]
+        );
+    }
+}
+
+#[tokio::test]
+async fn unfinished_events_are_claimed_by_another_process_after_their_lease() {
+    for s in stores().await {
+        let name = s.backend_name();
+        s.accept_events(&[event("01B", 1_000), event("01C", 1_000)], "dead", 5_000)
+            .await
+            .expect("accept");
+        assert!(
+            s.claim_stale_events("alive", 4_000, 64_000, 10).await.expect("claim").is_empty(),
+            "{name}: lease holds"
+        );
+        let claimed = s.claim_stale_events("alive", 6_000, 66_000, 10).await.expect("claim");
+        assert_eq!(claimed.len(), 2, "{name}");
+        assert!(claimed.iter().all(|e| e.attempts == 2 && e.received_at == 1_000));
+        assert!(
+            s.claim_stale_events("third", 7_000, 67_000, 10).await.expect("claim").is_empty(),
+            "{name}: claimed once"
+        );
+        assert!(
+            !s.finish_event("01B", "dead", 8_000).await.expect("fenced"),
+            "{name}: the old owner cannot finish"
+        );
+        assert_eq!(s.release_events("alive").await.expect("release"), 2);
+        assert_eq!(
+            s.claim_stale_events("third", 8_000, 68_000, 10).await.expect("claim").len(),
+            2,
+            "{name}: handed back"
+        );
+    }
 }
 
 #[tokio::test]
 async fn history_is_per_conversation_oldest_first_and_bounded() {
-    let s = store().await;
-    for i in 0..10 {
-        s.log_message(&message("C1", &format!("m{i}"), i)).await.expect("log");
-        s.log_message(&message("C2", "other", i)).await.expect("log");
+    for s in stores().await {
+        for i in 0..10 {
+            s.log_message(&message("C1", &format!("m{i}"), i)).await.expect("log");
+            s.log_message(&message("C2", "other", i)).await.expect("log");
+        }
+        let last = s.log_message(&message("C1", "now", 99)).await.expect("log");
+        let h = s.history("C1", last, 3, 10_000).await.expect("history");
+        let texts: Vec<&str> = h.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, ["m7", "m8", "m9"], "{}", s.backend_name());
+        let h = s.history("C1", last, 10, 5).await.expect("history");
+        assert_eq!(h.len(), 2, "at most 5 characters: m8, m9");
     }
-    let last = s.log_message(&message("C1", "now", 99)).await.expect("log");
-    let h = s.history("C1", last, 3, 10_000).await.expect("history");
-    let texts: Vec<&str> = h.iter().map(|m| m.text.as_str()).collect();
-    assert_eq!(texts, ["m7", "m8", "m9"]);
-    let h = s.history("C1", last, 10, 5).await.expect("history");
-    assert_eq!(h.len(), 2, "at most 5 characters: m8, m9");
 }
 
 #[tokio::test]
 async fn sent_message_ids_belong_to_their_conversation() {
-    let s = store().await;
-    let answer =
-        NewMessage { from_bot: true, speaker: Some("hearth"), ..message("C1", "答案", 1) };
-    s.record_answer(&answer, &["600".to_string(), "601".to_string()]).await.expect("record");
-    assert!(s.is_bot_message("C1", "600").await.expect("query"));
-    assert!(!s.is_bot_message("C2", "600").await.expect("query"));
-    assert!(s.is_bot_message("C1", "601").await.expect("query"));
-    assert!(!s.is_bot_message("C1", "602").await.expect("query"));
-    let last = s.log_message(&message("C1", "next", 2)).await.expect("log");
-    let history = s.history("C1", last, 5, 1000).await.expect("history");
-    assert!(history[0].from_bot && history[0].text == "答案");
+    for s in stores().await {
+        let answer =
+            NewMessage { from_bot: true, speaker: Some("hearth"), ..message("C1", "答案", 1) };
+        s.record_answer(&answer, &["600".to_string(), "601".to_string()]).await.expect("record");
+        assert!(s.is_bot_message("C1", "600").await.expect("query"));
+        assert!(!s.is_bot_message("C2", "600").await.expect("query"));
+        assert!(s.is_bot_message("C1", "601").await.expect("query"));
+        assert!(!s.is_bot_message("C1", "602").await.expect("query"));
+        let last = s.log_message(&message("C1", "next", 2)).await.expect("log");
+        let history = s.history("C1", last, 5, 1000).await.expect("history");
+        assert!(history[0].from_bot && history[0].text == "答案", "{}", s.backend_name());
+    }
 }
 
 #[tokio::test]
 async fn member_names_are_updated_in_place() {
-    let s = store().await;
-    assert_eq!(s.member_name("C1", "U1").await.expect("query"), None);
-    s.save_member("C1", "U1", "媽媽", 1).await.expect("save");
-    s.save_member("C1", "U1", "老媽", 2).await.expect("save");
-    assert_eq!(s.member_name("C1", "U1").await.expect("query"), Some(("老媽".to_string(), 2)));
+    for s in stores().await {
+        assert_eq!(s.member_name("C1", "U1").await.expect("query"), None);
+        s.save_member("C1", "U1", "媽媽", 1).await.expect("save");
+        s.save_member("C1", "U1", "老媽", 2).await.expect("save");
+        assert_eq!(s.member_name("C1", "U1").await.expect("query"), Some(("老媽".to_string(), 2)));
+        assert_eq!(
+            s.find_member("C1", "老").await.expect("find"),
+            Some(("U1".to_string(), "老媽".to_string()))
+        );
+        assert_eq!(s.find_member("C2", "老").await.expect("find"), None);
+    }
+}
+
+fn reminder<'a>(conversation: &'a str, text: &'a str, at: i64) -> NewReminder<'a> {
+    NewReminder {
+        conversation_id: conversation,
+        created_by: Some("U1"),
+        mention_user_id: None,
+        mention_name: None,
+        text,
+        tz: "Asia/Taipei",
+        anchor_local: "2026-12-01T08:00",
+        freq: "once",
+        every_n: 1,
+        weekdays: 0,
+        month_day: None,
+        until_ms: None,
+        max_count: None,
+        first_fire_at: at,
+        created_at: 0,
+    }
+}
+
+#[tokio::test]
+async fn due_reminders_are_claimed_once_recorded_once_and_advanced_fenced() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let r = s.create_reminder(&reminder("C1", "帶便當", 1_000)).await.expect("create");
+        assert!(
+            s.claim_due_reminders("p1", 999, 60_000, 10).await.expect("claim").is_empty(),
+            "{name}: not due"
+        );
+        let claimed = s.claim_due_reminders("p1", 1_000, 60_000, 10).await.expect("claim");
+        assert_eq!(claimed.len(), 1);
+        assert!(
+            s.claim_due_reminders("p2", 2_000, 60_000, 10).await.expect("claim").is_empty(),
+            "{name}: leased"
+        );
+        let delivery = |payload: &str| NewDelivery {
+            reminder_id: r.id,
+            scheduled_for: 1_000,
+            conversation_id: "C1".into(),
+            retry_key: "key-1".into(),
+            payload: payload.into(),
+            now_ms: 1_000,
+        };
+        let first = s.prepare_deliveries(&[delivery("[1]")]).await.expect("prepare");
+        let again = s.prepare_deliveries(&[delivery("[2]")]).await.expect("prepare again");
+        assert_eq!(again[0].payload, "[1]", "{name}: the first recorded payload wins");
+        assert_eq!(first[0].status, "pending");
+        let finish = Finish {
+            reminder_id: r.id,
+            claimed_fire_at: 1_000,
+            delivery: Some((1_000, "sent")),
+            next: Next::Done,
+        };
+        s.finish_reminders("p2", 3_000, std::slice::from_ref(&finish)).await.expect("fenced");
+        assert_eq!(
+            s.list_reminders("C1").await.expect("list").len(),
+            1,
+            "{name}: p2 does not own it"
+        );
+        s.finish_reminders("p1", 3_000, &[finish]).await.expect("finish");
+        assert!(s.list_reminders("C1").await.expect("list").is_empty(), "{name}: done");
+        let done = s.prepare_deliveries(&[delivery("[3]")]).await.expect("read");
+        assert_eq!(done[0].status, "sent");
+    }
+}
+
+#[tokio::test]
+async fn reminders_are_cancelled_and_snoozed_only_within_their_conversation() {
+    for s in stores().await {
+        let r = s.create_reminder(&reminder("C1", "倒垃圾", 1_000)).await.expect("create");
+        assert!(s.reminder("C2", r.id).await.expect("get").is_none());
+        assert!(!s.cancel_reminder("C2", r.id).await.expect("cancel"));
+        assert_eq!(
+            s.snooze_reminder("C2", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
+                .await
+                .expect("snooze"),
+            None
+        );
+        assert!(
+            s.snooze_reminder("C1", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
+                .await
+                .expect("snooze")
+                .is_some()
+        );
+        assert_eq!(
+            s.snooze_reminder("C1", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
+                .await
+                .expect("again"),
+            None
+        );
+        assert!(s.cancel_reminder("C1", r.id).await.expect("cancel"));
+        s.record_quota_miss("C1", 5).await.expect("quota");
+        s.record_quota_miss("C1", 6).await.expect("quota");
+        assert_eq!(s.take_quota_notice("C1").await.expect("take"), Some((2, 5)));
+        assert_eq!(s.take_quota_notice("C1").await.expect("take"), None, "{}", s.backend_name());
+    }
 }
 
 #[tokio::test]
@@ -73,12 +243,26 @@ async fn a_database_file_is_created_on_first_run() {
     let path = dir.join("hearth.db");
     let url = format!("sqlite://{}", path.display());
     let s = Store::connect(&url).await.expect("file store");
-    s.record_event("01F", "message", 1).await.expect("write");
+    s.accept_events(&[event("01F", 1)], "p", 10).await.expect("write");
     assert!(path.exists());
+    assert!(s.ready().await.expect("ready"));
     drop(s);
     let reopened = Store::connect(&url).await.expect("reopen applies no migration twice");
-    assert!(!reopened.record_event("01F", "message", 2).await.expect("persisted"));
+    assert_eq!(
+        reopened.accept_events(&[event("01F", 2)], "p", 10).await.expect("persisted"),
+        [false]
+    );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn an_unmigrated_database_is_not_ready() {
+    for url in test_databases().await {
+        let s = Store::open(&url).await.expect("open");
+        assert!(s.ready().await.is_err() || !s.ready().await.unwrap_or(true), "{url}");
+        s.migrate().await.expect("migrate");
+        assert!(s.ready().await.expect("ready"), "{url}");
+    }
 }
 
 #[tokio::test]

@@ -175,6 +175,12 @@ impl LineClient {
 
     /// Replies with a reply token (free, single use, short-lived).
     pub async fn reply(&self, reply_token: &str, messages: &[Message]) -> Result<Sent, LineError> {
+        let result = self.reply_once(reply_token, messages).await;
+        crate::metrics::line_send("reply", outcome_label(&result));
+        result
+    }
+
+    async fn reply_once(&self, reply_token: &str, messages: &[Message]) -> Result<Sent, LineError> {
         let request = self.post("/v2/bot/message/reply").json(&ReplyBody { reply_token, messages });
         let (status, body) = send(request).await?;
         if status.is_success() {
@@ -196,6 +202,17 @@ impl LineClient {
         retry_key: Uuid,
     ) -> Result<Sent, LineError> {
         self.pacer.wait().await;
+        let result = self.push_once(to, messages, retry_key).await;
+        crate::metrics::line_send("push", outcome_label(&result));
+        result
+    }
+
+    async fn push_once<M: Serialize + ?Sized>(
+        &self,
+        to: &str,
+        messages: &M,
+        retry_key: Uuid,
+    ) -> Result<Sent, LineError> {
         let request = self
             .post("/v2/bot/message/push")
             .header("X-Line-Retry-Key", retry_key.to_string())
@@ -273,6 +290,19 @@ async fn send(request: reqwest::RequestBuilder) -> Result<(StatusCode, bytes::By
     }
     let body = response.bytes().await.map_err(transport)?;
     Ok((status, body))
+}
+
+fn outcome_label(result: &Result<Sent, LineError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(LineError::InvalidReplyToken) => "invalid_reply_token",
+        Err(LineError::QuotaExhausted) => "quota_exhausted",
+        Err(LineError::RateLimited) => "rate_limited",
+        Err(LineError::Rejected { .. }) => "rejected",
+        Err(LineError::Server(_)) => "server_error",
+        Err(LineError::Timeout) => "timeout",
+        Err(LineError::Connect(_)) => "connect_error",
+    }
 }
 
 fn transport(e: reqwest::Error) -> LineError {

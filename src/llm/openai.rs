@@ -234,7 +234,19 @@ impl LlmClient {
             (false, false) => Some("none"),
         };
         let body = Request { model: &self.model, messages, tools: &specs, tool_choice };
-        let mut request = self.http.post(&self.url).json(&body);
+        let result = self.send(&body).await;
+        let (outcome, usage) = match &result {
+            Ok(c) => ("ok", c.usage.unwrap_or_default()),
+            Err(LlmError::Timeout) => ("timeout", Usage::default()),
+            Err(LlmError::RateLimited) => ("rate_limited", Usage::default()),
+            Err(_) => ("error", Usage::default()),
+        };
+        crate::metrics::llm_call(outcome, usage.prompt_tokens, usage.completion_tokens);
+        result
+    }
+
+    async fn send(&self, body: &Request<'_>) -> Result<Completion, LlmError> {
+        let mut request = self.http.post(&self.url).json(body);
         if !self.api_key.is_empty() {
             request = request.bearer_auth(self.api_key.expose());
         }

@@ -177,7 +177,9 @@ impl ReminderScheduler {
                 Some((i, t)) => Next::At(t.as_millisecond(), i64::from(i)),
                 None => Next::Done,
             };
-            let late = now.duration_since(at) > self.settings.grace;
+            let lag = now.duration_since(at);
+            crate::metrics::scheduler_lag(lag.unsigned_abs());
+            let late = lag > self.settings.grace;
             let messages =
                 render::delivery(&row, &schedule, occurrence, at, late, self.palette, &self.key);
             let retry_key = Uuid::new_v5(

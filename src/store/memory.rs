@@ -67,20 +67,20 @@ const DELETE_QUOTA_NOTICE: &str = "DELETE FROM push_quota_notices WHERE conversa
 impl Store {
     /// Stores a memory; returns its id.
     pub async fn add_memory(&self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
-        let (id,): (i64,) = sqlx::query_as(ADD_MEMORY)
+        let (id,): (i64,) = db!(self, db => sqlx::query_as(ADD_MEMORY)
             .bind(m.conversation_id)
             .bind(m.text)
             .bind(m.user_id)
             .bind(m.speaker)
             .bind(m.at_ms)
-            .fetch_one(self.pool())
-            .await?;
+            .fetch_one(db)
+            .await)?;
         Ok(id)
     }
 
     /// Every memory of the conversation, oldest first.
     pub async fn memories(&self, conversation_id: &str) -> Result<Vec<Memory>, StoreError> {
-        Ok(sqlx::query_as(MEMORIES).bind(conversation_id).fetch_all(self.pool()).await?)
+        Ok(db!(self, db => sqlx::query_as(MEMORIES).bind(conversation_id).fetch_all(db).await)?)
     }
 
     /// Deletes memory `id` of the conversation; returns it, or `None` if the conversation has no
@@ -90,11 +90,11 @@ impl Store {
         conversation_id: &str,
         id: i64,
     ) -> Result<Option<Memory>, StoreError> {
-        Ok(sqlx::query_as(DELETE_MEMORY)
+        Ok(db!(self, db => sqlx::query_as(DELETE_MEMORY)
             .bind(conversation_id)
             .bind(id)
-            .fetch_optional(self.pool())
-            .await?)
+            .fetch_optional(db)
+            .await)?)
     }
 
     /// Deletes the conversation's memories with ids up to `max_id` (those that existed when the
@@ -104,12 +104,12 @@ impl Store {
         conversation_id: &str,
         max_id: i64,
     ) -> Result<u64, StoreError> {
-        Ok(sqlx::query(DELETE_MEMORIES_UP_TO)
+        Ok(db!(self, db => sqlx::query(DELETE_MEMORIES_UP_TO)
             .bind(conversation_id)
             .bind(max_id)
-            .execute(self.pool())
-            .await?
-            .rows_affected())
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?)
     }
 
     /// The family's messages (not hearth's) of the conversation said at or after `since_ms`,
@@ -120,12 +120,12 @@ impl Store {
         since_ms: i64,
         limit: u32,
     ) -> Result<Vec<LoggedMessage>, StoreError> {
-        Ok(sqlx::query_as(LOG_WINDOW)
+        Ok(db!(self, db => sqlx::query_as(LOG_WINDOW)
             .bind(conversation_id)
             .bind(since_ms)
             .bind(i64::from(limit))
-            .fetch_all(self.pool())
-            .await?)
+            .fetch_all(db)
+            .await)?)
     }
 
     /// Removes an unsent message from the conversation's log; returns how many rows went.
@@ -134,45 +134,49 @@ impl Store {
         conversation_id: &str,
         message_id: &str,
     ) -> Result<u64, StoreError> {
-        Ok(sqlx::query(UNSEND)
+        Ok(db!(self, db => sqlx::query(UNSEND)
             .bind(conversation_id)
             .bind(message_id)
-            .execute(self.pool())
-            .await?
-            .rows_affected())
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?)
     }
 
     /// Deletes the log of every conversation said before `before_ms`, and the ids of hearth's
     /// messages sent before then; returns how many log messages went.
     pub async fn prune_chat_log(&self, before_ms: i64) -> Result<u64, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        let messages =
-            sqlx::query(PRUNE_LOG).bind(before_ms).execute(&mut *tx).await?.rows_affected();
-        sqlx::query(PRUNE_SENT).bind(before_ms).execute(&mut *tx).await?;
-        tx.commit().await?;
-        Ok(messages)
+        Ok(db!(self, db => {
+            let mut tx = db.begin().await?;
+            let messages =
+                sqlx::query(PRUNE_LOG).bind(before_ms).execute(&mut *tx).await?.rows_affected();
+            sqlx::query(PRUNE_SENT).bind(before_ms).execute(&mut *tx).await?;
+            tx.commit().await?;
+            messages
+        }))
     }
 
     /// Deletes everything kept about a conversation that removed hearth (left the group,
     /// blocked the bot): its log, memories, the ids of hearth's messages and cached names.
     pub async fn forget_conversation(&self, conversation_id: &str) -> Result<Removed, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        let messages =
-            sqlx::query(DELETE_LOG).bind(conversation_id).execute(&mut *tx).await?.rows_affected();
-        let memories = sqlx::query(DELETE_ALL_MEMORIES)
-            .bind(conversation_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        let reminders = sqlx::query(DELETE_REMINDERS)
-            .bind(conversation_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        for sql in [DELETE_SENT, DELETE_MEMBERS, DELETE_DELIVERIES, DELETE_QUOTA_NOTICE] {
-            sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
-        Ok(Removed { messages, memories, reminders })
+        Ok(db!(self, db => {
+                let mut tx = db.begin().await?;
+                let messages =
+                    sqlx::query(DELETE_LOG).bind(conversation_id).execute(&mut *tx).await?.rows_affected();
+                let memories = sqlx::query(DELETE_ALL_MEMORIES)
+                    .bind(conversation_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                let reminders = sqlx::query(DELETE_REMINDERS)
+                    .bind(conversation_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                for sql in [DELETE_SENT, DELETE_MEMBERS, DELETE_DELIVERIES, DELETE_QUOTA_NOTICE] {
+                    sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+        Removed { messages, memories, reminders }
+            }))
     }
 }

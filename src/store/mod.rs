@@ -1,17 +1,33 @@
 //! The store: everything hearth keeps, behind one [`Store`] type whose callers never see the
-//! database. SQLite (the default, one file) is the backend today; the SQL is written with `$n`
-//! placeholders so that a PostgreSQL backend can be added as a second variant of [`Backend`]
-//! without touching callers. Times are Unix milliseconds.
+//! database. Two backends: SQLite (the default: one file, WAL) and PostgreSQL (several replicas
+//! on one database). The SQL is portable (`$n` placeholders, `ON CONFLICT`, `RETURNING`, integer
+//! times in Unix milliseconds) and written once: the [`db!`] macro compiles each statement for
+//! both backends. Each backend has its own embedded migrations.
 
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{FromRow, SqlitePool};
+use sqlx::{FromRow, PgPool, SqlitePool};
 
+/// Runs `$body` with `$db` bound to the pool of the store's backend. The body is compiled once
+/// per backend, so one piece of SQL (and one set of binds) serves both; each arm must produce
+/// the same type (map `execute`'s result to `rows_affected()`).
+macro_rules! db {
+    ($store:expr, $db:ident => $body:expr) => {
+        match &*$store.backend {
+            $crate::store::Backend::Sqlite($db) => $body,
+            $crate::store::Backend::Postgres($db) => $body,
+        }
+    };
+}
+
+mod inbox;
 mod memory;
 mod reminders;
 
+pub use inbox::{InboxEvent, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 
@@ -19,7 +35,7 @@ pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, Reminde
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The database URL names a backend this build does not have.
-    #[error("unsupported DATABASE_URL {0:?}: use sqlite://path/to/hearth.db")]
+    #[error("unsupported DATABASE_URL {0:?}: use sqlite://path/to/hearth.db or postgres://…")]
     UnsupportedUrl(String),
     /// A database error.
     #[error("database error")]
@@ -29,8 +45,10 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
 
+/// Which database backs the store.
 enum Backend {
     Sqlite(SqlitePool),
+    Postgres(PgPool),
 }
 
 /// The store. Cheap to clone.
@@ -38,6 +56,10 @@ enum Backend {
 pub struct Store {
     backend: std::sync::Arc<Backend>,
 }
+
+/// The migrations of each backend, embedded at compile time.
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
 
 /// A message to add to the conversation log.
 #[derive(Debug, Clone)]
@@ -71,46 +93,67 @@ pub struct LoggedMessage {
     pub at_ms: i64,
 }
 
-const RECORD_EVENT: &str = "INSERT INTO webhook_events (event_id, event_type, received_at) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING";
-const PRUNE_EVENTS: &str = "DELETE FROM webhook_events WHERE received_at < $1";
 const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
 const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
 const RECORD_SENT: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) VALUES ($1, $2, $3) ON CONFLICT (message_id) DO NOTHING";
-const IS_SENT: &str = "SELECT 1 FROM sent_messages WHERE message_id = $1 AND conversation_id = $2";
+const IS_SENT: &str =
+    "SELECT message_id FROM sent_messages WHERE message_id = $1 AND conversation_id = $2";
 const MEMBER_NAME: &str =
     "SELECT display_name, updated_at FROM members WHERE conversation_id = $1 AND user_id = $2";
 const SAVE_MEMBER: &str = "INSERT INTO members (conversation_id, user_id, display_name, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (conversation_id, user_id) DO UPDATE SET display_name = excluded.display_name, updated_at = excluded.updated_at";
 
+const LATEST_MIGRATION: &str = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";
 impl Store {
-    /// Opens (creating if needed) the database at `url` and applies the migrations.
+    /// Opens the database at `url` — `sqlite://path` (created if missing), `sqlite::memory:`, or
+    /// `postgres://…` — and applies its migrations.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        if !url.starts_with("sqlite:") {
-            return Err(StoreError::UnsupportedUrl(url.to_string()));
-        }
-        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
-            .journal_mode(if in_memory {
-                SqliteJournalMode::Memory
-            } else {
-                SqliteJournalMode::Wal
-            })
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(5))
-            .foreign_keys(true);
-        // An in-memory database lives and dies with its one connection.
-        let pool = if in_memory {
-            SqlitePoolOptions::new()
-                .max_connections(1)
-                .idle_timeout(None)
-                .max_lifetime(None)
-                .connect_with(options)
-                .await?
+        let store = Self::open(url).await?;
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Opens the database without migrating it.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite(open_sqlite(url).await?)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let options = PgConnectOptions::from_str(url)?;
+            Backend::Postgres(
+                PgPoolOptions::new()
+                    .max_connections(10)
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect_with(options)
+                    .await?,
+            )
         } else {
-            SqlitePoolOptions::new().max_connections(4).connect_with(options).await?
+            return Err(StoreError::UnsupportedUrl(url.to_string()));
         };
-        sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        Ok(Self { backend: std::sync::Arc::new(Backend::Sqlite(pool)) })
+        Ok(Self { backend: std::sync::Arc::new(backend) })
+    }
+
+    /// Applies the embedded migrations that are not applied yet.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        match &*self.backend {
+            Backend::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await?,
+            Backend::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await?,
+        }
+        Ok(())
+    }
+
+    /// True when the database answers and every embedded migration is applied (`/readyz`).
+    pub async fn ready(&self) -> Result<bool, StoreError> {
+        let (migrator, applied): (&sqlx::migrate::Migrator, Option<i64>) = match &*self.backend {
+            Backend::Sqlite(pool) => (
+                &SQLITE_MIGRATIONS,
+                sqlx::query_as::<_, (Option<i64>,)>(LATEST_MIGRATION).fetch_one(pool).await?.0,
+            ),
+            Backend::Postgres(pool) => (
+                &POSTGRES_MIGRATIONS,
+                sqlx::query_as::<_, (Option<i64>,)>(LATEST_MIGRATION).fetch_one(pool).await?.0,
+            ),
+        };
+        let latest = migrator.iter().map(|m| m.version).max();
+        Ok(applied == latest)
     }
 
     /// A fresh private in-memory store (tests, `hearth chat`).
@@ -118,36 +161,17 @@ impl Store {
         Self::connect("sqlite::memory:").await
     }
 
-    fn pool(&self) -> &SqlitePool {
+    /// The backend's name, for logs.
+    pub fn backend_name(&self) -> &'static str {
         match &*self.backend {
-            Backend::Sqlite(pool) => pool,
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
         }
-    }
-
-    /// Records a webhook event id; true if it is new (act on it), false if already seen.
-    pub async fn record_event(
-        &self,
-        event_id: &str,
-        event_type: &str,
-        received_at_ms: i64,
-    ) -> Result<bool, StoreError> {
-        let done = sqlx::query(RECORD_EVENT)
-            .bind(event_id)
-            .bind(event_type)
-            .bind(received_at_ms)
-            .execute(self.pool())
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// Forgets event ids received before `before_ms`; returns how many.
-    pub async fn prune_events(&self, before_ms: i64) -> Result<u64, StoreError> {
-        Ok(sqlx::query(PRUNE_EVENTS).bind(before_ms).execute(self.pool()).await?.rows_affected())
     }
 
     /// Adds a message to the conversation log; returns its row id.
     pub async fn log_message(&self, m: &NewMessage<'_>) -> Result<i64, StoreError> {
-        let (id,): (i64,) = sqlx::query_as(LOG_MESSAGE)
+        let (id,): (i64,) = db!(self, db => sqlx::query_as(LOG_MESSAGE)
             .bind(m.conversation_id)
             .bind(m.message_id)
             .bind(m.user_id)
@@ -155,8 +179,8 @@ impl Store {
             .bind(m.from_bot)
             .bind(m.text)
             .bind(m.at_ms)
-            .fetch_one(self.pool())
-            .await?;
+            .fetch_one(db)
+            .await)?;
         Ok(id)
     }
 
@@ -169,12 +193,13 @@ impl Store {
         limit: usize,
         max_chars: usize,
     ) -> Result<Vec<LoggedMessage>, StoreError> {
-        let rows: Vec<LoggedMessage> = sqlx::query_as(HISTORY)
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows: Vec<LoggedMessage> = db!(self, db => sqlx::query_as(HISTORY)
             .bind(conversation_id)
             .bind(before_id)
-            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(self.pool())
-            .await?;
+            .bind(limit)
+            .fetch_all(db)
+            .await)?;
         let mut kept = Vec::new();
         let mut used = 0;
         for row in rows {
@@ -195,26 +220,28 @@ impl Store {
         answer: &NewMessage<'_>,
         message_ids: &[String],
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
-        sqlx::query(LOG_MESSAGE)
-            .bind(answer.conversation_id)
-            .bind(answer.message_id)
-            .bind(answer.user_id)
-            .bind(answer.speaker)
-            .bind(answer.from_bot)
-            .bind(answer.text)
-            .bind(answer.at_ms)
-            .fetch_one(&mut *tx)
-            .await?;
-        for id in message_ids {
-            sqlx::query(RECORD_SENT)
-                .bind(id)
+        db!(self, db => {
+            let mut tx = db.begin().await?;
+            sqlx::query(LOG_MESSAGE)
                 .bind(answer.conversation_id)
+                .bind(answer.message_id)
+                .bind(answer.user_id)
+                .bind(answer.speaker)
+                .bind(answer.from_bot)
+                .bind(answer.text)
                 .bind(answer.at_ms)
-                .execute(&mut *tx)
+                .fetch_one(&mut *tx)
                 .await?;
-        }
-        tx.commit().await?;
+            for id in message_ids {
+                sqlx::query(RECORD_SENT)
+                    .bind(id)
+                    .bind(answer.conversation_id)
+                    .bind(answer.at_ms)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        });
         Ok(())
     }
 
@@ -224,11 +251,11 @@ impl Store {
         conversation_id: &str,
         message_id: &str,
     ) -> Result<bool, StoreError> {
-        let row: Option<(i64,)> = sqlx::query_as(IS_SENT)
+        let row: Option<(String,)> = db!(self, db => sqlx::query_as(IS_SENT)
             .bind(message_id)
             .bind(conversation_id)
-            .fetch_optional(self.pool())
-            .await?;
+            .fetch_optional(db)
+            .await)?;
         Ok(row.is_some())
     }
 
@@ -238,11 +265,11 @@ impl Store {
         conversation_id: &str,
         user_id: &str,
     ) -> Result<Option<(String, i64)>, StoreError> {
-        Ok(sqlx::query_as(MEMBER_NAME)
+        Ok(db!(self, db => sqlx::query_as(MEMBER_NAME)
             .bind(conversation_id)
             .bind(user_id)
-            .fetch_optional(self.pool())
-            .await?)
+            .fetch_optional(db)
+            .await)?)
     }
 
     /// Saves a member's display name.
@@ -253,13 +280,37 @@ impl Store {
         display_name: &str,
         at_ms: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query(SAVE_MEMBER)
+        db!(self, db => sqlx::query(SAVE_MEMBER)
             .bind(conversation_id)
             .bind(user_id)
             .bind(display_name)
             .bind(at_ms)
-            .execute(self.pool())
-            .await?;
+            .execute(db)
+            .await
+            .map(|_| ()))?;
         Ok(())
     }
+}
+
+/// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
+/// lives and dies with its connection).
+async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
+    let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+    let options = SqliteConnectOptions::from_str(url)?
+        .create_if_missing(true)
+        .journal_mode(if in_memory { SqliteJournalMode::Memory } else { SqliteJournalMode::Wal })
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(5))
+        .foreign_keys(true);
+    let pool = if in_memory {
+        SqlitePoolOptions::new()
+            .max_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_with(options)
+            .await?
+    } else {
+        SqlitePoolOptions::new().max_connections(4).connect_with(options).await?
+    };
+    Ok(pool)
 }

@@ -148,6 +148,7 @@ const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, ment
 const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused')";
 const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6 FROM reminders WHERE id = $1 AND conversation_id = $2 ON CONFLICT DO NOTHING RETURNING id";
 const CLAIM: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
+const CLAIM_SKIP_LOCKED: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
 const PREPARE: &str = "INSERT INTO reminder_deliveries (reminder_id, scheduled_for, conversation_id, retry_key, payload, status, attempts, first_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) ON CONFLICT (reminder_id, scheduled_for) DO NOTHING";
 const READ_DELIVERY: &str = "SELECT reminder_id, scheduled_for, retry_key, payload, status, attempts, first_attempt_at FROM reminder_deliveries WHERE reminder_id = $1 AND scheduled_for = $2";
 const SET_DELIVERY: &str = "UPDATE reminder_deliveries SET status = $3, attempts = attempts + 1, sent_at = CASE WHEN $3 = 'sent' THEN $4 ELSE sent_at END WHERE reminder_id = $1 AND scheduled_for = $2 AND status = 'pending'";
@@ -164,7 +165,7 @@ const TAKE_QUOTA: &str =
 impl Store {
     /// Creates a reminder; it is due at `first_fire_at`.
     pub async fn create_reminder(&self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
-        Ok(sqlx::query_as(INSERT)
+        Ok(db!(self, db => sqlx::query_as(INSERT)
             .bind(r.conversation_id)
             .bind(r.created_by)
             .bind(r.mention_user_id)
@@ -180,8 +181,8 @@ impl Store {
             .bind(r.max_count)
             .bind(r.first_fire_at)
             .bind(r.created_at)
-            .fetch_one(self.pool())
-            .await?)
+            .fetch_one(db)
+            .await)?)
     }
 
     /// The conversation's active and paused reminders, soonest first.
@@ -189,7 +190,7 @@ impl Store {
         &self,
         conversation_id: &str,
     ) -> Result<Vec<ReminderRow>, StoreError> {
-        Ok(sqlx::query_as(LIST).bind(conversation_id).fetch_all(self.pool()).await?)
+        Ok(db!(self, db => sqlx::query_as(LIST).bind(conversation_id).fetch_all(db).await)?)
     }
 
     /// One reminder of this conversation (another conversation's id finds nothing).
@@ -198,7 +199,9 @@ impl Store {
         conversation_id: &str,
         id: i64,
     ) -> Result<Option<ReminderRow>, StoreError> {
-        Ok(sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(self.pool()).await?)
+        Ok(
+            db!(self, db => sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(db).await)?,
+        )
     }
 
     /// Cancels a reminder of this conversation; false if there was none to cancel.
@@ -207,8 +210,13 @@ impl Store {
         conversation_id: &str,
         id: i64,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(CANCEL).bind(id).bind(conversation_id).execute(self.pool()).await?;
-        Ok(done.rows_affected() == 1)
+        let n = db!(self, db => sqlx::query(CANCEL)
+            .bind(id)
+            .bind(conversation_id)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?;
+        Ok(n == 1)
     }
 
     /// Schedules a one-off copy of occurrence `occurrence` of reminder `id` at `at_ms` (local
@@ -222,19 +230,20 @@ impl Store {
         at_ms: i64,
         now_ms: i64,
     ) -> Result<Option<i64>, StoreError> {
-        let row: Option<(i64,)> = sqlx::query_as(SNOOZE)
+        let row: Option<(i64,)> = db!(self, db => sqlx::query_as(SNOOZE)
             .bind(id)
             .bind(conversation_id)
             .bind(anchor_local)
             .bind(at_ms)
             .bind(occurrence)
             .bind(now_ms)
-            .fetch_optional(self.pool())
-            .await?;
+            .fetch_optional(db)
+            .await)?;
         Ok(row.map(|(id,)| id))
     }
 
-    /// Claims up to `limit` due reminders for `owner` until `lease_until_ms`.
+    /// Claims up to `limit` due reminders for `owner` until `lease_until_ms`. On PostgreSQL the
+    /// candidates are locked with `SKIP LOCKED`, so replicas split the due rows between them.
     pub async fn claim_due_reminders(
         &self,
         owner: &str,
@@ -242,13 +251,17 @@ impl Store {
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<ReminderRow>, StoreError> {
-        Ok(sqlx::query_as(CLAIM)
+        let sql = match &*self.backend {
+            super::Backend::Sqlite(_) => CLAIM,
+            super::Backend::Postgres(_) => CLAIM_SKIP_LOCKED,
+        };
+        Ok(db!(self, db => sqlx::query_as(sql)
             .bind(owner)
             .bind(lease_until_ms)
             .bind(now_ms)
             .bind(limit)
-            .fetch_all(self.pool())
-            .await?)
+            .fetch_all(db)
+            .await)?)
     }
 
     /// Records the intent to deliver each of `deliveries` (an earlier row for the same occurrence
@@ -257,27 +270,32 @@ impl Store {
         &self,
         deliveries: &[NewDelivery],
     ) -> Result<Vec<DeliveryRow>, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        let mut rows = Vec::with_capacity(deliveries.len());
-        for d in deliveries {
-            sqlx::query(PREPARE)
-                .bind(d.reminder_id)
-                .bind(d.scheduled_for)
-                .bind(&d.conversation_id)
-                .bind(&d.retry_key)
-                .bind(&d.payload)
-                .bind(d.now_ms)
-                .execute(&mut *tx)
-                .await?;
-            let row: DeliveryRow = sqlx::query_as(READ_DELIVERY)
-                .bind(d.reminder_id)
-                .bind(d.scheduled_for)
-                .fetch_one(&mut *tx)
-                .await?;
-            rows.push(row);
+        if deliveries.is_empty() {
+            return Ok(Vec::new());
         }
-        tx.commit().await?;
-        Ok(rows)
+        Ok(db!(self, db => {
+            let mut tx = db.begin().await?;
+            let mut rows = Vec::with_capacity(deliveries.len());
+            for d in deliveries {
+                sqlx::query(PREPARE)
+                    .bind(d.reminder_id)
+                    .bind(d.scheduled_for)
+                    .bind(&d.conversation_id)
+                    .bind(&d.retry_key)
+                    .bind(&d.payload)
+                    .bind(d.now_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                let row: DeliveryRow = sqlx::query_as(READ_DELIVERY)
+                    .bind(d.reminder_id)
+                    .bind(d.scheduled_for)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                rows.push(row);
+            }
+            tx.commit().await?;
+            rows
+        }))
     }
 
     /// Records the outcome of a tick for each claimed reminder, in one transaction. Every update
@@ -289,52 +307,59 @@ impl Store {
         now_ms: i64,
         finishes: &[Finish],
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
-        for f in finishes {
-            if let Some((scheduled_for, status)) = f.delivery {
-                sqlx::query(SET_DELIVERY)
-                    .bind(f.reminder_id)
-                    .bind(scheduled_for)
-                    .bind(status)
-                    .bind(now_ms)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            let query = match f.next {
-                Next::At(at, occurrence) => sqlx::query(ADVANCE)
-                    .bind(f.reminder_id)
-                    .bind(f.claimed_fire_at)
-                    .bind(owner)
-                    .bind(Some(at))
-                    .bind(occurrence)
-                    .bind(now_ms)
-                    .bind("active"),
-                Next::Done => sqlx::query(ADVANCE)
-                    .bind(f.reminder_id)
-                    .bind(f.claimed_fire_at)
-                    .bind(owner)
-                    .bind(None::<i64>)
-                    .bind(0i64)
-                    .bind(now_ms)
-                    .bind("done"),
-                Next::Retry(not_before) => sqlx::query(RETRY)
-                    .bind(f.reminder_id)
-                    .bind(f.claimed_fire_at)
-                    .bind(owner)
-                    .bind(not_before),
-                Next::Pause => {
-                    sqlx::query(PAUSE).bind(f.reminder_id).bind(f.claimed_fire_at).bind(owner)
+        db!(self, db => {
+            let mut tx = db.begin().await?;
+            for f in finishes {
+                if let Some((scheduled_for, status)) = f.delivery {
+                    sqlx::query(SET_DELIVERY)
+                        .bind(f.reminder_id)
+                        .bind(scheduled_for)
+                        .bind(status)
+                        .bind(now_ms)
+                        .execute(&mut *tx)
+                        .await?;
                 }
-            };
-            query.execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
+                let query = match f.next {
+                    Next::At(at, occurrence) => sqlx::query(ADVANCE)
+                        .bind(f.reminder_id)
+                        .bind(f.claimed_fire_at)
+                        .bind(owner)
+                        .bind(Some(at))
+                        .bind(occurrence)
+                        .bind(now_ms)
+                        .bind("active"),
+                    Next::Done => sqlx::query(ADVANCE)
+                        .bind(f.reminder_id)
+                        .bind(f.claimed_fire_at)
+                        .bind(owner)
+                        .bind(None::<i64>)
+                        .bind(0i64)
+                        .bind(now_ms)
+                        .bind("done"),
+                    Next::Retry(not_before) => sqlx::query(RETRY)
+                        .bind(f.reminder_id)
+                        .bind(f.claimed_fire_at)
+                        .bind(owner)
+                        .bind(not_before),
+                    Next::Pause => sqlx::query(PAUSE)
+                        .bind(f.reminder_id)
+                        .bind(f.claimed_fire_at)
+                        .bind(owner),
+                };
+                query.execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+        });
         Ok(())
     }
 
     /// Gives back every claim `owner` holds (graceful shutdown).
     pub async fn release_reminder_claims(&self, owner: &str) -> Result<u64, StoreError> {
-        Ok(sqlx::query(RELEASE_ALL).bind(owner).execute(self.pool()).await?.rows_affected())
+        Ok(db!(self, db => sqlx::query(RELEASE_ALL)
+            .bind(owner)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?)
     }
 
     /// A member of the conversation whose display name is (or contains) `name`.
@@ -343,11 +368,11 @@ impl Store {
         conversation_id: &str,
         name: &str,
     ) -> Result<Option<(String, String)>, StoreError> {
-        Ok(sqlx::query_as(FIND_MEMBER)
+        Ok(db!(self, db => sqlx::query_as(FIND_MEMBER)
             .bind(conversation_id)
             .bind(name)
-            .fetch_optional(self.pool())
-            .await?)
+            .fetch_optional(db)
+            .await)?)
     }
 
     /// Notes that a push to this conversation hit the monthly quota.
@@ -356,7 +381,12 @@ impl Store {
         conversation_id: &str,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query(QUOTA_MISS).bind(conversation_id).bind(now_ms).execute(self.pool()).await?;
+        db!(self, db => sqlx::query(QUOTA_MISS)
+            .bind(conversation_id)
+            .bind(now_ms)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
         Ok(())
     }
 
@@ -365,6 +395,8 @@ impl Store {
         &self,
         conversation_id: &str,
     ) -> Result<Option<(i64, i64)>, StoreError> {
-        Ok(sqlx::query_as(TAKE_QUOTA).bind(conversation_id).fetch_optional(self.pool()).await?)
+        Ok(
+            db!(self, db => sqlx::query_as(TAKE_QUOTA).bind(conversation_id).fetch_optional(db).await)?,
+        )
     }
 }

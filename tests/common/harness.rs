@@ -76,7 +76,7 @@ impl Harness {
         config.openai_base_url = llm.url();
         config.openai_api_key = "sk-test".into();
         config.model = "fake-model".into();
-        config.database_url = "sqlite::memory:".into();
+        config.database_url = super::db::harness_database().await;
         config.trigger_keywords = vec!["小幫手".into(), "hearth".into()];
         config.timezone = "Asia/Taipei".into();
         config.open_meteo_url = upstreams.url();

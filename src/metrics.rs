@@ -1,0 +1,76 @@
+//! Prometheus metrics: what happened to webhook events, how long turns take, LLM calls and
+//! tokens, tool calls, what LINE did with our messages, and how late reminders go out. Served
+//! as text by `GET /metrics`. Labels are small fixed sets (never message text or user ids).
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+/// Renders the metrics of this process.
+#[derive(Clone)]
+pub struct Metrics(Option<PrometheusHandle>);
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+impl Metrics {
+    /// The process-wide recorder, installed on first use.
+    pub fn install() -> Self {
+        let handle = HANDLE.get_or_init(|| {
+            let seconds =
+                [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
+            let recorder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &seconds)
+                .ok()?
+                .build_recorder();
+            let handle = recorder.handle();
+            metrics::set_global_recorder(recorder).ok()?;
+            Some(handle)
+        });
+        Self(handle.clone())
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        self.0.as_ref().map(PrometheusHandle::render).unwrap_or_default()
+    }
+}
+
+/// A webhook event and what became of it (`accepted`, `duplicate`, `malformed`).
+pub fn webhook_event(event_type: &str, outcome: &'static str) {
+    let kind = match event_type {
+        "message" | "postback" | "follow" | "unfollow" | "join" | "leave" | "unsend"
+        | "memberJoined" | "memberLeft" | "messageEdited" => event_type.to_string(),
+        _ => "other".to_string(),
+    };
+    metrics::counter!("hearth_webhook_events_total", "type" => kind, "outcome" => outcome)
+        .increment(1);
+}
+
+/// A turn (LLM and tools, until the answer was handed to LINE) took `elapsed`.
+pub fn turn(elapsed: Duration) {
+    metrics::histogram!("hearth_turn_seconds").record(elapsed.as_secs_f64());
+}
+
+/// An LLM call and its outcome (`ok`, `timeout`, `rate_limited`, `error`), with tokens used.
+pub fn llm_call(outcome: &'static str, prompt_tokens: u64, completion_tokens: u64) {
+    metrics::counter!("hearth_llm_calls_total", "outcome" => outcome).increment(1);
+    metrics::counter!("hearth_llm_tokens_total", "kind" => "prompt").increment(prompt_tokens);
+    metrics::counter!("hearth_llm_tokens_total", "kind" => "completion")
+        .increment(completion_tokens);
+}
+
+/// A tool call and its outcome (`ok` or the error kind).
+pub fn tool_call(tool: &'static str, outcome: &'static str) {
+    metrics::counter!("hearth_tool_calls_total", "tool" => tool, "outcome" => outcome).increment(1);
+}
+
+/// A message send to LINE (`reply` or `push`) and its outcome.
+pub fn line_send(kind: &'static str, outcome: &'static str) {
+    metrics::counter!("hearth_line_sends_total", "kind" => kind, "outcome" => outcome).increment(1);
+}
+
+/// A reminder occurrence went out `lag` after its time.
+pub fn scheduler_lag(lag: Duration) {
+    metrics::histogram!("hearth_scheduler_lag_seconds").record(lag.as_secs_f64());
+}
