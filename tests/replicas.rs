@@ -1,0 +1,288 @@
+//! Several `hearth serve` processes on one database, and processes that die: the real binary,
+//! fake LINE and LLM APIs in the test. Exactly-once is checked where the family would notice:
+//! in what LINE accepted.
+//!
+//! The tests with two replicas need PostgreSQL (`TEST_DATABASE_URL`; CI always sets it). The
+//! kill-after-ack test runs on an SQLite file too.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::harness::{BOT_ID, SECRET};
+use common::{FakeLine, FakeLlm, Step};
+use hearth::line::signature;
+use hearth::store::{NewReminder, Store};
+use serde_json::json;
+
+/// A running `hearth serve`.
+struct Replica {
+    child: Child,
+    url: String,
+}
+
+impl Replica {
+    async fn spawn(db: &str, line: &FakeLine, llm: &FakeLlm, env: &[(&str, &str)]) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("free port");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
+        cmd.arg("serve")
+            .env("LINE_CHANNEL_SECRET", SECRET)
+            .env("LINE_CHANNEL_ACCESS_TOKEN", "test-token")
+            .env("LINE_API_BASE", line.url())
+            .env("OPENAI_BASE_URL", llm.url())
+            .env("OPENAI_API_KEY", "sk-test")
+            .env("DATABASE_URL", db)
+            .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = cmd.spawn().expect("spawn hearth serve");
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while reqwest::get(format!("{url}/readyz")).await.map(|r| r.status() != 200).unwrap_or(true)
+        {
+            assert!(Instant::now() < deadline, "hearth did not become ready");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Self { child, url }
+    }
+
+    async fn post(&self, body: &str) -> u16 {
+        reqwest::Client::new()
+            .post(format!("{}/callback", self.url))
+            .header("x-line-signature", signature::sign(SECRET, body.as_bytes()))
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("post")
+            .status()
+            .as_u16()
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill(); // SIGKILL
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn event(n: u64, user: &str, text: &str) -> serde_json::Value {
+    json!({
+        "type": "message", "mode": "active",
+        "timestamp": jiff::Timestamp::now().as_millisecond(),
+        "webhookEventId": format!("01REPLICA{}{n:010}", std::process::id()),
+        "deliveryContext": {"isRedelivery": false},
+        "replyToken": format!("replica-token-{}-{n}", std::process::id()),
+        "source": {"type": "user", "userId": user},
+        "message": {"id": format!("8{n:017}"), "type": "text", "quoteToken": format!("q{n}"), "text": text},
+    })
+}
+
+fn envelope(events: Vec<serde_json::Value>) -> String {
+    json!({"destination": BOT_ID, "events": events}).to_string()
+}
+
+/// How many answers (replies and accepted pushes) each user got.
+fn answers_per_user(line: &FakeLine) -> HashMap<String, usize> {
+    let mut per_user: HashMap<String, usize> = HashMap::new();
+    for r in line.requests() {
+        let answered = (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200;
+        if !answered {
+            continue;
+        }
+        let who = r.body["to"].as_str().map(str::to_string).or_else(|| {
+            // A reply names no user: the fake's reply token carries the event number.
+            r.body["replyToken"].as_str().map(str::to_string)
+        });
+        *per_user.entry(who.unwrap_or_default()).or_default() += 1;
+    }
+    per_user
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_event_sent_to_two_replicas_is_answered_once() {
+    let Some(db) = common::db::fresh_postgres().await else {
+        eprintln!("skipped: needs TEST_DATABASE_URL (PostgreSQL)");
+        return;
+    };
+    let (line, llm) = (FakeLine::start().await, FakeLlm::start().await);
+    llm.reply_text("只回答一次");
+    llm.reply_text("不應該出現第二次");
+    let a = Replica::spawn(&db, &line, &llm, &[]).await;
+    let b = Replica::spawn(&db, &line, &llm, &[]).await;
+    let body = envelope(vec![event(1, "U0123456789abcdef0123456789abcdef", "你好")]);
+    let (sa, sb) = tokio::join!(a.post(&body), b.post(&body));
+    assert_eq!((sa, sb), (200, 200));
+    line.wait_for(|r| r.iter().any(|r| r.path.ends_with("/reply")), Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(line.replies().len(), 1);
+    assert_eq!(llm.requests().len(), 1);
+}
+
+async fn insert_due_reminders(db: &str, count: usize, due_ms: i64) {
+    let store = Store::connect(db).await.expect("store");
+    for i in 0..count {
+        let conversation = format!("U{i:032x}");
+        store
+            .create_reminder(&NewReminder {
+                conversation_id: &conversation,
+                created_by: None,
+                mention_user_id: None,
+                mention_name: None,
+                text: "提醒",
+                tz: "Asia/Taipei",
+                anchor_local: "2026-01-01T08:00",
+                freq: "once",
+                every_n: 1,
+                weekdays: 0,
+                month_day: None,
+                until_ms: None,
+                max_count: None,
+                first_fire_at: due_ms,
+                created_at: 0,
+            })
+            .await
+            .expect("create");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thousand_due_reminders_are_pushed_once_each_even_when_a_replica_dies_mid_burst() {
+    let Some(db) = common::db::fresh_postgres().await else {
+        eprintln!("skipped: needs TEST_DATABASE_URL (PostgreSQL)");
+        return;
+    };
+    let (line, llm) = (FakeLine::start().await, FakeLlm::start().await);
+    line.set_dump(false);
+    let due = jiff::Timestamp::now().as_millisecond() + 3_000;
+    insert_due_reminders(&db, 1000, due).await;
+    // Slow pushes, so the burst is still going when one replica is killed.
+    let env = [("HEARTH_REMINDER_LEASE_SECS", "3"), ("HEARTH_PUSH_RATE", "400")];
+    let mut a = Replica::spawn(&db, &line, &llm, &env).await;
+    let _b = Replica::spawn(&db, &line, &llm, &env).await;
+    line.wait_for(|r| r.iter().filter(|r| r.status == 200).count() >= 150, Duration::from_secs(30))
+        .await;
+    a.kill();
+    line.wait_for(
+        |r| r.iter().filter(|r| r.status == 200).count() >= 1000,
+        Duration::from_secs(60),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(5)).await; // anything sent twice would arrive by now
+    let per_target = answers_per_user(&line);
+    assert_eq!(per_target.len(), 1000, "every reminder delivered");
+    assert!(per_target.values().all(|n| *n == 1), "none delivered twice");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn events_acknowledged_before_a_crash_are_answered_once_after_the_restart() {
+    let db = match common::db::fresh_postgres().await {
+        Some(pg) => pg,
+        None => {
+            let dir = std::env::temp_dir().join(format!("hearth-kill-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("dir");
+            format!("sqlite://{}", dir.join("hearth.db").display())
+        }
+    };
+    let line = FakeLine::start().await;
+    // The first process's LLM never answers; the restarted one's answers at once.
+    let (stalling, answering) = (FakeLlm::start().await, FakeLlm::start().await);
+    for _ in 0..20 {
+        stalling.push(Step::Stall(Duration::from_secs(30)));
+    }
+    let env = [("HEARTH_INBOX_LEASE_SECS", "2")];
+    let mut first = Replica::spawn(&db, &line, &stalling, &env).await;
+    let users: Vec<String> = (0..20).map(|i| format!("U{i:032x}")).collect();
+    for (i, user) in users.iter().enumerate() {
+        assert_eq!(first.post(&envelope(vec![event(100 + i as u64, user, "在嗎？")])).await, 200);
+    }
+    first.kill(); // right after the 200s, with every turn still waiting for the LLM
+    assert!(line.replies().is_empty() && line.pushes().is_empty());
+
+    let _second = Replica::spawn(&db, &line, &answering, &env).await;
+    line.wait_for(
+        |r| {
+            r.iter()
+                .filter(|r| {
+                    (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200
+                })
+                .count()
+                >= 20
+        },
+        Duration::from_secs(30),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let answered = answers_per_user(&line);
+    assert_eq!(answered.len(), 20, "every event answered: {answered:?}");
+    assert!(answered.values().all(|n| *n == 1), "none answered twice: {answered:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_stops_within_the_grace_period_and_hands_unfinished_events_back() {
+    let db = match common::db::fresh_postgres().await {
+        Some(pg) => pg,
+        None => {
+            let dir = std::env::temp_dir().join(format!("hearth-term-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("dir");
+            format!("sqlite://{}", dir.join("hearth.db").display())
+        }
+    };
+    let line = FakeLine::start().await;
+    let (stalling, answering) = (FakeLlm::start().await, FakeLlm::start().await);
+    for _ in 0..5 {
+        stalling.push(Step::Stall(Duration::from_secs(30)));
+    }
+    // A long lease: only the hand-back lets another process take the events before it ends.
+    let env = [("HEARTH_INBOX_LEASE_SECS", "600"), ("HEARTH_SHUTDOWN_GRACE_SECS", "1")];
+    let mut first = Replica::spawn(&db, &line, &stalling, &env).await;
+    for i in 0..5u64 {
+        let user = format!("U{i:032x}");
+        assert_eq!(first.post(&envelope(vec![event(200 + i, &user, "晚安")])).await, 200);
+    }
+    stalling.wait_requests(5, Duration::from_secs(10)).await;
+    let pid = first.child.id().to_string();
+    let stopping = Instant::now();
+    let status = Command::new("kill").args(["-TERM", &pid]).status().expect("kill -TERM");
+    assert!(status.success());
+    let exited = loop {
+        if let Some(code) = first.child.try_wait().expect("wait") {
+            break code;
+        }
+        assert!(stopping.elapsed() < Duration::from_secs(10), "did not stop in time");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(exited.success(), "clean exit: {exited:?}");
+
+    let _second = Replica::spawn(&db, &line, &answering, &env).await;
+    line.wait_for(
+        |r| {
+            r.iter()
+                .filter(|r| {
+                    (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200
+                })
+                .count()
+                >= 5
+        },
+        Duration::from_secs(15),
+    )
+    .await;
+    let answered = answers_per_user(&line);
+    assert_eq!(answered.len(), 5);
+    assert!(answered.values().all(|n| *n == 1), "{answered:?}");
+}
