@@ -3,7 +3,9 @@
 //! a second, so 50 s is the floor). Reports the time from the due minute to the last delivery,
 //! duplicates and losses, rate-limit refusals, and the server's memory.
 //!
-//! Run with `cargo bench --bench reminders`. `BENCH_REMINDERS` sets the count (default 100000).
+//! Run with `cargo bench --bench reminders`. `BENCH_REMINDERS` sets the count (default 100000),
+//! `BENCH_REPLICAS` the number of `hearth serve` processes (default 1), `BENCH_DATABASE_URL` the
+//! database (default an SQLite file; several replicas need an empty PostgreSQL database).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -28,7 +30,9 @@ async fn main() {
     let dir = std::env::temp_dir().join(format!("hearth-bench-reminders-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let url = format!("sqlite://{}", dir.join("hearth.db").display());
+    let url = std::env::var("BENCH_DATABASE_URL")
+        .unwrap_or_else(|_| format!("sqlite://{}", dir.join("hearth.db").display()));
+    let replicas: usize = std::env::var("BENCH_REPLICAS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     Store::connect(&url).await.expect("create the database");
 
     // Due at the next whole minute at least 10 s away, in Taipei time.
@@ -47,25 +51,33 @@ async fn main() {
     insert_reminders(&url, count, &anchor, due_at.as_millisecond()).await;
     println!("inserted {count} reminders due at {due_at} in {:.1} s", t.elapsed().as_secs_f64());
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("port");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hearth"))
-        .arg("serve")
-        .env("LINE_CHANNEL_SECRET", "bench-secret")
-        .env("LINE_CHANNEL_ACCESS_TOKEN", "bench-token")
-        .env("LINE_API_BASE", line.url())
-        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-        .env("OPENAI_API_KEY", "unused")
-        .env("DATABASE_URL", &url)
-        .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn hearth serve");
-    let pid = child.id();
+    let mut children = Vec::new();
+    for _ in 0..replicas {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("port");
+        children.push(
+            Command::new(env!("CARGO_BIN_EXE_hearth"))
+                .arg("serve")
+                .env("LINE_CHANNEL_SECRET", "bench-secret")
+                .env("LINE_CHANNEL_ACCESS_TOKEN", "bench-token")
+                .env("LINE_API_BASE", line.url())
+                .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+                .env("OPENAI_API_KEY", "unused")
+                .env("DATABASE_URL", &url)
+                .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
+                // The replicas share LINE's rate limit: each takes its part.
+                .env("HEARTH_PUSH_RATE", (1950 / replicas.max(1)).to_string())
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn hearth serve"),
+        );
+    }
+    let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+
 
     let wait = due_at.duration_since(Timestamp::now());
     tokio::time::sleep(Duration::try_from(wait).unwrap_or_default()).await;
@@ -73,7 +85,7 @@ async fn main() {
     let deadline = due_instant + Duration::from_secs(300);
     let mut peak_rss = 0;
     loop {
-        peak_rss = peak_rss.max(rss_kib(pid));
+        peak_rss = peak_rss.max(pids.iter().map(|p| rss_kib(*p)).sum());
         let accepted = line.accepted_push_count();
         if accepted >= count || Instant::now() > deadline {
             break;
@@ -100,13 +112,28 @@ async fn main() {
         count as f64 / 2000.0,
         accepted.len(),
     );
-    println!("server RSS: peak {:.1} MiB during the burst", peak_rss as f64 / 1024.0);
-    let _ = child.kill();
-    let _ = child.wait();
+    println!(
+        "{replicas} replica(s); server RSS (all replicas): peak {:.1} MiB during the burst",
+        peak_rss as f64 / 1024.0
+    );
+    for mut child in children {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 async fn insert_reminders(url: &str, count: usize, anchor: &str, due_ms: i64) {
+    if url.starts_with("postgres") {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(url).await.expect("connect");
+        let mut tx = conn.begin().await.expect("begin");
+        for i in 0..count {
+            sqlx::query(INSERT).bind(format!("U{i:032x}")).bind(format!("提醒 {i}")).bind(anchor).bind(due_ms).execute(&mut *tx).await.expect("insert");
+        }
+        tx.commit().await.expect("commit");
+        return;
+    }
     use sqlx::Connection;
     let mut conn = sqlx::SqliteConnection::connect(url).await.expect("connect");
     let mut tx = conn.begin().await.expect("begin");
@@ -125,6 +152,8 @@ async fn insert_reminders(url: &str, count: usize, anchor: &str, due_ms: i64) {
     }
     tx.commit().await.expect("commit");
 }
+
+const INSERT: &str = "INSERT INTO reminders (conversation_id, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, created_at) VALUES ($1, $2, 'Asia/Taipei', $3, 'once', 1, 0, $4, 0, 'active', $4)";
 
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))

@@ -4,7 +4,9 @@
 //!
 //! Run with `cargo bench --bench webhook` (a release build). Options through the environment:
 //! `BENCH_RATES` (events/s, comma-separated, default `500,2000`), `BENCH_SECS` (seconds per rate,
-//! default 10), `BENCH_TURNS` (sequential full turns, default 300).
+//! default 10), `BENCH_TURNS` (sequential full turns, default 300), `BENCH_SUSTAINED` (events for
+//! the sustained-throughput run, default 3000), `BENCH_DATABASE_URL` (default: an SQLite file;
+//! give an empty PostgreSQL database to measure that backend).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -63,7 +65,11 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .env("LINE_API_BASE", line.url())
         .env("OPENAI_BASE_URL", llm.url())
         .env("OPENAI_API_KEY", "sk-bench")
-        .env("DATABASE_URL", format!("sqlite://{}", dir.join("hearth.db").display()))
+        .env(
+            "DATABASE_URL",
+            std::env::var("BENCH_DATABASE_URL")
+                .unwrap_or_else(|_| format!("sqlite://{}", dir.join("hearth.db").display())),
+        )
         .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
         .env("HEARTH_OPEN_METEO_URL", upstreams.url())
         .env("HEARTH_GEOCODING_URL", upstreams.url())
@@ -189,6 +195,35 @@ async fn steady_load(
     (latencies, failures, peak_rss)
 }
 
+/// Posts `count` events as fast as the server takes them (64 in flight) and waits until every one
+/// is answered; returns how many were answered and how long it took.
+async fn sustained_turns(server: &Server, line: &FakeLine, first: u64, count: u64) -> (u64, Duration) {
+    use futures::StreamExt;
+    line.clear();
+    let client = reqwest::Client::builder().pool_max_idle_per_host(128).build().expect("client");
+    let bodies: Vec<(String, String)> = (0..count).map(|i| signed(first + i, "在嗎")).collect();
+    let start = Instant::now();
+    futures::stream::iter(bodies)
+        .map(|(body, sig)| {
+            let client = client.clone();
+            let url = format!("{}/callback", server.url);
+            async move {
+                let _ = client.post(url).header("x-line-signature", sig).body(body).send().await;
+            }
+        })
+        .buffer_unordered(64)
+        .collect::<Vec<()>>()
+        .await;
+    let deadline = start + Duration::from_secs(300);
+    loop {
+        let answered = line.requests().iter().filter(|r| r.path.ends_with("/reply")).count() as u64;
+        if answered >= count || Instant::now() > deadline {
+            return (answered, start.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let rates: Vec<u64> = std::env::var("BENCH_RATES")
@@ -209,7 +244,12 @@ async fn main() {
     let server = start_server(&line, &llm, &upstreams).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (idle_rss, _) = memory_kib(server.pid());
-    println!("hearth serve (release), SQLite file in WAL mode, fakes in the bench process");
+    let backend = if std::env::var("BENCH_DATABASE_URL").is_ok_and(|u| u.starts_with("postgres")) {
+        "PostgreSQL"
+    } else {
+        "an SQLite file in WAL mode"
+    };
+    println!("hearth serve (release) on {backend}, fakes in the bench process");
     println!("idle RSS after start: {:.1} MiB", idle_rss as f64 / 1024.0);
 
     // Full turns, one at a time: webhook → LLM asks for weather → forecast → LLM answers →
@@ -275,6 +315,14 @@ async fn main() {
             peak_rss as f64 / 1024.0,
         );
     }
+    let sustained: u64 =
+        std::env::var("BENCH_SUSTAINED").ok().and_then(|s| s.parse().ok()).unwrap_or(3000);
+    let (events, elapsed) = sustained_turns(&server, &line, first, sustained).await;
+    println!(
+        "sustained full turns (fake LLM answering at once): {events} events answered in {:.1} s = {:.0} turns/s",
+        elapsed.as_secs_f64(),
+        events as f64 / elapsed.as_secs_f64()
+    );
     let (rss, hwm) = memory_kib(server.pid());
     println!(
         "RSS after the load: {:.1} MiB (peak {:.1} MiB)",
