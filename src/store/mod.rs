@@ -10,9 +10,11 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{FromRow, SqlitePool};
 
 mod memory;
+mod pending;
 mod reminders;
 
 pub use memory::{Memory, NewMemory, Removed};
+pub use pending::{NewPendingCall, PendingCall};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 
 /// Why the store failed.
