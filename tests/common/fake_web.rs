@@ -7,7 +7,7 @@
 //! `e401`, `e422`, `e429`, `e500`, `html` (a non-JSON page); anything else gets three results.
 //! Every request is recorded by path; `/huge` counts the bytes it managed to send.
 
-mod pages;
+pub mod pages;
 mod search;
 
 use std::collections::HashMap;
