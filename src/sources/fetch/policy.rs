@@ -134,7 +134,7 @@ pub fn check_url(url: &Url, policy: &FetchPolicy) -> Result<(), Refusal> {
     let port = url.port_or_known_default().ok_or(Refusal::NoHost)?;
     let ip = match url.host() {
         None => return Err(Refusal::NoHost),
-        Some(Host::Domain(d)) if d.is_empty() => return Err(Refusal::NoHost),
+        Some(Host::Domain("")) => return Err(Refusal::NoHost),
         Some(Host::Domain(_)) => None,
         Some(Host::Ipv4(v4)) => Some(IpAddr::V4(v4)),
         Some(Host::Ipv6(v6)) => Some(IpAddr::V6(v6)),
