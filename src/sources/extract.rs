@@ -77,20 +77,38 @@ fn title_tag(html: &str) -> Option<String> {
     Some(decode_entities(html.get(open_end..close)?.trim()))
 }
 
-/// Removes elements whose content is never text for a reader: scripts, styles, navigation.
+/// Elements whose content is never text for a reader.
+const NOT_TEXT: &[&str] =
+    &["script", "style", "noscript", "nav", "header", "footer", "aside", "template"];
+
+/// Removes [`NOT_TEXT`] elements with their content, in one pass (ASCII lower-casing keeps byte
+/// offsets, so the lower-case copy indexes the original).
 fn remove_blocks(html: &str) -> String {
-    let mut out = html.to_string();
-    for tag in ["script", "style", "noscript", "nav", "header", "footer", "aside", "template"] {
-        loop {
-            let lower = out.to_ascii_lowercase();
-            let Some(start) = lower.find(&format!("<{tag}")) else { break };
-            let end = match lower[start..].find(&format!("</{tag}>")) {
-                Some(at) => start + at + tag.len() + 3,
-                None => out.len(),
-            };
-            out.replace_range(start..end, " ");
-        }
+    let lower = html.to_ascii_lowercase();
+    let mut out = String::with_capacity(html.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(found) = lower[at..].find('<') {
+        let open = at + found;
+        let rest = &lower[open + 1..];
+        let tag = NOT_TEXT.iter().find(|t| {
+            rest.starts_with(**t)
+                && !rest.as_bytes().get(t.len()).is_some_and(|b| b.is_ascii_alphanumeric())
+        });
+        let Some(tag) = tag else {
+            at = open + 1;
+            continue;
+        };
+        out.push_str(&html[copied..open]);
+        out.push(' ');
+        let close = format!("</{tag}>");
+        copied = match lower[open..].find(&close) {
+            Some(end) => open + end + close.len(),
+            None => html.len(),
+        };
+        at = copied;
     }
+    out.push_str(&html[copied.min(html.len())..]);
     out
 }
 
