@@ -32,7 +32,8 @@ async fn main() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let url = std::env::var("BENCH_DATABASE_URL")
         .unwrap_or_else(|_| format!("sqlite://{}", dir.join("hearth.db").display()));
-    let replicas: usize = std::env::var("BENCH_REPLICAS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let replicas: usize =
+        std::env::var("BENCH_REPLICAS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     Store::connect(&url).await.expect("create the database");
 
     // Due at the next whole minute at least 10 s away, in Taipei time.
@@ -77,7 +78,6 @@ async fn main() {
         );
     }
     let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
-
 
     let wait = due_at.duration_since(Timestamp::now());
     tokio::time::sleep(Duration::try_from(wait).unwrap_or_default()).await;
@@ -129,7 +129,14 @@ async fn insert_reminders(url: &str, count: usize, anchor: &str, due_ms: i64) {
         let mut conn = sqlx::PgConnection::connect(url).await.expect("connect");
         let mut tx = conn.begin().await.expect("begin");
         for i in 0..count {
-            sqlx::query(INSERT).bind(format!("U{i:032x}")).bind(format!("提醒 {i}")).bind(anchor).bind(due_ms).execute(&mut *tx).await.expect("insert");
+            sqlx::query(INSERT)
+                .bind(format!("U{i:032x}"))
+                .bind(format!("提醒 {i}"))
+                .bind(anchor)
+                .bind(due_ms)
+                .execute(&mut *tx)
+                .await
+                .expect("insert");
         }
         tx.commit().await.expect("commit");
         return;

@@ -197,7 +197,12 @@ async fn steady_load(
 
 /// Posts `count` events as fast as the server takes them (64 in flight) and waits until every one
 /// is answered; returns how many were answered and how long it took.
-async fn sustained_turns(server: &Server, line: &FakeLine, first: u64, count: u64) -> (u64, Duration) {
+async fn sustained_turns(
+    server: &Server,
+    line: &FakeLine,
+    first: u64,
+    count: u64,
+) -> (u64, Duration) {
     use futures::StreamExt;
     line.clear();
     let client = reqwest::Client::builder().pool_max_idle_per_host(128).build().expect("client");

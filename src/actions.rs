@@ -2,6 +2,7 @@
 //! [`crate::postback`]); each feature's actions act on that conversation only.
 
 use crate::app::Hearth;
+use crate::confirm;
 use crate::i18n::Lang;
 use crate::llm::agent::Answer;
 use crate::postback::Postback;
@@ -19,6 +20,8 @@ pub async fn handle(app: &Hearth, ctx: &ToolCtx, postback: &Postback) -> Answer 
         "reminder_snooze" => reminders::actions::snooze(app, ctx, id).await,
         forget::FORGET_MEMORY => return forget::forget_tapped(&app.store, ctx, id).await,
         forget::FORGET_ALL => return forget::forget_all_tapped(&app.store, ctx, id).await,
+        confirm::CONFIRM_CALL => return confirm::confirm_tapped(app, ctx, id).await,
+        confirm::DISCARD_CALL => return confirm::discard_tapped(&app.store, ctx, id).await,
         _ => ctx.lang.pick("這個按鈕已經失效了。", "This button no longer works.").to_string(),
     };
     Answer { text, ..Answer::default() }

@@ -141,10 +141,12 @@ impl Hearth {
                 ..SchedulerSettings::default()
             },
         );
+        let agent = Agent::new(llm, Arc::new(registry), config.max_tool_rounds)
+            .with_held_calls(store.clone());
         Ok(Arc::new(Self {
             store,
             line,
-            agent: Agent::new(llm, Arc::new(registry), config.max_tool_rounds),
+            agent,
             clock,
             tz,
             keywords: config.keywords(),

@@ -17,10 +17,15 @@ pub enum Lang {
 
 impl Lang {
     /// Guesses the language of `text`: any CJK character means Chinese; Latin letters without
-    /// CJK mean English; anything else (emoji, digits) keeps the default.
+    /// CJK mean English; anything else (emoji, digits, a bare link) keeps the default. Links are
+    /// not words: a pasted URL alone says nothing about the family's language.
     pub fn detect(text: &str) -> Self {
         let mut latin = 0usize;
-        for c in text.chars() {
+        let words = text.split_whitespace().filter(|w| {
+            let w = w.to_ascii_lowercase();
+            !(w.starts_with("http://") || w.starts_with("https://") || w.starts_with("www."))
+        });
+        for c in words.flat_map(str::chars) {
             if is_cjk(c) {
                 return Lang::ZhTw;
             }
@@ -123,5 +128,12 @@ mod tests {
     #[test]
     fn text_without_letters_keeps_the_default() {
         assert_eq!(Lang::detect("👍 123"), Lang::ZhTw);
+    }
+
+    #[test]
+    fn a_bare_link_keeps_the_default_and_words_around_it_decide() {
+        assert_eq!(Lang::detect("https://example.com/news/typhoon-update"), Lang::ZhTw);
+        assert_eq!(Lang::detect("what does this say https://example.com/a"), Lang::En);
+        assert_eq!(Lang::detect("https://example.com/a 這篇在講什麼"), Lang::ZhTw);
     }
 }

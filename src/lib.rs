@@ -1,5 +1,6 @@
 //! hearth: a family assistant for LINE. Messages arrive on a signed webhook; an LLM answers,
-//! calling tools (weather, currency conversion, quotes, chat recaps, long-term memory); answers go back as text, Flex cards and
+//! calling tools (weather, currency conversion, quotes, chat recaps, long-term memory, web search
+//! and page summaries); answers go back as text, Flex cards and
 //! quick-reply chips.
 //!
 //! # Layout
@@ -18,6 +19,8 @@
 //! - [`store`]: everything kept, behind one type (SQLite by default).
 //! - [`postback`]: signed button data bound to a conversation, for buttons that change state;
 //!   [`actions`]: what a verified tap does.
+//! - [`untrusted`]: web content fenced as data for the LLM; [`confirm`]: state-changing calls
+//!   made after untrusted content entered a turn, held until the family taps confirm.
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget;
 //!   [`privacy`]: the chat log's retention, unsend, and forgetting a conversation that removed
 //!   hearth.
@@ -30,6 +33,7 @@ pub mod background;
 pub mod chat;
 pub mod clock;
 pub mod config;
+pub mod confirm;
 pub mod conversation;
 pub mod i18n;
 pub mod inbox;
@@ -48,3 +52,4 @@ pub mod sources;
 pub mod store;
 pub mod tool;
 pub mod tools;
+pub mod untrusted;

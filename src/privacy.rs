@@ -15,6 +15,8 @@ impl Hearth {
         let now = self.clock.now();
         let cutoff = now.saturating_sub(self.log_retention).unwrap_or(now);
         let pruned = self.store.prune_chat_log(cutoff.as_millisecond()).await?;
+        let expired = now.saturating_sub(crate::confirm::EXPIRY).unwrap_or(now);
+        self.store.prune_pending_calls(expired.as_millisecond()).await?;
         if pruned > 0 {
             tracing::info!(pruned, "chat log older than the retention period deleted");
         }
@@ -42,6 +44,9 @@ impl Hearth {
             .collect();
         for key in cached {
             self.names.invalidate(&key).await;
+        }
+        if let Err(e) = self.store.delete_pending_calls(&conversation.id).await {
+            tracing::error!(error = %e, %conversation, "could not delete held calls");
         }
         match self.store.forget_conversation(&conversation.id).await {
             Ok(removed) => tracing::info!(

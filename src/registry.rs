@@ -34,6 +34,8 @@ pub enum Outcome {
     /// The call ended in an error of this kind (`unknown_tool`, `invalid_arguments`, `timeout`,
     /// `internal`, or the tool's own kind).
     Error(&'static str),
+    /// Not run: held for the family to confirm (a state-changing call after untrusted content).
+    NeedsConfirmation,
 }
 
 /// The result of one dispatched call.
@@ -158,10 +160,17 @@ pub enum RegistryError {
     },
 }
 
+/// What the agent needs to know about a tool besides its definition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Traits {
+    changes_state: bool,
+    untrusted_output: bool,
+}
+
 /// Collects tools; [`RegistryBuilder::build`] checks them.
 #[derive(Default)]
 pub struct RegistryBuilder {
-    entries: Vec<(ToolDefinition, Box<dyn ErasedTool>)>,
+    entries: Vec<(ToolDefinition, Traits, Box<dyn ErasedTool>)>,
 }
 
 impl RegistryBuilder {
@@ -172,8 +181,18 @@ impl RegistryBuilder {
             description: T::DESCRIPTION,
             parameters: strict_schema_for::<T::Args>(),
         };
-        self.entries.push((definition, Box::new(tool)));
+        let traits =
+            Traits { changes_state: T::CHANGES_STATE, untrusted_output: T::UNTRUSTED_OUTPUT };
+        self.entries.push((definition, traits, Box::new(tool)));
         self
+    }
+
+    /// Adds a tool when there is one (a tool offered only when configured).
+    pub fn tool_if<T: Tool>(self, tool: Option<T>) -> Self {
+        match tool {
+            Some(tool) => self.tool(tool),
+            None => self,
+        }
     }
 
     /// Checks names and schemas and builds the registry.
@@ -181,7 +200,8 @@ impl RegistryBuilder {
         let mut by_name = HashMap::new();
         let mut definitions = Vec::new();
         let mut tools = Vec::new();
-        for (index, (def, tool)) in self.entries.into_iter().enumerate() {
+        let mut traits = Vec::new();
+        for (index, (def, t, tool)) in self.entries.into_iter().enumerate() {
             if !valid_name(def.name) {
                 return Err(RegistryError::BadName(def.name));
             }
@@ -191,9 +211,10 @@ impl RegistryBuilder {
             check_schema(&def.parameters)
                 .map_err(|problem| RegistryError::BadSchema { name: def.name, problem })?;
             definitions.push(def);
+            traits.push(t);
             tools.push(tool);
         }
-        Ok(Registry { by_name, definitions, tools })
+        Ok(Registry { by_name, definitions, traits, tools })
     }
 }
 
@@ -206,6 +227,7 @@ fn valid_name(name: &str) -> bool {
 pub struct Registry {
     by_name: HashMap<&'static str, usize>,
     definitions: Vec<ToolDefinition>,
+    traits: Vec<Traits>,
     tools: Vec<Box<dyn ErasedTool>>,
 }
 
@@ -220,6 +242,20 @@ impl Registry {
         &self.definitions
     }
 
+    fn traits(&self, name: &str) -> Traits {
+        self.by_name.get(name).and_then(|&i| self.traits.get(i)).copied().unwrap_or_default()
+    }
+
+    /// True if the tool `name` changes state ([`Tool::CHANGES_STATE`]); false for unknown names.
+    pub fn changes_state(&self, name: &str) -> bool {
+        self.traits(name).changes_state
+    }
+
+    /// True if the tool `name` returns untrusted web content ([`Tool::UNTRUSTED_OUTPUT`]).
+    pub fn untrusted_output(&self, name: &str) -> bool {
+        self.traits(name).untrusted_output
+    }
+
     /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.
     pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
         let Some(&index) = self.by_name.get(name) else {
@@ -230,6 +266,7 @@ impl Registry {
         let reply = self.tools[index].call(ctx, args).await;
         let outcome = match reply.outcome {
             Outcome::Ok => "ok",
+            Outcome::NeedsConfirmation => "needs_confirmation",
             Outcome::Error(kind) => kind,
         };
         crate::metrics::tool_call(self.definitions[index].name, outcome);

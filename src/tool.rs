@@ -29,6 +29,13 @@ pub trait Tool: Send + Sync + 'static {
     type Args: DeserializeOwned + JsonSchema + Send;
     /// The result, fed back to the LLM as JSON.
     type Output: Serialize + Send + Sync;
+    /// True for tools that change what hearth keeps or will do (reminders, memory, alerts).
+    /// After untrusted content entered a turn, the agent holds such a call for the family to
+    /// confirm with a button instead of running it.
+    const CHANGES_STATE: bool = false;
+    /// True for tools whose output carries untrusted content from the web (search snippets,
+    /// page text). Once such a call succeeded in a turn, state-changing calls are held.
+    const UNTRUSTED_OUTPUT: bool = false;
 
     /// Does the work. An `Err` is not a failure of the turn: it becomes data the LLM explains.
     fn run(

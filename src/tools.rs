@@ -10,7 +10,9 @@ pub mod list_reminders;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
+pub mod summarize_url;
 pub mod weather;
+pub mod web_search;
 
 use std::sync::Arc;
 
@@ -44,5 +46,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(remember::Remember::new(s.store.clone()))
         .tool(forget::Forget::new(s.store.clone()))
         .tool(list_memories::ListMemories::new(s.store.clone()))
+        .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
+        .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))
         .build()
 }

@@ -17,22 +17,51 @@ fn hearth() -> Command {
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
         "DATABASE_URL",
+        "HEARTH_SEARXNG_URL",
+        "HEARTH_TAVILY_API_KEY",
+        "HEARTH_BRAVE_API_KEY",
+        "HEARTH_ALLOW_PRIVATE_FETCH",
     ] {
         cmd.env_remove(var);
     }
     cmd
 }
 
+fn snapshot() -> serde_json::Value {
+    serde_json::from_str(
+        &std::fs::read_to_string("tests/snapshots/tool_definitions.json").expect("snapshot"),
+    )
+    .expect("snapshot JSON")
+}
+
+/// The snapshot is taken with a search provider configured, as here.
 #[test]
 fn tools_prints_the_definitions_sent_to_the_llm() {
+    let out = hearth()
+        .arg("tools")
+        .env("HEARTH_SEARXNG_URL", "http://searxng.invalid:8080")
+        .output()
+        .expect("run hearth tools");
+    assert!(out.status.success());
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(printed, snapshot());
+}
+
+#[test]
+fn tools_without_a_search_provider_lacks_web_search_only() {
     let out = hearth().arg("tools").output().expect("run hearth tools");
     assert!(out.status.success());
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let snapshot: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string("tests/snapshots/tool_definitions.json").expect("snapshot"),
-    )
-    .expect("snapshot JSON");
-    assert_eq!(printed, snapshot);
+    let mut expected = snapshot();
+    expected.as_array_mut().expect("a list").retain(|t| t["name"] != "web_search");
+    assert_eq!(printed, expected);
+    let with_tavily = hearth()
+        .arg("tools")
+        .env("HEARTH_TAVILY_API_KEY", "tvly-x")
+        .output()
+        .expect("run hearth tools");
+    let printed: serde_json::Value = serde_json::from_slice(&with_tavily.stdout).expect("JSON");
+    assert_eq!(printed, snapshot(), "a hosted provider's key offers it too");
 }
 
 #[test]
@@ -72,6 +101,14 @@ fn help_documents_every_setting() {
         "HEARTH_GEOCODING_URL",
         "HEARTH_FX_URL",
         "HEARTH_YAHOO_URL",
+        "HEARTH_SEARXNG_URL",
+        "HEARTH_TAVILY_API_KEY",
+        "HEARTH_TAVILY_URL",
+        "HEARTH_BRAVE_API_KEY",
+        "HEARTH_BRAVE_URL",
+        "HEARTH_ALLOW_PRIVATE_FETCH",
+        "HEARTH_FETCH_MAX_BYTES",
+        "HEARTH_FETCH_TIMEOUT_SECS",
     ] {
         assert!(help.contains(var), "--help mentions {var}");
     }

@@ -17,9 +17,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+/// The production registry with a search provider configured (so `web_search` is in it).
 async fn production() -> Registry {
+    let mut config = Config::defaults();
+    config.searxng_url = "http://searxng.invalid:8080".into();
     let services = hearth::tools::Services {
-        sources: Sources::from_config(&Config::defaults()),
+        sources: Sources::from_config(&config),
         store: Store::in_memory().await.expect("store"),
         reminder_nudge: Default::default(),
     };
@@ -63,8 +66,53 @@ async fn production_tools_have_the_seed_wire_names() {
             "recap",
             "remember",
             "forget",
-            "list_memories"
+            "list_memories",
+            "web_search",
+            "summarize_url"
         ]
+    );
+}
+
+#[tokio::test]
+async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
+    let registry = production().await;
+    let changing: Vec<&str> = registry
+        .definitions()
+        .iter()
+        .map(|d| d.name)
+        .filter(|n| registry.changes_state(n))
+        .collect();
+    assert_eq!(changing, ["reminder", "cancel_reminder", "remember", "forget"]);
+    let untrusted: Vec<&str> = registry
+        .definitions()
+        .iter()
+        .map(|d| d.name)
+        .filter(|n| registry.untrusted_output(n))
+        .collect();
+    assert_eq!(untrusted, ["web_search", "summarize_url"]);
+    assert!(!registry.changes_state("no_such_tool"));
+}
+
+#[tokio::test]
+async fn without_a_search_provider_web_search_is_not_registered() {
+    let mut config = Config::defaults();
+    config.searxng_url = String::new();
+    config.tavily_api_key = Default::default();
+    config.brave_api_key = Default::default();
+    let services = hearth::tools::Services {
+        sources: Sources::from_config(&config),
+        store: Store::in_memory().await.expect("store"),
+        reminder_nudge: Default::default(),
+    };
+    let registry = hearth::tools::registry(&services).expect("registry");
+    let names: Vec<&str> = registry.definitions().iter().map(|d| d.name).collect();
+    assert!(!names.contains(&"web_search") && names.contains(&"summarize_url"), "{names:?}");
+    config.tavily_api_key = "tvly-x".into();
+    let services = hearth::tools::Services { sources: Sources::from_config(&config), ..services };
+    let registry = hearth::tools::registry(&services).expect("registry");
+    assert!(
+        registry.definitions().iter().any(|d| d.name == "web_search"),
+        "a hosted key is enough"
     );
 }
 

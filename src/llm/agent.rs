@@ -1,13 +1,18 @@
 //! The tool loop: ask the model, run the tools it calls (concurrently within a round), feed the
 //! results back, and stop at a text answer or when the rounds run out (then the model must
 //! answer without tools).
+//!
+//! Once a tool with untrusted output (web search, page text) succeeded in a turn, later calls
+//! of state-changing tools in that turn are not run but held for the family's confirmation
+//! (`crate::confirm`). The agent decides from the registry's flags, never from tool names.
 
 use std::sync::Arc;
 
 use futures::future::join_all;
 
 use super::openai::{ChatMessage, LlmClient, LlmError};
-use crate::registry::{Registry, ToolDefinition};
+use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
+use crate::store::Store;
 use crate::tool::{Card, Chip, ToolCtx};
 
 /// The most cards one answer carries (a LINE carousel holds 12).
@@ -31,12 +36,42 @@ pub struct Agent {
     llm: LlmClient,
     registry: Arc<Registry>,
     max_rounds: usize,
+    held_calls: Option<Store>,
 }
 
 impl Agent {
     /// An agent allowing at most `max_rounds` tool rounds per turn.
     pub fn new(llm: LlmClient, registry: Arc<Registry>, max_rounds: usize) -> Self {
-        Self { llm, registry, max_rounds: max_rounds.max(1) }
+        Self { llm, registry, max_rounds: max_rounds.max(1), held_calls: None }
+    }
+
+    /// The same agent, holding state-changing calls made after untrusted content in `store`
+    /// for confirmation. Without a store such calls are refused outright.
+    pub fn with_held_calls(mut self, store: Store) -> Self {
+        self.held_calls = Some(store);
+        self
+    }
+
+    /// The tools (a confirmed held call is dispatched through them).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Runs one call, or holds it when untrusted content already entered the turn and the tool
+    /// changes state.
+    async fn run_call(&self, ctx: &ToolCtx, name: &str, args: &str, tainted: bool) -> ToolReply {
+        if !(tainted && self.registry.changes_state(name)) {
+            return self.registry.dispatch(name, args, ctx).await;
+        }
+        match &self.held_calls {
+            Some(store) => crate::confirm::hold(store, ctx, name, args).await,
+            None => ToolReply {
+                content: serde_json::json!({"error": {"kind": "not_allowed", "message": "this action was requested after reading web content; ask the family to request it again in their own words"}}),
+                card: None,
+                chips: Vec::new(),
+                outcome: Outcome::Error("not_allowed"),
+            },
+        }
     }
 
     /// The tool definitions sent to the model.
@@ -52,6 +87,7 @@ impl Agent {
     ) -> Result<Answer, LlmError> {
         let tools = self.registry.definitions();
         let mut answer = Answer::default();
+        let mut tainted = false;
         for round in 0..=self.max_rounds {
             let allow_tools = round < self.max_rounds;
             let completion = self.llm.complete(&messages, tools, allow_tools).await?;
@@ -61,8 +97,9 @@ impl Agent {
             }
             let calls = completion.tool_calls;
             tracing::debug!(round, calls = calls.len(), "model called tools");
+            let held = tainted;
             let replies = join_all(calls.iter().map(|call| {
-                self.registry.dispatch(&call.function.name, &call.function.arguments, ctx)
+                self.run_call(ctx, &call.function.name, &call.function.arguments, held)
             }))
             .await;
             messages.push(ChatMessage::Assistant {
@@ -70,6 +107,11 @@ impl Agent {
                 tool_calls: calls.clone(),
             });
             for (call, reply) in calls.iter().zip(replies) {
+                if reply.outcome == Outcome::Ok
+                    && self.registry.untrusted_output(&call.function.name)
+                {
+                    tainted = true;
+                }
                 messages.push(ChatMessage::Tool {
                     tool_call_id: call.id.clone(),
                     content: reply.content.to_string(),

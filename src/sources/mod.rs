@@ -1,8 +1,13 @@
 //! Clients for the data sources behind the lookup tools (and, later, the scheduler): each has a
 //! configurable base URL, timeouts, a cache, and turns every failure into an [`UpstreamError`].
+//! Web search ([`search`]) and the SSRF-guarded page fetcher ([`fetch`], [`extract`]) live here
+//! too.
 
+pub mod extract;
+pub mod fetch;
 pub mod fx;
 pub mod quotes;
+pub mod search;
 pub mod weather;
 
 use std::time::Duration;
@@ -118,6 +123,10 @@ pub struct Sources {
     pub fx: fx::FxSource,
     /// Stock, index and crypto quotes.
     pub quotes: quotes::QuoteSource,
+    /// Web search, when a provider is configured (`web_search` is offered only then).
+    pub search: Option<search::SearchProvider>,
+    /// The SSRF-guarded page fetcher behind `summarize_url`.
+    pub fetcher: fetch::Fetcher,
 }
 
 impl Sources {
@@ -132,7 +141,21 @@ impl Sources {
                 &config.geocoding_url,
             ),
             fx: fx::FxSource::new(http.clone(), &config.fx_url),
-            quotes: quotes::QuoteSource::new(http, &config.yahoo_url, Duration::from_secs(30)),
+            quotes: quotes::QuoteSource::new(
+                http.clone(),
+                &config.yahoo_url,
+                Duration::from_secs(30),
+            ),
+            search: search::SearchProvider::from_config(config, http),
+            fetcher: fetch::Fetcher::new(fetch::FetchSettings {
+                policy: fetch::FetchPolicy {
+                    allow_private: config.allow_private_fetch,
+                    exceptions: Vec::new(),
+                },
+                max_bytes: config.fetch_max_bytes.max(1024),
+                timeout: Duration::from_secs(config.fetch_timeout_secs.max(1)),
+                user_agent: config.user_agent.clone(),
+            }),
         }
     }
 }

@@ -25,10 +25,12 @@ macro_rules! db {
 
 mod inbox;
 mod memory;
+mod pending;
 mod reminders;
 
 pub use inbox::{InboxEvent, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
+pub use pending::{NewPendingCall, PendingCall};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 
 /// Why the store failed.

@@ -42,6 +42,7 @@ impl Tool for CancelReminder {
     const DESCRIPTION: &'static str = "Cancel (stop) a reminder of this chat, by its id or by words from its text. If several match, ask which one.";
     type Args = Args;
     type Output = Output;
+    const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;

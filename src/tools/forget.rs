@@ -77,6 +77,7 @@ impl Tool for Forget {
     const DESCRIPTION: &'static str = "Forget something this chat asked you to remember: by its #id, by a description (忘記花生那件事 → description \"花生\"), or everything (all = true, 忘記所有事 — this only shows a confirmation button; nothing is deleted until someone taps it). If several memories match, nothing is deleted and a card lets the family pick.";
     type Args = Args;
     type Output = Output;
+    const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;

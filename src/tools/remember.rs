@@ -48,6 +48,7 @@ impl Tool for Remember {
     const DESCRIPTION: &'static str = "Remember a fact for this chat from now on — allergies, birthdays, preferences, plans, who is who — when someone says 記得…, 幫我記住…, 'remember that…'. It is kept with who said it and when, and shown to you in this chat's later turns (never in other chats). Not for being reminded at a time. Use list_memories to show what is remembered and forget to remove something.";
     type Args = Args;
     type Output = Output;
+    const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let fact = args.fact.trim();

@@ -217,6 +217,7 @@ impl Tool for Reminder {
     const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). The reminder is pushed back to this chat at the time, with buttons to mark done, snooze or stop. Resolve relative dates against the current date in the system prompt.";
     type Args = Args;
     type Output = Output;
+    const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let text = args.text.trim();

@@ -1,5 +1,6 @@
 //! Shared helpers for the integration tests: local fakes of the LINE Messaging API, an
-//! OpenAI-compatible LLM and the upstream data providers, each served on `127.0.0.1`.
+//! OpenAI-compatible LLM, the upstream data providers and the web (search providers and pages),
+//! each served on `127.0.0.1`.
 
 #![allow(dead_code)]
 
@@ -7,6 +8,7 @@ pub mod db;
 pub mod fake_line;
 pub mod fake_llm;
 pub mod fake_upstreams;
+pub mod fake_web;
 pub mod harness;
 
 // Not every test binary uses every fake.
@@ -16,3 +18,5 @@ pub use fake_line::{FakeLine, PushMode, Recorded, ReplyMode};
 pub use fake_llm::{FakeLlm, Step};
 #[allow(unused_imports)]
 pub use fake_upstreams::{FakeUpstreams, Mode, Route};
+#[allow(unused_imports)]
+pub use fake_web::FakeWeb;

@@ -1,0 +1,174 @@
+//! Held calls: the second line of defence against prompt injection. Once untrusted web content
+//! entered a turn, a state-changing tool call the model makes in that turn is not run: the
+//! agent [`hold`]s it in the store and the family gets a card with a confirm button (a postback
+//! signed for the conversation). A tap there runs the stored call through the registry with the
+//! tap's context ([`confirm_tapped`]); the store lookup is keyed by the tap's conversation too,
+//! so a call held in one chat can never run in another. Held calls expire after [`EXPIRY`].
+
+use jiff::SignedDuration;
+use serde_json::{Value, json};
+
+use crate::app::Hearth;
+use crate::i18n::Lang;
+use crate::line::text::truncate_graphemes;
+use crate::llm::agent::Answer;
+use crate::registry::{Outcome, ToolReply};
+use crate::store::{NewPendingCall, Store};
+use crate::tool::{Card, CardButton, CardRow, ToolCtx};
+
+/// The postback action of the confirm button; the id is the held call's id.
+pub const CONFIRM_CALL: &str = "confirm_call";
+/// The postback action of the "no thanks" button.
+pub const DISCARD_CALL: &str = "discard_call";
+/// How long a held call can be confirmed.
+pub const EXPIRY: SignedDuration = SignedDuration::from_hours(1);
+/// Arguments shown on the card at most.
+const MAX_ARG_ROWS: usize = 6;
+
+fn lang_code(lang: Lang) -> &'static str {
+    match lang {
+        Lang::ZhTw => "zh-TW",
+        Lang::En => "en",
+    }
+}
+
+fn lang_of(code: &str) -> Lang {
+    if code == "en" { Lang::En } else { Lang::ZhTw }
+}
+
+/// Holds the call `tool(args)` for confirmation; the reply tells the model it was not done and
+/// carries the confirmation card.
+pub async fn hold(store: &Store, ctx: &ToolCtx, tool: &str, args: &str) -> ToolReply {
+    let call = NewPendingCall {
+        conversation_id: &ctx.conversation.id,
+        tool,
+        args,
+        lang: lang_code(ctx.lang),
+        at_ms: ctx.now().as_millisecond(),
+    };
+    let id = match store.add_pending_call(&call).await {
+        Ok(id) => id,
+        Err(e) => {
+            tracing::error!(error = %e, tool, "could not hold a call for confirmation");
+            return ToolReply {
+                content: json!({"error": {"kind": "not_allowed", "message": "this action was requested after reading web content and needs the family's confirmation, which is unavailable right now; it was not done"}}),
+                card: None,
+                chips: Vec::new(),
+                outcome: Outcome::Error("not_allowed"),
+            };
+        }
+    };
+    tracing::info!(tool, id, conversation = %ctx.conversation, "state-changing call held after untrusted content");
+    ToolReply {
+        content: json!({
+            "status": "needs_confirmation",
+            "tool": tool,
+            "message": "NOT done. This action was requested after untrusted web content entered the conversation, so it was not carried out. The family sees a card with a confirm button; it happens only if someone taps it. Say so briefly; never claim it was done.",
+        }),
+        card: Some(card(ctx.lang, tool, args, id)),
+        chips: Vec::new(),
+        outcome: Outcome::NeedsConfirmation,
+    }
+}
+
+/// The confirmation card: what would be done, with confirm and "no thanks" buttons.
+fn card(lang: Lang, tool: &str, args: &str, id: i64) -> Card {
+    let mut card = Card::new(lang.pick("⚠️ 要執行這個動作嗎？", "⚠️ Do this?"));
+    card.subtitle = Some(
+        lang.pick(
+            "這是讀了網頁內容之後才提出的，確定是你們要的再按確認。",
+            "This was asked for after reading web content; confirm only if you want it.",
+        )
+        .into(),
+    );
+    card.rows.push(CardRow::new(lang.pick("動作", "Action"), tool));
+    if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(args) {
+        for (key, value) in map.iter().filter(|(_, v)| !v.is_null()).take(MAX_ARG_ROWS) {
+            let shown = match value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            card.rows.push(CardRow::new(key.clone(), truncate_graphemes(&shown, 120)));
+        }
+    }
+    let id = id.to_string();
+    card.buttons.push(CardButton::Postback {
+        label: lang.pick("✅ 確認執行", "✅ Confirm").into(),
+        action: CONFIRM_CALL.into(),
+        id: id.clone(),
+        display_text: lang.pick("✅ 確認", "✅ Confirm").into(),
+    });
+    card.buttons.push(CardButton::Postback {
+        label: lang.pick("✖️ 不用了", "✖️ No thanks").into(),
+        action: DISCARD_CALL.into(),
+        id,
+        display_text: lang.pick("✖️ 不用了", "✖️ No thanks").into(),
+    });
+    card.footnote = Some(lang.pick("1 小時內有效", "Valid for 1 hour").into());
+    card
+}
+
+/// ✅ tapped (verified for this conversation): runs the held call here, once.
+pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
+    let lang = ctx.lang;
+    let gone = || Answer {
+        text: lang
+            .pick(
+                "這個確認已經處理過或過期了，沒有做任何變更。",
+                "That confirmation was already used or has expired; nothing changed.",
+            )
+            .into(),
+        ..Answer::default()
+    };
+    let Ok(id) = id.parse::<i64>() else { return gone() };
+    let call = match app.store.take_pending_call(&ctx.conversation.id, id).await {
+        Ok(Some(call)) => call,
+        Ok(None) => return gone(),
+        Err(e) => {
+            tracing::error!(error = %e, "could not read a held call");
+            return Answer {
+                text: lang
+                    .pick(
+                        "抱歉，現在沒辦法執行，請再試一次。",
+                        "Sorry, I couldn't do it; please try again.",
+                    )
+                    .into(),
+                ..Answer::default()
+            };
+        }
+    };
+    if ctx.now().as_millisecond() - call.created_at > EXPIRY.as_millis() as i64 {
+        return gone();
+    }
+    let ctx = ToolCtx { lang: lang_of(&call.lang), ..ctx.clone() };
+    let lang = ctx.lang;
+    let reply = app.agent.registry().dispatch(&call.tool, &call.args, &ctx).await;
+    tracing::info!(tool = call.tool, id, outcome = ?reply.outcome, "held call confirmed");
+    match reply.outcome {
+        Outcome::Ok => Answer {
+            text: lang.pick("✅ 已確認並完成。", "✅ Confirmed and done.").into(),
+            cards: reply.card.into_iter().collect(),
+            chips: reply.chips,
+        },
+        _ => {
+            let message = reply.content["error"]["message"].as_str().unwrap_or("").to_string();
+            Answer {
+                text: format!("{}{message}", lang.pick("沒辦法完成：", "Couldn't do it: ")),
+                ..Answer::default()
+            }
+        }
+    }
+}
+
+/// ✖️ tapped: the held call is dropped.
+pub async fn discard_tapped(store: &Store, ctx: &ToolCtx, id: &str) -> Answer {
+    if let Ok(id) = id.parse::<i64>()
+        && let Err(e) = store.take_pending_call(&ctx.conversation.id, id).await
+    {
+        tracing::warn!(error = %e, "could not drop a held call");
+    }
+    Answer {
+        text: ctx.lang.pick("好的，不執行。", "OK, not doing it.").into(),
+        ..Answer::default()
+    }
+}

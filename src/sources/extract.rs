@@ -1,0 +1,246 @@
+//! The main text of a fetched page: a Readability-style extractor (`dom_smoothie`, Markdown
+//! output) for HTML, with a plain tag-stripping fallback for pages it cannot grab, and plain text
+//! as it is. Extraction is CPU work: [`extract`] runs it on the blocking pool, over a body the
+//! fetcher already capped, with an element limit.
+
+use super::fetch::{Page, PageKind};
+
+/// Elements Readability parses at most; larger documents use the fallback.
+const MAX_ELEMENTS: usize = 40_000;
+
+/// A page's readable content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extracted {
+    /// The page title, when it has one.
+    pub title: Option<String>,
+    /// The site's name, when the page says.
+    pub site: Option<String>,
+    /// The main text, at most the budget.
+    pub text: String,
+    /// True when the text was cut to the budget.
+    pub truncated: bool,
+}
+
+/// Extracts the main text of `page`, at most `budget_chars` characters, off the async threads.
+pub async fn extract(page: &Page, budget_chars: usize) -> Extracted {
+    let (kind, body, url) = (page.kind, page.body.clone(), page.url.to_string());
+    let work = move || extract_blocking(kind, &body, &url, budget_chars);
+    match tokio::task::spawn_blocking(work).await {
+        Ok(extracted) => extracted,
+        Err(e) => {
+            tracing::error!(error = %e, "page extraction failed");
+            Extracted { title: None, site: None, text: String::new(), truncated: false }
+        }
+    }
+}
+
+/// The synchronous extraction.
+pub fn extract_blocking(kind: PageKind, body: &str, url: &str, budget_chars: usize) -> Extracted {
+    let (title, site, text) = match kind {
+        PageKind::Text => (None, None, body.to_string()),
+        PageKind::Html => readable(body, url)
+            .unwrap_or_else(|| (title_tag(body), None, strip_tags(&remove_blocks(body)))),
+    };
+    let text = tidy(&text);
+    let (text, truncated) = truncate_chars(&text, budget_chars);
+    let clean = |s: Option<String>| s.map(|t| tidy(&t)).filter(|t| !t.is_empty());
+    Extracted { title: clean(title), site: clean(site), text, truncated }
+}
+
+/// Readability over the HTML; `None` when it finds no article.
+fn readable(html: &str, url: &str) -> Option<(Option<String>, Option<String>, String)> {
+    let config = dom_smoothie::Config {
+        max_elements_to_parse: MAX_ELEMENTS,
+        text_mode: dom_smoothie::TextMode::Markdown,
+        ..Default::default()
+    };
+    let mut readability = dom_smoothie::Readability::new(html, Some(url), Some(config)).ok()?;
+    match readability.parse() {
+        Ok(article) if !article.text_content.trim().is_empty() => Some((
+            Some(article.title).filter(|t| !t.trim().is_empty()),
+            article.site_name,
+            article.text_content.to_string(),
+        )),
+        Ok(_) => None,
+        Err(e) => {
+            tracing::debug!(error = %e, "readability found no article; stripping tags");
+            None
+        }
+    }
+}
+
+fn title_tag(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    let start = lower.find("<title")?;
+    let open_end = start + lower[start..].find('>')? + 1;
+    let close = open_end + lower[open_end..].find("</title")?;
+    Some(decode_entities(html.get(open_end..close)?.trim()))
+}
+
+/// Elements whose content is never text for a reader.
+const NOT_TEXT: &[&str] =
+    &["script", "style", "noscript", "nav", "header", "footer", "aside", "template"];
+
+/// Removes [`NOT_TEXT`] elements with their content, in one pass (ASCII lower-casing keeps byte
+/// offsets, so the lower-case copy indexes the original).
+fn remove_blocks(html: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let mut out = String::with_capacity(html.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(found) = lower[at..].find('<') {
+        let open = at + found;
+        let rest = &lower[open + 1..];
+        let tag = NOT_TEXT.iter().find(|t| {
+            rest.starts_with(**t)
+                && !rest.as_bytes().get(t.len()).is_some_and(|b| b.is_ascii_alphanumeric())
+        });
+        let Some(tag) = tag else {
+            at = open + 1;
+            continue;
+        };
+        out.push_str(&html[copied..open]);
+        out.push(' ');
+        let close = format!("</{tag}>");
+        copied = match lower[open..].find(&close) {
+            Some(end) => open + end + close.len(),
+            None => html.len(),
+        };
+        at = copied;
+    }
+    out.push_str(&html[copied.min(html.len())..]);
+    out
+}
+
+/// Removes tags and decodes the common entities (search snippets, the fallback extractor).
+pub fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match (c, in_tag) {
+            ('<', _) => in_tag = true,
+            ('>', true) => {
+                in_tag = false;
+                out.push(' ');
+            }
+            (_, true) => {}
+            (c, false) => out.push(c),
+        }
+    }
+    let decoded = decode_entities(&out);
+    decoded.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// Strips tags inline (no spaces added), for short snippets with `<strong>` highlights.
+pub fn strip_inline_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    decode_entities(&out).trim().to_string()
+}
+
+fn decode_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let Some(end) = rest.find(';').filter(|&e| e <= 10) else {
+            out.push('&');
+            rest = &rest[1..];
+            continue;
+        };
+        let entity = &rest[1..end];
+        let decoded = match entity {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "nbsp" => Some(' '),
+            _ => entity
+                .strip_prefix("#x")
+                .or_else(|| entity.strip_prefix("#X"))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match decoded {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Trims lines and collapses runs of blank lines.
+fn tidy(text: &str) -> String {
+    let mut out = String::new();
+    let mut blank = 0;
+    for line in text.lines().map(str::trim_end) {
+        if line.trim().is_empty() {
+            blank += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank > 0 { "\n\n" } else { "\n" });
+        }
+        blank = 0;
+        out.push_str(line);
+    }
+    out.trim().to_string()
+}
+
+/// At most `max` characters, cut at a char boundary.
+pub fn truncate_chars(text: &str, max: usize) -> (String, bool) {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => (format!("{}…", &text[..at]), true),
+        None => (text.to_string(), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_and_entities_are_stripped() {
+        assert_eq!(strip_inline_tags("<strong>台北</strong> 天氣 &amp; 雨"), "台北 天氣 & 雨");
+        assert_eq!(strip_tags("<p>a</p><p>b&#39;s &#x4e2d;</p>"), "a b's 中");
+        assert_eq!(decode_entities("a & b &bogus; &"), "a & b &bogus; &");
+    }
+
+    #[test]
+    fn the_fallback_drops_scripts_and_navigation() {
+        let html = "<html><head><title>T &amp; U</title><script>var x=1;</script></head><body><nav>Home | News</nav><p>Body text.</p></body></html>";
+        let out = extract_blocking(PageKind::Html, html, "https://example.com/", 1000);
+        assert!(out.text.contains("Body text."), "{out:?}");
+        assert!(!out.text.contains("var x") && !out.text.contains("Home |"), "{out:?}");
+        assert_eq!(out.title.as_deref(), Some("T & U"));
+    }
+
+    #[test]
+    fn plain_text_is_kept_and_cut_to_the_budget() {
+        let out =
+            extract_blocking(PageKind::Text, "第一行\n\n\n\n第二行", "https://e.com/a.txt", 5);
+        assert_eq!(out.text, "第一行\n\n…");
+        assert!(out.truncated);
+    }
+}

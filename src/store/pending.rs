@@ -1,0 +1,98 @@
+//! State-changing tool calls held for confirmation (see `crate::confirm`). A held call belongs
+//! to one conversation and is only read or deleted through that conversation's id; taking it is
+//! one `DELETE … RETURNING`, so a double tap runs it once.
+
+use sqlx::FromRow;
+
+use super::{Store, StoreError};
+
+/// A held tool call.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub struct PendingCall {
+    /// Its id (in the confirm button's data).
+    pub id: i64,
+    /// The conversation it was made in; only a tap there runs it.
+    pub conversation_id: String,
+    /// The tool's wire name.
+    pub tool: String,
+    /// The raw JSON arguments.
+    pub args: String,
+    /// The turn's language code.
+    pub lang: String,
+    /// When it was held, Unix ms.
+    pub created_at: i64,
+}
+
+/// A call to hold.
+#[derive(Debug, Clone)]
+pub struct NewPendingCall<'a> {
+    /// The conversation.
+    pub conversation_id: &'a str,
+    /// The tool's wire name.
+    pub tool: &'a str,
+    /// The raw JSON arguments.
+    pub args: &'a str,
+    /// The turn's language code.
+    pub lang: &'a str,
+    /// Now, Unix ms.
+    pub at_ms: i64,
+}
+
+const ADD_PENDING: &str = "INSERT INTO pending_calls (conversation_id, tool, args, lang, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
+const TAKE_PENDING: &str = "DELETE FROM pending_calls WHERE conversation_id = $1 AND id = $2 RETURNING id, conversation_id, tool, args, lang, created_at";
+const PENDING: &str = "SELECT id, conversation_id, tool, args, lang, created_at FROM pending_calls WHERE conversation_id = $1 ORDER BY id";
+const PRUNE_PENDING: &str = "DELETE FROM pending_calls WHERE created_at < $1";
+const DELETE_PENDING: &str = "DELETE FROM pending_calls WHERE conversation_id = $1";
+
+impl Store {
+    /// Holds a call; returns its id.
+    pub async fn add_pending_call(&self, c: &NewPendingCall<'_>) -> Result<i64, StoreError> {
+        let (id,): (i64,) = db!(self, db => sqlx::query_as(ADD_PENDING)
+            .bind(c.conversation_id)
+            .bind(c.tool)
+            .bind(c.args)
+            .bind(c.lang)
+            .bind(c.at_ms)
+            .fetch_one(db)
+            .await)?;
+        Ok(id)
+    }
+
+    /// Removes and returns held call `id` of the conversation; `None` if the conversation has
+    /// no such call (another conversation's call is never touched).
+    pub async fn take_pending_call(
+        &self,
+        conversation_id: &str,
+        id: i64,
+    ) -> Result<Option<PendingCall>, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(TAKE_PENDING)
+            .bind(conversation_id)
+            .bind(id)
+            .fetch_optional(db)
+            .await)?)
+    }
+
+    /// The conversation's held calls, oldest first.
+    pub async fn pending_calls(
+        &self,
+        conversation_id: &str,
+    ) -> Result<Vec<PendingCall>, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(PENDING).bind(conversation_id).fetch_all(db).await)?)
+    }
+
+    /// Deletes calls held before `before_ms`; returns how many.
+    pub async fn prune_pending_calls(&self, before_ms: i64) -> Result<u64, StoreError> {
+        Ok(
+            db!(self, db => sqlx::query(PRUNE_PENDING).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?,
+        )
+    }
+
+    /// Deletes every held call of the conversation (it removed hearth).
+    pub async fn delete_pending_calls(&self, conversation_id: &str) -> Result<u64, StoreError> {
+        Ok(db!(self, db => sqlx::query(DELETE_PENDING)
+            .bind(conversation_id)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?)
+    }
+}
