@@ -9,6 +9,7 @@ use std::time::Duration;
 use jiff::tz::TimeZone;
 use tokio::sync::Notify;
 
+use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::line::client::LineClient;
@@ -58,6 +59,10 @@ pub struct Hearth {
     pub postback_key: PostbackKey,
     /// Delivers due reminders.
     pub reminders: ReminderScheduler,
+    /// Watches prices and pushes the alerts that fire.
+    pub alerts: AlertPoller,
+    /// Seconds between alert polls (0: off).
+    pub(crate) alert_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
     pub reminder_nudge: Arc<Notify>,
     /// The channel secret that signs webhooks.
@@ -92,7 +97,7 @@ impl Hearth {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let services = Services {
-            sources: Sources::from_config(config),
+            sources: Sources::from_config(config).with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
         };
@@ -111,13 +116,24 @@ impl Hearth {
         );
         let palette = Palette::new(config.price_colors);
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
+        let owner = process_owner();
+        let alerts = AlertPoller::new(
+            store.clone(),
+            services.sources.quotes.clone(),
+            line.clone(),
+            clock.clone(),
+            postback_key.clone(),
+            palette,
+            owner.clone(),
+            PollerSettings::default(),
+        );
         let reminders = ReminderScheduler::new(
             store.clone(),
             line.clone(),
             clock.clone(),
             postback_key.clone(),
             palette,
-            process_owner(),
+            owner,
             SchedulerSettings::default(),
         );
         Ok(Arc::new(Self {
@@ -130,6 +146,8 @@ impl Hearth {
             palette,
             postback_key,
             reminders,
+            alerts,
+            alert_poll_secs: config.alert_poll_secs,
             reminder_nudge: services.reminder_nudge,
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,

@@ -45,15 +45,20 @@ pub async fn serve(
     let pruner = tokio::spawn(prune_event_ids(app.clone()));
     let scheduler = tokio::spawn(deliver_reminders(app.clone()));
     let log_pruner = tokio::spawn(prune_chat_log(app.clone()));
+    let watcher = tokio::spawn(watch_prices(app.clone()));
     let served = axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await;
     pruner.abort();
     scheduler.abort();
     log_pruner.abort();
+    watcher.abort();
     app.wait_idle().await;
     match app.reminders.release().await {
         Ok(n) if n > 0 => tracing::info!(released = n, "reminder claims handed back"),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "could not release reminder claims"),
+    }
+    if let Err(e) = app.alerts.release().await {
+        tracing::warn!(error = %e, "could not release price-alert claims");
     }
     served
 }
@@ -74,6 +79,26 @@ async fn deliver_reminders(app: Arc<Hearth>) {
         tokio::select! {
             _ = tokio::time::sleep(REMINDER_TICK) => {}
             _ = app.reminder_nudge.notified() => {}
+        }
+    }
+}
+
+/// Polls watched prices and pushes the alerts that fire, every `HEARTH_ALERT_POLL_SECS` (each
+/// symbol on its own cadence), until the server stops.
+async fn watch_prices(app: Arc<Hearth>) {
+    if app.alert_poll_secs == 0 {
+        return;
+    }
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(app.alert_poll_secs));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.alerts.tick().await {
+            Ok(report) if report.fired + report.sent + report.failed + report.retrying > 0 => {
+                tracing::info!(?report, "price alerts")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "price-alert tick failed"),
         }
     }
 }

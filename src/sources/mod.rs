@@ -135,4 +135,10 @@ impl Sources {
             quotes: quotes::QuoteSource::new(http, &config.yahoo_url, Duration::from_secs(30)),
         }
     }
+
+    /// The same sources with cache ages judged by `clock` (the application's clock).
+    pub fn with_clock(mut self, clock: std::sync::Arc<dyn crate::clock::Clock>) -> Self {
+        self.quotes = self.quotes.with_clock(clock);
+        self
+    }
 }

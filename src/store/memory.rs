@@ -46,6 +46,8 @@ pub struct Removed {
     pub memories: u64,
     /// Reminders (with their delivery records).
     pub reminders: u64,
+    /// Price alerts (with their delivery records).
+    pub alerts: u64,
 }
 
 const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, speaker, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
@@ -62,6 +64,8 @@ const DELETE_SENT: &str = "DELETE FROM sent_messages WHERE conversation_id = $1"
 const DELETE_MEMBERS: &str = "DELETE FROM members WHERE conversation_id = $1";
 const DELETE_DELIVERIES: &str = "DELETE FROM reminder_deliveries WHERE conversation_id = $1";
 const DELETE_REMINDERS: &str = "DELETE FROM reminders WHERE conversation_id = $1";
+const DELETE_ALERTS: &str = "DELETE FROM price_alerts WHERE conversation_id = $1";
+const DELETE_ALERT_DELIVERIES: &str = "DELETE FROM alert_deliveries WHERE conversation_id = $1";
 const DELETE_QUOTA_NOTICE: &str = "DELETE FROM push_quota_notices WHERE conversation_id = $1";
 
 impl Store {
@@ -169,10 +173,18 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        for sql in [DELETE_SENT, DELETE_MEMBERS, DELETE_DELIVERIES, DELETE_QUOTA_NOTICE] {
+        let alerts =
+            sqlx::query(DELETE_ALERTS).bind(conversation_id).execute(&mut *tx).await?.rows_affected();
+        for sql in [
+            DELETE_SENT,
+            DELETE_MEMBERS,
+            DELETE_DELIVERIES,
+            DELETE_ALERT_DELIVERIES,
+            DELETE_QUOTA_NOTICE,
+        ] {
             sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
         }
         tx.commit().await?;
-        Ok(Removed { messages, memories, reminders })
+        Ok(Removed { messages, memories, reminders, alerts })
     }
 }
