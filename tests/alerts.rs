@@ -64,9 +64,12 @@ async fn create(h: &Harness, source: Value, args: Value) -> Value {
 async fn an_alert_fires_once_when_the_price_crosses_its_level() {
     let h = start().await;
     quote(&h, "BTC-USD", 91_234.5);
-    let result =
-        create(&h, in_dm(MOM), json!({"symbol": "比特幣", "direction": "rises_to", "level": 100000}))
-            .await;
+    let result = create(
+        &h,
+        in_dm(MOM),
+        json!({"symbol": "比特幣", "direction": "rises_to", "level": 100000}),
+    )
+    .await;
     assert_eq!(result["symbol"], "BTC-USD", "{result}");
     assert_eq!(result["already_past_level"], false);
     let confirmation = h.line.replies()[0].body.clone();
@@ -163,8 +166,7 @@ async fn a_price_hovering_at_the_level_fires_once() {
 async fn two_conversations_on_one_symbol_cost_one_upstream_fetch_per_tick() {
     let h = start().await;
     quote(&h, "BTC-USD", 91_234.5);
-    create(&h, in_dm(MOM), json!({"symbol": "BTC", "direction": "rises_to", "level": 95000}))
-        .await;
+    create(&h, in_dm(MOM), json!({"symbol": "BTC", "direction": "rises_to", "level": 95000})).await;
     create(
         &h,
         in_group(FAMILY, MOM),
@@ -246,9 +248,12 @@ async fn the_cancel_button_only_works_in_its_own_group() {
 async fn creating_an_alert_past_its_level_says_so_and_waits_for_a_fresh_cross() {
     let h = start().await;
     quote(&h, "BTC-USD", 91_234.5);
-    let result =
-        create(&h, in_dm(MOM), json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 90000}))
-            .await;
+    let result = create(
+        &h,
+        in_dm(MOM),
+        json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 90000}),
+    )
+    .await;
     assert_eq!(result["already_past_level"], true, "{result}");
     assert!(result["note"].as_str().unwrap_or("").contains("already above"), "{result}");
     let card = messages_of(&h.line.replies()[0].body).last().cloned().unwrap_or_default();
@@ -317,9 +322,12 @@ async fn bad_input_is_refused_and_changes_nothing() {
         .await;
         assert_eq!(err(&bad), "invalid_arguments", "{level}: {bad}");
     }
-    let ok =
-        create(&h, in_dm(MOM), json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 95000}))
-            .await;
+    let ok = create(
+        &h,
+        in_dm(MOM),
+        json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 95000}),
+    )
+    .await;
     let id = ok["id"].as_i64().expect("id");
     let dup =
         create(&h, in_dm(MOM), json!({"symbol": "BTC", "direction": "rises_to", "level": 95000}))

@@ -18,7 +18,10 @@ fn not_found(ctx: &ToolCtx) -> String {
 
 fn sorry(ctx: &ToolCtx) -> String {
     ctx.lang
-        .pick("抱歉，現在沒辦法變更，請再試一次。", "Sorry, I couldn't change it; please try again.")
+        .pick(
+            "抱歉，現在沒辦法變更，請再試一次。",
+            "Sorry, I couldn't change it; please try again.",
+        )
         .into()
 }
 

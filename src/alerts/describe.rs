@@ -59,6 +59,9 @@ mod tests {
     fn conditions_read_naturally() {
         assert_eq!(condition(Direction::Up, 1500.0, Lang::ZhTw), "漲到 1,500");
         assert_eq!(condition(Direction::Down, 80000.5, Lang::En), "falls to 80,000.5");
-        assert_eq!(frequency(Frequency::EveryTime, 3600, Lang::En), "Every cross (at most once per 1 h)");
+        assert_eq!(
+            frequency(Frequency::EveryTime, 3600, Lang::En),
+            "Every cross (at most once per 1 h)"
+        );
     }
 }

@@ -37,8 +37,12 @@ impl Market {
 
     fn hours(self) -> Option<(&'static str, Time, Time)> {
         match self {
-            Market::Taiwan => Some(("Asia/Taipei", Time::constant(9, 0, 0, 0), Time::constant(13, 30, 0, 0))),
-            Market::Us => Some(("America/New_York", Time::constant(9, 30, 0, 0), Time::constant(16, 0, 0, 0))),
+            Market::Taiwan => {
+                Some(("Asia/Taipei", Time::constant(9, 0, 0, 0), Time::constant(13, 30, 0, 0)))
+            }
+            Market::Us => {
+                Some(("America/New_York", Time::constant(9, 30, 0, 0), Time::constant(16, 0, 0, 0)))
+            }
             Market::AlwaysOpen => None,
         }
     }
@@ -74,7 +78,12 @@ fn crypto_pair(symbol: &str) -> bool {
 
 /// Whether a quote set at `market_time` (Unix seconds) may trigger an alert at `now`: the market
 /// is open and the provider's own timestamp is at most `max_age` old.
-pub fn is_fresh(market: Market, market_time: Option<i64>, now: Timestamp, max_age: SignedDuration) -> bool {
+pub fn is_fresh(
+    market: Market,
+    market_time: Option<i64>,
+    now: Timestamp,
+    max_age: SignedDuration,
+) -> bool {
     let Some(set_at) = market_time.and_then(|s| Timestamp::from_second(s).ok()) else {
         return false;
     };

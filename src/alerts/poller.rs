@@ -129,8 +129,10 @@ impl AlertPoller {
     pub async fn tick(&self) -> Result<TickReport, StoreError> {
         let now = self.clock.now();
         let (now_ms, lease_until) = (now.as_millisecond(), self.lease_until(now));
-        let due =
-            self.store.claim_due_symbols(&self.owner, now_ms, lease_until, self.settings.batch).await?;
+        let due = self
+            .store
+            .claim_due_symbols(&self.owner, now_ms, lease_until, self.settings.batch)
+            .await?;
         let mut report = TickReport { symbols_due: due.len(), ..TickReport::default() };
         let polled: Vec<Result<Polled, StoreError>> = futures::stream::iter(due)
             .map(|s| self.poll(s, now))
@@ -149,7 +151,8 @@ impl AlertPoller {
                 }
             }
         }
-        deliveries.extend(self.store.claim_alert_deliveries(&self.owner, now_ms, lease_until).await?);
+        deliveries
+            .extend(self.store.claim_alert_deliveries(&self.owner, now_ms, lease_until).await?);
         let outcomes: Vec<Result<Option<Outcome>, StoreError>> = futures::stream::iter(deliveries)
             .map(|d| self.deliver(d))
             .buffer_unordered(self.settings.push_concurrency.max(1))
@@ -191,7 +194,8 @@ impl AlertPoller {
     /// The wait after `failures` consecutive failed fetches.
     pub fn backoff(&self, failures: i64) -> SignedDuration {
         let doublings = u32::try_from(failures.saturating_sub(1).clamp(0, 16)).unwrap_or(16);
-        let wait = self.settings.backoff.checked_mul(1 << doublings).unwrap_or(self.settings.max_backoff);
+        let wait =
+            self.settings.backoff.checked_mul(1 << doublings).unwrap_or(self.settings.max_backoff);
         wait.min(self.settings.max_backoff)
     }
 
@@ -206,7 +210,8 @@ impl AlertPoller {
     ) -> Result<Vec<AlertDelivery>, StoreError> {
         let alerts = self.store.active_alerts_on(symbol).await?;
         let now_ms = now.as_millisecond();
-        let fresh = is_fresh(Market::of(symbol), quote.market_time, now, self.settings.max_quote_age);
+        let fresh =
+            is_fresh(Market::of(symbol), quote.market_time, now, self.settings.max_quote_age);
         let sample = Sample { price: quote.price, now_ms, fresh };
         let mut updates = Vec::new();
         let mut nearest: Option<f64> = None;
@@ -228,8 +233,12 @@ impl AlertPoller {
                 AlertFire {
                     price: quote.price,
                     conversation_id: row.conversation_id.clone(),
-                    retry_key: delivery::retry_key(&format!("alert:{}:{}", row.id, row.fire_seq + 1))
-                        .to_string(),
+                    retry_key: delivery::retry_key(&format!(
+                        "alert:{}:{}",
+                        row.id,
+                        row.fire_seq + 1
+                    ))
+                    .to_string(),
                     payload: serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into()),
                 }
             });
@@ -258,10 +267,13 @@ impl AlertPoller {
     async fn deliver(&self, d: AlertDelivery) -> Result<Option<Outcome>, StoreError> {
         let now = self.clock.now();
         let now_ms = now.as_millisecond();
-        let grace_start = now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
+        let grace_start =
+            now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
         if d.first_attempt_at < grace_start {
             // An attempt this old has an unknown outcome: abandon it, never resend.
-            self.store.finish_alert_delivery(&self.owner, &d, Some("abandoned"), now_ms, now_ms).await?;
+            self.store
+                .finish_alert_delivery(&self.owner, &d, Some("abandoned"), now_ms, now_ms)
+                .await?;
             return Ok(None);
         }
         let what = format!("alert {}:{}", d.alert_id, d.fire_seq);
@@ -278,7 +290,13 @@ impl AlertPoller {
         let retry_at =
             now.saturating_add(self.settings.retry_after).map_or(i64::MAX, |t| t.as_millisecond());
         self.store
-            .finish_alert_delivery(&self.owner, &d, outcome.status(), self.clock.now().as_millisecond(), retry_at)
+            .finish_alert_delivery(
+                &self.owner,
+                &d,
+                outcome.status(),
+                self.clock.now().as_millisecond(),
+                retry_at,
+            )
             .await?;
         Ok(Some(outcome))
     }

@@ -61,12 +61,12 @@ fn card(row: &AlertRow, direction: Direction, quote: &Quote) -> Card {
     let currency = row.currency.as_deref().or(quote.currency.as_deref()).unwrap_or("");
     let change = quote.previous_close.map(|prev| (quote.price - prev, prev));
     let tone = change.and_then(|(c, _)| tone_of(c));
-    card.headline =
-        Some(Styled { text: format!("{} {currency}", money(quote.price)).trim().to_string(), tone });
-    card.rows.push(CardRow::new(
-        lang.pick("條件", "Condition"),
-        condition(direction, row.level, lang),
-    ));
+    card.headline = Some(Styled {
+        text: format!("{} {currency}", money(quote.price)).trim().to_string(),
+        tone,
+    });
+    card.rows
+        .push(CardRow::new(lang.pick("條件", "Condition"), condition(direction, row.level, lang)));
     if let Some((c, prev)) = change {
         let arrow = match tone {
             Some(Tone::Up) => "▲",

@@ -234,7 +234,8 @@ impl ReminderScheduler {
             Outcome::Sent | Outcome::Quota => p.next,
             Outcome::Refused => Next::Pause,
             Outcome::RetryLater => Next::Retry(
-                now.saturating_add(self.settings.retry_after).map_or(i64::MAX, |t| t.as_millisecond()),
+                now.saturating_add(self.settings.retry_after)
+                    .map_or(i64::MAX, |t| t.as_millisecond()),
             ),
         };
         Finish {

@@ -193,7 +193,11 @@ impl Store {
     }
 
     /// One alert of this conversation (another conversation's id finds nothing).
-    pub async fn alert(&self, conversation_id: &str, id: i64) -> Result<Option<AlertRow>, StoreError> {
+    pub async fn alert(
+        &self,
+        conversation_id: &str,
+        id: i64,
+    ) -> Result<Option<AlertRow>, StoreError> {
         Ok(sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(self.pool()).await?)
     }
 

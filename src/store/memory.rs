@@ -158,7 +158,8 @@ impl Store {
     }
 
     /// Deletes everything kept about a conversation that removed hearth (left the group,
-    /// blocked the bot): its log, memories, the ids of hearth's messages and cached names.
+    /// blocked the bot): its log, memories, reminders and price alerts (with their delivery
+    /// records), the ids of hearth's messages and cached names.
     pub async fn forget_conversation(&self, conversation_id: &str) -> Result<Removed, StoreError> {
         let mut tx = self.pool().begin().await?;
         let messages =
@@ -173,8 +174,11 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        let alerts =
-            sqlx::query(DELETE_ALERTS).bind(conversation_id).execute(&mut *tx).await?.rows_affected();
+        let alerts = sqlx::query(DELETE_ALERTS)
+            .bind(conversation_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
         for sql in [
             DELETE_SENT,
             DELETE_MEMBERS,

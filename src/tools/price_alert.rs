@@ -52,11 +52,11 @@ pub enum Often {
 pub struct Args {
     /// Yahoo Finance symbol: Taiwan listings "2330.TW" (TWSE) or "6488.TWO" (TPEx), US tickers "AAPL", indices "^TWII", crypto "BTC-USD". A well-known name ("台積電", "Apple", "比特幣") or a bare Taiwan stock code ("2330") is also accepted.
     pub symbol: String,
-    /// rises_to or falls_to.
+    /// rises_to (漲到、漲破、突破、站上, "goes above") or falls_to (跌到、跌破、低於, "drops below").
     pub direction: Way,
     /// The price level, in the instrument's own currency (TWD for Taiwan stocks, USD for US stocks and BTC-USD).
     pub level: f64,
-    /// once (default) or every_time ("每次", "every time").
+    /// once (default), or every_time ("每次", "every time"): again on each real re-cross, at most once an hour.
     pub frequency: Option<Often>,
 }
 
@@ -205,7 +205,8 @@ impl Tool for PriceAlert {
             Some(name) => format!("{name} ({})", out.symbol),
             None => out.symbol.clone(),
         });
-        card.headline = Some(Styled { text: condition(out.direction, out.level, lang), tone: None });
+        card.headline =
+            Some(Styled { text: condition(out.direction, out.level, lang), tone: None });
         let currency = out.currency.as_deref().unwrap_or("");
         card.rows.push(
             CardRow::new(
@@ -234,7 +235,11 @@ impl Tool for PriceAlert {
             label: lang.pick("❌ 取消通知", "❌ Cancel alert").into(),
             action: CANCEL_ACTION.into(),
             id: out.id.to_string(),
-            display_text: format!("{} {}", lang.pick("❌ 取消價格通知", "❌ Cancel alert"), out.symbol),
+            display_text: format!(
+                "{} {}",
+                lang.pick("❌ 取消價格通知", "❌ Cancel alert"),
+                out.symbol
+            ),
         });
         Some(card)
     }

@@ -213,7 +213,8 @@ pub(super) async fn yahoo(
     let market = quote.market;
     let previous = quote.previous_close;
     let price = set_price.unwrap_or(quote.price);
-    let names = if quote.names.0.is_empty() { (symbol.as_str(), symbol.as_str()) } else { quote.names };
+    let names =
+        if quote.names.0.is_empty() { (symbol.as_str(), symbol.as_str()) } else { quote.names };
     let round = |x: f64| (x * 100.0).round() / 100.0;
     let (high, low) = (round(price.max(previous) * 1.005), round(price.min(previous) * 0.995));
     let (start, end) = market.session;
