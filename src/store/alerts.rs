@@ -6,6 +6,7 @@
 
 use sqlx::FromRow;
 
+use super::alert_deliveries::AlertDelivery;
 use super::{Store, StoreError};
 
 /// A stored price alert.
@@ -125,23 +126,6 @@ pub struct AlertFire {
     pub payload: String,
 }
 
-/// A recorded alert push to attempt.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct AlertDelivery {
-    /// The alert.
-    pub alert_id: i64,
-    /// Which fire.
-    pub fire_seq: i64,
-    /// Where it goes.
-    pub conversation_id: String,
-    /// The retry key of every attempt.
-    pub retry_key: String,
-    /// The payload of every attempt.
-    pub payload: String,
-    /// When it was first prepared (Unix ms).
-    pub first_attempt_at: i64,
-}
-
 const INSERT: &str = "INSERT INTO price_alerts (conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, tz, lang, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, 'active', $15) ON CONFLICT DO NOTHING RETURNING id";
 const WATCH: &str = "INSERT INTO alert_symbols (symbol, next_check_at, failures) VALUES ($1, $2, 0) ON CONFLICT (symbol) DO UPDATE SET next_check_at = CASE WHEN excluded.next_check_at < alert_symbols.next_check_at THEN excluded.next_check_at ELSE alert_symbols.next_check_at END";
 const GET: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at FROM price_alerts WHERE id = $1 AND conversation_id = $2";
@@ -156,9 +140,6 @@ const UNWATCH: &str = "DELETE FROM alert_symbols WHERE symbol = $1 AND NOT EXIST
 const SET_STATE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4 WHERE id = $1 AND fire_seq = $2 AND status = 'active'";
 const FIRE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4, last_fired_at = $5, last_price = $6, fire_seq = fire_seq + 1, status = CASE WHEN frequency = 'once' THEN 'triggered' ELSE status END WHERE id = $1 AND fire_seq = $2 AND status = 'active'";
 const RECORD_DELIVERY: &str = "INSERT INTO alert_deliveries (alert_id, fire_seq, conversation_id, retry_key, payload, status, attempts, first_attempt_at, claimed_by, claim_expires_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8) ON CONFLICT (alert_id, fire_seq) DO NOTHING";
-const CLAIM_DELIVERIES: &str = "UPDATE alert_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING alert_id, fire_seq, conversation_id, retry_key, payload, first_attempt_at";
-const FINISH_DELIVERY: &str = "UPDATE alert_deliveries SET status = $4, attempts = attempts + 1, claimed_by = NULL, sent_at = CASE WHEN $4 = 'sent' THEN $5 ELSE sent_at END WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
-const RETRY_DELIVERY: &str = "UPDATE alert_deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_expires_at = $4 WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
 const RELEASE_SYMBOLS: &str =
     "UPDATE alert_symbols SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1";
 
@@ -358,48 +339,6 @@ impl Store {
             .await?;
         sqlx::query(UNWATCH).bind(symbol).execute(&mut *tx).await?;
         tx.commit().await?;
-        Ok(())
-    }
-
-    /// Claims the pending alert deliveries whose earlier attempt's claim or wait is over.
-    pub async fn claim_alert_deliveries(
-        &self,
-        owner: &str,
-        now_ms: i64,
-        lease_until_ms: i64,
-    ) -> Result<Vec<AlertDelivery>, StoreError> {
-        Ok(sqlx::query_as(CLAIM_DELIVERIES)
-            .bind(owner)
-            .bind(lease_until_ms)
-            .bind(now_ms)
-            .fetch_all(self.pool())
-            .await?)
-    }
-
-    /// Records the outcome of a push `owner` attempted: a final `status`, or (with `None`) a
-    /// retry not before `retry_at_ms`.
-    pub async fn finish_alert_delivery(
-        &self,
-        owner: &str,
-        d: &AlertDelivery,
-        status: Option<&str>,
-        now_ms: i64,
-        retry_at_ms: i64,
-    ) -> Result<(), StoreError> {
-        let query = match status {
-            Some(status) => sqlx::query(FINISH_DELIVERY)
-                .bind(d.alert_id)
-                .bind(d.fire_seq)
-                .bind(owner)
-                .bind(status)
-                .bind(now_ms),
-            None => sqlx::query(RETRY_DELIVERY)
-                .bind(d.alert_id)
-                .bind(d.fire_seq)
-                .bind(owner)
-                .bind(retry_at_ms),
-        };
-        query.execute(self.pool()).await?;
         Ok(())
     }
 

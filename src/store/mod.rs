@@ -9,11 +9,13 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, SqlitePool};
 
+mod alert_deliveries;
 mod alerts;
 mod memory;
 mod reminders;
 
-pub use alerts::{AlertDelivery, AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
+pub use alert_deliveries::AlertDelivery;
+pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use memory::{Memory, NewMemory, Removed};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 
