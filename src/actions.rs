@@ -1,6 +1,7 @@
 //! What a verified button tap does. The data was checked against the conversation of the tap (see
 //! [`crate::postback`]); each feature's actions act on that conversation only.
 
+use crate::alerts;
 use crate::app::Hearth;
 use crate::confirm;
 use crate::i18n::Lang;
@@ -18,6 +19,8 @@ pub async fn handle(app: &Hearth, ctx: &ToolCtx, postback: &Postback) -> Answer 
         "cancel_reminder" => reminders::actions::cancel(app, ctx, id).await,
         "reminder_done" => reminders::actions::done(app, ctx, id).await,
         "reminder_snooze" => reminders::actions::snooze(app, ctx, id).await,
+        alerts::render::CANCEL_ACTION => alerts::actions::cancel(app, ctx, id).await,
+        alerts::render::MUTE_ACTION => alerts::actions::mute(app, ctx, id).await,
         forget::FORGET_MEMORY => return forget::forget_tapped(&app.store, ctx, id).await,
         forget::FORGET_ALL => return forget::forget_all_tapped(&app.store, ctx, id).await,
         confirm::CONFIRM_CALL => return confirm::confirm_tapped(app, ctx, id).await,

@@ -10,6 +10,7 @@ use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 use tokio::sync::Notify;
 
+use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::line::client::LineClient;
@@ -60,6 +61,10 @@ pub struct Hearth {
     pub postback_key: PostbackKey,
     /// Delivers due reminders.
     pub reminders: ReminderScheduler,
+    /// Watches prices and pushes the alerts that fire.
+    pub alerts: AlertPoller,
+    /// Seconds between alert polls (0: off).
+    pub(crate) alert_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
     pub reminder_nudge: Arc<Notify>,
     /// This process's name in leases (inbox events, reminders).
@@ -102,7 +107,7 @@ impl Hearth {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let services = Services {
-            sources: Sources::from_config(config),
+            sources: Sources::from_config(config).with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
         };
@@ -129,6 +134,16 @@ impl Hearth {
             secs => SignedDuration::from_secs(secs as i64),
         };
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
+        let alerts = AlertPoller::new(
+            store.clone(),
+            services.sources.quotes.clone(),
+            line.clone(),
+            clock.clone(),
+            postback_key.clone(),
+            palette,
+            owner.clone(),
+            PollerSettings::default(),
+        );
         let reminders = ReminderScheduler::new(
             store.clone(),
             line.clone(),
@@ -153,6 +168,8 @@ impl Hearth {
             palette,
             postback_key,
             reminders,
+            alerts,
+            alert_poll_secs: config.alert_poll_secs,
             reminder_nudge: services.reminder_nudge,
             owner,
             inbox_lease,
@@ -191,6 +208,9 @@ impl Hearth {
             Ok(n) if n > 0 => tracing::info!(released = n, "reminder claims handed back"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "could not release reminder claims"),
+        }
+        if let Err(e) = self.alerts.release().await {
+            tracing::warn!(error = %e, "could not release price-alert claims");
         }
     }
 

@@ -1,5 +1,6 @@
-//! The periodic work of a serving process: delivering due reminders, recovering webhook events
-//! other processes left unfinished, and pruning what is kept only for a while.
+//! The periodic work of a serving process: delivering due reminders, watching prices for alerts,
+//! recovering webhook events other processes left unfinished, and pruning what is kept only for
+//! a while.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,6 +24,7 @@ pub fn start(app: Arc<Hearth>) -> Vec<JoinHandle<()>> {
     vec![
         tokio::spawn(deliver_reminders(app.clone())),
         tokio::spawn(recover_events(app.clone())),
+        tokio::spawn(watch_prices(app.clone())),
         tokio::spawn(prune(app)),
     ]
 }
@@ -39,6 +41,26 @@ async fn deliver_reminders(app: Arc<Hearth>) {
         tokio::select! {
             _ = tokio::time::sleep(REMINDER_TICK) => {}
             _ = app.reminder_nudge.notified() => {}
+        }
+    }
+}
+
+/// Polls watched prices and pushes the alerts that fire, every `HEARTH_ALERT_POLL_SECS` (each
+/// symbol on its own cadence).
+async fn watch_prices(app: Arc<Hearth>) {
+    if app.alert_poll_secs == 0 {
+        return;
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs(app.alert_poll_secs));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.alerts.tick().await {
+            Ok(report) if report.fired + report.sent + report.failed + report.retrying > 0 => {
+                tracing::info!(?report, "price alerts")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "price-alert tick failed"),
         }
     }
 }

@@ -221,6 +221,10 @@ pub struct Config {
     /// Seconds to wait for a data source.
     #[arg(long, env = "HEARTH_UPSTREAM_TIMEOUT_SECS", default_value_t = 8, global = true)]
     pub upstream_timeout_secs: u64,
+    /// Seconds between price-alert polls (each watched symbol is fetched on its own cadence:
+    /// 30 s near a level, up to 10 min far from one); 0 turns the poller off.
+    #[arg(long, env = "HEARTH_ALERT_POLL_SECS", default_value_t = 5, global = true)]
+    pub alert_poll_secs: u64,
 
     /// Base URL of a SearXNG instance with the JSON format enabled (e.g. http://searxng:8080);
     /// the self-hosted search provider, used first when set. With no search provider configured

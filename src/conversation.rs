@@ -218,8 +218,8 @@ impl Hearth {
         crate::metrics::turn(started.elapsed());
     }
 
-    /// Prefixes the answer with a notice when reminders to this conversation could not be
-    /// pushed because LINE's monthly quota ran out (told once).
+    /// Prefixes the answer with a notice when reminders or price alerts to this conversation could
+    /// not be pushed because LINE's monthly quota ran out (told once).
     async fn with_quota_notice(
         &self,
         conversation: &Conversation,
@@ -230,7 +230,7 @@ impl Hearth {
             let notice = match lang {
                 Lang::ZhTw => format!("⚠️ 本月 LINE 訊息額度已用完，有 {missed} 則提醒沒能送出。"),
                 Lang::En => format!(
-                    "⚠️ This month's LINE message quota ran out: {missed} reminder(s) could not be sent."
+                    "⚠️ This month's LINE message quota ran out: {missed} reminder(s) or price alert(s) could not be sent."
                 ),
             };
             answer.text = format!("{notice}\n\n{}", answer.text);

@@ -1,6 +1,6 @@
 //! hearth: a family assistant for LINE. Messages arrive on a signed webhook; an LLM answers,
-//! calling tools (weather, currency conversion, quotes, chat recaps, long-term memory, web search
-//! and page summaries); answers go back as text, Flex cards and
+//! calling tools (weather, currency conversion, quotes, price alerts, reminders, chat recaps,
+//! long-term memory, web search and page summaries); answers go back as text, Flex cards and
 //! quick-reply chips.
 //!
 //! # Layout
@@ -14,6 +14,9 @@
 //! - [`tool`]: the contract a tool author implements; [`registry`]: erasure and dispatch;
 //!   [`schema`]: argument schemas derived from types; [`tools`]: THE list, one file per tool.
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
+//! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
+//!   each watched symbol once per tick and pushes each fire once, their buttons.
+//! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
 //! - [`sources`]: clients for the data sources behind the tools.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
@@ -28,6 +31,7 @@
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
 
 pub mod actions;
+pub mod alerts;
 pub mod app;
 pub mod background;
 pub mod chat;
@@ -35,6 +39,7 @@ pub mod clock;
 pub mod config;
 pub mod confirm;
 pub mod conversation;
+pub mod delivery;
 pub mod i18n;
 pub mod inbox;
 pub mod line;

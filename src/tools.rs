@@ -1,12 +1,15 @@
 //! THE list of tools. Adding a tool is one new file in `src/tools/` and one line here; the name
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
+pub mod cancel_price_alert;
 pub mod cancel_reminder;
 pub mod forget;
 pub mod fx;
 pub mod get_quote;
 pub mod list_memories;
+pub mod list_price_alerts;
 pub mod list_reminders;
+pub mod price_alert;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
@@ -42,6 +45,9 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(reminder::Reminder::new(s.store.clone(), s.reminder_nudge.clone()))
         .tool(list_reminders::ListReminders::new(s.store.clone()))
         .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
+        .tool(price_alert::PriceAlert::new(s.store.clone(), s.sources.quotes.clone()))
+        .tool(list_price_alerts::ListPriceAlerts::new(s.store.clone()))
+        .tool(cancel_price_alert::CancelPriceAlert::new(s.store.clone()))
         .tool(recap::Recap::new(s.store.clone()))
         .tool(remember::Remember::new(s.store.clone()))
         .tool(forget::Forget::new(s.store.clone()))

@@ -94,7 +94,7 @@ async fn unsend_prune_and_forget_conversation_delete_what_they_say() {
         s.add_memory(&memory("C1", "記得")).await.expect("add");
         s.save_member("C1", "U1", "媽媽", 1).await.expect("member");
         let removed = s.forget_conversation("C1").await.expect("forget");
-        assert_eq!(removed, Removed { messages: 1, memories: 1, reminders: 0 });
+        assert_eq!(removed, Removed { messages: 1, memories: 1, reminders: 0, alerts: 0 });
         assert_eq!(s.member_name("C1", "U1").await.expect("query"), None);
         assert_eq!(s.log_window("C2", 0, 10).await.expect("window").len(), 1);
     }

@@ -63,6 +63,9 @@ async fn production_tools_have_the_seed_wire_names() {
             "reminder",
             "list_reminders",
             "cancel_reminder",
+            "price_alert",
+            "list_price_alerts",
+            "cancel_price_alert",
             "recap",
             "remember",
             "forget",
@@ -82,7 +85,10 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
         .map(|d| d.name)
         .filter(|n| registry.changes_state(n))
         .collect();
-    assert_eq!(changing, ["reminder", "cancel_reminder", "remember", "forget"]);
+    assert_eq!(
+        changing,
+        ["reminder", "cancel_reminder", "price_alert", "cancel_price_alert", "remember", "forget"]
+    );
     let untrusted: Vec<&str> = registry
         .definitions()
         .iter()

@@ -10,17 +10,14 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
-use uuid::Uuid;
 
 use super::render;
 use crate::clock::Clock;
-use crate::line::client::{LineClient, LineError};
+use crate::delivery::{self, Outcome};
+use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::postback::PostbackKey;
 use crate::store::{DeliveryRow, Finish, NewDelivery, Next, ReminderRow, Store, StoreError};
-
-/// Namespace of reminder retry keys.
-const KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
 
 /// Tuning of the scheduler.
 #[derive(Debug, Clone, Copy)]
@@ -182,10 +179,8 @@ impl ReminderScheduler {
             let late = lag > self.settings.grace;
             let messages =
                 render::delivery(&row, &schedule, occurrence, at, late, self.palette, &self.key);
-            let retry_key = Uuid::new_v5(
-                &KEY_NAMESPACE,
-                format!("reminder:{}:{}", row.id, at.as_millisecond()).as_bytes(),
-            );
+            let retry_key =
+                delivery::retry_key(&format!("reminder:{}:{}", row.id, at.as_millisecond()));
             news.push(NewDelivery {
                 reminder_id: row.id,
                 scheduled_for: at.as_millisecond(),
@@ -226,47 +221,30 @@ impl ReminderScheduler {
 
     /// Pushes one prepared occurrence and says how its reminder moves on.
     pub async fn deliver(&self, p: Prepared) -> Finish {
-        let finish = |delivery: Option<&'static str>, next| Finish {
+        let now = self.clock.now();
+        let outcome = delivery::push_recorded(
+            &self.line,
+            &self.store,
+            now.as_millisecond(),
+            &p.row.conversation_id,
+            &p.delivery.payload,
+            &p.delivery.retry_key,
+            &format!("reminder {}", p.row.id),
+        )
+        .await;
+        let next = match outcome {
+            Outcome::Sent | Outcome::Quota => p.next,
+            Outcome::Refused => Next::Pause,
+            Outcome::RetryLater => Next::Retry(
+                now.saturating_add(self.settings.retry_after)
+                    .map_or(i64::MAX, |t| t.as_millisecond()),
+            ),
+        };
+        Finish {
             reminder_id: p.row.id,
             claimed_fire_at: p.claimed_fire_at,
-            delivery: delivery.map(|s| (p.delivery.scheduled_for, s)),
+            delivery: outcome.status().map(|s| (p.delivery.scheduled_for, s)),
             next,
-        };
-        let messages: serde_json::Value = match serde_json::from_str(&p.delivery.payload) {
-            Ok(m) => m,
-            Err(e) => {
-                tracing::error!(reminder = p.row.id, error = %e, "stored payload unreadable");
-                return finish(Some("failed"), p.next);
-            }
-        };
-        let key = Uuid::parse_str(&p.delivery.retry_key)
-            .unwrap_or_else(|_| Uuid::new_v5(&KEY_NAMESPACE, p.delivery.retry_key.as_bytes()));
-        match self.line.push_with_retry(&p.row.conversation_id, &messages, key).await {
-            Ok(_) => finish(Some("sent"), p.next),
-            Err(LineError::QuotaExhausted) => {
-                tracing::error!(
-                    reminder = p.row.id,
-                    "monthly message quota reached: reminder not pushed"
-                );
-                let now = self.clock.now().as_millisecond();
-                if let Err(e) = self.store.record_quota_miss(&p.row.conversation_id, now).await {
-                    tracing::warn!(error = %e, "could not record the quota miss");
-                }
-                finish(Some("failed_quota"), p.next)
-            }
-            Err(LineError::Rejected { status, message }) => {
-                tracing::error!(reminder = p.row.id, %status, message, "LINE refused the push; reminder paused");
-                finish(Some("failed"), Next::Pause)
-            }
-            Err(e) => {
-                tracing::warn!(reminder = p.row.id, error = %e, "push failed; will retry with the same key");
-                let again = self
-                    .clock
-                    .now()
-                    .saturating_add(self.settings.retry_after)
-                    .map_or(i64::MAX, |t| t.as_millisecond());
-                finish(None, Next::Retry(again))
-            }
         }
     }
 

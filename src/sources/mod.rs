@@ -158,4 +158,10 @@ impl Sources {
             }),
         }
     }
+
+    /// The same sources with cache ages judged by `clock` (the application's clock).
+    pub fn with_clock(mut self, clock: std::sync::Arc<dyn crate::clock::Clock>) -> Self {
+        self.quotes = self.quotes.with_clock(clock);
+        self
+    }
 }

@@ -9,6 +9,7 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 
 use super::{UpstreamError, join_url, send};
+use crate::clock::{Clock, SystemClock};
 
 /// A quote as the bot uses it.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,12 +112,16 @@ pub enum QuoteError {
     Upstream(#[from] UpstreamError),
 }
 
-/// The quote client with its cache.
+/// The quote client with its cache. One instance (cheap clones share the cache) serves both
+/// `get_quote` and the price-alert poller, so a symbol both ask about is fetched once.
 #[derive(Clone)]
 pub struct QuoteSource {
     http: reqwest::Client,
     base_url: String,
-    cache: Cache<String, Arc<Quote>>,
+    ttl: Duration,
+    clock: Arc<dyn Clock>,
+    /// Quotes with the instant (by `clock`, Unix ms) they were fetched.
+    cache: Cache<String, (i64, Arc<Quote>)>,
 }
 
 impl QuoteSource {
@@ -125,13 +130,26 @@ impl QuoteSource {
         Self {
             http,
             base_url: base_url.to_string(),
+            ttl,
+            clock: Arc::new(SystemClock),
             cache: Cache::builder().max_capacity(10_000).time_to_live(ttl).build(),
         }
     }
 
+    /// The same source judging the age of cached quotes by `clock` (the application's clock, so
+    /// a simulated clock ages them too).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
     /// The quote for `symbol` (already normalised: `2330.TW`, `AAPL`, `BTC-USD`, `^TWII`).
     pub async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, QuoteError> {
-        if let Some(q) = self.cache.get(symbol).await {
+        let now = self.clock.now().as_millisecond();
+        let ttl = i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX);
+        if let Some((at, q)) = self.cache.get(symbol).await
+            && (0..ttl).contains(&now.saturating_sub(at))
+        {
             return Ok(q);
         }
         let path = format!("/v8/finance/chart/{}", urlencode_symbol(symbol));
@@ -168,7 +186,7 @@ impl QuoteSource {
             market_time: meta.regular_market_time,
             session: meta.current_trading_period.and_then(|p| p.regular).map(|p| (p.start, p.end)),
         });
-        self.cache.insert(symbol.to_string(), quote.clone()).await;
+        self.cache.insert(symbol.to_string(), (now, quote.clone())).await;
         Ok(quote)
     }
 }

@@ -46,6 +46,8 @@ pub struct Removed {
     pub memories: u64,
     /// Reminders (with their delivery records).
     pub reminders: u64,
+    /// Price alerts (with their delivery records).
+    pub alerts: u64,
 }
 
 const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, speaker, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
@@ -62,6 +64,8 @@ const DELETE_SENT: &str = "DELETE FROM sent_messages WHERE conversation_id = $1"
 const DELETE_MEMBERS: &str = "DELETE FROM members WHERE conversation_id = $1";
 const DELETE_DELIVERIES: &str = "DELETE FROM reminder_deliveries WHERE conversation_id = $1";
 const DELETE_REMINDERS: &str = "DELETE FROM reminders WHERE conversation_id = $1";
+const DELETE_ALERTS: &str = "DELETE FROM price_alerts WHERE conversation_id = $1";
+const DELETE_ALERT_DELIVERIES: &str = "DELETE FROM alert_deliveries WHERE conversation_id = $1";
 const DELETE_QUOTA_NOTICE: &str = "DELETE FROM push_quota_notices WHERE conversation_id = $1";
 
 impl Store {
@@ -156,27 +160,42 @@ impl Store {
     }
 
     /// Deletes everything kept about a conversation that removed hearth (left the group,
-    /// blocked the bot): its log, memories, the ids of hearth's messages and cached names.
+    /// blocked the bot): its log, memories, reminders and price alerts (with their delivery
+    /// records), the ids of hearth's messages and cached names.
     pub async fn forget_conversation(&self, conversation_id: &str) -> Result<Removed, StoreError> {
         Ok(db!(self, db => {
-                let mut tx = db.begin().await?;
-                let messages =
-                    sqlx::query(DELETE_LOG).bind(conversation_id).execute(&mut *tx).await?.rows_affected();
-                let memories = sqlx::query(DELETE_ALL_MEMORIES)
-                    .bind(conversation_id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                let reminders = sqlx::query(DELETE_REMINDERS)
-                    .bind(conversation_id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                for sql in [DELETE_SENT, DELETE_MEMBERS, DELETE_DELIVERIES, DELETE_QUOTA_NOTICE] {
-                    sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
-                }
-                tx.commit().await?;
-        Removed { messages, memories, reminders }
-            }))
+            let mut tx = db.begin().await?;
+            let messages = sqlx::query(DELETE_LOG)
+                .bind(conversation_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            let memories = sqlx::query(DELETE_ALL_MEMORIES)
+                .bind(conversation_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            let reminders = sqlx::query(DELETE_REMINDERS)
+                .bind(conversation_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            let alerts = sqlx::query(DELETE_ALERTS)
+                .bind(conversation_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            for sql in [
+                DELETE_SENT,
+                DELETE_MEMBERS,
+                DELETE_DELIVERIES,
+                DELETE_ALERT_DELIVERIES,
+                DELETE_QUOTA_NOTICE,
+            ] {
+                sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Removed { messages, memories, reminders, alerts }
+        }))
     }
 }

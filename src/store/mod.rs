@@ -23,11 +23,15 @@ macro_rules! db {
     };
 }
 
+mod alert_deliveries;
+mod alerts;
 mod inbox;
 mod memory;
 mod pending;
 mod reminders;
 
+pub use alert_deliveries::AlertDelivery;
+pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use inbox::{InboxEvent, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
 pub use pending::{NewPendingCall, PendingCall};

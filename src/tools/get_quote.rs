@@ -104,7 +104,7 @@ pub fn resolve_symbol(input: &str) -> Result<String, ToolError> {
 
 impl Tool for GetQuote {
     const NAME: &'static str = "get_quote";
-    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or cryptocurrency (Taiwan and US markets, crypto such as BTC and ETH). Use it for any price question about 股票/股價/ETF/指數/加密貨幣, including \"how much is 0.1 BTC\" (then multiply). Prices come in the instrument's own currency.";
+    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or cryptocurrency (Taiwan and US markets, crypto such as BTC and ETH). Use it for any price question about 股票/股價/ETF/指數/加密貨幣, including \"how much is 0.1 BTC\" (then multiply). Prices come in the instrument's own currency. To be told later when a price reaches a level, use price_alert.";
     type Args = Args;
     type Output = Output;
 

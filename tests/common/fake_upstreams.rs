@@ -67,6 +67,8 @@ struct UpstreamState {
     requests: HashMap<Route, Vec<String>>,
     forecast_start: (i32, u32, u32),
     prices: HashMap<String, f64>,
+    market_times: HashMap<String, i64>,
+    symbol_modes: HashMap<String, Mode>,
 }
 
 impl FakeUpstreams {
@@ -79,6 +81,8 @@ impl FakeUpstreams {
             requests: HashMap::new(),
             forecast_start: meteo::parse_date("2026-11-30"),
             prices: HashMap::new(),
+            market_times: HashMap::new(),
+            symbol_modes: HashMap::new(),
         };
         let upstreams = Self { inner: Arc::new(Inner { port, state: Mutex::new(state) }) };
         let router = Router::new()
@@ -118,9 +122,22 @@ impl FakeUpstreams {
         self.lock().forecast_start = meteo::parse_date(date);
     }
 
-    /// Overrides the Yahoo `regularMarketPrice` (and close) of `symbol`.
+    /// Overrides the Yahoo `regularMarketPrice` (and close) of `symbol`. A symbol the fake does
+    /// not know becomes known: a 24/7 crypto-like instrument in USD.
     pub fn set_price(&self, symbol: &str, price: f64) {
         self.lock().prices.insert(symbol.to_ascii_uppercase(), price);
+    }
+
+    /// Overrides the Yahoo `regularMarketTime` (Unix seconds) of `symbol`, so a quote looks fresh
+    /// (or stale) relative to the test's clock.
+    pub fn set_market_time(&self, symbol: &str, unix_seconds: i64) {
+        self.lock().market_times.insert(symbol.to_ascii_uppercase(), unix_seconds);
+    }
+
+    /// Switches how the chart of `symbol` alone answers (only `Normal`, `RateLimited` and
+    /// `ServerError` apply); the route's own mode still comes first.
+    pub fn set_symbol_mode(&self, symbol: &str, mode: Mode) {
+        self.lock().symbol_modes.insert(symbol.to_ascii_uppercase(), mode);
     }
 
     fn lock(&self) -> MutexGuard<'_, UpstreamState> {

@@ -2,12 +2,12 @@
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::header::USER_AGENT;
+use axum::http::header::{RETRY_AFTER, USER_AGENT};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use super::{FakeUpstreams, Params, Route};
+use super::{FakeUpstreams, Mode, Params, Route};
 
 /// Rates against USD.
 const USD_RATES: &[(&str, f64)] = &[
@@ -154,6 +154,18 @@ const QUOTES: &[Quote] = &[
     },
 ];
 
+/// What a symbol the table does not know, but a test gave a price, looks like.
+const GENERIC: Quote = Quote {
+    symbol: "",
+    currency: "USD",
+    price: 100.0,
+    previous_close: 100.0,
+    names: ("", ""),
+    instrument_type: "CRYPTOCURRENCY",
+    market: &CRYPTO,
+    volume: 1_000,
+};
+
 /// `GET /v8/finance/chart/{symbol}`: one day of chart data; needs a browser-like `User-Agent`.
 pub(super) async fn yahoo(
     State(up): State<FakeUpstreams>,
@@ -173,7 +185,26 @@ pub(super) async fn yahoo(
         return (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests").into_response();
     }
     let symbol = symbol.to_ascii_uppercase();
-    let Some(quote) = QUOTES.iter().find(|quote| quote.symbol == symbol) else {
+    let (symbol_mode, set_price, set_time) = {
+        let state = up.lock();
+        (
+            state.symbol_modes.get(&symbol).copied().unwrap_or_default(),
+            state.prices.get(&symbol).copied(),
+            state.market_times.get(&symbol).copied(),
+        )
+    };
+    match symbol_mode {
+        Mode::RateLimited => {
+            return (StatusCode::TOO_MANY_REQUESTS, [(RETRY_AFTER, "30")], "Too Many Requests")
+                .into_response();
+        }
+        Mode::ServerError => {
+            return (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response();
+        }
+        _ => {}
+    }
+    let known = QUOTES.iter().find(|quote| quote.symbol == symbol);
+    let Some(quote) = known.or(set_price.map(|_| &GENERIC)) else {
         let error =
             json!({"code": "Not Found", "description": "No data found, symbol may be delisted"});
         let body = json!({"chart": {"result": null, "error": error}});
@@ -181,19 +212,21 @@ pub(super) async fn yahoo(
     };
     let market = quote.market;
     let previous = quote.previous_close;
-    let price = up.lock().prices.get(quote.symbol).copied().unwrap_or(quote.price);
+    let price = set_price.unwrap_or(quote.price);
+    let names =
+        if quote.names.0.is_empty() { (symbol.as_str(), symbol.as_str()) } else { quote.names };
     let round = |x: f64| (x * 100.0).round() / 100.0;
     let (high, low) = (round(price.max(previous) * 1.005), round(price.min(previous) * 0.995));
     let (start, end) = market.session;
     let period = |from: i64, to: i64| trading_period(market, from, to);
     let meta = json!({
         "currency": quote.currency,
-        "symbol": quote.symbol,
+        "symbol": symbol,
         "exchangeName": market.exchange.0,
         "fullExchangeName": market.exchange.1,
         "instrumentType": quote.instrument_type,
         "firstTradeDate": 946_947_600,
-        "regularMarketTime": market.market_time,
+        "regularMarketTime": set_time.unwrap_or(market.market_time),
         "gmtoffset": market.gmtoffset,
         "timezone": market.timezone.0,
         "exchangeTimezoneName": market.timezone.1,
@@ -205,8 +238,8 @@ pub(super) async fn yahoo(
         "regularMarketVolume": quote.volume,
         "fiftyTwoWeekHigh": round(price * 1.2),
         "fiftyTwoWeekLow": round(price * 0.6),
-        "longName": quote.names.0,
-        "shortName": quote.names.1,
+        "longName": names.0,
+        "shortName": names.1,
         "hasPrePostMarketData": false,
         "priceHint": 2,
         "currentTradingPeriod": {

@@ -1,0 +1,72 @@
+//! The buttons of price-alert cards: ❌ cancel and 🔕 mute for 24 hours. The postback was verified
+//! against this conversation; every store call is also scoped to it, so an id from another
+//! conversation finds nothing.
+
+use jiff::SignedDuration;
+
+use super::crossing::Direction;
+use super::describe::condition;
+use crate::app::Hearth;
+use crate::tool::ToolCtx;
+
+/// How long 🔕 mutes an every-time alert.
+pub const MUTE: SignedDuration = SignedDuration::from_hours(24);
+
+fn not_found(ctx: &ToolCtx) -> String {
+    ctx.lang.pick("找不到這個價格通知。", "No such price alert.").into()
+}
+
+fn sorry(ctx: &ToolCtx) -> String {
+    ctx.lang
+        .pick(
+            "抱歉，現在沒辦法變更，請再試一次。",
+            "Sorry, I couldn't change it; please try again.",
+        )
+        .into()
+}
+
+/// ❌: cancels the alert.
+pub async fn cancel(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
+    let lang = ctx.lang;
+    let conversation = &ctx.conversation.id;
+    let Ok(id) = id.parse::<i64>() else { return not_found(ctx) };
+    let Ok(Some(row)) = app.store.alert(conversation, id).await else { return not_found(ctx) };
+    let what = format!(
+        "{} {}",
+        row.symbol,
+        condition(Direction::parse(&row.direction).unwrap_or(Direction::Up), row.level, lang)
+    );
+    match app.store.cancel_alert(conversation, id).await {
+        Ok(true) => format!("{}{what}", lang.pick("❌ 已取消價格通知：", "❌ Cancelled: ")),
+        Ok(false) => format!(
+            "{}{what}",
+            lang.pick("這個價格通知已經結束或取消了：", "Already finished or cancelled: ")
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "alert cancel failed");
+            sorry(ctx)
+        }
+    }
+}
+
+/// 🔕: no fires for the next 24 hours; crosses in that time are not replayed.
+pub async fn mute(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
+    let lang = ctx.lang;
+    let Ok(id) = id.parse::<i64>() else { return not_found(ctx) };
+    let now = ctx.now();
+    let until = now.saturating_add(MUTE).unwrap_or(now);
+    match app.store.mute_alert(&ctx.conversation.id, id, until.as_millisecond()).await {
+        Ok(true) => {
+            let local = until.to_zoned_datetime(ctx.tz.clone()).strftime("%m/%d %H:%M").to_string();
+            match lang {
+                crate::i18n::Lang::ZhTw => format!("🔕 好的，{local} 前不再通知"),
+                crate::i18n::Lang::En => format!("🔕 OK, muted until {local}"),
+            }
+        }
+        Ok(false) => not_found(ctx),
+        Err(e) => {
+            tracing::error!(error = %e, "alert mute failed");
+            sorry(ctx)
+        }
+    }
+}

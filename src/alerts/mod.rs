@@ -1,0 +1,12 @@
+//! Price alerts: "tell me when 2330.TW rises to 1,500". The crossing state machine with its dead
+//! band and cooldown ([`crossing`], pure), market hours, freshness and polling cadence
+//! ([`market`]), alerts in words ([`describe`]), the push a fire becomes ([`render`]), the poller
+//! that fetches each watched symbol once per tick and delivers each fire once ([`poller`]), and
+//! what the buttons on an alert card do ([`actions`]).
+
+pub mod actions;
+pub mod crossing;
+pub mod describe;
+pub mod market;
+pub mod poller;
+pub mod render;

@@ -1,0 +1,111 @@
+//! The push an alert becomes when it fires: a card with the symbol, the condition, the actual
+//! price and its time (a gap at the open can jump far past the level), the day's change coloured
+//! by the family's convention, and buttons: ❌ cancel, and 🔕 mute for every-time alerts.
+
+use jiff::tz::TimeZone;
+
+use super::crossing::{Direction, Frequency};
+use super::describe::{condition, frequency, lang_of, price_time};
+use crate::line::flex::{self, Palette};
+use crate::line::message::Message;
+use crate::postback::{ButtonSigner, PostbackKey};
+use crate::sources::quotes::Quote;
+use crate::store::AlertRow;
+use crate::tool::{Card, CardButton, CardRow, Styled, Tone};
+use crate::tools::fx::money;
+
+/// Postback action of the ❌ button.
+pub const CANCEL_ACTION: &str = "cancel_price_alert";
+/// Postback action of the 🔕 button.
+pub const MUTE_ACTION: &str = "mute_price_alert";
+
+/// The messages pushed when `row` fires on `quote`.
+pub fn fired(row: &AlertRow, quote: &Quote, palette: Palette, key: &PostbackKey) -> Vec<Message> {
+    let lang = lang_of(&row.lang);
+    let direction = Direction::parse(&row.direction).unwrap_or(Direction::Up);
+    let card = card(row, direction, quote);
+    let signer = ButtonSigner::new(key.clone(), &row.conversation_id);
+    let icon = if direction == Direction::Up { "📈" } else { "📉" };
+    let alt_text = format!(
+        "{icon} {} {}{}{}",
+        row.symbol,
+        condition(direction, row.level, lang),
+        lang.pick("，現價 ", ": now "),
+        money(quote.price)
+    );
+    match flex::container(std::slice::from_ref(&card), palette, Some(&signer)) {
+        Some(contents) => vec![Message::Flex { alt_text, contents, quick_reply: None }],
+        None => vec![Message::text(card.to_text())],
+    }
+}
+
+/// The tone of a change: up, down or none.
+pub fn tone_of(change: f64) -> Option<Tone> {
+    if change > 0.0 {
+        Some(Tone::Up)
+    } else if change < 0.0 {
+        Some(Tone::Down)
+    } else {
+        None
+    }
+}
+
+fn card(row: &AlertRow, direction: Direction, quote: &Quote) -> Card {
+    let lang = lang_of(&row.lang);
+    let icon = if direction == Direction::Up { "📈" } else { "📉" };
+    let mut card = Card::new(format!("{icon} {}", lang.pick("價格通知", "Price alert")));
+    card.subtitle = Some(match row.name.as_deref().or(quote.name.as_deref()) {
+        Some(name) => format!("{name} ({})", row.symbol),
+        None => row.symbol.clone(),
+    });
+    let currency = row.currency.as_deref().or(quote.currency.as_deref()).unwrap_or("");
+    let change = quote.previous_close.map(|prev| (quote.price - prev, prev));
+    let tone = change.and_then(|(c, _)| tone_of(c));
+    card.headline = Some(Styled {
+        text: format!("{} {currency}", money(quote.price)).trim().to_string(),
+        tone,
+    });
+    card.rows
+        .push(CardRow::new(lang.pick("條件", "Condition"), condition(direction, row.level, lang)));
+    if let Some((c, prev)) = change {
+        let arrow = match tone {
+            Some(Tone::Up) => "▲",
+            Some(Tone::Down) => "▼",
+            _ => "–",
+        };
+        let pct = if prev != 0.0 { c / prev * 100.0 } else { 0.0 };
+        card.rows.push(
+            CardRow::new(
+                lang.pick("今日漲跌", "Today"),
+                format!("{arrow} {} ({pct:+.2}%)", money(c.abs())),
+            )
+            .toned(tone),
+        );
+    }
+    let tz = TimeZone::get(&row.tz).unwrap_or(TimeZone::UTC);
+    if let Some(at) = price_time(quote.market_time, &tz) {
+        card.rows.push(CardRow::new(lang.pick("價格時間", "Price time"), at));
+    }
+    let every_time = Frequency::parse(&row.frequency) == Some(Frequency::EveryTime);
+    if every_time {
+        card.rows.push(CardRow::new(
+            lang.pick("頻率", "Repeats"),
+            frequency(Frequency::EveryTime, row.cooldown_s, lang),
+        ));
+    }
+    card.buttons.push(CardButton::Postback {
+        label: lang.pick("❌ 取消通知", "❌ Cancel alert").into(),
+        action: CANCEL_ACTION.into(),
+        id: row.id.to_string(),
+        display_text: format!("{} {}", lang.pick("❌ 取消價格通知", "❌ Cancel alert"), row.symbol),
+    });
+    if every_time {
+        card.buttons.push(CardButton::Postback {
+            label: lang.pick("🔕 靜音 24 小時", "🔕 Mute 24 h").into(),
+            action: MUTE_ACTION.into(),
+            id: row.id.to_string(),
+            display_text: format!("{} {}", lang.pick("🔕 靜音", "🔕 Mute"), row.symbol),
+        });
+    }
+    card
+}

@@ -1,0 +1,88 @@
+//! Pushing a recorded delivery, shared by the reminder scheduler and the price-alert poller.
+//!
+//! Both record the rendered push and a deterministic `X-Line-Retry-Key` before the first attempt;
+//! every attempt, from any process, then sends the stored payload with that key. This module does
+//! the attempt and says what the outcome means: LINE accepted it (a `409` for a repeated key
+//! counts), the monthly quota is used up (recorded so the conversation is told on its next turn),
+//! LINE refused the target for good, or the outcome is unknown and the same request must be tried
+//! again later.
+
+use uuid::Uuid;
+
+use crate::line::client::{LineClient, LineError};
+use crate::store::Store;
+
+/// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
+pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
+
+/// The deterministic retry key of a named occurrence.
+pub fn retry_key(name: &str) -> Uuid {
+    Uuid::new_v5(&RETRY_KEY_NAMESPACE, name.as_bytes())
+}
+
+/// What became of one push attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// LINE accepted it (now, or on an earlier attempt with the same key).
+    Sent,
+    /// The monthly quota is used up; recorded for the conversation's quota notice.
+    Quota,
+    /// LINE refused it for good (the bot left the group, a bad message), or the stored payload
+    /// is unreadable.
+    Refused,
+    /// The outcome is unknown (timeout, server error, still rate limited): try the same request
+    /// again later.
+    RetryLater,
+}
+
+impl Outcome {
+    /// The delivery status to record, or `None` when the delivery stays pending.
+    pub fn status(self) -> Option<&'static str> {
+        match self {
+            Outcome::Sent => Some("sent"),
+            Outcome::Quota => Some("failed_quota"),
+            Outcome::Refused => Some("failed"),
+            Outcome::RetryLater => None,
+        }
+    }
+}
+
+/// Pushes the stored `payload` (a JSON array of messages) to `to` with `retry_key`, retrying
+/// briefly inside [`LineClient::push_with_retry`]. `what` names the item in the log
+/// (`reminder 42`, `alert 7`).
+pub async fn push_recorded(
+    line: &LineClient,
+    store: &Store,
+    now_ms: i64,
+    to: &str,
+    payload: &str,
+    retry_key: &str,
+    what: &str,
+) -> Outcome {
+    let messages: serde_json::Value = match serde_json::from_str(payload) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::error!(item = what, error = %e, "stored payload unreadable");
+            return Outcome::Refused;
+        }
+    };
+    let key = Uuid::parse_str(retry_key).unwrap_or_else(|_| self::retry_key(retry_key));
+    match line.push_with_retry(to, &messages, key).await {
+        Ok(_) => Outcome::Sent,
+        Err(LineError::QuotaExhausted) => {
+            tracing::error!(item = what, "monthly message quota reached: not pushed");
+            if let Err(e) = store.record_quota_miss(to, now_ms).await {
+                tracing::warn!(error = %e, "could not record the quota miss");
+            }
+            Outcome::Quota
+        }
+        Err(LineError::Rejected { status, message }) => {
+            tracing::error!(item = what, %status, message, "LINE refused the push");
+            Outcome::Refused
+        }
+        Err(e) => {
+            tracing::warn!(item = what, error = %e, "push failed; will retry with the same key");
+            Outcome::RetryLater
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Recorded price-alert pushes: a fire writes its delivery row (payload and retry key) in the
+//! same transaction as the fenced fire (see [`Store::record_evaluation`]); a push whose outcome is
+//! unknown stays pending and is claimed again, with a lease, by any process after its wait.
+
+use sqlx::FromRow;
+
+use super::{Store, StoreError};
+
+/// A recorded alert push to attempt.
+#[derive(Debug, Clone, PartialEq, FromRow)]
+pub struct AlertDelivery {
+    /// The alert.
+    pub alert_id: i64,
+    /// Which fire.
+    pub fire_seq: i64,
+    /// Where it goes.
+    pub conversation_id: String,
+    /// The retry key of every attempt.
+    pub retry_key: String,
+    /// The payload of every attempt.
+    pub payload: String,
+    /// When it was first prepared (Unix ms).
+    pub first_attempt_at: i64,
+}
+
+const CLAIM_DELIVERIES: &str = "UPDATE alert_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING alert_id, fire_seq, conversation_id, retry_key, payload, first_attempt_at";
+const FINISH_DELIVERY: &str = "UPDATE alert_deliveries SET status = $4, attempts = attempts + 1, claimed_by = NULL, sent_at = CASE WHEN $4 = 'sent' THEN $5 ELSE sent_at END WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
+const RETRY_DELIVERY: &str = "UPDATE alert_deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_expires_at = $4 WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
+
+impl Store {
+    /// Claims the pending alert deliveries whose earlier attempt's claim or wait is over.
+    pub async fn claim_alert_deliveries(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+    ) -> Result<Vec<AlertDelivery>, StoreError> {
+        db!(self, db => {
+            Ok(sqlx::query_as(CLAIM_DELIVERIES)
+                .bind(owner)
+                .bind(lease_until_ms)
+                .bind(now_ms)
+                .fetch_all(db)
+                .await?)
+        })
+    }
+
+    /// Records the outcome of a push `owner` attempted: a final `status`, or (with `None`) a
+    /// retry not before `retry_at_ms`.
+    pub async fn finish_alert_delivery(
+        &self,
+        owner: &str,
+        d: &AlertDelivery,
+        status: Option<&str>,
+        now_ms: i64,
+        retry_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => {
+            let query = match status {
+                Some(status) => sqlx::query(FINISH_DELIVERY)
+                    .bind(d.alert_id)
+                    .bind(d.fire_seq)
+                    .bind(owner)
+                    .bind(status)
+                    .bind(now_ms),
+                None => sqlx::query(RETRY_DELIVERY)
+                    .bind(d.alert_id)
+                    .bind(d.fire_seq)
+                    .bind(owner)
+                    .bind(retry_at_ms),
+            };
+            query.execute(db).await?;
+            Ok(())
+        })
+    }
+}

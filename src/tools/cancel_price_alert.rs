@@ -1,0 +1,81 @@
+//! `cancel_price_alert`: cancels this conversation's price alerts, by id or by symbol.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::store::Store;
+use crate::tool::{Tool, ToolCtx, ToolError};
+use crate::tools::get_quote::resolve_symbol;
+use crate::tools::list_price_alerts::Item;
+use crate::tools::reminder::store_error;
+
+/// Arguments of `cancel_price_alert`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The alert's id, from list_price_alerts or the confirmation.
+    pub id: Option<i64>,
+    /// Or a symbol ("2330.TW", "台積電", "BTC"): cancels every alert of this chat on it.
+    pub symbol: Option<String>,
+}
+
+/// The result of `cancel_price_alert`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The alerts cancelled.
+    pub cancelled: Vec<Item>,
+}
+
+/// The cancel tool.
+pub struct CancelPriceAlert {
+    store: Store,
+}
+
+impl CancelPriceAlert {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl Tool for CancelPriceAlert {
+    const NAME: &'static str = "cancel_price_alert";
+    const CHANGES_STATE: bool = true;
+    const DESCRIPTION: &'static str = "Cancel price alerts of this chat: one by id, or all alerts on a symbol. Use list_price_alerts first when the user's words match several alerts.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let conversation = &ctx.conversation.id;
+        if let Some(id) = args.id {
+            let row = self.store.alert(conversation, id).await.map_err(store_error)?;
+            let Some(row) = row.filter(|r| r.status == "active") else {
+                return Err(ToolError::NotFound(format!(
+                    "this chat has no active price alert #{id}; list_price_alerts shows the ids"
+                )));
+            };
+            if !self.store.cancel_alert(conversation, id).await.map_err(store_error)? {
+                return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
+            }
+            return Ok(Output { cancelled: Item::from_row(&row, ctx).into_iter().collect() });
+        }
+        let Some(symbol) = args.symbol else {
+            return Err(ToolError::InvalidArgs(
+                "give the alert's id or a symbol; list_price_alerts shows them".into(),
+            ));
+        };
+        let symbol = resolve_symbol(&symbol)?;
+        let active = self.store.list_alerts(conversation).await.map_err(store_error)?;
+        let ids = self.store.cancel_alerts_on(conversation, &symbol).await.map_err(store_error)?;
+        if ids.is_empty() {
+            return Err(ToolError::NotFound(format!(
+                "this chat has no active price alert on {symbol}"
+            )));
+        }
+        let cancelled = active
+            .iter()
+            .filter(|r| ids.contains(&r.id))
+            .filter_map(|r| Item::from_row(r, ctx))
+            .collect();
+        Ok(Output { cancelled })
+    }
+}

@@ -1,0 +1,247 @@
+//! `price_alert`: watches a symbol for this conversation and pushes a card when the price rises
+//! to or falls to a level — once, or every time it crosses again. The symbol is checked against
+//! the quote source first; if the condition already holds, the reply says so and the alert waits
+//! for a fresh cross.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::alerts::crossing::{Direction, Frequency, Side};
+use crate::alerts::describe::{condition, frequency, lang_code};
+use crate::alerts::render::{CANCEL_ACTION, tone_of};
+use crate::sources::quotes::{QuoteError, QuoteSource};
+use crate::store::{NewAlert, Store};
+use crate::tool::{Card, CardButton, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
+use crate::tools::fx::money;
+use crate::tools::get_quote::resolve_symbol;
+use crate::tools::reminder::store_error;
+
+/// The dead band around a level, percent of it.
+pub const BAND_PCT: f64 = 0.2;
+/// Least time between two fires of an every-time alert.
+pub const COOLDOWN_S: i64 = 3600;
+/// The highest level accepted.
+const MAX_LEVEL: f64 = 1e9;
+/// A level further than this factor from the current price is refused as a mistake.
+const MAX_FACTOR: f64 = 10.0;
+/// The most active alerts one conversation may keep.
+const MAX_PER_CONVERSATION: usize = 50;
+
+/// Which way the price must go.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Way {
+    /// The price rises to (or above) the level: 漲到、漲破、突破、站上.
+    RisesTo,
+    /// The price falls to (or below) the level: 跌到、跌破、低於.
+    FallsTo,
+}
+
+/// How often to alert.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Often {
+    /// Once, then the alert ends (the default).
+    Once,
+    /// Every time the price crosses the level again (at most once an hour).
+    EveryTime,
+}
+
+/// Arguments of `price_alert`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// Yahoo Finance symbol: Taiwan listings "2330.TW" (TWSE) or "6488.TWO" (TPEx), US tickers "AAPL", indices "^TWII", crypto "BTC-USD". A well-known name ("台積電", "Apple", "比特幣") or a bare Taiwan stock code ("2330") is also accepted.
+    pub symbol: String,
+    /// rises_to (漲到、漲破、突破、站上, "goes above") or falls_to (跌到、跌破、低於, "drops below").
+    pub direction: Way,
+    /// The price level, in the instrument's own currency (TWD for Taiwan stocks, USD for US stocks and BTC-USD).
+    pub level: f64,
+    /// once (default), or every_time ("每次", "every time"): again on each real re-cross, at most once an hour.
+    pub frequency: Option<Often>,
+}
+
+/// The result of `price_alert`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The alert's id (for cancel_price_alert).
+    pub id: i64,
+    /// The symbol watched.
+    pub symbol: String,
+    /// The instrument's name.
+    pub name: Option<String>,
+    /// `up` or `down`.
+    pub direction: Direction,
+    /// The level.
+    pub level: f64,
+    /// `once` or `every_time`.
+    pub frequency: Frequency,
+    /// The price now.
+    pub current_price: f64,
+    /// Its currency.
+    pub currency: Option<String>,
+    /// True if the price is already past the level: the alert waits for a fresh cross.
+    pub already_past_level: bool,
+    /// A sentence to relay.
+    pub note: String,
+}
+
+/// The alert-creating tool.
+pub struct PriceAlert {
+    store: Store,
+    quotes: QuoteSource,
+}
+
+impl PriceAlert {
+    /// The tool over the store and the shared quote source.
+    pub fn new(store: Store, quotes: QuoteSource) -> Self {
+        Self { store, quotes }
+    }
+}
+
+fn invalid(msg: impl Into<String>) -> ToolError {
+    ToolError::InvalidArgs(msg.into())
+}
+
+impl Tool for PriceAlert {
+    const NAME: &'static str = "price_alert";
+    const CHANGES_STATE: bool = true;
+    const DESCRIPTION: &'static str = "Set a price alert for this chat: push a message when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let symbol = resolve_symbol(&args.symbol)?;
+        let level = args.level;
+        if !level.is_finite() || level <= 0.0 {
+            return Err(invalid("the level must be a positive price"));
+        }
+        if level > MAX_LEVEL {
+            return Err(invalid(format!("{level} is not a plausible price level")));
+        }
+        let quote = self.quotes.quote(&symbol).await.map_err(|e| match e {
+            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!(
+                "no quote found for {s}; check the symbol (e.g. 2330.TW, AAPL, BTC-USD)"
+            )),
+            QuoteError::Upstream(e) => e.into_tool_error("the quote service"),
+        })?;
+        let price = quote.price;
+        if price > 0.0 && (level / price > MAX_FACTOR || price / level > MAX_FACTOR) {
+            return Err(invalid(format!(
+                "{} is more than {MAX_FACTOR}× away from {symbol}'s current price {}; check the level",
+                money(level),
+                money(price)
+            )));
+        }
+        let conversation = &ctx.conversation.id;
+        let active = self.store.list_alerts(conversation).await.map_err(store_error)?;
+        if active.len() >= MAX_PER_CONVERSATION {
+            return Err(invalid(format!(
+                "this chat already has {MAX_PER_CONVERSATION} price alerts; cancel some first"
+            )));
+        }
+        let direction = match args.direction {
+            Way::RisesTo => Direction::Up,
+            Way::FallsTo => Direction::Down,
+        };
+        let freq = match args.frequency {
+            Some(Often::EveryTime) => Frequency::EveryTime,
+            _ => Frequency::Once,
+        };
+        let side = Side::initial(price, level);
+        let already = side == direction.target();
+        let created = self
+            .store
+            .create_alert(&NewAlert {
+                conversation_id: conversation,
+                created_by: ctx.user_id.as_deref(),
+                symbol: &symbol,
+                name: quote.name.as_deref(),
+                currency: quote.currency.as_deref(),
+                direction: direction.as_str(),
+                level,
+                band_pct: BAND_PCT,
+                frequency: freq.as_str(),
+                cooldown_s: COOLDOWN_S,
+                initial_side: side.as_str(),
+                tz: ctx.tz.iana_name().unwrap_or("Asia/Taipei"),
+                lang: lang_code(ctx.lang),
+                now_ms: ctx.now().as_millisecond(),
+            })
+            .await
+            .map_err(store_error)?;
+        let what = condition(direction, level, crate::i18n::Lang::En);
+        let Some(id) = created else {
+            return Err(invalid(format!(
+                "this chat already has an active alert for {symbol} when it {what}; nothing changed"
+            )));
+        };
+        let note = if already {
+            let past = if direction == Direction::Up { "above" } else { "below" };
+            format!(
+                "{symbol} is already {past} {} (now {}); I'll alert on the next fresh cross, not now.",
+                money(level),
+                money(price)
+            )
+        } else {
+            format!("I'll push a message to this chat when {symbol} {what}.")
+        };
+        Ok(Output {
+            id,
+            symbol,
+            name: quote.name.clone(),
+            direction,
+            level,
+            frequency: freq,
+            current_price: price,
+            currency: quote.currency.clone(),
+            already_past_level: already,
+            note,
+        })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        let lang = ctx.lang;
+        let mut card = Card::new(lang.pick("🔔 價格通知已設定", "🔔 Price alert set"));
+        card.subtitle = Some(match &out.name {
+            Some(name) => format!("{name} ({})", out.symbol),
+            None => out.symbol.clone(),
+        });
+        card.headline =
+            Some(Styled { text: condition(out.direction, out.level, lang), tone: None });
+        let currency = out.currency.as_deref().unwrap_or("");
+        card.rows.push(
+            CardRow::new(
+                lang.pick("現價", "Now"),
+                format!("{} {currency}", money(out.current_price)).trim().to_string(),
+            )
+            .toned(tone_of(out.current_price - out.level).filter(|_| out.already_past_level)),
+        );
+        card.rows.push(CardRow::new(
+            lang.pick("頻率", "Repeats"),
+            frequency(out.frequency, COOLDOWN_S, lang),
+        ));
+        if out.already_past_level {
+            card.rows.push(
+                CardRow::new(
+                    "⚠️",
+                    lang.pick(
+                        "現價已經超過這個價位，下次重新穿越時才會通知",
+                        "Already past this level; I'll alert on the next cross",
+                    ),
+                )
+                .toned(Some(Tone::Warning)),
+            );
+        }
+        card.buttons.push(CardButton::Postback {
+            label: lang.pick("❌ 取消通知", "❌ Cancel alert").into(),
+            action: CANCEL_ACTION.into(),
+            id: out.id.to_string(),
+            display_text: format!(
+                "{} {}",
+                lang.pick("❌ 取消價格通知", "❌ Cancel alert"),
+                out.symbol
+            ),
+        });
+        Some(card)
+    }
+}
