@@ -36,7 +36,8 @@ pub struct PendingEvent {
 /// Claims after this many end unfinished are not retried (a poison event).
 pub const MAX_ATTEMPTS: i64 = 5;
 
-const ACCEPT: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts) VALUES ($1, $2, $3, $4, 'pending', $5, $6, 1) ON CONFLICT (event_id) DO NOTHING";
+const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts) ";
+const ACCEPT_TAIL: &str = " ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
 const FINISH: &str = "UPDATE inbox SET status = 'done', done_at = $3, claimed_by = NULL WHERE event_id = $1 AND claimed_by = $2 AND status = 'pending'";
 const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT $4) RETURNING event_id, payload, received_at, attempts";
 const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
@@ -45,7 +46,7 @@ const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
 
 impl Store {
-    /// Stores verified events in one transaction, leased to `owner` until `lease_until_ms`;
+    /// Stores verified events in one statement, leased to `owner` until `lease_until_ms`;
     /// returns, for each, whether it is new (a duplicate is already stored and is not handled
     /// again).
     pub async fn accept_events(
@@ -57,25 +58,25 @@ impl Store {
         if events.is_empty() {
             return Ok(Vec::new());
         }
-        Ok(db!(self, db => {
-            let mut tx = db.begin().await?;
-            let mut new = Vec::with_capacity(events.len());
-            for e in events {
-                let n = sqlx::query(ACCEPT)
-                    .bind(e.event_id)
-                    .bind(e.event_type)
-                    .bind(e.payload)
-                    .bind(e.received_at_ms)
-                    .bind(owner)
-                    .bind(lease_until_ms)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                new.push(n == 1);
-            }
-            tx.commit().await?;
-            new
-        }))
+        let inserted: Vec<(String,)> = db!(self, db => {
+            let mut insert = sqlx::QueryBuilder::new(ACCEPT_HEAD);
+            insert.push_values(events, |mut row, e| {
+                row.push_bind(e.event_id)
+                    .push_bind(e.event_type)
+                    .push_bind(e.payload)
+                    .push_bind(e.received_at_ms)
+                    .push_bind("pending")
+                    .push_bind(owner)
+                    .push_bind(lease_until_ms)
+                    .push_bind(1i64);
+            });
+            insert.push(ACCEPT_TAIL);
+            insert.build_query_as().fetch_all(db).await
+        })?;
+        // A batch may carry the same event twice: only its first copy counts as new.
+        let mut fresh: std::collections::HashSet<&str> =
+            inserted.iter().map(|(id,)| id.as_str()).collect();
+        Ok(events.iter().map(|e| fresh.remove(e.event_id)).collect())
     }
 
     /// Marks an event handled by `owner`; false if another process took it over meanwhile.

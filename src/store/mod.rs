@@ -308,15 +308,11 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_secs(5))
         .foreign_keys(true);
-    let pool = if in_memory {
-        SqlitePoolOptions::new()
-            .max_connections(1)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .connect_with(options)
-            .await?
-    } else {
-        SqlitePoolOptions::new().max_connections(4).connect_with(options).await?
-    };
-    Ok(pool)
+    let connections = if in_memory { 1 } else { 4 };
+    Ok(SqlitePoolOptions::new()
+        .max_connections(connections)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .connect_with(options)
+        .await?)
 }
