@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::harness::last_tool_result as tool_result;
+
 use common::harness::{
     FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, messages_of, postback_data, texts_of,
 };
@@ -33,17 +35,6 @@ async fn tick(h: &Harness, by: SignedDuration) -> TickReport {
 
 fn mins(m: i64) -> SignedDuration {
     SignedDuration::from_mins(m)
-}
-
-fn tool_result(h: &Harness, request: usize) -> Value {
-    let req = &h.llm.requests()[request];
-    let content = req["messages"]
-        .as_array()
-        .and_then(|m| m.iter().rev().find(|m| m["role"] == "tool"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("null")
-        .to_string();
-    serde_json::from_str(&content).unwrap_or(Value::Null)
 }
 
 /// Calls `tool` through the fake LLM in `source` and returns the tool's result.

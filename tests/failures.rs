@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::harness::tool_results;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,18 +16,6 @@ use hearth::tools::fx::Fx;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-
-fn tool_results(request: &Value) -> Vec<Value> {
-    request["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            serde_json::from_str(m["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
-        })
-        .collect()
-}
 
 async fn weather_with(mode: Mode) -> (Harness, Value) {
     let h = Harness::start().await;

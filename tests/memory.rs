@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::harness::tool_results;
+
 use common::harness::{DAD, FAMILY, Harness, MOM, OTHER_GROUP, messages_of, texts_of};
 use hearth::store::NewMemory;
 use jiff::SignedDuration;
@@ -38,16 +40,6 @@ fn bare(h: &Harness, kind: &str, source: Value) -> Value {
 
 fn system_prompt(request: &Value) -> String {
     request["messages"][0]["content"].as_str().unwrap_or_default().to_string()
-}
-
-fn tool_results(request: &Value) -> Vec<Value> {
-    request["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| serde_json::from_str(m["content"].as_str().unwrap_or("null")).unwrap_or_default())
-        .collect()
 }
 
 /// The (label, data) of the postback buttons of the last reply's card.

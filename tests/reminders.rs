@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::harness::last_tool_result as tool_result;
+
 use std::sync::Arc;
 
 use common::PushMode;
@@ -14,17 +16,6 @@ use hearth::app::Hearth;
 use hearth::store::Store;
 use jiff::SignedDuration;
 use serde_json::{Value, json};
-
-fn tool_result(h: &Harness, request: usize) -> Value {
-    let req = &h.llm.requests()[request];
-    let content = req["messages"]
-        .as_array()
-        .and_then(|m| m.iter().rev().find(|m| m["role"] == "tool"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("null")
-        .to_string();
-    serde_json::from_str(&content).unwrap_or(Value::Null)
-}
 
 /// Creates a reminder through the fake LLM in `source` and returns the tool's result.
 async fn create(h: &Harness, source: Value, args: Value) -> Value {

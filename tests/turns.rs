@@ -3,23 +3,13 @@
 
 mod common;
 
+use common::harness::tool_results;
+
 use std::time::Duration;
 
 use common::harness::{DAD, FAMILY, Harness, MOM, chip_texts, messages_of, texts_of};
 use common::{FakeLlm, Route};
-use serde_json::{Value, json};
-
-fn tool_results(request: &Value) -> Vec<Value> {
-    request["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            serde_json::from_str(m["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null)
-        })
-        .collect()
-}
+use serde_json::json;
 
 #[tokio::test]
 async fn dm_weather_question_is_answered_with_a_card_and_chips() {

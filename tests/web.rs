@@ -104,14 +104,7 @@ async fn web_harness(web: &FakeWeb, tweak: impl FnOnce(&mut Config)) -> Harness 
 
 /// The tool results the LLM received in request `n`.
 fn tool_results(h: &Harness, n: usize) -> Vec<Value> {
-    let requests = h.llm.requests();
-    requests[n]["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| serde_json::from_str(m["content"].as_str().unwrap_or("null")).unwrap_or_default())
-        .collect()
+    common::harness::tool_results(&h.llm.requests()[n])
 }
 
 fn offered(h: &Harness) -> Vec<String> {

@@ -231,6 +231,22 @@ pub fn text_message(text: &str) -> Value {
     json!({"id": format!("59{n:016}"), "type": "text", "quoteToken": format!("q-{n}"), "text": text})
 }
 
+/// The tool results (parsed JSON) that a recorded LLM request carried back to the model.
+pub fn tool_results(request: &Value) -> Vec<Value> {
+    request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| serde_json::from_str(m["content"].as_str().unwrap_or("null")).unwrap_or_default())
+        .collect()
+}
+
+/// The last tool result carried back in the fake LLM's request number `n`.
+pub fn last_tool_result(h: &Harness, n: usize) -> Value {
+    tool_results(&h.llm.requests()[n]).pop().unwrap_or_default()
+}
+
 /// The `messages` of a recorded reply or push body.
 pub fn messages_of(body: &Value) -> Vec<Value> {
     body["messages"].as_array().cloned().unwrap_or_default()
