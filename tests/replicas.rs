@@ -79,6 +79,17 @@ impl Drop for Replica {
     }
 }
 
+/// A database processes can share: PostgreSQL when configured, else an SQLite file.
+async fn shared_database(name: &str) -> String {
+    if let Some(pg) = common::db::fresh_postgres().await {
+        return pg;
+    }
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    format!("sqlite://{}", dir.join("hearth.db").display())
+}
+
 fn event(n: u64, user: &str, text: &str) -> serde_json::Value {
     json!({
         "type": "message", "mode": "active",
@@ -189,15 +200,7 @@ async fn a_thousand_due_reminders_are_pushed_once_each_even_when_a_replica_dies_
 
 #[tokio::test(flavor = "multi_thread")]
 async fn events_acknowledged_before_a_crash_are_answered_once_after_the_restart() {
-    let db = match common::db::fresh_postgres().await {
-        Some(pg) => pg,
-        None => {
-            let dir = std::env::temp_dir().join(format!("hearth-kill-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).expect("dir");
-            format!("sqlite://{}", dir.join("hearth.db").display())
-        }
-    };
+    let db = shared_database("hearth-kill").await;
     let line = FakeLine::start().await;
     // The first process's LLM never answers; the restarted one's answers at once.
     let (stalling, answering) = (FakeLlm::start().await, FakeLlm::start().await);
@@ -234,15 +237,7 @@ async fn events_acknowledged_before_a_crash_are_answered_once_after_the_restart(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_stops_within_the_grace_period_and_hands_unfinished_events_back() {
-    let db = match common::db::fresh_postgres().await {
-        Some(pg) => pg,
-        None => {
-            let dir = std::env::temp_dir().join(format!("hearth-term-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).expect("dir");
-            format!("sqlite://{}", dir.join("hearth.db").display())
-        }
-    };
+    let db = shared_database("hearth-term").await;
     let line = FakeLine::start().await;
     let (stalling, answering) = (FakeLlm::start().await, FakeLlm::start().await);
     for _ in 0..5 {
