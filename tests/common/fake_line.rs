@@ -340,8 +340,11 @@ async fn handle(
         let mut state = line.lock();
         let outcome =
             rules::dispatch(&mut state, method.as_str(), uri.path(), &headers, &body, &request_id);
-        state.requests[index].status = outcome.status.as_u16();
-        state.requests[index].response = outcome.body.clone();
+        // `clear()` (benchmarks) may have emptied the log while this request was handled.
+        if let Some(recorded) = state.requests.get_mut(index) {
+            recorded.status = outcome.status.as_u16();
+            recorded.response = outcome.body.clone();
+        }
         outcome
     };
     if let Some(delay) = outcome.delay {
