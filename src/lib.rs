@@ -8,7 +8,8 @@
 //! - [`server`]: `POST /callback` (signature, store in the inbox, 200 at once), `/healthz`,
 //!   `/readyz`, `/metrics`; [`inbox`]: handling stored events, recovering a dead process's;
 //!   [`background`]: the periodic loops; [`metrics`]: Prometheus counters and histograms.
-//! - [`conversation`]: what happens to an event: log, group gate, agent, delivery.
+//! - [`conversation`]: what happens to an event: log, agent, delivery; [`gate`]: whether a group
+//!   message called hearth.
 //! - [`app`]: the assembled application shared by the server and its background work.
 //! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
 //! - [`tool`]: the contract a tool author implements; [`registry`]: erasure and dispatch;
@@ -40,6 +41,7 @@ pub mod config;
 pub mod confirm;
 pub mod conversation;
 pub mod delivery;
+pub mod gate;
 pub mod i18n;
 pub mod inbox;
 pub mod line;
