@@ -1,9 +1,8 @@
 //! The assembled application: configuration, store, LINE client and agent, built once at
 //! start-up and shared by the webhook server and the background work it spawns.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use jiff::SignedDuration;
@@ -13,6 +12,7 @@ use tokio::sync::Notify;
 use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::inbox::queue::InboxQueue;
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::line::message::ReplyStyle;
@@ -69,8 +69,10 @@ pub struct Hearth {
     pub reminder_nudge: Arc<Notify>,
     /// This process's name in leases (inbox events, reminders).
     pub owner: String,
-    /// How long this process holds the events it stored before another may take them over.
+    /// How long a claim on an inbox event lasts unless renewed (the heartbeat renews it).
     pub inbox_lease: SignedDuration,
+    /// The inbox events this process holds in memory (bounded), by conversation.
+    pub(crate) inbox: Arc<InboxQueue>,
     /// How long shutdown waits for turns in hand.
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
@@ -83,7 +85,6 @@ pub struct Hearth {
     /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
     pub(crate) log_retention: jiff::SignedDuration,
     in_flight: InFlight,
-    locks: ConversationLocks,
     turns: Arc<tokio::sync::Semaphore>,
     /// Display names by (conversation, user), kept for an hour in front of the store.
     pub(crate) names: moka::future::Cache<(String, String), String>,
@@ -126,13 +127,7 @@ impl Hearth {
         );
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
-        let inbox_lease = match config.inbox_lease_secs {
-            // Long enough for the slowest turn: every LLM round timing out, plus a minute.
-            0 => SignedDuration::from_secs(
-                (config.max_tool_rounds as i64 + 1) * config.llm_timeout_secs as i64 + 60,
-            ),
-            secs => SignedDuration::from_secs(secs as i64),
-        };
+        let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
         let alerts = AlertPoller::new(
             store.clone(),
@@ -173,6 +168,7 @@ impl Hearth {
             reminder_nudge: services.reminder_nudge,
             owner,
             inbox_lease,
+            inbox: InboxQueue::new(usize::try_from(config.max_queued_events).unwrap_or(usize::MAX)),
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),
             channel_secret: config.line_channel_secret.clone(),
@@ -182,18 +178,12 @@ impl Hearth {
                 24 * i64::from(config.log_retention_days.max(1)),
             ),
             in_flight: InFlight::default(),
-            locks: ConversationLocks::default(),
             turns: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_turns.max(1))),
             names: moka::future::Cache::builder()
                 .max_capacity(10_000)
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
         }))
-    }
-
-    /// When a lease on events stored at `now` ends (Unix ms).
-    pub fn inbox_lease_until(&self, now: jiff::Timestamp) -> i64 {
-        now.saturating_add(self.inbox_lease).map_or(i64::MAX, |t| t.as_millisecond())
     }
 
     /// Hands back what this process still holds (unfinished events, reminder claims) so another
@@ -248,11 +238,6 @@ impl Hearth {
     pub(crate) async fn turn_permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
         self.turns.clone().acquire_owned().await.ok()
     }
-
-    /// The lock that serialises work within one conversation.
-    pub(crate) fn conversation_lock(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.locks.get(id)
-    }
 }
 
 /// A name for this process in claims: unique per start.
@@ -298,22 +283,5 @@ impl Drop for InFlightGuard {
         if self.count.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.idle.notify_waiters();
         }
-    }
-}
-
-/// One async mutex per active conversation, dropped when nobody holds it.
-#[derive(Default)]
-struct ConversationLocks(Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>);
-
-impl ConversationLocks {
-    fn get(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(lock) = map.get(id).and_then(Weak::upgrade) {
-            return lock;
-        }
-        map.retain(|_, weak| weak.strong_count() > 0);
-        let lock = Arc::new(tokio::sync::Mutex::new(()));
-        map.insert(id.to_string(), Arc::downgrade(&lock));
-        lock
     }
 }

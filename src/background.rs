@@ -1,32 +1,58 @@
 //! The periodic work of a serving process: delivering due reminders, watching prices for alerts,
-//! recovering webhook events other processes left unfinished, and pruning what is kept only for
-//! a while.
+//! taking webhook events that wait in the inbox (left there while the queue was full, or by a
+//! process that died), renewing the leases of the events it holds, and pruning what is kept only
+//! for a while.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use jiff::SignedDuration;
 use tokio::task::JoinHandle;
 
 use crate::app::Hearth;
+use crate::inbox;
 
 /// How often due reminders are looked for (a new reminder due sooner wakes the loop).
 const REMINDER_TICK: Duration = Duration::from_secs(1);
-/// How often unfinished webhook events are looked for.
-const RECOVERY_TICK: Duration = Duration::from_secs(2);
+/// How often the inbox is looked at for events nobody holds (a webhook leaving events there, or
+/// a finished event freeing room, wakes the loop sooner).
+const INBOX_TICK: Duration = Duration::from_secs(2);
+/// How often events that failed too often are given up.
+const GIVE_UP_TICK: Duration = Duration::from_secs(30);
 /// How often old data is pruned.
 const PRUNE_TICK: Duration = Duration::from_secs(3600);
-/// Handled webhook events are kept this long (their ids keep deduplicating redeliveries).
-const KEEP_HANDLED_EVENTS: SignedDuration = SignedDuration::from_hours(24);
 
-/// Starts the loops; the server aborts them on shutdown.
-pub fn start(app: Arc<Hearth>) -> Vec<JoinHandle<()>> {
-    vec![
-        tokio::spawn(deliver_reminders(app.clone())),
-        tokio::spawn(recover_events(app.clone())),
-        tokio::spawn(watch_prices(app.clone())),
-        tokio::spawn(prune(app)),
-    ]
+/// The running loops.
+pub struct Loops {
+    work: Vec<JoinHandle<()>>,
+    heartbeat: JoinHandle<()>,
+}
+
+impl Loops {
+    /// Stops taking new work (shutdown); the heartbeat keeps renewing what is in hand.
+    pub fn stop_work(&self) {
+        for task in &self.work {
+            task.abort();
+        }
+    }
+
+    /// Stops everything, the heartbeat last.
+    pub fn stop(self) {
+        self.stop_work();
+        self.heartbeat.abort();
+    }
+}
+
+/// Starts the loops.
+pub fn start(app: Arc<Hearth>) -> Loops {
+    Loops {
+        work: vec![
+            tokio::spawn(deliver_reminders(app.clone())),
+            tokio::spawn(take_waiting_events(app.clone())),
+            tokio::spawn(watch_prices(app.clone())),
+            tokio::spawn(prune(app.clone())),
+        ],
+        heartbeat: tokio::spawn(renew_leases(app)),
+    }
 }
 
 async fn deliver_reminders(app: Arc<Hearth>) {
@@ -65,12 +91,38 @@ async fn watch_prices(app: Arc<Hearth>) {
     }
 }
 
-async fn recover_events(app: Arc<Hearth>) {
+async fn take_waiting_events(app: Arc<Hearth>) {
+    let mut last_give_up = tokio::time::Instant::now();
     loop {
-        if let Err(e) = app.recover_events().await {
-            tracing::error!(error = %e, "event recovery failed");
+        match app.take_waiting_events().await {
+            // The store may hold more: look again at once.
+            Ok(n) if n > 0 && app.inbox.free_slots_available() => continue,
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "could not take waiting events"),
         }
-        tokio::time::sleep(RECOVERY_TICK).await;
+        if last_give_up.elapsed() >= GIVE_UP_TICK {
+            last_give_up = tokio::time::Instant::now();
+            if let Err(e) = app.give_up_poison_events().await {
+                tracing::error!(error = %e, "could not give up failed events");
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(INBOX_TICK) => {}
+            _ = app.inbox.wake.notified() => {}
+        }
+    }
+}
+
+/// The heartbeat: renews the leases of the events this process holds, so none is taken from a
+/// live process however long its turn.
+async fn renew_leases(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(inbox::lease::renew_every(app.inbox_lease));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(e) = app.renew_leases().await {
+            tracing::error!(error = %e, "could not renew inbox leases");
+        }
     }
 }
 
@@ -79,7 +131,7 @@ async fn prune(app: Arc<Hearth>) {
     loop {
         tick.tick().await;
         let now = app.clock.now();
-        let before = now.saturating_sub(KEEP_HANDLED_EVENTS).unwrap_or(now);
+        let before = now.saturating_sub(inbox::lease::DEDUPE_WINDOW).unwrap_or(now);
         match app.store.prune_inbox(before.as_millisecond()).await {
             Ok(n) if n > 0 => tracing::info!(pruned = n, "handled webhook events forgotten"),
             Ok(_) => {}

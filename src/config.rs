@@ -134,10 +134,22 @@ pub struct Config {
     #[arg(long, env = "HEARTH_MAX_CONCURRENT_TURNS", default_value_t = 32, global = true)]
     pub max_concurrent_turns: usize,
 
-    /// Seconds a process holds the webhook events it stored before another process may handle
-    /// them (0: long enough for the slowest turn).
-    #[arg(long, env = "HEARTH_INBOX_LEASE_SECS", default_value_t = 0, global = true)]
+    /// Seconds a claim on a webhook event lasts unless renewed. A live process renews its claims
+    /// three times per lease, however long a turn takes; a dead process's events are taken over
+    /// by another process (or this one, restarted) within about this long.
+    #[arg(
+        long,
+        env = "HEARTH_INBOX_LEASE_SECS",
+        default_value_t = 15,
+        value_parser = clap::value_parser!(u64).range(1..=3600),
+        global = true
+    )]
     pub inbox_lease_secs: u64,
+    /// Most webhook events held in memory (waiting for their conversation or a turn, or being
+    /// handled); more wait in the database and are taken as room frees, so a flood does not
+    /// grow memory.
+    #[arg(long, env = "HEARTH_MAX_QUEUED_EVENTS", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=100_000), global = true)]
+    pub max_queued_events: u64,
     /// Seconds a process holds a due reminder it claimed.
     #[arg(long, env = "HEARTH_REMINDER_LEASE_SECS", default_value_t = 120, global = true)]
     pub reminder_lease_secs: u64,

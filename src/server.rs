@@ -16,9 +16,10 @@ use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
 use crate::app::Hearth;
+use crate::inbox;
 use crate::line::signature;
 use crate::line::webhook::{Envelope, Event};
-use crate::store::InboxEvent;
+use crate::store::{Claim, InboxEvent};
 
 /// Webhook bodies larger than this are refused (LINE's are a few kilobytes).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
@@ -44,12 +45,12 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let loops = crate::background::start(app.clone());
     let served = axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await;
-    for task in loops {
-        task.abort();
-    }
+    loops.stop_work();
+    app.inbox.close(); // queued events not started are handed back
     if tokio::time::timeout(app.shutdown_grace, app.wait_idle()).await.is_err() {
         tracing::warn!("shutdown grace ran out with turns still in hand; handing them back");
     }
+    loops.stop();
     app.hand_back().await;
     served
 }
@@ -85,10 +86,18 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             return StatusCode::BAD_REQUEST;
         }
     };
+    let at = received_at.as_millisecond();
     let mut parsed = Vec::with_capacity(envelope.events.len());
     for raw in envelope.events {
         let payload = raw.to_string();
         match Event::parse(raw) {
+            Ok(event) if inbox::lease::too_old(event.timestamp_ms, at) => {
+                crate::metrics::webhook_event(&event.event_type, "too_old");
+                tracing::warn!(
+                    event_id = event.webhook_event_id,
+                    "event older than the dedupe window refused (a replay?)"
+                );
+            }
             Ok(event) => parsed.push((event, payload)),
             Err(e) => {
                 crate::metrics::webhook_event("unknown", "malformed");
@@ -96,7 +105,6 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             }
         }
     }
-    let at = received_at.as_millisecond();
     let rows: Vec<InboxEvent<'_>> = parsed
         .iter()
         .map(|(event, payload)| InboxEvent {
@@ -106,11 +114,11 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             received_at_ms: at,
         })
         .collect();
-    let new = match app
-        .store
-        .accept_events(&rows, &app.owner, app.inbox_lease_until(received_at))
-        .await
-    {
+    // Taken into memory at once when there is room; otherwise left waiting in the store.
+    let slots = app.inbox.reserve(rows.len());
+    let lease_until = app.inbox_lease_until(received_at);
+    let claim = slots.as_ref().map(|_| Claim { owner: &app.owner, lease_until_ms: lease_until });
+    let new = match app.store.accept_events(&rows, claim).await {
         Ok(new) => new,
         Err(e) => {
             // Without the record a redelivery could be handled twice: ask LINE to retry.
@@ -130,6 +138,14 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             tracing::info!(event_id = event.webhook_event_id, "duplicate event ignored");
         }
     }
-    app.dispatch_events(fresh);
+    match slots {
+        Some(mut slots) => {
+            if let Some(used) = slots.split(fresh.len()) {
+                app.enqueue_accepted(fresh, used, lease_until);
+            }
+        }
+        None if !fresh.is_empty() => app.inbox.mark_backlog(),
+        None => {}
+    }
     StatusCode::OK
 }

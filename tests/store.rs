@@ -4,7 +4,7 @@
 mod common;
 
 use common::db::test_databases;
-use hearth::store::{Finish, InboxEvent, NewDelivery, NewMessage, NewReminder, Next, Store};
+use hearth::store::{Claim, Finish, InboxEvent, NewDelivery, NewMessage, NewReminder, Next, Store};
 
 async fn stores() -> Vec<Store> {
     let mut stores = Vec::new();
@@ -30,19 +30,23 @@ fn event<'a>(id: &'a str, at: i64) -> InboxEvent<'a> {
     InboxEvent { event_id: id, event_type: "message", payload: "{}", received_at_ms: at }
 }
 
+fn claim<'a>(owner: &'a str, lease_until_ms: i64) -> Option<Claim<'a>> {
+    Some(Claim { owner, lease_until_ms })
+}
+
 #[tokio::test]
 async fn an_event_is_new_only_once_and_forgotten_only_after_it_was_handled() {
     for s in stores().await {
         let name = s.backend_name();
         assert_eq!(
-            s.accept_events(&[event("01A", 1_000), event("01A", 1_000)], "p1", 60_000)
+            s.accept_events(&[event("01A", 1_000), event("01A", 1_000)], claim("p1", 60_000))
                 .await
                 .expect("accept"),
             [true, false],
             "{name}"
         );
         assert_eq!(
-            s.accept_events(&[event("01A", 2_000)], "p2", 60_000).await.expect("again"),
+            s.accept_events(&[event("01A", 2_000)], claim("p2", 60_000)).await.expect("again"),
             [false]
         );
         assert_eq!(
@@ -50,11 +54,12 @@ async fn an_event_is_new_only_once_and_forgotten_only_after_it_was_handled() {
             0,
             "{name}: pending events are kept"
         );
-        assert!(!s.finish_event("01A", "p2", 3_000).await.expect("finish"), "{name}: not p2's");
-        assert!(s.finish_event("01A", "p1", 3_000).await.expect("finish"));
+        assert!(!s.finish_event("01A", "p2", 1, 3_000).await.expect("finish"), "{name}: not p2's");
+        assert!(!s.finish_event("01A", "p1", 2, 3_000).await.expect("finish"), "{name}: token");
+        assert!(s.finish_event("01A", "p1", 1, 3_000).await.expect("finish"));
         assert_eq!(s.prune_inbox(10_000).await.expect("prune"), 1);
         assert_eq!(
-            s.accept_events(&[event("01A", 20_000)], "p1", 80_000).await.expect("accept"),
+            s.accept_events(&[event("01A", 20_000)], claim("p1", 80_000)).await.expect("accept"),
             [true]
         );
     }
@@ -64,30 +69,88 @@ async fn an_event_is_new_only_once_and_forgotten_only_after_it_was_handled() {
 async fn unfinished_events_are_claimed_by_another_process_after_their_lease() {
     for s in stores().await {
         let name = s.backend_name();
-        s.accept_events(&[event("01B", 1_000), event("01C", 1_000)], "dead", 5_000)
+        s.accept_events(&[event("01B", 1_000), event("01C", 1_000)], claim("dead", 5_000))
             .await
             .expect("accept");
         assert!(
-            s.claim_stale_events("alive", 4_000, 64_000, 10).await.expect("claim").is_empty(),
+            s.claim_events("alive", 4_000, 64_000, 10).await.expect("claim").is_empty(),
             "{name}: lease holds"
         );
-        let claimed = s.claim_stale_events("alive", 6_000, 66_000, 10).await.expect("claim");
+        let claimed = s.claim_events("alive", 6_000, 66_000, 10).await.expect("claim");
         assert_eq!(claimed.len(), 2, "{name}");
         assert!(claimed.iter().all(|e| e.attempts == 2 && e.received_at == 1_000));
         assert!(
-            s.claim_stale_events("third", 7_000, 67_000, 10).await.expect("claim").is_empty(),
+            s.claim_events("third", 7_000, 67_000, 10).await.expect("claim").is_empty(),
             "{name}: claimed once"
         );
         assert!(
-            !s.finish_event("01B", "dead", 8_000).await.expect("fenced"),
+            !s.finish_event("01B", "dead", 1, 8_000).await.expect("fenced"),
             "{name}: the old owner cannot finish"
+        );
+        assert!(
+            !s.confirm_claim("01B", "dead", 1, 90_000).await.expect("fenced"),
+            "{name}: nor start it"
         );
         assert_eq!(s.release_events("alive").await.expect("release"), 2);
         assert_eq!(
-            s.claim_stale_events("third", 8_000, 68_000, 10).await.expect("claim").len(),
+            s.claim_events("third", 8_000, 68_000, 10).await.expect("claim").len(),
             2,
             "{name}: handed back"
         );
+    }
+}
+
+#[tokio::test]
+async fn a_renewed_lease_is_never_taken_over_and_a_lost_one_is_never_renewed() {
+    for s in stores().await {
+        let name = s.backend_name();
+        s.accept_events(&[event("01R", 1_000)], claim("slow", 16_000)).await.expect("accept");
+        // The heartbeat renews it again and again, long past the first lease.
+        for now in [10_000, 20_000, 30_000] {
+            let renewed = s.renew_events("slow", &[("01R", 1)], now + 15_000).await.expect("renew");
+            assert_eq!(renewed, ["01R"], "{name}");
+            assert!(
+                s.claim_events("other", now + 1, now + 15_000, 10).await.expect("claim").is_empty()
+            );
+        }
+        // A renewal never shortens a lease.
+        s.renew_events("slow", &[("01R", 1)], 1).await.expect("renew");
+        assert!(s.claim_events("other", 44_000, 60_000, 10).await.expect("claim").is_empty());
+        // Unrenewed, it is taken over; the old holder's renewal then finds nothing.
+        let taken = s.claim_events("other", 46_000, 61_000, 10).await.expect("claim");
+        assert_eq!(taken.len(), 1, "{name}");
+        assert!(s.renew_events("slow", &[("01R", 1)], 70_000).await.expect("renew").is_empty());
+        assert!(s.confirm_claim("01R", "other", 2, 75_000).await.expect("confirm"));
+        assert!(s.finish_event("01R", "other", 2, 47_000).await.expect("finish"));
+    }
+}
+
+#[tokio::test]
+async fn events_left_unclaimed_wait_in_order_for_whoever_has_room() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let ids: Vec<String> = (0..5).map(|i| format!("01Q{i}")).collect();
+        let events: Vec<InboxEvent<'_>> =
+            ids.iter().enumerate().map(|(i, id)| event(id, 1_000 + i as i64)).collect();
+        assert_eq!(s.accept_events(&events, None).await.expect("accept"), [true; 5]);
+        let first = s.claim_events("p", 2_000, 17_000, 2).await.expect("claim");
+        let got: Vec<&str> = first.iter().map(|e| e.event_id.as_str()).collect();
+        assert_eq!(got, ["01Q0", "01Q1"], "{name}: oldest first");
+        assert!(first.iter().all(|e| e.attempts == 1), "{name}: a first claim is token 1");
+        assert_eq!(s.claim_events("p", 2_000, 17_000, 10).await.expect("claim").len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn a_webhook_with_thousands_of_events_is_stored_whole() {
+    for s in stores().await {
+        let ids: Vec<String> = (0..5000).map(|i| format!("01BIG{i:05}")).collect();
+        let events: Vec<InboxEvent<'_>> = ids.iter().map(|id| event(id, 1_000)).collect();
+        let new = s.accept_events(&events, claim("p", 60_000)).await.expect("stored");
+        assert_eq!(new.len(), 5000, "{}", s.backend_name());
+        assert!(new.iter().all(|n| *n));
+        let again = s.accept_events(&events, None).await.expect("stored");
+        assert!(again.iter().all(|n| !*n), "all duplicates now");
     }
 }
 
@@ -243,13 +306,13 @@ async fn a_database_file_is_created_on_first_run() {
     let path = dir.join("hearth.db");
     let url = format!("sqlite://{}", path.display());
     let s = Store::connect(&url).await.expect("file store");
-    s.accept_events(&[event("01F", 1)], "p", 10).await.expect("write");
+    s.accept_events(&[event("01F", 1)], claim("p", 10)).await.expect("write");
     assert!(path.exists());
     assert!(s.ready().await.expect("ready"));
     drop(s);
     let reopened = Store::connect(&url).await.expect("reopen applies no migration twice");
     assert_eq!(
-        reopened.accept_events(&[event("01F", 2)], "p", 10).await.expect("persisted"),
+        reopened.accept_events(&[event("01F", 2)], claim("p", 10)).await.expect("persisted"),
         [false]
     );
     let _ = std::fs::remove_dir_all(dir);

@@ -1,7 +1,12 @@
 //! The durable inbox: verified webhook events are stored before LINE gets its 200 and handled
-//! from the store. Storing is deduplication (LINE's `webhookEventId` is the key) and a lease for
-//! the process that stored them; events whose lease ran out unfinished (the process died) are
-//! claimed by another process — or the same one after a restart — and handled then.
+//! from the store. Storing is deduplication (LINE's `webhookEventId` is the key); the inbox is
+//! also the queue of events waiting for a process with room to handle them.
+//!
+//! A process handles an event only under a *claim*: its name, a lease end, and a fencing token
+//! (`attempts`, incremented by every claim). A live process renews the leases of what it holds;
+//! it renews, confirms and finishes an event only with the token it claimed, so once another
+//! process has taken an event over (the lease ran out: the first process died or stalled), the
+//! first can neither renew nor finish it, and sees so before it starts.
 
 use sqlx::FromRow;
 
@@ -20,6 +25,16 @@ pub struct InboxEvent<'a> {
     pub received_at_ms: i64,
 }
 
+/// Who takes newly stored events at once: the storing process, under a lease (its first claim,
+/// token 1). Events stored without one wait in the inbox for [`Store::claim_events`].
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    /// The claiming process.
+    pub owner: &'a str,
+    /// When the lease ends unless renewed (Unix ms).
+    pub lease_until_ms: i64,
+}
+
 /// A stored event not handled yet, claimed for handling.
 #[derive(Debug, Clone, PartialEq, FromRow)]
 pub struct PendingEvent {
@@ -29,16 +44,23 @@ pub struct PendingEvent {
     pub payload: String,
     /// When the webhook arrived (Unix ms): decides whether the reply token may still work.
     pub received_at: i64,
-    /// How many processes have claimed it, this one included.
+    /// How many times it has been claimed, this claim included: the claim's fencing token.
     pub attempts: i64,
 }
 
 /// Claims after this many end unfinished are not retried (a poison event).
 pub const MAX_ATTEMPTS: i64 = 5;
 
+/// Rows per INSERT: SQLite allows 32,766 bound values per statement; a row binds 8.
+const ACCEPT_CHUNK: usize = 1000;
+
 const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts) ";
 const ACCEPT_TAIL: &str = " ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
-const FINISH: &str = "UPDATE inbox SET status = 'done', done_at = $3, claimed_by = NULL WHERE event_id = $1 AND claimed_by = $2 AND status = 'pending'";
+const FINISH: &str = "UPDATE inbox SET status = 'done', done_at = $4, claimed_by = NULL WHERE event_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'pending'";
+const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $4 WHERE event_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'pending'";
+const RENEW_HEAD: &str = "UPDATE inbox SET claim_expires_at = CASE WHEN claim_expires_at < ";
+const RENEW_MID: &str = " THEN ";
+const RENEW_WHERE: &str = " ELSE claim_expires_at END WHERE status = 'pending' AND claimed_by = ";
 const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT $4) RETURNING event_id, payload, received_at, attempts";
 const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
 const GIVE_UP: &str = "UPDATE inbox SET status = 'done', done_at = $1, claimed_by = NULL WHERE status = 'pending' AND claim_expires_at < $1 AND attempts >= $2";
@@ -46,49 +68,61 @@ const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
 
 impl Store {
-    /// Stores verified events in one statement, leased to `owner` until `lease_until_ms`;
-    /// returns, for each, whether it is new (a duplicate is already stored and is not handled
-    /// again).
+    /// Stores verified events in one transaction (in chunks of [`ACCEPT_CHUNK`] rows), claimed
+    /// by `claim` or left waiting in the inbox; returns, for each, whether it is new (a
+    /// duplicate is already stored and is not handled again).
     pub async fn accept_events(
         &self,
         events: &[InboxEvent<'_>],
-        owner: &str,
-        lease_until_ms: i64,
+        claim: Option<Claim<'_>>,
     ) -> Result<Vec<bool>, StoreError> {
         if events.is_empty() {
             return Ok(Vec::new());
         }
-        let inserted: Vec<(String,)> = db!(self, db => {
-            let mut insert = sqlx::QueryBuilder::new(ACCEPT_HEAD);
-            insert.push_values(events, |mut row, e| {
-                row.push_bind(e.event_id)
-                    .push_bind(e.event_type)
-                    .push_bind(e.payload)
-                    .push_bind(e.received_at_ms)
-                    .push_bind("pending")
-                    .push_bind(owner)
-                    .push_bind(lease_until_ms)
-                    .push_bind(1i64);
-            });
-            insert.push(ACCEPT_TAIL);
-            insert.build_query_as().fetch_all(db).await
-        })?;
+        let (owner, lease_until, attempts) = match claim {
+            Some(c) => (Some(c.owner), c.lease_until_ms, 1i64),
+            None => (None, 0, 0),
+        };
+        let mut inserted: Vec<(String,)> = Vec::new();
+        db!(self, db => {
+            let mut tx = db.begin().await?;
+            for chunk in events.chunks(ACCEPT_CHUNK) {
+                let mut insert = sqlx::QueryBuilder::new(ACCEPT_HEAD);
+                insert.push_values(chunk, |mut row, e| {
+                    row.push_bind(e.event_id)
+                        .push_bind(e.event_type)
+                        .push_bind(e.payload)
+                        .push_bind(e.received_at_ms)
+                        .push_bind("pending")
+                        .push_bind(owner)
+                        .push_bind(lease_until)
+                        .push_bind(attempts);
+                });
+                insert.push(ACCEPT_TAIL);
+                let rows: Vec<(String,)> = insert.build_query_as().fetch_all(&mut *tx).await?;
+                inserted.extend(rows);
+            }
+            tx.commit().await?;
+        });
         // A batch may carry the same event twice: only its first copy counts as new.
         let mut fresh: std::collections::HashSet<&str> =
             inserted.iter().map(|(id,)| id.as_str()).collect();
         Ok(events.iter().map(|e| fresh.remove(e.event_id)).collect())
     }
 
-    /// Marks an event handled by `owner`; false if another process took it over meanwhile.
+    /// Marks an event handled under `owner`'s claim `token`; false if the claim is no longer
+    /// the latest (another process took the event over).
     pub async fn finish_event(
         &self,
         event_id: &str,
         owner: &str,
+        token: i64,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
         let n = db!(self, db => sqlx::query(FINISH)
             .bind(event_id)
             .bind(owner)
+            .bind(token)
             .bind(now_ms)
             .execute(db)
             .await
@@ -96,39 +130,101 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Claims up to `limit` unfinished events whose lease ran out (their process died or gave
-    /// them back), oldest first. Events claimed [`MAX_ATTEMPTS`] times are given up instead.
-    pub async fn claim_stale_events(
+    /// Extends `owner`'s claim `token` on an event to `lease_until_ms` if it is still the latest
+    /// claim: the check before handling starts when the lease may have lapsed meanwhile.
+    pub async fn confirm_claim(
+        &self,
+        event_id: &str,
+        owner: &str,
+        token: i64,
+        lease_until_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let n = db!(self, db => sqlx::query(CONFIRM)
+            .bind(event_id)
+            .bind(owner)
+            .bind(token)
+            .bind(lease_until_ms)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?;
+        Ok(n == 1)
+    }
+
+    /// Renews `owner`'s leases on `held` events (id and claim token) to at least
+    /// `lease_until_ms`, never shortening one; returns the ids still held (an id missing from
+    /// the answer was taken over).
+    pub async fn renew_events(
+        &self,
+        owner: &str,
+        held: &[(&str, i64)],
+        lease_until_ms: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut renewed = Vec::with_capacity(held.len());
+        for chunk in held.chunks(ACCEPT_CHUNK) {
+            let rows: Vec<(String,)> = db!(self, db => {
+                let mut update = sqlx::QueryBuilder::new(RENEW_HEAD);
+                update.push_bind(lease_until_ms);
+                update.push(RENEW_MID);
+                update.push_bind(lease_until_ms);
+                update.push(RENEW_WHERE);
+                update.push_bind(owner);
+                update.push(" AND (");
+                for (i, (id, token)) in chunk.iter().enumerate() {
+                    if i > 0 {
+                        update.push(" OR ");
+                    }
+                    update.push("(event_id = ");
+                    update.push_bind(*id);
+                    update.push(" AND attempts = ");
+                    update.push_bind(*token);
+                    update.push(")");
+                }
+                update.push(") RETURNING event_id");
+                update.build_query_as().fetch_all(db).await
+            })?;
+            renewed.extend(rows.into_iter().map(|(id,)| id));
+        }
+        Ok(renewed)
+    }
+
+    /// Claims up to `limit` unfinished events no live process holds — waiting unclaimed, or
+    /// whose lease ran out — oldest first, each with a new fencing token.
+    pub async fn claim_events(
         &self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<PendingEvent>, StoreError> {
-        let given_up = db!(self, db => sqlx::query(GIVE_UP)
-            .bind(now_ms)
-            .bind(MAX_ATTEMPTS)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?;
-        if given_up > 0 {
-            tracing::error!(
-                given_up,
-                "webhook events failed {MAX_ATTEMPTS} times and were dropped"
-            );
+        if limit <= 0 {
+            return Ok(Vec::new());
         }
         let sql = match &*self.backend {
             Backend::Sqlite(_) => CLAIM,
             Backend::Postgres(_) => CLAIM_SKIP_LOCKED,
         };
-        Ok(db!(self, db => sqlx::query_as(sql)
+        let mut claimed: Vec<PendingEvent> = db!(self, db => sqlx::query_as(sql)
             .bind(owner)
             .bind(lease_until_ms)
             .bind(now_ms)
             .bind(limit)
             .bind(MAX_ATTEMPTS)
             .fetch_all(db)
-            .await)?)
+            .await)?;
+        claimed.sort_by_key(|e| e.received_at);
+        Ok(claimed)
+    }
+
+    /// Gives up events whose claims ended unfinished [`MAX_ATTEMPTS`] times (a poison event,
+    /// or one that crashed every process that took it); returns how many.
+    pub async fn give_up_events(&self, now_ms: i64) -> Result<u64, StoreError> {
+        let given_up = db!(self, db => sqlx::query(GIVE_UP)
+            .bind(now_ms)
+            .bind(MAX_ATTEMPTS)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?;
+        Ok(given_up)
     }
 
     /// Gives back `owner`'s unfinished events at once (graceful shutdown): another process may

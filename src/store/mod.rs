@@ -32,7 +32,7 @@ mod reminders;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
-pub use inbox::{InboxEvent, PendingEvent};
+pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
 pub use pending::{NewPendingCall, PendingCall};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
@@ -43,11 +43,11 @@ pub enum StoreError {
     /// The database URL names a backend this build does not have.
     #[error("unsupported DATABASE_URL {0:?}: use sqlite://path/to/hearth.db or postgres://…")]
     UnsupportedUrl(String),
-    /// A database error.
-    #[error("database error")]
+    /// A database error; its cause is part of the message, for the log.
+    #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     /// A migration failed.
-    #[error("database migration failed")]
+    #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
 

@@ -1,0 +1,225 @@
+//! Handling stored webhook events. Every accepted event is in the store (the durable inbox)
+//! before LINE gets its 200; what waits in memory is bounded ([`queue`]). The webhook takes its
+//! events into the queue at once when there is room — claimed under a lease, token 1 — and
+//! leaves them in the store otherwise; a loop takes waiting events from the store as room frees,
+//! and with them the events of processes that died (their leases were not renewed).
+//!
+//! Exactly once: a live process renews the leases of what it holds ([`lease::renew_every`]),
+//! confirms its claim before it starts an event whose lease may have lapsed, and finishes it
+//! only with the token it claimed. A slow turn in a live process is never taken from it; a dead
+//! process's events are taken over within a lease (15 s by default). Events are handled one
+//! conversation at a time, in order.
+
+pub mod lease;
+pub mod queue;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use jiff::Timestamp;
+use tokio::sync::OwnedSemaphorePermit;
+
+use crate::app::Hearth;
+use crate::line::webhook::Event;
+use crate::store::{PendingEvent, StoreError};
+use queue::{Job, Lease};
+
+/// Most events taken from the store in one look.
+const TAKE_BATCH: usize = 256;
+
+impl Hearth {
+    /// When a lease taken or renewed now ends (Unix ms).
+    pub fn inbox_lease_until(&self, now: Timestamp) -> i64 {
+        now.saturating_add(self.inbox_lease).map_or(i64::MAX, |t| t.as_millisecond())
+    }
+
+    /// Queues events the webhook stored and claimed (token 1) in `slots`, one slot each.
+    pub(crate) fn enqueue_accepted(
+        self: &Arc<Self>,
+        events: Vec<(Event, Timestamp)>,
+        mut slots: OwnedSemaphorePermit,
+        lease_until_ms: i64,
+    ) {
+        for (event, received_at) in events {
+            let Some(slot) = slots.split(1) else {
+                tracing::error!("fewer slots than accepted events");
+                return;
+            };
+            let lease = Lease { token: 1, until_ms: lease_until_ms };
+            self.enqueue(event, received_at, lease, slot);
+        }
+    }
+
+    fn enqueue(
+        self: &Arc<Self>,
+        event: Event,
+        received_at: Timestamp,
+        lease: Lease,
+        slot: OwnedSemaphorePermit,
+    ) {
+        let Some(held) = self.inbox.hold(&event.webhook_event_id, lease, slot) else {
+            return; // already queued here; the job uses the new claim
+        };
+        let conversation =
+            event.source.as_ref().map(|s| s.conversation.id.clone()).unwrap_or_default();
+        if self.inbox.push(&conversation, Job { event, received_at, held }) {
+            let worker = self.clone();
+            self.spawn_tracked(async move { worker.work_lane(conversation).await });
+        }
+    }
+
+    /// Handles a conversation's queued events one after another until its lane is empty.
+    async fn work_lane(self: Arc<Self>, conversation: String) {
+        while let Some(job) = self.inbox.pop(&conversation) {
+            if self.inbox.is_closing() {
+                continue; // handed back at shutdown
+            }
+            let _turn = self.turn_permit().await;
+            // Boxed: a queued job stays small; the turn's large future exists only while it runs.
+            Box::pin(self.work(job)).await;
+        }
+    }
+
+    async fn work(self: &Arc<Self>, job: Job) {
+        let id = job.held.id().to_string();
+        let Some(token) = self.confirm_held(&id).await else {
+            tracing::warn!(event_id = id, "event taken over by another process; not handled here");
+            return;
+        };
+        let handled =
+            AssertUnwindSafe(self.handle_event(job.event, job.received_at)).catch_unwind().await;
+        if handled.is_err() {
+            tracing::error!(event_id = id, "handling the event panicked; it is not retried");
+        }
+        // The claim may have been renewed by claiming again meanwhile: finish with the latest.
+        let token = self.inbox.lease(&id).map_or(token, |l| l.token);
+        let now = self.clock.now().as_millisecond();
+        match self.store.finish_event(&id, &self.owner, token, now).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(event_id = id, "event was taken over before it was finished")
+            }
+            Err(e) => tracing::error!(error = %e, event_id = id, "could not mark an event handled"),
+        }
+        drop(job.held);
+    }
+
+    /// The token of this process's claim on a held event, if the claim still stands: from
+    /// memory while its lease is sure to hold, else confirmed (and extended) in the store.
+    async fn confirm_held(&self, id: &str) -> Option<i64> {
+        let lease = self.inbox.lease(id)?;
+        let now = self.clock.now();
+        if lease::held_without_asking(lease.until_ms, now.as_millisecond(), self.inbox_lease) {
+            return Some(lease.token);
+        }
+        let until = self.inbox_lease_until(now);
+        match self.store.confirm_claim(id, &self.owner, lease.token, until).await {
+            Ok(true) => {
+                self.inbox.set_until(id, until);
+                Some(lease.token)
+            }
+            Ok(false) => None,
+            Err(e) => {
+                tracing::error!(error = %e, event_id = id, "could not confirm a claim; left for later");
+                None
+            }
+        }
+    }
+
+    /// Renews the leases of every held event (the heartbeat); an event whose claim another
+    /// process took meanwhile is marked lost, so it is not started here.
+    pub async fn renew_leases(&self) -> Result<(), StoreError> {
+        let held = self.inbox.held();
+        if held.is_empty() {
+            return Ok(());
+        }
+        let until = self.inbox_lease_until(self.clock.now());
+        let ids: Vec<(&str, i64)> = held.iter().map(|(id, token)| (id.as_str(), *token)).collect();
+        let renewed: std::collections::HashSet<String> =
+            self.store.renew_events(&self.owner, &ids, until).await?.into_iter().collect();
+        for (id, _) in &held {
+            if renewed.contains(id) {
+                self.inbox.set_until(id, until);
+            } else if self.inbox.lease(id).is_some() {
+                tracing::warn!(event_id = id, "lease lost to another process");
+                self.inbox.set_until(id, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes events waiting in the store — left there while the queue was full, or by a
+    /// process that died — as far as there is room; returns how many were taken.
+    pub async fn take_waiting_events(self: &Arc<Self>) -> Result<usize, StoreError> {
+        let Some(mut slots) = self.inbox.free_slots(TAKE_BATCH) else {
+            return Ok(0);
+        };
+        let room = slots.num_permits();
+        self.inbox.clear_backlog();
+        let now = self.clock.now();
+        let until = self.inbox_lease_until(now);
+        let claimed =
+            self.store.claim_events(&self.owner, now.as_millisecond(), until, room as i64).await;
+        let claimed = match claimed {
+            Ok(claimed) => claimed,
+            Err(e) => {
+                self.inbox.mark_backlog();
+                return Err(e);
+            }
+        };
+        if claimed.len() == room {
+            self.inbox.mark_backlog(); // the store may hold more
+        }
+        let count = claimed.len();
+        for pending in claimed {
+            let Some(slot) = slots.split(1) else { break };
+            let lease = Lease { token: pending.attempts, until_ms: until };
+            match parse(&pending) {
+                Ok(event) => {
+                    if pending.attempts > 1 {
+                        tracing::info!(
+                            event_id = pending.event_id,
+                            attempt = pending.attempts,
+                            "handling an event another process left unfinished"
+                        );
+                    }
+                    let received_at =
+                        Timestamp::from_millisecond(pending.received_at).unwrap_or(now);
+                    self.enqueue(event, received_at, lease, slot);
+                }
+                Err(e) => {
+                    tracing::error!(
+                        event_id = pending.event_id,
+                        error = e,
+                        "stored event unreadable; dropped"
+                    );
+                    let at = now.as_millisecond();
+                    self.store
+                        .finish_event(&pending.event_id, &self.owner, lease.token, at)
+                        .await?;
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    /// Gives up events that failed too often (logged).
+    pub async fn give_up_poison_events(&self) -> Result<(), StoreError> {
+        let given_up = self.store.give_up_events(self.clock.now().as_millisecond()).await?;
+        if given_up > 0 {
+            tracing::error!(
+                given_up,
+                "webhook events failed {} times and were dropped",
+                crate::store::MAX_ATTEMPTS
+            );
+        }
+        Ok(())
+    }
+}
+
+fn parse(pending: &PendingEvent) -> Result<Event, String> {
+    serde_json::from_str(&pending.payload)
+        .map_err(|e| e.to_string())
+        .and_then(|raw| Event::parse(raw).map_err(|e| e.to_string()))
+}

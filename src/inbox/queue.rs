@@ -1,0 +1,260 @@
+//! What this process holds of the inbox, in memory and bounded: a fixed number of slots, the
+//! claim (fencing token and lease end) of every event it holds, and one lane per conversation
+//! so a conversation's events are handled one at a time, in order. Events beyond the slots wait
+//! in the store, not here.
+
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use jiff::Timestamp;
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+
+use crate::line::webhook::Event;
+
+/// A claim on an event: its fencing token and when its lease ends (Unix ms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    /// The claim's fencing token (the store's `attempts`).
+    pub token: i64,
+    /// When the lease ends unless renewed.
+    pub until_ms: i64,
+}
+
+/// An event waiting in its conversation's lane, or being handled.
+pub struct Job {
+    /// The event.
+    pub event: Event,
+    /// When its webhook arrived.
+    pub received_at: Timestamp,
+    /// Its slot and claim.
+    pub held: HeldEvent,
+}
+
+/// An event this process holds: dropping it frees its slot and forgets its claim, so the
+/// heartbeat stops renewing it (whatever happened to it, it is never held forever).
+pub struct HeldEvent {
+    id: String,
+    queue: Arc<InboxQueue>,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl HeldEvent {
+    /// The event's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Drop for HeldEvent {
+    fn drop(&mut self) {
+        lock(&self.queue.held).remove(&self.id);
+        if self.queue.backlog.load(Ordering::SeqCst) {
+            self.queue.wake.notify_one();
+        }
+    }
+}
+
+/// The in-memory side of the inbox.
+pub struct InboxQueue {
+    slots: Arc<Semaphore>,
+    held: Mutex<HashMap<String, Lease>>,
+    lanes: Mutex<HashMap<String, VecDeque<Job>>>,
+    backlog: AtomicBool,
+    closing: AtomicBool,
+    /// Wakes the loop that takes waiting events from the store.
+    pub wake: Notify,
+}
+
+impl InboxQueue {
+    /// A queue holding at most `capacity` events (`HEARTH_MAX_QUEUED_EVENTS`).
+    pub fn new(capacity: usize) -> Arc<Self> {
+        Arc::new(Self {
+            slots: Arc::new(Semaphore::new(capacity.max(1))),
+            held: Mutex::default(),
+            lanes: Mutex::default(),
+            backlog: AtomicBool::new(false),
+            closing: AtomicBool::new(false),
+            wake: Notify::new(),
+        })
+    }
+
+    /// Slots for `n` events a webhook just brought, if they are free and nothing older waits in
+    /// the store (taking newer events first would reorder a conversation).
+    pub fn reserve(&self, n: usize) -> Option<OwnedSemaphorePermit> {
+        if n == 0 || self.is_closing() || self.backlog.load(Ordering::SeqCst) {
+            return None;
+        }
+        let n = u32::try_from(n).ok()?;
+        self.slots.clone().try_acquire_many_owned(n).ok()
+    }
+
+    /// Up to `max` free slots, for events taken from the store.
+    pub fn free_slots(&self, max: usize) -> Option<OwnedSemaphorePermit> {
+        let n = self.slots.available_permits().min(max);
+        if n == 0 || self.is_closing() {
+            return None;
+        }
+        self.slots.clone().try_acquire_many_owned(u32::try_from(n).ok()?).ok()
+    }
+
+    /// True when a slot is free.
+    pub fn free_slots_available(&self) -> bool {
+        self.slots.available_permits() > 0 && !self.is_closing()
+    }
+
+    /// Events were left waiting in the store: later webhooks leave theirs there too until the
+    /// backlog is taken.
+    pub fn mark_backlog(&self) {
+        self.backlog.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    /// Clears the backlog mark before a look at the store (which sets it again if it finds the
+    /// store still full).
+    pub fn clear_backlog(&self) {
+        self.backlog.store(false, Ordering::SeqCst);
+    }
+
+    /// Holds event `id` under `lease` in `slot`. None when this process already holds it (its
+    /// own earlier claim lapsed and was renewed by claiming again): the claim is updated, and
+    /// the job already queued uses it.
+    pub fn hold(
+        self: &Arc<Self>,
+        id: &str,
+        lease: Lease,
+        slot: OwnedSemaphorePermit,
+    ) -> Option<HeldEvent> {
+        match lock(&self.held).entry(id.to_string()) {
+            Entry::Occupied(mut held) => {
+                held.insert(lease);
+                None
+            }
+            Entry::Vacant(free) => {
+                free.insert(lease);
+                Some(HeldEvent { id: id.to_string(), queue: self.clone(), _slot: slot })
+            }
+        }
+    }
+
+    /// The current claim on a held event.
+    pub fn lease(&self, id: &str) -> Option<Lease> {
+        lock(&self.held).get(id).copied()
+    }
+
+    /// Records a renewed (or, with 0, a lost) lease end.
+    pub fn set_until(&self, id: &str, until_ms: i64) {
+        if let Some(lease) = lock(&self.held).get_mut(id) {
+            lease.until_ms = until_ms;
+        }
+    }
+
+    /// Every held event's id and token, for the heartbeat.
+    pub fn held(&self) -> Vec<(String, i64)> {
+        lock(&self.held).iter().map(|(id, lease)| (id.clone(), lease.token)).collect()
+    }
+
+    /// How many events are held.
+    pub fn len(&self) -> usize {
+        lock(&self.held).len()
+    }
+
+    /// True when no event is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Queues `job` in its conversation's lane; true when the lane was idle and needs a worker.
+    pub fn push(&self, conversation: &str, job: Job) -> bool {
+        let mut lanes = lock(&self.lanes);
+        match lanes.get_mut(conversation) {
+            Some(lane) => {
+                lane.push_back(job);
+                false
+            }
+            None => {
+                lanes.insert(conversation.to_string(), VecDeque::from([job]));
+                true
+            }
+        }
+    }
+
+    /// The next job of a lane; None (and the lane removed) when it is empty.
+    pub fn pop(&self, conversation: &str) -> Option<Job> {
+        let mut lanes = lock(&self.lanes);
+        let job = lanes.get_mut(conversation).and_then(VecDeque::pop_front);
+        if job.is_none() {
+            lanes.remove(conversation);
+        }
+        job
+    }
+
+    /// Stops taking events (shutdown): queued jobs are dropped unstarted and handed back.
+    pub fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+    }
+
+    /// True once shutdown began.
+    pub fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lease(token: i64) -> Lease {
+        Lease { token, until_ms: 1_000 }
+    }
+
+    #[test]
+    fn slots_bound_what_is_held_and_come_back_when_an_event_is_dropped() {
+        let q = InboxQueue::new(2);
+        let mut slots = q.reserve(2).expect("two free");
+        assert!(q.reserve(1).is_none(), "full");
+        let one = slots.split(1).expect("split");
+        let a = q.hold("a", lease(1), one).expect("new");
+        let b = q.hold("b", lease(1), slots).expect("new");
+        assert_eq!(q.len(), 2);
+        drop(a);
+        assert_eq!(q.len(), 1);
+        assert!(q.lease("a").is_none(), "a dropped event is no longer renewed");
+        assert!(q.free_slots(10).is_some_and(|p| p.num_permits() == 1));
+        drop(b);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_backlog_in_the_store_sends_new_events_there_too() {
+        let q = InboxQueue::new(8);
+        q.mark_backlog();
+        assert!(q.reserve(1).is_none());
+        assert!(q.free_slots(8).is_some(), "the store's backlog is taken first");
+        q.clear_backlog();
+        assert!(q.reserve(1).is_some());
+    }
+
+    #[test]
+    fn claiming_an_event_already_held_updates_its_claim_instead_of_queueing_it_twice() {
+        let q = InboxQueue::new(4);
+        let held = q.hold("a", lease(1), q.free_slots(1).expect("slot")).expect("new");
+        assert!(q.hold("a", lease(2), q.free_slots(1).expect("slot")).is_none());
+        assert_eq!(q.lease("a").map(|l| l.token), Some(2));
+        assert_eq!(q.slots.available_permits(), 3, "the second slot went back");
+        drop(held);
+    }
+
+    #[test]
+    fn closing_refuses_new_work() {
+        let q = InboxQueue::new(4);
+        q.close();
+        assert!(q.reserve(1).is_none());
+        assert!(q.free_slots(4).is_none());
+    }
+}
