@@ -229,9 +229,22 @@ impl Hearth {
         });
     }
 
-    /// Waits until no background work is running.
-    pub async fn wait_idle(&self) {
+    /// Waits until the work in hand is done (shutdown: what waits in the inbox stays there).
+    pub async fn wait_in_hand(&self) {
         self.in_flight.wait_idle().await;
+    }
+
+    /// Waits until no background work is running and no event waits in the inbox for this
+    /// process to take it.
+    pub async fn wait_idle(&self) {
+        loop {
+            self.in_flight.wait_idle().await;
+            if !self.inbox.has_backlog() {
+                return;
+            }
+            self.inbox.wake.notify_one();
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// A permit to work on a turn; at most `HEARTH_MAX_CONCURRENT_TURNS` are out at once.

@@ -96,7 +96,9 @@ async fn take_waiting_events(app: Arc<Hearth>) {
     loop {
         match app.take_waiting_events().await {
             // The store may hold more: look again at once.
-            Ok(n) if n > 0 && app.inbox.free_slots_available() => continue,
+            Ok(n) if n > 0 && app.inbox.has_backlog() && app.inbox.free_slots_available() => {
+                continue;
+            }
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "could not take waiting events"),
         }

@@ -47,7 +47,7 @@ pub async fn serve(
     let served = axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await;
     loops.stop_work();
     app.inbox.close(); // queued events not started are handed back
-    if tokio::time::timeout(app.shutdown_grace, app.wait_idle()).await.is_err() {
+    if tokio::time::timeout(app.shutdown_grace, app.wait_in_hand()).await.is_err() {
         tracing::warn!("shutdown grace ran out with turns still in hand; handing them back");
     }
     loops.stop();

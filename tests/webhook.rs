@@ -53,8 +53,39 @@ async fn signature_header_name_is_case_insensitive_and_fixture_files_are_accepte
         .status();
     assert_eq!(status, 200);
     h.settle().await;
-    // The fixture's event happened a year before the harness clock: answered by push.
+    // The fixture's event happened a year before the harness clock: older than any redelivery,
+    // so it is refused as a replay (accepted, not answered).
     assert!(h.line.replies().is_empty());
+    assert!(h.line.accepted_pushes().is_empty());
+    assert!(h.llm.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_captured_body_replayed_after_the_dedupe_window_is_not_handled_again() {
+    let h = Harness::start().await;
+    h.llm.reply_text("第一次");
+    h.llm.reply_text("重播（不應出現）");
+    let event = h.dm(MOM, "提醒我明天繳費");
+    assert_eq!(h.send(vec![event.clone()]).await, 200);
+    assert_eq!(h.line.replies().len(), 1);
+    // A day and more later the event's id has been forgotten (pruned) ...
+    h.clock.advance(jiff::SignedDuration::from_hours(25));
+    let day_ago = h.now_ms() - 24 * 3_600_000;
+    assert_eq!(h.app.store.prune_inbox(day_ago).await.expect("prune"), 1);
+    // ... so the same signed body, replayed, is refused by its age.
+    assert_eq!(h.send(vec![event]).await, 200);
+    assert_eq!(h.llm.requests().len(), 1, "no second turn");
+    assert!(h.line.accepted_pushes().is_empty(), "no second answer");
+}
+
+#[tokio::test]
+async fn an_event_hours_old_but_within_the_window_is_still_answered_by_push() {
+    let h = Harness::start().await;
+    h.llm.reply_text("晚了一點的回答");
+    let mut event = h.dm(MOM, "你好");
+    event["timestamp"] = json!(h.now_ms() - 2 * 3_600_000);
+    assert_eq!(h.send(vec![event]).await, 200);
+    assert!(h.line.replies().is_empty(), "the reply token is long expired");
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
 

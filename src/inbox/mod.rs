@@ -156,22 +156,14 @@ impl Hearth {
             return Ok(0);
         };
         let room = slots.num_permits();
-        self.inbox.clear_backlog();
+        let mark = self.inbox.backlog_mark();
         let now = self.clock.now();
         let until = self.inbox_lease_until(now);
         let claimed =
             self.store.claim_events(&self.owner, now.as_millisecond(), until, room as i64).await;
-        let claimed = match claimed {
-            Ok(claimed) => claimed,
-            Err(e) => {
-                self.inbox.mark_backlog();
-                return Err(e);
-            }
-        };
-        if claimed.len() == room {
-            self.inbox.mark_backlog(); // the store may hold more
-        }
+        let claimed = claimed?;
         let count = claimed.len();
+        let all_taken = count < room;
         for pending in claimed {
             let Some(slot) = slots.split(1) else { break };
             let lease = Lease { token: pending.attempts, until_ms: until };
@@ -200,6 +192,9 @@ impl Hearth {
                         .await?;
                 }
             }
+        }
+        if all_taken {
+            self.inbox.taken_up_to(mark);
         }
         Ok(count)
     }

@@ -5,7 +5,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use jiff::Timestamp;
@@ -50,7 +50,7 @@ impl HeldEvent {
 impl Drop for HeldEvent {
     fn drop(&mut self) {
         lock(&self.queue.held).remove(&self.id);
-        if self.queue.backlog.load(Ordering::SeqCst) {
+        if self.queue.has_backlog() {
             self.queue.wake.notify_one();
         }
     }
@@ -61,7 +61,10 @@ pub struct InboxQueue {
     slots: Arc<Semaphore>,
     held: Mutex<HashMap<String, Lease>>,
     lanes: Mutex<HashMap<String, VecDeque<Job>>>,
-    backlog: AtomicBool,
+    /// Counts webhooks that left events waiting in the store.
+    left_in_store: AtomicU64,
+    /// The count up to which the store's waiting events were all taken.
+    taken_from_store: AtomicU64,
     closing: AtomicBool,
     /// Wakes the loop that takes waiting events from the store.
     pub wake: Notify,
@@ -74,7 +77,8 @@ impl InboxQueue {
             slots: Arc::new(Semaphore::new(capacity.max(1))),
             held: Mutex::default(),
             lanes: Mutex::default(),
-            backlog: AtomicBool::new(false),
+            left_in_store: AtomicU64::new(0),
+            taken_from_store: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             wake: Notify::new(),
         })
@@ -83,7 +87,7 @@ impl InboxQueue {
     /// Slots for `n` events a webhook just brought, if they are free and nothing older waits in
     /// the store (taking newer events first would reorder a conversation).
     pub fn reserve(&self, n: usize) -> Option<OwnedSemaphorePermit> {
-        if n == 0 || self.is_closing() || self.backlog.load(Ordering::SeqCst) {
+        if n == 0 || self.is_closing() || self.has_backlog() {
             return None;
         }
         let n = u32::try_from(n).ok()?;
@@ -104,17 +108,27 @@ impl InboxQueue {
         self.slots.available_permits() > 0 && !self.is_closing()
     }
 
-    /// Events were left waiting in the store: later webhooks leave theirs there too until the
-    /// backlog is taken.
+    /// Events were left waiting in the store (called after they were stored): later webhooks
+    /// leave theirs there too until the backlog is taken.
     pub fn mark_backlog(&self) {
-        self.backlog.store(true, Ordering::SeqCst);
+        self.left_in_store.fetch_add(1, Ordering::SeqCst);
         self.wake.notify_one();
     }
 
-    /// Clears the backlog mark before a look at the store (which sets it again if it finds the
-    /// store still full).
-    pub fn clear_backlog(&self) {
-        self.backlog.store(false, Ordering::SeqCst);
+    /// A mark to read before looking at the store, for [`Self::taken_up_to`].
+    pub fn backlog_mark(&self) -> u64 {
+        self.left_in_store.load(Ordering::SeqCst)
+    }
+
+    /// A look at the store that began at `mark` found everything waiting there: events left
+    /// after the mark still count as a backlog.
+    pub fn taken_up_to(&self, mark: u64) {
+        self.taken_from_store.fetch_max(mark, Ordering::SeqCst);
+    }
+
+    /// True while events left in the store may still wait there.
+    pub fn has_backlog(&self) -> bool {
+        self.left_in_store.load(Ordering::SeqCst) > self.taken_from_store.load(Ordering::SeqCst)
     }
 
     /// Holds event `id` under `lease` in `slot`. None when this process already holds it (its
@@ -233,11 +247,18 @@ mod tests {
     #[test]
     fn a_backlog_in_the_store_sends_new_events_there_too() {
         let q = InboxQueue::new(8);
+        let before = q.backlog_mark();
         q.mark_backlog();
-        assert!(q.reserve(1).is_none());
+        assert!(q.has_backlog() && q.reserve(1).is_none());
         assert!(q.free_slots(8).is_some(), "the store's backlog is taken first");
-        q.clear_backlog();
-        assert!(q.reserve(1).is_some());
+        q.taken_up_to(before);
+        assert!(q.has_backlog(), "left after the look began: still waiting");
+        let mark = q.backlog_mark();
+        q.mark_backlog();
+        q.taken_up_to(mark);
+        assert!(q.has_backlog());
+        q.taken_up_to(q.backlog_mark());
+        assert!(!q.has_backlog() && q.reserve(1).is_some());
     }
 
     #[test]

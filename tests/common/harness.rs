@@ -66,6 +66,10 @@ impl Harness {
         tweak: impl FnOnce(&mut Config),
         tools: Option<fn(&Services) -> Registry>,
     ) -> Self {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_test_writer()
+            .try_init();
         let line = FakeLine::start().await;
         let llm = FakeLlm::start().await;
         let upstreams = FakeUpstreams::start().await;
