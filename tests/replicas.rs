@@ -7,121 +7,12 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::harness::{BOT_ID, SECRET};
+use common::replica::{Replica, answers_per_user, envelope, event, shared_database};
 use common::{FakeLine, FakeLlm, Step};
-use hearth::line::signature;
 use hearth::store::{NewReminder, Store};
-use serde_json::json;
-
-/// A running `hearth serve`.
-struct Replica {
-    child: Child,
-    url: String,
-}
-
-impl Replica {
-    async fn spawn(db: &str, line: &FakeLine, llm: &FakeLlm, env: &[(&str, &str)]) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("free port");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
-        cmd.arg("serve")
-            .env("LINE_CHANNEL_SECRET", SECRET)
-            .env("LINE_CHANNEL_ACCESS_TOKEN", "test-token")
-            .env("LINE_API_BASE", line.url())
-            .env("OPENAI_BASE_URL", llm.url())
-            .env("OPENAI_API_KEY", "sk-test")
-            .env("DATABASE_URL", db)
-            .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let child = cmd.spawn().expect("spawn hearth serve");
-        let url = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while reqwest::get(format!("{url}/readyz")).await.map(|r| r.status() != 200).unwrap_or(true)
-        {
-            assert!(Instant::now() < deadline, "hearth did not become ready");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Self { child, url }
-    }
-
-    async fn post(&self, body: &str) -> u16 {
-        reqwest::Client::new()
-            .post(format!("{}/callback", self.url))
-            .header("x-line-signature", signature::sign(SECRET, body.as_bytes()))
-            .body(body.to_string())
-            .send()
-            .await
-            .expect("post")
-            .status()
-            .as_u16()
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill(); // SIGKILL
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// A database processes can share: PostgreSQL when configured, else an SQLite file.
-async fn shared_database(name: &str) -> String {
-    if let Some(pg) = common::db::fresh_postgres().await {
-        return pg;
-    }
-    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    format!("sqlite://{}", dir.join("hearth.db").display())
-}
-
-fn event(n: u64, user: &str, text: &str) -> serde_json::Value {
-    json!({
-        "type": "message", "mode": "active",
-        "timestamp": jiff::Timestamp::now().as_millisecond(),
-        "webhookEventId": format!("01REPLICA{}{n:010}", std::process::id()),
-        "deliveryContext": {"isRedelivery": false},
-        "replyToken": format!("replica-token-{}-{n}", std::process::id()),
-        "source": {"type": "user", "userId": user},
-        "message": {"id": format!("8{n:017}"), "type": "text", "quoteToken": format!("q{n}"), "text": text},
-    })
-}
-
-fn envelope(events: Vec<serde_json::Value>) -> String {
-    json!({"destination": BOT_ID, "events": events}).to_string()
-}
-
-/// How many answers (replies and accepted pushes) each user got.
-fn answers_per_user(line: &FakeLine) -> HashMap<String, usize> {
-    let mut per_user: HashMap<String, usize> = HashMap::new();
-    for r in line.requests() {
-        let answered = (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200;
-        if !answered {
-            continue;
-        }
-        let who = r.body["to"].as_str().map(str::to_string).or_else(|| {
-            // A reply names no user: the fake's reply token carries the event number.
-            r.body["replyToken"].as_str().map(str::to_string)
-        });
-        *per_user.entry(who.unwrap_or_default()).or_default() += 1;
-    }
-    per_user
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_same_event_sent_to_two_replicas_is_answered_once() {

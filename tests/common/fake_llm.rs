@@ -34,6 +34,8 @@ pub enum Step {
     Stall(Duration),
     /// `200` with `content-type: text/html` and body `<html>oops</html>`.
     Garbage,
+    /// Wait this long, then `200` with this JSON body: a slow model.
+    Slow(Duration, Value),
 }
 
 /// Handle to a running fake LLM; clones share the same server, script and records.
@@ -204,6 +206,10 @@ async fn complete(State(llm): State<FakeLlm>, headers: HeaderMap, raw: Bytes) ->
         Some(Step::Stall(delay)) => {
             tokio::time::sleep(delay).await;
             Json(FakeLlm::text("(fake llm: stalled)")).into_response()
+        }
+        Some(Step::Slow(delay, body)) => {
+            tokio::time::sleep(delay).await;
+            Json(body).into_response()
         }
         Some(Step::Garbage) => {
             (StatusCode::OK, [(CONTENT_TYPE, "text/html")], "<html>oops</html>").into_response()

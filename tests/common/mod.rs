@@ -10,6 +10,7 @@ pub mod fake_llm;
 pub mod fake_upstreams;
 pub mod fake_web;
 pub mod harness;
+pub mod replica;
 
 // Not every test binary uses every fake.
 #[allow(unused_imports)]
