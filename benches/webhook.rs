@@ -5,8 +5,11 @@
 //! Run with `cargo bench --bench webhook` (a release build). Options through the environment:
 //! `BENCH_RATES` (events/s, comma-separated, default `500,2000`), `BENCH_SECS` (seconds per rate,
 //! default 10), `BENCH_TURNS` (sequential full turns, default 300), `BENCH_SUSTAINED` (events for
-//! the sustained-throughput run, default 3000), `BENCH_DATABASE_URL` (default: an SQLite file;
-//! give an empty PostgreSQL database to measure that backend).
+//! the sustained-throughput run, default 3000), `BENCH_FLOOD` (untriggered group messages sent
+//! as fast as hearth takes them, then drained: ack rate, peak memory, time until every one is
+//! handled; default 0, off), `BENCH_DATABASE_URL` (default: an SQLite file; give an empty
+//! PostgreSQL database to measure that backend). The flood alone:
+//! `BENCH_TURNS=0 BENCH_RATES= BENCH_SUSTAINED=0 BENCH_FLOOD=160000 cargo bench --bench webhook`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -23,6 +26,7 @@ const SECRET: &str = "8c570fa6dd201bb328f1c1eac23a96d8";
 struct Server {
     child: Child,
     url: String,
+    db: String,
     _dir: TempDir,
 }
 
@@ -58,6 +62,8 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
     let dir = std::env::temp_dir().join(format!("hearth-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let port = free_port();
+    let db = std::env::var("BENCH_DATABASE_URL")
+        .unwrap_or_else(|_| format!("sqlite://{}", dir.join("hearth.db").display()));
     let child = Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("serve")
         .env("LINE_CHANNEL_SECRET", SECRET)
@@ -65,11 +71,7 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .env("LINE_API_BASE", line.url())
         .env("OPENAI_BASE_URL", llm.url())
         .env("OPENAI_API_KEY", "sk-bench")
-        .env(
-            "DATABASE_URL",
-            std::env::var("BENCH_DATABASE_URL")
-                .unwrap_or_else(|_| format!("sqlite://{}", dir.join("hearth.db").display())),
-        )
+        .env("DATABASE_URL", &db)
         .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
         .env("HEARTH_OPEN_METEO_URL", upstreams.url())
         .env("HEARTH_GEOCODING_URL", upstreams.url())
@@ -86,7 +88,7 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         assert!(Instant::now() < deadline, "hearth did not start");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    Server { child, url, _dir: TempDir(dir) }
+    Server { child, url, db, _dir: TempDir(dir) }
 }
 
 /// (VmRSS, VmHWM) of a process, in KiB.
@@ -127,9 +129,12 @@ fn event(n: u64, text: &str) -> serde_json::Value {
 }
 
 fn signed(n: u64, text: &str) -> (String, String) {
+    sign_events(vec![event(n, text)])
+}
+
+fn sign_events(events: Vec<serde_json::Value>) -> (String, String) {
     let body =
-        json!({"destination": "U8e742f61d673b39c7fff3cecb7536ef0", "events": [event(n, text)]})
-            .to_string();
+        json!({"destination": "U8e742f61d673b39c7fff3cecb7536ef0", "events": events}).to_string();
     let sig = signature::sign(SECRET, body.as_bytes());
     (body, sig)
 }
@@ -229,6 +234,97 @@ async fn sustained_turns(
     }
 }
 
+/// A group message that does not call hearth (logged for recaps, not answered).
+fn untriggered_group_message(n: u64) -> serde_json::Value {
+    let mut e = event(n, "今天晚餐吃什麼？我買了滷味");
+    e["source"] = json!({"type": "group", "groupId": format!("C{:032x}", n % 8),
+                         "userId": format!("U{:032x}", n % 64)});
+    e
+}
+
+/// Posts `count` untriggered group messages as fast as hearth takes them (`connections` in
+/// flight), then waits until every one is handled (logged, its inbox row done). Returns the
+/// acknowledged count, the time the acks took, the time until all were handled, the peak RSS
+/// seen (KiB) and whether each message was logged exactly once.
+async fn flood(server: &Server, first: u64, count: u64, connections: usize) -> FloodReport {
+    use futures::StreamExt;
+    let client = reqwest::Client::builder().pool_max_idle_per_host(512).build().expect("client");
+    let pid = server.pid();
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let sampling = sampling.clone();
+        tokio::spawn(async move {
+            let mut peak = 0;
+            while sampling.load(std::sync::atomic::Ordering::SeqCst) {
+                peak = peak.max(memory_kib(pid).0);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            peak
+        })
+    };
+    let start = Instant::now();
+    let acked = futures::stream::iter(0..count)
+        .map(|i| {
+            let client = client.clone();
+            let url = format!("{}/callback", server.url);
+            async move {
+                let (body, sig) = sign_events(vec![untriggered_group_message(first + i)]);
+                let sent = client.post(url).header("x-line-signature", sig).body(body).send().await;
+                sent.is_ok_and(|r| r.status() == 200)
+            }
+        })
+        .buffer_unordered(connections)
+        .filter(|ok| std::future::ready(*ok))
+        .count()
+        .await as u64;
+    let acked_in = start.elapsed();
+    let logged_once = drained(&server.db, count).await;
+    let handled_in = start.elapsed();
+    sampling.store(false, std::sync::atomic::Ordering::SeqCst);
+    let peak_rss = sampler.await.unwrap_or(0);
+    FloodReport { acked, acked_in, handled_in, peak_rss, once_each: logged_once }
+}
+
+/// Waits (up to ten minutes) until no event is pending in the inbox of `url`; true when the
+/// group messages were then logged `count` times, each once.
+async fn drained(url: &str, count: u64) -> bool {
+    macro_rules! with_pool {
+        ($pool:ident => $body:expr) => {
+            if url.starts_with("postgres") {
+                let $pool = sqlx::PgPool::connect(url).await.expect("bench database");
+                $body
+            } else {
+                let $pool = sqlx::SqlitePool::connect(url).await.expect("bench database");
+                $body
+            }
+        };
+    }
+    const PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
+    const LOGGED: &str =
+        "SELECT COUNT(*), COUNT(DISTINCT message_id) FROM chat_log WHERE conversation_id LIKE 'C%'";
+    let deadline = Instant::now() + Duration::from_secs(600);
+    with_pool!(pool => {
+        loop {
+            let left: i64 = sqlx::query_scalar(PENDING).fetch_one(&pool).await.unwrap_or(i64::MAX);
+            if left == 0 || Instant::now() > deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let (logged, distinct): (i64, i64) =
+            sqlx::query_as(LOGGED).fetch_one(&pool).await.unwrap_or((-1, -1));
+        logged == count as i64 && distinct == count as i64
+    })
+}
+
+struct FloodReport {
+    acked: u64,
+    acked_in: Duration,
+    handled_in: Duration,
+    peak_rss: u64,
+    once_each: bool,
+}
+
 #[tokio::main]
 async fn main() {
     let rates: Vec<u64> = std::env::var("BENCH_RATES")
@@ -260,6 +356,7 @@ async fn main() {
     // Full turns, one at a time: webhook → LLM asks for weather → forecast → LLM answers →
     // reply with a card. Every fake answers at once, so the time is hearth's own plus loopback.
     let mut turn_latency = Vec::new();
+    let turns = turns.max(1);
     let cpu_before = cpu_ticks(server.pid());
     let client = reqwest::Client::new();
     for n in 0..turns {
@@ -328,6 +425,20 @@ async fn main() {
         elapsed.as_secs_f64(),
         events as f64 / elapsed.as_secs_f64()
     );
+    let flood_events: u64 =
+        std::env::var("BENCH_FLOOD").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    if flood_events > 0 {
+        let r = flood(&server, first + sustained, flood_events, 32).await;
+        println!(
+            "flood of untriggered group messages (32 connections): {} of {flood_events} acked in {:.1} s = {:.0}/s; all handled after {:.1} s; peak RSS {:.1} MiB; each logged once: {}",
+            r.acked,
+            r.acked_in.as_secs_f64(),
+            r.acked as f64 / r.acked_in.as_secs_f64(),
+            r.handled_in.as_secs_f64(),
+            r.peak_rss as f64 / 1024.0,
+            r.once_each,
+        );
+    }
     let (rss, hwm) = memory_kib(server.pid());
     println!(
         "RSS after the load: {:.1} MiB (peak {:.1} MiB)",
