@@ -333,3 +333,11 @@ async fn unsupported_database_urls_are_refused_clearly() {
     let err = Store::connect("mysql://localhost/hearth").await.err().expect("refused");
     assert!(err.to_string().contains("DATABASE_URL"));
 }
+
+#[tokio::test]
+async fn a_database_error_names_its_cause() {
+    let err = Store::connect("sqlite:///no/such/directory/hearth.db").await.err().expect("fails");
+    let message = err.to_string();
+    assert_ne!(message, "database error", "the cause is part of the message");
+    assert!(message.contains("unable to open database file"), "{message}");
+}

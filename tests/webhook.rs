@@ -8,7 +8,8 @@ use std::time::Duration;
 use common::Step;
 use common::harness::{BOT_ID, Harness, MOM, SECRET, texts_of};
 use hearth::line::signature;
-use serde_json::json;
+use hearth::store::InboxEvent;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn bad_or_missing_signature_gets_401_and_nothing_is_processed() {
@@ -118,6 +119,27 @@ async fn malformed_and_unknown_events_are_skipped_without_failing_the_batch() {
     assert_eq!(h.send(events).await, 200);
     assert_eq!(h.line.replies().len(), 1);
     assert_eq!(texts_of(&h.line.replies()[0].body), "還在這裡");
+}
+
+#[tokio::test]
+async fn a_webhook_with_thousands_of_events_is_accepted_whole() {
+    let h = Harness::start().await;
+    let events: Vec<Value> = (0..4_100)
+        .map(|n| {
+            json!({"type": "videoPlayComplete", "mode": "active", "timestamp": h.now_ms(),
+                   "webhookEventId": format!("01MANY{n:020}"), "source": {"type": "user", "userId": MOM},
+                   "videoPlayComplete": {"trackingId": "t"}})
+        })
+        .collect();
+    assert_eq!(h.send(events).await, 200);
+    // Stored, not just acknowledged: every id is known now.
+    let ids: Vec<String> = (0..4_100).map(|n| format!("01MANY{n:020}")).collect();
+    let again: Vec<InboxEvent<'_>> = ids
+        .iter()
+        .map(|id| InboxEvent { event_id: id, event_type: "x", payload: "{}", received_at_ms: 0 })
+        .collect();
+    let new = h.app.store.accept_events(&again, None).await.expect("store");
+    assert!(new.iter().all(|n| !n), "all 4,100 were stored by the webhook");
 }
 
 #[tokio::test]
