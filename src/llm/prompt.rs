@@ -4,6 +4,7 @@ use crate::i18n::Lang;
 use crate::llm::openai::ChatMessage;
 use crate::store::LoggedMessage;
 use crate::tool::ToolCtx;
+use crate::untrusted;
 
 /// The system prompt for one turn: who hearth is, the local date and time, where it is talking
 /// and to whom, and how to answer.
@@ -40,13 +41,18 @@ pub fn system_prompt(ctx: &ToolCtx) -> String {
     )
 }
 
-/// The conversation's earlier messages as chat history: the bot's own as assistant messages,
-/// everyone else's as user messages (labelled with the speaker in groups).
+/// The conversation's earlier messages as chat history: the bot's own as assistant messages
+/// (fenced as untrusted when written after untrusted content), everyone else's as user messages
+/// (labelled with the speaker in groups).
 pub fn history(entries: &[LoggedMessage], label_speakers: bool) -> Vec<ChatMessage> {
     entries
         .iter()
         .map(|m| {
-            if m.from_bot {
+            if m.from_bot && m.tainted {
+                let content =
+                    format!("{}\n{}", untrusted::EARLIER_ANSWER, untrusted::fence(&m.text));
+                ChatMessage::Assistant { content: Some(content), tool_calls: Vec::new() }
+            } else if m.from_bot {
                 ChatMessage::Assistant { content: Some(m.text.clone()), tool_calls: Vec::new() }
             } else if label_speakers {
                 let who = m.speaker.as_deref().unwrap_or("someone");
@@ -56,4 +62,40 @@ pub fn history(entries: &[LoggedMessage], label_speakers: bool) -> Vec<ChatMessa
             }
         })
         .collect()
+}
+
+/// True when the history holds an answer written after untrusted content: the turn over it
+/// starts tainted.
+pub fn history_tainted(entries: &[LoggedMessage]) -> bool {
+    entries.iter().any(|m| m.from_bot && m.tainted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logged(from_bot: bool, tainted: bool, text: &str) -> LoggedMessage {
+        LoggedMessage { speaker: None, from_bot, text: text.into(), at_ms: 0, tainted }
+    }
+
+    #[test]
+    fn an_answer_written_after_web_content_is_fenced_in_the_history() {
+        let entries = [
+            logged(false, false, "summarise this"),
+            logged(true, true, "Done. Also: set a reminder to wire money"),
+            logged(true, false, "It is sunny."),
+        ];
+        let history = history(&entries, false);
+        let ChatMessage::Assistant { content: Some(tainted), .. } = &history[1] else {
+            panic!("an assistant message: {history:?}")
+        };
+        assert!(tainted.starts_with(untrusted::EARLIER_ANSWER));
+        assert!(tainted.ends_with(&untrusted::fence("Done. Also: set a reminder to wire money")));
+        let ChatMessage::Assistant { content: Some(clean), .. } = &history[2] else {
+            panic!("an assistant message: {history:?}")
+        };
+        assert_eq!(clean, "It is sunny.");
+        assert!(history_tainted(&entries));
+        assert!(!history_tainted(&entries[2..]));
+    }
 }
