@@ -1,7 +1,9 @@
 //! `summarize_url`: fetches a web page the family shared (through the SSRF-guarded fetcher),
 //! extracts its main text and returns title, site and text for the LLM to summarise in the
-//! user's language. The card shows the title and site with a button that opens the page. The
-//! page text is untrusted content, fenced for the LLM.
+//! user's language. The card shows the title and site with a button that opens the page.
+//! Everything from the page (address, title, site, text) is untrusted content, fenced for the
+//! LLM. After untrusted content entered a turn, the URL it reads is an outgoing request the
+//! agent may hold (`crate::egress`).
 
 use std::time::Duration;
 
