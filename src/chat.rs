@@ -17,6 +17,8 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut history: Vec<ChatMessage> = Vec::new();
     let mut chips: Vec<Chip> = Vec::new();
+    // Once an answer was written after untrusted content, the session stays tainted.
+    let mut tainted = false;
     out.write_all(
         "hearth chat — 輸入問題，Ctrl-D 結束 / type a question, Ctrl-D to quit\n> ".as_bytes(),
     )
@@ -45,8 +47,9 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
             vec![ChatMessage::System { content: app.system_prompt(&ctx, &text).await }];
         messages.extend(history.iter().cloned());
         messages.push(ChatMessage::User { content: text.clone() });
-        let rendered = match app.agent.answer(&ctx, messages).await {
+        let rendered = match app.agent.answer(&ctx, messages, tainted).await {
             Ok(answer) => {
+                tainted |= answer.tainted;
                 history.push(ChatMessage::User { content: text });
                 history.push(ChatMessage::Assistant {
                     content: Some(answer.text.clone()),

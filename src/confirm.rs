@@ -4,11 +4,14 @@
 //! signed for the conversation). A tap there runs the stored call through the registry with the
 //! tap's context ([`confirm_tapped`]); the store lookup is keyed by the tap's conversation too,
 //! so a call held in one chat can never run in another. Held calls expire after [`EXPIRY`].
+//! Outgoing requests the model chose in such a turn (`crate::egress`) are held the same way,
+//! and their card shows the whole URL or query that would be sent.
 
 use jiff::SignedDuration;
 use serde_json::{Value, json};
 
 use crate::app::Hearth;
+use crate::egress::Outgoing;
 use crate::i18n::Lang;
 use crate::line::text::truncate_graphemes;
 use crate::llm::agent::Answer;
@@ -36,9 +39,27 @@ fn lang_of(code: &str) -> Lang {
     if code == "en" { Lang::En } else { Lang::ZhTw }
 }
 
+/// Characters of a held URL or query shown on the card at most (LINE shows 2000).
+const MAX_TARGET_CHARS: usize = 1000;
+
+/// Why a call is held.
+#[derive(Debug, Clone, Copy)]
+pub enum Held<'a> {
+    /// It changes state.
+    StateChange,
+    /// It sends this request out.
+    Outgoing(&'a Outgoing),
+}
+
 /// Holds the call `tool(args)` for confirmation; the reply tells the model it was not done and
 /// carries the confirmation card.
-pub async fn hold(store: &Store, ctx: &ToolCtx, tool: &str, args: &str) -> ToolReply {
+pub async fn hold(
+    store: &Store,
+    ctx: &ToolCtx,
+    tool: &str,
+    args: &str,
+    why: Held<'_>,
+) -> ToolReply {
     let call = NewPendingCall {
         conversation_id: &ctx.conversation.id,
         tool,
@@ -50,39 +71,63 @@ pub async fn hold(store: &Store, ctx: &ToolCtx, tool: &str, args: &str) -> ToolR
         Ok(id) => id,
         Err(e) => {
             tracing::error!(error = %e, tool, "could not hold a call for confirmation");
-            return ToolReply {
-                content: json!({"error": {"kind": "not_allowed", "message": "this action was requested after reading web content and needs the family's confirmation, which is unavailable right now; it was not done"}}),
-                card: None,
-                chips: Vec::new(),
-                outcome: Outcome::Error("not_allowed"),
-            };
+            return ToolReply::error(
+                "not_allowed",
+                "this action was requested after reading web content and needs the family's confirmation, which is unavailable right now; it was not done",
+            );
         }
     };
-    tracing::info!(tool, id, conversation = %ctx.conversation, "state-changing call held after untrusted content");
+    tracing::info!(tool, id, conversation = %ctx.conversation, ?why, "call held after untrusted content");
+    let what = match why {
+        Held::StateChange => "This action",
+        Held::Outgoing(_) => "This request to an outside address",
+    };
     ToolReply {
         content: json!({
             "status": "needs_confirmation",
             "tool": tool,
-            "message": "NOT done. This action was requested after untrusted web content entered the conversation, so it was not carried out. The family sees a card with a confirm button; it happens only if someone taps it. Say so briefly; never claim it was done.",
+            "message": format!("NOT done. {what} was requested after untrusted web content entered the conversation, so it was not carried out. The family sees a card with a confirm button; it happens only if someone taps it. Say so briefly; never claim it was done."),
         }),
-        card: Some(card(ctx.lang, tool, args, id)),
+        card: Some(card(ctx.lang, tool, args, id, why)),
         chips: Vec::new(),
         outcome: Outcome::NeedsConfirmation,
+        links: Vec::new(),
     }
 }
 
-/// The confirmation card: what would be done, with confirm and "no thanks" buttons.
-fn card(lang: Lang, tool: &str, args: &str, id: i64) -> Card {
-    let mut card = Card::new(lang.pick("⚠️ 要執行這個動作嗎？", "⚠️ Do this?"));
+/// The confirmation card: what would be done (for a request, the whole URL or query that would
+/// be sent), with confirm and "no thanks" buttons.
+fn card(lang: Lang, tool: &str, args: &str, id: i64, why: Held<'_>) -> Card {
+    let mut card = match why {
+        Held::StateChange => Card::new(lang.pick("⚠️ 要執行這個動作嗎？", "⚠️ Do this?")),
+        Held::Outgoing(Outgoing::Fetch(_)) => {
+            Card::new(lang.pick("⚠️ 要連到這個網址嗎？", "⚠️ Open this address?"))
+        }
+        Held::Outgoing(Outgoing::Search(_)) => {
+            Card::new(lang.pick("⚠️ 要搜尋這個嗎？", "⚠️ Search for this?"))
+        }
+    };
     card.subtitle = Some(
-        lang.pick(
-            "這是讀了網頁內容之後才提出的，確定是你們要的再按確認。",
-            "This was asked for after reading web content; confirm only if you want it.",
-        )
+        match why {
+            Held::StateChange => lang.pick(
+                "這是讀了網頁內容之後才提出的，確定是你們要的再按確認。",
+                "This was asked for after reading web content; confirm only if you want it.",
+            ),
+            Held::Outgoing(_) => lang.pick(
+                "這是讀了網頁內容之後才提出的，內容可能夾帶你們的資料；確定沒問題再按確認。",
+                "This was asked for after reading web content and could carry your data out; confirm only if it looks right.",
+            ),
+        }
         .into(),
     );
     card.rows.push(CardRow::new(lang.pick("動作", "Action"), tool));
-    if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(args) {
+    if let Held::Outgoing(request) = why {
+        let label = match request {
+            Outgoing::Fetch(_) => lang.pick("網址", "URL"),
+            Outgoing::Search(_) => lang.pick("搜尋", "Search"),
+        };
+        card.rows.push(CardRow::new(label, truncate_graphemes(request.target(), MAX_TARGET_CHARS)));
+    } else if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(args) {
         for (key, value) in map.iter().filter(|(_, v)| !v.is_null()).take(MAX_ARG_ROWS) {
             let shown = match value {
                 Value::String(s) => s.clone(),
@@ -149,6 +194,7 @@ pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
             text: lang.pick("✅ 已確認並完成。", "✅ Confirmed and done.").into(),
             cards: reply.card.into_iter().collect(),
             chips: reply.chips,
+            tainted: app.agent.registry().untrusted_output(&call.tool),
         },
         _ => {
             let message = reply.content["error"]["message"].as_str().unwrap_or("").to_string();

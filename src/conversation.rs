@@ -100,6 +100,7 @@ impl Hearth {
                 from_bot: false,
                 text: &message.text,
                 at_ms: event.timestamp_ms,
+                tainted: false,
             })
             .await;
         let logged_id = match logged {
@@ -143,7 +144,8 @@ impl Hearth {
             },
         });
         let started = std::time::Instant::now();
-        let answer = match self.agent.answer(&ctx, messages).await {
+        let tainted = prompt::history_tainted(&history);
+        let answer = match self.agent.answer(&ctx, messages, tainted).await {
             Ok(answer) => answer,
             Err(e) => {
                 tracing::warn!(error = %e, "turn failed");
@@ -289,7 +291,8 @@ impl Hearth {
             };
             match result {
                 Ok(sent) => {
-                    self.remember_sent(conversation, &messages, &sent.ids()).await;
+                    let tainted = answer.is_some_and(|(answer, _)| answer.tainted);
+                    self.remember_sent(conversation, &messages, &sent.ids(), tainted).await;
                     return;
                 }
                 Err(LineError::InvalidReplyToken) => {
@@ -324,6 +327,7 @@ impl Hearth {
         conversation: &Conversation,
         messages: &[Message],
         ids: &[String],
+        tainted: bool,
     ) {
         let text: Vec<&str> = messages.iter().map(Message::preview).collect();
         let answer = NewMessage {
@@ -334,6 +338,7 @@ impl Hearth {
             from_bot: true,
             text: &text.join("\n"),
             at_ms: self.clock.now().as_millisecond(),
+            tainted,
         };
         if let Err(e) = self.store.record_answer(&answer, ids).await {
             tracing::warn!(error = %e, "could not record the answer");

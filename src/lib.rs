@@ -24,7 +24,8 @@
 //! - [`postback`]: signed button data bound to a conversation, for buttons that change state;
 //!   [`actions`]: what a verified tap does.
 //! - [`untrusted`]: web content fenced as data for the LLM; [`confirm`]: state-changing calls
-//!   made after untrusted content entered a turn, held until the family taps confirm.
+//!   made after untrusted content entered a turn, held until the family taps confirm;
+//!   [`egress`]: which outgoing requests (page fetches, searches) may run in such a turn.
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget;
 //!   [`privacy`]: the chat log's retention, unsend, and forgetting a conversation that removed
 //!   hearth.
@@ -41,6 +42,7 @@ pub mod config;
 pub mod confirm;
 pub mod conversation;
 pub mod delivery;
+pub mod egress;
 pub mod gate;
 pub mod i18n;
 pub mod inbox;

@@ -12,6 +12,7 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::egress::Outgoing;
 use crate::schema::{check_schema, strict_schema_for};
 use crate::tool::{Card, Chip, Tool, ToolCtx, ToolError};
 
@@ -49,15 +50,19 @@ pub struct ToolReply {
     pub chips: Vec<Chip>,
     /// How the call ended.
     pub outcome: Outcome,
+    /// Links the output offers to read next ([`Tool::links`]).
+    pub links: Vec<String>,
 }
 
 impl ToolReply {
-    fn error(kind: &'static str, message: impl Into<String>) -> Self {
+    /// A reply that is an error of `kind` for the LLM to explain.
+    pub fn error(kind: &'static str, message: impl Into<String>) -> Self {
         Self {
             content: json!({"error": {"kind": kind, "message": message.into()}}),
             card: None,
             chips: Vec::new(),
             outcome: Outcome::Error(kind),
+            links: Vec::new(),
         }
     }
 }
@@ -65,17 +70,28 @@ impl ToolReply {
 /// The object-safe face of a [`Tool`]; the only place where tools are erased.
 trait ErasedTool: Send + Sync {
     fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply>;
+    fn outgoing(&self, args: &str) -> Option<Outgoing>;
 }
 
 impl<T: Tool> ErasedTool for T {
     fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply> {
         Box::pin(call_typed(self, ctx, args))
     }
+
+    fn outgoing(&self, args: &str) -> Option<Outgoing> {
+        let args: T::Args = serde_json::from_str(normalized_args(args)).ok()?;
+        Tool::outgoing(self, &args)
+    }
+}
+
+/// The raw arguments, with "nothing" read as an empty object.
+fn normalized_args(raw_args: &str) -> &str {
+    let trimmed = raw_args.trim();
+    if trimmed.is_empty() || trimmed == "null" { "{}" } else { trimmed }
 }
 
 async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolReply {
-    let trimmed = raw_args.trim();
-    let raw = if trimmed.is_empty() || trimmed == "null" { "{}" } else { trimmed };
+    let raw = normalized_args(raw_args);
     let args: T::Args = match serde_json::from_str(raw) {
         Ok(args) => args,
         Err(e) => {
@@ -109,7 +125,8 @@ async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolRep
     let card = guarded(T::NAME, "card", || tool.card(ctx, &output)).flatten();
     let chips =
         guarded(T::NAME, "quick_replies", || tool.quick_replies(ctx, &output)).unwrap_or_default();
-    ToolReply { content, card, chips, outcome: Outcome::Ok }
+    let links = guarded(T::NAME, "links", || tool.links(&output)).unwrap_or_default();
+    ToolReply { content, card, chips, outcome: Outcome::Ok, links }
 }
 
 /// Runs a presentation builder; a panic is logged and treated as "nothing to show".
@@ -254,6 +271,12 @@ impl Registry {
     /// True if the tool `name` returns untrusted web content ([`Tool::UNTRUSTED_OUTPUT`]).
     pub fn untrusted_output(&self, name: &str) -> bool {
         self.traits(name).untrusted_output
+    }
+
+    /// The outgoing request the call `name(args)` would make ([`Tool::outgoing`]); `None` for
+    /// unknown tools and arguments that do not parse (such calls make no request).
+    pub fn outgoing(&self, name: &str, args: &str) -> Option<Outgoing> {
+        self.by_name.get(name).and_then(|&i| self.tools[i].outgoing(args))
     }
 
     /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::clock::Clock;
+use crate::egress::Outgoing;
 use crate::i18n::Lang;
 use crate::source::Conversation;
 
@@ -51,6 +52,20 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Optional follow-up chips (quick replies).
     fn quick_replies(&self, _ctx: &ToolCtx, _out: &Self::Output) -> Vec<Chip> {
+        Vec::new()
+    }
+
+    /// The request to the outside world a call with these arguments makes, when the model
+    /// chooses its target or content (a URL to fetch, a query to search). After untrusted
+    /// content entered a turn, the agent holds it for confirmation unless
+    /// [`crate::egress::allowed`] lets it run.
+    fn outgoing(&self, _args: &Self::Args) -> Option<Outgoing> {
+        None
+    }
+
+    /// Links the output offers to read next (search results): fetching one of them later in
+    /// the same turn is not held.
+    fn links(&self, _out: &Self::Output) -> Vec<String> {
         Vec::new()
     }
 

@@ -26,6 +26,7 @@ fn message<'a>(conversation: &'a str, id: &'a str, text: &'a str, at_ms: i64) ->
         from_bot: false,
         text,
         at_ms,
+        tainted: false,
     }
 }
 

@@ -23,6 +23,7 @@ fn message<'a>(conversation: &'a str, text: &'a str, at_ms: i64) -> NewMessage<'
         from_bot: false,
         text,
         at_ms,
+        tainted: false,
     }
 }
 

@@ -241,6 +241,7 @@ mod tests {
             text: "明天會下雨".into(),
             cards: vec![Card::new("台北 天氣")],
             chips: vec![Chip::new("後天呢？", "台北後天天氣如何？")],
+            tainted: false,
         };
         let messages = assemble(&answer, &style(None));
         assert_eq!(messages.len(), 2);
@@ -269,7 +270,7 @@ mod tests {
     #[test]
     fn very_long_answers_fit_in_five_messages() {
         let answer =
-            Answer { text: "字".repeat(40_000), cards: vec![Card::new("c")], chips: vec![] };
+            Answer { text: "字".repeat(40_000), cards: vec![Card::new("c")], ..Answer::default() };
         let messages = assemble(&answer, &style(None));
         assert_eq!(messages.len(), MAX_MESSAGES);
         for m in &messages {

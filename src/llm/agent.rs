@@ -2,15 +2,21 @@
 //! results back, and stop at a text answer or when the rounds run out (then the model must
 //! answer without tools).
 //!
-//! Once a tool with untrusted output (web search, page text) succeeded in a turn, later calls
-//! of state-changing tools in that turn are not run but held for the family's confirmation
-//! (`crate::confirm`). The agent decides from the registry's flags, never from tool names.
+//! Once a tool with untrusted output (web search, page text) succeeded in a turn — or the turn
+//! started tainted because its history holds an answer written after such content — later
+//! calls of state-changing tools in that turn are not run but held for the family's
+//! confirmation (`crate::confirm`), and so are outgoing requests the model chose that are not
+//! the family's own links, a search's results or the family's own words (`crate::egress`). The
+//! agent decides from the registry's flags, never from tool names. The answer of a tainted turn
+//! is marked ([`Answer::tainted`]) so the next turns treat it as untrusted too.
 
 use std::sync::Arc;
 
 use futures::future::join_all;
 
 use super::openai::{ChatMessage, LlmClient, LlmError};
+use crate::confirm::Held;
+use crate::egress;
 use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
 use crate::store::Store;
 use crate::tool::{Card, Chip, ToolCtx};
@@ -29,6 +35,19 @@ pub struct Answer {
     pub cards: Vec<Card>,
     /// Follow-up chips, without duplicates.
     pub chips: Vec<Chip>,
+    /// True when untrusted content shaped this answer (it entered the turn, or the turn's
+    /// history held such an answer): logged with the answer, so later turns start tainted.
+    pub tainted: bool,
+}
+
+/// What the agent knows about a turn when it decides whether a call may run.
+struct Turn {
+    /// Untrusted content entered the turn (or its history).
+    tainted: bool,
+    /// What the family wrote: the user messages given to the model.
+    family: String,
+    /// The result links searches returned in this turn.
+    links: Vec<String>,
 }
 
 /// The agent: an LLM client and the tools it may call.
@@ -58,19 +77,29 @@ impl Agent {
     }
 
     /// Runs one call, or holds it when untrusted content already entered the turn and the tool
-    /// changes state.
-    async fn run_call(&self, ctx: &ToolCtx, name: &str, args: &str, tainted: bool) -> ToolReply {
-        if !(tainted && self.registry.changes_state(name)) {
-            return self.registry.dispatch(name, args, ctx).await;
+    /// changes state or makes an outgoing request [`egress::allowed`] does not let run.
+    async fn run_call(&self, ctx: &ToolCtx, name: &str, args: &str, turn: &Turn) -> ToolReply {
+        if turn.tainted {
+            if self.registry.changes_state(name) {
+                return self.hold(ctx, name, args, Held::StateChange).await;
+            }
+            if let Some(request) = self.registry.outgoing(name, args)
+                && !egress::allowed(&request, &turn.family, &turn.links)
+            {
+                return self.hold(ctx, name, args, Held::Outgoing(&request)).await;
+            }
         }
+        self.registry.dispatch(name, args, ctx).await
+    }
+
+    /// Holds a call for confirmation, or refuses it when there is no store to hold it in.
+    async fn hold(&self, ctx: &ToolCtx, name: &str, args: &str, why: Held<'_>) -> ToolReply {
         match &self.held_calls {
-            Some(store) => crate::confirm::hold(store, ctx, name, args).await,
-            None => ToolReply {
-                content: serde_json::json!({"error": {"kind": "not_allowed", "message": "this action was requested after reading web content; ask the family to request it again in their own words"}}),
-                card: None,
-                chips: Vec::new(),
-                outcome: Outcome::Error("not_allowed"),
-            },
+            Some(store) => crate::confirm::hold(store, ctx, name, args, why).await,
+            None => ToolReply::error(
+                "not_allowed",
+                "this was requested after reading web content; ask the family to request it again in their own words",
+            ),
         }
     }
 
@@ -80,14 +109,25 @@ impl Agent {
     }
 
     /// Runs one turn over `messages` (system prompt, history and the user's message).
+    /// `tainted` says the history holds an answer written after untrusted content: the turn
+    /// then starts as if such content had entered it.
     pub async fn answer(
         &self,
         ctx: &ToolCtx,
         mut messages: Vec<ChatMessage>,
+        tainted: bool,
     ) -> Result<Answer, LlmError> {
         let tools = self.registry.definitions();
         let mut answer = Answer::default();
-        let mut tainted = false;
+        let family = messages
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::User { content } => Some(content.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut turn = Turn { tainted, family, links: Vec::new() };
         for round in 0..=self.max_rounds {
             let allow_tools = round < self.max_rounds;
             let completion = self.llm.complete(&messages, tools, allow_tools).await?;
@@ -97,9 +137,8 @@ impl Agent {
             }
             let calls = completion.tool_calls;
             tracing::debug!(round, calls = calls.len(), "model called tools");
-            let held = tainted;
             let replies = join_all(calls.iter().map(|call| {
-                self.run_call(ctx, &call.function.name, &call.function.arguments, held)
+                self.run_call(ctx, &call.function.name, &call.function.arguments, &turn)
             }))
             .await;
             messages.push(ChatMessage::Assistant {
@@ -107,10 +146,9 @@ impl Agent {
                 tool_calls: calls.clone(),
             });
             for (call, reply) in calls.iter().zip(replies) {
-                if reply.outcome == Outcome::Ok
-                    && self.registry.untrusted_output(&call.function.name)
-                {
-                    tainted = true;
+                if reply.outcome == Outcome::Ok {
+                    turn.tainted |= self.registry.untrusted_output(&call.function.name);
+                    turn.links.extend(reply.links);
                 }
                 messages.push(ChatMessage::Tool {
                     tool_call_id: call.id.clone(),
@@ -131,6 +169,7 @@ impl Agent {
         if answer.text.trim().is_empty() && answer.cards.is_empty() {
             return Err(LlmError::Garbage);
         }
+        answer.tainted = turn.tainted;
         Ok(answer)
     }
 }

@@ -84,6 +84,8 @@ pub struct NewMessage<'a> {
     pub text: &'a str,
     /// When it was said.
     pub at_ms: i64,
+    /// True for an answer written after untrusted web content entered its turn.
+    pub tainted: bool,
 }
 
 /// A message from the log.
@@ -97,10 +99,14 @@ pub struct LoggedMessage {
     pub text: String,
     /// When it was said.
     pub at_ms: i64,
+    /// True for an answer written after untrusted web content entered its turn (read by
+    /// history only; other reads leave it false).
+    #[sqlx(default)]
+    pub tainted: bool,
 }
 
-const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
-const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
+const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
+const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
 const RECORD_SENT: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) VALUES ($1, $2, $3) ON CONFLICT (message_id) DO NOTHING";
 const IS_SENT: &str =
     "SELECT message_id FROM sent_messages WHERE message_id = $1 AND conversation_id = $2";
@@ -185,6 +191,7 @@ impl Store {
             .bind(m.from_bot)
             .bind(m.text)
             .bind(m.at_ms)
+            .bind(m.tainted)
             .fetch_one(db)
             .await)?;
         Ok(id)
@@ -236,6 +243,7 @@ impl Store {
                 .bind(answer.from_bot)
                 .bind(answer.text)
                 .bind(answer.at_ms)
+                .bind(answer.tainted)
                 .fetch_one(&mut *tx)
                 .await?;
             for id in message_ids {

@@ -281,6 +281,7 @@ mod tests {
                 from_bot: false,
                 text: format!("{i:03}{}", "字".repeat(400)),
                 at_ms: now().as_millisecond() - (100 - i) * 60_000,
+                tainted: false,
             })
             .collect();
         let (lines, dropped) = lines(rows, &taipei(), Lang::ZhTw);

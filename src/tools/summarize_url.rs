@@ -1,13 +1,16 @@
 //! `summarize_url`: fetches a web page the family shared (through the SSRF-guarded fetcher),
 //! extracts its main text and returns title, site and text for the LLM to summarise in the
-//! user's language. The card shows the title and site with a button that opens the page. The
-//! page text is untrusted content, fenced for the LLM.
+//! user's language. The card shows the title and site with a button that opens the page.
+//! Everything from the page (address, title, site, text) is untrusted content, fenced for the
+//! LLM. After untrusted content entered a turn, the URL it reads is an outgoing request the
+//! agent may hold (`crate::egress`).
 
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::egress::Outgoing;
 use crate::line::text::truncate_graphemes;
 use crate::sources::extract::extract;
 use crate::sources::fetch::{FetchError, Fetcher, Refusal};
@@ -24,18 +27,22 @@ pub struct Args {
     pub url: String,
 }
 
-/// The result of `summarize_url`.
+/// The result of `summarize_url`. Everything that came from the page — its address after
+/// redirects, title, site name and text — reaches the LLM only inside the untrusted fence.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
-    /// The address read (after redirects).
+    /// The address read (after redirects), for the card.
+    #[serde(skip)]
     pub url: String,
-    /// The page title.
+    /// The page title, for the card.
+    #[serde(skip)]
     pub title: Option<String>,
-    /// The site's name, or its host.
+    /// The site's name, or its host, for the card.
+    #[serde(skip)]
     pub site: String,
     /// How to treat the text.
     pub notice: &'static str,
-    /// The main text, fenced as untrusted content.
+    /// The page's address, title, site and main text, fenced as untrusted content.
     pub text: String,
     /// True when the page was longer than what is given here (summarise what there is).
     pub truncated: bool,
@@ -69,14 +76,25 @@ impl Tool for SummarizeUrl {
             ));
         }
         let host = page.url.host_str().unwrap_or_default().trim_start_matches("www.").to_string();
+        let url = page.url.to_string();
+        let site = extracted.site.unwrap_or(host);
+        let fenced = untrusted::fence(&format!(
+            "URL: {url}\nTitle: {}\nSite: {site}\n\n{}",
+            extracted.title.as_deref().unwrap_or("-"),
+            extracted.text
+        ));
         Ok(Output {
-            url: page.url.to_string(),
+            url,
             title: extracted.title,
-            site: extracted.site.unwrap_or(host),
+            site,
             notice: untrusted::NOTICE,
-            text: untrusted::fence(&extracted.text),
+            text: fenced,
             truncated: extracted.truncated || page.truncated,
         })
+    }
+
+    fn outgoing(&self, args: &Args) -> Option<Outgoing> {
+        Some(Outgoing::Fetch(args.url.trim().to_string()))
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {

@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::egress::Outgoing;
 use crate::line::text::truncate_graphemes;
 use crate::sources::search::{SearchProvider, SearchQuery, SearchResult, TimeRange};
 use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
@@ -81,6 +82,14 @@ impl Tool for WebSearch {
             results: untrusted::fence(&listed.join("\n\n")),
             hits,
         })
+    }
+
+    fn outgoing(&self, args: &Args) -> Option<Outgoing> {
+        Some(Outgoing::Search(args.query.trim().to_string()))
+    }
+
+    fn links(&self, out: &Output) -> Vec<String> {
+        out.hits.iter().map(|hit| hit.url.clone()).collect()
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {

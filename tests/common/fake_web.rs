@@ -1,7 +1,7 @@
 //! A local fake of the web: search providers (SearXNG, Tavily and Brave JSON shapes, with their
 //! empty answers and errors) and pages for `summarize_url` (an article with navigation, ads and
-//! scripts; plain text; a 20 MB page; a PDF; a PNG; a page with injected instructions;
-//! redirects).
+//! scripts; plain text; a 20 MB page; a PDF; a PNG; pages with injected instructions, one asking
+//! for `/exfil?d=…`, where the family's data would leave; redirects).
 //!
 //! Search answers are chosen by the query: `empty`, `down` (SearXNG: all engines unresponsive),
 //! `e401`, `e422`, `e429`, `e500`, `html` (a non-JSON page); anything else gets three results.
@@ -58,6 +58,8 @@ impl FakeWeb {
             .route("/brave/res/v1/web/search", get(search::brave))
             .route("/article", get(pages::article))
             .route("/inject", get(pages::inject))
+            .route("/inject-exfil", get(pages::inject_exfil))
+            .route("/exfil", get(pages::article))
             .route("/plain.txt", get(pages::plain))
             .route("/huge", get(pages::huge))
             .route("/doc.pdf", get(pages::pdf))

@@ -51,13 +51,18 @@ fn failure(query: &str, provider: &str) -> Option<Response> {
     Some(response)
 }
 
-/// Three results for `query`: (title, url, snippet).
-fn hits(query: &str) -> Vec<(String, String, String)> {
+/// Three results for `query`: (title, url, snippet). A query with `local` gets links to this
+/// fake's own `/article` (so they can be read), any other links to example.com.
+fn hits(query: &str, base: &str) -> Vec<(String, String, String)> {
     (1..=3)
         .map(|i| {
             (
                 format!("{query} — 報導 {i}"),
-                format!("https://news{i}.example.com/story/{i}"),
+                if query.contains("local") {
+                    format!("{base}/article?story={i}")
+                } else {
+                    format!("https://news{i}.example.com/story/{i}")
+                },
                 format!("第 {i} 則：關於 {query} 的最新消息。"),
             )
         })
@@ -87,7 +92,7 @@ pub async fn searxng(
             json!([["bing", "timeout"], ["duckduckgo", "CAPTCHA"], ["google", "access denied"]]),
         )
     } else {
-        let results = hits(&q)
+        let results = hits(&q, &web.url())
             .into_iter()
             .enumerate()
             .map(|(i, (title, url, content))| {
@@ -123,7 +128,7 @@ pub async fn tavily(
     let results: Vec<Value> = if q.contains("empty") {
         Vec::new()
     } else {
-        hits(&q)
+        hits(&q, &web.url())
             .into_iter()
             .map(|(title, url, content)| json!({"title": title, "url": url, "content": content, "score": 0.81, "raw_content": null, "favicon": null}))
             .collect()
@@ -151,7 +156,7 @@ pub async fn brave(
         )
         .into_response();
     }
-    let results: Vec<Value> = hits(&q)
+    let results: Vec<Value> = hits(&q, &web.url())
         .into_iter()
         .map(|(title, url, content)| {
             json!({"title": format!("<strong>{title}</strong>"), "url": url,
