@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::line::text::truncate_graphemes;
-use crate::sources::extract::extract;
+use crate::sources::extract::{ExtractError, Extractor};
 use crate::sources::fetch::{FetchError, Fetcher, Refusal};
 use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
 use crate::untrusted;
@@ -44,12 +44,13 @@ pub struct Output {
 /// The summarize_url tool.
 pub struct SummarizeUrl {
     fetcher: Fetcher,
+    extractor: Extractor,
 }
 
 impl SummarizeUrl {
-    /// The tool over the guarded fetcher.
+    /// The tool over the guarded fetcher, with its own bounded extraction threads.
     pub fn new(fetcher: Fetcher) -> Self {
-        Self { fetcher }
+        Self { fetcher, extractor: Extractor::new() }
     }
 }
 
@@ -61,8 +62,14 @@ impl Tool for SummarizeUrl {
     const UNTRUSTED_OUTPUT: bool = true;
 
     async fn run(&self, _ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        // Fetching and reading together stay within the fetch time limit.
+        let deadline = tokio::time::Instant::now() + self.fetcher.settings().timeout;
         let page = self.fetcher.fetch(args.url.trim()).await.map_err(tool_error)?;
-        let extracted = extract(&page, TEXT_BUDGET_CHARS).await;
+        let extracted = self
+            .extractor
+            .extract(&page, TEXT_BUDGET_CHARS, deadline)
+            .await
+            .map_err(extract_error)?;
         if extracted.text.trim().is_empty() {
             return Err(ToolError::NotFound(
                 "the page has no readable text (it may need JavaScript or a login)".into(),
@@ -93,6 +100,18 @@ impl Tool for SummarizeUrl {
 
     fn timeout(&self) -> Duration {
         self.fetcher.settings().timeout + Duration::from_secs(10)
+    }
+}
+
+/// A page that could not be read as the LLM reads it: busy is worth a retry, the rest is not.
+fn extract_error(e: ExtractError) -> ToolError {
+    match e {
+        ExtractError::Busy => {
+            ToolError::Upstream { service: "the page reader", reason: e.to_string(), source: None }
+        }
+        ExtractError::Timeout | ExtractError::Failed => {
+            ToolError::NotFound(format!("{e}, so it cannot be summarised"))
+        }
     }
 }
 
