@@ -184,7 +184,8 @@ mod tests {
     fn any_data() -> impl Strategy<Value = String> {
         let token = "[a-z_]{1,12}|[0-9]{1,4}|[A-Za-z0-9_-]{16}";
         let signed = (token, token).prop_map(|(a, i)| key().sign("Cgroup1", &a, &i));
-        let field = prop_oneof![Just("a".into()), Just("i".into()), Just("s".into()), "[a-z=&]{0,3}"];
+        let field =
+            prop_oneof![Just("a".into()), Just("i".into()), Just("s".into()), "[a-z=&]{0,3}"];
         let pairs = prop::collection::vec((field, token), 0..5).prop_map(|pairs| {
             pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&")
         });

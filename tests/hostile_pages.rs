@@ -10,6 +10,7 @@ use std::time::Duration;
 use common::FakeWeb;
 use common::fake_web::hostile::{self, DEEP_TEXT, KINDS};
 use common::harness::{Harness, MOM, texts_of};
+use hearth::sources::extract::shape::MAX_DEPTH;
 use hearth::sources::extract::{ExtractError, Extractor, extract_blocking};
 use hearth::sources::fetch::{Page, PageKind};
 use serde_json::json;
@@ -59,6 +60,22 @@ async fn the_extractor_reads_every_hostile_page_or_gives_up_in_time() {
             }
             Err(e) => assert_eq!(e, ExtractError::Timeout, "{kind}"),
         }
+    }
+}
+
+#[tokio::test]
+async fn pages_just_within_the_depth_limit_are_read_on_the_extraction_thread() {
+    let extractor = Extractor::new();
+    for (open, close) in [("<b>", "</b>"), ("<div>", "</div>"), ("<span><div>", "</div></span>")] {
+        let levels = (MAX_DEPTH - 8) / open.matches('<').count();
+        let html = format!(
+            "<html><body><article>{}<p>{DEEP_TEXT}</p>{}</article></body></html>",
+            open.repeat(levels),
+            close.repeat(levels)
+        );
+        let page = Page { body: html, ..page("nested-inline-5000") };
+        let out = extractor.extract(&page, 6000, Instant::now() + LIMIT).await.expect(open);
+        assert!(out.text.contains(DEEP_TEXT), "{open}: {out:?}");
     }
 }
 

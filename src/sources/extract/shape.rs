@@ -93,7 +93,8 @@ pub fn scan(html: &str) -> Shape {
             continue;
         }
         let self_closed = lower[..tag_end].ends_with("/>");
-        let foreign = open.get("svg").copied().unwrap_or(0) + open.get("math").copied().unwrap_or(0);
+        let foreign =
+            open.get("svg").copied().unwrap_or(0) + open.get("math").copied().unwrap_or(0);
         if self_closed && foreign > 0 {
             continue;
         }
@@ -132,7 +133,7 @@ fn close<'a>(stack: &mut Vec<&'a str>, open: &mut HashMap<&'a str, usize>, name:
 pub fn measure(document: &dom_query::Document) -> Shape {
     let root = document.root();
     let mut shape = Shape::default();
-    let mut node = root.clone();
+    let mut node = root;
     let mut depth = 0;
     loop {
         if let Some(child) = node.first_child() {
