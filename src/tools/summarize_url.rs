@@ -145,3 +145,17 @@ fn tool_error(e: FetchError) -> ToolError {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_read_too_slowly_is_an_error_the_llm_can_explain() {
+        let timeout = extract_error(ExtractError::Timeout);
+        assert_eq!(timeout.kind(), "not_found");
+        assert!(timeout.to_string().contains("too large or complex"), "{timeout}");
+        assert_eq!(extract_error(ExtractError::Busy).kind(), "upstream_unavailable");
+        assert!(extract_error(ExtractError::Failed).to_string().contains("could not be read"));
+    }
+}
