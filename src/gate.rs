@@ -31,24 +31,40 @@ pub fn addressed(
     Some(Addressed { text: text.to_string() })
 }
 
-/// Removes `@hearth` spans (UTF-16 offsets from LINE) of mentions of the bot.
+/// Removes `@hearth` spans (UTF-16 offsets from LINE) of mentions of the bot. Any list of spans
+/// works: each is clamped to the text and widened to whole characters (never half a surrogate
+/// pair), and overlapping or repeated spans remove their union once.
 fn strip_self_mentions(message: &TextMessage) -> String {
     let Some(mention) = &message.mention else {
         return message.text.clone();
     };
-    let mut units: Vec<u16> = message.text.encode_utf16().collect();
-    let mut spans: Vec<(usize, usize)> = mention
-        .mentionees
-        .iter()
-        .filter(|m| m.is_self)
-        .map(|m| (m.index, m.index.saturating_add(m.length)))
-        .filter(|&(start, end)| start < end && end <= units.len())
+    let units: Vec<u16> = message.text.encode_utf16().collect();
+    let spans = mention.mentionees.iter().filter(|m| m.is_self).map(|m| (m.index, m.length));
+    String::from_utf16_lossy(&remove_spans(&units, spans))
+}
+
+/// `units` without the union of the `(index, length)` spans, clamped and widened to characters.
+fn remove_spans(units: &[u16], spans: impl Iterator<Item = (usize, usize)>) -> Vec<u16> {
+    let is_low = |at: usize| units.get(at).is_some_and(|u| (0xdc00..0xe000).contains(u));
+    let mut spans: Vec<(usize, usize)> = spans
+        .map(|(index, length)| {
+            let start = index.min(units.len());
+            let end = index.saturating_add(length).min(units.len());
+            (start - usize::from(start > 0 && is_low(start)), end + usize::from(is_low(end)))
+        })
+        .filter(|&(start, end)| start < end)
         .collect();
-    spans.sort_unstable_by(|a, b| b.cmp(a));
+    spans.sort_unstable();
+    let mut kept = Vec::with_capacity(units.len());
+    let mut at = 0;
     for (start, end) in spans {
-        units.drain(start..end);
+        if start > at {
+            kept.extend_from_slice(&units[at..start]);
+        }
+        at = at.max(end);
     }
-    String::from_utf16(&units).unwrap_or_else(|_| message.text.clone())
+    kept.extend_from_slice(&units[at..]);
+    kept
 }
 
 /// Removes the first trigger keyword found (ASCII case-insensitive) and the separator after it.
@@ -69,7 +85,9 @@ fn strip_keyword(text: &str, keywords: &[String]) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::line::text::utf16_len;
     use crate::line::webhook::{Mention, Mentionee};
+    use proptest::prelude::*;
 
     fn text(t: &str) -> TextMessage {
         TextMessage { id: "1".into(), text: t.into(), mention: None, quoted_message_id: None }
@@ -117,6 +135,72 @@ mod tests {
         m.mention =
             Some(Mention { mentionees: vec![Mentionee { index: 0, length: 3, is_self: false }] });
         assert_eq!(addressed(&m, true, &[], false), None);
+    }
+
+    fn mentioned(t: &str, spans: &[(usize, usize, bool)]) -> TextMessage {
+        let mut m = text(t);
+        let mentionees = spans
+            .iter()
+            .map(|&(index, length, is_self)| Mentionee { index, length, is_self })
+            .collect();
+        m.mention = Some(Mention { mentionees });
+        m
+    }
+
+    #[test]
+    fn identical_or_overlapping_self_mentions_are_stripped_once() {
+        for spans in [
+            vec![(0, 7, true), (0, 7, true)],
+            vec![(0, 7, true), (2, 5, true), (0, 7, true)],
+            vec![(0, 7, true), (0, 70, true)],
+        ] {
+            let m = mentioned("@hearth 明天天氣", &spans);
+            let text = addressed(&m, true, &[], false).map(|a| a.text);
+            let expect = if spans[1].1 == 70 { "@hearth 明天天氣" } else { "明天天氣" };
+            assert_eq!(text.as_deref(), Some(expect), "{spans:?}");
+        }
+    }
+
+    #[test]
+    fn a_span_splitting_an_emoji_removes_the_whole_emoji() {
+        let m = mentioned("🍎@hearth 好", &[(1, 8, true)]);
+        assert_eq!(strip_self_mentions(&m), " 好");
+    }
+
+    fn any_text() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec!["@hearth", " ", "🍎", "台", "a", "👨‍👩‍👧", "\n"]);
+        prop_oneof![prop::collection::vec(pieces, 0..12).prop_map(|v| v.concat()), ".{0,40}"]
+    }
+
+    fn any_spans() -> impl Strategy<Value = Vec<(usize, usize, bool)>> {
+        let at = prop_oneof![0usize..48, any::<usize>()];
+        let len = prop_oneof![0usize..48, any::<usize>()];
+        prop::collection::vec((at, len, any::<bool>()), 0..8).prop_map(|mut spans| {
+            // Repeat some spans as LINE has been seen to.
+            let repeats: Vec<_> = spans.iter().step_by(2).copied().collect();
+            spans.extend(repeats);
+            spans
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_mention_spans_strip_without_panicking(t in any_text(), spans in any_spans()) {
+            let m = mentioned(&t, &spans);
+            let stripped = strip_self_mentions(&m);
+            prop_assert!(utf16_len(&stripped) <= utf16_len(&t));
+            let mut rest = t.chars();
+            prop_assert!(stripped.chars().all(|c| rest.any(|o| o == c)), "only removes");
+            if !spans.iter().any(|s| s.2) {
+                prop_assert_eq!(&stripped, &t);
+            }
+            let doubled: Vec<_> = spans.iter().chain(&spans).copied().collect();
+            prop_assert_eq!(strip_self_mentions(&mentioned(&t, &doubled)), stripped);
+            let called = addressed(&m, true, &[], false);
+            prop_assert_eq!(called.is_some(), spans.iter().any(|s| s.2));
+        }
     }
 
     #[test]

@@ -89,12 +89,14 @@ impl PostbackKey {
                 _ => return Err(PostbackError::Malformed),
             }
         }
-        let (Some(action), Some(id), Some(sig)) = (action, id, sig) else {
+        let (Some(action), Some(id), Some(_)) = (action, id, sig) else {
             return Err(PostbackError::Malformed);
         };
-        let expected = self.tag(conversation_id, action, id);
-        let same = expected.len() == sig.len()
-            && expected.bytes().zip(sig.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+        // Only the exact data hearth signs is accepted (same fields, same order), compared in
+        // constant time.
+        let expected = self.sign(conversation_id, action, id);
+        let same = expected.len() == data.len()
+            && expected.bytes().zip(data.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
         if !same {
             return Err(PostbackError::BadSignature);
         }
@@ -136,6 +138,7 @@ fn is_token(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn key() -> PostbackKey {
         PostbackKey::new(&Secret::default(), &Secret::from("channel-secret"))
@@ -168,6 +171,45 @@ mod tests {
         );
         assert_eq!(key().verify("Cgroup1", "action=cancel&id=1"), Err(PostbackError::Malformed));
         assert_eq!(key().verify("Cgroup1", &format!("{data}&a=x")), Err(PostbackError::Malformed));
+    }
+
+    #[test]
+    fn reordered_fields_are_not_data_hearth_signed() {
+        let data = key().sign("Cgroup1", "cancel_reminder", "42");
+        let sig = data.rsplit_once("&s=").map(|(_, s)| s).expect("signature");
+        let reordered = format!("i=42&a=cancel_reminder&s={sig}");
+        assert_eq!(key().verify("Cgroup1", &reordered), Err(PostbackError::BadSignature));
+    }
+
+    fn any_data() -> impl Strategy<Value = String> {
+        let token = "[a-z_]{1,12}|[0-9]{1,4}|[A-Za-z0-9_-]{16}";
+        let signed = (token, token).prop_map(|(a, i)| key().sign("Cgroup1", &a, &i));
+        let field =
+            prop_oneof![Just("a".into()), Just("i".into()), Just("s".into()), "[a-z=&]{0,3}"];
+        let pairs = prop::collection::vec((field, token), 0..5).prop_map(|pairs| {
+            pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("&")
+        });
+        let mutated = (signed.clone(), any::<prop::sample::Index>(), any::<char>()).prop_map(
+            |(data, at, c)| {
+                let mut chars: Vec<char> = data.chars().collect();
+                let at = at.index(chars.len());
+                chars[at] = c;
+                chars.into_iter().collect()
+            },
+        );
+        prop_oneof![signed, pairs, mutated, ".{0,320}"]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn verify_accepts_only_data_it_signed(data in any_data(), other in any::<bool>()) {
+            let conversation = if other { "Cgroup2" } else { "Cgroup1" };
+            if let Ok(pb) = key().verify(conversation, &data) {
+                prop_assert_eq!(key().sign(conversation, &pb.action, &pb.id), data);
+            }
+        }
     }
 
     #[test]

@@ -162,6 +162,23 @@ async fn redirects_from_an_allowed_site_to_private_addresses_are_refused_at_the_
     assert_eq!(public.hits("/loop"), 6, "the first request and five redirects");
 }
 
+#[tokio::test]
+async fn ipv4_translated_and_local_nat64_forms_of_private_addresses_are_refused() {
+    let fetcher = guarded();
+    for url in [
+        "http://[::ffff:0:127.0.0.1]/",
+        "http://[::ffff:0:169.254.169.254]/latest/meta-data/",
+        "http://[::ffff:0:a00:1]/",
+        "http://[64:ff9b:1:7f00:0:100:808:808]/",
+        "http://[64:ff9b:1:a9fe:a9:fe00::]/latest/meta-data/",
+        "http://[64:ff9b:1:c0a8:1:100:808:808]/",
+    ] {
+        let error = fetcher.fetch(url).await.expect_err(url);
+        assert!(is_refusal(&error), "{url}: {error:?}");
+        assert!(error.to_string().contains("private"), "{url}: {error}");
+    }
+}
+
 fn urlencode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {

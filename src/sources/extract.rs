@@ -1,40 +1,40 @@
 //! The main text of a fetched page: a Readability-style extractor (`dom_smoothie`, Markdown
 //! output) for HTML, with a plain tag-stripping fallback for pages it cannot grab, and plain text
-//! as it is. Extraction is CPU work: [`extract`] runs it on the blocking pool, over a body the
-//! fetcher already capped, with an element limit.
+//! as it is. No page may crash hearth or hold a worker past the fetch time limit, so:
+//!
+//! - the Readability path only gets documents no deeper than [`shape::MAX_DEPTH`] and no larger
+//!   than [`shape::MAX_ELEMENTS`] (measured without recursion before and after parsing); others
+//!   take the fallback, which is a few flat passes over the text;
+//! - [`Extractor`] runs extraction on its own thread with a large stack, a few at a time, and
+//!   gives up at the caller's deadline;
+//! - the fallback's entity decoder looks a bounded distance ahead, so no input makes it
+//!   quadratic, and title, site and text are cut to fixed budgets.
 
-use super::fetch::{Page, PageKind};
+pub mod shape;
+mod worker;
 
-/// Elements Readability parses at most; larger documents use the fallback.
-const MAX_ELEMENTS: usize = 40_000;
+pub use worker::{ExtractError, Extractor, MAX_CONCURRENT, STACK_BYTES};
+
+use super::fetch::PageKind;
+
+/// Characters of a page title or site name kept at most.
+pub const LABEL_MAX_CHARS: usize = 300;
 
 /// A page's readable content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Extracted {
-    /// The page title, when it has one.
+    /// The page title, when it has one (at most [`LABEL_MAX_CHARS`] characters and `…`).
     pub title: Option<String>,
-    /// The site's name, when the page says.
+    /// The site's name, when the page says (at most [`LABEL_MAX_CHARS`] characters and `…`).
     pub site: Option<String>,
-    /// The main text, at most the budget.
+    /// The main text, at most the budget (and `…`).
     pub text: String,
     /// True when the text was cut to the budget.
     pub truncated: bool,
 }
 
-/// Extracts the main text of `page`, at most `budget_chars` characters, off the async threads.
-pub async fn extract(page: &Page, budget_chars: usize) -> Extracted {
-    let (kind, body, url) = (page.kind, page.body.clone(), page.url.to_string());
-    let work = move || extract_blocking(kind, &body, &url, budget_chars);
-    match tokio::task::spawn_blocking(work).await {
-        Ok(extracted) => extracted,
-        Err(e) => {
-            tracing::error!(error = %e, "page extraction failed");
-            Extracted { title: None, site: None, text: String::new(), truncated: false }
-        }
-    }
-}
-
-/// The synchronous extraction.
+/// The synchronous extraction (run it through [`Extractor`]: Readability's output recurses once
+/// per level of nesting, which the thread's stack is sized for).
 pub fn extract_blocking(kind: PageKind, body: &str, url: &str, budget_chars: usize) -> Extracted {
     let (title, site, text) = match kind {
         PageKind::Text => (None, None, body.to_string()),
@@ -43,18 +43,32 @@ pub fn extract_blocking(kind: PageKind, body: &str, url: &str, budget_chars: usi
     };
     let text = tidy(&text);
     let (text, truncated) = truncate_chars(&text, budget_chars);
-    let clean = |s: Option<String>| s.map(|t| tidy(&t)).filter(|t| !t.is_empty());
+    let clean = |s: Option<String>| {
+        s.map(|t| truncate_chars(&tidy(&t), LABEL_MAX_CHARS).0).filter(|t| !t.is_empty())
+    };
     Extracted { title: clean(title), site: clean(site), text, truncated }
 }
 
 /// Readability over the HTML; `None` when it finds no article.
 fn readable(html: &str, url: &str) -> Option<(Option<String>, Option<String>, String)> {
+    let scanned = shape::scan(html);
+    if !scanned.fits() {
+        tracing::debug!(?scanned, "page too deep or too large for readability; stripping tags");
+        return None;
+    }
+    let document = dom_query::Document::from(html);
+    let parsed = shape::measure(&document);
+    if !parsed.fits() {
+        tracing::debug!(?parsed, "parsed page too deep or too large for readability");
+        return None;
+    }
     let config = dom_smoothie::Config {
-        max_elements_to_parse: MAX_ELEMENTS,
+        max_elements_to_parse: shape::MAX_ELEMENTS,
         text_mode: dom_smoothie::TextMode::Markdown,
         ..Default::default()
     };
-    let mut readability = dom_smoothie::Readability::new(html, Some(url), Some(config)).ok()?;
+    let mut readability =
+        dom_smoothie::Readability::with_document(document, Some(url), Some(config)).ok()?;
     match readability.parse() {
         Ok(article) if !article.text_content.trim().is_empty() => Some((
             Some(article.title).filter(|t| !t.trim().is_empty()),
@@ -155,7 +169,8 @@ fn decode_entities(s: &str) -> String {
     while let Some(at) = rest.find('&') {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
-        let Some(end) = rest.find(';').filter(|&e| e <= 10) else {
+        // An entity is short: looking further ahead would make `&&&&…` quadratic.
+        let Some(end) = rest.bytes().take(11).position(|b| b == b';') else {
             out.push('&');
             rest = &rest[1..];
             continue;
@@ -234,6 +249,21 @@ mod tests {
         assert!(out.text.contains("Body text."), "{out:?}");
         assert!(!out.text.contains("var x") && !out.text.contains("Home |"), "{out:?}");
         assert_eq!(out.title.as_deref(), Some("T & U"));
+    }
+
+    #[test]
+    fn a_run_of_ampersands_is_decoded_in_linear_time() {
+        let started = std::time::Instant::now();
+        assert_eq!(decode_entities(&"&".repeat(2_000_000)).len(), 2_000_000);
+        assert_eq!(decode_entities("&amp;&lt;&#x4e2d;&#20013;"), "&<中中");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn titles_are_cut_to_a_label_budget() {
+        let html = format!("<title>{}</title><p>text</p>", "長".repeat(10_000));
+        let out = extract_blocking(PageKind::Html, &html, "https://example.com/", 100);
+        assert_eq!(out.title.map(|t| t.chars().count()), Some(LABEL_MAX_CHARS + 1));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::egress::Outgoing;
 use crate::line::text::truncate_graphemes;
-use crate::sources::extract::extract;
+use crate::sources::extract::{ExtractError, Extractor};
 use crate::sources::fetch::{FetchError, Fetcher, Refusal};
 use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
 use crate::untrusted;
@@ -51,12 +51,13 @@ pub struct Output {
 /// The summarize_url tool.
 pub struct SummarizeUrl {
     fetcher: Fetcher,
+    extractor: Extractor,
 }
 
 impl SummarizeUrl {
-    /// The tool over the guarded fetcher.
+    /// The tool over the guarded fetcher, with its own bounded extraction threads.
     pub fn new(fetcher: Fetcher) -> Self {
-        Self { fetcher }
+        Self { fetcher, extractor: Extractor::new() }
     }
 }
 
@@ -68,8 +69,14 @@ impl Tool for SummarizeUrl {
     const UNTRUSTED_OUTPUT: bool = true;
 
     async fn run(&self, _ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        // Fetching and reading together stay within the fetch time limit.
+        let deadline = tokio::time::Instant::now() + self.fetcher.settings().timeout;
         let page = self.fetcher.fetch(args.url.trim()).await.map_err(tool_error)?;
-        let extracted = extract(&page, TEXT_BUDGET_CHARS).await;
+        let extracted = self
+            .extractor
+            .extract(&page, TEXT_BUDGET_CHARS, deadline)
+            .await
+            .map_err(extract_error)?;
         if extracted.text.trim().is_empty() {
             return Err(ToolError::NotFound(
                 "the page has no readable text (it may need JavaScript or a login)".into(),
@@ -114,6 +121,18 @@ impl Tool for SummarizeUrl {
     }
 }
 
+/// A page that could not be read as the LLM reads it: busy is worth a retry, the rest is not.
+fn extract_error(e: ExtractError) -> ToolError {
+    match e {
+        ExtractError::Busy => {
+            ToolError::Upstream { service: "the page reader", reason: e.to_string(), source: None }
+        }
+        ExtractError::Timeout | ExtractError::Failed => {
+            ToolError::NotFound(format!("{e}, so it cannot be summarised"))
+        }
+    }
+}
+
 /// A fetch failure as the LLM reads it: what happened, politely, without internals.
 fn tool_error(e: FetchError) -> ToolError {
     match e {
@@ -142,5 +161,19 @@ fn tool_error(e: FetchError) -> ToolError {
             reason: "it could not be reached".into(),
             source: Some(source),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_read_too_slowly_is_an_error_the_llm_can_explain() {
+        let timeout = extract_error(ExtractError::Timeout);
+        assert_eq!(timeout.kind(), "not_found");
+        assert!(timeout.to_string().contains("too large or complex"), "{timeout}");
+        assert_eq!(extract_error(ExtractError::Busy).kind(), "upstream_unavailable");
+        assert!(extract_error(ExtractError::Failed).to_string().contains("could not be read"));
     }
 }

@@ -1,12 +1,14 @@
 //! A local fake of the web: search providers (SearXNG, Tavily and Brave JSON shapes, with their
 //! empty answers and errors) and pages for `summarize_url` (an article with navigation, ads and
 //! scripts; plain text; a 20 MB page; a PDF; a PNG; pages with injected instructions, one asking
-//! for `/exfil?d=…`, where the family's data would leave; redirects).
+//! for `/exfil?d=…`, where the family's data would leave; redirects; hostile pages nested deep or
+//! very large, in `hostile`).
 //!
 //! Search answers are chosen by the query: `empty`, `down` (SearXNG: all engines unresponsive),
 //! `e401`, `e422`, `e429`, `e500`, `html` (a non-JSON page); anything else gets three results.
 //! Every request is recorded by path; `/huge` counts the bytes it managed to send.
 
+pub mod hostile;
 pub mod pages;
 mod search;
 
@@ -67,6 +69,7 @@ impl FakeWeb {
             .route("/secret", get(pages::secret))
             .route("/redirect", get(pages::redirect))
             .route("/loop", get(pages::redirect_loop))
+            .route("/hostile/{kind}", get(hostile::serve))
             .with_state(web.clone());
         tokio::spawn(async move {
             axum::serve(listener, router).await.expect("fake web server");

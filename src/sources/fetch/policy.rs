@@ -83,18 +83,26 @@ fn in_v4(ip: Ipv4Addr) -> bool {
     BLOCKED_V4.iter().any(|&(net, len)| Ipv4Net::new(net, len).is_ok_and(|n| n.contains(&ip)))
 }
 
-/// The IPv4 address embedded in an IPv6 address: mapped (`::ffff:a.b.c.d`), compatible
-/// (`::a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`, `64:ff9b:1::/48`) or 6to4 (`2002:AABB:CCDD::`).
-fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+/// The IPv4 addresses an IPv6 address may carry: mapped (`::ffff:a.b.c.d`), translated
+/// (`::ffff:0:a.b.c.d`, RFC 2765), compatible (`::a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`; in the
+/// local-use `64:ff9b:1::/48` at the /48 position of RFC 6052, bytes 6–7 and 9–10, and at the
+/// end as well when the suffix is not zero, as a longer local prefix would put it) or 6to4
+/// (`2002:AABB:CCDD::`). An address is blocked when any of them is.
+fn embedded_v4(ip: Ipv6Addr) -> Vec<Ipv4Addr> {
     let s = ip.segments();
-    let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
+    let o = ip.octets();
+    let tail = Ipv4Addr::new(o[12], o[13], o[14], o[15]);
     match s {
-        [0, 0, 0, 0, 0, 0xffff, _, _] => Some(tail),
-        [0, 0, 0, 0, 0, 0, _, _] => Some(tail),
-        [0x64, 0xff9b, 0, 0, 0, 0, _, _] => Some(tail),
-        [0x64, 0xff9b, 1, ..] => Some(tail),
-        [0x2002, a, b, ..] => Some(Ipv4Addr::new((a >> 8) as u8, a as u8, (b >> 8) as u8, b as u8)),
-        _ => None,
+        [0, 0, 0, 0, 0, 0xffff, _, _] => vec![tail],
+        [0, 0, 0, 0, 0xffff, 0, _, _] => vec![tail],
+        [0, 0, 0, 0, 0, 0, _, _] => vec![tail],
+        [0x64, 0xff9b, 0, 0, 0, 0, _, _] => vec![tail],
+        [0x64, 0xff9b, 1, ..] => {
+            let local = Ipv4Addr::new(o[6], o[7], o[9], o[10]);
+            if o[11..].iter().all(|&b| b == 0) { vec![local] } else { vec![local, tail] }
+        }
+        [0x2002, ..] => vec![Ipv4Addr::new(o[2], o[3], o[4], o[5])],
+        _ => Vec::new(),
     }
 }
 
@@ -109,7 +117,7 @@ pub fn is_blocked(ip: IpAddr) -> bool {
             {
                 return true;
             }
-            embedded_v4(v6).is_some_and(in_v4)
+            embedded_v4(v6).into_iter().any(in_v4)
         }
     }
 }
@@ -239,6 +247,31 @@ mod tests {
             let refusal = refused(raw).unwrap_or_else(|| panic!("{raw} was allowed"));
             assert!(format!("{refusal:?}").starts_with(kind), "{raw}: {refusal:?}");
             assert!(!refusal.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn ipv4_translated_and_local_use_nat64_addresses_are_read_at_the_right_position() {
+        // ::ffff:0:0/96 (RFC 2765) and 64:ff9b:1::/48 (RFC 8215, IPv4 in bytes 6-7 and 9-10).
+        for blocked in [
+            "http://[::ffff:0:127.0.0.1]/",
+            "http://[::ffff:0:7f00:1]/",
+            "http://[::ffff:0:a9fe:a9fe]/",
+            "http://[::ffff:0:10.0.0.1]/",
+            "http://[64:ff9b:1:7f00:0:100::]/",
+            "http://[64:ff9b:1:7f00:0:100:808:808]/",
+            "http://[64:ff9b:1:a9fe:a9:fe00::]/",
+            "http://[64:ff9b:1:a9fe:a9:fe00:808:808]/",
+            "http://[64:ff9b:1:a00:0:100:808:808]/",
+            "http://[64:ff9b:1:c0a8:1:100::]/",
+            // A longer local prefix puts the address at the end: checked too.
+            "http://[64:ff9b:1:808:8:800:7f00:1]/",
+        ] {
+            let refusal = refused(blocked).unwrap_or_else(|| panic!("{blocked} was allowed"));
+            assert!(matches!(refusal, Refusal::Address(_)), "{blocked}: {refusal:?}");
+        }
+        for public in ["http://[::ffff:0:8.8.8.8]/", "http://[64:ff9b:1:808:8:800::]/"] {
+            assert_eq!(refused(public), None, "{public}");
         }
     }
 
