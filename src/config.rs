@@ -70,6 +70,7 @@ pub struct Config {
         env = "LINE_CHANNEL_SECRET",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub line_channel_secret: Secret,
@@ -79,6 +80,7 @@ pub struct Config {
         env = "LINE_CHANNEL_ACCESS_TOKEN",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub line_channel_access_token: Secret,
@@ -89,6 +91,7 @@ pub struct Config {
         env = "HEARTH_POSTBACK_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub postback_key: Secret,
@@ -113,6 +116,7 @@ pub struct Config {
         env = "OPENAI_API_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub openai_api_key: Secret,
@@ -146,7 +150,13 @@ pub struct Config {
     pub shutdown_grace_secs: u64,
 
     /// Database: sqlite://path (created on first run) or postgres://user@host/db (several replicas).
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://hearth.db", global = true)]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://hearth.db",
+        hide_env_values = true,
+        global = true
+    )]
     pub database_url: String,
     /// Address the webhook server listens on.
     #[arg(long, env = "HEARTH_LISTEN", default_value = "0.0.0.0:8080", global = true)]
@@ -243,6 +253,7 @@ pub struct Config {
         env = "HEARTH_TAVILY_API_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub tavily_api_key: Secret,
@@ -260,6 +271,7 @@ pub struct Config {
         env = "HEARTH_BRAVE_API_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub brave_api_key: Secret,

@@ -40,7 +40,8 @@ pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, Reminde
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database URL names a backend this build does not have.
+    /// The database URL names a backend this build does not have (shown with its password
+    /// redacted, see [`redact_url`]).
     #[error("unsupported DATABASE_URL {0:?}: use sqlite://path/to/hearth.db or postgres://…")]
     UnsupportedUrl(String),
     /// A database error.
@@ -132,7 +133,7 @@ impl Store {
                     .await?,
             )
         } else {
-            return Err(StoreError::UnsupportedUrl(url.to_string()));
+            return Err(StoreError::UnsupportedUrl(redact_url(url)));
         };
         Ok(Self { backend: std::sync::Arc::new(backend) })
     }
@@ -298,6 +299,23 @@ impl Store {
     }
 }
 
+/// `url` with the password of its `user:password@` part replaced by `***`, for errors and logs.
+/// Anything that is not a URL with credentials comes back unchanged.
+pub fn redact_url(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return url.to_string();
+    };
+    let Some((user, _password)) = rest[..at].split_once(':') else {
+        return url.to_string();
+    };
+    format!("{}{user}:***{}", &url[..scheme_end], &rest[at..])
+}
+
 /// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
 /// lives and dies with its connection).
 async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
@@ -315,4 +333,31 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         .max_lifetime(None)
         .connect_with(options)
         .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_url;
+
+    #[test]
+    fn a_password_in_a_database_url_is_redacted() {
+        assert_eq!(
+            redact_url("mysql://hearth:hunter2@db.example:3306/hearth"),
+            "mysql://hearth:***@db.example:3306/hearth"
+        );
+        assert_eq!(redact_url("postgres://u:p%40ss@h/db?x=@"), "postgres://u:***@h/db?x=@");
+        assert_eq!(redact_url("postgres://:secret@h/db"), "postgres://:***@h/db");
+    }
+
+    #[test]
+    fn urls_without_credentials_are_unchanged() {
+        for url in [
+            "sqlite://hearth.db",
+            "postgres://hearth@h/db",
+            "postgres://h/db?user=a@b",
+            "sqlite::memory:",
+        ] {
+            assert_eq!(redact_url(url), url);
+        }
+    }
 }
