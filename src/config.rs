@@ -297,6 +297,29 @@ pub struct Config {
     /// Log format.
     #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
+
+    /// Seconds a client has to send the headers of a request; slower connections are closed.
+    #[arg(long, env = "HEARTH_HEADER_READ_TIMEOUT_SECS", default_value_t = 10, global = true)]
+    pub header_read_timeout_secs: u64,
+    /// Seconds a client has to send the body of a request once its headers are in; slower
+    /// requests get 408 and their connection is closed.
+    #[arg(long, env = "HEARTH_BODY_READ_TIMEOUT_SECS", default_value_t = 10, global = true)]
+    pub body_read_timeout_secs: u64,
+    /// When set, `GET /metrics` requires `Authorization: Bearer <this token>` (401 otherwise).
+    /// Unset (and without HEARTH_METRICS_LISTEN) the metrics are public on the webhook port.
+    #[arg(
+        long,
+        env = "HEARTH_METRICS_TOKEN",
+        default_value = "",
+        hide_default_value = true,
+        hide_env_values = true,
+        global = true
+    )]
+    pub metrics_token: Secret,
+    /// When set (e.g. 127.0.0.1:9090), `/metrics` is served only on this address, not on the
+    /// webhook port.
+    #[arg(long, env = "HEARTH_METRICS_LISTEN", global = true)]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl Config {
