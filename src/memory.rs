@@ -150,6 +150,10 @@ impl MemoryView {
 
 /// A store failure as the memory tools report it to the LLM (the cause goes to the log).
 pub fn unavailable(error: StoreError) -> ToolError {
+    if let StoreError::Full { .. } = error {
+        // At the cap (see `crate::store::MAX_MEMORIES`): the model should say so.
+        return ToolError::InvalidArgs(format!("{error}; forget some first"));
+    }
     ToolError::Upstream {
         service: "hearth's memory",
         reason: "storage error".into(),

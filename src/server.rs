@@ -19,8 +19,8 @@ use tokio::net::TcpListener;
 
 use crate::app::Hearth;
 use crate::line::signature;
-use crate::listen;
 use crate::line::webhook::{Envelope, Event};
+use crate::listen;
 use crate::store::InboxEvent;
 
 /// Webhook bodies larger than this are refused (LINE's are a few kilobytes).

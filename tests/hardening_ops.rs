@@ -103,7 +103,11 @@ async fn a_request_body_that_trickles_in_is_cut_off_with_408() {
     assert!(finished.is_ok(), "a slow body held the connection for 6 s");
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "answered {answer:?}");
-    assert!(started.elapsed() < Duration::from_secs(3), "cut off only after {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "cut off only after {:?}",
+        started.elapsed()
+    );
     assert!(h.llm.requests().is_empty());
 }
 

@@ -25,6 +25,7 @@ macro_rules! db {
 
 mod alert_deliveries;
 mod alerts;
+mod capped;
 mod inbox;
 mod memory;
 mod pending;
@@ -32,6 +33,7 @@ mod reminders;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
+pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use inbox::{InboxEvent, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
 pub use pending::{NewPendingCall, PendingCall};
@@ -44,6 +46,14 @@ pub enum StoreError {
     /// redacted, see [`redact_url`]).
     #[error("unsupported DATABASE_URL {0:?}: use sqlite://path/to/hearth.db or postgres://…")]
     UnsupportedUrl(String),
+    /// The conversation already has as many of these as it may keep.
+    #[error("the conversation already has {cap} {what}, the most it may keep")]
+    Full {
+        /// What is full (`reminders`, `price alerts`, `memories`).
+        what: &'static str,
+        /// The cap.
+        cap: usize,
+    },
     /// A database error.
     #[error("database error")]
     Database(#[from] sqlx::Error),
