@@ -181,3 +181,81 @@ async fn metrics_are_public_on_the_webhook_port_by_default() {
     let response = reqwest::get(format!("{}/metrics", h.url)).await.expect("get");
     assert_eq!(response.status().as_u16(), 200);
 }
+
+/// The real binary: SIGTERM with 50 connections trickling headers or bodies still ends the
+/// process within the grace period plus a margin.
+#[tokio::test]
+async fn sigterm_with_fifty_trickling_connections_exits_within_the_grace_period() {
+    use tokio::io::AsyncWriteExt;
+    let line = common::FakeLine::start().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port");
+    let db = std::env::temp_dir().join(format!("hearth-sigterm-{}.db", std::process::id()));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("serve")
+        .env("LINE_CHANNEL_SECRET", common::harness::SECRET)
+        .env("LINE_CHANNEL_ACCESS_TOKEN", "test-token")
+        .env("LINE_API_BASE", line.url())
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("DATABASE_URL", format!("sqlite://{}", db.display()))
+        .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("HEARTH_SHUTDOWN_GRACE_SECS", "2")
+        .env("HEARTH_HEADER_READ_TIMEOUT_SECS", "60")
+        .env("HEARTH_BODY_READ_TIMEOUT_SECS", "60")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn hearth serve");
+    let url = format!("http://127.0.0.1:{port}");
+    let ready = std::time::Instant::now() + Duration::from_secs(20);
+    while reqwest::get(format!("{url}/healthz")).await.map(|r| r.status() != 200).unwrap_or(true) {
+        assert!(std::time::Instant::now() < ready, "hearth did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut clients = Vec::new();
+    for n in 0..50 {
+        if n % 2 == 0 {
+            let url = url.clone();
+            clients.push(tokio::spawn(async move {
+                trickle_headers(&url, Duration::from_secs(30)).await;
+            }));
+        } else {
+            let mut stream = connect(&url).await;
+            clients.push(tokio::spawn(async move {
+                let head =
+                    "POST /callback HTTP/1.1\r\nHost: hearth\r\nContent-Length: 1000\r\n\r\n";
+                let _ = stream.write_all(head.as_bytes()).await;
+                while stream.write_all(b" ").await.is_ok() {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            }));
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let started = std::time::Instant::now();
+    let pid = child.id().to_string();
+    let status = std::process::Command::new("kill").args(["-TERM", &pid]).status();
+    assert!(status.expect("kill -TERM").success());
+    let mut exited = None;
+    while started.elapsed() < Duration::from_secs(15) {
+        if let Some(status) = child.try_wait().expect("wait") {
+            exited = Some((status, started.elapsed()));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for client in clients {
+        client.abort();
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let (status, took) = exited.expect("hearth still running 15 s after SIGTERM");
+    assert!(status.success(), "exit status {status}");
+    assert!(took < Duration::from_secs(5), "exited {took:?} after SIGTERM with a 2 s grace");
+}
