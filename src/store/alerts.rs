@@ -149,7 +149,7 @@ const RELEASE_SYMBOLS: &str =
 impl Store {
     /// Creates an alert and puts its symbol on the poller's list, due at once; `None` if the
     /// conversation already has the same active alert, [`StoreError::Full`] if it already has
-    /// [`super::MAX_ALERTS`] (checked atomically, see [`super::capped`]).
+    /// [`super::MAX_ALERTS`] (checked atomically in the insert itself).
     pub async fn create_alert(&self, a: &NewAlert<'_>) -> Result<Option<i64>, StoreError> {
         let cap = super::capped::cap(super::MAX_ALERTS);
         db!(self, db => {

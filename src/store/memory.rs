@@ -70,7 +70,7 @@ const DELETE_QUOTA_NOTICE: &str = "DELETE FROM push_quota_notices WHERE conversa
 
 impl Store {
     /// Stores a memory; returns its id. [`StoreError::Full`] when the conversation already has
-    /// [`super::MAX_MEMORIES`] (checked atomically, see [`super::capped`]).
+    /// [`super::MAX_MEMORIES`] (checked atomically in the insert itself).
     pub async fn add_memory(&self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
         let id: Option<(i64,)> = db!(self, db => {
             let mut tx = db.begin().await?;

@@ -164,8 +164,8 @@ const TAKE_QUOTA: &str =
 
 impl Store {
     /// Creates a reminder; it is due at `first_fire_at`. [`StoreError::Full`] when the
-    /// conversation already has [`super::MAX_REMINDERS`] (checked atomically, see
-    /// [`super::capped`]).
+    /// conversation already has [`super::MAX_REMINDERS`] (checked atomically in the insert
+    /// itself).
     pub async fn create_reminder(&self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
         let row: Option<ReminderRow> = db!(self, db => {
             let mut tx = db.begin().await?;
