@@ -77,6 +77,8 @@ pub struct Hearth {
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
     pub metrics: Metrics,
+    /// Limits and addresses of the HTTP server (read timeouts, who may read `/metrics`).
+    pub serving: crate::listen::ServeSettings,
     /// The channel secret that signs webhooks.
     pub(crate) channel_secret: crate::config::Secret,
     /// History bounds.
@@ -171,6 +173,7 @@ impl Hearth {
             inbox: InboxQueue::new(usize::try_from(config.max_queued_events).unwrap_or(usize::MAX)),
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),
+            serving: crate::listen::ServeSettings::from_config(config),
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,

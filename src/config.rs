@@ -70,6 +70,7 @@ pub struct Config {
         env = "LINE_CHANNEL_SECRET",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub line_channel_secret: Secret,
@@ -79,6 +80,7 @@ pub struct Config {
         env = "LINE_CHANNEL_ACCESS_TOKEN",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub line_channel_access_token: Secret,
@@ -89,6 +91,7 @@ pub struct Config {
         env = "HEARTH_POSTBACK_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub postback_key: Secret,
@@ -113,6 +116,7 @@ pub struct Config {
         env = "OPENAI_API_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub openai_api_key: Secret,
@@ -158,7 +162,13 @@ pub struct Config {
     pub shutdown_grace_secs: u64,
 
     /// Database: sqlite://path (created on first run) or postgres://user@host/db (several replicas).
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://hearth.db", global = true)]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://hearth.db",
+        hide_env_values = true,
+        global = true
+    )]
     pub database_url: String,
     /// Address the webhook server listens on.
     #[arg(long, env = "HEARTH_LISTEN", default_value = "0.0.0.0:8080", global = true)]
@@ -255,6 +265,7 @@ pub struct Config {
         env = "HEARTH_TAVILY_API_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub tavily_api_key: Secret,
@@ -272,6 +283,7 @@ pub struct Config {
         env = "HEARTH_BRAVE_API_KEY",
         default_value = "",
         hide_default_value = true,
+        hide_env_values = true,
         global = true
     )]
     pub brave_api_key: Secret,
@@ -297,6 +309,29 @@ pub struct Config {
     /// Log format.
     #[arg(long, env = "HEARTH_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
+
+    /// Seconds a client has to send the headers of a request; slower connections are closed.
+    #[arg(long, env = "HEARTH_HEADER_READ_TIMEOUT_SECS", default_value_t = 10, global = true)]
+    pub header_read_timeout_secs: u64,
+    /// Seconds a client has to send the body of a request once its headers are in; slower
+    /// requests get 408 and their connection is closed.
+    #[arg(long, env = "HEARTH_BODY_READ_TIMEOUT_SECS", default_value_t = 10, global = true)]
+    pub body_read_timeout_secs: u64,
+    /// When set, `GET /metrics` requires `Authorization: Bearer <this token>` (401 otherwise).
+    /// Unset (and without HEARTH_METRICS_LISTEN) the metrics are public on the webhook port.
+    #[arg(
+        long,
+        env = "HEARTH_METRICS_TOKEN",
+        default_value = "",
+        hide_default_value = true,
+        hide_env_values = true,
+        global = true
+    )]
+    pub metrics_token: Secret,
+    /// When set (e.g. 127.0.0.1:9090), `/metrics` is served only on this address, not on the
+    /// webhook port.
+    #[arg(long, env = "HEARTH_METRICS_LISTEN", global = true)]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl Config {

@@ -7,6 +7,7 @@
 //!
 //! - [`server`]: `POST /callback` (signature, store in the inbox, 200 at once), `/healthz`,
 //!   `/readyz`, `/metrics`; [`inbox`]: handling stored events, recovering a dead process's;
+//!   [`listen`]: connections with read timeouts and a bounded shutdown;
 //!   [`background`]: the periodic loops; [`metrics`]: Prometheus counters and histograms.
 //! - [`conversation`]: what happens to an event: log, agent, delivery; [`gate`]: whether a group
 //!   message called hearth.
@@ -47,6 +48,7 @@ pub mod gate;
 pub mod i18n;
 pub mod inbox;
 pub mod line;
+pub mod listen;
 pub mod llm;
 pub mod memory;
 pub mod metrics;

@@ -148,8 +148,13 @@ impl MemoryView {
     }
 }
 
-/// A store failure as the memory tools report it to the LLM (the cause goes to the log).
+/// A store failure as the memory tools report it to the LLM (the cause goes to the log); a chat
+/// at its memory cap is told so plainly.
 pub fn unavailable(error: StoreError) -> ToolError {
+    if let StoreError::Full { .. } = error {
+        // At the cap (see `crate::store::MAX_MEMORIES`): the model should say so.
+        return ToolError::InvalidArgs(format!("{error}; forget some first"));
+    }
     ToolError::Upstream {
         service: "hearth's memory",
         reason: "storage error".into(),

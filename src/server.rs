@@ -1,5 +1,7 @@
 //! The HTTP server: `POST /callback` (LINE's webhook), `GET /healthz` (alive), `GET /readyz`
-//! (database reachable, migrations applied) and `GET /metrics` (Prometheus text).
+//! (database reachable, migrations applied) and `GET /metrics` (Prometheus text; behind a
+//! bearer token or on an address of its own when configured). Connections are served by
+//! [`crate::listen`] with header and body read timeouts.
 //!
 //! The webhook verifies the signature over the raw bytes, parses each event on its own, stores
 //! the new ones in the durable inbox (a duplicate is stored once, so it is handled once), answers
@@ -19,40 +21,74 @@ use crate::app::Hearth;
 use crate::inbox;
 use crate::line::signature;
 use crate::line::webhook::{Envelope, Event};
+use crate::listen;
 use crate::store::{Claim, InboxEvent};
 
 /// Webhook bodies larger than this are refused (LINE's are a few kilobytes).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
 
-/// The routes.
+/// The routes of the webhook port: `/metrics` among them unless `HEARTH_METRICS_LISTEN` moves
+/// it to an address of its own ([`metrics_router`]).
 pub fn router(app: Arc<Hearth>) -> Router {
-    Router::new()
+    let body_limits = (app.serving.body_read_timeout, MAX_WEBHOOK_BYTES);
+    let routes = Router::new()
         .route("/callback", post(callback))
         .route("/healthz", get(|| async { "ok" }))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
+        .route("/readyz", get(readyz));
+    let routes = match app.serving.metrics_listen {
+        Some(_) => routes,
+        None => routes.route("/metrics", get(metrics)),
+    };
+    routes
         .layer(DefaultBodyLimit::max(MAX_WEBHOOK_BYTES))
+        .layer(axum::middleware::from_fn_with_state(body_limits, listen::read_body_within))
         .with_state(app)
 }
 
-/// Serves until `shutdown` resolves. Then: no new webhooks; the turns in hand get
-/// `HEARTH_SHUTDOWN_GRACE_SECS` to finish; whatever is left (events, reminder claims) is handed
-/// back so another process — or this one after a restart — takes it at once.
+/// The routes of the metrics address: `/metrics` alone.
+pub fn metrics_router(app: Arc<Hearth>) -> Router {
+    Router::new().route("/metrics", get(metrics)).with_state(app)
+}
+
+/// Serves until `shutdown` resolves. Then: no new webhooks or connections; open connections
+/// finish the request in hand and close; the turns in hand get `HEARTH_SHUTDOWN_GRACE_SECS`
+/// (all of this together, never longer); whatever is left (connections, events, reminder
+/// claims) is dropped or handed back so another process — or this one after a restart — takes
+/// it at once.
 pub async fn serve(
     listener: TcpListener,
     app: Arc<Hearth>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let metrics_listener = match app.serving.metrics_listen {
+        Some(address) => Some(TcpListener::bind(address).await?),
+        None => None,
+    };
+    let header_timeout = app.serving.header_read_timeout;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut servers = tokio::task::JoinSet::new();
+    servers.spawn(listen::accept(listener, router(app.clone()), header_timeout, stopped.clone()));
+    if let Some(metrics_listener) = metrics_listener {
+        let routes = metrics_router(app.clone());
+        servers.spawn(listen::accept(metrics_listener, routes, header_timeout, stopped));
+    }
     let loops = crate::background::start(app.clone());
-    let served = axum::serve(listener, router(app.clone())).with_graceful_shutdown(shutdown).await;
+    shutdown.await;
+    let _ = stop.send(true);
     loops.stop_work();
     app.inbox.close(); // queued events not started are handed back
-    if tokio::time::timeout(app.shutdown_grace, app.wait_in_hand()).await.is_err() {
+    let deadline = tokio::time::Instant::now() + app.shutdown_grace;
+    let drained = async { while servers.join_next().await.is_some() {} };
+    if tokio::time::timeout_at(deadline, drained).await.is_err() {
+        tracing::warn!("shutdown grace ran out with connections still open; closing them");
+    }
+    servers.abort_all();
+    if tokio::time::timeout_at(deadline, app.wait_in_hand()).await.is_err() {
         tracing::warn!("shutdown grace ran out with turns still in hand; handing them back");
     }
     loops.stop();
     app.hand_back().await;
-    served
+    Ok(())
 }
 
 async fn readyz(State(app): State<Arc<Hearth>>) -> (StatusCode, &'static str) {
@@ -66,8 +102,11 @@ async fn readyz(State(app): State<Arc<Hearth>>) -> (StatusCode, &'static str) {
     }
 }
 
-async fn metrics(State(app): State<Arc<Hearth>>) -> String {
-    app.metrics.render()
+async fn metrics(State(app): State<Arc<Hearth>>, headers: HeaderMap) -> (StatusCode, String) {
+    if !listen::metrics_allowed(&app.serving.metrics_token, &headers) {
+        return (StatusCode::UNAUTHORIZED, "metrics need Authorization: Bearer <token>\n".into());
+    }
+    (StatusCode::OK, app.metrics.render())
 }
 
 async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Bytes) -> StatusCode {

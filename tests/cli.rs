@@ -151,3 +151,47 @@ async fn chat_answers_in_the_terminal_with_cards_as_text_and_numbered_chips() {
     let last = chip_turn.as_array().and_then(|m| m.last()).expect("user message");
     assert_eq!(last["content"], "230.5 USD 換算台幣是多少？", "the chip's text was sent");
 }
+
+/// Recognisable values for every secret setting, none of which may ever be printed.
+const SECRETS: [(&str, &str); 7] = [
+    ("LINE_CHANNEL_SECRET", "line-secret-7f3a9c"),
+    ("LINE_CHANNEL_ACCESS_TOKEN", "line-token-4b8e2d"),
+    ("OPENAI_API_KEY", "sk-openai-9d1c6f"),
+    ("HEARTH_POSTBACK_KEY", "postback-key-2a7b5e"),
+    ("HEARTH_TAVILY_API_KEY", "tvly-tavily-8e3f1a"),
+    ("HEARTH_BRAVE_API_KEY", "brave-key-6c4d9b"),
+    ("DATABASE_URL", "postgres://hearth:db-password-5e2f8a@db.invalid/hearth"),
+];
+
+#[test]
+fn help_never_shows_the_values_of_secret_settings() {
+    for args in [&["--help"][..], &["serve", "--help"][..]] {
+        let mut cmd = hearth();
+        cmd.args(args);
+        for (name, value) in SECRETS {
+            cmd.env(name, value);
+        }
+        let out = cmd.output().expect("run hearth --help");
+        assert!(out.status.success());
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("LINE_CHANNEL_SECRET"), "the setting itself is still documented");
+        for (name, value) in SECRETS {
+            let shown = value.rsplit(':').next().unwrap_or(value);
+            assert!(!help.contains(shown), "{args:?} shows the value of {name}:\n{help}");
+        }
+    }
+}
+
+#[test]
+fn a_refused_database_url_is_reported_without_its_password() {
+    let out = hearth()
+        .arg("migrate")
+        .env("DATABASE_URL", "mysql://hearth:db-password-5e2f8a@db.invalid:3306/hearth")
+        .output()
+        .expect("run hearth migrate");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unsupported DATABASE_URL"), "{stderr}");
+    assert!(stderr.contains("mysql://hearth:***@db.invalid"), "{stderr}");
+    assert!(!stderr.contains("db-password-5e2f8a"), "{stderr}");
+}

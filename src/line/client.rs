@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::message::Message;
+use super::retry;
 use crate::config::Secret;
 use crate::source::{ChatKind, Conversation};
 
@@ -23,7 +24,10 @@ pub enum LineError {
     QuotaExhausted,
     /// Too many requests right now.
     #[error("rate limited")]
-    RateLimited,
+    RateLimited {
+        /// How long LINE asked to wait (`Retry-After`, seconds form), if it said.
+        retry_after: Option<Duration>,
+    },
     /// LINE refused the request (a bad message, a bad target); not worth retrying.
     #[error("LINE rejected the request (HTTP {status}): {message}")]
     Rejected {
@@ -173,8 +177,20 @@ impl LineClient {
         self.http.post(format!("{}{path}", self.base)).bearer_auth(self.token.expose())
     }
 
-    /// Replies with a reply token (free, single use, short-lived).
+    /// Replies with a reply token (free, single use, short-lived). A rate-limited reply was not
+    /// delivered and its token is unused, so it is sent once more after a short wait (LINE's
+    /// `Retry-After` when short, else a second; see [`retry::reply_retry_wait`]).
     pub async fn reply(&self, reply_token: &str, messages: &[Message]) -> Result<Sent, LineError> {
+        let result = self.reply_once(reply_token, messages).await;
+        crate::metrics::line_send("reply", outcome_label(&result));
+        let Err(LineError::RateLimited { retry_after }) = result else {
+            return result;
+        };
+        let Some(wait) = retry::reply_retry_wait(retry_after) else {
+            return result;
+        };
+        tracing::warn!(wait_ms = wait.as_millis() as u64, "reply rate limited; retrying once");
+        tokio::time::sleep(wait).await;
         let result = self.reply_once(reply_token, messages).await;
         crate::metrics::line_send("reply", outcome_label(&result));
         result
@@ -182,15 +198,17 @@ impl LineClient {
 
     async fn reply_once(&self, reply_token: &str, messages: &[Message]) -> Result<Sent, LineError> {
         let request = self.post("/v2/bot/message/reply").json(&ReplyBody { reply_token, messages });
-        let (status, body) = send(request).await?;
-        if status.is_success() {
-            return Ok(serde_json::from_slice(&body).unwrap_or_default());
+        let answer = send(request).await?;
+        if answer.status.is_success() {
+            return Ok(serde_json::from_slice(&answer.body).unwrap_or_default());
         }
-        let message = error_message(&body);
-        if status == StatusCode::BAD_REQUEST && message.to_lowercase().contains("reply token") {
+        let message = error_message(&answer.body);
+        if answer.status == StatusCode::BAD_REQUEST
+            && message.to_lowercase().contains("reply token")
+        {
             return Err(LineError::InvalidReplyToken);
         }
-        Err(classify(status, message))
+        Err(answer.error_with(message))
     }
 
     /// Pushes once with `retry_key`; a 409 (the key was already accepted) counts as sent.
@@ -217,14 +235,15 @@ impl LineClient {
             .post("/v2/bot/message/push")
             .header("X-Line-Retry-Key", retry_key.to_string())
             .json(&PushBody { to, messages });
-        let (status, body) = send(request).await?;
-        if status.is_success() || status == StatusCode::CONFLICT {
-            return Ok(serde_json::from_slice(&body).unwrap_or_default());
+        let answer = send(request).await?;
+        if answer.status.is_success() || answer.status == StatusCode::CONFLICT {
+            return Ok(serde_json::from_slice(&answer.body).unwrap_or_default());
         }
-        Err(classify(status, error_message(&body)))
+        Err(answer.error())
     }
 
-    /// Pushes, retrying server errors, timeouts and rate limits with the same key and backoff.
+    /// Pushes, retrying server errors, timeouts and rate limits with the same key and backoff
+    /// (waiting longer when LINE's `Retry-After` asks for it, see [`retry::push_retry_wait`]).
     pub async fn push_with_retry<M: Serialize + ?Sized>(
         &self,
         to: &str,
@@ -237,10 +256,15 @@ impl LineClient {
             match self.push(to, messages, retry_key).await {
                 Err(e)
                     if attempt < 4
-                        && (e.outcome_unknown() || matches!(e, LineError::RateLimited)) =>
+                        && (e.outcome_unknown() || matches!(e, LineError::RateLimited { .. })) =>
                 {
-                    tracing::warn!(error = %e, attempt, "push failed; retrying with the same key");
-                    tokio::time::sleep(delay).await;
+                    let retry_after = match e {
+                        LineError::RateLimited { retry_after } => retry_after,
+                        _ => None,
+                    };
+                    let wait = retry::push_retry_wait(delay, retry_after);
+                    tracing::warn!(error = %e, attempt, wait_ms = wait.as_millis() as u64, "push failed; retrying with the same key");
+                    tokio::time::sleep(wait).await;
                     delay *= 2;
                     attempt += 1;
                 }
@@ -255,8 +279,8 @@ impl LineClient {
         let request = self
             .post("/v2/bot/chat/loading/start")
             .json(&LoadingBody { chat_id: user_id, loading_seconds: seconds });
-        let (status, body) = send(request).await?;
-        if status.is_success() { Ok(()) } else { Err(classify(status, error_message(&body))) }
+        let answer = send(request).await?;
+        if answer.status.is_success() { Ok(()) } else { Err(answer.error()) }
     }
 
     /// A user's display name, through the profile API that fits the conversation.
@@ -272,24 +296,52 @@ impl LineClient {
         };
         let request =
             self.http.get(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
-        let (status, body) = send(request).await?;
-        if !status.is_success() {
-            return Err(classify(status, error_message(&body)));
+        let answer = send(request).await?;
+        if !answer.status.is_success() {
+            return Err(answer.error());
         }
-        let profile: Profile = serde_json::from_slice(&body)
+        let status = answer.status;
+        let profile: Profile = serde_json::from_slice(&answer.body)
             .map_err(|_| LineError::Rejected { status, message: "unreadable profile".into() })?;
         Ok(profile.display_name)
     }
 }
 
-async fn send(request: reqwest::RequestBuilder) -> Result<(StatusCode, bytes::Bytes), LineError> {
+/// What LINE answered: the status, the body and the `Retry-After` it asked for.
+struct Answer {
+    status: StatusCode,
+    body: bytes::Bytes,
+    retry_after: Option<Duration>,
+}
+
+impl Answer {
+    /// The error this (unsuccessful) answer means.
+    fn error(&self) -> LineError {
+        self.error_with(error_message(&self.body))
+    }
+
+    /// The error this answer means, with LINE's message already read.
+    fn error_with(&self, message: String) -> LineError {
+        match classify(self.status, message) {
+            LineError::RateLimited { .. } => {
+                LineError::RateLimited { retry_after: self.retry_after }
+            }
+            other => other,
+        }
+    }
+}
+
+async fn send(request: reqwest::RequestBuilder) -> Result<Answer, LineError> {
     let response = request.send().await.map_err(transport)?;
     let status = response.status();
     if let Some(id) = response.headers().get("x-line-request-id").and_then(|v| v.to_str().ok()) {
         tracing::debug!(request_id = id, %status, "LINE answered");
     }
+    let retry_after = retry::parse_retry_after(
+        response.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()),
+    );
     let body = response.bytes().await.map_err(transport)?;
-    Ok((status, body))
+    Ok(Answer { status, body, retry_after })
 }
 
 fn outcome_label(result: &Result<Sent, LineError>) -> &'static str {
@@ -297,7 +349,7 @@ fn outcome_label(result: &Result<Sent, LineError>) -> &'static str {
         Ok(_) => "ok",
         Err(LineError::InvalidReplyToken) => "invalid_reply_token",
         Err(LineError::QuotaExhausted) => "quota_exhausted",
-        Err(LineError::RateLimited) => "rate_limited",
+        Err(LineError::RateLimited { .. }) => "rate_limited",
         Err(LineError::Rejected { .. }) => "rejected",
         Err(LineError::Server(_)) => "server_error",
         Err(LineError::Timeout) => "timeout",
@@ -318,7 +370,7 @@ fn classify(status: StatusCode, message: String) -> LineError {
         if message.to_lowercase().contains("monthly limit") {
             LineError::QuotaExhausted
         } else {
-            LineError::RateLimited
+            LineError::RateLimited { retry_after: None }
         }
     } else if status.is_server_error() {
         LineError::Server(status)
@@ -340,7 +392,7 @@ mod tests {
             StatusCode::TOO_MANY_REQUESTS,
             "The API rate limit has been exceeded. Try again later.".into(),
         );
-        assert!(matches!(rate, LineError::RateLimited));
+        assert!(matches!(rate, LineError::RateLimited { .. }));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 pub mod client;
 pub mod flex;
 pub mod message;
+pub mod retry;
 pub mod signature;
 pub mod text;
 pub mod webhook;

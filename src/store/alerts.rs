@@ -126,7 +126,9 @@ pub struct AlertFire {
     pub payload: String,
 }
 
-const INSERT: &str = "INSERT INTO price_alerts (conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, tz, lang, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, 'active', $15) ON CONFLICT DO NOTHING RETURNING id";
+const INSERT: &str = "INSERT INTO price_alerts (conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, tz, lang, status, created_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, 'active', $15 WHERE (SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active') < $16 ON CONFLICT DO NOTHING RETURNING id";
+const COUNT_ACTIVE: &str =
+    "SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active'";
 const WATCH: &str = "INSERT INTO alert_symbols (symbol, next_check_at, failures) VALUES ($1, $2, 0) ON CONFLICT (symbol) DO UPDATE SET next_check_at = CASE WHEN excluded.next_check_at < alert_symbols.next_check_at THEN excluded.next_check_at ELSE alert_symbols.next_check_at END";
 const GET: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at FROM price_alerts WHERE id = $1 AND conversation_id = $2";
 const LIST: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at FROM price_alerts WHERE conversation_id = $1 AND status = 'active' ORDER BY symbol, level, id";
@@ -146,10 +148,15 @@ const RELEASE_SYMBOLS: &str =
 
 impl Store {
     /// Creates an alert and puts its symbol on the poller's list, due at once; `None` if the
-    /// conversation already has the same active alert.
+    /// conversation already has the same active alert, [`StoreError::Full`] if it already has
+    /// [`super::MAX_ALERTS`] (checked atomically in the insert itself).
     pub async fn create_alert(&self, a: &NewAlert<'_>) -> Result<Option<i64>, StoreError> {
+        let cap = super::capped::cap(super::MAX_ALERTS);
         db!(self, db => {
             let mut tx = db.begin().await?;
+            if let Some(lock) = self.conversation_lock() {
+                sqlx::query(lock).bind(a.conversation_id).execute(&mut *tx).await?;
+            }
             let id: Option<(i64,)> = sqlx::query_as(INSERT)
                 .bind(a.conversation_id)
                 .bind(a.created_by)
@@ -166,10 +173,17 @@ impl Store {
                 .bind(a.tz)
                 .bind(a.lang)
                 .bind(a.now_ms)
+                .bind(cap)
                 .fetch_optional(&mut *tx)
                 .await?;
             if id.is_some() {
                 sqlx::query(WATCH).bind(a.symbol).bind(a.now_ms).execute(&mut *tx).await?;
+            } else {
+                let (active,): (i64,) =
+                    sqlx::query_as(COUNT_ACTIVE).bind(a.conversation_id).fetch_one(&mut *tx).await?;
+                if active >= cap {
+                    return Err(StoreError::Full { what: "price alerts", cap: super::MAX_ALERTS });
+                }
             }
             tx.commit().await?;
             Ok(id.map(|(id,)| id))

@@ -50,7 +50,7 @@ pub struct Removed {
     pub alerts: u64,
 }
 
-const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, speaker, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
+const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, speaker, created_at) SELECT $1, $2, $3, $4, $5 WHERE (SELECT COUNT(*) FROM memories WHERE conversation_id = $1) < $6 RETURNING id";
 const MEMORIES: &str = "SELECT id, text, user_id, speaker, created_at FROM memories WHERE conversation_id = $1 ORDER BY id";
 const DELETE_MEMORY: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id = $2 RETURNING id, text, user_id, speaker, created_at";
 const DELETE_MEMORIES_UP_TO: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id <= $2";
@@ -69,17 +69,27 @@ const DELETE_ALERT_DELIVERIES: &str = "DELETE FROM alert_deliveries WHERE conver
 const DELETE_QUOTA_NOTICE: &str = "DELETE FROM push_quota_notices WHERE conversation_id = $1";
 
 impl Store {
-    /// Stores a memory; returns its id.
+    /// Stores a memory; returns its id. [`StoreError::Full`] when the conversation already has
+    /// [`super::MAX_MEMORIES`] (checked atomically in the insert itself).
     pub async fn add_memory(&self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
-        let (id,): (i64,) = db!(self, db => sqlx::query_as(ADD_MEMORY)
-            .bind(m.conversation_id)
-            .bind(m.text)
-            .bind(m.user_id)
-            .bind(m.speaker)
-            .bind(m.at_ms)
-            .fetch_one(db)
-            .await)?;
-        Ok(id)
+        let id: Option<(i64,)> = db!(self, db => {
+            let mut tx = db.begin().await?;
+            if let Some(lock) = self.conversation_lock() {
+                sqlx::query(lock).bind(m.conversation_id).execute(&mut *tx).await?;
+            }
+            let id = sqlx::query_as(ADD_MEMORY)
+                .bind(m.conversation_id)
+                .bind(m.text)
+                .bind(m.user_id)
+                .bind(m.speaker)
+                .bind(m.at_ms)
+                .bind(super::capped::cap(super::MAX_MEMORIES))
+                .fetch_optional(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            id
+        });
+        id.map(|(id,)| id).ok_or(StoreError::Full { what: "memories", cap: super::MAX_MEMORIES })
     }
 
     /// Every memory of the conversation, oldest first.

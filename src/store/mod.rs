@@ -25,6 +25,7 @@ macro_rules! db {
 
 mod alert_deliveries;
 mod alerts;
+mod capped;
 mod inbox;
 mod memory;
 mod pending;
@@ -32,6 +33,7 @@ mod reminders;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
+pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
 pub use pending::{NewPendingCall, PendingCall};
@@ -40,9 +42,18 @@ pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, Reminde
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database URL names a backend this build does not have.
+    /// The database URL names a backend this build does not have (shown with its password
+    /// redacted, see [`redact_url`]).
     #[error("unsupported DATABASE_URL {0:?}: use sqlite://path/to/hearth.db or postgres://…")]
     UnsupportedUrl(String),
+    /// The conversation already has as many of these as it may keep.
+    #[error("the conversation already has {cap} {what}, the most it may keep")]
+    Full {
+        /// What is full (`reminders`, `price alerts`, `memories`).
+        what: &'static str,
+        /// The cap.
+        cap: usize,
+    },
     /// A database error; its cause is part of the message, for the log.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
@@ -138,7 +149,7 @@ impl Store {
                     .await?,
             )
         } else {
-            return Err(StoreError::UnsupportedUrl(url.to_string()));
+            return Err(StoreError::UnsupportedUrl(redact_url(url)));
         };
         Ok(Self { backend: std::sync::Arc::new(backend) })
     }
@@ -306,6 +317,23 @@ impl Store {
     }
 }
 
+/// `url` with the password of its `user:password@` part replaced by `***`, for errors and logs.
+/// Anything that is not a URL with credentials comes back unchanged.
+pub fn redact_url(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return url.to_string();
+    };
+    let Some((user, _password)) = rest[..at].split_once(':') else {
+        return url.to_string();
+    };
+    format!("{}{user}:***{}", &url[..scheme_end], &rest[at..])
+}
+
 /// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
 /// lives and dies with its connection).
 async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
@@ -323,4 +351,31 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         .max_lifetime(None)
         .connect_with(options)
         .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_url;
+
+    #[test]
+    fn a_password_in_a_database_url_is_redacted() {
+        assert_eq!(
+            redact_url("mysql://hearth:hunter2@db.example:3306/hearth"),
+            "mysql://hearth:***@db.example:3306/hearth"
+        );
+        assert_eq!(redact_url("postgres://u:p%40ss@h/db?x=@"), "postgres://u:***@h/db?x=@");
+        assert_eq!(redact_url("postgres://:secret@h/db"), "postgres://:***@h/db");
+    }
+
+    #[test]
+    fn urls_without_credentials_are_unchanged() {
+        for url in [
+            "sqlite://hearth.db",
+            "postgres://hearth@h/db",
+            "postgres://h/db?user=a@b",
+            "sqlite::memory:",
+        ] {
+            assert_eq!(redact_url(url), url);
+        }
+    }
 }

@@ -142,7 +142,7 @@ pub enum Next {
     Pause,
 }
 
-const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
+const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
 const LIST: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id";
 const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status FROM reminders WHERE id = $1 AND conversation_id = $2";
 const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused')";
@@ -163,9 +163,16 @@ const TAKE_QUOTA: &str =
     "DELETE FROM push_quota_notices WHERE conversation_id = $1 RETURNING missed, since_ms";
 
 impl Store {
-    /// Creates a reminder; it is due at `first_fire_at`.
+    /// Creates a reminder; it is due at `first_fire_at`. [`StoreError::Full`] when the
+    /// conversation already has [`super::MAX_REMINDERS`] (checked atomically in the insert
+    /// itself).
     pub async fn create_reminder(&self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(INSERT)
+        let row: Option<ReminderRow> = db!(self, db => {
+            let mut tx = db.begin().await?;
+            if let Some(lock) = self.conversation_lock() {
+                sqlx::query(lock).bind(r.conversation_id).execute(&mut *tx).await?;
+            }
+            let row = sqlx::query_as(INSERT)
             .bind(r.conversation_id)
             .bind(r.created_by)
             .bind(r.mention_user_id)
@@ -181,8 +188,13 @@ impl Store {
             .bind(r.max_count)
             .bind(r.first_fire_at)
             .bind(r.created_at)
-            .fetch_one(db)
-            .await)?)
+            .bind(super::capped::cap(super::MAX_REMINDERS))
+            .fetch_optional(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            row
+        });
+        row.ok_or(StoreError::Full { what: "reminders", cap: super::MAX_REMINDERS })
     }
 
     /// The conversation's active and paused reminders, soonest first.

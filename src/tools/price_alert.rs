@@ -24,8 +24,6 @@ pub const COOLDOWN_S: i64 = 3600;
 const MAX_LEVEL: f64 = 1e9;
 /// A level further than this factor from the current price is refused as a mistake.
 const MAX_FACTOR: f64 = 10.0;
-/// The most active alerts one conversation may keep.
-const MAX_PER_CONVERSATION: usize = 50;
 
 /// Which way the price must go.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
@@ -133,12 +131,6 @@ impl Tool for PriceAlert {
             )));
         }
         let conversation = &ctx.conversation.id;
-        let active = self.store.list_alerts(conversation).await.map_err(store_error)?;
-        if active.len() >= MAX_PER_CONVERSATION {
-            return Err(invalid(format!(
-                "this chat already has {MAX_PER_CONVERSATION} price alerts; cancel some first"
-            )));
-        }
         let direction = match args.direction {
             Way::RisesTo => Direction::Up,
             Way::FallsTo => Direction::Down,

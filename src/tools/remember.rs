@@ -12,8 +12,8 @@ use crate::tools::forget::delete_button;
 
 /// The longest memory, in characters.
 pub const MAX_FACT_CHARS: usize = 500;
-/// The most memories one conversation keeps.
-pub const MAX_MEMORIES: usize = 500;
+/// The most memories one conversation keeps (enforced by the store).
+pub use crate::store::MAX_MEMORIES;
 
 /// Arguments of `remember`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -69,11 +69,6 @@ impl Tool for Remember {
             existing.iter().find(|m| m.text.trim().to_lowercase() == fact.to_lowercase())
         {
             return Ok(Output { memory: MemoryView::new(same, &ctx.tz), already_remembered: true });
-        }
-        if existing.len() >= MAX_MEMORIES {
-            return Err(ToolError::InvalidArgs(format!(
-                "this chat already has {MAX_MEMORIES} memories, the most hearth keeps; forget some first"
-            )));
         }
         let memory = NewMemory {
             conversation_id: conversation,

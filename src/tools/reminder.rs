@@ -18,8 +18,6 @@ use crate::tool::{Card, CardButton, CardRow, Styled, Tool, ToolCtx, ToolError};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
-/// The most reminders one conversation may keep.
-const MAX_PER_CONVERSATION: usize = 200;
 
 /// How a reminder repeats.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
@@ -232,11 +230,6 @@ impl Tool for Reminder {
         let now = ctx.now();
         let schedule = schedule_from(&args, now, &ctx.tz)?;
         let (mention_id, mention_name) = self.mention(ctx, args.for_member.as_deref()).await?;
-        let existing =
-            self.store.list_reminders(&ctx.conversation.id).await.map_err(store_error)?;
-        if existing.len() >= MAX_PER_CONVERSATION {
-            return Err(invalid("this chat already has too many reminders; cancel some first"));
-        }
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
         let tz_name = schedule.tz.iana_name().unwrap_or("UTC").to_string();
         let anchor_local = schedule.anchor.strftime("%Y-%m-%dT%H:%M").to_string();
@@ -330,6 +323,10 @@ impl Reminder {
 
 /// A store failure as a tool error.
 pub fn store_error(e: crate::store::StoreError) -> ToolError {
+    if let crate::store::StoreError::Full { .. } = e {
+        // The chat is at its cap (see `crate::store::MAX_REMINDERS`): the model should say so.
+        return invalid(format!("{e}; cancel some first"));
+    }
     ToolError::Upstream {
         service: "hearth's storage",
         reason: "database error".into(),

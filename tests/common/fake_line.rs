@@ -61,6 +61,14 @@ pub enum ReplyMode {
     Ok,
     /// Every reply gets `500`; the token is not consumed.
     ServerError,
+    /// The next `times` replies get the rate-limit `429` (with `Retry-After: retry_after` when
+    /// given; the token is not consumed), after which the mode switches back to `Ok`.
+    RateLimitedTimes {
+        /// How many replies are refused.
+        times: u32,
+        /// The `Retry-After` seconds sent with each refusal.
+        retry_after: Option<u64>,
+    },
     /// The reply is processed at once (delivered, token consumed) but the answer is held back
     /// for this long: the "outcome unknown" case when the client times out first.
     Stall(Duration),
@@ -80,6 +88,14 @@ pub enum PushMode {
     ServerError,
     /// The next `n` pushes get `500`, after which the mode switches back to `Ok`.
     FailTimes(u32),
+    /// The next `times` pushes get the rate-limit `429` with `Retry-After: retry_after`, after
+    /// which the mode switches back to `Ok`.
+    RateLimitedTimes {
+        /// How many pushes are refused.
+        times: u32,
+        /// The `Retry-After` seconds sent with each refusal.
+        retry_after: u64,
+    },
     /// Processed as `Ok` at once (delivered, retry key registered) but the answer is held back
     /// for this long.
     Stall(Duration),

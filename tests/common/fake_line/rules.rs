@@ -92,6 +92,14 @@ fn reply(state: &mut LineState, headers: &HeaderMap, body: &Value) -> Outcome {
     let delay = match state.reply_mode {
         ReplyMode::Ok => None,
         ReplyMode::ServerError => return server_error(),
+        ReplyMode::RateLimitedTimes { times: 0, .. } => {
+            state.reply_mode = ReplyMode::Ok;
+            None
+        }
+        ReplyMode::RateLimitedTimes { times, retry_after } => {
+            state.reply_mode = ReplyMode::RateLimitedTimes { times: times - 1, retry_after };
+            return rate_limited(retry_after);
+        }
         ReplyMode::Stall(delay) => Some(delay),
     };
     let rejected = state.expire_all
@@ -149,6 +157,14 @@ fn push(state: &mut LineState, headers: &HeaderMap, body: &Value, request_id: &s
             state.push_mode = PushMode::FailTimes(n - 1);
             return server_error();
         }
+        PushMode::RateLimitedTimes { times: 0, .. } => {
+            state.push_mode = PushMode::Ok;
+            None
+        }
+        PushMode::RateLimitedTimes { times, retry_after } => {
+            state.push_mode = PushMode::RateLimitedTimes { times: times - 1, retry_after };
+            return rate_limited(Some(retry_after));
+        }
     };
     if let Some((accepted_id, sent)) = retry_key.as_ref().and_then(|k| state.accepted_keys.get(k)) {
         let message = "The retry key is already accepted";
@@ -164,6 +180,16 @@ fn push(state: &mut LineState, headers: &HeaderMap, body: &Value, request_id: &s
         state.accepted_keys.insert(key, (request_id.to_owned(), sent.clone()));
     }
     Outcome::new(StatusCode::OK, json!({"sentMessages": sent})).delayed(delay)
+}
+
+/// The rate-limit `429`, with `Retry-After` when given.
+fn rate_limited(retry_after: Option<u64>) -> Outcome {
+    let message = "The API rate limit has been exceeded. Try again later.";
+    let outcome = Outcome::new(StatusCode::TOO_MANY_REQUESTS, json!({"message": message}));
+    match retry_after {
+        Some(seconds) => outcome.with_header("retry-after", seconds.to_string()),
+        None => outcome,
+    }
 }
 
 fn loading(body: &Value) -> Outcome {
