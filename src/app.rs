@@ -15,6 +15,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
+use crate::limits::Limits;
 use crate::line::message::ReplyStyle;
 use crate::llm::agent::Agent;
 use crate::llm::openai::LlmClient;
@@ -75,6 +76,8 @@ pub struct Hearth {
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
     pub metrics: Metrics,
+    /// Who may use hearth, how often, and how many tokens a day.
+    pub limits: Limits,
     /// The channel secret that signs webhooks.
     pub(crate) channel_secret: crate::config::Secret,
     /// History bounds.
@@ -157,7 +160,9 @@ impl Hearth {
             },
         );
         let agent = Agent::new(llm, Arc::new(registry), config.max_tool_rounds)
+            .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(store.clone());
+        let limits = Limits::from_config(config, clock.clone());
         Ok(Arc::new(Self {
             store,
             line,
@@ -175,6 +180,7 @@ impl Hearth {
             inbox_lease,
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),
+            limits,
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,

@@ -9,7 +9,7 @@
 //!   `/readyz`, `/metrics`; [`inbox`]: handling stored events, recovering a dead process's;
 //!   [`background`]: the periodic loops; [`metrics`]: Prometheus counters and histograms.
 //! - [`conversation`]: what happens to an event: log, agent, delivery; [`gate`]: whether a group
-//!   message called hearth.
+//!   message called hearth; [`limits`]: the allow-list, turn rates and daily token budgets.
 //! - [`app`]: the assembled application shared by the server and its background work.
 //! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
 //! - [`tool`]: the contract a tool author implements; [`registry`]: erasure and dispatch;
@@ -44,6 +44,7 @@ pub mod delivery;
 pub mod gate;
 pub mod i18n;
 pub mod inbox;
+pub mod limits;
 pub mod line;
 pub mod llm;
 pub mod memory;

@@ -52,7 +52,8 @@ pub struct ToolReply {
 }
 
 impl ToolReply {
-    fn error(kind: &'static str, message: impl Into<String>) -> Self {
+    /// An error result the LLM reads: `{"error": {"kind", "message"}}`.
+    pub(crate) fn error(kind: &'static str, message: impl Into<String>) -> Self {
         Self {
             content: json!({"error": {"kind": kind, "message": message.into()}}),
             card: None,

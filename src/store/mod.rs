@@ -25,12 +25,14 @@ macro_rules! db {
 
 mod alert_deliveries;
 mod alerts;
+mod budget;
 mod inbox;
 mod memory;
 mod pending;
 mod reminders;
 
 pub use alert_deliveries::AlertDelivery;
+pub use budget::{SERVICE_SCOPE, TokensUsed};
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use inbox::{InboxEvent, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
