@@ -56,9 +56,8 @@ impl TurnRate {
     pub fn new(per_chat: u32, per_user: u32, clock: Arc<dyn Clock>) -> Self {
         let clock = HearthClock(clock);
         let keyed = |per_minute: u32| {
-            NonZeroU32::new(per_minute).map(|n| {
-                RateLimiter::new(Quota::per_minute(n), Default::default(), clock.clone())
-            })
+            NonZeroU32::new(per_minute)
+                .map(|n| RateLimiter::new(Quota::per_minute(n), Default::default(), clock.clone()))
         };
         Self {
             per_chat: keyed(per_chat),

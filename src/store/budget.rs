@@ -78,7 +78,11 @@ impl Store {
 
     /// Records that the conversation was told it may not use hearth; true only the first time
     /// (by any process), so the refusal is sent once.
-    pub async fn mark_refused(&self, conversation_id: &str, at_ms: i64) -> Result<bool, StoreError> {
+    pub async fn mark_refused(
+        &self,
+        conversation_id: &str,
+        at_ms: i64,
+    ) -> Result<bool, StoreError> {
         let inserted = db!(self, db => sqlx::query(MARK_REFUSED)
             .bind(conversation_id)
             .bind(at_ms)

@@ -32,8 +32,8 @@ mod pending;
 mod reminders;
 
 pub use alert_deliveries::AlertDelivery;
-pub use budget::{SERVICE_SCOPE, TokensUsed};
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
+pub use budget::{SERVICE_SCOPE, TokensUsed};
 pub use inbox::{InboxEvent, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};
 pub use pending::{NewPendingCall, PendingCall};
