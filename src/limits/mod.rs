@@ -91,3 +91,35 @@ impl Refusal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_default_everyone_is_served_within_rates_and_budgets() {
+        let config = Config::defaults();
+        assert!(config.allowed_chats.iter().all(|c| c.trim().is_empty()));
+        assert_eq!((config.chat_turns_per_minute, config.user_turns_per_minute), (20, 10));
+        assert_eq!((config.daily_tokens_per_chat, config.daily_tokens_total), (500_000, 5_000_000));
+        assert_eq!(config.max_tool_calls_per_round, 8);
+    }
+
+    #[test]
+    fn every_notice_is_short_and_speaks_the_family_s_language() {
+        let all = [
+            Refusal::NotAllowed,
+            Refusal::RateLimited,
+            Refusal::Budget(Exhausted::Chat),
+            Refusal::Budget(Exhausted::Service),
+        ];
+        for refusal in all {
+            let (zh, en) = (refusal.message(Lang::ZhTw), refusal.message(Lang::En));
+            assert!(zh.chars().count() <= 120 && en.chars().count() <= 120, "{refusal:?}");
+            assert_eq!(Lang::detect(zh), Lang::ZhTw, "{refusal:?}");
+            if refusal != Refusal::NotAllowed {
+                assert_eq!(Lang::detect(en), Lang::En, "{refusal:?}");
+            }
+        }
+    }
+}

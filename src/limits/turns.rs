@@ -12,6 +12,9 @@ use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
 use crate::llm::openai::Usage;
 use crate::source::Conversation;
 
+/// Daily token counts are kept this long (for the operator's curiosity; only today's matter).
+const KEEP_TOKEN_COUNTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(7 * 24);
+
 impl Hearth {
     /// Handles an event that would be answered in a chat not on the allow-list: the first time
     /// such a chat calls hearth it gets one refusal (recorded, so never again, whichever process
@@ -99,6 +102,13 @@ impl Hearth {
                 Ok(())
             }
         }
+    }
+
+    /// Forgets the token counts of days more than a week old (the server calls it hourly).
+    pub async fn prune_token_counts(&self) -> Result<u64, crate::store::StoreError> {
+        let now = self.clock.now();
+        let week_ago = now.saturating_sub(KEEP_TOKEN_COUNTS).unwrap_or(now);
+        self.store.prune_tokens(&super::budget_day(week_ago, &self.tz)).await
     }
 
     /// Counts the tokens a turn used against today's budgets of its chat and of the service.
