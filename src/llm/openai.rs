@@ -8,6 +8,7 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::usage::Usage;
 use crate::config::Secret;
 use crate::registry::ToolDefinition;
 
@@ -123,43 +124,6 @@ struct WireFunction {
     name: String,
     #[serde(default)]
     arguments: Value,
-}
-
-/// Token counts, when the server reports them (a missing or `null` count is 0).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-pub struct Usage {
-    /// Prompt tokens.
-    #[serde(default, deserialize_with = "count")]
-    pub prompt_tokens: u64,
-    /// Completion tokens.
-    #[serde(default, deserialize_with = "count")]
-    pub completion_tokens: u64,
-    /// Both, as the server counted them (some count reasoning or cached tokens in it).
-    #[serde(default, deserialize_with = "count")]
-    pub total_tokens: u64,
-}
-
-impl Usage {
-    /// The tokens to charge: the server's total, or prompt plus completion when it gave none.
-    pub fn tokens(&self) -> u64 {
-        if self.total_tokens > 0 {
-            self.total_tokens
-        } else {
-            self.prompt_tokens.saturating_add(self.completion_tokens)
-        }
-    }
-
-    /// Adds another call's counts.
-    pub fn add(&mut self, other: Usage) {
-        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
-        self.completion_tokens = self.completion_tokens.saturating_add(other.completion_tokens);
-        self.total_tokens = self.total_tokens.saturating_add(other.tokens());
-    }
-}
-
-/// A token count that may be `null`.
-fn count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    Ok(Option::<u64>::deserialize(d)?.unwrap_or_default())
 }
 
 /// What the model answered.
@@ -377,18 +341,6 @@ mod tests {
             "usage":{"prompt_tokens":42,"completion_tokens":7,"total_tokens":60}}"#;
         let usage = parse_completion(body).expect("parses").usage.expect("usage");
         assert_eq!((usage.prompt_tokens, usage.completion_tokens, usage.tokens()), (42, 7, 60));
-    }
-
-    #[test]
-    fn usage_without_a_total_or_with_nulls_still_counts() {
-        let body = br#"{"choices":[{"message":{"content":"hi"}}],
-            "usage":{"prompt_tokens":42,"completion_tokens":null}}"#;
-        let usage = parse_completion(body).expect("parses").usage.expect("usage");
-        assert_eq!(usage.tokens(), 42);
-        let mut sum = Usage::default();
-        sum.add(usage);
-        sum.add(Usage { prompt_tokens: 1, completion_tokens: 2, total_tokens: 0 });
-        assert_eq!(sum.tokens(), 45);
     }
 
     #[test]
