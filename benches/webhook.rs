@@ -77,6 +77,12 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .env("HEARTH_GEOCODING_URL", upstreams.url())
         .env("HEARTH_FX_URL", upstreams.url())
         .env("HEARTH_YAHOO_URL", upstreams.url())
+        // The bench measures hearth's own throughput: 64 users sending hundreds of turns a
+        // minute would otherwise meet the turn rates and the daily budgets.
+        .env("HEARTH_CHAT_TURNS_PER_MINUTE", "0")
+        .env("HEARTH_USER_TURNS_PER_MINUTE", "0")
+        .env("HEARTH_DAILY_TOKENS_PER_CHAT", "0")
+        .env("HEARTH_DAILY_TOKENS_TOTAL", "0")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())

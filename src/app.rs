@@ -13,6 +13,7 @@ use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::inbox::queue::InboxQueue;
+use crate::limits::Limits;
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::line::message::ReplyStyle;
@@ -79,6 +80,8 @@ pub struct Hearth {
     pub metrics: Metrics,
     /// Limits and addresses of the HTTP server (read timeouts, who may read `/metrics`).
     pub serving: crate::listen::ServeSettings,
+    /// Who may use hearth, how often, and how many tokens a day.
+    pub limits: Limits,
     /// The channel secret that signs webhooks.
     pub(crate) channel_secret: crate::config::Secret,
     /// History bounds.
@@ -154,7 +157,9 @@ impl Hearth {
             },
         );
         let agent = Agent::new(llm, Arc::new(registry), config.max_tool_rounds)
+            .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(store.clone());
+        let limits = Limits::from_config(config, clock.clone());
         Ok(Arc::new(Self {
             store,
             line,
@@ -174,6 +179,7 @@ impl Hearth {
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),
             serving: crate::listen::ServeSettings::from_config(config),
+            limits,
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,

@@ -142,5 +142,8 @@ async fn prune(app: Arc<Hearth>) {
         if let Err(e) = app.prune_chat_log().await {
             tracing::warn!(error = %e, "could not prune the chat log");
         }
+        if let Err(e) = app.prune_token_counts().await {
+            tracing::warn!(error = %e, "could not prune the daily token counts");
+        }
     }
 }

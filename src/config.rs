@@ -332,6 +332,39 @@ pub struct Config {
     /// webhook port.
     #[arg(long, env = "HEARTH_METRICS_LISTEN", global = true)]
     pub metrics_listen: Option<SocketAddr>,
+    /// The only chats hearth serves, comma-separated LINE ids: a user id (`U…`) for a 1:1 chat,
+    /// a group (`C…`) or room (`R…`) id for a group. Empty: everyone. A listed user in an
+    /// unlisted group is not served there (the group's id must be listed). Other chats are told
+    /// once, politely, and then get silence; nothing of theirs reaches the LLM.
+    #[arg(
+        long,
+        env = "HEARTH_ALLOWED_CHATS",
+        default_value = "",
+        value_delimiter = ',',
+        hide_default_value = true,
+        global = true
+    )]
+    pub allowed_chats: Vec<String>,
+    /// Most turns per minute in one chat (0: no limit); more get one short notice per minute.
+    /// Counted per process.
+    #[arg(long, env = "HEARTH_CHAT_TURNS_PER_MINUTE", default_value_t = 20, global = true)]
+    pub chat_turns_per_minute: u32,
+    /// Most turns per minute for one person, across chats (0: no limit); more get one short
+    /// notice per minute. Counted per process.
+    #[arg(long, env = "HEARTH_USER_TURNS_PER_MINUTE", default_value_t = 10, global = true)]
+    pub user_turns_per_minute: u32,
+    /// LLM tokens (prompt and completion) one chat may use per day, in HEARTH_TIMEZONE
+    /// (0: no limit); once reached the chat gets a short notice until midnight.
+    #[arg(long, env = "HEARTH_DAILY_TOKENS_PER_CHAT", default_value_t = 500_000, global = true)]
+    pub daily_tokens_per_chat: u64,
+    /// LLM tokens the whole service may use per day, in HEARTH_TIMEZONE, counted across
+    /// replicas (0: no limit); once reached every chat gets a short notice until midnight.
+    #[arg(long, env = "HEARTH_DAILY_TOKENS_TOTAL", default_value_t = 5_000_000, global = true)]
+    pub daily_tokens_total: u64,
+    /// Most tool calls run from one LLM round; the model's further calls are not run and get an
+    /// error result it can explain.
+    #[arg(long, env = "HEARTH_MAX_TOOL_CALLS_PER_ROUND", default_value_t = 8, global = true)]
+    pub max_tool_calls_per_round: usize,
 }
 
 impl Config {

@@ -1,6 +1,7 @@
 //! What happens to an event after the webhook acknowledged it: the message is logged, the group
-//! gate ([`crate::gate`]) decides whether hearth was called, the agent answers, and the answer is
-//! delivered — by reply while the token is fresh, else by push with a retry key.
+//! gate ([`crate::gate`]) decides whether hearth was called, the limits ([`crate::limits`]) whether
+//! it may answer, the agent answers, and the answer is delivered — by reply while the token is
+//! fresh, else by push with a retry key.
 
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use crate::line::client::LineError;
 use crate::line::message::{Message, ReplyStyle, assemble};
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, TextMessage};
 use crate::llm::agent::Answer;
-use crate::llm::openai::{ChatMessage, LlmError};
+use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
 use crate::source::Conversation;
 use crate::store::NewMessage;
@@ -41,6 +42,9 @@ impl Hearth {
             tracing::debug!(event_type = event.event_type, "event without a source: ignored");
             return;
         };
+        if self.turned_away(&event, &source, received_at).await {
+            return;
+        }
         match &event.kind {
             EventKind::Message(IncomingMessage::Text(text)) => {
                 self.on_text(&event, &source, text, received_at).await
@@ -121,6 +125,9 @@ impl Hearth {
             return;
         };
         let lang = Lang::detect(&request.text);
+        if !self.within_limits(event, source, lang, received_at).await {
+            return;
+        }
         if !in_group && let Err(e) = self.line.show_loading(&conversation.id, 20).await {
             tracing::debug!(error = %e, "loading animation not shown");
         }
@@ -145,13 +152,15 @@ impl Hearth {
         });
         let started = std::time::Instant::now();
         let tainted = prompt::history_tainted(&history);
-        let answer = match self.agent.answer(&ctx, messages, tainted).await {
+        let mut usage = Usage::default();
+        let answer = match self.agent.answer_counted(&ctx, messages, tainted, &mut usage).await {
             Ok(answer) => answer,
             Err(e) => {
                 tracing::warn!(error = %e, "turn failed");
                 Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
             }
         };
+        self.charge(conversation, usage).await;
         let answer = self.with_quota_notice(conversation, answer, lang).await;
         let style = self.reply_style(conversation);
         let replies = assemble(&answer, &style);
@@ -267,7 +276,7 @@ impl Hearth {
     /// Sends `messages` for `event`: reply while the token is fresh; push when LINE says the
     /// token is invalid or there is none; never repeat a reply whose outcome is unknown. If LINE
     /// rejects the messages themselves, the answer is sent again with its cards as text.
-    async fn deliver(
+    pub(crate) async fn deliver(
         &self,
         event: &Event,
         conversation: &Conversation,

@@ -10,7 +10,7 @@
 //!   [`listen`]: connections with read timeouts and a bounded shutdown;
 //!   [`background`]: the periodic loops; [`metrics`]: Prometheus counters and histograms.
 //! - [`conversation`]: what happens to an event: log, agent, delivery; [`gate`]: whether a group
-//!   message called hearth.
+//!   message called hearth; [`limits`]: the allow-list, turn rates and daily token budgets.
 //! - [`app`]: the assembled application shared by the server and its background work.
 //! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
 //! - [`tool`]: the contract a tool author implements; [`registry`]: erasure and dispatch;
@@ -47,6 +47,7 @@ pub mod egress;
 pub mod gate;
 pub mod i18n;
 pub mod inbox;
+pub mod limits;
 pub mod line;
 pub mod listen;
 pub mod llm;

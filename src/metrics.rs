@@ -1,6 +1,6 @@
 //! Prometheus metrics: what happened to webhook events, how long turns take, LLM calls and
-//! tokens, tool calls, what LINE did with our messages, and how late reminders go out. Served
-//! as text by `GET /metrics`. Labels are small fixed sets (never message text or user ids).
+//! tokens, tool calls, what LINE did with our messages, how late reminders go out, and what the
+//! spending limits refused or dropped. Served as text by `GET /metrics`. Labels are small fixed sets (never message text or user ids).
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -73,4 +73,20 @@ pub fn line_send(kind: &'static str, outcome: &'static str) {
 /// A reminder occurrence went out `lag` after its time.
 pub fn scheduler_lag(lag: Duration) {
     metrics::histogram!("hearth_scheduler_lag_seconds").record(lag.as_secs_f64());
+}
+
+/// A message that got a notice or silence instead of a turn: `not_allowed` (not on the
+/// allow-list), `rate_limited` or `budget_exhausted`.
+pub fn turn_refused(reason: &'static str) {
+    metrics::counter!("hearth_turns_refused_total", "reason" => reason).increment(1);
+}
+
+/// Tool calls beyond the per-round cap: not run, answered with an error.
+pub fn tool_calls_dropped(count: u64) {
+    metrics::counter!("hearth_tool_calls_dropped_total").increment(count);
+}
+
+/// Tokens counted against the daily budgets.
+pub fn budget_tokens(tokens: u64) {
+    metrics::counter!("hearth_budget_tokens_total").increment(tokens);
 }

@@ -55,7 +55,7 @@ pub struct ToolReply {
 }
 
 impl ToolReply {
-    /// A reply that is an error of `kind` for the LLM to explain.
+    /// An error result the LLM reads: `{"error": {"kind", "message"}}`.
     pub fn error(kind: &'static str, message: impl Into<String>) -> Self {
         Self {
             content: json!({"error": {"kind": kind, "message": message.into()}}),

@@ -9,12 +9,15 @@
 //! the family's own links, a search's results or the family's own words (`crate::egress`). The
 //! agent decides from the registry's flags, never from tool names. The answer of a tainted turn
 //! is marked ([`Answer::tainted`]) so the next turns treat it as untrusted too.
+//!
+//! At most a set number of the calls of one round are run; the model's further calls are not
+//! run and each gets an error result (`too_many_calls`) it can explain.
 
 use std::sync::Arc;
 
 use futures::future::join_all;
 
-use super::openai::{ChatMessage, LlmClient, LlmError};
+use super::openai::{ChatMessage, LlmClient, LlmError, Usage};
 use crate::confirm::Held;
 use crate::egress;
 use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
@@ -25,6 +28,8 @@ use crate::tool::{Card, Chip, ToolCtx};
 const MAX_CARDS: usize = 12;
 /// The most chips one answer carries (LINE shows 13).
 const MAX_CHIPS: usize = 13;
+/// Tool calls run from one round unless configured otherwise (`HEARTH_MAX_TOOL_CALLS_PER_ROUND`).
+const DEFAULT_CALLS_PER_ROUND: usize = 8;
 
 /// A finished answer: text, plus the cards and chips the tools produced.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,13 +60,26 @@ pub struct Agent {
     llm: LlmClient,
     registry: Arc<Registry>,
     max_rounds: usize,
+    max_calls_per_round: usize,
     held_calls: Option<Store>,
 }
 
 impl Agent {
     /// An agent allowing at most `max_rounds` tool rounds per turn.
     pub fn new(llm: LlmClient, registry: Arc<Registry>, max_rounds: usize) -> Self {
-        Self { llm, registry, max_rounds: max_rounds.max(1), held_calls: None }
+        Self {
+            llm,
+            registry,
+            max_rounds: max_rounds.max(1),
+            max_calls_per_round: DEFAULT_CALLS_PER_ROUND,
+            held_calls: None,
+        }
+    }
+
+    /// The same agent, running at most `max` tool calls of one round (at least one).
+    pub fn with_max_calls_per_round(mut self, max: usize) -> Self {
+        self.max_calls_per_round = max.max(1);
+        self
     }
 
     /// The same agent, holding state-changing calls made after untrusted content in `store`
@@ -103,6 +121,17 @@ impl Agent {
         }
     }
 
+    /// The result of a call beyond the per-round cap.
+    fn too_many_calls(&self) -> ToolReply {
+        let max = self.max_calls_per_round;
+        ToolReply::error(
+            "too_many_calls",
+            format!(
+                "too many tool calls in one round: only the first {max} were run and this one was not; tell the family, or ask for fewer at a time"
+            ),
+        )
+    }
+
     /// The tool definitions sent to the model.
     pub fn tool_definitions(&self) -> &[ToolDefinition] {
         self.registry.definitions()
@@ -114,8 +143,20 @@ impl Agent {
     pub async fn answer(
         &self,
         ctx: &ToolCtx,
+        messages: Vec<ChatMessage>,
+        tainted: bool,
+    ) -> Result<Answer, LlmError> {
+        self.answer_counted(ctx, messages, tainted, &mut Usage::default()).await
+    }
+
+    /// [`Agent::answer`], adding the tokens every LLM call of the turn used to `usage` (also
+    /// those of the rounds before a failure).
+    pub async fn answer_counted(
+        &self,
+        ctx: &ToolCtx,
         mut messages: Vec<ChatMessage>,
         tainted: bool,
+        usage: &mut Usage,
     ) -> Result<Answer, LlmError> {
         let tools = self.registry.definitions();
         let mut answer = Answer::default();
@@ -131,16 +172,23 @@ impl Agent {
         for round in 0..=self.max_rounds {
             let allow_tools = round < self.max_rounds;
             let completion = self.llm.complete(&messages, tools, allow_tools).await?;
+            usage.add(completion.usage.unwrap_or_default());
             if completion.tool_calls.is_empty() || !allow_tools {
                 answer.text = completion.content.unwrap_or_default();
                 break;
             }
             let calls = completion.tool_calls;
             tracing::debug!(round, calls = calls.len(), "model called tools");
-            let replies = join_all(calls.iter().map(|call| {
+            let (run, dropped) = calls.split_at(calls.len().min(self.max_calls_per_round));
+            let mut replies = join_all(run.iter().map(|call| {
                 self.run_call(ctx, &call.function.name, &call.function.arguments, &turn)
             }))
             .await;
+            if !dropped.is_empty() {
+                tracing::warn!(round, dropped = dropped.len(), "too many tool calls in one round");
+                crate::metrics::tool_calls_dropped(dropped.len() as u64);
+                replies.extend(dropped.iter().map(|_| self.too_many_calls()));
+            }
             messages.push(ChatMessage::Assistant {
                 content: completion.content,
                 tool_calls: calls.clone(),

@@ -1,6 +1,7 @@
 //! The LLM side: a tolerant OpenAI-compatible client ([`openai`]), the system prompt
-//! ([`prompt`]) and the tool loop ([`agent`]).
+//! ([`prompt`]), the tool loop ([`agent`]) and the tokens calls used ([`usage`]).
 
 pub mod agent;
 pub mod openai;
 pub mod prompt;
+pub mod usage;

@@ -8,6 +8,7 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::usage::Usage;
 use crate::config::Secret;
 use crate::registry::ToolDefinition;
 
@@ -123,17 +124,6 @@ struct WireFunction {
     name: String,
     #[serde(default)]
     arguments: Value,
-}
-
-/// Token counts, when the server reports them.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
-pub struct Usage {
-    /// Prompt tokens.
-    #[serde(default)]
-    pub prompt_tokens: u64,
-    /// Completion tokens.
-    #[serde(default)]
-    pub completion_tokens: u64,
 }
 
 /// What the model answered.
@@ -343,6 +333,14 @@ mod tests {
         let c = parse_completion(body).expect("parses");
         assert_eq!(c.tool_calls[0].id, "call_0");
         assert_eq!(c.tool_calls[0].function.arguments, "{}");
+    }
+
+    #[test]
+    fn usage_is_read_with_its_total() {
+        let body = br#"{"choices":[{"message":{"content":"hi"}}],
+            "usage":{"prompt_tokens":42,"completion_tokens":7,"total_tokens":60}}"#;
+        let usage = parse_completion(body).expect("parses").usage.expect("usage");
+        assert_eq!((usage.prompt_tokens, usage.completion_tokens, usage.tokens()), (42, 7, 60));
     }
 
     #[test]

@@ -25,6 +25,7 @@ macro_rules! db {
 
 mod alert_deliveries;
 mod alerts;
+mod budget;
 mod capped;
 mod inbox;
 mod memory;
@@ -33,6 +34,7 @@ mod reminders;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
+pub use budget::{SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use memory::{Memory, NewMemory, Removed};

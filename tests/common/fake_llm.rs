@@ -156,6 +156,18 @@ impl FakeLlm {
         completion(message, "tool_calls")
     }
 
+    /// `body` (a completion from [`FakeLlm::text`] or [`FakeLlm::tool_calls`]) reporting this
+    /// usage instead of the default 42 + 7 tokens, as the real API does: prompt, completion and
+    /// their total.
+    pub fn with_usage(mut body: Value, prompt_tokens: u64, completion_tokens: u64) -> Value {
+        body["usage"] = json!({
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        });
+        body
+    }
+
     fn lock(&self) -> MutexGuard<'_, LlmState> {
         self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -89,6 +89,10 @@ impl Harness {
         config.yahoo_url = upstreams.url();
         config.llm_timeout_secs = 3;
         config.upstream_timeout_secs = 2;
+        // Tests send many turns at one instant of the manual clock: the turn rates are off
+        // unless a test sets them (tests/limits.rs). The other limits keep their defaults.
+        config.chat_turns_per_minute = 0;
+        config.user_turns_per_minute = 0;
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");
