@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use hearth::app::Hearth;
+use hearth::app::{DATA_SOURCES, Hearth, StartError};
 use hearth::clock::SystemClock;
 use hearth::config::{Config, LogFormat};
 use tracing_subscriber::EnvFilter;
@@ -50,13 +50,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools => {
+            let sources = hearth::sources::Sources::from_config(&config)
+                .map_err(StartError::http_client(DATA_SOURCES))?;
             let services = hearth::tools::Services {
-                sources: hearth::sources::Sources::from_config(&config),
+                sources,
                 store: hearth::store::Store::in_memory().await?,
                 reminder_nudge: Default::default(),
             };
             let registry = hearth::tools::registry(&services)?;
-            println!("{}", serde_json::to_string_pretty(registry.definitions())?);
+            let sent = hearth::llm::openai::tool_specs(registry.definitions(), config.llm_strict);
+            println!("{}", serde_json::to_string_pretty(&sent)?);
         }
         Command::Migrate => {
             let store = hearth::store::Store::connect(&config.database_url).await?;

@@ -25,6 +25,7 @@ macro_rules! db {
 
 mod alert_deliveries;
 mod alerts;
+mod forget;
 mod inbox;
 mod memory;
 mod pending;
@@ -33,7 +34,8 @@ mod reminders;
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
-pub use memory::{Memory, NewMemory, Removed};
+pub use forget::Removed;
+pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 
