@@ -151,7 +151,11 @@ fn required_not_in_properties(value: &Value) -> Option<String> {
                 (Some(Value::Array(required)), properties) => required
                     .iter()
                     .filter_map(Value::as_str)
-                    .find(|name| !properties.and_then(Value::as_object).is_some_and(|p| p.contains_key(*name)))
+                    .find(|name| {
+                        !properties
+                            .and_then(Value::as_object)
+                            .is_some_and(|p| p.contains_key(*name))
+                    })
                     .map(str::to_string),
                 _ => None,
             };

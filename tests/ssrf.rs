@@ -123,7 +123,10 @@ async fn with_the_default_a_loopback_fake_is_refused_and_never_hit() {
 async fn with_the_test_setting_the_loopback_fake_is_read() {
     let web = FakeWeb::start().await;
     let open = FetchPolicy { allow_private: true, exceptions: Vec::new() };
-    let page = Fetcher::new(settings(open)).expect("fetcher").fetch(&format!("{}/secret", web.url())).await;
+    let page = Fetcher::new(settings(open))
+        .expect("fetcher")
+        .fetch(&format!("{}/secret", web.url()))
+        .await;
     assert!(page.expect("fetched").body.contains("internal secret"));
     assert_eq!(web.hits("/secret"), 1);
 }

@@ -14,7 +14,9 @@ async fn hearth_does_not_start_when_an_http_client_cannot_be_built() {
     config.user_agent = "hearth\nX-Injected: 1".into();
     let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
     match err {
-        StartError::HttpClient { what, .. } => assert!(what.contains("HEARTH_USER_AGENT"), "{what}"),
+        StartError::HttpClient { what, .. } => {
+            assert!(what.contains("HEARTH_USER_AGENT"), "{what}")
+        }
         other => panic!("not an HTTP client error: {other}"),
     }
 }

@@ -33,8 +33,8 @@ mod reminders;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
-pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use forget::Removed;
+pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
