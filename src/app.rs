@@ -52,13 +52,17 @@ pub enum StartError {
 
 impl StartError {
     /// Turns the failure to build `what`'s HTTP client into a start-up error.
-    pub fn http_client(what: &'static str) -> impl FnOnce(reqwest::Error) -> Self {
+    fn http_client(what: &'static str) -> impl FnOnce(reqwest::Error) -> Self {
         move |source| Self::HttpClient { what, source }
     }
 }
 
-/// Whose HTTP client failed, for [`StartError::HttpClient`].
-pub const DATA_SOURCES: &str = "the data sources (check HEARTH_USER_AGENT)";
+/// The data sources at the configured URLs (`hearth serve` and `chat` through [`Hearth::build`],
+/// `hearth tools` directly); a client that cannot be built stops start-up.
+pub fn sources(config: &Config) -> Result<Sources, StartError> {
+    Sources::from_config(config)
+        .map_err(StartError::http_client("the data sources (check HEARTH_USER_AGENT)"))
+}
 
 /// Everything a turn needs.
 pub struct Hearth {
@@ -127,9 +131,7 @@ impl Hearth {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let services = Services {
-            sources: Sources::from_config(config)
-                .map_err(StartError::http_client(DATA_SOURCES))?
-                .with_clock(clock.clone()),
+            sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
         };

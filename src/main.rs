@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use hearth::app::{DATA_SOURCES, Hearth, StartError};
+use hearth::app::Hearth;
 use hearth::clock::SystemClock;
 use hearth::config::{Config, LogFormat};
 use tracing_subscriber::EnvFilter;
@@ -50,10 +50,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools => {
-            let sources = hearth::sources::Sources::from_config(&config)
-                .map_err(StartError::http_client(DATA_SOURCES))?;
             let services = hearth::tools::Services {
-                sources,
+                sources: hearth::app::sources(&config)?,
                 store: hearth::store::Store::in_memory().await?,
                 reminder_nudge: Default::default(),
             };
