@@ -40,6 +40,29 @@ pub enum StartError {
     /// The tool registry is invalid (a programming error caught at start).
     #[error("tool registry: {0}")]
     Registry(#[from] RegistryError),
+    /// An HTTP client could not be built; hearth never falls back to one without time limits.
+    #[error("cannot build the HTTP client for {what}")]
+    HttpClient {
+        /// Whose client, and the setting to check.
+        what: &'static str,
+        /// Why reqwest refused.
+        #[source]
+        source: reqwest::Error,
+    },
+}
+
+impl StartError {
+    /// Turns the failure to build `what`'s HTTP client into a start-up error.
+    fn http_client(what: &'static str) -> impl FnOnce(reqwest::Error) -> Self {
+        move |source| Self::HttpClient { what, source }
+    }
+}
+
+/// The data sources at the configured URLs (`hearth serve` and `chat` through [`Hearth::build`],
+/// `hearth tools` directly); a client that cannot be built stops start-up.
+pub fn sources(config: &Config) -> Result<Sources, StartError> {
+    Sources::from_config(config)
+        .map_err(StartError::http_client("the data sources (check HEARTH_USER_AGENT)"))
 }
 
 /// Everything a turn needs.
@@ -113,7 +136,7 @@ impl Hearth {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let services = Services {
-            sources: Sources::from_config(config).with_clock(clock.clone()),
+            sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
         };
@@ -124,12 +147,14 @@ impl Hearth {
             &config.model,
             config.llm_strict,
             Duration::from_secs(config.llm_timeout_secs),
-        );
+        )
+        .map_err(StartError::http_client("the LLM"))?;
         let line = LineClient::new(
             &config.line_api_base,
             config.line_channel_access_token.clone(),
             config.push_rate,
-        );
+        )
+        .map_err(StartError::http_client("LINE"))?;
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
         let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);

@@ -51,12 +51,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Tools => {
             let services = hearth::tools::Services {
-                sources: hearth::sources::Sources::from_config(&config),
+                sources: hearth::app::sources(&config)?,
                 store: hearth::store::Store::in_memory().await?,
                 reminder_nudge: Default::default(),
             };
             let registry = hearth::tools::registry(&services)?;
-            println!("{}", serde_json::to_string_pretty(registry.definitions())?);
+            let sent = hearth::llm::openai::tool_specs(registry.definitions(), config.llm_strict);
+            println!("{}", serde_json::to_string_pretty(&sent)?);
         }
         Command::Migrate => {
             let store = hearth::store::Store::connect(&config.database_url).await?;

@@ -1,8 +1,9 @@
 //! The chat log the family controls: messages are kept for `HEARTH_LOG_RETENTION_DAYS` and then
 //! deleted, an unsent message leaves the log at once, and a conversation that removes hearth
 //! (the bot leaves or is removed from a group, a user blocks it) is forgotten entirely — its
-//! log, its memories, its reminders, the ids of hearth's messages there and its cached display
-//! names.
+//! log, its memories, its reminders and price alerts, its held calls, the ids of hearth's
+//! messages there and its cached display names (every table with a `conversation_id` column,
+//! in one transaction).
 
 use crate::app::Hearth;
 use crate::source::Conversation;
@@ -44,9 +45,6 @@ impl Hearth {
             .collect();
         for key in cached {
             self.names.invalidate(&key).await;
-        }
-        if let Err(e) = self.store.delete_pending_calls(&conversation.id).await {
-            tracing::error!(error = %e, %conversation, "could not delete held calls");
         }
         match self.store.forget_conversation(&conversation.id).await {
             Ok(removed) => tracing::info!(

@@ -7,10 +7,29 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-/// Keywords dropped everywhere: annotations the LLM does not need and keywords strict mode
-/// rejects or ignores.
+/// Keywords dropped from every schema: annotations the LLM does not need and keywords strict
+/// mode rejects or ignores. They are removed where they are keywords, never from the names of
+/// `properties` (an argument may well be called `title` or `default`).
 const DROPPED: &[&str] =
     &["$schema", "title", "format", "default", "minimum", "maximum", "examples", "$defs"];
+
+/// Keywords whose value is a map of names to subschemas.
+const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "$defs", "definitions"];
+
+/// Keywords whose value is a subschema or a list of subschemas.
+const SCHEMA_VALUES: &[&str] = &[
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "contains",
+    "not",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "if",
+    "then",
+    "else",
+];
 
 /// The strict-mode schema for `T`.
 pub fn strict_schema_for<T: JsonSchema>() -> Value {
@@ -23,26 +42,42 @@ pub fn strict_schema_for<T: JsonSchema>() -> Value {
     value
 }
 
+/// Rewrites one schema (and, through [`subschemas`], every schema inside it) for strict mode.
 fn make_strict(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for key in DROPPED {
-                map.remove(*key);
-            }
-            if let Some(one_of) = map.remove("oneOf") {
-                map.insert("anyOf".into(), one_of);
-            }
-            if is_object_schema(map) {
-                close_object(map);
-            }
-            for (_, child) in map.iter_mut() {
-                make_strict(child);
-            }
-            simplify_enum(map);
-        }
-        Value::Array(items) => items.iter_mut().for_each(make_strict),
-        _ => {}
+    let Value::Object(map) = value else { return };
+    for key in DROPPED {
+        map.remove(*key);
     }
+    if let Some(one_of) = map.remove("oneOf") {
+        map.insert("anyOf".into(), one_of);
+    }
+    if is_object_schema(map) {
+        close_object(map);
+    }
+    for child in subschemas(map) {
+        make_strict(child);
+    }
+    simplify_enum(map);
+}
+
+/// The subschemas directly inside a schema: the values of `properties` (not its keys, which are
+/// argument names), the branches of `anyOf`, `items`, and so on. Other keywords (`enum`,
+/// `const`, `required`, `description`) hold data, not schemas.
+fn subschemas(map: &mut Map<String, Value>) -> Vec<&mut Value> {
+    let mut children = Vec::new();
+    for (key, value) in map.iter_mut() {
+        if SCHEMA_MAPS.contains(&key.as_str()) {
+            if let Value::Object(named) = value {
+                children.extend(named.values_mut());
+            }
+        } else if SCHEMA_VALUES.contains(&key.as_str()) {
+            match value {
+                Value::Array(items) => children.extend(items.iter_mut()),
+                single => children.push(single),
+            }
+        }
+    }
+    children
 }
 
 /// Unit enums with documented variants come out as `anyOf` of `const`s (and, when optional,
@@ -101,7 +136,34 @@ pub fn check_schema(schema: &Value) -> Result<(), String> {
     if contains_key(schema, "$ref") {
         return Err("argument schemas must not contain $ref".into());
     }
+    if let Some(name) = required_not_in_properties(schema) {
+        return Err(format!("{name:?} is required but not among the properties"));
+    }
     Ok(())
+}
+
+/// A name listed in some object's `required` that its `properties` lack (strict mode rejects
+/// such a schema, and the LLM could never supply the field).
+fn required_not_in_properties(value: &Value) -> Option<String> {
+    match value {
+        Value::Object(map) => {
+            let missing = match (map.get("required"), map.get("properties")) {
+                (Some(Value::Array(required)), properties) => required
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .find(|name| {
+                        !properties
+                            .and_then(Value::as_object)
+                            .is_some_and(|p| p.contains_key(*name))
+                    })
+                    .map(str::to_string),
+                _ => None,
+            };
+            missing.or_else(|| map.values().find_map(required_not_in_properties))
+        }
+        Value::Array(items) => items.iter().find_map(required_not_in_properties),
+        _ => None,
+    }
 }
 
 fn contains_key(value: &Value, key: &str) -> bool {
@@ -185,6 +247,80 @@ mod tests {
             serde_json::json!(["celsius", "fahrenheit", null])
         );
         assert!(!contains_key(&s, "anyOf"), "{s:#}");
+    }
+
+    /// Arguments named like schema keywords.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct KeywordNamedArgs {
+        /// A title.
+        title: String,
+        /// A format.
+        format: Option<String>,
+        /// A default.
+        default: bool,
+        /// A minimum.
+        minimum: u32,
+        /// A maximum.
+        maximum: Option<i64>,
+        /// Examples.
+        examples: Vec<String>,
+        /// Nested, with keyword names too.
+        inner: KeywordNamedInner,
+    }
+
+    /// A nested argument type with keyword names.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct KeywordNamedInner {
+        /// A title.
+        title: String,
+        /// A default.
+        default: Option<u8>,
+    }
+
+    #[test]
+    fn fields_named_like_schema_keywords_stay_properties_and_lose_only_their_keywords() {
+        let s = strict_schema_for::<KeywordNamedArgs>();
+        let names = ["default", "examples", "format", "inner", "maximum", "minimum", "title"];
+        let sorted = |v: &Value| {
+            let mut names: Vec<String> = match v {
+                Value::Object(map) => map.keys().cloned().collect(),
+                Value::Array(items) => {
+                    items.iter().filter_map(Value::as_str).map(str::to_string).collect()
+                }
+                _ => Vec::new(),
+            };
+            names.sort();
+            names
+        };
+        assert_eq!(sorted(&s["properties"]), names, "{s:#}");
+        assert_eq!(sorted(&s["required"]), names, "{s:#}");
+        assert_eq!(s["properties"]["minimum"]["type"], "integer");
+        assert!(s["properties"]["minimum"].get("minimum").is_none(), "{s:#}");
+        assert!(s["properties"]["minimum"].get("format").is_none(), "{s:#}");
+        assert_eq!(s["properties"]["title"]["description"], "A title.");
+        let inner = &s["properties"]["inner"];
+        assert_eq!(sorted(&inner["required"]), ["default", "title"], "{s:#}");
+        assert_eq!(sorted(&inner["properties"]), ["default", "title"], "{s:#}");
+        assert!(inner["properties"]["default"].get("maximum").is_none(), "{s:#}");
+        check_schema(&s).expect("strict schema passes the registry check");
+    }
+
+    #[test]
+    fn a_required_name_missing_from_properties_is_rejected() {
+        let root = serde_json::json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "required": ["a", "title"],
+        });
+        assert!(check_schema(&root).is_err());
+        let nested = serde_json::json!({
+            "type": "object",
+            "properties": {"a": {"type": "object", "properties": {}, "required": ["b"]}},
+            "required": ["a"],
+        });
+        assert!(check_schema(&nested).is_err());
     }
 
     #[test]

@@ -34,6 +34,22 @@ fn snapshot() -> serde_json::Value {
     .expect("snapshot JSON")
 }
 
+/// The snapshot's definitions in the form a request's `tools` carries them (strict is on by
+/// default).
+fn sent_form(definitions: serde_json::Value) -> serde_json::Value {
+    let tools = definitions.as_array().expect("a list").iter();
+    tools
+        .map(|d| {
+            json!({"type": "function", "function": {
+                "name": d["name"],
+                "description": d["description"],
+                "parameters": d["parameters"],
+                "strict": true,
+            }})
+        })
+        .collect()
+}
+
 /// The snapshot is taken with a search provider configured, as here.
 #[test]
 fn tools_prints_the_definitions_sent_to_the_llm() {
@@ -44,7 +60,7 @@ fn tools_prints_the_definitions_sent_to_the_llm() {
         .expect("run hearth tools");
     assert!(out.status.success());
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(printed, snapshot());
+    assert_eq!(printed, sent_form(snapshot()));
 }
 
 #[test]
@@ -54,14 +70,60 @@ fn tools_without_a_search_provider_lacks_web_search_only() {
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let mut expected = snapshot();
     expected.as_array_mut().expect("a list").retain(|t| t["name"] != "web_search");
-    assert_eq!(printed, expected);
+    assert_eq!(printed, sent_form(expected));
     let with_tavily = hearth()
         .arg("tools")
         .env("HEARTH_TAVILY_API_KEY", "tvly-x")
         .output()
         .expect("run hearth tools");
     let printed: serde_json::Value = serde_json::from_slice(&with_tavily.stdout).expect("JSON");
-    assert_eq!(printed, snapshot(), "a hosted provider's key offers it too");
+    assert_eq!(printed, sent_form(snapshot()), "a hosted provider's key offers it too");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_prints_exactly_the_tools_a_chat_request_sends_strict_or_not() {
+    for strict in ["true", "false"] {
+        let llm = FakeLlm::start().await;
+        llm.reply_text("好");
+        let printed = hearth()
+            .arg("tools")
+            .env("HEARTH_LLM_STRICT", strict)
+            .output()
+            .expect("run hearth tools");
+        assert!(printed.status.success());
+        let printed: serde_json::Value = serde_json::from_slice(&printed.stdout).expect("JSON");
+        let mut child = hearth()
+            .arg("chat")
+            .env("OPENAI_BASE_URL", llm.url())
+            .env("HEARTH_LLM_STRICT", strict)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn hearth chat");
+        {
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin.write_all("你好\n".as_bytes()).expect("write");
+            llm.wait_requests(1, std::time::Duration::from_secs(10)).await;
+        }
+        tokio::task::spawn_blocking(move || child.wait()).await.expect("join").expect("exit");
+        assert_eq!(printed, llm.requests()[0]["tools"], "HEARTH_LLM_STRICT={strict}");
+        let strict_keys = printed.as_array().expect("a list").iter();
+        let strict_keys = strict_keys.filter(|t| t["function"].get("strict").is_some()).count();
+        assert_eq!(strict_keys > 0, strict == "true", "strict is sent only when on");
+    }
+}
+
+#[test]
+fn a_user_agent_that_cannot_be_a_header_stops_hearth_instead_of_a_client_without_time_limits() {
+    let out = hearth()
+        .arg("tools")
+        .env("HEARTH_USER_AGENT", "hearth\nX-Injected: 1")
+        .output()
+        .expect("run hearth tools");
+    assert!(!out.status.success(), "started anyway");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("HTTP client") && err.contains("HEARTH_USER_AGENT"), "{err}");
 }
 
 #[test]

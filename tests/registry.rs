@@ -22,7 +22,7 @@ async fn production() -> Registry {
     let mut config = Config::defaults();
     config.searxng_url = "http://searxng.invalid:8080".into();
     let services = hearth::tools::Services {
-        sources: Sources::from_config(&config),
+        sources: Sources::from_config(&config).expect("sources"),
         store: Store::in_memory().await.expect("store"),
         reminder_nudge: Default::default(),
     };
@@ -106,7 +106,7 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     config.tavily_api_key = Default::default();
     config.brave_api_key = Default::default();
     let services = hearth::tools::Services {
-        sources: Sources::from_config(&config),
+        sources: Sources::from_config(&config).expect("sources"),
         store: Store::in_memory().await.expect("store"),
         reminder_nudge: Default::default(),
     };
@@ -114,7 +114,10 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     let names: Vec<&str> = registry.definitions().iter().map(|d| d.name).collect();
     assert!(!names.contains(&"web_search") && names.contains(&"summarize_url"), "{names:?}");
     config.tavily_api_key = "tvly-x".into();
-    let services = hearth::tools::Services { sources: Sources::from_config(&config), ..services };
+    let services = hearth::tools::Services {
+        sources: Sources::from_config(&config).expect("sources"),
+        ..services
+    };
     let registry = hearth::tools::registry(&services).expect("registry");
     assert!(
         registry.definitions().iter().any(|d| d.name == "web_search"),

@@ -31,7 +31,7 @@ fn guarded() -> Fetcher {
         ("rebind.example".into(), vec![ip("192.168.1.1"), ip("fd00::1")]),
         ("mapped.example".into(), vec![ip("::ffff:127.0.0.1")]),
     ]);
-    Fetcher::with_lookup(settings(FetchPolicy::default()), Arc::new(names))
+    Fetcher::with_lookup(settings(FetchPolicy::default()), Arc::new(names)).expect("fetcher")
 }
 
 fn is_refusal(e: &FetchError) -> bool {
@@ -104,7 +104,7 @@ async fn hostile_urls_are_refused_before_reaching_a_private_address() {
 
 #[tokio::test]
 async fn the_system_resolver_refuses_localhost_too() {
-    let fetcher = Fetcher::new(settings(FetchPolicy::default()));
+    let fetcher = Fetcher::new(settings(FetchPolicy::default())).expect("fetcher");
     let error = fetcher.fetch("http://localhost/").await.expect_err("refused");
     assert!(is_refusal(&error), "{error:?}");
     assert!(error.to_string().contains("private"), "{error}");
@@ -113,7 +113,7 @@ async fn the_system_resolver_refuses_localhost_too() {
 #[tokio::test]
 async fn with_the_default_a_loopback_fake_is_refused_and_never_hit() {
     let web = FakeWeb::start().await;
-    let fetcher = Fetcher::new(settings(FetchPolicy::default()));
+    let fetcher = Fetcher::new(settings(FetchPolicy::default())).expect("fetcher");
     let error = fetcher.fetch(&format!("{}/secret", web.url())).await.expect_err("refused");
     assert!(is_refusal(&error), "{error:?}");
     assert_eq!(web.hits("/secret"), 0);
@@ -123,7 +123,10 @@ async fn with_the_default_a_loopback_fake_is_refused_and_never_hit() {
 async fn with_the_test_setting_the_loopback_fake_is_read() {
     let web = FakeWeb::start().await;
     let open = FetchPolicy { allow_private: true, exceptions: Vec::new() };
-    let page = Fetcher::new(settings(open)).fetch(&format!("{}/secret", web.url())).await;
+    let page = Fetcher::new(settings(open))
+        .expect("fetcher")
+        .fetch(&format!("{}/secret", web.url()))
+        .await;
     assert!(page.expect("fetched").body.contains("internal secret"));
     assert_eq!(web.hits("/secret"), 1);
 }
@@ -135,7 +138,7 @@ async fn redirects_from_an_allowed_site_to_private_addresses_are_refused_at_the_
     let port = private.addr().port();
     // Only the "public" fake's exact address is reachable, as a public site would be.
     let policy = FetchPolicy { allow_private: false, exceptions: vec![public.addr()] };
-    let fetcher = Fetcher::new(settings(policy));
+    let fetcher = Fetcher::new(settings(policy)).expect("fetcher");
     for target in [
         format!("http://127.0.0.1:{port}/secret"),
         format!("http://localhost:{port}/secret"),

@@ -214,7 +214,8 @@ async fn a_20_mb_page_is_cut_off_not_loaded_whole() {
         max_bytes: 2_000_000,
         timeout: Duration::from_secs(10),
         user_agent: "hearth-test".into(),
-    });
+    })
+    .expect("fetcher");
     let page = fetcher.fetch(&format!("{}/huge", web.url())).await.expect("fetched");
     assert!(page.truncated);
     assert_eq!(page.body.len(), 2_000_000);

@@ -158,19 +158,19 @@ impl Pacer {
 
 impl LineClient {
     /// A client for `base` (`https://api.line.me`) with the channel access token, pushing at
-    /// most `pushes_per_second`.
-    pub fn new(base: &str, token: Secret, pushes_per_second: u32) -> Self {
+    /// most `pushes_per_second`; fails when the HTTP client cannot be built (there is no client
+    /// without time limits to fall back on).
+    pub fn new(base: &str, token: Secret, pushes_per_second: u32) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .connect_timeout(Duration::from_secs(5))
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new());
-        Self {
+            .build()?;
+        Ok(Self {
             http,
             base: base.trim_end_matches('/').to_string(),
             token,
             pacer: Pacer::new(pushes_per_second),
-        }
+        })
     }
 
     fn post(&self, path: &str) -> reqwest::RequestBuilder {

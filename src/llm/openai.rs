@@ -74,20 +74,41 @@ struct Request<'a> {
     tool_choice: Option<&'static str>,
 }
 
-#[derive(Serialize)]
-struct ToolSpec<'a> {
+/// A tool as the request's `tools` list describes it:
+/// `{"type": "function", "function": {name, description, parameters, strict}}`.
+#[derive(Debug, Serialize)]
+pub struct ToolSpec<'a> {
+    /// Always `function`.
     #[serde(rename = "type")]
     kind: &'static str,
+    /// The function's definition.
     function: FunctionSpec<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 struct FunctionSpec<'a> {
     name: &'a str,
     description: &'a str,
     parameters: &'a Value,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     strict: bool,
+}
+
+/// The `tools` of a request, exactly as sent: each definition wrapped as a function, with
+/// `strict: true` when strict schemas are on (omitted otherwise). `hearth tools` prints this.
+pub fn tool_specs(tools: &[ToolDefinition], strict: bool) -> Vec<ToolSpec<'_>> {
+    tools
+        .iter()
+        .map(|t| ToolSpec {
+            kind: "function",
+            function: FunctionSpec {
+                name: t.name,
+                description: t.description,
+                parameters: &t.parameters,
+                strict,
+            },
+        })
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -176,26 +197,26 @@ pub struct LlmClient {
 }
 
 impl LlmClient {
-    /// A client for `base_url` (which includes the version, e.g. `…/v1`).
+    /// A client for `base_url` (which includes the version, e.g. `…/v1`); fails when the HTTP
+    /// client cannot be built (there is no client without time limits to fall back on).
     pub fn new(
         base_url: &str,
         api_key: Secret,
         model: &str,
         strict: bool,
         timeout: Duration,
-    ) -> Self {
+    ) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new());
-        Self {
+            .build()?;
+        Ok(Self {
             http,
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
             api_key,
             model: model.to_string(),
             strict,
-        }
+        })
     }
 
     /// Asks the model. With `allow_tools` false the tools are still described (the history may
@@ -206,18 +227,7 @@ impl LlmClient {
         tools: &[ToolDefinition],
         allow_tools: bool,
     ) -> Result<Completion, LlmError> {
-        let specs: Vec<ToolSpec<'_>> = tools
-            .iter()
-            .map(|t| ToolSpec {
-                kind: "function",
-                function: FunctionSpec {
-                    name: t.name,
-                    description: t.description,
-                    parameters: &t.parameters,
-                    strict: self.strict,
-                },
-            })
-            .collect();
+        let specs = tool_specs(tools, self.strict);
         let tool_choice = match (specs.is_empty(), allow_tools) {
             (true, _) => None,
             (false, true) => Some("auto"),

@@ -63,15 +63,15 @@ impl From<reqwest::Error> for UpstreamError {
 }
 
 /// The shared HTTP client for data sources: timeouts, no environment proxy, a browser-like
-/// User-Agent (some sources refuse others).
-pub fn http_client(user_agent: &str, timeout: Duration) -> reqwest::Client {
+/// User-Agent (some sources refuse others). Fails when the client cannot be built (a
+/// User-Agent that is not a valid header value, say): there is no fallback without time limits.
+pub fn http_client(user_agent: &str, timeout: Duration) -> Result<reqwest::Client, reqwest::Error> {
     reqwest::Client::builder()
         .user_agent(user_agent)
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(5))
         .no_proxy()
         .build()
-        .unwrap_or_else(|_| reqwest::Client::new())
 }
 
 /// A raw answer: status and body, already size-checked.
@@ -130,11 +130,11 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// The sources at the configured base URLs.
-    pub fn from_config(config: &crate::config::Config) -> Self {
+    /// The sources at the configured base URLs; fails when their HTTP client cannot be built.
+    pub fn from_config(config: &crate::config::Config) -> Result<Self, reqwest::Error> {
         let http =
-            http_client(&config.user_agent, Duration::from_secs(config.upstream_timeout_secs));
-        Self {
+            http_client(&config.user_agent, Duration::from_secs(config.upstream_timeout_secs))?;
+        Ok(Self {
             weather: weather::WeatherSource::new(
                 http.clone(),
                 &config.open_meteo_url,
@@ -155,8 +155,8 @@ impl Sources {
                 max_bytes: config.fetch_max_bytes.max(1024),
                 timeout: Duration::from_secs(config.fetch_timeout_secs.max(1)),
                 user_agent: config.user_agent.clone(),
-            }),
-        }
+            })?,
+        })
     }
 
     /// The same sources with cache ages judged by `clock` (the application's clock).

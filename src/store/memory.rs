@@ -1,6 +1,6 @@
 //! What the store keeps for conversation memory and the privacy of the chat log: memories per
-//! conversation, the recap window of the log, and deletion (unsend, retention, a conversation
-//! that removed hearth). Every query is keyed by the conversation id; nothing here can read or
+//! conversation, the recap window of the log, and deletion (unsend, retention; a conversation
+//! that removed hearth is forgotten by `forget`). Every query is keyed by the conversation id; nothing here can read or
 //! delete another conversation's rows.
 
 use sqlx::FromRow;
@@ -37,19 +37,6 @@ pub struct NewMemory<'a> {
     pub at_ms: i64,
 }
 
-/// What was deleted when a conversation removed hearth.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Removed {
-    /// Messages of the chat log.
-    pub messages: u64,
-    /// Memories.
-    pub memories: u64,
-    /// Reminders (with their delivery records).
-    pub reminders: u64,
-    /// Price alerts (with their delivery records).
-    pub alerts: u64,
-}
-
 const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, speaker, created_at) SELECT $1, $2, $3, $4, $5 WHERE (SELECT COUNT(*) FROM memories WHERE conversation_id = $1) < $6 RETURNING id";
 const MEMORIES: &str = "SELECT id, text, user_id, speaker, created_at FROM memories WHERE conversation_id = $1 ORDER BY id";
 const DELETE_MEMORY: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id = $2 RETURNING id, text, user_id, speaker, created_at";
@@ -58,15 +45,6 @@ const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WH
 const UNSEND: &str = "DELETE FROM chat_log WHERE conversation_id = $1 AND message_id = $2";
 const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE at_ms < $1";
 const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE sent_at < $1";
-const DELETE_LOG: &str = "DELETE FROM chat_log WHERE conversation_id = $1";
-const DELETE_ALL_MEMORIES: &str = "DELETE FROM memories WHERE conversation_id = $1";
-const DELETE_SENT: &str = "DELETE FROM sent_messages WHERE conversation_id = $1";
-const DELETE_MEMBERS: &str = "DELETE FROM members WHERE conversation_id = $1";
-const DELETE_DELIVERIES: &str = "DELETE FROM reminder_deliveries WHERE conversation_id = $1";
-const DELETE_REMINDERS: &str = "DELETE FROM reminders WHERE conversation_id = $1";
-const DELETE_ALERTS: &str = "DELETE FROM price_alerts WHERE conversation_id = $1";
-const DELETE_ALERT_DELIVERIES: &str = "DELETE FROM alert_deliveries WHERE conversation_id = $1";
-const DELETE_QUOTA_NOTICE: &str = "DELETE FROM push_quota_notices WHERE conversation_id = $1";
 
 impl Store {
     /// Stores a memory; returns its id. [`StoreError::Full`] when the conversation already has
@@ -166,46 +144,6 @@ impl Store {
             sqlx::query(PRUNE_SENT).bind(before_ms).execute(&mut *tx).await?;
             tx.commit().await?;
             messages
-        }))
-    }
-
-    /// Deletes everything kept about a conversation that removed hearth (left the group,
-    /// blocked the bot): its log, memories, reminders and price alerts (with their delivery
-    /// records), the ids of hearth's messages and cached names.
-    pub async fn forget_conversation(&self, conversation_id: &str) -> Result<Removed, StoreError> {
-        Ok(db!(self, db => {
-            let mut tx = db.begin().await?;
-            let messages = sqlx::query(DELETE_LOG)
-                .bind(conversation_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            let memories = sqlx::query(DELETE_ALL_MEMORIES)
-                .bind(conversation_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            let reminders = sqlx::query(DELETE_REMINDERS)
-                .bind(conversation_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            let alerts = sqlx::query(DELETE_ALERTS)
-                .bind(conversation_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            for sql in [
-                DELETE_SENT,
-                DELETE_MEMBERS,
-                DELETE_DELIVERIES,
-                DELETE_ALERT_DELIVERIES,
-                DELETE_QUOTA_NOTICE,
-            ] {
-                sqlx::query(sql).bind(conversation_id).execute(&mut *tx).await?;
-            }
-            tx.commit().await?;
-            Removed { messages, memories, reminders, alerts }
         }))
     }
 }

@@ -27,6 +27,7 @@ mod alert_deliveries;
 mod alerts;
 mod budget;
 mod capped;
+mod forget;
 mod inbox;
 mod memory;
 mod pending;
@@ -36,8 +37,9 @@ pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use budget::{SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
+pub use forget::Removed;
 pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
-pub use memory::{Memory, NewMemory, Removed};
+pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 

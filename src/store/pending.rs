@@ -42,7 +42,6 @@ const ADD_PENDING: &str = "INSERT INTO pending_calls (conversation_id, tool, arg
 const TAKE_PENDING: &str = "DELETE FROM pending_calls WHERE conversation_id = $1 AND id = $2 RETURNING id, conversation_id, tool, args, lang, created_at";
 const PENDING: &str = "SELECT id, conversation_id, tool, args, lang, created_at FROM pending_calls WHERE conversation_id = $1 ORDER BY id";
 const PRUNE_PENDING: &str = "DELETE FROM pending_calls WHERE created_at < $1";
-const DELETE_PENDING: &str = "DELETE FROM pending_calls WHERE conversation_id = $1";
 
 impl Store {
     /// Holds a call; returns its id.
@@ -85,14 +84,5 @@ impl Store {
         Ok(
             db!(self, db => sqlx::query(PRUNE_PENDING).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?,
         )
-    }
-
-    /// Deletes every held call of the conversation (it removed hearth).
-    pub async fn delete_pending_calls(&self, conversation_id: &str) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(DELETE_PENDING)
-            .bind(conversation_id)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?)
     }
 }

@@ -85,20 +85,23 @@ pub enum FetchError {
 /// The guarded page fetcher. Cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
-    /// `None` when the client could not be built: every fetch is then refused (a client without
-    /// the guarded resolver would be unsafe).
-    client: Option<reqwest::Client>,
+    /// The client with the guarded resolver, no proxy, no automatic redirects and time limits.
+    client: reqwest::Client,
     settings: Arc<FetchSettings>,
 }
 
 impl Fetcher {
-    /// A fetcher resolving names with the system resolver.
-    pub fn new(settings: FetchSettings) -> Self {
+    /// A fetcher resolving names with the system resolver; fails when its HTTP client cannot be
+    /// built (a User-Agent that is not a valid header value, say).
+    pub fn new(settings: FetchSettings) -> Result<Self, reqwest::Error> {
         Self::with_lookup(settings, Arc::new(SystemLookup))
     }
 
     /// A fetcher resolving names with `lookup` (tests map names to chosen addresses).
-    pub fn with_lookup(settings: FetchSettings, lookup: Arc<dyn Lookup>) -> Self {
+    pub fn with_lookup(
+        settings: FetchSettings,
+        lookup: Arc<dyn Lookup>,
+    ) -> Result<Self, reqwest::Error> {
         let resolver = GuardedResolver::new(lookup, settings.policy.clone());
         let client = reqwest::Client::builder()
             .user_agent(settings.user_agent.clone())
@@ -107,10 +110,8 @@ impl Fetcher {
             .dns_resolver(Arc::new(resolver))
             .connect_timeout(Duration::from_secs(5).min(settings.timeout))
             .timeout(settings.timeout)
-            .build()
-            .inspect_err(|e| tracing::error!(error = %e, "page fetcher unavailable"))
-            .ok();
-        Self { client, settings: Arc::new(settings) }
+            .build()?;
+        Ok(Self { client, settings: Arc::new(settings) })
     }
 
     /// The settings in force.
@@ -129,10 +130,7 @@ impl Fetcher {
     async fn fetch_inner(&self, raw: &str) -> Result<Page, FetchError> {
         let policy = &self.settings.policy;
         let mut url = policy::parse_and_check(raw, policy)?;
-        let client = self
-            .client
-            .as_ref()
-            .ok_or_else(|| FetchError::Unreachable("the page fetcher is not available".into()))?;
+        let client = &self.client;
         let mut hops = 0;
         let mut response = loop {
             let response = client
