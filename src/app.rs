@@ -263,6 +263,11 @@ impl Hearth {
         });
     }
 
+    /// How many webhook events this process holds in memory (at most `HEARTH_MAX_QUEUED_EVENTS`).
+    pub fn events_in_memory(&self) -> usize {
+        self.inbox.len()
+    }
+
     /// Waits until the work in hand is done (shutdown: what waits in the inbox stays there).
     pub async fn wait_in_hand(&self) {
         self.in_flight.wait_idle().await;

@@ -143,6 +143,36 @@ async fn a_webhook_with_thousands_of_events_is_accepted_whole() {
 }
 
 #[tokio::test]
+async fn a_burst_beyond_the_memory_bound_waits_in_the_store_and_is_answered_once() {
+    let h = Harness::start_with(|c| c.max_queued_events = 2, None).await;
+    for _ in 0..10 {
+        h.llm.push(Step::Slow(Duration::from_millis(100), common::FakeLlm::text("收到")));
+    }
+    let users: Vec<String> = (0..10).map(|i| format!("U{i:032x}")).collect();
+    let harness = &h;
+    let posts = users.iter().map(|user| {
+        let h = harness;
+        let body = json!({"destination": BOT_ID, "events": [h.dm(user, "在嗎？")]}).to_string();
+        async move { h.post_signed(&body).await }
+    });
+    let statuses = futures::future::join_all(posts).await;
+    assert!(statuses.iter().all(|s| *s == 200), "every webhook acknowledged at once");
+    let watch = async {
+        let mut most_held = 0;
+        while h.line.replies().len() + h.line.accepted_pushes().len() < 10 {
+            most_held = most_held.max(h.app.events_in_memory());
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        most_held
+    };
+    let most_held = tokio::time::timeout(Duration::from_secs(20), watch).await.expect("answered");
+    h.settle().await;
+    assert!(most_held <= 2, "at most the bound in memory, saw {most_held}");
+    assert_eq!(h.llm.requests().len(), 10, "each event handled once");
+    assert_eq!(h.line.replies().len() + h.line.accepted_pushes().len(), 10);
+}
+
+#[tokio::test]
 async fn signed_body_that_is_not_json_gets_400() {
     let h = Harness::start().await;
     assert_eq!(h.post_signed("{not json").await, 400);
