@@ -8,7 +8,8 @@
 //! the sustained-throughput run, default 3000), `BENCH_FLOOD` (untriggered group messages sent
 //! as fast as hearth takes them, then drained: ack rate, peak memory, time until every one is
 //! handled; default 0, off), `BENCH_DATABASE_URL` (default: an SQLite file; give an empty
-//! PostgreSQL database to measure that backend). The flood alone:
+//! PostgreSQL database to measure that backend), `BENCH_SERVER_LOG` (a file for the server's
+//! log; default: discarded). The flood alone:
 //! `BENCH_TURNS=0 BENCH_RATES= BENCH_SUSTAINED=0 BENCH_FLOOD=160000 cargo bench --bench webhook`.
 
 #[path = "../tests/common/mod.rs"]
@@ -85,7 +86,10 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .env("HEARTH_DAILY_TOKENS_TOTAL", "0")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(match std::env::var("BENCH_SERVER_LOG") {
+            Ok(path) => Stdio::from(std::fs::File::create(path).expect("server log file")),
+            Err(_) => Stdio::null(),
+        })
         .spawn()
         .expect("spawn hearth serve");
     let url = format!("http://127.0.0.1:{port}");
@@ -319,6 +323,9 @@ async fn drained(url: &str, count: u64) -> bool {
         }
         let (logged, distinct): (i64, i64) =
             sqlx::query_as(LOGGED).fetch_one(&pool).await.unwrap_or((-1, -1));
+        if logged != count as i64 || distinct != count as i64 {
+            println!("logged {logged} messages ({distinct} distinct) of {count}");
+        }
         logged == count as i64 && distinct == count as i64
     })
 }

@@ -27,6 +27,8 @@ use queue::{Job, Lease};
 
 /// Most events taken from the store in one look.
 const TAKE_BATCH: usize = 256;
+/// Tries to mark a handled event done before giving up (the database may be busy).
+const FINISH_ATTEMPTS: u32 = 5;
 
 impl Hearth {
     /// When a lease taken or renewed now ends (Unix ms).
@@ -92,17 +94,33 @@ impl Hearth {
         if handled.is_err() {
             tracing::error!(event_id = id, "handling the event panicked; it is not retried");
         }
-        // The claim may have been renewed by claiming again meanwhile: finish with the latest.
-        let token = self.inbox.lease(&id).map_or(token, |l| l.token);
-        let now = self.clock.now().as_millisecond();
-        match self.store.finish_event(&id, &self.owner, token, now).await {
-            Ok(true) => {}
-            Ok(false) => {
-                tracing::warn!(event_id = id, "event was taken over before it was finished")
-            }
-            Err(e) => tracing::error!(error = %e, event_id = id, "could not mark an event handled"),
-        }
+        self.finish(&id, token).await;
         drop(job.held);
+    }
+
+    /// Marks a handled event done. The claim is still held (and renewed) meanwhile, so a busy
+    /// database is waited out rather than letting the event lapse and be handled again.
+    async fn finish(&self, id: &str, token: i64) {
+        for attempt in 1..=FINISH_ATTEMPTS {
+            // The claim may have been renewed by claiming again meanwhile: finish with the latest.
+            let token = self.inbox.lease(id).map_or(token, |l| l.token);
+            let now = self.clock.now().as_millisecond();
+            match self.store.finish_event(id, &self.owner, token, now).await {
+                Ok(true) => return,
+                Ok(false) => {
+                    tracing::warn!(event_id = id, "event was taken over before it was finished");
+                    return;
+                }
+                Err(e) if attempt < FINISH_ATTEMPTS => {
+                    tracing::warn!(error = %e, event_id = id, attempt, "could not mark an event handled; retrying");
+                    tokio::time::sleep(std::time::Duration::from_millis(200 * attempt as u64))
+                        .await;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, event_id = id, "could not mark an event handled")
+                }
+            }
+        }
     }
 
     /// The token of this process's claim on a held event, if the claim still stands: from

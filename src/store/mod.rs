@@ -338,6 +338,11 @@ pub fn redact_url(url: &str) -> String {
     format!("{}{user}:***{}", &url[..scheme_end], &rest[at..])
 }
 
+/// How long an SQLite statement waits for the write lock. SQLite's wait is not first come, first
+/// served, so under a flood of writes an unlucky writer can wait seconds: it must not fail then
+/// (a failed finish means an event handled twice).
+const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
 /// lives and dies with its connection).
 async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
@@ -346,7 +351,7 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         .create_if_missing(true)
         .journal_mode(if in_memory { SqliteJournalMode::Memory } else { SqliteJournalMode::Wal })
         .synchronous(SqliteSynchronous::Normal)
-        .busy_timeout(Duration::from_secs(5))
+        .busy_timeout(SQLITE_BUSY_TIMEOUT)
         .foreign_keys(true);
     let connections = if in_memory { 1 } else { 4 };
     Ok(SqlitePoolOptions::new()
