@@ -3,6 +3,7 @@
 //! budget. When they do not all fit, the ones sharing most words with the current message come
 //! first, then the newest; a note says how many were left out. The same word overlap matches a
 //! description to a memory when the family asks hearth to forget something.
+//! A memory's card row and its delete button live here too, shared by the memory tools.
 
 use std::collections::HashSet;
 
