@@ -12,6 +12,7 @@ use tokio::sync::Notify;
 use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::delivery::Pusher;
 use crate::inbox::queue::InboxQueue;
 use crate::limits::Limits;
 use crate::line::client::LineClient;
@@ -141,46 +142,20 @@ impl Hearth {
             reminder_nudge: Arc::new(Notify::new()),
         };
         let registry = tools(&services)?;
-        let llm = LlmClient::new(
-            &config.openai_base_url,
-            config.openai_api_key.clone(),
-            &config.model,
-            config.llm_strict,
-            Duration::from_secs(config.llm_timeout_secs),
-        )
-        .map_err(StartError::http_client("the LLM"))?;
-        let line = LineClient::new(
-            &config.line_api_base,
-            config.line_channel_access_token.clone(),
-            config.push_rate,
-        )
-        .map_err(StartError::http_client("LINE"))?;
+        let (llm, line) = clients(config)?;
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
         let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
-        let alerts = AlertPoller::new(
-            store.clone(),
-            services.sources.quotes.clone(),
-            line.clone(),
-            clock.clone(),
-            postback_key.clone(),
-            palette,
-            owner.clone(),
-            PollerSettings::default(),
-        );
-        let reminders = ReminderScheduler::new(
+        let pusher = Pusher::new(
             store.clone(),
             line.clone(),
             clock.clone(),
             postback_key.clone(),
             palette,
             owner.clone(),
-            SchedulerSettings {
-                lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
-                ..SchedulerSettings::default()
-            },
         );
+        let (reminders, alerts) = pushers(config, pusher, &services);
         let agent = Agent::new(llm, Arc::new(registry), config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(store.clone());
@@ -290,6 +265,46 @@ impl Hearth {
     pub(crate) async fn turn_permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
         self.turns.clone().acquire_owned().await.ok()
     }
+}
+
+/// The LLM and LINE clients; a client that cannot be built stops start-up.
+fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
+    let llm = LlmClient::new(
+        &config.openai_base_url,
+        config.openai_api_key.clone(),
+        &config.model,
+        config.llm_strict,
+        Duration::from_secs(config.llm_timeout_secs),
+    )
+    .map_err(StartError::http_client("the LLM"))?;
+    let line = LineClient::new(
+        &config.line_api_base,
+        config.line_channel_access_token.clone(),
+        config.push_rate,
+    )
+    .map_err(StartError::http_client("LINE"))?;
+    Ok((llm, line))
+}
+
+/// The reminder scheduler and the price-alert poller, both pushing through `pusher`.
+fn pushers(
+    config: &Config,
+    pusher: Pusher,
+    services: &Services,
+) -> (ReminderScheduler, AlertPoller) {
+    let alerts = AlertPoller::new(
+        pusher.clone(),
+        services.sources.quotes.clone(),
+        PollerSettings::default(),
+    );
+    let reminders = ReminderScheduler::new(
+        pusher,
+        SchedulerSettings {
+            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            ..SchedulerSettings::default()
+        },
+    );
+    (reminders, alerts)
 }
 
 /// A name for this process in claims: unique per start.

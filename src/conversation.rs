@@ -94,26 +94,7 @@ impl Hearth {
             Some(user) => self.display_name(conversation, user).await,
             None => None,
         };
-        let logged = self
-            .store
-            .log_message(&NewMessage {
-                conversation_id: &conversation.id,
-                message_id: Some(&message.id),
-                user_id: source.user_id.as_deref(),
-                speaker: speaker.as_deref(),
-                from_bot: false,
-                text: &message.text,
-                at_ms: event.timestamp_ms,
-                tainted: false,
-            })
-            .await;
-        let logged_id = match logged {
-            Ok(id) => id,
-            Err(e) => {
-                tracing::error!(error = %e, "could not log the message");
-                i64::MAX
-            }
-        };
+        let logged_id = self.log_incoming(event, source, message, speaker.as_deref()).await;
         let quotes_bot = match (&message.quoted_message_id, conversation.is_multi_person()) {
             (Some(quoted), true) => {
                 self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
@@ -132,26 +113,9 @@ impl Hearth {
             tracing::debug!(error = %e, "loading animation not shown");
         }
         let ctx = self.tool_ctx(source, speaker.clone(), lang);
-        let history = self
-            .store
-            .history(&conversation.id, logged_id, self.history_messages, self.history_chars)
-            .await
-            .unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "history unavailable");
-                Vec::new()
-            });
-        let system = self.system_prompt(&ctx, &request.text).await;
-        let mut messages = vec![ChatMessage::System { content: system }];
-        messages.extend(prompt::history(&history, in_group));
-        messages.push(ChatMessage::User {
-            content: if in_group {
-                format!("[{}] {}", speaker.as_deref().unwrap_or("someone"), request.text)
-            } else {
-                request.text.clone()
-            },
-        });
+        let (messages, tainted) =
+            self.prompt(&ctx, logged_id, speaker.as_deref(), &request.text, in_group).await;
         let started = std::time::Instant::now();
-        let tainted = prompt::history_tainted(&history);
         let mut usage = Usage::default();
         let answer = match self.agent.answer_counted(&ctx, messages, tainted, &mut usage).await {
             Ok(answer) => answer,
@@ -166,6 +130,69 @@ impl Hearth {
         let replies = assemble(&answer, &style);
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
         crate::metrics::turn(started.elapsed());
+    }
+
+    /// Logs the incoming message (for recap and history); its id bounds the history of the turn
+    /// (`i64::MAX` when it could not be logged).
+    async fn log_incoming(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        message: &TextMessage,
+        speaker: Option<&str>,
+    ) -> i64 {
+        let logged = self
+            .store
+            .log_message(&NewMessage {
+                conversation_id: &source.conversation.id,
+                message_id: Some(&message.id),
+                user_id: source.user_id.as_deref(),
+                speaker,
+                from_bot: false,
+                text: &message.text,
+                at_ms: event.timestamp_ms,
+                tainted: false,
+            })
+            .await;
+        match logged {
+            Ok(id) => id,
+            Err(e) => {
+                tracing::error!(error = %e, "could not log the message");
+                i64::MAX
+            }
+        }
+    }
+
+    /// The messages sent to the LLM for `request`: the system prompt, the history before message
+    /// `logged_id`, and the request (with its speaker in a group); and whether that history
+    /// holds untrusted content.
+    async fn prompt(
+        &self,
+        ctx: &ToolCtx,
+        logged_id: i64,
+        speaker: Option<&str>,
+        request: &str,
+        in_group: bool,
+    ) -> (Vec<ChatMessage>, bool) {
+        let history = self
+            .store
+            .history(&ctx.conversation.id, logged_id, self.history_messages, self.history_chars)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "history unavailable");
+                Vec::new()
+            });
+        let system = self.system_prompt(ctx, request).await;
+        let mut messages = vec![ChatMessage::System { content: system }];
+        messages.extend(prompt::history(&history, in_group));
+        messages.push(ChatMessage::User {
+            content: if in_group {
+                format!("[{}] {request}", speaker.unwrap_or("someone"))
+            } else {
+                request.to_string()
+            },
+        });
+        (messages, prompt::history_tainted(&history))
     }
 
     /// Prefixes the answer with a notice when reminders or price alerts to this conversation could

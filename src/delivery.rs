@@ -5,11 +5,18 @@
 //! the attempt and says what the outcome means: LINE accepted it (a `409` for a repeated key
 //! counts), the monthly quota is used up (recorded so the conversation is told on its next turn),
 //! LINE refused the target for good, or the outcome is unknown and the same request must be tried
-//! again later.
+//! again later. A [`Pusher`] holds what a recorded push needs (the LINE client, the store, the
+//! clock, the button key, the palette and this process's name in claims), once for both.
 
+use std::sync::Arc;
+
+use jiff::Timestamp;
 use uuid::Uuid;
 
+use crate::clock::Clock;
 use crate::line::client::{LineClient, LineError};
+use crate::line::flex::Palette;
+use crate::postback::PostbackKey;
 use crate::store::Store;
 
 /// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
@@ -47,42 +54,86 @@ impl Outcome {
     }
 }
 
-/// Pushes the stored `payload` (a JSON array of messages) to `to` with `retry_key`, retrying
-/// briefly inside [`LineClient::push_with_retry`]. `what` names the item in the log
-/// (`reminder 42`, `alert 7`).
-pub async fn push_recorded(
-    line: &LineClient,
-    store: &Store,
-    now_ms: i64,
-    to: &str,
-    payload: &str,
-    retry_key: &str,
-    what: &str,
-) -> Outcome {
-    let messages: serde_json::Value = match serde_json::from_str(payload) {
-        Ok(m) => m,
-        Err(e) => {
-            tracing::error!(item = what, error = %e, "stored payload unreadable");
-            return Outcome::Refused;
-        }
-    };
-    let key = Uuid::parse_str(retry_key).unwrap_or_else(|_| self::retry_key(retry_key));
-    match line.push_with_retry(to, &messages, key).await {
-        Ok(_) => Outcome::Sent,
-        Err(LineError::QuotaExhausted) => {
-            tracing::error!(item = what, "monthly message quota reached: not pushed");
-            if let Err(e) = store.record_quota_miss(to, now_ms).await {
-                tracing::warn!(error = %e, "could not record the quota miss");
+/// What a recorded push needs, shared by the reminder scheduler and the price-alert poller.
+#[derive(Clone)]
+pub struct Pusher {
+    store: Store,
+    line: LineClient,
+    clock: Arc<dyn Clock>,
+    key: PostbackKey,
+    palette: Palette,
+    owner: String,
+}
+
+impl Pusher {
+    /// A pusher identified as `owner` in claims, rendering buttons signed with `key` in
+    /// `palette`'s colours.
+    pub fn new(
+        store: Store,
+        line: LineClient,
+        clock: Arc<dyn Clock>,
+        key: PostbackKey,
+        palette: Palette,
+        owner: String,
+    ) -> Self {
+        Self { store, line, clock, key, palette, owner }
+    }
+
+    /// The store the deliveries are recorded in.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// This process's name in claims.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// The current time.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// The key that signs the buttons of rendered pushes.
+    pub fn key(&self) -> &PostbackKey {
+        &self.key
+    }
+
+    /// The colours of rendered cards.
+    pub fn palette(&self) -> Palette {
+        self.palette
+    }
+
+    /// Pushes the stored `payload` (a JSON array of messages) to `to` with `retry_key`, retrying
+    /// briefly inside [`LineClient::push_with_retry`]. `what` names the item in the log
+    /// (`reminder 42`, `alert 7`).
+    pub async fn push(&self, to: &str, payload: &str, retry_key: &str, what: &str) -> Outcome {
+        let messages: serde_json::Value = match serde_json::from_str(payload) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::error!(item = what, error = %e, "stored payload unreadable");
+                return Outcome::Refused;
             }
-            Outcome::Quota
-        }
-        Err(LineError::Rejected { status, message }) => {
-            tracing::error!(item = what, %status, message, "LINE refused the push");
-            Outcome::Refused
-        }
-        Err(e) => {
-            tracing::warn!(item = what, error = %e, "push failed; will retry with the same key");
-            Outcome::RetryLater
+        };
+        let key = Uuid::parse_str(retry_key).unwrap_or_else(|_| self::retry_key(retry_key));
+        match self.line.push_with_retry(to, &messages, key).await {
+            Ok(_) => Outcome::Sent,
+            Err(LineError::QuotaExhausted) => {
+                tracing::error!(item = what, "monthly message quota reached: not pushed");
+                let now_ms = self.now().as_millisecond();
+                if let Err(e) = self.store.record_quota_miss(to, now_ms).await {
+                    tracing::warn!(error = %e, "could not record the quota miss");
+                }
+                Outcome::Quota
+            }
+            Err(LineError::Rejected { status, message }) => {
+                tracing::error!(item = what, %status, message, "LINE refused the push");
+                Outcome::Refused
+            }
+            Err(e) => {
+                tracing::warn!(item = what, error = %e, "push failed; will retry with the same key");
+                Outcome::RetryLater
+            }
         }
     }
 }

@@ -30,7 +30,8 @@
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget;
 //!   [`privacy`]: the chat log's retention, unsend, and forgetting a conversation that removed
 //!   hearth.
-//! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations.
+//! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
+//!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
 
 pub mod actions;
@@ -44,6 +45,7 @@ pub mod confirm;
 pub mod conversation;
 pub mod delivery;
 pub mod egress;
+pub mod format;
 pub mod gate;
 pub mod i18n;
 pub mod inbox;

@@ -3,6 +3,7 @@
 //! budget. When they do not all fit, the ones sharing most words with the current message come
 //! first, then the newest; a note says how many were left out. The same word overlap matches a
 //! description to a memory when the family asks hearth to forget something.
+//! A memory's card row and its delete button live here too, shared by the memory tools.
 
 use std::collections::HashSet;
 
@@ -12,9 +13,11 @@ use jiff::tz::TimeZone;
 use serde::Serialize;
 
 use crate::app::Hearth;
+use crate::i18n::Lang;
+use crate::line::text::truncate_graphemes;
 use crate::llm::prompt;
-use crate::store::{Memory, StoreError};
-use crate::tool::{ToolCtx, ToolError};
+use crate::store::Memory;
+use crate::tool::{CardButton, CardRow, ToolCtx};
 
 /// The most characters the memory section adds to the system prompt.
 pub const PROMPT_BUDGET_CHARS: usize = 1500;
@@ -148,17 +151,28 @@ impl MemoryView {
     }
 }
 
-/// A store failure as the memory tools report it to the LLM (the cause goes to the log); a chat
-/// at its memory cap is told so plainly.
-pub fn unavailable(error: StoreError) -> ToolError {
-    if let StoreError::Full { .. } = error {
-        // At the cap (see `crate::store::MAX_MEMORIES`): the model should say so.
-        return ToolError::InvalidArgs(format!("{error}; forget some first"));
-    }
-    ToolError::Upstream {
-        service: "hearth's memory",
-        reason: "storage error".into(),
-        source: Some(Box::new(error)),
+/// The postback action of a memory's delete button; the id is the memory id.
+pub const FORGET_MEMORY: &str = "forget_memory";
+
+/// A card row for a memory: `#id` and the fact, with who and when.
+pub fn memory_row(m: &MemoryView) -> CardRow {
+    let who = m.remembered_by.as_deref().map(|w| format!("{w}, ")).unwrap_or_default();
+    CardRow::new(
+        format!("#{}", m.id),
+        format!("{} ({who}{})", truncate_graphemes(&m.text, 100), m.date),
+    )
+}
+
+/// The delete button of memory `id`: a postback signed for the conversation the card goes to.
+pub fn delete_button(lang: Lang, id: i64, text: &str) -> CardButton {
+    CardButton::Postback {
+        label: format!("🗑 #{id} {}", truncate_graphemes(text, 12)),
+        action: FORGET_MEMORY.to_string(),
+        id: id.to_string(),
+        display_text: match lang {
+            Lang::ZhTw => format!("🗑 忘記 #{id}"),
+            Lang::En => format!("🗑 Forget #{id}"),
+        },
     }
 }
 

@@ -15,10 +15,15 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub mod list;
+
 use crate::clock::Clock;
 use crate::egress::Outgoing;
 use crate::i18n::Lang;
 use crate::source::Conversation;
+use crate::sources::UpstreamError;
+use crate::sources::symbols::SymbolError;
+use crate::store::StoreError;
 
 /// A capability the LLM can call.
 pub trait Tool: Send + Sync + 'static {
@@ -138,6 +143,11 @@ pub enum ToolError {
 }
 
 impl ToolError {
+    /// The tool error the LLM reads when `service` (in words: "the quote service") failed.
+    pub fn upstream(service: &'static str, error: UpstreamError) -> Self {
+        ToolError::Upstream { service, reason: error.to_string(), source: Some(Box::new(error)) }
+    }
+
     /// The machine-readable kind placed next to the message.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -145,6 +155,30 @@ impl ToolError {
             ToolError::NotFound(_) => "not_found",
             ToolError::Upstream { .. } => "upstream_unavailable",
         }
+    }
+}
+
+/// A store failure as the LLM reads it: a full conversation is the family's to fix (cancel or
+/// forget some first); anything else is hearth's storage being unavailable.
+impl From<StoreError> for ToolError {
+    fn from(error: StoreError) -> Self {
+        if let StoreError::Full { what, .. } = error {
+            // At the cap (see `crate::store::MAX_REMINDERS` and the like): the model should say so.
+            let remedy = if what == "memories" { "forget" } else { "cancel" };
+            return ToolError::InvalidArgs(format!("{error}; {remedy} some first"));
+        }
+        ToolError::Upstream {
+            service: "hearth's storage",
+            reason: "database error".into(),
+            source: Some(Box::new(error)),
+        }
+    }
+}
+
+/// Input that names no instrument: the LLM is told how to pass a symbol.
+impl From<SymbolError> for ToolError {
+    fn from(error: SymbolError) -> Self {
+        ToolError::InvalidArgs(error.to_string())
     }
 }
 
@@ -296,5 +330,37 @@ impl Chip {
     /// A chip.
     pub fn new(label: impl Into<String>, text: impl Into<String>) -> Self {
         Self { label: label.into(), text: text.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_chat_is_told_to_make_room_in_its_own_words() {
+        let full = |what| ToolError::from(StoreError::Full { what, cap: 3 });
+        let reminders = full("reminders");
+        assert_eq!(reminders.kind(), "invalid_arguments");
+        assert!(reminders.to_string().ends_with("; cancel some first"), "{reminders}");
+        assert!(full("price alerts").to_string().ends_with("; cancel some first"));
+        assert!(full("memories").to_string().ends_with("; forget some first"));
+    }
+
+    #[test]
+    fn other_store_failures_are_storage_outages_with_the_cause_kept() {
+        let error = ToolError::from(StoreError::Database(sqlx::Error::RowNotFound));
+        assert_eq!(error.kind(), "upstream_unavailable");
+        assert!(!error.to_string().contains("no rows"), "the cause stays out of the message");
+        assert!(std::error::Error::source(&error).is_some());
+    }
+
+    #[test]
+    fn a_word_that_names_no_instrument_is_an_invalid_argument() {
+        let error = ToolError::from(
+            crate::sources::symbols::resolve_symbol("a/b").expect_err("not a symbol"),
+        );
+        assert_eq!(error.kind(), "invalid_arguments");
+        assert!(error.to_string().contains("2330.TW"));
     }
 }

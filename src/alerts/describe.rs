@@ -4,9 +4,52 @@
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
+use serde::Serialize;
+
 use super::crossing::{Direction, Frequency};
+use crate::format::money;
 use crate::i18n::Lang;
-use crate::tools::fx::money;
+use crate::store::AlertRow;
+
+/// One alert as the list and cancel tools report it.
+#[derive(Debug, Clone, Serialize)]
+pub struct AlertItem {
+    /// Its id (for cancel_price_alert).
+    pub id: i64,
+    /// The symbol.
+    pub symbol: String,
+    /// The instrument's name.
+    pub name: Option<String>,
+    /// `up` or `down`.
+    pub direction: Direction,
+    /// The level.
+    pub level: f64,
+    /// `once` or `every_time`.
+    pub frequency: Frequency,
+    /// Muted (by its 🔕 button) until this local time.
+    pub muted_until: Option<String>,
+}
+
+impl AlertItem {
+    /// The list entry of a stored alert; `None` if unreadable.
+    /// A mute is shown only while it lasts at `now`, in local time of `tz`.
+    pub fn from_row(row: &AlertRow, now: Timestamp, tz: &TimeZone) -> Option<Self> {
+        let muted_until = row
+            .muted_until
+            .filter(|until| *until > now.as_millisecond())
+            .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+            .map(|t| t.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string());
+        Some(Self {
+            id: row.id,
+            symbol: row.symbol.clone(),
+            name: row.name.clone(),
+            direction: Direction::parse(&row.direction)?,
+            level: row.level,
+            frequency: Frequency::parse(&row.frequency)?,
+            muted_until,
+        })
+    }
+}
 
 /// "漲到 1,500" / "rises to 1,500".
 pub fn condition(direction: Direction, level: f64, lang: Lang) -> String {

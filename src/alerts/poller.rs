@@ -10,19 +10,13 @@
 //! An open one is looked at again sooner the closer its price is to a level. A failed fetch (a
 //! `429` from the quote source, an outage) backs off that symbol alone, exponentially.
 
-use std::sync::Arc;
-
 use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
 use super::crossing::{self, Direction, Frequency, Rule, Sample, Side, State};
 use super::market::{Market, cadence, is_fresh};
 use super::render;
-use crate::clock::Clock;
-use crate::delivery::{self, Outcome};
-use crate::line::client::LineClient;
-use crate::line::flex::Palette;
-use crate::postback::PostbackKey;
+use crate::delivery::{self, Outcome, Pusher};
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::store::{AlertDelivery, AlertFire, AlertRow, AlertUpdate, Store, StoreError, SymbolRow};
@@ -89,13 +83,8 @@ pub struct TickReport {
 
 /// The price-alert poller of one process.
 pub struct AlertPoller {
-    store: Store,
+    pusher: Pusher,
     quotes: QuoteSource,
-    line: LineClient,
-    clock: Arc<dyn Clock>,
-    key: PostbackKey,
-    palette: Palette,
-    owner: String,
     settings: PollerSettings,
 }
 
@@ -106,19 +95,18 @@ enum Polled {
 }
 
 impl AlertPoller {
-    /// A poller identified as `owner` in claims, fetching through `quotes` (the shared source).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        store: Store,
-        quotes: QuoteSource,
-        line: LineClient,
-        clock: Arc<dyn Clock>,
-        key: PostbackKey,
-        palette: Palette,
-        owner: String,
-        settings: PollerSettings,
-    ) -> Self {
-        Self { store, quotes, line, clock, key, palette, owner, settings }
+    /// A poller claiming and pushing through `pusher` (identified by its owner in claims),
+    /// fetching through `quotes` (the shared source).
+    pub fn new(pusher: Pusher, quotes: QuoteSource, settings: PollerSettings) -> Self {
+        Self { pusher, quotes, settings }
+    }
+
+    fn store(&self) -> &Store {
+        self.pusher.store()
+    }
+
+    fn owner(&self) -> &str {
+        self.pusher.owner()
     }
 
     fn lease_until(&self, now: Timestamp) -> i64 {
@@ -127,11 +115,11 @@ impl AlertPoller {
 
     /// Polls every due symbol and pushes what fired, plus pushes left pending by earlier ticks.
     pub async fn tick(&self) -> Result<TickReport, StoreError> {
-        let now = self.clock.now();
+        let now = self.pusher.now();
         let (now_ms, lease_until) = (now.as_millisecond(), self.lease_until(now));
         let due = self
-            .store
-            .claim_due_symbols(&self.owner, now_ms, lease_until, self.settings.batch)
+            .store()
+            .claim_due_symbols(self.owner(), now_ms, lease_until, self.settings.batch)
             .await?;
         let mut report = TickReport { symbols_due: due.len(), ..TickReport::default() };
         let polled: Vec<Result<Polled, StoreError>> = futures::stream::iter(due)
@@ -152,7 +140,7 @@ impl AlertPoller {
             }
         }
         deliveries
-            .extend(self.store.claim_alert_deliveries(&self.owner, now_ms, lease_until).await?);
+            .extend(self.store().claim_alert_deliveries(self.owner(), now_ms, lease_until).await?);
         let outcomes: Vec<Result<Option<Outcome>, StoreError>> = futures::stream::iter(deliveries)
             .map(|d| self.deliver(d))
             .buffer_unordered(self.settings.push_concurrency.max(1))
@@ -173,7 +161,9 @@ impl AlertPoller {
         if !market.is_open(now) {
             let hour_later = now.saturating_add(SignedDuration::from_hours(1)).unwrap_or(now);
             let next = market.next_open(now).unwrap_or(hour_later);
-            self.store.reschedule_symbol(&self.owner, &s.symbol, next.as_millisecond(), 0).await?;
+            self.store()
+                .reschedule_symbol(self.owner(), &s.symbol, next.as_millisecond(), 0)
+                .await?;
             return Ok(Polled::Closed);
         }
         match self.quotes.quote(&s.symbol).await {
@@ -183,8 +173,8 @@ impl AlertPoller {
                 let rate_limited = matches!(e, QuoteError::Upstream(UpstreamError::RateLimited));
                 tracing::warn!(symbol = s.symbol, failures, rate_limited, error = %e, "quote fetch failed; backing off this symbol");
                 let next = now.saturating_add(self.backoff(failures)).unwrap_or(now);
-                self.store
-                    .reschedule_symbol(&self.owner, &s.symbol, next.as_millisecond(), failures)
+                self.store()
+                    .reschedule_symbol(self.owner(), &s.symbol, next.as_millisecond(), failures)
                     .await?;
                 Ok(Polled::Failed)
             }
@@ -208,7 +198,7 @@ impl AlertPoller {
         quote: &Quote,
         now: Timestamp,
     ) -> Result<Vec<AlertDelivery>, StoreError> {
-        let alerts = self.store.active_alerts_on(symbol).await?;
+        let alerts = self.store().active_alerts_on(symbol).await?;
         let now_ms = now.as_millisecond();
         let fresh =
             is_fresh(Market::of(symbol), quote.market_time, now, self.settings.max_quote_age);
@@ -229,7 +219,7 @@ impl AlertPoller {
                 continue;
             }
             let fire = step.fire.then(|| {
-                let messages = render::fired(row, quote, self.palette, &self.key);
+                let messages = render::fired(row, quote, self.pusher.palette(), self.pusher.key());
                 AlertFire {
                     price: quote.price,
                     conversation_id: row.conversation_id.clone(),
@@ -251,9 +241,9 @@ impl AlertPoller {
             });
         }
         let next = now.saturating_add(cadence(nearest)).unwrap_or(now).as_millisecond();
-        self.store
+        self.store()
             .record_evaluation(
-                &self.owner,
+                self.owner(),
                 symbol,
                 &updates,
                 (next, 0, Some(quote.price)),
@@ -265,36 +255,27 @@ impl AlertPoller {
 
     /// Pushes one recorded delivery and records the outcome (`None`: abandoned unsent).
     async fn deliver(&self, d: AlertDelivery) -> Result<Option<Outcome>, StoreError> {
-        let now = self.clock.now();
+        let now = self.pusher.now();
         let now_ms = now.as_millisecond();
         let grace_start =
             now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
         if d.first_attempt_at < grace_start {
             // An attempt this old has an unknown outcome: abandon it, never resend.
-            self.store
-                .finish_alert_delivery(&self.owner, &d, Some("abandoned"), now_ms, now_ms)
+            self.store()
+                .finish_alert_delivery(self.owner(), &d, Some("abandoned"), now_ms, now_ms)
                 .await?;
             return Ok(None);
         }
         let what = format!("alert {}:{}", d.alert_id, d.fire_seq);
-        let outcome = delivery::push_recorded(
-            &self.line,
-            &self.store,
-            now_ms,
-            &d.conversation_id,
-            &d.payload,
-            &d.retry_key,
-            &what,
-        )
-        .await;
+        let outcome = self.pusher.push(&d.conversation_id, &d.payload, &d.retry_key, &what).await;
         let retry_at =
             now.saturating_add(self.settings.retry_after).map_or(i64::MAX, |t| t.as_millisecond());
-        self.store
+        self.store()
             .finish_alert_delivery(
-                &self.owner,
+                self.owner(),
                 &d,
                 outcome.status(),
-                self.clock.now().as_millisecond(),
+                self.pusher.now().as_millisecond(),
                 retry_at,
             )
             .await?;
@@ -303,7 +284,7 @@ impl AlertPoller {
 
     /// Gives back this process's symbol leases (graceful shutdown).
     pub async fn release(&self) -> Result<u64, StoreError> {
-        self.store.release_symbol_claims(&self.owner).await
+        self.store().release_symbol_claims(self.owner()).await
     }
 }
 

@@ -6,13 +6,13 @@ use jiff::tz::TimeZone;
 
 use super::crossing::{Direction, Frequency};
 use super::describe::{condition, frequency, lang_of, price_time};
+use crate::format::money;
 use crate::line::flex::{self, Palette};
 use crate::line::message::Message;
 use crate::postback::{ButtonSigner, PostbackKey};
 use crate::sources::quotes::Quote;
 use crate::store::AlertRow;
 use crate::tool::{Card, CardButton, CardRow, Styled, Tone};
-use crate::tools::fx::money;
 
 /// Postback action of the ❌ button.
 pub const CANCEL_ACTION: &str = "cancel_price_alert";

@@ -6,18 +6,12 @@
 //! counts as delivered. Missed occurrences after downtime are not replayed: only the most recent
 //! one is sent, late, with a note.
 
-use std::sync::Arc;
-
 use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
 use super::render;
-use crate::clock::Clock;
-use crate::delivery::{self, Outcome};
-use crate::line::client::LineClient;
-use crate::line::flex::Palette;
-use crate::postback::PostbackKey;
-use crate::store::{DeliveryRow, Finish, NewDelivery, Next, ReminderRow, Store, StoreError};
+use crate::delivery::{self, Outcome, Pusher};
+use crate::store::{DeliveryRow, Finish, NewDelivery, Next, ReminderRow, StoreError};
 
 /// Tuning of the scheduler.
 #[derive(Debug, Clone, Copy)]
@@ -66,29 +60,39 @@ pub struct Prepared {
     next: Next,
 }
 
+/// What [`ReminderScheduler::plan`] makes of a claimed reminder.
+enum Plan {
+    /// Nothing was claimed after all (no next time).
+    Skip,
+    /// Finished without a push (an unreadable rule is paused).
+    Finish(Finish),
+    /// To be recorded and pushed: the delivery, the row, the claimed time and what comes next.
+    Push(Box<(NewDelivery, ReminderRow, i64, Next)>),
+}
+
+/// What earlier attempts leave of a recorded delivery: `None` when it is to be pushed now, or
+/// `Some(status)` when its reminder only advances, recording `status` if any. Sent (or given
+/// up) by an earlier attempt: only advance. A pending attempt first made before `grace_start`
+/// has an unknown outcome: abandon it, never resend.
+fn settled(delivery: &DeliveryRow, grace_start: i64) -> Option<Option<(i64, &'static str)>> {
+    let done_before = delivery.status != "pending";
+    let stale_attempt = delivery.attempts > 0 && delivery.first_attempt_at < grace_start;
+    if !(done_before || stale_attempt) {
+        return None;
+    }
+    Some((stale_attempt && !done_before).then_some((delivery.scheduled_for, "abandoned")))
+}
+
 /// The reminder scheduler of one process.
 pub struct ReminderScheduler {
-    store: Store,
-    line: LineClient,
-    clock: Arc<dyn Clock>,
-    key: PostbackKey,
-    palette: Palette,
-    owner: String,
+    pusher: Pusher,
     settings: SchedulerSettings,
 }
 
 impl ReminderScheduler {
-    /// A scheduler identified as `owner` in claims.
-    pub fn new(
-        store: Store,
-        line: LineClient,
-        clock: Arc<dyn Clock>,
-        key: PostbackKey,
-        palette: Palette,
-        owner: String,
-        settings: SchedulerSettings,
-    ) -> Self {
-        Self { store, line, clock, key, palette, owner, settings }
+    /// A scheduler claiming and pushing through `pusher` (identified by its owner in claims).
+    pub fn new(pusher: Pusher, settings: SchedulerSettings) -> Self {
+        Self { pusher, settings }
     }
 
     /// Delivers everything due now. Batches are pipelined: while one batch is being pushed, the
@@ -135,103 +139,102 @@ impl ReminderScheduler {
         if finishes.is_empty() {
             return Ok(());
         }
-        self.store.finish_reminders(&self.owner, self.clock.now().as_millisecond(), finishes).await
+        let p = &self.pusher;
+        p.store().finish_reminders(p.owner(), p.now().as_millisecond(), finishes).await
     }
 
     /// Claims due reminders and records their deliveries; returns what is to be pushed and what
     /// can be finished without a push (already sent, abandoned, unreadable).
     pub async fn claim_and_prepare(&self) -> Result<(Vec<Prepared>, Vec<Finish>), StoreError> {
-        let now = self.clock.now();
+        let now = self.pusher.now();
         let now_ms = now.as_millisecond();
         let lease_until =
             now.saturating_add(self.settings.lease).map_or(now_ms, |t| t.as_millisecond());
         let rows = self
-            .store
-            .claim_due_reminders(&self.owner, now_ms, lease_until, self.settings.batch)
+            .pusher
+            .store()
+            .claim_due_reminders(self.pusher.owner(), now_ms, lease_until, self.settings.batch)
             .await?;
         let mut finishes = Vec::new();
         let mut planned = Vec::new();
         let mut news = Vec::new();
         for row in rows {
-            let Some(claimed) = row.next_fire_at else { continue };
-            let Some(schedule) = row.schedule() else {
-                tracing::error!(reminder = row.id, "unreadable reminder rule; paused");
-                finishes.push(Finish {
-                    reminder_id: row.id,
-                    claimed_fire_at: claimed,
-                    delivery: None,
-                    next: Next::Pause,
-                });
-                continue;
-            };
-            let claimed_at = Timestamp::from_millisecond(claimed).unwrap_or(now);
-            // The most recent occurrence due; older missed ones are not replayed.
-            let (occurrence, at) = schedule
-                .last_at_or_before(now)
-                .filter(|(_, t)| *t >= claimed_at)
-                .unwrap_or((u32::try_from(row.next_occurrence).unwrap_or(0), claimed_at));
-            let next = match schedule.next_after(at) {
-                Some((i, t)) => Next::At(t.as_millisecond(), i64::from(i)),
-                None => Next::Done,
-            };
-            let lag = now.duration_since(at);
-            crate::metrics::scheduler_lag(lag.unsigned_abs());
-            let late = lag > self.settings.grace;
-            let messages =
-                render::delivery(&row, &schedule, occurrence, at, late, self.palette, &self.key);
-            let retry_key =
-                delivery::retry_key(&format!("reminder:{}:{}", row.id, at.as_millisecond()));
-            news.push(NewDelivery {
-                reminder_id: row.id,
-                scheduled_for: at.as_millisecond(),
-                conversation_id: row.conversation_id.clone(),
-                retry_key: retry_key.to_string(),
-                payload: serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into()),
-                now_ms,
-            });
-            planned.push((row, claimed, next));
+            match self.plan(row, now) {
+                Plan::Skip => {}
+                Plan::Finish(finish) => finishes.push(finish),
+                Plan::Push(push) => {
+                    let (new, row, claimed, next) = *push;
+                    news.push(new);
+                    planned.push((row, claimed, next));
+                }
+            }
         }
-        let deliveries = self.store.prepare_deliveries(&news).await?;
+        let deliveries = self.pusher.store().prepare_deliveries(&news).await?;
         let grace_start =
             now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
         let mut prepared = Vec::new();
         for ((row, claimed, next), delivery) in planned.into_iter().zip(deliveries) {
-            let done_before = delivery.status != "pending";
-            let stale_attempt = delivery.attempts > 0 && delivery.first_attempt_at < grace_start;
-            if done_before || stale_attempt {
-                // Sent (or given up) by an earlier attempt: only advance. A pending attempt
-                // older than the grace window has an unknown outcome: abandon it, never resend.
-                let status = if stale_attempt && !done_before {
-                    Some((delivery.scheduled_for, "abandoned"))
-                } else {
-                    None
-                };
-                finishes.push(Finish {
+            match settled(&delivery, grace_start) {
+                Some(status) => finishes.push(Finish {
                     reminder_id: row.id,
                     claimed_fire_at: claimed,
                     delivery: status,
                     next,
-                });
-                continue;
+                }),
+                None => prepared.push(Prepared { row, claimed_fire_at: claimed, delivery, next }),
             }
-            prepared.push(Prepared { row, claimed_fire_at: claimed, delivery, next });
         }
         Ok((prepared, finishes))
     }
 
+    /// The step for one claimed reminder at `now`: the most recent occurrence due (older missed
+    /// ones are not replayed), rendered and keyed for recording, and how the reminder moves on.
+    fn plan(&self, row: ReminderRow, now: Timestamp) -> Plan {
+        let Some(claimed) = row.next_fire_at else { return Plan::Skip };
+        let Some(schedule) = row.schedule() else {
+            tracing::error!(reminder = row.id, "unreadable reminder rule; paused");
+            return Plan::Finish(Finish {
+                reminder_id: row.id,
+                claimed_fire_at: claimed,
+                delivery: None,
+                next: Next::Pause,
+            });
+        };
+        let claimed_at = Timestamp::from_millisecond(claimed).unwrap_or(now);
+        let (occurrence, at) = schedule
+            .last_at_or_before(now)
+            .filter(|(_, t)| *t >= claimed_at)
+            .unwrap_or((u32::try_from(row.next_occurrence).unwrap_or(0), claimed_at));
+        let next = match schedule.next_after(at) {
+            Some((i, t)) => Next::At(t.as_millisecond(), i64::from(i)),
+            None => Next::Done,
+        };
+        let lag = now.duration_since(at);
+        crate::metrics::scheduler_lag(lag.unsigned_abs());
+        let late = lag > self.settings.grace;
+        let (palette, key) = (self.pusher.palette(), self.pusher.key());
+        let messages = render::delivery(&row, &schedule, occurrence, at, late, palette, key);
+        let retry_key =
+            delivery::retry_key(&format!("reminder:{}:{}", row.id, at.as_millisecond()));
+        let new = NewDelivery {
+            reminder_id: row.id,
+            scheduled_for: at.as_millisecond(),
+            conversation_id: row.conversation_id.clone(),
+            retry_key: retry_key.to_string(),
+            payload: serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into()),
+            now_ms: now.as_millisecond(),
+        };
+        Plan::Push(Box::new((new, row, claimed, next)))
+    }
+
     /// Pushes one prepared occurrence and says how its reminder moves on.
     pub async fn deliver(&self, p: Prepared) -> Finish {
-        let now = self.clock.now();
-        let outcome = delivery::push_recorded(
-            &self.line,
-            &self.store,
-            now.as_millisecond(),
-            &p.row.conversation_id,
-            &p.delivery.payload,
-            &p.delivery.retry_key,
-            &format!("reminder {}", p.row.id),
-        )
-        .await;
+        let now = self.pusher.now();
+        let what = format!("reminder {}", p.row.id);
+        let outcome = self
+            .pusher
+            .push(&p.row.conversation_id, &p.delivery.payload, &p.delivery.retry_key, &what)
+            .await;
         let next = match outcome {
             Outcome::Sent | Outcome::Quota => p.next,
             Outcome::Refused => Next::Pause,
@@ -250,6 +253,40 @@ impl ReminderScheduler {
 
     /// Gives back this process's claims (graceful shutdown).
     pub async fn release(&self) -> Result<u64, StoreError> {
-        self.store.release_reminder_claims(&self.owner).await
+        self.pusher.store().release_reminder_claims(self.pusher.owner()).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorded(status: &str, attempts: i64, first_attempt_at: i64) -> DeliveryRow {
+        DeliveryRow {
+            reminder_id: 1,
+            scheduled_for: 500,
+            retry_key: String::new(),
+            payload: "[]".into(),
+            status: status.into(),
+            attempts,
+            first_attempt_at,
+        }
+    }
+
+    #[test]
+    fn a_fresh_or_recent_pending_delivery_is_pushed() {
+        assert_eq!(settled(&recorded("pending", 0, 0), 1_000), None);
+        assert_eq!(settled(&recorded("pending", 2, 1_500), 1_000), None);
+    }
+
+    #[test]
+    fn a_delivery_settled_earlier_only_advances() {
+        assert_eq!(settled(&recorded("sent", 1, 0), 1_000), Some(None));
+        assert_eq!(settled(&recorded("failed", 1, 1_500), 1_000), Some(None));
+    }
+
+    #[test]
+    fn a_pending_attempt_older_than_the_grace_window_is_abandoned() {
+        assert_eq!(settled(&recorded("pending", 1, 900), 1_000), Some(Some((500, "abandoned"))));
     }
 }

@@ -1,21 +1,20 @@
 //! Clients for the data sources behind the lookup tools (and, later, the scheduler): each has a
 //! configurable base URL, timeouts, a cache, and turns every failure into an [`UpstreamError`].
 //! Web search ([`search`]) and the SSRF-guarded page fetcher ([`fetch`], [`extract`]) live here
-//! too.
+//! too, and [`symbols`], the names the family uses for instruments.
 
 pub mod extract;
 pub mod fetch;
 pub mod fx;
 pub mod quotes;
 pub mod search;
+pub mod symbols;
 pub mod weather;
 
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
-
-use crate::tool::ToolError;
 
 /// Bodies larger than this are refused: no data source answers with megabytes.
 const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -41,13 +40,6 @@ pub enum UpstreamError {
     /// The source reported an error of its own.
     #[error("{0}")]
     Reported(String),
-}
-
-impl UpstreamError {
-    /// The tool error the LLM reads, naming the service in words.
-    pub fn into_tool_error(self, service: &'static str) -> ToolError {
-        ToolError::Upstream { service, reason: self.to_string(), source: Some(Box::new(self)) }
-    }
 }
 
 impl From<reqwest::Error> for UpstreamError {

@@ -3,11 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::alerts::describe::AlertItem;
+use crate::sources::symbols::resolve_symbol;
 use crate::store::Store;
 use crate::tool::{Tool, ToolCtx, ToolError};
-use crate::tools::get_quote::resolve_symbol;
-use crate::tools::list_price_alerts::Item;
-use crate::tools::reminder::store_error;
 
 /// Arguments of `cancel_price_alert`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -22,7 +21,7 @@ pub struct Args {
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// The alerts cancelled.
-    pub cancelled: Vec<Item>,
+    pub cancelled: Vec<AlertItem>,
 }
 
 /// The cancel tool.
@@ -47,16 +46,18 @@ impl Tool for CancelPriceAlert {
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
         if let Some(id) = args.id {
-            let row = self.store.alert(conversation, id).await.map_err(store_error)?;
+            let row = self.store.alert(conversation, id).await?;
             let Some(row) = row.filter(|r| r.status == "active") else {
                 return Err(ToolError::NotFound(format!(
                     "this chat has no active price alert #{id}; list_price_alerts shows the ids"
                 )));
             };
-            if !self.store.cancel_alert(conversation, id).await.map_err(store_error)? {
+            if !self.store.cancel_alert(conversation, id).await? {
                 return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
             }
-            return Ok(Output { cancelled: Item::from_row(&row, ctx).into_iter().collect() });
+            return Ok(Output {
+                cancelled: AlertItem::from_row(&row, ctx.now(), &ctx.tz).into_iter().collect(),
+            });
         }
         let Some(symbol) = args.symbol else {
             return Err(ToolError::InvalidArgs(
@@ -64,8 +65,8 @@ impl Tool for CancelPriceAlert {
             ));
         };
         let symbol = resolve_symbol(&symbol)?;
-        let active = self.store.list_alerts(conversation).await.map_err(store_error)?;
-        let ids = self.store.cancel_alerts_on(conversation, &symbol).await.map_err(store_error)?;
+        let active = self.store.list_alerts(conversation).await?;
+        let ids = self.store.cancel_alerts_on(conversation, &symbol).await?;
         if ids.is_empty() {
             return Err(ToolError::NotFound(format!(
                 "this chat has no active price alert on {symbol}"
@@ -74,7 +75,7 @@ impl Tool for CancelPriceAlert {
         let cancelled = active
             .iter()
             .filter(|r| ids.contains(&r.id))
-            .filter_map(|r| Item::from_row(r, ctx))
+            .filter_map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz))
             .collect();
         Ok(Output { cancelled })
     }

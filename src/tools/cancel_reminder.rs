@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::store::Store;
 use crate::tool::{Tool, ToolCtx, ToolError};
-use crate::tools::reminder::store_error;
 
 /// Arguments of `cancel_reminder`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -48,11 +47,9 @@ impl Tool for CancelReminder {
         let conversation = &ctx.conversation.id;
         let row =
             match (args.id, args.description.as_deref().map(str::trim).filter(|d| !d.is_empty())) {
-                (Some(id), _) => {
-                    self.store.reminder(conversation, id).await.map_err(store_error)?
-                }
+                (Some(id), _) => self.store.reminder(conversation, id).await?,
                 (None, Some(words)) => {
-                    let all = self.store.list_reminders(conversation).await.map_err(store_error)?;
+                    let all = self.store.list_reminders(conversation).await?;
                     let needle = words.to_lowercase();
                     let mut matches: Vec<_> = all
                         .into_iter()
@@ -77,7 +74,7 @@ impl Tool for CancelReminder {
         let row = row
             .filter(|r| r.status == "active" || r.status == "paused")
             .ok_or_else(|| ToolError::NotFound("no such reminder in this chat".into()))?;
-        if !self.store.cancel_reminder(conversation, row.id).await.map_err(store_error)? {
+        if !self.store.cancel_reminder(conversation, row.id).await? {
             return Err(ToolError::NotFound("no such reminder in this chat".into()));
         }
         Ok(Output { cancelled_id: row.id, text: row.text })

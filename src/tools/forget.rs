@@ -8,14 +8,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::Lang;
-use crate::line::text::truncate_graphemes;
 use crate::llm::agent::Answer;
-use crate::memory::{MemoryView, overlap, tokens, unavailable};
+use crate::memory::{MemoryView, delete_button, memory_row, overlap, tokens};
 use crate::store::{Memory, Store};
-use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
 
 /// The postback action of a memory's delete button; the id is the memory id.
-pub const FORGET_MEMORY: &str = "forget_memory";
+pub use crate::memory::FORGET_MEMORY;
 /// The postback action of the "forget everything" confirmation; the id is the highest memory id
 /// when the card was made, so memories added after it are kept.
 pub const FORGET_ALL: &str = "forget_all_memories";
@@ -82,7 +81,7 @@ impl Tool for Forget {
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
         if args.all == Some(true) {
-            let memories = self.store.memories(conversation).await.map_err(unavailable)?;
+            let memories = self.store.memories(conversation).await?;
             let Some(up_to_id) = memories.iter().map(|m| m.id).max() else {
                 return Err(ToolError::NotFound("this chat has no memories to forget".into()));
             };
@@ -93,8 +92,7 @@ impl Tool for Forget {
             });
         }
         if let Some(id) = args.id {
-            let forgotten =
-                self.store.delete_memory(conversation, id).await.map_err(unavailable)?;
+            let forgotten = self.store.delete_memory(conversation, id).await?;
             return match forgotten {
                 Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
                 None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
@@ -106,7 +104,7 @@ impl Tool for Forget {
                 "say what to forget: a memory's #id, a description, or all".into(),
             ));
         }
-        let memories = self.store.memories(conversation).await.map_err(unavailable)?;
+        let memories = self.store.memories(conversation).await?;
         let mut matches = matching(&memories, description);
         match matches.len() {
             0 => Err(ToolError::NotFound(format!(
@@ -114,7 +112,7 @@ impl Tool for Forget {
             ))),
             1 => {
                 let id = matches[0].id;
-                match self.store.delete_memory(conversation, id).await.map_err(unavailable)? {
+                match self.store.delete_memory(conversation, id).await? {
                     Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
                     None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
                 }
@@ -184,28 +182,6 @@ pub fn matching<'a>(memories: &'a [Memory], description: &str) -> Vec<&'a Memory
         return Vec::new();
     }
     scored.into_iter().filter(|(s, _)| *s == best).map(|(_, m)| m).collect()
-}
-
-/// A card row for a memory: `#id` and the fact, with who and when.
-pub fn memory_row(m: &MemoryView) -> CardRow {
-    let who = m.remembered_by.as_deref().map(|w| format!("{w}, ")).unwrap_or_default();
-    CardRow::new(
-        format!("#{}", m.id),
-        format!("{} ({who}{})", truncate_graphemes(&m.text, 100), m.date),
-    )
-}
-
-/// The delete button of memory `id`: a postback signed for the conversation the card goes to.
-pub fn delete_button(lang: Lang, id: i64, text: &str) -> CardButton {
-    CardButton::Postback {
-        label: format!("🗑 #{id} {}", truncate_graphemes(text, 12)),
-        action: FORGET_MEMORY.to_string(),
-        id: id.to_string(),
-        display_text: match lang {
-            Lang::ZhTw => format!("🗑 忘記 #{id}"),
-            Lang::En => format!("🗑 Forget #{id}"),
-        },
-    }
 }
 
 /// A delete button was tapped (and verified) in `ctx`'s conversation.

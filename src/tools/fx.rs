@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::format::money;
 use crate::i18n::Lang;
 use crate::sources::fx::FxSource;
 use crate::tool::{Card, CardRow, Chip, Styled, Tool, ToolCtx, ToolError};
@@ -106,7 +107,7 @@ impl Tool for Fx {
             .source
             .rates()
             .await
-            .map_err(|e| e.into_tool_error("the exchange-rate service"))?;
+            .map_err(|e| ToolError::upstream("the exchange-rate service", e))?;
         let rate = table.rate(&from, &to).ok_or_else(|| {
             let unknown = if table.rates.contains_key(&from) { &to } else { &from };
             ToolError::NotFound(format!("no exchange rate is available for {unknown}"))
@@ -159,22 +160,6 @@ impl Tool for Fx {
     }
 }
 
-/// An amount with thousands separators and two decimals at most.
-pub fn money(value: f64) -> String {
-    let rounded = format!("{value:.2}");
-    let (int, frac) = rounded.split_once('.').unwrap_or((&rounded, "00"));
-    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
-    let mut grouped = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    let frac = frac.trim_end_matches('0');
-    if frac.is_empty() { format!("{sign}{grouped}") } else { format!("{sign}{grouped}.{frac}") }
-}
-
 fn precise(rate: f64) -> String {
     if rate >= 100.0 { format!("{rate:.2}") } else { format!("{rate:.4}") }
 }
@@ -182,14 +167,6 @@ fn precise(rate: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn money_groups_thousands_and_trims_zeros() {
-        assert_eq!(money(3190.0), "3,190");
-        assert_eq!(money(1234567.891), "1,234,567.89");
-        assert_eq!(money(0.5), "0.5");
-        assert_eq!(money(-1000.0), "-1,000");
-    }
 
     #[test]
     fn currency_names_and_codes_are_accepted() {

@@ -6,10 +6,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::Lang;
-use crate::memory::{MemoryView, unavailable};
+use crate::memory::{MemoryView, delete_button, memory_row};
 use crate::store::Store;
+use crate::tool::list::{Keep, ListCard};
 use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
-use crate::tools::forget::{delete_button, memory_row};
 
 /// The most memories given to the LLM (the newest).
 const MAX_LISTED: usize = 50;
@@ -50,7 +50,7 @@ impl Tool for ListMemories {
     type Output = Output;
 
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
-        let memories = self.store.memories(&ctx.conversation.id).await.map_err(unavailable)?;
+        let memories = self.store.memories(&ctx.conversation.id).await?;
         let count = memories.len();
         let newest = &memories[count.saturating_sub(MAX_LISTED)..];
         Ok(Output {
@@ -65,26 +65,24 @@ impl Tool for ListMemories {
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
-        if out.count == 0 {
-            return None;
-        }
         let lang = ctx.lang;
-        let mut card = Card::new(lang.pick("🧠 我記得的事", "🧠 What I remember"));
-        let shown = &out.memories[out.memories.len().saturating_sub(MAX_ON_CARD)..];
-        for m in shown {
+        let list = ListCard {
+            title: lang.pick("🧠 我記得的事", "🧠 What I remember").into(),
+            empty: None,
+            max_rows: MAX_ON_CARD,
+            keep: Keep::Last,
+        };
+        let row = |m: &MemoryView| {
             // Each row carries its own delete button, labelled short to fit beside the text.
             let mut button = delete_button(lang, m.id, &m.text);
             if let CardButton::Postback { label, .. } = &mut button {
                 *label = lang.pick("🗑 刪除", "🗑 Delete").into();
             }
-            card.rows.push(memory_row(m).with_button(button));
-        }
-        if out.count > shown.len() {
-            card.footnote = Some(match lang {
-                Lang::ZhTw => format!("共 {} 件，這裡列出最新的 {} 件", out.count, shown.len()),
-                Lang::En => format!("{} in all; the newest {} are shown", out.count, shown.len()),
-            });
-        }
-        Some(card)
+            memory_row(m).with_button(button)
+        };
+        list.build(&out.memories, out.count, row, |shown, count| match lang {
+            Lang::ZhTw => format!("共 {count} 件，這裡列出最新的 {shown} 件"),
+            Lang::En => format!("{count} in all; the newest {shown} are shown"),
+        })
     }
 }

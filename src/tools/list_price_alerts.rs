@@ -4,12 +4,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::alerts::crossing::{Direction, Frequency};
-use crate::alerts::describe::condition;
+use crate::alerts::crossing::Frequency;
+use crate::alerts::describe::{AlertItem, condition};
 use crate::alerts::render::CANCEL_ACTION;
-use crate::store::{AlertRow, Store};
-use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
-use crate::tools::reminder::store_error;
+use crate::store::Store;
+use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
+use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
 
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;
@@ -18,50 +18,11 @@ const MAX_ROWS: usize = 10;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {}
 
-/// One alert in the list.
-#[derive(Debug, Clone, Serialize)]
-pub struct Item {
-    /// Its id (for cancel_price_alert).
-    pub id: i64,
-    /// The symbol.
-    pub symbol: String,
-    /// The instrument's name.
-    pub name: Option<String>,
-    /// `up` or `down`.
-    pub direction: Direction,
-    /// The level.
-    pub level: f64,
-    /// `once` or `every_time`.
-    pub frequency: Frequency,
-    /// Muted (by its 🔕 button) until this local time.
-    pub muted_until: Option<String>,
-}
-
-impl Item {
-    /// The list entry of a stored alert; `None` if unreadable.
-    pub fn from_row(row: &AlertRow, ctx: &ToolCtx) -> Option<Self> {
-        let muted_until = row
-            .muted_until
-            .filter(|until| *until > ctx.now().as_millisecond())
-            .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
-            .map(|t| t.to_zoned_datetime(ctx.tz.clone()).strftime("%Y-%m-%d %H:%M").to_string());
-        Some(Self {
-            id: row.id,
-            symbol: row.symbol.clone(),
-            name: row.name.clone(),
-            direction: Direction::parse(&row.direction)?,
-            level: row.level,
-            frequency: Frequency::parse(&row.frequency)?,
-            muted_until,
-        })
-    }
-}
-
 /// The result of `list_price_alerts`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// The active alerts, by symbol and level.
-    pub alerts: Vec<Item>,
+    pub alerts: Vec<AlertItem>,
 }
 
 /// The list tool.
@@ -83,36 +44,37 @@ impl Tool for ListPriceAlerts {
     type Output = Output;
 
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
-        let rows = self.store.list_alerts(&ctx.conversation.id).await.map_err(store_error)?;
-        Ok(Output { alerts: rows.iter().filter_map(|r| Item::from_row(r, ctx)).collect() })
+        let rows = self.store.list_alerts(&ctx.conversation.id).await?;
+        Ok(Output {
+            alerts: rows
+                .iter()
+                .filter_map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz))
+                .collect(),
+        })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
-        let mut card = Card::new(lang.pick("🔔 價格通知", "🔔 Price alerts"));
-        if out.alerts.is_empty() {
-            card.subtitle = Some(lang.pick("目前沒有價格通知", "No price alerts").into());
-            return Some(card);
-        }
-        for item in out.alerts.iter().take(MAX_ROWS) {
+        let list = ListCard {
+            title: lang.pick("🔔 價格通知", "🔔 Price alerts").into(),
+            empty: Some(lang.pick("目前沒有價格通知", "No price alerts").into()),
+            max_rows: MAX_ROWS,
+            keep: Keep::First,
+        };
+        let row = |item: &AlertItem| {
             let every = match item.frequency {
                 Frequency::EveryTime => lang.pick("（每次）", " (every time)"),
                 Frequency::Once => "",
             };
             let muted = if item.muted_until.is_some() { " 🔕" } else { "" };
             let value = format!("{}{every}{muted}", condition(item.direction, item.level, lang));
-            card.rows.push(CardRow::new(item.symbol.clone(), value).with_button(
-                CardButton::Postback {
-                    label: lang.pick("取消", "Cancel").into(),
-                    action: CANCEL_ACTION.into(),
-                    id: item.id.to_string(),
-                    display_text: format!("{} {}", lang.pick("❌ 取消", "❌ Cancel"), item.symbol),
-                },
-            ));
-        }
-        if out.alerts.len() > MAX_ROWS {
-            card.footnote = Some(format!("+{}", out.alerts.len() - MAX_ROWS));
-        }
-        Some(card)
+            CardRow::new(item.symbol.clone(), value).with_button(cancel_button(
+                lang,
+                CANCEL_ACTION,
+                item.id,
+                &item.symbol,
+            ))
+        };
+        list.build(&out.alerts, out.alerts.len(), row, plus_more)
     }
 }

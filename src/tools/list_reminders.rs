@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::reminders::describe::{local_time, repetition};
 use crate::store::Store;
-use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
-use crate::tools::reminder::store_error;
+use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
+use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
 
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;
@@ -57,7 +57,7 @@ impl Tool for ListReminders {
     type Output = Output;
 
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
-        let rows = self.store.list_reminders(&ctx.conversation.id).await.map_err(store_error)?;
+        let rows = self.store.list_reminders(&ctx.conversation.id).await?;
         let reminders = rows
             .into_iter()
             .map(|r| {
@@ -81,26 +81,19 @@ impl Tool for ListReminders {
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
-        let mut card = Card::new(lang.pick("⏰ 提醒清單", "⏰ Reminders"));
-        if out.reminders.is_empty() {
-            card.subtitle = Some(lang.pick("目前沒有提醒", "No reminders").into());
-            return Some(card);
-        }
-        for item in out.reminders.iter().take(MAX_ROWS) {
-            let when = item.repeats.clone().or_else(|| item.next.clone()).unwrap_or_default();
-            let paused = if item.paused { lang.pick("（暫停）", " (paused)") } else { "" };
-            card.rows.push(CardRow::new(item.text.clone(), format!("{when}{paused}")).with_button(
-                CardButton::Postback {
-                    label: lang.pick("取消", "Cancel").into(),
-                    action: "cancel_reminder".into(),
-                    id: item.id.to_string(),
-                    display_text: format!("{} {}", lang.pick("❌ 取消", "❌ Cancel"), item.text),
-                },
-            ));
-        }
-        if out.reminders.len() > MAX_ROWS {
-            card.footnote = Some(format!("+{}", out.reminders.len() - MAX_ROWS));
-        }
-        Some(card)
+        let list = ListCard {
+            title: lang.pick("⏰ 提醒清單", "⏰ Reminders").into(),
+            empty: Some(lang.pick("目前沒有提醒", "No reminders").into()),
+            max_rows: MAX_ROWS,
+            keep: Keep::First,
+        };
+        let row =
+            |item: &Item| {
+                let when = item.repeats.clone().or_else(|| item.next.clone()).unwrap_or_default();
+                let paused = if item.paused { lang.pick("（暫停）", " (paused)") } else { "" };
+                CardRow::new(item.text.clone(), format!("{when}{paused}"))
+                    .with_button(cancel_button(lang, "cancel_reminder", item.id, &item.text))
+            };
+        list.build(&out.reminders, out.reminders.len(), row, plus_more)
     }
 }

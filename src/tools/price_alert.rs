@@ -3,18 +3,19 @@
 //! the quote source first; if the condition already holds, the reply says so and the alert waits
 //! for a fresh cross.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::alerts::crossing::{Direction, Frequency, Side};
 use crate::alerts::describe::{condition, frequency, lang_code};
 use crate::alerts::render::{CANCEL_ACTION, tone_of};
-use crate::sources::quotes::{QuoteError, QuoteSource};
+use crate::format::money;
+use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
+use crate::sources::symbols::resolve_symbol;
 use crate::store::{NewAlert, Store};
 use crate::tool::{Card, CardButton, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
-use crate::tools::fx::money;
-use crate::tools::get_quote::resolve_symbol;
-use crate::tools::reminder::store_error;
 
 /// The dead band around a level, percent of it.
 pub const BAND_PCT: f64 = 0.2;
@@ -94,6 +95,16 @@ impl PriceAlert {
     pub fn new(store: Store, quotes: QuoteSource) -> Self {
         Self { store, quotes }
     }
+
+    /// The current quote of `symbol`, which also proves the symbol exists.
+    async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, ToolError> {
+        self.quotes.quote(symbol).await.map_err(|e| match e {
+            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!(
+                "no quote found for {s}; check the symbol (e.g. 2330.TW, AAPL, BTC-USD)"
+            )),
+            QuoteError::Upstream(e) => ToolError::upstream("the quote service", e),
+        })
+    }
 }
 
 fn invalid(msg: impl Into<String>) -> ToolError {
@@ -109,36 +120,12 @@ impl Tool for PriceAlert {
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let symbol = resolve_symbol(&args.symbol)?;
-        let level = args.level;
-        if !level.is_finite() || level <= 0.0 {
-            return Err(invalid("the level must be a positive price"));
-        }
-        if level > MAX_LEVEL {
-            return Err(invalid(format!("{level} is not a plausible price level")));
-        }
-        let quote = self.quotes.quote(&symbol).await.map_err(|e| match e {
-            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!(
-                "no quote found for {s}; check the symbol (e.g. 2330.TW, AAPL, BTC-USD)"
-            )),
-            QuoteError::Upstream(e) => e.into_tool_error("the quote service"),
-        })?;
+        let level = checked_level(args.level)?;
+        let quote = self.quote(&symbol).await?;
         let price = quote.price;
-        if price > 0.0 && (level / price > MAX_FACTOR || price / level > MAX_FACTOR) {
-            return Err(invalid(format!(
-                "{} is more than {MAX_FACTOR}× away from {symbol}'s current price {}; check the level",
-                money(level),
-                money(price)
-            )));
-        }
+        near_price(&symbol, level, price)?;
         let conversation = &ctx.conversation.id;
-        let direction = match args.direction {
-            Way::RisesTo => Direction::Up,
-            Way::FallsTo => Direction::Down,
-        };
-        let freq = match args.frequency {
-            Some(Often::EveryTime) => Frequency::EveryTime,
-            _ => Frequency::Once,
-        };
+        let (direction, freq) = rule(&args);
         let side = Side::initial(price, level);
         let already = side == direction.target();
         let created = self
@@ -159,24 +146,14 @@ impl Tool for PriceAlert {
                 lang: lang_code(ctx.lang),
                 now_ms: ctx.now().as_millisecond(),
             })
-            .await
-            .map_err(store_error)?;
+            .await?;
         let what = condition(direction, level, crate::i18n::Lang::En);
         let Some(id) = created else {
             return Err(invalid(format!(
                 "this chat already has an active alert for {symbol} when it {what}; nothing changed"
             )));
         };
-        let note = if already {
-            let past = if direction == Direction::Up { "above" } else { "below" };
-            format!(
-                "{symbol} is already {past} {} (now {}); I'll alert on the next fresh cross, not now.",
-                money(level),
-                money(price)
-            )
-        } else {
-            format!("I'll push a message to this chat when {symbol} {what}.")
-        };
+        let note = note(&symbol, direction, level, price, already, &what);
         Ok(Output {
             id,
             symbol,
@@ -235,5 +212,62 @@ impl Tool for PriceAlert {
             ),
         });
         Some(card)
+    }
+}
+
+/// `level`, if it is a plausible positive price.
+fn checked_level(level: f64) -> Result<f64, ToolError> {
+    if !level.is_finite() || level <= 0.0 {
+        return Err(invalid("the level must be a positive price"));
+    }
+    if level > MAX_LEVEL {
+        return Err(invalid(format!("{level} is not a plausible price level")));
+    }
+    Ok(level)
+}
+
+/// Refuses a level more than [`MAX_FACTOR`] times away from the current `price` (a typo).
+fn near_price(symbol: &str, level: f64, price: f64) -> Result<(), ToolError> {
+    if price > 0.0 && (level / price > MAX_FACTOR || price / level > MAX_FACTOR) {
+        return Err(invalid(format!(
+            "{} is more than {MAX_FACTOR}× away from {symbol}'s current price {}; check the level",
+            money(level),
+            money(price)
+        )));
+    }
+    Ok(())
+}
+
+/// The direction and frequency asked for.
+fn rule(args: &Args) -> (Direction, Frequency) {
+    let direction = match args.direction {
+        Way::RisesTo => Direction::Up,
+        Way::FallsTo => Direction::Down,
+    };
+    let freq = match args.frequency {
+        Some(Often::EveryTime) => Frequency::EveryTime,
+        _ => Frequency::Once,
+    };
+    (direction, freq)
+}
+
+/// What the LLM is told about the new alert; `what` is its condition in English.
+fn note(
+    symbol: &str,
+    direction: Direction,
+    level: f64,
+    price: f64,
+    already: bool,
+    what: &str,
+) -> String {
+    if already {
+        let past = if direction == Direction::Up { "above" } else { "below" };
+        format!(
+            "{symbol} is already {past} {} (now {}); I'll alert on the next fresh cross, not now.",
+            money(level),
+            money(price)
+        )
+    } else {
+        format!("I'll push a message to this chat when {symbol} {what}.")
     }
 }

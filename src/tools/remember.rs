@@ -5,10 +5,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::memory::{MemoryView, unavailable};
+use crate::memory::{MemoryView, delete_button};
 use crate::store::{NewMemory, Store};
 use crate::tool::{Card, CardRow, Chip, Tool, ToolCtx, ToolError};
-use crate::tools::forget::delete_button;
 
 /// The longest memory, in characters.
 pub const MAX_FACT_CHARS: usize = 500;
@@ -64,7 +63,7 @@ impl Tool for Remember {
             )));
         }
         let conversation = &ctx.conversation.id;
-        let existing = self.store.memories(conversation).await.map_err(unavailable)?;
+        let existing = self.store.memories(conversation).await?;
         if let Some(same) =
             existing.iter().find(|m| m.text.trim().to_lowercase() == fact.to_lowercase())
         {
@@ -77,7 +76,7 @@ impl Tool for Remember {
             speaker: ctx.display_name.as_deref(),
             at_ms: ctx.now().as_millisecond(),
         };
-        let id = self.store.add_memory(&memory).await.map_err(unavailable)?;
+        let id = self.store.add_memory(&memory).await?;
         let stored = crate::store::Memory {
             id,
             text: fact.to_string(),

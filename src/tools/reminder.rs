@@ -122,15 +122,35 @@ pub fn schedule_from(
     now: Timestamp,
     default_tz: &TimeZone,
 ) -> Result<Schedule, ToolError> {
-    let tz = match &args.timezone {
+    let tz = time_zone(args, default_tz)?;
+    let anchor = anchor(args, now, &tz)?;
+    let (freq, interval, weekdays, month_day) = repeat_rule(args)?;
+    let count = match args.count {
+        Some(c) if !(1..=1000).contains(&c) => {
+            return Err(invalid("count must be between 1 and 1000"));
+        }
+        other => other,
+    };
+    let until = until(args, &tz)?;
+    let schedule = Schedule { tz, anchor, freq, interval, weekdays, month_day, until, count };
+    still_ahead(schedule, now)
+}
+
+/// The reminder's time zone: the one named in `args`, else the conversation's.
+fn time_zone(args: &Args, default_tz: &TimeZone) -> Result<TimeZone, ToolError> {
+    match &args.timezone {
         Some(name) => TimeZone::get(name.trim()).map_err(|_| {
             invalid(format!("unknown time zone {name:?}; use an IANA name like Asia/Taipei"))
-        })?,
-        None => default_tz.clone(),
-    };
-    let anchor: DateTime = match (&args.at, args.in_minutes) {
-        (Some(_), Some(_)) => return Err(invalid("give either at or in_minutes, not both")),
-        (None, None) => return Err(invalid("say when: at (local date-time) or in_minutes")),
+        }),
+        None => Ok(default_tz.clone()),
+    }
+}
+
+/// The first local time: `at` as given, or `in_minutes` from `now` (to the minute).
+fn anchor(args: &Args, now: Timestamp, tz: &TimeZone) -> Result<DateTime, ToolError> {
+    match (&args.at, args.in_minutes) {
+        (Some(_), Some(_)) => Err(invalid("give either at or in_minutes, not both")),
+        (None, None) => Err(invalid("say when: at (local date-time) or in_minutes")),
         (None, Some(m)) => {
             if !(1..=525_600).contains(&m) {
                 return Err(invalid("in_minutes must be between 1 and 525600 (a year)"));
@@ -139,14 +159,18 @@ pub fn schedule_from(
                 .saturating_add(SignedDuration::from_mins(i64::from(m)))
                 .map_err(|_| invalid("time out of range"))?;
             let local = at.to_zoned_datetime(tz.clone()).datetime();
-            local.round(jiff::Unit::Minute).unwrap_or(local)
+            Ok(local.round(jiff::Unit::Minute).unwrap_or(local))
         }
         (Some(at), None) => at.trim().parse::<DateTime>().map_err(|_| {
             invalid(format!(
                 "{at:?} is not a valid local date-time; use YYYY-MM-DDTHH:MM with a real date"
             ))
-        })?,
-    };
+        }),
+    }
+}
+
+/// How it repeats: the frequency, the interval, the weekday mask and the day of the month.
+fn repeat_rule(args: &Args) -> Result<(Freq, u32, u8, Option<i8>), ToolError> {
     let freq = match args.repeat.unwrap_or(Repeat::Once) {
         Repeat::Once => Freq::Once,
         Repeat::Daily => Freq::Daily,
@@ -175,27 +199,23 @@ pub fn schedule_from(
         Some(d) if d == -1 || (1..=31).contains(&d) => Some(d as i8),
         Some(_) => return Err(invalid("day_of_month must be 1-31, or -1 for the last day")),
     };
-    let count = match args.count {
-        Some(c) if !(1..=1000).contains(&c) => {
-            return Err(invalid("count must be between 1 and 1000"));
-        }
-        other => other,
-    };
-    let until = match &args.until {
-        None => None,
-        Some(u) => {
-            let date: Date = u
-                .trim()
-                .parse()
-                .map_err(|_| invalid(format!("{u:?} is not a valid date (YYYY-MM-DD)")))?;
-            let end = date
-                .to_datetime(jiff::civil::Time::MAX)
-                .to_zoned_datetime(tz.clone())
-                .map_err(|_| invalid("until is out of range"))?;
-            Some(end.timestamp())
-        }
-    };
-    let schedule = Schedule { tz, anchor, freq, interval, weekdays, month_day, until, count };
+    Ok((freq, interval, weekdays, month_day))
+}
+
+/// The end of the `until` date, local time, if one is given.
+fn until(args: &Args, tz: &TimeZone) -> Result<Option<Timestamp>, ToolError> {
+    let Some(u) = &args.until else { return Ok(None) };
+    let date: Date =
+        u.trim().parse().map_err(|_| invalid(format!("{u:?} is not a valid date (YYYY-MM-DD)")))?;
+    let end = date
+        .to_datetime(jiff::civil::Time::MAX)
+        .to_zoned_datetime(tz.clone())
+        .map_err(|_| invalid("until is out of range"))?;
+    Ok(Some(end.timestamp()))
+}
+
+/// `schedule`, if its first occurrence is after `now`.
+fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError> {
     let first = schedule.occurrences().next().map(|(_, t)| t);
     match first {
         None => Err(invalid("that repetition never happens (check until, count and the days)")),
@@ -252,8 +272,7 @@ impl Tool for Reminder {
                 first_fire_at: first.as_millisecond(),
                 created_at: now.as_millisecond(),
             })
-            .await
-            .map_err(store_error)?;
+            .await?;
         self.nudge.notify_one();
         Ok(Output {
             id: row.id,
@@ -308,8 +327,7 @@ impl Reminder {
                 let found = self
                     .store
                     .find_member(&ctx.conversation.id, name.trim_start_matches('@'))
-                    .await
-                    .map_err(store_error)?;
+                    .await?;
                 let (id, display) = found.ok_or_else(|| {
                     invalid(format!(
                         "I don't know a member called {name:?} in this group yet; they need to have written here once"
@@ -318,18 +336,5 @@ impl Reminder {
                 Ok((Some(id), Some(display)))
             }
         }
-    }
-}
-
-/// A store failure as a tool error.
-pub fn store_error(e: crate::store::StoreError) -> ToolError {
-    if let crate::store::StoreError::Full { .. } = e {
-        // The chat is at its cap (see `crate::store::MAX_REMINDERS`): the model should say so.
-        return invalid(format!("{e}; cancel some first"));
-    }
-    ToolError::Upstream {
-        service: "hearth's storage",
-        reason: "database error".into(),
-        source: Some(Box::new(e)),
     }
 }

@@ -82,7 +82,7 @@ impl Tool for Weather {
             .source
             .geocode(location)
             .await
-            .map_err(|e| e.into_tool_error(SERVICE))?
+            .map_err(|e| ToolError::upstream(SERVICE, e))?
             .ok_or_else(|| {
                 ToolError::NotFound(format!("no place called {location:?} was found"))
             })?;
@@ -91,7 +91,7 @@ impl Tool for Weather {
             .source
             .forecast(&place, days, fallback_tz)
             .await
-            .map_err(|e| e.into_tool_error(SERVICE))?;
+            .map_err(|e| ToolError::upstream(SERVICE, e))?;
         let zh = ctx.lang == Lang::ZhTw;
         let d = &forecast.daily;
         let days = d

@@ -66,7 +66,7 @@ impl Tool for WebSearch {
             .provider
             .search(&q)
             .await
-            .map_err(|e| e.into_tool_error("the web search service"))?;
+            .map_err(|e| ToolError::upstream("the web search service", e))?;
         if hits.is_empty() {
             return Err(ToolError::NotFound(format!("the web search found nothing for {query:?}")));
         }
