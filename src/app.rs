@@ -9,6 +9,7 @@ use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 use tokio::sync::Notify;
 
+use crate::action::{ActionRegistry, ActionRegistryError, ActionServices};
 use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::clock::Clock;
 use crate::config::Config;
@@ -40,6 +41,9 @@ pub enum StartError {
     /// The tool registry is invalid (a programming error caught at start).
     #[error("tool registry: {0}")]
     Registry(#[from] RegistryError),
+    /// The button action registry is invalid (a programming error caught at start).
+    #[error("action registry: {0}")]
+    Actions(#[from] ActionRegistryError),
     /// An HTTP client could not be built; hearth never falls back to one without time limits.
     #[error("cannot build the HTTP client for {what}")]
     HttpClient {
@@ -83,6 +87,10 @@ pub struct Hearth {
     pub palette: Palette,
     /// Signs and verifies the data of state-changing buttons.
     pub postback_key: PostbackKey,
+    /// What a verified button tap does ([`crate::actions`]).
+    pub actions: ActionRegistry,
+    /// What the button actions work with.
+    pub action_services: ActionServices,
     /// Delivers due reminders.
     pub reminders: ReminderScheduler,
     /// Watches prices and pushes the alerts that fire.
@@ -140,7 +148,13 @@ impl Hearth {
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
         };
-        let registry = tools(&services)?;
+        let registry = Arc::new(tools(&services)?);
+        let actions = crate::actions::registry()?;
+        let action_services = ActionServices {
+            store: store.clone(),
+            reminder_nudge: services.reminder_nudge.clone(),
+            tools: registry.clone(),
+        };
         let llm = LlmClient::new(
             &config.openai_base_url,
             config.openai_api_key.clone(),
@@ -181,7 +195,7 @@ impl Hearth {
                 ..SchedulerSettings::default()
             },
         );
-        let agent = Agent::new(llm, Arc::new(registry), config.max_tool_rounds)
+        let agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(store.clone());
         let limits = Limits::from_config(config, clock.clone());
@@ -194,6 +208,8 @@ impl Hearth {
             keywords: config.keywords(),
             palette,
             postback_key,
+            actions,
+            action_services,
             reminders,
             alerts,
             alert_poll_secs: config.alert_poll_secs,

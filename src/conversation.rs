@@ -204,7 +204,7 @@ impl Hearth {
                     None => None,
                 };
                 let ctx = self.tool_ctx(source, speaker, Lang::ZhTw);
-                crate::actions::handle(self, &ctx, &postback).await
+                self.actions.dispatch(&self.action_services, &ctx, &postback).await
             }
             Err(e) => {
                 tracing::warn!(error = %e, conversation = %conversation, "postback refused");

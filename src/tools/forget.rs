@@ -1,12 +1,13 @@
 //! `forget`: removes one of this conversation's memories, by id or by description ("忘記花生那件
 //! 事"). Forgetting everything ("忘記所有事") deletes nothing by itself: it returns a card with a
 //! confirmation button (a postback signed for this conversation), and only a tap on it in this
-//! same conversation deletes — see [`forget_all_tapped`]. The delete buttons of memory cards
-//! are handled by [`forget_tapped`].
+//! same conversation deletes — see [`ForgetAllMemories`]. The delete buttons of memory cards
+//! are [`ForgetMemory`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::action::{Action, ActionServices, text};
 use crate::i18n::Lang;
 use crate::line::text::truncate_graphemes;
 use crate::llm::agent::Answer;
@@ -14,11 +15,38 @@ use crate::memory::{MemoryView, overlap, tokens, unavailable};
 use crate::store::{Memory, Store};
 use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
 
-/// The postback action of a memory's delete button; the id is the memory id.
-pub const FORGET_MEMORY: &str = "forget_memory";
-/// The postback action of the "forget everything" confirmation; the id is the highest memory id
-/// when the card was made, so memories added after it are kept.
-pub const FORGET_ALL: &str = "forget_all_memories";
+/// 🗑: the delete button of memory `id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ForgetMemory {
+    /// The memory.
+    pub id: i64,
+}
+
+/// The "forget everything" confirmation: memories up to `up_to_id`, the highest memory id when
+/// the card was made, so memories added after it are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ForgetAllMemories {
+    /// The highest memory id covered.
+    pub up_to_id: i64,
+}
+
+impl Action for ForgetMemory {
+    const NAME: &'static str = "forget_memory";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        forget_tapped(&services.store, ctx, self.id).await
+    }
+}
+
+impl Action for ForgetAllMemories {
+    const NAME: &'static str = "forget_all_memories";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        forget_all_tapped(&services.store, ctx, self.up_to_id).await
+    }
+}
 /// The most candidates shown when a description matches several memories.
 const MAX_CANDIDATES: usize = 10;
 
@@ -155,12 +183,7 @@ impl Tool for Forget {
                     .to_string(),
                 );
                 let label = lang.pick("確認全部忘記", "Yes, forget everything");
-                card.buttons.push(CardButton::Postback {
-                    label: label.to_string(),
-                    action: FORGET_ALL.to_string(),
-                    id: up_to_id.to_string(),
-                    display_text: label.to_string(),
-                });
+                card.buttons.push(ForgetAllMemories { up_to_id: *up_to_id }.button(label, label));
                 Some(card)
             }
         }
@@ -197,23 +220,18 @@ pub fn memory_row(m: &MemoryView) -> CardRow {
 
 /// The delete button of memory `id`: a postback signed for the conversation the card goes to.
 pub fn delete_button(lang: Lang, id: i64, text: &str) -> CardButton {
-    CardButton::Postback {
-        label: format!("🗑 #{id} {}", truncate_graphemes(text, 12)),
-        action: FORGET_MEMORY.to_string(),
-        id: id.to_string(),
-        display_text: match lang {
+    ForgetMemory { id }.button(
+        format!("🗑 #{id} {}", truncate_graphemes(text, 12)),
+        match lang {
             Lang::ZhTw => format!("🗑 忘記 #{id}"),
             Lang::En => format!("🗑 Forget #{id}"),
         },
-    }
+    )
 }
 
 /// A delete button was tapped (and verified) in `ctx`'s conversation.
-pub async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: &str) -> Answer {
+async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
     let lang = ctx.lang;
-    let Ok(id) = id.parse::<i64>() else {
-        return text(lang.pick("這個按鈕已經失效了。", "This button no longer works."));
-    };
     match store.delete_memory(&ctx.conversation.id, id).await {
         Ok(Some(m)) => text(&match lang {
             Lang::ZhTw => format!("好，我已經忘記 #{id}「{}」了。", m.text),
@@ -228,11 +246,8 @@ pub async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: &str) -> Answer {
 }
 
 /// The "forget everything" confirmation was tapped (and verified) in `ctx`'s conversation.
-pub async fn forget_all_tapped(store: &Store, ctx: &ToolCtx, up_to_id: &str) -> Answer {
+async fn forget_all_tapped(store: &Store, ctx: &ToolCtx, up_to_id: i64) -> Answer {
     let lang = ctx.lang;
-    let Ok(up_to_id) = up_to_id.parse::<i64>() else {
-        return text(lang.pick("這個按鈕已經失效了。", "This button no longer works."));
-    };
     match store.delete_memories_up_to(&ctx.conversation.id, up_to_id).await {
         Ok(0) => text(lang.pick("沒有需要忘記的事了。", "There was nothing left to forget.")),
         Ok(n) => text(&match lang {
@@ -246,10 +261,6 @@ pub async fn forget_all_tapped(store: &Store, ctx: &ToolCtx, up_to_id: &str) -> 
             text(crate::i18n::Failure::Internal.message(lang))
         }
     }
-}
-
-fn text(t: &str) -> Answer {
-    Answer { text: t.to_string(), ..Answer::default() }
 }
 
 #[cfg(test)]
@@ -283,7 +294,7 @@ mod tests {
         else {
             panic!("a postback button");
         };
-        assert_eq!((action.as_str(), id.as_str()), (FORGET_MEMORY, "42"));
+        assert_eq!((action.as_str(), id.as_str()), (ForgetMemory::NAME, "42"));
         assert!(label.starts_with("🗑 #42 ") && label.chars().count() <= 20, "{label}");
     }
 }

@@ -1,6 +1,6 @@
 //! `list_memories`: what this conversation asked hearth to remember ("你記得什麼？"), as a card
 //! with a delete button for each memory shown (a postback signed for this conversation). Read
-//! only; deleting happens on a tap, in [`crate::tools::forget::forget_tapped`].
+//! only; deleting happens on a tap, by [`crate::tools::forget::ForgetMemory`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

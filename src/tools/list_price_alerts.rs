@@ -4,11 +4,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
+use crate::alerts::actions::CancelPriceAlert;
 use crate::alerts::crossing::{Direction, Frequency};
 use crate::alerts::describe::condition;
-use crate::alerts::render::CANCEL_ACTION;
 use crate::store::{AlertRow, Store};
-use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
 use crate::tools::reminder::store_error;
 
 /// The most rows shown on the card.
@@ -101,14 +102,11 @@ impl Tool for ListPriceAlerts {
             };
             let muted = if item.muted_until.is_some() { " 🔕" } else { "" };
             let value = format!("{}{every}{muted}", condition(item.direction, item.level, lang));
-            card.rows.push(CardRow::new(item.symbol.clone(), value).with_button(
-                CardButton::Postback {
-                    label: lang.pick("取消", "Cancel").into(),
-                    action: CANCEL_ACTION.into(),
-                    id: item.id.to_string(),
-                    display_text: format!("{} {}", lang.pick("❌ 取消", "❌ Cancel"), item.symbol),
-                },
-            ));
+            let cancel = CancelPriceAlert { id: item.id }.button(
+                lang.pick("取消", "Cancel"),
+                format!("{} {}", lang.pick("❌ 取消", "❌ Cancel"), item.symbol),
+            );
+            card.rows.push(CardRow::new(item.symbol.clone(), value).with_button(cancel));
         }
         if out.alerts.len() > MAX_ROWS {
             card.footnote = Some(format!("+{}", out.alerts.len() - MAX_ROWS));

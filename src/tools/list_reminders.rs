@@ -4,9 +4,11 @@ use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
+use crate::reminders::actions::CancelReminder;
 use crate::reminders::describe::{local_time, repetition};
 use crate::store::Store;
-use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
 use crate::tools::reminder::store_error;
 
 /// The most rows shown on the card.
@@ -89,14 +91,13 @@ impl Tool for ListReminders {
         for item in out.reminders.iter().take(MAX_ROWS) {
             let when = item.repeats.clone().or_else(|| item.next.clone()).unwrap_or_default();
             let paused = if item.paused { lang.pick("（暫停）", " (paused)") } else { "" };
-            card.rows.push(CardRow::new(item.text.clone(), format!("{when}{paused}")).with_button(
-                CardButton::Postback {
-                    label: lang.pick("取消", "Cancel").into(),
-                    action: "cancel_reminder".into(),
-                    id: item.id.to_string(),
-                    display_text: format!("{} {}", lang.pick("❌ 取消", "❌ Cancel"), item.text),
-                },
-            ));
+            let cancel = CancelReminder { id: item.id }.button(
+                lang.pick("取消", "Cancel"),
+                format!("{} {}", lang.pick("❌ 取消", "❌ Cancel"), item.text),
+            );
+            card.rows.push(
+                CardRow::new(item.text.clone(), format!("{when}{paused}")).with_button(cancel),
+            );
         }
         if out.reminders.len() > MAX_ROWS {
             card.footnote = Some(format!("+{}", out.reminders.len() - MAX_ROWS));
