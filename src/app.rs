@@ -123,7 +123,7 @@ pub struct Hearth {
     in_flight: InFlight,
     turns: Arc<tokio::sync::Semaphore>,
     /// Display names by (conversation, user), kept for an hour in front of the store.
-    pub(crate) names: moka::future::Cache<(String, String), String>,
+    pub(crate) names: crate::privacy::NameCache,
 }
 
 impl Hearth {
@@ -234,6 +234,12 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
         }))
+    }
+
+    /// Deletes the chat log older than the retention period (measured on the injected clock);
+    /// returns how many messages went. The server calls it hourly; tests call it directly.
+    pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
+        crate::privacy::prune_chat_log(&self.store, self.clock.now(), self.log_retention).await
     }
 
     /// Hands back what this process still holds (unfinished events, reminder claims) so another

@@ -11,9 +11,8 @@ use jiff::tz::TimeZone;
 
 use serde::Serialize;
 
-use crate::app::Hearth;
 use crate::llm::prompt;
-use crate::store::{Memory, StoreError};
+use crate::store::{Memory, Store, StoreError};
 use crate::tool::{ToolCtx, ToolError};
 
 /// The most characters the memory section adds to the system prompt.
@@ -162,21 +161,19 @@ pub fn unavailable(error: StoreError) -> ToolError {
     }
 }
 
-impl Hearth {
-    /// The system prompt of a turn in `ctx`'s conversation whose message is `current`: the
-    /// standing prompt plus that conversation's memories (and no other conversation's).
-    pub async fn system_prompt(&self, ctx: &ToolCtx, current: &str) -> String {
-        let mut content = prompt::system_prompt(ctx);
-        let memories = self.store.memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "memories unavailable for the prompt");
-            Vec::new()
-        });
-        if let Some(section) = prompt_section(&memories, current, &ctx.tz, PROMPT_BUDGET_CHARS) {
-            content.push_str("\n\n");
-            content.push_str(&section);
-        }
-        content
+/// The system prompt of a turn in `ctx`'s conversation whose message is `current`: the standing
+/// prompt plus that conversation's memories from `store` (and no other conversation's).
+pub async fn system_prompt(store: &Store, ctx: &ToolCtx, current: &str) -> String {
+    let mut content = prompt::system_prompt(ctx);
+    let memories = store.memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "memories unavailable for the prompt");
+        Vec::new()
+    });
+    if let Some(section) = prompt_section(&memories, current, &ctx.tz, PROMPT_BUDGET_CHARS) {
+        content.push_str("\n\n");
+        content.push_str(&section);
     }
+    content
 }
 
 #[cfg(test)]
