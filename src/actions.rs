@@ -1,33 +1,29 @@
-//! What a verified button tap does. The data was checked against the conversation of the tap (see
-//! [`crate::postback`]); each feature's actions act on that conversation only.
+//! THE list of button actions, beside THE list of tools (`crate::tools`). An action is a type
+//! (its data and its handler, see [`crate::action`]) living with its feature; adding a
+//! button-backed feature is its own files and one line here. A tap reaches an action only after
+//! its data was verified against the tap's conversation (see [`crate::postback`]), and each
+//! action acts on that conversation only.
 
-use crate::alerts;
-use crate::app::Hearth;
-use crate::confirm;
+use crate::action::{ActionRegistry, ActionRegistryError};
+use crate::alerts::actions::{CancelPriceAlert, MutePriceAlert};
+use crate::confirm::{ConfirmCall, DiscardCall};
 use crate::i18n::Lang;
-use crate::llm::agent::Answer;
-use crate::postback::Postback;
-use crate::reminders;
-use crate::tool::ToolCtx;
-use crate::tools::forget;
+use crate::memory::actions::{ForgetAllMemories, ForgetMemory};
+use crate::reminders::actions::{CancelReminder, ReminderDone, SnoozeReminder};
 
-/// Carries out a verified postback and says what happened.
-pub async fn handle(app: &Hearth, ctx: &ToolCtx, postback: &Postback) -> Answer {
-    tracing::info!(action = postback.action, conversation = %ctx.conversation, "button tapped");
-    let id = postback.id.as_str();
-    let text = match postback.action.as_str() {
-        "cancel_reminder" => reminders::actions::cancel(app, ctx, id).await,
-        "reminder_done" => reminders::actions::done(app, ctx, id).await,
-        "reminder_snooze" => reminders::actions::snooze(app, ctx, id).await,
-        alerts::render::CANCEL_ACTION => alerts::actions::cancel(app, ctx, id).await,
-        alerts::render::MUTE_ACTION => alerts::actions::mute(app, ctx, id).await,
-        forget::FORGET_MEMORY => return forget::forget_tapped(&app.store, ctx, id).await,
-        forget::FORGET_ALL => return forget::forget_all_tapped(&app.store, ctx, id).await,
-        confirm::CONFIRM_CALL => return confirm::confirm_tapped(app, ctx, id).await,
-        confirm::DISCARD_CALL => return confirm::discard_tapped(&app.store, ctx, id).await,
-        _ => ctx.lang.pick("這個按鈕已經失效了。", "This button no longer works.").to_string(),
-    };
-    Answer { text, ..Answer::default() }
+/// Builds the production action registry.
+pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
+    ActionRegistry::builder()
+        .action::<CancelReminder>()
+        .action::<ReminderDone>()
+        .action::<SnoozeReminder>()
+        .action::<CancelPriceAlert>()
+        .action::<MutePriceAlert>()
+        .action::<ForgetMemory>()
+        .action::<ForgetAllMemories>()
+        .action::<ConfirmCall>()
+        .action::<DiscardCall>()
+        .build()
 }
 
 /// The polite answer to a button that does not belong to this conversation (or was forged).
@@ -36,4 +32,28 @@ pub fn refusal(lang: Lang) -> &'static str {
         "這個按鈕不屬於這個聊天室，所以我沒有做任何變更 🙏",
         "That button belongs to another chat, so I didn't change anything 🙏",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_production_actions_build_with_the_wire_names_of_existing_buttons() {
+        let registry = registry().expect("the production action registry");
+        assert_eq!(
+            registry.names(),
+            [
+                "cancel_price_alert",
+                "cancel_reminder",
+                "confirm_call",
+                "discard_call",
+                "forget_all_memories",
+                "forget_memory",
+                "mute_price_alert",
+                "reminder_done",
+                "reminder_snooze",
+            ]
+        );
+    }
 }

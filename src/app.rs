@@ -9,6 +9,7 @@ use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 use tokio::sync::Notify;
 
+use crate::action::{ActionRegistry, ActionRegistryError, ActionServices};
 use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::clock::Clock;
 use crate::config::Config;
@@ -41,6 +42,9 @@ pub enum StartError {
     /// The tool registry is invalid (a programming error caught at start).
     #[error("tool registry: {0}")]
     Registry(#[from] RegistryError),
+    /// The button action registry is invalid (a programming error caught at start).
+    #[error("action registry: {0}")]
+    Actions(#[from] ActionRegistryError),
     /// An HTTP client could not be built; hearth never falls back to one without time limits.
     #[error("cannot build the HTTP client for {what}")]
     HttpClient {
@@ -84,6 +88,10 @@ pub struct Hearth {
     pub palette: Palette,
     /// Signs and verifies the data of state-changing buttons.
     pub postback_key: PostbackKey,
+    /// What a verified button tap does ([`crate::actions`]).
+    pub actions: ActionRegistry,
+    /// What the button actions work with.
+    pub action_services: ActionServices,
     /// Delivers due reminders.
     pub reminders: ReminderScheduler,
     /// Watches prices and pushes the alerts that fire.
@@ -116,7 +124,7 @@ pub struct Hearth {
     in_flight: InFlight,
     turns: Arc<tokio::sync::Semaphore>,
     /// Display names by (conversation, user), kept for an hour in front of the store.
-    pub(crate) names: moka::future::Cache<(String, String), String>,
+    pub(crate) names: crate::privacy::NameCache,
 }
 
 impl Hearth {
@@ -141,7 +149,13 @@ impl Hearth {
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
         };
-        let registry = tools(&services)?;
+        let registry = Arc::new(tools(&services)?);
+        let actions = crate::actions::registry()?;
+        let action_services = ActionServices {
+            store: store.clone(),
+            reminder_nudge: services.reminder_nudge.clone(),
+            tools: registry.clone(),
+        };
         let (llm, line) = clients(config)?;
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
@@ -156,7 +170,7 @@ impl Hearth {
             owner.clone(),
         );
         let (reminders, alerts) = pushers(config, pusher, &services);
-        let agent = Agent::new(llm, Arc::new(registry), config.max_tool_rounds)
+        let agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(store.clone());
         let limits = Limits::from_config(config, clock.clone());
@@ -169,6 +183,8 @@ impl Hearth {
             keywords: config.keywords(),
             palette,
             postback_key,
+            actions,
+            action_services,
             reminders,
             alerts,
             alert_poll_secs: config.alert_poll_secs,
@@ -193,6 +209,12 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
         }))
+    }
+
+    /// Deletes the chat log older than the retention period (measured on the injected clock);
+    /// returns how many messages went. The server calls it hourly; tests call it directly.
+    pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
+        crate::privacy::prune_chat_log(&self.store, self.clock.now(), self.log_retention).await
     }
 
     /// Hands back what this process still holds (unfinished events, reminder claims) so another

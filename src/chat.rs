@@ -43,8 +43,9 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
             lang: Lang::detect(&text),
             clock: app.clock.clone(),
         };
-        let mut messages =
-            vec![ChatMessage::System { content: app.system_prompt(&ctx, &text).await }];
+        let mut messages = vec![ChatMessage::System {
+            content: crate::memory::system_prompt(&app.store, &ctx, &text).await,
+        }];
         messages.extend(history.iter().cloned());
         messages.push(ChatMessage::User { content: text.clone() });
         let rendered = match app.agent.answer(&ctx, messages, tainted).await {

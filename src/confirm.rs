@@ -2,7 +2,7 @@
 //! entered a turn, a state-changing tool call the model makes in that turn is not run: the
 //! agent [`hold`]s it in the store and the family gets a card with a confirm button (a postback
 //! signed for the conversation). A tap there runs the stored call through the registry with the
-//! tap's context ([`confirm_tapped`]); the store lookup is keyed by the tap's conversation too,
+//! tap's context ([`ConfirmCall`]); the store lookup is keyed by the tap's conversation too,
 //! so a call held in one chat can never run in another. Held calls expire after [`EXPIRY`].
 //! Outgoing requests the model chose in such a turn (`crate::egress`) are held the same way,
 //! and their card shows the whole URL or query that would be sent.
@@ -10,19 +10,48 @@
 use jiff::SignedDuration;
 use serde_json::{Value, json};
 
-use crate::app::Hearth;
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, ActionServices};
 use crate::egress::Outgoing;
 use crate::i18n::Lang;
 use crate::line::text::truncate_graphemes;
 use crate::llm::agent::Answer;
-use crate::registry::{Outcome, ToolReply};
+use crate::registry::{Outcome, Registry, ToolReply};
 use crate::store::{NewPendingCall, Store};
-use crate::tool::{Card, CardButton, CardRow, ToolCtx};
+use crate::tool::{Card, CardRow, ToolCtx};
 
-/// The postback action of the confirm button; the id is the held call's id.
-pub const CONFIRM_CALL: &str = "confirm_call";
-/// The postback action of the "no thanks" button.
-pub const DISCARD_CALL: &str = "discard_call";
+/// ✅: run held call `id` here, once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ConfirmCall {
+    /// The held call.
+    pub id: i64,
+}
+
+/// ✖️: drop held call `id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DiscardCall {
+    /// The held call.
+    pub id: i64,
+}
+
+impl Action for ConfirmCall {
+    const NAME: &'static str = "confirm_call";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        confirm_tapped(&services.store, &services.tools, ctx, self.id).await
+    }
+}
+
+impl Action for DiscardCall {
+    const NAME: &'static str = "discard_call";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        discard_tapped(&services.store, ctx, self.id).await
+    }
+}
 /// How long a held call can be confirmed.
 pub const EXPIRY: SignedDuration = SignedDuration::from_hours(1);
 /// Arguments shown on the card at most.
@@ -136,25 +165,20 @@ fn card(lang: Lang, tool: &str, args: &str, id: i64, why: Held<'_>) -> Card {
             card.rows.push(CardRow::new(key.clone(), truncate_graphemes(&shown, 120)));
         }
     }
-    let id = id.to_string();
-    card.buttons.push(CardButton::Postback {
-        label: lang.pick("✅ 確認執行", "✅ Confirm").into(),
-        action: CONFIRM_CALL.into(),
-        id: id.clone(),
-        display_text: lang.pick("✅ 確認", "✅ Confirm").into(),
-    });
-    card.buttons.push(CardButton::Postback {
-        label: lang.pick("✖️ 不用了", "✖️ No thanks").into(),
-        action: DISCARD_CALL.into(),
-        id,
-        display_text: lang.pick("✖️ 不用了", "✖️ No thanks").into(),
-    });
+    card.buttons.push(
+        ConfirmCall { id }
+            .button(lang.pick("✅ 確認執行", "✅ Confirm"), lang.pick("✅ 確認", "✅ Confirm")),
+    );
+    card.buttons.push(
+        DiscardCall { id }
+            .button(lang.pick("✖️ 不用了", "✖️ No thanks"), lang.pick("✖️ 不用了", "✖️ No thanks")),
+    );
     card.footnote = Some(lang.pick("1 小時內有效", "Valid for 1 hour").into());
     card
 }
 
-/// ✅ tapped (verified for this conversation): runs the held call here, once.
-pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
+/// ✅ tapped (verified for this conversation): runs the held call here, once, through `tools`.
+async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64) -> Answer {
     let lang = ctx.lang;
     let gone = || Answer {
         text: lang
@@ -165,8 +189,7 @@ pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
             .into(),
         ..Answer::default()
     };
-    let Ok(id) = id.parse::<i64>() else { return gone() };
-    let call = match app.store.take_pending_call(&ctx.conversation.id, id).await {
+    let call = match store.take_pending_call(&ctx.conversation.id, id).await {
         Ok(Some(call)) => call,
         Ok(None) => return gone(),
         Err(e) => {
@@ -187,14 +210,14 @@ pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
     }
     let ctx = ToolCtx { lang: lang_of(&call.lang), ..ctx.clone() };
     let lang = ctx.lang;
-    let reply = app.agent.registry().dispatch(&call.tool, &call.args, &ctx).await;
+    let reply = tools.dispatch(&call.tool, &call.args, &ctx).await;
     tracing::info!(tool = call.tool, id, outcome = ?reply.outcome, "held call confirmed");
     match reply.outcome {
         Outcome::Ok => Answer {
             text: lang.pick("✅ 已確認並完成。", "✅ Confirmed and done.").into(),
             cards: reply.card.into_iter().collect(),
             chips: reply.chips,
-            tainted: app.agent.registry().untrusted_output(&call.tool),
+            tainted: tools.untrusted_output(&call.tool),
         },
         _ => {
             let message = reply.content["error"]["message"].as_str().unwrap_or("").to_string();
@@ -207,10 +230,8 @@ pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
 }
 
 /// ✖️ tapped: the held call is dropped.
-pub async fn discard_tapped(store: &Store, ctx: &ToolCtx, id: &str) -> Answer {
-    if let Ok(id) = id.parse::<i64>()
-        && let Err(e) = store.take_pending_call(&ctx.conversation.id, id).await
-    {
+async fn discard_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
+    if let Err(e) = store.take_pending_call(&ctx.conversation.id, id).await {
         tracing::warn!(error = %e, "could not drop a held call");
     }
     Answer {

@@ -17,6 +17,7 @@ use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, TextM
 use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
+use crate::privacy;
 use crate::source::Conversation;
 use crate::store::NewMessage;
 use crate::tool::ToolCtx;
@@ -75,9 +76,11 @@ impl Hearth {
                 .await;
             }
             EventKind::Unsend { message_id } => {
-                self.on_unsend(&source.conversation, message_id).await
+                privacy::on_unsend(&self.store, &source.conversation, message_id).await
             }
-            EventKind::Leave | EventKind::Unfollow => self.on_removed(&source.conversation).await,
+            EventKind::Leave | EventKind::Unfollow => {
+                privacy::on_removed(&self.store, &self.names, &source.conversation).await
+            }
             other => tracing::debug!(kind = ?other, "event not handled yet"),
         }
     }
@@ -182,7 +185,7 @@ impl Hearth {
                 tracing::warn!(error = %e, "history unavailable");
                 Vec::new()
             });
-        let system = self.system_prompt(ctx, request).await;
+        let system = crate::memory::system_prompt(&self.store, ctx, request).await;
         let mut messages = vec![ChatMessage::System { content: system }];
         messages.extend(prompt::history(&history, in_group));
         messages.push(ChatMessage::User {
@@ -231,7 +234,7 @@ impl Hearth {
                     None => None,
                 };
                 let ctx = self.tool_ctx(source, speaker, Lang::ZhTw);
-                crate::actions::handle(self, &ctx, &postback).await
+                self.actions.dispatch(&self.action_services, &ctx, &postback).await
             }
             Err(e) => {
                 tracing::warn!(error = %e, conversation = %conversation, "postback refused");

@@ -23,7 +23,8 @@
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
 //! - [`postback`]: signed button data bound to a conversation, for buttons that change state;
-//!   [`actions`]: what a verified tap does.
+//!   [`action`]: the contract of a button action (its data and its handler), erasure and
+//!   dispatch; [`actions`]: THE list of button actions.
 //! - [`untrusted`]: web content fenced as data for the LLM; [`confirm`]: state-changing calls
 //!   made after untrusted content entered a turn, held until the family taps confirm;
 //!   [`egress`]: which outgoing requests (page fetches, searches) may run in such a turn.
@@ -34,6 +35,7 @@
 //!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
 
+pub mod action;
 pub mod actions;
 pub mod alerts;
 pub mod app;

@@ -5,6 +5,7 @@
 //! key. The conversation is not in the data: the handler recomputes the signature with the
 //! conversation of the tap event, so a card forwarded to (or tapped in) another chat, a stale
 //! card from another group, or hand-made data all fail verification and change nothing.
+//! What an action and its id mean is not known here: see [`crate::action`].
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -129,7 +130,8 @@ impl ButtonSigner {
     }
 }
 
-fn is_token(s: &str) -> bool {
+/// True for a short identifier (`[A-Za-z0-9_-]{1,64}`): an action name or a button's data.
+pub fn is_token(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')

@@ -5,56 +5,60 @@
 //! messages there and its cached display names (every table with a `conversation_id` column,
 //! in one transaction).
 
-use crate::app::Hearth;
+use jiff::{SignedDuration, Timestamp};
+
 use crate::source::Conversation;
-use crate::store::StoreError;
+use crate::store::{Store, StoreError};
 
-impl Hearth {
-    /// Deletes the chat log older than the retention period (measured on the injected clock);
-    /// returns how many messages went. The server calls it hourly; tests call it directly.
-    pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
-        let now = self.clock.now();
-        let cutoff = now.saturating_sub(self.log_retention).unwrap_or(now);
-        let pruned = self.store.prune_chat_log(cutoff.as_millisecond()).await?;
-        let expired = now.saturating_sub(crate::confirm::EXPIRY).unwrap_or(now);
-        self.store.prune_pending_calls(expired.as_millisecond()).await?;
-        if pruned > 0 {
-            tracing::info!(pruned, "chat log older than the retention period deleted");
-        }
-        Ok(pruned)
+/// Display names by (conversation, user), cached in front of the store.
+pub type NameCache = moka::future::Cache<(String, String), String>;
+
+/// Deletes the chat log older than `retention` before `now` (and expired held calls); returns
+/// how many messages went.
+pub async fn prune_chat_log(
+    store: &Store,
+    now: Timestamp,
+    retention: SignedDuration,
+) -> Result<u64, StoreError> {
+    let cutoff = now.saturating_sub(retention).unwrap_or(now);
+    let pruned = store.prune_chat_log(cutoff.as_millisecond()).await?;
+    let expired = now.saturating_sub(crate::confirm::EXPIRY).unwrap_or(now);
+    store.prune_pending_calls(expired.as_millisecond()).await?;
+    if pruned > 0 {
+        tracing::info!(pruned, "chat log older than the retention period deleted");
     }
+    Ok(pruned)
+}
 
-    /// A message was unsent: it leaves the log (and so every later recap and history).
-    pub(crate) async fn on_unsend(&self, conversation: &Conversation, message_id: &str) {
-        match self.store.unsend_message(&conversation.id, message_id).await {
-            Ok(n) => {
-                tracing::info!(%conversation, removed = n, "unsent message removed from the log")
-            }
-            Err(e) => tracing::error!(error = %e, "could not remove an unsent message"),
+/// A message was unsent: it leaves the log (and so every later recap and history).
+pub async fn on_unsend(store: &Store, conversation: &Conversation, message_id: &str) {
+    match store.unsend_message(&conversation.id, message_id).await {
+        Ok(n) => {
+            tracing::info!(%conversation, removed = n, "unsent message removed from the log")
         }
+        Err(e) => tracing::error!(error = %e, "could not remove an unsent message"),
     }
+}
 
-    /// hearth left or was removed from a group or room, or a user blocked it: everything kept
-    /// about that conversation is deleted.
-    pub(crate) async fn on_removed(&self, conversation: &Conversation) {
-        let cached: Vec<(String, String)> = self
-            .names
-            .iter()
-            .filter(|(key, _)| key.0 == conversation.id)
-            .map(|(key, _)| (*key).clone())
-            .collect();
-        for key in cached {
-            self.names.invalidate(&key).await;
-        }
-        match self.store.forget_conversation(&conversation.id).await {
-            Ok(removed) => tracing::info!(
-                %conversation,
-                messages = removed.messages,
-                memories = removed.memories,
-                reminders = removed.reminders,
-                "hearth was removed: the conversation's log, memories and reminders are deleted"
-            ),
-            Err(e) => tracing::error!(error = %e, %conversation, "could not forget a conversation"),
-        }
+/// hearth left or was removed from a group or room, or a user blocked it: everything kept about
+/// that conversation is deleted, its cached display names too.
+pub async fn on_removed(store: &Store, names: &NameCache, conversation: &Conversation) {
+    let cached: Vec<(String, String)> = names
+        .iter()
+        .filter(|(key, _)| key.0 == conversation.id)
+        .map(|(key, _)| (*key).clone())
+        .collect();
+    for key in cached {
+        names.invalidate(&key).await;
+    }
+    match store.forget_conversation(&conversation.id).await {
+        Ok(removed) => tracing::info!(
+            %conversation,
+            messages = removed.messages,
+            memories = removed.memories,
+            reminders = removed.reminders,
+            "hearth was removed: the conversation's log, memories and reminders are deleted"
+        ),
+        Err(e) => tracing::error!(error = %e, %conversation, "could not forget a conversation"),
     }
 }

@@ -3,14 +3,49 @@
 //! conversation finds nothing.
 
 use jiff::SignedDuration;
+use serde::{Deserialize, Serialize};
 
 use super::crossing::Direction;
 use super::describe::condition;
-use crate::app::Hearth;
+use crate::action::{Action, ActionServices, text};
+use crate::llm::agent::Answer;
+use crate::store::Store;
 use crate::tool::ToolCtx;
 
 /// How long 🔕 mutes an every-time alert.
 pub const MUTE: SignedDuration = SignedDuration::from_hours(24);
+
+/// ❌: cancel price alert `id` (fired alerts, the list, the confirmation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CancelPriceAlert {
+    /// The alert.
+    pub id: i64,
+}
+
+/// 🔕: mute every-time alert `id` for [`MUTE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MutePriceAlert {
+    /// The alert.
+    pub id: i64,
+}
+
+impl Action for CancelPriceAlert {
+    const NAME: &'static str = "cancel_price_alert";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(cancel(&services.store, ctx, self.id).await)
+    }
+}
+
+impl Action for MutePriceAlert {
+    const NAME: &'static str = "mute_price_alert";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(mute(&services.store, ctx, self.id).await)
+    }
+}
 
 fn not_found(ctx: &ToolCtx) -> String {
     ctx.lang.pick("找不到這個價格通知。", "No such price alert.").into()
@@ -26,17 +61,16 @@ fn sorry(ctx: &ToolCtx) -> String {
 }
 
 /// ❌: cancels the alert.
-pub async fn cancel(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
+async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
     let conversation = &ctx.conversation.id;
-    let Ok(id) = id.parse::<i64>() else { return not_found(ctx) };
-    let Ok(Some(row)) = app.store.alert(conversation, id).await else { return not_found(ctx) };
+    let Ok(Some(row)) = store.alert(conversation, id).await else { return not_found(ctx) };
     let what = format!(
         "{} {}",
         row.symbol,
         condition(Direction::parse(&row.direction).unwrap_or(Direction::Up), row.level, lang)
     );
-    match app.store.cancel_alert(conversation, id).await {
+    match store.cancel_alert(conversation, id).await {
         Ok(true) => format!("{}{what}", lang.pick("❌ 已取消價格通知：", "❌ Cancelled: ")),
         Ok(false) => format!(
             "{}{what}",
@@ -50,12 +84,11 @@ pub async fn cancel(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
 }
 
 /// 🔕: no fires for the next 24 hours; crosses in that time are not replayed.
-pub async fn mute(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
+async fn mute(store: &Store, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
-    let Ok(id) = id.parse::<i64>() else { return not_found(ctx) };
     let now = ctx.now();
     let until = now.saturating_add(MUTE).unwrap_or(now);
-    match app.store.mute_alert(&ctx.conversation.id, id, until.as_millisecond()).await {
+    match store.mute_alert(&ctx.conversation.id, id, until.as_millisecond()).await {
         Ok(true) => {
             let local = until.to_zoned_datetime(ctx.tz.clone()).strftime("%m/%d %H:%M").to_string();
             match lang {

@@ -4,20 +4,17 @@
 
 use jiff::tz::TimeZone;
 
+use super::actions::{CancelPriceAlert, MutePriceAlert};
 use super::crossing::{Direction, Frequency};
 use super::describe::{condition, frequency, lang_of, price_time};
+use crate::action::Action;
 use crate::format::money;
 use crate::line::flex::{self, Palette};
 use crate::line::message::Message;
 use crate::postback::{ButtonSigner, PostbackKey};
 use crate::sources::quotes::Quote;
 use crate::store::AlertRow;
-use crate::tool::{Card, CardButton, CardRow, Styled, Tone};
-
-/// Postback action of the ❌ button.
-pub const CANCEL_ACTION: &str = "cancel_price_alert";
-/// Postback action of the 🔕 button.
-pub const MUTE_ACTION: &str = "mute_price_alert";
+use crate::tool::{Card, CardRow, Styled, Tone};
 
 /// The messages pushed when `row` fires on `quote`.
 pub fn fired(row: &AlertRow, quote: &Quote, palette: Palette, key: &PostbackKey) -> Vec<Message> {
@@ -93,19 +90,15 @@ fn card(row: &AlertRow, direction: Direction, quote: &Quote) -> Card {
             frequency(Frequency::EveryTime, row.cooldown_s, lang),
         ));
     }
-    card.buttons.push(CardButton::Postback {
-        label: lang.pick("❌ 取消通知", "❌ Cancel alert").into(),
-        action: CANCEL_ACTION.into(),
-        id: row.id.to_string(),
-        display_text: format!("{} {}", lang.pick("❌ 取消價格通知", "❌ Cancel alert"), row.symbol),
-    });
+    card.buttons.push(CancelPriceAlert { id: row.id }.button(
+        lang.pick("❌ 取消通知", "❌ Cancel alert"),
+        format!("{} {}", lang.pick("❌ 取消價格通知", "❌ Cancel alert"), row.symbol),
+    ));
     if every_time {
-        card.buttons.push(CardButton::Postback {
-            label: lang.pick("🔕 靜音 24 小時", "🔕 Mute 24 h").into(),
-            action: MUTE_ACTION.into(),
-            id: row.id.to_string(),
-            display_text: format!("{} {}", lang.pick("🔕 靜音", "🔕 Mute"), row.symbol),
-        });
+        card.buttons.push(MutePriceAlert { id: row.id }.button(
+            lang.pick("🔕 靜音 24 小時", "🔕 Mute 24 h"),
+            format!("{} {}", lang.pick("🔕 靜音", "🔕 Mute"), row.symbol),
+        ));
     }
     card
 }

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::text::truncate_graphemes;
 use crate::config::PriceColors;
-use crate::postback::{ButtonSigner, MAX_DATA_LEN};
+use crate::postback::{ButtonSigner, MAX_DATA_LEN, is_token};
 use crate::tool::{Card, CardButton, Tone};
 
 /// The largest bubble sent, in bytes of minified JSON (LINE's limit is 30 KB).
@@ -64,9 +64,10 @@ fn non_empty(s: &str) -> String {
 fn button(b: &CardButton, signer: Option<&ButtonSigner>) -> Option<Value> {
     let action = match b {
         CardButton::Postback { label, action, id, display_text } => {
-            // Without a conversation to bind to (the terminal chat) there is nothing to tap.
+            // Without a conversation to bind to (the terminal chat) there is nothing to tap;
+            // data that would not verify (see `crate::action::Action::button`) is dropped.
             let data = signer?.data(action, id);
-            if data.len() > MAX_DATA_LEN {
+            if data.len() > MAX_DATA_LEN || !is_token(action) || !is_token(id) {
                 return None;
             }
             json!({

@@ -2,31 +2,96 @@
 //! verified against this conversation; every store call is also scoped to it.
 
 use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
 
 use super::describe::local_time;
-use crate::app::Hearth;
+use crate::action::{Action, ActionServices, text};
+use crate::llm::agent::Answer;
+use crate::store::Store;
 use crate::tool::ToolCtx;
 
 /// How long a snooze lasts.
 pub const SNOOZE: SignedDuration = SignedDuration::from_mins(10);
 
-fn parse_occurrence(id: &str) -> Option<(i64, i64)> {
-    let (rid, occ) = id.split_once('-')?;
-    Some((rid.parse().ok()?, occ.parse().ok()?))
+/// ❌: cancel reminder `id` (reminder cards, the list, the confirmation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CancelReminder {
+    /// The reminder.
+    pub id: i64,
+}
+
+/// One delivered occurrence of a reminder, `42-3` on a button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Occurrence {
+    /// The reminder.
+    pub reminder: i64,
+    /// Which of its deliveries.
+    pub occurrence: i64,
+}
+
+impl From<Occurrence> for String {
+    fn from(o: Occurrence) -> String {
+        format!("{}-{}", o.reminder, o.occurrence)
+    }
+}
+
+impl TryFrom<String> for Occurrence {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        let parsed = s.split_once('-').and_then(|(rid, occ)| {
+            Some(Occurrence { reminder: rid.parse().ok()?, occurrence: occ.parse().ok()? })
+        });
+        parsed.ok_or_else(|| format!("{s:?} is not a reminder occurrence"))
+    }
+}
+
+/// ✅ on a delivered reminder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReminderDone(pub Occurrence);
+
+/// ⏰ on a delivered reminder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SnoozeReminder(pub Occurrence);
+
+impl Action for CancelReminder {
+    const NAME: &'static str = "cancel_reminder";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(cancel(&services.store, ctx, self.id).await)
+    }
+}
+
+impl Action for ReminderDone {
+    const NAME: &'static str = "reminder_done";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(done(&services.store, ctx, self.0).await)
+    }
+}
+
+impl Action for SnoozeReminder {
+    const NAME: &'static str = "reminder_snooze";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(snooze(&services.store, &services.reminder_nudge, ctx, self.0).await)
+    }
 }
 
 /// ❌: cancels the reminder.
-pub async fn cancel(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
+async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
     let conversation = &ctx.conversation.id;
-    let Ok(id) = id.parse::<i64>() else {
-        return lang.pick("找不到這個提醒。", "No such reminder.").into();
-    };
-    let text = match app.store.reminder(conversation, id).await {
+    let text = match store.reminder(conversation, id).await {
         Ok(Some(r)) => r.text,
         _ => return lang.pick("找不到這個提醒。", "No such reminder.").into(),
     };
-    match app.store.cancel_reminder(conversation, id).await {
+    match store.cancel_reminder(conversation, id).await {
         Ok(true) => format!("{}{text}", lang.pick("❌ 已取消提醒：", "❌ Cancelled: ")),
         Ok(false) => format!(
             "{}{text}",
@@ -44,12 +109,9 @@ pub async fn cancel(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
 }
 
 /// ✅: acknowledges the occurrence; a repeating reminder keeps its next time.
-pub async fn done(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
+async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
     let lang = ctx.lang;
-    let Some((rid, _)) = parse_occurrence(id) else {
-        return lang.pick("找不到這個提醒。", "No such reminder.").into();
-    };
-    match app.store.reminder(&ctx.conversation.id, rid).await {
+    match store.reminder(&ctx.conversation.id, this.reminder).await {
         Ok(Some(r)) => {
             let next = r
                 .next_fire_at
@@ -72,20 +134,17 @@ pub async fn done(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
 }
 
 /// ⏰: the same reminder again in ten minutes, once per occurrence.
-pub async fn snooze(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
+async fn snooze(store: &Store, nudge: &Notify, ctx: &ToolCtx, this: Occurrence) -> String {
     let lang = ctx.lang;
-    let Some((rid, occurrence)) = parse_occurrence(id) else {
-        return lang.pick("找不到這個提醒。", "No such reminder.").into();
-    };
-    let Ok(Some(row)) = app.store.reminder(&ctx.conversation.id, rid).await else {
+    let Occurrence { reminder: rid, occurrence } = this;
+    let Ok(Some(row)) = store.reminder(&ctx.conversation.id, rid).await else {
         return lang.pick("找不到這個提醒。", "No such reminder.").into();
     };
     let now = ctx.now();
     let at = now.saturating_add(SNOOZE).unwrap_or(now);
     let tz = row.schedule().map(|s| s.tz).unwrap_or_else(|| ctx.tz.clone());
     let local = at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
-    let created = app
-        .store
+    let created = store
         .snooze_reminder(
             &ctx.conversation.id,
             rid,
@@ -95,7 +154,7 @@ pub async fn snooze(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
             now.as_millisecond(),
         )
         .await;
-    app.reminder_nudge.notify_one();
+    nudge.notify_one();
     let time = at.to_zoned_datetime(tz).strftime("%H:%M").to_string();
     match created {
         Ok(Some(_)) => format!(
@@ -112,5 +171,20 @@ pub async fn snooze(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
             )
             .into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::{decode, encode};
+
+    #[test]
+    fn occurrence_buttons_keep_the_reminder_dash_occurrence_data() {
+        let this = Occurrence { reminder: 42, occurrence: 3 };
+        assert_eq!(encode(&ReminderDone(this)).expect("encode"), "42-3");
+        assert_eq!(decode::<SnoozeReminder>("42-3").expect("decode"), SnoozeReminder(this));
+        assert!(decode::<ReminderDone>("42").is_err());
+        assert_eq!(encode(&CancelReminder { id: 42 }).expect("encode"), "42");
     }
 }

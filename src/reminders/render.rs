@@ -5,15 +5,17 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 
+use super::actions::{CancelReminder, Occurrence, ReminderDone, SnoozeReminder};
 use super::describe::{local_time, repetition};
 use super::recurrence::{Freq, Schedule};
+use crate::action::Action;
 use crate::i18n::Lang;
 use crate::line::flex::{self, Palette};
 use crate::line::message::{Mention, Message, Substitution};
 use crate::postback::{ButtonSigner, PostbackKey};
 use crate::source::Conversation;
 use crate::store::ReminderRow;
-use crate::tool::{Card, CardButton, CardRow, Styled, Tone};
+use crate::tool::{Card, CardRow, Styled, Tone};
 
 /// The messages pushed for occurrence `occurrence` (at `at`) of `row`.
 pub fn delivery(
@@ -71,26 +73,19 @@ fn card(
             .toned(Some(Tone::Warning)),
         );
     }
-    let this = format!("{}-{occurrence}", row.id);
-    card.buttons.push(CardButton::Postback {
-        label: lang.pick("✅ 完成", "✅ Done").into(),
-        action: "reminder_done".into(),
-        id: this.clone(),
-        display_text: format!("✅ {}", row.text),
-    });
-    card.buttons.push(CardButton::Postback {
-        label: lang.pick("⏰ 10 分鐘後", "⏰ In 10 minutes").into(),
-        action: "reminder_snooze".into(),
-        id: this,
-        display_text: lang.pick("⏰ 10 分鐘後再提醒", "⏰ Remind me in 10 minutes").into(),
-    });
+    let this = Occurrence { reminder: row.id, occurrence: i64::from(occurrence) };
+    card.buttons.push(
+        ReminderDone(this).button(lang.pick("✅ 完成", "✅ Done"), format!("✅ {}", row.text)),
+    );
+    card.buttons.push(SnoozeReminder(this).button(
+        lang.pick("⏰ 10 分鐘後", "⏰ In 10 minutes"),
+        lang.pick("⏰ 10 分鐘後再提醒", "⏰ Remind me in 10 minutes"),
+    ));
     if schedule.freq != Freq::Once {
-        card.buttons.push(CardButton::Postback {
-            label: lang.pick("❌ 取消", "❌ Stop").into(),
-            action: "cancel_reminder".into(),
-            id: row.id.to_string(),
-            display_text: lang.pick("❌ 取消這個提醒", "❌ Stop this reminder").into(),
-        });
+        card.buttons.push(CancelReminder { id: row.id }.button(
+            lang.pick("❌ 取消", "❌ Stop"),
+            lang.pick("❌ 取消這個提醒", "❌ Stop this reminder"),
+        ));
     }
     card
 }

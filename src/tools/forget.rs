@@ -1,23 +1,19 @@
 //! `forget`: removes one of this conversation's memories, by id or by description ("忘記花生那件
 //! 事"). Forgetting everything ("忘記所有事") deletes nothing by itself: it returns a card with a
 //! confirmation button (a postback signed for this conversation), and only a tap on it in this
-//! same conversation deletes — see [`forget_all_tapped`]. The delete buttons of memory cards
-//! are handled by [`forget_tapped`].
+//! same conversation deletes — see [`ForgetAllMemories`]. The delete buttons of memory cards
+//! are [`crate::memory::actions::ForgetMemory`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
 use crate::i18n::Lang;
-use crate::llm::agent::Answer;
-use crate::memory::{MemoryView, delete_button, memory_row, overlap, tokens};
+use crate::memory::actions::{ForgetAllMemories, delete_button};
+use crate::memory::{MemoryView, memory_row, overlap, tokens};
 use crate::store::{Memory, Store};
-use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, Tool, ToolCtx, ToolError};
 
-/// The postback action of a memory's delete button; the id is the memory id.
-pub use crate::memory::FORGET_MEMORY;
-/// The postback action of the "forget everything" confirmation; the id is the highest memory id
-/// when the card was made, so memories added after it are kept.
-pub const FORGET_ALL: &str = "forget_all_memories";
 /// The most candidates shown when a description matches several memories.
 const MAX_CANDIDATES: usize = 10;
 
@@ -153,12 +149,7 @@ impl Tool for Forget {
                     .to_string(),
                 );
                 let label = lang.pick("確認全部忘記", "Yes, forget everything");
-                card.buttons.push(CardButton::Postback {
-                    label: label.to_string(),
-                    action: FORGET_ALL.to_string(),
-                    id: up_to_id.to_string(),
-                    display_text: label.to_string(),
-                });
+                card.buttons.push(ForgetAllMemories { up_to_id: *up_to_id }.button(label, label));
                 Some(card)
             }
         }
@@ -184,50 +175,6 @@ pub fn matching<'a>(memories: &'a [Memory], description: &str) -> Vec<&'a Memory
     scored.into_iter().filter(|(s, _)| *s == best).map(|(_, m)| m).collect()
 }
 
-/// A delete button was tapped (and verified) in `ctx`'s conversation.
-pub async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: &str) -> Answer {
-    let lang = ctx.lang;
-    let Ok(id) = id.parse::<i64>() else {
-        return text(lang.pick("這個按鈕已經失效了。", "This button no longer works."));
-    };
-    match store.delete_memory(&ctx.conversation.id, id).await {
-        Ok(Some(m)) => text(&match lang {
-            Lang::ZhTw => format!("好，我已經忘記 #{id}「{}」了。", m.text),
-            Lang::En => format!("Done, I've forgotten #{id} \"{}\".", m.text),
-        }),
-        Ok(None) => text(lang.pick("這件事已經不在我的記憶裡了。", "That memory is already gone.")),
-        Err(e) => {
-            tracing::error!(error = %e, "could not forget a memory");
-            text(crate::i18n::Failure::Internal.message(lang))
-        }
-    }
-}
-
-/// The "forget everything" confirmation was tapped (and verified) in `ctx`'s conversation.
-pub async fn forget_all_tapped(store: &Store, ctx: &ToolCtx, up_to_id: &str) -> Answer {
-    let lang = ctx.lang;
-    let Ok(up_to_id) = up_to_id.parse::<i64>() else {
-        return text(lang.pick("這個按鈕已經失效了。", "This button no longer works."));
-    };
-    match store.delete_memories_up_to(&ctx.conversation.id, up_to_id).await {
-        Ok(0) => text(lang.pick("沒有需要忘記的事了。", "There was nothing left to forget.")),
-        Ok(n) => text(&match lang {
-            Lang::ZhTw => format!("好，我已經忘記這個聊天室記得的 {n} 件事了。"),
-            Lang::En => {
-                format!("Done, I've forgotten all {n} things this chat asked me to remember.")
-            }
-        }),
-        Err(e) => {
-            tracing::error!(error = %e, "could not forget all memories");
-            text(crate::i18n::Failure::Internal.message(lang))
-        }
-    }
-}
-
-fn text(t: &str) -> Answer {
-    Answer { text: t.to_string(), ..Answer::default() }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,16 +197,5 @@ mod tests {
         assert_eq!(ids("PEANUT"), [3]);
         assert!(ids("生日").is_empty());
         assert!(ids("the thing").is_empty());
-    }
-
-    #[test]
-    fn delete_buttons_carry_the_memory_id() {
-        let CardButton::Postback { action, id, label, .. } =
-            delete_button(Lang::ZhTw, 42, "奶奶對花生過敏，而且對蝦子也過敏")
-        else {
-            panic!("a postback button");
-        };
-        assert_eq!((action.as_str(), id.as_str()), (FORGET_MEMORY, "42"));
-        assert!(label.starts_with("🗑 #42 ") && label.chars().count() <= 20, "{label}");
     }
 }

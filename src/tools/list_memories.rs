@@ -1,12 +1,13 @@
 //! `list_memories`: what this conversation asked hearth to remember ("你記得什麼？"), as a card
 //! with a delete button for each memory shown (a postback signed for this conversation). Read
-//! only; deleting happens on a tap, in [`crate::tools::forget::forget_tapped`].
+//! only; deleting happens on a tap, by [`crate::memory::actions::ForgetMemory`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::i18n::Lang;
-use crate::memory::{MemoryView, delete_button, memory_row};
+use crate::memory::actions::delete_button;
+use crate::memory::{MemoryView, memory_row};
 use crate::store::Store;
 use crate::tool::list::{Keep, ListCard};
 use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};

@@ -4,9 +4,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
+use crate::alerts::actions::CancelPriceAlert;
 use crate::alerts::crossing::Frequency;
 use crate::alerts::describe::{AlertItem, condition};
-use crate::alerts::render::CANCEL_ACTION;
 use crate::store::Store;
 use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
 use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
@@ -70,9 +71,8 @@ impl Tool for ListPriceAlerts {
             let value = format!("{}{every}{muted}", condition(item.direction, item.level, lang));
             CardRow::new(item.symbol.clone(), value).with_button(cancel_button(
                 lang,
-                CANCEL_ACTION,
-                item.id,
                 &item.symbol,
+                |label, text| CancelPriceAlert { id: item.id }.button(label, text),
             ))
         };
         list.build(&out.alerts, out.alerts.len(), row, plus_more)

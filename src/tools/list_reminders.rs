@@ -4,6 +4,8 @@ use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
+use crate::reminders::actions::CancelReminder;
 use crate::reminders::describe::{local_time, repetition};
 use crate::store::Store;
 use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
@@ -87,13 +89,15 @@ impl Tool for ListReminders {
             max_rows: MAX_ROWS,
             keep: Keep::First,
         };
-        let row =
-            |item: &Item| {
-                let when = item.repeats.clone().or_else(|| item.next.clone()).unwrap_or_default();
-                let paused = if item.paused { lang.pick("（暫停）", " (paused)") } else { "" };
-                CardRow::new(item.text.clone(), format!("{when}{paused}"))
-                    .with_button(cancel_button(lang, "cancel_reminder", item.id, &item.text))
-            };
+        let row = |item: &Item| {
+            let when = item.repeats.clone().or_else(|| item.next.clone()).unwrap_or_default();
+            let paused = if item.paused { lang.pick("（暫停）", " (paused)") } else { "" };
+            CardRow::new(item.text.clone(), format!("{when}{paused}")).with_button(cancel_button(
+                lang,
+                &item.text,
+                |label, text| CancelReminder { id: item.id }.button(label, text),
+            ))
+        };
         list.build(&out.reminders, out.reminders.len(), row, plus_more)
     }
 }

@@ -8,14 +8,16 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
+use crate::alerts::actions::CancelPriceAlert;
 use crate::alerts::crossing::{Direction, Frequency, Side};
 use crate::alerts::describe::{condition, frequency, lang_code};
-use crate::alerts::render::{CANCEL_ACTION, tone_of};
+use crate::alerts::render::tone_of;
 use crate::format::money;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{NewAlert, Store};
-use crate::tool::{Card, CardButton, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// The dead band around a level, percent of it.
 pub const BAND_PCT: f64 = 0.2;
@@ -201,16 +203,10 @@ impl Tool for PriceAlert {
                 .toned(Some(Tone::Warning)),
             );
         }
-        card.buttons.push(CardButton::Postback {
-            label: lang.pick("❌ 取消通知", "❌ Cancel alert").into(),
-            action: CANCEL_ACTION.into(),
-            id: out.id.to_string(),
-            display_text: format!(
-                "{} {}",
-                lang.pick("❌ 取消價格通知", "❌ Cancel alert"),
-                out.symbol
-            ),
-        });
+        card.buttons.push(CancelPriceAlert { id: out.id }.button(
+            lang.pick("❌ 取消通知", "❌ Cancel alert"),
+            format!("{} {}", lang.pick("❌ 取消價格通知", "❌ Cancel alert"), out.symbol),
+        ));
         Some(card)
     }
 }

@@ -5,7 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::memory::{MemoryView, delete_button};
+use crate::memory::MemoryView;
+use crate::memory::actions::delete_button;
 use crate::store::{NewMemory, Store};
 use crate::tool::{Card, CardRow, Chip, Tool, ToolCtx, ToolError};
 

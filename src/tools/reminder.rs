@@ -10,11 +10,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
+use crate::action::Action;
 use crate::line::text::grapheme_len;
+use crate::reminders::actions::CancelReminder;
 use crate::reminders::describe::{local_time, repetition, zone_label};
 use crate::reminders::recurrence::{Freq, Schedule};
 use crate::store::{NewReminder, Store};
-use crate::tool::{Card, CardButton, CardRow, Styled, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardRow, Styled, Tool, ToolCtx, ToolError};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -298,12 +300,10 @@ impl Tool for Reminder {
         if let Some(m) = &out.mention {
             card.rows.push(CardRow::new(lang.pick("提醒對象", "For"), format!("@{m}")));
         }
-        card.buttons.push(CardButton::Postback {
-            label: lang.pick("❌ 取消這個提醒", "❌ Cancel").into(),
-            action: "cancel_reminder".into(),
-            id: out.id.to_string(),
-            display_text: lang.pick("❌ 取消提醒", "❌ Cancel reminder").into(),
-        });
+        card.buttons.push(CancelReminder { id: out.id }.button(
+            lang.pick("❌ 取消這個提醒", "❌ Cancel"),
+            lang.pick("❌ 取消提醒", "❌ Cancel reminder"),
+        ));
         Some(card)
     }
 }

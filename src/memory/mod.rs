@@ -12,12 +12,12 @@ use jiff::tz::TimeZone;
 
 use serde::Serialize;
 
-use crate::app::Hearth;
-use crate::i18n::Lang;
+pub mod actions;
+
 use crate::line::text::truncate_graphemes;
 use crate::llm::prompt;
-use crate::store::Memory;
-use crate::tool::{CardButton, CardRow, ToolCtx};
+use crate::store::{Memory, Store};
+use crate::tool::{CardRow, ToolCtx};
 
 /// The most characters the memory section adds to the system prompt.
 pub const PROMPT_BUDGET_CHARS: usize = 1500;
@@ -151,9 +151,6 @@ impl MemoryView {
     }
 }
 
-/// The postback action of a memory's delete button; the id is the memory id.
-pub const FORGET_MEMORY: &str = "forget_memory";
-
 /// A card row for a memory: `#id` and the fact, with who and when.
 pub fn memory_row(m: &MemoryView) -> CardRow {
     let who = m.remembered_by.as_deref().map(|w| format!("{w}, ")).unwrap_or_default();
@@ -163,34 +160,19 @@ pub fn memory_row(m: &MemoryView) -> CardRow {
     )
 }
 
-/// The delete button of memory `id`: a postback signed for the conversation the card goes to.
-pub fn delete_button(lang: Lang, id: i64, text: &str) -> CardButton {
-    CardButton::Postback {
-        label: format!("🗑 #{id} {}", truncate_graphemes(text, 12)),
-        action: FORGET_MEMORY.to_string(),
-        id: id.to_string(),
-        display_text: match lang {
-            Lang::ZhTw => format!("🗑 忘記 #{id}"),
-            Lang::En => format!("🗑 Forget #{id}"),
-        },
+/// The system prompt of a turn in `ctx`'s conversation whose message is `current`: the standing
+/// prompt plus that conversation's memories from `store` (and no other conversation's).
+pub async fn system_prompt(store: &Store, ctx: &ToolCtx, current: &str) -> String {
+    let mut content = prompt::system_prompt(ctx);
+    let memories = store.memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "memories unavailable for the prompt");
+        Vec::new()
+    });
+    if let Some(section) = prompt_section(&memories, current, &ctx.tz, PROMPT_BUDGET_CHARS) {
+        content.push_str("\n\n");
+        content.push_str(&section);
     }
-}
-
-impl Hearth {
-    /// The system prompt of a turn in `ctx`'s conversation whose message is `current`: the
-    /// standing prompt plus that conversation's memories (and no other conversation's).
-    pub async fn system_prompt(&self, ctx: &ToolCtx, current: &str) -> String {
-        let mut content = prompt::system_prompt(ctx);
-        let memories = self.store.memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "memories unavailable for the prompt");
-            Vec::new()
-        });
-        if let Some(section) = prompt_section(&memories, current, &ctx.tz, PROMPT_BUDGET_CHARS) {
-            content.push_str("\n\n");
-            content.push_str(&section);
-        }
-        content
-    }
+    content
 }
 
 #[cfg(test)]
