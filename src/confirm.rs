@@ -28,17 +28,6 @@ pub const EXPIRY: SignedDuration = SignedDuration::from_hours(1);
 /// Arguments shown on the card at most.
 const MAX_ARG_ROWS: usize = 6;
 
-fn lang_code(lang: Lang) -> &'static str {
-    match lang {
-        Lang::ZhTw => "zh-TW",
-        Lang::En => "en",
-    }
-}
-
-fn lang_of(code: &str) -> Lang {
-    if code == "en" { Lang::En } else { Lang::ZhTw }
-}
-
 /// Characters of a held URL or query shown on the card at most (LINE shows 2000).
 const MAX_TARGET_CHARS: usize = 1000;
 
@@ -64,7 +53,7 @@ pub async fn hold(
         conversation_id: &ctx.conversation.id,
         tool,
         args,
-        lang: lang_code(ctx.lang),
+        lang: ctx.lang,
         at_ms: ctx.now().as_millisecond(),
     };
     let id = match store.add_pending_call(&call).await {
@@ -185,7 +174,7 @@ pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
     if ctx.now().as_millisecond() - call.created_at > EXPIRY.as_millis() as i64 {
         return gone();
     }
-    let ctx = ToolCtx { lang: lang_of(&call.lang), ..ctx.clone() };
+    let ctx = ToolCtx { lang: call.lang, ..ctx.clone() };
     let lang = ctx.lang;
     let reply = app.agent.registry().dispatch(&call.tool, &call.args, &ctx).await;
     tracing::info!(tool = call.tool, id, outcome = ?reply.outcome, "held call confirmed");

@@ -4,7 +4,6 @@
 
 use jiff::SignedDuration;
 
-use super::crossing::Direction;
 use super::describe::condition;
 use crate::app::Hearth;
 use crate::tool::ToolCtx;
@@ -31,11 +30,7 @@ pub async fn cancel(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
     let conversation = &ctx.conversation.id;
     let Ok(id) = id.parse::<i64>() else { return not_found(ctx) };
     let Ok(Some(row)) = app.store.alert(conversation, id).await else { return not_found(ctx) };
-    let what = format!(
-        "{} {}",
-        row.symbol,
-        condition(Direction::parse(&row.direction).unwrap_or(Direction::Up), row.level, lang)
-    );
+    let what = format!("{} {}", row.symbol, condition(row.direction, row.level, lang));
     match app.store.cancel_alert(conversation, id).await {
         Ok(true) => format!("{}{what}", lang.pick("❌ 已取消價格通知：", "❌ Cancelled: ")),
         Ok(false) => format!(

@@ -38,19 +38,6 @@ pub fn price_time(market_time: Option<i64>, tz: &TimeZone) -> Option<String> {
     Some(at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string())
 }
 
-/// The stored language code of `lang`.
-pub fn lang_code(lang: Lang) -> &'static str {
-    match lang {
-        Lang::ZhTw => "zh-TW",
-        Lang::En => "en",
-    }
-}
-
-/// The language of a stored code (zh-TW when unknown).
-pub fn lang_of(code: &str) -> Lang {
-    if code == "en" { Lang::En } else { Lang::ZhTw }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

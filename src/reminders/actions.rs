@@ -5,6 +5,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::describe::local_time;
 use crate::app::Hearth;
+use crate::store::ReminderStatus;
 use crate::tool::ToolCtx;
 
 /// How long a snooze lasts.
@@ -53,7 +54,7 @@ pub async fn done(app: &Hearth, ctx: &ToolCtx, id: &str) -> String {
         Ok(Some(r)) => {
             let next = r
                 .next_fire_at
-                .filter(|_| r.status == "active")
+                .filter(|_| r.status == ReminderStatus::Active)
                 .and_then(|ms| Timestamp::from_millisecond(ms).ok())
                 .zip(r.schedule())
                 .map(|(t, s)| local_time(t, &s.tz, lang));

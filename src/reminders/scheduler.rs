@@ -17,7 +17,9 @@ use crate::delivery::{self, Outcome};
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::postback::PostbackKey;
-use crate::store::{DeliveryRow, Finish, NewDelivery, Next, ReminderRow, Store, StoreError};
+use crate::store::{
+    DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, Store, StoreError,
+};
 
 /// Tuning of the scheduler.
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +114,7 @@ impl ReminderScheduler {
             recorded?;
             for f in &delivered {
                 match (f.delivery, f.next) {
-                    (Some((_, "sent")), _) => report.sent += 1,
+                    (Some((_, DeliveryStatus::Sent)), _) => report.sent += 1,
                     (_, Next::Retry(_)) => report.retrying += 1,
                     _ => report.failed += 1,
                 }
@@ -196,13 +198,13 @@ impl ReminderScheduler {
             now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
         let mut prepared = Vec::new();
         for ((row, claimed, next), delivery) in planned.into_iter().zip(deliveries) {
-            let done_before = delivery.status != "pending";
+            let done_before = delivery.status != DeliveryStatus::Pending;
             let stale_attempt = delivery.attempts > 0 && delivery.first_attempt_at < grace_start;
             if done_before || stale_attempt {
                 // Sent (or given up) by an earlier attempt: only advance. A pending attempt
                 // older than the grace window has an unknown outcome: abandon it, never resend.
                 let status = if stale_attempt && !done_before {
-                    Some((delivery.scheduled_for, "abandoned"))
+                    Some((delivery.scheduled_for, DeliveryStatus::Abandoned))
                 } else {
                     None
                 };

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::Store;
+use crate::store::{AlertStatus, Store};
 use crate::tool::{Tool, ToolCtx, ToolError};
 use crate::tools::get_quote::resolve_symbol;
 use crate::tools::list_price_alerts::Item;
@@ -48,7 +48,7 @@ impl Tool for CancelPriceAlert {
         let conversation = &ctx.conversation.id;
         if let Some(id) = args.id {
             let row = self.store.alert(conversation, id).await.map_err(store_error)?;
-            let Some(row) = row.filter(|r| r.status == "active") else {
+            let Some(row) = row.filter(|r| r.status == AlertStatus::Active) else {
                 return Err(ToolError::NotFound(format!(
                     "this chat has no active price alert #{id}; list_price_alerts shows the ids"
                 )));
@@ -56,7 +56,7 @@ impl Tool for CancelPriceAlert {
             if !self.store.cancel_alert(conversation, id).await.map_err(store_error)? {
                 return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
             }
-            return Ok(Output { cancelled: Item::from_row(&row, ctx).into_iter().collect() });
+            return Ok(Output { cancelled: vec![Item::from_row(&row, ctx)] });
         }
         let Some(symbol) = args.symbol else {
             return Err(ToolError::InvalidArgs(
@@ -71,11 +71,8 @@ impl Tool for CancelPriceAlert {
                 "this chat has no active price alert on {symbol}"
             )));
         }
-        let cancelled = active
-            .iter()
-            .filter(|r| ids.contains(&r.id))
-            .filter_map(|r| Item::from_row(r, ctx))
-            .collect();
+        let cancelled =
+            active.iter().filter(|r| ids.contains(&r.id)).map(|r| Item::from_row(r, ctx)).collect();
         Ok(Output { cancelled })
     }
 }

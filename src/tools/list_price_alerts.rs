@@ -38,22 +38,22 @@ pub struct Item {
 }
 
 impl Item {
-    /// The list entry of a stored alert; `None` if unreadable.
-    pub fn from_row(row: &AlertRow, ctx: &ToolCtx) -> Option<Self> {
+    /// The list entry of a stored alert.
+    pub fn from_row(row: &AlertRow, ctx: &ToolCtx) -> Self {
         let muted_until = row
             .muted_until
             .filter(|until| *until > ctx.now().as_millisecond())
             .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
             .map(|t| t.to_zoned_datetime(ctx.tz.clone()).strftime("%Y-%m-%d %H:%M").to_string());
-        Some(Self {
+        Self {
             id: row.id,
             symbol: row.symbol.clone(),
             name: row.name.clone(),
-            direction: Direction::parse(&row.direction)?,
+            direction: row.direction,
             level: row.level,
-            frequency: Frequency::parse(&row.frequency)?,
+            frequency: row.frequency,
             muted_until,
-        })
+        }
     }
 }
 
@@ -84,7 +84,7 @@ impl Tool for ListPriceAlerts {
 
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
         let rows = self.store.list_alerts(&ctx.conversation.id).await.map_err(store_error)?;
-        Ok(Output { alerts: rows.iter().filter_map(|r| Item::from_row(r, ctx)).collect() })
+        Ok(Output { alerts: rows.iter().map(|r| Item::from_row(r, ctx)).collect() })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::reminders::describe::{local_time, repetition};
-use crate::store::Store;
+use crate::store::{ReminderStatus, Store};
 use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
 use crate::tools::reminder::store_error;
 
@@ -72,7 +72,7 @@ impl Tool for ListReminders {
                     repeats: schedule.as_ref().and_then(|s| repetition(s, ctx.lang)),
                     text: r.text,
                     next,
-                    paused: r.status == "paused",
+                    paused: r.status == ReminderStatus::Paused,
                 }
             })
             .collect();
