@@ -17,7 +17,7 @@ use crate::line::text::truncate_graphemes;
 use crate::llm::agent::Answer;
 use crate::registry::{Outcome, ToolReply};
 use crate::store::{NewPendingCall, Store};
-use crate::tool::{Card, CardButton, CardRow, ToolCtx};
+use crate::tool::{Card, CardButton, CardRow, ErrorKind, ToolCtx};
 
 /// The postback action of the confirm button; the id is the held call's id.
 pub const CONFIRM_CALL: &str = "confirm_call";
@@ -61,7 +61,7 @@ pub async fn hold(
         Err(e) => {
             tracing::error!(error = %e, tool, "could not hold a call for confirmation");
             return ToolReply::error(
-                "not_allowed",
+                ErrorKind::NotAllowed,
                 "this action was requested after reading web content and needs the family's confirmation, which is unavailable right now; it was not done",
             );
         }
@@ -81,6 +81,7 @@ pub async fn hold(
         chips: Vec::new(),
         outcome: Outcome::NeedsConfirmation,
         links: Vec::new(),
+        error: None,
     }
 }
 
@@ -186,7 +187,7 @@ pub async fn confirm_tapped(app: &Hearth, ctx: &ToolCtx, id: &str) -> Answer {
             tainted: app.agent.registry().untrusted_output(&call.tool),
         },
         _ => {
-            let message = reply.content["error"]["message"].as_str().unwrap_or("").to_string();
+            let message = reply.error.map(|e| e.message).unwrap_or_default();
             Answer {
                 text: format!("{}{message}", lang.pick("沒辦法完成：", "Couldn't do it: ")),
                 ..Answer::default()
