@@ -4,11 +4,9 @@
 mod common;
 
 use common::db::test_databases;
-use hearth::i18n::Lang;
 use hearth::store::{
-    AlertFire, AlertStatus, AlertUpdate, Claim, DeliveryStatus, Direction, Finish, Freq, Frequency,
-    InboxEvent, NewAlert, NewDelivery, NewMessage, NewPendingCall, NewReminder, Next,
-    ReminderStatus, Side, Store,
+    Claim, DeliveryStatus, Finish, Freq, InboxEvent, NewDelivery, NewMessage, NewReminder, Next,
+    Store,
 };
 
 async fn stores() -> Vec<Store> {
@@ -322,86 +320,6 @@ async fn a_database_file_is_created_on_first_run() {
         [false]
     );
     let _ = std::fs::remove_dir_all(dir);
-}
-
-#[tokio::test]
-async fn rows_decode_to_enums_from_the_strings_the_sql_itself_compares() {
-    for s in stores().await {
-        let name = s.backend_name();
-        let weekly = NewReminder { freq: Freq::Weekly, ..reminder("C1", "倒垃圾", 1_000) };
-        let r = s.create_reminder(&weekly).await.expect("create");
-        assert_eq!((r.freq, r.status), (Freq::Weekly, ReminderStatus::Active), "{name}");
-        s.claim_due_reminders("p1", 1_000, 60_000, 10).await.expect("claim");
-        let next = Finish {
-            reminder_id: r.id,
-            claimed_fire_at: 1_000,
-            delivery: None,
-            next: Next::At(9_000, 1),
-        };
-        s.finish_reminders("p1", 1_000, &[next]).await.expect("advance");
-        let listed = s.list_reminders("C1").await.expect("list (status IN ('active', 'paused'))");
-        assert_eq!(listed.iter().map(|r| r.status).collect::<Vec<_>>(), [ReminderStatus::Active]);
-        s.cancel_reminder("C1", r.id).await.expect("cancel");
-        let cancelled = s.reminder("C1", r.id).await.expect("read").expect("kept");
-        assert_eq!(cancelled.status, ReminderStatus::Cancelled, "{name}");
-
-        let new = NewAlert {
-            conversation_id: "C1",
-            created_by: None,
-            symbol: "AAPL",
-            name: None,
-            currency: None,
-            direction: Direction::Down,
-            level: 100.0,
-            band_pct: 0.2,
-            frequency: Frequency::Once,
-            cooldown_s: 3600,
-            initial_side: Side::Above,
-            tz: "Asia/Taipei",
-            lang: Lang::En,
-            now_ms: 0,
-        };
-        let id = s.create_alert(&new).await.expect("create").expect("new");
-        let row = s.alert("C1", id).await.expect("read").expect("there");
-        let read = (row.direction, row.frequency, row.last_side, row.lang, row.status);
-        assert_eq!(
-            read,
-            (Direction::Down, Frequency::Once, Some(Side::Above), Lang::En, AlertStatus::Active),
-            "{name}"
-        );
-        let fire = AlertFire {
-            price: 99.0,
-            conversation_id: "C1".into(),
-            retry_key: "k".into(),
-            payload: "[]".into(),
-        };
-        let update = AlertUpdate {
-            alert_id: id,
-            seen_seq: 0,
-            last_side: Side::Below,
-            armed: false,
-            fire: Some(fire),
-        };
-        s.record_evaluation("p1", "AAPL", &[update], (0, 0, None), 1, 2).await.expect("fire");
-        let fired = s.alert("C1", id).await.expect("read").expect("there");
-        // `frequency = 'once'` in the SQL turned it into `triggered`.
-        assert_eq!(
-            (fired.last_side, fired.status),
-            (Some(Side::Below), AlertStatus::Triggered),
-            "{name}"
-        );
-
-        let call = NewPendingCall {
-            conversation_id: "C1",
-            tool: "reminder",
-            args: "{}",
-            lang: Lang::En,
-            at_ms: 0,
-        };
-        let held = s.add_pending_call(&call).await.expect("hold");
-        let taken = s.take_pending_call("C1", held).await.expect("take").expect("held");
-        assert_eq!(taken.lang, Lang::En, "{name}");
-    }
 }
 
 #[tokio::test]
