@@ -19,8 +19,9 @@ use common::{FakeLine, FakeUpstreams, Route};
 use hearth::app::Hearth;
 use hearth::clock::{Clock, ManualClock};
 use hearth::config::Config;
+use hearth::i18n::Lang;
 use hearth::sources::quotes::Quote;
-use hearth::store::{NewAlert, Store};
+use hearth::store::{Direction, Frequency, NewAlert, Side, Store};
 use jiff::{SignedDuration, Timestamp};
 
 fn env(name: &str, default: usize) -> usize {
@@ -99,14 +100,14 @@ async fn main() {
                     symbol: &sym,
                     name: None,
                     currency: Some("USD"),
-                    direction: if up { "up" } else { "down" },
+                    direction: if up { Direction::Up } else { Direction::Down },
                     level,
                     band_pct: 0.2,
-                    frequency: if j % 4 < 2 { "once" } else { "every_time" },
+                    frequency: if j % 4 < 2 { Frequency::Once } else { Frequency::EveryTime },
                     cooldown_s: 3600,
-                    initial_side: if up { "below" } else { "above" },
+                    initial_side: if up { Side::Below } else { Side::Above },
                     tz: "Asia/Taipei",
-                    lang: "zh-TW",
+                    lang: Lang::ZhTw,
                     now_ms: start.as_millisecond(),
                 })
                 .await

@@ -19,7 +19,7 @@ use crate::line::text::truncate_graphemes;
 use crate::llm::agent::Answer;
 use crate::registry::{Outcome, Registry, ToolReply};
 use crate::store::{NewPendingCall, Store};
-use crate::tool::{Card, CardRow, ToolCtx};
+use crate::tool::{Card, CardRow, ErrorKind, ToolCtx};
 
 /// ✅: run held call `id` here, once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,17 +57,6 @@ pub const EXPIRY: SignedDuration = SignedDuration::from_hours(1);
 /// Arguments shown on the card at most.
 const MAX_ARG_ROWS: usize = 6;
 
-fn lang_code(lang: Lang) -> &'static str {
-    match lang {
-        Lang::ZhTw => "zh-TW",
-        Lang::En => "en",
-    }
-}
-
-fn lang_of(code: &str) -> Lang {
-    if code == "en" { Lang::En } else { Lang::ZhTw }
-}
-
 /// Characters of a held URL or query shown on the card at most (LINE shows 2000).
 const MAX_TARGET_CHARS: usize = 1000;
 
@@ -93,7 +82,7 @@ pub async fn hold(
         conversation_id: &ctx.conversation.id,
         tool,
         args,
-        lang: lang_code(ctx.lang),
+        lang: ctx.lang,
         at_ms: ctx.now().as_millisecond(),
     };
     let id = match store.add_pending_call(&call).await {
@@ -101,7 +90,7 @@ pub async fn hold(
         Err(e) => {
             tracing::error!(error = %e, tool, "could not hold a call for confirmation");
             return ToolReply::error(
-                "not_allowed",
+                ErrorKind::NotAllowed,
                 "this action was requested after reading web content and needs the family's confirmation, which is unavailable right now; it was not done",
             );
         }
@@ -121,6 +110,7 @@ pub async fn hold(
         chips: Vec::new(),
         outcome: Outcome::NeedsConfirmation,
         links: Vec::new(),
+        error: None,
     }
 }
 
@@ -208,7 +198,7 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
     if ctx.now().as_millisecond() - call.created_at > EXPIRY.as_millis() as i64 {
         return gone();
     }
-    let ctx = ToolCtx { lang: lang_of(&call.lang), ..ctx.clone() };
+    let ctx = ToolCtx { lang: call.lang, ..ctx.clone() };
     let lang = ctx.lang;
     let reply = tools.dispatch(&call.tool, &call.args, &ctx).await;
     tracing::info!(tool = call.tool, id, outcome = ?reply.outcome, "held call confirmed");
@@ -220,7 +210,7 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
             tainted: tools.untrusted_output(&call.tool),
         },
         _ => {
-            let message = reply.content["error"]["message"].as_str().unwrap_or("").to_string();
+            let message = reply.error.map(|e| e.message).unwrap_or_default();
             Answer {
                 text: format!("{}{message}", lang.pick("沒辦法完成：", "Couldn't do it: ")),
                 ..Answer::default()

@@ -17,7 +17,7 @@ use crate::clock::Clock;
 use crate::line::client::{LineClient, LineError};
 use crate::line::flex::Palette;
 use crate::postback::PostbackKey;
-use crate::store::Store;
+use crate::store::{DeliveryStatus, Store};
 
 /// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
 pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
@@ -44,11 +44,11 @@ pub enum Outcome {
 
 impl Outcome {
     /// The delivery status to record, or `None` when the delivery stays pending.
-    pub fn status(self) -> Option<&'static str> {
+    pub fn status(self) -> Option<DeliveryStatus> {
         match self {
-            Outcome::Sent => Some("sent"),
-            Outcome::Quota => Some("failed_quota"),
-            Outcome::Refused => Some("failed"),
+            Outcome::Sent => Some(DeliveryStatus::Sent),
+            Outcome::Quota => Some(DeliveryStatus::FailedQuota),
+            Outcome::Refused => Some(DeliveryStatus::Failed),
             Outcome::RetryLater => None,
         }
     }

@@ -36,12 +36,40 @@ impl Lang {
         if latin >= 2 { Lang::En } else { Lang::ZhTw }
     }
 
+    /// The language's code, as stored (`price_alerts.lang`, `pending_calls.lang`) and sent to
+    /// search providers: `zh-TW` or `en`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::ZhTw => "zh-TW",
+            Lang::En => "en",
+        }
+    }
+
+    /// The language of a code [`Lang::code`] gives; `None` for any other string.
+    pub fn from_code(code: &str) -> Option<Self> {
+        [Lang::ZhTw, Lang::En].into_iter().find(|lang| lang.code() == code)
+    }
+
     /// Picks the sentence for this language.
     pub fn pick<'a>(self, zh: &'a str, en: &'a str) -> &'a str {
         match self {
             Lang::ZhTw => zh,
             Lang::En => en,
         }
+    }
+}
+
+/// A stored language code that is not one of [`Lang::code`]'s.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown language code {0:?}")]
+pub struct UnknownLang(pub String);
+
+/// Decodes a stored code: rows carry a [`Lang`] (`#[sqlx(try_from = "String")]`).
+impl TryFrom<String> for Lang {
+    type Error = UnknownLang;
+
+    fn try_from(code: String) -> Result<Self, Self::Error> {
+        Lang::from_code(&code).ok_or(UnknownLang(code))
     }
 }
 
@@ -112,6 +140,23 @@ pub fn greeting(in_group: bool, keyword: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_language_round_trips_through_its_stored_code() {
+        for (lang, code) in [(Lang::ZhTw, "zh-TW"), (Lang::En, "en")] {
+            assert_eq!(lang.code(), code);
+            assert_eq!(Lang::from_code(code), Some(lang));
+            assert_eq!(Lang::try_from(code.to_string()).ok(), Some(lang));
+            assert_eq!(serde_json::to_value(lang).ok(), Some(serde_json::json!(code)));
+        }
+    }
+
+    #[test]
+    fn an_unknown_language_code_is_refused_not_guessed() {
+        assert_eq!(Lang::from_code("fr"), None);
+        assert_eq!(Lang::from_code("EN"), None);
+        assert!(Lang::try_from(String::new()).is_err());
+    }
 
     #[test]
     fn chinese_text_is_detected_as_zh_tw() {

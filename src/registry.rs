@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::egress::Outgoing;
 use crate::schema::{check_schema, strict_schema_for};
-use crate::tool::{Card, Chip, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, Chip, ErrorKind, Tool, ToolCtx, ToolError};
 
 /// A tool as the LLM sees it.
 #[derive(Debug, Clone, Serialize)]
@@ -34,7 +34,7 @@ pub enum Outcome {
     Ok,
     /// The call ended in an error of this kind (`unknown_tool`, `invalid_arguments`, `timeout`,
     /// `internal`, or the tool's own kind).
-    Error(&'static str),
+    Error(ErrorKind),
     /// Not run: held for the family to confirm (a state-changing call after untrusted content).
     NeedsConfirmation,
 }
@@ -42,7 +42,7 @@ pub enum Outcome {
 /// The result of one dispatched call.
 #[derive(Debug, Clone)]
 pub struct ToolReply {
-    /// What the LLM reads: the tool's output, or `{"error": {...}}`.
+    /// What the LLM reads: the tool's output, or [`CallError::envelope`].
     pub content: Value,
     /// The card, if the tool made one.
     pub card: Option<Card>,
@@ -52,18 +52,38 @@ pub struct ToolReply {
     pub outcome: Outcome,
     /// Links the output offers to read next ([`Tool::links`]).
     pub links: Vec<String>,
+    /// The error the call ended in, typed (`content` holds its envelope); `None` otherwise.
+    pub error: Option<CallError>,
 }
 
 impl ToolReply {
-    /// An error result the LLM reads: `{"error": {"kind", "message"}}`.
-    pub fn error(kind: &'static str, message: impl Into<String>) -> Self {
+    /// An error result: the LLM reads its [`CallError::envelope`].
+    pub fn error(kind: ErrorKind, message: impl Into<String>) -> Self {
+        let error = CallError { kind, message: message.into() };
         Self {
-            content: json!({"error": {"kind": kind, "message": message.into()}}),
+            content: error.envelope(),
             card: None,
             chips: Vec::new(),
             outcome: Outcome::Error(kind),
             links: Vec::new(),
+            error: Some(error),
         }
+    }
+}
+
+/// Why a call produced no result: a kind and a short message the LLM can explain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallError {
+    /// What kind of failure.
+    pub kind: ErrorKind,
+    /// What the LLM reads (free of internals; the cause chain goes to the log).
+    pub message: String,
+}
+
+impl CallError {
+    /// What the LLM reads: `{"error": {"kind", "message"}}`. The one place the envelope is built.
+    pub fn envelope(&self) -> Value {
+        json!({ "error": self })
     }
 }
 
@@ -96,18 +116,21 @@ async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolRep
         Ok(args) => args,
         Err(e) => {
             tracing::warn!(tool = T::NAME, error = %e, "tool arguments did not parse");
-            return ToolReply::error("invalid_arguments", format!("invalid arguments: {e}"));
+            return ToolReply::error(
+                ErrorKind::InvalidArguments,
+                format!("invalid arguments: {e}"),
+            );
         }
     };
     let run = AssertUnwindSafe(tool.run(ctx, args)).catch_unwind();
     let output = match tokio::time::timeout(tool.timeout(), run).await {
         Err(_) => {
             tracing::warn!(tool = T::NAME, "tool timed out");
-            return ToolReply::error("timeout", "the tool took too long; try again later");
+            return ToolReply::error(ErrorKind::Timeout, "the tool took too long; try again later");
         }
         Ok(Err(panic)) => {
             tracing::error!(tool = T::NAME, panic = panic_message(&panic), "tool panicked");
-            return ToolReply::error("internal", "the tool failed unexpectedly");
+            return ToolReply::error(ErrorKind::Internal, "the tool failed unexpectedly");
         }
         Ok(Ok(Err(e))) => {
             log_tool_error(T::NAME, &e);
@@ -119,14 +142,14 @@ async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolRep
         Ok(v) => v,
         Err(e) => {
             tracing::error!(tool = T::NAME, error = %e, "tool output did not serialise");
-            return ToolReply::error("internal", "the tool failed unexpectedly");
+            return ToolReply::error(ErrorKind::Internal, "the tool failed unexpectedly");
         }
     };
     let card = guarded(T::NAME, "card", || tool.card(ctx, &output)).flatten();
     let chips =
         guarded(T::NAME, "quick_replies", || tool.quick_replies(ctx, &output)).unwrap_or_default();
     let links = guarded(T::NAME, "links", || tool.links(&output)).unwrap_or_default();
-    ToolReply { content, card, chips, outcome: Outcome::Ok, links }
+    ToolReply { content, card, chips, outcome: Outcome::Ok, links, error: None }
 }
 
 /// Runs a presentation builder; a panic is logged and treated as "nothing to show".
@@ -147,7 +170,7 @@ fn log_tool_error(tool: &str, error: &ToolError) {
         chain.push_str(&format!(": {s}"));
         source = s.source();
     }
-    tracing::warn!(tool, kind = error.kind(), error = %error, cause = %chain, "tool returned an error");
+    tracing::warn!(tool, kind = error.kind().as_str(), error = %error, cause = %chain, "tool returned an error");
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -282,18 +305,45 @@ impl Registry {
     /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.
     pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
         let Some(&index) = self.by_name.get(name) else {
-            crate::metrics::tool_call("unknown", "unknown_tool");
+            crate::metrics::tool_call("unknown", ErrorKind::UnknownTool.as_str());
             tracing::warn!(tool = name, "the LLM called an unknown tool");
-            return ToolReply::error("unknown_tool", format!("there is no tool named {name:?}"));
+            return ToolReply::error(
+                ErrorKind::UnknownTool,
+                format!("there is no tool named {name:?}"),
+            );
         };
         let reply = self.tools[index].call(ctx, args).await;
         let outcome = match reply.outcome {
             Outcome::Ok => "ok",
             Outcome::NeedsConfirmation => "needs_confirmation",
-            Outcome::Error(kind) => kind,
+            Outcome::Error(kind) => kind.as_str(),
         };
         crate::metrics::tool_call(self.definitions[index].name, outcome);
         tracing::info!(tool = name, outcome, "tool call");
         reply
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{CallError, Outcome, ToolReply};
+    use crate::tool::ErrorKind;
+
+    #[test]
+    fn an_error_reply_carries_its_envelope_and_the_typed_error() {
+        let reply = ToolReply::error(ErrorKind::UpstreamUnavailable, "the quote service is down");
+        assert_eq!(
+            reply.content,
+            json!({"error": {"kind": "upstream_unavailable", "message": "the quote service is down"}})
+        );
+        assert_eq!(reply.outcome, Outcome::Error(ErrorKind::UpstreamUnavailable));
+        let expected = CallError {
+            kind: ErrorKind::UpstreamUnavailable,
+            message: "the quote service is down".into(),
+        };
+        assert_eq!(reply.error, Some(expected));
+        assert!(reply.card.is_none() && reply.chips.is_empty() && reply.links.is_empty());
     }
 }

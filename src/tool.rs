@@ -149,11 +149,62 @@ impl ToolError {
     }
 
     /// The machine-readable kind placed next to the message.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            ToolError::InvalidArgs(_) => "invalid_arguments",
-            ToolError::NotFound(_) => "not_found",
-            ToolError::Upstream { .. } => "upstream_unavailable",
+            ToolError::InvalidArgs(_) => ErrorKind::InvalidArguments,
+            ToolError::NotFound(_) => ErrorKind::NotFound,
+            ToolError::Upstream { .. } => ErrorKind::UpstreamUnavailable,
+        }
+    }
+}
+
+/// What kind of failure a call ended in: the `kind` the LLM reads beside the message (its
+/// snake_case name), and the `outcome` label of the tool-call metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The arguments did not parse, or parse but make no sense ([`ToolError::InvalidArgs`]).
+    InvalidArguments,
+    /// The thing asked about does not exist ([`ToolError::NotFound`]).
+    NotFound,
+    /// A data source failed ([`ToolError::Upstream`]).
+    UpstreamUnavailable,
+    /// The LLM called a tool the registry does not have.
+    UnknownTool,
+    /// The tool ran longer than its [`Tool::timeout`].
+    Timeout,
+    /// The tool panicked or its output did not serialise.
+    Internal,
+    /// Not run: asked for after untrusted content, with no way to hold it for confirmation.
+    NotAllowed,
+    /// Not run: beyond the per-round cap on tool calls.
+    TooManyCalls,
+}
+
+impl ErrorKind {
+    /// Every kind.
+    pub const ALL: [ErrorKind; 8] = [
+        ErrorKind::InvalidArguments,
+        ErrorKind::NotFound,
+        ErrorKind::UpstreamUnavailable,
+        ErrorKind::UnknownTool,
+        ErrorKind::Timeout,
+        ErrorKind::Internal,
+        ErrorKind::NotAllowed,
+        ErrorKind::TooManyCalls,
+    ];
+
+    /// The wire name (as serialised), for metric labels and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidArguments => "invalid_arguments",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::UpstreamUnavailable => "upstream_unavailable",
+            ErrorKind::UnknownTool => "unknown_tool",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Internal => "internal",
+            ErrorKind::NotAllowed => "not_allowed",
+            ErrorKind::TooManyCalls => "too_many_calls",
         }
     }
 }
@@ -341,7 +392,7 @@ mod tests {
     fn a_full_chat_is_told_to_make_room_in_its_own_words() {
         let full = |what| ToolError::from(StoreError::Full { what, cap: 3 });
         let reminders = full("reminders");
-        assert_eq!(reminders.kind(), "invalid_arguments");
+        assert_eq!(reminders.kind(), ErrorKind::InvalidArguments);
         assert!(reminders.to_string().ends_with("; cancel some first"), "{reminders}");
         assert!(full("price alerts").to_string().ends_with("; cancel some first"));
         assert!(full("memories").to_string().ends_with("; forget some first"));
@@ -350,7 +401,7 @@ mod tests {
     #[test]
     fn other_store_failures_are_storage_outages_with_the_cause_kept() {
         let error = ToolError::from(StoreError::Database(sqlx::Error::RowNotFound));
-        assert_eq!(error.kind(), "upstream_unavailable");
+        assert_eq!(error.kind(), ErrorKind::UpstreamUnavailable);
         assert!(!error.to_string().contains("no rows"), "the cause stays out of the message");
         assert!(std::error::Error::source(&error).is_some());
     }
@@ -360,7 +411,28 @@ mod tests {
         let error = ToolError::from(
             crate::sources::symbols::resolve_symbol("a/b").expect_err("not a symbol"),
         );
-        assert_eq!(error.kind(), "invalid_arguments");
+        assert_eq!(error.kind(), ErrorKind::InvalidArguments);
         assert!(error.to_string().contains("2330.TW"));
+    }
+
+    #[test]
+    fn error_kinds_keep_their_wire_names() {
+        let names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "invalid_arguments",
+                "not_found",
+                "upstream_unavailable",
+                "unknown_tool",
+                "timeout",
+                "internal",
+                "not_allowed",
+                "too_many_calls",
+            ]
+        );
+        for kind in ErrorKind::ALL {
+            assert_eq!(serde_json::to_value(kind).ok(), Some(serde_json::json!(kind.as_str())));
+        }
     }
 }

@@ -4,8 +4,10 @@
 mod common;
 
 use common::harness::{Harness, MOM, in_dm, text_message, tool_results};
+use hearth::i18n::Lang;
 use hearth::store::{
-    MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS, NewAlert, NewMemory, NewReminder, Store, StoreError,
+    Direction, Freq, Frequency, MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS, NewAlert, NewMemory,
+    NewReminder, Side, Store, StoreError,
 };
 use serde_json::json;
 
@@ -37,7 +39,7 @@ fn reminder(text: &str) -> NewReminder<'_> {
         text,
         tz: "Asia/Taipei",
         anchor_local: "2026-12-01T08:00",
-        freq: "once",
+        freq: Freq::Once,
         every_n: 1,
         weekdays: 0,
         month_day: None,
@@ -55,14 +57,14 @@ fn alert(level: f64) -> NewAlert<'static> {
         symbol: "AAPL",
         name: None,
         currency: Some("USD"),
-        direction: "up",
+        direction: Direction::Up,
         level,
         band_pct: 0.2,
-        frequency: "once",
+        frequency: Frequency::Once,
         cooldown_s: 3600,
-        initial_side: "below",
+        initial_side: Side::Below,
         tz: "Asia/Taipei",
-        lang: "zh-TW",
+        lang: Lang::ZhTw,
         now_ms: 0,
     }
 }

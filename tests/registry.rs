@@ -12,7 +12,7 @@ use hearth::registry::{Outcome, Registry, RegistryError};
 use hearth::source::Conversation;
 use hearth::sources::Sources;
 use hearth::store::Store;
-use hearth::tool::{Tool, ToolCtx, ToolError};
+use hearth::tool::{ErrorKind, Tool, ToolCtx, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -239,16 +239,16 @@ fn duplicate_bad_names_and_non_object_schemas_are_refused() {
 async fn dispatch_turns_every_problem_into_an_error_reply() {
     let registry = production().await;
     let unknown = registry.dispatch("nope", "{}", &ctx()).await;
-    assert_eq!(unknown.outcome, Outcome::Error("unknown_tool"));
+    assert_eq!(unknown.outcome, Outcome::Error(ErrorKind::UnknownTool));
     assert_eq!(unknown.content["error"]["kind"], "unknown_tool");
     let bad_json = registry.dispatch("fx", "{not json", &ctx()).await;
-    assert_eq!(bad_json.outcome, Outcome::Error("invalid_arguments"));
+    assert_eq!(bad_json.outcome, Outcome::Error(ErrorKind::InvalidArguments));
     let wrong_shape = registry.dispatch("weather", r#"{"location": 5}"#, &ctx()).await;
-    assert_eq!(wrong_shape.outcome, Outcome::Error("invalid_arguments"));
+    assert_eq!(wrong_shape.outcome, Outcome::Error(ErrorKind::InvalidArguments));
     let missing = registry.dispatch("get_quote", "", &ctx()).await;
     assert_eq!(
         missing.outcome,
-        Outcome::Error("invalid_arguments"),
+        Outcome::Error(ErrorKind::InvalidArguments),
         "empty args mean {{}}, which lacks symbol"
     );
     assert!(missing.card.is_none() && missing.chips.is_empty());

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::replica::{Replica, answers_per_user, envelope, event, shared_database};
 use common::{FakeLine, FakeLlm, Step};
-use hearth::store::{NewReminder, Store};
+use hearth::store::{Freq, NewReminder, Store};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_same_event_sent_to_two_replicas_is_answered_once() {
@@ -47,7 +47,7 @@ async fn insert_due_reminders(db: &str, count: usize, due_ms: i64) {
                 text: "提醒",
                 tz: "Asia/Taipei",
                 anchor_local: "2026-01-01T08:00",
-                freq: "once",
+                freq: Freq::Once,
                 every_n: 1,
                 weekdays: 0,
                 month_day: None,

@@ -4,7 +4,10 @@
 mod common;
 
 use common::db::test_databases;
-use hearth::store::{Claim, Finish, InboxEvent, NewDelivery, NewMessage, NewReminder, Next, Store};
+use hearth::store::{
+    Claim, DeliveryStatus, Finish, Freq, InboxEvent, NewDelivery, NewMessage, NewReminder, Next,
+    Store,
+};
 
 async fn stores() -> Vec<Store> {
     let mut stores = Vec::new();
@@ -211,7 +214,7 @@ fn reminder<'a>(conversation: &'a str, text: &'a str, at: i64) -> NewReminder<'a
         text,
         tz: "Asia/Taipei",
         anchor_local: "2026-12-01T08:00",
-        freq: "once",
+        freq: Freq::Once,
         every_n: 1,
         weekdays: 0,
         month_day: None,
@@ -248,11 +251,11 @@ async fn due_reminders_are_claimed_once_recorded_once_and_advanced_fenced() {
         let first = s.prepare_deliveries(&[delivery("[1]")]).await.expect("prepare");
         let again = s.prepare_deliveries(&[delivery("[2]")]).await.expect("prepare again");
         assert_eq!(again[0].payload, "[1]", "{name}: the first recorded payload wins");
-        assert_eq!(first[0].status, "pending");
+        assert_eq!(first[0].status, DeliveryStatus::Pending);
         let finish = Finish {
             reminder_id: r.id,
             claimed_fire_at: 1_000,
-            delivery: Some((1_000, "sent")),
+            delivery: Some((1_000, DeliveryStatus::Sent)),
             next: Next::Done,
         };
         s.finish_reminders("p2", 3_000, std::slice::from_ref(&finish)).await.expect("fenced");
@@ -264,7 +267,7 @@ async fn due_reminders_are_claimed_once_recorded_once_and_advanced_fenced() {
         s.finish_reminders("p1", 3_000, &[finish]).await.expect("finish");
         assert!(s.list_reminders("C1").await.expect("list").is_empty(), "{name}: done");
         let done = s.prepare_deliveries(&[delivery("[3]")]).await.expect("read");
-        assert_eq!(done[0].status, "sent");
+        assert_eq!(done[0].status, DeliveryStatus::Sent);
     }
 }
 

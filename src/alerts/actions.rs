@@ -5,7 +5,6 @@
 use jiff::SignedDuration;
 use serde::{Deserialize, Serialize};
 
-use super::crossing::Direction;
 use super::describe::condition;
 use crate::action::{Action, ActionServices, text};
 use crate::llm::agent::Answer;
@@ -65,11 +64,7 @@ async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
     let conversation = &ctx.conversation.id;
     let Ok(Some(row)) = store.alert(conversation, id).await else { return not_found(ctx) };
-    let what = format!(
-        "{} {}",
-        row.symbol,
-        condition(Direction::parse(&row.direction).unwrap_or(Direction::Up), row.level, lang)
-    );
+    let what = format!("{} {}", row.symbol, condition(row.direction, row.level, lang));
     match store.cancel_alert(conversation, id).await {
         Ok(true) => format!("{}{what}", lang.pick("❌ 已取消價格通知：", "❌ Cancelled: ")),
         Ok(false) => format!(

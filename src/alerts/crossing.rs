@@ -9,36 +9,9 @@
 //! (a cross inside the cooldown is consumed, not remembered). A stale sample (market closed, an
 //! old provider timestamp) changes nothing.
 
-use serde::{Deserialize, Serialize};
-
-/// Which way the price must go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// Rises to (or through) the level.
-    Up,
-    /// Falls to (or through) the level.
-    Down,
-}
+pub use crate::store::{Direction, Frequency, Side};
 
 impl Direction {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Up => "up",
-            Direction::Down => "down",
-        }
-    }
-
-    /// Parses a stored name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "up" => Some(Direction::Up),
-            "down" => Some(Direction::Down),
-            _ => None,
-        }
-    }
-
     /// The side the price must reach to fire.
     pub fn target(self) -> Side {
         match self {
@@ -48,62 +21,7 @@ impl Direction {
     }
 }
 
-/// How often an alert fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Frequency {
-    /// Once, then the alert is done.
-    Once,
-    /// Every real re-cross, at most once per cooldown.
-    EveryTime,
-}
-
-impl Frequency {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Frequency::Once => "once",
-            Frequency::EveryTime => "every_time",
-        }
-    }
-
-    /// Parses a stored name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "once" => Some(Frequency::Once),
-            "every_time" => Some(Frequency::EveryTime),
-            _ => None,
-        }
-    }
-}
-
-/// Which side of the level (outside the dead band) the price is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// At or above `level + band`.
-    Above,
-    /// At or below `level − band`.
-    Below,
-}
-
 impl Side {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Above => "above",
-            Side::Below => "below",
-        }
-    }
-
-    /// Parses a stored name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "above" => Some(Side::Above),
-            "below" => Some(Side::Below),
-            _ => None,
-        }
-    }
-
     /// The side of `price` relative to `level` with no band: where an alert starts.
     pub fn initial(price: f64, level: f64) -> Self {
         if price >= level { Side::Above } else { Side::Below }

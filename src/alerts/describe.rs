@@ -31,23 +31,23 @@ pub struct AlertItem {
 }
 
 impl AlertItem {
-    /// The list entry of a stored alert; `None` if unreadable.
-    /// A mute is shown only while it lasts at `now`, in local time of `tz`.
-    pub fn from_row(row: &AlertRow, now: Timestamp, tz: &TimeZone) -> Option<Self> {
+    /// The list entry of a stored alert. A mute is shown only while it lasts at `now`, in local
+    /// time of `tz`.
+    pub fn from_row(row: &AlertRow, now: Timestamp, tz: &TimeZone) -> Self {
         let muted_until = row
             .muted_until
             .filter(|until| *until > now.as_millisecond())
             .and_then(|ms| Timestamp::from_millisecond(ms).ok())
             .map(|t| t.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string());
-        Some(Self {
+        Self {
             id: row.id,
             symbol: row.symbol.clone(),
             name: row.name.clone(),
-            direction: Direction::parse(&row.direction)?,
+            direction: row.direction,
             level: row.level,
-            frequency: Frequency::parse(&row.frequency)?,
+            frequency: row.frequency,
             muted_until,
-        })
+        }
     }
 }
 
@@ -79,19 +79,6 @@ pub fn frequency(frequency: Frequency, cooldown_s: i64, lang: Lang) -> String {
 pub fn price_time(market_time: Option<i64>, tz: &TimeZone) -> Option<String> {
     let at = Timestamp::from_second(market_time?).ok()?;
     Some(at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string())
-}
-
-/// The stored language code of `lang`.
-pub fn lang_code(lang: Lang) -> &'static str {
-    match lang {
-        Lang::ZhTw => "zh-TW",
-        Lang::En => "en",
-    }
-}
-
-/// The language of a stored code (zh-TW when unknown).
-pub fn lang_of(code: &str) -> Lang {
-    if code == "en" { Lang::En } else { Lang::ZhTw }
 }
 
 #[cfg(test)]

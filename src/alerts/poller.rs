@@ -13,13 +13,15 @@
 use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
-use super::crossing::{self, Direction, Frequency, Rule, Sample, Side, State};
+use super::crossing::{self, Rule, Sample, Side, State};
 use super::market::{Market, cadence, is_fresh};
 use super::render;
 use crate::delivery::{self, Outcome, Pusher};
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
-use crate::store::{AlertDelivery, AlertFire, AlertRow, AlertUpdate, Store, StoreError, SymbolRow};
+use crate::store::{
+    AlertDelivery, AlertFire, AlertRow, AlertUpdate, DeliveryStatus, Store, StoreError, SymbolRow,
+};
 
 /// Tuning of the poller.
 #[derive(Debug, Clone, Copy)]
@@ -206,10 +208,7 @@ impl AlertPoller {
         let mut updates = Vec::new();
         let mut nearest: Option<f64> = None;
         for row in &alerts {
-            let Some((rule, state)) = parse(row) else {
-                tracing::error!(alert = row.id, "unreadable alert; skipped");
-                continue;
-            };
+            let (rule, state) = parse(row);
             if rule.level > 0.0 {
                 let distance = (quote.price - rule.level).abs() / rule.level;
                 nearest = Some(nearest.map_or(distance, |n| n.min(distance)));
@@ -235,7 +234,7 @@ impl AlertPoller {
             updates.push(AlertUpdate {
                 alert_id: row.id,
                 seen_seq: row.fire_seq,
-                last_side: step.state.last_side.unwrap_or(Side::Below).as_str(),
+                last_side: step.state.last_side.unwrap_or(Side::Below),
                 armed: step.state.armed,
                 fire,
             });
@@ -262,7 +261,13 @@ impl AlertPoller {
         if d.first_attempt_at < grace_start {
             // An attempt this old has an unknown outcome: abandon it, never resend.
             self.store()
-                .finish_alert_delivery(self.owner(), &d, Some("abandoned"), now_ms, now_ms)
+                .finish_alert_delivery(
+                    self.owner(),
+                    &d,
+                    Some(DeliveryStatus::Abandoned),
+                    now_ms,
+                    now_ms,
+                )
                 .await?;
             return Ok(None);
         }
@@ -288,20 +293,20 @@ impl AlertPoller {
     }
 }
 
-/// The rule and state of a stored alert; `None` if a stored name is unreadable.
-pub fn parse(row: &AlertRow) -> Option<(Rule, State)> {
+/// The rule and state of a stored alert.
+pub fn parse(row: &AlertRow) -> (Rule, State) {
     let rule = Rule {
-        direction: Direction::parse(&row.direction)?,
+        direction: row.direction,
         level: row.level,
         band_pct: row.band_pct,
-        frequency: Frequency::parse(&row.frequency)?,
+        frequency: row.frequency,
         cooldown_ms: row.cooldown_s.saturating_mul(1000),
     };
     let state = State {
-        last_side: row.last_side.as_deref().and_then(Side::parse),
+        last_side: row.last_side,
         armed: row.armed,
         last_fired_at: row.last_fired_at,
         muted_until: row.muted_until,
     };
-    Some((rule, state))
+    (rule, state)
 }

@@ -6,7 +6,7 @@ use jiff::tz::TimeZone;
 
 use super::actions::{CancelPriceAlert, MutePriceAlert};
 use super::crossing::{Direction, Frequency};
-use super::describe::{condition, frequency, lang_of, price_time};
+use super::describe::{condition, frequency, price_time};
 use crate::action::Action;
 use crate::format::money;
 use crate::line::flex::{self, Palette};
@@ -18,8 +18,8 @@ use crate::tool::{Card, CardRow, Styled, Tone};
 
 /// The messages pushed when `row` fires on `quote`.
 pub fn fired(row: &AlertRow, quote: &Quote, palette: Palette, key: &PostbackKey) -> Vec<Message> {
-    let lang = lang_of(&row.lang);
-    let direction = Direction::parse(&row.direction).unwrap_or(Direction::Up);
+    let lang = row.lang;
+    let direction = row.direction;
     let card = card(row, direction, quote);
     let signer = ButtonSigner::new(key.clone(), &row.conversation_id);
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
@@ -48,7 +48,7 @@ pub fn tone_of(change: f64) -> Option<Tone> {
 }
 
 fn card(row: &AlertRow, direction: Direction, quote: &Quote) -> Card {
-    let lang = lang_of(&row.lang);
+    let lang = row.lang;
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
     let mut card = Card::new(format!("{icon} {}", lang.pick("價格通知", "Price alert")));
     card.subtitle = Some(match row.name.as_deref().or(quote.name.as_deref()) {
@@ -83,7 +83,7 @@ fn card(row: &AlertRow, direction: Direction, quote: &Quote) -> Card {
     if let Some(at) = price_time(quote.market_time, &tz) {
         card.rows.push(CardRow::new(lang.pick("價格時間", "Price time"), at));
     }
-    let every_time = Frequency::parse(&row.frequency) == Some(Frequency::EveryTime);
+    let every_time = row.frequency == Frequency::EveryTime;
     if every_time {
         card.rows.push(CardRow::new(
             lang.pick("頻率", "Repeats"),

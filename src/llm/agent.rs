@@ -22,7 +22,7 @@ use crate::confirm::Held;
 use crate::egress;
 use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
 use crate::store::Store;
-use crate::tool::{Card, Chip, ToolCtx};
+use crate::tool::{Card, Chip, ErrorKind, ToolCtx};
 
 /// The most cards one answer carries (a LINE carousel holds 12).
 const MAX_CARDS: usize = 12;
@@ -115,7 +115,7 @@ impl Agent {
         match &self.held_calls {
             Some(store) => crate::confirm::hold(store, ctx, name, args, why).await,
             None => ToolReply::error(
-                "not_allowed",
+                ErrorKind::NotAllowed,
                 "this was requested after reading web content; ask the family to request it again in their own words",
             ),
         }
@@ -125,7 +125,7 @@ impl Agent {
     fn too_many_calls(&self) -> ToolReply {
         let max = self.max_calls_per_round;
         ToolReply::error(
-            "too_many_calls",
+            ErrorKind::TooManyCalls,
             format!(
                 "too many tool calls in one round: only the first {max} were run and this one was not; tell the family, or ask for fewer at a time"
             ),

@@ -8,7 +8,7 @@ use tokio::sync::Notify;
 use super::describe::local_time;
 use crate::action::{Action, ActionServices, text};
 use crate::llm::agent::Answer;
-use crate::store::Store;
+use crate::store::{ReminderStatus, Store};
 use crate::tool::ToolCtx;
 
 /// How long a snooze lasts.
@@ -115,7 +115,7 @@ async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
         Ok(Some(r)) => {
             let next = r
                 .next_fire_at
-                .filter(|_| r.status == "active")
+                .filter(|_| r.status == ReminderStatus::Active)
                 .and_then(|ms| Timestamp::from_millisecond(ms).ok())
                 .zip(r.schedule())
                 .map(|(t, s)| local_time(t, &s.tz, lang));

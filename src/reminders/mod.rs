@@ -13,7 +13,7 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 
 use crate::store::ReminderRow;
-use recurrence::{Freq, Schedule};
+use recurrence::Schedule;
 
 impl ReminderRow {
     /// The reminder's schedule; `None` if the stored rule is unreadable (it is then paused).
@@ -21,7 +21,7 @@ impl ReminderRow {
         Some(Schedule {
             tz: TimeZone::get(&self.tz).ok()?,
             anchor: self.anchor_local.parse::<DateTime>().ok()?,
-            freq: Freq::parse(&self.freq)?,
+            freq: self.freq,
             interval: u32::try_from(self.every_n).ok()?,
             weekdays: u8::try_from(self.weekdays).ok()?,
             month_day: self.month_day.and_then(|d| i8::try_from(d).ok()),

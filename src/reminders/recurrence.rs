@@ -8,45 +8,8 @@ use jiff::civil::{Date, DateTime, Weekday};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
 
-/// How often a reminder repeats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Freq {
-    /// Once, at the anchor.
-    Once,
-    /// Every `interval` days.
-    Daily,
-    /// Every `interval` weeks, on the chosen weekdays.
-    Weekly,
-    /// Every `interval` months, on a day of the month.
-    Monthly,
-    /// Every `interval` years, on the anchor's month and day.
-    Yearly,
-}
-
-impl Freq {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Freq::Once => "once",
-            Freq::Daily => "daily",
-            Freq::Weekly => "weekly",
-            Freq::Monthly => "monthly",
-            Freq::Yearly => "yearly",
-        }
-    }
-
-    /// From the stored name.
-    pub fn parse(s: &str) -> Option<Freq> {
-        Some(match s {
-            "once" => Freq::Once,
-            "daily" => Freq::Daily,
-            "weekly" => Freq::Weekly,
-            "monthly" => Freq::Monthly,
-            "yearly" => Freq::Yearly,
-            _ => return None,
-        })
-    }
-}
+/// How often a reminder repeats (stored as `reminders.freq`).
+pub use crate::store::Freq;
 
 /// A reminder's schedule.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,7 +11,9 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::render;
 use crate::delivery::{self, Outcome, Pusher};
-use crate::store::{DeliveryRow, Finish, NewDelivery, Next, ReminderRow, StoreError};
+use crate::store::{
+    DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, StoreError,
+};
 
 /// Tuning of the scheduler.
 #[derive(Debug, Clone, Copy)]
@@ -74,13 +76,16 @@ enum Plan {
 /// `Some(status)` when its reminder only advances, recording `status` if any. Sent (or given
 /// up) by an earlier attempt: only advance. A pending attempt first made before `grace_start`
 /// has an unknown outcome: abandon it, never resend.
-fn settled(delivery: &DeliveryRow, grace_start: i64) -> Option<Option<(i64, &'static str)>> {
-    let done_before = delivery.status != "pending";
+fn settled(delivery: &DeliveryRow, grace_start: i64) -> Option<Option<(i64, DeliveryStatus)>> {
+    let done_before = delivery.status != DeliveryStatus::Pending;
     let stale_attempt = delivery.attempts > 0 && delivery.first_attempt_at < grace_start;
     if !(done_before || stale_attempt) {
         return None;
     }
-    Some((stale_attempt && !done_before).then_some((delivery.scheduled_for, "abandoned")))
+    Some(
+        (stale_attempt && !done_before)
+            .then_some((delivery.scheduled_for, DeliveryStatus::Abandoned)),
+    )
 }
 
 /// The reminder scheduler of one process.
@@ -116,7 +121,7 @@ impl ReminderScheduler {
             recorded?;
             for f in &delivered {
                 match (f.delivery, f.next) {
-                    (Some((_, "sent")), _) => report.sent += 1,
+                    (Some((_, DeliveryStatus::Sent)), _) => report.sent += 1,
                     (_, Next::Retry(_)) => report.retrying += 1,
                     _ => report.failed += 1,
                 }
@@ -261,13 +266,13 @@ impl ReminderScheduler {
 mod tests {
     use super::*;
 
-    fn recorded(status: &str, attempts: i64, first_attempt_at: i64) -> DeliveryRow {
+    fn recorded(status: DeliveryStatus, attempts: i64, first_attempt_at: i64) -> DeliveryRow {
         DeliveryRow {
             reminder_id: 1,
             scheduled_for: 500,
             retry_key: String::new(),
             payload: "[]".into(),
-            status: status.into(),
+            status,
             attempts,
             first_attempt_at,
         }
@@ -275,18 +280,21 @@ mod tests {
 
     #[test]
     fn a_fresh_or_recent_pending_delivery_is_pushed() {
-        assert_eq!(settled(&recorded("pending", 0, 0), 1_000), None);
-        assert_eq!(settled(&recorded("pending", 2, 1_500), 1_000), None);
+        assert_eq!(settled(&recorded(DeliveryStatus::Pending, 0, 0), 1_000), None);
+        assert_eq!(settled(&recorded(DeliveryStatus::Pending, 2, 1_500), 1_000), None);
     }
 
     #[test]
     fn a_delivery_settled_earlier_only_advances() {
-        assert_eq!(settled(&recorded("sent", 1, 0), 1_000), Some(None));
-        assert_eq!(settled(&recorded("failed", 1, 1_500), 1_000), Some(None));
+        assert_eq!(settled(&recorded(DeliveryStatus::Sent, 1, 0), 1_000), Some(None));
+        assert_eq!(settled(&recorded(DeliveryStatus::Failed, 1, 1_500), 1_000), Some(None));
     }
 
     #[test]
     fn a_pending_attempt_older_than_the_grace_window_is_abandoned() {
-        assert_eq!(settled(&recorded("pending", 1, 900), 1_000), Some(Some((500, "abandoned"))));
+        assert_eq!(
+            settled(&recorded(DeliveryStatus::Pending, 1, 900), 1_000),
+            Some(Some((500, DeliveryStatus::Abandoned)))
+        );
     }
 }

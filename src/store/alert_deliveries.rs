@@ -4,7 +4,7 @@
 
 use sqlx::FromRow;
 
-use super::{Store, StoreError};
+use super::{DeliveryStatus, Store, StoreError};
 
 /// A recorded alert push to attempt.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -51,7 +51,7 @@ impl Store {
         &self,
         owner: &str,
         d: &AlertDelivery,
-        status: Option<&str>,
+        status: Option<DeliveryStatus>,
         now_ms: i64,
         retry_at_ms: i64,
     ) -> Result<(), StoreError> {

@@ -7,7 +7,8 @@
 use sqlx::FromRow;
 
 use super::alert_deliveries::AlertDelivery;
-use super::{Store, StoreError};
+use super::{AlertStatus, Direction, Frequency, Side, Store, StoreError};
+use crate::i18n::Lang;
 
 /// A stored price alert.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -24,18 +25,18 @@ pub struct AlertRow {
     pub name: Option<String>,
     /// The price currency.
     pub currency: Option<String>,
-    /// `up` or `down`.
-    pub direction: String,
+    /// Which way the price must go.
+    pub direction: Direction,
     /// The level.
     pub level: f64,
     /// The dead band, percent of the level.
     pub band_pct: f64,
-    /// `once` or `every_time`.
-    pub frequency: String,
+    /// How often it fires.
+    pub frequency: Frequency,
     /// Least seconds between two fires of an every-time alert.
     pub cooldown_s: i64,
-    /// `above` or `below`: the side of the level last seen.
-    pub last_side: Option<String>,
+    /// The side of the level last seen.
+    pub last_side: Option<Side>,
     /// Whether a cross fires.
     pub armed: bool,
     /// Fires so far; the fence of the next fire.
@@ -48,10 +49,11 @@ pub struct AlertRow {
     pub muted_until: Option<i64>,
     /// The conversation's zone at creation.
     pub tz: String,
-    /// `zh-TW` or `en`.
-    pub lang: String,
-    /// `active`, `triggered`, `cancelled`.
-    pub status: String,
+    /// The language of the conversation at creation.
+    #[sqlx(try_from = "String")]
+    pub lang: Lang,
+    /// Where it is in its life.
+    pub status: AlertStatus,
     /// When it was created (Unix ms).
     pub created_at: i64,
 }
@@ -69,22 +71,22 @@ pub struct NewAlert<'a> {
     pub name: Option<&'a str>,
     /// The currency.
     pub currency: Option<&'a str>,
-    /// `up` or `down`.
-    pub direction: &'a str,
+    /// Which way the price must go.
+    pub direction: Direction,
     /// The level.
     pub level: f64,
     /// The dead band, percent.
     pub band_pct: f64,
-    /// `once` or `every_time`.
-    pub frequency: &'a str,
+    /// How often it fires.
+    pub frequency: Frequency,
     /// Cooldown in seconds.
     pub cooldown_s: i64,
     /// The side of the level the price is on now.
-    pub initial_side: &'a str,
+    pub initial_side: Side,
     /// Zone name.
     pub tz: &'a str,
-    /// Language code.
-    pub lang: &'a str,
+    /// The conversation's language.
+    pub lang: Lang,
     /// Now (Unix ms); the symbol is due at once.
     pub now_ms: i64,
 }
@@ -106,7 +108,7 @@ pub struct AlertUpdate {
     /// `fire_seq` as read: the update applies only if nobody fired it since.
     pub seen_seq: i64,
     /// The new side.
-    pub last_side: &'static str,
+    pub last_side: Side,
     /// The new armed flag.
     pub armed: bool,
     /// Set when it fires now: its delivery (retry key and rendered payload for `seen_seq + 1`).
@@ -171,7 +173,7 @@ impl Store {
                 .bind(a.initial_side)
                 .bind(true)
                 .bind(a.tz)
-                .bind(a.lang)
+                .bind(a.lang.code())
                 .bind(a.now_ms)
                 .bind(cap)
                 .fetch_optional(&mut *tx)

@@ -32,6 +32,7 @@ mod inbox;
 mod memory;
 mod pending;
 mod reminders;
+mod values;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
@@ -42,6 +43,7 @@ pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
+pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

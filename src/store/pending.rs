@@ -5,6 +5,7 @@
 use sqlx::FromRow;
 
 use super::{Store, StoreError};
+use crate::i18n::Lang;
 
 /// A held tool call.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
@@ -17,8 +18,9 @@ pub struct PendingCall {
     pub tool: String,
     /// The raw JSON arguments.
     pub args: String,
-    /// The turn's language code.
-    pub lang: String,
+    /// The turn's language.
+    #[sqlx(try_from = "String")]
+    pub lang: Lang,
     /// When it was held, Unix ms.
     pub created_at: i64,
 }
@@ -32,8 +34,8 @@ pub struct NewPendingCall<'a> {
     pub tool: &'a str,
     /// The raw JSON arguments.
     pub args: &'a str,
-    /// The turn's language code.
-    pub lang: &'a str,
+    /// The turn's language.
+    pub lang: Lang,
     /// Now, Unix ms.
     pub at_ms: i64,
 }
@@ -50,7 +52,7 @@ impl Store {
             .bind(c.conversation_id)
             .bind(c.tool)
             .bind(c.args)
-            .bind(c.lang)
+            .bind(c.lang.code())
             .bind(c.at_ms)
             .fetch_one(db)
             .await)?;

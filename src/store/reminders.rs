@@ -4,7 +4,7 @@
 
 use sqlx::FromRow;
 
-use super::{Store, StoreError};
+use super::{DeliveryStatus, Freq, ReminderStatus, Store, StoreError};
 
 /// A stored reminder.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -25,8 +25,8 @@ pub struct ReminderRow {
     pub tz: String,
     /// First occurrence, local `YYYY-MM-DDTHH:MM`.
     pub anchor_local: String,
-    /// `once`, `daily`, `weekly`, `monthly`, `yearly`.
-    pub freq: String,
+    /// How it repeats.
+    pub freq: Freq,
     /// Every n units.
     pub every_n: i64,
     /// Weekly day mask (bit 0 = Monday).
@@ -41,8 +41,8 @@ pub struct ReminderRow {
     pub next_fire_at: Option<i64>,
     /// Index of the next occurrence.
     pub next_occurrence: i64,
-    /// `active`, `paused`, `done`, `cancelled`.
-    pub status: String,
+    /// Where it is in its life.
+    pub status: ReminderStatus,
 }
 
 /// A reminder to create.
@@ -62,8 +62,8 @@ pub struct NewReminder<'a> {
     pub tz: &'a str,
     /// First occurrence, local `YYYY-MM-DDTHH:MM`.
     pub anchor_local: &'a str,
-    /// Frequency name.
-    pub freq: &'a str,
+    /// How it repeats.
+    pub freq: Freq,
     /// Every n units.
     pub every_n: i64,
     /// Weekly day mask.
@@ -108,8 +108,8 @@ pub struct DeliveryRow {
     pub retry_key: String,
     /// The payload of every attempt.
     pub payload: String,
-    /// `pending`, `sent`, `failed`, `failed_quota`, `abandoned`.
-    pub status: String,
+    /// What became of it so far.
+    pub status: DeliveryStatus,
     /// Attempts finished so far.
     pub attempts: i64,
     /// When the first attempt was prepared (Unix ms).
@@ -124,7 +124,7 @@ pub struct Finish {
     /// The occurrence handled (Unix ms), i.e. the claimed `next_fire_at`.
     pub claimed_fire_at: i64,
     /// The delivery status to record for `delivered_for`, if a delivery was attempted.
-    pub delivery: Option<(i64, &'static str)>,
+    pub delivery: Option<(i64, DeliveryStatus)>,
     /// The new `next_fire_at` and occurrence index (`None`: the series is over), or `Retry`.
     pub next: Next,
 }
@@ -339,7 +339,7 @@ impl Store {
                         .bind(Some(at))
                         .bind(occurrence)
                         .bind(now_ms)
-                        .bind("active"),
+                        .bind(ReminderStatus::Active),
                     Next::Done => sqlx::query(ADVANCE)
                         .bind(f.reminder_id)
                         .bind(f.claimed_fire_at)
@@ -347,7 +347,7 @@ impl Store {
                         .bind(None::<i64>)
                         .bind(0i64)
                         .bind(now_ms)
-                        .bind("done"),
+                        .bind(ReminderStatus::Done),
                     Next::Retry(not_before) => sqlx::query(RETRY)
                         .bind(f.reminder_id)
                         .bind(f.claimed_fire_at)

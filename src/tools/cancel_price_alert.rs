@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::alerts::describe::AlertItem;
 use crate::sources::symbols::resolve_symbol;
-use crate::store::Store;
+use crate::store::{AlertStatus, Store};
 use crate::tool::{Tool, ToolCtx, ToolError};
 
 /// Arguments of `cancel_price_alert`.
@@ -47,7 +47,7 @@ impl Tool for CancelPriceAlert {
         let conversation = &ctx.conversation.id;
         if let Some(id) = args.id {
             let row = self.store.alert(conversation, id).await?;
-            let Some(row) = row.filter(|r| r.status == "active") else {
+            let Some(row) = row.filter(|r| r.status == AlertStatus::Active) else {
                 return Err(ToolError::NotFound(format!(
                     "this chat has no active price alert #{id}; list_price_alerts shows the ids"
                 )));
@@ -55,9 +55,7 @@ impl Tool for CancelPriceAlert {
             if !self.store.cancel_alert(conversation, id).await? {
                 return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
             }
-            return Ok(Output {
-                cancelled: AlertItem::from_row(&row, ctx.now(), &ctx.tz).into_iter().collect(),
-            });
+            return Ok(Output { cancelled: vec![AlertItem::from_row(&row, ctx.now(), &ctx.tz)] });
         }
         let Some(symbol) = args.symbol else {
             return Err(ToolError::InvalidArgs(
@@ -75,7 +73,7 @@ impl Tool for CancelPriceAlert {
         let cancelled = active
             .iter()
             .filter(|r| ids.contains(&r.id))
-            .filter_map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz))
+            .map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz))
             .collect();
         Ok(Output { cancelled })
     }

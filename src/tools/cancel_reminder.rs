@@ -72,7 +72,7 @@ impl Tool for CancelReminder {
                 }
             };
         let row = row
-            .filter(|r| r.status == "active" || r.status == "paused")
+            .filter(|r| r.status.is_live())
             .ok_or_else(|| ToolError::NotFound("no such reminder in this chat".into()))?;
         if !self.store.cancel_reminder(conversation, row.id).await? {
             return Err(ToolError::NotFound("no such reminder in this chat".into()));

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::action::Action;
 use crate::reminders::actions::CancelReminder;
 use crate::reminders::describe::{local_time, repetition};
-use crate::store::Store;
+use crate::store::{ReminderStatus, Store};
 use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
 use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
 
@@ -74,7 +74,7 @@ impl Tool for ListReminders {
                     repeats: schedule.as_ref().and_then(|s| repetition(s, ctx.lang)),
                     text: r.text,
                     next,
-                    paused: r.status == "paused",
+                    paused: r.status == ReminderStatus::Paused,
                 }
             })
             .collect();

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::action::Action;
 use crate::alerts::actions::CancelPriceAlert;
 use crate::alerts::crossing::{Direction, Frequency, Side};
-use crate::alerts::describe::{condition, frequency, lang_code};
+use crate::alerts::describe::{condition, frequency};
 use crate::alerts::render::tone_of;
 use crate::format::money;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
@@ -138,14 +138,14 @@ impl Tool for PriceAlert {
                 symbol: &symbol,
                 name: quote.name.as_deref(),
                 currency: quote.currency.as_deref(),
-                direction: direction.as_str(),
+                direction,
                 level,
                 band_pct: BAND_PCT,
-                frequency: freq.as_str(),
+                frequency: freq,
                 cooldown_s: COOLDOWN_S,
-                initial_side: side.as_str(),
+                initial_side: side,
                 tz: ctx.tz.iana_name().unwrap_or("Asia/Taipei"),
-                lang: lang_code(ctx.lang),
+                lang: ctx.lang,
                 now_ms: ctx.now().as_millisecond(),
             })
             .await?;

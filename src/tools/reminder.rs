@@ -265,7 +265,7 @@ impl Tool for Reminder {
                 text,
                 tz: &tz_name,
                 anchor_local: &anchor_local,
-                freq: schedule.freq.as_str(),
+                freq: schedule.freq,
                 every_n: i64::from(schedule.interval),
                 weekdays: i64::from(schedule.weekdays),
                 month_day: schedule.month_day.map(i64::from),

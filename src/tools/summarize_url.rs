@@ -171,9 +171,9 @@ mod tests {
     #[test]
     fn a_page_read_too_slowly_is_an_error_the_llm_can_explain() {
         let timeout = extract_error(ExtractError::Timeout);
-        assert_eq!(timeout.kind(), "not_found");
+        assert_eq!(timeout.kind().as_str(), "not_found");
         assert!(timeout.to_string().contains("too large or complex"), "{timeout}");
-        assert_eq!(extract_error(ExtractError::Busy).kind(), "upstream_unavailable");
+        assert_eq!(extract_error(ExtractError::Busy).kind().as_str(), "upstream_unavailable");
         assert!(extract_error(ExtractError::Failed).to_string().contains("could not be read"));
     }
 }

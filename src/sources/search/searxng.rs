@@ -4,7 +4,6 @@
 use serde::Deserialize;
 
 use super::{SearchQuery, SearchResult, status_error};
-use crate::i18n::Lang;
 use crate::sources::{UpstreamError, join_url, send};
 
 #[derive(Debug, Deserialize)]
@@ -40,10 +39,7 @@ impl Searxng {
 
     /// Searches.
     pub async fn search(&self, q: &SearchQuery) -> Result<Vec<SearchResult>, UpstreamError> {
-        let language = match q.lang {
-            Lang::ZhTw => "zh-TW",
-            Lang::En => "en",
-        };
+        let language = q.lang.code();
         let mut params = vec![
             ("q", q.query.as_str()),
             ("format", "json"),
