@@ -110,7 +110,8 @@ fn hard_cut(text: &str, max_units: usize) -> usize {
     for (offset, c) in text.char_indices() {
         used += c.len_utf16();
         if used > max_units {
-            return offset.max(c.len_utf8());
+            // Never an empty chunk: a first char over the limit goes whole.
+            return if offset == 0 { c.len_utf8() } else { offset };
         }
     }
     text.len()
@@ -120,6 +121,13 @@ fn hard_cut(text: &str, max_units: usize) -> usize {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_grapheme_longer_than_the_limit_is_cut_between_chars() {
+        // `l` with a tag character (one grapheme, 3 units) split at 2 units: after the `l`.
+        let text = "l\u{e0070}x";
+        assert_eq!(split(text, 2), vec!["l", "\u{e0070}", "x"]);
+    }
 
     #[test]
     fn short_text_is_one_chunk() {
