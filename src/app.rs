@@ -172,7 +172,7 @@ impl Hearth {
         let (reminders, alerts) = pushers(config, pusher, &services);
         let agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
-            .with_held_calls(store.clone());
+            .with_held_calls(Arc::new(crate::confirm::Confirmations::new(store.clone())));
         let limits = Limits::from_config(config, clock.clone());
         Ok(Arc::new(Self {
             store,

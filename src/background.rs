@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use crate::app::Hearth;
-use crate::inbox;
+use crate::inbox::lease;
 
 /// How often due reminders are looked for (a new reminder due sooner wakes the loop).
 const REMINDER_TICK: Duration = Duration::from_secs(1);
@@ -118,7 +118,7 @@ async fn take_waiting_events(app: Arc<Hearth>) {
 /// The heartbeat: renews the leases of the events this process holds, so none is taken from a
 /// live process however long its turn.
 async fn renew_leases(app: Arc<Hearth>) {
-    let mut tick = tokio::time::interval(inbox::lease::renew_every(app.inbox_lease));
+    let mut tick = tokio::time::interval(lease::renew_every(app.inbox_lease));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
@@ -133,7 +133,7 @@ async fn prune(app: Arc<Hearth>) {
     loop {
         tick.tick().await;
         let now = app.clock.now();
-        let before = now.saturating_sub(inbox::lease::DEDUPE_WINDOW).unwrap_or(now);
+        let before = now.saturating_sub(lease::DEDUPE_WINDOW).unwrap_or(now);
         match app.store.prune_inbox(before.as_millisecond()).await {
             Ok(n) if n > 0 => tracing::info!(pruned = n, "handled webhook events forgotten"),
             Ok(_) => {}

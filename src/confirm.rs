@@ -7,6 +7,7 @@
 //! Outgoing requests the model chose in such a turn (`crate::egress`) are held the same way,
 //! and their card shows the whole URL or query that would be sent.
 
+use futures::future::BoxFuture;
 use jiff::SignedDuration;
 use serde_json::{Value, json};
 
@@ -17,6 +18,7 @@ use crate::egress::Outgoing;
 use crate::i18n::Lang;
 use crate::line::text::truncate_graphemes;
 use crate::llm::agent::Answer;
+use crate::llm::hold::{CallHolder, Held};
 use crate::registry::{Outcome, Registry, ToolReply};
 use crate::store::{NewPendingCall, Store};
 use crate::tool::{Card, CardRow, ErrorKind, ToolCtx};
@@ -60,13 +62,28 @@ const MAX_ARG_ROWS: usize = 6;
 /// Characters of a held URL or query shown on the card at most (LINE shows 2000).
 const MAX_TARGET_CHARS: usize = 1000;
 
-/// Why a call is held.
-#[derive(Debug, Clone, Copy)]
-pub enum Held<'a> {
-    /// It changes state.
-    StateChange,
-    /// It sends this request out.
-    Outgoing(&'a Outgoing),
+/// Holds calls in the store, with a confirmation card: what the tool loop gives held calls to.
+pub struct Confirmations {
+    store: Store,
+}
+
+impl Confirmations {
+    /// Confirmations kept in `store`.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl CallHolder for Confirmations {
+    fn hold<'a>(
+        &'a self,
+        ctx: &'a ToolCtx,
+        tool: &'a str,
+        args: &'a str,
+        why: Held<'a>,
+    ) -> BoxFuture<'a, ToolReply> {
+        Box::pin(hold(&self.store, ctx, tool, args, why))
+    }
 }
 
 /// Holds the call `tool(args)` for confirmation; the reply tells the model it was not done and

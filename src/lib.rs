@@ -34,6 +34,28 @@
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
+//!
+//! # Layers
+//!
+//! A module uses only the modules on the rows below its own, never its own row or one above
+//! (`tests/layers.rs` reads this table and checks every `crate::` path in `src/`). A row may
+//! name part of a module; a tool never uses another tool.
+//!
+//! | row | modules |
+//! |---|---|
+//! | 1 | `server`, `chat` |
+//! | 2 | `background`, `inbox`, `conversation`, `limits::turns` |
+//! | 3 | `app` |
+//! | 4 | `actions` |
+//! | 5 | `tools`, `privacy` |
+//! | 6 | `alerts`, `reminders`, `memory`, `confirm`, `limits` |
+//! | 7 | `action`, `delivery`, `gate`, `inbox::queue`, `inbox::lease` |
+//! | 8 | `line` |
+//! | 9 | `llm` |
+//! | 10 | `registry` |
+//! | 11 | `tool` |
+//! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen` |
+//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
 pub mod actions;

@@ -17,11 +17,10 @@ use std::sync::Arc;
 
 use futures::future::join_all;
 
+use super::hold::{CallHolder, Held};
 use super::openai::{ChatMessage, LlmClient, LlmError, Usage};
-use crate::confirm::Held;
 use crate::egress;
 use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
-use crate::store::Store;
 use crate::tool::{Card, Chip, ErrorKind, ToolCtx};
 
 /// The most cards one answer carries (a LINE carousel holds 12).
@@ -61,7 +60,7 @@ pub struct Agent {
     registry: Arc<Registry>,
     max_rounds: usize,
     max_calls_per_round: usize,
-    held_calls: Option<Store>,
+    held_calls: Option<Arc<dyn CallHolder>>,
 }
 
 impl Agent {
@@ -82,10 +81,10 @@ impl Agent {
         self
     }
 
-    /// The same agent, holding state-changing calls made after untrusted content in `store`
-    /// for confirmation. Without a store such calls are refused outright.
-    pub fn with_held_calls(mut self, store: Store) -> Self {
-        self.held_calls = Some(store);
+    /// The same agent, giving calls made after untrusted content to `holder` for the family's
+    /// confirmation. Without a holder such calls are refused outright.
+    pub fn with_held_calls(mut self, holder: Arc<dyn CallHolder>) -> Self {
+        self.held_calls = Some(holder);
         self
     }
 
@@ -110,10 +109,10 @@ impl Agent {
         self.registry.dispatch(name, args, ctx).await
     }
 
-    /// Holds a call for confirmation, or refuses it when there is no store to hold it in.
+    /// Holds a call for confirmation, or refuses it when nothing can hold it.
     async fn hold(&self, ctx: &ToolCtx, name: &str, args: &str, why: Held<'_>) -> ToolReply {
         match &self.held_calls {
-            Some(store) => crate::confirm::hold(store, ctx, name, args, why).await,
+            Some(holder) => holder.hold(ctx, name, args, why).await,
             None => ToolReply::error(
                 ErrorKind::NotAllowed,
                 "this was requested after reading web content; ask the family to request it again in their own words",

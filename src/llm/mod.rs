@@ -1,7 +1,9 @@
 //! The LLM side: a tolerant OpenAI-compatible client ([`openai`]), the system prompt
-//! ([`prompt`]), the tool loop ([`agent`]) and the tokens calls used ([`usage`]).
+//! ([`prompt`]), the tool loop ([`agent`]), what it asks of whoever holds calls for
+//! confirmation ([`hold`]) and the tokens calls used ([`usage`]).
 
 pub mod agent;
+pub mod hold;
 pub mod openai;
 pub mod prompt;
 pub mod usage;
