@@ -6,7 +6,7 @@ mod common;
 use common::harness::{Harness, MOM, in_dm, text_message, tool_results};
 use hearth::i18n::Lang;
 use hearth::store::{
-    Direction, Freq, Frequency, MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS, NewAlert, NewMemory,
+    Direction, Frequency, MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS, NewAlert, NewMemory,
     NewReminder, Side, Store, StoreError,
 };
 use serde_json::json;
@@ -31,23 +31,7 @@ async fn stores() -> Vec<(Store, Option<std::path::PathBuf>)> {
 }
 
 fn reminder(text: &str) -> NewReminder<'_> {
-    NewReminder {
-        conversation_id: "C1",
-        created_by: Some("U1"),
-        mention_user_id: None,
-        mention_name: None,
-        text,
-        tz: "Asia/Taipei",
-        anchor_local: "2026-12-01T08:00",
-        freq: Freq::Once,
-        every_n: 1,
-        weekdays: 0,
-        month_day: None,
-        until_ms: None,
-        max_count: None,
-        first_fire_at: 1_000,
-        created_at: 0,
-    }
+    common::rows::once_reminder("C1", text, 1_000)
 }
 
 fn alert(level: f64) -> NewAlert<'static> {

@@ -34,27 +34,12 @@ fn script_reminder_turns(llm: &FakeLlm, turns: usize, delay: Duration) {
 fn answers(line: &FakeLine) -> Vec<String> {
     line.requests()
         .into_iter()
-        .filter(|r| (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200)
+        .filter(|r| r.is_accepted_answer())
         .map(|r| match r.body["replyToken"].as_str() {
             Some(token) => token.to_string(),
             None => r.header("x-line-retry-key").unwrap_or_default().to_string(),
         })
         .collect()
-}
-
-async fn wait_answers(line: &FakeLine, n: usize, within: Duration) {
-    line.wait_for(
-        |r| {
-            r.iter()
-                .filter(|r| {
-                    (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200
-                })
-                .count()
-                >= n
-        },
-        within,
-    )
-    .await;
 }
 
 async fn reminders(db: &str) -> usize {
@@ -84,7 +69,7 @@ async fn a_turn_slower_than_its_lease_is_handled_once() {
     // Each turn takes three leases; the last event waits behind the others for nine more.
     let a = Replica::spawn(&db, &line, &llm, &[("HEARTH_INBOX_LEASE_SECS", "1")]).await;
     post_burst(&a, 1, 4).await;
-    wait_answers(&line, 4, Duration::from_secs(40)).await;
+    line.wait_for_answers(4, Duration::from_secs(40)).await;
     tokio::time::sleep(Duration::from_secs(3)).await; // a second copy would show by now
     assert_each_answered_once(&line, 4);
     assert_eq!(llm.requests().len(), 8, "four turns of two LLM calls, no more");
@@ -114,11 +99,11 @@ async fn kill_mid_burst_then<F, Fut>(
     script_reminder_turns(taker_llm, 4, Duration::ZERO);
     let taking_over = Instant::now();
     let _taker = start_taker().await;
-    wait_answers(line, before + 1, Duration::from_secs(30)).await;
+    line.wait_for_answers(before + 1, Duration::from_secs(30)).await;
     let first_answer = taking_over.elapsed();
     eprintln!("first answer {first_answer:?} after the takeover began");
     assert!(first_answer < Duration::from_secs(30), "first answer after {first_answer:?}");
-    wait_answers(line, 6, Duration::from_secs(60)).await;
+    line.wait_for_answers(6, Duration::from_secs(60)).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_each_answered_once(line, 6);
     assert_eq!(taker_llm.requests().len(), 8, "the four unfinished turns, once each");

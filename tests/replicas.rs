@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::replica::{Replica, answers_per_user, envelope, event, shared_database};
 use common::{FakeLine, FakeLlm, Step};
-use hearth::store::{Freq, NewReminder, Store};
+use hearth::store::{NewReminder, Store};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_same_event_sent_to_two_replicas_is_answered_once() {
@@ -40,21 +40,8 @@ async fn insert_due_reminders(db: &str, count: usize, due_ms: i64) {
         let conversation = format!("U{i:032x}");
         store
             .create_reminder(&NewReminder {
-                conversation_id: &conversation,
                 created_by: None,
-                mention_user_id: None,
-                mention_name: None,
-                text: "提醒",
-                tz: "Asia/Taipei",
-                anchor_local: "2026-01-01T08:00",
-                freq: Freq::Once,
-                every_n: 1,
-                weekdays: 0,
-                month_day: None,
-                until_ms: None,
-                max_count: None,
-                first_fire_at: due_ms,
-                created_at: 0,
+                ..common::rows::once_reminder(&conversation, "提醒", due_ms)
             })
             .await
             .expect("create");
@@ -108,18 +95,7 @@ async fn events_acknowledged_before_a_crash_are_answered_once_after_the_restart(
     assert!(line.replies().is_empty() && line.pushes().is_empty());
 
     let _second = Replica::spawn(&db, &line, &answering, &env).await;
-    line.wait_for(
-        |r| {
-            r.iter()
-                .filter(|r| {
-                    (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200
-                })
-                .count()
-                >= 20
-        },
-        Duration::from_secs(30),
-    )
-    .await;
+    line.wait_for_answers(20, Duration::from_secs(30)).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     let answered = answers_per_user(&line);
     assert_eq!(answered.len(), 20, "every event answered: {answered:?}");
@@ -156,18 +132,7 @@ async fn sigterm_stops_within_the_grace_period_and_hands_unfinished_events_back(
     assert!(exited.success(), "clean exit: {exited:?}");
 
     let _second = Replica::spawn(&db, &line, &answering, &env).await;
-    line.wait_for(
-        |r| {
-            r.iter()
-                .filter(|r| {
-                    (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200
-                })
-                .count()
-                >= 5
-        },
-        Duration::from_secs(15),
-    )
-    .await;
+    line.wait_for_answers(5, Duration::from_secs(15)).await;
     let answered = answers_per_user(&line);
     assert_eq!(answered.len(), 5);
     assert!(answered.values().all(|n| *n == 1), "{answered:?}");

@@ -5,8 +5,7 @@ mod common;
 
 use common::db::test_databases;
 use hearth::store::{
-    Claim, DeliveryStatus, Finish, Freq, InboxEvent, NewDelivery, NewMessage, NewReminder, Next,
-    Store,
+    Claim, DeliveryStatus, Finish, InboxEvent, NewDelivery, NewMessage, NewReminder, Next, Store,
 };
 
 async fn stores() -> Vec<Store> {
@@ -206,23 +205,7 @@ async fn member_names_are_updated_in_place() {
 }
 
 fn reminder<'a>(conversation: &'a str, text: &'a str, at: i64) -> NewReminder<'a> {
-    NewReminder {
-        conversation_id: conversation,
-        created_by: Some("U1"),
-        mention_user_id: None,
-        mention_name: None,
-        text,
-        tz: "Asia/Taipei",
-        anchor_local: "2026-12-01T08:00",
-        freq: Freq::Once,
-        every_n: 1,
-        weekdays: 0,
-        month_day: None,
-        until_ms: None,
-        max_count: None,
-        first_fire_at: at,
-        created_at: 0,
-    }
+    common::rows::once_reminder(conversation, text, at)
 }
 
 #[tokio::test]

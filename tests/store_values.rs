@@ -24,21 +24,8 @@ async fn reminder_rows_decode_to_their_frequency_and_status() {
     for s in stores().await {
         let name = s.backend_name();
         let weekly = NewReminder {
-            conversation_id: "C1",
-            created_by: Some("U1"),
-            mention_user_id: None,
-            mention_name: None,
-            text: "倒垃圾",
-            tz: "Asia/Taipei",
-            anchor_local: "2026-12-01T08:00",
             freq: Freq::Weekly,
-            every_n: 1,
-            weekdays: 0,
-            month_day: None,
-            until_ms: None,
-            max_count: None,
-            first_fire_at: 1_000,
-            created_at: 0,
+            ..common::rows::once_reminder("C1", "倒垃圾", 1_000)
         };
         let r = s.create_reminder(&weekly).await.expect("create");
         assert_eq!((r.freq, r.status), (Freq::Weekly, ReminderStatus::Active), "{name}");

@@ -47,6 +47,11 @@ pub struct Recorded {
 }
 
 impl Recorded {
+    /// True for an answer LINE accepted: a reply or a push answered `200`.
+    pub fn is_accepted_answer(&self) -> bool {
+        (self.path.ends_with("/reply") || self.path.ends_with("/push")) && self.status == 200
+    }
+
     /// The value of header `name` (case-insensitive), if present.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
@@ -252,6 +257,11 @@ impl FakeLine {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    /// Waits until LINE accepted at least `n` answers (replies and pushes).
+    pub async fn wait_for_answers(&self, n: usize, within: Duration) -> Vec<Recorded> {
+        self.wait_for(|r| r.iter().filter(|r| r.is_accepted_answer()).count() >= n, within).await
     }
 
     /// Makes `token` answer `400 Invalid reply token` from now on.

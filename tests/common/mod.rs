@@ -11,6 +11,7 @@ pub mod fake_upstreams;
 pub mod fake_web;
 pub mod harness;
 pub mod replica;
+pub mod rows;
 
 // Not every test binary uses every fake.
 #[allow(unused_imports)]

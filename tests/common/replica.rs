@@ -111,8 +111,7 @@ pub fn envelope(events: Vec<serde_json::Value>) -> String {
 pub fn answers_per_user(line: &FakeLine) -> HashMap<String, usize> {
     let mut per_user: HashMap<String, usize> = HashMap::new();
     for r in line.requests() {
-        let answered = (r.path.ends_with("/reply") || r.path.ends_with("/push")) && r.status == 200;
-        if !answered {
+        if !r.is_accepted_answer() {
             continue;
         }
         let who = r.body["to"].as_str().map(str::to_string).or_else(|| {
