@@ -29,13 +29,9 @@ fn sent_texts(h: &Harness) -> Vec<String> {
 /// The value of one series in `/metrics` (0 when absent). Tests share the process's recorder,
 /// so a test only asserts that its own events were counted.
 async fn metric(h: &Harness, series: &str) -> f64 {
-    let text = reqwest::get(format!("{}/metrics", h.url))
+    h.metrics_text()
         .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("body");
-    text.lines()
+        .lines()
         .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.trim().parse().ok())
         .unwrap_or(0.0)
 }

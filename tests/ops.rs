@@ -24,12 +24,7 @@ async fn metrics_count_events_turns_llm_and_tool_calls_and_sends() {
     h.llm.reply_tool_calls(&[("weather", json!({"location": "台北"}))]);
     h.llm.reply_text("明天下雨");
     h.send(vec![h.dm(MOM, "台北天氣")]).await;
-    let text = reqwest::get(format!("{}/metrics", h.url))
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("body");
+    let text = h.metrics_text().await;
     for series in [
         r#"hearth_webhook_events_total{type="message",outcome="accepted"}"#,
         "hearth_turn_seconds_bucket",

@@ -151,6 +151,12 @@ impl Harness {
         status
     }
 
+    /// The text `/metrics` serves.
+    pub async fn metrics_text(&self) -> String {
+        let response = self.http.get(format!("{}/metrics", self.url)).send().await;
+        response.expect("metrics").text().await.expect("body")
+    }
+
     /// Waits until hearth's background work is done.
     pub async fn settle(&self) {
         tokio::time::timeout(Duration::from_secs(20), self.app.wait_idle())
