@@ -170,7 +170,7 @@ impl Hearth {
     /// Takes events waiting in the store — left there while the queue was full, or by a
     /// process that died — as far as there is room; returns how many were taken.
     pub async fn take_waiting_events(self: &Arc<Self>) -> Result<usize, StoreError> {
-        let Some(mut slots) = self.inbox.free_slots(TAKE_BATCH) else {
+        let Some(mut slots) = self.inbox.slots_worth_a_look(TAKE_BATCH) else {
             return Ok(0);
         };
         let room = slots.num_permits();

@@ -59,6 +59,7 @@ impl Drop for HeldEvent {
 /// The in-memory side of the inbox.
 pub struct InboxQueue {
     slots: Arc<Semaphore>,
+    capacity: usize,
     held: Mutex<HashMap<String, Lease>>,
     lanes: Mutex<HashMap<String, VecDeque<Job>>>,
     /// Counts webhooks that left events waiting in the store.
@@ -73,8 +74,10 @@ pub struct InboxQueue {
 impl InboxQueue {
     /// A queue holding at most `capacity` events (`HEARTH_MAX_QUEUED_EVENTS`).
     pub fn new(capacity: usize) -> Arc<Self> {
+        let capacity = capacity.max(1);
         Arc::new(Self {
-            slots: Arc::new(Semaphore::new(capacity.max(1))),
+            slots: Arc::new(Semaphore::new(capacity)),
+            capacity,
             held: Mutex::default(),
             lanes: Mutex::default(),
             left_in_store: AtomicU64::new(0),
@@ -101,6 +104,16 @@ impl InboxQueue {
             return None;
         }
         self.slots.clone().try_acquire_many_owned(u32::try_from(n).ok()?).ok()
+    }
+
+    /// Up to `max` free slots for a look at the store, when [`worth_a_look`] says enough are
+    /// free to make one.
+    pub fn slots_worth_a_look(&self, max: usize) -> Option<OwnedSemaphorePermit> {
+        let free = self.slots.available_permits();
+        if !worth_a_look(free, self.capacity, self.len()) {
+            return None;
+        }
+        self.free_slots(max)
     }
 
     /// True when a slot is free.
@@ -215,6 +228,14 @@ impl InboxQueue {
     }
 }
 
+/// Whether `free` slots of `capacity` are worth a look at the store while `in_hand` events are
+/// held. A look claims what it takes in one statement whose cost grows with the backlog, not
+/// with the batch, so under a backlog it waits until a quarter of the slots are free (the events
+/// in hand free theirs and wake the loop) instead of claiming one event per look.
+pub fn worth_a_look(free: usize, capacity: usize, in_hand: usize) -> bool {
+    free > 0 && (in_hand == 0 || free >= (capacity / 4).max(1))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -269,6 +290,31 @@ mod tests {
         assert_eq!(q.lease("a").map(|l| l.token), Some(2));
         assert_eq!(q.slots.available_permits(), 3, "the second slot went back");
         drop(held);
+    }
+
+    #[test]
+    fn the_store_is_looked_at_for_a_batch_not_for_every_freed_slot() {
+        assert!(!worth_a_look(0, 256, 0), "no room");
+        assert!(worth_a_look(1, 256, 0), "nothing in hand: take what fits");
+        assert!(!worth_a_look(1, 256, 255), "one slot while 255 are busy: wait for more");
+        assert!(!worth_a_look(63, 256, 193));
+        assert!(worth_a_look(64, 256, 192), "a quarter free");
+        assert!(worth_a_look(1, 1, 0) && worth_a_look(1, 2, 1) && worth_a_look(1, 3, 2));
+    }
+
+    #[test]
+    fn a_look_at_the_store_waits_until_a_batch_of_slots_is_free() {
+        let q = InboxQueue::new(8);
+        let mut slots = q.reserve(8).expect("all free");
+        let mut held = Vec::new();
+        for id in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+            let slot = slots.split(1).expect("slot");
+            held.push(q.hold(id, lease(1), slot).expect("new"));
+        }
+        drop(held.pop());
+        assert!(q.slots_worth_a_look(8).is_none(), "one free of eight, seven in hand");
+        drop(held.pop());
+        assert!(q.slots_worth_a_look(8).is_some_and(|p| p.num_permits() == 2));
     }
 
     #[test]

@@ -246,3 +246,35 @@ impl Store {
             .map(|r| r.rows_affected()))?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SQLite's plan for claiming waiting events.
+    async fn claim_plan() -> String {
+        let store = Store::in_memory().await.expect("store");
+        let Backend::Sqlite(pool) = &*store.backend else { unreachable!("in-memory is SQLite") };
+        let rows: Vec<(i64, i64, i64, String)> =
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {CLAIM}")))
+                .bind("owner")
+                .bind(0i64)
+                .bind(0i64)
+                .bind(1i64)
+                .bind(MAX_ATTEMPTS)
+                .fetch_all(pool)
+                .await
+                .expect("plan");
+        rows.into_iter().map(|(.., detail)| detail).collect::<Vec<_>>().join("\n")
+    }
+
+    #[tokio::test]
+    async fn claiming_walks_the_queue_in_order_instead_of_sorting_the_backlog() {
+        let plan = claim_plan().await;
+        assert!(plan.contains("INDEX inbox_queue"), "{plan}");
+        assert!(
+            !plan.contains("TEMP B-TREE"),
+            "each claim would sort every pending event:\n{plan}"
+        );
+    }
+}
