@@ -101,6 +101,7 @@ impl Hearth {
     /// Marks a handled event done. The claim is still held (and renewed) meanwhile, so a busy
     /// database is waited out rather than letting the event lapse and be handled again.
     async fn finish(&self, id: &str, token: i64) {
+        self.inbox.finishing(id);
         for attempt in 1..=FINISH_ATTEMPTS {
             // The claim may have been renewed by claiming again meanwhile: finish with the latest.
             let token = self.inbox.lease(id).map_or(token, |l| l.token);
@@ -159,7 +160,7 @@ impl Hearth {
         for (id, _) in &held {
             if renewed.contains(id) {
                 self.inbox.set_until(id, until);
-            } else if self.inbox.lease(id).is_some() {
+            } else if self.inbox.in_hand(id) {
                 tracing::warn!(event_id = id, "lease lost to another process");
                 self.inbox.set_until(id, 0);
             }

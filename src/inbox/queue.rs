@@ -4,7 +4,7 @@
 //! in the store, not here.
 
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -50,6 +50,7 @@ impl HeldEvent {
 impl Drop for HeldEvent {
     fn drop(&mut self) {
         lock(&self.queue.held).remove(&self.id);
+        lock(&self.queue.finishing).remove(&self.id);
         if self.queue.has_backlog() {
             self.queue.wake.notify_one();
         }
@@ -61,6 +62,8 @@ pub struct InboxQueue {
     slots: Arc<Semaphore>,
     capacity: usize,
     held: Mutex<HashMap<String, Lease>>,
+    /// Held events being marked done: no longer renewed, and not lost when a renewal misses them.
+    finishing: Mutex<HashSet<String>>,
     lanes: Mutex<HashMap<String, VecDeque<Job>>>,
     /// Counts webhooks that left events waiting in the store.
     left_in_store: AtomicU64,
@@ -79,6 +82,7 @@ impl InboxQueue {
             slots: Arc::new(Semaphore::new(capacity)),
             capacity,
             held: Mutex::default(),
+            finishing: Mutex::default(),
             lanes: Mutex::default(),
             left_in_store: AtomicU64::new(0),
             taken_from_store: AtomicU64::new(0),
@@ -179,7 +183,24 @@ impl InboxQueue {
 
     /// Every held event's id and token, for the heartbeat.
     pub fn held(&self) -> Vec<(String, i64)> {
-        lock(&self.held).iter().map(|(id, lease)| (id.clone(), lease.token)).collect()
+        let finishing = lock(&self.finishing);
+        lock(&self.held)
+            .iter()
+            .filter(|(id, _)| !finishing.contains(*id))
+            .map(|(id, lease)| (id.clone(), lease.token))
+            .collect()
+    }
+
+    /// Event `id` was handled and is being marked done: the heartbeat leaves it alone.
+    pub fn finishing(&self, id: &str) {
+        lock(&self.finishing).insert(id.to_string());
+    }
+
+    /// True while event `id` is held and not being marked done: a renewal that missed it means
+    /// another process took it over.
+    pub fn in_hand(&self, id: &str) -> bool {
+        let held = lock(&self.held).contains_key(id);
+        held && !lock(&self.finishing).contains(id)
     }
 
     /// How many events are held.
@@ -315,6 +336,18 @@ mod tests {
         assert!(q.slots_worth_a_look(8).is_none(), "one free of eight, seven in hand");
         drop(held.pop());
         assert!(q.slots_worth_a_look(8).is_some_and(|p| p.num_permits() == 2));
+    }
+
+    #[test]
+    fn an_event_being_finished_is_no_longer_renewed_nor_counted_as_in_hand() {
+        let q = InboxQueue::new(2);
+        let a = q.hold("a", lease(1), q.free_slots(1).expect("slot")).expect("new");
+        let _b = q.hold("b", lease(1), q.free_slots(1).expect("slot")).expect("new");
+        q.finishing("a");
+        assert_eq!(q.held(), vec![("b".to_string(), 1)]);
+        assert!(!q.in_hand("a") && q.in_hand("b"));
+        drop(a);
+        assert!(lock(&q.finishing).is_empty(), "forgotten with the event");
     }
 
     #[test]
