@@ -3,10 +3,19 @@
 //! occurrence, so "monthly on the 31st" does not drift to the 28th after February; local times
 //! that do not exist (a DST gap) move forward and ambiguous ones take the earlier instant
 //! (jiff's compatible disambiguation).
+//!
+//! Lunar and workday rules start at the anchor's date and take the matching dates from there on
+//! (the anchor is the first *candidate*, and gives the time of day): every lunar month on some
+//! lunar days, every lunar year on one lunar date (see [`crate::calendar::lunar`] for short
+//! months and leap months), or every workday of Taiwan's working calendar (weekdays past the
+//! years it knows). Their `interval` is always 1.
 
 use jiff::civil::{Date, DateTime, Weekday};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
+
+use crate::calendar::WorkCalendar;
+use crate::calendar::lunar::{self, LunarDate, LunarMonth};
 
 /// How often a reminder repeats (stored as `reminders.freq`).
 pub use crate::store::Freq;
@@ -30,6 +39,12 @@ pub struct Schedule {
     pub until: Option<Timestamp>,
     /// At most this many occurrences.
     pub count: Option<u32>,
+    /// Lunar rules: the lunar days, bit 0 = 初一 … bit 29 = 三十 (yearly: exactly one).
+    pub lunar_days: u32,
+    /// Lunar yearly: the lunar month.
+    pub lunar_month: Option<LunarMonth>,
+    /// Workdays: the working calendar followed.
+    pub work_calendar: WorkCalendar,
 }
 
 /// The most occurrences looked at when searching (a guard against absurd rules).
@@ -47,7 +62,15 @@ impl Schedule {
             month_day: None,
             until: None,
             count: None,
+            lunar_days: 0,
+            lunar_month: None,
+            work_calendar: WorkCalendar::weekdays_only(),
         }
+    }
+
+    /// The lunar days of the rule, in order (1–30).
+    pub fn lunar_day_list(&self) -> Vec<u8> {
+        (1..=30u8).filter(|d| self.lunar_days & (1 << (d - 1)) != 0).collect()
     }
 
     /// The local date-time of period `k`'s occurrences (several for weekly with several days).
@@ -98,6 +121,7 @@ impl Schedule {
                     .filter(|d| *d >= date)
                     .collect()
             }
+            Freq::LunarMonthly | Freq::LunarYearly | Freq::Workdays => vec![],
             Freq::Yearly => {
                 let year = i64::from(date.year()) + step;
                 i16::try_from(year)
@@ -122,11 +146,48 @@ impl Schedule {
         local.to_zoned_datetime(self.tz.clone()).ok().map(|z| z.timestamp())
     }
 
+    /// The local date-times of the occurrences, in order, before `until` and `count`.
+    fn local_times(&self) -> Box<dyn Iterator<Item = DateTime> + '_> {
+        let start = self.anchor.date();
+        let time = self.anchor.time();
+        let from_start = move |d: &Date| *d >= start;
+        let dates: Box<dyn Iterator<Item = Date> + '_> = match self.freq {
+            Freq::LunarMonthly => {
+                let days = self.lunar_day_list();
+                Box::new(
+                    lunar::month_starts(start)
+                        .flat_map(move |first| lunar_month_days(first, &days))
+                        .filter(from_start),
+                )
+            }
+            Freq::LunarYearly => {
+                let (Some(month), Some(&day)) = (self.lunar_month, self.lunar_day_list().first())
+                else {
+                    return Box::new(std::iter::empty());
+                };
+                let first_year = LunarDate::of(start).map_or(i32::from(start.year()), |l| l.year);
+                Box::new(
+                    (first_year..=9998)
+                        .filter_map(move |y| lunar::yearly(y, month, day))
+                        .filter(from_start),
+                )
+            }
+            Freq::Workdays => Box::new(
+                (0..i64::from(SEARCH_LIMIT))
+                    .map_while(move |k| start.checked_add(k.days()).ok())
+                    .filter(|d| self.work_calendar.is_workday(*d)),
+            ),
+            _ => {
+                let per_period = if self.freq == Freq::Once { 1 } else { SEARCH_LIMIT };
+                return Box::new((0..per_period).flat_map(move |k| self.period(k)));
+            }
+        };
+        Box::new(dates.map(move |d| d.to_datetime(time)))
+    }
+
     /// Occurrences in order, with their index, starting at the anchor.
     pub fn occurrences(&self) -> impl Iterator<Item = (u32, Timestamp)> + '_ {
-        let per_period = if self.freq == Freq::Once { 1 } else { SEARCH_LIMIT };
-        (0..per_period)
-            .flat_map(move |k| self.period(k))
+        self.local_times()
             .filter_map(move |local| self.instant(local))
             .enumerate()
             .map(|(i, t)| (u32::try_from(i).unwrap_or(u32::MAX), t))
@@ -145,6 +206,18 @@ impl Schedule {
     pub fn last_at_or_before(&self, at: Timestamp) -> Option<(u32, Timestamp)> {
         self.occurrences().take_while(|(_, t)| *t <= at).last()
     }
+}
+
+/// The dates of the lunar `days` (1–30) in the lunar month starting on `first`: a day 30 in a
+/// month of 29 days falls on its 29th (once, even when the 29th is asked for too).
+fn lunar_month_days(first: Date, days: &[u8]) -> Vec<Date> {
+    let len = LunarDate::of(first).map_or(29, |l| l.days_in_month);
+    let mut dates: Vec<Date> = days
+        .iter()
+        .filter_map(|d| first.checked_add((i64::from((*d).min(len)) - 1).days()).ok())
+        .collect();
+    dates.dedup();
+    dates
 }
 
 /// Weekday names, Monday first.
@@ -281,6 +354,87 @@ mod tests {
                 .next_after(now)
                 .is_none()
         );
+    }
+
+    fn dates(s: &Schedule, n: usize) -> Vec<String> {
+        local(s, n).into_iter().map(|d| d[..10].to_string()).collect()
+    }
+
+    #[test]
+    fn every_lunar_first_and_fifteenth_walks_through_the_leap_month() {
+        // From 2025-07-01 (六月初七): 六月十五, 閏六月初一, 閏六月十五, 七月初一.
+        let s = Schedule {
+            lunar_days: 1 | 1 << 14,
+            ..schedule(Freq::LunarMonthly, datetime(2025, 7, 1, 7, 0, 0, 0))
+        };
+        assert_eq!(dates(&s, 4), ["2025-07-09", "2025-07-25", "2025-08-08", "2025-08-23"]);
+    }
+
+    #[test]
+    fn lunar_new_year_every_year_matches_the_published_dates() {
+        let s = Schedule {
+            lunar_days: 1,
+            lunar_month: Some(LunarMonth { number: 1, leap: false }),
+            ..schedule(Freq::LunarYearly, datetime(2026, 12, 1, 8, 0, 0, 0))
+        };
+        assert_eq!(dates(&s, 3), ["2027-02-06", "2028-01-26", "2029-02-13"]);
+        let mid_autumn = Schedule {
+            lunar_days: 1 << 14,
+            lunar_month: Some(LunarMonth { number: 8, leap: false }),
+            ..s.clone()
+        };
+        assert_eq!(dates(&mid_autumn, 2), ["2027-09-15", "2028-10-03"]);
+    }
+
+    #[test]
+    fn a_leap_month_birthday_falls_on_the_regular_month_in_years_without_it() {
+        // 閏六月初八: 2025-08-01 in 2025 (which has 閏六月), 六月初八 in the years after.
+        let s = Schedule {
+            lunar_days: 1 << 7,
+            lunar_month: Some(LunarMonth { number: 6, leap: true }),
+            ..schedule(Freq::LunarYearly, datetime(2025, 1, 1, 9, 0, 0, 0))
+        };
+        let expected: Vec<String> = [
+            (2025, LunarMonth { number: 6, leap: true }),
+            (2026, LunarMonth { number: 6, leap: false }),
+        ]
+        .into_iter()
+        .map(|(y, m)| lunar::gregorian(y, m, 8).expect("date").to_string())
+        .collect();
+        assert_eq!(dates(&s, 2), expected);
+        assert_eq!(expected[0], "2025-08-01");
+    }
+
+    #[test]
+    fn workdays_skip_holidays_and_include_make_up_saturdays() {
+        let cal = WorkCalendar::builtin().expect("calendar");
+        let s = Schedule {
+            work_calendar: cal.clone(),
+            ..schedule(Freq::Workdays, datetime(2025, 1, 24, 7, 0, 0, 0)) // a Friday
+        };
+        // 01-27 bridge day off, 01-28..01-31 除夕 and 春節, 02-08 Saturday 補班.
+        assert_eq!(dates(&s, 4), ["2025-01-24", "2025-02-03", "2025-02-04", "2025-02-05"]);
+        let around_make_up = Schedule {
+            work_calendar: cal.clone(),
+            ..schedule(Freq::Workdays, datetime(2025, 2, 7, 7, 0, 0, 0))
+        };
+        assert_eq!(dates(&around_make_up, 3), ["2025-02-07", "2025-02-08", "2025-02-10"]);
+        // 中秋 2026 (Friday 09-25), then 孔子誕辰 (Monday 09-28).
+        let mid_autumn = Schedule {
+            work_calendar: cal,
+            ..schedule(Freq::Workdays, datetime(2026, 9, 24, 7, 0, 0, 0))
+        };
+        assert_eq!(dates(&mid_autumn, 2), ["2026-09-24", "2026-09-29"]);
+    }
+
+    #[test]
+    fn past_the_known_years_workdays_are_monday_to_friday() {
+        let s = Schedule {
+            work_calendar: WorkCalendar::builtin().expect("calendar"),
+            ..schedule(Freq::Workdays, datetime(2028, 10, 2, 7, 0, 0, 0))
+        };
+        // 2028-10-03 is 中秋 but 2028 is not in the calendar yet.
+        assert_eq!(dates(&s, 3), ["2028-10-02", "2028-10-03", "2028-10-04"]);
     }
 
     use proptest::prelude::*;
