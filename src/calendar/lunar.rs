@@ -185,6 +185,31 @@ mod tests {
         }
     }
 
+    /// 端午 (五月初五) and 重陽 (九月初九), 2024–2035, from the `holidays` package 0.109's own
+    /// Chinese-calendar tables (its `_ChineseLunisolar`), an implementation independent of ICU4X.
+    const DRAGON_BOAT_AND_DOUBLE_NINTH: [(i32, Date, Date); 12] = [
+        (2024, date(2024, 6, 10), date(2024, 10, 11)),
+        (2025, date(2025, 5, 31), date(2025, 10, 29)),
+        (2026, date(2026, 6, 19), date(2026, 10, 18)),
+        (2027, date(2027, 6, 9), date(2027, 10, 8)),
+        (2028, date(2028, 5, 28), date(2028, 10, 26)),
+        (2029, date(2029, 6, 16), date(2029, 10, 16)),
+        (2030, date(2030, 6, 5), date(2030, 10, 5)),
+        (2031, date(2031, 6, 24), date(2031, 10, 24)),
+        (2032, date(2032, 6, 12), date(2032, 10, 12)),
+        (2033, date(2033, 6, 1), date(2033, 10, 1)),
+        (2034, date(2034, 6, 20), date(2034, 10, 20)),
+        (2035, date(2035, 6, 10), date(2035, 10, 9)),
+    ];
+
+    #[test]
+    fn dragon_boat_and_double_ninth_2024_to_2035_match_an_independent_table() {
+        for (year, dragon_boat, double_ninth) in DRAGON_BOAT_AND_DOUBLE_NINTH {
+            assert_eq!(gregorian(year, REGULAR(5), 5), Some(dragon_boat), "端午 {year}");
+            assert_eq!(gregorian(year, REGULAR(9), 9), Some(double_ninth), "重陽 {year}");
+        }
+    }
+
     #[test]
     fn the_leap_sixth_month_of_2025_is_known_and_a_leap_birthday_falls_back_in_other_years() {
         // 2025 has 閏六月: 2025-07-25 is 閏六月初一; 2023 had 閏二月 (2023-03-22 閏二月初一).
