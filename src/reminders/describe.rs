@@ -251,4 +251,40 @@ mod tests {
         assert_eq!(local_time(t, &tz, Lang::ZhTw), "2026-12-01（二）08:00");
         assert_eq!(zone_label(&tz, Lang::ZhTw), "台北時間");
     }
+
+    fn lunar(freq: Freq, days: u32, month: Option<LunarMonth>) -> Schedule {
+        Schedule {
+            freq,
+            lunar_days: days,
+            lunar_month: month,
+            ..Schedule::once(
+                TimeZone::get("Asia/Taipei").expect("zone"),
+                datetime(2026, 12, 1, 7, 0, 0, 0),
+            )
+        }
+    }
+
+    #[test]
+    fn lunar_rules_are_described_by_their_lunar_names() {
+        let offerings = lunar(Freq::LunarMonthly, 1 | 1 << 14, None);
+        assert_eq!(repetition(&offerings, Lang::ZhTw).as_deref(), Some("每月農曆初一、十五 07:00"));
+        assert_eq!(
+            repetition(&offerings, Lang::En).as_deref(),
+            Some("every lunar month on day 1, 15 at 07:00")
+        );
+        let birthday = lunar(Freq::LunarYearly, 1 << 7, Some(LunarMonth { number: 4, leap: true }));
+        assert_eq!(repetition(&birthday, Lang::ZhTw).as_deref(), Some("每年農曆閏四月初八 07:00"));
+        let t: Timestamp = "2027-01-01T00:00:00Z".parse().expect("instant");
+        assert_eq!(
+            calendar_notes(&birthday, t, Lang::ZhTw),
+            ["閏四月不是每年都有；沒有閏四月的年份，在農曆四月初八提醒。"]
+        );
+        let thirtieth = lunar(Freq::LunarMonthly, 1 << 29, None);
+        assert_eq!(
+            calendar_notes(&thirtieth, t, Lang::ZhTw),
+            ["農曆小月只有 29 天，那個月在廿九提醒。"]
+        );
+        assert!(calendar_notes(&offerings, t, Lang::ZhTw).is_empty());
+        assert!(upcoming(&weekly(0b1, 1), Lang::ZhTw).is_empty(), "only calendar rules list dates");
+    }
 }

@@ -1,8 +1,10 @@
-//! Reminders: when they fire ([`recurrence`]), how they are described to the family
+//! Reminders: when they fire ([`recurrence`]; lunar and workday rules checked in
+//! [`calendar_rule`]), how they are described to the family
 //! ([`describe`]), what a delivery looks like ([`render`]), how it is delivered exactly once
 //! ([`scheduler`]) and what its buttons do ([`actions`]).
 
 pub mod actions;
+pub mod calendar_rule;
 pub mod describe;
 pub mod recurrence;
 pub mod render;

@@ -6,16 +6,16 @@ use std::sync::Arc;
 
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
-use jiff::{SignedDuration, Timestamp, ToSpan};
+use jiff::{SignedDuration, Timestamp};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use crate::action::Action;
 use crate::calendar::WorkCalendar;
-use crate::calendar::lunar::LunarMonth;
 use crate::line::text::grapheme_len;
 use crate::reminders::actions::CancelReminder;
+use crate::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
 use crate::reminders::describe::{calendar_notes, local_time, repetition, upcoming, zone_label};
 use crate::reminders::recurrence::{Freq, Schedule};
 use crate::store::{NewReminder, Store};
@@ -151,7 +151,13 @@ pub fn schedule_from(
 ) -> Result<Schedule, ToolError> {
     let tz = time_zone(args, default_tz)?;
     let (freq, interval, weekdays, month_day) = repeat_rule(args)?;
-    let (lunar_days, lunar_month) = lunar_rule(args, freq)?;
+    let lunar = lunar_rule(
+        freq,
+        args.lunar_days.as_deref().unwrap_or_default(),
+        args.lunar_month,
+        args.leap_month.unwrap_or(false),
+    )
+    .map_err(|e| invalid(e.to_string()))?;
     let mut anchor = anchor(args, now, &tz)?;
     if is_calendar_rule(freq) {
         anchor = start_not_before(anchor, now, &tz);
@@ -172,66 +178,11 @@ pub fn schedule_from(
         month_day,
         until,
         count,
-        lunar_days,
-        lunar_month,
+        lunar_days: lunar.days,
+        lunar_month: lunar.month,
         work_calendar: work_calendar.clone(),
     };
     still_ahead(schedule, now)
-}
-
-/// Lunar and workday rules look for their first date from the anchor on.
-fn is_calendar_rule(freq: Freq) -> bool {
-    matches!(freq, Freq::LunarMonthly | Freq::LunarYearly | Freq::Workdays)
-}
-
-/// A calendar rule's anchor (its first candidate) moved, if needed, to the first time of day at
-/// or after `now`: "每個上班日早上七點" said at 09:00 starts tomorrow, not in the past.
-fn start_not_before(anchor: DateTime, now: Timestamp, tz: &TimeZone) -> DateTime {
-    let today = now.to_zoned_datetime(tz.clone()).date();
-    let mut start = anchor.date().max(today).to_datetime(anchor.time());
-    let passed =
-        |at: DateTime| at.to_zoned_datetime(tz.clone()).is_ok_and(|z| z.timestamp() <= now);
-    if passed(start) {
-        start = start.checked_add(1.days()).unwrap_or(start);
-    }
-    start
-}
-
-/// The lunar days (bit 0 = 初一) and month of a lunar rule; none for the other rules.
-fn lunar_rule(args: &Args, freq: Freq) -> Result<(u32, Option<LunarMonth>), ToolError> {
-    let days = args.lunar_days.as_deref().unwrap_or_default();
-    match freq {
-        Freq::LunarMonthly | Freq::LunarYearly => {}
-        _ if !days.is_empty() || args.lunar_month.is_some() || args.leap_month == Some(true) => {
-            return Err(invalid(
-                "lunar_days, lunar_month and leap_month only apply to lunar_monthly and lunar_yearly",
-            ));
-        }
-        _ => return Ok((0, None)),
-    }
-    if days.is_empty() {
-        return Err(invalid("say which lunar days (lunar_days, 1-30; e.g. [1, 15])"));
-    }
-    if let Some(d) = days.iter().find(|d| !(1..=30).contains(*d)) {
-        return Err(invalid(format!("lunar day {d} does not exist; lunar days are 1-30")));
-    }
-    let mask = days.iter().fold(0u32, |mask, d| mask | (1 << (d - 1)));
-    if freq == Freq::LunarMonthly {
-        if args.lunar_month.is_some() || args.leap_month == Some(true) {
-            return Err(invalid("lunar_month and leap_month only apply to lunar_yearly"));
-        }
-        return Ok((mask, None));
-    }
-    if mask.count_ones() != 1 {
-        return Err(invalid("a yearly lunar date has exactly one day in lunar_days"));
-    }
-    match args.lunar_month {
-        Some(number @ 1..=12) => {
-            Ok((mask, Some(LunarMonth { number, leap: args.leap_month.unwrap_or(false) })))
-        }
-        Some(m) => Err(invalid(format!("lunar month {m} does not exist; lunar months are 1-12"))),
-        None => Err(invalid("say which lunar month (lunar_month, 1-12)")),
-    }
 }
 
 /// The reminder's time zone: the one named in `args`, else the conversation's.
