@@ -232,3 +232,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn lunar_and_workday_reminders_keep_their_local_time_across_new_york_dst() {
+    // 2027-03-14: New York moves to EDT. 二月初一 2027-03-08 (EST), 二月十五 2027-03-22 (EDT).
+    let s = Schedule {
+        tz: tz("America/New_York"),
+        lunar_days: 1 | 1 << 14,
+        ..schedule(Freq::LunarMonthly, datetime(2027, 3, 1, 7, 0, 0, 0))
+    };
+    let utc: Vec<String> = s.occurrences().take(2).map(|(_, t)| t.to_string()).collect();
+    assert_eq!(utc, ["2027-03-08T12:00:00Z", "2027-03-22T11:00:00Z"]);
+    let workdays = Schedule {
+        tz: tz("America/New_York"),
+        work_calendar: WorkCalendar::builtin().expect("calendar"),
+        ..schedule(Freq::Workdays, datetime(2027, 3, 12, 7, 0, 0, 0)) // a Friday
+    };
+    let utc: Vec<String> = workdays.occurrences().take(2).map(|(_, t)| t.to_string()).collect();
+    assert_eq!(utc, ["2027-03-12T12:00:00Z", "2027-03-15T11:00:00Z"]);
+}
