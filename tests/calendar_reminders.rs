@@ -64,6 +64,13 @@ async fn lunar_first_and_fifteenth_are_confirmed_with_their_dates_and_pushed_on_
     assert_eq!(tick_at(&h, "2026-12-23T07:00").await, 1, "十五");
     assert_eq!(h.line.accepted_pushes().len(), 2);
     assert!(h.line.accepted_pushes()[1].body.to_string().contains("拜拜"));
+
+    h.llm.reply_tool_calls(&[("list_reminders", json!({}))]);
+    h.llm.reply_text("這是提醒清單");
+    h.send(vec![h.dm(MOM, "有哪些提醒")]).await;
+    let listed = tool_result(&h, h.llm.requests().len() - 1);
+    assert_eq!(listed["reminders"][0]["repeats"], "每月農曆初一、十五 07:00", "{listed}");
+    assert_eq!(listed["reminders"][0]["next"], "2027-01-08（五）07:00", "十二月初一");
 }
 
 #[tokio::test]
