@@ -11,6 +11,7 @@ use tokio::sync::Notify;
 
 use crate::action::{ActionRegistry, ActionRegistryError, ActionServices};
 use crate::alerts::poller::{AlertPoller, PollerSettings};
+use crate::calendar::{CalendarError, WorkCalendar};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::delivery::Pusher;
@@ -45,6 +46,9 @@ pub enum StartError {
     /// The button action registry is invalid (a programming error caught at start).
     #[error("action registry: {0}")]
     Actions(#[from] ActionRegistryError),
+    /// The working calendar file (`HEARTH_WORK_CALENDAR`) is unreadable or invalid.
+    #[error("work calendar (HEARTH_WORK_CALENDAR): {0}")]
+    WorkCalendar(#[from] CalendarError),
     /// An HTTP client could not be built; hearth never falls back to one without time limits.
     #[error("cannot build the HTTP client for {what}")]
     HttpClient {
@@ -148,6 +152,7 @@ impl Hearth {
             sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
+            work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
         };
         let registry = Arc::new(tools(&services)?);
         let actions = crate::actions::registry()?;
@@ -318,6 +323,7 @@ fn pushers(
         pusher.clone(),
         services.sources.quotes.clone(),
         PollerSettings::default(),
+        services.work_calendar.clone(),
     );
     let reminders = ReminderScheduler::new(
         pusher,
@@ -325,6 +331,7 @@ fn pushers(
             lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
             ..SchedulerSettings::default()
         },
+        services.work_calendar.clone(),
     );
     (reminders, alerts)
 }

@@ -185,6 +185,12 @@ pub struct Config {
     /// IANA time zone of the family: the prompt's date and time, reminders.
     #[arg(long, env = "HEARTH_TIMEZONE", default_value = "Asia/Taipei", global = true)]
     pub timezone: String,
+    /// A newer Taiwan working calendar (JSON, the format of the built-in
+    /// data/taiwan-calendar.json, made by scripts/taiwan_calendar.py): its years replace or
+    /// extend the built-in ones (2024–2027). Workday reminders and the TWSE trading days follow
+    /// it; past its last year every weekday counts as a workday.
+    #[arg(long, env = "HEARTH_WORK_CALENDAR", global = true)]
+    pub work_calendar: Option<std::path::PathBuf>,
     /// Earlier messages of the conversation given to the LLM as context.
     #[arg(long, env = "HEARTH_HISTORY_MESSAGES", default_value_t = 20, global = true)]
     pub history_messages: usize,

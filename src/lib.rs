@@ -31,6 +31,8 @@
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget;
 //!   [`privacy`]: the chat log's retention, unsend, and forgetting a conversation that removed
 //!   hearth.
+//! - [`calendar`]: the Chinese lunar calendar and Taiwan's working calendar (holidays,
+//!   make-up workdays, the stock exchange's closed days).
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
@@ -54,7 +56,7 @@
 //! | 9 | `llm` |
 //! | 10 | `registry` |
 //! | 11 | `tool` |
-//! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen` |
+//! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
@@ -62,6 +64,7 @@ pub mod actions;
 pub mod alerts;
 pub mod app;
 pub mod background;
+pub mod calendar;
 pub mod chat;
 pub mod clock;
 pub mod config;

@@ -54,6 +54,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 sources: hearth::app::sources(&config)?,
                 store: hearth::store::Store::in_memory().await?,
                 reminder_nudge: Default::default(),
+                work_calendar: hearth::calendar::WorkCalendar::load(
+                    config.work_calendar.as_deref(),
+                )?,
             };
             let registry = hearth::tools::registry(&services)?;
             let sent = hearth::llm::openai::tool_specs(registry.definitions(), config.llm_strict);

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use crate::calendar::WorkCalendar;
 use crate::registry::{Registry, RegistryError};
 use crate::sources::Sources;
 use crate::store::Store;
@@ -34,6 +35,8 @@ pub struct Services {
     pub store: Store,
     /// Wakes the reminder scheduler when a reminder is due soon.
     pub reminder_nudge: Arc<Notify>,
+    /// Taiwan's working calendar (workday reminders).
+    pub work_calendar: WorkCalendar,
 }
 
 /// Builds the production registry.
@@ -42,8 +45,12 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(weather::Weather::new(s.sources.weather.clone()))
         .tool(fx::Fx::new(s.sources.fx.clone()))
         .tool(get_quote::GetQuote::new(s.sources.quotes.clone()))
-        .tool(reminder::Reminder::new(s.store.clone(), s.reminder_nudge.clone()))
-        .tool(list_reminders::ListReminders::new(s.store.clone()))
+        .tool(reminder::Reminder::new(
+            s.store.clone(),
+            s.reminder_nudge.clone(),
+            s.work_calendar.clone(),
+        ))
+        .tool(list_reminders::ListReminders::new(s.store.clone(), s.work_calendar.clone()))
         .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
         .tool(price_alert::PriceAlert::new(s.store.clone(), s.sources.quotes.clone()))
         .tool(list_price_alerts::ListPriceAlerts::new(s.store.clone()))

@@ -25,6 +25,7 @@ async fn production() -> Registry {
         sources: Sources::from_config(&config).expect("sources"),
         store: Store::in_memory().await.expect("store"),
         reminder_nudge: Default::default(),
+        work_calendar: hearth::calendar::WorkCalendar::builtin().expect("calendar"),
     };
     hearth::tools::registry(&services).expect("production registry builds")
 }
@@ -109,6 +110,7 @@ async fn without_a_search_provider_web_search_is_not_registered() {
         sources: Sources::from_config(&config).expect("sources"),
         store: Store::in_memory().await.expect("store"),
         reminder_nudge: Default::default(),
+        work_calendar: hearth::calendar::WorkCalendar::builtin().expect("calendar"),
     };
     let registry = hearth::tools::registry(&services).expect("registry");
     let names: Vec<&str> = registry.definitions().iter().map(|d| d.name).collect();

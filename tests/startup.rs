@@ -1,5 +1,6 @@
 //! Start-up refuses what it cannot honour: an HTTP client that cannot be built stops hearth
-//! with a typed error instead of falling back to a client without time limits.
+//! with a typed error instead of falling back to a client without time limits, and a working
+//! calendar file that contradicts itself stops it with the reason.
 
 use std::sync::Arc;
 
@@ -26,4 +27,26 @@ async fn hearth_starts_with_the_default_settings() {
     let mut config = Config::defaults();
     config.database_url = "sqlite::memory:".into();
     assert!(Hearth::build(&config, Arc::new(SystemClock)).await.is_ok());
+}
+
+#[tokio::test]
+async fn hearth_does_not_start_with_a_working_calendar_that_contradicts_itself() {
+    let dir = std::env::temp_dir().join(format!("hearth-startup-calendar-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("calendar.json");
+    // 2030-01-02 is a Wednesday: it cannot be a make-up workday.
+    let bad = r#"{"years": [{"year": 2030, "source": "t", "days_off": [],
+        "make_up_workdays": [{"date": "2030-01-02", "name": "補班"}], "twse_closed": []}]}"#;
+    std::fs::write(&path, bad).expect("write");
+    let mut config = Config::defaults();
+    config.database_url = "sqlite::memory:".into();
+    config.work_calendar = Some(path);
+    let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
+    let message = err.to_string();
+    assert!(matches!(err, StartError::WorkCalendar(_)), "{message}");
+    assert!(
+        message.contains("HEARTH_WORK_CALENDAR") && message.contains("2030-01-02"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -20,6 +20,40 @@ async fn stores() -> Vec<Store> {
 }
 
 #[tokio::test]
+async fn lunar_and_workday_reminders_keep_their_rule_through_create_list_and_claim() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let birthday = NewReminder {
+            freq: Freq::LunarYearly,
+            lunar_days: 1 << 7,
+            lunar_month: Some(4),
+            lunar_leap: 1,
+            ..common::rows::once_reminder("C1", "阿嬤生日", 1_000)
+        };
+        let workdays = NewReminder {
+            freq: Freq::Workdays,
+            ..common::rows::once_reminder("C1", "打卡", 2_000)
+        };
+        let created = s.create_reminder(&birthday).await.expect("create");
+        assert_eq!(
+            (created.freq, created.lunar_days, created.lunar_month, created.lunar_leap),
+            (Freq::LunarYearly, 1 << 7, Some(4), 1),
+            "{name}"
+        );
+        s.create_reminder(&workdays).await.expect("create");
+        let listed = s.list_reminders("C1").await.expect("list");
+        let rules: Vec<_> = listed.iter().map(|r| (r.freq, r.lunar_days, r.lunar_month)).collect();
+        assert_eq!(
+            rules,
+            [(Freq::LunarYearly, 1 << 7, Some(4)), (Freq::Workdays, 0, None)],
+            "{name}"
+        );
+        let claimed = s.claim_due_reminders("p1", 5_000, 60_000, 10).await.expect("claim");
+        assert_eq!(claimed[0].lunar_leap, 1, "{name}");
+    }
+}
+
+#[tokio::test]
 async fn reminder_rows_decode_to_their_frequency_and_status() {
     for s in stores().await {
         let name = s.backend_name();

@@ -1,12 +1,19 @@
 //! When a symbol's market trades, whether a quote is fresh enough to act on, and how soon a symbol
 //! is looked at again. Taiwan (`.TW`, `.TWO`, `^TWII`) trades 09:00–13:30 Asia/Taipei on
 //! weekdays, US tickers and indices 09:30–16:00 America/New_York on weekdays, crypto (`-USD`…)
-//! and currencies (`=X`) around the clock. Holidays are not known here: on a holiday the
-//! provider's timestamp stays old, and a stale quote never triggers.
+//! and currencies (`=X`) around the clock. Taiwan's closed days (holidays, the settlement-only
+//! days before Lunar New Year, make-up Saturdays) come from the working calendar
+//! ([`WorkCalendar::twse_trades`]); US holidays are not known here: on one the provider's
+//! timestamp stays old, and a stale quote never triggers.
 
 use jiff::civil::{Time, Weekday};
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
+
+use crate::calendar::WorkCalendar;
+
+/// The most days looked ahead for the next session (Lunar New Year closes TWSE for up to ~12).
+const MAX_DAYS_CLOSED: i64 = 21;
 
 /// A market's trading hours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,27 +54,30 @@ impl Market {
         }
     }
 
-    /// Whether the regular session is open at `at`.
-    pub fn is_open(self, at: Timestamp) -> bool {
+    /// Whether the regular session is open at `at` (Taiwan's trading days from `calendar`).
+    pub fn is_open(self, at: Timestamp, calendar: &WorkCalendar) -> bool {
         let Some((zone, open, close)) = self.hours() else { return true };
         let Ok(tz) = TimeZone::get(zone) else { return true };
         let local = at.to_zoned_datetime(tz);
-        let weekday = !matches!(local.weekday(), Weekday::Saturday | Weekday::Sunday);
-        weekday && local.time() >= open && local.time() < close
+        let trades = match self {
+            Market::Taiwan => calendar.twse_trades(local.date()),
+            _ => !matches!(local.weekday(), Weekday::Saturday | Weekday::Sunday),
+        };
+        trades && local.time() >= open && local.time() < close
     }
 
     /// The next session opening after `at` (`at` itself when open; `None` if unknown).
-    pub fn next_open(self, at: Timestamp) -> Option<Timestamp> {
-        if self.is_open(at) {
+    pub fn next_open(self, at: Timestamp, calendar: &WorkCalendar) -> Option<Timestamp> {
+        if self.is_open(at, calendar) {
             return Some(at);
         }
         let (zone, open, _) = self.hours()?;
         let tz = TimeZone::get(zone).ok()?;
         let today = at.to_zoned_datetime(tz.clone()).date();
-        (0..8).find_map(|days| {
+        (0..MAX_DAYS_CLOSED).find_map(|days| {
             let date = today.checked_add(jiff::Span::new().days(days)).ok()?;
             let start = date.to_datetime(open).to_zoned_datetime(tz.clone()).ok()?.timestamp();
-            (start > at && self.is_open(start)).then_some(start)
+            (start > at && self.is_open(start, calendar)).then_some(start)
         })
     }
 }
@@ -83,11 +93,12 @@ pub fn is_fresh(
     market_time: Option<i64>,
     now: Timestamp,
     max_age: SignedDuration,
+    calendar: &WorkCalendar,
 ) -> bool {
     let Some(set_at) = market_time.and_then(|s| Timestamp::from_second(s).ok()) else {
         return false;
     };
-    market.is_open(now) && now.duration_since(set_at) <= max_age
+    market.is_open(now, calendar) && now.duration_since(set_at) <= max_age
 }
 
 /// How long until a symbol is fetched again, from the smallest relative distance between its
@@ -108,6 +119,10 @@ mod tests {
         s.parse().expect("instant")
     }
 
+    fn cal() -> WorkCalendar {
+        WorkCalendar::builtin().expect("calendar")
+    }
+
     #[test]
     fn symbols_map_to_their_markets() {
         assert_eq!(Market::of("2330.TW"), Market::Taiwan);
@@ -122,29 +137,46 @@ mod tests {
     #[test]
     fn taiwan_trades_on_weekday_mornings_in_taipei() {
         // Monday 2026-11-30: 09:00–13:30 Taipei = 01:00–05:30 UTC.
-        assert!(!Market::Taiwan.is_open(at("2026-11-30T00:59:00Z")));
-        assert!(Market::Taiwan.is_open(at("2026-11-30T01:00:00Z")));
-        assert!(!Market::Taiwan.is_open(at("2026-11-30T05:30:00Z")));
-        assert!(!Market::Taiwan.is_open(at("2026-12-05T02:00:00Z")), "Saturday");
+        assert!(!Market::Taiwan.is_open(at("2026-11-30T00:59:00Z"), &cal()));
+        assert!(Market::Taiwan.is_open(at("2026-11-30T01:00:00Z"), &cal()));
+        assert!(!Market::Taiwan.is_open(at("2026-11-30T05:30:00Z"), &cal()));
+        assert!(!Market::Taiwan.is_open(at("2026-12-05T02:00:00Z"), &cal()), "Saturday");
         assert_eq!(
-            Market::Taiwan.next_open(at("2026-11-30T12:00:00Z")),
+            Market::Taiwan.next_open(at("2026-11-30T12:00:00Z"), &cal()),
             Some(at("2026-12-01T01:00:00Z"))
         );
         assert_eq!(
-            Market::Taiwan.next_open(at("2026-12-04T12:00:00Z")),
+            Market::Taiwan.next_open(at("2026-12-04T12:00:00Z"), &cal()),
             Some(at("2026-12-07T01:00:00Z")),
             "Friday evening → Monday"
         );
     }
 
     #[test]
+    fn taiwan_is_closed_on_its_holidays_and_reopens_after_lunar_new_year() {
+        // 2026-09-25 (Friday) is 中秋 and Monday 09-28 孔子誕辰: Thursday afternoon → Tuesday.
+        assert!(!Market::Taiwan.is_open(at("2026-09-25T02:00:00Z"), &cal()));
+        assert_eq!(
+            Market::Taiwan.next_open(at("2026-09-24T06:00:00Z"), &cal()),
+            Some(at("2026-09-29T01:00:00Z"))
+        );
+        // After Wednesday 2026-02-11: settlement-only days, then 春節 → Monday 02-23.
+        assert_eq!(
+            Market::Taiwan.next_open(at("2026-02-11T06:00:00Z"), &cal()),
+            Some(at("2026-02-23T01:00:00Z"))
+        );
+        let weekdays_only = WorkCalendar::weekdays_only();
+        assert!(Market::Taiwan.is_open(at("2026-09-25T02:00:00Z"), &weekdays_only));
+    }
+
+    #[test]
     fn us_regular_session_follows_new_york_time_across_dst() {
         // Winter (EST): 09:30 New York = 14:30 UTC; summer (EDT): 13:30 UTC.
-        assert!(!Market::Us.is_open(at("2026-11-30T12:00:00Z")), "07:00 in New York");
-        assert!(Market::Us.is_open(at("2026-11-30T14:30:00Z")));
-        assert!(Market::Us.is_open(at("2026-07-01T13:30:00Z")));
-        assert!(!Market::Us.is_open(at("2026-11-30T21:00:00Z")), "16:00 in New York");
-        assert!(Market::AlwaysOpen.is_open(at("2026-12-05T03:00:00Z")));
+        assert!(!Market::Us.is_open(at("2026-11-30T12:00:00Z"), &cal()), "07:00 in New York");
+        assert!(Market::Us.is_open(at("2026-11-30T14:30:00Z"), &cal()));
+        assert!(Market::Us.is_open(at("2026-07-01T13:30:00Z"), &cal()));
+        assert!(!Market::Us.is_open(at("2026-11-30T21:00:00Z"), &cal()), "16:00 in New York");
+        assert!(Market::AlwaysOpen.is_open(at("2026-12-05T03:00:00Z"), &cal()));
     }
 
     #[test]
@@ -152,10 +184,10 @@ mod tests {
         let now = at("2026-11-30T12:00:00Z");
         let age = SignedDuration::from_mins(5);
         let secs = now.as_second();
-        assert!(is_fresh(Market::AlwaysOpen, Some(secs - 60), now, age));
-        assert!(!is_fresh(Market::AlwaysOpen, Some(secs - 3600), now, age));
-        assert!(!is_fresh(Market::AlwaysOpen, None, now, age));
-        assert!(!is_fresh(Market::Taiwan, Some(secs), now, age), "closed at 20:00 Taipei");
+        assert!(is_fresh(Market::AlwaysOpen, Some(secs - 60), now, age, &cal()));
+        assert!(!is_fresh(Market::AlwaysOpen, Some(secs - 3600), now, age, &cal()));
+        assert!(!is_fresh(Market::AlwaysOpen, None, now, age, &cal()));
+        assert!(!is_fresh(Market::Taiwan, Some(secs), now, age, &cal()), "closed at 20:00 Taipei");
     }
 
     #[test]

@@ -16,6 +16,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::crossing::{self, Rule, Sample, Side, State};
 use super::market::{Market, cadence, is_fresh};
 use super::render;
+use crate::calendar::WorkCalendar;
 use crate::delivery::{self, Outcome, Pusher};
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
@@ -88,6 +89,7 @@ pub struct AlertPoller {
     pusher: Pusher,
     quotes: QuoteSource,
     settings: PollerSettings,
+    work_calendar: WorkCalendar,
 }
 
 enum Polled {
@@ -98,9 +100,15 @@ enum Polled {
 
 impl AlertPoller {
     /// A poller claiming and pushing through `pusher` (identified by its owner in claims),
-    /// fetching through `quotes` (the shared source).
-    pub fn new(pusher: Pusher, quotes: QuoteSource, settings: PollerSettings) -> Self {
-        Self { pusher, quotes, settings }
+    /// fetching through `quotes` (the shared source); Taiwan's trading days follow
+    /// `work_calendar`.
+    pub fn new(
+        pusher: Pusher,
+        quotes: QuoteSource,
+        settings: PollerSettings,
+        work_calendar: WorkCalendar,
+    ) -> Self {
+        Self { pusher, quotes, settings, work_calendar }
     }
 
     fn store(&self) -> &Store {
@@ -160,9 +168,9 @@ impl AlertPoller {
 
     async fn poll(&self, s: SymbolRow, now: Timestamp) -> Result<Polled, StoreError> {
         let market = Market::of(&s.symbol);
-        if !market.is_open(now) {
+        if !market.is_open(now, &self.work_calendar) {
             let hour_later = now.saturating_add(SignedDuration::from_hours(1)).unwrap_or(now);
-            let next = market.next_open(now).unwrap_or(hour_later);
+            let next = market.next_open(now, &self.work_calendar).unwrap_or(hour_later);
             self.store()
                 .reschedule_symbol(self.owner(), &s.symbol, next.as_millisecond(), 0)
                 .await?;
@@ -202,8 +210,9 @@ impl AlertPoller {
     ) -> Result<Vec<AlertDelivery>, StoreError> {
         let alerts = self.store().active_alerts_on(symbol).await?;
         let now_ms = now.as_millisecond();
-        let fresh =
-            is_fresh(Market::of(symbol), quote.market_time, now, self.settings.max_quote_age);
+        let market = Market::of(symbol);
+        let max_age = self.settings.max_quote_age;
+        let fresh = is_fresh(market, quote.market_time, now, max_age, &self.work_calendar);
         let sample = Sample { price: quote.price, now_ms, fresh };
         let mut updates = Vec::new();
         let mut nearest: Option<f64> = None;

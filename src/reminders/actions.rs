@@ -117,8 +117,8 @@ async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
                 .next_fire_at
                 .filter(|_| r.status == ReminderStatus::Active)
                 .and_then(|ms| Timestamp::from_millisecond(ms).ok())
-                .zip(r.schedule())
-                .map(|(t, s)| local_time(t, &s.tz, lang));
+                .zip(r.time_zone())
+                .map(|(t, tz)| local_time(t, &tz, lang));
             match next {
                 Some(n) => format!(
                     "{}{}（{}{n}）",
@@ -142,7 +142,7 @@ async fn snooze(store: &Store, nudge: &Notify, ctx: &ToolCtx, this: Occurrence) 
     };
     let now = ctx.now();
     let at = now.saturating_add(SNOOZE).unwrap_or(now);
-    let tz = row.schedule().map(|s| s.tz).unwrap_or_else(|| ctx.tz.clone());
+    let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
     let local = at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
     let created = store
         .snooze_reminder(

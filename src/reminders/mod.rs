@@ -1,8 +1,10 @@
-//! Reminders: when they fire ([`recurrence`]), how they are described to the family
+//! Reminders: when they fire ([`recurrence`]; lunar and workday rules checked in
+//! [`calendar_rule`]), how they are described to the family
 //! ([`describe`]), what a delivery looks like ([`render`]), how it is delivered exactly once
 //! ([`scheduler`]) and what its buttons do ([`actions`]).
 
 pub mod actions;
+pub mod calendar_rule;
 pub mod describe;
 pub mod recurrence;
 pub mod render;
@@ -12,12 +14,21 @@ use jiff::Timestamp;
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 
+use crate::calendar::WorkCalendar;
+use crate::calendar::lunar::LunarMonth;
 use crate::store::ReminderRow;
 use recurrence::Schedule;
 
 impl ReminderRow {
-    /// The reminder's schedule; `None` if the stored rule is unreadable (it is then paused).
-    pub fn schedule(&self) -> Option<Schedule> {
+    /// The reminder's schedule, workdays following `work_calendar`; `None` if the stored rule is
+    /// unreadable (it is then paused).
+    pub fn schedule(&self, work_calendar: &WorkCalendar) -> Option<Schedule> {
+        let lunar_month = match self.lunar_month {
+            None => None,
+            Some(m) => {
+                Some(LunarMonth { number: u8::try_from(m).ok()?, leap: self.lunar_leap != 0 })
+            }
+        };
         Some(Schedule {
             tz: TimeZone::get(&self.tz).ok()?,
             anchor: self.anchor_local.parse::<DateTime>().ok()?,
@@ -27,6 +38,14 @@ impl ReminderRow {
             month_day: self.month_day.and_then(|d| i8::try_from(d).ok()),
             until: self.until_ms.and_then(|u| Timestamp::from_millisecond(u).ok()),
             count: self.max_count.and_then(|c| u32::try_from(c).ok()),
+            lunar_days: u32::try_from(self.lunar_days).ok()?,
+            lunar_month,
+            work_calendar: work_calendar.clone(),
         })
+    }
+
+    /// The reminder's time zone (the conversation's when the stored one is unknown).
+    pub fn time_zone(&self) -> Option<TimeZone> {
+        TimeZone::get(&self.tz).ok()
     }
 }

@@ -10,6 +10,7 @@ use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
 use super::render;
+use crate::calendar::WorkCalendar;
 use crate::delivery::{self, Outcome, Pusher};
 use crate::store::{
     DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, StoreError,
@@ -92,12 +93,14 @@ fn settled(delivery: &DeliveryRow, grace_start: i64) -> Option<Option<(i64, Deli
 pub struct ReminderScheduler {
     pusher: Pusher,
     settings: SchedulerSettings,
+    work_calendar: WorkCalendar,
 }
 
 impl ReminderScheduler {
-    /// A scheduler claiming and pushing through `pusher` (identified by its owner in claims).
-    pub fn new(pusher: Pusher, settings: SchedulerSettings) -> Self {
-        Self { pusher, settings }
+    /// A scheduler claiming and pushing through `pusher` (identified by its owner in claims);
+    /// workday reminders follow `work_calendar`.
+    pub fn new(pusher: Pusher, settings: SchedulerSettings, work_calendar: WorkCalendar) -> Self {
+        Self { pusher, settings, work_calendar }
     }
 
     /// Delivers everything due now. Batches are pipelined: while one batch is being pushed, the
@@ -196,7 +199,7 @@ impl ReminderScheduler {
     /// ones are not replayed), rendered and keyed for recording, and how the reminder moves on.
     fn plan(&self, row: ReminderRow, now: Timestamp) -> Plan {
         let Some(claimed) = row.next_fire_at else { return Plan::Skip };
-        let Some(schedule) = row.schedule() else {
+        let Some(schedule) = row.schedule(&self.work_calendar) else {
             tracing::error!(reminder = row.id, "unreadable reminder rule; paused");
             return Plan::Finish(Finish {
                 reminder_id: row.id,

@@ -37,6 +37,12 @@ pub struct ReminderRow {
     pub until_ms: Option<i64>,
     /// Series length.
     pub max_count: Option<i64>,
+    /// Lunar reminders: the lunar days, bit 0 = 初一 … bit 29 = 三十.
+    pub lunar_days: i64,
+    /// Lunar yearly reminders: the lunar month, 1–12.
+    pub lunar_month: Option<i64>,
+    /// Lunar yearly reminders: 1 when that month is the leap month (閏), else 0.
+    pub lunar_leap: i64,
     /// Next occurrence (Unix ms); `None` when the series is over.
     pub next_fire_at: Option<i64>,
     /// Index of the next occurrence.
@@ -74,6 +80,12 @@ pub struct NewReminder<'a> {
     pub until_ms: Option<i64>,
     /// Series length.
     pub max_count: Option<i64>,
+    /// Lunar days mask (bit 0 = 初一).
+    pub lunar_days: i64,
+    /// Lunar yearly: the month, 1–12.
+    pub lunar_month: Option<i64>,
+    /// Lunar yearly: 1 for the leap month.
+    pub lunar_leap: i64,
     /// The first occurrence (Unix ms).
     pub first_fire_at: i64,
     /// Now (Unix ms).
@@ -142,13 +154,13 @@ pub enum Next {
     Pause,
 }
 
-const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
-const LIST: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id";
-const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status FROM reminders WHERE id = $1 AND conversation_id = $2";
+const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at, lunar_days, lunar_month, lunar_leap) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15, $17, $18, $19 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status";
+const LIST: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id";
+const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status FROM reminders WHERE id = $1 AND conversation_id = $2";
 const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused')";
 const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6 FROM reminders WHERE id = $1 AND conversation_id = $2 ON CONFLICT DO NOTHING RETURNING id";
-const CLAIM: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
-const CLAIM_SKIP_LOCKED: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status";
+const CLAIM: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status";
+const CLAIM_SKIP_LOCKED: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status";
 const PREPARE: &str = "INSERT INTO reminder_deliveries (reminder_id, scheduled_for, conversation_id, retry_key, payload, status, attempts, first_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) ON CONFLICT (reminder_id, scheduled_for) DO NOTHING";
 const READ_DELIVERY: &str = "SELECT reminder_id, scheduled_for, retry_key, payload, status, attempts, first_attempt_at FROM reminder_deliveries WHERE reminder_id = $1 AND scheduled_for = $2";
 const SET_DELIVERY: &str = "UPDATE reminder_deliveries SET status = $3, attempts = attempts + 1, sent_at = CASE WHEN $3 = 'sent' THEN $4 ELSE sent_at END WHERE reminder_id = $1 AND scheduled_for = $2 AND status = 'pending'";
@@ -189,6 +201,9 @@ impl Store {
             .bind(r.first_fire_at)
             .bind(r.created_at)
             .bind(super::capped::cap(super::MAX_REMINDERS))
+            .bind(r.lunar_days)
+            .bind(r.lunar_month)
+            .bind(r.lunar_leap)
             .fetch_optional(&mut *tx)
             .await?;
             tx.commit().await?;

@@ -71,6 +71,12 @@ pub enum Freq {
     Monthly,
     /// Every `interval` years, on the anchor's month and day.
     Yearly,
+    /// Every lunar month, on the chosen lunar days (初一、十五).
+    LunarMonthly,
+    /// Every lunar year, on one lunar month and day (a lunar birthday).
+    LunarYearly,
+    /// Every workday of Taiwan's working calendar.
+    Workdays,
 }
 
 /// Which way the price must go (`price_alerts.direction`; the same names in tool results).
@@ -162,6 +168,9 @@ mod tests {
             Freq::Weekly => "weekly",
             Freq::Monthly => "monthly",
             Freq::Yearly => "yearly",
+            Freq::LunarMonthly => "lunar_monthly",
+            Freq::LunarYearly => "lunar_yearly",
+            Freq::Workdays => "workdays",
             Direction::Up => "up",
             Direction::Down => "down",
             Frequency::Once => "once",

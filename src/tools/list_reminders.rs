@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
+use crate::calendar::WorkCalendar;
 use crate::reminders::actions::CancelReminder;
 use crate::reminders::describe::{local_time, repetition};
 use crate::store::{ReminderStatus, Store};
@@ -43,12 +44,13 @@ pub struct Output {
 /// The list tool.
 pub struct ListReminders {
     store: Store,
+    work_calendar: WorkCalendar,
 }
 
 impl ListReminders {
-    /// The tool over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The tool over the store; workday reminders follow `work_calendar`.
+    pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
+        Self { store, work_calendar }
     }
 }
 
@@ -63,7 +65,7 @@ impl Tool for ListReminders {
         let reminders = rows
             .into_iter()
             .map(|r| {
-                let schedule = r.schedule();
+                let schedule = r.schedule(&self.work_calendar);
                 let next = r
                     .next_fire_at
                     .and_then(|ms| Timestamp::from_millisecond(ms).ok())

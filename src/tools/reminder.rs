@@ -1,5 +1,6 @@
-//! `reminder`: creates a reminder in this conversation — once, or repeating — and confirms what
-//! was understood (the exact local time and the repetition in words) on a card.
+//! `reminder`: creates a reminder in this conversation — once, or repeating (also on the lunar
+//! calendar, or on Taiwan's workdays) — and confirms what was understood (the exact local time,
+//! the repetition in words, the next dates of a lunar or workday rule) on a card.
 
 use std::sync::Arc;
 
@@ -11,9 +12,11 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use crate::action::Action;
+use crate::calendar::WorkCalendar;
 use crate::line::text::grapheme_len;
 use crate::reminders::actions::CancelReminder;
-use crate::reminders::describe::{local_time, repetition, zone_label};
+use crate::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
+use crate::reminders::describe::{calendar_notes, local_time, repetition, upcoming, zone_label};
 use crate::reminders::recurrence::{Freq, Schedule};
 use crate::store::{NewReminder, Store};
 use crate::tool::{Card, CardRow, Styled, Tool, ToolCtx, ToolError};
@@ -35,6 +38,12 @@ pub enum Repeat {
     Monthly,
     /// Every year on the first date's month and day.
     Yearly,
+    /// Every lunar month on `lunar_days` (初一、十五 offerings, 每月農曆初一).
+    LunarMonthly,
+    /// Every year on a lunar date: `lunar_month` and one of `lunar_days` (lunar birthdays, 農曆八月十五).
+    LunarYearly,
+    /// Every workday of Taiwan's official calendar: national holidays off, make-up workdays (補班) on ("每個上班日").
+    Workdays,
 }
 
 /// A day of the week.
@@ -62,7 +71,7 @@ pub enum Day {
 pub struct Args {
     /// What to remind about, short, in the user's words (e.g. "帶便當", "倒垃圾").
     pub text: String,
-    /// The (first) time as a local date-time "YYYY-MM-DDTHH:MM" in the conversation's time zone (or in `timezone`). Use this or `in_minutes`.
+    /// The (first) time as a local date-time "YYYY-MM-DDTHH:MM" in the conversation's time zone (or in `timezone`). Use this or `in_minutes`. For lunar_monthly, lunar_yearly and workdays: the time of day, with today's date (or the date to start from); the first matching date is found for you.
     pub at: Option<String>,
     /// For relative requests ("in 20 minutes", "半小時後"): minutes from now. Use this or `at`.
     pub in_minutes: Option<u32>,
@@ -80,6 +89,12 @@ pub struct Args {
     pub until: Option<String>,
     /// Number of times, if the user gives one.
     pub count: Option<u32>,
+    /// lunar_monthly: the lunar days of the month, 1-30 (e.g. [1, 15] for 初一 and 十五). lunar_yearly: the one lunar day (e.g. [15] for 八月十五).
+    pub lunar_days: Option<Vec<u8>>,
+    /// lunar_yearly only: the lunar month 1-12 (正月 = 1, 臘月 = 12).
+    pub lunar_month: Option<u8>,
+    /// lunar_yearly only: true when the date is in the leap month (閏月, e.g. 閏四月初八).
+    pub leap_month: Option<bool>,
     /// In a group: the member to remind if not the person asking, by display name (e.g. "爸爸"). Omit for the asker.
     pub for_member: Option<String>,
 }
@@ -99,18 +114,26 @@ pub struct Output {
     pub repeats: Option<String>,
     /// Who will be @mentioned, in a group.
     pub mention: Option<String>,
+    /// Lunar and workday rules: the next times, local (tell the family these dates).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub upcoming: Vec<String>,
+    /// Lunar and workday rules: what the family should know (leap months, years the working calendar does not know yet).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The reminder tool.
 pub struct Reminder {
     store: Store,
     nudge: Arc<Notify>,
+    work_calendar: WorkCalendar,
 }
 
 impl Reminder {
-    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon.
-    pub fn new(store: Store, nudge: Arc<Notify>) -> Self {
-        Self { store, nudge }
+    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon; workday
+    /// reminders follow `work_calendar`.
+    pub fn new(store: Store, nudge: Arc<Notify>, work_calendar: WorkCalendar) -> Self {
+        Self { store, nudge, work_calendar }
     }
 }
 
@@ -118,15 +141,27 @@ fn invalid(msg: impl Into<String>) -> ToolError {
     ToolError::InvalidArgs(msg.into())
 }
 
-/// The validated schedule for `args`, relative to `now` in `default_tz`.
+/// The validated schedule for `args`, relative to `now` in `default_tz`; workdays follow
+/// `work_calendar`.
 pub fn schedule_from(
     args: &Args,
     now: Timestamp,
     default_tz: &TimeZone,
+    work_calendar: &WorkCalendar,
 ) -> Result<Schedule, ToolError> {
     let tz = time_zone(args, default_tz)?;
-    let anchor = anchor(args, now, &tz)?;
     let (freq, interval, weekdays, month_day) = repeat_rule(args)?;
+    let lunar = lunar_rule(
+        freq,
+        args.lunar_days.as_deref().unwrap_or_default(),
+        args.lunar_month,
+        args.leap_month.unwrap_or(false),
+    )
+    .map_err(|e| invalid(e.to_string()))?;
+    let mut anchor = anchor(args, now, &tz)?;
+    if is_calendar_rule(freq) {
+        anchor = start_not_before(anchor, now, &tz);
+    }
     let count = match args.count {
         Some(c) if !(1..=1000).contains(&c) => {
             return Err(invalid("count must be between 1 and 1000"));
@@ -134,7 +169,19 @@ pub fn schedule_from(
         other => other,
     };
     let until = until(args, &tz)?;
-    let schedule = Schedule { tz, anchor, freq, interval, weekdays, month_day, until, count };
+    let schedule = Schedule {
+        tz,
+        anchor,
+        freq,
+        interval,
+        weekdays,
+        month_day,
+        until,
+        count,
+        lunar_days: lunar.days,
+        lunar_month: lunar.month,
+        work_calendar: work_calendar.clone(),
+    };
     still_ahead(schedule, now)
 }
 
@@ -179,10 +226,16 @@ fn repeat_rule(args: &Args) -> Result<(Freq, u32, u8, Option<i8>), ToolError> {
         Repeat::Weekly => Freq::Weekly,
         Repeat::Monthly => Freq::Monthly,
         Repeat::Yearly => Freq::Yearly,
+        Repeat::LunarMonthly => Freq::LunarMonthly,
+        Repeat::LunarYearly => Freq::LunarYearly,
+        Repeat::Workdays => Freq::Workdays,
     };
     let interval = args.interval.unwrap_or(1);
     if !(1..=100).contains(&interval) {
         return Err(invalid("interval must be between 1 and 100"));
+    }
+    if interval != 1 && is_calendar_rule(freq) {
+        return Err(invalid("lunar and workday reminders repeat every time; interval must be 1"));
     }
     let weekdays = match &args.weekdays {
         Some(days) if !days.is_empty() => {
@@ -234,7 +287,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). The reminder is pushed back to this chat at the time, with buttons to mark done, snooze or stop. Resolve relative dates against the current date in the system prompt.";
+    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). Also on the Chinese lunar calendar (every 初一 and 十五; a lunar date every year such as a lunar birthday or 農曆八月十五, leap months included) and on Taiwan's workdays (\"每個上班日\": holidays off, make-up workdays on): give the lunar month and day as the family says them, never convert them to Gregorian dates yourself; the result lists the next dates. The reminder is pushed back to this chat at the time, with buttons to mark done, snooze or stop. Resolve relative dates against the current date in the system prompt.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
@@ -250,7 +303,7 @@ impl Tool for Reminder {
             )));
         }
         let now = ctx.now();
-        let schedule = schedule_from(&args, now, &ctx.tz)?;
+        let schedule = schedule_from(&args, now, &ctx.tz, &self.work_calendar)?;
         let (mention_id, mention_name) = self.mention(ctx, args.for_member.as_deref()).await?;
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
         let tz_name = schedule.tz.iana_name().unwrap_or("UTC").to_string();
@@ -271,6 +324,9 @@ impl Tool for Reminder {
                 month_day: schedule.month_day.map(i64::from),
                 until_ms: schedule.until.map(|u| u.as_millisecond()),
                 max_count: schedule.count.map(i64::from),
+                lunar_days: i64::from(schedule.lunar_days),
+                lunar_month: schedule.lunar_month.map(|m| i64::from(m.number)),
+                lunar_leap: i64::from(schedule.lunar_month.is_some_and(|m| m.leap)),
                 first_fire_at: first.as_millisecond(),
                 created_at: now.as_millisecond(),
             })
@@ -283,6 +339,8 @@ impl Tool for Reminder {
             timezone: zone_label(&schedule.tz, ctx.lang),
             repeats: repetition(&schedule, ctx.lang),
             mention: mention_name,
+            upcoming: upcoming(&schedule, ctx.lang),
+            notes: calendar_notes(&schedule, first, ctx.lang),
         })
     }
 
@@ -297,8 +355,14 @@ impl Tool for Reminder {
         if let Some(r) = &out.repeats {
             card.rows.push(CardRow::new(lang.pick("重複", "Repeats"), r.clone()));
         }
+        if !out.upcoming.is_empty() {
+            card.rows.push(CardRow::new(lang.pick("接下來", "Next"), out.upcoming.join("\n")));
+        }
         if let Some(m) = &out.mention {
             card.rows.push(CardRow::new(lang.pick("提醒對象", "For"), format!("@{m}")));
+        }
+        if !out.notes.is_empty() {
+            card.footnote = Some(out.notes.join("\n"));
         }
         card.buttons.push(CancelReminder { id: out.id }.button(
             lang.pick("❌ 取消這個提醒", "❌ Cancel"),

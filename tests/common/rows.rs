@@ -22,6 +22,9 @@ pub fn once_reminder<'a>(
         month_day: None,
         until_ms: None,
         max_count: None,
+        lunar_days: 0,
+        lunar_month: None,
+        lunar_leap: 0,
         first_fire_at,
         created_at: 0,
     }
