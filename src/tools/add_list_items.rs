@@ -15,7 +15,7 @@ use crate::tool::{Card, Tool, ToolCtx, ToolError};
 /// Arguments of `add_list_items`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Leave out for the shopping list (購物清單).
+    /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
     /// The things to add, one entry per thing: "牛奶、雞蛋" is two entries.
     pub items: Vec<Item>,
@@ -26,7 +26,7 @@ pub struct Args {
 pub struct Item {
     /// The thing, in the family's words, without its number: "牛奶", "eggs", "繳電話費". At most 60 characters.
     pub name: String,
-    /// How many, only when a number was said ("兩瓶牛奶" → name "牛奶", quantity 2). Leave out otherwise.
+    /// How many, only when a number was said ("兩瓶牛奶" → name "牛奶", quantity 2). Null otherwise.
     pub quantity: Option<i64>,
 }
 

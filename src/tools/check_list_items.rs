@@ -16,7 +16,7 @@ use crate::tool::{Card, Chip, Tool, ToolCtx, ToolError};
 /// Arguments of `check_list_items`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Leave out for the shopping list (購物清單).
+    /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
     /// The things bought or done, as the family calls them ("牛奶", "eggs"), one entry per thing.
     pub items: Vec<String>,

@@ -13,9 +13,9 @@ use crate::tool::{Card, Tool, ToolCtx, ToolError};
 /// Arguments of `clear_list`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Leave out for the shopping list (購物清單).
+    /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
-    /// True to remove only the checked-off items (把買好的清掉, 'clear what we bought'); leave out to empty the whole list.
+    /// True to remove only the checked-off items (把買好的清掉, 'clear what we bought'); null or false to empty the whole list.
     pub only_checked: Option<bool>,
 }
 
