@@ -190,7 +190,10 @@ mod tests {
         card.rows.push(CardRow::new("✓ 爸爸", "牛奶").toned(Some(Tone::Muted)));
         let b = bubble(&card, Palette::new(PriceColors::Tw), None);
         let value = &b["body"]["contents"][2]["contents"][0]["contents"][1];
-        assert_eq!((&value["color"], &value["decoration"]), (&json!(MUTED), &json!("line-through")));
+        assert_eq!(
+            (&value["color"], &value["decoration"]),
+            (&json!(MUTED), &json!("line-through"))
+        );
     }
 
     #[test]

@@ -33,18 +33,8 @@ pub const MAX_QUANTITY: i64 = 999;
 pub const SHOPPING: &str = "shopping";
 
 /// Names that mean the shopping list, as normalised by [`list_key`].
-const SHOPPING_NAMES: &[&str] = &[
-    "",
-    "購物",
-    "购物",
-    "買菜",
-    "採購",
-    "要買的",
-    "買東西",
-    "shopping",
-    "grocery",
-    "groceries",
-];
+const SHOPPING_NAMES: &[&str] =
+    &["", "購物", "购物", "買菜", "採購", "要買的", "買東西", "shopping", "grocery", "groceries"];
 
 /// Which list a request means.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,7 +198,8 @@ mod tests {
 
     #[test]
     fn no_name_and_the_shopping_lists_names_mean_the_shopping_list() {
-        for said in [None, Some(""), Some("購物清單"), Some(" 購物 "), Some("Shopping List")] {
+        for said in [None, Some(""), Some("購物清單"), Some(" 購物 "), Some("Shopping List")]
+        {
             assert!(ListName::parse(said).expect("a name").is_shopping(), "{said:?}");
         }
         assert_eq!(ListName::shopping().display(Lang::ZhTw), "購物清單");

@@ -29,7 +29,8 @@ fn wanted(names: &[&str]) -> Vec<Wanted> {
 
 #[test]
 fn new_items_are_added_with_a_quantity_of_one() {
-    let plan = plan_additions(&state(vec![]), &wanted(&["牛奶", "雞蛋"]), "購物清單").expect("plan");
+    let plan =
+        plan_additions(&state(vec![]), &wanted(&["牛奶", "雞蛋"]), "購物清單").expect("plan");
     assert_eq!(
         plan.changes,
         [
@@ -83,8 +84,9 @@ fn quantities_never_pass_the_largest() {
 
 #[test]
 fn a_full_list_refuses_new_items_but_still_merges_duplicates() {
-    let full: Vec<ListItem> =
-        (0..MAX_ITEMS_PER_LIST).map(|i| item(i as i64, &format!("item {i}"), 1, i % 2 == 0)).collect();
+    let full: Vec<ListItem> = (0..MAX_ITEMS_PER_LIST)
+        .map(|i| item(i as i64, &format!("item {i}"), 1, i % 2 == 0))
+        .collect();
     let refused = plan_additions(&state(full.clone()), &wanted(&["牛奶"]), "購物清單");
     let Err(ListError::ListFull { has, adding, .. }) = refused else {
         panic!("the list is full: {refused:?}");
@@ -102,7 +104,10 @@ fn a_full_chat_refuses_new_items_and_new_lists() {
     assert!(matches!(refused, Err(ListError::ChatFull { adding: 2, .. })), "{refused:?}");
 
     let mut lists = ListState { lists_in_chat: MAX_LISTS_PER_CHAT, ..ListState::default() };
-    assert!(matches!(plan_additions(&lists, &wanted(&["帳篷"]), "露營"), Err(ListError::TooManyLists)));
+    assert!(matches!(
+        plan_additions(&lists, &wanted(&["帳篷"]), "露營"),
+        Err(ListError::TooManyLists)
+    ));
     lists.lists_in_chat -= 1;
     assert!(plan_additions(&lists, &wanted(&["帳篷"]), "露營").is_ok());
 }

@@ -55,7 +55,10 @@ fn the_card_has_a_check_button_per_open_item_and_greys_checked_ones_with_who_che
     let Some(CardButton::Postback { action, id, display_text, .. }) = &card.rows[0].button else {
         panic!("a ✓ button on an open item");
     };
-    assert_eq!((action.as_str(), id.as_str(), display_text.as_str()), ("check_list_item", "9-1", "✓ 牛奶"));
+    assert_eq!(
+        (action.as_str(), id.as_str(), display_text.as_str()),
+        ("check_list_item", "9-1", "✓ 牛奶")
+    );
     assert_eq!((card.rows[1].label.as_str(), card.rows[1].value.as_str()), ("✓ 爸爸", "吐司"));
     assert_eq!((card.rows[1].tone, card.rows[1].button.is_some()), (Some(Tone::Muted), false));
     assert_eq!(card.footnote, None);
@@ -64,7 +67,8 @@ fn the_card_has_a_check_button_per_open_item_and_greys_checked_ones_with_who_che
 #[test]
 fn a_named_list_in_english_says_open_and_done() {
     let items = [item(1, "tent", 1, None)];
-    let card = ListView::new(&list("camping", "Camping"), &items, &taipei(), Lang::En).card(Lang::En);
+    let card =
+        ListView::new(&list("camping", "Camping"), &items, &taipei(), Lang::En).card(Lang::En);
     assert_eq!(card.title, "📝 Camping");
     assert_eq!(card.subtitle.as_deref(), Some("1 open · 0 done"));
     let Some(CardButton::Postback { id, .. }) = &card.rows[0].button else { panic!("a button") };

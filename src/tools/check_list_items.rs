@@ -116,7 +116,12 @@ impl Tool for CheckListItems {
 
 impl CheckListItems {
     /// Checks `item` off for the person asking and records what happened in `out`.
-    async fn check(&self, ctx: &ToolCtx, item: &ListItem, out: &mut Output) -> Result<(), ToolError> {
+    async fn check(
+        &self,
+        ctx: &ToolCtx,
+        item: &ListItem,
+        out: &mut Output,
+    ) -> Result<(), ToolError> {
         let checked = self
             .store
             .check_list_item(
