@@ -16,6 +16,7 @@ pub mod price_alert;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
+pub mod remove_list_items;
 pub mod show_list;
 pub mod summarize_url;
 pub mod weather;
@@ -59,6 +60,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(add_list_items::AddListItems::new(s.store.clone()))
         .tool(show_list::ShowList::new(s.store.clone()))
         .tool(check_list_items::CheckListItems::new(s.store.clone()))
+        .tool(remove_list_items::RemoveListItems::new(s.store.clone()))
         .tool(clear_list::ClearList::new(s.store.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))

@@ -315,6 +315,38 @@ async fn clearing_checked_items_keeps_the_open_ones_and_clearing_all_empties_the
 }
 
 #[tokio::test]
+async fn a_thing_no_longer_needed_is_taken_off_the_list_rather_than_checked() {
+    let h = start().await;
+    turn(
+        &h,
+        h.group_text(FAMILY, MOM, "小幫手 購物清單加牛奶、衛生紙、醬油、醬油膏"),
+        &[(
+            "add_list_items",
+            json!({"list": null, "items": items(&["牛奶", "衛生紙", "醬油", "醬油膏"])}),
+        )],
+        "好。",
+    )
+    .await;
+    let removed = turn(
+        &h,
+        h.group_text(FAMILY, DAD, "小幫手 牛奶不用買了，香蕉也刪掉"),
+        &[("remove_list_items", json!({"list": null, "items": ["牛奶", "香蕉", "醬"]}))],
+        "好，牛奶拿掉了；清單上沒有香蕉；要刪醬油還是醬油膏？",
+    )
+    .await;
+    assert_eq!(removed[0]["removed"], json!(["牛奶"]));
+    assert_eq!(removed[0]["not_found"], json!(["香蕉"]));
+    assert_eq!(removed[0]["ambiguous"], json!(["醬"]));
+    assert_eq!(
+        open_items(&h, FAMILY, "shopping").await,
+        [("衛生紙".into(), 1), ("醬油".into(), 1), ("醬油膏".into(), 1)]
+    );
+    let (head, rows) = last_card(&h);
+    assert_eq!(head[1], "3 項待買 · 0 項已買", "gone, not greyed");
+    assert!(rows.iter().all(|r| !r.texts.contains(&"牛奶".to_string())), "{rows:?}");
+}
+
+#[tokio::test]
 async fn bad_requests_get_clear_errors_and_change_nothing() {
     let h = start().await;
     let results = turn(

@@ -73,6 +73,7 @@ async fn production_tools_have_the_seed_wire_names() {
             "add_list_items",
             "show_list",
             "check_list_items",
+            "remove_list_items",
             "clear_list",
             "web_search",
             "summarize_url"
@@ -100,6 +101,7 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
             "forget",
             "add_list_items",
             "check_list_items",
+            "remove_list_items",
             "clear_list"
         ]
     );

@@ -150,6 +150,7 @@ const NEW_LIST: &str = "INSERT INTO lists (conversation_id, key, name, created_a
 const ADD_ITEM: &str = "INSERT INTO list_items (conversation_id, list_id, name, key, quantity, added_by, added_by_name, added_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 const REOPEN_ITEM: &str = "UPDATE list_items SET quantity = $3, added_by = CASE WHEN checked_at IS NULL THEN added_by ELSE $4 END, added_by_name = CASE WHEN checked_at IS NULL THEN added_by_name ELSE $5 END, added_at = CASE WHEN checked_at IS NULL THEN added_at ELSE $6 END, checked_by = NULL, checked_by_name = NULL, checked_at = NULL WHERE conversation_id = $1 AND id = $2";
 const CHECK_ITEM: &str = "UPDATE list_items SET checked_by = $3, checked_by_name = $4, checked_at = $5 WHERE conversation_id = $1 AND id = $2 AND checked_at IS NULL RETURNING id, list_id, name, key, quantity, added_by, added_by_name, added_at, checked_by, checked_by_name, checked_at";
+const REMOVE_ITEM: &str = "DELETE FROM list_items WHERE conversation_id = $1 AND id = $2 RETURNING id, list_id, name, key, quantity, added_by, added_by_name, added_at, checked_by, checked_by_name, checked_at";
 const CLEAR_CHECKED: &str =
     "DELETE FROM list_items WHERE conversation_id = $1 AND list_id = $2 AND checked_at IS NOT NULL";
 const CLEAR_ITEMS: &str = "DELETE FROM list_items WHERE conversation_id = $1 AND list_id = $2";
@@ -320,6 +321,19 @@ impl Store {
             .fetch_optional(db)
             .await)?;
         Ok(item.map_or(Checked::Gone, Checked::Already))
+    }
+
+    /// Removes item `id` of the conversation; returns it, or `None` if it was not there.
+    pub async fn remove_list_item(
+        &self,
+        conversation_id: &str,
+        id: i64,
+    ) -> Result<Option<ListItem>, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(REMOVE_ITEM)
+            .bind(conversation_id)
+            .bind(id)
+            .fetch_optional(db)
+            .await)?)
     }
 
     /// Removes the checked-off items of list `list_id` (`only_checked`), or the whole list with
