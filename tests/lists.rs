@@ -2,8 +2,8 @@
 //! show, check off, clear; the shopping list by default, named lists), the list card as LINE
 //! receives it, its ✓ buttons tapped in the right chat and refused elsewhere, taps on checked and
 //! cleared items, duplicates merged, the caps per list, per chat and on the number of lists, and
-//! bad requests that change nothing. The end-to-end tests run on SQLite, and on PostgreSQL with
-//! `HEARTH_TEST_BACKEND=postgres`; the store test of concurrent additions runs on both.
+//! bad requests that change nothing. Runs on SQLite, and on PostgreSQL with
+//! `HEARTH_TEST_BACKEND=postgres` (the store's own tests are in `tests/lists_store.rs`).
 
 mod common;
 
@@ -34,7 +34,8 @@ fn items(names: &[&str]) -> Value {
     Value::Array(names.iter().map(|n| json!({"name": n})).collect())
 }
 
-/// A row of a list card: its texts and the postback data of its button, if any.
+/// A row of a list card: its texts, whether it is struck through (checked), and the postback data
+/// of its button, if any.
 #[derive(Debug, Clone)]
 struct Row {
     texts: Vec<String>,
@@ -497,76 +498,4 @@ async fn a_chat_keeps_at_most_so_many_items_and_so_many_lists() {
     let message = refused[0]["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains(&format!("already has {MAX_LISTS_PER_CHAT} lists")), "{message}");
     assert!(refused[1].get("error").is_none(), "an existing list still takes items");
-}
-
-/// Store tests run against SQLite in a file (several connections, as in production) and, when
-/// `TEST_DATABASE_URL` is set, PostgreSQL.
-async fn stores() -> Vec<(hearth::store::Store, Option<std::path::PathBuf>)> {
-    let mut out = Vec::new();
-    for url in common::db::test_databases().await {
-        if url.starts_with("sqlite:") {
-            let path = std::env::temp_dir().join(format!(
-                "hearth-lists-{}-{}.db",
-                std::process::id(),
-                out.len()
-            ));
-            let url = format!("sqlite://{}", path.display());
-            out.push((hearth::store::Store::connect(&url).await.expect("sqlite"), Some(path)));
-        } else {
-            out.push((hearth::store::Store::connect(&url).await.expect("postgres"), None));
-        }
-    }
-    out
-}
-
-#[tokio::test]
-async fn concurrent_additions_to_one_list_never_pass_its_cap_on_either_database() {
-    use hearth::lists::ListError;
-    use hearth::lists::plan::{Wanted, plan_additions};
-    use hearth::store::ListEdit;
-
-    for (store, file) in stores().await {
-        let extra = 12;
-        let adds = (0..MAX_ITEMS_PER_LIST + extra).map(|i| {
-            let store = store.clone();
-            tokio::spawn(async move {
-                let edit = ListEdit {
-                    conversation_id: FAMILY,
-                    key: "shopping",
-                    name: "",
-                    user_id: Some(MOM),
-                    user_name: Some("媽媽"),
-                    at_ms: 0,
-                };
-                let wanted = [Wanted { name: format!("item {i}"), quantity: None }];
-                store
-                    .add_to_list(&edit, |state| {
-                        plan_additions(state, &wanted, "shopping list").map(|p| p.changes)
-                    })
-                    .await
-            })
-        });
-        let results = futures::future::join_all(adds).await;
-        let (mut added, mut full) = (0, 0);
-        for result in results {
-            match result.expect("task") {
-                Ok(_) => added += 1,
-                Err(ListError::ListFull { .. }) => full += 1,
-                Err(other) => panic!("{} failed: {other}", store.backend_name()),
-            }
-        }
-        assert_eq!((added, full), (MAX_ITEMS_PER_LIST, extra), "{}", store.backend_name());
-        let (_, items) = store.list_by_key(FAMILY, "shopping").await.expect("read").expect("list");
-        assert_eq!(items.len(), MAX_ITEMS_PER_LIST, "{}", store.backend_name());
-        assert_eq!(
-            store.lists(FAMILY).await.expect("lists").len(),
-            1,
-            "one list, not one per writer"
-        );
-        if let Some(path) = file {
-            for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-            }
-        }
-    }
 }
