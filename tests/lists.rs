@@ -182,6 +182,21 @@ async fn an_english_family_checks_things_off_by_name_and_sees_them_greyed_with_w
     )
     .await;
     assert_eq!(again[0]["already_checked"], json!([{"item": "eggs", "by": "媽媽"}]));
+
+    let milk = row(&last_card(&h).1, "milk").button.clone().expect("a ✓ on milk");
+    h.send(vec![h.postback(in_dm(MOM), &milk)]).await;
+    assert_eq!(last_text(&h), "✓ 媽媽 checked off \"milk\"", "the tap answers in English");
+    assert_eq!(last_card(&h).0[1], "1 to buy · 2 bought");
+
+    let back = turn(
+        &h,
+        h.dm(MOM, "we need eggs again"),
+        &[("add_list_items", json!({"list": null, "items": items(&["Eggs"])}))],
+        "Eggs are back on the list.",
+    )
+    .await;
+    assert_eq!(back[0]["added"][0], json!({"status": "reopened", "item": "eggs", "quantity": 1}));
+    assert_eq!(last_card(&h).0[1], "2 to buy · 1 bought");
 }
 
 #[tokio::test]
