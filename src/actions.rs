@@ -8,6 +8,7 @@ use crate::action::{ActionRegistry, ActionRegistryError};
 use crate::alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::confirm::{ConfirmCall, DiscardCall};
 use crate::i18n::Lang;
+use crate::lists::actions::CheckListItem;
 use crate::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::reminders::actions::{CancelReminder, ReminderDone, SnoozeReminder};
 
@@ -23,6 +24,7 @@ pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
         .action::<ForgetAllMemories>()
         .action::<ConfirmCall>()
         .action::<DiscardCall>()
+        .action::<CheckListItem>()
         .build()
 }
 
@@ -46,6 +48,7 @@ mod tests {
             [
                 "cancel_price_alert",
                 "cancel_reminder",
+                "check_list_item",
                 "confirm_call",
                 "discard_call",
                 "forget_all_memories",

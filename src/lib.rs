@@ -1,6 +1,6 @@
 //! hearth: a family assistant for LINE. Messages arrive on a signed webhook; an LLM answers,
-//! calling tools (weather, currency conversion, quotes, price alerts, reminders, chat recaps,
-//! long-term memory, web search and page summaries); answers go back as text, Flex cards and
+//! calling tools (weather, currency conversion, quotes, price alerts, reminders, shared lists,
+//! chat recaps, long-term memory, web search and page summaries); answers go back as text, Flex cards and
 //! quick-reply chips.
 //!
 //! # Layout
@@ -18,6 +18,8 @@
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
 //! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
 //!   each watched symbol once per tick and pushes each fire once, their buttons.
+//! - [`lists`]: shared lists (the shopping list, named lists): merging duplicates, caps, the
+//!   list card and its ✓ buttons.
 //! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
 //! - [`sources`]: clients for the data sources behind the tools.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
@@ -50,7 +52,7 @@
 //! | 3 | `app` |
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
-//! | 6 | `alerts`, `reminders`, `memory`, `confirm`, `limits` |
+//! | 6 | `alerts`, `reminders`, `memory`, `lists`, `confirm`, `limits` |
 //! | 7 | `action`, `delivery`, `gate`, `inbox::queue`, `inbox::lease` |
 //! | 8 | `line` |
 //! | 9 | `llm` |
@@ -79,6 +81,7 @@ pub mod inbox;
 pub mod limits;
 pub mod line;
 pub mod listen;
+pub mod lists;
 pub mod llm;
 pub mod memory;
 pub mod metrics;

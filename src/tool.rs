@@ -243,6 +243,8 @@ pub enum Tone {
     Down,
     /// Something to watch out for (rain, a warning).
     Warning,
+    /// Done and kept for the record (a checked-off list item): greyed and struck through.
+    Muted,
 }
 
 /// A piece of text with an optional tone.

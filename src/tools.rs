@@ -1,8 +1,11 @@
 //! THE list of tools. Adding a tool is one new file in `src/tools/` and one line here; the name
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
+pub mod add_list_items;
 pub mod cancel_price_alert;
 pub mod cancel_reminder;
+pub mod check_list_items;
+pub mod clear_list;
 pub mod forget;
 pub mod fx;
 pub mod get_quote;
@@ -13,6 +16,8 @@ pub mod price_alert;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
+pub mod remove_list_items;
+pub mod show_list;
 pub mod summarize_url;
 pub mod weather;
 pub mod web_search;
@@ -59,6 +64,11 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(remember::Remember::new(s.store.clone()))
         .tool(forget::Forget::new(s.store.clone()))
         .tool(list_memories::ListMemories::new(s.store.clone()))
+        .tool(add_list_items::AddListItems::new(s.store.clone()))
+        .tool(show_list::ShowList::new(s.store.clone()))
+        .tool(check_list_items::CheckListItems::new(s.store.clone()))
+        .tool(remove_list_items::RemoveListItems::new(s.store.clone()))
+        .tool(clear_list::ClearList::new(s.store.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))
         .build()

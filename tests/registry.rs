@@ -71,6 +71,11 @@ async fn production_tools_have_the_seed_wire_names() {
             "remember",
             "forget",
             "list_memories",
+            "add_list_items",
+            "show_list",
+            "check_list_items",
+            "remove_list_items",
+            "clear_list",
             "web_search",
             "summarize_url"
         ]
@@ -88,7 +93,18 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
         .collect();
     assert_eq!(
         changing,
-        ["reminder", "cancel_reminder", "price_alert", "cancel_price_alert", "remember", "forget"]
+        [
+            "reminder",
+            "cancel_reminder",
+            "price_alert",
+            "cancel_price_alert",
+            "remember",
+            "forget",
+            "add_list_items",
+            "check_list_items",
+            "remove_list_items",
+            "clear_list"
+        ]
     );
     let untrusted: Vec<&str> = registry
         .definitions()

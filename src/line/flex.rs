@@ -41,6 +41,7 @@ impl Palette {
             Tone::Up => self.up,
             Tone::Down => self.down,
             Tone::Warning => AMBER,
+            Tone::Muted => MUTED,
         })
     }
 }
@@ -110,6 +111,9 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
                 let mut value = text(&row.value, "sm", palette.color(row.tone), false);
                 value["flex"] = json!(5);
                 value["align"] = json!("end");
+                if row.tone == Some(Tone::Muted) {
+                    value["decoration"] = json!("line-through");
+                }
                 let mut label = text(&row.label, "sm", Some(MUTED), false);
                 label["flex"] = json!(3);
                 let mut contents = vec![label, value];
@@ -178,6 +182,18 @@ mod tests {
         assert_eq!(tw["body"]["contents"][1]["color"], RED);
         let us = bubble(&quote_card(Tone::Up), Palette::new(PriceColors::Us), None);
         assert_eq!(us["body"]["contents"][1]["color"], GREEN);
+    }
+
+    #[test]
+    fn muted_rows_are_grey_and_struck_through() {
+        let mut card = Card::new("清單");
+        card.rows.push(CardRow::new("✓ 爸爸", "牛奶").toned(Some(Tone::Muted)));
+        let b = bubble(&card, Palette::new(PriceColors::Tw), None);
+        let value = &b["body"]["contents"][2]["contents"][0]["contents"][1];
+        assert_eq!(
+            (&value["color"], &value["decoration"]),
+            (&json!(MUTED), &json!("line-through"))
+        );
     }
 
     #[test]

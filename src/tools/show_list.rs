@@ -1,0 +1,70 @@
+//! `show_list`: one of this conversation's shared lists as a card ("購物清單有什麼",
+//! "露營要帶什麼"): the open items with a ✓ button each, the latest checked ones greyed with who
+//! checked them. Read only; also names the chat's other lists.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::lists::ListName;
+use crate::lists::lookup::{OtherList, find_list, other_lists};
+use crate::lists::view::ListView;
+use crate::store::Store;
+use crate::tool::{Card, Chip, Tool, ToolCtx, ToolError};
+
+/// Arguments of `show_list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
+    pub list: Option<String>,
+}
+
+/// The result of `show_list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The list.
+    pub list: ListView,
+    /// The chat's other lists.
+    pub other_lists: Vec<OtherList>,
+    /// How to use this.
+    pub note: &'static str,
+}
+
+/// The show_list tool.
+pub struct ShowList {
+    store: Store,
+}
+
+impl ShowList {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl Tool for ShowList {
+    const NAME: &'static str = "show_list";
+    const DESCRIPTION: &'static str = "Show one of this chat's shared lists as a card with a ✓ button per open item: the shopping list unless another is named (購物清單有什麼, 還要買什麼, 'what's on the shopping list'), or a named list (露營要帶什麼, 待辦清單, 'show the packing list'). Also tells which other lists the chat has (我們有哪些清單). Read only.";
+    type Args = Args;
+    type Output = Output;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let name = ListName::parse(args.list.as_deref())?;
+        let list = match find_list(&self.store, ctx, &name).await? {
+            Some((list, items)) => ListView::new(&list, &items, &ctx.tz, ctx.lang),
+            None => ListView::empty(&name, ctx.lang),
+        };
+        Ok(Output {
+            list,
+            other_lists: other_lists(&self.store, ctx, &name).await?,
+            note: "A card shows the list with ✓ buttons; sum it up in a sentence, do not repeat every item.",
+        })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        Some(out.list.card(ctx.lang))
+    }
+
+    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+        out.list.chips(ctx.lang)
+    }
+}
