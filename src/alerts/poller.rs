@@ -19,6 +19,7 @@ use super::render;
 use crate::delivery::{self, Outcome, Pusher};
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
+use crate::sources::securities::Securities;
 use crate::store::{
     AlertDelivery, AlertFire, AlertRow, AlertUpdate, DeliveryStatus, Store, StoreError, SymbolRow,
 };
@@ -88,6 +89,7 @@ pub struct AlertPoller {
     pusher: Pusher,
     quotes: QuoteSource,
     settings: PollerSettings,
+    securities: std::sync::Arc<Securities>,
 }
 
 enum Polled {
@@ -100,7 +102,14 @@ impl AlertPoller {
     /// A poller claiming and pushing through `pusher` (identified by its owner in claims),
     /// fetching through `quotes` (the shared source).
     pub fn new(pusher: Pusher, quotes: QuoteSource, settings: PollerSettings) -> Self {
-        Self { pusher, quotes, settings }
+        Self { pusher, quotes, settings, securities: Securities::built_in() }
+    }
+
+    /// The same poller naming Taiwan securities on its cards from `securities` (the built-in
+    /// table unless this is called).
+    pub fn with_securities(mut self, securities: std::sync::Arc<Securities>) -> Self {
+        self.securities = securities;
+        self
     }
 
     fn store(&self) -> &Store {
@@ -218,7 +227,13 @@ impl AlertPoller {
                 continue;
             }
             let fire = step.fire.then(|| {
-                let messages = render::fired(row, quote, self.pusher.palette(), self.pusher.key());
+                let messages = render::fired(
+                    row,
+                    quote,
+                    &self.securities,
+                    self.pusher.palette(),
+                    self.pusher.key(),
+                );
                 AlertFire {
                     price: quote.price,
                     conversation_id: row.conversation_id.clone(),
