@@ -3,10 +3,10 @@
 ``twstock`` package ships.
 
 Usage:
-    mkdir -p /tmp/twstock && cd /tmp/twstock
-    pip download --no-deps twstock          # a wheel: twstock-X.Y.Z-py3-none-any.whl
-    python3 -m zipfile -e twstock-*.whl unpacked
-    python3 scripts/tw_securities.py /tmp/twstock/unpacked > data/tw_securities.tsv
+    tmp=$(mktemp -d)
+    pip download --no-deps --dest "$tmp" twstock     # a wheel: twstock-X.Y.Z-py3-none-any.whl
+    python3 -m zipfile -e "$tmp"/twstock-*.whl "$tmp/unpacked"
+    python3 scripts/tw_securities.py "$tmp/unpacked" > data/tw_securities.tsv
 
 The argument is the unpacked package: the directory holding ``twstock/codes/twse_equities.csv``
 (listed, TWSE) and ``twstock/codes/tpex_equities.csv`` (over the counter, TPEx), and the

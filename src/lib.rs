@@ -19,7 +19,8 @@
 //! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
 //!   each watched symbol once per tick and pushes each fire once, their buttons.
 //! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
-//! - [`sources`]: clients for the data sources behind the tools.
+//! - [`sources`]: clients for the data sources behind the tools, and the table of Taiwan
+//!   securities (names, codes, markets) quotes and alerts are asked about by.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
 //! - [`postback`]: signed button data bound to a conversation, for buttons that change state;
