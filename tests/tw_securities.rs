@@ -140,3 +140,13 @@ async fn a_newer_securities_file_is_used_when_the_setting_points_at_one() {
     assert_eq!(gone["error"]["kind"], "invalid_arguments", "only the configured table: {gone}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_code_newer_than_the_table_is_tried_listed_and_the_model_is_told_to_try_tpex() {
+    let h = Harness::start().await;
+    let result = call(&h, "9998 多少", "get_quote", json!({"symbol": "9998"})).await;
+    assert_eq!(result["error"]["kind"], "not_found", "{result}");
+    let message = result["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("try 9998.TWO"), "{message}");
+    assert_eq!(charted(&h), ["9998.TW"]);
+}

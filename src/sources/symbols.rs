@@ -123,6 +123,18 @@ fn taiwan_code(key: &str, table: &Securities) -> Option<String> {
     }
 }
 
+/// What to suggest when the quote source does not know `symbol`: a Taiwan code the table does
+/// not know (a listing newer than the table) was guessed listed, so it may trade over the counter.
+pub fn unknown_symbol_hint(symbol: &str, table: &Securities) -> String {
+    let unknown_listed_code = symbol
+        .strip_suffix(".TW")
+        .filter(|code| code.bytes().all(|b| b.is_ascii_digit()) && table.by_code(code).is_none());
+    match unknown_listed_code {
+        Some(code) => format!("if it trades over the counter (TPEx), try {code}.TWO"),
+        None => "check the symbol (e.g. 2330.TW, 8069.TWO, AAPL, BTC-USD)".to_string(),
+    }
+}
+
 /// The one security that fits `input`, or the error listing those that do (none: unknown).
 fn one_of(input: &str, mut found: Vec<&Security>) -> Result<String, SymbolError> {
     match found.len() {
@@ -212,6 +224,14 @@ mod tests {
         assert_eq!(resolves("中華電信"), "2412.TW");
         assert_eq!(resolves("^twii"), "^TWII");
         assert_eq!(resolves("aapl"), "AAPL");
+    }
+
+    #[test]
+    fn an_unknown_code_guessed_listed_is_suggested_over_the_counter_when_not_found() {
+        let table = Securities::built_in();
+        assert!(unknown_symbol_hint("9998.TW", &table).contains("try 9998.TWO"));
+        assert!(unknown_symbol_hint("2330.TW", &table).starts_with("check"), "a known listing");
+        assert!(unknown_symbol_hint("ZZZZ", &table).starts_with("check the symbol"));
     }
 
     #[test]

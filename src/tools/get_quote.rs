@@ -12,7 +12,7 @@ use crate::format::money;
 use crate::i18n::Lang;
 use crate::sources::quotes::{QuoteError, QuoteSource};
 use crate::sources::securities::Securities;
-use crate::sources::symbols::resolve_symbol;
+use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// Arguments of `get_quote`.
@@ -80,7 +80,10 @@ impl Tool for GetQuote {
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let symbol = resolve_symbol(&args.symbol, &self.securities)?;
         let quote = self.source.quote(&symbol).await.map_err(|e| match e {
-            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!("no quote found for {s}")),
+            QuoteError::UnknownSymbol(s) => {
+                let hint = unknown_symbol_hint(&s, &self.securities);
+                ToolError::NotFound(format!("no quote found for {s}; {hint}"))
+            }
             QuoteError::Upstream(e) => ToolError::upstream("the quote service", e),
         })?;
         let change = quote.previous_close.map(|prev| quote.price - prev);

@@ -16,7 +16,7 @@ use crate::alerts::render::tone_of;
 use crate::format::money;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::Securities;
-use crate::sources::symbols::resolve_symbol;
+use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::store::{NewAlert, Store};
 use crate::tool::{Card, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
 
@@ -103,9 +103,10 @@ impl PriceAlert {
     /// The current quote of `symbol`, which also proves the symbol exists.
     async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, ToolError> {
         self.quotes.quote(symbol).await.map_err(|e| match e {
-            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!(
-                "no quote found for {s}; check the symbol (e.g. 2330.TW, AAPL, BTC-USD)"
-            )),
+            QuoteError::UnknownSymbol(s) => {
+                let hint = unknown_symbol_hint(&s, &self.securities);
+                ToolError::NotFound(format!("no quote found for {s}; {hint}"))
+            }
             QuoteError::Upstream(e) => ToolError::upstream("the quote service", e),
         })
     }
