@@ -478,9 +478,9 @@ mod tests {
     #[test]
     fn cards_title_taiwan_securities_the_way_the_family_says_them() {
         let table = Securities::built_in();
-        let tsmc = Some("Taiwan Semiconductor Manufacturing Company Limited");
-        assert_eq!(table.title("2330.TW", tsmc, Lang::ZhTw), "台積電 2330");
-        assert_eq!(table.title("2330.TW", tsmc, Lang::En), tsmc.unwrap_or_default());
+        let tsmc = "Taiwan Semiconductor Manufacturing Company Limited";
+        assert_eq!(table.title("2330.TW", Some(tsmc), Lang::ZhTw), "台積電 2330");
+        assert_eq!(table.title("2330.TW", Some(tsmc), Lang::En), tsmc);
         assert_eq!(table.title("2330.TW", None, Lang::En), "台積電 2330");
         assert_eq!(table.title("AAPL", Some("Apple Inc."), Lang::ZhTw), "Apple Inc.");
         assert_eq!(table.title("BTC-USD", None, Lang::ZhTw), "BTC-USD");
