@@ -101,10 +101,12 @@ async fn alerts_on_a_taiwan_security_by_name_are_named_the_family_way_on_every_c
         json!({"symbol": "元太", "direction": "rises_to", "level": 300, "frequency": "every_time"});
     let created = call(&h, "元太每次漲到300都通知我", "price_alert", args).await;
     assert_eq!(created["symbol"], "8069.TWO", "{created}");
+    assert_eq!(created["taiwan"], json!({"name": "元太", "market": "TPEx"}));
     let confirmation = card_of(&reply(&h));
     assert!(confirmation.contains("\"元太 8069\""), "{confirmation}");
 
-    call(&h, "我的價格通知", "list_price_alerts", json!({})).await;
+    let listed = call(&h, "我的價格通知", "list_price_alerts", json!({})).await;
+    assert_eq!(listed["alerts"][0]["taiwan"]["name"], "元太", "{listed}");
     let list = card_of(&h.line.replies()[1].body);
     assert!(list.contains("\"元太 8069\""), "the list row: {list}");
     assert!(list.contains("❌ 取消 元太 8069"), "the cancel button echoes the name: {list}");

@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
+use serde::Serialize;
+
 use crate::i18n::Lang;
 
 /// The table built into the binary.
@@ -122,6 +124,16 @@ impl Security {
     pub fn spoken(&self) -> String {
         format!("{} {}", self.name, self.code)
     }
+}
+
+/// A Taiwan security as tool results tell the model: how the family names it, and where it
+/// trades.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaiwanName {
+    /// The Chinese short name ("元太").
+    pub name: String,
+    /// `TWSE` (listed) or `TPEx` (over the counter).
+    pub market: &'static str,
 }
 
 /// Why a securities file was refused.
@@ -278,6 +290,12 @@ impl Securities {
         let (code, suffix) = symbol.rsplit_once('.')?;
         let market = Market::from_suffix(suffix)?;
         self.by_code(&code.to_ascii_uppercase()).filter(|s| s.market == market)
+    }
+
+    /// The Chinese name and market of the Taiwan security behind `symbol`, if it is one.
+    pub fn taiwan_name(&self, symbol: &str) -> Option<TaiwanName> {
+        let security = self.by_symbol(symbol)?;
+        Some(TaiwanName { name: security.name.clone(), market: security.market.name() })
     }
 
     /// The securities whose name is `name` once both are normalised ("臺積電" finds 台積電).

@@ -59,7 +59,9 @@ impl Tool for CancelPriceAlert {
             if !self.store.cancel_alert(conversation, id).await? {
                 return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
             }
-            return Ok(Output { cancelled: vec![AlertItem::from_row(&row, ctx.now(), &ctx.tz)] });
+            return Ok(Output {
+                cancelled: vec![AlertItem::from_row(&row, &self.securities, ctx.now(), &ctx.tz)],
+            });
         }
         let Some(symbol) = args.symbol else {
             return Err(ToolError::InvalidArgs(
@@ -77,7 +79,7 @@ impl Tool for CancelPriceAlert {
         let cancelled = active
             .iter()
             .filter(|r| ids.contains(&r.id))
-            .map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz))
+            .map(|r| AlertItem::from_row(r, &self.securities, ctx.now(), &ctx.tz))
             .collect();
         Ok(Output { cancelled })
     }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::format::money;
 use crate::i18n::Lang;
 use crate::sources::quotes::{QuoteError, QuoteSource};
-use crate::sources::securities::Securities;
+use crate::sources::securities::{Securities, TaiwanName};
 use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
@@ -30,6 +30,7 @@ pub struct Output {
     /// The instrument's name, from the quote source.
     pub name: Option<String>,
     /// A Taiwan security's Chinese short name ("台積電") and market (TWSE or TPEx).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub taiwan: Option<TaiwanName>,
     /// The last price.
     pub price: f64,
@@ -47,15 +48,6 @@ pub struct Output {
     pub as_of: Option<String>,
     /// Whether the market is in its regular session now (None for crypto, which never closes).
     pub market_open: Option<bool>,
-}
-
-/// How Taiwan names a security of its own market.
-#[derive(Debug, Clone, Serialize)]
-pub struct TaiwanName {
-    /// The Chinese short name.
-    pub name: String,
-    /// `TWSE` (listed) or `TPEx` (over the counter).
-    pub market: &'static str,
 }
 
 /// The quote tool.
@@ -99,10 +91,7 @@ impl Tool for GetQuote {
             let ts = jiff::Timestamp::from_second(s).ok()?;
             Some(ts.to_zoned_datetime(ctx.tz.clone()).strftime("%Y-%m-%d %H:%M").to_string())
         });
-        let taiwan = self.securities.by_symbol(&quote.symbol).map(|security| TaiwanName {
-            name: security.name.clone(),
-            market: security.market.name(),
-        });
+        let taiwan = self.securities.taiwan_name(&quote.symbol);
         Ok(Output {
             symbol: quote.symbol.clone(),
             name: quote.name.clone(),

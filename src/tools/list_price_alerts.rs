@@ -51,7 +51,10 @@ impl Tool for ListPriceAlerts {
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
         let rows = self.store.list_alerts(&ctx.conversation.id).await?;
         Ok(Output {
-            alerts: rows.iter().map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz)).collect(),
+            alerts: rows
+                .iter()
+                .map(|r| AlertItem::from_row(r, &self.securities, ctx.now(), &ctx.tz))
+                .collect(),
         })
     }
 

@@ -15,7 +15,7 @@ use crate::alerts::describe::{condition, frequency};
 use crate::alerts::render::tone_of;
 use crate::format::money;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
-use crate::sources::securities::Securities;
+use crate::sources::securities::{Securities, TaiwanName};
 use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::store::{NewAlert, Store};
 use crate::tool::{Card, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
@@ -71,6 +71,9 @@ pub struct Output {
     pub symbol: String,
     /// The instrument's name.
     pub name: Option<String>,
+    /// A Taiwan security's Chinese short name and market.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taiwan: Option<TaiwanName>,
     /// `up` or `down`.
     pub direction: Direction,
     /// The level.
@@ -161,8 +164,9 @@ impl Tool for PriceAlert {
         let note = note(&symbol, direction, level, price, already, &what);
         Ok(Output {
             id,
-            symbol,
             name: quote.name.clone(),
+            taiwan: self.securities.taiwan_name(&symbol),
+            symbol,
             direction,
             level,
             frequency: freq,
