@@ -235,6 +235,17 @@ mod tests {
     }
 
     #[test]
+    fn every_security_in_the_table_resolves_to_itself_by_code_and_by_name() {
+        let table = Securities::built_in();
+        for security in table.iter() {
+            let symbol = security.symbol();
+            assert_eq!(resolve(&security.code).ok(), Some(symbol.clone()), "{security:?}");
+            assert_eq!(resolve(&security.name).ok(), Some(symbol.clone()), "{security:?}");
+            assert_eq!(resolve(&symbol.to_lowercase()).ok(), Some(symbol), "{security:?}");
+        }
+    }
+
+    #[test]
     fn unknown_names_and_junk_are_refused() {
         assert!(matches!(resolve(""), Err(SymbolError::Unknown(_))));
         assert!(matches!(resolve("不存在的公司名"), Err(SymbolError::Unknown(_))));
