@@ -27,7 +27,7 @@ use crate::postback::{ButtonSigner, PostbackKey};
 use crate::registry::{Registry, RegistryError};
 use crate::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
 use crate::source::Conversation;
-use crate::sources::Sources;
+use crate::sources::{Sources, SourcesError};
 use crate::store::{Store, StoreError};
 use crate::tools::Services;
 
@@ -49,6 +49,10 @@ pub enum StartError {
     /// The working calendar file (`HEARTH_WORK_CALENDAR`) is unreadable or invalid.
     #[error("work calendar (HEARTH_WORK_CALENDAR): {0}")]
     WorkCalendar(#[from] CalendarError),
+    /// The Taiwan securities file was refused; hearth does not quietly use the built-in table
+    /// instead of the one asked for.
+    #[error("the Taiwan securities file (HEARTH_TW_SECURITIES_FILE) was refused")]
+    Securities(#[source] crate::sources::securities::SecuritiesError),
     /// An HTTP client could not be built; hearth never falls back to one without time limits.
     #[error("cannot build the HTTP client for {what}")]
     HttpClient {
@@ -68,10 +72,15 @@ impl StartError {
 }
 
 /// The data sources at the configured URLs (`hearth serve` and `chat` through [`Hearth::build`],
-/// `hearth tools` directly); a client that cannot be built stops start-up.
+/// `hearth tools` directly); a client that cannot be built, or a securities file that does not
+/// parse, stops start-up.
 pub fn sources(config: &Config) -> Result<Sources, StartError> {
-    Sources::from_config(config)
-        .map_err(StartError::http_client("the data sources (check HEARTH_USER_AGENT)"))
+    Sources::from_config(config).map_err(|e| match e {
+        SourcesError::HttpClient(e) => {
+            StartError::http_client("the data sources (check HEARTH_USER_AGENT)")(e)
+        }
+        SourcesError::Securities(e) => StartError::Securities(e),
+    })
 }
 
 /// Everything a turn needs.
@@ -324,7 +333,8 @@ fn pushers(
         services.sources.quotes.clone(),
         PollerSettings::default(),
         services.work_calendar.clone(),
-    );
+    )
+    .with_securities(services.sources.securities.clone());
     let reminders = ReminderScheduler::new(
         pusher,
         SchedulerSettings {

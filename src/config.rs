@@ -237,6 +237,11 @@ pub struct Config {
         global = true
     )]
     pub yahoo_url: String,
+    /// A table of Taiwan securities (code, name, market, kind) newer than the one built in, in
+    /// the same tab-separated format (see scripts/tw_securities.py). A file that does not parse
+    /// stops start-up.
+    #[arg(long, env = "HEARTH_TW_SECURITIES_FILE", global = true)]
+    pub tw_securities_file: Option<std::path::PathBuf>,
     /// User-Agent sent to data sources (Yahoo refuses non-browser agents).
     #[arg(
         long,

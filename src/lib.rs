@@ -21,7 +21,8 @@
 //! - [`lists`]: shared lists (the shopping list, named lists): merging duplicates, caps, the
 //!   list card and its ✓ buttons.
 //! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
-//! - [`sources`]: clients for the data sources behind the tools.
+//! - [`sources`]: clients for the data sources behind the tools, and the table of Taiwan
+//!   securities (names, codes, markets) quotes and alerts are asked about by.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
 //! - [`postback`]: signed button data bound to a conversation, for buttons that change state;

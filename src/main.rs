@@ -36,7 +36,7 @@ enum Command {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logs(cli.config.log_format);
+    init_logs(cli.config.log_format, default_log_level(&cli.command));
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -96,8 +96,18 @@ fn require(missing: Vec<&'static str>) -> anyhow::Result<()> {
     )
 }
 
-fn init_logs(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+/// The log level when `RUST_LOG` is not set: `hearth chat` keeps the terminal for the
+/// conversation (warnings only); the other commands log at `info`.
+fn default_log_level(command: &Command) -> &'static str {
+    match command {
+        Command::Chat => "warn",
+        Command::Serve | Command::Tools | Command::Migrate => "info",
+    }
+}
+
+fn init_logs(format: LogFormat, default_level: &str) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     match format {
         LogFormat::Json => builder.json().init(),

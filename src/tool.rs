@@ -411,7 +411,11 @@ mod tests {
     #[test]
     fn a_word_that_names_no_instrument_is_an_invalid_argument() {
         let error = ToolError::from(
-            crate::sources::symbols::resolve_symbol("a/b").expect_err("not a symbol"),
+            crate::sources::symbols::resolve_symbol(
+                "a/b",
+                &crate::sources::securities::Securities::built_in(),
+            )
+            .expect_err("not a symbol"),
         );
         assert_eq!(error.kind(), ErrorKind::InvalidArguments);
         assert!(error.to_string().contains("2330.TW"));

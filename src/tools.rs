@@ -49,7 +49,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
     Registry::builder()
         .tool(weather::Weather::new(s.sources.weather.clone()))
         .tool(fx::Fx::new(s.sources.fx.clone()))
-        .tool(get_quote::GetQuote::new(s.sources.quotes.clone()))
+        .tool(get_quote::GetQuote::new(s.sources.quotes.clone(), s.sources.securities.clone()))
         .tool(reminder::Reminder::new(
             s.store.clone(),
             s.reminder_nudge.clone(),
@@ -57,9 +57,19 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         ))
         .tool(list_reminders::ListReminders::new(s.store.clone(), s.work_calendar.clone()))
         .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
-        .tool(price_alert::PriceAlert::new(s.store.clone(), s.sources.quotes.clone()))
-        .tool(list_price_alerts::ListPriceAlerts::new(s.store.clone()))
-        .tool(cancel_price_alert::CancelPriceAlert::new(s.store.clone()))
+        .tool(price_alert::PriceAlert::new(
+            s.store.clone(),
+            s.sources.quotes.clone(),
+            s.sources.securities.clone(),
+        ))
+        .tool(list_price_alerts::ListPriceAlerts::new(
+            s.store.clone(),
+            s.sources.securities.clone(),
+        ))
+        .tool(cancel_price_alert::CancelPriceAlert::new(
+            s.store.clone(),
+            s.sources.securities.clone(),
+        ))
         .tool(recap::Recap::new(s.store.clone()))
         .tool(remember::Remember::new(s.store.clone()))
         .tool(forget::Forget::new(s.store.clone()))

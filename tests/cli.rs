@@ -163,6 +163,7 @@ fn help_documents_every_setting() {
         "HEARTH_GEOCODING_URL",
         "HEARTH_FX_URL",
         "HEARTH_YAHOO_URL",
+        "HEARTH_TW_SECURITIES_FILE",
         "HEARTH_SEARXNG_URL",
         "HEARTH_TAVILY_API_KEY",
         "HEARTH_TAVILY_URL",
@@ -212,6 +213,71 @@ async fn chat_answers_in_the_terminal_with_cards_as_text_and_numbered_chips() {
     let chip_turn = &llm.requests()[2]["messages"];
     let last = chip_turn.as_array().and_then(|m| m.last()).expect("user message");
     assert_eq!(last["content"], "230.5 USD 換算台幣是多少？", "the chip's text was sent");
+}
+
+/// Runs `hearth chat` for one question whose answer calls `get_quote`, with `RUST_LOG` set to
+/// `rust_log` (or unset); returns what it printed to stdout and stderr.
+async fn chat_about_a_quote(rust_log: Option<&str>) -> (String, String) {
+    let llm = FakeLlm::start().await;
+    let upstreams = FakeUpstreams::start().await;
+    llm.reply_tool_calls(&[("get_quote", json!({"symbol": "台積電"}))]);
+    llm.reply_text("台積電現在 1,450 元");
+    let mut command = hearth();
+    command
+        .arg("chat")
+        .env("OPENAI_BASE_URL", llm.url())
+        .env("HEARTH_YAHOO_URL", upstreams.url())
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(filter) = rust_log {
+        command.env("RUST_LOG", filter);
+    }
+    let mut child = command.spawn().expect("spawn hearth chat");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all("台積電多少\n".as_bytes()).expect("write");
+        llm.wait_requests(2, std::time::Duration::from_secs(10)).await;
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("output");
+    (String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_keeps_the_terminal_for_the_conversation_and_logs_only_warnings_by_default() {
+    let (stdout, stderr) = chat_about_a_quote(None).await;
+    assert!(stdout.contains("台積電現在 1,450 元"), "{stdout}");
+    assert!(
+        stdout.contains("【台積電 2330】"),
+        "the card is titled as the family says it: {stdout}"
+    );
+    assert!(!stderr.contains("INFO") && !stderr.contains("tool call"), "{stderr}");
+
+    let (_, stderr) = chat_about_a_quote(Some("info")).await;
+    assert!(stderr.contains("tool call"), "RUST_LOG still turns the log up: {stderr}");
+}
+
+#[test]
+fn a_securities_file_that_does_not_parse_stops_hearth_with_the_line_at_fault() {
+    let dir = std::env::temp_dir().join(format!("hearth-cli-securities-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("securities.tsv");
+    std::fs::write(&file, "# source: test\n2330\t台積電\ttwse\tstock\n8069\t元太\totc\tstock\n")
+        .expect("write");
+    let out = hearth()
+        .arg("tools")
+        .env("HEARTH_TW_SECURITIES_FILE", &file)
+        .output()
+        .expect("run hearth tools");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!out.status.success(), "started with a table it could not read");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("HEARTH_TW_SECURITIES_FILE") && err.contains("line 3"), "{err}");
+    assert!(err.contains("\"otc\" is not twse or tpex"), "{err}");
 }
 
 /// Recognisable values for every secret setting, none of which may ever be printed.

@@ -1,7 +1,9 @@
 //! Property tests of the parsers that face the world, each a bounded number of cases so the
 //! set runs in seconds: webhook bodies (arbitrary bytes and arbitrary JSON never panic; any
 //! mention spans reach the group gate safely), text splitting (pieces within LINE's limits that
-//! join back to the input) and page extraction (any tag soup, output within its budgets). The
+//! join back to the input), page extraction (any tag soup, output within its budgets), and what
+//! the family calls an instrument (any words resolve to a well-formed symbol or a refusal; any
+//! securities file parses or is refused, never a panic). The
 //! postback codec and the gate have their own properties beside their code.
 
 use hearth::gate::addressed;
@@ -9,6 +11,8 @@ use hearth::line::text::{grapheme_len, split, truncate_graphemes, truncate_utf16
 use hearth::line::webhook::{Envelope, Event, EventKind, IncomingMessage};
 use hearth::sources::extract::{LABEL_MAX_CHARS, STACK_BYTES, extract_blocking};
 use hearth::sources::fetch::PageKind;
+use hearth::sources::securities::Securities;
+use hearth::sources::symbols::resolve_symbol;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -239,4 +243,64 @@ fn a_deeply_nested_body_is_refused_without_overflowing() {
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let body = format!(r#"{{"destination":"U1","events":[{deep}]}}"#);
     assert!(serde_json::from_str::<Envelope>(&body).is_err());
+}
+
+/// Words that look like what the model passes: names, codes, suffixes, noise.
+fn instrument_words() -> impl Strategy<Value = String> {
+    let parts = prop::sample::select(vec![
+        "台積",
+        "電",
+        "元太",
+        "國泰",
+        "臺",
+        "8069",
+        "2330",
+        "00878",
+        ".TW",
+        ".two",
+        ".",
+        "^",
+        "-",
+        "BTC",
+        "apple",
+        " ",
+        "５",
+        "\t",
+        "/",
+        "高股息",
+    ]);
+    let piece = prop_oneof![parts.prop_map(String::from), ".{0,6}"];
+    prop::collection::vec(piece, 0..8).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_words_resolve_to_a_well_formed_symbol_or_a_refusal(input in instrument_words()) {
+        let table = Securities::built_in();
+        if let Ok(symbol) = resolve_symbol(&input, &table) {
+            prop_assert!(!symbol.is_empty() && symbol.len() <= 20, "{symbol:?}");
+            let allowed = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit() || b"^.=-".contains(&b);
+            prop_assert!(symbol.bytes().all(allowed), "{input:?} gave {symbol:?}");
+        }
+    }
+
+    #[test]
+    fn any_securities_file_parses_or_is_refused(
+        lines in prop::collection::vec(
+            (instrument_words(), instrument_words(), prop::sample::select(vec!["twse", "tpex", "x"]),
+             prop::sample::select(vec!["stock", "etf", "warrant"])),
+            0..20,
+        ),
+    ) {
+        let text: String = lines
+            .iter()
+            .map(|(code, name, market, kind)| format!("{code}\t{name}\t{market}\t{kind}\n"))
+            .collect();
+        if let Ok(table) = Securities::parse(&text) {
+            prop_assert!(table.len() <= lines.len());
+            prop_assert!(table.iter().all(|s| s.symbol().ends_with(".TW") || s.symbol().ends_with(".TWO")));
+        }
+    }
 }

@@ -1,12 +1,14 @@
 //! Start-up refuses what it cannot honour: an HTTP client that cannot be built stops hearth
-//! with a typed error instead of falling back to a client without time limits, and a working
-//! calendar file that contradicts itself stops it with the reason.
+//! with a typed error instead of falling back to a client without time limits, a working
+//! calendar file that contradicts itself stops it with the reason, and a Taiwan securities file
+//! that does not parse stops it rather than being quietly replaced.
 
 use std::sync::Arc;
 
 use hearth::app::{Hearth, StartError};
 use hearth::clock::SystemClock;
 use hearth::config::Config;
+use hearth::sources::securities::SecuritiesError;
 
 #[tokio::test]
 async fn hearth_does_not_start_when_an_http_client_cannot_be_built() {
@@ -49,4 +51,31 @@ async fn hearth_does_not_start_with_a_working_calendar_that_contradicts_itself()
         "{message}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test]
+async fn hearth_does_not_start_on_a_securities_file_that_does_not_parse() {
+    let dir =
+        std::env::temp_dir().join(format!("hearth-startup-securities-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("broken.tsv");
+    std::fs::write(&file, "2330\t台積電\ttwse\tstock\n8069,元太,tpex,stock\n").expect("write");
+    let mut config = Config::defaults();
+    config.database_url = "sqlite::memory:".into();
+    config.tw_securities_file = Some(file);
+    let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
+    let _ = std::fs::remove_dir_all(&dir);
+    match err {
+        StartError::Securities(SecuritiesError::Line { line, .. }) => assert_eq!(line, 2),
+        other => panic!("not a securities error: {other}"),
+    }
+}
+
+#[tokio::test]
+async fn hearth_does_not_start_when_the_securities_file_is_missing() {
+    let mut config = Config::defaults();
+    config.database_url = "sqlite::memory:".into();
+    config.tw_securities_file = Some("no/such/tw_securities.tsv".into());
+    let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
+    assert!(matches!(err, StartError::Securities(SecuritiesError::Read { .. })), "{err}");
 }

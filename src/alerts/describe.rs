@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::crossing::{Direction, Frequency};
 use crate::format::money;
 use crate::i18n::Lang;
+use crate::sources::securities::{Securities, TaiwanName};
 use crate::store::AlertRow;
 
 /// One alert as the list and cancel tools report it.
@@ -20,6 +21,9 @@ pub struct AlertItem {
     pub symbol: String,
     /// The instrument's name.
     pub name: Option<String>,
+    /// A Taiwan security's Chinese short name and market.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taiwan: Option<TaiwanName>,
     /// `up` or `down`.
     pub direction: Direction,
     /// The level.
@@ -31,9 +35,14 @@ pub struct AlertItem {
 }
 
 impl AlertItem {
-    /// The list entry of a stored alert. A mute is shown only while it lasts at `now`, in local
-    /// time of `tz`.
-    pub fn from_row(row: &AlertRow, now: Timestamp, tz: &TimeZone) -> Self {
+    /// The list entry of a stored alert, a Taiwan security named from `securities`. A mute is
+    /// shown only while it lasts at `now`, in local time of `tz`.
+    pub fn from_row(
+        row: &AlertRow,
+        securities: &Securities,
+        now: Timestamp,
+        tz: &TimeZone,
+    ) -> Self {
         let muted_until = row
             .muted_until
             .filter(|until| *until > now.as_millisecond())
@@ -43,6 +52,7 @@ impl AlertItem {
             id: row.id,
             symbol: row.symbol.clone(),
             name: row.name.clone(),
+            taiwan: securities.taiwan_name(&row.symbol),
             direction: row.direction,
             level: row.level,
             frequency: row.frequency,

@@ -20,6 +20,7 @@ use crate::calendar::WorkCalendar;
 use crate::delivery::{self, Outcome, Pusher};
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
+use crate::sources::securities::Securities;
 use crate::store::{
     AlertDelivery, AlertFire, AlertRow, AlertUpdate, DeliveryStatus, Store, StoreError, SymbolRow,
 };
@@ -90,6 +91,7 @@ pub struct AlertPoller {
     quotes: QuoteSource,
     settings: PollerSettings,
     work_calendar: WorkCalendar,
+    securities: std::sync::Arc<Securities>,
 }
 
 enum Polled {
@@ -108,7 +110,14 @@ impl AlertPoller {
         settings: PollerSettings,
         work_calendar: WorkCalendar,
     ) -> Self {
-        Self { pusher, quotes, settings, work_calendar }
+        Self { pusher, quotes, settings, work_calendar, securities: Securities::built_in() }
+    }
+
+    /// The same poller naming Taiwan securities on its cards from `securities` (the built-in
+    /// table unless this is called).
+    pub fn with_securities(mut self, securities: std::sync::Arc<Securities>) -> Self {
+        self.securities = securities;
+        self
     }
 
     fn store(&self) -> &Store {
@@ -227,7 +236,13 @@ impl AlertPoller {
                 continue;
             }
             let fire = step.fire.then(|| {
-                let messages = render::fired(row, quote, self.pusher.palette(), self.pusher.key());
+                let messages = render::fired(
+                    row,
+                    quote,
+                    &self.securities,
+                    self.pusher.palette(),
+                    self.pusher.key(),
+                );
                 AlertFire {
                     price: quote.price,
                     conversation_id: row.conversation_id.clone(),

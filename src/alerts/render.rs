@@ -1,4 +1,5 @@
-//! The push an alert becomes when it fires: a card with the symbol, the condition, the actual
+//! The push an alert becomes when it fires: a card with the instrument (a Taiwan security the way
+//! the family says it, "台積電 2330", in Chinese), the condition, the actual
 //! price and its time (a gap at the open can jump far past the level), the day's change coloured
 //! by the family's convention, and buttons: ❌ cancel, and 🔕 mute for every-time alerts.
 
@@ -9,23 +10,37 @@ use super::crossing::{Direction, Frequency};
 use super::describe::{condition, frequency, price_time};
 use crate::action::Action;
 use crate::format::money;
+use crate::i18n::Lang;
 use crate::line::flex::{self, Palette};
 use crate::line::message::Message;
 use crate::postback::{ButtonSigner, PostbackKey};
 use crate::sources::quotes::Quote;
+use crate::sources::securities::Securities;
 use crate::store::AlertRow;
 use crate::tool::{Card, CardRow, Styled, Tone};
 
-/// The messages pushed when `row` fires on `quote`.
-pub fn fired(row: &AlertRow, quote: &Quote, palette: Palette, key: &PostbackKey) -> Vec<Message> {
+/// The messages pushed when `row` fires on `quote`; `securities` names Taiwan securities.
+pub fn fired(
+    row: &AlertRow,
+    quote: &Quote,
+    securities: &Securities,
+    palette: Palette,
+    key: &PostbackKey,
+) -> Vec<Message> {
     let lang = row.lang;
     let direction = row.direction;
-    let card = card(row, direction, quote);
+    let name = row.name.as_deref().or(quote.name.as_deref());
+    // The notification preview names a Taiwan security as the family says it.
+    let named = match lang {
+        Lang::ZhTw => securities.title(&row.symbol, name, lang),
+        Lang::En => row.symbol.clone(),
+    };
+    let card = card(row, direction, quote, securities.label(&row.symbol, name, lang));
     let signer = ButtonSigner::new(key.clone(), &row.conversation_id);
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
     let alt_text = format!(
         "{icon} {} {}{}{}",
-        row.symbol,
+        named,
         condition(direction, row.level, lang),
         lang.pick("，現價 ", ": now "),
         money(quote.price)
@@ -47,14 +62,11 @@ pub fn tone_of(change: f64) -> Option<Tone> {
     }
 }
 
-fn card(row: &AlertRow, direction: Direction, quote: &Quote) -> Card {
+fn card(row: &AlertRow, direction: Direction, quote: &Quote, label: String) -> Card {
     let lang = row.lang;
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
     let mut card = Card::new(format!("{icon} {}", lang.pick("價格通知", "Price alert")));
-    card.subtitle = Some(match row.name.as_deref().or(quote.name.as_deref()) {
-        Some(name) => format!("{name} ({})", row.symbol),
-        None => row.symbol.clone(),
-    });
+    card.subtitle = Some(label);
     let currency = row.currency.as_deref().or(quote.currency.as_deref()).unwrap_or("");
     let change = quote.previous_close.map(|prev| (quote.price - prev, prev));
     let tone = change.and_then(|(c, _)| tone_of(c));

@@ -1,13 +1,15 @@
 //! Clients for the data sources behind the lookup tools (and, later, the scheduler): each has a
 //! configurable base URL, timeouts, a cache, and turns every failure into an [`UpstreamError`].
 //! Web search ([`search`]) and the SSRF-guarded page fetcher ([`fetch`], [`extract`]) live here
-//! too, and [`symbols`], the names the family uses for instruments.
+//! too, [`securities`], the table of Taiwan securities, and [`symbols`], the names the family
+//! uses for instruments.
 
 pub mod extract;
 pub mod fetch;
 pub mod fx;
 pub mod quotes;
 pub mod search;
+pub mod securities;
 pub mod symbols;
 pub mod weather;
 
@@ -119,11 +121,25 @@ pub struct Sources {
     pub search: Option<search::SearchProvider>,
     /// The SSRF-guarded page fetcher behind `summarize_url`.
     pub fetcher: fetch::Fetcher,
+    /// The Taiwan securities table: names and markets behind quotes and alerts.
+    pub securities: std::sync::Arc<securities::Securities>,
+}
+
+/// Why the data sources could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SourcesError {
+    /// Their HTTP client could not be built.
+    #[error("cannot build the HTTP client")]
+    HttpClient(#[from] reqwest::Error),
+    /// The securities file (`HEARTH_TW_SECURITIES_FILE`) was refused.
+    #[error("the Taiwan securities file was refused")]
+    Securities(#[from] securities::SecuritiesError),
 }
 
 impl Sources {
-    /// The sources at the configured base URLs; fails when their HTTP client cannot be built.
-    pub fn from_config(config: &crate::config::Config) -> Result<Self, reqwest::Error> {
+    /// The sources at the configured base URLs; fails when their HTTP client cannot be built or
+    /// the configured securities file does not parse.
+    pub fn from_config(config: &crate::config::Config) -> Result<Self, SourcesError> {
         let http =
             http_client(&config.user_agent, Duration::from_secs(config.upstream_timeout_secs))?;
         Ok(Self {
@@ -148,6 +164,7 @@ impl Sources {
                 timeout: Duration::from_secs(config.fetch_timeout_secs.max(1)),
                 user_agent: config.user_agent.clone(),
             })?,
+            securities: securities::Securities::from_setting(config.tw_securities_file.as_deref())?,
         })
     }
 

@@ -1,9 +1,12 @@
 //! `cancel_price_alert`: cancels this conversation's price alerts, by id or by symbol.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::alerts::describe::AlertItem;
+use crate::sources::securities::Securities;
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{AlertStatus, Store};
 use crate::tool::{Tool, ToolCtx, ToolError};
@@ -13,7 +16,7 @@ use crate::tool::{Tool, ToolCtx, ToolError};
 pub struct Args {
     /// The alert's id, from list_price_alerts or the confirmation.
     pub id: Option<i64>,
-    /// Or a symbol ("2330.TW", "台積電", "BTC"): cancels every alert of this chat on it.
+    /// Or a symbol or name ("2330.TW", "台積電", "元太", "BTC"): cancels every alert of this chat on it.
     pub symbol: Option<String>,
 }
 
@@ -27,12 +30,13 @@ pub struct Output {
 /// The cancel tool.
 pub struct CancelPriceAlert {
     store: Store,
+    securities: Arc<Securities>,
 }
 
 impl CancelPriceAlert {
-    /// The tool over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The tool over the store and the Taiwan securities table.
+    pub fn new(store: Store, securities: Arc<Securities>) -> Self {
+        Self { store, securities }
     }
 }
 
@@ -55,14 +59,16 @@ impl Tool for CancelPriceAlert {
             if !self.store.cancel_alert(conversation, id).await? {
                 return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
             }
-            return Ok(Output { cancelled: vec![AlertItem::from_row(&row, ctx.now(), &ctx.tz)] });
+            return Ok(Output {
+                cancelled: vec![AlertItem::from_row(&row, &self.securities, ctx.now(), &ctx.tz)],
+            });
         }
         let Some(symbol) = args.symbol else {
             return Err(ToolError::InvalidArgs(
                 "give the alert's id or a symbol; list_price_alerts shows them".into(),
             ));
         };
-        let symbol = resolve_symbol(&symbol)?;
+        let symbol = resolve_symbol(&symbol, &self.securities)?;
         let active = self.store.list_alerts(conversation).await?;
         let ids = self.store.cancel_alerts_on(conversation, &symbol).await?;
         if ids.is_empty() {
@@ -73,7 +79,7 @@ impl Tool for CancelPriceAlert {
         let cancelled = active
             .iter()
             .filter(|r| ids.contains(&r.id))
-            .map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz))
+            .map(|r| AlertItem::from_row(r, &self.securities, ctx.now(), &ctx.tz))
             .collect();
         Ok(Output { cancelled })
     }

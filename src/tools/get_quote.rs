@@ -1,5 +1,9 @@
 //! `get_quote`: the price of a stock, ETF, index or cryptocurrency, with a card whose change is
-//! coloured by the family's convention and a chip that converts the price to TWD.
+//! coloured by the family's convention and a chip that converts the price to TWD. Taiwan
+//! securities are found by code or name through the securities table and titled the way the
+//! family says them ("台積電 2330").
+
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -7,13 +11,14 @@ use serde::{Deserialize, Serialize};
 use crate::format::money;
 use crate::i18n::Lang;
 use crate::sources::quotes::{QuoteError, QuoteSource};
-use crate::sources::symbols::resolve_symbol;
+use crate::sources::securities::{Securities, TaiwanName};
+use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// Arguments of `get_quote`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Yahoo Finance symbol: Taiwan listings "2330.TW" (TWSE) or "6488.TWO" (TPEx), US tickers "AAPL", indices "^TWII", crypto "BTC-USD". A well-known name ("台積電", "Apple", "比特幣") or a bare Taiwan stock code ("2330") is also accepted.
+    /// What to quote, as the user said it: a Taiwan stock or ETF by code ("2330", "8069", "00878") or Chinese name, even partial ("台積電", "元太", "台積"); a Yahoo Finance symbol ("2330.TW", "6488.TWO", "AAPL", "^TWII", "BTC-USD"); or a well-known name ("Apple", "比特幣", "大盤"). Pass the name alone, without words like 股價 or 多少.
     pub symbol: String,
 }
 
@@ -22,8 +27,11 @@ pub struct Args {
 pub struct Output {
     /// The symbol.
     pub symbol: String,
-    /// The instrument's name.
+    /// The instrument's name, from the quote source.
     pub name: Option<String>,
+    /// A Taiwan security's Chinese short name ("台積電") and market (TWSE or TPEx).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taiwan: Option<TaiwanName>,
     /// The last price.
     pub price: f64,
     /// Its currency.
@@ -45,12 +53,13 @@ pub struct Output {
 /// The quote tool.
 pub struct GetQuote {
     source: QuoteSource,
+    securities: Arc<Securities>,
 }
 
 impl GetQuote {
-    /// The tool over a quote source.
-    pub fn new(source: QuoteSource) -> Self {
-        Self { source }
+    /// The tool over a quote source and the Taiwan securities table.
+    pub fn new(source: QuoteSource, securities: Arc<Securities>) -> Self {
+        Self { source, securities }
     }
 }
 
@@ -61,9 +70,12 @@ impl Tool for GetQuote {
     type Output = Output;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let symbol = resolve_symbol(&args.symbol)?;
+        let symbol = resolve_symbol(&args.symbol, &self.securities)?;
         let quote = self.source.quote(&symbol).await.map_err(|e| match e {
-            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!("no quote found for {s}")),
+            QuoteError::UnknownSymbol(s) => {
+                let hint = unknown_symbol_hint(&s, &self.securities);
+                ToolError::NotFound(format!("no quote found for {s}; {hint}"))
+            }
             QuoteError::Upstream(e) => ToolError::upstream("the quote service", e),
         })?;
         let change = quote.previous_close.map(|prev| quote.price - prev);
@@ -79,9 +91,11 @@ impl Tool for GetQuote {
             let ts = jiff::Timestamp::from_second(s).ok()?;
             Some(ts.to_zoned_datetime(ctx.tz.clone()).strftime("%Y-%m-%d %H:%M").to_string())
         });
+        let taiwan = self.securities.taiwan_name(&quote.symbol);
         Ok(Output {
             symbol: quote.symbol.clone(),
             name: quote.name.clone(),
+            taiwan,
             price: quote.price,
             currency: quote.currency.clone(),
             change,
@@ -95,7 +109,7 @@ impl Tool for GetQuote {
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
-        let mut card = Card::new(out.name.clone().unwrap_or_else(|| out.symbol.clone()));
+        let mut card = Card::new(self.securities.title(&out.symbol, out.name.as_deref(), lang));
         card.subtitle = Some(out.symbol.clone());
         let currency = out.currency.as_deref().unwrap_or("");
         let tone = out.change.and_then(|c| {

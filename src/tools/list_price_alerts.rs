@@ -1,5 +1,7 @@
 //! `list_price_alerts`: this conversation's active price alerts, as a card where every row has a
-//! cancel button.
+//! cancel button. Taiwan securities are named the way the family says them ("台積電 2330").
+
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -8,6 +10,7 @@ use crate::action::Action;
 use crate::alerts::actions::CancelPriceAlert;
 use crate::alerts::crossing::Frequency;
 use crate::alerts::describe::{AlertItem, condition};
+use crate::sources::securities::Securities;
 use crate::store::Store;
 use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
 use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
@@ -29,12 +32,13 @@ pub struct Output {
 /// The list tool.
 pub struct ListPriceAlerts {
     store: Store,
+    securities: Arc<Securities>,
 }
 
 impl ListPriceAlerts {
-    /// The tool over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The tool over the store and the Taiwan securities table.
+    pub fn new(store: Store, securities: Arc<Securities>) -> Self {
+        Self { store, securities }
     }
 }
 
@@ -47,7 +51,10 @@ impl Tool for ListPriceAlerts {
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
         let rows = self.store.list_alerts(&ctx.conversation.id).await?;
         Ok(Output {
-            alerts: rows.iter().map(|r| AlertItem::from_row(r, ctx.now(), &ctx.tz)).collect(),
+            alerts: rows
+                .iter()
+                .map(|r| AlertItem::from_row(r, &self.securities, ctx.now(), &ctx.tz))
+                .collect(),
         })
     }
 
@@ -66,9 +73,10 @@ impl Tool for ListPriceAlerts {
             };
             let muted = if item.muted_until.is_some() { " 🔕" } else { "" };
             let value = format!("{}{every}{muted}", condition(item.direction, item.level, lang));
-            CardRow::new(item.symbol.clone(), value).with_button(cancel_button(
+            let title = self.securities.title(&item.symbol, item.name.as_deref(), lang);
+            CardRow::new(title.clone(), value).with_button(cancel_button(
                 lang,
-                &item.symbol,
+                &title,
                 |label, text| CancelPriceAlert { id: item.id }.button(label, text),
             ))
         };

@@ -15,7 +15,8 @@ use crate::alerts::describe::{condition, frequency};
 use crate::alerts::render::tone_of;
 use crate::format::money;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
-use crate::sources::symbols::resolve_symbol;
+use crate::sources::securities::{Securities, TaiwanName};
+use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::store::{NewAlert, Store};
 use crate::tool::{Card, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
 
@@ -51,7 +52,7 @@ pub enum Often {
 /// Arguments of `price_alert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Yahoo Finance symbol: Taiwan listings "2330.TW" (TWSE) or "6488.TWO" (TPEx), US tickers "AAPL", indices "^TWII", crypto "BTC-USD". A well-known name ("台積電", "Apple", "比特幣") or a bare Taiwan stock code ("2330") is also accepted.
+    /// What to watch, as the user said it: a Taiwan stock or ETF by code ("2330", "8069") or Chinese name, even partial ("台積電", "元太"); a Yahoo Finance symbol ("2330.TW", "6488.TWO", "AAPL", "^TWII", "BTC-USD"); or a well-known name ("Apple", "比特幣").
     pub symbol: String,
     /// rises_to (漲到、漲破、突破、站上, "goes above") or falls_to (跌到、跌破、低於, "drops below").
     pub direction: Way,
@@ -70,6 +71,9 @@ pub struct Output {
     pub symbol: String,
     /// The instrument's name.
     pub name: Option<String>,
+    /// A Taiwan security's Chinese short name and market.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taiwan: Option<TaiwanName>,
     /// `up` or `down`.
     pub direction: Direction,
     /// The level.
@@ -90,20 +94,22 @@ pub struct Output {
 pub struct PriceAlert {
     store: Store,
     quotes: QuoteSource,
+    securities: Arc<Securities>,
 }
 
 impl PriceAlert {
-    /// The tool over the store and the shared quote source.
-    pub fn new(store: Store, quotes: QuoteSource) -> Self {
-        Self { store, quotes }
+    /// The tool over the store, the shared quote source and the Taiwan securities table.
+    pub fn new(store: Store, quotes: QuoteSource, securities: Arc<Securities>) -> Self {
+        Self { store, quotes, securities }
     }
 
     /// The current quote of `symbol`, which also proves the symbol exists.
     async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, ToolError> {
         self.quotes.quote(symbol).await.map_err(|e| match e {
-            QuoteError::UnknownSymbol(s) => ToolError::NotFound(format!(
-                "no quote found for {s}; check the symbol (e.g. 2330.TW, AAPL, BTC-USD)"
-            )),
+            QuoteError::UnknownSymbol(s) => {
+                let hint = unknown_symbol_hint(&s, &self.securities);
+                ToolError::NotFound(format!("no quote found for {s}; {hint}"))
+            }
             QuoteError::Upstream(e) => ToolError::upstream("the quote service", e),
         })
     }
@@ -121,7 +127,7 @@ impl Tool for PriceAlert {
     type Output = Output;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let symbol = resolve_symbol(&args.symbol)?;
+        let symbol = resolve_symbol(&args.symbol, &self.securities)?;
         let level = checked_level(args.level)?;
         let quote = self.quote(&symbol).await?;
         let price = quote.price;
@@ -158,8 +164,9 @@ impl Tool for PriceAlert {
         let note = note(&symbol, direction, level, price, already, &what);
         Ok(Output {
             id,
-            symbol,
             name: quote.name.clone(),
+            taiwan: self.securities.taiwan_name(&symbol),
+            symbol,
             direction,
             level,
             frequency: freq,
@@ -173,10 +180,7 @@ impl Tool for PriceAlert {
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let mut card = Card::new(lang.pick("🔔 價格通知已設定", "🔔 Price alert set"));
-        card.subtitle = Some(match &out.name {
-            Some(name) => format!("{name} ({})", out.symbol),
-            None => out.symbol.clone(),
-        });
+        card.subtitle = Some(self.securities.label(&out.symbol, out.name.as_deref(), lang));
         card.headline =
             Some(Styled { text: condition(out.direction, out.level, lang), tone: None });
         let currency = out.currency.as_deref().unwrap_or("");
