@@ -62,6 +62,9 @@ impl Hearth {
                 self.on_postback(&event, &source, data, received_at).await
             }
             EventKind::Follow | EventKind::Join => {
+                if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
+                    self.allowance.note_friend(user, true).await;
+                }
                 let text = greeting(
                     source.conversation.is_multi_person(),
                     self.keywords.first().map(String::as_str),
@@ -198,22 +201,46 @@ impl Hearth {
         (messages, prompt::history_tainted(&history))
     }
 
-    /// Prefixes the answer with a notice when reminders or price alerts to this conversation could
-    /// not be pushed because LINE's monthly quota ran out (told once).
+    /// Prefixes the answer with what LINE's monthly quota means for this chat: the items that
+    /// were due while the month was out ("你錯過的提醒：…", delivered here for free), and once a
+    /// month, in a chat with pushes scheduled, a short notice that 80 % is used.
     async fn with_quota_notice(
         &self,
         conversation: &Conversation,
         mut answer: Answer,
         lang: Lang,
     ) -> Answer {
-        if let Ok(Some((missed, _since))) = self.store.take_quota_notice(&conversation.id).await {
-            let notice = match lang {
-                Lang::ZhTw => format!("⚠️ 本月 LINE 訊息額度已用完，有 {missed} 則提醒沒能送出。"),
-                Lang::En => format!(
-                    "⚠️ This month's LINE message quota ran out: {missed} reminder(s) or price alert(s) could not be sent."
+        let mut notes = Vec::new();
+        if let Some(standing) = self.allowance.warning_due(&conversation.id).await {
+            let (used, limit) = (standing.used, standing.limit.unwrap_or(0));
+            notes.push(match lang {
+                Lang::ZhTw => format!(
+                    "⚠️ 本月 LINE 免費訊息已用 {used}/{limit} 則。用完後，提醒會在你下次找我時一起補上。"
                 ),
-            };
-            answer.text = format!("{notice}\n\n{}", answer.text);
+                Lang::En => format!(
+                    "⚠️ {used} of this month's {limit} free LINE messages are used. Once they run out, reminders come with my next answer here."
+                ),
+            });
+        }
+        match self.store.take_held(&conversation.id).await {
+            Ok(held) if !held.is_empty() => {
+                let mut missed = lang.pick("你錯過的提醒：", "Reminders you missed:").to_string();
+                for item in &held {
+                    let at = jiff::Timestamp::from_millisecond(item.held_at)
+                        .map(|t| {
+                            t.to_zoned_datetime(self.tz.clone()).strftime("%m/%d %H:%M").to_string()
+                        })
+                        .unwrap_or_default();
+                    missed.push_str(&format!("\n• {}（{at}）", item.summary));
+                }
+                notes.push(missed);
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "held items unavailable"),
+        }
+        if !notes.is_empty() {
+            notes.push(std::mem::take(&mut answer.text));
+            answer.text = notes.join("\n\n");
         }
         answer
     }
@@ -325,7 +352,7 @@ impl Hearth {
                 Some(t) => self.line.reply(t, &messages).await,
                 None => {
                     let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
-                    self.line.push_with_retry(&conversation.id, &messages, key).await
+                    self.line.push_with_retry(&conversation.id, &messages, key, false).await
                 }
             };
             match result {

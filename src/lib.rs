@@ -18,7 +18,10 @@
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
 //! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
 //!   each watched symbol once per tick and pushes each fire once, their buttons.
-//! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
+//! - [`delivery`]: pushing recorded deliveries with their retry keys (reminders and alerts),
+//!   everything due for a chat in one push, held when the month's quota cannot pay;
+//!   [`quota`]: LINE's monthly message quota as pure decisions (cost, month, hold, warning,
+//!   projection, routing, batching).
 //! - [`sources`]: clients for the data sources behind the tools.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
 //! - [`store`]: everything kept, behind one type (SQLite by default).
@@ -54,7 +57,7 @@
 //! | 9 | `llm` |
 //! | 10 | `registry` |
 //! | 11 | `tool` |
-//! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen` |
+//! | 12 | `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
@@ -81,6 +84,7 @@ pub mod memory;
 pub mod metrics;
 pub mod postback;
 pub mod privacy;
+pub mod quota;
 pub mod registry;
 pub mod reminders;
 pub mod schema;

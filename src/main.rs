@@ -50,11 +50,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools => {
-            let services = hearth::tools::Services {
-                sources: hearth::app::sources(&config)?,
-                store: hearth::store::Store::in_memory().await?,
-                reminder_nudge: Default::default(),
-            };
+            let services = hearth::tools::Services::offline(
+                &config,
+                hearth::app::sources(&config)?,
+                hearth::store::Store::in_memory().await?,
+            )?;
             let registry = hearth::tools::registry(&services)?;
             let sent = hearth::llm::openai::tool_specs(registry.definitions(), config.llm_strict);
             println!("{}", serde_json::to_string_pretty(&sent)?);

@@ -10,6 +10,7 @@ pub mod list_memories;
 pub mod list_price_alerts;
 pub mod list_reminders;
 pub mod price_alert;
+pub mod quota;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
@@ -21,11 +22,13 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
+use crate::delivery::Allowance;
 use crate::registry::{Registry, RegistryError};
 use crate::sources::Sources;
 use crate::store::Store;
 
-/// What tools are built from: the data sources, the store, and the scheduler's wake-up.
+/// What tools are built from: the data sources, the store, the scheduler's wake-up and the
+/// quota's bookkeeping.
 #[derive(Clone)]
 pub struct Services {
     /// Upstream data sources.
@@ -34,6 +37,28 @@ pub struct Services {
     pub store: Store,
     /// Wakes the reminder scheduler when a reminder is due soon.
     pub reminder_nudge: Arc<Notify>,
+    /// LINE's monthly message quota (costs, friends, where the month stands).
+    pub allowance: Allowance,
+}
+
+impl Services {
+    /// Services over `sources` and `store` for listing the tools (`hearth tools`, tests): the
+    /// quota's bookkeeping points at the configured LINE API but is never asked.
+    pub fn offline(
+        config: &crate::config::Config,
+        sources: Sources,
+        store: Store,
+    ) -> Result<Self, reqwest::Error> {
+        let line = crate::line::client::LineClient::new(
+            &config.line_api_base,
+            config.line_channel_access_token.clone(),
+            config.push_rate,
+        )?;
+        let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
+        let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
+        let allowance = Allowance::new(store.clone(), line, clock, tz, true);
+        Ok(Self { sources, store, reminder_nudge: Arc::default(), allowance })
+    }
 }
 
 /// Builds the production registry.
@@ -42,7 +67,11 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(weather::Weather::new(s.sources.weather.clone()))
         .tool(fx::Fx::new(s.sources.fx.clone()))
         .tool(get_quote::GetQuote::new(s.sources.quotes.clone()))
-        .tool(reminder::Reminder::new(s.store.clone(), s.reminder_nudge.clone()))
+        .tool(reminder::Reminder::new(
+            s.store.clone(),
+            s.reminder_nudge.clone(),
+            s.allowance.clone(),
+        ))
         .tool(list_reminders::ListReminders::new(s.store.clone()))
         .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
         .tool(price_alert::PriceAlert::new(s.store.clone(), s.sources.quotes.clone()))
@@ -52,6 +81,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(remember::Remember::new(s.store.clone()))
         .tool(forget::Forget::new(s.store.clone()))
         .tool(list_memories::ListMemories::new(s.store.clone()))
+        .tool(quota::Quota::new(s.allowance.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))
         .build()

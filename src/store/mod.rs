@@ -31,6 +31,7 @@ mod forget;
 mod inbox;
 mod memory;
 mod pending;
+mod quota;
 mod reminders;
 mod values;
 
@@ -42,6 +43,7 @@ pub use forget::Removed;
 pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
+pub use quota::{ChatSpend, HeldPush, QuotaReading};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
 

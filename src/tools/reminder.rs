@@ -11,12 +11,16 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use crate::action::Action;
+use crate::delivery::Allowance;
+use crate::i18n::Lang;
 use crate::line::text::grapheme_len;
+use crate::quota::{self, Route};
 use crate::reminders::actions::CancelReminder;
 use crate::reminders::describe::{local_time, repetition, zone_label};
 use crate::reminders::recurrence::{Freq, Schedule};
+use crate::reminders::spend::{self, Spend};
 use crate::store::{NewReminder, Store};
-use crate::tool::{Card, CardRow, Styled, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -82,13 +86,17 @@ pub struct Args {
     pub count: Option<u32>,
     /// In a group: the member to remind if not the person asking, by display name (e.g. "爸爸"). Omit for the asker.
     pub for_member: Option<String>,
+    /// In a group: true when the reminder is for everyone ("提醒大家", "提醒全家", "remind everyone"); it then goes to the whole group. Omit for a personal reminder, which goes to that person's 1:1 chat with hearth when they have added it as a friend (costs less of the monthly LINE quota).
+    pub everyone: Option<bool>,
+    /// True only after the user was told a repeating reminder would exceed this month's LINE message quota and still wants it created as it is.
+    pub accept_cost: Option<bool>,
 }
 
 /// The result of `reminder`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
-    /// The reminder's id.
-    pub id: i64,
+    /// The reminder's id; `null` when it was not created because it would exceed this month's LINE message quota (see `spend`): tell the user and offer the cheaper way (a personal reminder in their 1:1 chat, fewer repetitions) or `accept_cost`.
+    pub id: Option<i64>,
     /// What it is about.
     pub text: String,
     /// The first time, local, with weekday.
@@ -99,18 +107,24 @@ pub struct Output {
     pub repeats: Option<String>,
     /// Who will be @mentioned, in a group.
     pub mention: Option<String>,
+    /// Set in a group but pushed to this person's 1:1 chat with hearth (tell them it arrives there).
+    pub delivered_privately_to: Option<String>,
+    /// For repeating reminders: what they cost of the monthly LINE message quota.
+    pub spend: Option<Spend>,
 }
 
 /// The reminder tool.
 pub struct Reminder {
     store: Store,
     nudge: Arc<Notify>,
+    allowance: Allowance,
 }
 
 impl Reminder {
-    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon.
-    pub fn new(store: Store, nudge: Arc<Notify>) -> Self {
-        Self { store, nudge }
+    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon;
+    /// `allowance` tells what pushes cost and who has hearth as a friend.
+    pub fn new(store: Store, nudge: Arc<Notify>, allowance: Allowance) -> Self {
+        Self { store, nudge, allowance }
     }
 }
 
@@ -234,7 +248,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). The reminder is pushed back to this chat at the time, with buttons to mark done, snooze or stop. Resolve relative dates against the current date in the system prompt.";
+    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). The reminder is pushed at the time, with buttons to mark done, snooze or stop: to this chat, or, for a personal reminder set in a group, to that person's 1:1 chat with hearth (say where it arrives). Pushes spend the family's monthly LINE message quota: a repeating reminder's result says what it costs, and when it would exceed the month it is not created until the user accepts or picks a cheaper way. Resolve relative dates against the current date in the system prompt.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
@@ -251,8 +265,33 @@ impl Tool for Reminder {
         }
         let now = ctx.now();
         let schedule = schedule_from(&args, now, &ctx.tz)?;
-        let (mention_id, mention_name) = self.mention(ctx, args.for_member.as_deref()).await?;
+        let everyone = args.everyone == Some(true) && ctx.conversation.is_multi_person();
+        let (mention_id, mention_name) = match everyone {
+            true => (None, None),
+            false => self.mention(ctx, args.for_member.as_deref()).await?,
+        };
+        let deliver_to = self.route(ctx, mention_id.as_deref(), everyone).await;
+        let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
+        let spend = match schedule.freq {
+            Freq::Once => None,
+            _ => Some(spend::estimate(&self.allowance, &schedule, target, now).await?),
+        };
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
+        let out = Output {
+            id: None,
+            text: text.to_string(),
+            first_time: local_time(first, &schedule.tz, ctx.lang),
+            timezone: zone_label(&schedule.tz, ctx.lang),
+            repeats: repetition(&schedule, ctx.lang),
+            mention: mention_name.clone(),
+            delivered_privately_to: deliver_to.as_ref().map(|_| {
+                mention_name.clone().unwrap_or_else(|| ctx.lang.pick("你", "you").to_string())
+            }),
+            spend,
+        };
+        if spend.is_some_and(|s| s.over_quota) && args.accept_cost != Some(true) {
+            return Ok(out);
+        }
         let tz_name = schedule.tz.iana_name().unwrap_or("UTC").to_string();
         let anchor_local = schedule.anchor.strftime("%Y-%m-%dT%H:%M").to_string();
         let row = self
@@ -273,21 +312,16 @@ impl Tool for Reminder {
                 max_count: schedule.count.map(i64::from),
                 first_fire_at: first.as_millisecond(),
                 created_at: now.as_millisecond(),
+                deliver_to: deliver_to.as_deref(),
             })
             .await?;
         self.nudge.notify_one();
-        Ok(Output {
-            id: row.id,
-            text: text.to_string(),
-            first_time: local_time(first, &schedule.tz, ctx.lang),
-            timezone: zone_label(&schedule.tz, ctx.lang),
-            repeats: repetition(&schedule, ctx.lang),
-            mention: mention_name,
-        })
+        Ok(Output { id: Some(row.id), ..out })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
+        let Some(id) = out.id else { return Some(over_quota_card(out, lang)) };
         let mut card = Card::new(lang.pick("⏰ 提醒已設定", "⏰ Reminder set"));
         card.headline = Some(Styled { text: out.text.clone(), tone: None });
         card.rows.push(CardRow::new(
@@ -300,15 +334,103 @@ impl Tool for Reminder {
         if let Some(m) = &out.mention {
             card.rows.push(CardRow::new(lang.pick("提醒對象", "For"), format!("@{m}")));
         }
-        card.buttons.push(CancelReminder { id: out.id }.button(
+        if out.delivered_privately_to.is_some() {
+            card.rows.push(CardRow::new(
+                lang.pick("送到", "Arrives"),
+                lang.pick("私訊（一對一聊天）", "in your 1:1 chat with me"),
+            ));
+        }
+        if let Some(spend) = &out.spend {
+            card.rows.push(
+                CardRow::new(lang.pick("額度", "Quota"), spend_line(spend, lang))
+                    .toned(spend.over_quota.then_some(Tone::Warning)),
+            );
+        }
+        card.buttons.push(CancelReminder { id }.button(
             lang.pick("❌ 取消這個提醒", "❌ Cancel"),
             lang.pick("❌ 取消提醒", "❌ Cancel reminder"),
         ));
         Some(card)
     }
+
+    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+        if out.id.is_some() {
+            return Vec::new();
+        }
+        let lang = ctx.lang;
+        let mut chips = Vec::new();
+        if ctx.conversation.is_multi_person() {
+            let text = match lang {
+                Lang::ZhTw => format!("提醒改成只私訊提醒我：{}", out.text),
+                Lang::En => format!("Make it a reminder just for me in 1:1: {}", out.text),
+            };
+            chips.push(Chip::new(lang.pick("改成只私訊提醒我", "Just remind me 1:1"), text));
+        }
+        chips.push(Chip::new(
+            lang.pick("仍然建立", "Create anyway"),
+            match lang {
+                Lang::ZhTw => format!("超過額度也沒關係，照樣建立提醒：{}", out.text),
+                Lang::En => format!("Create the reminder anyway: {}", out.text),
+            },
+        ));
+        chips
+    }
+}
+
+/// "每月約 150 則，本月免費額度剩 120 則".
+fn spend_line(spend: &Spend, lang: Lang) -> String {
+    match (spend.left_this_month, lang) {
+        (Some(left), Lang::ZhTw) => {
+            format!("每月約 {} 則，本月免費額度剩 {left} 則", spend.per_month)
+        }
+        (None, Lang::ZhTw) => format!("每月約 {} 則訊息", spend.per_month),
+        (Some(left), Lang::En) => {
+            format!("about {} messages a month; {left} left this month", spend.per_month)
+        }
+        (None, Lang::En) => format!("about {} messages a month", spend.per_month),
+    }
+}
+
+/// The card of a repeating reminder not created because the month's quota cannot pay for what
+/// is scheduled: what it would cost, what is left, and the cheaper ways (as chips).
+fn over_quota_card(out: &Output, lang: Lang) -> Card {
+    let mut card = Card::new(
+        lang.pick("⚠️ 這個提醒會超過本月訊息額度", "⚠️ This would exceed this month's messages"),
+    );
+    card.headline = Some(Styled { text: out.text.clone(), tone: Some(Tone::Warning) });
+    if let Some(spend) = &out.spend {
+        card.rows.push(CardRow::new(lang.pick("額度", "Quota"), spend_line(spend, lang)));
+        card.rows.push(CardRow::new(
+            lang.pick("本月預計", "Rest of month"),
+            match lang {
+                Lang::ZhTw => format!("已排定的提醒還要用 {} 則", spend.rest_of_month),
+                Lang::En => format!("{} messages scheduled", spend.rest_of_month),
+            },
+        ));
+    }
+    card.rows.push(CardRow::new(
+        lang.pick("省的做法", "Cheaper"),
+        lang.pick(
+            "改成只私訊提醒你（每次 1 則），或減少次數",
+            "remind just you in 1:1 (1 each time), or less often",
+        ),
+    ));
+    card
 }
 
 impl Reminder {
+    /// Where a reminder for `person` goes: their 1:1 chat when it is set in a group for them
+    /// (not for everyone), they have hearth as a friend and the setting is on; else its chat.
+    async fn route(&self, ctx: &ToolCtx, person: Option<&str>, everyone: bool) -> Option<String> {
+        let multi = ctx.conversation.is_multi_person();
+        let candidate = person.filter(|_| multi && !everyone && self.allowance.direct_on())?;
+        let friend = self.allowance.is_friend(candidate).await;
+        match quota::route(multi, Some(candidate), everyone, friend, self.allowance.direct_on()) {
+            Route::Direct(user) => Some(user),
+            Route::Chat => None,
+        }
+    }
+
     /// Who to @mention on delivery: only in groups; the named member or the asker.
     async fn mention(
         &self,

@@ -24,5 +24,6 @@ pub fn once_reminder<'a>(
         max_count: None,
         first_fire_at,
         created_at: 0,
+        deliver_to: None,
     }
 }
