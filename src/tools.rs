@@ -74,7 +74,11 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         ))
         .tool(list_reminders::ListReminders::new(s.store.clone()))
         .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
-        .tool(price_alert::PriceAlert::new(s.store.clone(), s.sources.quotes.clone()))
+        .tool(price_alert::PriceAlert::new(
+            s.store.clone(),
+            s.sources.quotes.clone(),
+            s.allowance.clone(),
+        ))
         .tool(list_price_alerts::ListPriceAlerts::new(s.store.clone()))
         .tool(cancel_price_alert::CancelPriceAlert::new(s.store.clone()))
         .tool(recap::Recap::new(s.store.clone()))

@@ -322,6 +322,8 @@ async fn a_re_fire_of_an_every_time_alert_is_pushed_without_a_notification_sound
         price(p);
         h.app.alerts.tick().await.expect("tick");
     }
+    let confirmation = h.line.replies()[0].body.to_string();
+    assert!(confirmation.contains("每次通知 1 則"), "what each fire costs: {confirmation}");
     let pushes = pushes_to(&h, MOM);
     assert_eq!(pushes.len(), 2, "fired twice");
     assert!(pushes[0].body.get("notificationDisabled").is_none(), "the first fire rings");

@@ -87,6 +87,8 @@ async fn weekly_group_reminder_mentions_the_member_and_its_buttons_only_work_in_
     let h = Harness::start().await;
     h.line.set_profile(MOM, "媽媽");
     h.line.set_profile(DAD, "爸爸");
+    // Dad has not added hearth as a friend, so his reminder stays in the group.
+    h.line.set_not_friend(DAD);
     // Dad has written in the group, so hearth knows his user id.
     h.send(vec![h.group_text(FAMILY, DAD, "晚餐好了")]).await;
     let result = create(

@@ -13,7 +13,9 @@ use crate::alerts::actions::CancelPriceAlert;
 use crate::alerts::crossing::{Direction, Frequency, Side};
 use crate::alerts::describe::{condition, frequency};
 use crate::alerts::render::tone_of;
+use crate::delivery::Allowance;
 use crate::format::money;
+use crate::i18n::Lang;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{NewAlert, Store};
@@ -84,18 +86,24 @@ pub struct Output {
     pub already_past_level: bool,
     /// A sentence to relay.
     pub note: String,
+    /// Every-time alerts: what each fire costs of the monthly LINE message quota (one per person in this chat).
+    pub messages_per_fire: Option<i64>,
+    /// Every-time alerts: what is left of this month's quota (`null`: no known limit).
+    pub left_this_month: Option<i64>,
 }
 
 /// The alert-creating tool.
 pub struct PriceAlert {
     store: Store,
     quotes: QuoteSource,
+    allowance: Allowance,
 }
 
 impl PriceAlert {
-    /// The tool over the store and the shared quote source.
-    pub fn new(store: Store, quotes: QuoteSource) -> Self {
-        Self { store, quotes }
+    /// The tool over the store and the shared quote source; `allowance` tells what a push into
+    /// the chat costs.
+    pub fn new(store: Store, quotes: QuoteSource, allowance: Allowance) -> Self {
+        Self { store, quotes, allowance }
     }
 
     /// The current quote of `symbol`, which also proves the symbol exists.
@@ -156,6 +164,13 @@ impl Tool for PriceAlert {
             )));
         };
         let note = note(&symbol, direction, level, price, already, &what);
+        let (messages_per_fire, left_this_month) = match freq {
+            Frequency::EveryTime => (
+                Some(self.allowance.cost_of(conversation).await),
+                self.allowance.standing().await?.left(),
+            ),
+            Frequency::Once => (None, None),
+        };
         Ok(Output {
             id,
             symbol,
@@ -167,6 +182,8 @@ impl Tool for PriceAlert {
             currency: quote.currency.clone(),
             already_past_level: already,
             note,
+            messages_per_fire,
+            left_this_month,
         })
     }
 
@@ -191,6 +208,17 @@ impl Tool for PriceAlert {
             lang.pick("頻率", "Repeats"),
             frequency(out.frequency, COOLDOWN_S, lang),
         ));
+        if let Some(cost) = out.messages_per_fire {
+            let spend = match (out.left_this_month, lang) {
+                (Some(left), Lang::ZhTw) => format!("每次通知 {cost} 則，本月免費額度剩 {left} 則"),
+                (None, Lang::ZhTw) => format!("每次通知 {cost} 則訊息"),
+                (Some(left), Lang::En) => {
+                    format!("{cost} messages each time; {left} left this month")
+                }
+                (None, Lang::En) => format!("{cost} messages each time"),
+            };
+            card.rows.push(CardRow::new(lang.pick("額度", "Quota"), spend));
+        }
         if out.already_past_level {
             card.rows.push(
                 CardRow::new(
