@@ -329,3 +329,23 @@ async fn a_re_fire_of_an_every_time_alert_is_pushed_without_a_notification_sound
     assert!(pushes[0].body.get("notificationDisabled").is_none(), "the first fire rings");
     assert_eq!(pushes[1].body["notificationDisabled"], true, "the re-fire is quiet");
 }
+
+#[tokio::test]
+async fn more_than_five_cards_due_together_become_one_carousel_in_one_push() {
+    let h = family().await;
+    for texts in [["倒垃圾", "收衣服", "關瓦斯", "餵貓"], ["澆花", "鎖門", "關窗", "充電"]] {
+        let args: Vec<Value> = texts
+            .iter()
+            .map(|t| json!({"text": t, "at": "2026-11-30T20:30", "everyone": true}))
+            .collect();
+        create_all(&h, in_group(FAMILY, MOM), &args).await;
+    }
+    assert_eq!(h.advance_and_tick(mins(30)).await.sent, 8);
+    let pushes = pushes_to(&h, FAMILY);
+    assert_eq!(pushes.len(), 1, "one request for the eight");
+    let messages = messages_of(&pushes[0].body);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["contents"]["type"], "carousel");
+    assert_eq!(messages[0]["contents"]["contents"].as_array().map(Vec::len), Some(8));
+    assert_eq!(h.line.quota_used(), 5);
+}
