@@ -333,7 +333,8 @@ async fn a_re_fire_of_an_every_time_alert_is_pushed_without_a_notification_sound
 #[tokio::test]
 async fn more_than_five_cards_due_together_become_one_carousel_in_one_push() {
     let h = family().await;
-    for texts in [["倒垃圾", "收衣服", "關瓦斯", "餵貓"], ["澆花", "鎖門", "關窗", "充電"]] {
+    for texts in [["倒垃圾", "收衣服", "關瓦斯", "餵貓"], ["澆花", "鎖門", "關窗", "充電"]]
+    {
         let args: Vec<Value> = texts
             .iter()
             .map(|t| json!({"text": t, "at": "2026-11-30T20:30", "everyone": true}))
@@ -348,4 +349,42 @@ async fn more_than_five_cards_due_together_become_one_carousel_in_one_push() {
     assert_eq!(messages[0]["contents"]["type"], "carousel");
     assert_eq!(messages[0]["contents"]["contents"].as_array().map(Vec::len), Some(8));
     assert_eq!(h.line.quota_used(), 5);
+}
+
+#[tokio::test]
+async fn a_personal_price_alert_set_in_a_group_fires_in_the_friend_s_1to1_chat() {
+    let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
+    h.line.set_chat_size(FAMILY, 5);
+    h.line.set_profile(MOM, "媽媽");
+    h.upstreams.set_price("ETH-USD", 3_400.0);
+    h.upstreams.set_market_time("ETH-USD", h.clock.now().as_second());
+    let before = h.llm.requests().len();
+    h.llm.reply_tool_calls(&[(
+        "price_alert",
+        json!({"symbol": "ETH-USD", "direction": "rises_to", "level": 3500, "frequency": "every_time"}),
+    )]);
+    h.llm.reply_text("好的");
+    h.send(vec![
+        h.event(in_group(FAMILY, MOM), common::harness::text_message("小幫手 以太幣到3500通知我")),
+    ])
+    .await;
+    let result = tool_result(&h, before + 1);
+    assert_eq!(result["delivered_privately"], true, "{result}");
+    assert_eq!(result["messages_per_fire"], 1, "{result}");
+    let card = h.line.replies().last().expect("confirmation").body.to_string();
+    assert!(card.contains("私訊") && card.contains("每次通知 1 則"), "{card}");
+    h.clock.advance(SignedDuration::from_mins(10));
+    h.upstreams.set_price("ETH-USD", 3_600.0);
+    h.upstreams.set_market_time("ETH-USD", h.clock.now().as_second());
+    assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 1);
+    assert!(pushes_to(&h, FAMILY).is_empty());
+    let private = pushes_to(&h, MOM);
+    assert_eq!(private.len(), 1);
+    assert_eq!(h.line.quota_used(), 1);
+    let cancel = postback_data(&private[0].body, "cancel_price_alert").expect("cancel button");
+    h.send(vec![h.postback(in_dm(MOM), &cancel)]).await;
+    assert!(
+        h.app.store.list_alerts(FAMILY).await.expect("list").is_empty(),
+        "cancelled from the 1:1 chat"
+    );
 }

@@ -50,8 +50,11 @@ CREATE TABLE quota_warnings (
     PRIMARY KEY (conversation_id, month)
 );
 
--- A personal reminder set in a group may be pushed to its person's 1:1 chat instead.
+-- A personal reminder or price alert set in a group may be pushed to its person's 1:1 chat
+-- instead (its rows stay with the group: forgetting the group forgets them).
 ALTER TABLE reminders ADD COLUMN deliver_to TEXT;
+ALTER TABLE price_alerts ADD COLUMN deliver_to TEXT;
+ALTER TABLE alert_deliveries ADD COLUMN deliver_to TEXT;
 
 -- Replaced by held_pushes: items are kept, not counted as lost.
 DROP TABLE push_quota_notices;

@@ -149,7 +149,7 @@ impl AlertPoller {
         let mut by_chat: std::collections::BTreeMap<String, Vec<AlertDelivery>> =
             Default::default();
         for d in deliveries {
-            by_chat.entry(d.conversation_id.clone()).or_default().push(d);
+            by_chat.entry(d.target().to_string()).or_default().push(d);
         }
         let outcomes: Vec<Result<Vec<Option<Outcome>>, StoreError>> =
             futures::stream::iter(by_chat.into_values())
@@ -229,11 +229,21 @@ impl AlertPoller {
             if !step.fire && step.state == state {
                 continue;
             }
+            let mut row = row.clone();
+            if step.fire
+                && let Some(user) = row.deliver_to.clone()
+                && !self.pusher.allowance().is_friend(&user).await
+            {
+                // No longer a friend: this fire goes to the chat the alert was set in.
+                row.deliver_to = None;
+            }
+            let row = &row;
             let fire = step.fire.then(|| {
                 let messages = render::fired(row, quote, self.pusher.palette(), self.pusher.key());
                 AlertFire {
                     price: quote.price,
                     conversation_id: row.conversation_id.clone(),
+                    deliver_to: row.deliver_to.clone(),
                     retry_key: delivery::retry_key(&format!(
                         "alert:{}:{}",
                         row.id,
@@ -292,7 +302,7 @@ impl AlertPoller {
             }
         }
         let Some(first) = live.first() else { return Ok(outcomes) };
-        let to = first.conversation_id.clone();
+        let to = first.target().to_string();
         let items: Vec<Item<'_>> = live
             .iter()
             .map(|d| Item {

@@ -21,7 +21,7 @@ pub fn fired(row: &AlertRow, quote: &Quote, palette: Palette, key: &PostbackKey)
     let lang = row.lang;
     let direction = row.direction;
     let card = card(row, direction, quote);
-    let signer = ButtonSigner::new(key.clone(), &row.conversation_id);
+    let signer = ButtonSigner::new(key.clone(), row.target());
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
     let alt_text = format!(
         "{icon} {} {}{}{}",

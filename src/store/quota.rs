@@ -60,7 +60,7 @@ const HELD_COUNT: &str = "SELECT COUNT(*) FROM held_pushes";
 const WARN: &str = "INSERT INTO quota_warnings (conversation_id, month) VALUES ($1, $2) ON CONFLICT (conversation_id, month) DO NOTHING";
 const WARNED: &str =
     "SELECT conversation_id FROM quota_warnings WHERE conversation_id = $1 AND month = $2";
-const HAS_SCHEDULED: &str = "SELECT (SELECT COUNT(*) FROM reminders WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active' AND next_fire_at IS NOT NULL) + (SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active')";
+const HAS_SCHEDULED: &str = "SELECT (SELECT COUNT(*) FROM reminders WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active' AND next_fire_at IS NOT NULL) + (SELECT COUNT(*) FROM price_alerts WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active')";
 
 impl Store {
     /// Records one push into `conversation_id` costing `cost` in `month`.

@@ -16,6 +16,7 @@ use crate::alerts::render::tone_of;
 use crate::delivery::Allowance;
 use crate::format::money;
 use crate::i18n::Lang;
+use crate::quota::{self, Route};
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{NewAlert, Store};
@@ -61,6 +62,8 @@ pub struct Args {
     pub level: f64,
     /// once (default), or every_time ("每次", "every time"): again on each real re-cross, at most once an hour.
     pub frequency: Option<Often>,
+    /// In a group: true when the alert is for everyone ("通知大家"); it then goes to the whole group. Omit for the asker's own alert, which goes to their 1:1 chat with hearth when they have added it as a friend (costs less of the monthly LINE quota).
+    pub everyone: Option<bool>,
 }
 
 /// The result of `price_alert`.
@@ -86,6 +89,8 @@ pub struct Output {
     pub already_past_level: bool,
     /// A sentence to relay.
     pub note: String,
+    /// Set in a group but pushed to the asker's 1:1 chat with hearth (tell them it arrives there).
+    pub delivered_privately: bool,
     /// Every-time alerts: what each fire costs of the monthly LINE message quota (one per person in this chat).
     pub messages_per_fire: Option<i64>,
     /// Every-time alerts: what is left of this month's quota (`null`: no known limit).
@@ -106,6 +111,19 @@ impl PriceAlert {
         Self { store, quotes, allowance }
     }
 
+    /// Where the asker's alert goes: their 1:1 chat when it is set in a group, not for everyone,
+    /// they have hearth as a friend and the setting is on; else this chat.
+    async fn route(&self, ctx: &ToolCtx, everyone: bool) -> Option<String> {
+        let multi = ctx.conversation.is_multi_person();
+        let direct_on = self.allowance.direct_on();
+        let person = ctx.user_id.as_deref().filter(|_| multi && !everyone && direct_on)?;
+        let friend = self.allowance.is_friend(person).await;
+        match quota::route(multi, Some(person), everyone, friend, direct_on) {
+            Route::Direct(user) => Some(user),
+            Route::Chat => None,
+        }
+    }
+
     /// The current quote of `symbol`, which also proves the symbol exists.
     async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, ToolError> {
         self.quotes.quote(symbol).await.map_err(|e| match e {
@@ -124,7 +142,7 @@ fn invalid(msg: impl Into<String>) -> ToolError {
 impl Tool for PriceAlert {
     const NAME: &'static str = "price_alert";
     const CHANGES_STATE: bool = true;
-    const DESCRIPTION: &'static str = "Set a price alert for this chat: push a message when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
+    const DESCRIPTION: &'static str = "Set a price alert: push a message (to this chat, or for the asker's own alert set in a group, to their 1:1 chat with hearth) when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
     type Args = Args;
     type Output = Output;
 
@@ -138,6 +156,8 @@ impl Tool for PriceAlert {
         let (direction, freq) = rule(&args);
         let side = Side::initial(price, level);
         let already = side == direction.target();
+        let deliver_to = self.route(ctx, args.everyone == Some(true)).await;
+        let target = deliver_to.as_deref().unwrap_or(conversation);
         let created = self
             .store
             .create_alert(&NewAlert {
@@ -155,6 +175,7 @@ impl Tool for PriceAlert {
                 tz: ctx.tz.iana_name().unwrap_or("Asia/Taipei"),
                 lang: ctx.lang,
                 now_ms: ctx.now().as_millisecond(),
+                deliver_to: deliver_to.as_deref(),
             })
             .await?;
         let what = condition(direction, level, crate::i18n::Lang::En);
@@ -166,7 +187,7 @@ impl Tool for PriceAlert {
         let note = note(&symbol, direction, level, price, already, &what);
         let (messages_per_fire, left_this_month) = match freq {
             Frequency::EveryTime => (
-                Some(self.allowance.cost_of(conversation).await),
+                Some(self.allowance.cost_of(target).await),
                 self.allowance.standing().await?.left(),
             ),
             Frequency::Once => (None, None),
@@ -182,6 +203,7 @@ impl Tool for PriceAlert {
             currency: quote.currency.clone(),
             already_past_level: already,
             note,
+            delivered_privately: deliver_to.is_some(),
             messages_per_fire,
             left_this_month,
         })
@@ -208,6 +230,12 @@ impl Tool for PriceAlert {
             lang.pick("頻率", "Repeats"),
             frequency(out.frequency, COOLDOWN_S, lang),
         ));
+        if out.delivered_privately {
+            card.rows.push(CardRow::new(
+                lang.pick("送到", "Arrives"),
+                lang.pick("私訊（一對一聊天）", "in your 1:1 chat with me"),
+            ));
+        }
         if let Some(cost) = out.messages_per_fire {
             let spend = match (out.left_this_month, lang) {
                 (Some(left), Lang::ZhTw) => format!("每次通知 {cost} 則，本月免費額度剩 {left} 則"),
