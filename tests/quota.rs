@@ -388,3 +388,19 @@ async fn a_personal_price_alert_set_in_a_group_fires_in_the_friend_s_1to1_chat()
         "cancelled from the 1:1 chat"
     );
 }
+
+#[tokio::test]
+async fn a_follow_event_makes_the_user_a_friend_without_asking_line() {
+    let h = Harness::start().await;
+    let mut follow = h.dm(DAD, "x");
+    follow["type"] = json!("follow");
+    follow["follow"] = json!({"isUnblocked": false});
+    follow.as_object_mut().map(|o| o.remove("message"));
+    h.send(vec![follow]).await;
+    assert!(
+        h.app.allowance.is_friend(DAD).await,
+        "no profile on the fake, so only the event tells"
+    );
+    let asked = h.line.requests().iter().filter(|r| r.path.starts_with("/v2/bot/profile/")).count();
+    assert_eq!(asked, 0);
+}

@@ -220,6 +220,12 @@ impl FakeLine {
         self.lock().requests.clone()
     }
 
+    /// What was sent towards a chat (every `POST`: replies, pushes, loading animations), not
+    /// the reads (profiles, the quota, member counts).
+    pub fn sends(&self) -> Vec<Recorded> {
+        self.lock().requests.iter().filter(|r| r.method == "POST").cloned().collect()
+    }
+
     /// Requests to `POST /v2/bot/message/reply`, whatever their outcome.
     pub fn replies(&self) -> Vec<Recorded> {
         self.posts_to(REPLY_PATH)
