@@ -18,6 +18,7 @@ use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
 use crate::privacy;
+use crate::quota::notice;
 use crate::source::Conversation;
 use crate::store::NewMessage;
 use crate::tool::ToolCtx;
@@ -212,30 +213,16 @@ impl Hearth {
     ) -> Answer {
         let mut notes = Vec::new();
         if let Some(standing) = self.allowance.warning_due(&conversation.id).await {
-            let (used, limit) = (standing.used, standing.limit.unwrap_or(0));
-            notes.push(match lang {
-                Lang::ZhTw => format!(
-                    "⚠️ 本月 LINE 免費訊息已用 {used}/{limit} 則。用完後，提醒會在你下次找我時一起補上。"
-                ),
-                Lang::En => format!(
-                    "⚠️ {used} of this month's {limit} free LINE messages are used. Once they run out, reminders come with my next answer here."
-                ),
-            });
+            notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
         }
         match self.store.take_held(&conversation.id).await {
-            Ok(held) if !held.is_empty() => {
-                let mut missed = lang.pick("你錯過的提醒：", "Reminders you missed:").to_string();
-                for item in &held {
-                    let at = jiff::Timestamp::from_millisecond(item.held_at)
-                        .map(|t| {
-                            t.to_zoned_datetime(self.tz.clone()).strftime("%m/%d %H:%M").to_string()
-                        })
-                        .unwrap_or_default();
-                    missed.push_str(&format!("\n• {}（{at}）", item.summary));
-                }
-                notes.push(missed);
+            Ok(held) => {
+                let items: Vec<(String, Timestamp)> = held
+                    .into_iter()
+                    .filter_map(|h| Some((h.summary, Timestamp::from_millisecond(h.held_at).ok()?)))
+                    .collect();
+                notes.extend(notice::missed(&items, &self.tz, lang));
             }
-            Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "held items unavailable"),
         }
         if !notes.is_empty() {

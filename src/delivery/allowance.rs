@@ -172,6 +172,24 @@ impl Allowance {
         }
     }
 
+    /// Where something set in `conversation` for `person` is pushed: that person's 1:1 chat
+    /// (`Some(user id)`) when it is set in a group or room, not for everyone, the person has
+    /// hearth as a friend and the setting is on; else its own chat (`None`).
+    pub async fn route(
+        &self,
+        conversation: &Conversation,
+        person: Option<&str>,
+        everyone: bool,
+    ) -> Option<String> {
+        let multi = conversation.is_multi_person();
+        let candidate = person.filter(|_| multi && !everyone && self.direct_on)?;
+        let friend = self.is_friend(candidate).await;
+        match quota::route(multi, Some(candidate), everyone, friend, self.direct_on) {
+            quota::Route::Direct(user) => Some(user),
+            quota::Route::Chat => None,
+        }
+    }
+
     /// Notes that `user_id` added (a follow event) or has not added hearth as a friend.
     pub async fn note_friend(&self, user_id: &str, friend: bool) {
         let now = self.clock.now().as_millisecond();

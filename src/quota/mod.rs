@@ -1,11 +1,13 @@
 //! LINE's monthly message quota, as pure decisions: which month a push counts in, what a push
 //! into a chat costs, where the quota stands between LINE's readings, whether an item is sent now
 //! or held (and why), when a chat is warned, what is scheduled to spend the rest of the month,
-//! which chat a personal reminder goes to, and how the items due for one chat become one push.
+//! which chat a personal reminder goes to, how the items due for one chat become one push, and
+//! what a reply says about it.
 //! No I/O here: [`crate::delivery`] reads LINE and the store and asks these functions.
 
 pub mod batch;
 pub mod month;
+pub mod notice;
 pub mod route;
 pub mod standing;
 

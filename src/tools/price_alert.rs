@@ -16,7 +16,6 @@ use crate::alerts::render::tone_of;
 use crate::delivery::Allowance;
 use crate::format::money;
 use crate::i18n::Lang;
-use crate::quota::{self, Route};
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{NewAlert, Store};
@@ -111,19 +110,6 @@ impl PriceAlert {
         Self { store, quotes, allowance }
     }
 
-    /// Where the asker's alert goes: their 1:1 chat when it is set in a group, not for everyone,
-    /// they have hearth as a friend and the setting is on; else this chat.
-    async fn route(&self, ctx: &ToolCtx, everyone: bool) -> Option<String> {
-        let multi = ctx.conversation.is_multi_person();
-        let direct_on = self.allowance.direct_on();
-        let person = ctx.user_id.as_deref().filter(|_| multi && !everyone && direct_on)?;
-        let friend = self.allowance.is_friend(person).await;
-        match quota::route(multi, Some(person), everyone, friend, direct_on) {
-            Route::Direct(user) => Some(user),
-            Route::Chat => None,
-        }
-    }
-
     /// The current quote of `symbol`, which also proves the symbol exists.
     async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, ToolError> {
         self.quotes.quote(symbol).await.map_err(|e| match e {
@@ -156,7 +142,10 @@ impl Tool for PriceAlert {
         let (direction, freq) = rule(&args);
         let side = Side::initial(price, level);
         let already = side == direction.target();
-        let deliver_to = self.route(ctx, args.everyone == Some(true)).await;
+        let deliver_to = self
+            .allowance
+            .route(&ctx.conversation, ctx.user_id.as_deref(), args.everyone == Some(true))
+            .await;
         let target = deliver_to.as_deref().unwrap_or(conversation);
         let created = self
             .store

@@ -14,7 +14,6 @@ use crate::action::Action;
 use crate::delivery::Allowance;
 use crate::i18n::Lang;
 use crate::line::text::grapheme_len;
-use crate::quota::{self, Route};
 use crate::reminders::actions::CancelReminder;
 use crate::reminders::describe::{local_time, repetition, zone_label};
 use crate::reminders::recurrence::{Freq, Schedule};
@@ -270,7 +269,8 @@ impl Tool for Reminder {
             true => (None, None),
             false => self.mention(ctx, args.for_member.as_deref()).await?,
         };
-        let deliver_to = self.route(ctx, mention_id.as_deref(), everyone).await;
+        let deliver_to =
+            self.allowance.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
         let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
         let spend = match schedule.freq {
             Freq::Once => None,
@@ -321,7 +321,9 @@ impl Tool for Reminder {
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
-        let Some(id) = out.id else { return Some(over_quota_card(out, lang)) };
+        let Some(id) = out.id else {
+            return Some(spend::over_quota_card(&out.text, out.spend.as_ref(), lang));
+        };
         let mut card = Card::new(lang.pick("⏰ 提醒已設定", "⏰ Reminder set"));
         card.headline = Some(Styled { text: out.text.clone(), tone: None });
         card.rows.push(CardRow::new(
@@ -342,7 +344,7 @@ impl Tool for Reminder {
         }
         if let Some(spend) = &out.spend {
             card.rows.push(
-                CardRow::new(lang.pick("額度", "Quota"), spend_line(spend, lang))
+                CardRow::new(lang.pick("額度", "Quota"), spend::line(spend, lang))
                     .toned(spend.over_quota.then_some(Tone::Warning)),
             );
         }
@@ -377,60 +379,7 @@ impl Tool for Reminder {
     }
 }
 
-/// "每月約 150 則，本月免費額度剩 120 則".
-fn spend_line(spend: &Spend, lang: Lang) -> String {
-    match (spend.left_this_month, lang) {
-        (Some(left), Lang::ZhTw) => {
-            format!("每月約 {} 則，本月免費額度剩 {left} 則", spend.per_month)
-        }
-        (None, Lang::ZhTw) => format!("每月約 {} 則訊息", spend.per_month),
-        (Some(left), Lang::En) => {
-            format!("about {} messages a month; {left} left this month", spend.per_month)
-        }
-        (None, Lang::En) => format!("about {} messages a month", spend.per_month),
-    }
-}
-
-/// The card of a repeating reminder not created because the month's quota cannot pay for what
-/// is scheduled: what it would cost, what is left, and the cheaper ways (as chips).
-fn over_quota_card(out: &Output, lang: Lang) -> Card {
-    let mut card = Card::new(
-        lang.pick("⚠️ 這個提醒會超過本月訊息額度", "⚠️ This would exceed this month's messages"),
-    );
-    card.headline = Some(Styled { text: out.text.clone(), tone: Some(Tone::Warning) });
-    if let Some(spend) = &out.spend {
-        card.rows.push(CardRow::new(lang.pick("額度", "Quota"), spend_line(spend, lang)));
-        card.rows.push(CardRow::new(
-            lang.pick("本月預計", "Rest of month"),
-            match lang {
-                Lang::ZhTw => format!("已排定的提醒還要用 {} 則", spend.rest_of_month),
-                Lang::En => format!("{} messages scheduled", spend.rest_of_month),
-            },
-        ));
-    }
-    card.rows.push(CardRow::new(
-        lang.pick("省的做法", "Cheaper"),
-        lang.pick(
-            "改成只私訊提醒你（每次 1 則），或減少次數",
-            "remind just you in 1:1 (1 each time), or less often",
-        ),
-    ));
-    card
-}
-
 impl Reminder {
-    /// Where a reminder for `person` goes: their 1:1 chat when it is set in a group for them
-    /// (not for everyone), they have hearth as a friend and the setting is on; else its chat.
-    async fn route(&self, ctx: &ToolCtx, person: Option<&str>, everyone: bool) -> Option<String> {
-        let multi = ctx.conversation.is_multi_person();
-        let candidate = person.filter(|_| multi && !everyone && self.allowance.direct_on())?;
-        let friend = self.allowance.is_friend(candidate).await;
-        match quota::route(multi, Some(candidate), everyone, friend, self.allowance.direct_on()) {
-            Route::Direct(user) => Some(user),
-            Route::Chat => None,
-        }
-    }
-
     /// Who to @mention on delivery: only in groups; the named member or the asker.
     async fn mention(
         &self,
