@@ -96,7 +96,8 @@ impl Harness {
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");
-        let app = Hearth::with_tools(&config, clock.clone(), store, |services| match tools {
+        let mcp = hearth::mcp::McpServers::start(&config).await.expect("MCP configuration");
+        let app = Hearth::with_tools_and_mcp(&config, clock.clone(), store, &mcp, |services| match tools {
             Some(build) => Ok(build(services)),
             None => hearth::tools::registry(services),
         })
