@@ -204,11 +204,17 @@ async fn call_dynamic(tool: &dyn DynamicTool, ctx: &ToolCtx, raw_args: &str) -> 
     let args = match serde_json::from_str::<Value>(normalized_args(raw_args)) {
         Ok(Value::Object(args)) => args,
         Ok(_) => {
-            return ToolReply::error(ErrorKind::InvalidArguments, "invalid arguments: not an object");
+            return ToolReply::error(
+                ErrorKind::InvalidArguments,
+                "invalid arguments: not an object",
+            );
         }
         Err(e) => {
             tracing::warn!(tool = name, error = %e, "tool arguments did not parse");
-            return ToolReply::error(ErrorKind::InvalidArguments, format!("invalid arguments: {e}"));
+            return ToolReply::error(
+                ErrorKind::InvalidArguments,
+                format!("invalid arguments: {e}"),
+            );
         }
     };
     match run_guarded(name, tool.timeout(), tool.run(ctx, args)).await {
@@ -326,7 +332,9 @@ impl RegistryBuilder {
         let mut tools = Vec::new();
         let mut traits = Vec::new();
         for (index, (def, t, tool)) in self.entries.into_iter().enumerate() {
-            let Cow::Borrowed(name) = def.name else { unreachable!("typed tools have static names") };
+            let Cow::Borrowed(name) = def.name else {
+                unreachable!("typed tools have static names")
+            };
             if !valid_name(name) {
                 return Err(RegistryError::BadName(name));
             }

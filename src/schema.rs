@@ -67,7 +67,9 @@ pub fn from_external(schema: &Value) -> ExternalSchema {
         }
         Some(Value::String(t)) if t == "object" => {}
         _ => {
-            return ExternalSchema::Unusable("the root of the argument schema is not an object".into());
+            return ExternalSchema::Unusable(
+                "the root of the argument schema is not an object".into(),
+            );
         }
     }
     let mut value = Value::Object(root);
@@ -78,9 +80,9 @@ pub fn from_external(schema: &Value) -> ExternalSchema {
     make_strict(&mut value);
     match check_schema(&value) {
         Ok(()) => ExternalSchema::Strict(value),
-        Err(_) => ExternalSchema::Loose(Value::Object(
-            schema.as_object().cloned().unwrap_or_default(),
-        )),
+        Err(_) => {
+            ExternalSchema::Loose(Value::Object(schema.as_object().cloned().unwrap_or_default()))
+        }
     }
 }
 
@@ -90,7 +92,8 @@ fn strict_compatible(value: &Value, is_root: bool) -> bool {
     let Value::Object(map) = value else { return true };
     if is_object_schema(map) {
         let free_form = !map.contains_key("properties") && !is_root;
-        let open = matches!(map.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)));
+        let open =
+            matches!(map.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)));
         if free_form || open || map.contains_key("patternProperties") {
             return false;
         }
@@ -103,7 +106,9 @@ fn strict_compatible(value: &Value, is_root: bool) -> bool {
 fn make_optional_nullable(value: &mut Value) {
     let Value::Object(map) = value else { return };
     let required: Vec<String> = match map.get("required") {
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(String::from).collect(),
+        Some(Value::Array(names)) => {
+            names.iter().filter_map(Value::as_str).map(String::from).collect()
+        }
         _ => Vec::new(),
     };
     if let Some(Value::Object(props)) = map.get_mut("properties") {
@@ -462,7 +467,10 @@ mod tests {
         assert_eq!(s["properties"]["name"]["type"], "string");
         assert_eq!(s["properties"]["brightness"]["type"], serde_json::json!(["integer", "null"]));
         assert!(s["properties"]["brightness"].get("minimum").is_none());
-        assert_eq!(s["properties"]["area"]["properties"]["floor"]["type"], serde_json::json!(["string", "null"]));
+        assert_eq!(
+            s["properties"]["area"]["properties"]["floor"]["type"],
+            serde_json::json!(["string", "null"])
+        );
         assert!(s.get("$schema").is_none());
     }
 
@@ -470,15 +478,22 @@ mod tests {
     fn external_schemas_that_cannot_be_strict_are_loose_or_unusable() {
         let with_ref = serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}});
         assert!(matches!(from_external(&with_ref), ExternalSchema::Loose(_)));
-        let free_form = serde_json::json!({"type": "object", "properties": {"data": {"type": "object"}}});
+        let free_form =
+            serde_json::json!({"type": "object", "properties": {"data": {"type": "object"}}});
         assert!(matches!(from_external(&free_form), ExternalSchema::Loose(_)));
         let open = serde_json::json!({"type": "object", "properties": {}, "additionalProperties": {"type": "string"}});
         assert!(matches!(from_external(&open), ExternalSchema::Loose(_)));
-        assert!(matches!(from_external(&serde_json::json!({"type": "string"})), ExternalSchema::Unusable(_)));
+        assert!(matches!(
+            from_external(&serde_json::json!({"type": "string"})),
+            ExternalSchema::Unusable(_)
+        ));
         assert!(matches!(from_external(&serde_json::json!(["no"])), ExternalSchema::Unusable(_)));
         let no_args = serde_json::json!({"type": "object"});
         let ExternalSchema::Strict(s) = from_external(&no_args) else { panic!("strict") };
-        assert_eq!(s, serde_json::json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false}));
+        assert_eq!(
+            s,
+            serde_json::json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+        );
     }
 
     #[test]

@@ -53,7 +53,8 @@ fn walk(value: &Value, visit: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
 
 #[tokio::test]
 async fn production_tools_have_the_seed_wire_names() {
-    let names: Vec<String> = production().await.definitions().iter().map(|d| d.name.to_string()).collect();
+    let names: Vec<String> =
+        production().await.definitions().iter().map(|d| d.name.to_string()).collect();
     assert_eq!(
         names,
         [
@@ -112,7 +113,10 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     };
     let registry = hearth::tools::registry(&services).expect("registry");
     let names: Vec<String> = registry.definitions().iter().map(|d| d.name.to_string()).collect();
-    assert!(!names.iter().any(|n| n == "web_search") && names.iter().any(|n| n == "summarize_url"), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n == "web_search") && names.iter().any(|n| n == "summarize_url"),
+        "{names:?}"
+    );
     config.tavily_api_key = "tvly-x".into();
     let services = hearth::tools::Services {
         sources: Sources::from_config(&config).expect("sources"),
@@ -129,7 +133,12 @@ async fn without_a_search_provider_web_search_is_not_registered() {
 async fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
     let registry = production().await;
     let describe = |name: &str| {
-        registry.definitions().iter().find(|d| d.name == name).map(|d| d.description.to_string()).unwrap_or_default()
+        registry
+            .definitions()
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| d.description.to_string())
+            .unwrap_or_default()
     };
     assert!(describe("fx").contains("Does NOT handle cryptocurrencies"));
     let quote = describe("get_quote");

@@ -153,7 +153,12 @@ pub fn parse(
 ) -> Result<Vec<ServerConfig>, McpConfigError> {
     // Only where and what kind: serde's own message may quote a value from the file.
     let file: File = serde_json::from_str(text).map_err(|e| {
-        McpConfigError::Json(format!("{:?} error at line {} column {}", e.classify(), e.line(), e.column()))
+        McpConfigError::Json(format!(
+            "{:?} error at line {} column {}",
+            e.classify(),
+            e.line(),
+            e.column()
+        ))
     })?;
     let mut servers = Vec::new();
     for (name, raw) in file.servers {
@@ -301,7 +306,10 @@ mod tests {
         assert_eq!(home.prefix, "home");
         assert!(!home.trusted_output && !home.share_line_ids, "safe defaults");
         assert_eq!(home.timeout, Duration::from_secs(20));
-        assert_eq!(home.allowed_tools.as_deref(), Some(&["HassTurnOff".into(), "HassTurnOn".into()][..]));
+        assert_eq!(
+            home.allowed_tools.as_deref(),
+            Some(&["HassTurnOff".into(), "HassTurnOn".into()][..])
+        );
         let Transport::Http { url, headers } = &home.transport else { panic!("http") };
         assert_eq!(url, "http://homeassistant.local:8123/api/mcp");
         assert_eq!(headers["Authorization"], "Bearer secret-token-value");

@@ -88,12 +88,19 @@ impl Server {
         loop {
             match tokio::time::timeout(CONNECT_TIMEOUT, self.connect()).await {
                 Ok(Ok((running, tools))) => {
-                    tracing::info!(server = self.name(), tools = tools.len(), "MCP server connected");
+                    tracing::info!(
+                        server = self.name(),
+                        tools = tools.len(),
+                        "MCP server connected"
+                    );
                     attempt = 0;
                     self.set(State { peer: Some(running.peer().clone()), tools });
                     self.watch(running, retry_max).await;
                     self.set(State::default());
-                    tracing::warn!(server = self.name(), "MCP server went away; its tools are withdrawn until it is back");
+                    tracing::warn!(
+                        server = self.name(),
+                        "MCP server went away; its tools are withdrawn until it is back"
+                    );
                 }
                 Ok(Err(e)) => {
                     tracing::warn!(server = self.name(), error = %e, "MCP server unavailable");
@@ -176,7 +183,8 @@ impl Server {
                 ().serve(transport).await.map_err(|e| ConnectError::Handshake(e.to_string()))?
             }
         };
-        let listed = running.peer().list_all_tools().await.map_err(|e| ConnectError::List(e.to_string()))?;
+        let listed =
+            running.peer().list_all_tools().await.map_err(|e| ConnectError::List(e.to_string()))?;
         let tools = self.tools_from(listed);
         Ok((running, tools))
     }

@@ -150,7 +150,10 @@ mod tests {
 
     #[test]
     fn a_title_joins_the_description_once() {
-        assert_eq!(description("cal", Some("Events"), Some("Lists events.")), "[from the cal service] Events: Lists events.");
+        assert_eq!(
+            description("cal", Some("Events"), Some("Lists events.")),
+            "[from the cal service] Events: Lists events."
+        );
         assert_eq!(description("cal", Some("Events"), None), "[from the cal service] Events");
         assert_eq!(description("cal", None, None), "[from the cal service] ");
     }

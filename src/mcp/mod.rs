@@ -60,7 +60,10 @@ impl McpServers {
             let mut status = server.status();
             let answered = tokio::time::timeout(first, status.wait_for(Option::is_some)).await;
             if answered.is_err() {
-                tracing::warn!(server = server.name(), "MCP server not up at start; trying in the background");
+                tracing::warn!(
+                    server = server.name(),
+                    "MCP server not up at start; trying in the background"
+                );
             }
         }
         Self { servers }
