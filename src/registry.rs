@@ -372,8 +372,9 @@ impl Registry {
     }
 
     /// The same registry with tools from `sources` after those of the list. A tool of a source
-    /// offered now whose name is taken is refused; one that appears later under a taken name is
-    /// never offered (the earlier tool keeps it).
+    /// offered now whose name is taken is refused. Later, a name belongs to the first tool
+    /// offering it at that moment: a tool of the list always, else the earliest source's; a
+    /// tool that appears under a taken name is not offered.
     pub fn with_sources(
         mut self,
         sources: Vec<Arc<dyn ToolSource>>,
@@ -501,5 +502,100 @@ mod tests {
         };
         assert_eq!(reply.error, Some(expected));
         assert!(reply.card.is_none() && reply.chips.is_empty() && reply.links.is_empty());
+    }
+
+    /// A tool from a source, answering with its source's label.
+    struct Labelled {
+        definition: super::ToolDefinition,
+        label: &'static str,
+    }
+
+    impl super::DynamicTool for Labelled {
+        fn definition(&self) -> &super::ToolDefinition {
+            &self.definition
+        }
+        fn traits(&self) -> super::ToolTraits {
+            super::ToolTraits::default()
+        }
+        fn timeout(&self) -> std::time::Duration {
+            std::time::Duration::from_secs(1)
+        }
+        fn run<'a>(
+            &'a self,
+            _ctx: &'a crate::tool::ToolCtx,
+            _args: serde_json::Map<String, serde_json::Value>,
+        ) -> futures::future::BoxFuture<'a, Result<serde_json::Value, crate::tool::ToolError>>
+        {
+            Box::pin(async move { Ok(json!(self.label)) })
+        }
+    }
+
+    /// A source whose tools can be switched on later.
+    #[derive(Default)]
+    struct Switchable(std::sync::Mutex<Vec<std::sync::Arc<dyn super::DynamicTool>>>);
+
+    impl super::ToolSource for Switchable {
+        fn tools(&self) -> Vec<std::sync::Arc<dyn super::DynamicTool>> {
+            self.0.lock().map(|t| t.clone()).unwrap_or_default()
+        }
+    }
+
+    fn labelled(name: &'static str, label: &'static str) -> std::sync::Arc<dyn super::DynamicTool> {
+        std::sync::Arc::new(Labelled {
+            definition: super::ToolDefinition {
+                name: name.into(),
+                description: "".into(),
+                parameters: json!({"type": "object", "properties": {}}),
+                strict: true,
+            },
+            label,
+        })
+    }
+
+    fn ctx() -> crate::tool::ToolCtx {
+        crate::tool::ToolCtx {
+            conversation: crate::source::Conversation::user("U1"),
+            user_id: None,
+            display_name: None,
+            tz: jiff::tz::TimeZone::UTC,
+            lang: crate::i18n::Lang::En,
+            clock: std::sync::Arc::new(crate::clock::SystemClock),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_belongs_to_the_earliest_source_offering_it_now() {
+        let first = std::sync::Arc::new(Switchable::default());
+        let later = std::sync::Arc::new(Switchable::default());
+        first.0.lock().expect("lock").push(labelled("home_lookup", "first"));
+        let registry = super::Registry::builder()
+            .build()
+            .and_then(|r| r.with_sources(vec![first.clone(), later.clone()]))
+            .expect("no clash at start");
+        later.0.lock().expect("lock").push(labelled("home_lookup", "later"));
+        later.0.lock().expect("lock").push(labelled("kids_lookup", "later"));
+        let names: Vec<String> =
+            registry.definitions().iter().map(|d| d.name.to_string()).collect();
+        assert_eq!(names, ["home_lookup", "kids_lookup"]);
+        assert_eq!(registry.dispatch("home_lookup", "{}", &ctx()).await.content, json!("first"));
+        first.0.lock().expect("lock").clear();
+        let names: Vec<String> =
+            registry.definitions().iter().map(|d| d.name.to_string()).collect();
+        assert_eq!(names, ["home_lookup", "kids_lookup"], "the name goes to the next offering it");
+        assert_eq!(registry.dispatch("home_lookup", "", &ctx()).await.content, json!("later"));
+        later.0.lock().expect("lock").clear();
+        assert!(registry.definitions().is_empty(), "withdrawn while no source offers them");
+    }
+
+    #[test]
+    fn a_source_tool_under_a_taken_name_at_start_is_refused() {
+        let a = std::sync::Arc::new(Switchable::default());
+        let b = std::sync::Arc::new(Switchable::default());
+        a.0.lock().expect("lock").push(labelled("x_y", "a"));
+        b.0.lock().expect("lock").push(labelled("x_y", "b"));
+        let built = super::Registry::builder().build().expect("empty");
+        assert!(
+            matches!(built.with_sources(vec![a, b]), Err(super::RegistryError::Taken(name)) if name == "x_y")
+        );
     }
 }
