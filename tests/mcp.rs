@@ -217,6 +217,32 @@ async fn an_http_server_down_at_start_joins_when_it_comes_up() {
 }
 
 #[tokio::test]
+async fn an_http_server_that_dies_is_withdrawn_and_back_when_it_returns() {
+    let home = HttpHome::start().await;
+    let address = home.url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let h = harness(json!({"home": {"url": home.url}})).await;
+    drop(home);
+    h.llm.reply_tool_calls(&[("home_lookup", json!({"room": "客廳", "humidity": null}))]);
+    h.llm.reply_text("家裡的系統連不上");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 客廳")]).await;
+    let failed = &tool_results(&h.llm.requests()[1])[0];
+    assert_eq!(failed["error"]["kind"], "upstream_unavailable", "{failed}");
+    assert!(texts_of(&h.line.replies()[0].body).contains("連不上"));
+
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    h.llm.reply_text("一");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 一")]).await;
+    assert!(!offered(&h, 2).iter().any(|t| t.starts_with("home_")), "{:?}", offered(&h, 2));
+
+    let listener = tokio::net::TcpListener::bind(&address).await.expect("same port");
+    let _home = HttpHome::serve(listener).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    h.llm.reply_text("二");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 二")]).await;
+    assert!(offered(&h, 3).contains(&"home_lookup".to_string()), "{:?}", offered(&h, 3));
+}
+
+#[tokio::test]
 async fn a_stdio_server_that_dies_is_withdrawn_and_back_when_it_returns() {
     let down = std::env::temp_dir().join(format!("hearth-mcp-down-{}", uuid_like()));
     let mut kids = stdio_server(&down);

@@ -127,7 +127,9 @@ impl Server {
         loop {
             tokio::select! {
                 _ = &mut waiting => return,
-                _ = self.broken.notified() => {}
+                // A call found the connection gone: no listing could say otherwise (it may
+                // come from the client's cache).
+                _ = self.broken.notified() => break,
                 _ = tokio::time::sleep(every) => {}
             }
             match tokio::time::timeout(CONNECT_TIMEOUT, peer.list_all_tools()).await {

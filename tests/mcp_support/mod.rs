@@ -18,7 +18,6 @@ use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
-use tokio_util_shim::CancelOnDrop;
 
 /// What a lookup says about the living room.
 pub const LIVING_ROOM: &str = "客廳：燈亮著，24°C";
@@ -143,7 +142,14 @@ pub struct HttpHome {
     pub switched: Arc<AtomicUsize>,
     /// Every request body received, in order.
     pub bodies: Arc<std::sync::Mutex<Vec<String>>>,
-    stop: CancelOnDrop,
+    server: tokio::task::JoinHandle<()>,
+}
+
+/// Dropping the home stops it at once, open connections included (a server that died).
+impl Drop for HttpHome {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
 }
 
 impl HttpHome {
@@ -159,7 +165,6 @@ impl HttpHome {
         let bodies = Arc::new(std::sync::Mutex::new(Vec::new()));
         let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
         let counter = switched.clone();
-        let (stop, stopped) = CancelOnDrop::new();
         let service: StreamableHttpService<HomeServer, LocalSessionManager> =
             StreamableHttpService::new(
                 move || Ok(HomeServer::new(counter.clone())),
@@ -186,40 +191,14 @@ impl HttpHome {
                     }
                 },
             ));
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, router).with_graceful_shutdown(stopped).await;
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
         });
-        Self { url, switched, bodies, stop }
+        Self { url, switched, bodies, server }
     }
 
     /// Everything the server received, joined.
     pub fn received(&self) -> String {
         self.bodies.lock().expect("bodies").join("\n")
-    }
-}
-
-/// Stops the HTTP server when dropped.
-mod tokio_util_shim {
-    use tokio::sync::oneshot;
-
-    /// Sends the stop signal on drop.
-    pub struct CancelOnDrop(Option<oneshot::Sender<()>>);
-
-    impl CancelOnDrop {
-        /// The guard and the future that ends when it is dropped.
-        pub fn new() -> (Self, impl std::future::Future<Output = ()> + Send + 'static) {
-            let (tx, rx) = oneshot::channel();
-            (Self(Some(tx)), async move {
-                let _ = rx.await;
-            })
-        }
-    }
-
-    impl Drop for CancelOnDrop {
-        fn drop(&mut self) {
-            if let Some(tx) = self.0.take() {
-                let _ = tx.send(());
-            }
-        }
     }
 }
