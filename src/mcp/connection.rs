@@ -28,6 +28,10 @@ use crate::tool::{ToolCtx, ToolError};
 const INHERITED_VARS: &[&str] = &["PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR"];
 /// The largest JSON answer read from an HTTP server.
 const MAX_HTTP_RESPONSE_BYTES: usize = 1 << 20;
+/// The most tools one server may offer (each costs prompt space on every turn).
+const MAX_TOOLS_PER_SERVER: usize = 32;
+/// The largest argument schema sent to the LLM, in bytes of JSON.
+const MAX_SCHEMA_BYTES: usize = 8 * 1024;
 /// How long connecting and listing the tools may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 /// The `_meta` keys carrying the LINE ids, sent only to servers allowed to receive them.
@@ -203,12 +207,20 @@ impl Server {
             {
                 continue;
             }
+            if tools.len() == MAX_TOOLS_PER_SERVER {
+                tracing::warn!(server = self.name(), tool = %remote, max = MAX_TOOLS_PER_SERVER, "MCP tool skipped: the server offers too many (use allowedTools)");
+                continue;
+            }
             let Some(name) = describe::tool_name(&config.prefix, &remote) else {
                 tracing::warn!(server = self.name(), tool = %remote, "MCP tool skipped: its name cannot be a tool name");
                 continue;
             };
             let schema = Value::Object((*tool.input_schema).clone());
             let (parameters, strict) = match describe::schema(&schema) {
+                Ok(sent) if sent.0.to_string().len() > MAX_SCHEMA_BYTES => {
+                    tracing::warn!(server = self.name(), tool = %remote, "MCP tool skipped: its argument schema is too large");
+                    continue;
+                }
                 Ok(sent) => sent,
                 Err(why) => {
                     tracing::warn!(server = self.name(), tool = %remote, why, "MCP tool skipped: unusable argument schema");
@@ -307,7 +319,7 @@ impl McpTool {
         };
         let server = self.server.upgrade().ok_or_else(|| unavailable("not configured"))?;
         let config = &server.config;
-        let peer = server.peer().ok_or_else(|| unavailable("it is not reachable right now"))?;
+        let peer = server.peer().ok_or_else(|| unavailable("not reachable"))?;
         let mut args = Value::Object(args);
         if self.definition.strict {
             crate::schema::drop_nulls(&mut args);
