@@ -62,6 +62,23 @@ fn definition(h: &Harness, n: usize, name: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// Waits (up to 20 s) until the tools hearth offers now pass `check`, named `what` in a failure.
+async fn wait_for_tools(h: &Harness, what: &str, check: impl Fn(&[String]) -> bool) {
+    for _ in 0..200 {
+        let names: Vec<String> =
+            h.app.agent.tool_definitions().iter().map(|d| d.name.to_string()).collect();
+        if check(&names) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the offered tools never became {what}");
+}
+
+fn has_prefix(names: &[String], prefix: &str) -> bool {
+    names.iter().any(|n| n.starts_with(prefix))
+}
+
 /// Not a test: the stdio MCP server the stdio tests spawn (this binary, run again). It stays
 /// down while the file named by `HEARTH_TEST_MCP_DOWN` exists.
 #[tokio::test]
@@ -210,7 +227,7 @@ async fn an_http_server_down_at_start_joins_when_it_comes_up() {
 
     let listener = tokio::net::TcpListener::bind(address).await.expect("same port");
     let _home = HttpHome::serve(listener).await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    wait_for_tools(&h, "back", |names| has_prefix(names, "home_")).await;
     h.llm.reply_text("二");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 二")]).await;
     assert!(offered(&h, 1).contains(&"home_lookup".to_string()), "{:?}", offered(&h, 1));
@@ -229,14 +246,14 @@ async fn an_http_server_that_dies_is_withdrawn_and_back_when_it_returns() {
     assert_eq!(failed["error"]["kind"], "upstream_unavailable", "{failed}");
     assert!(texts_of(&h.line.replies()[0].body).contains("連不上"));
 
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_for_tools(&h, "without home's", |names| !has_prefix(names, "home_")).await;
     h.llm.reply_text("一");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 一")]).await;
     assert!(!offered(&h, 2).iter().any(|t| t.starts_with("home_")), "{:?}", offered(&h, 2));
 
     let listener = tokio::net::TcpListener::bind(&address).await.expect("same port");
     let _home = HttpHome::serve(listener).await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    wait_for_tools(&h, "back", |names| has_prefix(names, "home_")).await;
     h.llm.reply_text("二");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 二")]).await;
     assert!(offered(&h, 3).contains(&"home_lookup".to_string()), "{:?}", offered(&h, 3));
@@ -266,13 +283,13 @@ async fn a_stdio_server_that_dies_is_withdrawn_and_back_when_it_returns() {
     assert_eq!(crashed["error"]["kind"], "upstream_unavailable", "{crashed}");
     assert!(texts_of(&h.line.replies()[1].body).contains("當掉"));
 
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_for_tools(&h, "without kids'", |names| !has_prefix(names, "kids_")).await;
     h.llm.reply_text("三");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 三")]).await;
     assert!(!offered(&h, 4).iter().any(|t| t.starts_with("kids_")), "{:?}", offered(&h, 4));
 
     std::fs::remove_file(&down).expect("back up");
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    wait_for_tools(&h, "back", |names| has_prefix(names, "kids_")).await;
     h.llm.reply_text("四");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 四")]).await;
     assert!(offered(&h, 5).contains(&"kids_lookup".to_string()), "{:?}", offered(&h, 5));
