@@ -19,12 +19,12 @@ use serde_json::{Value, json};
 
 /// Writes an `mcpServers` file and returns its path.
 fn config_file(servers: Value) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("hearth-mcp-{}.json", uuid_like()));
+    let path = std::env::temp_dir().join(format!("hearth-mcp-{}.json", unique()));
     std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).expect("write config");
     path
 }
 
-fn uuid_like() -> String {
+fn unique() -> String {
     use std::sync::atomic::AtomicU64;
     static N: AtomicU64 = AtomicU64::new(0);
     format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst))
@@ -261,7 +261,7 @@ async fn an_http_server_that_dies_is_withdrawn_and_back_when_it_returns() {
 
 #[tokio::test]
 async fn a_stdio_server_that_dies_is_withdrawn_and_back_when_it_returns() {
-    let down = std::env::temp_dir().join(format!("hearth-mcp-down-{}", uuid_like()));
+    let down = std::env::temp_dir().join(format!("hearth-mcp-down-{}", unique()));
     let mut kids = stdio_server(&down);
     kids["trustedOutput"] = json!(true);
     let h = harness(json!({ "kids": kids })).await;
@@ -321,7 +321,7 @@ async fn a_name_taken_by_a_built_in_tool_stops_start() {
 
 #[tokio::test]
 async fn hearth_tools_lists_the_tools_of_a_stdio_server() {
-    let down = std::env::temp_dir().join(format!("hearth-mcp-never-{}", uuid_like()));
+    let down = std::env::temp_dir().join(format!("hearth-mcp-never-{}", unique()));
     let path = config_file(json!({"kids": stdio_server(&down)}));
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("tools")
