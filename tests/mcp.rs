@@ -138,12 +138,18 @@ async fn an_mcp_tool_answers_in_a_line_conversation_fenced_and_without_line_ids(
 }
 
 #[tokio::test]
-async fn a_server_allowed_line_ids_receives_them() {
+async fn a_server_allowed_line_ids_receives_them_and_offers_only_its_allowed_tools() {
     let home = HttpHome::start().await;
-    let h = harness(json!({"home": {"url": home.url, "shareLineIds": true}})).await;
+    let h = harness(
+        json!({"home": {"url": home.url, "shareLineIds": true, "allowedTools": ["lookup"]}}),
+    )
+    .await;
     h.llm.reply_tool_calls(&[("home_lookup", json!({"room": "客廳", "humidity": true}))]);
     h.llm.reply_text("好了");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 客廳")]).await;
+    let offered: Vec<String> =
+        offered(&h, 0).into_iter().filter(|t| t.starts_with("home_")).collect();
+    assert_eq!(offered, ["home_lookup"]);
     let received = home.received();
     assert!(received.contains(FAMILY) && received.contains(MOM), "{received}");
 }
