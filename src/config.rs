@@ -209,6 +209,11 @@ pub struct Config {
     /// Colour convention for price changes on cards.
     #[arg(long, env = "HEARTH_PRICE_COLORS", value_enum, default_value_t = PriceColors::Tw, global = true)]
     pub price_colors: PriceColors,
+    /// The public HTTPS address of this server (the base of its webhook URL, e.g.
+    /// https://hearth.example.com): quote, alert and weather cards then carry a chart that LINE
+    /// fetches from here. Without it, cards have no chart.
+    #[arg(long, env = "HEARTH_PUBLIC_URL", value_parser = public_url, global = true)]
+    pub public_url: Option<String>,
 
     /// Base URL of the Open-Meteo forecast API.
     #[arg(
@@ -421,4 +426,17 @@ impl Config {
             .filter(|k| !k.is_empty())
             .collect()
     }
+}
+
+/// Parses `HEARTH_PUBLIC_URL`: an `https://` URL without query or fragment (LINE fetches images
+/// over HTTPS only), kept without its trailing slash.
+fn public_url(value: &str) -> Result<String, String> {
+    let url = url::Url::parse(value).map_err(|e| format!("not a URL: {e}"))?;
+    if url.scheme() != "https" || url.host_str().is_none() {
+        return Err("must be an https:// address LINE can reach".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("must not have a query or a fragment".into());
+    }
+    Ok(value.trim_end_matches('/').to_string())
 }
