@@ -26,8 +26,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         colors: PriceColors::Tw,
     };
     std::fs::write(format!("{dir}/chart-quote.png"), price(&day)?)?;
-    let week = [(25.3, 19.8, 10.0), (22.0, 18.1, 80.0), (23.4, 18.6, 40.0), (24.8, 19.0, 20.0),
-        (26.1, 20.2, 10.0), (21.5, 17.4, 90.0), (20.9, 16.8, 60.0)];
+    let week = [
+        (25.3, 19.8, 10.0),
+        (22.0, 18.1, 80.0),
+        (23.4, 18.6, 40.0),
+        (24.8, 19.0, 20.0),
+        (26.1, 20.2, 10.0),
+        (21.5, 17.4, 90.0),
+        (20.9, 16.8, 60.0),
+    ];
     let days: Vec<ForecastDay> = week
         .iter()
         .enumerate()

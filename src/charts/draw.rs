@@ -92,9 +92,8 @@ impl PriceChart {
 
 fn font() -> Result<(), DrawError> {
     static LOADED: OnceLock<bool> = OnceLock::new();
-    let ok = *LOADED.get_or_init(|| {
-        plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_ok()
-    });
+    let ok = *LOADED
+        .get_or_init(|| plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_ok());
     if ok { Ok(()) } else { Err(DrawError::Font) }
 }
 
@@ -131,9 +130,8 @@ pub fn price(chart: &PriceChart) -> Result<Vec<u8>, DrawError> {
     }
     font()?;
     let (x0, x1) = (points[0].0, points[points.len() - 1].0.max(points[0].0 + 1));
-    let (mut lo, mut hi) = points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &(_, p)| {
-        (lo.min(p), hi.max(p))
-    });
+    let (mut lo, mut hi) =
+        points.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &(_, p)| (lo.min(p), hi.max(p)));
     let (low_at, high_at) = extremes(&points);
     let reference = (chart.period == Period::Day).then_some(chart.previous_close).flatten();
     for extra in [reference, chart.level].into_iter().flatten().filter(|v| v.is_finite()) {
@@ -228,12 +226,8 @@ fn extremes(points: &[(i64, f64)]) -> (usize, usize) {
 /// Draws a forecast: highs and lows as two lines with their values, the chance of rain as bars
 /// along the bottom. Returns PNG bytes of [`WIDTH`]×[`HEIGHT`].
 pub fn forecast(days: &[ForecastDay]) -> Result<Vec<u8>, DrawError> {
-    let temps: Vec<f64> = days
-        .iter()
-        .flat_map(|d| [d.high, d.low])
-        .flatten()
-        .filter(|t| t.is_finite())
-        .collect();
+    let temps: Vec<f64> =
+        days.iter().flat_map(|d| [d.high, d.low]).flatten().filter(|t| t.is_finite()).collect();
     if days.len() < 2 || temps.len() < 2 {
         return Err(DrawError::NotEnoughData);
     }

@@ -41,8 +41,8 @@ fn count_of(pixels: &[u8], color: RGBColor) -> usize {
 #[test]
 fn a_price_chart_is_a_valid_png_of_the_stated_size_under_200_kb() {
     let started = std::time::Instant::now();
-    let png_bytes = price(&chart(day_series(1435.0, 1450.0, 55), 1435.0, PriceColors::Tw))
-        .expect("drawn");
+    let png_bytes =
+        price(&chart(day_series(1435.0, 1450.0, 55), 1435.0, PriceColors::Tw)).expect("drawn");
     let took = started.elapsed();
     let (w, h, _) = decode(&png_bytes);
     assert_eq!((w, h), (WIDTH, HEIGHT));
@@ -113,9 +113,7 @@ fn a_forecast_is_a_valid_png_with_both_lines_and_rain_bars() {
 
 #[test]
 fn a_forecast_without_temperatures_is_not_drawn() {
-    let days = vec![
-        ForecastDay { label: "a".into(), high: None, low: None, rain_pct: Some(10.0) };
-        3
-    ];
+    let days =
+        vec![ForecastDay { label: "a".into(), high: None, low: None, rain_pct: Some(10.0) }; 3];
     assert!(matches!(forecast(&days), Err(DrawError::NotEnoughData)));
 }

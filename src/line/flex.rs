@@ -138,7 +138,8 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
         "type": "bubble",
         "body": {"type": "box", "layout": "vertical", "spacing": "sm", "contents": body},
     });
-    if let Some(url) = card.image_url.as_deref().filter(|u| u.starts_with("https://") && u.len() <= 2000)
+    if let Some(url) =
+        card.image_url.as_deref().filter(|u| u.starts_with("https://") && u.len() <= 2000)
     {
         bubble["hero"] = json!({"type": "image", "url": url, "size": "full",
                                 "aspectRatio": "2:1", "aspectMode": "fit"});
