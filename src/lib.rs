@@ -20,7 +20,10 @@
 //!   each watched symbol once per tick and pushes each fire once, their buttons.
 //! - [`lists`]: shared lists (the shopping list, named lists): merging duplicates, caps, the
 //!   list card and its ✓ buttons.
-//! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
+//! - [`delivery`]: pushing recorded deliveries with their retry keys (reminders and alerts),
+//!   everything due for a chat in one push, held when the month's quota cannot pay;
+//!   [`quota`]: LINE's monthly message quota as pure decisions (cost, month, hold, warning,
+//!   projection, routing, batching).
 //! - [`sources`]: clients for the data sources behind the tools, and the table of Taiwan
 //!   securities (names, codes, markets) quotes and alerts are asked about by.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
@@ -61,7 +64,7 @@
 //! | 9 | `llm` |
 //! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |
-//! | 12 | `charts`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
+//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
@@ -91,6 +94,7 @@ pub mod memory;
 pub mod metrics;
 pub mod postback;
 pub mod privacy;
+pub mod quota;
 pub mod registry;
 pub mod reminders;
 pub mod schema;

@@ -39,7 +39,7 @@ pub fn fired(
     };
     let mut card = card(row, direction, quote, securities.label(&row.symbol, name, lang));
     card.image_url = image_url;
-    let signer = ButtonSigner::new(key.clone(), &row.conversation_id);
+    let signer = ButtonSigner::new(key.clone(), row.target());
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
     let alt_text = format!(
         "{icon} {} {}{}{}",
