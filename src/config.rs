@@ -445,3 +445,20 @@ fn public_url(value: &str) -> Result<String, String> {
     }
     Ok(value.trim_end_matches('/').to_string())
 }
+
+#[cfg(test)]
+mod public_url_tests {
+    use super::public_url;
+
+    #[test]
+    fn the_public_url_must_be_https_without_query_and_loses_its_trailing_slash() {
+        assert_eq!(
+            public_url("https://hearth.example.com/").as_deref(),
+            Ok("https://hearth.example.com")
+        );
+        assert_eq!(public_url("https://h.example/bot").as_deref(), Ok("https://h.example/bot"));
+        assert!(public_url("http://hearth.example.com").is_err(), "LINE fetches over HTTPS only");
+        assert!(public_url("https://hearth.example.com/?a=1").is_err());
+        assert!(public_url("hearth.example.com").is_err());
+    }
+}
