@@ -144,6 +144,8 @@ pub struct Hearth {
     turns: Arc<tokio::sync::Semaphore>,
     /// Display names by (conversation, user), kept for an hour in front of the store.
     pub(crate) names: crate::privacy::NameCache,
+    /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
+    pub charts: Option<crate::charts::publish::Charts>,
 }
 
 impl Hearth {
@@ -203,7 +205,16 @@ impl Hearth {
         let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
         let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone());
+        let charts = config.public_url.as_deref().map(|url| {
+            crate::charts::publish::Charts::new(
+                url,
+                services.sources.quotes.clone(),
+                config.price_colors,
+                clock.clone(),
+            )
+        });
         let (reminders, alerts) = pushers(config, pusher, &services);
+        let alerts = alerts.with_charts(charts.clone());
         let agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(Arc::new(crate::confirm::Confirmations::new(store.clone())));
@@ -243,6 +254,7 @@ impl Hearth {
                 .max_capacity(10_000)
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
+            charts,
         }))
     }
 

@@ -214,6 +214,11 @@ pub struct Config {
     /// Colour convention for price changes on cards.
     #[arg(long, env = "HEARTH_PRICE_COLORS", value_enum, default_value_t = PriceColors::Tw, global = true)]
     pub price_colors: PriceColors,
+    /// The public HTTPS address of this server (the base of its webhook URL, e.g.
+    /// https://hearth.example.com): quote, alert and weather cards then carry a chart that LINE
+    /// fetches from here. Without it, cards have no chart.
+    #[arg(long, env = "HEARTH_PUBLIC_URL", value_parser = public_url, global = true)]
+    pub public_url: Option<String>,
 
     /// Base URL of the Open-Meteo forecast API.
     #[arg(
@@ -438,5 +443,35 @@ impl Config {
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty())
             .collect()
+    }
+}
+
+/// Parses `HEARTH_PUBLIC_URL`: an `https://` URL without query or fragment (LINE fetches images
+/// over HTTPS only), kept without its trailing slash.
+fn public_url(value: &str) -> Result<String, String> {
+    let url = url::Url::parse(value).map_err(|e| format!("not a URL: {e}"))?;
+    if url.scheme() != "https" || url.host_str().is_none() {
+        return Err("must be an https:// address LINE can reach".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("must not have a query or a fragment".into());
+    }
+    Ok(value.trim_end_matches('/').to_string())
+}
+
+#[cfg(test)]
+mod public_url_tests {
+    use super::public_url;
+
+    #[test]
+    fn the_public_url_must_be_https_without_query_and_loses_its_trailing_slash() {
+        assert_eq!(
+            public_url("https://hearth.example.com/").as_deref(),
+            Ok("https://hearth.example.com")
+        );
+        assert_eq!(public_url("https://h.example/bot").as_deref(), Ok("https://h.example/bot"));
+        assert!(public_url("http://hearth.example.com").is_err(), "LINE fetches over HTTPS only");
+        assert!(public_url("https://hearth.example.com/?a=1").is_err());
+        assert!(public_url("hearth.example.com").is_err());
     }
 }

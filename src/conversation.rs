@@ -132,7 +132,10 @@ impl Hearth {
             }
         };
         self.charge(conversation, usage).await;
-        let answer = self.with_quota_notice(conversation, answer, lang).await;
+        let mut answer = self.with_quota_notice(conversation, answer, lang).await;
+        if let Some(charts) = &self.charts {
+            charts.illustrate(&mut answer.cards, &self.tz).await;
+        }
         let style = self.reply_style(conversation);
         let replies = assemble(&answer, &style);
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;

@@ -40,6 +40,8 @@
 //!   hearth.
 //! - [`calendar`]: the Chinese lunar calendar and Taiwan's working calendar (holidays,
 //!   make-up workdays, the stock exchange's closed days).
+//! - [`charts`]: the charts on quote, alert and weather cards: drawn, kept and served at
+//!   `HEARTH_PUBLIC_URL`.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
@@ -61,9 +63,9 @@
 //! | 7 | `action`, `delivery`, `gate`, `inbox::queue`, `inbox::lease` |
 //! | 8 | `line` |
 //! | 9 | `llm`, `mcp` |
-//! | 10 | `registry` |
+//! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |
-//! | 12 | `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
+//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
@@ -72,6 +74,7 @@ pub mod alerts;
 pub mod app;
 pub mod background;
 pub mod calendar;
+pub mod charts;
 pub mod chat;
 pub mod clock;
 pub mod config;

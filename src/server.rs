@@ -1,6 +1,7 @@
 //! The HTTP server: `POST /callback` (LINE's webhook), `GET /healthz` (alive), `GET /readyz`
-//! (database reachable, migrations applied) and `GET /metrics` (Prometheus text; behind a
-//! bearer token or on an address of its own when configured). Connections are served by
+//! (database reachable, migrations applied), `GET /charts/{token}.png` (the charts on cards, for
+//! LINE to fetch; only images hearth drew, while they are served) and `GET /metrics` (Prometheus
+//! text; behind a bearer token or on an address of its own when configured). Connections are served by
 //! [`crate::listen`] with header and body read timeouts.
 //!
 //! The webhook verifies the signature over the raw bytes, parses each event on its own, stores
@@ -12,8 +13,10 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
@@ -34,7 +37,8 @@ pub fn router(app: Arc<Hearth>) -> Router {
     let routes = Router::new()
         .route("/callback", post(callback))
         .route("/healthz", get(|| async { "ok" }))
-        .route("/readyz", get(readyz));
+        .route("/readyz", get(readyz))
+        .route("/charts/{file}", get(chart));
     let routes = match app.serving.metrics_listen {
         Some(_) => routes,
         None => routes.route("/metrics", get(metrics)),
@@ -43,6 +47,21 @@ pub fn router(app: Arc<Hearth>) -> Router {
         .layer(DefaultBodyLimit::max(MAX_WEBHOOK_BYTES))
         .layer(axum::middleware::from_fn_with_state(body_limits, listen::read_body_within))
         .with_state(app)
+}
+
+/// `GET /charts/{token}.png`: a chart hearth drew, while it is served; anything else is 404.
+async fn chart(State(app): State<Arc<Hearth>>, Path(file): Path<String>) -> Response {
+    let image = file
+        .strip_suffix(".png")
+        .and_then(|token| app.charts.as_ref().and_then(|charts| charts.image(token)));
+    match image {
+        Some(png) => (
+            [(CONTENT_TYPE, "image/png"), (CACHE_CONTROL, "public, max-age=86400, immutable")],
+            png,
+        )
+            .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// The routes of the metrics address: `/metrics` alone.

@@ -336,6 +336,11 @@ pub struct Card {
     pub buttons: Vec<CardButton>,
     /// Small print (data source, time of the data).
     pub footnote: Option<String>,
+    /// The chart the card would carry as its picture, when `HEARTH_PUBLIC_URL` is set.
+    pub chart: Option<crate::charts::ChartSpec>,
+    /// The picture's URL, once the chart is drawn and published (see
+    /// [`crate::charts::publish`]); tools leave it empty.
+    pub image_url: Option<String>,
 }
 
 impl Card {
@@ -348,6 +353,8 @@ impl Card {
             rows: Vec::new(),
             buttons: Vec::new(),
             footnote: None,
+            chart: None,
+            image_url: None,
         }
     }
 

@@ -18,6 +18,7 @@ use super::crossing::{self, Rule, Sample, Side, State};
 use super::market::{Market, cadence, is_fresh};
 use super::render;
 use crate::calendar::WorkCalendar;
+use crate::charts::publish::Charts;
 use crate::delivery::{self, Item, Outcome, Pusher};
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
@@ -95,6 +96,7 @@ pub struct AlertPoller {
     settings: PollerSettings,
     work_calendar: WorkCalendar,
     securities: std::sync::Arc<Securities>,
+    charts: Option<Charts>,
 }
 
 enum Polled {
@@ -113,13 +115,27 @@ impl AlertPoller {
         settings: PollerSettings,
         work_calendar: WorkCalendar,
     ) -> Self {
-        Self { pusher, quotes, settings, work_calendar, securities: Securities::built_in() }
+        Self {
+            pusher,
+            quotes,
+            settings,
+            work_calendar,
+            securities: Securities::built_in(),
+            charts: None,
+        }
     }
 
     /// The same poller naming Taiwan securities on its cards from `securities` (the built-in
     /// table unless this is called).
     pub fn with_securities(mut self, securities: std::sync::Arc<Securities>) -> Self {
         self.securities = securities;
+        self
+    }
+
+    /// The same poller giving the pushes of fired alerts a chart of the day with the level drawn
+    /// (when `charts` is set: `HEARTH_PUBLIC_URL`).
+    pub fn with_charts(mut self, charts: Option<Charts>) -> Self {
+        self.charts = charts;
         self
     }
 
@@ -222,7 +238,8 @@ impl AlertPoller {
 
     /// The evaluation step: every active alert on `symbol` against `quote` at `now`; state
     /// changes and fires are recorded, the symbol is rescheduled by its distance to the nearest
-    /// level, and the recorded pushes of the fires are returned (not yet sent). No network.
+    /// level, and the recorded pushes of the fires are returned (not yet sent). No network, but
+    /// for the chart of a fire (see [`AlertPoller::with_charts`]).
     pub async fn evaluate(
         &self,
         symbol: &str,
@@ -256,6 +273,13 @@ impl AlertPoller {
                 row.deliver_to = None;
             }
             let row = &row;
+            let image_url = match (&self.charts, step.fire) {
+                (Some(charts), true) => {
+                    let tz = jiff::tz::TimeZone::get(&row.tz).unwrap_or(jiff::tz::TimeZone::UTC);
+                    charts.url(&render::chart(row), &tz).await
+                }
+                _ => None,
+            };
             let fire = step.fire.then(|| {
                 let messages = render::fired(
                     row,
@@ -263,6 +287,7 @@ impl AlertPoller {
                     &self.securities,
                     self.pusher.palette(),
                     self.pusher.key(),
+                    image_url,
                 );
                 AlertFire {
                     price: quote.price,

@@ -9,6 +9,7 @@ use super::actions::{CancelPriceAlert, MutePriceAlert};
 use super::crossing::{Direction, Frequency};
 use super::describe::{condition, frequency, price_time};
 use crate::action::Action;
+use crate::charts::{ChartSpec, Period};
 use crate::format::money;
 use crate::i18n::Lang;
 use crate::line::flex::{self, Palette};
@@ -26,6 +27,7 @@ pub fn fired(
     securities: &Securities,
     palette: Palette,
     key: &PostbackKey,
+    image_url: Option<String>,
 ) -> Vec<Message> {
     let lang = row.lang;
     let direction = row.direction;
@@ -35,7 +37,8 @@ pub fn fired(
         Lang::ZhTw => securities.title(&row.symbol, name, lang),
         Lang::En => row.symbol.clone(),
     };
-    let card = card(row, direction, quote, securities.label(&row.symbol, name, lang));
+    let mut card = card(row, direction, quote, securities.label(&row.symbol, name, lang));
+    card.image_url = image_url;
     let signer = ButtonSigner::new(key.clone(), row.target());
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
     let alt_text = format!(
@@ -49,6 +52,11 @@ pub fn fired(
         Some(contents) => vec![Message::Flex { alt_text, contents, quick_reply: None }],
         None => vec![Message::text(card.to_text())],
     }
+}
+
+/// The chart a fire carries: the day of its symbol, with the alert's level drawn.
+pub fn chart(row: &AlertRow) -> ChartSpec {
+    ChartSpec::Price { symbol: row.symbol.clone(), period: Period::Day, level: Some(row.level) }
 }
 
 /// The tone of a change: up, down or none.

@@ -138,6 +138,12 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
         "type": "bubble",
         "body": {"type": "box", "layout": "vertical", "spacing": "sm", "contents": body},
     });
+    if let Some(url) =
+        card.image_url.as_deref().filter(|u| u.starts_with("https://") && u.len() <= 2000)
+    {
+        bubble["hero"] = json!({"type": "image", "url": url, "size": "full",
+                                "aspectRatio": "2:1", "aspectMode": "fit"});
+    }
     let buttons: Vec<Value> = card.buttons.iter().filter_map(|b| button(b, signer)).collect();
     if !buttons.is_empty() {
         bubble["footer"] = json!({"type": "box", "layout": "vertical", "spacing": "sm",
@@ -230,6 +236,17 @@ mod tests {
         let data = b["footer"]["contents"][0]["action"]["data"].as_str().expect("data");
         assert!(key.verify("Cgroup", data).is_ok());
         assert!(bubble(&card, Palette::new(PriceColors::Tw), None).get("footer").is_none());
+    }
+
+    #[test]
+    fn a_published_chart_is_the_hero_and_an_address_line_would_refuse_is_left_out() {
+        let mut card = quote_card(Tone::Up);
+        card.image_url = Some("https://hearth.example/charts/abc.png".into());
+        let b = bubble(&card, Palette::new(PriceColors::Tw), None);
+        assert_eq!(b["hero"]["url"], "https://hearth.example/charts/abc.png");
+        assert_eq!(b["hero"]["aspectRatio"], "2:1");
+        card.image_url = Some("http://hearth.example/charts/abc.png".into());
+        assert!(bubble(&card, Palette::new(PriceColors::Tw), None).get("hero").is_none());
     }
 
     #[test]

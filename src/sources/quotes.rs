@@ -58,6 +58,53 @@ struct ChartError {
 #[derive(Deserialize)]
 struct ChartResult {
     meta: Meta,
+    #[serde(default)]
+    timestamp: Option<Vec<i64>>,
+    #[serde(default)]
+    indicators: Option<Indicators>,
+}
+
+#[derive(Deserialize)]
+struct Indicators {
+    #[serde(default)]
+    quote: Vec<Bars>,
+}
+
+#[derive(Deserialize)]
+struct Bars {
+    /// Closes; a bar without trades is `null`.
+    #[serde(default)]
+    close: Vec<Option<f64>>,
+}
+
+/// The most points of a series kept (a day at one-minute bars is under 1,440).
+pub const MAX_SERIES_POINTS: usize = 2_000;
+
+/// The stretch of a price series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// Today, every five minutes.
+    Intraday,
+    /// The last month, one point a trading day.
+    Month,
+}
+
+impl Span {
+    fn query(self) -> [(&'static str, &'static str); 2] {
+        match self {
+            Span::Intraday => [("interval", "5m"), ("range", "1d")],
+            Span::Month => [("interval", "1d"), ("range", "1mo")],
+        }
+    }
+}
+
+/// A price series: closes in time order, bars without trades left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// (Unix seconds, close).
+    pub points: Vec<(i64, f64)>,
+    /// The previous session's close, what the day's change is measured from.
+    pub previous_close: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -143,6 +190,48 @@ impl QuoteSource {
         self
     }
 
+    /// The price series of `symbol` over `span` (not cached here: its drawing is).
+    pub async fn series(&self, symbol: &str, span: Span) -> Result<Series, QuoteError> {
+        let result = self.chart(symbol, &span.query()).await?;
+        let closes = result
+            .indicators
+            .and_then(|i| i.quote.into_iter().next())
+            .map(|b| b.close)
+            .unwrap_or_default();
+        let points = result
+            .timestamp
+            .unwrap_or_default()
+            .into_iter()
+            .zip(closes)
+            .filter_map(|(t, c)| c.filter(|c| c.is_finite()).map(|c| (t, c)))
+            .take(MAX_SERIES_POINTS)
+            .collect();
+        let previous_close = result.meta.previous_close.or(result.meta.chart_previous_close);
+        Ok(Series { points, previous_close })
+    }
+
+    /// One answer of the chart endpoint for `symbol` with `query`.
+    async fn chart(&self, symbol: &str, query: &[(&str, &str)]) -> Result<ChartResult, QuoteError> {
+        let path = format!("/v8/finance/chart/{}", urlencode_symbol(symbol));
+        let request = self.http.get(join_url(&self.base_url, &path)).query(query);
+        let response = send(request).await?;
+        if response.status == StatusCode::NOT_FOUND {
+            return Err(QuoteError::UnknownSymbol(symbol.to_string()));
+        }
+        if !response.status.is_success() {
+            return Err(UpstreamError::Status(response.status).into());
+        }
+        let envelope: ChartEnvelope = response.json()?;
+        match envelope.chart.result.and_then(|r| r.into_iter().next()) {
+            Some(result) => Ok(result),
+            None => {
+                let why = envelope.chart.error.and_then(|e| e.description);
+                tracing::info!(symbol, why, "quote source has no data");
+                Err(QuoteError::UnknownSymbol(symbol.to_string()))
+            }
+        }
+    }
+
     /// The quote for `symbol` (already normalised: `2330.TW`, `AAPL`, `BTC-USD`, `^TWII`).
     pub async fn quote(&self, symbol: &str) -> Result<Arc<Quote>, QuoteError> {
         let now = self.clock.now().as_millisecond();
@@ -152,25 +241,7 @@ impl QuoteSource {
         {
             return Ok(q);
         }
-        let path = format!("/v8/finance/chart/{}", urlencode_symbol(symbol));
-        let request = self
-            .http
-            .get(join_url(&self.base_url, &path))
-            .query(&[("interval", "1d"), ("range", "1d")]);
-        let response = send(request).await?;
-        if response.status == StatusCode::NOT_FOUND {
-            return Err(QuoteError::UnknownSymbol(symbol.to_string()));
-        }
-        if !response.status.is_success() {
-            return Err(UpstreamError::Status(response.status).into());
-        }
-        let envelope: ChartEnvelope = response.json()?;
-        let Some(meta) = envelope.chart.result.and_then(|r| r.into_iter().next()).map(|r| r.meta)
-        else {
-            let why = envelope.chart.error.and_then(|e| e.description);
-            tracing::info!(symbol, why, "quote source has no data");
-            return Err(QuoteError::UnknownSymbol(symbol.to_string()));
-        };
+        let meta = self.chart(symbol, &[("interval", "1d"), ("range", "1d")]).await?.meta;
         if !meta.regular_market_price.is_finite() {
             return Err(UpstreamError::Reported("the quote had no price".into()).into());
         }
@@ -204,6 +275,16 @@ mod tests {
     fn index_symbols_are_path_safe() {
         assert_eq!(urlencode_symbol("^TWII"), "%5ETWII");
         assert_eq!(urlencode_symbol("USDTWD=X"), "USDTWD%3DX");
+    }
+
+    #[test]
+    fn a_series_keeps_the_closes_in_order_and_leaves_out_bars_without_trades() {
+        let body = r#"{"chart": {"result": [{"meta": {"symbol": "2330.TW", "regularMarketPrice": 1450.0},
+            "timestamp": [1, 2, 3], "indicators": {"quote": [{"close": [1440.0, null, 1450.0]}]}}], "error": null}}"#;
+        let env: ChartEnvelope = serde_json::from_str(body).expect("parses");
+        let result = env.chart.result.and_then(|r| r.into_iter().next()).expect("result");
+        let closes = result.indicators.expect("indicators").quote.remove(0).close;
+        assert_eq!(closes, vec![Some(1440.0), None, Some(1450.0)]);
     }
 
     #[test]

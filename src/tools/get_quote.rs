@@ -8,6 +8,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::charts::{ChartSpec, Period};
 use crate::format::money;
 use crate::i18n::Lang;
 use crate::sources::quotes::{QuoteError, QuoteSource};
@@ -20,6 +21,19 @@ use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 pub struct Args {
     /// What to quote, as the user said it: a Taiwan stock or ETF by code ("2330", "8069", "00878") or Chinese name, even partial ("台積電", "元太", "台積"); a Yahoo Finance symbol ("2330.TW", "6488.TWO", "AAPL", "^TWII", "BTC-USD"); or a well-known name ("Apple", "比特幣", "大盤"). Pass the name alone, without words like 股價 or 多少.
     pub symbol: String,
+    /// The stretch the card's chart covers: "day" (today's moves, the default) or "month" when the user asks how it went lately, e.g. "這個月走勢", "last month".
+    pub chart: Option<ChartPeriod>,
+}
+
+/// The stretch a quote's chart covers.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChartPeriod {
+    /// Today, every five minutes.
+    #[default]
+    Day,
+    /// The last month, a point a trading day.
+    Month,
 }
 
 /// The result of `get_quote`.
@@ -48,6 +62,9 @@ pub struct Output {
     pub as_of: Option<String>,
     /// Whether the market is in its regular session now (None for crypto, which never closes).
     pub market_open: Option<bool>,
+    /// The stretch of the card's chart.
+    #[serde(skip)]
+    pub chart: Period,
 }
 
 /// The quote tool.
@@ -104,6 +121,10 @@ impl Tool for GetQuote {
             day_high: quote.day_range.map(|r| r.1),
             as_of,
             market_open,
+            chart: match args.chart.unwrap_or_default() {
+                ChartPeriod::Day => Period::Day,
+                ChartPeriod::Month => Period::Month,
+            },
         })
     }
 
@@ -154,6 +175,8 @@ impl Tool for GetQuote {
         }
         card.footnote =
             out.as_of.as_ref().map(|t| format!("{} {t}", lang.pick("資料時間", "As of")));
+        card.chart =
+            Some(ChartSpec::Price { symbol: out.symbol.clone(), period: out.chart, level: None });
         Some(card)
     }
 

@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::charts::{ChartSpec, ForecastDay};
 use crate::i18n::Lang;
 use crate::sources::weather::{WeatherSource, describe_code};
 use crate::tool::{Card, CardRow, Chip, Tone, Tool, ToolCtx, ToolError};
@@ -141,6 +142,19 @@ impl Tool for Weather {
             );
         }
         card.footnote = Some("Open-Meteo".into());
+        if out.days.len() >= 2 {
+            let days = out
+                .days
+                .iter()
+                .map(|d| ForecastDay {
+                    label: d.date.get(5..).unwrap_or(&d.date).replace('-', "/"),
+                    high: d.temp_max_c,
+                    low: d.temp_min_c,
+                    rain_pct: d.rain_probability_pct,
+                })
+                .collect();
+            card.chart = Some(ChartSpec::Forecast { place: out.location.clone(), days });
+        }
         Some(card)
     }
 

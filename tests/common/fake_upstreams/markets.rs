@@ -274,20 +274,16 @@ pub(super) async fn yahoo(
         "range": q.get("range").map_or("1d", String::as_str),
         "validRanges": ["1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "ytd", "max"],
     });
-    let result = json!({
-        "meta": meta,
-        "timestamp": [start],
-        "indicators": {
-            "quote": [{
-                "open": [previous],
-                "high": [high],
-                "low": [low],
-                "close": [price],
-                "volume": [quote.volume],
-            }],
-            "adjclose": [{"adjclose": [price]}],
-        },
-    });
+    let interval = q.get("interval").map_or("1d", String::as_str);
+    let range = q.get("range").map_or("1d", String::as_str);
+    let generic = quote.names.0.is_empty();
+    let result = match (interval, range) {
+        // A symbol a test made up has no history: one bar, whatever is asked.
+        _ if generic => one_bar(meta, start, (previous, high, low, price), quote.volume),
+        ("5m", _) => bars(meta, intraday(start, end.min(set_time.unwrap_or(end)), previous, price)),
+        (_, "1mo") => bars(meta, month(start, price)),
+        _ => one_bar(meta, start, (previous, high, low, price), quote.volume),
+    };
     Json(json!({"chart": {"result": [result], "error": null}})).into_response()
 }
 
@@ -295,4 +291,66 @@ pub(super) async fn yahoo(
 fn trading_period(market: &Market, start: i64, end: i64) -> Value {
     let (tz, gmtoffset) = (market.timezone.0, market.gmtoffset);
     json!({"timezone": tz, "start": start, "end": end, "gmtoffset": gmtoffset})
+}
+
+/// The answer for one daily bar (open, high, low, close), as for `interval=1d&range=1d`.
+fn one_bar(
+    meta: Value,
+    start: i64,
+    (open, high, low, close): (f64, f64, f64, f64),
+    volume: u64,
+) -> Value {
+    json!({
+        "meta": meta,
+        "timestamp": [start],
+        "indicators": {
+            "quote": [{
+                "open": [open],
+                "high": [high],
+                "low": [low],
+                "close": [close],
+                "volume": [volume],
+            }],
+            "adjclose": [{"adjclose": [close]}],
+        },
+    })
+}
+
+/// The answer for a series of (time, close) bars; a `None` close is a bar without trades
+/// (Yahoo sends `null` in every array for it).
+fn bars(meta: Value, series: Vec<(i64, Option<f64>)>) -> Value {
+    let times: Vec<i64> = series.iter().map(|b| b.0).collect();
+    let closes: Vec<Option<f64>> = series.iter().map(|b| b.1).collect();
+    let volumes: Vec<Option<u64>> = series.iter().map(|b| b.1.map(|_| 120_000)).collect();
+    json!({
+        "meta": meta,
+        "timestamp": times,
+        "indicators": {"quote": [{
+            "open": closes, "high": closes, "low": closes, "close": closes, "volume": volumes,
+        }]},
+    })
+}
+
+/// Five-minute bars from `start` to `until`, from the previous close to `price` with a dip; the
+/// fourth bar had no trades.
+fn intraday(start: i64, until: i64, previous: f64, price: f64) -> Vec<(i64, Option<f64>)> {
+    let n = ((until - start) / 300).max(1) + 1;
+    (0..n)
+        .map(|i| {
+            let t = i as f64 / (n - 1).max(1) as f64;
+            let dip = (t * std::f64::consts::PI * 2.0).sin() * (price - previous).abs() * 0.4;
+            let close = ((previous + (price - previous) * t - dip) * 100.0).round() / 100.0;
+            (start + i * 300, (i != 3).then_some(close))
+        })
+        .collect()
+}
+
+/// Twenty-two daily bars ending at `start`, rising to `price`.
+fn month(start: i64, price: f64) -> Vec<(i64, Option<f64>)> {
+    (0..22)
+        .map(|i| {
+            let close = (price * (0.94 + 0.06 * f64::from(i) / 21.0) * 100.0).round() / 100.0;
+            (start - i64::from(21 - i) * 86_400, Some(close))
+        })
+        .collect()
 }
