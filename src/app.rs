@@ -15,6 +15,7 @@ use crate::calendar::{CalendarError, WorkCalendar};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::delivery::Pusher;
+use crate::digest::sender::{DigestSender, DigestSources};
 use crate::inbox::queue::InboxQueue;
 use crate::limits::Limits;
 use crate::line::client::LineClient;
@@ -109,6 +110,8 @@ pub struct Hearth {
     pub reminders: ReminderScheduler,
     /// Watches prices and pushes the alerts that fire.
     pub alerts: AlertPoller,
+    /// Pushes the daily digests.
+    pub digests: DigestSender,
     /// Seconds between alert polls (0: off).
     pub(crate) alert_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
@@ -183,6 +186,15 @@ impl Hearth {
             palette,
             owner.clone(),
         );
+        let digests = DigestSender::new(
+            pusher.clone(),
+            DigestSources {
+                weather: services.sources.weather.clone(),
+                quotes: services.sources.quotes.clone(),
+                securities: services.sources.securities.clone(),
+                work_calendar: services.work_calendar.clone(),
+            },
+        );
         let (reminders, alerts) = pushers(config, pusher, &services);
         let agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
@@ -201,6 +213,7 @@ impl Hearth {
             action_services,
             reminders,
             alerts,
+            digests,
             alert_poll_secs: config.alert_poll_secs,
             reminder_nudge: services.reminder_nudge,
             owner,

@@ -20,6 +20,8 @@
 //!   each watched symbol once per tick and pushes each fire once, their buttons.
 //! - [`lists`]: shared lists (the shopping list, named lists): merging duplicates, caps, the
 //!   list card and its ✓ buttons.
+//! - [`digest`]: the morning digest: when it is due, what it says, its card, delivered once a
+//!   day per conversation.
 //! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
 //! - [`sources`]: clients for the data sources behind the tools, and the table of Taiwan
 //!   securities (names, codes, markets) quotes and alerts are asked about by.
@@ -36,6 +38,7 @@
 //!   hearth.
 //! - [`calendar`]: the Chinese lunar calendar and Taiwan's working calendar (holidays,
 //!   make-up workdays, the stock exchange's closed days).
+//! - [`quiet`]: quiet hours and the pure decision of whether a push goes now or waits.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
@@ -53,14 +56,14 @@
 //! | 3 | `app` |
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
-//! | 6 | `alerts`, `reminders`, `memory`, `lists`, `confirm`, `limits` |
+//! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits` |
 //! | 7 | `action`, `delivery`, `gate`, `inbox::queue`, `inbox::lease` |
 //! | 8 | `line` |
 //! | 9 | `llm` |
 //! | 10 | `registry` |
 //! | 11 | `tool` |
 //! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
-//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
+//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format`, `quiet` |
 
 pub mod action;
 pub mod actions;
@@ -74,6 +77,7 @@ pub mod config;
 pub mod confirm;
 pub mod conversation;
 pub mod delivery;
+pub mod digest;
 pub mod egress;
 pub mod format;
 pub mod gate;
@@ -88,6 +92,7 @@ pub mod memory;
 pub mod metrics;
 pub mod postback;
 pub mod privacy;
+pub mod quiet;
 pub mod registry;
 pub mod reminders;
 pub mod schema;
