@@ -17,7 +17,8 @@ use crate::clock::Clock;
 use crate::line::client::{LineClient, LineError};
 use crate::line::flex::Palette;
 use crate::postback::PostbackKey;
-use crate::store::{DeliveryStatus, Store};
+use crate::quiet::{self, Decision, PushKind};
+use crate::store::{DeliveryStatus, Store, StoreError};
 
 /// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
 pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
@@ -102,6 +103,23 @@ impl Pusher {
     /// The colours of rendered cards.
     pub fn palette(&self) -> Palette {
         self.palette
+    }
+
+    /// When the conversation's quiet hours hold a push of `kind` now, the end of them (Unix ms);
+    /// `None` to push now (no quiet hours, unreadable ones, outside them, or a reminder).
+    pub async fn quiet_until(
+        &self,
+        conversation_id: &str,
+        kind: PushKind,
+    ) -> Result<Option<i64>, StoreError> {
+        let Some(row) = self.store.quiet_hours(conversation_id).await? else { return Ok(None) };
+        let Some((hours, tz)) = quiet::stored(&row.start_local, &row.end_local, &row.tz) else {
+            return Ok(None);
+        };
+        Ok(match quiet::decide(kind, self.now(), &tz, Some(&hours)) {
+            Decision::Now => None,
+            Decision::HoldUntil(t) => Some(t.as_millisecond()),
+        })
     }
 
     /// Pushes the stored `payload` (a JSON array of messages) to `to` with `retry_key`, retrying

@@ -62,8 +62,8 @@
 //! | 9 | `llm` |
 //! | 10 | `registry` |
 //! | 11 | `tool` |
-//! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
-//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format`, `quiet` |
+//! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet` |
+//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
 pub mod actions;

@@ -76,8 +76,21 @@ impl QuietHours {
     }
 }
 
+/// Quiet hours as stored (`HH:MM`, `HH:MM`, IANA zone) with their zone; `None` when unreadable
+/// (then nothing is held).
+pub fn stored(start: &str, end: &str, tz: &str) -> Option<(QuietHours, TimeZone)> {
+    let start = crate::clock::parse_local_time(start).ok()?;
+    let end = crate::clock::parse_local_time(end).ok()?;
+    Some((QuietHours::new(start, end).ok()?, TimeZone::get(tz).ok()?))
+}
+
 /// Whether a push of `kind` at `now` goes now or waits for the end of `quiet` hours in `tz`.
-pub fn decide(kind: PushKind, now: Timestamp, tz: &TimeZone, quiet: Option<&QuietHours>) -> Decision {
+pub fn decide(
+    kind: PushKind,
+    now: Timestamp,
+    tz: &TimeZone,
+    quiet: Option<&QuietHours>,
+) -> Decision {
     match (kind, quiet.and_then(|q| q.ends_after(now, tz))) {
         (PushKind::Reminder, _) | (_, None) => Decision::Now,
         (PushKind::Alert | PushKind::Digest, Some(end)) => Decision::HoldUntil(end),
@@ -129,7 +142,10 @@ mod tests {
             Decision::HoldUntil(ts("2026-11-30T23:00:00Z"))
         );
         // 07:00 → now.
-        assert_eq!(decide(PushKind::Alert, ts("2026-11-30T23:00:00Z"), &taipei(), Some(&q)), Decision::Now);
+        assert_eq!(
+            decide(PushKind::Alert, ts("2026-11-30T23:00:00Z"), &taipei(), Some(&q)),
+            Decision::Now
+        );
     }
 
     #[test]
@@ -142,7 +158,10 @@ mod tests {
 
     #[test]
     fn without_quiet_hours_everything_goes_now() {
-        assert_eq!(decide(PushKind::Alert, ts("2026-11-30T15:30:00Z"), &taipei(), None), Decision::Now);
+        assert_eq!(
+            decide(PushKind::Alert, ts("2026-11-30T15:30:00Z"), &taipei(), None),
+            Decision::Now
+        );
     }
 
     #[test]

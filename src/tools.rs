@@ -4,6 +4,7 @@
 pub mod add_list_items;
 pub mod cancel_digest;
 pub mod cancel_price_alert;
+pub mod cancel_quiet_hours;
 pub mod cancel_reminder;
 pub mod check_list_items;
 pub mod clear_list;
@@ -19,6 +20,7 @@ pub mod remember;
 pub mod reminder;
 pub mod remove_list_items;
 pub mod set_digest;
+pub mod set_quiet_hours;
 pub mod show_list;
 pub mod summarize_url;
 pub mod weather;
@@ -83,6 +85,8 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(clear_list::ClearList::new(s.store.clone()))
         .tool(set_digest::SetDigest::new(s.store.clone(), s.sources.weather.clone()))
         .tool(cancel_digest::CancelDigest::new(s.store.clone()))
+        .tool(set_quiet_hours::SetQuietHours::new(s.store.clone()))
+        .tool(cancel_quiet_hours::CancelQuietHours::new(s.store.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))
         .build()

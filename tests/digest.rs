@@ -83,15 +83,21 @@ async fn a_digest_set_in_chinese_comes_once_at_seven_with_the_day_across_midnigh
     assert_eq!(pushes.len(), 1);
     assert_eq!(pushes[0].body["to"], FAMILY);
     let card = pushed_card(&h, 0);
-    for part in ["今日摘要 12/1（二）", "農曆十月廿三", "台北 ", "08:30 帶便當", "1 個清單共 2 項待辦"] {
+    for part in
+        ["今日摘要 12/1（二）", "農曆十月廿三", "台北 ", "08:30 帶便當", "1 個清單共 2 項待辦"]
+    {
         assert!(card.contains(part), "{part} in {card}");
     }
     assert!(at(&h, "2026-11-30T23:00:20Z").await.sent == 0, "once a day");
     assert_eq!(at(&h, "2026-12-01T22:59:00Z").await.sent, 0);
     assert_eq!(at(&h, "2026-12-01T23:00:00Z").await.sent, 1, "again on 2 December");
     assert_eq!(h.line.accepted_pushes().len(), 2);
-    let keys: Vec<_> =
-        h.line.pushes().iter().filter_map(|p| p.header("x-line-retry-key").map(str::to_string)).collect();
+    let keys: Vec<_> = h
+        .line
+        .pushes()
+        .iter()
+        .filter_map(|p| p.header("x-line-retry-key").map(str::to_string))
+        .collect();
     assert_eq!(keys.len(), 2);
     assert_ne!(keys[0], keys[1], "each day has its own retry key");
 }
@@ -124,9 +130,14 @@ async fn an_english_chat_sets_changes_and_cancels_its_digest_in_english() {
     let card = pushed_card(&h, 0);
     assert!(card.contains("Today, Tue 12/1") && card.contains("Lunar month 10 day 23"), "{card}");
 
-    let cancelled = call(&h, in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
+    let cancelled =
+        call(&h, in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
     assert_eq!(cancelled["cancelled"], true, "{cancelled}");
-    assert_eq!(at(&h, "2026-12-01T23:15:00Z").await, DigestReport::default(), "no digest after cancelling");
+    assert_eq!(
+        at(&h, "2026-12-01T23:15:00Z").await,
+        DigestReport::default(),
+        "no digest after cancelling"
+    );
     let again = call(&h, in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
     assert_eq!(again["error"]["kind"], "not_found", "{again}");
 }
@@ -162,7 +173,10 @@ async fn only_when_something_keeps_a_quiet_day_silent_and_sends_a_busy_one() {
     let quiet = at(&h, "2026-11-30T23:00:00Z").await;
     assert_eq!((quiet.sent, quiet.skipped), (0, 1), "1 December holds nothing");
     assert!(h.line.pushes().is_empty());
-    assert_eq!(h.app.store.digest_status(MOM, "2026-12-01").await.expect("status"), Some(DigestStatus::Skipped));
+    assert_eq!(
+        h.app.store.digest_status(MOM, "2026-12-01").await.expect("status"),
+        Some(DigestStatus::Skipped)
+    );
 
     call(
         &h,
@@ -227,8 +241,14 @@ async fn a_digest_keeps_its_local_time_across_new_york_daylight_saving() {
 #[tokio::test]
 async fn a_day_missed_while_hearth_was_down_is_not_sent_late() {
     let h = Harness::start().await;
-    call(&h, in_dm(MOM), "小幫手 每天七點摘要", "set_digest", json!({"time": "07:00", "place": "台北"}))
-        .await;
+    call(
+        &h,
+        in_dm(MOM),
+        "小幫手 每天七點摘要",
+        "set_digest",
+        json!({"time": "07:00", "place": "台北"}),
+    )
+    .await;
     h.line.clear();
     assert_eq!(at(&h, "2026-12-01T06:00:00Z").await, DigestReport::default(), "14:00: too late");
     assert!(h.line.pushes().is_empty());
@@ -238,8 +258,14 @@ async fn a_day_missed_while_hearth_was_down_is_not_sent_late() {
 #[tokio::test]
 async fn a_push_of_unknown_outcome_is_retried_with_the_same_key_and_sent_once() {
     let h = Harness::start().await;
-    call(&h, in_dm(MOM), "小幫手 每天七點摘要", "set_digest", json!({"time": "07:00", "place": "台北"}))
-        .await;
+    call(
+        &h,
+        in_dm(MOM),
+        "小幫手 每天七點摘要",
+        "set_digest",
+        json!({"time": "07:00", "place": "台北"}),
+    )
+    .await;
     h.line.clear();
     h.line.set_push_mode(PushMode::ServerError);
     let first = at(&h, "2026-11-30T23:00:00Z").await;
@@ -261,15 +287,22 @@ async fn several_processes_on_one_database_send_each_day_once() {
     let db = match std::env::var("HEARTH_TEST_BACKEND").as_deref() {
         Ok("postgres") => common::db::fresh_postgres().await.expect("TEST_DATABASE_URL"),
         _ => {
-            let dir = std::env::temp_dir().join(format!("hearth-digest-replicas-{}", std::process::id()));
+            let dir =
+                std::env::temp_dir().join(format!("hearth-digest-replicas-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).expect("dir");
             format!("sqlite://{}", dir.join("hearth.db").display())
         }
     };
     let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
-    call(&h, in_dm(MOM), "小幫手 每天七點摘要", "set_digest", json!({"time": "07:00", "place": "台北"}))
-        .await;
+    call(
+        &h,
+        in_dm(MOM),
+        "小幫手 每天七點摘要",
+        "set_digest",
+        json!({"time": "07:00", "place": "台北"}),
+    )
+    .await;
     let mut replicas = vec![h.app.clone()];
     for _ in 0..3 {
         let store = Store::connect(&db).await.expect("reopen");
@@ -280,8 +313,13 @@ async fn several_processes_on_one_database_send_each_day_once() {
     }
     h.line.clear();
     for day in 0..3 {
-        h.clock.set("2026-11-30T23:00:00Z".parse::<Timestamp>().expect("instant")
-            .checked_add(SignedDuration::from_hours(24 * day)).expect("day"));
+        h.clock.set(
+            "2026-11-30T23:00:00Z"
+                .parse::<Timestamp>()
+                .expect("instant")
+                .checked_add(SignedDuration::from_hours(24 * day))
+                .expect("day"),
+        );
         let ticks = replicas.iter().map(|r| r.digests.tick());
         let reports = futures::future::join_all(ticks).await;
         let sent: usize = reports.into_iter().map(|r| r.expect("tick").sent).sum();

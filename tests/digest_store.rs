@@ -72,20 +72,35 @@ async fn processes_racing_to_move_a_due_digest_on_record_its_day_once() {
 async fn only_the_claimant_keeps_the_payload_and_finishes_the_day() {
     for store in stores().await {
         save(&store, FAMILY, 1_000).await;
-        store.advance_digest(FAMILY, 1_000, 2_000, Some(&day("2026-12-01"))).await.expect("advance");
+        store
+            .advance_digest(FAMILY, 1_000, 2_000, Some(&day("2026-12-01")))
+            .await
+            .expect("advance");
         let d = store.claim_digest_deliveries("a", 1_000, 60_000).await.expect("claim").remove(0);
         assert!(!store.keep_digest_payload("b", &d, "[]").await.expect("keep"), "not b's claim");
         assert!(store.keep_digest_payload("a", &d, "[1]").await.expect("keep"));
         assert!(!store.keep_digest_payload("a", &d, "[2]").await.expect("keep"), "kept once");
         store.finish_digest_delivery("b", &d, Some(DigestStatus::Sent), 3_000, 0).await.expect("b");
-        assert_eq!(store.digest_status(FAMILY, "2026-12-01").await.expect("s"), Some(DigestStatus::Pending));
+        assert_eq!(
+            store.digest_status(FAMILY, "2026-12-01").await.expect("s"),
+            Some(DigestStatus::Pending)
+        );
         store.finish_digest_delivery("a", &d, None, 3_000, 70_000).await.expect("retry");
-        assert!(store.claim_digest_deliveries("a", 60_000, 120_000).await.expect("c").is_empty(), "waiting");
+        assert!(
+            store.claim_digest_deliveries("a", 60_000, 120_000).await.expect("c").is_empty(),
+            "waiting"
+        );
         let again = store.claim_digest_deliveries("b", 70_000, 130_000).await.expect("c");
         assert_eq!(again.len(), 1);
         assert_eq!(again[0].payload.as_deref(), Some("[1]"), "the kept payload is sent again");
-        store.finish_digest_delivery("b", &again[0], Some(DigestStatus::Sent), 71_000, 0).await.expect("b");
-        assert_eq!(store.digest_status(FAMILY, "2026-12-01").await.expect("s"), Some(DigestStatus::Sent));
+        store
+            .finish_digest_delivery("b", &again[0], Some(DigestStatus::Sent), 71_000, 0)
+            .await
+            .expect("b");
+        assert_eq!(
+            store.digest_status(FAMILY, "2026-12-01").await.expect("s"),
+            Some(DigestStatus::Sent)
+        );
     }
 }
 
@@ -95,9 +110,16 @@ async fn changing_cancelling_and_forgetting_touch_only_their_own_chat() {
         save(&store, FAMILY, 1_000).await;
         save(&store, MOM, 1_000).await;
         save(&store, FAMILY, 5_000).await;
-        assert_eq!(store.digest(FAMILY).await.expect("get").map(|r| r.next_at), Some(5_000), "changed in place");
+        assert_eq!(
+            store.digest(FAMILY).await.expect("get").map(|r| r.next_at),
+            Some(5_000),
+            "changed in place"
+        );
         assert_eq!(store.due_digests(1_000, 10).await.expect("due").len(), 1, "only MOM's is due");
-        store.advance_digest(FAMILY, 5_000, 9_000, Some(&day("2026-12-01"))).await.expect("advance");
+        store
+            .advance_digest(FAMILY, 5_000, 9_000, Some(&day("2026-12-01")))
+            .await
+            .expect("advance");
         store.forget_conversation(FAMILY).await.expect("forget");
         assert!(store.digest(FAMILY).await.expect("get").is_none());
         assert!(store.digest_status(FAMILY, "2026-12-01").await.expect("s").is_none());

@@ -18,6 +18,7 @@ use super::market::{Market, cadence, is_fresh};
 use super::render;
 use crate::calendar::WorkCalendar;
 use crate::delivery::{self, Outcome, Pusher};
+use crate::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::Securities;
@@ -294,6 +295,10 @@ impl AlertPoller {
                 )
                 .await?;
             return Ok(None);
+        }
+        if let Some(until) = self.pusher.quiet_until(&d.conversation_id, PushKind::Alert).await? {
+            self.store().hold_alert_delivery(self.owner(), &d, until).await?;
+            return Ok(Some(Outcome::RetryLater));
         }
         let what = format!("alert {}:{}", d.alert_id, d.fire_seq);
         let outcome = self.pusher.push(&d.conversation_id, &d.payload, &d.retry_key, &what).await;

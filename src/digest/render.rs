@@ -102,7 +102,9 @@ pub fn card(c: &DigestContent) -> Card {
         let (items, lists) = c.open_items;
         let text = match lang {
             Lang::ZhTw => format!("{lists} 個清單共 {items} 項待辦"),
-            Lang::En => format!("{items} open on {lists} list{}", if lists == 1 { "" } else { "s" }),
+            Lang::En => {
+                format!("{items} open on {lists} list{}", if lists == 1 { "" } else { "s" })
+            }
         };
         card.rows.push(CardRow::new(lang.pick("🛒 清單", "🛒 Lists"), text));
     }
@@ -110,16 +112,20 @@ pub fn card(c: &DigestContent) -> Card {
         lang.pick("📈 股價", "📈 Prices"),
         c.moved
             .iter()
-            .map(|q| format!("{} {} ({:+.1}%)", q.name, crate::format::money(q.price), q.change_pct))
+            .map(|q| {
+                format!("{} {} ({:+.1}%)", q.name, crate::format::money(q.price), q.change_pct)
+            })
             .collect(),
         lang,
     );
-    for (row, q) in prices.into_iter().zip(c.moved.iter().map(Some).chain(std::iter::repeat(None))) {
+    for (row, q) in prices.into_iter().zip(c.moved.iter().map(Some).chain(std::iter::repeat(None)))
+    {
         let tone = q.map(|q| if q.change_pct >= 0.0 { Tone::Up } else { Tone::Down });
         card.rows.push(row.toned(tone));
     }
     if !c.has_something() {
-        card.footnote = Some(lang.pick("今天沒有其他事，祝順心 🙂", "Nothing else today 🙂").into());
+        card.footnote =
+            Some(lang.pick("今天沒有其他事，祝順心 🙂", "Nothing else today 🙂").into());
     }
     card
 }
@@ -128,7 +134,9 @@ pub fn card(c: &DigestContent) -> Card {
 pub fn messages(c: &DigestContent, palette: Palette) -> Vec<Message> {
     let card = card(c);
     match flex::container(std::slice::from_ref(&card), palette, None) {
-        Some(contents) => vec![Message::Flex { alt_text: card.title.clone(), contents, quick_reply: None }],
+        Some(contents) => {
+            vec![Message::Flex { alt_text: card.title.clone(), contents, quick_reply: None }]
+        }
         None => vec![Message::text(card.to_text())],
     }
 }
@@ -152,11 +160,16 @@ mod tests {
             }),
             weather_missing: None,
             reminders: (0..8)
-                .map(|i| TodayReminder { at: format!("{:02}:00", 8 + i), text: format!("事情 {i}") })
+                .map(|i| TodayReminder {
+                    at: format!("{:02}:00", 8 + i),
+                    text: format!("事情 {i}"),
+                })
                 .collect(),
             birthdays: vec!["阿嬤生日".into()],
             open_items: (3, 2),
-            moved: vec![MovedQuote { name: "台積電 2330".into(), price: 1085.0, change_pct: -2.3 }],
+            moved: vec![MovedQuote {
+                name: "台積電 2330".into(), price: 1085.0, change_pct: -2.3
+            }],
             lunar: LunarDate::of(date(2026, 12, 9)),
             festival: Some("初一"),
             day_off: None,
@@ -171,7 +184,9 @@ mod tests {
         assert_eq!(card.subtitle.as_deref(), Some("農曆十一月初一・初一"));
         assert_eq!(card.headline.as_ref().map(|h| h.text.as_str()), Some("台北 🌧️ 雨 17–22°C"));
         let text = card.to_text();
-        for part in ["記得帶傘", "🎂 阿嬤生日", "08:00 事情 0", "2 個清單共 3 項待辦", "台積電 2330"] {
+        for part in
+            ["記得帶傘", "🎂 阿嬤生日", "08:00 事情 0", "2 個清單共 3 項待辦", "台積電 2330"]
+        {
             assert!(text.contains(part), "{part} in {text}");
         }
         assert!(card.footnote.is_none());

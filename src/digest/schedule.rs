@@ -6,34 +6,11 @@ use jiff::civil::{Date, Time};
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
+pub use crate::clock::{TimeError, format_local_time, parse_local_time};
+
 /// A day's digest more than this late (hearth was down) is not sent: a morning summary in the
 /// afternoon would mislead.
 pub const GRACE: SignedDuration = SignedDuration::from_hours(3);
-
-/// Why a digest time was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TimeError {
-    /// Not `HH:MM` on a 24-hour clock.
-    #[error("the time must be HH:MM on a 24-hour clock, e.g. 07:00 (got {0:?})")]
-    Unreadable(String),
-}
-
-/// A digest time, `HH:MM` (24-hour; `7:00` and `07:00` both read), to the minute.
-pub fn parse_local_time(text: &str) -> Result<Time, TimeError> {
-    let refuse = || TimeError::Unreadable(text.chars().take(20).collect());
-    let (h, m) = text.trim().split_once(':').ok_or_else(refuse)?;
-    let ok = |s: &str| !s.is_empty() && s.len() <= 2 && s.bytes().all(|b| b.is_ascii_digit());
-    if !ok(h) || !ok(m) {
-        return Err(refuse());
-    }
-    let (h, m) = (h.parse::<i8>().map_err(|_| refuse())?, m.parse::<i8>().map_err(|_| refuse())?);
-    Time::new(h, m, 0, 0).map_err(|_| refuse())
-}
-
-/// `time` as stored and shown: `07:00`.
-pub fn format_local_time(time: Time) -> String {
-    format!("{:02}:{:02}", time.hour(), time.minute())
-}
 
 /// The instant `time` falls on `date` in `tz`: a time skipped by a clock change falls just after
 /// the change, a repeated one on its first occurrence.

@@ -2,7 +2,8 @@
 //! wins each day, see `Store::advance_digest`), then claims the recorded days under a lease,
 //! composes each once (weather, reminders, lists, watched prices, the lunar and working
 //! calendars), keeps the composed messages and pushes them with the day's deterministic retry key.
-//! A push of unknown outcome is tried again with the same key until the day's grace runs out.
+//! A push of unknown outcome is tried again with the same key until the day's grace runs out. A
+//! digest that comes due inside the conversation's quiet hours waits for their end.
 
 use std::sync::Arc;
 
@@ -18,10 +19,13 @@ use crate::calendar::WorkCalendar;
 use crate::calendar::lunar::LunarDate;
 use crate::delivery::{self, Outcome, Pusher};
 use crate::i18n::Lang;
+use crate::quiet::PushKind;
 use crate::sources::quotes::QuoteSource;
 use crate::sources::securities::Securities;
 use crate::sources::weather::{WeatherSource, describe_code};
-use crate::store::{DigestDay, DigestDelivery, DigestRow, DigestStatus, ReminderStatus, StoreError};
+use crate::store::{
+    DigestDay, DigestDelivery, DigestRow, DigestStatus, ReminderStatus, StoreError,
+};
 
 /// How long a claim on a day's digest lasts (composing included).
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
@@ -43,6 +47,8 @@ pub struct DigestReport {
     pub retrying: usize,
     /// Days not delivered for good.
     pub failed: usize,
+    /// Days held by quiet hours until they end.
+    pub held: usize,
 }
 
 /// The data a digest is composed from.
@@ -67,6 +73,7 @@ pub struct DigestSender {
 enum Done {
     Finished(DigestStatus),
     Retry,
+    Held,
     Lost,
 }
 
@@ -98,6 +105,7 @@ impl DigestSender {
                 Done::Finished(DigestStatus::Skipped) => report.skipped += 1,
                 Done::Finished(_) => report.failed += 1,
                 Done::Retry => report.retrying += 1,
+                Done::Held => report.held += 1,
                 Done::Lost => {}
             }
         }
@@ -110,7 +118,10 @@ impl DigestSender {
         let store = self.pusher.store();
         for row in store.due_digests(now.as_millisecond(), BATCH).await? {
             let Some((time, tz)) = when(&row) else {
-                tracing::error!(conversation = row.conversation_id, "unreadable digest time; left as is");
+                tracing::error!(
+                    conversation = row.conversation_id,
+                    "unreadable digest time; left as is"
+                );
                 continue;
             };
             let due = Timestamp::from_millisecond(row.next_at).unwrap_or(now);
@@ -122,10 +133,18 @@ impl DigestSender {
                     .to_string(),
             });
             if day.is_none() {
-                tracing::warn!(conversation = row.conversation_id, "digest day missed by more than its grace; skipped");
+                tracing::warn!(
+                    conversation = row.conversation_id,
+                    "digest day missed by more than its grace; skipped"
+                );
             }
             store
-                .advance_digest(&row.conversation_id, row.next_at, step.next_at.as_millisecond(), day.as_ref())
+                .advance_digest(
+                    &row.conversation_id,
+                    row.next_at,
+                    step.next_at.as_millisecond(),
+                    day.as_ref(),
+                )
                 .await?;
         }
         Ok(())
@@ -154,12 +173,19 @@ impl DigestSender {
                 payload
             }
         };
+        if let Some(until) = self.pusher.quiet_until(&d.conversation_id, PushKind::Digest).await? {
+            let owner = self.pusher.owner();
+            store.finish_digest_delivery(owner, &d, None, now.as_millisecond(), until).await?;
+            return Ok(Done::Held);
+        }
         let what = format!("digest {} {}", d.conversation_id, d.day);
         let outcome = self.pusher.push(&d.conversation_id, &payload, &d.retry_key, &what).await;
         let done = match outcome {
             Outcome::Sent => Done::Finished(DigestStatus::Sent),
             Outcome::Quota | Outcome::Refused => Done::Finished(DigestStatus::Failed),
-            Outcome::RetryLater if now.as_millisecond() - d.scheduled_for > GRACE.as_millis() as i64 => {
+            Outcome::RetryLater
+                if now.as_millisecond() - d.scheduled_for > GRACE.as_millis() as i64 =>
+            {
                 Done::Finished(DigestStatus::Failed)
             }
             Outcome::RetryLater => Done::Retry,
@@ -173,7 +199,7 @@ impl DigestSender {
         let status = match &done {
             Done::Finished(s) => Some(*s),
             Done::Retry => None,
-            Done::Lost => return Ok(done),
+            Done::Held | Done::Lost => return Ok(done),
         };
         self.pusher
             .store()
@@ -209,7 +235,8 @@ impl DigestSender {
         let mut reminders = Vec::new();
         let mut birthdays = Vec::new();
         for r in store.list_reminders(&row.conversation_id).await? {
-            let Some(at) = r.next_fire_at.filter(|at| *at >= now.as_millisecond() && *at < end_of_day)
+            let Some(at) =
+                r.next_fire_at.filter(|at| *at >= now.as_millisecond() && *at < end_of_day)
             else {
                 continue;
             };
@@ -219,8 +246,10 @@ impl DigestSender {
             if content::is_birthday(&r.text) {
                 birthdays.push(r.text);
             } else {
-                let local = Timestamp::from_millisecond(at).unwrap_or(now).to_zoned_datetime(tz.clone());
-                reminders.push(TodayReminder { at: local.strftime("%H:%M").to_string(), text: r.text });
+                let local =
+                    Timestamp::from_millisecond(at).unwrap_or(now).to_zoned_datetime(tz.clone());
+                reminders
+                    .push(TodayReminder { at: local.strftime("%H:%M").to_string(), text: r.text });
             }
         }
         let lists = store.lists(&row.conversation_id).await?;
@@ -231,7 +260,8 @@ impl DigestSender {
         let moved = self.moved(&row.conversation_id, lang).await?;
         let lunar = LunarDate::of(date);
         let calendar = &self.sources.work_calendar;
-        let weekend = matches!(date.weekday(), jiff::civil::Weekday::Saturday | jiff::civil::Weekday::Sunday);
+        let weekend =
+            matches!(date.weekday(), jiff::civil::Weekday::Saturday | jiff::civil::Weekday::Sunday);
         Ok(DigestContent {
             date,
             lang,
@@ -278,7 +308,11 @@ impl DigestSender {
 
     /// The conversation's watched instruments whose price moved at least
     /// [`content::MOVED_PCT`] since the previous close (each fetched once, through the cache).
-    async fn moved(&self, conversation_id: &str, lang: Lang) -> Result<Vec<MovedQuote>, StoreError> {
+    async fn moved(
+        &self,
+        conversation_id: &str,
+        lang: Lang,
+    ) -> Result<Vec<MovedQuote>, StoreError> {
         let mut symbols: Vec<(String, Option<String>)> = self
             .pusher
             .store()

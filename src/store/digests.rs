@@ -99,15 +99,13 @@ const SAVE: &str = "INSERT INTO digests (conversation_id, local_time, tz, place,
 const GET: &str = "SELECT conversation_id, local_time, tz, place, lang, only_when_something, next_at FROM digests WHERE conversation_id = $1";
 const CANCEL: &str = "DELETE FROM digests WHERE conversation_id = $1";
 const DUE: &str = "SELECT conversation_id, local_time, tz, place, lang, only_when_something, next_at FROM digests WHERE next_at <= $1 ORDER BY next_at LIMIT $2";
-const ADVANCE: &str =
-    "UPDATE digests SET next_at = $3 WHERE conversation_id = $1 AND next_at = $2";
+const ADVANCE: &str = "UPDATE digests SET next_at = $3 WHERE conversation_id = $1 AND next_at = $2";
 const RECORD_DAY: &str = "INSERT INTO digest_deliveries (conversation_id, day, scheduled_for, retry_key) VALUES ($1, $2, $3, $4) ON CONFLICT (conversation_id, day) DO NOTHING";
 const CLAIM: &str = "UPDATE digest_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING conversation_id, day, scheduled_for, retry_key, payload";
 const KEEP_PAYLOAD: &str = "UPDATE digest_deliveries SET payload = $4 WHERE conversation_id = $1 AND day = $2 AND claimed_by = $3 AND payload IS NULL";
 const FINISH: &str = "UPDATE digest_deliveries SET status = $4, attempts = attempts + 1, claimed_by = NULL, sent_at = $5 WHERE conversation_id = $1 AND day = $2 AND claimed_by = $3 AND status = 'pending'";
 const RETRY: &str = "UPDATE digest_deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_expires_at = $4 WHERE conversation_id = $1 AND day = $2 AND claimed_by = $3 AND status = 'pending'";
-const STATUS: &str =
-    "SELECT status FROM digest_deliveries WHERE conversation_id = $1 AND day = $2";
+const STATUS: &str = "SELECT status FROM digest_deliveries WHERE conversation_id = $1 AND day = $2";
 
 impl Store {
     /// Creates the conversation's digest, or changes the one it has.

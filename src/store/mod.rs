@@ -33,6 +33,7 @@ mod inbox;
 mod lists;
 mod memory;
 mod pending;
+mod quiet;
 mod reminders;
 mod values;
 
@@ -46,6 +47,7 @@ pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
 pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, ListSummary};
 pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
+pub use quiet::QuietRow;
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
 

@@ -65,7 +65,9 @@ impl Tool for SetDigest {
         let conversation = &ctx.conversation.id;
         let existing = self.store.digest(conversation).await?;
         let time = match (&args.time, &existing) {
-            (Some(t), _) => parse_local_time(t).map_err(|e| ToolError::InvalidArgs(e.to_string()))?,
+            (Some(t), _) => {
+                parse_local_time(t).map_err(|e| ToolError::InvalidArgs(e.to_string()))?
+            }
             (None, Some(row)) => parse_local_time(&row.local_time)
                 .map_err(|e| ToolError::InvalidArgs(e.to_string()))?,
             (None, None) => {
@@ -102,8 +104,9 @@ impl Tool for SetDigest {
             .or(existing.as_ref().map(|r| r.only_when_something))
             .unwrap_or(false);
         let now = ctx.now();
-        let first = next_at(time, &ctx.tz, now)
-            .ok_or_else(|| ToolError::InvalidArgs("that time cannot be placed in this chat's time zone".into()))?;
+        let first = next_at(time, &ctx.tz, now).ok_or_else(|| {
+            ToolError::InvalidArgs("that time cannot be placed in this chat's time zone".into())
+        })?;
         let local = format_local_time(time);
         self.store
             .save_digest(&NewDigest {
