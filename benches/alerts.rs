@@ -109,6 +109,7 @@ async fn main() {
                     tz: "Asia/Taipei",
                     lang: Lang::ZhTw,
                     now_ms: start.as_millisecond(),
+                    deliver_to: None,
                 })
                 .await
                 .expect("insert alert");

@@ -14,7 +14,7 @@ use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::calendar::{CalendarError, WorkCalendar};
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::delivery::Pusher;
+use crate::delivery::{Allowance, Pusher};
 use crate::digest::sender::{DigestSender, DigestSources};
 use crate::inbox::queue::InboxQueue;
 use crate::limits::Limits;
@@ -112,6 +112,8 @@ pub struct Hearth {
     pub alerts: AlertPoller,
     /// Pushes the daily digests.
     pub digests: DigestSender,
+    /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
+    pub allowance: Allowance,
     /// Seconds between alert polls (0: off).
     pub(crate) alert_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
@@ -160,11 +162,20 @@ impl Hearth {
     ) -> Result<Arc<Self>, StartError> {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
+        let (llm, line) = clients(config)?;
+        let allowance = Allowance::new(
+            store.clone(),
+            line.clone(),
+            clock.clone(),
+            tz.clone(),
+            config.personal_reminders_1to1,
+        );
         let services = Services {
             sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
             work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
+            allowance: allowance.clone(),
         };
         let registry = Arc::new(tools(&services)?);
         let actions = crate::actions::registry()?;
@@ -173,19 +184,11 @@ impl Hearth {
             reminder_nudge: services.reminder_nudge.clone(),
             tools: registry.clone(),
         };
-        let (llm, line) = clients(config)?;
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
         let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
-        let pusher = Pusher::new(
-            store.clone(),
-            line.clone(),
-            clock.clone(),
-            postback_key.clone(),
-            palette,
-            owner.clone(),
-        );
+        let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone());
         let digests = DigestSender::new(
             pusher.clone(),
             DigestSources {
@@ -214,6 +217,7 @@ impl Hearth {
             reminders,
             alerts,
             digests,
+            allowance,
             alert_poll_secs: config.alert_poll_secs,
             reminder_nudge: services.reminder_nudge,
             owner,
@@ -242,6 +246,23 @@ impl Hearth {
     /// returns how many messages went. The server calls it hourly; tests call it directly.
     pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
         crate::privacy::prune_chat_log(&self.store, self.clock.now(), self.log_retention).await
+    }
+
+    /// Reads LINE's message quota and shows the month's projection (what is used plus what the
+    /// scheduled reminders will spend) in `/metrics`. The server calls it at start and hourly.
+    pub async fn read_quota(&self) {
+        self.allowance.refresh().await;
+        let used = self.allowance.standing().await.map(|s| s.used);
+        let rest = crate::reminders::projection::rest_of_month(
+            &self.allowance,
+            self.reminders.work_calendar(),
+            self.clock.now(),
+        )
+        .await;
+        match (used, rest) {
+            (Ok(used), Ok(rest)) => crate::metrics::quota_projected(used + rest),
+            (Err(e), _) | (_, Err(e)) => tracing::warn!(error = %e, "no quota projection"),
+        }
     }
 
     /// Hands back what this process still holds (unfinished events, reminder claims) so another

@@ -1,7 +1,7 @@
 //! The periodic work of a serving process: delivering due reminders and daily digests, watching prices for alerts,
 //! taking webhook events that wait in the inbox (left there while the queue was full, or by a
-//! process that died), renewing the leases of the events it holds, and pruning what is kept only
-//! for a while.
+//! process that died), renewing the leases of the events it holds, pruning what is kept only for
+//! a while, and reading LINE's message quota.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,6 +20,8 @@ const DIGEST_TICK: Duration = Duration::from_secs(20);
 const INBOX_TICK: Duration = Duration::from_secs(2);
 /// How often events that failed too often are given up.
 const GIVE_UP_TICK: Duration = Duration::from_secs(30);
+/// How often LINE's message quota is read (also at start and after a monthly-limit refusal).
+const QUOTA_TICK: Duration = Duration::from_secs(3600);
 /// How often old data is pruned.
 const PRUNE_TICK: Duration = Duration::from_secs(3600);
 
@@ -53,6 +55,7 @@ pub fn start(app: Arc<Hearth>) -> Loops {
             tokio::spawn(watch_prices(app.clone())),
             tokio::spawn(deliver_digests(app.clone())),
             tokio::spawn(prune(app.clone())),
+            tokio::spawn(read_quota(app.clone())),
         ],
         heartbeat: tokio::spawn(renew_leases(app)),
     }
@@ -105,6 +108,17 @@ async fn watch_prices(app: Arc<Hearth>) {
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "price-alert tick failed"),
         }
+    }
+}
+
+/// Reads LINE's message quota at start and hourly, and shows the month's projection (what is
+/// used plus what the scheduled reminders will spend) in `/metrics`.
+async fn read_quota(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(QUOTA_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        app.read_quota().await;
     }
 }
 

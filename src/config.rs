@@ -98,6 +98,11 @@ pub struct Config {
     /// Most pushes per second (LINE allows 2,000 per channel); bursts of reminders are paced to it.
     #[arg(long, env = "HEARTH_PUSH_RATE", default_value_t = 1900, global = true)]
     pub push_rate: u32,
+    /// Push a personal reminder or price alert set in a group ("提醒我…") to that person's 1:1
+    /// chat with hearth when they have added it as a friend: it costs one message of the monthly
+    /// quota instead of one per group member. "提醒大家" keeps it in the group either way.
+    #[arg(long, env = "HEARTH_PERSONAL_REMINDERS_1TO1", default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    pub personal_reminders_1to1: bool,
     /// Base URL of the LINE Messaging API.
     #[arg(long, env = "LINE_API_BASE", default_value = "https://api.line.me", global = true)]
     pub line_api_base: String,

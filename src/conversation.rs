@@ -18,6 +18,7 @@ use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
 use crate::privacy;
+use crate::quota::notice;
 use crate::source::Conversation;
 use crate::store::NewMessage;
 use crate::tool::ToolCtx;
@@ -62,6 +63,9 @@ impl Hearth {
                 self.on_postback(&event, &source, data, received_at).await
             }
             EventKind::Follow | EventKind::Join => {
+                if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
+                    self.allowance.note_friend(user, true).await;
+                }
                 let text = greeting(
                     source.conversation.is_multi_person(),
                     self.keywords.first().map(String::as_str),
@@ -198,22 +202,32 @@ impl Hearth {
         (messages, prompt::history_tainted(&history))
     }
 
-    /// Prefixes the answer with a notice when reminders or price alerts to this conversation could
-    /// not be pushed because LINE's monthly quota ran out (told once).
+    /// Prefixes the answer with what LINE's monthly quota means for this chat: the items that
+    /// were due while the month was out ("你錯過的提醒：…", delivered here for free), and once a
+    /// month, in a chat with pushes scheduled, a short notice that 80 % is used.
     async fn with_quota_notice(
         &self,
         conversation: &Conversation,
         mut answer: Answer,
         lang: Lang,
     ) -> Answer {
-        if let Ok(Some((missed, _since))) = self.store.take_quota_notice(&conversation.id).await {
-            let notice = match lang {
-                Lang::ZhTw => format!("⚠️ 本月 LINE 訊息額度已用完，有 {missed} 則提醒沒能送出。"),
-                Lang::En => format!(
-                    "⚠️ This month's LINE message quota ran out: {missed} reminder(s) or price alert(s) could not be sent."
-                ),
-            };
-            answer.text = format!("{notice}\n\n{}", answer.text);
+        let mut notes = Vec::new();
+        if let Some(standing) = self.allowance.warning_due(&conversation.id).await {
+            notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
+        }
+        match self.store.take_held(&conversation.id).await {
+            Ok(held) => {
+                let items: Vec<(String, Timestamp)> = held
+                    .into_iter()
+                    .filter_map(|h| Some((h.summary, Timestamp::from_millisecond(h.held_at).ok()?)))
+                    .collect();
+                notes.extend(notice::missed(&items, &self.tz, lang));
+            }
+            Err(e) => tracing::warn!(error = %e, "held items unavailable"),
+        }
+        if !notes.is_empty() {
+            notes.push(std::mem::take(&mut answer.text));
+            answer.text = notes.join("\n\n");
         }
         answer
     }
@@ -325,7 +339,7 @@ impl Hearth {
                 Some(t) => self.line.reply(t, &messages).await,
                 None => {
                     let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
-                    self.line.push_with_retry(&conversation.id, &messages, key).await
+                    self.line.push_with_retry(&conversation.id, &messages, key, false).await
                 }
             };
             match result {

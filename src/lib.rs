@@ -22,7 +22,10 @@
 //!   list card and its ✓ buttons.
 //! - [`digest`]: the morning digest: when it is due, what it says, its card, delivered once a
 //!   day per conversation.
-//! - [`delivery`]: pushing a recorded delivery with its retry key (reminders and alerts).
+//! - [`delivery`]: pushing recorded deliveries with their retry keys (reminders and alerts),
+//!   everything due for a chat in one push, held when the month's quota cannot pay;
+//!   [`quota`]: LINE's monthly message quota as pure decisions (cost, month, hold, warning,
+//!   projection, routing, batching).
 //! - [`sources`]: clients for the data sources behind the tools, and the table of Taiwan
 //!   securities (names, codes, markets) quotes and alerts are asked about by.
 //! - [`line`]: webhook events, signature, outgoing messages, Flex cards, the API client.
@@ -62,7 +65,7 @@
 //! | 9 | `llm` |
 //! | 10 | `registry` |
 //! | 11 | `tool` |
-//! | 12 | `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet` |
+//! | 12 | `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
@@ -93,6 +96,7 @@ pub mod metrics;
 pub mod postback;
 pub mod privacy;
 pub mod quiet;
+pub mod quota;
 pub mod registry;
 pub mod reminders;
 pub mod schema;

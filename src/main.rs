@@ -50,14 +50,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools => {
-            let services = hearth::tools::Services {
-                sources: hearth::app::sources(&config)?,
-                store: hearth::store::Store::in_memory().await?,
-                reminder_nudge: Default::default(),
-                work_calendar: hearth::calendar::WorkCalendar::load(
-                    config.work_calendar.as_deref(),
-                )?,
-            };
+            let services = hearth::tools::Services::offline(
+                &config,
+                hearth::app::sources(&config)?,
+                hearth::store::Store::in_memory().await?,
+                hearth::calendar::WorkCalendar::load(config.work_calendar.as_deref())?,
+            )?;
             let registry = hearth::tools::registry(&services)?;
             let sent = hearth::llm::openai::tool_specs(registry.definitions(), config.llm_strict);
             println!("{}", serde_json::to_string_pretty(&sent)?);

@@ -90,3 +90,24 @@ pub fn tool_calls_dropped(count: u64) {
 pub fn budget_tokens(tokens: u64) {
     metrics::counter!("hearth_budget_tokens_total").increment(tokens);
 }
+
+/// LINE's monthly message quota: the limit (`-1`: none or unknown) and the used count.
+pub fn quota_standing(limit: Option<i64>, used: i64) {
+    metrics::gauge!("hearth_line_quota_limit").set(limit.map_or(-1.0, |l| l as f64));
+    metrics::gauge!("hearth_line_quota_used").set(used as f64);
+}
+
+/// The month's projected use: what is used plus what is scheduled for the rest of it.
+pub fn quota_projected(projected: i64) {
+    metrics::gauge!("hearth_line_quota_projected").set(projected as f64);
+}
+
+/// A push that cost `cost` messages of the quota.
+pub fn push_cost(cost: i64) {
+    metrics::counter!("hearth_line_quota_spent_total").increment(u64::try_from(cost).unwrap_or(0));
+}
+
+/// Items held because the month's quota could not pay for their push.
+pub fn pushes_held(count: u64) {
+    metrics::counter!("hearth_pushes_held_total").increment(count);
+}

@@ -15,6 +15,7 @@ pub mod list_memories;
 pub mod list_price_alerts;
 pub mod list_reminders;
 pub mod price_alert;
+pub mod quota;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
@@ -31,11 +32,13 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::calendar::WorkCalendar;
+use crate::delivery::Allowance;
 use crate::registry::{Registry, RegistryError};
 use crate::sources::Sources;
 use crate::store::Store;
 
-/// What tools are built from: the data sources, the store, and the scheduler's wake-up.
+/// What tools are built from: the data sources, the store, the scheduler's wake-up and the
+/// quota's bookkeeping.
 #[derive(Clone)]
 pub struct Services {
     /// Upstream data sources.
@@ -46,6 +49,29 @@ pub struct Services {
     pub reminder_nudge: Arc<Notify>,
     /// Taiwan's working calendar (workday reminders).
     pub work_calendar: WorkCalendar,
+    /// LINE's monthly message quota (costs, friends, where the month stands).
+    pub allowance: Allowance,
+}
+
+impl Services {
+    /// Services over `sources` and `store` for listing the tools (`hearth tools`, tests): the
+    /// quota's bookkeeping points at the configured LINE API but is never asked.
+    pub fn offline(
+        config: &crate::config::Config,
+        sources: Sources,
+        store: Store,
+        work_calendar: WorkCalendar,
+    ) -> Result<Self, reqwest::Error> {
+        let line = crate::line::client::LineClient::new(
+            &config.line_api_base,
+            config.line_channel_access_token.clone(),
+            config.push_rate,
+        )?;
+        let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
+        let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
+        let allowance = Allowance::new(store.clone(), line, clock, tz, true);
+        Ok(Self { sources, store, reminder_nudge: Arc::default(), work_calendar, allowance })
+    }
 }
 
 /// Builds the production registry.
@@ -57,6 +83,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(reminder::Reminder::new(
             s.store.clone(),
             s.reminder_nudge.clone(),
+            s.allowance.clone(),
             s.work_calendar.clone(),
         ))
         .tool(list_reminders::ListReminders::new(s.store.clone(), s.work_calendar.clone()))
@@ -65,6 +92,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
             s.store.clone(),
             s.sources.quotes.clone(),
             s.sources.securities.clone(),
+            s.allowance.clone(),
         ))
         .tool(list_price_alerts::ListPriceAlerts::new(
             s.store.clone(),
@@ -87,6 +115,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(cancel_digest::CancelDigest::new(s.store.clone()))
         .tool(set_quiet_hours::SetQuietHours::new(s.store.clone()))
         .tool(cancel_quiet_hours::CancelQuietHours::new(s.store.clone()))
+        .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))
         .build()

@@ -342,7 +342,8 @@ async fn bad_input_is_refused_and_changes_nothing() {
 }
 
 #[tokio::test]
-async fn a_quota_miss_is_told_and_a_removed_chat_loses_its_alerts() {
+async fn a_fire_refused_for_the_monthly_quota_comes_with_the_next_reply_and_a_removed_chat_loses_its_alerts()
+ {
     let h = start().await;
     quote(&h, "BTC-USD", 91_234.5);
     create(&h, in_dm(MOM), json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 95000}))
@@ -357,13 +358,13 @@ async fn a_quota_miss_is_told_and_a_removed_chat_loses_its_alerts() {
     h.clock.advance(mins(10));
     quote(&h, "BTC-USD", 96_000.0);
     let report = tick(&h, mins(0)).await;
-    assert_eq!((report.fired, report.failed, report.retrying), (1, 1, 0), "{report:?}");
+    assert_eq!((report.fired, report.held, report.retrying), (1, 1, 0), "{report:?}");
     h.line.set_push_mode(PushMode::Ok);
     assert_eq!(tick(&h, mins(10)).await.sent, 0, "a quota miss is not retried");
     h.llm.reply_text("好的");
     h.send(vec![h.dm(MOM, "嗨")]).await;
     let text = texts_of(&h.line.replies().last().expect("reply").body);
-    assert!(text.contains("額度已用完"), "{text}");
+    assert!(text.starts_with("你錯過的提醒：") && text.contains("BTC"), "{text}");
 
     let removed = h.app.store.forget_conversation(FAMILY).await.expect("forget");
     assert_eq!(removed.alerts, 1);

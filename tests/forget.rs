@@ -19,6 +19,7 @@ const CHAT_FREE_TABLES: &[(&str, &str)] = &[
     ("sqlite_sequence", "SQLite's autoincrement counters"),
     ("alert_symbols", "watched symbols, shared by every conversation"),
     ("inbox", "webhook events in hand, pruned once handled"),
+    ("quota_readings", "LINE's monthly quota readings for the whole account, no chat's data"),
     (
         "token_usage",
         "token counts per day and scope (a chat or the service), no content; kept so removing \

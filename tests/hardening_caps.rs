@@ -50,6 +50,7 @@ fn alert(level: f64) -> NewAlert<'static> {
         tz: "Asia/Taipei",
         lang: Lang::ZhTw,
         now_ms: 0,
+        deliver_to: None,
     }
 }
 

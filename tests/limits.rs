@@ -83,7 +83,7 @@ async fn an_unlisted_user_gets_exactly_one_refusal_across_messages_and_a_restart
     )
     .await;
     restarted.send(vec![restarted.dm(MOM, "哈囉？")]).await;
-    assert!(restarted.line.requests().is_empty(), "silence after a restart");
+    assert!(restarted.line.sends().is_empty(), "silence after a restart");
     assert!(h.llm.requests().is_empty() && restarted.llm.requests().is_empty());
     let logged = h.app.store.history(MOM, i64::MAX, 100, 100_000).await.expect("history");
     assert!(logged.iter().all(|m| m.from_bot), "nothing the chat said is kept: {logged:?}");
@@ -96,7 +96,7 @@ async fn an_unlisted_user_gets_exactly_one_refusal_across_messages_and_a_restart
 async fn a_listed_person_in_an_unlisted_group_is_refused_once_when_calling_hearth() {
     let h = Harness::start_with(only(&[MOM, FAMILY]), None).await;
     h.send(vec![h.group_text(OTHER_GROUP, MOM, "晚餐吃什麼")]).await;
-    assert!(h.line.requests().is_empty(), "not called, so not even a refusal");
+    assert!(h.line.sends().is_empty(), "not called, so not even a refusal");
     h.send(vec![h.group_text(OTHER_GROUP, MOM, "小幫手 台北天氣")]).await;
     h.send(vec![h.group_text(OTHER_GROUP, DAD, "小幫手 在嗎")]).await;
     let texts = sent_texts(&h);

@@ -323,7 +323,7 @@ async fn leave_and_unfollow_delete_that_conversations_log_and_memories_only() {
         })
         .await
         .expect("memory");
-    let sent = h.line.requests().len();
+    let sent = h.line.sends().len();
 
     h.send(vec![bare(&h, "leave", json!({"type": "group", "groupId": FAMILY}))]).await;
     assert!(h.app.store.log_window(FAMILY, 0, 100).await.expect("log").is_empty());
@@ -336,7 +336,7 @@ async fn leave_and_unfollow_delete_that_conversations_log_and_memories_only() {
     assert!(h.app.store.log_window(MOM, 0, 100).await.expect("log").is_empty());
     assert!(memory_texts(&h, MOM).await.is_empty());
     assert_eq!(memory_texts(&h, OTHER_GROUP).await, ["別的群組的事"]);
-    assert_eq!(h.line.requests().len(), sent, "nothing is sent to a chat that removed hearth");
+    assert_eq!(h.line.sends().len(), sent, "nothing is sent to a chat that removed hearth");
 }
 
 #[tokio::test]

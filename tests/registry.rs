@@ -21,12 +21,13 @@ use serde_json::Value;
 async fn production() -> Registry {
     let mut config = Config::defaults();
     config.searxng_url = "http://searxng.invalid:8080".into();
-    let services = hearth::tools::Services {
-        sources: Sources::from_config(&config).expect("sources"),
-        store: Store::in_memory().await.expect("store"),
-        reminder_nudge: Default::default(),
-        work_calendar: hearth::calendar::WorkCalendar::builtin().expect("calendar"),
-    };
+    let services = hearth::tools::Services::offline(
+        &config,
+        Sources::from_config(&config).expect("sources"),
+        Store::in_memory().await.expect("store"),
+        hearth::calendar::WorkCalendar::builtin().expect("calendar"),
+    )
+    .expect("services");
     hearth::tools::registry(&services).expect("production registry builds")
 }
 
@@ -80,6 +81,7 @@ async fn production_tools_have_the_seed_wire_names() {
             "cancel_digest",
             "set_quiet_hours",
             "cancel_quiet_hours",
+            "quota",
             "web_search",
             "summarize_url"
         ]
@@ -130,12 +132,13 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     config.searxng_url = String::new();
     config.tavily_api_key = Default::default();
     config.brave_api_key = Default::default();
-    let services = hearth::tools::Services {
-        sources: Sources::from_config(&config).expect("sources"),
-        store: Store::in_memory().await.expect("store"),
-        reminder_nudge: Default::default(),
-        work_calendar: hearth::calendar::WorkCalendar::builtin().expect("calendar"),
-    };
+    let services = hearth::tools::Services::offline(
+        &config,
+        Sources::from_config(&config).expect("sources"),
+        Store::in_memory().await.expect("store"),
+        hearth::calendar::WorkCalendar::builtin().expect("calendar"),
+    )
+    .expect("services");
     let registry = hearth::tools::registry(&services).expect("registry");
     let names: Vec<&str> = registry.definitions().iter().map(|d| d.name).collect();
     assert!(!names.contains(&"web_search") && names.contains(&"summarize_url"), "{names:?}");

@@ -87,6 +87,8 @@ async fn weekly_group_reminder_mentions_the_member_and_its_buttons_only_work_in_
     let h = Harness::start().await;
     h.line.set_profile(MOM, "媽媽");
     h.line.set_profile(DAD, "爸爸");
+    // Dad has not added hearth as a friend, so his reminder stays in the group.
+    h.line.set_not_friend(DAD);
     // Dad has written in the group, so hearth knows his user id.
     h.send(vec![h.group_text(FAMILY, DAD, "晚餐好了")]).await;
     let result = create(
@@ -269,9 +271,7 @@ async fn a_crash_after_the_push_is_not_shown_twice() {
     h.clock.advance(SignedDuration::from_mins(1));
     // The first process pushes, then dies before recording that it did.
     let (prepared, _) = h.app.reminders.claim_and_prepare().await.expect("claim");
-    for p in prepared {
-        h.app.reminders.deliver(p).await;
-    }
+    h.app.reminders.deliver(prepared).await;
     assert_eq!(h.line.accepted_pushes().len(), 1);
     h.clock.advance(SignedDuration::from_mins(3));
     let restarted = second_process(&h, &db).await;
@@ -305,24 +305,24 @@ async fn after_downtime_only_the_latest_missed_occurrence_is_sent_with_a_note() 
 }
 
 #[tokio::test]
-async fn monthly_quota_is_recorded_and_told_on_the_next_turn() {
+async fn a_reminder_refused_for_the_monthly_quota_comes_with_the_next_reply() {
     let h = Harness::start().await;
     create(&h, in_dm(MOM), json!({"text": "繳電費", "in_minutes": 1})).await;
     h.line.set_push_mode(PushMode::QuotaExhausted);
     let report = h.advance_and_tick(SignedDuration::from_mins(1)).await;
-    assert_eq!((report.sent, report.failed), (0, 1));
+    assert_eq!((report.sent, report.failed, report.held), (0, 0, 1));
     assert_eq!(
-        h.advance_and_tick(SignedDuration::from_hours(1)).await.failed,
+        h.advance_and_tick(SignedDuration::from_hours(1)).await.held,
         0,
         "not retried forever"
     );
     h.llm.reply_text("你好");
     h.send(vec![h.dm(MOM, "嗨")]).await;
     let text = texts_of(&h.line.replies().last().expect("reply").body);
-    assert!(text.starts_with("⚠️ 本月 LINE 訊息額度已用完，有 1 則提醒沒能送出"), "{text}");
+    assert!(text.starts_with("你錯過的提醒：\n• ⏰ 繳電費（11/30 20:01）"), "{text}");
     h.llm.reply_text("你好");
     h.send(vec![h.dm(MOM, "再嗨")]).await;
-    assert!(!texts_of(&h.line.replies().last().expect("reply").body).contains("額度"), "told once");
+    assert!(!texts_of(&h.line.replies().last().expect("reply").body).contains("錯過"), "told once");
 }
 
 #[tokio::test]

@@ -279,10 +279,91 @@ async fn reminders_are_cancelled_and_snoozed_only_within_their_conversation() {
             None
         );
         assert!(s.cancel_reminder("C1", r.id).await.expect("cancel"));
-        s.record_quota_miss("C1", 5).await.expect("quota");
-        s.record_quota_miss("C1", 6).await.expect("quota");
-        assert_eq!(s.take_quota_notice("C1").await.expect("take"), Some((2, 5)));
-        assert_eq!(s.take_quota_notice("C1").await.expect("take"), None, "{}", s.backend_name());
+    }
+}
+
+#[tokio::test]
+async fn push_costs_add_up_per_chat_and_month_and_between_readings() {
+    for s in stores().await {
+        let name = s.backend_name();
+        s.record_push_cost("C1", "2026-12", 5).await.expect("cost");
+        s.record_push_cost("C1", "2026-12", 5).await.expect("cost");
+        s.record_push_cost("U1", "2026-12", 1).await.expect("cost");
+        s.record_push_cost("C1", "2027-01", 5).await.expect("cost");
+        assert_eq!(s.month_spent("2026-12").await.expect("sum"), 11, "{name}");
+        assert_eq!(s.month_spent("2026-11").await.expect("sum"), 0, "{name}");
+        let by_chat = s.spent_by_chat("2026-12").await.expect("by chat");
+        let rows: Vec<(&str, i64, i64)> =
+            by_chat.iter().map(|c| (c.conversation_id.as_str(), c.pushes, c.cost)).collect();
+        assert_eq!(rows, [("C1", 2, 10), ("U1", 1, 1)], "{name}");
+
+        s.save_quota_reading("2026-12", Some(200), 120, 11, 1_000).await.expect("read");
+        s.mark_quota_exhausted("2026-12", 2_000).await.expect("out");
+        s.save_quota_reading("2026-12", Some(200), 200, 11, 3_000).await.expect("read again");
+        let r = s.quota_reading("2026-12").await.expect("reading").expect("kept");
+        assert_eq!(
+            (r.quota_limit, r.used, r.recorded, r.exhausted_at),
+            (Some(200), 200, 11, Some(2_000)),
+            "{name}"
+        );
+        assert!(s.quota_reading("2027-01").await.expect("none").is_none(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn held_items_wait_per_chat_and_are_taken_once_oldest_first() {
+    for s in stores().await {
+        let name = s.backend_name();
+        s.hold_push("C1", "⏰ 吃藥", 1_000).await.expect("hold");
+        s.hold_push("C1", "⏰ 倒垃圾", 2_000).await.expect("hold");
+        s.hold_push("C2", "📈 2330", 3_000).await.expect("hold");
+        assert_eq!(s.held_count().await.expect("count"), 3, "{name}");
+        let held = s.take_held("C1").await.expect("take");
+        let summaries: Vec<&str> = held.iter().map(|h| h.summary.as_str()).collect();
+        assert_eq!(summaries, ["⏰ 吃藥", "⏰ 倒垃圾"], "{name}");
+        assert!(s.take_held("C1").await.expect("again").is_empty(), "{name}");
+        assert_eq!(s.held_count().await.expect("count"), 1, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn chat_sizes_friends_and_monthly_warnings_are_remembered() {
+    for s in stores().await {
+        let name = s.backend_name();
+        assert_eq!(s.chat_size("C1").await.expect("none"), None, "{name}");
+        s.save_chat_size("C1", 5, 10).await.expect("size");
+        s.save_chat_size("C1", 6, 20).await.expect("size");
+        assert_eq!(s.chat_size("C1").await.expect("size"), Some((6, 20)), "{name}");
+        s.save_friend("U1", true, 10).await.expect("friend");
+        s.save_friend("U2", false, 10).await.expect("friend");
+        assert_eq!(s.friend("U1").await.expect("friend"), Some((true, 10)), "{name}");
+        assert_eq!(s.friend("U2").await.expect("friend"), Some((false, 10)), "{name}");
+        assert!(!s.quota_warned("C1", "2026-12").await.expect("warned"), "{name}");
+        assert!(s.note_quota_warning("C1", "2026-12").await.expect("warn"), "{name}");
+        assert!(!s.note_quota_warning("C1", "2026-12").await.expect("once"), "{name}");
+        assert!(s.quota_warned("C1", "2026-12").await.expect("warned"), "{name}");
+        assert!(s.note_quota_warning("C1", "2027-01").await.expect("next month"), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_reminder_routed_to_a_1to1_chat_is_scheduled_there_and_managed_from_there() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let routed = NewReminder {
+            deliver_to: Some("Ugrandma"),
+            ..common::rows::once_reminder("C1", "吃藥", 5_000)
+        };
+        let r = s.create_reminder(&routed).await.expect("create");
+        assert_eq!(r.target(), "Ugrandma", "{name}");
+        assert!(s.has_scheduled_pushes("Ugrandma").await.expect("scheduled"), "{name}");
+        assert!(s.has_scheduled_pushes("C1").await.expect("scheduled"), "{name}");
+        assert!(!s.has_scheduled_pushes("C2").await.expect("none"), "{name}");
+        assert_eq!(s.scheduled_reminders(6_000, 10).await.expect("all").len(), 1, "{name}");
+        assert!(s.scheduled_reminders(5_000, 10).await.expect("later").is_empty(), "{name}");
+        assert!(s.reminder("Ugrandma", r.id).await.expect("read").is_some(), "{name}");
+        assert!(s.reminder("C2", r.id).await.expect("read").is_none(), "{name}");
+        assert!(s.cancel_reminder("Ugrandma", r.id).await.expect("cancel"), "{name}");
     }
 }
 

@@ -99,6 +99,7 @@ async fn alert_rows_decode_to_their_direction_frequency_side_language_and_status
             tz: "Asia/Taipei",
             lang: Lang::En,
             now_ms: 0,
+            deliver_to: None,
         };
         let id = s.create_alert(&new).await.expect("create").expect("new");
         let row = s.alert("C1", id).await.expect("read").expect("there");
@@ -111,6 +112,7 @@ async fn alert_rows_decode_to_their_direction_frequency_side_language_and_status
         let fire = AlertFire {
             price: 99.0,
             conversation_id: "C1".into(),
+            deliver_to: None,
             retry_key: "k".into(),
             payload: "[]".into(),
         };

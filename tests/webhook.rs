@@ -22,7 +22,7 @@ async fn bad_or_missing_signature_gets_401_and_nothing_is_processed() {
     let sig = signature::sign(SECRET, body.as_bytes());
     assert_eq!(h.post_raw(&tampered, Some(&sig)).await, 401);
     h.settle().await;
-    assert!(h.line.requests().is_empty(), "no call to LINE");
+    assert!(h.line.sends().is_empty(), "nothing sent to LINE");
     assert!(h.llm.requests().is_empty(), "no call to the LLM");
     // The same event, correctly signed, is still new: nothing was recorded by the refusals.
     assert_eq!(h.post_signed(&body).await, 200);
@@ -195,7 +195,7 @@ async fn standby_events_are_not_answered() {
     event["mode"] = json!("standby");
     event.as_object_mut().map(|o| o.remove("replyToken"));
     h.send(vec![event]).await;
-    assert!(h.line.requests().is_empty());
+    assert!(h.line.sends().is_empty());
     assert!(h.llm.requests().is_empty());
 }
 

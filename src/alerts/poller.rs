@@ -4,7 +4,8 @@
 //! evaluates all its alerts with the pure [`crossing`](super::crossing) state machine, and
 //! records state changes and fires in one transaction (each fire fenced on `fire_seq`, its
 //! rendered push and retry key `uuid_v5("alert:{id}:{fire_seq}")` recorded with it). Then the
-//! recorded pushes go out through [`crate::delivery`], like reminders.
+//! recorded pushes go out through [`crate::delivery`], like reminders: the fires for one chat in
+//! one push, re-fires without a notification sound, held when the month's quota cannot pay.
 //!
 //! A symbol whose market is closed is not fetched; it is looked at again when the session opens.
 //! An open one is looked at again sooner the closer its price is to a level. A failed fetch (a
@@ -17,7 +18,7 @@ use super::crossing::{self, Rule, Sample, Side, State};
 use super::market::{Market, cadence, is_fresh};
 use super::render;
 use crate::calendar::WorkCalendar;
-use crate::delivery::{self, Outcome, Pusher};
+use crate::delivery::{self, Item, Outcome, Pusher};
 use crate::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
@@ -82,8 +83,10 @@ pub struct TickReport {
     pub sent: usize,
     /// Pushes to be tried again later.
     pub retrying: usize,
-    /// Pushes not delivered for good (quota, refused, abandoned).
+    /// Pushes not delivered for good (refused, abandoned).
     pub failed: usize,
+    /// Fires held for their chat's next reply (the month's quota could not pay).
+    pub held: usize,
 }
 
 /// The price-alert poller of one process.
@@ -161,16 +164,25 @@ impl AlertPoller {
         }
         deliveries
             .extend(self.store().claim_alert_deliveries(self.owner(), now_ms, lease_until).await?);
-        let outcomes: Vec<Result<Option<Outcome>, StoreError>> = futures::stream::iter(deliveries)
-            .map(|d| self.deliver(d))
-            .buffer_unordered(self.settings.push_concurrency.max(1))
-            .collect()
-            .await;
+        let mut by_chat: std::collections::BTreeMap<String, Vec<AlertDelivery>> =
+            Default::default();
+        for d in deliveries {
+            by_chat.entry(d.target().to_string()).or_default().push(d);
+        }
+        let outcomes: Vec<Result<Vec<Option<Outcome>>, StoreError>> =
+            futures::stream::iter(by_chat.into_values())
+                .map(|group| self.deliver(group))
+                .buffer_unordered(self.settings.push_concurrency.max(1))
+                .collect()
+                .await;
         for outcome in outcomes {
-            match outcome? {
-                Some(Outcome::Sent) => report.sent += 1,
-                Some(Outcome::RetryLater) => report.retrying += 1,
-                _ => report.failed += 1,
+            for one in outcome? {
+                match one {
+                    Some(Outcome::Sent) => report.sent += 1,
+                    Some(Outcome::Held) => report.held += 1,
+                    Some(Outcome::RetryLater) => report.retrying += 1,
+                    _ => report.failed += 1,
+                }
             }
         }
         Ok(report)
@@ -236,6 +248,15 @@ impl AlertPoller {
             if !step.fire && step.state == state {
                 continue;
             }
+            let mut row = row.clone();
+            if step.fire
+                && let Some(user) = row.deliver_to.clone()
+                && !self.pusher.allowance().is_friend(&user).await
+            {
+                // No longer a friend: this fire goes to the chat the alert was set in.
+                row.deliver_to = None;
+            }
+            let row = &row;
             let fire = step.fire.then(|| {
                 let messages = render::fired(
                     row,
@@ -247,6 +268,7 @@ impl AlertPoller {
                 AlertFire {
                     price: quote.price,
                     conversation_id: row.conversation_id.clone(),
+                    deliver_to: row.deliver_to.clone(),
                     retry_key: delivery::retry_key(&format!(
                         "alert:{}:{}",
                         row.id,
@@ -277,43 +299,67 @@ impl AlertPoller {
             .await
     }
 
-    /// Pushes one recorded delivery and records the outcome (`None`: abandoned unsent).
-    async fn deliver(&self, d: AlertDelivery) -> Result<Option<Outcome>, StoreError> {
+    /// Pushes the recorded deliveries of one chat together and records each outcome (`None`:
+    /// abandoned unsent). A re-fire (every fire after an alert's first) goes without a
+    /// notification sound when all of the push is re-fires.
+    async fn deliver(&self, group: Vec<AlertDelivery>) -> Result<Vec<Option<Outcome>>, StoreError> {
         let now = self.pusher.now();
         let now_ms = now.as_millisecond();
         let grace_start =
             now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
-        if d.first_attempt_at < grace_start {
-            // An attempt this old has an unknown outcome: abandon it, never resend.
+        let mut outcomes = Vec::with_capacity(group.len());
+        let mut live = Vec::with_capacity(group.len());
+        for d in group {
+            if d.first_attempt_at < grace_start {
+                // An attempt this old has an unknown outcome: abandon it, never resend.
+                self.store()
+                    .finish_alert_delivery(
+                        self.owner(),
+                        &d,
+                        Some(DeliveryStatus::Abandoned),
+                        now_ms,
+                        now_ms,
+                    )
+                    .await?;
+                outcomes.push(None);
+            } else if let Some(until) =
+                self.pusher.quiet_until(&d.conversation_id, PushKind::Alert).await?
+            {
+                // Quiet hours in the chat it was set in: kept unattempted until they end.
+                self.store().hold_alert_delivery(self.owner(), &d, until).await?;
+                outcomes.push(Some(Outcome::RetryLater));
+            } else {
+                live.push(d);
+            }
+        }
+        let Some(first) = live.first() else { return Ok(outcomes) };
+        let to = first.target().to_string();
+        let items: Vec<Item<'_>> = live
+            .iter()
+            .map(|d| Item {
+                payload: &d.payload,
+                retry_key: &d.retry_key,
+                home: &d.conversation_id,
+                what: format!("alert {}:{}", d.alert_id, d.fire_seq),
+            })
+            .collect();
+        let quiet = live.iter().all(|d| d.fire_seq > 1);
+        let outcome = self.pusher.push(&to, &items, quiet).await;
+        let retry_at =
+            now.saturating_add(self.settings.retry_after).map_or(i64::MAX, |t| t.as_millisecond());
+        for d in &live {
             self.store()
                 .finish_alert_delivery(
                     self.owner(),
-                    &d,
-                    Some(DeliveryStatus::Abandoned),
-                    now_ms,
-                    now_ms,
+                    d,
+                    outcome.status(),
+                    self.pusher.now().as_millisecond(),
+                    retry_at,
                 )
                 .await?;
-            return Ok(None);
+            outcomes.push(Some(outcome));
         }
-        if let Some(until) = self.pusher.quiet_until(&d.conversation_id, PushKind::Alert).await? {
-            self.store().hold_alert_delivery(self.owner(), &d, until).await?;
-            return Ok(Some(Outcome::RetryLater));
-        }
-        let what = format!("alert {}:{}", d.alert_id, d.fire_seq);
-        let outcome = self.pusher.push(&d.conversation_id, &d.payload, &d.retry_key, &what).await;
-        let retry_at =
-            now.saturating_add(self.settings.retry_after).map_or(i64::MAX, |t| t.as_millisecond());
-        self.store()
-            .finish_alert_delivery(
-                self.owner(),
-                &d,
-                outcome.status(),
-                self.pusher.now().as_millisecond(),
-                retry_at,
-            )
-            .await?;
-        Ok(Some(outcome))
+        Ok(outcomes)
     }
 
     /// Gives back this process's symbol leases (graceful shutdown).

@@ -36,7 +36,7 @@ pub fn fired(
         Lang::En => row.symbol.clone(),
     };
     let card = card(row, direction, quote, securities.label(&row.symbol, name, lang));
-    let signer = ButtonSigner::new(key.clone(), &row.conversation_id);
+    let signer = ButtonSigner::new(key.clone(), row.target());
     let icon = if direction == Direction::Up { "📈" } else { "📉" };
     let alt_text = format!(
         "{icon} {} {}{}{}",

@@ -17,7 +17,7 @@ use super::render;
 use super::schedule::{self, GRACE};
 use crate::calendar::WorkCalendar;
 use crate::calendar::lunar::LunarDate;
-use crate::delivery::{self, Outcome, Pusher};
+use crate::delivery::{self, Item, Outcome, Pusher};
 use crate::i18n::Lang;
 use crate::quiet::PushKind;
 use crate::sources::quotes::QuoteSource;
@@ -47,7 +47,8 @@ pub struct DigestReport {
     pub retrying: usize,
     /// Days not delivered for good.
     pub failed: usize,
-    /// Days held by quiet hours until they end.
+    /// Days held by quiet hours until they end, or by the month's quota for the chat's next
+    /// reply.
     pub held: usize,
 }
 
@@ -103,6 +104,7 @@ impl DigestSender {
             match result? {
                 Done::Finished(DigestStatus::Sent) => report.sent += 1,
                 Done::Finished(DigestStatus::Skipped) => report.skipped += 1,
+                Done::Finished(DigestStatus::Held) => report.held += 1,
                 Done::Finished(_) => report.failed += 1,
                 Done::Retry => report.retrying += 1,
                 Done::Held => report.held += 1,
@@ -179,10 +181,13 @@ impl DigestSender {
             return Ok(Done::Held);
         }
         let what = format!("digest {} {}", d.conversation_id, d.day);
-        let outcome = self.pusher.push(&d.conversation_id, &payload, &d.retry_key, &what).await;
+        let item =
+            Item { payload: &payload, retry_key: &d.retry_key, home: &d.conversation_id, what };
+        let outcome = self.pusher.push(&d.conversation_id, &[item], false).await;
         let done = match outcome {
             Outcome::Sent => Done::Finished(DigestStatus::Sent),
-            Outcome::Quota | Outcome::Refused => Done::Finished(DigestStatus::Failed),
+            Outcome::Held => Done::Finished(DigestStatus::Held),
+            Outcome::Refused => Done::Finished(DigestStatus::Failed),
             Outcome::RetryLater
                 if now.as_millisecond() - d.scheduled_for > GRACE.as_millis() as i64 =>
             {

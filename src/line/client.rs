@@ -107,9 +107,43 @@ struct ReplyBody<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct PushBody<'a, M: Serialize + ?Sized> {
     to: &'a str,
     messages: &'a M,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    notification_disabled: bool,
+}
+
+/// `GET /v2/bot/message/quota`.
+#[derive(Deserialize)]
+struct QuotaBody {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    value: Option<i64>,
+}
+
+/// `GET /v2/bot/message/quota/consumption`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ConsumptionBody {
+    total_usage: i64,
+}
+
+/// `GET /v2/bot/{group|room}/{id}/members/count`.
+#[derive(Deserialize)]
+struct CountBody {
+    count: i64,
+}
+
+/// The month's quota as LINE reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// The month's limit (`None`: no limit).
+    pub limit: Option<i64>,
+    /// Messages used this month (LINE says approximate).
+    pub used: i64,
 }
 
 #[derive(Serialize)]
@@ -212,15 +246,17 @@ impl LineClient {
     }
 
     /// Pushes once with `retry_key`; a 409 (the key was already accepted) counts as sent.
-    /// `messages` serialises to the `messages` array (built messages, or a stored payload).
+    /// `messages` serialises to the `messages` array (built messages, or a stored payload);
+    /// `quiet` sends it without a notification sound (`notificationDisabled`).
     pub async fn push<M: Serialize + ?Sized>(
         &self,
         to: &str,
         messages: &M,
         retry_key: Uuid,
+        quiet: bool,
     ) -> Result<Sent, LineError> {
         self.pacer.wait().await;
-        let result = self.push_once(to, messages, retry_key).await;
+        let result = self.push_once(to, messages, retry_key, quiet).await;
         crate::metrics::line_send("push", outcome_label(&result));
         result
     }
@@ -230,11 +266,12 @@ impl LineClient {
         to: &str,
         messages: &M,
         retry_key: Uuid,
+        quiet: bool,
     ) -> Result<Sent, LineError> {
         let request = self
             .post("/v2/bot/message/push")
             .header("X-Line-Retry-Key", retry_key.to_string())
-            .json(&PushBody { to, messages });
+            .json(&PushBody { to, messages, notification_disabled: quiet });
         let answer = send(request).await?;
         if answer.status.is_success() || answer.status == StatusCode::CONFLICT {
             return Ok(serde_json::from_slice(&answer.body).unwrap_or_default());
@@ -249,11 +286,12 @@ impl LineClient {
         to: &str,
         messages: &M,
         retry_key: Uuid,
+        quiet: bool,
     ) -> Result<Sent, LineError> {
         let mut delay = Duration::from_millis(500);
         let mut attempt = 1;
         loop {
-            match self.push(to, messages, retry_key).await {
+            match self.push(to, messages, retry_key, quiet).await {
                 Err(e)
                     if attempt < 4
                         && (e.outcome_unknown() || matches!(e, LineError::RateLimited { .. })) =>
@@ -304,6 +342,54 @@ impl LineClient {
         let profile: Profile = serde_json::from_slice(&answer.body)
             .map_err(|_| LineError::Rejected { status, message: "unreadable profile".into() })?;
         Ok(profile.display_name)
+    }
+}
+
+impl LineClient {
+    async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, LineError> {
+        let request =
+            self.http.get(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
+        let answer = send(request).await?;
+        if !answer.status.is_success() {
+            return Err(answer.error());
+        }
+        let status = answer.status;
+        serde_json::from_slice(&answer.body).map_err(|_| LineError::Rejected {
+            status,
+            message: format!("unreadable answer to {path}"),
+        })
+    }
+
+    /// The month's quota and what is used of it.
+    pub async fn quota(&self) -> Result<Quota, LineError> {
+        let quota: QuotaBody = self.get_json("/v2/bot/message/quota").await?;
+        let used: ConsumptionBody = self.get_json("/v2/bot/message/quota/consumption").await?;
+        let limit = if quota.kind == "limited" { quota.value } else { None };
+        Ok(Quota { limit, used: used.total_usage })
+    }
+
+    /// How many people are in a group or room (the bot not counted); `None` for a 1:1 chat.
+    pub async fn members_count(
+        &self,
+        conversation: &Conversation,
+    ) -> Result<Option<i64>, LineError> {
+        let path = match conversation.kind {
+            ChatKind::User => return Ok(None),
+            ChatKind::Group => format!("/v2/bot/group/{}/members/count", conversation.id),
+            ChatKind::Room => format!("/v2/bot/room/{}/members/count", conversation.id),
+        };
+        let body: CountBody = self.get_json(&path).await?;
+        Ok(Some(body.count))
+    }
+
+    /// Whether `user_id` has hearth as a friend: LINE serves the profile of friends only and
+    /// answers `404` for anyone else.
+    pub async fn is_friend(&self, user_id: &str) -> Result<bool, LineError> {
+        match self.get_json::<Profile>(&format!("/v2/bot/profile/{user_id}")).await {
+            Ok(_) => Ok(true),
+            Err(LineError::Rejected { status: StatusCode::NOT_FOUND, .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -28,7 +28,7 @@ pub fn delivery(
     key: &PostbackKey,
 ) -> Vec<Message> {
     let lang = Lang::detect(&row.text);
-    let conversation = Conversation::from_id(&row.conversation_id);
+    let conversation = Conversation::from_id(row.target());
     let mut messages = Vec::new();
     if let (Some(user), true) = (&row.mention_user_id, conversation.is_multi_person()) {
         let text = format!("{{who}} ⏰ {}", escape_braces(&row.text));
@@ -38,7 +38,7 @@ pub fn delivery(
         messages.push(Message::TextV2 { text, substitution, quick_reply: None });
     }
     let card = card(row, schedule, occurrence, at, late, lang);
-    let signer = ButtonSigner::new(key.clone(), &row.conversation_id);
+    let signer = ButtonSigner::new(key.clone(), row.target());
     match flex::container(std::slice::from_ref(&card), palette, Some(&signer)) {
         Some(contents) => messages.push(Message::Flex {
             alt_text: format!("⏰ {}", crate::line::text::truncate_graphemes(&row.text, 300)),

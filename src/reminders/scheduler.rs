@@ -3,7 +3,10 @@
 //! `X-Line-Retry-Key`) before sending, push the recorded payload, then advance the reminder fenced
 //! on the claimed occurrence and the owner. A retry — in this process or another after a crash —
 //! sends the identical request with the same key, and LINE answers a repeat with 409, which
-//! counts as delivered. Missed occurrences after downtime are not replayed: only the most recent
+//! counts as delivered. Occurrences due together for one chat go out in one push (a group is
+//! charged once); when the month's quota cannot pay, they are held for the chat's next reply and
+//! the reminder moves on. A personal reminder routed to its person's 1:1 chat goes back to the
+//! chat it was set in once that person is no longer a friend. Missed occurrences after downtime are not replayed: only the most recent
 //! one is sent, late, with a note.
 
 use futures::StreamExt;
@@ -11,7 +14,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::render;
 use crate::calendar::WorkCalendar;
-use crate::delivery::{self, Outcome, Pusher};
+use crate::delivery::{self, Item, Outcome, Pusher};
 use crate::store::{
     DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, StoreError,
 };
@@ -50,8 +53,10 @@ pub struct TickReport {
     pub sent: usize,
     /// Occurrences to be tried again later.
     pub retrying: usize,
-    /// Occurrences not delivered for good (quota, refused, abandoned).
+    /// Occurrences not delivered for good (refused, abandoned).
     pub failed: usize,
+    /// Occurrences held for their chat's next reply (the month's quota could not pay).
+    pub held: usize,
 }
 
 /// A claimed occurrence with its recorded delivery.
@@ -103,6 +108,11 @@ impl ReminderScheduler {
         Self { pusher, settings, work_calendar }
     }
 
+    /// The working calendar workday reminders follow.
+    pub fn work_calendar(&self) -> &WorkCalendar {
+        &self.work_calendar
+    }
+
     /// Delivers everything due now. Batches are pipelined: while one batch is being pushed, the
     /// next is claimed and prepared and the previous one's outcome is recorded, so a large burst
     /// is limited by LINE's rate limit rather than by the database.
@@ -125,6 +135,7 @@ impl ReminderScheduler {
             for f in &delivered {
                 match (f.delivery, f.next) {
                     (Some((_, DeliveryStatus::Sent)), _) => report.sent += 1,
+                    (Some((_, DeliveryStatus::Held)), _) => report.held += 1,
                     (_, Next::Retry(_)) => report.retrying += 1,
                     _ => report.failed += 1,
                 }
@@ -135,12 +146,18 @@ impl ReminderScheduler {
         }
     }
 
+    /// Pushes the prepared occurrences, those for one chat together in one push.
     async fn deliver_all(&self, prepared: Vec<Prepared>) -> Vec<Finish> {
-        futures::stream::iter(prepared)
-            .map(|p| self.deliver(p))
+        let mut by_chat: std::collections::BTreeMap<String, Vec<Prepared>> = Default::default();
+        for p in prepared {
+            by_chat.entry(p.row.target().to_string()).or_default().push(p);
+        }
+        let finished: Vec<Vec<Finish>> = futures::stream::iter(by_chat.into_values())
+            .map(|group| self.deliver(group))
             .buffer_unordered(self.settings.concurrency.max(1))
             .collect()
-            .await
+            .await;
+        finished.into_iter().flatten().collect()
     }
 
     async fn record(&self, finishes: &[Finish]) -> Result<(), StoreError> {
@@ -166,7 +183,13 @@ impl ReminderScheduler {
         let mut finishes = Vec::new();
         let mut planned = Vec::new();
         let mut news = Vec::new();
-        for row in rows {
+        for mut row in rows {
+            if let Some(user) = row.deliver_to.clone()
+                && !self.pusher.allowance().is_friend(&user).await
+            {
+                // No longer a friend: this occurrence goes to the chat it was set in.
+                row.deliver_to = None;
+            }
             match self.plan(row, now) {
                 Plan::Skip => {}
                 Plan::Finish(finish) => finishes.push(finish),
@@ -235,28 +258,39 @@ impl ReminderScheduler {
         Plan::Push(Box::new((new, row, claimed, next)))
     }
 
-    /// Pushes one prepared occurrence and says how its reminder moves on.
-    pub async fn deliver(&self, p: Prepared) -> Finish {
+    /// Pushes prepared occurrences for one chat in one push and says how each reminder moves
+    /// on.
+    pub async fn deliver(&self, group: Vec<Prepared>) -> Vec<Finish> {
+        let Some(first) = group.first() else { return Vec::new() };
         let now = self.pusher.now();
-        let what = format!("reminder {}", p.row.id);
-        let outcome = self
-            .pusher
-            .push(&p.row.conversation_id, &p.delivery.payload, &p.delivery.retry_key, &what)
-            .await;
-        let next = match outcome {
-            Outcome::Sent | Outcome::Quota => p.next,
+        let to = first.row.target().to_string();
+        let items: Vec<Item<'_>> = group
+            .iter()
+            .map(|p| Item {
+                payload: &p.delivery.payload,
+                retry_key: &p.delivery.retry_key,
+                home: &p.row.conversation_id,
+                what: format!("reminder {}", p.row.id),
+            })
+            .collect();
+        let outcome = self.pusher.push(&to, &items, false).await;
+        let next_of = |p: &Prepared| match outcome {
+            Outcome::Sent | Outcome::Held => p.next,
             Outcome::Refused => Next::Pause,
             Outcome::RetryLater => Next::Retry(
                 now.saturating_add(self.settings.retry_after)
                     .map_or(i64::MAX, |t| t.as_millisecond()),
             ),
         };
-        Finish {
-            reminder_id: p.row.id,
-            claimed_fire_at: p.claimed_fire_at,
-            delivery: outcome.status().map(|s| (p.delivery.scheduled_for, s)),
-            next,
-        }
+        group
+            .iter()
+            .map(|p| Finish {
+                reminder_id: p.row.id,
+                claimed_fire_at: p.claimed_fire_at,
+                delivery: outcome.status().map(|s| (p.delivery.scheduled_for, s)),
+                next: next_of(p),
+            })
+            .collect()
     }
 
     /// Gives back this process's claims (graceful shutdown).

@@ -13,8 +13,10 @@ pub struct AlertDelivery {
     pub alert_id: i64,
     /// Which fire.
     pub fire_seq: i64,
-    /// Where it goes.
+    /// The alert's chat (where it waits when held).
     pub conversation_id: String,
+    /// The 1:1 chat it is pushed to instead, if any.
+    pub deliver_to: Option<String>,
     /// The retry key of every attempt.
     pub retry_key: String,
     /// The payload of every attempt.
@@ -23,7 +25,14 @@ pub struct AlertDelivery {
     pub first_attempt_at: i64,
 }
 
-const CLAIM_DELIVERIES: &str = "UPDATE alert_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING alert_id, fire_seq, conversation_id, retry_key, payload, first_attempt_at";
+impl AlertDelivery {
+    /// The chat it is pushed to.
+    pub fn target(&self) -> &str {
+        self.deliver_to.as_deref().unwrap_or(&self.conversation_id)
+    }
+}
+
+const CLAIM_DELIVERIES: &str = "UPDATE alert_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING alert_id, fire_seq, conversation_id, deliver_to, retry_key, payload, first_attempt_at";
 const FINISH_DELIVERY: &str = "UPDATE alert_deliveries SET status = $4, attempts = attempts + 1, claimed_by = NULL, sent_at = CASE WHEN $4 = 'sent' THEN $5 ELSE sent_at END WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
 const RETRY_DELIVERY: &str = "UPDATE alert_deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_expires_at = $4 WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
 

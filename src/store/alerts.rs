@@ -56,6 +56,15 @@ pub struct AlertRow {
     pub status: AlertStatus,
     /// When it was created (Unix ms).
     pub created_at: i64,
+    /// The 1:1 chat its fires are pushed to instead of its own (a personal alert set in a group).
+    pub deliver_to: Option<String>,
+}
+
+impl AlertRow {
+    /// The chat its fires are pushed to.
+    pub fn target(&self) -> &str {
+        self.deliver_to.as_deref().unwrap_or(&self.conversation_id)
+    }
 }
 
 /// An alert to create.
@@ -89,6 +98,8 @@ pub struct NewAlert<'a> {
     pub lang: Lang,
     /// Now (Unix ms); the symbol is due at once.
     pub now_ms: i64,
+    /// The 1:1 chat to push its fires to instead of its own, if any.
+    pub deliver_to: Option<&'a str>,
 }
 
 /// A watched symbol claimed by the poller.
@@ -120,31 +131,33 @@ pub struct AlertUpdate {
 pub struct AlertFire {
     /// The price that fired it.
     pub price: f64,
-    /// Where the push goes.
+    /// The alert's chat.
     pub conversation_id: String,
+    /// The 1:1 chat the push goes to instead, if any.
+    pub deliver_to: Option<String>,
     /// `uuid_v5("alert:{id}:{fire_seq}")`.
     pub retry_key: String,
     /// The messages (JSON).
     pub payload: String,
 }
 
-const INSERT: &str = "INSERT INTO price_alerts (conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, tz, lang, status, created_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, 'active', $15 WHERE (SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active') < $16 ON CONFLICT DO NOTHING RETURNING id";
+const INSERT: &str = "INSERT INTO price_alerts (conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, tz, lang, status, created_at, deliver_to) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 0, $13, $14, 'active', $15, $17 WHERE (SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active') < $16 ON CONFLICT DO NOTHING RETURNING id";
 const COUNT_ACTIVE: &str =
     "SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active'";
 const WATCH: &str = "INSERT INTO alert_symbols (symbol, next_check_at, failures) VALUES ($1, $2, 0) ON CONFLICT (symbol) DO UPDATE SET next_check_at = CASE WHEN excluded.next_check_at < alert_symbols.next_check_at THEN excluded.next_check_at ELSE alert_symbols.next_check_at END";
-const GET: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at FROM price_alerts WHERE id = $1 AND conversation_id = $2";
-const LIST: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at FROM price_alerts WHERE conversation_id = $1 AND status = 'active' ORDER BY symbol, level, id";
-const FOR_SYMBOL: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at FROM price_alerts WHERE symbol = $1 AND status = 'active'";
-const CANCEL: &str = "UPDATE price_alerts SET status = 'cancelled' WHERE id = $1 AND conversation_id = $2 AND status = 'active'";
+const GET: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at, deliver_to FROM price_alerts WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2)";
+const LIST: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at, deliver_to FROM price_alerts WHERE conversation_id = $1 AND status = 'active' ORDER BY symbol, level, id";
+const FOR_SYMBOL: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at, deliver_to FROM price_alerts WHERE symbol = $1 AND status = 'active'";
+const CANCEL: &str = "UPDATE price_alerts SET status = 'cancelled' WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status = 'active'";
 const CANCEL_SYMBOL: &str = "UPDATE price_alerts SET status = 'cancelled' WHERE conversation_id = $1 AND symbol = $2 AND status = 'active' RETURNING id";
-const MUTE: &str = "UPDATE price_alerts SET muted_until = $3 WHERE id = $1 AND conversation_id = $2 AND status = 'active'";
+const MUTE: &str = "UPDATE price_alerts SET muted_until = $3 WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status = 'active'";
 const CLAIM_SYMBOLS: &str = "UPDATE alert_symbols SET lease_owner = $1, lease_until = $2 WHERE symbol IN (SELECT symbol FROM alert_symbols WHERE next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_check_at LIMIT $4) RETURNING symbol, failures";
 const CLAIM_SYMBOLS_SKIP_LOCKED: &str = "UPDATE alert_symbols SET lease_owner = $1, lease_until = $2 WHERE symbol IN (SELECT symbol FROM alert_symbols WHERE next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_check_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING symbol, failures";
 const RESCHEDULE: &str = "UPDATE alert_symbols SET next_check_at = $3, failures = $4, last_price = COALESCE($5, last_price), lease_owner = NULL, lease_until = NULL WHERE symbol = $1 AND lease_owner = $2";
 const UNWATCH: &str = "DELETE FROM alert_symbols WHERE symbol = $1 AND NOT EXISTS (SELECT 1 FROM price_alerts WHERE symbol = $1 AND status = 'active')";
 const SET_STATE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4 WHERE id = $1 AND fire_seq = $2 AND status = 'active'";
 const FIRE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4, last_fired_at = $5, last_price = $6, fire_seq = fire_seq + 1, status = CASE WHEN frequency = 'once' THEN 'triggered' ELSE status END WHERE id = $1 AND fire_seq = $2 AND status = 'active'";
-const RECORD_DELIVERY: &str = "INSERT INTO alert_deliveries (alert_id, fire_seq, conversation_id, retry_key, payload, status, attempts, first_attempt_at, claimed_by, claim_expires_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8) ON CONFLICT (alert_id, fire_seq) DO NOTHING";
+const RECORD_DELIVERY: &str = "INSERT INTO alert_deliveries (alert_id, fire_seq, conversation_id, retry_key, payload, status, attempts, first_attempt_at, claimed_by, claim_expires_at, deliver_to) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $9) ON CONFLICT (alert_id, fire_seq) DO NOTHING";
 const RELEASE_SYMBOLS: &str =
     "UPDATE alert_symbols SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1";
 
@@ -176,6 +189,7 @@ impl Store {
                 .bind(a.lang.code())
                 .bind(a.now_ms)
                 .bind(cap)
+                .bind(a.deliver_to)
                 .fetch_optional(&mut *tx)
                 .await?;
             if id.is_some() {
@@ -333,12 +347,14 @@ impl Store {
                     .bind(now_ms)
                     .bind(owner)
                     .bind(lease_until_ms)
+                    .bind(&fire.deliver_to)
                     .execute(&mut *tx)
                     .await?;
                 fired.push(AlertDelivery {
                     alert_id: u.alert_id,
                     fire_seq,
                     conversation_id: fire.conversation_id.clone(),
+                    deliver_to: fire.deliver_to.clone(),
                     retry_key: fire.retry_key.clone(),
                     payload: fire.payload.clone(),
                     first_attempt_at: now_ms,

@@ -65,8 +65,10 @@ pub enum DigestStatus {
     Sent,
     /// Nothing to say and the family asked for silence then.
     Skipped,
-    /// Not delivered for good (LINE refused it, the quota was used up).
+    /// Not delivered for good (LINE refused it).
     Failed,
+    /// The month's quota could not pay: kept for the chat's next reply.
+    Held,
 }
 
 /// A day's digest to compose and push.

@@ -34,6 +34,7 @@ mod lists;
 mod memory;
 mod pending;
 mod quiet;
+mod quota;
 mod reminders;
 mod values;
 
@@ -48,6 +49,7 @@ pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, Lis
 pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
 pub use quiet::QuietRow;
+pub use quota::{ChatSpend, HeldPush, QuotaReading};
 pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
 

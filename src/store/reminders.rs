@@ -49,6 +49,15 @@ pub struct ReminderRow {
     pub next_occurrence: i64,
     /// Where it is in its life.
     pub status: ReminderStatus,
+    /// The 1:1 chat it is pushed to instead of its own (a personal reminder set in a group).
+    pub deliver_to: Option<String>,
+}
+
+impl ReminderRow {
+    /// The chat its occurrences are pushed to.
+    pub fn target(&self) -> &str {
+        self.deliver_to.as_deref().unwrap_or(&self.conversation_id)
+    }
 }
 
 /// A reminder to create.
@@ -90,6 +99,8 @@ pub struct NewReminder<'a> {
     pub first_fire_at: i64,
     /// Now (Unix ms).
     pub created_at: i64,
+    /// The 1:1 chat to push it to instead of its own, if any.
+    pub deliver_to: Option<&'a str>,
 }
 
 /// A delivery about to be attempted.
@@ -154,25 +165,23 @@ pub enum Next {
     Pause,
 }
 
-const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at, lunar_days, lunar_month, lunar_leap) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15, $17, $18, $19 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status";
-const LIST: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id";
-const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status FROM reminders WHERE id = $1 AND conversation_id = $2";
-const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused')";
-const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6 FROM reminders WHERE id = $1 AND conversation_id = $2 ON CONFLICT DO NOTHING RETURNING id";
-const CLAIM: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status";
-const CLAIM_SKIP_LOCKED: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status";
+const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at, lunar_days, lunar_month, lunar_leap, deliver_to) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15, $17, $18, $19, $20 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to";
+const LIST: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id";
+const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2)";
+const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
+const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT DO NOTHING RETURNING id";
+const CLAIM: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to";
+const CLAIM_SKIP_LOCKED: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to";
 const PREPARE: &str = "INSERT INTO reminder_deliveries (reminder_id, scheduled_for, conversation_id, retry_key, payload, status, attempts, first_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) ON CONFLICT (reminder_id, scheduled_for) DO NOTHING";
 const READ_DELIVERY: &str = "SELECT reminder_id, scheduled_for, retry_key, payload, status, attempts, first_attempt_at FROM reminder_deliveries WHERE reminder_id = $1 AND scheduled_for = $2";
 const SET_DELIVERY: &str = "UPDATE reminder_deliveries SET status = $3, attempts = attempts + 1, sent_at = CASE WHEN $3 = 'sent' THEN $4 ELSE sent_at END WHERE reminder_id = $1 AND scheduled_for = $2 AND status = 'pending'";
 const ADVANCE: &str = "UPDATE reminders SET next_fire_at = $4, next_occurrence = $5, last_fired_at = $6, status = $7, claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
 const RETRY: &str = "UPDATE reminders SET claimed_by = NULL, claim_expires_at = $4 WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
 const PAUSE: &str = "UPDATE reminders SET status = 'paused', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
+const SCHEDULED: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, deliver_to FROM reminders WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at < $1 ORDER BY id LIMIT $2";
 const RELEASE_ALL: &str =
     "UPDATE reminders SET claimed_by = NULL, claim_expires_at = NULL WHERE claimed_by = $1";
-const QUOTA_MISS: &str = "INSERT INTO push_quota_notices (conversation_id, missed, since_ms) VALUES ($1, 1, $2) ON CONFLICT (conversation_id) DO UPDATE SET missed = push_quota_notices.missed + 1";
 const FIND_MEMBER: &str = "SELECT user_id, display_name FROM members WHERE conversation_id = $1 AND (display_name = $2 OR display_name LIKE '%' || $2 || '%') ORDER BY display_name = $2 DESC, length(display_name) LIMIT 1";
-const TAKE_QUOTA: &str =
-    "DELETE FROM push_quota_notices WHERE conversation_id = $1 RETURNING missed, since_ms";
 
 impl Store {
     /// Creates a reminder; it is due at `first_fire_at`. [`StoreError::Full`] when the
@@ -204,6 +213,7 @@ impl Store {
             .bind(r.lunar_days)
             .bind(r.lunar_month)
             .bind(r.lunar_leap)
+            .bind(r.deliver_to)
             .fetch_optional(&mut *tx)
             .await?;
             tx.commit().await?;
@@ -402,28 +412,15 @@ impl Store {
             .await)?)
     }
 
-    /// Notes that a push to this conversation hit the monthly quota.
-    pub async fn record_quota_miss(
+    /// Every conversation's active reminders due before `before_ms` (at most `limit`): what is
+    /// scheduled to spend LINE's quota.
+    pub async fn scheduled_reminders(
         &self,
-        conversation_id: &str,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(QUOTA_MISS)
-            .bind(conversation_id)
-            .bind(now_ms)
-            .execute(db)
-            .await
-            .map(|_| ()))?;
-        Ok(())
-    }
-
-    /// Takes (and clears) the conversation's quota notice: how many pushes were missed, since when.
-    pub async fn take_quota_notice(
-        &self,
-        conversation_id: &str,
-    ) -> Result<Option<(i64, i64)>, StoreError> {
+        before_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<ReminderRow>, StoreError> {
         Ok(
-            db!(self, db => sqlx::query_as(TAKE_QUOTA).bind(conversation_id).fetch_optional(db).await)?,
+            db!(self, db => sqlx::query_as(SCHEDULED).bind(before_ms).bind(limit).fetch_all(db).await)?,
         )
     }
 }

@@ -53,6 +53,8 @@ pub enum DeliveryStatus {
     Failed,
     /// The monthly quota was used up.
     FailedQuota,
+    /// Due while the month's quota was out: kept for the chat's next reply.
+    Held,
     /// An attempt of unknown outcome grew too old to repeat: given up, never resent.
     Abandoned,
 }
@@ -155,6 +157,7 @@ mod tests {
             DeliveryStatus::Sent => "sent",
             DeliveryStatus::Failed => "failed",
             DeliveryStatus::FailedQuota => "failed_quota",
+            DeliveryStatus::Held => "held",
             DeliveryStatus::Abandoned => "abandoned",
         );
     }

@@ -13,7 +13,9 @@ use crate::alerts::actions::CancelPriceAlert;
 use crate::alerts::crossing::{Direction, Frequency, Side};
 use crate::alerts::describe::{condition, frequency};
 use crate::alerts::render::tone_of;
+use crate::delivery::Allowance;
 use crate::format::money;
+use crate::i18n::Lang;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::{Securities, TaiwanName};
 use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
@@ -60,6 +62,8 @@ pub struct Args {
     pub level: f64,
     /// once (default), or every_time ("每次", "every time"): again on each real re-cross, at most once an hour.
     pub frequency: Option<Often>,
+    /// In a group: true when the alert is for everyone ("通知大家"); it then goes to the whole group. Omit for the asker's own alert, which goes to their 1:1 chat with hearth when they have added it as a friend (costs less of the monthly LINE quota).
+    pub everyone: Option<bool>,
 }
 
 /// The result of `price_alert`.
@@ -88,6 +92,12 @@ pub struct Output {
     pub already_past_level: bool,
     /// A sentence to relay.
     pub note: String,
+    /// Set in a group but pushed to the asker's 1:1 chat with hearth (tell them it arrives there).
+    pub delivered_privately: bool,
+    /// Every-time alerts: what each fire costs of the monthly LINE message quota (one per person in this chat).
+    pub messages_per_fire: Option<i64>,
+    /// Every-time alerts: what is left of this month's quota (`null`: no known limit).
+    pub left_this_month: Option<i64>,
     /// Set when the chat has quiet hours: a fire inside them waits until this local time
     /// (`07:00`); say so in the confirmation.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -99,12 +109,19 @@ pub struct PriceAlert {
     store: Store,
     quotes: QuoteSource,
     securities: Arc<Securities>,
+    allowance: Allowance,
 }
 
 impl PriceAlert {
-    /// The tool over the store, the shared quote source and the Taiwan securities table.
-    pub fn new(store: Store, quotes: QuoteSource, securities: Arc<Securities>) -> Self {
-        Self { store, quotes, securities }
+    /// The tool over the store, the shared quote source and the Taiwan securities table;
+    /// `allowance` tells what a push into the chat costs.
+    pub fn new(
+        store: Store,
+        quotes: QuoteSource,
+        securities: Arc<Securities>,
+        allowance: Allowance,
+    ) -> Self {
+        Self { store, quotes, securities, allowance }
     }
 
     /// The current quote of `symbol`, which also proves the symbol exists.
@@ -126,7 +143,7 @@ fn invalid(msg: impl Into<String>) -> ToolError {
 impl Tool for PriceAlert {
     const NAME: &'static str = "price_alert";
     const CHANGES_STATE: bool = true;
-    const DESCRIPTION: &'static str = "Set a price alert for this chat: push a message when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
+    const DESCRIPTION: &'static str = "Set a price alert: push a message (to this chat, or for the asker's own alert set in a group, to their 1:1 chat with hearth) when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
     type Args = Args;
     type Output = Output;
 
@@ -140,6 +157,11 @@ impl Tool for PriceAlert {
         let (direction, freq) = rule(&args);
         let side = Side::initial(price, level);
         let already = side == direction.target();
+        let deliver_to = self
+            .allowance
+            .route(&ctx.conversation, ctx.user_id.as_deref(), args.everyone == Some(true))
+            .await;
+        let target = deliver_to.as_deref().unwrap_or(conversation);
         let created = self
             .store
             .create_alert(&NewAlert {
@@ -157,6 +179,7 @@ impl Tool for PriceAlert {
                 tz: ctx.tz.iana_name().unwrap_or("Asia/Taipei"),
                 lang: ctx.lang,
                 now_ms: ctx.now().as_millisecond(),
+                deliver_to: deliver_to.as_deref(),
             })
             .await?;
         let what = condition(direction, level, crate::i18n::Lang::En);
@@ -166,6 +189,13 @@ impl Tool for PriceAlert {
             )));
         };
         let note = note(&symbol, direction, level, price, already, &what);
+        let (messages_per_fire, left_this_month) = match freq {
+            Frequency::EveryTime => (
+                Some(self.allowance.cost_of(target).await),
+                self.allowance.standing().await?.left(),
+            ),
+            Frequency::Once => (None, None),
+        };
         Ok(Output {
             id,
             name: quote.name.clone(),
@@ -178,6 +208,9 @@ impl Tool for PriceAlert {
             currency: quote.currency.clone(),
             already_past_level: already,
             note,
+            delivered_privately: deliver_to.is_some(),
+            messages_per_fire,
+            left_this_month,
             quiet_hours_end: self
                 .store
                 .quiet_hours(&ctx.conversation.id)
@@ -204,6 +237,23 @@ impl Tool for PriceAlert {
             lang.pick("頻率", "Repeats"),
             frequency(out.frequency, COOLDOWN_S, lang),
         ));
+        if out.delivered_privately {
+            card.rows.push(CardRow::new(
+                lang.pick("送到", "Arrives"),
+                lang.pick("私訊（一對一聊天）", "in your 1:1 chat with me"),
+            ));
+        }
+        if let Some(cost) = out.messages_per_fire {
+            let spend = match (out.left_this_month, lang) {
+                (Some(left), Lang::ZhTw) => format!("每次通知 {cost} 則，本月免費額度剩 {left} 則"),
+                (None, Lang::ZhTw) => format!("每次通知 {cost} 則訊息"),
+                (Some(left), Lang::En) => {
+                    format!("{cost} messages each time; {left} left this month")
+                }
+                (None, Lang::En) => format!("{cost} messages each time"),
+            };
+            card.rows.push(CardRow::new(lang.pick("額度", "Quota"), spend));
+        }
         if out.already_past_level {
             card.rows.push(
                 CardRow::new(

@@ -13,13 +13,16 @@ use tokio::sync::Notify;
 
 use crate::action::Action;
 use crate::calendar::WorkCalendar;
+use crate::delivery::Allowance;
+use crate::i18n::Lang;
 use crate::line::text::grapheme_len;
 use crate::reminders::actions::CancelReminder;
 use crate::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
 use crate::reminders::describe::{calendar_notes, local_time, repetition, upcoming, zone_label};
 use crate::reminders::recurrence::{Freq, Schedule};
+use crate::reminders::spend::{self, Spend};
 use crate::store::{NewReminder, Store};
-use crate::tool::{Card, CardRow, Styled, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -97,13 +100,17 @@ pub struct Args {
     pub leap_month: Option<bool>,
     /// In a group: the member to remind if not the person asking, by display name (e.g. "爸爸"). Omit for the asker.
     pub for_member: Option<String>,
+    /// In a group: true when the reminder is for everyone ("提醒大家", "提醒全家", "remind everyone"); it then goes to the whole group. Omit for a personal reminder, which goes to that person's 1:1 chat with hearth when they have added it as a friend (costs less of the monthly LINE quota).
+    pub everyone: Option<bool>,
+    /// True only after the user was told a repeating reminder would exceed this month's LINE message quota and still wants it created as it is.
+    pub accept_cost: Option<bool>,
 }
 
 /// The result of `reminder`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
-    /// The reminder's id.
-    pub id: i64,
+    /// The reminder's id; `null` when it was not created because it would exceed this month's LINE message quota (see `spend`): tell the user and offer the cheaper way (a personal reminder in their 1:1 chat, fewer repetitions) or `accept_cost`.
+    pub id: Option<i64>,
     /// What it is about.
     pub text: String,
     /// The first time, local, with weekday.
@@ -114,6 +121,10 @@ pub struct Output {
     pub repeats: Option<String>,
     /// Who will be @mentioned, in a group.
     pub mention: Option<String>,
+    /// Set in a group but pushed to this person's 1:1 chat with hearth (tell them it arrives there).
+    pub delivered_privately_to: Option<String>,
+    /// For repeating reminders: what they cost of the monthly LINE message quota.
+    pub spend: Option<Spend>,
     /// Lunar and workday rules: the next times, local (tell the family these dates).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub upcoming: Vec<String>,
@@ -126,14 +137,21 @@ pub struct Output {
 pub struct Reminder {
     store: Store,
     nudge: Arc<Notify>,
+    allowance: Allowance,
     work_calendar: WorkCalendar,
 }
 
 impl Reminder {
-    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon; workday
-    /// reminders follow `work_calendar`.
-    pub fn new(store: Store, nudge: Arc<Notify>, work_calendar: WorkCalendar) -> Self {
-        Self { store, nudge, work_calendar }
+    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon;
+    /// `allowance` tells what pushes cost and who has hearth as a friend; workday reminders
+    /// follow `work_calendar`.
+    pub fn new(
+        store: Store,
+        nudge: Arc<Notify>,
+        allowance: Allowance,
+        work_calendar: WorkCalendar,
+    ) -> Self {
+        Self { store, nudge, allowance, work_calendar }
     }
 }
 
@@ -287,7 +305,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). Also on the Chinese lunar calendar (every 初一 and 十五; a lunar date every year such as a lunar birthday or 農曆八月十五, leap months included) and on Taiwan's workdays (\"每個上班日\": holidays off, make-up workdays on): give the lunar month and day as the family says them, never convert them to Gregorian dates yourself; the result lists the next dates. The reminder is pushed back to this chat at the time, with buttons to mark done, snooze or stop. Resolve relative dates against the current date in the system prompt.";
+    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). Also on the Chinese lunar calendar (every 初一 and 十五; a lunar date every year such as a lunar birthday or 農曆八月十五, leap months included) and on Taiwan's workdays (\"每個上班日\": holidays off, make-up workdays on): give the lunar month and day as the family says them, never convert them to Gregorian dates yourself; the result lists the next dates. The reminder is pushed at the time, with buttons to mark done, snooze or stop: to this chat, or, for a personal reminder set in a group, to that person's 1:1 chat with hearth (say where it arrives). Pushes spend the family's monthly LINE message quota: a repeating reminder's result says what it costs, and when it would exceed the month it is not created until the user accepts or picks a cheaper way. Resolve relative dates against the current date in the system prompt.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
@@ -304,8 +322,36 @@ impl Tool for Reminder {
         }
         let now = ctx.now();
         let schedule = schedule_from(&args, now, &ctx.tz, &self.work_calendar)?;
-        let (mention_id, mention_name) = self.mention(ctx, args.for_member.as_deref()).await?;
+        let everyone = args.everyone == Some(true) && ctx.conversation.is_multi_person();
+        let (mention_id, mention_name) = match everyone {
+            true => (None, None),
+            false => self.mention(ctx, args.for_member.as_deref()).await?,
+        };
+        let deliver_to =
+            self.allowance.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
+        let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
+        let spend = match schedule.freq {
+            Freq::Once => None,
+            _ => Some(spend::estimate(&self.allowance, &schedule, target, now).await?),
+        };
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
+        let out = Output {
+            id: None,
+            text: text.to_string(),
+            first_time: local_time(first, &schedule.tz, ctx.lang),
+            timezone: zone_label(&schedule.tz, ctx.lang),
+            repeats: repetition(&schedule, ctx.lang),
+            mention: mention_name.clone(),
+            delivered_privately_to: deliver_to.as_ref().map(|_| {
+                mention_name.clone().unwrap_or_else(|| ctx.lang.pick("你", "you").to_string())
+            }),
+            spend,
+            upcoming: upcoming(&schedule, ctx.lang),
+            notes: calendar_notes(&schedule, first, ctx.lang),
+        };
+        if spend.is_some_and(|s| s.over_quota) && args.accept_cost != Some(true) {
+            return Ok(out);
+        }
         let tz_name = schedule.tz.iana_name().unwrap_or("UTC").to_string();
         let anchor_local = schedule.anchor.strftime("%Y-%m-%dT%H:%M").to_string();
         let row = self
@@ -329,23 +375,18 @@ impl Tool for Reminder {
                 lunar_leap: i64::from(schedule.lunar_month.is_some_and(|m| m.leap)),
                 first_fire_at: first.as_millisecond(),
                 created_at: now.as_millisecond(),
+                deliver_to: deliver_to.as_deref(),
             })
             .await?;
         self.nudge.notify_one();
-        Ok(Output {
-            id: row.id,
-            text: text.to_string(),
-            first_time: local_time(first, &schedule.tz, ctx.lang),
-            timezone: zone_label(&schedule.tz, ctx.lang),
-            repeats: repetition(&schedule, ctx.lang),
-            mention: mention_name,
-            upcoming: upcoming(&schedule, ctx.lang),
-            notes: calendar_notes(&schedule, first, ctx.lang),
-        })
+        Ok(Output { id: Some(row.id), ..out })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
+        let Some(id) = out.id else {
+            return Some(spend::over_quota_card(&out.text, out.spend.as_ref(), lang));
+        };
         let mut card = Card::new(lang.pick("⏰ 提醒已設定", "⏰ Reminder set"));
         card.headline = Some(Styled { text: out.text.clone(), tone: None });
         card.rows.push(CardRow::new(
@@ -361,14 +402,49 @@ impl Tool for Reminder {
         if let Some(m) = &out.mention {
             card.rows.push(CardRow::new(lang.pick("提醒對象", "For"), format!("@{m}")));
         }
+        if out.delivered_privately_to.is_some() {
+            card.rows.push(CardRow::new(
+                lang.pick("送到", "Arrives"),
+                lang.pick("私訊（一對一聊天）", "in your 1:1 chat with me"),
+            ));
+        }
+        if let Some(spend) = &out.spend {
+            card.rows.push(
+                CardRow::new(lang.pick("額度", "Quota"), spend::line(spend, lang))
+                    .toned(spend.over_quota.then_some(Tone::Warning)),
+            );
+        }
         if !out.notes.is_empty() {
             card.footnote = Some(out.notes.join("\n"));
         }
-        card.buttons.push(CancelReminder { id: out.id }.button(
+        card.buttons.push(CancelReminder { id }.button(
             lang.pick("❌ 取消這個提醒", "❌ Cancel"),
             lang.pick("❌ 取消提醒", "❌ Cancel reminder"),
         ));
         Some(card)
+    }
+
+    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+        if out.id.is_some() {
+            return Vec::new();
+        }
+        let lang = ctx.lang;
+        let mut chips = Vec::new();
+        if ctx.conversation.is_multi_person() {
+            let text = match lang {
+                Lang::ZhTw => format!("提醒改成只私訊提醒我：{}", out.text),
+                Lang::En => format!("Make it a reminder just for me in 1:1: {}", out.text),
+            };
+            chips.push(Chip::new(lang.pick("改成只私訊提醒我", "Just remind me 1:1"), text));
+        }
+        chips.push(Chip::new(
+            lang.pick("仍然建立", "Create anyway"),
+            match lang {
+                Lang::ZhTw => format!("超過額度也沒關係，照樣建立提醒：{}", out.text),
+                Lang::En => format!("Create the reminder anyway: {}", out.text),
+            },
+        ));
+        chips
     }
 }
 

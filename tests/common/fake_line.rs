@@ -1,6 +1,8 @@
 //! An in-process imitation of the LINE Messaging API for integration tests.
 //!
-//! It checks the bearer token, enforces the reply-token and retry-key rules, can be switched into
+//! It checks the bearer token, enforces the reply-token and retry-key rules, counts pushes
+//! against a monthly quota (one message per person reached; `GET /v2/bot/message/quota`,
+//! `/quota/consumption`, `members/count`), can be switched into
 //! failure modes, records every request for assertions, and writes each reply, push and loading
 //! body to `$CARGO_TARGET_TMPDIR/line-requests/` so CI can validate them with LINE's own SDK.
 
@@ -135,6 +137,14 @@ struct LineState {
     push_bucket: Option<TokenBucket>,
     /// Keep only `to` of request bodies in `requests()` (benchmarks, to save memory).
     drop_bodies: bool,
+    /// The month's message quota, when limited: pushes beyond it get the monthly-limit 429.
+    quota_limit: Option<i64>,
+    /// Messages counted against the quota this month (one per person a push reaches).
+    quota_used: i64,
+    /// Group or room id → members count (a chat not listed has one member).
+    chat_sizes: HashMap<String, i64>,
+    /// Users with a profile who have not added the bot as a friend (their profile is `404`).
+    non_friends: HashSet<String>,
 }
 
 /// A token bucket: `rate` tokens a second, at most `rate` stored (one second of burst).
@@ -210,6 +220,12 @@ impl FakeLine {
         self.lock().requests.clone()
     }
 
+    /// What was sent towards a chat (every `POST`: replies, pushes, loading animations), not
+    /// the reads (profiles, the quota, member counts).
+    pub fn sends(&self) -> Vec<Recorded> {
+        self.lock().requests.iter().filter(|r| r.method == "POST").cloned().collect()
+    }
+
     /// Requests to `POST /v2/bot/message/reply`, whatever their outcome.
     pub fn replies(&self) -> Vec<Recorded> {
         self.posts_to(REPLY_PATH)
@@ -282,6 +298,33 @@ impl FakeLine {
     /// Switches how pushes are answered.
     pub fn set_push_mode(&self, mode: PushMode) {
         self.lock().push_mode = mode;
+    }
+
+    /// Limits the month's quota to `limit` messages (`None`: no limit); pushes that do not fit
+    /// get LINE's monthly-limit 429 and deliver nothing.
+    pub fn set_quota(&self, limit: Option<i64>) {
+        self.lock().quota_limit = limit;
+    }
+
+    /// Sets the messages counted this month (`0`: a new month begins).
+    pub fn set_quota_used(&self, used: i64) {
+        self.lock().quota_used = used;
+    }
+
+    /// Messages counted this month: one per person each accepted push reached.
+    pub fn quota_used(&self) -> i64 {
+        self.lock().quota_used
+    }
+
+    /// Sets how many people a group or room has (served by `members/count`, and what a push
+    /// into it costs).
+    pub fn set_chat_size(&self, chat_id: &str, members: i64) {
+        self.lock().chat_sizes.insert(chat_id.to_owned(), members);
+    }
+
+    /// Makes a user with a profile a non-friend: `GET /v2/bot/profile/{id}` answers `404`.
+    pub fn set_not_friend(&self, user_id: &str) {
+        self.lock().non_friends.insert(user_id.to_owned());
     }
 
     /// Registers a profile served by the user, group-member and room-member profile endpoints.

@@ -27,5 +27,6 @@ pub fn once_reminder<'a>(
         lunar_leap: 0,
         first_fire_at,
         created_at: 0,
+        deliver_to: None,
     }
 }

@@ -70,8 +70,20 @@ pub(super) fn dispatch(
         ("POST", ["v2", "bot", "chat", "loading", "start"]) => {
             check_json(headers, body).unwrap_or_else(|| loading(body))
         }
+        ("GET", ["v2", "bot", "profile", user]) if state.non_friends.contains(*user) => not_found(),
         ("GET", ["v2", "bot", "profile", user])
         | ("GET", ["v2", "bot", "group" | "room", _, "member", user]) => profile(state, user),
+        ("GET", ["v2", "bot", "message", "quota"]) => match state.quota_limit {
+            Some(limit) => Outcome::new(StatusCode::OK, json!({"type": "limited", "value": limit})),
+            None => Outcome::new(StatusCode::OK, json!({"type": "none"})),
+        },
+        ("GET", ["v2", "bot", "message", "quota", "consumption"]) => {
+            Outcome::new(StatusCode::OK, json!({"totalUsage": state.quota_used}))
+        }
+        ("GET", ["v2", "bot", "group" | "room", chat, "members", "count"]) => {
+            let count = state.chat_sizes.get(*chat).copied().unwrap_or(1);
+            Outcome::new(StatusCode::OK, json!({"count": count}))
+        }
         _ => not_found(),
     }
 }
@@ -175,6 +187,13 @@ fn push(state: &mut LineState, headers: &HeaderMap, body: &Value, request_id: &s
         .with_header("x-line-accepted-request-id", accepted_id.clone())
         .delayed(delay);
     }
+    let to = body.get("to").and_then(Value::as_str).unwrap_or_default();
+    let cost = if to.starts_with('U') { 1 } else { state.chat_sizes.get(to).copied().unwrap_or(1) };
+    if state.quota_limit.is_some_and(|limit| state.quota_used + cost > limit) {
+        let message = "You have reached your monthly limit.";
+        return Outcome::new(StatusCode::TOO_MANY_REQUESTS, json!({"message": message}));
+    }
+    state.quota_used += cost;
     let sent = Value::from(sent_messages(messages));
     if let Some(key) = retry_key {
         state.accepted_keys.insert(key, (request_id.to_owned(), sent.clone()));

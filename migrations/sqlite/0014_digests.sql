@@ -22,7 +22,7 @@ CREATE TABLE digest_deliveries (
     scheduled_for    INTEGER NOT NULL,          -- Unix ms
     retry_key        TEXT NOT NULL,
     payload          TEXT,                      -- the messages, once composed
-    status           TEXT NOT NULL DEFAULT 'pending', -- pending | sent | skipped | failed
+    status           TEXT NOT NULL DEFAULT 'pending', -- pending | sent | skipped | failed | held
     claimed_by       TEXT,
     claim_expires_at INTEGER NOT NULL DEFAULT 0,
     attempts         INTEGER NOT NULL DEFAULT 0,
