@@ -165,3 +165,33 @@ async fn quiet_hours_are_cancelled_in_english_and_bad_windows_change_nothing() {
     set_clock(&h, "2026-11-30T21:00:00Z");
     assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1, "no longer held");
 }
+
+#[tokio::test]
+async fn alerts_held_overnight_come_together_in_one_push_when_quiet_hours_end() {
+    let h = start().await;
+    night(&h, MOM).await;
+    quote(&h, "BTC-USD", 99_000.0);
+    quote(&h, "ETH-USD", 3_000.0);
+    for (symbol, level) in [("BTC-USD", 100_000), ("ETH-USD", 3_500)] {
+        let args = json!({"symbol": symbol, "direction": "rises_to", "level": level});
+        call(&h, in_dm(MOM), "小幫手 價格通知", "price_alert", args).await;
+    }
+    h.app.alerts.tick().await.expect("tick");
+    h.line.clear();
+    set_clock(&h, "2026-11-30T15:30:00Z"); // 23:30
+    quote(&h, "BTC-USD", 100_500.0);
+    h.app.alerts.tick().await.expect("tick");
+    set_clock(&h, "2026-11-30T19:00:00Z"); // 03:00
+    quote(&h, "ETH-USD", 3_600.0);
+    h.app.alerts.tick().await.expect("tick");
+    assert!(h.line.pushes().is_empty(), "both held");
+    set_clock(&h, "2026-11-30T23:00:00Z"); // 07:00
+    quote(&h, "BTC-USD", 100_600.0);
+    quote(&h, "ETH-USD", 3_650.0);
+    let morning = h.app.alerts.tick().await.expect("tick");
+    assert_eq!(morning.sent, 2, "{morning:?}");
+    let pushes = h.line.accepted_pushes();
+    assert_eq!(pushes.len(), 1, "delivered together");
+    let body = pushes[0].body.to_string();
+    assert!(body.contains("100,500") && body.contains("3,600"), "{body}");
+}
