@@ -364,7 +364,7 @@ async fn a_fire_refused_for_the_monthly_quota_comes_with_the_next_reply_and_a_re
     h.llm.reply_text("好的");
     h.send(vec![h.dm(MOM, "嗨")]).await;
     let text = texts_of(&h.line.replies().last().expect("reply").body);
-    assert!(text.starts_with("你錯過的提醒：") && text.contains("BTC"), "{text}");
+    assert!(text.starts_with("你錯過的提醒：") && text.contains("Bitcoin"), "{text}");
 
     let removed = h.app.store.forget_conversation(FAMILY).await.expect("forget");
     assert_eq!(removed.alerts, 1);

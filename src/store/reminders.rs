@@ -165,20 +165,48 @@ pub enum Next {
     Pause,
 }
 
-const INSERT: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at, lunar_days, lunar_month, lunar_leap, deliver_to) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15, $17, $18, $19, $20 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to";
-const LIST: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id";
-const GET: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2)";
+/// The columns a [`ReminderRow`] is read from, in every statement that returns one.
+macro_rules! row_columns {
+    () => {
+        "id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to"
+    };
+}
+
+const INSERT: &str = concat!(
+    "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at, lunar_days, lunar_month, lunar_leap, deliver_to) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15, $17, $18, $19, $20 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING ",
+    row_columns!()
+);
+const LIST: &str = concat!(
+    "SELECT ",
+    row_columns!(),
+    " FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused') ORDER BY next_fire_at, id"
+);
+const GET: &str = concat!(
+    "SELECT ",
+    row_columns!(),
+    " FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2)"
+);
 const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
 const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT DO NOTHING RETURNING id";
-const CLAIM: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to";
-const CLAIM_SKIP_LOCKED: &str = "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to";
+const CLAIM: &str = concat!(
+    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING ",
+    row_columns!()
+);
+const CLAIM_SKIP_LOCKED: &str = concat!(
+    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING ",
+    row_columns!()
+);
 const PREPARE: &str = "INSERT INTO reminder_deliveries (reminder_id, scheduled_for, conversation_id, retry_key, payload, status, attempts, first_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) ON CONFLICT (reminder_id, scheduled_for) DO NOTHING";
 const READ_DELIVERY: &str = "SELECT reminder_id, scheduled_for, retry_key, payload, status, attempts, first_attempt_at FROM reminder_deliveries WHERE reminder_id = $1 AND scheduled_for = $2";
 const SET_DELIVERY: &str = "UPDATE reminder_deliveries SET status = $3, attempts = attempts + 1, sent_at = CASE WHEN $3 = 'sent' THEN $4 ELSE sent_at END WHERE reminder_id = $1 AND scheduled_for = $2 AND status = 'pending'";
 const ADVANCE: &str = "UPDATE reminders SET next_fire_at = $4, next_occurrence = $5, last_fired_at = $6, status = $7, claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
 const RETRY: &str = "UPDATE reminders SET claimed_by = NULL, claim_expires_at = $4 WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
 const PAUSE: &str = "UPDATE reminders SET status = 'paused', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
-const SCHEDULED: &str = "SELECT id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, deliver_to FROM reminders WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at < $1 ORDER BY id LIMIT $2";
+const SCHEDULED: &str = concat!(
+    "SELECT ",
+    row_columns!(),
+    " FROM reminders WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at < $1 ORDER BY id LIMIT $2"
+);
 const RELEASE_ALL: &str =
     "UPDATE reminders SET claimed_by = NULL, claim_expires_at = NULL WHERE claimed_by = $1";
 const FIND_MEMBER: &str = "SELECT user_id, display_name FROM members WHERE conversation_id = $1 AND (display_name = $2 OR display_name LIKE '%' || $2 || '%') ORDER BY display_name = $2 DESC, length(display_name) LIMIT 1";
