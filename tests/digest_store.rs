@@ -128,3 +128,17 @@ async fn changing_cancelling_and_forgetting_touch_only_their_own_chat() {
         assert!(!store.cancel_digest(MOM).await.expect("cancel"), "nothing left to cancel");
     }
 }
+
+#[tokio::test]
+async fn a_daily_digest_counts_as_a_scheduled_push_for_the_quota_warning() {
+    for store in stores().await {
+        assert!(!store.has_scheduled_pushes(FAMILY).await.expect("none"));
+        save(&store, FAMILY, 1_000).await;
+        assert!(
+            store.has_scheduled_pushes(FAMILY).await.expect("digest"),
+            "{}",
+            store.backend_name()
+        );
+        assert!(!store.has_scheduled_pushes(MOM).await.expect("other chat"));
+    }
+}
