@@ -23,6 +23,7 @@ use crate::line::flex::Palette;
 use crate::line::message::ReplyStyle;
 use crate::llm::agent::Agent;
 use crate::llm::openai::LlmClient;
+use crate::mcp::McpServers;
 use crate::metrics::Metrics;
 use crate::postback::{ButtonSigner, PostbackKey};
 use crate::registry::{Registry, RegistryError};
@@ -44,6 +45,9 @@ pub enum StartError {
     /// The tool registry is invalid (a programming error caught at start).
     #[error("tool registry: {0}")]
     Registry(#[from] RegistryError),
+    /// The MCP configuration cannot be used.
+    #[error(transparent)]
+    Mcp(#[from] crate::mcp::McpConfigError),
     /// The button action registry is invalid (a programming error caught at start).
     #[error("action registry: {0}")]
     Actions(#[from] ActionRegistryError),
@@ -149,7 +153,8 @@ impl Hearth {
     /// Builds hearth from its configuration, with the production tools.
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
         let store = Store::connect(&config.database_url).await?;
-        Self::with_tools(config, clock, store, crate::tools::registry)
+        let mcp = McpServers::start(config).await?;
+        Self::with_tools_and_mcp(config, clock, store, &mcp, crate::tools::registry)
     }
 
     /// Puts hearth together over an opened store, with the tools `tools` builds from the
@@ -158,6 +163,18 @@ impl Hearth {
         config: &Config,
         clock: Arc<dyn Clock>,
         store: Store,
+        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+    ) -> Result<Arc<Self>, StartError> {
+        Self::with_tools_and_mcp(config, clock, store, &McpServers::none(), tools)
+    }
+
+    /// [`Hearth::with_tools`], with the tools of the MCP servers `mcp` after those `tools`
+    /// builds (a name taken twice stops start-up).
+    pub fn with_tools_and_mcp(
+        config: &Config,
+        clock: Arc<dyn Clock>,
+        store: Store,
+        mcp: &McpServers,
         tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
     ) -> Result<Arc<Self>, StartError> {
         let tz = TimeZone::get(&config.timezone)
@@ -177,7 +194,7 @@ impl Hearth {
             work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
             allowance: allowance.clone(),
         };
-        let registry = Arc::new(tools(&services)?);
+        let registry = Arc::new(tools(&services)?.with_sources(mcp.sources())?);
         let actions = crate::actions::registry()?;
         let action_services = ActionServices {
             store: store.clone(),

@@ -5,7 +5,8 @@
 //! tap's context ([`ConfirmCall`]); the store lookup is keyed by the tap's conversation too,
 //! so a call held in one chat can never run in another. Held calls expire after [`EXPIRY`].
 //! Outgoing requests the model chose in such a turn (`crate::egress`) are held the same way,
-//! and their card shows the whole URL or query that would be sent.
+//! and their card shows the whole URL or query that would be sent. A tool its MCP server
+//! declares destructive is held this way on every call, tainted turn or not.
 
 use futures::future::BoxFuture;
 use jiff::SignedDuration;
@@ -112,16 +113,23 @@ pub async fn hold(
             );
         }
     };
-    tracing::info!(tool, id, conversation = %ctx.conversation, ?why, "call held after untrusted content");
-    let what = match why {
-        Held::StateChange => "This action",
-        Held::Outgoing(_) => "This request to an outside address",
+    tracing::info!(tool, id, conversation = %ctx.conversation, ?why, "call held for confirmation");
+    let message = match why {
+        Held::Destructive => "NOT done yet. The service marks this action as destructive, so it waits for the family: they see a card with a confirm button and it happens only if someone taps it. Say so briefly; never claim it was done.".to_string(),
+        Held::StateChange | Held::Outgoing(_) => {
+            let what = if matches!(why, Held::StateChange) {
+                "This action"
+            } else {
+                "This request to an outside address"
+            };
+            format!("NOT done. {what} was requested after untrusted web content entered the conversation, so it was not carried out. The family sees a card with a confirm button; it happens only if someone taps it. Say so briefly; never claim it was done.")
+        }
     };
     ToolReply {
         content: json!({
             "status": "needs_confirmation",
             "tool": tool,
-            "message": format!("NOT done. {what} was requested after untrusted web content entered the conversation, so it was not carried out. The family sees a card with a confirm button; it happens only if someone taps it. Say so briefly; never claim it was done."),
+            "message": message,
         }),
         card: Some(card(ctx.lang, tool, args, id, why)),
         chips: Vec::new(),
@@ -135,7 +143,9 @@ pub async fn hold(
 /// be sent), with confirm and "no thanks" buttons.
 fn card(lang: Lang, tool: &str, args: &str, id: i64, why: Held<'_>) -> Card {
     let mut card = match why {
-        Held::StateChange => Card::new(lang.pick("⚠️ 要執行這個動作嗎？", "⚠️ Do this?")),
+        Held::StateChange | Held::Destructive => {
+            Card::new(lang.pick("⚠️ 要執行這個動作嗎？", "⚠️ Do this?"))
+        }
         Held::Outgoing(Outgoing::Fetch(_)) => {
             Card::new(lang.pick("⚠️ 要連到這個網址嗎？", "⚠️ Open this address?"))
         }
@@ -145,6 +155,10 @@ fn card(lang: Lang, tool: &str, args: &str, id: i64, why: Held<'_>) -> Card {
     };
     card.subtitle = Some(
         match why {
+            Held::Destructive => lang.pick(
+                "這個動作可能無法復原，確定是你們要的再按確認。",
+                "This may not be undoable; confirm only if you want it.",
+            ),
             Held::StateChange => lang.pick(
                 "這是讀了網頁內容之後才提出的，確定是你們要的再按確認。",
                 "This was asked for after reading web content; confirm only if you want it.",

@@ -13,6 +13,7 @@
 //!   message called hearth; [`limits`]: the allow-list, turn rates and daily token budgets.
 //! - [`app`]: the assembled application shared by the server and its background work.
 //! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
+//! - [`mcp`]: tools from MCP servers, by configuration (`HEARTH_MCP_CONFIG`).
 //! - [`tool`]: the contract a tool author implements; [`registry`]: erasure and dispatch;
 //!   [`schema`]: argument schemas derived from types; [`tools`]: THE list, one file per tool.
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
@@ -62,7 +63,7 @@
 //! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits` |
 //! | 7 | `action`, `delivery`, `gate`, `inbox::queue`, `inbox::lease` |
 //! | 8 | `line` |
-//! | 9 | `llm` |
+//! | 9 | `llm`, `mcp` |
 //! | 10 | `registry` |
 //! | 11 | `tool` |
 //! | 12 | `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet` |
@@ -91,6 +92,7 @@ pub mod line;
 pub mod listen;
 pub mod lists;
 pub mod llm;
+pub mod mcp;
 pub mod memory;
 pub mod metrics;
 pub mod postback;

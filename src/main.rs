@@ -27,7 +27,8 @@ enum Command {
     Serve,
     /// Talk to the agent in the terminal, as a 1:1 chat (needs only the LLM settings).
     Chat,
-    /// Print the tool definitions exactly as sent to the LLM.
+    /// Print the tool definitions exactly as sent to the LLM (with those of the MCP servers
+    /// that answered).
     Tools,
     /// Apply the database migrations (DATABASE_URL) and exit; `serve` applies them too.
     Migrate,
@@ -56,8 +57,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 hearth::store::Store::in_memory().await?,
                 hearth::calendar::WorkCalendar::load(config.work_calendar.as_deref())?,
             )?;
-            let registry = hearth::tools::registry(&services)?;
-            let sent = hearth::llm::openai::tool_specs(registry.definitions(), config.llm_strict);
+            let mcp = hearth::mcp::McpServers::start(&config).await?;
+            let registry = hearth::tools::registry(&services)?.with_sources(mcp.sources())?;
+            let definitions = registry.definitions();
+            let sent = hearth::llm::openai::tool_specs(&definitions, config.llm_strict);
             println!("{}", serde_json::to_string_pretty(&sent)?);
         }
         Command::Migrate => {

@@ -42,6 +42,121 @@ pub fn strict_schema_for<T: JsonSchema>() -> Value {
     value
 }
 
+/// What an argument schema written elsewhere (an MCP server's) can be sent as.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExternalSchema {
+    /// Rewritten for strict mode like ours; optional properties became nullable, so the
+    /// arguments' `null` members stand for "not given" ([`drop_nulls`] removes them).
+    Strict(Value),
+    /// Usable only without strict mode (references, free-form objects), sent as written.
+    Loose(Value),
+    /// Not usable at all (the root is not an object): the tool is left out.
+    Unusable(String),
+}
+
+/// Converts a schema written elsewhere for the LLM: strict when it can be, loose otherwise.
+pub fn from_external(schema: &Value) -> ExternalSchema {
+    let Value::Object(root) = schema else {
+        return ExternalSchema::Unusable("the argument schema is not an object".into());
+    };
+    let mut root = root.clone();
+    root.remove("$schema");
+    match root.get("type") {
+        None if !root.contains_key("anyOf") && !root.contains_key("oneOf") => {
+            root.insert("type".into(), Value::from("object"));
+        }
+        Some(Value::String(t)) if t == "object" => {}
+        _ => {
+            return ExternalSchema::Unusable(
+                "the root of the argument schema is not an object".into(),
+            );
+        }
+    }
+    let mut value = Value::Object(root);
+    if contains_key(&value, "$ref") || !strict_compatible(&value, true) {
+        return ExternalSchema::Loose(value);
+    }
+    make_optional_nullable(&mut value);
+    make_strict(&mut value);
+    match check_schema(&value) {
+        Ok(()) => ExternalSchema::Strict(value),
+        Err(_) => {
+            ExternalSchema::Loose(Value::Object(schema.as_object().cloned().unwrap_or_default()))
+        }
+    }
+}
+
+/// False when closing the objects would change what the schema accepts: an object with no
+/// listed properties below the root (free-form data), or one that allows extra properties.
+fn strict_compatible(value: &Value, is_root: bool) -> bool {
+    let Value::Object(map) = value else { return true };
+    if is_object_schema(map) {
+        let free_form = !map.contains_key("properties") && !is_root;
+        let open =
+            matches!(map.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)));
+        if free_form || open || map.contains_key("patternProperties") {
+            return false;
+        }
+    }
+    let mut map = map.clone();
+    subschemas(&mut map).into_iter().all(|child| strict_compatible(child, false))
+}
+
+/// Every property not in its object's `required` list accepts `null` too.
+fn make_optional_nullable(value: &mut Value) {
+    let Value::Object(map) = value else { return };
+    let required: Vec<String> = match map.get("required") {
+        Some(Value::Array(names)) => {
+            names.iter().filter_map(Value::as_str).map(String::from).collect()
+        }
+        _ => Vec::new(),
+    };
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            if !required.contains(name) {
+                nullable(prop);
+            }
+        }
+    }
+    for child in subschemas(map) {
+        make_optional_nullable(child);
+    }
+}
+
+fn nullable(prop: &mut Value) {
+    let Value::Object(map) = prop else { return };
+    match map.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = std::mem::take(t);
+            map.insert("type".into(), serde_json::json!([t, "null"]));
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                values.push(Value::Null);
+            }
+        }
+        Some(Value::Array(types)) if !types.contains(&Value::from("null")) => {
+            types.push(Value::from("null"));
+        }
+        Some(_) => {}
+        None => {
+            let inner = Value::Object(std::mem::take(map));
+            map.insert("anyOf".into(), serde_json::json!([inner, {"type": "null"}]));
+        }
+    }
+}
+
+/// `args` without its `null` members, at every depth: under a [`ExternalSchema::Strict`]
+/// schema they stand for optional properties the LLM did not give.
+pub fn drop_nulls(args: &mut Value) {
+    match args {
+        Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
 /// Rewrites one schema (and, through [`subschemas`], every schema inside it) for strict mode.
 fn make_strict(value: &mut Value) {
     let Value::Object(map) = value else { return };
@@ -332,5 +447,59 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn an_external_schema_is_made_strict_with_optional_properties_nullable() {
+        let schema = serde_json::json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The light."},
+                "brightness": {"type": "integer", "minimum": 0, "maximum": 100},
+                "area": {"type": "object", "properties": {"floor": {"type": "string"}}},
+            },
+            "required": ["name"],
+        });
+        let ExternalSchema::Strict(s) = from_external(&schema) else { panic!("strict") };
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(s["required"], serde_json::json!(["area", "brightness", "name"]));
+        assert_eq!(s["properties"]["name"]["type"], "string");
+        assert_eq!(s["properties"]["brightness"]["type"], serde_json::json!(["integer", "null"]));
+        assert!(s["properties"]["brightness"].get("minimum").is_none());
+        assert_eq!(
+            s["properties"]["area"]["properties"]["floor"]["type"],
+            serde_json::json!(["string", "null"])
+        );
+        assert!(s.get("$schema").is_none());
+    }
+
+    #[test]
+    fn external_schemas_that_cannot_be_strict_are_loose_or_unusable() {
+        let with_ref = serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}});
+        assert!(matches!(from_external(&with_ref), ExternalSchema::Loose(_)));
+        let free_form =
+            serde_json::json!({"type": "object", "properties": {"data": {"type": "object"}}});
+        assert!(matches!(from_external(&free_form), ExternalSchema::Loose(_)));
+        let open = serde_json::json!({"type": "object", "properties": {}, "additionalProperties": {"type": "string"}});
+        assert!(matches!(from_external(&open), ExternalSchema::Loose(_)));
+        assert!(matches!(
+            from_external(&serde_json::json!({"type": "string"})),
+            ExternalSchema::Unusable(_)
+        ));
+        assert!(matches!(from_external(&serde_json::json!(["no"])), ExternalSchema::Unusable(_)));
+        let no_args = serde_json::json!({"type": "object"});
+        let ExternalSchema::Strict(s) = from_external(&no_args) else { panic!("strict") };
+        assert_eq!(
+            s,
+            serde_json::json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn nulls_standing_for_missing_optional_arguments_are_dropped() {
+        let mut args = serde_json::json!({"name": "lamp", "brightness": null, "area": {"floor": null}, "list": [{"a": null}]});
+        drop_nulls(&mut args);
+        assert_eq!(args, serde_json::json!({"name": "lamp", "area": {}, "list": [{}]}));
     }
 }

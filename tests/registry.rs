@@ -55,7 +55,8 @@ fn walk(value: &Value, visit: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
 
 #[tokio::test]
 async fn production_tools_have_the_seed_wire_names() {
-    let names: Vec<&str> = production().await.definitions().iter().map(|d| d.name).collect();
+    let names: Vec<String> =
+        production().await.definitions().iter().map(|d| d.name.to_string()).collect();
     assert_eq!(
         names,
         [
@@ -91,10 +92,10 @@ async fn production_tools_have_the_seed_wire_names() {
 #[tokio::test]
 async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
     let registry = production().await;
-    let changing: Vec<&str> = registry
+    let changing: Vec<String> = registry
         .definitions()
         .iter()
-        .map(|d| d.name)
+        .map(|d| d.name.to_string())
         .filter(|n| registry.changes_state(n))
         .collect();
     assert_eq!(
@@ -116,10 +117,10 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
             "cancel_quiet_hours",
         ]
     );
-    let untrusted: Vec<&str> = registry
+    let untrusted: Vec<String> = registry
         .definitions()
         .iter()
-        .map(|d| d.name)
+        .map(|d| d.name.to_string())
         .filter(|n| registry.untrusted_output(n))
         .collect();
     assert_eq!(untrusted, ["web_search", "summarize_url"]);
@@ -140,8 +141,11 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     )
     .expect("services");
     let registry = hearth::tools::registry(&services).expect("registry");
-    let names: Vec<&str> = registry.definitions().iter().map(|d| d.name).collect();
-    assert!(!names.contains(&"web_search") && names.contains(&"summarize_url"), "{names:?}");
+    let names: Vec<String> = registry.definitions().iter().map(|d| d.name.to_string()).collect();
+    assert!(
+        !names.iter().any(|n| n == "web_search") && names.iter().any(|n| n == "summarize_url"),
+        "{names:?}"
+    );
     config.tavily_api_key = "tvly-x".into();
     let services = hearth::tools::Services {
         sources: Sources::from_config(&config).expect("sources"),
@@ -158,7 +162,12 @@ async fn without_a_search_provider_web_search_is_not_registered() {
 async fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
     let registry = production().await;
     let describe = |name: &str| {
-        registry.definitions().iter().find(|d| d.name == name).map(|d| d.description).unwrap_or("")
+        registry
+            .definitions()
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| d.description.to_string())
+            .unwrap_or_default()
     };
     assert!(describe("fx").contains("Does NOT handle cryptocurrencies"));
     let quote = describe("get_quote");
@@ -202,7 +211,7 @@ async fn every_schema_follows_openai_strict_rules() {
 #[tokio::test]
 async fn tool_definitions_match_the_committed_snapshot() {
     let current =
-        serde_json::to_string_pretty(production().await.definitions()).expect("json") + "\n";
+        serde_json::to_string_pretty(&production().await.definitions()).expect("json") + "\n";
     let path = "tests/snapshots/tool_definitions.json";
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(path, &current).expect("write snapshot");

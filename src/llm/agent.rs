@@ -7,7 +7,8 @@
 //! calls of state-changing tools in that turn are not run but held for the family's
 //! confirmation (`crate::confirm`), and so are outgoing requests the model chose that are not
 //! the family's own links, a search's results or the family's own words (`crate::egress`). The
-//! agent decides from the registry's flags, never from tool names. The answer of a tainted turn
+//! agent decides from the registry's flags, never from tool names. A tool whose every call needs
+//! the family's confirmation (one its MCP server declares destructive) is always held. The answer of a tainted turn
 //! is marked ([`Answer::tainted`]) so the next turns treat it as untrusted too.
 //!
 //! At most a set number of the calls of one round are run; the model's further calls are not
@@ -96,6 +97,9 @@ impl Agent {
     /// Runs one call, or holds it when untrusted content already entered the turn and the tool
     /// changes state or makes an outgoing request [`egress::allowed`] does not let run.
     async fn run_call(&self, ctx: &ToolCtx, name: &str, args: &str, turn: &Turn) -> ToolReply {
+        if self.registry.always_confirm(name) {
+            return self.hold(ctx, name, args, Held::Destructive).await;
+        }
         if turn.tainted {
             if self.registry.changes_state(name) {
                 return self.hold(ctx, name, args, Held::StateChange).await;
@@ -132,7 +136,7 @@ impl Agent {
     }
 
     /// The tool definitions sent to the model.
-    pub fn tool_definitions(&self) -> &[ToolDefinition] {
+    pub fn tool_definitions(&self) -> Vec<ToolDefinition> {
         self.registry.definitions()
     }
 
@@ -170,7 +174,7 @@ impl Agent {
         let mut turn = Turn { tainted, family, links: Vec::new() };
         for round in 0..=self.max_rounds {
             let allow_tools = round < self.max_rounds;
-            let completion = self.llm.complete(&messages, tools, allow_tools).await?;
+            let completion = self.llm.complete(&messages, &tools, allow_tools).await?;
             usage.add(completion.usage.unwrap_or_default());
             if completion.tool_calls.is_empty() || !allow_tools {
                 answer.text = completion.content.unwrap_or_default();

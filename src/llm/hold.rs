@@ -15,6 +15,8 @@ pub enum Held<'a> {
     StateChange,
     /// It sends this request out.
     Outgoing(&'a Outgoing),
+    /// Its service declares it destructive: every call waits for a tap.
+    Destructive,
 }
 
 /// Keeps calls made after untrusted content entered a turn until the family confirms them.

@@ -95,17 +95,17 @@ struct FunctionSpec<'a> {
 }
 
 /// The `tools` of a request, exactly as sent: each definition wrapped as a function, with
-/// `strict: true` when strict schemas are on (omitted otherwise). `hearth tools` prints this.
+/// `strict: true` when strict schemas are on and the tool's schema is strict (omitted otherwise). `hearth tools` prints this.
 pub fn tool_specs(tools: &[ToolDefinition], strict: bool) -> Vec<ToolSpec<'_>> {
     tools
         .iter()
         .map(|t| ToolSpec {
             kind: "function",
             function: FunctionSpec {
-                name: t.name,
-                description: t.description,
+                name: &t.name,
+                description: &t.description,
                 parameters: &t.parameters,
-                strict,
+                strict: strict && t.strict,
             },
         })
         .collect()

@@ -96,11 +96,19 @@ impl Harness {
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");
-        let app = Hearth::with_tools(&config, clock.clone(), store, |services| match tools {
-            Some(build) => Ok(build(services)),
-            None => hearth::tools::registry(services),
-        })
-        .expect("hearth");
+        let mcp = hearth::mcp::McpServers::start(&config).await.expect("MCP configuration");
+        let app =
+            Hearth::with_tools_and_mcp(
+                &config,
+                clock.clone(),
+                store,
+                &mcp,
+                |services| match tools {
+                    Some(build) => Ok(build(services)),
+                    None => hearth::tools::registry(services),
+                },
+            )
+            .expect("hearth");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind hearth");
         let url = format!("http://{}", listener.local_addr().expect("address"));
         let (tx, rx) = oneshot::channel::<()>();
