@@ -15,6 +15,7 @@ use crate::calendar::{CalendarError, WorkCalendar};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::delivery::{Allowance, Pusher};
+use crate::digest::sender::{DigestSender, DigestSources};
 use crate::inbox::queue::InboxQueue;
 use crate::limits::Limits;
 use crate::line::client::LineClient;
@@ -113,6 +114,8 @@ pub struct Hearth {
     pub reminders: ReminderScheduler,
     /// Watches prices and pushes the alerts that fire.
     pub alerts: AlertPoller,
+    /// Pushes the daily digests.
+    pub digests: DigestSender,
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
     pub allowance: Allowance,
     /// Seconds between alert polls (0: off).
@@ -213,6 +216,15 @@ impl Hearth {
                 clock.clone(),
             )
         });
+        let digests = DigestSender::new(
+            pusher.clone(),
+            DigestSources {
+                weather: services.sources.weather.clone(),
+                quotes: services.sources.quotes.clone(),
+                securities: services.sources.securities.clone(),
+                work_calendar: services.work_calendar.clone(),
+            },
+        );
         let (reminders, alerts) = pushers(config, pusher, &services);
         let alerts = alerts.with_charts(charts.clone());
         let agent = Agent::new(llm, registry, config.max_tool_rounds)
@@ -232,6 +244,7 @@ impl Hearth {
             action_services,
             reminders,
             alerts,
+            digests,
             allowance,
             alert_poll_secs: config.alert_poll_secs,
             reminder_nudge: services.reminder_nudge,

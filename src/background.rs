@@ -1,4 +1,4 @@
-//! The periodic work of a serving process: delivering due reminders, watching prices for alerts,
+//! The periodic work of a serving process: delivering due reminders and daily digests, watching prices for alerts,
 //! taking webhook events that wait in the inbox (left there while the queue was full, or by a
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
 //! a while, and reading LINE's message quota.
@@ -13,6 +13,8 @@ use crate::inbox::lease;
 
 /// How often due reminders are looked for (a new reminder due sooner wakes the loop).
 const REMINDER_TICK: Duration = Duration::from_secs(1);
+/// How often digests that came due are looked for.
+const DIGEST_TICK: Duration = Duration::from_secs(20);
 /// How often the inbox is looked at for events nobody holds (a webhook leaving events there, or
 /// a finished event freeing room, wakes the loop sooner).
 const INBOX_TICK: Duration = Duration::from_secs(2);
@@ -51,6 +53,7 @@ pub fn start(app: Arc<Hearth>) -> Loops {
             tokio::spawn(deliver_reminders(app.clone())),
             tokio::spawn(take_waiting_events(app.clone())),
             tokio::spawn(watch_prices(app.clone())),
+            tokio::spawn(deliver_digests(app.clone())),
             tokio::spawn(prune(app.clone())),
             tokio::spawn(read_quota(app.clone())),
         ],
@@ -70,6 +73,20 @@ async fn deliver_reminders(app: Arc<Hearth>) {
         tokio::select! {
             _ = tokio::time::sleep(REMINDER_TICK) => {}
             _ = app.reminder_nudge.notified() => {}
+        }
+    }
+}
+
+/// Pushes the daily digests that came due.
+async fn deliver_digests(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(DIGEST_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.digests.tick().await {
+            Ok(report) if report != Default::default() => tracing::info!(?report, "digests"),
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "digest tick failed"),
         }
     }
 }

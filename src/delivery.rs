@@ -21,8 +21,9 @@ pub use allowance::Allowance;
 use crate::line::client::LineError;
 use crate::line::flex::Palette;
 use crate::postback::PostbackKey;
+use crate::quiet::{self, PushKind};
 use crate::quota::{self, Decision, batch};
-use crate::store::{DeliveryStatus, Store};
+use crate::store::{DeliveryStatus, Store, StoreError};
 
 /// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
 pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
@@ -125,6 +126,23 @@ impl Pusher {
     /// The colours of rendered cards.
     pub fn palette(&self) -> Palette {
         self.palette
+    }
+
+    /// When the conversation's quiet hours hold a push of `kind` now, the end of them (Unix ms);
+    /// `None` to push now (no quiet hours, unreadable ones, outside them, or a reminder).
+    pub async fn quiet_until(
+        &self,
+        conversation_id: &str,
+        kind: PushKind,
+    ) -> Result<Option<i64>, StoreError> {
+        let Some(row) = self.store().quiet_hours(conversation_id).await? else { return Ok(None) };
+        let Some((hours, tz)) = quiet::stored(&row.start_local, &row.end_local, &row.tz) else {
+            return Ok(None);
+        };
+        Ok(match quiet::decide(kind, self.now(), &tz, Some(&hours)) {
+            quiet::Decision::Now => None,
+            quiet::Decision::HoldUntil(t) => Some(t.as_millisecond()),
+        })
     }
 
     /// Pushes `items` to `to` together (as few requests as LINE allows), `quiet` without a

@@ -21,6 +21,8 @@
 //!   each watched symbol once per tick and pushes each fire once, their buttons.
 //! - [`lists`]: shared lists (the shopping list, named lists): merging duplicates, caps, the
 //!   list card and its ✓ buttons.
+//! - [`digest`]: the morning digest: when it is due, what it says, its card, delivered once a
+//!   day per conversation.
 //! - [`delivery`]: pushing recorded deliveries with their retry keys (reminders and alerts),
 //!   everything due for a chat in one push, held when the month's quota cannot pay;
 //!   [`quota`]: LINE's monthly message quota as pure decisions (cost, month, hold, warning,
@@ -42,6 +44,7 @@
 //!   make-up workdays, the stock exchange's closed days).
 //! - [`charts`]: the charts on quote, alert and weather cards: drawn, kept and served at
 //!   `HEARTH_PUBLIC_URL`.
+//! - [`quiet`]: quiet hours and the pure decision of whether a push goes now or waits.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal.
@@ -59,13 +62,13 @@
 //! | 3 | `app` |
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
-//! | 6 | `alerts`, `reminders`, `memory`, `lists`, `confirm`, `limits` |
+//! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits` |
 //! | 7 | `action`, `delivery`, `gate`, `inbox::queue`, `inbox::lease` |
 //! | 8 | `line` |
 //! | 9 | `llm`, `mcp` |
 //! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |
-//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar` |
+//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
@@ -81,6 +84,7 @@ pub mod config;
 pub mod confirm;
 pub mod conversation;
 pub mod delivery;
+pub mod digest;
 pub mod egress;
 pub mod format;
 pub mod gate;
@@ -96,6 +100,7 @@ pub mod memory;
 pub mod metrics;
 pub mod postback;
 pub mod privacy;
+pub mod quiet;
 pub mod quota;
 pub mod registry;
 pub mod reminders;

@@ -2,7 +2,9 @@
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
 pub mod add_list_items;
+pub mod cancel_digest;
 pub mod cancel_price_alert;
+pub mod cancel_quiet_hours;
 pub mod cancel_reminder;
 pub mod check_list_items;
 pub mod clear_list;
@@ -18,6 +20,8 @@ pub mod recap;
 pub mod remember;
 pub mod reminder;
 pub mod remove_list_items;
+pub mod set_digest;
+pub mod set_quiet_hours;
 pub mod show_list;
 pub mod summarize_url;
 pub mod weather;
@@ -107,6 +111,10 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(check_list_items::CheckListItems::new(s.store.clone()))
         .tool(remove_list_items::RemoveListItems::new(s.store.clone()))
         .tool(clear_list::ClearList::new(s.store.clone()))
+        .tool(set_digest::SetDigest::new(s.store.clone(), s.sources.weather.clone()))
+        .tool(cancel_digest::CancelDigest::new(s.store.clone()))
+        .tool(set_quiet_hours::SetQuietHours::new(s.store.clone()))
+        .tool(cancel_quiet_hours::CancelQuietHours::new(s.store.clone()))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))

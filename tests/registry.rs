@@ -78,6 +78,10 @@ async fn production_tools_have_the_seed_wire_names() {
             "check_list_items",
             "remove_list_items",
             "clear_list",
+            "set_digest",
+            "cancel_digest",
+            "set_quiet_hours",
+            "cancel_quiet_hours",
             "quota",
             "web_search",
             "summarize_url"
@@ -106,7 +110,11 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
             "add_list_items",
             "check_list_items",
             "remove_list_items",
-            "clear_list"
+            "clear_list",
+            "set_digest",
+            "cancel_digest",
+            "set_quiet_hours",
+            "cancel_quiet_hours",
         ]
     );
     let untrusted: Vec<String> = registry

@@ -20,6 +20,7 @@ use super::render;
 use crate::calendar::WorkCalendar;
 use crate::charts::publish::Charts;
 use crate::delivery::{self, Item, Outcome, Pusher};
+use crate::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::Securities;
@@ -346,6 +347,12 @@ impl AlertPoller {
                     )
                     .await?;
                 outcomes.push(None);
+            } else if let Some(until) =
+                self.pusher.quiet_until(&d.conversation_id, PushKind::Alert).await?
+            {
+                // Quiet hours in the chat it was set in: kept unattempted until they end.
+                self.store().hold_alert_delivery(self.owner(), &d, until).await?;
+                outcomes.push(Some(Outcome::RetryLater));
             } else {
                 live.push(d);
             }

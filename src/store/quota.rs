@@ -60,7 +60,7 @@ const HELD_COUNT: &str = "SELECT COUNT(*) FROM held_pushes";
 const WARN: &str = "INSERT INTO quota_warnings (conversation_id, month) VALUES ($1, $2) ON CONFLICT (conversation_id, month) DO NOTHING";
 const WARNED: &str =
     "SELECT conversation_id FROM quota_warnings WHERE conversation_id = $1 AND month = $2";
-const HAS_SCHEDULED: &str = "SELECT (SELECT COUNT(*) FROM reminders WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active' AND next_fire_at IS NOT NULL) + (SELECT COUNT(*) FROM price_alerts WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active')";
+const HAS_SCHEDULED: &str = "SELECT (SELECT COUNT(*) FROM reminders WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active' AND next_fire_at IS NOT NULL) + (SELECT COUNT(*) FROM price_alerts WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active') + (SELECT COUNT(*) FROM digests WHERE conversation_id = $1)";
 
 impl Store {
     /// Records one push into `conversation_id` costing `cost` in `month`.
@@ -238,7 +238,7 @@ impl Store {
     }
 
     /// True if pushes are scheduled to the chat: an active reminder set there or delivered
-    /// there, or an active price alert.
+    /// there, an active price alert, or a daily digest.
     pub async fn has_scheduled_pushes(&self, conversation_id: &str) -> Result<bool, StoreError> {
         let (n,): (i64,) = db!(self, db => sqlx::query_as(HAS_SCHEDULED).bind(conversation_id).fetch_one(db).await)?;
         Ok(n > 0)

@@ -98,6 +98,10 @@ pub struct Output {
     pub messages_per_fire: Option<i64>,
     /// Every-time alerts: what is left of this month's quota (`null`: no known limit).
     pub left_this_month: Option<i64>,
+    /// Set when the chat has quiet hours: a fire inside them waits until this local time
+    /// (`07:00`); say so in the confirmation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quiet_hours_end: Option<String>,
 }
 
 /// The alert-creating tool.
@@ -207,6 +211,11 @@ impl Tool for PriceAlert {
             delivered_privately: deliver_to.is_some(),
             messages_per_fire,
             left_this_month,
+            quiet_hours_end: self
+                .store
+                .quiet_hours(&ctx.conversation.id)
+                .await?
+                .map(|q| q.end_local),
         })
     }
 
@@ -256,6 +265,15 @@ impl Tool for PriceAlert {
                 )
                 .toned(Some(Tone::Warning)),
             );
+        }
+        if let Some(until) = &out.quiet_hours_end {
+            card.rows.push(CardRow::new(
+                "🌙",
+                match lang {
+                    crate::i18n::Lang::ZhTw => format!("勿擾時段內觸發時，會等到 {until} 再通知"),
+                    crate::i18n::Lang::En => format!("Inside quiet hours it waits until {until}"),
+                },
+            ));
         }
         card.buttons.push(CancelPriceAlert { id: out.id }.button(
             lang.pick("❌ 取消通知", "❌ Cancel alert"),

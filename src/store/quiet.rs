@@ -1,0 +1,77 @@
+//! What the store keeps for quiet hours: one window per conversation, and holding a recorded
+//! alert push until the window ends (never attempted, so its grace starts again then).
+
+use sqlx::FromRow;
+
+use super::{AlertDelivery, Store, StoreError};
+
+/// A conversation's quiet hours as stored.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub struct QuietRow {
+    /// Start, local `HH:MM`.
+    pub start_local: String,
+    /// End, local `HH:MM`.
+    pub end_local: String,
+    /// The zone of both.
+    pub tz: String,
+}
+
+const SAVE: &str = "INSERT INTO quiet_hours (conversation_id, start_local, end_local, tz, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (conversation_id) DO UPDATE SET start_local = excluded.start_local, end_local = excluded.end_local, tz = excluded.tz, updated_at = excluded.updated_at";
+const GET: &str = "SELECT start_local, end_local, tz FROM quiet_hours WHERE conversation_id = $1";
+const CANCEL: &str = "DELETE FROM quiet_hours WHERE conversation_id = $1";
+const HOLD_ALERT: &str = "UPDATE alert_deliveries SET claimed_by = NULL, claim_expires_at = $4, first_attempt_at = $4 WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
+
+impl Store {
+    /// Sets (or changes) the conversation's quiet hours.
+    pub async fn save_quiet_hours(
+        &self,
+        conversation_id: &str,
+        row: &QuietRow,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => sqlx::query(SAVE)
+            .bind(conversation_id)
+            .bind(&row.start_local)
+            .bind(&row.end_local)
+            .bind(&row.tz)
+            .bind(now_ms)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+
+    /// The conversation's quiet hours, if set.
+    pub async fn quiet_hours(&self, conversation_id: &str) -> Result<Option<QuietRow>, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(GET).bind(conversation_id).fetch_optional(db).await)?)
+    }
+
+    /// Ends the conversation's quiet hours; false when it had none.
+    pub async fn cancel_quiet_hours(&self, conversation_id: &str) -> Result<bool, StoreError> {
+        let n = db!(self, db => sqlx::query(CANCEL)
+            .bind(conversation_id)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?;
+        Ok(n > 0)
+    }
+
+    /// Holds a claimed alert push, unattempted, until `until_ms`: it is claimed again then, and
+    /// its grace counts from then.
+    pub async fn hold_alert_delivery(
+        &self,
+        owner: &str,
+        d: &AlertDelivery,
+        until_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => sqlx::query(HOLD_ALERT)
+            .bind(d.alert_id)
+            .bind(d.fire_seq)
+            .bind(owner)
+            .bind(until_ms)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+}
