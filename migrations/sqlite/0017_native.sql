@@ -1,6 +1,3 @@
--- A quoted message is found in the chat log by its LINE message id.
-CREATE INDEX chat_log_message ON chat_log (conversation_id, message_id);
-
 -- Members hearth welcomed when they joined a group or room: one welcome per member per chat,
 -- however often they leave and come back, whichever replica handles the event.
 CREATE TABLE welcomed_members (
