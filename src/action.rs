@@ -67,7 +67,13 @@ pub trait Action: Serialize + DeserializeOwned + Send + 'static {
 
     /// A date-time picker button (`mode: datetime`) carrying this data, opening at `initial`
     /// and limited to `min`…`max` (local `YYYY-MM-DDTHH:MM`); signed like [`Action::button`].
-    fn picker(&self, label: impl Into<String>, initial: String, min: String, max: String) -> CardButton {
+    fn picker(
+        &self,
+        label: impl Into<String>,
+        initial: String,
+        min: String,
+        max: String,
+    ) -> CardButton {
         let id = encode(self).unwrap_or_else(|e| {
             tracing::error!(action = Self::NAME, error = %e, "button data cannot be encoded");
             String::new()

@@ -110,9 +110,8 @@ impl Hearth {
             Some(user) => self.display_name(conversation, user).await,
             None => None,
         };
-        let logged_id = self
-            .log_incoming(event, source, &message.id, &message.text, speaker.as_deref())
-            .await;
+        let logged_id =
+            self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref()).await;
         let quotes_bot = match (&message.quoted_message_id, conversation.is_multi_person()) {
             (Some(quoted), true) => {
                 self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
@@ -258,19 +257,21 @@ impl Hearth {
             return;
         }
         let now = self.clock.now();
-        let newcomers =
-            match self.store.mark_welcomed(&conversation.id, user_ids, now.as_millisecond()).await
-            {
-                Ok(newcomers) if !newcomers.is_empty() => newcomers,
-                Ok(_) => {
-                    tracing::debug!(%conversation, "joined members were welcomed before");
-                    return;
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not record a welcome; not welcoming");
-                    return;
-                }
-            };
+        let newcomers = match self
+            .store
+            .mark_welcomed(&conversation.id, user_ids, now.as_millisecond())
+            .await
+        {
+            Ok(newcomers) if !newcomers.is_empty() => newcomers,
+            Ok(_) => {
+                tracing::debug!(%conversation, "joined members were welcomed before");
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not record a welcome; not welcoming");
+                return;
+            }
+        };
         let fresh = now.duration_since(received_at) < REPLY_TOKEN_FRESH;
         let Some(token) = event.reply_token.as_deref().filter(|_| fresh) else {
             tracing::info!(%conversation, "join handled too late to reply: no welcome");

@@ -28,8 +28,18 @@ const SENDABLE: [(u32, u32, u32); 6] = [
 
 /// Words in LINE's keywords (English, lower-cased) or a sticker's text that mean a greeting.
 const GREETING_WORDS: [&str; 12] = [
-    "hi", "hello", "hey", "howdy", "greetings", "wave", "yo", "good morning", "早安", "你好",
-    "哈囉", "嗨",
+    "hi",
+    "hello",
+    "hey",
+    "howdy",
+    "greetings",
+    "wave",
+    "yo",
+    "good morning",
+    "早安",
+    "你好",
+    "哈囉",
+    "嗨",
 ];
 
 /// The waving sticker for greetings (package, sticker).
@@ -72,7 +82,9 @@ pub fn request(sticker: &StickerMessage) -> String {
         format!("LINE describes it with these keywords: {}", keywords.join(", "))
     };
     let text = match sticker.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        Some(t) => format!(" The text on it says: \"{}\".", t.chars().take(100).collect::<String>()),
+        Some(t) => {
+            format!(" The text on it says: \"{}\".", t.chars().take(100).collect::<String>())
+        }
         None => String::new(),
     };
     format!(
@@ -86,7 +98,11 @@ pub fn log_text(sticker: &StickerMessage) -> String {
     if let Some(t) = sticker.text.as_deref().filter(|t| !t.trim().is_empty()) {
         words.insert(0, t);
     }
-    if words.is_empty() { "[貼圖]".to_string() } else { format!("[貼圖：{}]", words.join(", ")) }
+    if words.is_empty() {
+        "[貼圖]".to_string()
+    } else {
+        format!("[貼圖：{}]", words.join(", "))
+    }
 }
 
 #[cfg(test)]

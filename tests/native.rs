@@ -116,7 +116,10 @@ async fn a_sticker_in_a_one_to_one_chat_gets_a_warm_answer_in_kind() {
     let reply = h.line.replies().last().expect("answer").body.clone();
     let messages = messages_of(&reply);
     assert_eq!(messages[0]["type"], "sticker");
-    assert_eq!((&messages[0]["packageId"], &messages[0]["stickerId"]), (&json!("11537"), &json!("52002738")));
+    assert_eq!(
+        (&messages[0]["packageId"], &messages[0]["stickerId"]),
+        (&json!("11537"), &json!("52002738"))
+    );
     assert!(texts_of(&reply).contains("嗨"));
 
     // A sticker from LINE's list for bots comes back as the same sticker.
@@ -278,8 +281,8 @@ async fn the_picker_on_a_confirmation_moves_the_reminder() {
 
 #[test]
 fn the_webhook_fixture_of_native_events_parses() {
-    let body = std::fs::read_to_string("tests/fixtures/native_events.callback.json")
-        .expect("fixture");
+    let body =
+        std::fs::read_to_string("tests/fixtures/native_events.callback.json").expect("fixture");
     let envelope: Value = serde_json::from_str(&body).expect("json");
     let kinds: Vec<EventKind> = envelope["events"]
         .as_array()

@@ -314,7 +314,8 @@ mod tests {
 
     #[test]
     fn a_quote_token_goes_on_the_first_text_only() {
-        let answer = Answer { text: "好".into(), cards: vec![Card::new("c")], ..Answer::default() };
+        let answer =
+            Answer { text: "好".into(), cards: vec![Card::new("c")], ..Answer::default() };
         let mut messages = assemble(&answer, &style(None));
         quote(&mut messages, "q-1");
         let v = serde_json::to_value(&messages).expect("serialises");

@@ -415,7 +415,10 @@ mod tests {
             "source": {"type": "group", "groupId": "C1"},
             "joined": {"members": [{"type": "user", "userId": "U1"}, {"type": "user", "userId": "U2"}]}}))
         .expect("memberJoined");
-        assert_eq!(joined.kind, EventKind::MemberJoined { user_ids: vec!["U1".into(), "U2".into()] });
+        assert_eq!(
+            joined.kind,
+            EventKind::MemberJoined { user_ids: vec!["U1".into(), "U2".into()] }
+        );
 
         let tap = Event::parse(json!({"type": "postback", "timestamp": 1, "webhookEventId": "01P",
             "mode": "active", "source": {"type": "user", "userId": "U1"},

@@ -73,10 +73,9 @@ impl PickError {
                 "這個時間已經過了，請選一個之後的時間 🙏",
                 "That time has already passed; please pick a later one 🙏",
             ),
-            PickError::TooFar => lang.pick(
-                "最多只能改到一年內的時間喔 🙏",
-                "Please pick a time within a year 🙏",
-            ),
+            PickError::TooFar => {
+                lang.pick("最多只能改到一年內的時間喔 🙏", "Please pick a time within a year 🙏")
+            }
         }
     }
 }
@@ -153,7 +152,13 @@ pub fn occurrence_button(this: Occurrence, at: Timestamp, tz: &TimeZone, lang: L
 }
 
 /// The 📅 button of a confirmation: it opens at the reminder's first time.
-pub fn reminder_button(id: i64, now: Timestamp, first: Timestamp, tz: &TimeZone, lang: Lang) -> CardButton {
+pub fn reminder_button(
+    id: i64,
+    now: Timestamp,
+    first: Timestamp,
+    tz: &TimeZone,
+    lang: Lang,
+) -> CardButton {
     let b = bounds(now, first, tz);
     MoveReminder { id }.picker(label(lang), b.initial, b.min, b.max)
 }

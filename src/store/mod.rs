@@ -53,9 +53,7 @@ pub use pending::{NewPendingCall, PendingCall};
 pub use quiet::QuietRow;
 pub use quota::{ChatSpend, HeldPush, QuotaReading};
 pub use quoted::QuotedRow;
-pub use reminders::{
-    DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow,
-};
+pub use reminders::{DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow};
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
 
 /// Why the store failed.
