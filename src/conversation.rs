@@ -13,9 +13,7 @@ use crate::gate::addressed;
 use crate::i18n::{Failure, Lang, greeting};
 use crate::line::client::LineError;
 use crate::line::message::{MAX_MESSAGES, Message, ReplyStyle, assemble, quote};
-use crate::line::webhook::{
-    Event, EventKind, EventSource, IncomingMessage, Picked, StickerMessage, TextMessage,
-};
+use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};
 use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
@@ -34,6 +32,8 @@ const EVENT_REPLYABLE: SignedDuration = SignedDuration::from_mins(20);
 const NAME_TTL_MS: i64 = 24 * 3600 * 1000;
 /// Namespace of the deterministic push retry keys.
 const RETRY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d6c_696e_652d_7265_7479);
+
+mod native;
 
 impl Hearth {
     /// Handles one acknowledged event. Never fails: problems are logged and, where someone is
@@ -136,39 +136,6 @@ impl Hearth {
         self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
     }
 
-    /// A sticker: logged like a message; in a 1:1 chat (or replying to hearth in a group) it
-    /// gets a short answer in kind, and maybe a sticker (see [`crate::sticker`]).
-    async fn on_sticker(
-        self: &Arc<Self>,
-        event: &Event,
-        source: &EventSource,
-        sticker: &StickerMessage,
-        received_at: Timestamp,
-    ) {
-        let conversation = &source.conversation;
-        let speaker = match &source.user_id {
-            Some(user) => self.display_name(conversation, user).await,
-            None => None,
-        };
-        let log_text = crate::sticker::log_text(sticker);
-        let logged_id =
-            self.log_incoming(event, source, &sticker.id, &log_text, speaker.as_deref()).await;
-        if conversation.is_multi_person() {
-            let Some(quoted) = &sticker.quoted_message_id else { return };
-            if !self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false) {
-                return;
-            }
-        }
-        let turn = Turn {
-            lang: sticker.text.as_deref().map(Lang::detect).unwrap_or_default(),
-            request: crate::sticker::request(sticker),
-            quoted: None,
-            quote_token: sticker.quote_token.as_deref(),
-            sticker: crate::sticker::answer_sticker(sticker).map(crate::sticker::message),
-        };
-        self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
-    }
-
     /// Answers one request: the limits, the agent, and the delivery of its answer (quoting the
     /// asker's message in a group, so it is clear whom it answers).
     async fn turn(
@@ -223,66 +190,6 @@ impl Hearth {
         }
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
         crate::metrics::turn(started.elapsed());
-    }
-
-    /// The message a request quotes: from the chat log, else what is known of it.
-    async fn quoted(&self, conversation: &Conversation, message_id: &str) -> Quoted {
-        match self.store.quoted_message(&conversation.id, message_id).await {
-            Ok(Some(row)) => Quoted::Found(row),
-            Ok(None) => Quoted::Unseen {
-                from_bot: self
-                    .store
-                    .is_bot_message(&conversation.id, message_id)
-                    .await
-                    .unwrap_or(false),
-            },
-            Err(e) => {
-                tracing::warn!(error = %e, "quoted message unavailable");
-                Quoted::Unseen { from_bot: false }
-            }
-        }
-    }
-
-    /// Members joined a group: one welcome for those never welcomed there, as a reply (free);
-    /// never pushed, so a join hearth handles late goes unwelcomed rather than costing quota.
-    async fn welcome(
-        &self,
-        event: &Event,
-        source: &EventSource,
-        user_ids: &[String],
-        received_at: Timestamp,
-    ) {
-        let conversation = &source.conversation;
-        if !conversation.is_multi_person() || user_ids.is_empty() {
-            return;
-        }
-        let now = self.clock.now();
-        let newcomers = match self
-            .store
-            .mark_welcomed(&conversation.id, user_ids, now.as_millisecond())
-            .await
-        {
-            Ok(newcomers) if !newcomers.is_empty() => newcomers,
-            Ok(_) => {
-                tracing::debug!(%conversation, "joined members were welcomed before");
-                return;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "could not record a welcome; not welcoming");
-                return;
-            }
-        };
-        let fresh = now.duration_since(received_at) < REPLY_TOKEN_FRESH;
-        let Some(token) = event.reply_token.as_deref().filter(|_| fresh) else {
-            tracing::info!(%conversation, "join handled too late to reply: no welcome");
-            return;
-        };
-        let messages =
-            vec![crate::welcome::welcome(&newcomers, self.keywords.first().map(String::as_str))];
-        match self.line.reply(token, &messages).await {
-            Ok(sent) => self.remember_sent(conversation, &messages, &sent.ids(), false).await,
-            Err(e) => tracing::warn!(error = %e, %conversation, "welcome not delivered"),
-        }
     }
 
     /// Logs the incoming message (for recap and history); its id bounds the history of the turn
