@@ -20,6 +20,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 
 use crate::i18n::Lang;
+use crate::line::webhook::Picked;
 use crate::llm::agent::Answer;
 use crate::postback::{Postback, is_token};
 use crate::registry::Registry;
@@ -35,6 +36,8 @@ pub struct ActionServices {
     pub reminder_nudge: Arc<Notify>,
     /// The tools, for running a held call the family confirmed.
     pub tools: Arc<Registry>,
+    /// The working calendar workday reminders follow (moving one needs its schedule).
+    pub work_calendar: crate::calendar::WorkCalendar,
 }
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.
@@ -48,6 +51,42 @@ pub trait Action: Serialize + DeserializeOwned + Send + 'static {
 
     /// Carries out a tap verified for `ctx`'s conversation; acts on that conversation only.
     fn run(self, services: &ActionServices, ctx: &ToolCtx) -> impl Future<Output = Answer> + Send;
+
+    /// Carries out a tap on this action's date-time picker ([`Action::picker`]) with the local
+    /// date-time the member picked (LINE's picker has no zone: it is the chat's). By default
+    /// the value is ignored and the tap is an ordinary [`Action::run`].
+    fn run_picked(
+        self,
+        services: &ActionServices,
+        ctx: &ToolCtx,
+        picked: &Picked,
+    ) -> impl Future<Output = Answer> + Send {
+        let _ = picked;
+        self.run(services, ctx)
+    }
+
+    /// A date-time picker button (`mode: datetime`) carrying this data, opening at `initial`
+    /// and limited to `min`…`max` (local `YYYY-MM-DDTHH:MM`); signed like [`Action::button`].
+    fn picker(
+        &self,
+        label: impl Into<String>,
+        initial: String,
+        min: String,
+        max: String,
+    ) -> CardButton {
+        let id = encode(self).unwrap_or_else(|e| {
+            tracing::error!(action = Self::NAME, error = %e, "button data cannot be encoded");
+            String::new()
+        });
+        CardButton::Picker {
+            label: label.into(),
+            action: Self::NAME.to_string(),
+            id,
+            initial,
+            min,
+            max,
+        }
+    }
 
     /// A button carrying this data; it is signed for the conversation the card goes to when the
     /// card is rendered. Data that cannot be encoded is logged, and the button is dropped then.
@@ -113,12 +152,16 @@ type Handler = for<'a> fn(
     &'a ActionServices,
     &'a ToolCtx,
     &'a str,
+    Option<&'a Picked>,
 ) -> Result<BoxFuture<'a, Answer>, DataError>;
 
 fn handler<A: Action>() -> Handler {
-    |services, ctx, token| {
+    |services, ctx, token, picked| {
         let data = decode::<A>(token)?;
-        Ok(Box::pin(data.run(services, ctx)))
+        Ok(match picked {
+            Some(picked) => Box::pin(data.run_picked(services, ctx, picked)),
+            None => Box::pin(data.run(services, ctx)),
+        })
     }
 }
 
@@ -203,11 +246,22 @@ impl ActionRegistry {
         ctx: &'a ToolCtx,
         postback: &'a Postback,
     ) -> Result<BoxFuture<'a, Answer>, TapError> {
+        self.prepare_picked(services, ctx, postback, None)
+    }
+
+    /// [`ActionRegistry::prepare`] for a tap that carries what a date-time picker sent.
+    pub fn prepare_picked<'a>(
+        &self,
+        services: &'a ActionServices,
+        ctx: &'a ToolCtx,
+        postback: &'a Postback,
+        picked: Option<&'a Picked>,
+    ) -> Result<BoxFuture<'a, Answer>, TapError> {
         let handler = self
             .handlers
             .get(postback.action.as_str())
             .ok_or_else(|| TapError::Unknown(postback.action.clone()))?;
-        Ok(handler(services, ctx, &postback.id)?)
+        Ok(handler(services, ctx, &postback.id, picked)?)
     }
 
     /// Carries out a verified postback and says what happened; a tap no action takes gets a
@@ -218,8 +272,19 @@ impl ActionRegistry {
         ctx: &ToolCtx,
         postback: &Postback,
     ) -> Answer {
+        self.dispatch_picked(services, ctx, postback, None).await
+    }
+
+    /// [`ActionRegistry::dispatch`] for a tap that may carry what a date-time picker sent.
+    pub async fn dispatch_picked(
+        &self,
+        services: &ActionServices,
+        ctx: &ToolCtx,
+        postback: &Postback,
+        picked: Option<&Picked>,
+    ) -> Answer {
         tracing::info!(action = postback.action, conversation = %ctx.conversation, "button tapped");
-        match self.prepare(services, ctx, postback) {
+        match self.prepare_picked(services, ctx, postback, picked) {
             Ok(work) => work.await,
             Err(e) => {
                 tracing::warn!(error = %e, conversation = %ctx.conversation, "button not carried out");

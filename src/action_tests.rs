@@ -142,6 +142,7 @@ async fn services() -> ActionServices {
         store: Store::in_memory().await.expect("store"),
         reminder_nudge: Arc::new(Notify::new()),
         tools: Arc::new(Registry::builder().build().expect("no tools")),
+        work_calendar: crate::calendar::WorkCalendar::weekdays_only(),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::i18n::Lang;
 use crate::lists::actions::CheckListItem;
 use crate::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::reminders::actions::{CancelReminder, ReminderDone, SnoozeReminder};
+use crate::reminders::picker::{MoveReminder, RescheduleOccurrence};
 
 /// Builds the production action registry.
 pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
@@ -18,6 +19,8 @@ pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
         .action::<CancelReminder>()
         .action::<ReminderDone>()
         .action::<SnoozeReminder>()
+        .action::<RescheduleOccurrence>()
+        .action::<MoveReminder>()
         .action::<CancelPriceAlert>()
         .action::<MutePriceAlert>()
         .action::<ForgetMemory>()
@@ -55,6 +58,8 @@ mod tests {
                 "forget_memory",
                 "mute_price_alert",
                 "reminder_done",
+                "reminder_move",
+                "reminder_reschedule",
                 "reminder_snooze",
             ]
         );

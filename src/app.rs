@@ -202,6 +202,7 @@ impl Hearth {
             store: store.clone(),
             reminder_nudge: services.reminder_nudge.clone(),
             tools: registry.clone(),
+            work_calendar: services.work_calendar.clone(),
         };
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();

@@ -12,13 +12,14 @@ use crate::app::Hearth;
 use crate::gate::addressed;
 use crate::i18n::{Failure, Lang, greeting};
 use crate::line::client::LineError;
-use crate::line::message::{Message, ReplyStyle, assemble};
-use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, TextMessage};
+use crate::line::message::{MAX_MESSAGES, Message, ReplyStyle, assemble, quote};
+use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};
 use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
 use crate::privacy;
 use crate::quota::notice;
+use crate::quote::{Quoted, with_quote};
 use crate::source::Conversation;
 use crate::store::NewMessage;
 use crate::tool::ToolCtx;
@@ -31,6 +32,8 @@ const EVENT_REPLYABLE: SignedDuration = SignedDuration::from_mins(20);
 const NAME_TTL_MS: i64 = 24 * 3600 * 1000;
 /// Namespace of the deterministic push retry keys.
 const RETRY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d6c_696e_652d_7265_7479);
+
+mod native;
 
 impl Hearth {
     /// Handles one acknowledged event. Never fails: problems are logged and, where someone is
@@ -59,8 +62,14 @@ impl Hearth {
                         .await;
                 }
             }
-            EventKind::Postback { data } => {
-                self.on_postback(&event, &source, data, received_at).await
+            EventKind::Message(IncomingMessage::Sticker(sticker)) => {
+                self.on_sticker(&event, &source, sticker, received_at).await
+            }
+            EventKind::Postback { data, picked } => {
+                self.on_postback(&event, &source, data, picked.as_ref(), received_at).await
+            }
+            EventKind::MemberJoined { user_ids } => {
+                self.welcome(&event, &source, user_ids, received_at).await
             }
             EventKind::Follow | EventKind::Join => {
                 if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
@@ -101,7 +110,8 @@ impl Hearth {
             Some(user) => self.display_name(conversation, user).await,
             None => None,
         };
-        let logged_id = self.log_incoming(event, source, message, speaker.as_deref()).await;
+        let logged_id =
+            self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref()).await;
         let quotes_bot = match (&message.quoted_message_id, conversation.is_multi_person()) {
             (Some(quoted), true) => {
                 self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
@@ -112,16 +122,47 @@ impl Hearth {
         let Some(request) = addressed(message, in_group, &self.keywords, quotes_bot) else {
             return;
         };
-        let lang = Lang::detect(&request.text);
+        let quoted = match &message.quoted_message_id {
+            Some(id) => Some(self.quoted(conversation, id).await),
+            None => None,
+        };
+        let turn = Turn {
+            lang: Lang::detect(&request.text),
+            request: request.text,
+            quoted,
+            quote_token: message.quote_token.as_deref(),
+            sticker: None,
+        };
+        self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
+    }
+
+    /// Answers one request: the limits, the agent, and the delivery of its answer (quoting the
+    /// asker's message in a group, so it is clear whom it answers).
+    async fn turn(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        speaker: Option<&str>,
+        logged_id: i64,
+        turn: Turn<'_>,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        let in_group = conversation.is_multi_person();
+        let lang = turn.lang;
         if !self.within_limits(event, source, lang, received_at).await {
             return;
         }
         if !in_group && let Err(e) = self.line.show_loading(&conversation.id, 20).await {
             tracing::debug!(error = %e, "loading animation not shown");
         }
-        let ctx = self.tool_ctx(source, speaker.clone(), lang);
-        let (messages, tainted) =
-            self.prompt(&ctx, logged_id, speaker.as_deref(), &request.text, in_group).await;
+        let ctx = self.tool_ctx(source, speaker.map(str::to_string), lang);
+        let request = match &turn.quoted {
+            Some(quoted) => with_quote(&turn.request, quoted),
+            None => turn.request.clone(),
+        };
+        let (messages, tainted) = self.prompt(&ctx, logged_id, speaker, &request, in_group).await;
+        let tainted = tainted || turn.quoted.as_ref().is_some_and(Quoted::taints);
         let started = std::time::Instant::now();
         let mut usage = Usage::default();
         let answer = match self.agent.answer_counted(&ctx, messages, tainted, &mut usage).await {
@@ -137,7 +178,16 @@ impl Hearth {
             charts.illustrate(&mut answer.cards, &self.tz).await;
         }
         let style = self.reply_style(conversation);
-        let replies = assemble(&answer, &style);
+        let mut replies = assemble(&answer, &style);
+        if in_group && let Some(token) = turn.quote_token {
+            quote(&mut replies, token);
+        }
+        if let Some(sticker) = turn.sticker
+            && replies.len() < MAX_MESSAGES
+        {
+            // The sticker goes first: the chips stay on the last message.
+            replies.insert(0, sticker);
+        }
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
         crate::metrics::turn(started.elapsed());
     }
@@ -148,18 +198,19 @@ impl Hearth {
         &self,
         event: &Event,
         source: &EventSource,
-        message: &TextMessage,
+        message_id: &str,
+        text: &str,
         speaker: Option<&str>,
     ) -> i64 {
         let logged = self
             .store
             .log_message(&NewMessage {
                 conversation_id: &source.conversation.id,
-                message_id: Some(&message.id),
+                message_id: Some(message_id),
                 user_id: source.user_id.as_deref(),
                 speaker,
                 from_bot: false,
-                text: &message.text,
+                text,
                 at_ms: event.timestamp_ms,
                 tainted: false,
             })
@@ -241,6 +292,7 @@ impl Hearth {
         event: &Event,
         source: &EventSource,
         data: &str,
+        picked: Option<&Picked>,
         received_at: Timestamp,
     ) {
         let conversation = &source.conversation;
@@ -251,7 +303,7 @@ impl Hearth {
                     None => None,
                 };
                 let ctx = self.tool_ctx(source, speaker, Lang::ZhTw);
-                self.actions.dispatch(&self.action_services, &ctx, &postback).await
+                self.actions.dispatch_picked(&self.action_services, &ctx, &postback, picked).await
             }
             Err(e) => {
                 tracing::warn!(error = %e, conversation = %conversation, "postback refused");
@@ -400,6 +452,20 @@ impl Hearth {
             tracing::warn!(error = %e, "could not record the answer");
         }
     }
+}
+
+/// One request to answer, and how to answer it.
+struct Turn<'a> {
+    /// The language of the request.
+    lang: Lang,
+    /// What the model reads as the request (the call to hearth removed).
+    request: String,
+    /// The message the request quotes, if any.
+    quoted: Option<Quoted>,
+    /// The asker's message, quoted by the answer in a group.
+    quote_token: Option<&'a str>,
+    /// A sticker to send with the answer.
+    sticker: Option<Message>,
 }
 
 fn failure_for(error: &LlmError) -> Failure {

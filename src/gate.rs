@@ -90,7 +90,13 @@ mod tests {
     use proptest::prelude::*;
 
     fn text(t: &str) -> TextMessage {
-        TextMessage { id: "1".into(), text: t.into(), mention: None, quoted_message_id: None }
+        TextMessage {
+            id: "1".into(),
+            text: t.into(),
+            mention: None,
+            quoted_message_id: None,
+            quote_token: None,
+        }
     }
 
     fn keywords() -> Vec<String> {

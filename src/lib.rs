@@ -10,7 +10,9 @@
 //!   [`listen`]: connections with read timeouts and a bounded shutdown;
 //!   [`background`]: the periodic loops; [`metrics`]: Prometheus counters and histograms.
 //! - [`conversation`]: what happens to an event: log, agent, delivery; [`gate`]: whether a group
-//!   message called hearth; [`limits`]: the allow-list, turn rates and daily token budgets.
+//!   message called hearth; [`limits`]: the allow-list, turn rates and daily token budgets;
+//!   [`quote`]: the quoted message of a quote-reply; [`sticker`]: answering stickers in kind;
+//!   [`welcome`]: the one welcome for members who join a group.
 //! - [`app`]: the assembled application shared by the server and its background work.
 //! - [`llm`]: the OpenAI-compatible client, the system prompt and the tool loop.
 //! - [`mcp`]: tools from MCP servers, by configuration (`HEARTH_MCP_CONFIG`).
@@ -63,7 +65,7 @@
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
 //! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits` |
-//! | 7 | `action`, `delivery`, `gate`, `inbox::queue`, `inbox::lease` |
+//! | 7 | `action`, `delivery`, `gate`, `quote`, `sticker`, `welcome`, `inbox::queue`, `inbox::lease` |
 //! | 8 | `line` |
 //! | 9 | `llm`, `mcp` |
 //! | 10 | `registry`, `charts::publish` |
@@ -102,13 +104,16 @@ pub mod postback;
 pub mod privacy;
 pub mod quiet;
 pub mod quota;
+pub mod quote;
 pub mod registry;
 pub mod reminders;
 pub mod schema;
 pub mod server;
 pub mod source;
 pub mod sources;
+pub mod sticker;
 pub mod store;
 pub mod tool;
 pub mod tools;
 pub mod untrusted;
+pub mod welcome;

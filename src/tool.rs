@@ -311,6 +311,22 @@ pub enum CardButton {
         /// What the chat shows as the user's tap ("❌ 取消").
         display_text: String,
     },
+    /// Opens LINE's date-time picker; the chosen local time comes back with the tap. Signed and
+    /// bound to the conversation like [`CardButton::Postback`].
+    Picker {
+        /// The button label.
+        label: String,
+        /// The action, a short identifier (`reminder_reschedule`).
+        action: String,
+        /// The item acted on, a short identifier.
+        id: String,
+        /// Where the picker opens, local `YYYY-MM-DDTHH:MM`.
+        initial: String,
+        /// The earliest choice, local `YYYY-MM-DDTHH:MM`.
+        min: String,
+        /// The latest choice, local `YYYY-MM-DDTHH:MM`.
+        max: String,
+    },
     /// Opens a link.
     Link {
         /// The button label.

@@ -37,6 +37,8 @@ impl Hearth {
             }
             EventKind::Message(_) => !in_group,
             EventKind::Postback { .. } | EventKind::Follow | EventKind::Join => true,
+            // No welcome in a chat hearth does not serve, and no refusal either.
+            EventKind::MemberJoined { .. } => return true,
             _ => return false,
         };
         if !calls_hearth {

@@ -78,6 +78,21 @@ fn button(b: &CardButton, signer: Option<&ButtonSigner>) -> Option<Value> {
                 "displayText": truncate_graphemes(display_text, 300),
             })
         }
+        CardButton::Picker { label, action, id, initial, min, max } => {
+            let data = signer?.data(action, id);
+            if data.len() > MAX_DATA_LEN || !is_token(action) || !is_token(id) {
+                return None;
+            }
+            json!({
+                "type": "datetimepicker",
+                "label": truncate_graphemes(label, 40),
+                "data": data,
+                "mode": "datetime",
+                "initial": initial,
+                "min": min,
+                "max": max,
+            })
+        }
         CardButton::Message { label, text } => json!({
             "type": "message",
             "label": truncate_graphemes(label, 40),

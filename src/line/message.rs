@@ -29,6 +29,20 @@ pub enum Message {
     Text {
         /// At most 5000 UTF-16 units.
         text: String,
+        /// Shows the message with this quote token above the text (who is being answered).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quote_token: Option<String>,
+        /// Chips, on the last message only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quick_reply: Option<QuickReply>,
+    },
+    /// A sticker from LINE's stickers for bots (see `crate::sticker`).
+    #[serde(rename_all = "camelCase")]
+    Sticker {
+        /// The package.
+        package_id: String,
+        /// The sticker.
+        sticker_id: String,
         /// Chips, on the last message only.
         #[serde(skip_serializing_if = "Option::is_none")]
         quick_reply: Option<QuickReply>,
@@ -60,23 +74,39 @@ pub enum Message {
 impl Message {
     /// A plain text message (cut to LINE's limit).
     pub fn text(text: impl Into<String>) -> Self {
-        Message::Text { text: truncate_utf16(&text.into(), MAX_TEXT_UNITS), quick_reply: None }
+        Message::Text {
+            text: truncate_utf16(&text.into(), MAX_TEXT_UNITS),
+            quote_token: None,
+            quick_reply: None,
+        }
     }
 
     fn set_quick_reply(&mut self, qr: QuickReply) {
         match self {
             Message::Text { quick_reply, .. }
             | Message::TextV2 { quick_reply, .. }
+            | Message::Sticker { quick_reply, .. }
             | Message::Flex { quick_reply, .. } => *quick_reply = Some(qr),
         }
     }
 
-    /// The text of a text message, or the altText of a Flex message.
+    /// The text of a text message, the altText of a Flex message, `(sticker)` for a sticker.
     pub fn preview(&self) -> &str {
         match self {
             Message::Text { text, .. } | Message::TextV2 { text, .. } => text,
             Message::Flex { alt_text, .. } => alt_text,
+            Message::Sticker { .. } => "(sticker)",
         }
+    }
+}
+
+/// Quotes the message of `token` on the first plain text of `messages`, so a group sees whose
+/// question the answer is for. Nothing changes when there is no plain text message.
+pub fn quote(messages: &mut [Message], token: &str) {
+    if let Some(Message::Text { quote_token, .. }) =
+        messages.iter_mut().find(|m| matches!(m, Message::Text { .. }))
+    {
+        *quote_token = Some(token.to_string());
     }
 }
 
@@ -201,8 +231,10 @@ pub fn assemble(answer: &Answer, style: &ReplyStyle) -> Vec<Message> {
         let rest = chunks.split_off(text_slots - 1).concat();
         chunks.push(truncate_utf16(&rest, MAX_TEXT_UNITS));
     }
-    let mut messages: Vec<Message> =
-        chunks.into_iter().map(|text| Message::Text { text, quick_reply: None }).collect();
+    let mut messages: Vec<Message> = chunks
+        .into_iter()
+        .map(|text| Message::Text { text, quote_token: None, quick_reply: None })
+        .collect();
     if let Some(contents) = flex {
         messages.push(Message::Flex {
             alt_text: alt_text(&answer.cards),
@@ -278,6 +310,19 @@ mod tests {
                 assert!(utf16_len(text) <= MAX_TEXT_UNITS);
             }
         }
+    }
+
+    #[test]
+    fn a_quote_token_goes_on_the_first_text_only() {
+        let answer =
+            Answer { text: "好".into(), cards: vec![Card::new("c")], ..Answer::default() };
+        let mut messages = assemble(&answer, &style(None));
+        quote(&mut messages, "q-1");
+        let v = serde_json::to_value(&messages).expect("serialises");
+        assert_eq!(v[0]["quoteToken"], "q-1");
+        assert!(v[1].get("quoteToken").is_none());
+        let plain = serde_json::to_value(Message::text("x")).expect("serialises");
+        assert!(plain.get("quoteToken").is_none(), "no null key when not quoting");
     }
 
     #[test]

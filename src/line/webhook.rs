@@ -64,6 +64,13 @@ pub enum EventKind {
     Postback {
         /// The button's data.
         data: String,
+        /// What a date-time picker button sent with the tap (`postback.params`), if any.
+        picked: Option<Picked>,
+    },
+    /// Members joined a group or room hearth is in.
+    MemberJoined {
+        /// Their user ids (`joined.members[].userId`).
+        user_ids: Vec<String>,
     },
     /// A message was unsent.
     Unsend {
@@ -79,7 +86,9 @@ pub enum EventKind {
 pub enum IncomingMessage {
     /// A text message.
     Text(TextMessage),
-    /// A sticker, image, video, audio, file or location.
+    /// A sticker.
+    Sticker(StickerMessage),
+    /// An image, video, audio, file or location.
     Other {
         /// The message id.
         id: String,
@@ -102,6 +111,56 @@ pub struct TextMessage {
     /// The id of the message this one quotes (replies to), if any.
     #[serde(default)]
     pub quoted_message_id: Option<String>,
+    /// The token to quote this message in an answer.
+    #[serde(default)]
+    pub quote_token: Option<String>,
+}
+
+/// A sticker message.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StickerMessage {
+    /// The message id.
+    pub id: String,
+    /// The sticker package.
+    pub package_id: String,
+    /// The sticker.
+    pub sticker_id: String,
+    /// Up to 15 words LINE gives for what the sticker means (experimental on LINE's side).
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// The text a member typed on a message sticker.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The id of the message this sticker quotes (replies to), if any.
+    #[serde(default)]
+    pub quoted_message_id: Option<String>,
+    /// The token to quote this sticker in an answer.
+    #[serde(default)]
+    pub quote_token: Option<String>,
+}
+
+/// What a date-time picker sent with its postback (`postback.params`): the local value the
+/// member chose, without a time zone (LINE's picker has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Picked {
+    /// `mode: date`: `2026-12-01`.
+    Date(String),
+    /// `mode: time`: `09:30`.
+    Time(String),
+    /// `mode: datetime`: `2026-12-01T09:30`.
+    DateTime(String),
+}
+
+impl Picked {
+    /// The picker value among `params` (a rich-menu switch's params are not one).
+    fn from_params(params: &serde_json::Map<String, Value>) -> Option<Self> {
+        let get = |key: &str| params.get(key).and_then(Value::as_str).map(str::to_string);
+        get("datetime")
+            .map(Picked::DateTime)
+            .or_else(|| get("date").map(Picked::Date))
+            .or_else(|| get("time").map(Picked::Time))
+    }
 }
 
 impl TextMessage {
@@ -169,6 +228,14 @@ struct WireEvent {
     postback: Option<WirePostback>,
     #[serde(default)]
     unsend: Option<WireUnsend>,
+    #[serde(default)]
+    joined: Option<WireJoined>,
+}
+
+#[derive(Deserialize)]
+struct WireJoined {
+    #[serde(default)]
+    members: Vec<WireSource>,
 }
 
 #[derive(Deserialize)]
@@ -195,6 +262,8 @@ struct WireDelivery {
 struct WirePostback {
     #[serde(default)]
     data: String,
+    #[serde(default)]
+    params: Option<serde_json::Map<String, Value>>,
 }
 
 #[derive(Deserialize)]
@@ -217,8 +286,22 @@ impl Event {
             "unfollow" => EventKind::Unfollow,
             "join" => EventKind::Join,
             "leave" => EventKind::Leave,
-            "postback" => EventKind::Postback {
-                data: wire.postback.as_ref().ok_or_else(|| missing("postback"))?.data.clone(),
+            "postback" => {
+                let postback = wire.postback.as_ref().ok_or_else(|| missing("postback"))?;
+                EventKind::Postback {
+                    data: postback.data.clone(),
+                    picked: postback.params.as_ref().and_then(Picked::from_params),
+                }
+            }
+            "memberJoined" => EventKind::MemberJoined {
+                user_ids: wire
+                    .joined
+                    .as_ref()
+                    .ok_or_else(|| missing("joined"))?
+                    .members
+                    .iter()
+                    .filter_map(|m| m.user_id.clone())
+                    .collect(),
             },
             "unsend" => EventKind::Unsend {
                 message_id: wire
@@ -262,6 +345,8 @@ fn parse_message(message: Value) -> Result<IncomingMessage, serde_json::Error> {
     let head: Head = serde_json::from_value(message.clone())?;
     if head.message_type == "text" {
         Ok(IncomingMessage::Text(serde_json::from_value(message)?))
+    } else if head.message_type == "sticker" {
+        Ok(IncomingMessage::Sticker(serde_json::from_value(message)?))
     } else {
         Ok(IncomingMessage::Other { id: head.id, message_type: head.message_type })
     }
@@ -309,6 +394,38 @@ mod tests {
             Event::parse(json!({"type": "message", "timestamp": 1, "webhookEventId": "x"}))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn quote_tokens_stickers_joins_and_picked_times_parse() {
+        let e = Event::parse(group_text()).expect("valid");
+        let EventKind::Message(IncomingMessage::Text(t)) = &e.kind else { panic!("text") };
+        assert_eq!(t.quote_token.as_deref(), Some("q-abc123"));
+
+        let mut raw = group_text();
+        raw["message"] = json!({"id": "5901", "type": "sticker", "packageId": "11537",
+            "stickerId": "52002738", "stickerResourceType": "ANIMATION", "quoteToken": "q-s",
+            "keywords": ["hi", "Hello", "wave"]});
+        let e = Event::parse(raw).expect("sticker");
+        let EventKind::Message(IncomingMessage::Sticker(s)) = &e.kind else { panic!("sticker") };
+        assert_eq!((s.package_id.as_str(), s.keywords.len()), ("11537", 3));
+
+        let joined = Event::parse(json!({"type": "memberJoined", "timestamp": 1,
+            "webhookEventId": "01J", "mode": "active", "replyToken": "r",
+            "source": {"type": "group", "groupId": "C1"},
+            "joined": {"members": [{"type": "user", "userId": "U1"}, {"type": "user", "userId": "U2"}]}}))
+        .expect("memberJoined");
+        assert_eq!(
+            joined.kind,
+            EventKind::MemberJoined { user_ids: vec!["U1".into(), "U2".into()] }
+        );
+
+        let tap = Event::parse(json!({"type": "postback", "timestamp": 1, "webhookEventId": "01P",
+            "mode": "active", "source": {"type": "user", "userId": "U1"},
+            "postback": {"data": "a=x&i=1&s=y", "params": {"datetime": "2026-12-01T09:30"}}}))
+        .expect("postback");
+        let EventKind::Postback { picked, .. } = tap.kind else { panic!("postback") };
+        assert_eq!(picked, Some(Picked::DateTime("2026-12-01T09:30".into())));
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Reminders: when they fire ([`recurrence`]; lunar and workday rules checked in
 //! [`calendar_rule`]), how they are described to the family
 //! ([`describe`]), what a delivery looks like ([`render`]), how it is delivered exactly once
-//! ([`scheduler`]), what its buttons do ([`actions`]) and what the scheduled ones will spend of
+//! ([`scheduler`]), what its buttons do ([`actions`]; 📅 change time in [`picker`]) and what the scheduled ones will spend of
 //! LINE's monthly quota ([`projection`], [`spend`]).
 
 pub mod actions;
 pub mod calendar_rule;
 pub mod describe;
+pub mod picker;
 pub mod projection;
 pub mod recurrence;
 pub mod render;

@@ -35,8 +35,10 @@ mod memory;
 mod pending;
 mod quiet;
 mod quota;
+mod quoted;
 mod reminders;
 mod values;
+mod welcomed;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
@@ -50,7 +52,8 @@ pub use memory::{Memory, NewMemory};
 pub use pending::{NewPendingCall, PendingCall};
 pub use quiet::QuietRow;
 pub use quota::{ChatSpend, HeldPush, QuotaReading};
-pub use reminders::{DeliveryRow, Finish, NewDelivery, NewReminder, Next, ReminderRow};
+pub use quoted::QuotedRow;
+pub use reminders::{DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow};
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
 
 /// Why the store failed.

@@ -103,6 +103,21 @@ pub struct NewReminder<'a> {
     pub deliver_to: Option<&'a str>,
 }
 
+/// A reminder's rule after it was moved to another time (the 📅 button of its confirmation).
+#[derive(Debug, Clone)]
+pub struct MovedRule<'a> {
+    /// The new first occurrence, local `YYYY-MM-DDTHH:MM`.
+    pub anchor_local: &'a str,
+    /// Weekly day mask (0: the anchor's weekday).
+    pub weekdays: i64,
+    /// Monthly day (`None`: the anchor's day).
+    pub month_day: Option<i64>,
+    /// The occurrences left, if the series was limited.
+    pub max_count: Option<i64>,
+    /// When it is next due (Unix ms).
+    pub next_fire_at: i64,
+}
+
 /// A delivery about to be attempted.
 #[derive(Debug, Clone)]
 pub struct NewDelivery {
@@ -188,6 +203,11 @@ const GET: &str = concat!(
 );
 const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
 const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT DO NOTHING RETURNING id";
+const RESCHEDULE_OCCURRENCE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT (snooze_of, snooze_occurrence) DO UPDATE SET anchor_local = excluded.anchor_local, next_fire_at = excluded.next_fire_at, next_occurrence = 0, status = 'active', claimed_by = NULL, claim_expires_at = NULL RETURNING id";
+const MOVE: &str = "UPDATE reminders SET anchor_local = $3, weekdays = $4, month_day = $5, max_count = $6, next_fire_at = $7, next_occurrence = 0, claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
+/// Finished copies of earlier occurrences no longer block a snooze of the moved series' first.
+const DETACH_SNOOZES: &str =
+    "UPDATE reminders SET snooze_occurrence = NULL WHERE snooze_of = $1 AND status <> 'active'";
 const CLAIM: &str = concat!(
     "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING ",
     row_columns!()
@@ -305,6 +325,60 @@ impl Store {
             .fetch_optional(db)
             .await)?;
         Ok(row.map(|(id,)| id))
+    }
+
+    /// Moves occurrence `occurrence` of reminder `id` to `at_ms` (local `anchor_local`): a
+    /// one-off copy, or its existing copy (a snooze) moved and made active again. The copy's
+    /// id; `None` if the id is not this conversation's.
+    pub async fn reschedule_occurrence(
+        &self,
+        conversation_id: &str,
+        id: i64,
+        occurrence: i64,
+        anchor_local: &str,
+        at_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        let row: Option<(i64,)> = db!(self, db => sqlx::query_as(RESCHEDULE_OCCURRENCE)
+            .bind(id)
+            .bind(conversation_id)
+            .bind(anchor_local)
+            .bind(at_ms)
+            .bind(occurrence)
+            .bind(now_ms)
+            .fetch_optional(db)
+            .await)?;
+        Ok(row.map(|(id,)| id))
+    }
+
+    /// Moves an active or paused reminder of this conversation to a new rule (`m`): it starts
+    /// again from its new anchor, due at `m.next_fire_at`. False if there was none to move.
+    pub async fn move_reminder(
+        &self,
+        conversation_id: &str,
+        id: i64,
+        m: &MovedRule<'_>,
+    ) -> Result<bool, StoreError> {
+        let moved = db!(self, db => {
+            let mut tx = db.begin().await?;
+            let n = sqlx::query(MOVE)
+                .bind(id)
+                .bind(conversation_id)
+                .bind(m.anchor_local)
+                .bind(m.weekdays)
+                .bind(m.month_day)
+                .bind(m.max_count)
+                .bind(m.next_fire_at)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if n == 1 {
+                sqlx::query(DETACH_SNOOZES).bind(id).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            n == 1
+        });
+        Ok(moved)
     }
 
     /// Claims up to `limit` due reminders for `owner` until `lease_until_ms`. On PostgreSQL the

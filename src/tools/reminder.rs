@@ -19,6 +19,7 @@ use crate::line::text::grapheme_len;
 use crate::reminders::actions::CancelReminder;
 use crate::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
 use crate::reminders::describe::{calendar_notes, local_time, repetition, upcoming, zone_label};
+use crate::reminders::picker;
 use crate::reminders::recurrence::{Freq, Schedule};
 use crate::reminders::spend::{self, Spend};
 use crate::store::{NewReminder, Store};
@@ -131,6 +132,9 @@ pub struct Output {
     /// Lunar and workday rules: what the family should know (leap months, years the working calendar does not know yet).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The first occurrence and the reminder's zone, for the card's 📅 change-time button.
+    #[serde(skip)]
+    pub first_at: Option<(Timestamp, TimeZone)>,
 }
 
 /// The reminder tool.
@@ -348,6 +352,7 @@ impl Tool for Reminder {
             spend,
             upcoming: upcoming(&schedule, ctx.lang),
             notes: calendar_notes(&schedule, first, ctx.lang),
+            first_at: Some((first, schedule.tz.clone())),
         };
         if spend.is_some_and(|s| s.over_quota) && args.accept_cost != Some(true) {
             return Ok(out);
@@ -416,6 +421,9 @@ impl Tool for Reminder {
         }
         if !out.notes.is_empty() {
             card.footnote = Some(out.notes.join("\n"));
+        }
+        if let Some((first, tz)) = &out.first_at {
+            card.buttons.push(picker::reminder_button(id, ctx.now(), *first, tz, lang));
         }
         card.buttons.push(CancelReminder { id }.button(
             lang.pick("❌ 取消這個提醒", "❌ Cancel"),
