@@ -137,8 +137,10 @@ fn assert_fails(report: &Report, check: &str, message: &str, fix: &str) {
     let failed: Vec<&Finding> =
         report.of(check).into_iter().filter(|f| f.status == Status::Fail).collect();
     assert!(
-        failed.iter().any(|f| f.message.contains(message)
-            && f.fix.as_deref().unwrap_or_default().contains(fix)),
+        failed
+            .iter()
+            .any(|f| f.message.contains(message)
+                && f.fix.as_deref().unwrap_or_default().contains(fix)),
         "{check} should fail with {message:?} / {fix:?}:\n{}",
         report.render()
     );
@@ -195,13 +197,18 @@ async fn the_binary_prints_the_list_and_exits_zero_when_healthy_and_non_zero_on_
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("✗ LINE webhook"), "{text}");
-    assert!(text.contains("→ set the webhook URL to https://hearth.example.com/callback"), "{text}");
+    assert!(
+        text.contains("→ set the webhook URL to https://hearth.example.com/callback"),
+        "{text}"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 check(s) failed"));
 
-    let out = run_binary(&d, &["--json", "--webhook-url", "https://old.example.com/callback"]).await;
+    let out =
+        run_binary(&d, &["--json", "--webhook-url", "https://old.example.com/callback"]).await;
     assert!(out.status.success(), "the URL given is the one registered");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let hook = json["entries"].as_array().expect("entries").iter().find(|e| e["check"] == "LINE webhook");
+    let hook =
+        json["entries"].as_array().expect("entries").iter().find(|e| e["check"] == "LINE webhook");
     assert_eq!(hook.expect("webhook entry")["status"], "pass");
 }
 
@@ -225,8 +232,12 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
     assert_eq!(only(&report, "search").status, Status::Warn);
     assert_eq!(only(&report, "vision model").status, Status::Warn);
     assert!(only(&report, "transcription model").message.contains("HEARTH_TRANSCRIBE_MODEL"));
-    assert!(report.of("settings").iter().any(|f| f.status == Status::Warn
-        && f.message.contains("HEARTH_ALLOWED_CHATS")));
+    assert!(
+        report
+            .of("settings")
+            .iter()
+            .any(|f| f.status == Status::Warn && f.message.contains("HEARTH_ALLOWED_CHATS"))
+    );
     let hearth_env_free = std::env::var("HEARTH_VISION_MODEL").is_err()
         && std::env::var("HEARTH_TRANSCRIBE_MODEL").is_err();
     if hearth_env_free {
@@ -241,7 +252,10 @@ async fn a_database_never_created_or_not_migrated_fails_with_hearth_migrate() {
     assert_fails(&d.examine().await, "database", "migrations not applied", "hearth migrate");
     d.config.database_url = format!("sqlite://{}", temp_path("never.db").display());
     assert_fails(&d.examine().await, "database", "no database file", "hearth migrate");
-    assert!(!std::path::Path::new(&d.config.database_url["sqlite://".len()..]).exists(), "not created");
+    assert!(
+        !std::path::Path::new(&d.config.database_url["sqlite://".len()..]).exists(),
+        "not created"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -256,7 +270,12 @@ async fn a_refused_channel_token_fails_with_how_to_issue_one() {
 async fn a_webhook_elsewhere_off_or_unanswered_fails_with_the_url_to_set() {
     let d = Deployment::healthy().await;
     d.line.set_webhook("https://old.example.com/callback", true);
-    assert_fails(&d.examine().await, "LINE webhook", "old.example.com", "https://hearth.example.com/callback");
+    assert_fails(
+        &d.examine().await,
+        "LINE webhook",
+        "old.example.com",
+        "https://hearth.example.com/callback",
+    );
 
     d.line.set_webhook(&format!("{PUBLIC_URL}/callback"), false);
     assert_fails(&d.examine().await, "LINE webhook", "Use webhook is off", "turn on Use webhook");
@@ -265,7 +284,10 @@ async fn a_webhook_elsewhere_off_or_unanswered_fails_with_the_url_to_set() {
     d.line.set_webhook_test_status(0);
     let report = d.examine().await;
     assert_fails(&report, "LINE webhook", "got no answer", "hearth serve behind HTTPS");
-    assert!(report.of("LINE webhook").iter().any(|f| f.status == Status::Pass), "registered is fine");
+    assert!(
+        report.of("LINE webhook").iter().any(|f| f.status == Status::Pass),
+        "registered is fine"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -283,7 +305,12 @@ async fn a_model_that_refuses_tools_fails_and_one_that_ignores_them_warns() {
     let refusal = json!({"error": {"message": "tools is not supported for this model", "type": "invalid_request_error"}});
     d.llm.push(Step::Status(400, refusal.to_string()));
     let report = examine(&d.config, &d.options).await;
-    assert_fails(&report, "LLM tool calls", "refused a request with a tool", "HEARTH_LLM_STRICT=false");
+    assert_fails(
+        &report,
+        "LLM tool calls",
+        "refused a request with a tool",
+        "HEARTH_LLM_STRICT=false",
+    );
     assert!(only(&report, "LLM tool calls").message.contains("tools is not supported"));
 
     d.llm.reply_text("pong");
@@ -323,7 +350,12 @@ async fn a_search_provider_that_does_not_answer_fails_naming_its_setting() {
 async fn a_quota_used_up_fails_and_one_past_eighty_percent_warns() {
     let d = Deployment::healthy().await;
     d.line.set_quota_used(200);
-    assert_fails(&d.examine().await, "message quota", "200 of 200", "LINE Official Account Manager");
+    assert_fails(
+        &d.examine().await,
+        "message quota",
+        "200 of 200",
+        "LINE Official Account Manager",
+    );
     d.line.set_quota_used(170);
     let report = d.examine().await;
     assert_eq!(only(&report, "message quota").status, Status::Warn, "{}", report.render());
@@ -341,5 +373,10 @@ async fn an_mcp_server_that_cannot_be_reached_fails_naming_it() {
     d.config.mcp_config = Some(mcp);
     let report = d.examine().await;
     assert_fails(&report, "MCP servers", "garage", "HEARTH_MCP_CONFIG");
-    assert!(report.of("MCP servers").iter().any(|f| f.status == Status::Pass && f.message.contains("home")));
+    assert!(
+        report
+            .of("MCP servers")
+            .iter()
+            .any(|f| f.status == Status::Pass && f.message.contains("home"))
+    );
 }

@@ -17,7 +17,12 @@ fn client(probe: &Probe) -> Result<LineClient, Finding> {
         ));
     }
     LineClient::new(&config.line_api_base, config.line_channel_access_token.clone(), 1).map_err(
-        |e| Finding::fail(format!("cannot build the HTTP client for LINE: {e}"), "report this as a bug"),
+        |e| {
+            Finding::fail(
+                format!("cannot build the HTTP client for LINE: {e}"),
+                "report this as a bug",
+            )
+        },
     )
 }
 

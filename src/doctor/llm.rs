@@ -34,10 +34,9 @@ fn llm_error(base: &str, e: &LlmError) -> Finding {
             format!("{base} did not answer like an OpenAI-compatible API"),
             "check OPENAI_BASE_URL: it must include the version (…/v1, or …/v1beta/openai for Gemini)",
         ),
-        LlmError::Status { .. } => Finding::fail(
-            format!("{base}: {e}"),
-            "check OPENAI_BASE_URL and the provider's status",
-        ),
+        LlmError::Status { .. } => {
+            Finding::fail(format!("{base}: {e}"), "check OPENAI_BASE_URL and the provider's status")
+        }
     }
 }
 
@@ -57,11 +56,16 @@ pub fn model_listed(
             let offered = if some.is_empty() { "none".to_string() } else { some.join(", ") };
             Finding::fail(
                 format!("{base} does not offer {model} ({setting}); it offers: {offered}"),
-                format!("set {setting} to a model the endpoint offers (for Ollama: ollama pull {model})"),
+                format!(
+                    "set {setting} to a model the endpoint offers (for Ollama: ollama pull {model})"
+                ),
             )
         }
         Err(LlmError::Status { status, .. }) if status.is_client_error() => Finding::warn(
-            format!("{base} does not list its models (HTTP {}); {model} could not be looked up", status.as_u16()),
+            format!(
+                "{base} does not list its models (HTTP {}); {model} could not be looked up",
+                status.as_u16()
+            ),
             "nothing to do if the tool-call check passes; otherwise check the model name",
         ),
         Err(e) => llm_error(base, &e),
@@ -79,7 +83,8 @@ impl Check for Endpoint {
     fn run<'a>(&'a self, probe: &'a Probe) -> BoxFuture<'a, Vec<Finding>> {
         Box::pin(async move {
             let c = &probe.config;
-            let listed = models::list(&c.openai_base_url, &c.openai_api_key, probe.options.timeout).await;
+            let listed =
+                models::list(&c.openai_base_url, &c.openai_api_key, probe.options.timeout).await;
             vec![model_listed(listed, "HEARTH_MODEL", &c.model, &c.openai_base_url)]
         })
     }
@@ -101,9 +106,20 @@ impl Check for Tools {
 async fn tool_call(probe: &Probe) -> Finding {
     let c = &probe.config;
     let timeout = Duration::from_secs(c.llm_timeout_secs).min(probe.options.timeout);
-    let client = match LlmClient::new(&c.openai_base_url, c.openai_api_key.clone(), &c.model, c.llm_strict, timeout) {
+    let client = match LlmClient::new(
+        &c.openai_base_url,
+        c.openai_api_key.clone(),
+        &c.model,
+        c.llm_strict,
+        timeout,
+    ) {
         Ok(client) => client,
-        Err(e) => return Finding::fail(format!("cannot build the HTTP client: {e}"), "report this as a bug"),
+        Err(e) => {
+            return Finding::fail(
+                format!("cannot build the HTTP client: {e}"),
+                "report this as a bug",
+            );
+        }
     };
     let tool = ToolDefinition {
         name: PING.into(),
@@ -120,7 +136,10 @@ async fn tool_call(probe: &Probe) -> Finding {
             Finding::pass(format!("{} called the tool it was given", c.model))
         }
         Ok(_) => Finding::warn(
-            format!("{} accepted a request with a tool but answered in text instead of calling it", c.model),
+            format!(
+                "{} accepted a request with a tool but answered in text instead of calling it",
+                c.model
+            ),
             "a model that calls tools reliably routes the family's requests better: consider another HEARTH_MODEL",
         ),
         Err(e @ LlmError::Status { .. }) => Finding::fail(
@@ -153,7 +172,8 @@ impl Check for OptionalModel {
                 )];
             };
             let c = &probe.config;
-            let listed = models::list(&c.openai_base_url, &c.openai_api_key, probe.options.timeout).await;
+            let listed =
+                models::list(&c.openai_base_url, &c.openai_api_key, probe.options.timeout).await;
             vec![model_listed(listed, self.setting, &model, &c.openai_base_url)]
         })
     }
@@ -167,14 +187,21 @@ mod tests {
     #[test]
     fn a_model_not_offered_fails_naming_the_setting_and_what_is_offered() {
         let listed = || Ok(vec!["gpt-4o-mini".to_string(), "gpt-4.1".to_string()]);
-        let found = model_listed(listed(), "HEARTH_VISION_MODEL", "gpt-5", "https://api.example/v1");
+        let found =
+            model_listed(listed(), "HEARTH_VISION_MODEL", "gpt-5", "https://api.example/v1");
         assert_eq!(found.status, Status::Fail);
         assert!(found.message.contains("gpt-4o-mini, gpt-4.1"), "{}", found.message);
         assert!(found.fix.as_deref().unwrap_or_default().contains("HEARTH_VISION_MODEL"));
         assert_eq!(model_listed(listed(), "HEARTH_MODEL", "gpt-4.1", "b").status, Status::Pass);
-        let unlisted = Err(LlmError::Status { status: reqwest::StatusCode::NOT_FOUND, detail: String::new() });
+        let unlisted =
+            Err(LlmError::Status { status: reqwest::StatusCode::NOT_FOUND, detail: String::new() });
         assert_eq!(model_listed(unlisted, "HEARTH_MODEL", "m", "b").status, Status::Warn);
-        let refused = model_listed(Err(LlmError::Unauthorized(reqwest::StatusCode::UNAUTHORIZED)), "HEARTH_MODEL", "m", "b");
+        let refused = model_listed(
+            Err(LlmError::Unauthorized(reqwest::StatusCode::UNAUTHORIZED)),
+            "HEARTH_MODEL",
+            "m",
+            "b",
+        );
         assert_eq!(refused.fix.as_deref(), Some("check OPENAI_API_KEY"));
     }
 }

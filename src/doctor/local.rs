@@ -60,7 +60,11 @@ fn settings(config: &Config, webhook_flag: bool) -> Vec<Finding> {
         found.push(Finding::fail(e.to_string(), "fix HEARTH_MCP_CONFIG as the message says"));
     }
     if config.public_url.is_none() {
-        let without = if webhook_flag { "" } else { ", and the doctor cannot compare LINE's webhook URL with hearth's" };
+        let without = if webhook_flag {
+            ""
+        } else {
+            ", and the doctor cannot compare LINE's webhook URL with hearth's"
+        };
         found.push(Finding::warn(
             format!("HEARTH_PUBLIC_URL is not set: cards carry no chart{without}"),
             "set HEARTH_PUBLIC_URL to the https:// address LINE reaches hearth at",

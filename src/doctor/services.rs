@@ -26,7 +26,9 @@ impl Check for Search {
 /// The settings of the provider that answered, for the fix.
 fn settings_of(provider: &SearchProvider) -> &'static str {
     match provider {
-        SearchProvider::Searxng(_) => "HEARTH_SEARXNG_URL (and that its settings.yml enables the json format)",
+        SearchProvider::Searxng(_) => {
+            "HEARTH_SEARXNG_URL (and that its settings.yml enables the json format)"
+        }
         SearchProvider::Tavily(_) => "HEARTH_TAVILY_API_KEY and HEARTH_TAVILY_URL",
         SearchProvider::Brave(_) => "HEARTH_BRAVE_API_KEY and HEARTH_BRAVE_URL",
     }
@@ -37,7 +39,12 @@ async fn search(probe: &Probe) -> Finding {
     let timeout = Duration::from_secs(c.upstream_timeout_secs.max(1));
     let http = match crate::sources::http_client(&c.user_agent, timeout) {
         Ok(http) => http,
-        Err(e) => return Finding::fail(format!("cannot build the HTTP client: {e}"), "check HEARTH_USER_AGENT"),
+        Err(e) => {
+            return Finding::fail(
+                format!("cannot build the HTTP client: {e}"),
+                "check HEARTH_USER_AGENT",
+            );
+        }
     };
     let Some(provider) = SearchProvider::from_config(c, http) else {
         return Finding::warn(
@@ -47,7 +54,9 @@ async fn search(probe: &Probe) -> Finding {
     };
     let query = SearchQuery { query: "LINE".into(), time_range: None, lang: Lang::ZhTw };
     match provider.search(&query).await {
-        Ok(results) => Finding::pass(format!("{} answered ({} results)", provider.name(), results.len())),
+        Ok(results) => {
+            Finding::pass(format!("{} answered ({} results)", provider.name(), results.len()))
+        }
         Err(e) => Finding::fail(
             format!("{} did not answer a search: {e}", provider.name()),
             format!("check {}", settings_of(&provider)),
@@ -70,7 +79,12 @@ impl Check for Mcp {
             };
             let servers = match crate::mcp::config::load(path) {
                 Ok(servers) => servers,
-                Err(e) => return vec![Finding::fail(e.to_string(), "fix HEARTH_MCP_CONFIG as the message says")],
+                Err(e) => {
+                    return vec![Finding::fail(
+                        e.to_string(),
+                        "fix HEARTH_MCP_CONFIG as the message says",
+                    )];
+                }
             };
             if servers.is_empty() {
                 return vec![Finding::warn(

@@ -28,7 +28,13 @@ pub fn same_url(a: &str, b: &str) -> bool {
     let normal = |s: &str| {
         url::Url::parse(s.trim()).ok().map(|u| {
             let path = u.path().trim_end_matches('/').to_string();
-            (u.scheme().to_string(), u.host_str().map(str::to_lowercase), u.port(), path, u.query().map(String::from))
+            (
+                u.scheme().to_string(),
+                u.host_str().map(str::to_lowercase),
+                u.port(),
+                path,
+                u.query().map(String::from),
+            )
         })
     };
     match (normal(a), normal(b)) {
@@ -51,12 +57,17 @@ pub fn webhook(expected: Option<&str>, at_line: &WebhookEndpoint) -> Finding {
     {
         return Finding::fail(
             format!("LINE calls {}, not {expected}", at_line.endpoint),
-            format!("set the webhook URL to {expected} in {CONSOLE} (or pass the right --webhook-url)"),
+            format!(
+                "set the webhook URL to {expected} in {CONSOLE} (or pass the right --webhook-url)"
+            ),
         );
     }
     if !at_line.active {
         return Finding::fail(
-            format!("{} is registered but Use webhook is off: LINE sends hearth nothing", at_line.endpoint),
+            format!(
+                "{} is registered but Use webhook is off: LINE sends hearth nothing",
+                at_line.endpoint
+            ),
             format!("turn on Use webhook in {CONSOLE}"),
         );
     }
@@ -72,7 +83,10 @@ pub fn webhook(expected: Option<&str>, at_line: &WebhookEndpoint) -> Finding {
 /// What LINE's own test request to the webhook URL found.
 pub fn webhook_test(endpoint: &str, test: &WebhookTest) -> Finding {
     if test.success {
-        return Finding::pass(format!("LINE's test request to {endpoint} was answered {}", test.status_code));
+        return Finding::pass(format!(
+            "LINE's test request to {endpoint} was answered {}",
+            test.status_code
+        ));
     }
     let answered = if test.status_code > 0 {
         format!("answered {} ({} {})", test.status_code, test.reason, test.detail)
@@ -93,16 +107,23 @@ pub fn quota(q: Quota) -> Finding {
     let Some(limit) = q.limit else {
         return Finding::pass(format!("no monthly limit; {} messages sent this month", q.used));
     };
-    let upgrade = "raise the plan in LINE Official Account Manager, or expect pushes to wait until the 1st";
+    let upgrade =
+        "raise the plan in LINE Official Account Manager, or expect pushes to wait until the 1st";
     if q.used >= limit {
         return Finding::fail(
-            format!("{} of {limit} messages used: reminders and alerts are not delivered until next month", q.used),
+            format!(
+                "{} of {limit} messages used: reminders and alerts are not delivered until next month",
+                q.used
+            ),
             upgrade,
         );
     }
     let percent = if limit > 0 { q.used * 100 / limit } else { 100 };
     if percent >= QUOTA_WARN_PERCENT {
-        return Finding::warn(format!("{} of {limit} messages used ({percent} %)", q.used), upgrade);
+        return Finding::warn(
+            format!("{} of {limit} messages used ({percent} %)", q.used),
+            upgrade,
+        );
     }
     Finding::pass(format!("{} of {limit} messages used ({percent} %)", q.used))
 }
@@ -112,17 +133,25 @@ pub fn migrations(backend: &str, m: &Migrations) -> Finding {
     let newer: Vec<i64> = m.applied.iter().copied().filter(|v| !m.known.contains(v)).collect();
     if let Some(newest) = newer.iter().max() {
         return Finding::fail(
-            format!("{backend}: the database has migration {newest}, which this build does not know (a newer hearth migrated it)"),
+            format!(
+                "{backend}: the database has migration {newest}, which this build does not know (a newer hearth migrated it)"
+            ),
             "run the newer hearth, or a database that matches this one",
         );
     }
     let pending: Vec<i64> = m.known.iter().copied().filter(|v| !m.applied.contains(v)).collect();
     match pending.first() {
         Some(first) => Finding::fail(
-            format!("{backend}: {} of {} migrations not applied (from {first})", pending.len(), m.known.len()),
+            format!(
+                "{backend}: {} of {} migrations not applied (from {first})",
+                pending.len(),
+                m.known.len()
+            ),
             "run `hearth migrate` with this DATABASE_URL (hearth serve also applies them at start)",
         ),
-        None => Finding::pass(format!("{backend}: reachable, all {} migrations applied", m.known.len())),
+        None => {
+            Finding::pass(format!("{backend}: reachable, all {} migrations applied", m.known.len()))
+        }
     }
 }
 
@@ -137,16 +166,31 @@ mod tests {
 
     #[test]
     fn the_expected_webhook_is_the_flag_else_the_public_url_with_callback() {
-        assert_eq!(expected_webhook(Some("https://a.example/cb"), Some("https://b.example")).as_deref(), Some("https://a.example/cb"));
-        assert_eq!(expected_webhook(None, Some("https://b.example")).as_deref(), Some("https://b.example/callback"));
+        assert_eq!(
+            expected_webhook(Some("https://a.example/cb"), Some("https://b.example")).as_deref(),
+            Some("https://a.example/cb")
+        );
+        assert_eq!(
+            expected_webhook(None, Some("https://b.example")).as_deref(),
+            Some("https://b.example/callback")
+        );
         assert_eq!(expected_webhook(Some(" "), None), None);
     }
 
     #[test]
     fn webhook_urls_match_without_case_default_port_or_trailing_slash() {
-        assert!(same_url("https://Hearth.Example.com/callback/", "https://hearth.example.com:443/callback"));
-        assert!(!same_url("https://hearth.example.com/callback", "http://hearth.example.com/callback"));
-        assert!(!same_url("https://hearth.example.com/callback", "https://hearth.example.com/hook"));
+        assert!(same_url(
+            "https://Hearth.Example.com/callback/",
+            "https://hearth.example.com:443/callback"
+        ));
+        assert!(!same_url(
+            "https://hearth.example.com/callback",
+            "http://hearth.example.com/callback"
+        ));
+        assert!(!same_url(
+            "https://hearth.example.com/callback",
+            "https://hearth.example.com/hook"
+        ));
         assert!(!same_url("https://a.example/callback", "https://b.example/callback"));
     }
 
@@ -162,13 +206,21 @@ mod tests {
         let off = webhook(expected, &hook("https://h.example/callback", false));
         assert_eq!(off.status, Status::Fail);
         assert!(off.fix.as_deref().unwrap_or_default().contains("Use webhook"));
-        assert_eq!(webhook(expected, &hook("https://h.example/callback/", true)).status, Status::Pass);
+        assert_eq!(
+            webhook(expected, &hook("https://h.example/callback/", true)).status,
+            Status::Pass
+        );
         assert_eq!(webhook(None, &hook("https://h.example/callback", true)).status, Status::Warn);
     }
 
     #[test]
     fn a_failed_webhook_test_names_the_secret_for_a_refused_signature() {
-        let test = |success, status_code| WebhookTest { success, status_code, reason: "x".into(), detail: "y".into() };
+        let test = |success, status_code| WebhookTest {
+            success,
+            status_code,
+            reason: "x".into(),
+            detail: "y".into(),
+        };
         assert_eq!(webhook_test("https://h/cb", &test(true, 200)).status, Status::Pass);
         let refused = webhook_test("https://h/cb", &test(false, 401));
         assert!(refused.fix.as_deref().unwrap_or_default().contains("LINE_CHANNEL_SECRET"));
@@ -188,7 +240,10 @@ mod tests {
 
     #[test]
     fn pending_or_unknown_migrations_fail() {
-        let m = |applied: &[i64], known: &[i64]| Migrations { applied: applied.to_vec(), known: known.to_vec() };
+        let m = |applied: &[i64], known: &[i64]| Migrations {
+            applied: applied.to_vec(),
+            known: known.to_vec(),
+        };
         assert_eq!(migrations("sqlite", &m(&[1, 2], &[1, 2])).status, Status::Pass);
         let pending = migrations("sqlite", &m(&[1], &[1, 2, 3]));
         assert_eq!(pending.status, Status::Fail);

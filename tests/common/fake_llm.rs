@@ -206,7 +206,9 @@ async fn models(State(llm): State<FakeLlm>) -> Json<Value> {
     let ids = llm.lock().models.clone().unwrap_or_else(|| vec!["fake-model".to_string()]);
     let data: Vec<Value> = ids
         .iter()
-        .map(|id| json!({"id": id, "object": "model", "created": 1_764_460_800, "owned_by": "fake"}))
+        .map(
+            |id| json!({"id": id, "object": "model", "created": 1_764_460_800, "owned_by": "fake"}),
+        )
         .collect();
     Json(json!({"object": "list", "data": data}))
 }

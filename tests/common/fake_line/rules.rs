@@ -56,7 +56,8 @@ pub(super) fn dispatch(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .is_some_and(|token| {
-            !token.trim().is_empty() && state.channel.valid_token.as_ref().is_none_or(|t| t == token)
+            !token.trim().is_empty()
+                && state.channel.valid_token.as_ref().is_none_or(|t| t == token)
         });
     if !authorized {
         return Outcome::new(StatusCode::UNAUTHORIZED, json!({"message": "Authentication failed"}));
@@ -113,7 +114,12 @@ pub(crate) struct Channel {
 
 impl Default for Channel {
     fn default() -> Self {
-        Self { valid_token: None, webhook: String::new(), webhook_active: false, webhook_test_status: 200 }
+        Self {
+            valid_token: None,
+            webhook: String::new(),
+            webhook_active: false,
+            webhook_test_status: 200,
+        }
     }
 }
 
