@@ -190,7 +190,8 @@ async fn the_binary_prints_the_list_and_exits_zero_when_healthy_and_non_zero_on_
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("✓ LINE webhook"), "{text}");
-    assert!(!text.contains('✗'), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with('✗')), "{text}");
+    assert!(text.ends_with("0 ⚠  0 ✗\n"), "{text}");
 
     d.line.set_webhook("https://old.example.com/callback", true);
     let out = run_binary(&d, &[]).await;
