@@ -79,7 +79,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let failed = report.count(hearth::doctor::Status::Fail);
             if failed > 0 {
-                anyhow::bail!("{failed} check(s) failed");
+                anyhow::bail!("{failed} problem(s) found: see the fixes above");
             }
         }
         Command::Chat => {

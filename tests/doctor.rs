@@ -202,7 +202,7 @@ async fn the_binary_prints_the_list_and_exits_zero_when_healthy_and_non_zero_on_
         text.contains("→ set the webhook URL to https://hearth.example.com/callback"),
         "{text}"
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("1 check(s) failed"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 problem(s) found"));
 
     let out =
         run_binary(&d, &["--json", "--webhook-url", "https://old.example.com/callback"]).await;
@@ -231,8 +231,12 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
     d.options.settings.clear();
     let report = d.examine().await;
     assert_eq!(only(&report, "search").status, Status::Warn);
-    assert_eq!(only(&report, "vision model").status, Status::Warn);
-    assert!(only(&report, "transcription model").message.contains("HEARTH_TRANSCRIBE_MODEL"));
+    let vision = only(&report, "vision model");
+    assert_eq!(vision.status, Status::Pass, "photos go to HEARTH_MODEL");
+    assert!(vision.message.contains("HEARTH_MODEL (fake-model) is used"), "{}", vision.message);
+    let voice = only(&report, "transcription model");
+    assert_eq!(voice.status, Status::Warn);
+    assert!(voice.message.contains("voice messages are not transcribed"), "{}", voice.message);
     assert!(
         report
             .of("settings")

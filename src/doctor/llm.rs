@@ -150,12 +150,23 @@ async fn tool_call(probe: &Probe) -> Finding {
     }
 }
 
+/// What an optional model's feature does when its setting is not set.
+#[derive(Debug, Clone, Copy)]
+pub enum Unset {
+    /// The feature is off; the text says what the family then misses.
+    Off(&'static str),
+    /// `HEARTH_MODEL` does the work.
+    MainModel,
+}
+
 /// A model for an optional feature, named by a setting: offered by the endpoint when set.
 pub struct OptionalModel {
     /// The check's name in the report.
     pub name: &'static str,
     /// The setting that names the model.
     pub setting: &'static str,
+    /// What happens without it.
+    pub unset: Unset,
 }
 
 impl Check for OptionalModel {
@@ -165,13 +176,22 @@ impl Check for OptionalModel {
 
     fn run<'a>(&'a self, probe: &'a Probe) -> BoxFuture<'a, Vec<Finding>> {
         Box::pin(async move {
-            let Some(model) = probe.setting(self.setting) else {
-                return vec![Finding::warn(
-                    format!("{} is not set: the {} is off", self.setting, self.name),
-                    format!("set {} to a model your endpoint offers to turn it on", self.setting),
-                )];
-            };
             let c = &probe.config;
+            let Some(model) = probe.setting(self.setting) else {
+                return vec![match self.unset {
+                    Unset::Off(missed) => Finding::warn(
+                        format!("{} is not set: {missed}", self.setting),
+                        format!(
+                            "set {} to a model your endpoint offers to turn it on",
+                            self.setting
+                        ),
+                    ),
+                    Unset::MainModel => Finding::pass(format!(
+                        "{} is not set: HEARTH_MODEL ({}) is used",
+                        self.setting, c.model
+                    )),
+                }];
+            };
             let listed =
                 models::list(&c.openai_base_url, &c.openai_api_key, probe.options.timeout).await;
             vec![model_listed(listed, self.setting, &model, &c.openai_base_url)]

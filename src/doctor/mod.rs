@@ -93,8 +93,16 @@ pub static CHECKS: &[&dyn Check] = &[
     &line::Webhook,
     &llm::Endpoint,
     &llm::Tools,
-    &llm::OptionalModel { name: "vision model", setting: "HEARTH_VISION_MODEL" },
-    &llm::OptionalModel { name: "transcription model", setting: "HEARTH_TRANSCRIBE_MODEL" },
+    &llm::OptionalModel {
+        name: "vision model",
+        setting: "HEARTH_VISION_MODEL",
+        unset: llm::Unset::MainModel,
+    },
+    &llm::OptionalModel {
+        name: "transcription model",
+        setting: "HEARTH_TRANSCRIBE_MODEL",
+        unset: llm::Unset::Off("voice messages are not transcribed"),
+    },
     &services::Search,
     &line::Quota,
     &services::Mcp,
