@@ -27,6 +27,18 @@ struct Deployment {
     options: Options,
     web: FakeWeb,
     home: HttpHome,
+    /// Files made for it, removed when it is dropped.
+    files: Vec<std::path::PathBuf>,
+}
+
+impl Drop for Deployment {
+    fn drop(&mut self) {
+        for file in &self.files {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+            }
+        }
+    }
 }
 
 fn unique() -> u64 {
@@ -93,7 +105,9 @@ impl Deployment {
             ("HEARTH_TRANSCRIBE_MODEL".to_string(), "fake-whisper".to_string()),
         ]);
         let options = Options { webhook_url: None, timeout: Duration::from_secs(10), settings };
-        Self { line, llm, config, options, web, home }
+        let mut files = vec![config.mcp_config.clone().expect("set")];
+        files.extend(hearth::store::sqlite_file(&config.database_url));
+        Self { line, llm, config, options, web, home, files }
     }
 
     /// Runs the checks, the model calling the tool it is given as a healthy one does.
@@ -254,6 +268,7 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
 async fn a_database_never_created_or_not_migrated_fails_with_hearth_migrate() {
     let mut d = Deployment::healthy().await;
     d.config.database_url = database(false).await;
+    d.files.extend(hearth::store::sqlite_file(&d.config.database_url));
     assert_fails(&d.examine().await, "database", "migrations not applied", "hearth migrate");
     d.config.database_url = format!("sqlite://{}", temp_path("never.db").display());
     assert_fails(&d.examine().await, "database", "no database file", "hearth migrate");
@@ -375,6 +390,7 @@ async fn an_mcp_server_that_cannot_be_reached_fails_naming_it() {
     let mcp = temp_path("mcp-down.json");
     let servers = json!({"mcpServers": {"home": {"url": d.home.url}, "garage": {"url": url}}});
     std::fs::write(&mcp, servers.to_string()).expect("write");
+    d.files.push(mcp.clone());
     d.config.mcp_config = Some(mcp);
     let report = d.examine().await;
     assert_fails(&report, "MCP servers", "garage", "HEARTH_MCP_CONFIG");
