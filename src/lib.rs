@@ -49,7 +49,8 @@
 //! - [`quiet`]: quiet hours and the pure decision of whether a push goes now or waits.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them.
-//! - [`chat`]: `hearth chat`, the same agent in a terminal.
+//! - [`chat`]: `hearth chat`, the same agent in a terminal; [`doctor`]: `hearth doctor`, the
+//!   checks of a deployment.
 //!
 //! # Layers
 //!
@@ -59,7 +60,7 @@
 //!
 //! | row | modules |
 //! |---|---|
-//! | 1 | `server`, `chat` |
+//! | 1 | `server`, `chat`, `doctor` |
 //! | 2 | `background`, `inbox`, `conversation`, `limits::turns` |
 //! | 3 | `app` |
 //! | 4 | `actions` |
@@ -87,6 +88,7 @@ pub mod confirm;
 pub mod conversation;
 pub mod delivery;
 pub mod digest;
+pub mod doctor;
 pub mod egress;
 pub mod format;
 pub mod gate;

@@ -1,5 +1,5 @@
 //! The `hearth` command: `serve` (the LINE webhook), `chat` (the agent in a terminal), `tools`
-//! (the tool definitions as sent to the LLM).
+//! (the tool definitions as sent to the LLM), `migrate`, `doctor` (checks a deployment).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -32,6 +32,9 @@ enum Command {
     Tools,
     /// Apply the database migrations (DATABASE_URL) and exit; `serve` applies them too.
     Migrate,
+    /// Check this deployment (settings, database, LINE token and webhook, LLM, search, quota,
+    /// MCP servers): a ✓/⚠/✗ list, each ✗ with its fix; exits non-zero on any ✗.
+    Doctor(hearth::doctor::DoctorArgs),
 }
 
 #[tokio::main]
@@ -67,6 +70,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let store = hearth::store::Store::connect(&config.database_url).await?;
             println!("{} database is up to date", store.backend_name());
         }
+        Command::Doctor(args) => {
+            let report = hearth::doctor::examine(&config, &args.options()).await;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.render());
+            }
+            let failed = report.count(hearth::doctor::Status::Fail);
+            if failed > 0 {
+                anyhow::bail!("{failed} problem(s) found: see the fixes above");
+            }
+        }
         Command::Chat => {
             require(config.missing_for_llm())?;
             let mut config = config;
@@ -101,7 +116,7 @@ fn require(missing: Vec<&'static str>) -> anyhow::Result<()> {
 /// conversation (warnings only); the other commands log at `info`.
 fn default_log_level(command: &Command) -> &'static str {
     match command {
-        Command::Chat => "warn",
+        Command::Chat | Command::Doctor(_) => "warn",
         Command::Serve | Command::Tools | Command::Migrate => "info",
     }
 }

@@ -346,18 +346,22 @@ impl LineClient {
 }
 
 impl LineClient {
-    async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, LineError> {
+    pub(super) async fn get_json<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> Result<T, LineError> {
         let request =
             self.http.get(format!("{}{path}", self.base)).bearer_auth(self.token.expose());
-        let answer = send(request).await?;
-        if !answer.status.is_success() {
-            return Err(answer.error());
-        }
-        let status = answer.status;
-        serde_json::from_slice(&answer.body).map_err(|_| LineError::Rejected {
-            status,
-            message: format!("unreadable answer to {path}"),
-        })
+        read_json(send(request).await?, path)
+    }
+
+    /// Posts `body` as JSON to `path` and reads the JSON answer.
+    pub(super) async fn post_json<B: Serialize, T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, LineError> {
+        read_json(send(self.post(path).json(body)).await?, path)
     }
 
     /// The month's quota and what is used of it.
@@ -391,6 +395,18 @@ impl LineClient {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The JSON of a successful answer to `path`; an unsuccessful or unreadable one is an error.
+fn read_json<T: serde::de::DeserializeOwned>(answer: Answer, path: &str) -> Result<T, LineError> {
+    if !answer.status.is_success() {
+        return Err(answer.error());
+    }
+    let status = answer.status;
+    serde_json::from_slice(&answer.body).map_err(|_| LineError::Rejected {
+        status,
+        message: format!("unreadable answer to {path}"),
+    })
 }
 
 /// What LINE answered: the status, the body and the `Retry-After` it asked for.

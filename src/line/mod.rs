@@ -1,5 +1,7 @@
-//! LINE: webhook signature and events in, messages and the Messaging API client out.
+//! LINE: webhook signature and events in, messages and the Messaging API client out; what LINE
+//! knows about the channel ([`channel`]).
 
+pub mod channel;
 pub mod client;
 pub mod flex;
 pub mod message;

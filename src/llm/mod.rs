@@ -1,9 +1,11 @@
 //! The LLM side: a tolerant OpenAI-compatible client ([`openai`]), the system prompt
 //! ([`prompt`]), the tool loop ([`agent`]), what it asks of whoever holds calls for
-//! confirmation ([`hold`]) and the tokens calls used ([`usage`]).
+//! confirmation ([`hold`]), the tokens calls used ([`usage`]) and the models an endpoint offers
+//! ([`models`]).
 
 pub mod agent;
 pub mod hold;
+pub mod models;
 pub mod openai;
 pub mod prompt;
 pub mod usage;

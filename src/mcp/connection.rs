@@ -86,6 +86,20 @@ impl Server {
         self.up.send_replace(Some(up));
     }
 
+    /// Connects once, without retrying, and disconnects: how many tools hearth would offer from
+    /// it, or why it could not be reached (`hearth doctor`).
+    pub async fn probe(config: ServerConfig) -> Result<usize, String> {
+        let server = Self::new(config);
+        match tokio::time::timeout(CONNECT_TIMEOUT, server.connect()).await {
+            Ok(Ok((running, tools))) => {
+                let _ = running.cancel().await;
+                Ok(tools.len())
+            }
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
+        }
+    }
+
     /// Connects, and reconnects whenever the server goes away; runs until the process ends.
     pub async fn run(self: Arc<Self>, retry_max: Duration) {
         let mut attempt = 0;

@@ -2,7 +2,8 @@
 //!
 //! It checks the bearer token, enforces the reply-token and retry-key rules, counts pushes
 //! against a monthly quota (one message per person reached; `GET /v2/bot/message/quota`,
-//! `/quota/consumption`, `members/count`), can be switched into
+//! `/quota/consumption`, `members/count`), serves the channel's bot info, webhook endpoint and
+//! webhook test (`hearth doctor`), can be switched into
 //! failure modes, records every request for assertions, and writes each reply, push and loading
 //! body to `$CARGO_TARGET_TMPDIR/line-requests/` so CI can validate them with LINE's own SDK.
 
@@ -145,6 +146,8 @@ struct LineState {
     chat_sizes: HashMap<String, i64>,
     /// Users with a profile who have not added the bot as a friend (their profile is `404`).
     non_friends: HashSet<String>,
+    /// The channel's webhook settings and LINE's test of them (`hearth doctor`).
+    pub(crate) channel: rules::Channel,
 }
 
 /// A token bucket: `rate` tokens a second, at most `rate` stored (one second of burst).
@@ -330,6 +333,24 @@ impl FakeLine {
     /// Registers a profile served by the user, group-member and room-member profile endpoints.
     pub fn set_profile(&self, user_id: &str, display_name: &str) {
         self.lock().profiles.insert(user_id.to_owned(), display_name.to_owned());
+    }
+
+    /// Accepts only this access token from now on; any other gets LINE's `401`.
+    pub fn set_valid_token(&self, token: &str) {
+        self.lock().channel.valid_token = Some(token.to_owned());
+    }
+
+    /// Sets the webhook URL registered in the console and whether "Use webhook" is on.
+    pub fn set_webhook(&self, endpoint: &str, active: bool) {
+        let channel = &mut self.lock().channel;
+        channel.webhook = endpoint.to_owned();
+        channel.webhook_active = active;
+    }
+
+    /// Sets the status LINE's webhook test gets from the webhook URL (`200`: success; `0`: no
+    /// answer at all).
+    pub fn set_webhook_test_status(&self, status: i64) {
+        self.lock().channel.webhook_test_status = status;
     }
 
     fn lock(&self) -> MutexGuard<'_, LineState> {

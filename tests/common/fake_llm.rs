@@ -1,5 +1,6 @@
 //! A scripted OpenAI-compatible chat-completions server for integration tests.
 //!
+//! `GET /models` lists `fake-model` (or what [`FakeLlm::set_models`] says).
 //! Tests queue the answers the "model" should give ([`Step`]s); each request to
 //! `POST /chat/completions` (or `/v1/chat/completions`) consumes the next one. Request bodies and
 //! `authorization` headers are recorded so tests can inspect the tools, messages and tool results
@@ -15,7 +16,7 @@ use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -54,6 +55,8 @@ struct LlmState {
     script: VecDeque<Step>,
     requests: Vec<Value>,
     auth_headers: Vec<Option<String>>,
+    /// The model ids `GET /models` lists (`None`: just `fake-model`).
+    models: Option<Vec<String>>,
 }
 
 impl FakeLlm {
@@ -65,6 +68,8 @@ impl FakeLlm {
         let router = Router::new()
             .route("/chat/completions", post(complete))
             .route("/v1/chat/completions", post(complete))
+            .route("/models", get(models))
+            .route("/v1/models", get(models))
             .with_state(llm.clone());
         tokio::spawn(async move {
             axum::serve(listener, router).await.expect("fake LLM server");
@@ -90,6 +95,11 @@ impl FakeLlm {
     /// Appends a tool-call answer: `push(Step::Json(FakeLlm::tool_calls(calls)))`.
     pub fn reply_tool_calls(&self, calls: &[(&str, Value)]) {
         self.push(Step::Json(Self::tool_calls(calls)));
+    }
+
+    /// Sets the model ids `GET /models` lists.
+    pub fn set_models(&self, ids: &[&str]) {
+        self.lock().models = Some(ids.iter().map(|id| id.to_string()).collect());
     }
 
     /// Number of scripted steps not consumed yet.
@@ -189,6 +199,18 @@ fn completion(message: Value, finish_reason: &str) -> Value {
         }],
         "usage": {"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49},
     })
+}
+
+/// `GET /models` in OpenAI's list shape.
+async fn models(State(llm): State<FakeLlm>) -> Json<Value> {
+    let ids = llm.lock().models.clone().unwrap_or_else(|| vec!["fake-model".to_string()]);
+    let data: Vec<Value> = ids
+        .iter()
+        .map(
+            |id| json!({"id": id, "object": "model", "created": 1_764_460_800, "owned_by": "fake"}),
+        )
+        .collect();
+    Json(json!({"object": "list", "data": data}))
 }
 
 /// Records the request, then plays the next step of the script.

@@ -55,7 +55,10 @@ pub(super) fn dispatch(
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|token| !token.trim().is_empty());
+        .is_some_and(|token| {
+            !token.trim().is_empty()
+                && state.channel.valid_token.as_ref().is_none_or(|t| t == token)
+        });
     if !authorized {
         return Outcome::new(StatusCode::UNAUTHORIZED, json!({"message": "Authentication failed"}));
     }
@@ -80,12 +83,76 @@ pub(super) fn dispatch(
         ("GET", ["v2", "bot", "message", "quota", "consumption"]) => {
             Outcome::new(StatusCode::OK, json!({"totalUsage": state.quota_used}))
         }
+        ("GET", ["v2", "bot", "info"]) => Outcome::new(StatusCode::OK, bot_info()),
+        ("GET", ["v2", "bot", "channel", "webhook", "endpoint"]) => Outcome::new(
+            StatusCode::OK,
+            json!({"endpoint": state.channel.webhook, "active": state.channel.webhook_active}),
+        ),
+        ("POST", ["v2", "bot", "channel", "webhook", "test"]) => {
+            check_json(headers, body).unwrap_or_else(|| webhook_test(&state.channel))
+        }
         ("GET", ["v2", "bot", "group" | "room", chat, "members", "count"]) => {
             let count = state.chat_sizes.get(*chat).copied().unwrap_or(1);
             Outcome::new(StatusCode::OK, json!({"count": count}))
         }
         _ => not_found(),
     }
+}
+
+/// The channel as the console sets it: which token is valid, the webhook URL, and what LINE's
+/// test request to it gets.
+pub(crate) struct Channel {
+    /// The only token accepted, when set (any non-empty one otherwise).
+    pub(crate) valid_token: Option<String>,
+    /// The registered webhook URL (empty: none).
+    pub(crate) webhook: String,
+    /// "Use webhook".
+    pub(crate) webhook_active: bool,
+    /// The status the webhook URL answers LINE's test with (`0`: no answer).
+    pub(crate) webhook_test_status: i64,
+}
+
+impl Default for Channel {
+    fn default() -> Self {
+        Self {
+            valid_token: None,
+            webhook: String::new(),
+            webhook_active: false,
+            webhook_test_status: 200,
+        }
+    }
+}
+
+/// `GET /v2/bot/info`, in the shape of LINE's example.
+fn bot_info() -> Value {
+    json!({
+        "userId": "U8e742f61d673b39c7fff3cecb7536ef0",
+        "basicId": "@216ruodb",
+        "displayName": "小幫手",
+        "pictureUrl": "https://profile.line-scdn.net/abcdefghijklmn",
+        "chatMode": "bot",
+        "markAsReadMode": "auto",
+    })
+}
+
+/// `POST /v2/bot/channel/webhook/test`: what LINE reports its test request got.
+fn webhook_test(channel: &Channel) -> Outcome {
+    let status = channel.webhook_test_status;
+    let (reason, detail) = match status {
+        200 => ("OK", "200".to_string()),
+        0 => ("COULD_NOT_CONNECT", "Connection refused".to_string()),
+        s => ("ERROR_STATUS_CODE", s.to_string()),
+    };
+    Outcome::new(
+        StatusCode::OK,
+        json!({
+            "success": status == 200,
+            "timestamp": "2026-11-30T12:00:00.000Z",
+            "statusCode": status,
+            "reason": reason,
+            "detail": detail,
+        }),
+    )
 }
 
 fn reply(state: &mut LineState, headers: &HeaderMap, body: &Value) -> Outcome {
