@@ -71,9 +71,8 @@ pub enum Day {
     Sun,
 }
 
-/// Arguments of `reminder`: the common case is `text` and `at` (or `in_minutes`), everything
-/// else null. (The earlier flat form, with `repeat` a word and its details beside it, is still
-/// read.)
+// The earlier flat form of the arguments (`repeat` a word, its details beside it) is still read.
+/// Arguments of `reminder`: the common case is `text` and `at` (or `in_minutes`), the rest null.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
     /// What to remind about, short, in the user's words (e.g. "帶便當", "倒垃圾").
