@@ -45,14 +45,22 @@ fn asked(request: &Value) -> (String, HashSet<String>) {
         None => last,
     };
     let tools = request["tools"].as_array().into_iter().flatten();
-    (text.to_string(), tools.filter_map(|t| t["function"]["name"].as_str().map(String::from)).collect())
+    (
+        text.to_string(),
+        tools.filter_map(|t| t["function"]["name"].as_str().map(String::from)).collect(),
+    )
 }
 
 /// The case a request is for: its text, and the tools it leaves out all missing.
 fn case_for<'a>(cases: &'a [Value], request: &Value) -> &'a Value {
     let (text, offered) = asked(request);
     let without = |c: &Value| -> Vec<String> {
-        c["without"].as_array().into_iter().flatten().filter_map(|w| w.as_str().map(String::from)).collect()
+        c["without"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| w.as_str().map(String::from))
+            .collect()
     };
     cases
         .iter()
@@ -70,7 +78,8 @@ fn model(llm: &FakeLlm, calls: fn(&[Value]) -> Vec<(String, Value)>) {
         if answer.is_empty() {
             return FakeLlm::text("好的！");
         }
-        let answer: Vec<(&str, Value)> = answer.iter().map(|(t, a)| (t.as_str(), a.clone())).collect();
+        let answer: Vec<(&str, Value)> =
+            answer.iter().map(|(t, a)| (t.as_str(), a.clone())).collect();
         FakeLlm::tool_calls(&answer)
     });
 }
@@ -108,7 +117,9 @@ fn confused(expected: &[Value]) -> Vec<(String, Value)> {
 async fn eval(llm: &FakeLlm, extra: &[&str]) -> (Output, Value) {
     let out = std::env::temp_dir().join(format!("hearth-eval-{}.json", uuid::Uuid::new_v4()));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
-    for var in ["HEARTH_SEARXNG_URL", "HEARTH_TAVILY_API_KEY", "HEARTH_BRAVE_API_KEY", "DATABASE_URL"] {
+    for var in
+        ["HEARTH_SEARXNG_URL", "HEARTH_TAVILY_API_KEY", "HEARTH_BRAVE_API_KEY", "DATABASE_URL"]
+    {
         cmd.env_remove(var);
     }
     cmd.env("OPENAI_BASE_URL", llm.url())
@@ -153,7 +164,12 @@ async fn a_model_that_confuses_the_fenced_pairs_scores_low_and_fails_min_accurac
     assert!(stderr.contains("below --min-accuracy 0.8"), "{stderr}");
     let accuracy = report["accuracy"].as_f64().expect("accuracy");
     assert!(accuracy < 0.1, "{accuracy}");
-    let pair = report["confusion"].as_array().expect("confusion").iter().find(|c| c["pair"] == json!(["get_quote", "fx"])).expect("the pair");
+    let pair = report["confusion"]
+        .as_array()
+        .expect("confusion")
+        .iter()
+        .find(|c| c["pair"] == json!(["get_quote", "fx"]))
+        .expect("the pair");
     assert!(pair["counts"]["get_quote→fx"].as_u64() > Some(5), "{pair}");
     assert!(pair["counts"]["fx→get_quote"].as_u64() > Some(5), "{pair}");
     assert!(report["tools"]["web_search"]["precision"].as_f64() < Some(0.3), "{report}");
@@ -183,11 +199,20 @@ async fn the_model_is_sent_hearths_own_prompt_and_tools_each_case_in_its_setting
     assert_eq!(news["tools"].as_array().map(Vec::len), Some(25), "every tool of hearth's own");
     assert_eq!(news["tool_choice"], "auto");
     let no_search = system(find("今天有什麼新聞", false));
-    assert!(no_search.contains("cannot search the web") && !no_search.contains("web_search"), "{no_search}");
-    let remembered = requests.iter().find(|r| system(r).contains("奶奶對花生過敏")).expect("a case with memories");
+    assert!(
+        no_search.contains("cannot search the web") && !no_search.contains("web_search"),
+        "{no_search}"
+    );
+    let remembered = requests
+        .iter()
+        .find(|r| system(r).contains("奶奶對花生過敏"))
+        .expect("a case with memories");
     assert_eq!(asked(remembered).0, "奶奶對什麼過敏？");
     let umbrella = system(find("要帶傘嗎", true));
-    assert!(umbrella.contains("2026-03-04 (週三) 09:30") && umbrella.contains("台北"), "{umbrella}");
+    assert!(
+        umbrella.contains("2026-03-04 (週三) 09:30") && umbrella.contains("台北"),
+        "{umbrella}"
+    );
     assert!(umbrella.contains("nothing remembered yet"), "{umbrella}");
     let group = find("剛剛大家說了什麼", true);
     let last = group["messages"].as_array().and_then(|m| m.last()).expect("a message");

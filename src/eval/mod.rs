@@ -165,13 +165,15 @@ impl DataSet {
         let (first, header) = lines.next().ok_or_else(|| bad(0, "the file is empty".into()))?;
         let setting: Setting =
             serde_json::from_str(header).map_err(|e| bad(first, format!("setting: {e}")))?;
-        let now: ZonedDateTime = setting.now.parse().map_err(|e| bad(first, format!("now: {e}")))?;
+        let now: ZonedDateTime =
+            setting.now.parse().map_err(|e| bad(first, format!("now: {e}")))?;
         let known = |t: &str| t == score::NONE || tools.iter().any(|k| k == t);
         let mut cases: Vec<Case> = Vec::new();
         for (n, line) in lines {
             let case: Case = serde_json::from_str(line).map_err(|e| bad(n, e.to_string()))?;
             let named = case.expect.iter().map(|c| c.tool.as_str());
-            if let Some(t) = named.chain(case.without.iter().map(String::as_str)).find(|t| !known(t))
+            if let Some(t) =
+                named.chain(case.without.iter().map(String::as_str)).find(|t| !known(t))
             {
                 return Err(bad(n, format!("{}: unknown tool {t:?}", case.id)));
             }
@@ -210,8 +212,7 @@ pub async fn run_cli(config: &Config, args: &EvalArgs) -> Result<Report, EvalErr
 /// Runs the data set against the configured model and scores it (writing `--out`).
 pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> {
     let agent = agent(config).await?;
-    let tools: Vec<String> =
-        agent.tool_definitions().iter().map(|t| t.name.to_string()).collect();
+    let tools: Vec<String> = agent.tool_definitions().iter().map(|t| t.name.to_string()).collect();
     let text = std::fs::read_to_string(&args.set)
         .map_err(|source| EvalError::Read { path: args.set.clone(), source })?;
     let set = DataSet::parse(&text, &tools)?;
@@ -271,7 +272,12 @@ async fn agent(config: &Config) -> Result<Agent, EvalError> {
 }
 
 /// The messages of `case`, as `hearth serve` would send them.
-fn messages(set: &DataSet, case: &Case, tools: &[String], clock: Arc<dyn Clock>) -> Vec<ChatMessage> {
+fn messages(
+    set: &DataSet,
+    case: &Case,
+    tools: &[String],
+    clock: Arc<dyn Clock>,
+) -> Vec<ChatMessage> {
     let conversation = match case.group {
         true => Conversation::group("Ceval"),
         false => Conversation::user("Ueval"),

@@ -119,8 +119,10 @@ pub struct Report {
 /// Scores `outcomes`, with a confusion count for each of `fenced`.
 pub fn score(outcomes: &[Outcome<'_>], fenced: &[[String; 2]]) -> Report {
     let mut report = Report { cases: outcomes.len(), ..Report::default() };
-    let mut confusion: Vec<Confusion> =
-        fenced.iter().map(|pair| Confusion { pair: pair.clone(), ..Confusion::default() }).collect();
+    let mut confusion: Vec<Confusion> = fenced
+        .iter()
+        .map(|pair| Confusion { pair: pair.clone(), ..Confusion::default() })
+        .collect();
     for outcome in outcomes {
         let expected = tool_set(outcome.expected);
         let got = match &outcome.got {
@@ -300,7 +302,11 @@ pub fn render(report: &Report, model: &str) -> String {
         pct(report.argument_accuracy),
         report.args_passed,
         report.args_checked,
-        if report.errors > 0 { format!(" · {} requests failed", report.errors) } else { String::new() },
+        if report.errors > 0 {
+            format!(" · {} requests failed", report.errors)
+        } else {
+            String::new()
+        },
     );
     out.push_str(&format!(
         "{:<20} {:>9} {:>8} {:>4} {:>4} {:>4}\n",
@@ -354,7 +360,10 @@ mod tests {
 
     #[test]
     fn checks_ignore_case_order_and_unnamed_keys_and_know_the_matchers() {
-        assert!(matches(&json!({"from": "usd", "amount": 100}), &json!({"from": "USD", "amount": 100.0, "to": "TWD"})));
+        assert!(matches(
+            &json!({"from": "usd", "amount": 100}),
+            &json!({"from": "USD", "amount": 100.0, "to": "TWD"})
+        ));
         assert!(!matches(&json!({"to": "TWD"}), &json!({"from": "USD"})));
         assert!(matches(&json!({"location": null}), &json!({})));
         assert!(matches(&json!(["mon", "wed"]), &json!(["wed", "mon"])));
@@ -363,7 +372,10 @@ mod tests {
         assert!(matches(&json!({"$contains": "便當"}), &json!("帶便當")));
         assert!(matches(&json!({"$prefix": "2026-03-05T08:00"}), &json!("2026-03-05T08:00:00")));
         assert!(!matches(&json!({"$present": true}), &json!(null)));
-        assert!(matches(&json!({"repeat": {"every": "weekly"}}), &json!({"repeat": {"every": "weekly", "interval": null}})));
+        assert!(matches(
+            &json!({"repeat": {"every": "weekly"}}),
+            &json!({"repeat": {"every": "weekly", "interval": null}})
+        ));
     }
 
     #[test]
@@ -387,15 +399,28 @@ mod tests {
         let fx = [call("fx", json!({}))];
         let nothing: [Call; 0] = [];
         let outcomes = [
-            Outcome { id: "1", text: "0.1 BTC", expected: &quote, got: Ok(vec![call("fx", json!({}))]) },
-            Outcome { id: "2", text: "100 USD", expected: &fx, got: Ok(vec![call("fx", json!({}))]) },
+            Outcome {
+                id: "1",
+                text: "0.1 BTC",
+                expected: &quote,
+                got: Ok(vec![call("fx", json!({}))]),
+            },
+            Outcome {
+                id: "2",
+                text: "100 USD",
+                expected: &fx,
+                got: Ok(vec![call("fx", json!({}))]),
+            },
             Outcome { id: "3", text: "謝謝", expected: &nothing, got: Ok(vec![]) },
             Outcome { id: "4", text: "hi", expected: &nothing, got: Err("timeout".into()) },
         ];
         let r = score(&outcomes, &fenced());
         assert_eq!(r.correct, 2);
         assert_eq!(r.errors, 1);
-        assert_eq!(r.tools["fx"], ToolScore { tp: 1, fp: 1, r#fn: 0, precision: Some(0.5), recall: Some(1.0) });
+        assert_eq!(
+            r.tools["fx"],
+            ToolScore { tp: 1, fp: 1, r#fn: 0, precision: Some(0.5), recall: Some(1.0) }
+        );
         assert_eq!(r.tools["get_quote"].recall, Some(0.0));
         assert_eq!(r.tools[NONE].tp, 2, "a failed request chose nothing");
         assert_eq!(r.confusion[0].counts["get_quote→fx"], 1);
@@ -405,9 +430,16 @@ mod tests {
 
     #[test]
     fn wrong_arguments_fail_the_case_but_not_the_routing() {
-        let expected = [call("weather", json!({"location": "高雄"})), call("weather", json!({"location": "台北"}))];
-        let got = vec![call("weather", json!({"location": "台北"})), call("weather", json!({"location": "台中"}))];
-        let outcomes = [Outcome { id: "w", text: "台北跟高雄", expected: &expected, got: Ok(got) }];
+        let expected = [
+            call("weather", json!({"location": "高雄"})),
+            call("weather", json!({"location": "台北"})),
+        ];
+        let got = vec![
+            call("weather", json!({"location": "台北"})),
+            call("weather", json!({"location": "台中"})),
+        ];
+        let outcomes =
+            [Outcome { id: "w", text: "台北跟高雄", expected: &expected, got: Ok(got) }];
         let r = score(&outcomes, &[]);
         assert_eq!((r.routed, r.correct, r.args_checked, r.args_passed), (1, 0, 2, 1));
         assert!(r.misses[0].why.contains("高雄"), "{}", r.misses[0].why);

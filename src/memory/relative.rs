@@ -146,7 +146,8 @@ fn zh_weekday(c: char) -> Option<Weekday> {
 }
 
 fn zh_date(date: Date) -> String {
-    let day = "一二三四五六日".chars().nth(usize::from(date.weekday().to_monday_zero_offset() as u8));
+    let day =
+        "一二三四五六日".chars().nth(usize::from(date.weekday().to_monday_zero_offset() as u8));
     format!("{}（週{}）", date.strftime("%Y-%m-%d"), day.unwrap_or('?'))
 }
 
@@ -196,7 +197,8 @@ mod tests {
 
     #[test]
     fn text_without_relative_dates_is_unchanged() {
-        for text in ["奶奶對花生過敏", "12月25日聖誕節", "Grandma is allergic to peanuts", ""] {
+        for text in ["奶奶對花生過敏", "12月25日聖誕節", "Grandma is allergic to peanuts", ""]
+        {
             assert_eq!(resolve(text, today()), text);
         }
     }

@@ -141,7 +141,9 @@ pub struct FlatForm {
 }
 
 /// `repeat` as an object, or as the earlier form's word (`"daily"`; `"once"` is no repetition).
-fn repetition_given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Repetition>, D::Error> {
+fn repetition_given<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Repetition>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Given {
@@ -326,9 +328,11 @@ fn anchor(args: &Args, now: Timestamp, tz: &TimeZone) -> Result<DateTime, ToolEr
 /// A local date-time "YYYY-MM-DDTHH:MM"; a date alone means 09:00 that day (no hour said).
 fn local_date_time(at: &str) -> Option<DateTime> {
     let at = at.trim();
-    at.parse::<DateTime>()
-        .ok()
-        .or_else(|| at.parse::<Date>().ok().map(|d| d.to_datetime(jiff::civil::time(9, 0, 0, 0))))
+    if !at.contains(':') {
+        let date = at.parse::<Date>().ok()?;
+        return Some(date.to_datetime(jiff::civil::time(9, 0, 0, 0)));
+    }
+    at.parse::<DateTime>().ok()
 }
 
 /// How it repeats: the frequency, the interval, the weekday mask and the day of the month.

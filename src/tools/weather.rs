@@ -115,8 +115,10 @@ impl Tool for Weather {
             .await
             .map_err(|e| ToolError::upstream(SERVICE, e))?;
         if args.location.is_some()
-            && let Err(e) =
-                self.store.save_last_place(&ctx.conversation.id, location, ctx.now().as_millisecond()).await
+            && let Err(e) = self
+                .store
+                .save_last_place(&ctx.conversation.id, location, ctx.now().as_millisecond())
+                .await
         {
             tracing::warn!(error = %e, "the chat's last place was not kept");
         }
