@@ -265,25 +265,22 @@ pub fn matches(want: &Value, actual: &Value) -> bool {
                     found.map(|i| used[i] = true).is_some()
                 })
         }
-        Value::Object(map) => match matcher(map) {
-            Some(check) => check(actual),
-            None => map.iter().all(|(key, w)| matches(w, actual.get(key).unwrap_or(&Value::Null))),
-        },
+        Value::Object(map) => matcher(map, actual).unwrap_or_else(|| {
+            map.iter().all(|(key, w)| matches(w, actual.get(key).unwrap_or(&Value::Null)))
+        }),
     }
 }
 
-/// The `$` matcher an object stands for, if it is one.
-fn matcher(map: &serde_json::Map<String, Value>) -> Option<Box<dyn Fn(&Value) -> bool + '_>> {
+/// Whether `actual` passes the `$` matcher `map` stands for; `None` when it is not one.
+fn matcher(map: &serde_json::Map<String, Value>, actual: &Value) -> Option<bool> {
     let (key, arg) = map.iter().next().filter(|_| map.len() == 1)?;
     let text = |v: &Value| v.as_str().map(|s| s.trim().to_lowercase());
     let needle = text(arg).unwrap_or_default();
     Some(match key.as_str() {
-        "$any" => Box::new(move |a| {
-            arg.as_array().is_some_and(|options| options.iter().any(|o| matches(o, a)))
-        }),
-        "$contains" => Box::new(move |a| text(a).is_some_and(|a| a.contains(&needle))),
-        "$prefix" => Box::new(move |a| text(a).is_some_and(|a| a.starts_with(&needle))),
-        "$present" => Box::new(|a| !a.is_null()),
+        "$any" => arg.as_array().is_some_and(|options| options.iter().any(|o| matches(o, actual))),
+        "$contains" => text(actual).is_some_and(|a| a.contains(&needle)),
+        "$prefix" => text(actual).is_some_and(|a| a.starts_with(&needle)),
+        "$present" => !actual.is_null(),
         _ => return None,
     })
 }
