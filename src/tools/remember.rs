@@ -46,7 +46,7 @@ impl Remember {
 
 impl Tool for Remember {
     const NAME: &'static str = "remember";
-    const DESCRIPTION: &'static str = "Remember a fact for this chat from now on — allergies, birthdays, preferences, plans, who is who — when someone says 記得…, 幫我記住…, 'remember that…'. It is kept with who said it and when, and shown to you in this chat's later turns (never in other chats). Not for being reminded at a time: 提醒我…, 'remind me to…' is the reminder tool, even when it mentions a date. Use list_memories to show what is remembered and forget to remove something.";
+    const DESCRIPTION: &'static str = "Remember a fact for this chat from now on — allergies, birthdays, preferences, plans, who is who — when someone says 記得…, 幫我記住…, 'remember that…'. It is kept with who said it and when, and shown to you in this chat's later turns (never in other chats). Not for being reminded at a time: 提醒我…, 'remind me to…' (記得提醒我… too) is the reminder tool, even when it mentions a date; not for things to buy (add_list_items). Use list_memories to show what is remembered and forget to remove something.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
