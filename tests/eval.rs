@@ -115,6 +115,11 @@ fn confused(expected: &[Value]) -> Vec<(String, Value)> {
 
 /// Runs `hearth eval` against `llm`, writing the report to a temporary file.
 async fn eval(llm: &FakeLlm, extra: &[&str]) -> (Output, Value) {
+    eval_at(&llm.url(), extra).await
+}
+
+/// Runs `hearth eval` against the model at `base_url`.
+async fn eval_at(base_url: &str, extra: &[&str]) -> (Output, Value) {
     let out = std::env::temp_dir().join(format!("hearth-eval-{}.json", uuid::Uuid::new_v4()));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
     for var in
@@ -122,7 +127,7 @@ async fn eval(llm: &FakeLlm, extra: &[&str]) -> (Output, Value) {
     {
         cmd.env_remove(var);
     }
-    cmd.env("OPENAI_BASE_URL", llm.url())
+    cmd.env("OPENAI_BASE_URL", base_url)
         .env("OPENAI_API_KEY", "sk-test")
         .env("HEARTH_MODEL", "fake-model")
         .args(["eval", "--set", SET, "--out"])
@@ -217,4 +222,16 @@ async fn the_model_is_sent_hearths_own_prompt_and_tools_each_case_in_its_setting
     let group = find("剛剛大家說了什麼", true);
     let last = group["messages"].as_array().and_then(|m| m.last()).expect("a message");
     assert_eq!(last["content"], "[媽媽] 剛剛大家說了什麼");
+}
+
+#[tokio::test]
+async fn a_model_that_cannot_be_reached_is_an_error_not_a_score() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", closed.local_addr().expect("address"));
+    drop(closed);
+    let (output, report) = eval_at(&url, &[]).await;
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("did not answer any request"), "{stderr}");
+    assert!(report.is_null(), "no report is written");
 }

@@ -81,6 +81,9 @@ pub enum EvalError {
         #[source]
         source: std::io::Error,
     },
+    /// Not one request reached the model.
+    #[error("the model did not answer any request: {0}")]
+    Unreachable(String),
     /// The model scored below `--min-accuracy`.
     #[error("accuracy {accuracy:.3} is below --min-accuracy {min}")]
     BelowMinimum {
@@ -232,6 +235,11 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
         .buffered(args.concurrency.max(1))
         .collect()
         .await;
+    if let Some(Err(first)) = answers.first()
+        && answers.iter().all(Result::is_err)
+    {
+        return Err(EvalError::Unreachable(first.clone()));
+    }
     let outcomes: Vec<Outcome<'_>> = set
         .cases
         .iter()

@@ -129,7 +129,8 @@ pub fn score(outcomes: &[Outcome<'_>], fenced: &[[String; 2]]) -> Report {
             Ok(calls) => calls.clone(),
             Err(_) => Vec::new(),
         };
-        let chosen = tool_set(&got);
+        // A request that failed chose nothing, not even "none".
+        let chosen = if outcome.got.is_ok() { tool_set(&got) } else { BTreeSet::new() };
         for tool in expected.union(&chosen) {
             let entry = report.tools.entry(tool.clone()).or_default();
             match (expected.contains(tool), chosen.contains(tool)) {
@@ -419,7 +420,11 @@ mod tests {
             ToolScore { tp: 1, fp: 1, r#fn: 0, precision: Some(0.5), recall: Some(1.0) }
         );
         assert_eq!(r.tools["get_quote"].recall, Some(0.0));
-        assert_eq!(r.tools[NONE].tp, 2, "a failed request chose nothing");
+        assert_eq!(
+            (r.tools[NONE].tp, r.tools[NONE].r#fn),
+            (1, 1),
+            "a failed request chose nothing"
+        );
         assert_eq!(r.confusion[0].counts["get_quote→fx"], 1);
         assert_eq!(r.confusion[0].counts["fx→fx"], 1);
         assert_eq!(r.misses.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["1", "4"]);
