@@ -71,7 +71,7 @@ pub enum StartError {
 
 impl StartError {
     /// Turns the failure to build `what`'s HTTP client into a start-up error.
-    fn http_client(what: &'static str) -> impl FnOnce(reqwest::Error) -> Self {
+    pub(crate) fn http_client(what: &'static str) -> impl FnOnce(reqwest::Error) -> Self {
         move |source| Self::HttpClient { what, source }
     }
 }
@@ -149,6 +149,8 @@ pub struct Hearth {
     pub(crate) names: crate::privacy::NameCache,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
     pub charts: Option<crate::charts::publish::Charts>,
+    /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city).
+    pub home: Option<String>,
 }
 
 impl Hearth {
@@ -195,6 +197,7 @@ impl Hearth {
             reminder_nudge: Arc::new(Notify::new()),
             work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
             allowance: allowance.clone(),
+            home: config.home(),
         };
         let registry = Arc::new(tools(&services)?.with_sources(mcp.sources())?);
         let actions = crate::actions::registry()?;
@@ -269,7 +272,14 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
             charts,
+            home: services.home.clone(),
         }))
+    }
+
+    /// What the system prompt says about this deployment: the tools offered now, the home.
+    pub fn prompt_setting(&self) -> crate::llm::prompt::Setting {
+        let tools = self.agent.tool_definitions();
+        crate::llm::prompt::Setting::new(tools.iter().map(|t| t.name.as_ref()), self.home.clone())
     }
 
     /// Deletes the chat log older than the retention period (measured on the injected clock);
@@ -368,15 +378,20 @@ impl Hearth {
 }
 
 /// The LLM and LINE clients; a client that cannot be built stops start-up.
-fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
-    let llm = LlmClient::new(
+/// The LLM client at the configured endpoint (`hearth eval` uses it alone).
+pub fn llm_client(config: &Config) -> Result<LlmClient, StartError> {
+    LlmClient::new(
         &config.openai_base_url,
         config.openai_api_key.clone(),
         &config.model,
         config.llm_strict,
         Duration::from_secs(config.llm_timeout_secs),
     )
-    .map_err(StartError::http_client("the LLM"))?;
+    .map_err(StartError::http_client("the LLM"))
+}
+
+fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
+    let llm = llm_client(config)?;
     let line = LineClient::new(
         &config.line_api_base,
         config.line_channel_access_token.clone(),

@@ -44,7 +44,8 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
             clock: app.clock.clone(),
         };
         let mut messages = vec![ChatMessage::System {
-            content: crate::memory::system_prompt(&app.store, &ctx, &text).await,
+            content: crate::memory::system_prompt(&app.store, &ctx, &text, &app.prompt_setting())
+                .await,
         }];
         messages.extend(history.iter().cloned());
         messages.push(ChatMessage::User { content: text.clone() });

@@ -190,6 +190,11 @@ pub struct Config {
     /// IANA time zone of the family: the prompt's date and time, reminders.
     #[arg(long, env = "HEARTH_TIMEZONE", default_value = "Asia/Taipei", global = true)]
     pub timezone: String,
+    /// The family's home place (a city, e.g. 台北 or Kaohsiung): the weather when no place is
+    /// named and none was asked about in the chat before. Default: the city of HEARTH_TIMEZONE
+    /// where it names one (Asia/Taipei: 台北).
+    #[arg(long, env = "HEARTH_HOME_LOCATION", global = true)]
+    pub home_location: Option<String>,
     /// A newer Taiwan working calendar (JSON, the format of the built-in
     /// data/taiwan-calendar.json, made by scripts/taiwan_calendar.py): its years replace or
     /// extend the built-in ones (2024–2027). Workday reminders and the TWSE trading days follow
@@ -436,6 +441,14 @@ impl Config {
         missing
     }
 
+    /// The family's home place: `HEARTH_HOME_LOCATION`, else the city `HEARTH_TIMEZONE` names.
+    pub fn home(&self) -> Option<String> {
+        match self.home_location.as_deref().map(str::trim) {
+            Some(home) if !home.is_empty() => Some(home.to_string()),
+            _ => zone_city(&self.timezone),
+        }
+    }
+
     /// The trigger keywords, trimmed, empty ones dropped.
     pub fn keywords(&self) -> Vec<String> {
         self.trigger_keywords
@@ -459,6 +472,20 @@ fn public_url(value: &str) -> Result<String, String> {
     Ok(value.trim_end_matches('/').to_string())
 }
 
+/// The city an IANA zone is named after ("Asia/Taipei": 台北, "Europe/London": London), or
+/// `None` for zones that name no city (UTC, Etc/GMT+8).
+pub fn zone_city(zone: &str) -> Option<String> {
+    let (area, city) = zone.trim().rsplit_once('/')?;
+    if area.starts_with("Etc") || city.is_empty() || city.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let known = [("Taipei", "台北"), ("Hong_Kong", "香港"), ("Macau", "澳門")];
+    match known.iter().find(|(name, _)| *name == city) {
+        Some((_, local)) => Some((*local).to_string()),
+        None => Some(city.replace('_', " ")),
+    }
+}
+
 #[cfg(test)]
 mod public_url_tests {
     use super::public_url;
@@ -473,5 +500,18 @@ mod public_url_tests {
         assert!(public_url("http://hearth.example.com").is_err(), "LINE fetches over HTTPS only");
         assert!(public_url("https://hearth.example.com/?a=1").is_err());
         assert!(public_url("hearth.example.com").is_err());
+    }
+}
+
+#[cfg(test)]
+mod home_tests {
+    use super::zone_city;
+
+    #[test]
+    fn the_home_defaults_to_the_city_the_time_zone_names() {
+        assert_eq!(zone_city("Asia/Taipei").as_deref(), Some("台北"));
+        assert_eq!(zone_city("America/New_York").as_deref(), Some("New York"));
+        assert_eq!(zone_city("UTC"), None);
+        assert_eq!(zone_city("Etc/GMT-8"), None);
     }
 }

@@ -243,16 +243,11 @@ impl Hearth {
                 tracing::warn!(error = %e, "history unavailable");
                 Vec::new()
             });
-        let system = crate::memory::system_prompt(&self.store, ctx, request).await;
+        let setting = self.prompt_setting();
+        let system = crate::memory::system_prompt(&self.store, ctx, request, &setting).await;
         let mut messages = vec![ChatMessage::System { content: system }];
         messages.extend(prompt::history(&history, in_group));
-        messages.push(ChatMessage::User {
-            content: if in_group {
-                format!("[{}] {request}", speaker.unwrap_or("someone"))
-            } else {
-                request.to_string()
-            },
-        });
+        messages.push(prompt::request(speaker, request, in_group));
         (messages, prompt::history_tainted(&history))
     }
 

@@ -51,6 +51,7 @@
 //!   [`format`]: amounts of money as the family reads them.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal; [`doctor`]: `hearth doctor`, the
 //!   checks of a deployment.
+//! - [`eval`]: `hearth eval`, the model's routing over a data set of family requests, scored.
 //!
 //! # Layers
 //!
@@ -61,7 +62,7 @@
 //! | row | modules |
 //! |---|---|
 //! | 1 | `server`, `chat`, `doctor` |
-//! | 2 | `background`, `inbox`, `conversation`, `limits::turns` |
+//! | 2 | `background`, `inbox`, `conversation`, `limits::turns`, `eval` |
 //! | 3 | `app` |
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
@@ -71,7 +72,7 @@
 //! | 9 | `llm`, `mcp` |
 //! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |
-//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet` |
+//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet`, `eval::score` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
 
 pub mod action;
@@ -90,6 +91,7 @@ pub mod delivery;
 pub mod digest;
 pub mod doctor;
 pub mod egress;
+pub mod eval;
 pub mod format;
 pub mod gate;
 pub mod i18n;

@@ -1,5 +1,6 @@
 //! The `hearth` command: `serve` (the LINE webhook), `chat` (the agent in a terminal), `tools`
-//! (the tool definitions as sent to the LLM), `migrate`, `doctor` (checks a deployment).
+//! (the tool definitions as sent to the LLM), `migrate`, `doctor` (checks a deployment), `eval`
+//! (the model's tool routing, scored).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -35,6 +36,9 @@ enum Command {
     /// Check this deployment (settings, database, LINE token and webhook, LLM, search, quota,
     /// MCP servers): a ✓/⚠/✗ list, each ✗ with its fix; exits non-zero on any ✗.
     Doctor(hearth::doctor::DoctorArgs),
+    /// Measure the model's tool routing on a data set of family requests (needs only the LLM
+    /// settings): precision and recall per tool, argument accuracy, the fenced pairs' confusion.
+    Eval(hearth::eval::EvalArgs),
 }
 
 #[tokio::main]
@@ -65,6 +69,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let definitions = registry.definitions();
             let sent = hearth::llm::openai::tool_specs(&definitions, config.llm_strict);
             println!("{}", serde_json::to_string_pretty(&sent)?);
+        }
+        Command::Eval(args) => {
+            require(config.missing_for_llm())?;
+            hearth::eval::run_cli(&config, &args).await?;
         }
         Command::Migrate => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
@@ -116,7 +124,7 @@ fn require(missing: Vec<&'static str>) -> anyhow::Result<()> {
 /// conversation (warnings only); the other commands log at `info`.
 fn default_log_level(command: &Command) -> &'static str {
     match command {
-        Command::Chat | Command::Doctor(_) => "warn",
+        Command::Chat | Command::Doctor(_) | Command::Eval(_) => "warn",
         Command::Serve | Command::Tools | Command::Migrate => "info",
     }
 }

@@ -51,6 +51,9 @@ pub struct Services {
     pub work_calendar: WorkCalendar,
     /// LINE's monthly message quota (costs, friends, where the month stands).
     pub allowance: Allowance,
+    /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city): the weather's
+    /// place when none is named.
+    pub home: Option<String>,
 }
 
 impl Services {
@@ -70,14 +73,21 @@ impl Services {
         let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
         let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
         let allowance = Allowance::new(store.clone(), line, clock, tz, true);
-        Ok(Self { sources, store, reminder_nudge: Arc::default(), work_calendar, allowance })
+        Ok(Self {
+            sources,
+            store,
+            reminder_nudge: Arc::default(),
+            work_calendar,
+            allowance,
+            home: config.home(),
+        })
     }
 }
 
 /// Builds the production registry.
 pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
     Registry::builder()
-        .tool(weather::Weather::new(s.sources.weather.clone()))
+        .tool(weather::Weather::new(s.sources.weather.clone(), s.store.clone(), s.home.clone()))
         .tool(fx::Fx::new(s.sources.fx.clone()))
         .tool(get_quote::GetQuote::new(s.sources.quotes.clone(), s.sources.securities.clone()))
         .tool(reminder::Reminder::new(

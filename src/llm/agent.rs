@@ -19,7 +19,7 @@ use std::sync::Arc;
 use futures::future::join_all;
 
 use super::hold::{CallHolder, Held};
-use super::openai::{ChatMessage, LlmClient, LlmError, Usage};
+use super::openai::{ChatMessage, Completion, LlmClient, LlmError, Usage};
 use crate::egress;
 use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
 use crate::tool::{Card, Chip, ErrorKind, ToolCtx};
@@ -138,6 +138,18 @@ impl Agent {
     /// The tool definitions sent to the model.
     pub fn tool_definitions(&self) -> Vec<ToolDefinition> {
         self.registry.definitions()
+    }
+
+    /// The model's first round over `messages` with the tools offered but those named in
+    /// `without`; nothing is run. This is the tool choice of a turn, which `hearth eval` scores.
+    pub async fn first_round(
+        &self,
+        messages: &[ChatMessage],
+        without: &[String],
+    ) -> Result<Completion, LlmError> {
+        let mut tools = self.registry.definitions();
+        tools.retain(|t| !without.iter().any(|w| *w == t.name));
+        self.llm.complete(messages, &tools, true).await
     }
 
     /// Runs one turn over `messages` (system prompt, history and the user's message).

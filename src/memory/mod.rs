@@ -13,6 +13,7 @@ use jiff::tz::TimeZone;
 use serde::Serialize;
 
 pub mod actions;
+pub mod relative;
 
 use crate::line::text::truncate_graphemes;
 use crate::llm::prompt;
@@ -22,7 +23,11 @@ use crate::tool::{CardRow, ToolCtx};
 /// The most characters the memory section adds to the system prompt.
 pub const PROMPT_BUDGET_CHARS: usize = 1500;
 
-const HEADER: &str = "Things this chat asked you to remember (#id, who said it, when). Use them when they matter to the request; the family can ask you to forget one with the forget tool:";
+const HEADER: &str = "Things this chat asked you to remember (#id, who said it, when). Answer questions about them from here, without calling list_memories (that only shows this list as a card, when they ask what you remember); the family can ask you to forget one with the forget tool:";
+
+/// The memory section when nothing is remembered: present all the same, so the model knows it
+/// has looked and need not call a tool to find out.
+const NOTHING: &str = "Things this chat asked you to remember: nothing remembered yet. If they ask about something personal (an allergy, a birthday), say you have not been told and that they can say 記得… / remember … — do not call list_memories for it.";
 
 /// English words too common to say which memory is meant.
 const STOP_WORDS: &[&str] = &[
@@ -30,17 +35,12 @@ const STOP_WORDS: &[&str] = &[
     "that", "the", "thing", "this", "to", "we", "what", "you",
 ];
 
-/// The memory section of the system prompt for a turn whose message is `current`, or `None`
-/// when the conversation has no memories. Never longer than `budget` characters, unless a
-/// single memory is (then the section holds only the note).
-pub fn prompt_section(
-    memories: &[Memory],
-    current: &str,
-    tz: &TimeZone,
-    budget: usize,
-) -> Option<String> {
+/// The memory section of the system prompt for a turn whose message is `current` (saying so
+/// when nothing is remembered). Never longer than `budget` characters, unless a single memory
+/// is (then the section holds only the note).
+pub fn prompt_section(memories: &[Memory], current: &str, tz: &TimeZone, budget: usize) -> String {
     if memories.is_empty() {
-        return None;
+        return NOTHING.to_string();
     }
     let lines: Vec<(usize, String)> = memories
         .iter()
@@ -78,7 +78,7 @@ pub fn prompt_section(
     if left_out > 0 {
         section.push_str(&omitted_note(left_out));
     }
-    Some(section)
+    section
 }
 
 fn omitted_note(left_out: usize) -> String {
@@ -161,17 +161,32 @@ pub fn memory_row(m: &MemoryView) -> CardRow {
 }
 
 /// The system prompt of a turn in `ctx`'s conversation whose message is `current`: the standing
-/// prompt plus that conversation's memories from `store` (and no other conversation's).
-pub async fn system_prompt(store: &Store, ctx: &ToolCtx, current: &str) -> String {
-    let mut content = prompt::system_prompt(ctx);
+/// prompt for `setting` plus that conversation's memories from `store` (and no other
+/// conversation's).
+pub async fn system_prompt(
+    store: &Store,
+    ctx: &ToolCtx,
+    current: &str,
+    setting: &prompt::Setting,
+) -> String {
     let memories = store.memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
         tracing::warn!(error = %e, "memories unavailable for the prompt");
         Vec::new()
     });
-    if let Some(section) = prompt_section(&memories, current, &ctx.tz, PROMPT_BUDGET_CHARS) {
-        content.push_str("\n\n");
-        content.push_str(&section);
-    }
+    with_memories(ctx, setting, &memories, current)
+}
+
+/// The system prompt for `setting` with the memory section for `memories` (all of one
+/// conversation) appended.
+pub fn with_memories(
+    ctx: &ToolCtx,
+    setting: &prompt::Setting,
+    memories: &[Memory],
+    current: &str,
+) -> String {
+    let mut content = prompt::system_prompt(ctx, setting);
+    content.push_str("\n\n");
+    content.push_str(&prompt_section(memories, current, &ctx.tz, PROMPT_BUDGET_CHARS));
     content
 }
 
@@ -194,14 +209,14 @@ mod tests {
     }
 
     #[test]
-    fn no_memories_no_section() {
-        assert_eq!(prompt_section(&[], "你好", &taipei(), 1500), None);
+    fn with_no_memories_the_section_says_nothing_is_remembered_yet() {
+        let s = prompt_section(&[], "奶奶對什麼過敏？", &taipei(), 1500);
+        assert!(s.contains("nothing remembered yet") && s.contains("list_memories"), "{s}");
     }
 
     #[test]
     fn small_sets_appear_whole_with_who_and_when() {
-        let s = prompt_section(&[memory(3, "奶奶對花生過敏")], "晚餐", &taipei(), 1500)
-            .expect("section");
+        let s = prompt_section(&[memory(3, "奶奶對花生過敏")], "晚餐", &taipei(), 1500);
         assert!(s.contains("- #3 奶奶對花生過敏 (媽媽, 2025-11-30)"), "{s}");
         assert!(!s.contains("more not shown"));
     }
@@ -212,7 +227,7 @@ mod tests {
             (1..=300).map(|i| memory(i, &format!("第{i}件事：家裡的日常安排與細節"))).collect();
         all.push(memory(5_000, "奶奶對花生過敏"));
         all.insert(0, memory(0, "爸爸週三要加班"));
-        let s = prompt_section(&all, "奶奶可以吃花生醬嗎？", &taipei(), 1500).expect("section");
+        let s = prompt_section(&all, "奶奶可以吃花生醬嗎？", &taipei(), 1500);
         assert!(s.chars().count() <= 1500, "{} chars", s.chars().count());
         assert!(s.contains("奶奶對花生過敏"), "the relevant one is kept");
         assert!(s.contains("第300件事"), "the newest are kept");

@@ -34,6 +34,7 @@ mod lists;
 mod memory;
 mod migrations;
 mod pending;
+mod places;
 mod quiet;
 mod quota;
 mod quoted;

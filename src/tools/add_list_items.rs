@@ -55,7 +55,7 @@ impl AddListItems {
 
 impl Tool for AddListItems {
     const NAME: &'static str = "add_list_items";
-    const DESCRIPTION: &'static str = "Add things to one of this chat's shared lists: the shopping list unless another list is named (牛奶、雞蛋加到購物清單, 要買衛生紙, 沒有醬油了, 'add milk and eggs to the shopping list', 'we're out of rice'), or any named list (露營要帶的加帳篷, 待辦加繳電話費, 'put sunscreen on the packing list'); a named list is started by adding to it. Something already on the list gets its quantity raised instead of a second line. Shows the list as a card with a ✓ button per item. Not for reminders at a time (reminder) or facts to remember (remember); to mark things bought or done use check_list_items.";
+    const DESCRIPTION: &'static str = "Add things to one of this chat's shared lists: the shopping list unless another list is named (牛奶、雞蛋加到購物清單, 要買衛生紙, 沒有醬油了, 衛生紙沒了記一下要買 — a thing to buy is a list item, not something to remember, 'add milk and eggs to the shopping list', 'we're out of rice'), or any named list (露營要帶的加帳篷, 待辦加繳電話費, 'put sunscreen on the packing list'); a named list is started by adding to it. Something already on the list gets its quantity raised instead of a second line. Shows the list as a card with a ✓ button per item. Not for reminders at a time (reminder) or facts to remember (remember); to mark things bought or done use check_list_items.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -92,7 +92,7 @@ fn currency_code(input: &str) -> Result<String, ToolError> {
 
 impl Tool for Fx {
     const NAME: &'static str = "fx";
-    const DESCRIPTION: &'static str = "Convert an amount between fiat currencies (ISO 4217 codes: USD, TWD, JPY, EUR, CNY, HKD, KRW, GBP, …) at today's reference rate. Does NOT handle cryptocurrencies such as BTC or ETH — use get_quote for those, then convert its fiat result here if needed.";
+    const DESCRIPTION: &'static str = "Convert an amount between fiat currencies (ISO 4217 codes: USD, TWD, JPY, EUR, CNY, HKD, KRW, GBP, …) at today's reference rate. Does NOT handle cryptocurrencies (BTC, ETH, USDT, USDC, SOL, DOGE, XRP, BNB…) — use get_quote for those. For a crypto amount in a fiat currency (\"0.1 BTC 換台幣\", \"1000 USDT 多少台幣\"), call get_quote for the crypto AND fx from USD (amount 1, the rate) in the same round, then multiply.";
     type Args = Args;
     type Output = Output;
 

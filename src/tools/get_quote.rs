@@ -82,7 +82,7 @@ impl GetQuote {
 
 impl Tool for GetQuote {
     const NAME: &'static str = "get_quote";
-    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or cryptocurrency (Taiwan and US markets, crypto such as BTC and ETH). Use it for any price question about 股票/股價/ETF/指數/加密貨幣, including \"how much is 0.1 BTC\" (then multiply). Prices come in the instrument's own currency. To be told later when a price reaches a level, use price_alert.";
+    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or cryptocurrency (Taiwan and US markets, crypto such as BTC and ETH). Use it for any price question about 股票/股價/ETF/指數/加密貨幣 (BTC 比特幣, ETH 以太幣, USDT 泰達幣, USDC, SOL, DOGE 狗狗幣, XRP, BNB…), including \"how much is 0.1 BTC\" (then multiply). Prices come in the instrument's own currency (crypto in USD): when the family wants another currency (\"0.1 BTC 換台幣\"), call fx from USD in the same round as this call, not after it. To be told later when a price reaches a level, use price_alert.";
     type Args = Args;
     type Output = Output;
 

@@ -1,6 +1,7 @@
 //! `remember`: stores a fact for this conversation ("記得奶奶對花生過敏"), with who said it and
 //! when. The conversation's memories are placed in the system prompt of its later turns (see
-//! [`crate::memory`]); no other conversation ever sees them.
+//! [`crate::memory`]); no other conversation ever sees them. Relative dates in the fact
+//! ("明天", "下週五", "tomorrow") are kept as the dates they mean ([`crate::memory::relative`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,7 @@ pub use crate::store::MAX_MEMORIES;
 /// Arguments of `remember`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The fact to remember: one short, self-contained sentence in the user's language, with names instead of pronouns, e.g. "奶奶對花生過敏", "Dad's flight lands at 18:40 on Dec 5". At most 500 characters.
+    /// The fact to remember: one short, self-contained sentence in the user's language, with names instead of pronouns, e.g. "奶奶對花生過敏", "Dad's flight lands at 18:40 on Dec 5". Write relative dates as dates (明天 → 2026-12-02, against today's date in your instructions): the fact is read on later days. At most 500 characters.
     pub fact: String,
 }
 
@@ -45,13 +46,14 @@ impl Remember {
 
 impl Tool for Remember {
     const NAME: &'static str = "remember";
-    const DESCRIPTION: &'static str = "Remember a fact for this chat from now on — allergies, birthdays, preferences, plans, who is who — when someone says 記得…, 幫我記住…, 'remember that…'. It is kept with who said it and when, and shown to you in this chat's later turns (never in other chats). Not for being reminded at a time. Use list_memories to show what is remembered and forget to remove something.";
+    const DESCRIPTION: &'static str = "Remember a fact for this chat from now on — allergies, birthdays, preferences, plans, who is who — when someone says 記得…, 幫我記住…, 'remember that…'. It is kept with who said it and when, and shown to you in this chat's later turns (never in other chats). Not for being reminded at a time: 提醒我…, 'remind me to…' (記得提醒我… too) is the reminder tool, even when it mentions a date; not for things to buy (add_list_items). Use list_memories to show what is remembered and forget to remove something.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let fact = args.fact.trim();
+        let resolved = crate::memory::relative::resolve(args.fact.trim(), ctx.local_now().date());
+        let fact = resolved.as_str();
         if fact.is_empty() {
             return Err(ToolError::InvalidArgs(
                 "the fact to remember is empty; ask what to remember".into(),

@@ -29,10 +29,12 @@ use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 pub const MAX_TEXT: usize = 500;
 
 /// How a reminder repeats.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum Repeat {
-    /// Only once.
+    /// Only once (the earlier form's word; a once reminder has no repetition).
+    #[default]
+    #[schemars(skip)]
     Once,
     /// Every day (or every `interval` days).
     Daily,
@@ -70,41 +72,130 @@ pub enum Day {
     Sun,
 }
 
-/// Arguments of `reminder`.
+// The earlier flat form of the arguments (`repeat` a word, its details beside it) is still read.
+/// Arguments of `reminder`: the common case is `text` and `at` (or `in_minutes`), the rest null.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
     /// What to remind about, short, in the user's words (e.g. "帶便當", "倒垃圾").
     pub text: String,
-    /// The (first) time as a local date-time "YYYY-MM-DDTHH:MM" in the conversation's time zone (or in `timezone`). Use this or `in_minutes`. For lunar_monthly, lunar_yearly and workdays: the time of day, with today's date (or the date to start from); the first matching date is found for you.
+    /// The (first) time as a local date-time "YYYY-MM-DDTHH:MM" in the chat's time zone; null when `in_minutes` is used. Resolve 明天/下週三/tomorrow against today's date in your instructions. No hour said: 早上/morning 08:00, 中午/noon 12:00, 下午/afternoon 15:00, 晚上/evening 20:00, otherwise 09:00. For lunar and workday repetition: the time of day with today's date.
     pub at: Option<String>,
-    /// For relative requests ("in 20 minutes", "半小時後"): minutes from now. Use this or `at`.
+    /// For relative requests ("in 20 minutes", "半小時後"): minutes from now; else null.
     pub in_minutes: Option<u32>,
-    /// IANA time zone, only if the user names one (e.g. "America/New_York"); default the conversation's.
-    pub timezone: Option<String>,
-    /// Repetition; default once.
-    pub repeat: Option<Repeat>,
-    /// Every N days/weeks/months/years (e.g. 2 for "every other week"); default 1.
-    pub interval: Option<u32>,
-    /// Weekly only: the days; default the weekday of `at`.
-    pub weekdays: Option<Vec<Day>>,
-    /// Monthly only: day of the month 1-31, or -1 for the last day; default the day of `at`.
-    pub day_of_month: Option<i32>,
-    /// Last date of the series "YYYY-MM-DD" (inclusive), if the user gives one.
-    pub until: Option<String>,
-    /// Number of times, if the user gives one.
-    pub count: Option<u32>,
-    /// lunar_monthly: the lunar days of the month, 1-30 (e.g. [1, 15] for 初一 and 十五). lunar_yearly: the one lunar day (e.g. [15] for 八月十五).
-    pub lunar_days: Option<Vec<u8>>,
-    /// lunar_yearly only: the lunar month 1-12 (正月 = 1, 臘月 = 12).
-    pub lunar_month: Option<u8>,
-    /// lunar_yearly only: true when the date is in the leap month (閏月, e.g. 閏四月初八).
-    pub leap_month: Option<bool>,
-    /// In a group: the member to remind if not the person asking, by display name (e.g. "爸爸"). Omit for the asker.
+    /// How it repeats; null for once.
+    #[serde(default, deserialize_with = "repetition_given")]
+    pub repeat: Option<Repetition>,
+    /// Who it is for, in a group only: null for the person asking (提醒我); a member's display name (提醒爸爸 → "爸爸"); "everyone" for the whole group (提醒大家, 提醒全家). In a 1:1 chat always null: it is for the person you are talking to.
     pub for_member: Option<String>,
-    /// In a group: true when the reminder is for everyone ("提醒大家", "提醒全家", "remind everyone"); it then goes to the whole group. Omit for a personal reminder, which goes to that person's 1:1 chat with hearth when they have added it as a friend (costs less of the monthly LINE quota).
-    pub everyone: Option<bool>,
-    /// True only after the user was told a repeating reminder would exceed this month's LINE message quota and still wants it created as it is.
+    /// IANA time zone, only if the user names another place's time (e.g. "America/New_York"); else null.
+    pub timezone: Option<String>,
+    /// true only after the user was told a repeating reminder would exceed this month's LINE message quota and still wants it; else null.
     pub accept_cost: Option<bool>,
+    /// The earlier flat form's details (not offered to the model).
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub flat: FlatForm,
+}
+
+/// How a reminder repeats.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+pub struct Repetition {
+    /// daily, weekly, monthly, yearly; lunar_monthly (every 初一/十五), lunar_yearly (a lunar date every year: lunar birthdays, 農曆八月十五); workdays (Taiwan's official workdays, 每個上班日).
+    pub every: Repeat,
+    /// Every N days/weeks/months/years (2 for "every other week"); null for 1.
+    pub interval: Option<u32>,
+    /// weekly: the days (每週一三 → ["mon", "wed"]); null for the weekday of `at`.
+    pub weekdays: Option<Vec<Day>>,
+    /// monthly: the day of the month 1-31, or -1 for the last day; null for the day of `at`.
+    pub day_of_month: Option<i32>,
+    /// lunar_monthly and lunar_yearly: the lunar date as the family says it (never convert it to a Gregorian date yourself); else null.
+    pub lunar: Option<LunarDate>,
+    /// The last date "YYYY-MM-DD" (inclusive), if the user gives one; else null.
+    pub until: Option<String>,
+    /// How many times in all, if the user gives a number; else null.
+    pub count: Option<u32>,
+}
+
+/// A lunar date of a repeating reminder.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+pub struct LunarDate {
+    /// The lunar days 1-30: lunar_monthly [1, 15] for 初一 and 十五; lunar_yearly one day ([15] for 八月十五).
+    pub days: Vec<u8>,
+    /// lunar_yearly: the lunar month 1-12 (正月 = 1, 臘月 = 12); null for lunar_monthly.
+    pub month: Option<u8>,
+    /// lunar_yearly: true when the date is in a leap month (閏四月初八); else null.
+    pub leap: Option<bool>,
+}
+
+/// The earlier flat form of the arguments: `repeat` was a word and its details stood beside it.
+#[derive(Debug, Default, Deserialize)]
+pub struct FlatForm {
+    interval: Option<u32>,
+    weekdays: Option<Vec<Day>>,
+    day_of_month: Option<i32>,
+    until: Option<String>,
+    count: Option<u32>,
+    lunar_days: Option<Vec<u8>>,
+    lunar_month: Option<u8>,
+    leap_month: Option<bool>,
+    everyone: Option<bool>,
+}
+
+/// `repeat` as an object, or as the earlier form's word (`"daily"`; `"once"` is no repetition).
+fn repetition_given<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Repetition>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Given {
+        Rule(Repetition),
+        Word(Repeat),
+    }
+    Ok(match Option::<Given>::deserialize(d)? {
+        None | Some(Given::Word(Repeat::Once)) => None,
+        Some(Given::Rule(rule)) => Some(rule),
+        Some(Given::Word(every)) => Some(Repetition { every, ..Repetition::default() }),
+    })
+}
+
+impl Args {
+    /// The repetition, with the earlier flat form's details filled in; `None` for once.
+    pub fn repetition(&self) -> Option<Repetition> {
+        let f = &self.flat;
+        let given = f.interval.is_some()
+            || f.weekdays.is_some()
+            || f.day_of_month.is_some()
+            || f.until.is_some()
+            || f.count.is_some()
+            || f.lunar_days.is_some();
+        let mut rule = match &self.repeat {
+            Some(rule) => rule.clone(),
+            None if given => Repetition::default(),
+            None => return None,
+        };
+        rule.interval = rule.interval.or(f.interval);
+        rule.weekdays = rule.weekdays.take().or_else(|| f.weekdays.clone());
+        rule.day_of_month = rule.day_of_month.or(f.day_of_month);
+        rule.until = rule.until.take().or_else(|| f.until.clone());
+        rule.count = rule.count.or(f.count);
+        if rule.lunar.is_none() && (f.lunar_days.is_some() || f.lunar_month.is_some()) {
+            rule.lunar = Some(LunarDate {
+                days: f.lunar_days.clone().unwrap_or_default(),
+                month: f.lunar_month,
+                leap: f.leap_month,
+            });
+        }
+        Some(rule)
+    }
+
+    /// True when the reminder is for the whole group ("everyone", or the earlier `everyone`).
+    pub fn for_everyone(&self) -> bool {
+        let named = self.for_member.as_deref().map(str::trim).map(str::to_lowercase);
+        self.flat.everyone == Some(true)
+            || named.is_some_and(|n| {
+                matches!(n.as_str(), "everyone" | "all" | "大家" | "全家" | "所有人" | "全部")
+            })
+    }
 }
 
 /// The result of `reminder`.
@@ -172,25 +263,23 @@ pub fn schedule_from(
     work_calendar: &WorkCalendar,
 ) -> Result<Schedule, ToolError> {
     let tz = time_zone(args, default_tz)?;
-    let (freq, interval, weekdays, month_day) = repeat_rule(args)?;
-    let lunar = lunar_rule(
-        freq,
-        args.lunar_days.as_deref().unwrap_or_default(),
-        args.lunar_month,
-        args.leap_month.unwrap_or(false),
-    )
-    .map_err(|e| invalid(e.to_string()))?;
+    let rule = args.repetition().unwrap_or_default();
+    let (freq, interval, weekdays, month_day) = repeat_rule(&rule)?;
+    let lunar_date = rule.lunar.clone().unwrap_or_default();
+    let lunar =
+        lunar_rule(freq, &lunar_date.days, lunar_date.month, lunar_date.leap.unwrap_or(false))
+            .map_err(|e| invalid(e.to_string()))?;
     let mut anchor = anchor(args, now, &tz)?;
     if is_calendar_rule(freq) {
         anchor = start_not_before(anchor, now, &tz);
     }
-    let count = match args.count {
+    let count = match rule.count {
         Some(c) if !(1..=1000).contains(&c) => {
             return Err(invalid("count must be between 1 and 1000"));
         }
         other => other,
     };
-    let until = until(args, &tz)?;
+    let until = until(&rule, &tz)?;
     let schedule = Schedule {
         tz,
         anchor,
@@ -232,7 +321,7 @@ fn anchor(args: &Args, now: Timestamp, tz: &TimeZone) -> Result<DateTime, ToolEr
             let local = at.to_zoned_datetime(tz.clone()).datetime();
             Ok(local.round(jiff::Unit::Minute).unwrap_or(local))
         }
-        (Some(at), None) => at.trim().parse::<DateTime>().map_err(|_| {
+        (Some(at), None) => local_date_time(at).ok_or_else(|| {
             invalid(format!(
                 "{at:?} is not a valid local date-time; use YYYY-MM-DDTHH:MM with a real date"
             ))
@@ -240,9 +329,19 @@ fn anchor(args: &Args, now: Timestamp, tz: &TimeZone) -> Result<DateTime, ToolEr
     }
 }
 
+/// A local date-time "YYYY-MM-DDTHH:MM"; a date alone means 09:00 that day (no hour said).
+fn local_date_time(at: &str) -> Option<DateTime> {
+    let at = at.trim();
+    if !at.contains(':') {
+        let date = at.parse::<Date>().ok()?;
+        return Some(date.to_datetime(jiff::civil::time(9, 0, 0, 0)));
+    }
+    at.parse::<DateTime>().ok()
+}
+
 /// How it repeats: the frequency, the interval, the weekday mask and the day of the month.
-fn repeat_rule(args: &Args) -> Result<(Freq, u32, u8, Option<i8>), ToolError> {
-    let freq = match args.repeat.unwrap_or(Repeat::Once) {
+fn repeat_rule(args: &Repetition) -> Result<(Freq, u32, u8, Option<i8>), ToolError> {
+    let freq = match args.every {
         Repeat::Once => Freq::Once,
         Repeat::Daily => Freq::Daily,
         Repeat::Weekly => Freq::Weekly,
@@ -280,7 +379,7 @@ fn repeat_rule(args: &Args) -> Result<(Freq, u32, u8, Option<i8>), ToolError> {
 }
 
 /// The end of the `until` date, local time, if one is given.
-fn until(args: &Args, tz: &TimeZone) -> Result<Option<Timestamp>, ToolError> {
+fn until(args: &Repetition, tz: &TimeZone) -> Result<Option<Timestamp>, ToolError> {
     let Some(u) = &args.until else { return Ok(None) };
     let date: Date =
         u.trim().parse().map_err(|_| invalid(format!("{u:?} is not a valid date (YYYY-MM-DD)")))?;
@@ -309,7 +408,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "Create a reminder in this chat: once (\"明天早上八點提醒我帶便當\", \"in 20 minutes\") or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). Also on the Chinese lunar calendar (every 初一 and 十五; a lunar date every year such as a lunar birthday or 農曆八月十五, leap months included) and on Taiwan's workdays (\"每個上班日\": holidays off, make-up workdays on): give the lunar month and day as the family says them, never convert them to Gregorian dates yourself; the result lists the next dates. The reminder is pushed at the time, with buttons to mark done, snooze or stop: to this chat, or, for a personal reminder set in a group, to that person's 1:1 chat with hearth (say where it arrives). Pushes spend the family's monthly LINE message quota: a repeating reminder's result says what it costs, and when it would exceed the month it is not created until the user accepts or picks a cheaper way. Resolve relative dates against the current date in the system prompt.";
+    const DESCRIPTION: &'static str = "Create a reminder in this chat (提醒我…, 'remind me to…'): once (\"明天早上八點提醒我帶便當\": text and at, everything else null; \"in 20 minutes\": in_minutes) or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). Also on the Chinese lunar calendar (every 初一 and 十五; a lunar date every year such as a lunar birthday or 農曆八月十五, leap months included) and on Taiwan's workdays (\"每個上班日\": holidays off, make-up workdays on): give the lunar month and day as the family says them, never convert them to Gregorian dates yourself; the result lists the next dates. The reminder is pushed at the time, with buttons to mark done, snooze or stop: to this chat, or, for a personal reminder set in a group, to that person's 1:1 chat with hearth (say where it arrives). Pushes spend the family's monthly LINE message quota: a repeating reminder's result says what it costs, and when it would exceed the month it is not created until the user accepts or picks a cheaper way. Resolve relative dates against the current date in the system prompt. To keep a fact without a time (記得…), use remember instead; to be told when a price reaches a level (0050 跌到 150 提醒我), use price_alert.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
@@ -326,7 +425,7 @@ impl Tool for Reminder {
         }
         let now = ctx.now();
         let schedule = schedule_from(&args, now, &ctx.tz, &self.work_calendar)?;
-        let everyone = args.everyone == Some(true) && ctx.conversation.is_multi_person();
+        let everyone = args.for_everyone() && ctx.conversation.is_multi_person();
         let (mention_id, mention_name) = match everyone {
             true => (None, None),
             false => self.mention(ctx, args.for_member.as_deref()).await?,

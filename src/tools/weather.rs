@@ -1,4 +1,6 @@
 //! `weather`: the forecast for a place, today and the next days, with a card and follow-up chips.
+//! With no place named it is the place this chat last asked about, else the family's home
+//! (`HEARTH_HOME_LOCATION`), so "要帶傘嗎" just works.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -6,14 +8,15 @@ use serde::{Deserialize, Serialize};
 use crate::charts::{ChartSpec, ForecastDay};
 use crate::i18n::Lang;
 use crate::sources::weather::{WeatherSource, describe_code};
+use crate::store::Store;
 use crate::tool::{Card, CardRow, Chip, Tone, Tool, ToolCtx, ToolError};
 
 /// Arguments of `weather`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The place, as the user wrote it: a city or district in Chinese or English, e.g. "台北", "高雄", "Tokyo".
-    pub location: String,
-    /// How many days to forecast, starting today (1-7). Use 2 for "tomorrow", 3 for "the day after tomorrow". Default 3.
+    /// The place, as the user wrote it: a city or district in Chinese or English, e.g. "台北", "高雄", "Tokyo". null when no place is named ("要帶傘嗎"): the place last asked about in this chat, else the family's home.
+    pub location: Option<String>,
+    /// How many days to forecast, starting today (1-7), through the last day asked about: 1 for today, 2 for tomorrow, 3 for the day after tomorrow; for "this weekend" (這週末) count through Sunday (on a Wednesday: 5). Default 3.
     pub days: Option<u8>,
 }
 
@@ -54,24 +57,42 @@ pub struct Output {
 /// The weather tool.
 pub struct Weather {
     source: WeatherSource,
+    store: Store,
+    home: Option<String>,
 }
 
 impl Weather {
-    /// The tool over an Open-Meteo client.
-    pub fn new(source: WeatherSource) -> Self {
-        Self { source }
+    /// The tool over an Open-Meteo client; the place last asked about is kept in `store`, and
+    /// `home` is the place when none was ever named.
+    pub fn new(source: WeatherSource, store: Store, home: Option<String>) -> Self {
+        Self { source, store, home }
+    }
+
+    /// The place asked about: the one named, else the chat's last, else home.
+    async fn place(&self, ctx: &ToolCtx, named: Option<&str>) -> Result<String, ToolError> {
+        if let Some(named) = named.map(str::trim).filter(|n| !n.is_empty()) {
+            return Ok(named.to_string());
+        }
+        let last = self.store.last_place(&ctx.conversation.id).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the chat's last place is unavailable");
+            None
+        });
+        last.or_else(|| self.home.clone()).ok_or_else(|| {
+            ToolError::InvalidArgs("no place was named and no home is set; ask which city".into())
+        })
     }
 }
 
 impl Tool for Weather {
     const NAME: &'static str = "weather";
-    const DESCRIPTION: &'static str = "Weather forecast for a place: current conditions and daily high/low temperature and chance of rain for today and the next days (up to 7). Use it for any question about weather, rain, umbrellas or temperature.";
+    const DESCRIPTION: &'static str = "Weather forecast for a place: current conditions and daily high/low temperature and chance of rain for today and the next days (up to 7). Use it for any question about weather, rain, umbrellas (要帶傘嗎), clothes or temperature. Without a place named, pass location null: the place last asked about in this chat, else the family's home, is used — do not ask which city.";
     type Args = Args;
     type Output = Output;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let location = args.location.trim();
-        if location.is_empty() || location.chars().count() > 60 {
+        let location = self.place(ctx, args.location.as_deref()).await?;
+        let location = location.as_str();
+        if location.chars().count() > 60 {
             return Err(ToolError::InvalidArgs("location must be a place name".into()));
         }
         let days = args.days.unwrap_or(3);
@@ -93,6 +114,14 @@ impl Tool for Weather {
             .forecast(&place, days, fallback_tz)
             .await
             .map_err(|e| ToolError::upstream(SERVICE, e))?;
+        if args.location.is_some()
+            && let Err(e) = self
+                .store
+                .save_last_place(&ctx.conversation.id, location, ctx.now().as_millisecond())
+                .await
+        {
+            tracing::warn!(error = %e, "the chat's last place was not kept");
+        }
         let zh = ctx.lang == Lang::ZhTw;
         let d = &forecast.daily;
         let days = d

@@ -2,7 +2,8 @@
 //!
 //! `GET /models` lists `fake-model` (or what [`FakeLlm::set_models`] says).
 //! Tests queue the answers the "model" should give ([`Step`]s); each request to
-//! `POST /chat/completions` (or `/v1/chat/completions`) consumes the next one. Request bodies and
+//! `POST /chat/completions` (or `/v1/chat/completions`) consumes the next one. With the script
+//! empty, a responder set by [`FakeLlm::respond_with`] answers from the request itself. Request bodies and
 //! `authorization` headers are recorded so tests can inspect the tools, messages and tool results
 //! the client sent.
 
@@ -50,9 +51,13 @@ struct Inner {
     state: Mutex<LlmState>,
 }
 
+/// Answers a request body with a completion body (see [`FakeLlm::respond_with`]).
+type Responder = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
+
 #[derive(Default)]
 struct LlmState {
     script: VecDeque<Step>,
+    responder: Option<Responder>,
     requests: Vec<Value>,
     auth_headers: Vec<Option<String>>,
     /// The model ids `GET /models` lists (`None`: just `fake-model`).
@@ -100,6 +105,12 @@ impl FakeLlm {
     /// Sets the model ids `GET /models` lists.
     pub fn set_models(&self, ids: &[&str]) {
         self.lock().models = Some(ids.iter().map(|id| id.to_string()).collect());
+    }
+
+    /// Answers every request the script does not with `answer(request body)`: a model that
+    /// reads the request (for runs too long or too concurrent to script in order).
+    pub fn respond_with(&self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) {
+        self.lock().responder = Some(Arc::new(answer));
     }
 
     /// Number of scripted steps not consumed yet.
@@ -219,12 +230,13 @@ async fn complete(State(llm): State<FakeLlm>, headers: HeaderMap, raw: Bytes) ->
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&raw).into()));
     let auth =
         headers.get("authorization").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let step = {
+    let (step, responder) = {
         let mut state = llm.lock();
-        state.requests.push(body);
+        state.requests.push(body.clone());
         state.auth_headers.push(auth);
-        state.script.pop_front()
+        (state.script.pop_front(), state.responder.clone())
     };
+    let step = step.or_else(|| responder.map(|answer| Step::Json(answer(&body))));
     match step {
         Some(Step::Json(body)) => Json(body).into_response(),
         Some(Step::Status(code, body)) => {
