@@ -149,6 +149,8 @@ pub struct Hearth {
     pub(crate) names: crate::privacy::NameCache,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
     pub charts: Option<crate::charts::publish::Charts>,
+    /// Photos, voice messages and files: LINE's content, transcription, limits.
+    pub media: crate::media::Media,
 }
 
 impl Hearth {
@@ -227,9 +229,18 @@ impl Hearth {
         );
         let (reminders, alerts) = pushers(config, pusher, &services);
         let alerts = alerts.with_charts(charts.clone());
-        let agent = Agent::new(llm, registry, config.max_tool_rounds)
+        let vision = match config.vision_model.trim() {
+            "" => None,
+            model => Some(llm.with_model(model)),
+        };
+        let mut agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(Arc::new(crate::confirm::Confirmations::new(store.clone())));
+        if let Some(vision) = vision {
+            agent = agent.with_vision(vision);
+        }
+        let media = crate::media::Media::from_config(config)
+            .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone());
         Ok(Arc::new(Self {
             store,
@@ -268,6 +279,7 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
             charts,
+            media,
         }))
     }
 

@@ -17,6 +17,7 @@ use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, TextM
 use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
+use crate::media::{MediaProblem, TurnMedia};
 use crate::privacy;
 use crate::quota::notice;
 use crate::source::Conversation;
@@ -50,6 +51,15 @@ impl Hearth {
         match &event.kind {
             EventKind::Message(IncomingMessage::Text(text)) => {
                 self.on_text(&event, &source, text, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Image(image)) => {
+                self.on_image(&event, &source, image, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Audio(audio)) => {
+                self.on_audio(&event, &source, audio, received_at).await
+            }
+            EventKind::Message(IncomingMessage::File(file)) => {
+                self.on_file(&event, &source, file, received_at).await
             }
             EventKind::Message(IncomingMessage::Other { message_type, .. }) => {
                 if !source.conversation.is_multi_person() {
@@ -96,6 +106,18 @@ impl Hearth {
         message: &TextMessage,
         received_at: Timestamp,
     ) {
+        self.on_words(event, source, message, TurnMedia::default(), received_at).await
+    }
+
+    /// A text turn, with whatever a photo, voice message or file adds to it (`media`).
+    pub(crate) async fn on_words(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        message: &TextMessage,
+        media: TurnMedia,
+        received_at: Timestamp,
+    ) {
         let conversation = &source.conversation;
         let speaker = match &source.user_id {
             Some(user) => self.display_name(conversation, user).await,
@@ -112,7 +134,7 @@ impl Hearth {
         let Some(request) = addressed(message, in_group, &self.keywords, quotes_bot) else {
             return;
         };
-        let lang = Lang::detect(&request.text);
+        let lang = media.lang.unwrap_or_else(|| Lang::detect(&request.text));
         if !self.within_limits(event, source, lang, received_at).await {
             return;
         }
@@ -120,17 +142,32 @@ impl Hearth {
             tracing::debug!(error = %e, "loading animation not shown");
         }
         let ctx = self.tool_ctx(source, speaker.clone(), lang);
-        let (messages, tainted) =
-            self.prompt(&ctx, logged_id, speaker.as_deref(), &request.text, in_group).await;
+        let asked = media.prompt.as_deref().unwrap_or(&request.text);
+        let (mut messages, mut tainted) =
+            self.prompt(&ctx, logged_id, speaker.as_deref(), asked, in_group).await;
+        let shared = match self.attach_media(source, message, &media, &mut messages).await {
+            Ok(shared) => shared,
+            Err(problem) => {
+                let reply = Message::text(problem.message(lang));
+                self.deliver(event, conversation, vec![reply], None, received_at).await;
+                return;
+            }
+        };
+        tainted |= shared;
         let started = std::time::Instant::now();
         let mut usage = Usage::default();
         let answer = match self.agent.answer_counted(&ctx, messages, tainted, &mut usage).await {
             Ok(answer) => answer,
+            Err(e) if shared && crate::media::vision_refused(&e) => {
+                tracing::warn!(error = %e, "the model refused a turn with a photo or file; set HEARTH_VISION_MODEL to a model that reads images");
+                Answer { text: MediaProblem::NoVision.message(lang).to_string(), ..Answer::default() }
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "turn failed");
                 Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
             }
         };
+        let answer = crate::media::dress(answer, media, lang);
         self.charge(conversation, usage).await;
         let mut answer = self.with_quota_notice(conversation, answer, lang).await;
         if let Some(charts) = &self.charts {
@@ -144,7 +181,7 @@ impl Hearth {
 
     /// Logs the incoming message (for recap and history); its id bounds the history of the turn
     /// (`i64::MAX` when it could not be logged).
-    async fn log_incoming(
+    pub(crate) async fn log_incoming(
         &self,
         event: &Event,
         source: &EventSource,
@@ -284,7 +321,7 @@ impl Hearth {
     }
 
     /// The display name of `user_id`: from memory, from the store if recent, else from LINE.
-    async fn display_name(&self, conversation: &Conversation, user_id: &str) -> Option<String> {
+    pub(crate) async fn display_name(&self, conversation: &Conversation, user_id: &str) -> Option<String> {
         let key = (conversation.id.clone(), user_id.to_string());
         if let Some(name) = self.names.get(&key).await {
             return Some(name);

@@ -33,6 +33,7 @@ mod inbox;
 mod lists;
 mod memory;
 mod pending;
+mod photos;
 mod quiet;
 mod quota;
 mod reminders;
