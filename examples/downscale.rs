@@ -40,7 +40,11 @@ fn main() {
     let b64 = |n: usize| n.div_ceil(3) * 4;
     let before_tokens = hearth::media::picture::vision_tokens(width, height);
     let after_tokens = hearth::media::picture::vision_tokens(prepared.width, prepared.height);
-    println!("original: {width}x{height}, {} bytes ({} as base64)", original.len(), b64(original.len()));
+    println!(
+        "original: {width}x{height}, {} bytes ({} as base64)",
+        original.len(),
+        b64(original.len())
+    );
     println!(
         "sent:     {}x{}, {} bytes ({} as base64), prepared in {:.0} ms",
         prepared.width,

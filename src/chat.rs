@@ -104,10 +104,11 @@ async fn local_media(
     match command {
         "/image" => {
             let bytes = read(path).await?;
-            let prepared = tokio::task::spawn_blocking(move || crate::media::picture::prepare(&bytes))
-                .await
-                .map_err(|e| e.to_string())?
-                .map_err(|e| e.to_string())?;
+            let prepared =
+                tokio::task::spawn_blocking(move || crate::media::picture::prepare(&bytes))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
             let words = if question.trim().is_empty() {
                 crate::media::turns::PHOTO_ALONE.to_string()
             } else {
@@ -125,7 +126,8 @@ async fn local_media(
             let name = std::path::Path::new(path)
                 .file_name()
                 .map_or("voice.m4a".into(), |n| n.to_string_lossy().into_owned());
-            let heard = transcriber.transcribe(bytes, &name, mime).await.map_err(|e| e.to_string())?;
+            let heard =
+                transcriber.transcribe(bytes, &name, mime).await.map_err(|e| e.to_string())?;
             Ok(Some((ChatMessage::User { content: heard.clone() }, heard.clone(), Some(heard))))
         }
         _ => Ok(None),

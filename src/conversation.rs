@@ -160,7 +160,10 @@ impl Hearth {
             Ok(answer) => answer,
             Err(e) if shared && crate::media::vision_refused(&e) => {
                 tracing::warn!(error = %e, "the model refused a turn with a photo or file; set HEARTH_VISION_MODEL to a model that reads images");
-                Answer { text: MediaProblem::NoVision.message(lang).to_string(), ..Answer::default() }
+                Answer {
+                    text: MediaProblem::NoVision.message(lang).to_string(),
+                    ..Answer::default()
+                }
             }
             Err(e) => {
                 tracing::warn!(error = %e, "turn failed");
@@ -321,7 +324,11 @@ impl Hearth {
     }
 
     /// The display name of `user_id`: from memory, from the store if recent, else from LINE.
-    pub(crate) async fn display_name(&self, conversation: &Conversation, user_id: &str) -> Option<String> {
+    pub(crate) async fn display_name(
+        &self,
+        conversation: &Conversation,
+        user_id: &str,
+    ) -> Option<String> {
         let key = (conversation.id.clone(), user_id.to_string());
         if let Some(name) = self.names.get(&key).await {
             return Some(name);

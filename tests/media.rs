@@ -17,7 +17,10 @@ use common::harness::{
 use serde_json::{Value, json};
 
 /// hearth reading content from `media`, transcribing there too.
-async fn media_harness(media: &FakeMedia, tweak: impl FnOnce(&mut hearth::config::Config)) -> Harness {
+async fn media_harness(
+    media: &FakeMedia,
+    tweak: impl FnOnce(&mut hearth::config::Config),
+) -> Harness {
     let url = media.url();
     let h = Harness::start_with(
         move |c| {
@@ -67,11 +70,9 @@ fn last_user_text(request: &Value) -> String {
     let last = messages.iter().rev().find(|m| m["role"] == "user").cloned().unwrap_or_default();
     match &last["content"] {
         Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Value::Array(parts) => {
+            parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
+        }
         _ => String::new(),
     }
 }
@@ -277,10 +278,7 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
     media.put("7091", "image/jpeg", jpeg(500, 700));
     let h = media_harness(&media, |_| {}).await;
     h.send(vec![h.event(in_group(FAMILY, MOM), image("7091"))]).await;
-    h.llm.reply_tool_calls(&[(
-        "reminder",
-        json!({"text": "家長會", "at": "2026-12-05T19:00"}),
-    )]);
+    h.llm.reply_tool_calls(&[("reminder", json!({"text": "家長會", "at": "2026-12-05T19:00"}))]);
     h.llm.reply_text("我讀到 12/5 晚上七點家長會，按 ✅ 就幫你設提醒。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 幫我把這張通知的日期都設提醒")]).await;
 

@@ -386,7 +386,8 @@ mod tests {
         let mut raw = group_text();
         raw["message"] = json!({"id": "1", "type": "image", "quoteToken": "q",
             "contentProvider": {"type": "line"}, "imageSet": {"id": "S1", "index": 2, "total": 3}});
-        let EventKind::Message(IncomingMessage::Image(i)) = Event::parse(raw.clone()).expect("image").kind
+        let EventKind::Message(IncomingMessage::Image(i)) =
+            Event::parse(raw.clone()).expect("image").kind
         else {
             panic!("image expected")
         };
@@ -394,13 +395,15 @@ mod tests {
         assert_eq!(i.image_set.map(|s| (s.index, s.total)), Some((2, 3)));
         raw["message"] = json!({"id": "2", "type": "audio", "duration": 4200,
             "contentProvider": {"type": "line"}});
-        let EventKind::Message(IncomingMessage::Audio(a)) = Event::parse(raw.clone()).expect("audio").kind
+        let EventKind::Message(IncomingMessage::Audio(a)) =
+            Event::parse(raw.clone()).expect("audio").kind
         else {
             panic!("audio expected")
         };
         assert_eq!(a.duration, Some(4200));
         raw["message"] = json!({"id": "3", "type": "file", "fileName": "a.pdf", "fileSize": 2048});
-        let EventKind::Message(IncomingMessage::File(f)) = Event::parse(raw).expect("file").kind else {
+        let EventKind::Message(IncomingMessage::File(f)) = Event::parse(raw).expect("file").kind
+        else {
             panic!("file expected")
         };
         assert_eq!((f.file_name.as_str(), f.file_size), ("a.pdf", 2048));

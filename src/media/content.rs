@@ -60,8 +60,13 @@ impl ContentClient {
     pub async fn fetch(&self, message_id: &str, accept: &[&str]) -> Result<Content, ContentError> {
         let url = format!("{}/v2/bot/message/{}/content", self.base, urlencode(message_id));
         let unavailable = |e: reqwest::Error| ContentError::Unavailable(e.to_string());
-        let mut response =
-            self.http.get(url).bearer_auth(self.token.expose()).send().await.map_err(unavailable)?;
+        let mut response = self
+            .http
+            .get(url)
+            .bearer_auth(self.token.expose())
+            .send()
+            .await
+            .map_err(unavailable)?;
         match response.status() {
             s if s.is_success() => {}
             StatusCode::NOT_FOUND | StatusCode::GONE => return Err(ContentError::Expired),

@@ -209,7 +209,9 @@ pub fn with_parts(words: String, images: Vec<String>, document: Option<&str>) ->
     }
     content.push(ContentPart::Text { text: notice });
     content.extend(
-        images.into_iter().map(|url| ContentPart::ImageUrl { image_url: ImageUrl { url, detail: "high" } }),
+        images
+            .into_iter()
+            .map(|url| ContentPart::ImageUrl { image_url: ImageUrl { url, detail: "high" } }),
     );
     ChatMessage::UserParts { content }
 }
@@ -223,8 +225,17 @@ pub fn vision_refused(error: &LlmError) -> bool {
 /// The chips offered after a photo sent alone: the obvious next steps.
 pub fn photo_chips(lang: Lang) -> Vec<Chip> {
     vec![
-        Chip::new(lang.pick("日期設成提醒", "Set reminders"), lang.pick("幫我把這張照片上的日期都設提醒", "Set reminders for the dates in this photo")),
-        Chip::new(lang.pick("重點整理", "Key points"), lang.pick("這張照片的重點是什麼？", "What are the key points of this photo?")),
+        Chip::new(
+            lang.pick("日期設成提醒", "Set reminders"),
+            lang.pick(
+                "幫我把這張照片上的日期都設提醒",
+                "Set reminders for the dates in this photo",
+            ),
+        ),
+        Chip::new(
+            lang.pick("重點整理", "Key points"),
+            lang.pick("這張照片的重點是什麼？", "What are the key points of this photo?"),
+        ),
     ]
 }
 
@@ -256,7 +267,8 @@ mod tests {
 
     #[test]
     fn pictures_follow_the_words_with_the_untrusted_notice() {
-        let message = with_parts("這是什麼藥？".into(), vec!["data:image/jpeg;base64,AA".into()], None);
+        let message =
+            with_parts("這是什麼藥？".into(), vec!["data:image/jpeg;base64,AA".into()], None);
         assert!(message.has_image());
         assert_eq!(message.family_words(), Some("這是什麼藥？"));
         let json = serde_json::to_value(&message).expect("json");

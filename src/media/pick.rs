@@ -95,7 +95,12 @@ mod tests {
     }
 
     fn in_set(id: &str, user: &str, set: &str, index: u32, total: u32, at_ms: i64) -> PhotoRef {
-        PhotoRef { set_id: Some(set.into()), set_index: index, set_total: total, ..photo(id, user, at_ms) }
+        PhotoRef {
+            set_id: Some(set.into()),
+            set_index: index,
+            set_total: total,
+            ..photo(id, user, at_ms)
+        }
     }
 
     #[test]

@@ -73,7 +73,8 @@ impl Transcriber {
         mime: &str,
     ) -> Result<String, TranscribeError> {
         let connect = |e: reqwest::Error| TranscribeError::Connect(e.to_string());
-        let part = Part::bytes(audio).file_name(file_name.to_string()).mime_str(mime).map_err(connect)?;
+        let part =
+            Part::bytes(audio).file_name(file_name.to_string()).mime_str(mime).map_err(connect)?;
         let form = Form::new()
             .text("model", self.model.clone())
             .text("response_format", "json")

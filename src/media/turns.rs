@@ -16,7 +16,9 @@ use super::{MediaProblem, TurnMedia};
 use crate::app::Hearth;
 use crate::i18n::Lang;
 use crate::line::message::Message;
-use crate::line::webhook::{AudioMessage, Event, EventSource, FileMessage, ImageMessage, TextMessage};
+use crate::line::webhook::{
+    AudioMessage, Event, EventSource, FileMessage, ImageMessage, TextMessage,
+};
 use crate::llm::openai::ChatMessage;
 
 /// What the chat log records for a photo.
@@ -45,7 +47,8 @@ impl Hearth {
             at_ms: event.timestamp_ms,
         };
         if image.content_provider.is_line()
-            && let Err(e) = self.store.note_photo(&conversation.id, &photo, now - QUOTE_WINDOW_MS).await
+            && let Err(e) =
+                self.store.note_photo(&conversation.id, &photo, now - QUOTE_WINDOW_MS).await
         {
             tracing::warn!(error = %e, "could not note a photo");
         }

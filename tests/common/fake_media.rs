@@ -98,7 +98,9 @@ async fn content(State(media): State<FakeMedia>, Path(id): Path<String>) -> Resp
             let status = StatusCode::from_u16(status).expect("status");
             (status, axum::Json(json!({"message": "error"}))).into_response()
         }
-        None => (StatusCode::NOT_FOUND, axum::Json(json!({"message": "Not found"}))).into_response(),
+        None => {
+            (StatusCode::NOT_FOUND, axum::Json(json!({"message": "Not found"}))).into_response()
+        }
     }
 }
 
