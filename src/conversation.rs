@@ -170,7 +170,8 @@ impl Hearth {
                 Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
             }
         };
-        let answer = crate::media::dress(answer, media, lang);
+        let mut answer = crate::media::dress(answer, media, lang);
+        answer.cards = crate::confirm::combined::combine(std::mem::take(&mut answer.cards), lang);
         self.charge(conversation, usage).await;
         let mut answer = self.with_quota_notice(conversation, answer, lang).await;
         if let Some(charts) = &self.charts {

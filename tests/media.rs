@@ -278,13 +278,21 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
     media.put("7091", "image/jpeg", jpeg(500, 700));
     let h = media_harness(&media, |_| {}).await;
     h.send(vec![h.event(in_group(FAMILY, MOM), image("7091"))]).await;
-    h.llm.reply_tool_calls(&[("reminder", json!({"text": "家長會", "at": "2026-12-05T19:00"}))]);
-    h.llm.reply_text("我讀到 12/5 晚上七點家長會，按 ✅ 就幫你設提醒。");
+    h.llm.reply_tool_calls(&[
+        ("reminder", json!({"text": "家長會", "at": "2026-12-05T19:00"})),
+        ("reminder", json!({"text": "繳交回條", "at": "2026-12-03T08:00"})),
+    ]);
+    h.llm.reply_text("我讀到兩個日期，按 ✅ 就幫你設提醒。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 幫我把這張通知的日期都設提醒")]).await;
 
     assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
     let body = h.line.replies()[0].body.clone();
-    let confirm = postback_data(&body, "confirm_call").expect("a confirm button");
+    assert!(postback_data(&body, "confirm_call").is_none(), "not a card per reminder: {body}");
+    let text = body.to_string();
+    assert!(
+        text.contains("要設定這些提醒嗎") && text.contains("家長會") && text.contains("繳交回條")
+    );
+    let confirm = postback_data(&body, "confirm_calls").expect("one confirm button for all");
 
     h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &confirm)]).await;
     assert!(h.app.store.list_reminders(OTHER_GROUP).await.expect("reminders").is_empty());
@@ -293,7 +301,7 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
     let set = h.app.store.list_reminders(FAMILY).await.expect("reminders");
-    assert_eq!(set.len(), 1, "created once");
+    assert_eq!(set.len(), 2, "each created once");
 }
 
 #[tokio::test]
