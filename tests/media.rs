@@ -10,7 +10,7 @@ mod common;
 
 use base64::Engine;
 use common::FakeMedia;
-use common::fake_media::{jpeg, m4a, png};
+use common::fake_media::{jpeg, m4a, pdf, png};
 use common::harness::{
     DAD, FAMILY, Harness, MOM, OTHER_GROUP, chip_texts, in_dm, in_group, postback_data, texts_of,
 };
@@ -254,6 +254,28 @@ async fn a_text_file_is_read_as_untrusted_content_and_other_files_are_refused() 
     assert!(reply_text(&h, 1).contains("讀不了"), "{}", reply_text(&h, 1));
     assert_eq!(h.llm.requests().len(), 1);
     assert_eq!(media.fetches(), vec!["7071"], "the video was not downloaded");
+}
+
+#[tokio::test]
+async fn a_pdf_is_read_like_a_page_and_scanned_or_long_pdfs_are_refused() {
+    let media = FakeMedia::start().await;
+    media.put("7111", "application/pdf", pdf("Parents meeting on Dec 5 at 7 pm", 2));
+    media.put("7112", "application/pdf", pdf("", 1));
+    media.put("7113", "application/pdf", pdf("page", 31));
+    let h = media_harness(&media, |_| {}).await;
+    h.llm.reply_text("12/5 晚上七點家長會。");
+    let file =
+        |id: &str| json!({"id": id, "type": "file", "fileName": "notice.pdf", "fileSize": 900});
+    h.send(vec![h.event(in_dm(MOM), file("7111"))]).await;
+    let text = last_user_text(&h.llm.requests()[0]);
+    assert!(text.contains("Parents meeting on Dec 5 at 7 pm"), "{text}");
+    assert!(text.contains(hearth::untrusted::BEGIN));
+
+    h.send(vec![h.event(in_dm(MOM), file("7112"))]).await;
+    assert!(reply_text(&h, 1).contains("掃描"), "{}", reply_text(&h, 1));
+    h.send(vec![h.event(in_dm(MOM), file("7113"))]).await;
+    assert!(reply_text(&h, 2).contains("太大"), "{}", reply_text(&h, 2));
+    assert_eq!(h.llm.requests().len(), 1, "only the readable PDF reached the model");
 }
 
 #[tokio::test]

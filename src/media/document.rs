@@ -1,9 +1,14 @@
-//! Files the family shares, read like a page: plain-text files as they are (UTF-8), cut to what
-//! the model is given. Which files are read is decided from the name; everything else gets a
+//! Files the family shares, read like a page: plain-text files as they are (UTF-8), PDFs by
+//! their text (at most [`MAX_PDF_PAGES`] pages; the caller bounds the bytes and the time), cut
+//! to what the model is given. A PDF without text (a scan) is refused rather than read as
+//! pictures. Which files are read is decided from the name; everything else gets a
 //! polite refusal that says what works.
 
 /// The most characters of a document given to the model.
 pub const MAX_CHARS: usize = 6000;
+
+/// The most pages of a PDF read; a longer one is refused.
+pub const MAX_PDF_PAGES: usize = 30;
 
 /// What kind of document a file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +36,40 @@ pub enum DocError {
     /// Not UTF-8 text, or empty.
     #[error("the file has no readable text")]
     NoText,
+    /// A PDF that does not parse.
+    #[error("the PDF cannot be read: {0}")]
+    Damaged(String),
+    /// A PDF of more than [`MAX_PDF_PAGES`] pages.
+    #[error("the PDF has {0} pages")]
+    TooManyPages(usize),
+}
+
+/// The text of a PDF (see [`MAX_PDF_PAGES`]), at most [`MAX_CHARS`] characters; `NoText` for a
+/// scan. CPU-bound, and a hostile file can take long: run it on a blocking thread with a time
+/// limit.
+pub fn read_pdf(bytes: &[u8]) -> Result<String, DocError> {
+    let parsed =
+        pdf_extract::Document::load_mem(bytes).map_err(|e| DocError::Damaged(e.to_string()))?;
+    let pages = parsed.get_pages().len();
+    if pages > MAX_PDF_PAGES {
+        return Err(DocError::TooManyPages(pages));
+    }
+    drop(parsed);
+    let text =
+        pdf_extract::extract_text_from_mem(bytes).map_err(|e| DocError::Damaged(e.to_string()))?;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        return Err(DocError::NoText);
+    }
+    Ok(text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+        .chars()
+        .take(MAX_CHARS)
+        .collect())
 }
 
 /// The text of a plain-text file, at most [`MAX_CHARS`] characters (a byte-order mark dropped).

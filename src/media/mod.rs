@@ -1,7 +1,7 @@
 //! Photos, voice messages and files sent to hearth. Content comes from LINE's content endpoint
 //! for the turn only ([`content`]) and is never stored; photos are scaled down for the vision
-//! model ([`picture`]), voice is transcribed ([`transcribe`]), plain-text files are read like a
-//! page ([`document`]). Which recent photos a question is about is a pure decision ([`pick`]).
+//! model ([`picture`]), voice is transcribed ([`transcribe`]), PDFs and plain-text files are
+//! read like a page ([`document`]). Which recent photos a question is about is a pure decision ([`pick`]).
 //! How media messages become turns is in [`turns`].
 //!
 //! Everything read from a photo or a file is untrusted content, like a web page: a turn that
@@ -120,6 +120,8 @@ pub enum MediaProblem {
     NotHeard,
     /// A file hearth does not read (a video, a spreadsheet…).
     FileKind,
+    /// A PDF without text (a scan).
+    ScannedPdf,
 }
 
 impl From<ContentError> for MediaProblem {
@@ -173,6 +175,10 @@ impl MediaProblem {
             MediaProblem::NotHeard => lang.pick(
                 "抱歉，我沒聽清楚這段語音，可以再說一次或打字嗎？🙏",
                 "Sorry, I couldn't make out that voice message. Could you say it again or type it? 🙏",
+            ),
+            MediaProblem::ScannedPdf => lang.pick(
+                "這個 PDF 裡沒有文字（可能是掃描檔），可以把那幾頁拍照傳給我嗎？🙏",
+                "That PDF has no text in it (probably a scan). Could you send photos of the pages instead? 🙏",
             ),
             MediaProblem::FileKind => lang.pick(
                 "這種檔案我還讀不了 🙏 我看得懂照片、語音、PDF 和文字檔（.txt）喔",

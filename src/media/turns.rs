@@ -3,14 +3,14 @@
 //! about — by its sender calling hearth within minutes, or by anyone quote-replying it while
 //! calling hearth ([`super::pick`]). A voice message is transcribed and then handled exactly
 //! like the same words typed (in groups only with `HEARTH_GROUP_VOICE`, and the trigger keyword
-//! must be in it). A plain-text file in a 1:1 chat is read like a shared page; other files get a
+//! must be in it). A PDF or plain-text file in a 1:1 chat is read like a shared page; other files get a
 //! polite refusal. Nothing from a group reaches a model unless hearth was called.
 
 use std::sync::Arc;
 
 use jiff::Timestamp;
 
-use super::document::{self, DocKind};
+use super::document::{self, DocError, DocKind};
 use super::pick::{self, PhotoRef, QUOTE_WINDOW_MS};
 use super::{MediaProblem, TurnMedia};
 use crate::app::Hearth;
@@ -21,6 +21,8 @@ use crate::line::webhook::{
 };
 use crate::llm::openai::ChatMessage;
 
+/// How long reading a PDF may take.
+const PDF_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 /// What the chat log records for a photo.
 const PHOTO_LOG: &str = "[photo]";
 /// What the model reads for a photo sent without words (also `hearth chat`'s `/image`).
@@ -135,7 +137,8 @@ impl Hearth {
         })
     }
 
-    /// A file: a plain-text file in a 1:1 chat is read like a shared page; others are refused.
+    /// A file: a PDF or plain-text file in a 1:1 chat is read like a shared page; others are
+    /// refused.
     pub(crate) async fn on_file(
         self: &Arc<Self>,
         event: &Event,
@@ -181,7 +184,28 @@ impl Hearth {
                 let content = self.media.content.fetch(&file.id, &[""]).await?;
                 document::read_text(&content.bytes).map_err(|_| MediaProblem::FileKind)
             }
-            DocKind::Pdf => Err(MediaProblem::FileKind),
+            DocKind::Pdf => {
+                let content = self.media.content.fetch(&file.id, &[""]).await?;
+                let reading =
+                    tokio::task::spawn_blocking(move || document::read_pdf(&content.bytes));
+                match tokio::time::timeout(PDF_TIME, reading).await {
+                    Ok(Ok(Ok(text))) => Ok(text),
+                    Ok(Ok(Err(DocError::NoText))) => Err(MediaProblem::ScannedPdf),
+                    Ok(Ok(Err(DocError::TooManyPages(_)))) => Err(MediaProblem::TooLarge),
+                    Ok(Ok(Err(e))) => {
+                        tracing::info!(error = %e, "a PDF could not be read");
+                        Err(MediaProblem::Unreadable)
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!(error = %e, "reading a PDF failed");
+                        Err(MediaProblem::Unreadable)
+                    }
+                    Err(_) => {
+                        tracing::warn!("a PDF took too long to read");
+                        Err(MediaProblem::Unreadable)
+                    }
+                }
+            }
         }
     }
 

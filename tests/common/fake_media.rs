@@ -140,3 +140,50 @@ pub fn m4a() -> Vec<u8> {
     bytes.extend_from_slice(&[0u8; 512]);
     bytes
 }
+
+/// A PDF of `pages` pages, each showing `text` (Helvetica; empty: pages without text, like a
+/// scan), with a correct cross-reference table.
+pub fn pdf(text: &str, pages: usize) -> Vec<u8> {
+    let mut objects: Vec<String> = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".into(),
+        String::new(), // the page tree, filled in below
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into(),
+    ];
+    let mut kids = Vec::new();
+    for _ in 0..pages {
+        let stream = if text.is_empty() {
+            String::new()
+        } else {
+            format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET")
+        };
+        objects.push(format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()));
+        let contents = objects.len();
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {contents} 0 R \
+             /Resources << /Font << /F1 3 0 R >> >> >>"
+        ));
+        kids.push(format!("{} 0 R", objects.len()));
+    }
+    objects[1] = format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" "));
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
