@@ -37,18 +37,6 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
             Some(chip) => chip.text.clone(),
             None => input.to_string(),
         };
-        let ctx = ToolCtx {
-            conversation: Conversation::user("terminal"),
-            user_id: None,
-            display_name: None,
-            tz: app.tz.clone(),
-            lang: Lang::detect(&text),
-            clock: app.clock.clone(),
-        };
-        let mut messages = vec![ChatMessage::System {
-            content: crate::memory::system_prompt(&app.store, &ctx, &text).await,
-        }];
-        messages.extend(history.iter().cloned());
         let (user, logged, heard) = match local_media(&app, &text).await {
             Ok(Some(input)) => input,
             Ok(None) => (ChatMessage::User { content: text.clone() }, text.clone(), None),
@@ -58,6 +46,19 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
                 continue;
             }
         };
+        let words = logged.replace("[photo]", "");
+        let ctx = ToolCtx {
+            conversation: Conversation::user("terminal"),
+            user_id: None,
+            display_name: None,
+            tz: app.tz.clone(),
+            lang: Lang::detect(&words),
+            clock: app.clock.clone(),
+        };
+        let mut messages = vec![ChatMessage::System {
+            content: crate::memory::system_prompt(&app.store, &ctx, &words).await,
+        }];
+        messages.extend(history.iter().cloned());
         let shared = user.has_image();
         messages.push(user);
         let rendered = match app.agent.answer(&ctx, messages, tainted || shared).await {

@@ -344,3 +344,51 @@ async fn a_model_that_cannot_read_pictures_gets_a_friendly_message_and_the_visio
     h.send(vec![h.dm(MOM, "你好")]).await;
     assert_eq!(h.llm.requests()[1]["model"], "fake-model", "text turns use HEARTH_MODEL");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hearth_chat_sends_a_local_photo_and_voice_recording_as_if_from_line() {
+    use std::io::Write;
+    let media = FakeMedia::start().await;
+    media.set_transcript("明天要帶什麼？");
+    let llm = common::FakeLlm::start().await;
+    llm.reply_text("這是一張通知。");
+    llm.reply_text("要帶水壺。");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("media-chat");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let photo = dir.join("notice.png");
+    std::fs::write(&photo, png(2000, 1000)).expect("photo");
+    let voice = dir.join("voice.m4a");
+    std::fs::write(&voice, m4a()).expect("voice");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("chat")
+        .current_dir(&dir)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("DATABASE_URL")
+        .env("OPENAI_BASE_URL", llm.url())
+        .env("HEARTH_TRANSCRIBE_URL", media.url())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn hearth chat");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        writeln!(stdin, "/image {} 這是什麼？", photo.display()).expect("write");
+        llm.wait_requests(1, std::time::Duration::from_secs(30)).await;
+        writeln!(stdin, "/voice {}", voice.display()).expect("write");
+        llm.wait_requests(2, std::time::Duration::from_secs(30)).await;
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("output");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let requests = llm.requests();
+    assert_eq!(pictures(&requests[0]), vec![(1536, 768)]);
+    assert!(last_user_text(&requests[0]).contains("這是什麼？"));
+    assert_eq!(last_user_text(&requests[1]), "明天要帶什麼？");
+    assert!(
+        text.contains("這是一張通知。") && text.contains("🎤 我聽到：「明天要帶什麼？」"),
+        "{text}"
+    );
+}
