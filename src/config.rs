@@ -146,6 +146,17 @@ pub struct Config {
     /// server, say); empty: OPENAI_BASE_URL with OPENAI_API_KEY.
     #[arg(long, env = "HEARTH_TRANSCRIBE_URL", default_value = "", global = true)]
     pub transcribe_url: String,
+    /// API key for HEARTH_TRANSCRIBE_URL (OPENAI_API_KEY is never sent to another server); may
+    /// be empty for local servers.
+    #[arg(
+        long,
+        env = "HEARTH_TRANSCRIBE_API_KEY",
+        default_value = "",
+        hide_default_value = true,
+        hide_env_values = true,
+        global = true
+    )]
+    pub transcribe_api_key: Secret,
     /// Longest voice message transcribed, in seconds; longer ones get a polite refusal.
     #[arg(long, env = "HEARTH_VOICE_MAX_SECS", default_value_t = 120, global = true)]
     pub voice_max_secs: u64,

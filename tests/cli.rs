@@ -176,6 +176,7 @@ fn help_documents_every_setting() {
         "HEARTH_VISION_MODEL",
         "HEARTH_TRANSCRIBE_MODEL",
         "HEARTH_TRANSCRIBE_URL",
+        "HEARTH_TRANSCRIBE_API_KEY",
         "HEARTH_VOICE_MAX_SECS",
         "HEARTH_GROUP_VOICE",
         "HEARTH_MEDIA_MAX_BYTES",

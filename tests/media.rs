@@ -198,6 +198,11 @@ async fn a_voice_message_is_transcribed_and_answered_showing_what_was_heard() {
     assert_eq!(sent.len(), 1);
     let body = String::from_utf8_lossy(&sent[0]);
     assert!(body.contains("whisper-test") && body.contains("voice.m4a"), "{body}");
+    assert_eq!(
+        media.transcription_auth(),
+        vec![None],
+        "OPENAI_API_KEY is not sent to another transcription server"
+    );
     assert_eq!(last_user_text(&h.llm.requests()[0]), "What time is the parents' meeting?");
     let text = reply_text(&h, 0);
     assert!(text.starts_with("🎤 I heard: 「What time is the parents' meeting?」"), "{text}");
@@ -229,13 +234,18 @@ async fn with_group_voice_on_a_voice_message_calling_hearth_is_answered() {
     let media = FakeMedia::start().await;
     media.put("7061", "audio/x-m4a", m4a());
     media.set_transcript("小幫手 明天會下雨嗎");
-    let h = media_harness(&media, |c| c.group_voice = true).await;
+    let h = media_harness(&media, |c| {
+        c.group_voice = true;
+        c.transcribe_api_key = "tk-local".into();
+    })
+    .await;
     h.llm.reply_text("明天台北降雨機率 30%。");
     let voice = json!({"id": "7061", "type": "audio", "duration": 3000,
         "contentProvider": {"type": "line"}});
     h.send(vec![h.event(in_group(FAMILY, MOM), voice)]).await;
     assert!(last_user_text(&h.llm.requests()[0]).contains("明天會下雨嗎"));
     assert!(reply_text(&h, 0).starts_with("🎤 我聽到："));
+    assert_eq!(media.transcription_auth(), vec![Some("Bearer tk-local".to_string())]);
 }
 
 #[tokio::test]

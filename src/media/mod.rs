@@ -53,14 +53,14 @@ impl Media {
         let transcriber = if config.transcribe_model.trim().is_empty() {
             None
         } else {
-            let base = if config.transcribe_url.trim().is_empty() {
-                &config.openai_base_url
+            let (base, key) = if config.transcribe_url.trim().is_empty() {
+                (&config.openai_base_url, &config.openai_api_key)
             } else {
-                &config.transcribe_url
+                (&config.transcribe_url, &config.transcribe_api_key)
             };
             Some(Transcriber::new(
                 base,
-                config.openai_api_key.clone(),
+                key.clone(),
                 config.transcribe_model.trim(),
                 Duration::from_secs(config.llm_timeout_secs.max(1)),
             )?)

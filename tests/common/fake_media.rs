@@ -30,6 +30,7 @@ struct MediaState {
     fetches: Vec<String>,
     transcript: String,
     transcriptions: Vec<Vec<u8>>,
+    transcription_auth: Vec<Option<String>>,
 }
 
 impl FakeMedia {
@@ -79,6 +80,11 @@ impl FakeMedia {
         self.lock().transcriptions.clone()
     }
 
+    /// The `authorization` header of each transcription request (`None` when absent).
+    pub fn transcription_auth(&self) -> Vec<Option<String>> {
+        self.lock().transcription_auth.clone()
+    }
+
     fn lock(&self) -> MutexGuard<'_, MediaState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -104,10 +110,17 @@ async fn content(State(media): State<FakeMedia>, Path(id): Path<String>) -> Resp
     }
 }
 
-async fn transcribe(State(media): State<FakeMedia>, body: Bytes) -> Response {
+async fn transcribe(
+    State(media): State<FakeMedia>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    let auth =
+        headers.get("authorization").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let text = {
         let mut state = media.lock();
         state.transcriptions.push(body.to_vec());
+        state.transcription_auth.push(auth);
         state.transcript.clone()
     };
     axum::Json(json!({"text": text})).into_response()
