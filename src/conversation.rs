@@ -171,7 +171,10 @@ impl Hearth {
             }
         };
         let mut answer = crate::media::dress(answer, media, lang);
-        answer.cards = crate::confirm::combined::combine(std::mem::take(&mut answer.cards), lang);
+        if shared {
+            answer.cards =
+                crate::confirm::combined::combine(std::mem::take(&mut answer.cards), lang);
+        }
         self.charge(conversation, usage).await;
         let mut answer = self.with_quota_notice(conversation, answer, lang).await;
         if let Some(charts) = &self.charts {

@@ -1,5 +1,6 @@
-//! One card for several held calls: when a turn holds two or more calls (the reminders read from
-//! a photo of a school notice, say), the family gets one card listing each — what, when, how
+//! One card for several held calls: when a turn that read a photo or a file holds two or more
+//! calls (the reminders read from a photo of a school notice, say), the family gets one card
+//! listing each — what, when, how
 //! often — with one ✅ that does them all and one ✖️, instead of a card per call. The buttons
 //! carry the held calls' ids, signed for the chat like every button; a tap runs each call
 //! through [`super::confirm_tapped`], so each still runs once, only in its own chat and only
