@@ -6,6 +6,7 @@
 
 use crate::action::{ActionRegistry, ActionRegistryError};
 use crate::alerts::actions::{CancelPriceAlert, MutePriceAlert};
+use crate::confirm::combined::{ConfirmCalls, DiscardCalls};
 use crate::confirm::{ConfirmCall, DiscardCall};
 use crate::i18n::Lang;
 use crate::lists::actions::CheckListItem;
@@ -27,6 +28,8 @@ pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
         .action::<ForgetAllMemories>()
         .action::<ConfirmCall>()
         .action::<DiscardCall>()
+        .action::<ConfirmCalls>()
+        .action::<DiscardCalls>()
         .action::<CheckListItem>()
         .build()
 }
@@ -53,7 +56,9 @@ mod tests {
                 "cancel_reminder",
                 "check_list_item",
                 "confirm_call",
+                "confirm_calls",
                 "discard_call",
+                "discard_calls",
                 "forget_all_memories",
                 "forget_memory",
                 "mute_price_alert",

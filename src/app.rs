@@ -151,6 +151,8 @@ pub struct Hearth {
     pub charts: Option<crate::charts::publish::Charts>,
     /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city).
     pub home: Option<String>,
+    /// Photos, voice messages and files: LINE's content, transcription, limits.
+    pub media: crate::media::Media,
 }
 
 impl Hearth {
@@ -231,9 +233,18 @@ impl Hearth {
         );
         let (reminders, alerts) = pushers(config, pusher, &services);
         let alerts = alerts.with_charts(charts.clone());
-        let agent = Agent::new(llm, registry, config.max_tool_rounds)
+        let vision = match config.vision_model.trim() {
+            "" => None,
+            model => Some(llm.with_model(model)),
+        };
+        let mut agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(Arc::new(crate::confirm::Confirmations::new(store.clone())));
+        if let Some(vision) = vision {
+            agent = agent.with_vision(vision);
+        }
+        let media = crate::media::Media::from_config(config)
+            .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone());
         Ok(Arc::new(Self {
             store,
@@ -273,6 +284,7 @@ impl Hearth {
                 .build(),
             charts,
             home: services.home.clone(),
+            media,
         }))
     }
 

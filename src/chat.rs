@@ -1,5 +1,7 @@
 //! `hearth chat`: the same agent in a terminal, as a 1:1 chat. Cards are printed as text and
 //! chips as numbered choices (type the number to send one). Needs only the LLM settings.
+//! `/image PATH [question]` and `/voice PATH` send a local photo or voice recording as if it came
+//! from LINE: the photo scaled down for the vision model, the recording transcribed.
 
 use std::sync::Arc;
 
@@ -35,24 +37,38 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
             Some(chip) => chip.text.clone(),
             None => input.to_string(),
         };
+        let (user, logged, heard) = match local_media(&app, &text).await {
+            Ok(Some(input)) => input,
+            Ok(None) => (ChatMessage::User { content: text.clone() }, text.clone(), None),
+            Err(problem) => {
+                out.write_all(format!("{problem}\n> ").as_bytes()).await?;
+                out.flush().await?;
+                continue;
+            }
+        };
+        let words = logged.replace("[photo]", "");
         let ctx = ToolCtx {
             conversation: Conversation::user("terminal"),
             user_id: None,
             display_name: None,
             tz: app.tz.clone(),
-            lang: Lang::detect(&text),
+            lang: Lang::detect(&words),
             clock: app.clock.clone(),
         };
         let mut messages = vec![ChatMessage::System {
-            content: crate::memory::system_prompt(&app.store, &ctx, &text, &app.prompt_setting())
+            content: crate::memory::system_prompt(&app.store, &ctx, &words, &app.prompt_setting())
                 .await,
         }];
         messages.extend(history.iter().cloned());
-        messages.push(ChatMessage::User { content: text.clone() });
-        let rendered = match app.agent.answer(&ctx, messages, tainted).await {
-            Ok(answer) => {
+        let shared = user.has_image();
+        messages.push(user);
+        let rendered = match app.agent.answer(&ctx, messages, tainted || shared).await {
+            Ok(mut answer) => {
                 tainted |= answer.tainted;
-                history.push(ChatMessage::User { content: text });
+                if let Some(heard) = &heard {
+                    answer.text = crate::media::with_heard(&answer.text, heard, ctx.lang);
+                }
+                history.push(ChatMessage::User { content: logged });
                 history.push(ChatMessage::Assistant {
                     content: Some(answer.text.clone()),
                     tool_calls: vec![],
@@ -72,6 +88,52 @@ pub async fn run(app: Arc<Hearth>) -> std::io::Result<()> {
         out.flush().await?;
     }
     Ok(())
+}
+
+/// A `/image PATH [question]` or `/voice PATH` line as the user message it stands for, the
+/// text kept in the session's history, and (for voice) what was heard; `None` for other lines,
+/// an error sentence when the file cannot be used.
+async fn local_media(
+    app: &Hearth,
+    line: &str,
+) -> Result<Option<(ChatMessage, String, Option<String>)>, String> {
+    let (command, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let (path, question) = rest.trim().split_once(' ').unwrap_or((rest.trim(), ""));
+    let read = |path: &str| {
+        let path = path.to_string();
+        async move { tokio::fs::read(&path).await.map_err(|e| format!("{path}: {e}")) }
+    };
+    match command {
+        "/image" => {
+            let bytes = read(path).await?;
+            let prepared =
+                tokio::task::spawn_blocking(move || crate::media::picture::prepare(&bytes))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
+            let words = if question.trim().is_empty() {
+                crate::media::turns::PHOTO_ALONE.to_string()
+            } else {
+                question.trim().to_string()
+            };
+            let user = crate::media::with_parts(words.clone(), vec![prepared.data_url()], None);
+            Ok(Some((user, format!("[photo] {}", question.trim()), None)))
+        }
+        "/voice" => {
+            let Some(transcriber) = &app.media.transcriber else {
+                return Err("voice is off (HEARTH_TRANSCRIBE_MODEL is empty)".into());
+            };
+            let bytes = read(path).await?;
+            let mime = if path.ends_with(".wav") { "audio/wav" } else { "audio/mp4" };
+            let name = std::path::Path::new(path)
+                .file_name()
+                .map_or("voice.m4a".into(), |n| n.to_string_lossy().into_owned());
+            let heard =
+                transcriber.transcribe(bytes, &name, mime).await.map_err(|e| e.to_string())?;
+            Ok(Some((ChatMessage::User { content: heard.clone() }, heard.clone(), Some(heard))))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// An answer as terminal text.

@@ -106,6 +106,14 @@ pub struct Config {
     /// Base URL of the LINE Messaging API.
     #[arg(long, env = "LINE_API_BASE", default_value = "https://api.line.me", global = true)]
     pub line_api_base: String,
+    /// Base URL of LINE's content API (photos, voice messages and files sent to hearth).
+    #[arg(
+        long,
+        env = "LINE_DATA_API_BASE",
+        default_value = "https://api-data.line.me",
+        global = true
+    )]
+    pub line_data_api_base: String,
 
     /// Base URL of an OpenAI-compatible API, including the version (e.g. http://localhost:11434/v1 for Ollama).
     #[arg(
@@ -128,6 +136,38 @@ pub struct Config {
     /// The model name sent to the LLM API.
     #[arg(long, env = "HEARTH_MODEL", default_value = "gpt-4o-mini", global = true)]
     pub model: String,
+    /// The model asked when a turn carries photos; empty: HEARTH_MODEL (which must read images).
+    #[arg(long, env = "HEARTH_VISION_MODEL", default_value = "", global = true)]
+    pub vision_model: String,
+    /// The model that transcribes voice messages (`/audio/transcriptions`); empty: voice off.
+    #[arg(long, env = "HEARTH_TRANSCRIBE_MODEL", default_value = "whisper-1", global = true)]
+    pub transcribe_model: String,
+    /// Base URL of the OpenAI-compatible transcription API, with the version (a local Whisper
+    /// server, say); empty: OPENAI_BASE_URL with OPENAI_API_KEY.
+    #[arg(long, env = "HEARTH_TRANSCRIBE_URL", default_value = "", global = true)]
+    pub transcribe_url: String,
+    /// API key for HEARTH_TRANSCRIBE_URL (OPENAI_API_KEY is never sent to another server); may
+    /// be empty for local servers.
+    #[arg(
+        long,
+        env = "HEARTH_TRANSCRIBE_API_KEY",
+        default_value = "",
+        hide_default_value = true,
+        hide_env_values = true,
+        global = true
+    )]
+    pub transcribe_api_key: Secret,
+    /// Longest voice message transcribed, in seconds; longer ones get a polite refusal.
+    #[arg(long, env = "HEARTH_VOICE_MAX_SECS", default_value_t = 120, global = true)]
+    pub voice_max_secs: u64,
+    /// Transcribe voice messages in groups too, to find the trigger keyword in them (every voice
+    /// message of the group then goes to the transcription server); off: voice in groups is
+    /// ignored.
+    #[arg(long, env = "HEARTH_GROUP_VOICE", default_value_t = false, action = clap::ArgAction::Set, global = true)]
+    pub group_voice: bool,
+    /// Most bytes of a photo, voice message or file downloaded from LINE; larger ones are refused.
+    #[arg(long, env = "HEARTH_MEDIA_MAX_BYTES", default_value_t = 10_000_000, global = true)]
+    pub media_max_bytes: usize,
     /// Send tool schemas with `strict: true` (turn off for servers that reject it).
     #[arg(long, env = "HEARTH_LLM_STRICT", default_value_t = true, action = clap::ArgAction::Set, global = true)]
     pub llm_strict: bool,

@@ -8,6 +8,8 @@
 //! and their card shows the whole URL or query that would be sent. A tool its MCP server
 //! declares destructive is held this way on every call, tainted turn or not.
 
+pub mod combined;
+
 use futures::future::BoxFuture;
 use jiff::SignedDuration;
 use serde_json::{Value, json};

@@ -17,6 +17,7 @@ use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picke
 use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
+use crate::media::{MediaProblem, TurnMedia};
 use crate::privacy;
 use crate::quota::notice;
 use crate::quote::{Quoted, with_quote};
@@ -53,6 +54,15 @@ impl Hearth {
         match &event.kind {
             EventKind::Message(IncomingMessage::Text(text)) => {
                 self.on_text(&event, &source, text, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Image(image)) => {
+                self.on_image(&event, &source, image, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Audio(audio)) => {
+                self.on_audio(&event, &source, audio, received_at).await
+            }
+            EventKind::Message(IncomingMessage::File(file)) => {
+                self.on_file(&event, &source, file, received_at).await
             }
             EventKind::Message(IncomingMessage::Other { message_type, .. }) => {
                 if !source.conversation.is_multi_person() {
@@ -105,6 +115,18 @@ impl Hearth {
         message: &TextMessage,
         received_at: Timestamp,
     ) {
+        self.on_words(event, source, message, TurnMedia::default(), received_at).await
+    }
+
+    /// A text turn, with whatever a photo, voice message or file adds to it (`media`).
+    pub(crate) async fn on_words(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        message: &TextMessage,
+        media: TurnMedia,
+        received_at: Timestamp,
+    ) {
         let conversation = &source.conversation;
         let speaker = match &source.user_id {
             Some(user) => self.display_name(conversation, user).await,
@@ -127,11 +149,13 @@ impl Hearth {
             None => None,
         };
         let turn = Turn {
-            lang: Lang::detect(&request.text),
-            request: request.text,
+            lang: media.lang.unwrap_or_else(|| Lang::detect(&request.text)),
+            request: media.prompt.clone().unwrap_or(request.text),
             quoted,
             quote_token: message.quote_token.as_deref(),
             sticker: None,
+            media,
+            asked_about: Some(message),
         };
         self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
     }
@@ -161,17 +185,44 @@ impl Hearth {
             Some(quoted) => with_quote(&turn.request, quoted),
             None => turn.request.clone(),
         };
-        let (messages, tainted) = self.prompt(&ctx, logged_id, speaker, &request, in_group).await;
-        let tainted = tainted || turn.quoted.as_ref().is_some_and(Quoted::taints);
+        let (mut messages, tainted) =
+            self.prompt(&ctx, logged_id, speaker, &request, in_group).await;
+        let mut tainted = tainted || turn.quoted.as_ref().is_some_and(Quoted::taints);
+        let shared = match turn.asked_about {
+            Some(message) => {
+                match self.attach_media(source, message, &turn.media, &mut messages).await {
+                    Ok(shared) => shared,
+                    Err(problem) => {
+                        let reply = Message::text(problem.message(lang));
+                        self.deliver(event, conversation, vec![reply], None, received_at).await;
+                        return;
+                    }
+                }
+            }
+            None => false,
+        };
+        tainted |= shared;
         let started = std::time::Instant::now();
         let mut usage = Usage::default();
         let answer = match self.agent.answer_counted(&ctx, messages, tainted, &mut usage).await {
             Ok(answer) => answer,
+            Err(e) if shared && crate::media::vision_refused(&e) => {
+                tracing::warn!(error = %e, "the model refused a turn with a photo or file; set HEARTH_VISION_MODEL to a model that reads images");
+                Answer {
+                    text: MediaProblem::NoVision.message(lang).to_string(),
+                    ..Answer::default()
+                }
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "turn failed");
                 Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
             }
         };
+        let mut answer = crate::media::dress(answer, turn.media, lang);
+        if shared {
+            answer.cards =
+                crate::confirm::combined::combine(std::mem::take(&mut answer.cards), lang);
+        }
         self.charge(conversation, usage).await;
         let mut answer = self.with_quota_notice(conversation, answer, lang).await;
         if let Some(charts) = &self.charts {
@@ -194,7 +245,7 @@ impl Hearth {
 
     /// Logs the incoming message (for recap and history); its id bounds the history of the turn
     /// (`i64::MAX` when it could not be logged).
-    async fn log_incoming(
+    pub(crate) async fn log_incoming(
         &self,
         event: &Event,
         source: &EventSource,
@@ -331,7 +382,11 @@ impl Hearth {
     }
 
     /// The display name of `user_id`: from memory, from the store if recent, else from LINE.
-    async fn display_name(&self, conversation: &Conversation, user_id: &str) -> Option<String> {
+    pub(crate) async fn display_name(
+        &self,
+        conversation: &Conversation,
+        user_id: &str,
+    ) -> Option<String> {
         let key = (conversation.id.clone(), user_id.to_string());
         if let Some(name) = self.names.get(&key).await {
             return Some(name);
@@ -461,6 +516,10 @@ struct Turn<'a> {
     quote_token: Option<&'a str>,
     /// A sticker to send with the answer.
     sticker: Option<Message>,
+    /// What a photo, voice message or file adds to the request.
+    media: TurnMedia,
+    /// The text message whose photos the request may be about (none for a sticker).
+    asked_about: Option<&'a TextMessage>,
 }
 
 fn failure_for(error: &LlmError) -> Failure {

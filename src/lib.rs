@@ -49,6 +49,8 @@
 //! - [`quiet`]: quiet hours and the pure decision of whether a push goes now or waits.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them.
+//! - [`media`]: photos, voice messages and files: LINE's content, scaled-down photos for the
+//!   vision model, transcription, shared text files, and which photo a question is about.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal; [`doctor`]: `hearth doctor`, the
 //!   checks of a deployment.
 //! - [`eval`]: `hearth eval`, the model's routing over a data set of family requests, scored.
@@ -62,18 +64,18 @@
 //! | row | modules |
 //! |---|---|
 //! | 1 | `server`, `chat`, `doctor` |
-//! | 2 | `background`, `inbox`, `conversation`, `limits::turns`, `eval` |
+//! | 2 | `background`, `inbox`, `conversation`, `limits::turns`, `eval`, `media::turns` |
 //! | 3 | `app` |
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
 //! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits` |
 //! | 7 | `action`, `delivery`, `gate`, `quote`, `sticker`, `welcome`, `inbox::queue`, `inbox::lease` |
-//! | 8 | `line` |
+//! | 8 | `line`, `media` |
 //! | 9 | `llm`, `mcp` |
 //! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |
 //! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet`, `eval::score` |
-//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format` |
+//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format`, `media::pick` |
 
 pub mod action;
 pub mod actions;
@@ -102,6 +104,7 @@ pub mod listen;
 pub mod lists;
 pub mod llm;
 pub mod mcp;
+pub mod media;
 pub mod memory;
 pub mod metrics;
 pub mod postback;

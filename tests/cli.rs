@@ -172,6 +172,14 @@ fn help_documents_every_setting() {
         "HEARTH_ALLOW_PRIVATE_FETCH",
         "HEARTH_FETCH_MAX_BYTES",
         "HEARTH_FETCH_TIMEOUT_SECS",
+        "LINE_DATA_API_BASE",
+        "HEARTH_VISION_MODEL",
+        "HEARTH_TRANSCRIBE_MODEL",
+        "HEARTH_TRANSCRIBE_URL",
+        "HEARTH_TRANSCRIBE_API_KEY",
+        "HEARTH_VOICE_MAX_SECS",
+        "HEARTH_GROUP_VOICE",
+        "HEARTH_MEDIA_MAX_BYTES",
     ] {
         assert!(help.contains(var), "--help mentions {var}");
     }

@@ -10,6 +10,7 @@ use super::{REPLY_TOKEN_FRESH, Turn};
 use crate::app::Hearth;
 use crate::i18n::Lang;
 use crate::line::webhook::{Event, EventSource, StickerMessage};
+use crate::media::TurnMedia;
 use crate::quote::Quoted;
 use crate::source::Conversation;
 
@@ -43,6 +44,8 @@ impl Hearth {
             quoted: None,
             quote_token: sticker.quote_token.as_deref(),
             sticker: crate::sticker::answer_sticker(sticker).map(crate::sticker::message),
+            media: TurnMedia::default(),
+            asked_about: None,
         };
         self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
     }

@@ -88,7 +88,13 @@ pub enum IncomingMessage {
     Text(TextMessage),
     /// A sticker.
     Sticker(StickerMessage),
-    /// An image, video, audio, file or location.
+    /// A photo (one of a set when sent together).
+    Image(ImageMessage),
+    /// A voice message.
+    Audio(AudioMessage),
+    /// A file.
+    File(FileMessage),
+    /// A video or location.
     Other {
         /// The message id.
         id: String,
@@ -164,10 +170,90 @@ impl Picked {
 }
 
 impl TextMessage {
+    /// A text message with only an id and text (a voice message's transcript); built through
+    /// the wire shape so optional fields keep their defaults.
+    pub fn spoken(id: &str, text: &str) -> Option<TextMessage> {
+        serde_json::from_value(serde_json::json!({"id": id, "text": text})).ok()
+    }
+
     /// True if the bot itself is mentioned (`isSelf`).
     pub fn mentions_bot(&self) -> bool {
         self.mention.as_ref().is_some_and(|m| m.mentionees.iter().any(|x| x.is_self))
     }
+}
+
+/// Where LINE keeps a message's content.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ContentProvider {
+    /// `line` (fetched from LINE's content endpoint) or `external`.
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    /// The content's URL when the provider is external.
+    #[serde(default)]
+    pub original_content_url: Option<String>,
+}
+
+impl ContentProvider {
+    /// True when the content is on LINE's servers (the default when LINE does not say).
+    pub fn is_line(&self) -> bool {
+        self.kind.is_empty() || self.kind == "line"
+    }
+}
+
+/// Photos sent together.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ImageSet {
+    /// The set's id, the same on every photo of it.
+    pub id: String,
+    /// This photo's place in the set, from 1.
+    #[serde(default)]
+    pub index: u32,
+    /// How many photos the set has.
+    #[serde(default)]
+    pub total: u32,
+}
+
+/// A photo.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageMessage {
+    /// The message id (the content's key).
+    pub id: String,
+    /// Where the content is.
+    #[serde(default)]
+    pub content_provider: ContentProvider,
+    /// The set it belongs to, when several were sent together.
+    #[serde(default)]
+    pub image_set: Option<ImageSet>,
+}
+
+/// A voice message (m4a).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AudioMessage {
+    /// The message id (the content's key).
+    pub id: String,
+    /// Length in milliseconds.
+    #[serde(default)]
+    pub duration: Option<u64>,
+    /// Where the content is.
+    #[serde(default)]
+    pub content_provider: ContentProvider,
+}
+
+/// A file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileMessage {
+    /// The message id (the content's key).
+    pub id: String,
+    /// The file's name.
+    #[serde(default)]
+    pub file_name: String,
+    /// Its size in bytes.
+    #[serde(default)]
+    pub file_size: u64,
 }
 
 /// The mentions of a text message.
@@ -343,13 +429,14 @@ fn parse_message(message: Value) -> Result<IncomingMessage, serde_json::Error> {
         id: String,
     }
     let head: Head = serde_json::from_value(message.clone())?;
-    if head.message_type == "text" {
-        Ok(IncomingMessage::Text(serde_json::from_value(message)?))
-    } else if head.message_type == "sticker" {
-        Ok(IncomingMessage::Sticker(serde_json::from_value(message)?))
-    } else {
-        Ok(IncomingMessage::Other { id: head.id, message_type: head.message_type })
-    }
+    Ok(match head.message_type.as_str() {
+        "text" => IncomingMessage::Text(serde_json::from_value(message)?),
+        "image" => IncomingMessage::Image(serde_json::from_value(message)?),
+        "audio" => IncomingMessage::Audio(serde_json::from_value(message)?),
+        "sticker" => IncomingMessage::Sticker(serde_json::from_value(message)?),
+        "file" => IncomingMessage::File(serde_json::from_value(message)?),
+        _ => IncomingMessage::Other { id: head.id, message_type: head.message_type },
+    })
 }
 
 #[cfg(test)]
@@ -376,6 +463,34 @@ mod tests {
         let EventKind::Message(IncomingMessage::Text(t)) = &e.kind else { panic!("text expected") };
         assert!(t.mentions_bot());
         assert!(!e.standby);
+    }
+
+    #[test]
+    fn photos_voice_and_files_parse_with_their_details() {
+        let mut raw = group_text();
+        raw["message"] = json!({"id": "1", "type": "image", "quoteToken": "q",
+            "contentProvider": {"type": "line"}, "imageSet": {"id": "S1", "index": 2, "total": 3}});
+        let EventKind::Message(IncomingMessage::Image(i)) =
+            Event::parse(raw.clone()).expect("image").kind
+        else {
+            panic!("image expected")
+        };
+        assert!(i.content_provider.is_line());
+        assert_eq!(i.image_set.map(|s| (s.index, s.total)), Some((2, 3)));
+        raw["message"] = json!({"id": "2", "type": "audio", "duration": 4200,
+            "contentProvider": {"type": "line"}});
+        let EventKind::Message(IncomingMessage::Audio(a)) =
+            Event::parse(raw.clone()).expect("audio").kind
+        else {
+            panic!("audio expected")
+        };
+        assert_eq!(a.duration, Some(4200));
+        raw["message"] = json!({"id": "3", "type": "file", "fileName": "a.pdf", "fileSize": 2048});
+        let EventKind::Message(IncomingMessage::File(f)) = Event::parse(raw).expect("file").kind
+        else {
+            panic!("file expected")
+        };
+        assert_eq!((f.file_name.as_str(), f.file_size), ("a.pdf", 2048));
     }
 
     #[test]

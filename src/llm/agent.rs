@@ -62,6 +62,7 @@ pub struct Agent {
     max_rounds: usize,
     max_calls_per_round: usize,
     held_calls: Option<Arc<dyn CallHolder>>,
+    vision: Option<LlmClient>,
 }
 
 impl Agent {
@@ -73,7 +74,15 @@ impl Agent {
             max_rounds: max_rounds.max(1),
             max_calls_per_round: DEFAULT_CALLS_PER_ROUND,
             held_calls: None,
+            vision: None,
         }
+    }
+
+    /// The same agent, asking `vision` instead when a turn carries pictures
+    /// (`HEARTH_VISION_MODEL`).
+    pub fn with_vision(mut self, vision: LlmClient) -> Self {
+        self.vision = Some(vision);
+        self
     }
 
     /// The same agent, running at most `max` tool calls of one round (at least one).
@@ -175,18 +184,16 @@ impl Agent {
     ) -> Result<Answer, LlmError> {
         let tools = self.registry.definitions();
         let mut answer = Answer::default();
-        let family = messages
-            .iter()
-            .filter_map(|m| match m {
-                ChatMessage::User { content } => Some(content.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        let family =
+            messages.iter().filter_map(ChatMessage::family_words).collect::<Vec<_>>().join("\n");
+        let llm = match &self.vision {
+            Some(vision) if messages.iter().any(ChatMessage::has_image) => vision,
+            _ => &self.llm,
+        };
         let mut turn = Turn { tainted, family, links: Vec::new() };
         for round in 0..=self.max_rounds {
             let allow_tools = round < self.max_rounds;
-            let completion = self.llm.complete(&messages, &tools, allow_tools).await?;
+            let completion = llm.complete(&messages, &tools, allow_tools).await?;
             usage.add(completion.usage.unwrap_or_default());
             if completion.tool_calls.is_empty() || !allow_tools {
                 answer.text = completion.content.unwrap_or_default();

@@ -26,6 +26,13 @@ pub enum ChatMessage {
         /// The text.
         content: String,
     },
+    /// Something a person said with pictures or a document beside it: the words first, then
+    /// the rest (OpenAI-style content parts).
+    #[serde(rename = "user")]
+    UserParts {
+        /// The parts.
+        content: Vec<ContentPart>,
+    },
     /// Something the model said, possibly with tool calls.
     Assistant {
         /// The text, if any.
@@ -41,6 +48,52 @@ pub enum ChatMessage {
         /// The result as JSON text.
         content: String,
     },
+}
+
+impl ChatMessage {
+    /// True when the message carries a picture (the turn then needs a vision model).
+    pub fn has_image(&self) -> bool {
+        matches!(self, ChatMessage::UserParts { content }
+            if content.iter().any(|p| matches!(p, ContentPart::ImageUrl { .. })))
+    }
+
+    /// What the family wrote in a user message (for `UserParts`, the first text part only: the
+    /// rest is content they shared, not their words); `None` for other roles.
+    pub fn family_words(&self) -> Option<&str> {
+        match self {
+            ChatMessage::User { content } => Some(content),
+            ChatMessage::UserParts { content } => content.iter().find_map(|p| match p {
+                ContentPart::Text { text } => Some(text.as_str()),
+                ContentPart::ImageUrl { .. } => None,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// One part of a user message with pictures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentPart {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A picture, by URL (a `data:` URL here).
+    ImageUrl {
+        /// The picture.
+        image_url: ImageUrl,
+    },
+}
+
+/// A picture of a content part.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImageUrl {
+    /// The URL.
+    pub url: String,
+    /// `high`: read at full resolution (notices and labels have small print).
+    pub detail: &'static str,
 }
 
 /// A tool call made by the model.
@@ -217,6 +270,11 @@ impl LlmClient {
             model: model.to_string(),
             strict,
         })
+    }
+
+    /// The same client asking `model` instead (the vision model for turns with pictures).
+    pub fn with_model(&self, model: &str) -> Self {
+        Self { model: model.to_string(), ..self.clone() }
     }
 
     /// Asks the model. With `allow_tools` false the tools are still described (the history may

@@ -34,6 +34,7 @@ mod lists;
 mod memory;
 mod migrations;
 mod pending;
+mod photos;
 mod places;
 mod quiet;
 mod quota;

@@ -7,6 +7,7 @@
 pub mod db;
 pub mod fake_line;
 pub mod fake_llm;
+pub mod fake_media;
 pub mod fake_upstreams;
 pub mod fake_web;
 pub mod harness;
@@ -18,6 +19,8 @@ pub mod rows;
 pub use fake_line::{FakeLine, PushMode, Recorded, ReplyMode};
 #[allow(unused_imports)]
 pub use fake_llm::{FakeLlm, Step};
+#[allow(unused_imports)]
+pub use fake_media::FakeMedia;
 #[allow(unused_imports)]
 pub use fake_upstreams::{FakeUpstreams, Mode, Route};
 #[allow(unused_imports)]

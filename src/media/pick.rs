@@ -1,0 +1,165 @@
+//! Which photos a question is about: a pure decision over the chat's recent photo references,
+//! the asker, the message they quote and the time. A quote-reply of a photo picks it (and the
+//! rest of its set) whoever sent it; otherwise the asker's own latest photo — or the latest set
+//! of photos they sent together — counts if it came within [`ASKER_WINDOW_MS`]. Someone else's
+//! photo is never picked without a quote, so in a group only the person who sent a photo, or
+//! someone who quotes it, brings it to the model.
+
+/// How soon after their photo a person's question is taken to be about it.
+pub const ASKER_WINDOW_MS: i64 = 5 * 60 * 1000;
+/// How long a photo can still be quoted (references are kept this long, then deleted).
+pub const QUOTE_WINDOW_MS: i64 = 60 * 60 * 1000;
+/// The most photos sent to the model for one question.
+pub const MAX_PHOTOS: usize = 5;
+
+/// A photo sent to a chat, by reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhotoRef {
+    /// LINE's message id (the key of its content).
+    pub message_id: String,
+    /// Who sent it.
+    pub user_id: Option<String>,
+    /// Its image set, when sent with others.
+    pub set_id: Option<String>,
+    /// Its place in the set, from 1 (0: not in a set).
+    pub set_index: u32,
+    /// How many photos the set has (0: not in a set).
+    pub set_total: u32,
+    /// When it was sent, Unix ms.
+    pub at_ms: i64,
+}
+
+/// The message ids of the photos a question refers to, in the order they were sent (at most
+/// [`MAX_PHOTOS`]); empty when it refers to none.
+pub fn photos_for(
+    recent: &[PhotoRef],
+    asker: Option<&str>,
+    quoted: Option<&str>,
+    now_ms: i64,
+) -> Vec<String> {
+    let quoted_photo = quoted.and_then(|q| {
+        recent.iter().find(|p| p.message_id == q && now_ms - p.at_ms <= QUOTE_WINDOW_MS)
+    });
+    let anchor = quoted_photo.or_else(|| {
+        let asker = asker?;
+        recent
+            .iter()
+            .filter(|p| p.user_id.as_deref() == Some(asker))
+            .filter(|p| (0..=ASKER_WINDOW_MS).contains(&(now_ms - p.at_ms)))
+            .max_by_key(|p| (p.at_ms, p.set_index))
+    });
+    let Some(anchor) = anchor else {
+        return Vec::new();
+    };
+    set_of(recent, anchor)
+}
+
+/// The photos of `anchor`'s set (the photo alone when not in a set), by place in the set.
+fn set_of(recent: &[PhotoRef], anchor: &PhotoRef) -> Vec<String> {
+    let Some(set) = &anchor.set_id else {
+        return vec![anchor.message_id.clone()];
+    };
+    let mut members: Vec<&PhotoRef> =
+        recent.iter().filter(|p| p.set_id.as_ref() == Some(set)).collect();
+    members.sort_by_key(|p| (p.set_index, p.at_ms));
+    members.into_iter().take(MAX_PHOTOS).map(|p| p.message_id.clone()).collect()
+}
+
+/// True when every photo of `photo`'s set has arrived (a photo alone is a complete set): a
+/// set is answered once, when its last photo comes in.
+pub fn set_complete(recent: &[PhotoRef], photo: &PhotoRef) -> bool {
+    match &photo.set_id {
+        None => true,
+        Some(set) => {
+            let arrived = recent.iter().filter(|p| p.set_id.as_ref() == Some(set)).count();
+            arrived >= photo.set_total as usize
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: i64 = 60 * 1000;
+
+    fn photo(id: &str, user: &str, at_ms: i64) -> PhotoRef {
+        PhotoRef {
+            message_id: id.into(),
+            user_id: Some(user.into()),
+            set_id: None,
+            set_index: 0,
+            set_total: 0,
+            at_ms,
+        }
+    }
+
+    fn in_set(id: &str, user: &str, set: &str, index: u32, total: u32, at_ms: i64) -> PhotoRef {
+        PhotoRef {
+            set_id: Some(set.into()),
+            set_index: index,
+            set_total: total,
+            ..photo(id, user, at_ms)
+        }
+    }
+
+    #[test]
+    fn the_askers_photo_of_a_few_minutes_ago_is_picked() {
+        let recent = [photo("p1", "mom", 0)];
+        assert_eq!(photos_for(&recent, Some("mom"), None, 3 * MIN), vec!["p1"]);
+    }
+
+    #[test]
+    fn a_photo_older_than_the_window_is_not_picked_without_a_quote() {
+        let recent = [photo("p1", "mom", 0)];
+        assert!(photos_for(&recent, Some("mom"), None, 6 * MIN).is_empty());
+        assert_eq!(photos_for(&recent, Some("mom"), Some("p1"), 50 * MIN), vec!["p1"]);
+        assert!(photos_for(&recent, Some("mom"), Some("p1"), 61 * MIN).is_empty());
+    }
+
+    #[test]
+    fn someone_elses_photo_is_picked_only_when_quoted() {
+        let recent = [photo("p1", "dad", 0)];
+        assert!(photos_for(&recent, Some("mom"), None, MIN).is_empty());
+        assert_eq!(photos_for(&recent, Some("mom"), Some("p1"), MIN), vec!["p1"]);
+    }
+
+    #[test]
+    fn the_latest_photo_of_the_asker_wins_and_a_set_comes_whole_in_order() {
+        let recent = [
+            photo("old", "mom", 0),
+            in_set("s2", "mom", "S", 2, 3, MIN),
+            in_set("s1", "mom", "S", 1, 3, MIN),
+            in_set("s3", "mom", "S", 3, 3, MIN),
+        ];
+        assert_eq!(photos_for(&recent, Some("mom"), None, 2 * MIN), vec!["s1", "s2", "s3"]);
+    }
+
+    #[test]
+    fn a_quote_of_a_text_message_picks_nothing_of_someone_else() {
+        let recent = [photo("p1", "dad", 0)];
+        assert!(photos_for(&recent, Some("mom"), Some("text-id"), MIN).is_empty());
+    }
+
+    #[test]
+    fn no_asker_and_no_quote_picks_nothing() {
+        let recent = [photo("p1", "dad", 0)];
+        assert!(photos_for(&recent, None, None, MIN).is_empty());
+    }
+
+    #[test]
+    fn a_set_is_complete_when_all_its_photos_arrived() {
+        let a = in_set("a", "mom", "S", 1, 2, 0);
+        let b = in_set("b", "mom", "S", 2, 2, 0);
+        assert!(!set_complete(std::slice::from_ref(&a), &a));
+        assert!(set_complete(&[a.clone(), b], &a));
+        assert!(set_complete(&[], &photo("x", "mom", 0)));
+    }
+
+    #[test]
+    fn a_huge_set_is_capped() {
+        let recent: Vec<PhotoRef> =
+            (1..=20).map(|i| in_set(&format!("p{i}"), "mom", "S", i, 20, 0)).collect();
+        assert_eq!(photos_for(&recent, Some("mom"), None, MIN).len(), MAX_PHOTOS);
+    }
+}

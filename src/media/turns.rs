@@ -1,0 +1,291 @@
+//! How photos, voice messages and files become turns. A photo is noted (by reference) and, in a
+//! 1:1 chat, answered once its whole set has arrived; in a group it only waits to be asked
+//! about — by its sender calling hearth within minutes, or by anyone quote-replying it while
+//! calling hearth ([`super::pick`]). A voice message is transcribed and then handled exactly
+//! like the same words typed (in groups only with `HEARTH_GROUP_VOICE`, and the trigger keyword
+//! must be in it). A PDF or plain-text file in a 1:1 chat is read like a shared page; other files get a
+//! polite refusal. Nothing from a group reaches a model unless hearth was called.
+
+use std::sync::Arc;
+
+use jiff::Timestamp;
+
+use super::document::{self, DocError, DocKind};
+use super::pick::{self, PhotoRef, QUOTE_WINDOW_MS};
+use super::{MediaProblem, TurnMedia};
+use crate::app::Hearth;
+use crate::i18n::Lang;
+use crate::line::message::Message;
+use crate::line::webhook::{
+    AudioMessage, Event, EventSource, FileMessage, ImageMessage, TextMessage,
+};
+use crate::llm::openai::ChatMessage;
+
+/// How long reading a PDF may take.
+const PDF_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+/// What the chat log records for a photo.
+const PHOTO_LOG: &str = "[photo]";
+/// What the model reads for a photo sent without words (also `hearth chat`'s `/image`).
+pub const PHOTO_ALONE: &str = "[The family sent the attached photo(s) without a question. Say briefly what it shows and the dates, amounts or instructions on it, in Traditional Chinese unless the photo is in English.]";
+
+impl Hearth {
+    /// A photo: noted by reference; answered in a 1:1 chat when its set is complete.
+    pub(crate) async fn on_image(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        image: &ImageMessage,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        let now = self.clock.now().as_millisecond();
+        let set = image.image_set.as_ref();
+        let photo = PhotoRef {
+            message_id: image.id.clone(),
+            user_id: source.user_id.clone(),
+            set_id: set.map(|s| s.id.clone()),
+            set_index: set.map_or(0, |s| s.index),
+            set_total: set.map_or(0, |s| s.total),
+            at_ms: event.timestamp_ms,
+        };
+        if image.content_provider.is_line()
+            && let Err(e) =
+                self.store.note_photo(&conversation.id, &photo, now - QUOTE_WINDOW_MS).await
+        {
+            tracing::warn!(error = %e, "could not note a photo");
+        }
+        let Some(logged) = TextMessage::spoken(&image.id, PHOTO_LOG) else {
+            return;
+        };
+        let complete = self
+            .store
+            .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
+            .await
+            .map(|recent| pick::set_complete(&recent, &photo))
+            .unwrap_or(true);
+        if conversation.is_multi_person() || !complete {
+            self.log_only(event, source, &logged).await;
+            return;
+        }
+        if !image.content_provider.is_line() {
+            self.log_only(event, source, &logged).await;
+            self.tell(event, source, MediaProblem::External, received_at).await;
+            return;
+        }
+        let photos = self
+            .store
+            .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
+            .await
+            .map(|recent| pick::photos_for(&recent, None, Some(&image.id), now))
+            .unwrap_or_default();
+        let photos = if photos.is_empty() { vec![image.id.clone()] } else { photos };
+        let media = TurnMedia {
+            lang: Some(Lang::ZhTw),
+            prompt: Some(PHOTO_ALONE.to_string()),
+            photos: Some(photos),
+            chips: super::photo_chips(Lang::ZhTw),
+            ..TurnMedia::default()
+        };
+        self.on_words(event, source, &logged, media, received_at).await;
+    }
+
+    /// A voice message: transcribed, then a turn like the same words typed.
+    pub(crate) async fn on_audio(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        audio: &AudioMessage,
+        received_at: Timestamp,
+    ) {
+        let in_group = source.conversation.is_multi_person();
+        if in_group && !self.media.group_voice {
+            tracing::debug!("voice message in a group: not transcribed (HEARTH_GROUP_VOICE)");
+            return;
+        }
+        match self.transcript(audio).await {
+            Ok(text) => {
+                let Some(message) = TextMessage::spoken(&audio.id, &text) else {
+                    return;
+                };
+                let media = TurnMedia { heard: Some(text), ..TurnMedia::default() };
+                self.on_words(event, source, &message, media, received_at).await;
+            }
+            Err(problem) if !in_group => self.tell(event, source, problem, received_at).await,
+            Err(_) => {}
+        }
+    }
+
+    /// The words of a voice message.
+    async fn transcript(&self, audio: &AudioMessage) -> Result<String, MediaProblem> {
+        let Some(transcriber) = &self.media.transcriber else {
+            return Err(MediaProblem::VoiceOff);
+        };
+        if !audio.content_provider.is_line() {
+            return Err(MediaProblem::External);
+        }
+        if audio.duration.is_some_and(|ms| ms > self.media.voice_max_ms) {
+            return Err(MediaProblem::VoiceTooLong);
+        }
+        let content = self
+            .media
+            .content
+            .fetch(&audio.id, &["audio/", "video/mp4", "application/octet-stream"])
+            .await?;
+        transcriber.transcribe(content.bytes, "voice.m4a", "audio/mp4").await.map_err(|e| {
+            tracing::warn!(error = %e, "voice message not transcribed");
+            MediaProblem::NotHeard
+        })
+    }
+
+    /// A file: a PDF or plain-text file in a 1:1 chat is read like a shared page; others are
+    /// refused.
+    pub(crate) async fn on_file(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        file: &FileMessage,
+        received_at: Timestamp,
+    ) {
+        if source.conversation.is_multi_person() {
+            return;
+        }
+        let logged = format!("[file: {}]", file.file_name);
+        let Some(message) = TextMessage::spoken(&file.id, &logged) else {
+            return;
+        };
+        match self.document(file).await {
+            Ok(text) => {
+                let media = TurnMedia {
+                    lang: Some(Lang::ZhTw),
+                    prompt: Some(format!(
+                        "[The family shared the file \"{}\", below. Summarize it briefly: what it is about, and the dates, amounts and instructions in it.]",
+                        file.file_name
+                    )),
+                    document: Some(text),
+                    ..TurnMedia::default()
+                };
+                self.on_words(event, source, &message, media, received_at).await;
+            }
+            Err(problem) => {
+                self.log_only(event, source, &message).await;
+                self.tell(event, source, problem, received_at).await
+            }
+        }
+    }
+
+    /// The text of a file hearth reads.
+    async fn document(&self, file: &FileMessage) -> Result<String, MediaProblem> {
+        let kind = document::kind_of(&file.file_name).ok_or(MediaProblem::FileKind)?;
+        if file.file_size > self.media.max_bytes as u64 {
+            return Err(MediaProblem::TooLarge);
+        }
+        match kind {
+            DocKind::Text => {
+                let content = self.media.content.fetch(&file.id, &[""]).await?;
+                document::read_text(&content.bytes).map_err(|_| MediaProblem::FileKind)
+            }
+            DocKind::Pdf => {
+                let content = self.media.content.fetch(&file.id, &[""]).await?;
+                let reading =
+                    tokio::task::spawn_blocking(move || document::read_pdf(&content.bytes));
+                match tokio::time::timeout(PDF_TIME, reading).await {
+                    Ok(Ok(Ok(text))) => Ok(text),
+                    Ok(Ok(Err(DocError::NoText))) => Err(MediaProblem::ScannedPdf),
+                    Ok(Ok(Err(DocError::TooManyPages(_)))) => Err(MediaProblem::TooLarge),
+                    Ok(Ok(Err(e))) => {
+                        tracing::info!(error = %e, "a PDF could not be read");
+                        Err(MediaProblem::Unreadable)
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!(error = %e, "reading a PDF failed");
+                        Err(MediaProblem::Unreadable)
+                    }
+                    Err(_) => {
+                        tracing::warn!("a PDF took too long to read");
+                        Err(MediaProblem::Unreadable)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Puts the photos a question is about, or a shared document, beside its words (the last
+    /// message); true when anything was added (the turn then carries untrusted content). Photos
+    /// the turn was built for (`media.photos`) must load; photos merely referred to are left
+    /// out when LINE no longer has them.
+    pub(crate) async fn attach_media(
+        &self,
+        source: &EventSource,
+        message: &TextMessage,
+        media: &TurnMedia,
+        messages: &mut [ChatMessage],
+    ) -> Result<bool, MediaProblem> {
+        let ids = match &media.photos {
+            Some(ids) => ids.clone(),
+            None => self.photos_asked_about(source, message).await,
+        };
+        let images = if ids.is_empty() {
+            Vec::new()
+        } else {
+            match self.media.photo_urls(&ids).await {
+                Ok(urls) => urls,
+                Err(problem) if media.photos.is_some() => return Err(problem),
+                Err(problem) => {
+                    tracing::info!(?problem, "the photo asked about is not available");
+                    Vec::new()
+                }
+            }
+        };
+        if images.is_empty() && media.document.is_none() {
+            return Ok(false);
+        }
+        let Some(last) = messages.last_mut() else {
+            return Ok(false);
+        };
+        let ChatMessage::User { content } = last else {
+            return Ok(false);
+        };
+        let words = std::mem::take(content);
+        *last = super::with_parts(words, images, media.document.as_deref());
+        Ok(true)
+    }
+
+    /// The photos `message` refers to (see [`pick::photos_for`]).
+    async fn photos_asked_about(&self, source: &EventSource, message: &TextMessage) -> Vec<String> {
+        let conversation = &source.conversation;
+        let now = self.clock.now().as_millisecond();
+        match self.store.recent_photos(&conversation.id, now - QUOTE_WINDOW_MS).await {
+            Ok(recent) => pick::photos_for(
+                &recent,
+                source.user_id.as_deref(),
+                message.quoted_message_id.as_deref(),
+                now,
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "recent photos unavailable");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Logs a media message (for recap) without a turn.
+    async fn log_only(&self, event: &Event, source: &EventSource, message: &TextMessage) {
+        let speaker = match &source.user_id {
+            Some(user) => self.display_name(&source.conversation, user).await,
+            None => None,
+        };
+        self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref()).await;
+    }
+
+    /// Tells the family, politely, why a media message cannot be used.
+    async fn tell(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        problem: MediaProblem,
+        received_at: Timestamp,
+    ) {
+        let reply = Message::text(problem.message(Lang::ZhTw));
+        self.deliver(event, &source.conversation, vec![reply], None, received_at).await;
+    }
+}

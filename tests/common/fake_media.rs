@@ -1,0 +1,202 @@
+//! A fake of LINE's content endpoint (`GET /v2/bot/message/{id}/content` on api-data) and of an
+//! OpenAI-compatible transcription endpoint (`POST /audio/transcriptions`, multipart), on
+//! `127.0.0.1`. Tests put content under a message id (bytes and content type, or a status);
+//! unknown ids get LINE's 404. Every fetch and every transcription body is recorded.
+
+use std::collections::HashMap;
+use std::io::Cursor;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+use tokio::net::TcpListener;
+
+/// Handle to the running fake; clones share it.
+#[derive(Clone)]
+pub struct FakeMedia {
+    port: u16,
+    state: Arc<Mutex<MediaState>>,
+}
+
+#[derive(Default)]
+struct MediaState {
+    content: HashMap<String, (u16, String, Vec<u8>)>,
+    fetches: Vec<String>,
+    transcript: String,
+    transcriptions: Vec<Vec<u8>>,
+    transcription_auth: Vec<Option<String>>,
+}
+
+impl FakeMedia {
+    /// Binds `127.0.0.1:0` and serves the fake on a background task.
+    pub async fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind fake media");
+        let port = listener.local_addr().expect("fake media address").port();
+        let media = Self { port, state: Arc::default() };
+        let router = Router::new()
+            .route("/v2/bot/message/{id}/content", get(content))
+            .route("/audio/transcriptions", post(transcribe))
+            .route("/v1/audio/transcriptions", post(transcribe))
+            .with_state(media.clone());
+        tokio::spawn(async move {
+            axum::serve(listener, router).await.expect("fake media server");
+        });
+        media
+    }
+
+    /// Base URL (serves both LINE_DATA_API_BASE and HEARTH_TRANSCRIBE_URL).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Serves `bytes` as `content_type` for message `id`.
+    pub fn put(&self, id: &str, content_type: &str, bytes: Vec<u8>) {
+        self.lock().content.insert(id.into(), (200, content_type.into(), bytes));
+    }
+
+    /// Answers `status` (with LINE's JSON error body) for message `id`.
+    pub fn put_status(&self, id: &str, status: u16) {
+        self.lock().content.insert(id.into(), (status, "application/json".into(), Vec::new()));
+    }
+
+    /// What the transcription endpoint answers from now on.
+    pub fn set_transcript(&self, text: &str) {
+        self.lock().transcript = text.into();
+    }
+
+    /// The message ids whose content was fetched, in order.
+    pub fn fetches(&self) -> Vec<String> {
+        self.lock().fetches.clone()
+    }
+
+    /// The raw multipart bodies the transcription endpoint received.
+    pub fn transcriptions(&self) -> Vec<Vec<u8>> {
+        self.lock().transcriptions.clone()
+    }
+
+    /// The `authorization` header of each transcription request (`None` when absent).
+    pub fn transcription_auth(&self) -> Vec<Option<String>> {
+        self.lock().transcription_auth.clone()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, MediaState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+async fn content(State(media): State<FakeMedia>, Path(id): Path<String>) -> Response {
+    let found = {
+        let mut state = media.lock();
+        state.fetches.push(id.clone());
+        state.content.get(&id).cloned()
+    };
+    match found {
+        Some((200, content_type, bytes)) => {
+            (StatusCode::OK, [(CONTENT_TYPE, content_type)], bytes).into_response()
+        }
+        Some((status, _, _)) => {
+            let status = StatusCode::from_u16(status).expect("status");
+            (status, axum::Json(json!({"message": "error"}))).into_response()
+        }
+        None => {
+            (StatusCode::NOT_FOUND, axum::Json(json!({"message": "Not found"}))).into_response()
+        }
+    }
+}
+
+async fn transcribe(
+    State(media): State<FakeMedia>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    let auth =
+        headers.get("authorization").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let text = {
+        let mut state = media.lock();
+        state.transcriptions.push(body.to_vec());
+        state.transcription_auth.push(auth);
+        state.transcript.clone()
+    };
+    axum::Json(json!({"text": text})).into_response()
+}
+
+/// A phone-camera-like photo (`width`×`height`, a gradient with some texture) as JPEG.
+pub fn jpeg(width: u32, height: u32) -> Vec<u8> {
+    encode(width, height, image::ImageFormat::Jpeg)
+}
+
+/// The same as PNG.
+pub fn png(width: u32, height: u32) -> Vec<u8> {
+    encode(width, height, image::ImageFormat::Png)
+}
+
+fn encode(width: u32, height: u32, format: image::ImageFormat) -> Vec<u8> {
+    let picture = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x / 8 % 256) as u8, (y / 8 % 256) as u8, ((x ^ y) % 256) as u8])
+    });
+    let mut bytes = Vec::new();
+    picture.write_to(&mut Cursor::new(&mut bytes), format).expect("encode picture");
+    bytes
+}
+
+/// The start of an m4a file (an `ftyp` box of brand `M4A `) followed by some bytes: what LINE
+/// serves for a voice message, as far as hearth looks at it.
+pub fn m4a() -> Vec<u8> {
+    let mut bytes = vec![0, 0, 0, 0x20];
+    bytes.extend_from_slice(b"ftypM4A \0\0\0\0M4A mp42isom\0\0\0\0");
+    bytes.extend_from_slice(&[0u8; 512]);
+    bytes
+}
+
+/// A PDF of `pages` pages, each showing `text` (Helvetica; empty: pages without text, like a
+/// scan), with a correct cross-reference table.
+pub fn pdf(text: &str, pages: usize) -> Vec<u8> {
+    let mut objects: Vec<String> = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".into(),
+        String::new(), // the page tree, filled in below
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into(),
+    ];
+    let mut kids = Vec::new();
+    for _ in 0..pages {
+        let stream = if text.is_empty() {
+            String::new()
+        } else {
+            format!("BT /F1 12 Tf 72 720 Td ({text}) Tj ET")
+        };
+        objects.push(format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()));
+        let contents = objects.len();
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {contents} 0 R \
+             /Resources << /Font << /F1 3 0 R >> >> >>"
+        ));
+        kids.push(format!("{} 0 R", objects.len()));
+    }
+    objects[1] = format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" "));
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
