@@ -75,7 +75,7 @@ fn groups<'a>(
 ) -> Vec<(String, Vec<&'a OutboxItem>, bool)> {
     let mut out: Vec<(String, Vec<&OutboxItem>, bool)> = Vec::new();
     let mut fresh: Vec<&OutboxItem> = Vec::new();
-    for item in items {
+    for &item in items {
         match &item.request_key {
             Some(key) => match out.iter_mut().find(|(k, _, _)| k == key) {
                 Some((_, group, _)) => group.push(item),
@@ -302,7 +302,8 @@ mod tests {
         let shape: Vec<(&str, Vec<i64>, bool)> =
             out.iter().map(|(k, g, f)| (k.as_str(), g.iter().map(|i| i.id).collect(), *f)).collect();
         assert_eq!(shape, vec![("K", vec![1, 2], false), ("c", vec![3], true)]);
-        let fresh = groups(&[&item(4, "d", None), &item(5, "e", None)], &[(4, card(4)), (5, card(5))].into());
+        let (d, e) = (item(4, "d", None), item(5, "e", None));
+        let fresh = groups(&[&d, &e], &[(4, card(4)), (5, card(5))].into());
         assert_eq!(fresh.len(), 1, "items due together go in one request");
         assert_eq!(fresh[0].0, group_key(&["d", "e"]));
     }

@@ -162,6 +162,7 @@ mod tests {
             DeliveryStatus::FailedQuota => "failed_quota",
             DeliveryStatus::Held => "held",
             DeliveryStatus::Abandoned => "abandoned",
+            DeliveryStatus::Queued => "queued",
         );
     }
 
