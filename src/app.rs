@@ -210,7 +210,9 @@ impl Hearth {
         let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
         let outbox = OutboxSettings {
-            window: SignedDuration::from_secs(i64::try_from(config.outbox_window_secs).unwrap_or(0)),
+            window: SignedDuration::from_secs(
+                i64::try_from(config.outbox_window_secs).unwrap_or(0),
+            ),
             ..OutboxSettings::default()
         };
         let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone())

@@ -107,7 +107,9 @@ pub fn hold_reason(
 ) -> Option<crate::quota::HoldReason> {
     match decide(kind, now, tz, quiet) {
         Decision::Now => None,
-        Decision::HoldUntil(end) => Some(crate::quota::HoldReason::QuietUntil(end.as_millisecond())),
+        Decision::HoldUntil(end) => {
+            Some(crate::quota::HoldReason::QuietUntil(end.as_millisecond()))
+        }
     }
 }
 

@@ -59,12 +59,20 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
     h.line.set_chat_size(FAMILY, 5);
     quote(&h, "BTC-USD", 99_000.0);
     let group = || in_group(FAMILY, MOM);
-    let digest = call(&h, group(), "小幫手 每天八點摘要", "set_digest", json!({"time": "08:00", "place": "台北"})).await;
+    let digest = call(
+        &h,
+        group(),
+        "小幫手 每天八點摘要",
+        "set_digest",
+        json!({"time": "08:00", "place": "台北"}),
+    )
+    .await;
     assert!(digest.get("error").is_none(), "{digest}");
     let reminder = json!({"text": "倒垃圾", "at": "2026-12-01T08:00", "everyone": true});
     let created = call(&h, group(), "小幫手 明天八點提醒大家倒垃圾", "reminder", reminder).await;
     assert!(created["id"].is_i64(), "{created}");
-    let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000, "everyone": true});
+    let alert =
+        json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000, "everyone": true});
     let created = call(&h, group(), "小幫手 比特幣到十萬通知大家", "price_alert", alert).await;
     assert!(created["id"].is_i64(), "{created}");
     h.app.alerts.tick().await.expect("tick");
@@ -102,8 +110,16 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
 async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() {
     let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
     let dm = || in_dm(MOM);
-    call(&h, dm(), "小幫手 晚上十點到早上七點不要吵", "set_quiet_hours", json!({"start": "22:00", "end": "07:00"})).await;
-    call(&h, dm(), "小幫手 每天五點摘要", "set_digest", json!({"time": "05:00", "place": "台北"})).await;
+    call(
+        &h,
+        dm(),
+        "小幫手 晚上十點到早上七點不要吵",
+        "set_quiet_hours",
+        json!({"start": "22:00", "end": "07:00"}),
+    )
+    .await;
+    call(&h, dm(), "小幫手 每天五點摘要", "set_digest", json!({"time": "05:00", "place": "台北"}))
+        .await;
     quote(&h, "BTC-USD", 99_000.0);
     let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000});
     call(&h, dm(), "小幫手 比特幣到十萬通知我", "price_alert", alert).await;
@@ -135,10 +151,18 @@ async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours(
     h.line.set_chat_size(FAMILY, 5);
     h.line.set_profile(DAD, "爸爸");
     // Dad's own chat with hearth is quiet at night; the family group is not.
-    call(&h, in_dm(DAD), "小幫手 晚上十點到早上七點不要吵", "set_quiet_hours", json!({"start": "22:00", "end": "07:00"})).await;
+    call(
+        &h,
+        in_dm(DAD),
+        "小幫手 晚上十點到早上七點不要吵",
+        "set_quiet_hours",
+        json!({"start": "22:00", "end": "07:00"}),
+    )
+    .await;
     quote(&h, "ETH-USD", 3_400.0);
     let alert = json!({"symbol": "ETH-USD", "direction": "rises_to", "level": 3500});
-    let created = call(&h, in_group(FAMILY, DAD), "小幫手 以太幣到3500通知我", "price_alert", alert).await;
+    let created =
+        call(&h, in_group(FAMILY, DAD), "小幫手 以太幣到3500通知我", "price_alert", alert).await;
     assert_eq!(created["delivered_privately"], true, "{created}");
     assert_eq!(created["quiet_hours_end"], "07:00", "the 1:1 chat's quiet hours: {created}");
     h.app.alerts.tick().await.expect("tick");
@@ -159,7 +183,9 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     let h = Harness::start().await;
     h.line.set_quota(Some(200));
     h.app.allowance.refresh().await;
-    for (text, at) in [("吃藥", "2026-11-30T20:30"), ("量血壓", "2026-11-30T20:30"), ("喝水", "2026-11-30T20:31")] {
+    for (text, at) in
+        [("吃藥", "2026-11-30T20:30"), ("量血壓", "2026-11-30T20:30"), ("喝水", "2026-11-30T20:31")]
+    {
         call(&h, in_dm(MOM), "小幫手 提醒我", "reminder", json!({"text": text, "at": at})).await;
     }
     h.line.clear();
@@ -168,7 +194,8 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     h.line.set_push_mode(PushMode::FailTimes(4));
     let first = h.advance_and_tick(SignedDuration::from_mins(30)).await;
     assert_eq!(first.retrying, 2, "{first:?}");
-    let key = h.line.pushes().last().expect("attempted").header("x-line-retry-key").map(str::to_string);
+    let key =
+        h.line.pushes().last().expect("attempted").header("x-line-retry-key").map(str::to_string);
     // LINE's month is nearly out (hearth has not read it since): one more message fits.
     h.line.set_quota_used(199);
     let second = h.advance_and_tick(SignedDuration::from_mins(1)).await;

@@ -211,10 +211,12 @@ impl Pusher {
                     let retry_at =
                         now.saturating_add(self.outbox.retry_after).unwrap_or(now).as_millisecond();
                     self.store().retry_outbox(&self.owner, &group, now_ms, retry_at).await?;
-                    settled.extend(group.iter().map(|i| Settled {
-                        kind: kind_of(&i.kind),
-                        outcome: Outcome::RetryLater,
-                    }));
+                    settled.extend(
+                        group.iter().map(|i| Settled {
+                            kind: kind_of(&i.kind),
+                            outcome: Outcome::RetryLater,
+                        }),
+                    );
                     for (_, later, _) in rest.by_ref() {
                         for item in later {
                             self.store().defer_outbox(&self.owner, item.id, item.due_at).await?;
@@ -299,8 +301,10 @@ mod tests {
         let (a, b, c) = (item(1, "a", Some("K")), item(2, "b", Some("K")), item(3, "c", None));
         let payloads: BTreeMap<i64, Value> = [(1, card(1)), (2, card(2)), (3, card(3))].into();
         let out = groups(&[&a, &b, &c], &payloads);
-        let shape: Vec<(&str, Vec<i64>, bool)> =
-            out.iter().map(|(k, g, f)| (k.as_str(), g.iter().map(|i| i.id).collect(), *f)).collect();
+        let shape: Vec<(&str, Vec<i64>, bool)> = out
+            .iter()
+            .map(|(k, g, f)| (k.as_str(), g.iter().map(|i| i.id).collect(), *f))
+            .collect();
         assert_eq!(shape, vec![("K", vec![1, 2], false), ("c", vec![3], true)]);
         let (d, e) = (item(4, "d", None), item(5, "e", None));
         let fresh = groups(&[&d, &e], &[(4, card(4)), (5, card(5))].into());

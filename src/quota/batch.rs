@@ -114,12 +114,20 @@ mod tests {
         // Cards gather into a carousel: fourteen cards make two requests' worth of groups.
         let cards: Vec<Value> = (0..14).map(card).collect();
         let groups = pack(&cards);
-        assert!(groups.iter().all(|g| requests(&g.iter().map(|&i| cards[i].clone()).collect::<Vec<_>>()).len() == 1));
+        assert!(
+            groups.iter().all(|g| requests(
+                &g.iter().map(|&i| cards[i].clone()).collect::<Vec<_>>()
+            )
+            .len()
+                == 1)
+        );
         assert_eq!(groups.concat(), (0..14).collect::<Vec<_>>(), "every item once, in order");
         let texts: Vec<Value> =
             (0..7).map(|n| json!([{"type": "text", "text": n.to_string()}])).collect();
         assert_eq!(pack(&texts), vec![vec![0, 1, 2, 3, 4], vec![5, 6]]);
-        let big = json!((0..6).map(|n| json!({"type": "text", "text": n.to_string()})).collect::<Vec<_>>());
+        let big = json!(
+            (0..6).map(|n| json!({"type": "text", "text": n.to_string()})).collect::<Vec<_>>()
+        );
         assert_eq!(pack(&[card(1), big]), vec![vec![0], vec![1]], "too big for one request: alone");
         assert!(pack(&[]).is_empty());
     }

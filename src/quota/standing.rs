@@ -151,7 +151,10 @@ mod tests {
         // Quiet hours come first: waiting until morning costs nothing; the quota is asked then.
         assert_eq!(decide([quiet, quota_hold(&out, 5)]), Decision::Hold(HoldReason::QuietUntil(7)));
         assert_eq!(decide([None, quota_hold(&out, 5)]), Decision::Hold(HoldReason::QuotaOut));
-        assert_eq!(decide([quiet, quota_hold(&fine, 5)]), Decision::Hold(HoldReason::QuietUntil(7)));
+        assert_eq!(
+            decide([quiet, quota_hold(&fine, 5)]),
+            Decision::Hold(HoldReason::QuietUntil(7))
+        );
         assert_eq!(decide([None, quota_hold(&fine, 5)]), Decision::SendNow);
     }
 

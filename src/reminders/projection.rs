@@ -71,7 +71,8 @@ pub fn expected_fires(
         Frequency::EveryTime => {
             let age = from.duration_since(created_at);
             let month = MONTH.as_secs_f64();
-            let observed = if age >= HISTORY { fires as f64 * month / age.as_secs_f64() } else { 0.0 };
+            let observed =
+                if age >= HISTORY { fires as f64 * month / age.as_secs_f64() } else { 0.0 };
             let per_month = observed.max(EXPECTED_FIRES_PER_MONTH as f64);
             (per_month * span.as_secs_f64() / month).ceil() as i64
         }
@@ -210,7 +211,10 @@ mod tests {
         let (from, to) = (t("2026-12-01T00:00:00Z"), t("2026-12-31T00:00:00Z"));
         assert_eq!(expected_fires(Frequency::EveryTime, 0, from, from, to), 4, "new");
         // Ten fires in the 15 days since it was set: twenty a month.
-        assert_eq!(expected_fires(Frequency::EveryTime, 10, t("2026-11-16T00:00:00Z"), from, to), 20);
+        assert_eq!(
+            expected_fires(Frequency::EveryTime, 10, t("2026-11-16T00:00:00Z"), from, to),
+            20
+        );
         // Half the month left: half as many.
         assert_eq!(expected_fires(Frequency::EveryTime, 0, from, t("2026-12-16T00:00:00Z"), to), 2);
         assert_eq!(expected_fires(Frequency::Once, 0, from, from, to), 1);

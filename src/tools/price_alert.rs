@@ -213,11 +213,7 @@ impl Tool for PriceAlert {
             left_this_month,
             // The quiet hours of the chat it is pushed to (a personal alert routed to its person's
             // 1:1 chat follows that chat's).
-            quiet_hours_end: self
-                .store
-                .quiet_hours(target)
-                .await?
-                .map(|q| q.end_local),
+            quiet_hours_end: self.store.quiet_hours(target).await?.map(|q| q.end_local),
         })
     }
 
