@@ -217,3 +217,48 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     let reply = texts_of(&h.line.replies().last().expect("reply").body);
     assert!(reply.contains("喝水"), "{reply}");
 }
+
+#[tokio::test]
+async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeated_once() {
+    let h = Harness::start().await;
+    let now = h.now_ms();
+    let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
+    let own_key = hearth::delivery::retry_key("reminder:1:1").to_string();
+    let item = hearth::store::NewOutboxItem {
+        conversation_id: MOM,
+        target: MOM,
+        kind: "reminder",
+        retry_key: &own_key,
+        payload: &payload,
+        silent: false,
+        due_at: now,
+    };
+    // A process claims the item, fixes its request, LINE accepts it, and the process dies.
+    let store = &h.app.store;
+    store.record_outbox(&[item], now).await.expect("record");
+    let claimed = store.claim_outbox("dead", MOM, now, now + 120_000).await.expect("claim");
+    assert_eq!(claimed.len(), 1);
+    store.set_outbox_request("dead", claimed[0].id, &own_key).await.expect("request");
+    let accepted = reqwest::Client::new()
+        .post(format!("{}/v2/bot/message/push", h.line.url()))
+        .bearer_auth("test-access-token")
+        .header("X-Line-Retry-Key", &own_key)
+        .json(
+            &json!({"to": MOM, "messages": serde_json::from_str::<Value>(&payload).expect("json")}),
+        )
+        .send()
+        .await
+        .expect("push");
+    assert_eq!(accepted.status().as_u16(), 200);
+
+    assert!(h.app.outbox.flush_due().await.expect("outbox").is_empty(), "the lease still holds");
+    h.clock.advance(SignedDuration::from_mins(3));
+    let settled = h.app.outbox.flush_due().await.expect("outbox");
+    assert_eq!(settled.len(), 1, "{settled:?}");
+    let pushes = h.line.pushes();
+    assert_eq!(pushes.len(), 2);
+    assert_eq!(pushes[1].status, 409, "the same request, the same key");
+    assert_eq!(pushes[1].header("x-line-retry-key"), Some(own_key.as_str()));
+    assert_eq!(h.line.accepted_pushes().len(), 1, "the family saw it once");
+    assert_eq!(store.outbox_item(&own_key).await.expect("item").expect("kept").status, "sent");
+}
