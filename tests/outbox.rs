@@ -262,3 +262,40 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     assert_eq!(h.line.accepted_pushes().len(), 1, "the family saw it once");
     assert_eq!(store.outbox_item(&own_key).await.expect("item").expect("kept").status, "sent");
 }
+
+#[tokio::test]
+async fn two_processes_flushing_one_chat_at_once_push_it_once() {
+    let dir = std::env::temp_dir().join(format!("hearth-outbox-replicas-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let db = match std::env::var("HEARTH_TEST_BACKEND").as_deref() {
+        Ok("postgres") => common::db::harness_database().await,
+        _ => format!("sqlite://{}", dir.join("hearth.db").display()),
+    };
+    let h = Harness::start_with(
+        |c| {
+            c.database_url = db.clone();
+            c.outbox_window_secs = 3;
+        },
+        None,
+    )
+    .await;
+    h.line.set_chat_size(FAMILY, 5);
+    for text in ["倒垃圾", "收衣服", "關瓦斯"] {
+        let args = json!({"text": text, "at": "2026-11-30T20:30", "everyone": true});
+        call(&h, in_group(FAMILY, MOM), "小幫手 提醒大家", "reminder", args).await;
+    }
+    let store = hearth::store::Store::connect(&db).await.expect("second connection");
+    let other =
+        hearth::app::Hearth::with_tools(&h.config, h.clock.clone(), store, hearth::tools::registry)
+            .expect("second process");
+    h.line.clear();
+    set_clock(&h, "2026-11-30T12:30:00Z"); // 20:30
+    assert_eq!(h.app.reminders.tick().await.expect("tick").queued, 3);
+    h.clock.advance(SignedDuration::from_secs(3));
+    let (mine, theirs) = tokio::join!(h.app.outbox.flush_due(), other.outbox.flush_due());
+    let settled = mine.expect("outbox").len() + theirs.expect("outbox").len();
+    assert_eq!(settled, 3, "each item settled by one process");
+    assert_eq!(h.line.pushes().len(), 1, "one request, by one process");
+    assert_eq!(h.line.quota_used(), 5);
+}
