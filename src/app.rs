@@ -213,6 +213,8 @@ impl Hearth {
             window: SignedDuration::from_secs(
                 i64::try_from(config.outbox_window_secs).unwrap_or(0),
             ),
+            // A chat's items are claimed like due reminders (`HEARTH_REMINDER_LEASE_SECS`).
+            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
             ..OutboxSettings::default()
         };
         let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone())

@@ -97,22 +97,6 @@ pub fn decide(
     }
 }
 
-/// Quiet hours as a reason for the one send-or-hold decision ([`crate::quota::decide`]): a push
-/// of `kind` at `now` waits until the end of `quiet` hours in `tz`, or `None`.
-pub fn hold_reason(
-    kind: PushKind,
-    now: Timestamp,
-    tz: &TimeZone,
-    quiet: Option<&QuietHours>,
-) -> Option<crate::quota::HoldReason> {
-    match decide(kind, now, tz, quiet) {
-        Decision::Now => None,
-        Decision::HoldUntil(end) => {
-            Some(crate::quota::HoldReason::QuietUntil(end.as_millisecond()))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,17 +154,6 @@ mod tests {
             decide(PushKind::Reminder, ts("2026-11-30T15:30:00Z"), &taipei(), Some(&night())),
             Decision::Now
         );
-    }
-
-    #[test]
-    fn quiet_hours_are_a_reason_to_hold_until_they_end() {
-        let now = ts("2026-11-30T15:30:00Z"); // 23:30 Taipei
-        assert_eq!(
-            hold_reason(PushKind::Digest, now, &taipei(), Some(&night())),
-            Some(crate::quota::HoldReason::QuietUntil(ts("2026-11-30T23:00:00Z").as_millisecond()))
-        );
-        assert_eq!(hold_reason(PushKind::Reminder, now, &taipei(), Some(&night())), None);
-        assert_eq!(hold_reason(PushKind::Alert, now, &taipei(), None), None);
     }
 
     #[test]

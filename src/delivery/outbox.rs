@@ -53,8 +53,9 @@ fn request_key(key: &str, index: usize, count: usize) -> Uuid {
     }
 }
 
-/// The quiet-hours reason to hold `item` at `now`: none for an item already attempted (its
-/// request must be repeated as it was), nor for a reminder.
+/// Quiet hours as a reason for the one send-or-hold decision ([`quota::decide`]): the reason
+/// to hold `item` at `now` until they end; none for an item already attempted (its request must
+/// be repeated as it was), nor for a reminder.
 fn quiet_reason(
     item: &OutboxItem,
     now: jiff::Timestamp,
@@ -64,7 +65,10 @@ fn quiet_reason(
         return None;
     }
     let (hours, tz) = quiet?;
-    quiet::hold_reason(kind_of(&item.kind), now, tz, Some(hours))
+    match quiet::decide(kind_of(&item.kind), now, tz, Some(hours)) {
+        quiet::Decision::Now => None,
+        quiet::Decision::HoldUntil(end) => Some(HoldReason::QuietUntil(end.as_millisecond())),
+    }
 }
 
 /// The groups of `items` to push, in order: those already put in a request keep it; the others

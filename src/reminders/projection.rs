@@ -102,7 +102,7 @@ pub fn daily_between(
     let start = next_at.max(from);
     let mut date = start.to_zoned_datetime(tz.clone()).date();
     let mut out = Vec::new();
-    while let Some(at) = crate::digest::schedule::on_date(date, time, tz) {
+    while let Ok(at) = date.to_datetime(time).to_zoned_datetime(tz.clone()).map(|z| z.timestamp()) {
         if at >= to {
             break;
         }
@@ -136,7 +136,7 @@ async fn alerts_and_digests(
         out.extend(spread(from, to, n).into_iter().map(|t| (alert_target(&row).to_string(), t)));
     }
     for row in store.due_digests(to.as_millisecond(), MAX_REMINDERS).await? {
-        let Ok(time) = crate::digest::schedule::parse_local_time(&row.local_time) else { continue };
+        let Ok(time) = crate::clock::parse_local_time(&row.local_time) else { continue };
         let Ok(tz) = TimeZone::get(&row.tz) else { continue };
         let next_at = Timestamp::from_millisecond(row.next_at).unwrap_or(from);
         let days = daily_between(time, &tz, next_at, from, to);
