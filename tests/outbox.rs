@@ -89,8 +89,8 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
     assert!(h.line.pushes().is_empty(), "waiting for the window");
 
     h.clock.advance(SignedDuration::from_secs(3));
-    let settled = h.app.outbox.flush_due().await.expect("outbox");
-    assert_eq!(settled.len(), 3, "{settled:?}");
+    // The sender (this call, or the server's own loop if it comes first).
+    h.app.outbox.flush_due().await.expect("outbox");
     let pushes = pushes_to(&h, FAMILY);
     assert_eq!(pushes.len(), 1, "one request for the three");
     assert_eq!(cards_of(&pushes[0].body), 3);
@@ -220,7 +220,8 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
 
 #[tokio::test]
 async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeated_once() {
-    let h = Harness::start().await;
+    // A window, so the server's own loop leaves the item to the dead process until the clock moves.
+    let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
     let own_key = hearth::delivery::retry_key("reminder:1:1").to_string();
@@ -253,8 +254,8 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
 
     assert!(h.app.outbox.flush_due().await.expect("outbox").is_empty(), "the lease still holds");
     h.clock.advance(SignedDuration::from_mins(3));
-    let settled = h.app.outbox.flush_due().await.expect("outbox");
-    assert_eq!(settled.len(), 1, "{settled:?}");
+    // The sender (this call, or the server's own loop if it comes first).
+    h.app.outbox.flush_due().await.expect("outbox");
     let pushes = h.line.pushes();
     assert_eq!(pushes.len(), 2);
     assert_eq!(pushes[1].status, 409, "the same request, the same key");
@@ -295,7 +296,8 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     h.clock.advance(SignedDuration::from_secs(3));
     let (mine, theirs) = tokio::join!(h.app.outbox.flush_due(), other.outbox.flush_due());
     let settled = mine.expect("outbox").len() + theirs.expect("outbox").len();
-    assert_eq!(settled, 3, "each item settled by one process");
+    assert!(settled <= 3, "each item settled by one process (the server's loop may take some)");
     assert_eq!(h.line.pushes().len(), 1, "one request, by one process");
+    assert_eq!(h.app.store.outbox_pending().await.expect("pending"), 0);
     assert_eq!(h.line.quota_used(), 5);
 }
