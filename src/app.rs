@@ -14,7 +14,7 @@ use crate::alerts::poller::{AlertPoller, PollerSettings};
 use crate::calendar::{CalendarError, WorkCalendar};
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::delivery::{Allowance, Pusher};
+use crate::delivery::{Allowance, OutboxSettings, Pusher};
 use crate::digest::sender::{DigestSender, DigestSources};
 use crate::inbox::queue::InboxQueue;
 use crate::limits::Limits;
@@ -116,6 +116,8 @@ pub struct Hearth {
     pub alerts: AlertPoller,
     /// Pushes the daily digests.
     pub digests: DigestSender,
+    /// The per-chat outbox's sender: pushes together what the loops above handed to it.
+    pub outbox: Pusher,
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
     pub allowance: Allowance,
     /// Seconds between alert polls (0: off).
@@ -213,7 +215,16 @@ impl Hearth {
         let owner = process_owner();
         let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
         let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
-        let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone());
+        let outbox = OutboxSettings {
+            window: SignedDuration::from_secs(
+                i64::try_from(config.outbox_window_secs).unwrap_or(0),
+            ),
+            // A chat's items are claimed like due reminders (`HEARTH_REMINDER_LEASE_SECS`).
+            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            ..OutboxSettings::default()
+        };
+        let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone())
+            .with_outbox(outbox);
         let charts = config.public_url.as_deref().map(|url| {
             crate::charts::publish::Charts::new(
                 url,
@@ -231,7 +242,7 @@ impl Hearth {
                 work_calendar: services.work_calendar.clone(),
             },
         );
-        let (reminders, alerts) = pushers(config, pusher, &services);
+        let (reminders, alerts) = pushers(config, pusher.clone(), &services);
         let alerts = alerts.with_charts(charts.clone());
         let vision = match config.vision_model.trim() {
             "" => None,
@@ -260,6 +271,7 @@ impl Hearth {
             reminders,
             alerts,
             digests,
+            outbox: pusher,
             allowance,
             alert_poll_secs: config.alert_poll_secs,
             reminder_nudge: services.reminder_nudge,

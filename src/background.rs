@@ -1,4 +1,5 @@
-//! The periodic work of a serving process: delivering due reminders and daily digests, watching prices for alerts,
+//! The periodic work of a serving process: delivering due reminders and daily digests, pushing
+//! what waits in the per-chat outbox, watching prices for alerts,
 //! taking webhook events that wait in the inbox (left there while the queue was full, or by a
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
 //! a while, and reading LINE's message quota.
@@ -13,6 +14,9 @@ use crate::inbox::lease;
 
 /// How often due reminders are looked for (a new reminder due sooner wakes the loop).
 const REMINDER_TICK: Duration = Duration::from_secs(1);
+/// How often the outbox is looked at for chats whose window has passed (items held for quiet
+/// hours, or handed over by the loops and waiting for what else is due for their chat).
+const OUTBOX_TICK: Duration = Duration::from_secs(1);
 /// How often digests that came due are looked for.
 const DIGEST_TICK: Duration = Duration::from_secs(20);
 /// How often the inbox is looked at for events nobody holds (a webhook leaving events there, or
@@ -54,6 +58,7 @@ pub fn start(app: Arc<Hearth>) -> Loops {
             tokio::spawn(take_waiting_events(app.clone())),
             tokio::spawn(watch_prices(app.clone())),
             tokio::spawn(deliver_digests(app.clone())),
+            tokio::spawn(deliver_outbox(app.clone())),
             tokio::spawn(prune(app.clone())),
             tokio::spawn(read_quota(app.clone())),
         ],
@@ -87,6 +92,22 @@ async fn deliver_digests(app: Arc<Hearth>) {
             Ok(report) if report != Default::default() => tracing::info!(?report, "digests"),
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "digest tick failed"),
+        }
+    }
+}
+
+/// Pushes what waits in the per-chat outbox once its chat's window has passed.
+async fn deliver_outbox(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(OUTBOX_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.outbox.flush_due().await {
+            Ok(settled) if !settled.is_empty() => {
+                tracing::info!(items = settled.len(), "outbox pushed")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "outbox tick failed"),
         }
     }
 }

@@ -103,6 +103,11 @@ pub struct Config {
     /// quota instead of one per group member. "提醒大家" keeps it in the group either way.
     #[arg(long, env = "HEARTH_PERSONAL_REMINDERS_1TO1", default_value_t = true, action = clap::ArgAction::Set, global = true)]
     pub personal_reminders_1to1: bool,
+    /// Reminders, price-alert fires and the digest due for one chat within this many seconds of
+    /// each other go out in one push (a group is charged once per push). 0 pushes each as soon as
+    /// it is due.
+    #[arg(long, env = "HEARTH_OUTBOX_WINDOW_SECS", default_value_t = 3, global = true)]
+    pub outbox_window_secs: u64,
     /// Base URL of the LINE Messaging API.
     #[arg(long, env = "LINE_API_BASE", default_value = "https://api.line.me", global = true)]
     pub line_api_base: String,

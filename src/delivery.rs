@@ -1,29 +1,33 @@
-//! Pushing recorded deliveries, shared by the reminder scheduler and the price-alert poller.
+//! Pushing recorded deliveries, shared by the reminder scheduler, the price-alert poller and the
+//! digest sender.
 //!
-//! Both record the rendered push and a deterministic `X-Line-Retry-Key` before the first attempt;
-//! every attempt, from any process, then sends the stored payload with that key. Everything due
-//! for one chat in a tick goes in one push request ([`crate::quota::batch`]): a group is charged
-//! once, not once per item. Before pushing, the month's quota is asked ([`allowance`]): when it
-//! cannot pay, the items are held for the chat's next reply (free) instead of being lost. This
-//! module does the attempt and says what the outcome means: LINE accepted it (a `409` for a
-//! repeated key counts), it was held, LINE refused the target for good, or the outcome is
-//! unknown and the same request must be tried again later. A [`Pusher`] holds what a recorded
-//! push needs (the quota's bookkeeping with the LINE client and the store, the button key, the
-//! palette and this process's name in claims), once for both.
+//! Each records the rendered push and a deterministic `X-Line-Retry-Key` before the first
+//! attempt, then hands the item to one per-chat outbox ([`outbox`]): everything due for one chat
+//! within a short window — a reminder, an alert fire and the digest alike — goes in one push
+//! request ([`crate::quota::batch`]), so a group is charged once, not once per item or per loop.
+//! Before pushing, one decision per item asks the chat's quiet hours and the month's quota
+//! ([`allowance`]): an alert or digest waits for quiet hours to end; when the month cannot pay,
+//! the items are held for the chat's next reply (free) instead of being lost. This module says
+//! what became of each item: LINE accepted it (a `409` for a repeated key counts), it was held,
+//! LINE refused it for good, the outcome is unknown and the same request is tried again later,
+//! or it waits in the outbox. A [`Pusher`] holds what a recorded push needs (the quota's
+//! bookkeeping with the LINE client and the store, the button key, the palette, this process's
+//! name in claims and the outbox's tuning), once for all three.
 
 pub mod allowance;
+mod outbox;
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use uuid::Uuid;
 
 pub use allowance::Allowance;
 
-use crate::line::client::LineError;
 use crate::line::flex::Palette;
 use crate::postback::PostbackKey;
 use crate::quiet::{self, PushKind};
-use crate::quota::{self, Decision, batch};
-use crate::store::{DeliveryStatus, Store, StoreError};
+use crate::store::{DeliveryStatus, NewOutboxItem, OutboxItem, Store, StoreError};
+
+pub use outbox::Settled;
 
 /// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
 pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
@@ -33,16 +37,7 @@ pub fn retry_key(name: &str) -> Uuid {
     Uuid::new_v5(&RETRY_KEY_NAMESPACE, name.as_bytes())
 }
 
-/// The retry key of request `index` carrying the items keyed `keys`: an item pushed alone keeps
-/// its own key; items pushed together get a key of their own, the same on every attempt.
-fn batch_key(keys: &[&str], index: usize, requests: usize) -> Uuid {
-    match keys {
-        [only] if requests == 1 => Uuid::parse_str(only).unwrap_or_else(|_| retry_key(only)),
-        _ => retry_key(&format!("batch:{}:{index}", keys.join(","))),
-    }
-}
-
-/// What became of one push attempt.
+/// What became of one item handed to the outbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// LINE accepted it (now, or on an earlier attempt with the same key).
@@ -55,6 +50,9 @@ pub enum Outcome {
     /// The outcome is unknown (timeout, server error, still rate limited): try the same request
     /// again later.
     RetryLater,
+    /// Waiting in the outbox (for the chat's quiet hours to end, or for what else is due for the
+    /// chat within the window): the outbox pushes it and records what became of it.
+    Queued,
 }
 
 impl Outcome {
@@ -64,7 +62,19 @@ impl Outcome {
             Outcome::Sent => Some(DeliveryStatus::Sent),
             Outcome::Held => Some(DeliveryStatus::Held),
             Outcome::Refused => Some(DeliveryStatus::Failed),
+            Outcome::Queued => Some(DeliveryStatus::Queued),
             Outcome::RetryLater => None,
+        }
+    }
+
+    /// What an outbox item's stored state means.
+    fn of(item: &OutboxItem) -> Self {
+        match item.status.as_str() {
+            "sent" => Outcome::Sent,
+            "held" => Outcome::Held,
+            "failed" | "abandoned" => Outcome::Refused,
+            _ if item.attempts > 0 => Outcome::RetryLater,
+            _ => Outcome::Queued,
         }
     }
 }
@@ -80,22 +90,59 @@ pub struct Item<'a> {
     pub home: &'a str,
     /// How the log names it (`reminder 42`, `alert 7:2`).
     pub what: String,
+    /// What it is (quiet hours hold alerts and the digest, not reminders).
+    pub kind: PushKind,
+    /// It may go without a notification sound (an alert's re-fire).
+    pub silent: bool,
 }
 
-/// What a recorded push needs, shared by the reminder scheduler and the price-alert poller.
+/// Tuning of the outbox's sender.
+#[derive(Debug, Clone, Copy)]
+pub struct OutboxSettings {
+    /// Items due for one chat within this long of the first are pushed together
+    /// (`HEARTH_OUTBOX_WINDOW_SECS`).
+    pub window: SignedDuration,
+    /// How long a claim on a chat's items lasts; must outlast a push with its retries.
+    pub lease: SignedDuration,
+    /// Wait before a request of unknown outcome is tried again (same items, same key).
+    pub retry_after: SignedDuration,
+    /// A request first attempted longer ago than this is abandoned, never resent.
+    pub grace: SignedDuration,
+}
+
+impl Default for OutboxSettings {
+    fn default() -> Self {
+        Self {
+            window: SignedDuration::from_secs(3),
+            lease: SignedDuration::from_mins(2),
+            retry_after: SignedDuration::from_mins(1),
+            grace: SignedDuration::from_mins(30),
+        }
+    }
+}
+
+/// What a recorded push needs, shared by the reminder scheduler, the price-alert poller and the
+/// digest sender.
 #[derive(Clone)]
 pub struct Pusher {
     allowance: Allowance,
     key: PostbackKey,
     palette: Palette,
     owner: String,
+    outbox: OutboxSettings,
 }
 
 impl Pusher {
     /// A pusher identified as `owner` in claims, spending through `allowance`, rendering
     /// buttons signed with `key` in `palette`'s colours.
     pub fn new(allowance: Allowance, key: PostbackKey, palette: Palette, owner: String) -> Self {
-        Self { allowance, key, palette, owner }
+        Self { allowance, key, palette, owner, outbox: OutboxSettings::default() }
+    }
+
+    /// The same pusher with the outbox tuned by `settings`.
+    pub fn with_outbox(mut self, settings: OutboxSettings) -> Self {
+        self.outbox = settings;
+        self
     }
 
     /// The store the deliveries are recorded in.
@@ -128,93 +175,68 @@ impl Pusher {
         self.palette
     }
 
-    /// When the conversation's quiet hours hold a push of `kind` now, the end of them (Unix ms);
-    /// `None` to push now (no quiet hours, unreadable ones, outside them, or a reminder).
-    pub async fn quiet_until(
+    /// The conversation's quiet hours with their zone, if it has readable ones.
+    async fn quiet_hours(
         &self,
         conversation_id: &str,
-        kind: PushKind,
-    ) -> Result<Option<i64>, StoreError> {
+    ) -> Result<Option<(quiet::QuietHours, jiff::tz::TimeZone)>, StoreError> {
         let Some(row) = self.store().quiet_hours(conversation_id).await? else { return Ok(None) };
-        let Some((hours, tz)) = quiet::stored(&row.start_local, &row.end_local, &row.tz) else {
-            return Ok(None);
-        };
-        Ok(match quiet::decide(kind, self.now(), &tz, Some(&hours)) {
-            quiet::Decision::Now => None,
-            quiet::Decision::HoldUntil(t) => Some(t.as_millisecond()),
-        })
+        Ok(quiet::stored(&row.start_local, &row.end_local, &row.tz))
     }
 
-    /// Pushes `items` to `to` together (as few requests as LINE allows), `quiet` without a
-    /// notification sound — or holds them when the month's quota cannot pay. Retries briefly
-    /// inside [`crate::line::client::LineClient::push_with_retry`].
-    pub async fn push(&self, to: &str, items: &[Item<'_>], quiet: bool) -> Outcome {
-        let mut payloads = Vec::with_capacity(items.len());
-        for item in items {
-            match serde_json::from_str::<serde_json::Value>(item.payload) {
-                Ok(p) => payloads.push(p),
-                Err(e) => {
-                    tracing::error!(item = item.what, error = %e, "stored payload unreadable");
-                    return Outcome::Refused;
-                }
-            }
-        }
-        let requests = batch::requests(&payloads);
-        let cost = self.allowance.cost_of(to).await;
-        let planned = cost.saturating_mul(i64::try_from(requests.len()).unwrap_or(i64::MAX));
-        let standing = self.allowance.standing().await.unwrap_or_default();
-        if let Decision::Hold(reason) = quota::decide([quota::quota_hold(&standing, planned)]) {
-            tracing::warn!(to, ?reason, items = items.len(), "push held");
-            self.hold(items, &payloads).await;
-            return Outcome::Held;
-        }
-        let keys: Vec<&str> = items.iter().map(|i| i.retry_key).collect();
-        for (index, messages) in requests.iter().enumerate() {
-            let key = batch_key(&keys, index, requests.len());
-            match self.allowance.line.push_with_retry(to, messages, key, quiet).await {
-                Ok(_) => self.allowance.record_push(to, cost).await,
-                Err(LineError::QuotaExhausted) => {
-                    self.allowance.exhausted().await;
-                    self.hold(items, &payloads).await;
-                    return Outcome::Held;
-                }
-                Err(LineError::Rejected { status, message }) => {
-                    tracing::error!(to, %status, message, "LINE refused the push");
-                    return Outcome::Refused;
-                }
-                Err(e) => {
-                    tracing::warn!(to, error = %e, "push failed; will retry with the same key");
-                    return Outcome::RetryLater;
-                }
-            }
-        }
-        Outcome::Sent
-    }
-
-    /// Keeps `items` for their chats' next replies.
-    async fn hold(&self, items: &[Item<'_>], payloads: &[serde_json::Value]) {
+    /// Hands `items` for `to` to the outbox and pushes what is due for that chat now (these
+    /// items with whatever else waits for it, in as few requests as LINE allows); says, item by
+    /// item, what became of them. An item already handed over keeps its first record.
+    pub async fn push(&self, to: &str, items: &[Item<'_>]) -> Vec<Outcome> {
         let now = self.now().as_millisecond();
-        crate::metrics::pushes_held(items.len() as u64);
-        for (item, payload) in items.iter().zip(payloads) {
-            let summary = batch::summary(payload);
-            if let Err(e) = self.store().hold_push(item.home, &summary, now).await {
-                tracing::error!(item = item.what, error = %e, "could not keep a held item");
-            }
+        let news: Vec<NewOutboxItem<'_>> = items
+            .iter()
+            .map(|i| NewOutboxItem {
+                conversation_id: i.home,
+                target: to,
+                kind: kind_name(i.kind),
+                retry_key: i.retry_key,
+                payload: i.payload,
+                silent: i.silent,
+                due_at: now,
+            })
+            .collect();
+        if let Err(e) = self.store().record_outbox(&news, now).await {
+            tracing::error!(to, error = %e, "could not record pushes in the outbox; will retry");
+            return vec![Outcome::RetryLater; items.len()];
         }
+        if let Err(e) = self.flush_chat(to).await {
+            tracing::error!(to, error = %e, "outbox: could not push a chat's items");
+        }
+        let mut outcomes = Vec::with_capacity(items.len());
+        for item in items {
+            outcomes.push(match self.store().outbox_item(item.retry_key).await {
+                Ok(Some(stored)) => Outcome::of(&stored),
+                Ok(None) => Outcome::RetryLater,
+                Err(e) => {
+                    tracing::error!(item = item.what, error = %e, "outbox: could not read an item");
+                    Outcome::RetryLater
+                }
+            });
+        }
+        outcomes
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The stored name of a kind of push.
+fn kind_name(kind: PushKind) -> &'static str {
+    match kind {
+        PushKind::Reminder => "reminder",
+        PushKind::Alert => "alert",
+        PushKind::Digest => "digest",
+    }
+}
 
-    #[test]
-    fn an_item_pushed_alone_keeps_its_key_and_a_batch_gets_its_own() {
-        let own = retry_key("reminder:1:5").to_string();
-        assert_eq!(batch_key(&[own.as_str()], 0, 1).to_string(), own);
-        let batch = batch_key(&[own.as_str(), "b"], 0, 1);
-        assert_ne!(batch.to_string(), own);
-        assert_eq!(batch, batch_key(&[own.as_str(), "b"], 0, 1), "the same on every attempt");
-        assert_ne!(batch, batch_key(&[own.as_str(), "b"], 1, 2));
+/// The kind of push a stored name means (an unknown one is held like an alert).
+fn kind_of(name: &str) -> PushKind {
+    match name {
+        "reminder" => PushKind::Reminder,
+        "digest" => PushKind::Digest,
+        _ => PushKind::Alert,
     }
 }

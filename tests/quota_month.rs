@@ -3,7 +3,9 @@
 //! also a friend of hearth; grandma asks in the group for two daily medicine reminders for
 //! herself (08:00 and 20:00); a weekly garbage reminder for everyone (Wednesday 19:00); dad sets
 //! three every-time price alerts in the group on volatile quotes (each crosses its level about
-//! five times in the month); someone talks to hearth in the group every day at noon.
+//! five times in the month); someone talks to hearth in the group every day at noon. Every push
+//! goes through the per-chat outbox (reminders and alert fires due for one chat within its
+//! window share a request).
 //!
 //! Each scenario runs twice: "naive" is what hearth did before it knew the quota (everything
 //! pushed to the group, no limit on LINE's side so the whole spend shows), "now" is hearth today
@@ -85,6 +87,9 @@ async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
         |c| {
             c.alert_poll_secs = 0;
             c.personal_reminders_1to1 = now_mode;
+            // Now: everything goes through the per-chat outbox with its window (what is due for a
+            // chat within it goes in one push); naive: each item pushed as it comes due.
+            c.outbox_window_secs = if now_mode { 3 } else { 0 };
         },
         None,
     )
@@ -154,7 +159,12 @@ async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
         h.app.reminders.tick().await.expect("reminders");
         let fired = h.app.alerts.tick().await.expect("alerts").fired;
         m.due += fired;
+        // The outbox's sender, once the window has passed (the server's loop does this every
+        // second).
+        h.clock.set(t.saturating_add(SignedDuration::from_secs(3)).expect("time"));
+        h.app.outbox.flush_due().await.expect("outbox");
     }
+    assert_eq!(h.app.store.outbox_pending().await.expect("outbox"), 0, "nothing left waiting");
     let accepted = h.line.accepted_pushes();
     m.requests = accepted.len();
     m.pushed = accepted.iter().map(|p| cards_of(&p.body)).sum();

@@ -4,8 +4,10 @@
 //! evaluates all its alerts with the pure [`crossing`](super::crossing) state machine, and
 //! records state changes and fires in one transaction (each fire fenced on `fire_seq`, its
 //! rendered push and retry key `uuid_v5("alert:{id}:{fire_seq}")` recorded with it). Then the
-//! recorded pushes go out through [`crate::delivery`], like reminders: the fires for one chat in
-//! one push, re-fires without a notification sound, held when the month's quota cannot pay.
+//! recorded pushes go out through [`crate::delivery`]'s per-chat outbox, like reminders and the
+//! digest: what is due for one chat in one push, re-fires without a notification sound, held
+//! until the quiet hours of the chat they go to end, or for its next reply when the month's
+//! quota cannot pay.
 //!
 //! A symbol whose market is closed is not fetched; it is looked at again when the session opens.
 //! An open one is looked at again sooner the closer its price is to a level. A failed fetch (a
@@ -88,6 +90,9 @@ pub struct TickReport {
     pub failed: usize,
     /// Fires held for their chat's next reply (the month's quota could not pay).
     pub held: usize,
+    /// Fires handed to the outbox, waiting (for quiet hours to end, or for what else is due for
+    /// their chat).
+    pub queued: usize,
 }
 
 /// The price-alert poller of one process.
@@ -197,7 +202,19 @@ impl AlertPoller {
                     Some(Outcome::Sent) => report.sent += 1,
                     Some(Outcome::Held) => report.held += 1,
                     Some(Outcome::RetryLater) => report.retrying += 1,
+                    Some(Outcome::Queued) => report.queued += 1,
                     _ => report.failed += 1,
+                }
+            }
+        }
+        // What waits in the outbox (fires held for quiet hours, or due with other items).
+        for settled in self.pusher.flush_due().await? {
+            if settled.kind == PushKind::Alert {
+                match settled.outcome {
+                    Outcome::Sent => report.sent += 1,
+                    Outcome::Held => report.held += 1,
+                    Outcome::Refused => report.failed += 1,
+                    Outcome::RetryLater | Outcome::Queued => {}
                 }
             }
         }
@@ -324,9 +341,11 @@ impl AlertPoller {
             .await
     }
 
-    /// Pushes the recorded deliveries of one chat together and records each outcome (`None`:
-    /// abandoned unsent). A re-fire (every fire after an alert's first) goes without a
-    /// notification sound when all of the push is re-fires.
+    /// Hands the recorded deliveries of one chat to the outbox together and records each outcome
+    /// (`None`: abandoned unsent). The outbox holds them while the chat they are pushed to has
+    /// quiet hours (a personal alert routed to its person's 1:1 chat follows that chat's). A
+    /// re-fire (every fire after an alert's first) goes without a notification sound when all of
+    /// its push is re-fires.
     async fn deliver(&self, group: Vec<AlertDelivery>) -> Result<Vec<Option<Outcome>>, StoreError> {
         let now = self.pusher.now();
         let now_ms = now.as_millisecond();
@@ -347,12 +366,6 @@ impl AlertPoller {
                     )
                     .await?;
                 outcomes.push(None);
-            } else if let Some(until) =
-                self.pusher.quiet_until(&d.conversation_id, PushKind::Alert).await?
-            {
-                // Quiet hours in the chat it was set in: kept unattempted until they end.
-                self.store().hold_alert_delivery(self.owner(), &d, until).await?;
-                outcomes.push(Some(Outcome::RetryLater));
             } else {
                 live.push(d);
             }
@@ -366,13 +379,15 @@ impl AlertPoller {
                 retry_key: &d.retry_key,
                 home: &d.conversation_id,
                 what: format!("alert {}:{}", d.alert_id, d.fire_seq),
+                kind: PushKind::Alert,
+                // A re-fire can go without a notification sound.
+                silent: d.fire_seq > 1,
             })
             .collect();
-        let quiet = live.iter().all(|d| d.fire_seq > 1);
-        let outcome = self.pusher.push(&to, &items, quiet).await;
+        let pushed = self.pusher.push(&to, &items).await;
         let retry_at =
             now.saturating_add(self.settings.retry_after).map_or(i64::MAX, |t| t.as_millisecond());
-        for d in &live {
+        for (d, outcome) in live.iter().zip(pushed) {
             self.store()
                 .finish_alert_delivery(
                     self.owner(),

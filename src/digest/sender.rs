@@ -2,8 +2,11 @@
 //! wins each day, see `Store::advance_digest`), then claims the recorded days under a lease,
 //! composes each once (weather, reminders, lists, watched prices, the lunar and working
 //! calendars), keeps the composed messages and pushes them with the day's deterministic retry key.
-//! A push of unknown outcome is tried again with the same key until the day's grace runs out. A
-//! digest that comes due inside the conversation's quiet hours waits for their end.
+//! A push of unknown outcome is tried again with the same key until the day's grace runs out. The
+//! push goes through the per-chat outbox ([`crate::delivery`]): with the chat's reminders and
+//! alert fires due at the same time in one request, and, when it comes due inside the
+//! conversation's quiet hours, held until their end — then delivered together with the alerts
+//! held with it.
 
 use std::sync::Arc;
 
@@ -74,7 +77,6 @@ pub struct DigestSender {
 enum Done {
     Finished(DigestStatus),
     Retry,
-    Held,
     Lost,
 }
 
@@ -104,11 +106,22 @@ impl DigestSender {
             match result? {
                 Done::Finished(DigestStatus::Sent) => report.sent += 1,
                 Done::Finished(DigestStatus::Skipped) => report.skipped += 1,
-                Done::Finished(DigestStatus::Held) => report.held += 1,
+                Done::Finished(DigestStatus::Held | DigestStatus::Queued) => report.held += 1,
                 Done::Finished(_) => report.failed += 1,
                 Done::Retry => report.retrying += 1,
-                Done::Held => report.held += 1,
                 Done::Lost => {}
+            }
+        }
+        // What waits in the outbox (a digest held for quiet hours goes with the alerts held
+        // with it).
+        for settled in self.pusher.flush_due().await? {
+            if settled.kind == PushKind::Digest {
+                match settled.outcome {
+                    Outcome::Sent => report.sent += 1,
+                    Outcome::Held => report.held += 1,
+                    Outcome::Refused => report.failed += 1,
+                    Outcome::RetryLater | Outcome::Queued => {}
+                }
             }
         }
         Ok(report)
@@ -175,18 +188,22 @@ impl DigestSender {
                 payload
             }
         };
-        if let Some(until) = self.pusher.quiet_until(&d.conversation_id, PushKind::Digest).await? {
-            let owner = self.pusher.owner();
-            store.finish_digest_delivery(owner, &d, None, now.as_millisecond(), until).await?;
-            return Ok(Done::Held);
-        }
         let what = format!("digest {} {}", d.conversation_id, d.day);
-        let item =
-            Item { payload: &payload, retry_key: &d.retry_key, home: &d.conversation_id, what };
-        let outcome = self.pusher.push(&d.conversation_id, &[item], false).await;
+        let item = Item {
+            payload: &payload,
+            retry_key: &d.retry_key,
+            home: &d.conversation_id,
+            what,
+            kind: PushKind::Digest,
+            silent: false,
+        };
+        let outcome = self.pusher.push(&d.conversation_id, &[item]).await;
+        let outcome = outcome.first().copied().unwrap_or(Outcome::RetryLater);
         let done = match outcome {
             Outcome::Sent => Done::Finished(DigestStatus::Sent),
             Outcome::Held => Done::Finished(DigestStatus::Held),
+            // Waiting in the outbox (quiet hours, or the chat's other items due together).
+            Outcome::Queued => Done::Finished(DigestStatus::Queued),
             Outcome::Refused => Done::Finished(DigestStatus::Failed),
             Outcome::RetryLater
                 if now.as_millisecond() - d.scheduled_for > GRACE.as_millis() as i64 =>
@@ -204,7 +221,7 @@ impl DigestSender {
         let status = match &done {
             Done::Finished(s) => Some(*s),
             Done::Retry => None,
-            Done::Held | Done::Lost => return Ok(done),
+            Done::Lost => return Ok(done),
         };
         self.pusher
             .store()

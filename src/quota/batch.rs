@@ -27,6 +27,27 @@ pub fn requests(payloads: &[Value]) -> Vec<Vec<Value>> {
     gathered.chunks(MAX_MESSAGES).map(<[Value]>::to_vec).collect()
 }
 
+/// The items (each a JSON array of message objects) put in groups, in order, so that each
+/// group's messages go in one request ([`requests`] makes one of them): what is pushed together
+/// is known item by item, so a request LINE accepted is never sent again with another. An item
+/// too big for one request alone is a group of its own.
+pub fn pack(payloads: &[Value]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for (i, payload) in payloads.iter().enumerate() {
+        let mut trial: Vec<Value> = current.iter().map(|&j| payloads[j].clone()).collect();
+        trial.push(payload.clone());
+        if !current.is_empty() && requests(&trial).len() > 1 {
+            groups.push(std::mem::take(&mut current));
+        }
+        current.push(i);
+    }
+    if !current.is_empty() {
+        groups.push(current);
+    }
+    groups
+}
+
 /// The bubble a Flex message carries, if it carries exactly one.
 fn bubble_of(message: &Value) -> Option<&Value> {
     let contents = message.get("contents")?;
@@ -85,6 +106,30 @@ mod tests {
         let out = requests(&texts);
         assert_eq!(out.iter().map(Vec::len).collect::<Vec<_>>(), vec![5, 2]);
         assert!(requests(&[]).is_empty());
+    }
+
+    #[test]
+    fn items_are_packed_into_groups_of_one_request_each() {
+        assert_eq!(pack(&[card(1), card(2), card(3)]), vec![vec![0, 1, 2]]);
+        // Cards gather into a carousel: fourteen cards make two requests' worth of groups.
+        let cards: Vec<Value> = (0..14).map(card).collect();
+        let groups = pack(&cards);
+        assert!(
+            groups.iter().all(|g| requests(
+                &g.iter().map(|&i| cards[i].clone()).collect::<Vec<_>>()
+            )
+            .len()
+                == 1)
+        );
+        assert_eq!(groups.concat(), (0..14).collect::<Vec<_>>(), "every item once, in order");
+        let texts: Vec<Value> =
+            (0..7).map(|n| json!([{"type": "text", "text": n.to_string()}])).collect();
+        assert_eq!(pack(&texts), vec![vec![0, 1, 2, 3, 4], vec![5, 6]]);
+        let big = json!(
+            (0..6).map(|n| json!({"type": "text", "text": n.to_string()})).collect::<Vec<_>>()
+        );
+        assert_eq!(pack(&[card(1), big]), vec![vec![0], vec![1]], "too big for one request: alone");
+        assert!(pack(&[]).is_empty());
     }
 
     #[test]

@@ -64,6 +64,9 @@ pub enum HoldReason {
     /// The month's quota cannot pay for the push: the item waits for the chat's next reply
     /// (free), and pushing resumes with the next month.
     QuotaOut,
+    /// The chat's quiet hours: the item waits until they end (Unix ms), then goes with
+    /// everything else held for that chat.
+    QuietUntil(i64),
 }
 
 /// What to do with an item due now.
@@ -138,6 +141,21 @@ mod tests {
             Decision::Hold(HoldReason::QuotaOut)
         );
         assert_eq!(decide(std::iter::empty()), Decision::SendNow);
+    }
+
+    #[test]
+    fn quiet_hours_and_the_quota_make_one_decision() {
+        let out = Standing { limit: Some(200), used: 200, exhausted: false };
+        let fine = Standing { limit: Some(200), used: 10, exhausted: false };
+        let quiet = Some(HoldReason::QuietUntil(7));
+        // Quiet hours come first: waiting until morning costs nothing; the quota is asked then.
+        assert_eq!(decide([quiet, quota_hold(&out, 5)]), Decision::Hold(HoldReason::QuietUntil(7)));
+        assert_eq!(decide([None, quota_hold(&out, 5)]), Decision::Hold(HoldReason::QuotaOut));
+        assert_eq!(
+            decide([quiet, quota_hold(&fine, 5)]),
+            Decision::Hold(HoldReason::QuietUntil(7))
+        );
+        assert_eq!(decide([None, quota_hold(&fine, 5)]), Decision::SendNow);
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! `X-Line-Retry-Key`) before sending, push the recorded payload, then advance the reminder fenced
 //! on the claimed occurrence and the owner. A retry — in this process or another after a crash —
 //! sends the identical request with the same key, and LINE answers a repeat with 409, which
-//! counts as delivered. Occurrences due together for one chat go out in one push (a group is
-//! charged once); when the month's quota cannot pay, they are held for the chat's next reply and
-//! the reminder moves on. A personal reminder routed to its person's 1:1 chat goes back to the
+//! counts as delivered. Occurrences are handed to the per-chat outbox ([`crate::delivery`]), so
+//! what is due together for one chat — with alert fires and the digest — goes out in one push (a
+//! group is charged once); when the month's quota cannot pay, they are held for the chat's next
+//! reply and the reminder moves on. A personal reminder routed to its person's 1:1 chat goes back to the
 //! chat it was set in once that person is no longer a friend. Missed occurrences after downtime are not replayed: only the most recent
 //! one is sent, late, with a note.
 
@@ -15,6 +16,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::render;
 use crate::calendar::WorkCalendar;
 use crate::delivery::{self, Item, Outcome, Pusher};
+use crate::quiet::PushKind;
 use crate::store::{
     DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, StoreError,
 };
@@ -57,6 +59,8 @@ pub struct TickReport {
     pub failed: usize,
     /// Occurrences held for their chat's next reply (the month's quota could not pay).
     pub held: usize,
+    /// Occurrences handed to the outbox, waiting for what else is due for their chat.
+    pub queued: usize,
 }
 
 /// A claimed occurrence with its recorded delivery.
@@ -124,6 +128,7 @@ impl ReminderScheduler {
             let (prepared, finishes) = current;
             if prepared.is_empty() && finishes.is_empty() {
                 self.record(&unrecorded).await?;
+                self.flush(&mut report).await?;
                 return Ok(report);
             }
             let (delivered, next, recorded) = tokio::join!(
@@ -136,6 +141,7 @@ impl ReminderScheduler {
                 match (f.delivery, f.next) {
                     (Some((_, DeliveryStatus::Sent)), _) => report.sent += 1,
                     (Some((_, DeliveryStatus::Held)), _) => report.held += 1,
+                    (Some((_, DeliveryStatus::Queued)), _) => report.queued += 1,
                     (_, Next::Retry(_)) => report.retrying += 1,
                     _ => report.failed += 1,
                 }
@@ -258,8 +264,9 @@ impl ReminderScheduler {
         Plan::Push(Box::new((new, row, claimed, next)))
     }
 
-    /// Pushes prepared occurrences for one chat in one push and says how each reminder moves
-    /// on.
+    /// Hands prepared occurrences for one chat to the outbox (pushed together with whatever else
+    /// is due for that chat) and says how each reminder moves on: once the outbox has an
+    /// occurrence, the reminder moves on and the outbox sees it delivered.
     pub async fn deliver(&self, group: Vec<Prepared>) -> Vec<Finish> {
         let Some(first) = group.first() else { return Vec::new() };
         let now = self.pusher.now();
@@ -271,11 +278,13 @@ impl ReminderScheduler {
                 retry_key: &p.delivery.retry_key,
                 home: &p.row.conversation_id,
                 what: format!("reminder {}", p.row.id),
+                kind: PushKind::Reminder,
+                silent: false,
             })
             .collect();
-        let outcome = self.pusher.push(&to, &items, false).await;
-        let next_of = |p: &Prepared| match outcome {
-            Outcome::Sent | Outcome::Held => p.next,
+        let outcomes = self.pusher.push(&to, &items).await;
+        let next_of = |p: &Prepared, outcome: Outcome| match outcome {
+            Outcome::Sent | Outcome::Held | Outcome::Queued => p.next,
             Outcome::Refused => Next::Pause,
             Outcome::RetryLater => Next::Retry(
                 now.saturating_add(self.settings.retry_after)
@@ -284,13 +293,30 @@ impl ReminderScheduler {
         };
         group
             .iter()
-            .map(|p| Finish {
+            .zip(outcomes)
+            .map(|(p, outcome)| Finish {
                 reminder_id: p.row.id,
                 claimed_fire_at: p.claimed_fire_at,
                 delivery: outcome.status().map(|s| (p.delivery.scheduled_for, s)),
-                next: next_of(p),
+                next: next_of(p, outcome),
             })
             .collect()
+    }
+
+    /// Pushes what waits in the outbox for chats whose window has passed (items held for quiet
+    /// hours or handed over by another loop); counts the reminders among them into `report`.
+    async fn flush(&self, report: &mut TickReport) -> Result<(), StoreError> {
+        for settled in self.pusher.flush_due().await? {
+            if settled.kind == PushKind::Reminder {
+                match settled.outcome {
+                    Outcome::Sent => report.sent += 1,
+                    Outcome::Held => report.held += 1,
+                    Outcome::Refused => report.failed += 1,
+                    Outcome::RetryLater | Outcome::Queued => {}
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Gives back this process's claims (graceful shutdown).

@@ -148,6 +148,7 @@ const WATCH: &str = "INSERT INTO alert_symbols (symbol, next_check_at, failures)
 const GET: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at, deliver_to FROM price_alerts WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2)";
 const LIST: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at, deliver_to FROM price_alerts WHERE conversation_id = $1 AND status = 'active' ORDER BY symbol, level, id";
 const FOR_SYMBOL: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at, deliver_to FROM price_alerts WHERE symbol = $1 AND status = 'active'";
+const SCHEDULED: &str = "SELECT id, conversation_id, created_by, symbol, name, currency, direction, level, band_pct, frequency, cooldown_s, last_side, armed, fire_seq, last_price, last_fired_at, muted_until, tz, lang, status, created_at, deliver_to FROM price_alerts WHERE status = 'active' ORDER BY id LIMIT $1";
 const CANCEL: &str = "UPDATE price_alerts SET status = 'cancelled' WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status = 'active'";
 const CANCEL_SYMBOL: &str = "UPDATE price_alerts SET status = 'cancelled' WHERE conversation_id = $1 AND symbol = $2 AND status = 'active' RETURNING id";
 const MUTE: &str = "UPDATE price_alerts SET muted_until = $3 WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status = 'active'";
@@ -287,6 +288,12 @@ impl Store {
                 .fetch_all(db)
                 .await?)
         })
+    }
+
+    /// Every conversation's active alerts (at most `limit`): their fires are expected to spend
+    /// LINE's quota.
+    pub async fn scheduled_alerts(&self, limit: i64) -> Result<Vec<AlertRow>, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(SCHEDULED).bind(limit).fetch_all(db).await)?)
     }
 
     /// The active alerts on `symbol`, every conversation's.

@@ -69,6 +69,9 @@ pub enum DigestStatus {
     Failed,
     /// The month's quota could not pay: kept for the chat's next reply.
     Held,
+    /// Handed to the outbox (waiting for quiet hours to end, or for the chat's other items
+    /// due together), which records what became of it here.
+    Queued,
 }
 
 /// A day's digest to compose and push.

@@ -1,9 +1,9 @@
-//! What the store keeps for quiet hours: one window per conversation, and holding a recorded
-//! alert push until the window ends (never attempted, so its grace starts again then).
+//! What the store keeps for quiet hours: one window per conversation (what waits for the window
+//! to end waits in the per-chat outbox, `store::outbox`).
 
 use sqlx::FromRow;
 
-use super::{AlertDelivery, Store, StoreError};
+use super::{Store, StoreError};
 
 /// A conversation's quiet hours as stored.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
@@ -19,7 +19,6 @@ pub struct QuietRow {
 const SAVE: &str = "INSERT INTO quiet_hours (conversation_id, start_local, end_local, tz, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (conversation_id) DO UPDATE SET start_local = excluded.start_local, end_local = excluded.end_local, tz = excluded.tz, updated_at = excluded.updated_at";
 const GET: &str = "SELECT start_local, end_local, tz FROM quiet_hours WHERE conversation_id = $1";
 const CANCEL: &str = "DELETE FROM quiet_hours WHERE conversation_id = $1";
-const HOLD_ALERT: &str = "UPDATE alert_deliveries SET claimed_by = NULL, claim_expires_at = $4, first_attempt_at = $4 WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
 
 impl Store {
     /// Sets (or changes) the conversation's quiet hours.
@@ -54,24 +53,5 @@ impl Store {
             .await
             .map(|r| r.rows_affected()))?;
         Ok(n > 0)
-    }
-
-    /// Holds a claimed alert push, unattempted, until `until_ms`: it is claimed again then, and
-    /// its grace counts from then.
-    pub async fn hold_alert_delivery(
-        &self,
-        owner: &str,
-        d: &AlertDelivery,
-        until_ms: i64,
-    ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(HOLD_ALERT)
-            .bind(d.alert_id)
-            .bind(d.fire_seq)
-            .bind(owner)
-            .bind(until_ms)
-            .execute(db)
-            .await
-            .map(|_| ()))?;
-        Ok(())
     }
 }

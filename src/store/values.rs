@@ -57,6 +57,9 @@ pub enum DeliveryStatus {
     Held,
     /// An attempt of unknown outcome grew too old to repeat: given up, never resent.
     Abandoned,
+    /// Handed to the outbox, which pushes it with the chat's other items due together and
+    /// records what became of it here.
+    Queued,
 }
 
 /// How often a reminder repeats (`reminders.freq`).
@@ -159,6 +162,7 @@ mod tests {
             DeliveryStatus::FailedQuota => "failed_quota",
             DeliveryStatus::Held => "held",
             DeliveryStatus::Abandoned => "abandoned",
+            DeliveryStatus::Queued => "queued",
         );
     }
 

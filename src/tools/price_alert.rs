@@ -211,11 +211,9 @@ impl Tool for PriceAlert {
             delivered_privately: deliver_to.is_some(),
             messages_per_fire,
             left_this_month,
-            quiet_hours_end: self
-                .store
-                .quiet_hours(&ctx.conversation.id)
-                .await?
-                .map(|q| q.end_local),
+            // The quiet hours of the chat it is pushed to (a personal alert routed to its person's
+            // 1:1 chat follows that chat's).
+            quiet_hours_end: self.store.quiet_hours(target).await?.map(|q| q.end_local),
         })
     }
 

@@ -93,6 +93,9 @@ impl Harness {
         // unless a test sets them (tests/limits.rs). The other limits keep their defaults.
         config.chat_turns_per_minute = 0;
         config.user_turns_per_minute = 0;
+        // Tests tick the loops one at a time on the manual clock: what is due is pushed by the
+        // tick that hands it over, unless a test sets a window (tests/outbox.rs).
+        config.outbox_window_secs = 0;
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");

@@ -1,0 +1,256 @@
+//! The per-chat outbox in the store: every loop (reminders, alert fires, the digest) records its
+//! rendered item with its own retry key (recording twice is a no-op); the sender claims a chat's
+//! due items under a lease (one replica at a time), fixes which items go in which request and
+//! that request's retry key before the first attempt, and settles each request as LINE answers
+//! it — mirroring the outcome onto the item's source record.
+
+use sqlx::FromRow;
+
+use super::{Store, StoreError};
+
+/// An item to record in the outbox.
+#[derive(Debug, Clone)]
+pub struct NewOutboxItem<'a> {
+    /// The chat it belongs to (where it waits when the month's quota is out).
+    pub conversation_id: &'a str,
+    /// The chat it is pushed to.
+    pub target: &'a str,
+    /// `reminder`, `alert` or `digest`.
+    pub kind: &'a str,
+    /// Its own retry key (its source record's).
+    pub retry_key: &'a str,
+    /// Its messages (a JSON array).
+    pub payload: &'a str,
+    /// It may go without a notification sound.
+    pub silent: bool,
+    /// Not pushed before (Unix ms).
+    pub due_at: i64,
+}
+
+/// A recorded item.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub struct OutboxItem {
+    /// Its id (the order items were recorded in).
+    pub id: i64,
+    /// The chat it belongs to.
+    pub conversation_id: String,
+    /// The chat it is pushed to.
+    pub target: String,
+    /// `reminder`, `alert` or `digest`.
+    pub kind: String,
+    /// Its own retry key.
+    pub retry_key: String,
+    /// Its messages (a JSON array).
+    pub payload: String,
+    /// It may go without a notification sound.
+    pub silent: bool,
+    /// Not pushed before (Unix ms).
+    pub due_at: i64,
+    /// `pending`, `sent`, `held`, `failed` or `abandoned`.
+    pub status: String,
+    /// The retry key of the request it was put in, once attempted.
+    pub request_key: Option<String>,
+    /// Attempts of unknown outcome so far.
+    pub attempts: i64,
+    /// When it was first attempted (Unix ms).
+    pub first_attempt_at: Option<i64>,
+}
+
+const RECORD: &str = "INSERT INTO outbox (conversation_id, target, kind, retry_key, payload, silent, due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (retry_key) DO NOTHING";
+const DUE_TARGETS: &str = "SELECT target FROM outbox WHERE status = 'pending' AND claim_until <= $1 GROUP BY target HAVING MIN(due_at) <= $2 ORDER BY MIN(due_at) LIMIT $3";
+const OLDEST_DUE: &str =
+    "SELECT MIN(due_at) FROM outbox WHERE target = $1 AND status = 'pending' AND claim_until <= $2";
+const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4";
+const CLAIMED: &str = "SELECT id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at FROM outbox WHERE target = $1 AND claimed_by = $2 AND claim_until = $3 AND status = 'pending' ORDER BY id";
+const SET_REQUEST: &str =
+    "UPDATE outbox SET request_key = $3 WHERE id = $1 AND claimed_by = $2 AND request_key IS NULL";
+const DEFER: &str = "UPDATE outbox SET due_at = $3, claimed_by = NULL, claim_until = 0 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
+const SETTLE: &str = "UPDATE outbox SET status = $3, done_at = $4, claimed_by = NULL WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
+const RETRY: &str = "UPDATE outbox SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, $3), claimed_by = NULL, claim_until = $4 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
+const BY_KEY: &str = "SELECT id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at FROM outbox WHERE retry_key = $1";
+const MIRROR_REMINDER: &str = "UPDATE reminder_deliveries SET status = $2 WHERE retry_key = $1 AND status IN ('pending', 'queued')";
+const MIRROR_ALERT: &str = "UPDATE alert_deliveries SET status = $2, claimed_by = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
+const MIRROR_DIGEST: &str = "UPDATE digest_deliveries SET status = $2, claimed_by = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
+const PENDING_COUNT: &str = "SELECT COUNT(*) FROM outbox WHERE status = 'pending'";
+
+impl Store {
+    /// Records items in the outbox; an item already recorded (same retry key) stays as it is.
+    pub async fn record_outbox(
+        &self,
+        items: &[NewOutboxItem<'_>],
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => {
+            let mut tx = db.begin().await?;
+            for i in items {
+                sqlx::query(RECORD)
+                    .bind(i.conversation_id)
+                    .bind(i.target)
+                    .bind(i.kind)
+                    .bind(i.retry_key)
+                    .bind(i.payload)
+                    .bind(i.silent)
+                    .bind(i.due_at)
+                    .bind(now_ms)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// The chats whose oldest unclaimed pending item is due at or before `oldest_by_ms` (the
+    /// window has passed), oldest first.
+    pub async fn outbox_due_targets(
+        &self,
+        now_ms: i64,
+        oldest_by_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let rows: Vec<(String,)> = db!(self, db => sqlx::query_as(DUE_TARGETS)
+            .bind(now_ms)
+            .bind(oldest_by_ms)
+            .bind(limit)
+            .fetch_all(db)
+            .await)?;
+        Ok(rows.into_iter().map(|(t,)| t).collect())
+    }
+
+    /// When the oldest unclaimed pending item for `target` is due, if any.
+    pub async fn outbox_oldest_due(
+        &self,
+        target: &str,
+        now_ms: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        let row: Option<(Option<i64>,)> = db!(self, db => sqlx::query_as(OLDEST_DUE)
+            .bind(target)
+            .bind(now_ms)
+            .fetch_optional(db)
+            .await)?;
+        Ok(row.and_then(|(at,)| at))
+    }
+
+    /// Claims every pending item for `target` due by `now_ms` that no one holds, until
+    /// `lease_until_ms`, and returns what `owner` holds, oldest first.
+    pub async fn claim_outbox(
+        &self,
+        owner: &str,
+        target: &str,
+        now_ms: i64,
+        lease_until_ms: i64,
+    ) -> Result<Vec<OutboxItem>, StoreError> {
+        Ok(db!(self, db => {
+            sqlx::query(CLAIM)
+                .bind(owner)
+                .bind(lease_until_ms)
+                .bind(target)
+                .bind(now_ms)
+                .execute(db)
+                .await?;
+            sqlx::query_as(CLAIMED).bind(target).bind(owner).bind(lease_until_ms).fetch_all(db).await
+        })?)
+    }
+
+    /// Fixes the request a claimed item goes in (only before its first attempt).
+    pub async fn set_outbox_request(
+        &self,
+        owner: &str,
+        id: i64,
+        request_key: &str,
+    ) -> Result<(), StoreError> {
+        db!(self, db => sqlx::query(SET_REQUEST)
+            .bind(id)
+            .bind(owner)
+            .bind(request_key)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+
+    /// Gives a claimed item back, not to be pushed before `due_at_ms` (quiet hours).
+    pub async fn defer_outbox(
+        &self,
+        owner: &str,
+        id: i64,
+        due_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => sqlx::query(DEFER)
+            .bind(id)
+            .bind(owner)
+            .bind(due_at_ms)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+
+    /// Settles claimed items for good (`sent`, `held`, `failed`, `abandoned`) and mirrors the
+    /// outcome onto their source records, in one transaction.
+    pub async fn settle_outbox(
+        &self,
+        owner: &str,
+        items: &[&OutboxItem],
+        status: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => {
+            let mut tx = db.begin().await?;
+            for item in items {
+                sqlx::query(SETTLE)
+                    .bind(item.id)
+                    .bind(owner)
+                    .bind(status)
+                    .bind(now_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                let (mirror, mirrored) = match item.kind.as_str() {
+                    "reminder" => (MIRROR_REMINDER, status),
+                    "alert" => (MIRROR_ALERT, status),
+                    // A digest has no "abandoned": it failed.
+                    _ => (MIRROR_DIGEST, if status == "abandoned" { "failed" } else { status }),
+                };
+                sqlx::query(mirror).bind(&item.retry_key).bind(mirrored).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// Gives claimed items back after an attempt of unknown outcome: tried again (with the same
+    /// request and key) not before `retry_at_ms`.
+    pub async fn retry_outbox(
+        &self,
+        owner: &str,
+        items: &[&OutboxItem],
+        now_ms: i64,
+        retry_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => {
+            let mut tx = db.begin().await?;
+            for item in items {
+                sqlx::query(RETRY)
+                    .bind(item.id)
+                    .bind(owner)
+                    .bind(now_ms)
+                    .bind(retry_at_ms)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// The item recorded with `retry_key`, if any.
+    pub async fn outbox_item(&self, retry_key: &str) -> Result<Option<OutboxItem>, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(BY_KEY).bind(retry_key).fetch_optional(db).await)?)
+    }
+
+    /// Items waiting in the outbox (all chats).
+    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
+        let (n,): (i64,) = db!(self, db => sqlx::query_as(PENDING_COUNT).fetch_one(db).await)?;
+        Ok(n)
+    }
+}
