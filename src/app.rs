@@ -128,6 +128,8 @@ pub struct Hearth {
     pub inbox_lease: SignedDuration,
     /// The inbox events this process holds in memory (bounded), by conversation.
     pub(crate) inbox: Arc<InboxQueue>,
+    /// The inbox's writes that many events share (group commit).
+    pub(crate) inbox_writes: crate::inbox::accept::InboxWrites,
     /// How long shutdown waits for turns in hand.
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
@@ -231,6 +233,8 @@ impl Hearth {
             .with_max_calls_per_round(config.max_tool_calls_per_round)
             .with_held_calls(Arc::new(crate::confirm::Confirmations::new(store.clone())));
         let limits = Limits::from_config(config, clock.clone());
+        let inbox_writes =
+            crate::inbox::accept::InboxWrites::new(store.clone(), &owner, clock.clone());
         Ok(Arc::new(Self {
             store,
             line,
@@ -251,6 +255,7 @@ impl Hearth {
             owner,
             inbox_lease,
             inbox: InboxQueue::new(usize::try_from(config.max_queued_events).unwrap_or(usize::MAX)),
+            inbox_writes,
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),
             serving: crate::listen::ServeSettings::from_config(config),
