@@ -1,13 +1,14 @@
-//! Storing acknowledged webhook events, with group commit ([`super::commit`]): the events of
-//! webhooks that arrive while a transaction is being made are stored together in the next one,
-//! and each webhook gets its 200 once the transaction holding its events is committed.
+//! The inbox's writes that many callers share, with group commit ([`super::commit`]): storing
+//! acknowledged webhook events — the events of webhooks that arrive while a transaction is being
+//! made are stored together in the next one, and each webhook gets its 200 once the transaction
+//! holding its events is committed — and logging untriggered group messages as their events are
+//! marked done ([`super::chatter`]).
 
 use std::sync::Arc;
 
 use crate::clock::Clock;
-use crate::store::{Claim, InboxEvent, Store, StoreError};
+use crate::store::{Claim, InboxEvent, LoggedEvent, NewMessage, Store, StoreError};
 
-use super::chatter::ChatterLog;
 use super::commit::{Batch, GroupCommit};
 
 /// A verified event to store, claimed by this process (its lease end) or left waiting.
@@ -52,6 +53,59 @@ impl Batch for Accepts {
             })
             .collect();
         self.store.accept_claimed(&rows).await
+    }
+}
+
+/// A message to log as its event is marked done.
+pub struct Chatter {
+    pub(crate) event_id: String,
+    pub(crate) token: i64,
+    pub(crate) conversation_id: String,
+    pub(crate) message_id: String,
+    pub(crate) user_id: Option<String>,
+    pub(crate) speaker: Option<String>,
+    pub(crate) text: String,
+    pub(crate) at_ms: i64,
+}
+
+/// Logs messages and marks their events done, many callers' in one transaction.
+pub struct ChatterLog {
+    store: Store,
+    owner: String,
+    clock: Arc<dyn Clock>,
+}
+
+impl ChatterLog {
+    /// Writes to `store` under the claims of `owner`.
+    pub fn new(store: Store, owner: String, clock: Arc<dyn Clock>) -> Self {
+        Self { store, owner, clock }
+    }
+}
+
+impl Batch for ChatterLog {
+    type Item = Chatter;
+    type Out = bool;
+
+    async fn write(&self, items: &[Chatter]) -> Result<Vec<bool>, StoreError> {
+        let events: Vec<LoggedEvent<'_>> = items
+            .iter()
+            .map(|c| LoggedEvent {
+                event_id: &c.event_id,
+                token: c.token,
+                message: NewMessage {
+                    conversation_id: &c.conversation_id,
+                    message_id: Some(&c.message_id),
+                    user_id: c.user_id.as_deref(),
+                    speaker: c.speaker.as_deref(),
+                    from_bot: false,
+                    text: &c.text,
+                    at_ms: c.at_ms,
+                    tainted: false,
+                },
+            })
+            .collect();
+        let now = self.clock.now().as_millisecond();
+        self.store.finish_logged(&self.owner, now, &events).await
     }
 }
 

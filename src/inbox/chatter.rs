@@ -8,13 +8,11 @@
 use std::sync::Arc;
 
 use crate::app::Hearth;
-use crate::clock::Clock;
 use crate::gate::addressed;
 use crate::limits::AllowList;
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
-use crate::store::{LoggedEvent, NewMessage, Store, StoreError};
 
-use super::commit::Batch;
+use super::accept::Chatter;
 use super::queue::Job;
 
 /// Most messages of one conversation taken in one run.
@@ -38,59 +36,6 @@ pub fn only_logged(event: &Event, keywords: &[String], allowed: &AllowList) -> b
         && allowed.allows(&source.conversation)
         && text.quoted_message_id.is_none()
         && addressed(text, true, keywords, false).is_none()
-}
-
-/// A message to log as its event is marked done.
-pub struct Chatter {
-    event_id: String,
-    token: i64,
-    conversation_id: String,
-    message_id: String,
-    user_id: Option<String>,
-    speaker: Option<String>,
-    text: String,
-    at_ms: i64,
-}
-
-/// Logs messages and marks their events done, many callers' in one transaction.
-pub struct ChatterLog {
-    store: Store,
-    owner: String,
-    clock: Arc<dyn Clock>,
-}
-
-impl ChatterLog {
-    /// Writes to `store` under the claims of `owner`.
-    pub fn new(store: Store, owner: String, clock: Arc<dyn Clock>) -> Self {
-        Self { store, owner, clock }
-    }
-}
-
-impl Batch for ChatterLog {
-    type Item = Chatter;
-    type Out = bool;
-
-    async fn write(&self, items: &[Chatter]) -> Result<Vec<bool>, StoreError> {
-        let events: Vec<LoggedEvent<'_>> = items
-            .iter()
-            .map(|c| LoggedEvent {
-                event_id: &c.event_id,
-                token: c.token,
-                message: NewMessage {
-                    conversation_id: &c.conversation_id,
-                    message_id: Some(&c.message_id),
-                    user_id: c.user_id.as_deref(),
-                    speaker: c.speaker.as_deref(),
-                    from_bot: false,
-                    text: &c.text,
-                    at_ms: c.at_ms,
-                    tainted: false,
-                },
-            })
-            .collect();
-        let now = self.clock.now().as_millisecond();
-        self.store.finish_logged(&self.owner, now, &events).await
-    }
 }
 
 impl Hearth {
