@@ -211,7 +211,10 @@ impl Store {
             .bind(MAX_ATTEMPTS)
             .fetch_all(db)
             .await)?;
-        claimed.sort_by_key(|e| e.received_at);
+        // PostgreSQL returns updated rows in no particular order, and the events of one webhook
+        // share a `received_at`: LINE's webhook event ids are ULIDs, ordered by time, so they
+        // keep a chat's messages in the order they were sent.
+        claimed.sort_by(|a, b| (a.received_at, &a.event_id).cmp(&(b.received_at, &b.event_id)));
         Ok(claimed)
     }
 
