@@ -4,7 +4,6 @@
 mod common;
 mod mcp_support;
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -100,11 +99,10 @@ impl Deployment {
         config.mcp_config = Some(mcp);
         config.work_calendar = None;
         config.tw_securities_file = None;
-        let settings = BTreeMap::from([
-            ("HEARTH_VISION_MODEL".to_string(), "fake-vision".to_string()),
-            ("HEARTH_TRANSCRIBE_MODEL".to_string(), "fake-whisper".to_string()),
-        ]);
-        let options = Options { webhook_url: None, timeout: Duration::from_secs(10), settings };
+        config.vision_model = "fake-vision".into();
+        config.transcribe_model = "fake-whisper".into();
+        config.transcribe_url = String::new();
+        let options = Options { webhook_url: None, timeout: Duration::from_secs(10) };
         let mut files = vec![config.mcp_config.clone().expect("set")];
         files.extend(hearth::store::sqlite_file(&config.database_url));
         Self { line, llm, config, options, web, home, files }
@@ -242,7 +240,8 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
     let mut d = Deployment::healthy().await;
     d.config.searxng_url = String::new();
     d.config.allowed_chats = Vec::new();
-    d.options.settings.clear();
+    d.config.vision_model = String::new();
+    d.config.transcribe_model = String::new();
     let report = d.examine().await;
     assert_eq!(only(&report, "search").status, Status::Warn);
     let vision = only(&report, "vision model");
@@ -257,11 +256,7 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
             .iter()
             .any(|f| f.status == Status::Warn && f.message.contains("HEARTH_ALLOWED_CHATS"))
     );
-    let hearth_env_free = std::env::var("HEARTH_VISION_MODEL").is_err()
-        && std::env::var("HEARTH_TRANSCRIBE_MODEL").is_err();
-    if hearth_env_free {
-        assert_eq!(report.count(Status::Fail), 0, "{}", report.render());
-    }
+    assert_eq!(report.count(Status::Fail), 0, "{}", report.render());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -353,7 +348,7 @@ async fn an_llm_endpoint_that_cannot_be_reached_fails_with_the_base_url_to_check
 #[tokio::test(flavor = "multi_thread")]
 async fn an_optional_model_set_but_not_offered_fails_naming_its_setting() {
     let mut d = Deployment::healthy().await;
-    d.options.settings.insert("HEARTH_VISION_MODEL".into(), "llava".into());
+    d.config.vision_model = "llava".into();
     let report = d.examine().await;
     assert_fails(&report, "vision model", "does not offer llava", "HEARTH_VISION_MODEL");
     assert_eq!(only(&report, "transcription model").status, Status::Pass);

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use serde_json::json;
 
 use super::{Check, Finding, Probe};
+use crate::config::{Config, Secret};
 use crate::llm::models;
 use crate::llm::openai::{ChatMessage, LlmClient, LlmError};
 use crate::registry::ToolDefinition;
@@ -165,6 +166,10 @@ pub struct OptionalModel {
     pub name: &'static str,
     /// The setting that names the model.
     pub setting: &'static str,
+    /// The model, as configured (empty: not set).
+    pub model: fn(&Config) -> &str,
+    /// The endpoint (base URL and key) that serves the model.
+    pub endpoint: fn(&Config) -> (&str, &Secret),
     /// What happens without it.
     pub unset: Unset,
 }
@@ -177,7 +182,8 @@ impl Check for OptionalModel {
     fn run<'a>(&'a self, probe: &'a Probe) -> BoxFuture<'a, Vec<Finding>> {
         Box::pin(async move {
             let c = &probe.config;
-            let Some(model) = probe.setting(self.setting) else {
+            let model = (self.model)(c).trim();
+            if model.is_empty() {
                 return vec![match self.unset {
                     Unset::Off(missed) => Finding::warn(
                         format!("{} is not set: {missed}", self.setting),
@@ -191,10 +197,10 @@ impl Check for OptionalModel {
                         self.setting, c.model
                     )),
                 }];
-            };
-            let listed =
-                models::list(&c.openai_base_url, &c.openai_api_key, probe.options.timeout).await;
-            vec![model_listed(listed, self.setting, &model, &c.openai_base_url)]
+            }
+            let (base, key) = (self.endpoint)(c);
+            let listed = models::list(base, key, probe.options.timeout).await;
+            vec![model_listed(listed, self.setting, model, base)]
         })
     }
 }

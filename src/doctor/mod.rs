@@ -17,7 +17,6 @@ pub mod local;
 pub mod services;
 pub mod verdict;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -96,11 +95,18 @@ pub static CHECKS: &[&dyn Check] = &[
     &llm::OptionalModel {
         name: "vision model",
         setting: "HEARTH_VISION_MODEL",
+        model: |c| &c.vision_model,
+        endpoint: |c| (&c.openai_base_url, &c.openai_api_key),
         unset: llm::Unset::MainModel,
     },
     &llm::OptionalModel {
         name: "transcription model",
         setting: "HEARTH_TRANSCRIBE_MODEL",
+        model: |c| &c.transcribe_model,
+        endpoint: |c| match c.transcribe_url.trim() {
+            "" => (&c.openai_base_url, &c.openai_api_key),
+            _ => (&c.transcribe_url, &c.transcribe_api_key),
+        },
         unset: llm::Unset::Off("voice messages are not transcribed"),
     },
     &services::Search,
@@ -115,14 +121,11 @@ pub struct Options {
     pub webhook_url: Option<String>,
     /// How long one check may take.
     pub timeout: Duration,
-    /// Settings not (yet) part of [`Config`], by environment name; read from the environment
-    /// when absent here.
-    pub settings: BTreeMap<String, String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self { webhook_url: None, timeout: Duration::from_secs(15), settings: BTreeMap::new() }
+        Self { webhook_url: None, timeout: Duration::from_secs(15) }
     }
 }
 
@@ -146,7 +149,6 @@ impl DoctorArgs {
         Options {
             webhook_url: self.webhook_url.clone(),
             timeout: Duration::from_secs(self.timeout_secs.max(1)),
-            settings: BTreeMap::new(),
         }
     }
 }
@@ -157,19 +159,6 @@ pub struct Probe {
     pub config: Config,
     /// How the doctor runs.
     pub options: Options,
-}
-
-impl Probe {
-    /// A setting not (yet) part of [`Config`]: from the options, else the environment; an empty
-    /// value counts as not set.
-    pub fn setting(&self, name: &str) -> Option<String> {
-        self.options
-            .settings
-            .get(name)
-            .cloned()
-            .or_else(|| std::env::var(name).ok())
-            .filter(|v| !v.trim().is_empty())
-    }
 }
 
 /// One finding with the check that made it.
