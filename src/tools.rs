@@ -103,6 +103,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
             s.sources.quotes.clone(),
             s.sources.securities.clone(),
             s.allowance.clone(),
+            s.work_calendar.clone(),
         ))
         .tool(list_price_alerts::ListPriceAlerts::new(
             s.store.clone(),

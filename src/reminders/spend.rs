@@ -1,23 +1,45 @@
-//! What a repeating reminder will cost of LINE's monthly quota, told before it is created: a
-//! month of its pushes into its chat, what is left this month, and whether everything scheduled
-//! for the rest of the month (with it) would spend more than is left; and how the confirmation
-//! card says so.
+//! What a repeating reminder or an every-time price alert will cost of LINE's monthly quota,
+//! told before it is created: a month of its pushes into its chat, what is left this month, and
+//! whether everything scheduled for the rest of the month (with it) would spend more than is
+//! left; and how the confirmation card says so when it would.
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::projection::{self, occurrences_between};
+use super::projection::{self, expected_fires, occurrences_between, spread};
 use super::recurrence::Schedule;
+use crate::calendar::WorkCalendar;
 use crate::delivery::Allowance;
 use crate::i18n::Lang;
 use crate::quota;
-use crate::store::StoreError;
+use crate::store::{Frequency, StoreError};
 use crate::tool::{Card, CardRow, Styled, Tone};
 
 /// A month, for "about N a month".
 const MONTH: SignedDuration = SignedDuration::from_hours(30 * 24);
 
-/// What a reminder will spend.
+/// What a repeating item about to be created will push.
+#[derive(Debug, Clone, Copy)]
+pub enum Plan<'a> {
+    /// A repeating reminder: its occurrences.
+    Reminder(&'a Schedule),
+    /// A new every-time price alert: its expected fires (as the projection counts them).
+    EveryTimeAlert,
+}
+
+impl Plan<'_> {
+    /// The pushes of the item, created at `created`, in `[from, to)`.
+    fn pushes(&self, created: Timestamp, from: Timestamp, to: Timestamp) -> Vec<Timestamp> {
+        match self {
+            Plan::Reminder(schedule) => occurrences_between(schedule, from, to),
+            Plan::EveryTimeAlert => {
+                spread(from, to, expected_fires(Frequency::EveryTime, 0, created, from, to))
+            }
+        }
+    }
+}
+
+/// What a reminder or an alert will spend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Spend {
     /// Messages of the quota a month (its pushes in 30 days times the chat's cost per push).
@@ -30,25 +52,24 @@ pub struct Spend {
     pub over_quota: bool,
 }
 
-/// What `schedule`, pushed to `target`, will spend, from `now`.
+/// What `plan`, pushed to `target`, will spend, from `now`; the reminders already scheduled on
+/// workdays follow `work_calendar`.
 pub async fn estimate(
     allowance: &Allowance,
-    schedule: &Schedule,
+    plan: Plan<'_>,
+    work_calendar: &WorkCalendar,
     target: &str,
     now: Timestamp,
 ) -> Result<Spend, StoreError> {
     let cost = allowance.cost_of(target).await;
     let month_later = now.saturating_add(MONTH).unwrap_or(now);
-    let per_month = occurrences_between(schedule, now, month_later).len() as i64 * cost;
+    let per_month = plan.pushes(now, now, month_later).len() as i64 * cost;
     let end = allowance.month().end(allowance.tz());
-    let scheduled =
-        projection::scheduled(allowance, &schedule.work_calendar, now, end, &[]).await?;
+    let scheduled = projection::scheduled(allowance, work_calendar, now, end, &[]).await?;
     let before: i64 = scheduled.iter().map(|c| c.cost).sum();
-    let extra: Vec<(String, Timestamp)> = occurrences_between(schedule, now, end)
-        .into_iter()
-        .map(|t| (target.to_string(), t))
-        .collect();
-    let with_it: i64 = projection::scheduled(allowance, &schedule.work_calendar, now, end, &extra)
+    let extra: Vec<(String, Timestamp)> =
+        plan.pushes(now, now, end).into_iter().map(|t| (target.to_string(), t)).collect();
+    let with_it: i64 = projection::scheduled(allowance, work_calendar, now, end, &extra)
         .await?
         .iter()
         .map(|c| c.cost)
@@ -76,30 +97,28 @@ pub fn line(spend: &Spend, lang: Lang) -> String {
     }
 }
 
-/// The card of a repeating reminder about `text` not created because the month's quota cannot
-/// pay for what is scheduled: what it would cost, what is left, and the cheaper ways (the tool's
-/// chips offer them).
-pub fn over_quota_card(text: &str, spend: Option<&Spend>, lang: Lang) -> Card {
-    let mut card = Card::new(
-        lang.pick("⚠️ 這個提醒會超過本月訊息額度", "⚠️ This would exceed this month's messages"),
-    );
-    card.headline = Some(Styled { text: text.to_string(), tone: Some(Tone::Warning) });
+/// The card of a repeating reminder or alert (`title`, about `headline`) not created because the
+/// month's quota cannot pay for what is scheduled: what it would cost, what is left, and the
+/// `cheaper` ways (the tool's chips offer them).
+pub fn over_quota_card(
+    title: &str,
+    headline: &str,
+    spend: Option<&Spend>,
+    cheaper: &str,
+    lang: Lang,
+) -> Card {
+    let mut card = Card::new(title);
+    card.headline = Some(Styled { text: headline.to_string(), tone: Some(Tone::Warning) });
     if let Some(spend) = spend {
         card.rows.push(CardRow::new(lang.pick("額度", "Quota"), line(spend, lang)));
         card.rows.push(CardRow::new(
             lang.pick("本月預計", "Rest of month"),
             match lang {
-                Lang::ZhTw => format!("已排定的提醒還要用 {} 則", spend.rest_of_month),
+                Lang::ZhTw => format!("已排定的推播還要用 {} 則", spend.rest_of_month),
                 Lang::En => format!("{} messages scheduled", spend.rest_of_month),
             },
         ));
     }
-    card.rows.push(CardRow::new(
-        lang.pick("省的做法", "Cheaper"),
-        lang.pick(
-            "改成只私訊提醒你（每次 1 則），或減少次數",
-            "remind just you in 1:1 (1 each time), or less often",
-        ),
-    ));
+    card.rows.push(CardRow::new(lang.pick("省的做法", "Cheaper"), cheaper));
     card
 }

@@ -1,7 +1,9 @@
 //! `price_alert`: watches a symbol for this conversation and pushes a card when the price rises
 //! to or falls to a level — once, or every time it crosses again. The symbol is checked against
 //! the quote source first; if the condition already holds, the reply says so and the alert waits
-//! for a fresh cross.
+//! for a fresh cross. An every-time alert's confirmation says what it will cost a month of LINE's
+//! quota; one that would push the month over what is left is not created until the family accepts
+//! or picks a cheaper way (the same rule as a repeating reminder, [`crate::reminders::spend`]).
 
 use std::sync::Arc;
 
@@ -10,17 +12,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
 use crate::alerts::actions::CancelPriceAlert;
+use crate::alerts::cheaper::{self, Cheaper};
 use crate::alerts::crossing::{Direction, Frequency, Side};
 use crate::alerts::describe::{condition, frequency};
 use crate::alerts::render::tone_of;
+use crate::calendar::WorkCalendar;
 use crate::delivery::Allowance;
 use crate::format::money;
 use crate::i18n::Lang;
+use crate::reminders::spend::{self, Plan, Spend};
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::{Securities, TaiwanName};
 use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::store::{NewAlert, Store};
-use crate::tool::{Card, CardRow, Styled, Tone, Tool, ToolCtx, ToolError};
+use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// The dead band around a level, percent of it.
 pub const BAND_PCT: f64 = 0.2;
@@ -64,13 +69,15 @@ pub struct Args {
     pub frequency: Option<Often>,
     /// In a group: true when the alert is for everyone ("通知大家"); it then goes to the whole group. Omit for the asker's own alert, which goes to their 1:1 chat with hearth when they have added it as a friend (costs less of the monthly LINE quota).
     pub everyone: Option<bool>,
+    /// true only after the user was told an every-time alert would exceed this month's LINE message quota and still wants it; else null.
+    pub accept_cost: Option<bool>,
 }
 
 /// The result of `price_alert`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
-    /// The alert's id (for cancel_price_alert).
-    pub id: i64,
+    /// The alert's id (for cancel_price_alert); `null` when it was not created because it would exceed this month's LINE message quota (see `spend`): tell the user and offer the `cheaper` ways or `accept_cost`.
+    pub id: Option<i64>,
     /// The symbol watched.
     pub symbol: String,
     /// The instrument's name.
@@ -96,8 +103,11 @@ pub struct Output {
     pub delivered_privately: bool,
     /// Every-time alerts: what each fire costs of the monthly LINE message quota (one per person in this chat).
     pub messages_per_fire: Option<i64>,
-    /// Every-time alerts: what is left of this month's quota (`null`: no known limit).
-    pub left_this_month: Option<i64>,
+    /// Every-time alerts: what they are expected to cost a month of the LINE message quota, what is left, and whether that goes over.
+    pub spend: Option<Spend>,
+    /// Not created: the cheaper ways to offer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cheaper: Vec<Cheaper>,
     /// Set when the chat has quiet hours: a fire inside them waits until this local time
     /// (`07:00`); say so in the confirmation.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,18 +120,48 @@ pub struct PriceAlert {
     quotes: QuoteSource,
     securities: Arc<Securities>,
     allowance: Allowance,
+    work_calendar: WorkCalendar,
 }
 
 impl PriceAlert {
     /// The tool over the store, the shared quote source and the Taiwan securities table;
-    /// `allowance` tells what a push into the chat costs.
+    /// `allowance` tells what a push into the chat costs and what is left this month (workday
+    /// reminders in the projection follow `work_calendar`).
     pub fn new(
         store: Store,
         quotes: QuoteSource,
         securities: Arc<Securities>,
         allowance: Allowance,
+        work_calendar: WorkCalendar,
     ) -> Self {
-        Self { store, quotes, securities, allowance }
+        Self { store, quotes, securities, allowance, work_calendar }
+    }
+
+    /// What an every-time alert pushed to `target` costs a fire and is expected to spend.
+    async fn spend(
+        &self,
+        freq: Frequency,
+        target: &str,
+        now: jiff::Timestamp,
+    ) -> Result<(Option<i64>, Option<Spend>), ToolError> {
+        if freq == Frequency::Once {
+            return Ok((None, None));
+        }
+        let plan = Plan::EveryTimeAlert;
+        let spend =
+            spend::estimate(&self.allowance, plan, &self.work_calendar, target, now).await?;
+        Ok((Some(self.allowance.cost_of(target).await), Some(spend)))
+    }
+
+    /// The cheaper ways for an alert that would go to `ctx`'s chat unless `private`.
+    async fn cheaper(&self, ctx: &ToolCtx, private: bool) -> Result<Vec<Cheaper>, ToolError> {
+        let conversation = &ctx.conversation;
+        let multi = conversation.is_multi_person();
+        let direct = multi
+            && !private
+            && self.allowance.route(conversation, ctx.user_id.as_deref(), false).await.is_some();
+        let has_digest = self.store.digest(&conversation.id).await?.is_some();
+        Ok(cheaper::ways(multi, !private, direct, has_digest))
     }
 
     /// The current quote of `symbol`, which also proves the symbol exists.
@@ -162,6 +202,34 @@ impl Tool for PriceAlert {
             .route(&ctx.conversation, ctx.user_id.as_deref(), args.everyone == Some(true))
             .await;
         let target = deliver_to.as_deref().unwrap_or(conversation);
+        let now = ctx.now();
+        let (messages_per_fire, spend) = self.spend(freq, target, now).await?;
+        let what = condition(direction, level, crate::i18n::Lang::En);
+        let out = Output {
+            id: None,
+            name: quote.name.clone(),
+            taiwan: self.securities.taiwan_name(&symbol),
+            symbol: symbol.clone(),
+            direction,
+            level,
+            frequency: freq,
+            current_price: price,
+            currency: quote.currency.clone(),
+            already_past_level: already,
+            note: note(&symbol, direction, level, price, already, &what),
+            delivered_privately: deliver_to.is_some(),
+            messages_per_fire,
+            spend,
+            cheaper: Vec::new(),
+            // The quiet hours of the chat it is pushed to (a personal alert routed to its person's
+            // 1:1 chat follows that chat's).
+            quiet_hours_end: self.store.quiet_hours(target).await?.map(|q| q.end_local),
+        };
+        if spend.is_some_and(|s| s.over_quota) && args.accept_cost != Some(true) {
+            let note = "Not created: its expected fires would exceed what is left of this month's LINE message quota. Tell the user and offer the cheaper ways, or accept_cost if they still want it.".to_string();
+            let cheaper = self.cheaper(ctx, deliver_to.is_some()).await?;
+            return Ok(Output { note, cheaper, ..out });
+        }
         let created = self
             .store
             .create_alert(&NewAlert {
@@ -178,47 +246,32 @@ impl Tool for PriceAlert {
                 initial_side: side,
                 tz: ctx.tz.iana_name().unwrap_or("Asia/Taipei"),
                 lang: ctx.lang,
-                now_ms: ctx.now().as_millisecond(),
+                now_ms: now.as_millisecond(),
                 deliver_to: deliver_to.as_deref(),
             })
             .await?;
-        let what = condition(direction, level, crate::i18n::Lang::En);
         let Some(id) = created else {
             return Err(invalid(format!(
                 "this chat already has an active alert for {symbol} when it {what}; nothing changed"
             )));
         };
-        let note = note(&symbol, direction, level, price, already, &what);
-        let (messages_per_fire, left_this_month) = match freq {
-            Frequency::EveryTime => (
-                Some(self.allowance.cost_of(target).await),
-                self.allowance.standing().await?.left(),
-            ),
-            Frequency::Once => (None, None),
-        };
-        Ok(Output {
-            id,
-            name: quote.name.clone(),
-            taiwan: self.securities.taiwan_name(&symbol),
-            symbol,
-            direction,
-            level,
-            frequency: freq,
-            current_price: price,
-            currency: quote.currency.clone(),
-            already_past_level: already,
-            note,
-            delivered_privately: deliver_to.is_some(),
-            messages_per_fire,
-            left_this_month,
-            // The quiet hours of the chat it is pushed to (a personal alert routed to its person's
-            // 1:1 chat follows that chat's).
-            quiet_hours_end: self.store.quiet_hours(target).await?.map(|q| q.end_local),
-        })
+        Ok(Output { id: Some(id), ..out })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
+        let Some(id) = out.id else {
+            return Some(spend::over_quota_card(
+                lang.pick(
+                    "⚠️ 這個價格通知會超過本月訊息額度",
+                    "⚠️ This alert would exceed this month's messages",
+                ),
+                &self.what(out, lang),
+                out.spend.as_ref(),
+                &cheaper::line(&out.cheaper, lang),
+                lang,
+            ));
+        };
         let mut card = Card::new(lang.pick("🔔 價格通知已設定", "🔔 Price alert set"));
         card.subtitle = Some(self.securities.label(&out.symbol, out.name.as_deref(), lang));
         card.headline =
@@ -241,16 +294,15 @@ impl Tool for PriceAlert {
                 lang.pick("私訊（一對一聊天）", "in your 1:1 chat with me"),
             ));
         }
-        if let Some(cost) = out.messages_per_fire {
-            let spend = match (out.left_this_month, lang) {
-                (Some(left), Lang::ZhTw) => format!("每次通知 {cost} 則，本月免費額度剩 {left} 則"),
-                (None, Lang::ZhTw) => format!("每次通知 {cost} 則訊息"),
-                (Some(left), Lang::En) => {
-                    format!("{cost} messages each time; {left} left this month")
-                }
-                (None, Lang::En) => format!("{cost} messages each time"),
+        if let (Some(cost), Some(spend)) = (out.messages_per_fire, &out.spend) {
+            let each = match lang {
+                Lang::ZhTw => format!("每次通知 {cost} 則，{}", spend::line(spend, lang)),
+                Lang::En => format!("{cost} messages each time; {}", spend::line(spend, lang)),
             };
-            card.rows.push(CardRow::new(lang.pick("額度", "Quota"), spend));
+            card.rows.push(
+                CardRow::new(lang.pick("額度", "Quota"), each)
+                    .toned(spend.over_quota.then_some(Tone::Warning)),
+            );
         }
         if out.already_past_level {
             card.rows.push(
@@ -273,11 +325,26 @@ impl Tool for PriceAlert {
                 },
             ));
         }
-        card.buttons.push(CancelPriceAlert { id: out.id }.button(
+        card.buttons.push(CancelPriceAlert { id }.button(
             lang.pick("❌ 取消通知", "❌ Cancel alert"),
             format!("{} {}", lang.pick("❌ 取消價格通知", "❌ Cancel alert"), out.symbol),
         ));
         Some(card)
+    }
+
+    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+        match out.id {
+            Some(_) => Vec::new(),
+            None => cheaper::chips(&out.cheaper, &self.what(out, ctx.lang), ctx.lang),
+        }
+    }
+}
+
+impl PriceAlert {
+    /// The alert in words: "台積電 漲到 1,500".
+    fn what(&self, out: &Output, lang: Lang) -> String {
+        let label = self.securities.label(&out.symbol, out.name.as_deref(), lang);
+        format!("{label} {}", condition(out.direction, out.level, lang))
     }
 }
 

@@ -21,7 +21,7 @@ use crate::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_be
 use crate::reminders::describe::{calendar_notes, local_time, repetition, upcoming, zone_label};
 use crate::reminders::picker;
 use crate::reminders::recurrence::{Freq, Schedule};
-use crate::reminders::spend::{self, Spend};
+use crate::reminders::spend::{self, Plan, Spend};
 use crate::store::{NewReminder, Store};
 use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
@@ -435,7 +435,13 @@ impl Tool for Reminder {
         let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
         let spend = match schedule.freq {
             Freq::Once => None,
-            _ => Some(spend::estimate(&self.allowance, &schedule, target, now).await?),
+            _ => {
+                let plan = Plan::Reminder(&schedule);
+                Some(
+                    spend::estimate(&self.allowance, plan, &self.work_calendar, target, now)
+                        .await?,
+                )
+            }
         };
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
         let out = Output {
@@ -489,7 +495,19 @@ impl Tool for Reminder {
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let Some(id) = out.id else {
-            return Some(spend::over_quota_card(&out.text, out.spend.as_ref(), lang));
+            return Some(spend::over_quota_card(
+                lang.pick(
+                    "⚠️ 這個提醒會超過本月訊息額度",
+                    "⚠️ This would exceed this month's messages",
+                ),
+                &out.text,
+                out.spend.as_ref(),
+                lang.pick(
+                    "改成只私訊提醒你（每次 1 則），或減少次數",
+                    "remind just you in 1:1 (1 each time), or less often",
+                ),
+                lang,
+            ));
         };
         let mut card = Card::new(lang.pick("⏰ 提醒已設定", "⏰ Reminder set"));
         card.headline = Some(Styled { text: out.text.clone(), tone: None });
