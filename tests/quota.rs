@@ -1,8 +1,8 @@
 //! LINE's monthly message quota end to end, against the fake LINE API's quota, consumption and
 //! members-count endpoints: what a push into a chat costs, everything due for a chat in one push,
 //! personal reminders set in a group pushed to the person's 1:1 chat, the cost told (and a
-//! refusal over the quota) before a repeating reminder is created, the 80 % notice once, and
-//! nothing lost when the month runs out.
+//! refusal over the quota) before a repeating reminder or an every-time price alert is created,
+//! the 80 % notice once, and nothing lost when the month runs out.
 
 mod common;
 
@@ -205,6 +205,88 @@ async fn a_repeating_reminder_that_fits_tells_its_monthly_cost_on_the_confirmati
     assert_eq!(result["spend"]["over_quota"], false, "{result}");
     let card = h.line.replies().last().expect("reply").body.to_string();
     assert!(card.contains("每月約 25 則，本月免費額度剩 190 則"), "five Wednesdays × 5: {card}");
+}
+
+/// Sets a price alert through the fake LLM in `source` (BTC-USD at 91,000) and returns the
+/// tool's result.
+async fn set_alert(h: &Harness, source: Value, args: Value) -> Value {
+    h.upstreams.set_price("BTC-USD", 91_000.0);
+    h.upstreams.set_market_time("BTC-USD", h.clock.now().as_second());
+    let before = h.llm.requests().len();
+    h.llm.reply_tool_calls(&[("price_alert", args)]);
+    h.llm.reply_text("好的");
+    h.send(vec![h.event(source, common::harness::text_message("小幫手 比特幣到95000通知"))]).await;
+    tool_result(h, before + 1)
+}
+
+fn every_time_alert(everyone: Option<bool>) -> Value {
+    json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 95000, "frequency": "every_time", "everyone": everyone})
+}
+
+#[tokio::test]
+async fn an_every_time_alert_over_the_month_s_quota_is_refused_with_the_cheaper_ways_offered() {
+    let h = family().await;
+    set_clock(&h, "2026-11-30T17:00:00Z"); // 1 December, 01:00 in Taipei
+    quota(&h, 200, 190).await;
+    let refused = set_alert(&h, in_group(FAMILY, MOM), every_time_alert(Some(true))).await;
+    assert!(refused["id"].is_null(), "not created: {refused}");
+    assert_eq!(refused["spend"]["per_month"], 20, "four fires × five members: {refused}");
+    assert_eq!(refused["spend"]["left_this_month"], 10, "{refused}");
+    assert_eq!(refused["spend"]["over_quota"], true, "{refused}");
+    assert_eq!(refused["cheaper"], json!(["one_to_one", "once"]), "{refused}");
+    let reply = h.line.replies().last().expect("reply").body.clone();
+    let card = reply.to_string();
+    assert!(
+        card.contains("這個價格通知會超過本月訊息額度")
+            && card.contains("每月約 20 則，本月免費額度剩 10 則")
+            && card.contains("改成只私訊通知你"),
+        "{card}"
+    );
+    let chips = common::harness::chip_texts(&reply);
+    assert!(chips.iter().any(|c| c.contains("只私訊通知我")), "{chips:?}");
+    assert!(chips.iter().any(|c| c.contains("只通知一次")), "{chips:?}");
+    assert!(chips.iter().any(|c| c.contains("照樣建立")), "{chips:?}");
+    assert!(h.app.store.list_alerts(FAMILY).await.expect("list").is_empty());
+
+    // The cheaper way: the asker's own alert, in her 1:1 chat (four fires × one).
+    let own = set_alert(&h, in_group(FAMILY, MOM), every_time_alert(None)).await;
+    assert!(own["id"].is_i64(), "created: {own}");
+    assert_eq!(own["delivered_privately"], true, "{own}");
+    assert_eq!(own["spend"]["per_month"], 4, "{own}");
+    let card = h.line.replies().last().expect("reply").body.to_string();
+    assert!(card.contains("每次通知 1 則，每月約 4 則，本月免費額度剩 10 則"), "{card}");
+}
+
+#[tokio::test]
+async fn an_every_time_alert_over_the_quota_is_created_once_when_the_family_accepts() {
+    let h = family().await;
+    set_clock(&h, "2026-11-30T17:00:00Z");
+    quota(&h, 200, 190).await;
+    let refused = set_alert(&h, in_group(FAMILY, MOM), every_time_alert(Some(true))).await;
+    assert!(refused["id"].is_null(), "{refused}");
+    let mut anyway = every_time_alert(Some(true));
+    anyway["accept_cost"] = json!(true);
+    let accepted = set_alert(&h, in_group(FAMILY, MOM), anyway.clone()).await;
+    assert!(accepted["id"].is_i64(), "created when accepted: {accepted}");
+    let card = h.line.replies().last().expect("reply").body.to_string();
+    assert!(card.contains("價格通知已設定") && card.contains("每月約 20 則"), "{card}");
+    set_alert(&h, in_group(FAMILY, MOM), anyway).await;
+    let alerts = h.app.store.list_alerts(FAMILY).await.expect("list");
+    assert_eq!(alerts.len(), 1, "created once: {alerts:?}");
+}
+
+#[tokio::test]
+async fn an_every_time_alert_that_fits_tells_its_monthly_cost_on_the_confirmation() {
+    let h = family().await;
+    set_clock(&h, "2026-11-30T17:00:00Z");
+    quota(&h, 200, 10).await;
+    let result = set_alert(&h, in_group(FAMILY, MOM), every_time_alert(Some(true))).await;
+    assert!(result["id"].is_i64(), "{result}");
+    assert_eq!(result["spend"]["over_quota"], false, "{result}");
+    assert!(result.get("cheaper").is_none(), "{result}");
+    let card = h.line.replies().last().expect("reply").body.to_string();
+    assert!(card.contains("每次通知 5 則，每月約 20 則，本月免費額度剩 190 則"), "{card}");
+    assert_eq!(h.app.store.list_alerts(FAMILY).await.expect("list").len(), 1);
 }
 
 #[tokio::test]
