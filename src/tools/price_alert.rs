@@ -183,7 +183,7 @@ fn invalid(msg: impl Into<String>) -> ToolError {
 impl Tool for PriceAlert {
     const NAME: &'static str = "price_alert";
     const CHANGES_STATE: bool = true;
-    const DESCRIPTION: &'static str = "Set a price alert: push a message (to this chat, or for the asker's own alert set in a group, to their 1:1 chat with hearth) when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
+    const DESCRIPTION: &'static str = "Set a price alert: push a message (to this chat, or for the asker's own alert set in a group, to their 1:1 chat with hearth) when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again: an every-time alert spends the family's monthly LINE message quota, its result says what it costs a month, and when it would exceed the month it is not created until the user accepts or picks a cheaper way. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
     type Args = Args;
     type Output = Output;
 
