@@ -315,16 +315,8 @@ impl Store {
         at_ms: i64,
         now_ms: i64,
     ) -> Result<Option<i64>, StoreError> {
-        let row: Option<(i64,)> = db!(self, db => sqlx::query_as(SNOOZE)
-            .bind(id)
-            .bind(conversation_id)
-            .bind(anchor_local)
-            .bind(at_ms)
-            .bind(occurrence)
-            .bind(now_ms)
-            .fetch_optional(db)
-            .await)?;
-        Ok(row.map(|(id,)| id))
+        self.copy_occurrence(SNOOZE, conversation_id, id, occurrence, anchor_local, at_ms, now_ms)
+            .await
     }
 
     /// Moves occurrence `occurrence` of reminder `id` to `at_ms` (local `anchor_local`): a
@@ -339,7 +331,32 @@ impl Store {
         at_ms: i64,
         now_ms: i64,
     ) -> Result<Option<i64>, StoreError> {
-        let row: Option<(i64,)> = db!(self, db => sqlx::query_as(RESCHEDULE_OCCURRENCE)
+        self.copy_occurrence(
+            RESCHEDULE_OCCURRENCE,
+            conversation_id,
+            id,
+            occurrence,
+            anchor_local,
+            at_ms,
+            now_ms,
+        )
+        .await
+    }
+
+    /// Runs `sql`, a statement that makes (or moves) the one-off copy of an occurrence, and
+    /// returns the copy's id.
+    #[allow(clippy::too_many_arguments)]
+    async fn copy_occurrence(
+        &self,
+        sql: &'static str,
+        conversation_id: &str,
+        id: i64,
+        occurrence: i64,
+        anchor_local: &str,
+        at_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        let row: Option<(i64,)> = db!(self, db => sqlx::query_as(sql)
             .bind(id)
             .bind(conversation_id)
             .bind(anchor_local)
