@@ -1,4 +1,6 @@
-//! Photos made ready for a vision model: decoded with limits (dimensions and memory), scaled so
+//! Photos made ready for a vision model: decoded with limits (dimensions and memory), turned
+//! upright by their EXIF orientation (a phone stores a portrait photo as landscape pixels plus a
+//! tag; the tag is lost in the re-encoded JPEG, so it is applied to the pixels), scaled so
 //! the long side is at most [`LONG_SIDE`] pixels — about what vision models work at, so larger
 //! photos only cost upload time and tokens — and encoded as JPEG for a `data:` URL. Also the
 //! image-token estimate of OpenAI's tile formula, for the measurements in BENCHMARKS.md.
@@ -8,7 +10,7 @@ use std::io::Cursor;
 use base64::Engine;
 use image::codecs::jpeg::JpegEncoder;
 use image::imageops::FilterType;
-use image::{DynamicImage, ImageReader, Limits};
+use image::{DynamicImage, ImageDecoder, ImageReader, Limits};
 
 /// The long side of a photo sent to the model, in pixels.
 pub const LONG_SIDE: u32 = 1536;
@@ -48,8 +50,8 @@ pub enum PictureError {
     Unreadable(String),
 }
 
-/// Decodes a PNG or JPEG, scales it down to [`LONG_SIDE`] when larger, and encodes it as JPEG.
-/// CPU-bound: run it on a blocking thread.
+/// Decodes a PNG or JPEG, turns it upright by its EXIF orientation, scales it down to
+/// [`LONG_SIDE`] when larger, and encodes it as JPEG. CPU-bound: run it on a blocking thread.
 pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
     let unreadable = |e: image::ImageError| PictureError::Unreadable(e.to_string());
     let mut reader = ImageReader::new(Cursor::new(bytes))
@@ -59,8 +61,13 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
     limits.max_image_width = Some(MAX_SIDE);
     limits.max_image_height = Some(MAX_SIDE);
     limits.max_alloc = Some(MAX_ALLOC);
-    reader.limits(limits);
-    let decoded = reader.decode().map_err(unreadable)?;
+    reader.limits(limits.clone());
+    let mut decoder = reader.into_decoder().map_err(unreadable)?;
+    limits.reserve(decoder.total_bytes()).map_err(unreadable)?;
+    // A damaged EXIF block only loses the rotation, not the photo.
+    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut decoded = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
+    decoded.apply_orientation(orientation);
     let scaled = scale_down(decoded);
     let rgb = scaled.to_rgb8();
     let mut jpeg = Vec::new();
@@ -117,6 +124,51 @@ mod tests {
         let prepared = prepare(&png(640, 480)).expect("prepared");
         assert_eq!((prepared.width, prepared.height), (640, 480));
         assert!(prepared.data_url().starts_with("data:image/jpeg;base64,/9j/"));
+    }
+
+    /// A JPEG of `width`×`height`, red on its left half and blue on its right, with an EXIF
+    /// block (APP1, big-endian TIFF, one IFD entry) saying it is stored at `orientation`.
+    fn jpeg_with_orientation(width: u32, height: u32, orientation: u16) -> Vec<u8> {
+        let image = RgbImage::from_fn(width, height, |x, _| {
+            if x < width / 2 { image::Rgb([255, 0, 0]) } else { image::Rgb([0, 0, 255]) }
+        });
+        let mut plain = Vec::new();
+        image.write_to(&mut Cursor::new(&mut plain), ImageFormat::Jpeg).expect("encode");
+        let mut tiff = b"MM\0\x2a".to_vec();
+        tiff.extend_from_slice(&8u32.to_be_bytes()); // the first IFD follows the header
+        tiff.extend_from_slice(&1u16.to_be_bytes()); // one entry
+        tiff.extend_from_slice(&0x0112u16.to_be_bytes()); // Orientation
+        tiff.extend_from_slice(&3u16.to_be_bytes()); // SHORT
+        tiff.extend_from_slice(&1u32.to_be_bytes()); // one value
+        tiff.extend_from_slice(&orientation.to_be_bytes());
+        tiff.extend_from_slice(&[0, 0]); // the value field's padding
+        tiff.extend_from_slice(&0u32.to_be_bytes()); // no next IFD
+        let mut app1 = vec![0xFF, 0xE1];
+        let length = u16::try_from(2 + 6 + tiff.len()).expect("short");
+        app1.extend_from_slice(&length.to_be_bytes());
+        app1.extend_from_slice(b"Exif\0\0");
+        app1.extend_from_slice(&tiff);
+        let mut jpeg = plain[..2].to_vec(); // SOI
+        jpeg.extend_from_slice(&app1);
+        jpeg.extend_from_slice(&plain[2..]);
+        jpeg
+    }
+
+    #[test]
+    fn a_photo_stored_sideways_is_sent_upright() {
+        let prepared = prepare(&jpeg_with_orientation(2000, 1000, 6)).expect("prepared");
+        assert_eq!((prepared.width, prepared.height), (768, 1536), "rotated, then scaled");
+        let sent = image::load_from_memory(&prepared.jpeg).expect("a picture").to_rgb8();
+        let top = sent.get_pixel(384, 100);
+        let bottom = sent.get_pixel(384, 1436);
+        assert!(top[0] > 200 && top[2] < 60, "the left (red) half is on top: {top:?}");
+        assert!(bottom[2] > 200 && bottom[0] < 60, "the right (blue) half below: {bottom:?}");
+    }
+
+    #[test]
+    fn an_upright_tag_changes_nothing() {
+        let prepared = prepare(&jpeg_with_orientation(400, 200, 1)).expect("prepared");
+        assert_eq!((prepared.width, prepared.height), (400, 200));
     }
 
     #[test]
