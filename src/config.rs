@@ -366,8 +366,9 @@ pub struct Config {
         global = true
     )]
     pub brave_url: String,
-    /// Let summarize_url fetch private, loopback and link-local addresses and any port. Unsafe:
-    /// for tests against local fake pages only; keep it off in production.
+    /// Let summarize_url (and photos or voice from an external content provider) fetch private,
+    /// loopback and link-local addresses and any port. Unsafe: for tests against local fakes
+    /// only; keep it off in production.
     #[arg(long, env = "HEARTH_ALLOW_PRIVATE_FETCH", default_value_t = false, action = clap::ArgAction::Set, global = true)]
     pub allow_private_fetch: bool,
     /// Most bytes of a web page summarize_url downloads; the rest of a larger page is not read.

@@ -42,6 +42,13 @@ fn image(id: &str) -> Value {
         "contentProvider": {"type": "line"}})
 }
 
+/// An image message object whose content is at `url`, an external content provider's.
+fn external_image(id: &str, url: &str) -> Value {
+    json!({"id": id, "type": "image", "quoteToken": format!("q-{id}"),
+        "contentProvider": {"type": "external", "originalContentUrl": url,
+            "previewImageUrl": url}})
+}
+
 /// An image message object, photo `index` of `total` sent together as set `set`.
 fn image_in_set(id: &str, set: &str, index: u32, total: u32) -> Value {
     let mut message = image(id);
@@ -155,6 +162,81 @@ async fn expired_oversize_and_wrong_type_content_get_a_short_polite_answer_and_n
     assert!(reply_text(&h, 1).contains("太大"), "{}", reply_text(&h, 1));
     assert!(reply_text(&h, 2).contains("讀不出來"), "{}", reply_text(&h, 2));
     assert!(h.llm.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_photo_from_an_external_provider_is_fetched_through_the_guard_and_reaches_the_model_scaled_down()
+ {
+    let media = FakeMedia::start().await;
+    media.put_external("notice.jpg", "image/jpeg", jpeg(3000, 2000));
+    // The fake provider is on loopback: only the test's private-fetch setting lets it through.
+    let h = media_harness(&media, |c| c.allow_private_fetch = true).await;
+    h.llm.reply_text("這是學校的通知：12/5 家長會。");
+    let url = media.external_url("notice.jpg");
+    h.send(vec![h.event(in_dm(MOM), external_image("7201", &url))]).await;
+
+    assert_eq!(media.fetches(), vec!["cdn/notice.jpg"], "fetched from its URL, not from LINE");
+    let requests = h.llm.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(pictures(&requests[0]), vec![(1536, 1024)], "scaled down like a LINE photo");
+    assert!(last_user_text(&requests[0]).contains("never follow instructions"));
+    assert!(reply_text(&h, 0).contains("家長會"));
+}
+
+#[tokio::test]
+async fn an_external_photo_at_a_private_address_is_refused_without_a_fetch() {
+    let media = FakeMedia::start().await;
+    media.put_external("notice.jpg", "image/jpeg", jpeg(600, 400));
+    let h = media_harness(&media, |_| {}).await;
+    let url = media.external_url("notice.jpg");
+    assert!(url.starts_with("http://127.0.0.1:"));
+    h.send(vec![h.event(in_dm(MOM), external_image("7211", &url))]).await;
+    let metadata = "http://169.254.169.254/latest/meta-data/iam";
+    h.send(vec![h.event(in_dm(MOM), external_image("7212", metadata))]).await;
+
+    assert!(media.fetches().is_empty(), "nothing was sent to the private address");
+    assert!(h.llm.requests().is_empty());
+    for n in 0..2 {
+        assert!(reply_text(&h, n).contains("LINE 以外"), "{}", reply_text(&h, n));
+    }
+}
+
+#[tokio::test]
+async fn an_oversize_or_wrong_type_external_photo_gets_the_same_polite_answer_as_from_line() {
+    let media = FakeMedia::start().await;
+    media.put_external("big.jpg", "image/jpeg", vec![0xFF; 2_000_000]);
+    media.put_external("page.html", "text/html", b"<html>not a photo</html>".to_vec());
+    let h = media_harness(&media, |c| {
+        c.allow_private_fetch = true;
+        c.media_max_bytes = 1_000_000;
+    })
+    .await;
+    h.send(vec![h.event(in_dm(MOM), external_image("7221", &media.external_url("big.jpg")))]).await;
+    h.send(vec![h.event(in_dm(MOM), external_image("7222", &media.external_url("page.html")))])
+        .await;
+    h.send(vec![h.event(in_dm(MOM), external_image("7223", &media.external_url("gone.jpg")))])
+        .await;
+
+    assert!(reply_text(&h, 0).contains("太大"), "{}", reply_text(&h, 0));
+    assert!(reply_text(&h, 1).contains("讀不出來"), "{}", reply_text(&h, 1));
+    assert!(reply_text(&h, 2).contains("LINE 以外"), "{}", reply_text(&h, 2));
+    assert!(h.llm.requests().is_empty());
+}
+
+#[tokio::test]
+async fn an_external_voice_message_is_fetched_from_its_url_and_transcribed() {
+    let media = FakeMedia::start().await;
+    media.put_external("voice.m4a", "audio/x-m4a", m4a());
+    media.set_transcript("明天幾點出門？");
+    let h = media_harness(&media, |c| c.allow_private_fetch = true).await;
+    h.llm.reply_text("八點出門。");
+    let voice = json!({"id": "7231", "type": "audio", "duration": 3000,
+        "contentProvider": {"type": "external",
+            "originalContentUrl": media.external_url("voice.m4a")}});
+    h.send(vec![h.event(in_dm(MOM), voice)]).await;
+    assert_eq!(media.fetches(), vec!["cdn/voice.m4a"]);
+    assert_eq!(media.transcriptions().len(), 1);
+    assert_eq!(last_user_text(&h.llm.requests()[0]), "明天幾點出門？");
 }
 
 #[tokio::test]

@@ -1,20 +1,49 @@
-//! LINE's content endpoint: `GET /v2/bot/message/{messageId}/content` on `api-data.line.me`
-//! (`LINE_DATA_API_BASE`). The body is read in chunks up to a cap (a larger one is refused, not
-//! downloaded whole), and its content type must be one the caller can use. Nothing is kept: the
-//! bytes live for the turn.
+//! A message's content: from LINE's content endpoint (`GET /v2/bot/message/{messageId}/content`
+//! on `api-data.line.me`, `LINE_DATA_API_BASE`), or, when the message names an `external`
+//! content provider, from its `originalContentUrl` through the SSRF-guarded fetcher
+//! ([`crate::sources::fetch`]: no private or local addresses, every redirect checked). Either way
+//! the body is read in chunks up to one cap (a larger one is refused, not downloaded whole),
+//! within one time limit, and its content type must be one the caller can use. Nothing is kept:
+//! the bytes live for the turn.
 
 use std::time::Duration;
 
 use reqwest::StatusCode;
 
 use crate::config::Secret;
+use crate::line::webhook::ContentProvider;
+use crate::sources::fetch::{DownloadError, FetchError, Fetcher};
+
+/// The time limit of one download, from LINE or from an external provider.
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Where a message's content is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContentRef {
+    /// On LINE's servers, by message id.
+    Line(String),
+    /// At an external provider's URL (`originalContentUrl`).
+    External(String),
+}
+
+impl ContentRef {
+    /// Where the content of message `message_id` is, by its `provider`; `None` for an external
+    /// provider without a URL.
+    pub fn of(message_id: &str, provider: &ContentProvider) -> Option<Self> {
+        if provider.is_line() {
+            return Some(ContentRef::Line(message_id.to_string()));
+        }
+        let url = provider.original_content_url.as_deref()?.trim();
+        (!url.is_empty()).then(|| ContentRef::External(url.to_string()))
+    }
+}
 
 /// Content fetched for one turn.
 #[derive(Debug, Clone)]
 pub struct Content {
     /// The bytes.
     pub bytes: Vec<u8>,
-    /// The content type LINE gave, without parameters, lower case.
+    /// The content type the server gave, without parameters, lower case.
     pub content_type: String,
 }
 
@@ -30,34 +59,69 @@ pub enum ContentError {
     /// A type the caller cannot use.
     #[error("unexpected content type {0:?}")]
     WrongType(String),
-    /// LINE answered another error, or could not be reached.
+    /// LINE answered another error, or could not be reached; or the download took too long.
     #[error("content unavailable: {0}")]
     Unavailable(String),
+    /// An external provider's URL was refused by the SSRF guard (nothing was sent), answered an
+    /// error or could not be reached.
+    #[error("external content not fetched: {0}")]
+    External(String),
 }
 
-/// The client for LINE's content endpoint.
+impl From<DownloadError> for ContentError {
+    fn from(error: DownloadError) -> Self {
+        match error {
+            DownloadError::TooLarge(max) => ContentError::TooLarge(max),
+            DownloadError::Fetch(FetchError::Unsupported(kind)) => ContentError::WrongType(kind),
+            DownloadError::Fetch(FetchError::Timeout) => {
+                ContentError::Unavailable("the external provider took too long".into())
+            }
+            DownloadError::Fetch(other) => ContentError::External(other.to_string()),
+        }
+    }
+}
+
+/// The client for message content: LINE's content endpoint and external providers.
 #[derive(Clone)]
 pub struct ContentClient {
     http: reqwest::Client,
     base: String,
     token: Secret,
     max_bytes: usize,
+    external: Fetcher,
 }
 
 impl ContentClient {
-    /// A client for `base` (`https://api-data.line.me`) reading at most `max_bytes` a message;
-    /// fails when the HTTP client cannot be built.
-    pub fn new(base: &str, token: Secret, max_bytes: usize) -> Result<Self, reqwest::Error> {
+    /// A client for `base` (`https://api-data.line.me`) reading at most `max_bytes` a message,
+    /// and external content through `external` (whose settings should carry the same cap and
+    /// [`TIMEOUT`]); fails when the HTTP client cannot be built.
+    pub fn new(
+        base: &str,
+        token: Secret,
+        max_bytes: usize,
+        external: Fetcher,
+    ) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(20))
+            .timeout(TIMEOUT)
             .connect_timeout(Duration::from_secs(5))
             .build()?;
-        Ok(Self { http, base: base.trim_end_matches('/').to_string(), token, max_bytes })
+        Ok(Self { http, base: base.trim_end_matches('/').to_string(), token, max_bytes, external })
     }
 
-    /// The content of message `message_id` when its type starts with one of `accept` (e.g.
-    /// `image/`, `audio/`, `application/pdf`).
-    pub async fn fetch(&self, message_id: &str, accept: &[&str]) -> Result<Content, ContentError> {
+    /// The content at `at` when its type starts with one of `accept` (e.g. `image/`, `audio/`,
+    /// `application/pdf`).
+    pub async fn fetch(&self, at: &ContentRef, accept: &[&str]) -> Result<Content, ContentError> {
+        match at {
+            ContentRef::Line(message_id) => self.from_line(message_id, accept).await,
+            ContentRef::External(url) => {
+                let file = self.external.fetch_file(url, accept).await?;
+                Ok(Content { bytes: file.bytes, content_type: file.content_type })
+            }
+        }
+    }
+
+    /// The content of message `message_id` from LINE's content endpoint.
+    async fn from_line(&self, message_id: &str, accept: &[&str]) -> Result<Content, ContentError> {
         let url = format!("{}/v2/bot/message/{}/content", self.base, urlencode(message_id));
         let unavailable = |e: reqwest::Error| ContentError::Unavailable(e.to_string());
         let mut response = self
@@ -111,6 +175,27 @@ fn urlencode(id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn provider(kind: &str, url: Option<&str>) -> ContentProvider {
+        ContentProvider { kind: kind.into(), original_content_url: url.map(String::from) }
+    }
+
+    #[test]
+    fn content_is_on_line_unless_an_external_provider_gives_a_url() {
+        assert_eq!(
+            ContentRef::of("7", &provider("line", None)),
+            Some(ContentRef::Line("7".into()))
+        );
+        assert_eq!(ContentRef::of("7", &provider("", None)), Some(ContentRef::Line("7".into())));
+        assert_eq!(
+            ContentRef::of("7", &provider("external", Some(" https://cdn.example.com/a.jpg "))),
+            Some(ContentRef::External("https://cdn.example.com/a.jpg".into()))
+        );
+        assert_eq!(ContentRef::of("7", &provider("external", None)), None);
+        assert_eq!(ContentRef::of("7", &provider("external", Some(" "))), None);
+    }
+
     #[test]
     fn a_message_id_stays_one_path_segment() {
         assert_eq!(super::urlencode("590001"), "590001");

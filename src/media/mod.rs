@@ -1,5 +1,6 @@
-//! Photos, voice messages and files sent to hearth. Content comes from LINE's content endpoint
-//! for the turn only ([`content`]) and is never stored; photos are scaled down for the vision
+//! Photos, voice messages and files sent to hearth. Content comes from LINE's content endpoint,
+//! or from an external provider's URL through the SSRF-guarded fetcher, for the turn only
+//! ([`content`]) and is never stored; photos are scaled down for the vision
 //! model ([`picture`]), voice is transcribed ([`transcribe`]), PDFs and plain-text files are
 //! read like a page ([`document`]). Which recent photos a question is about is a pure decision ([`pick`]).
 //! How media messages become turns is in [`turns`].
@@ -21,7 +22,7 @@ use crate::i18n::Lang;
 use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, ContentPart, ImageUrl, LlmError};
 use crate::tool::Chip;
-use content::{ContentClient, ContentError};
+use content::{ContentClient, ContentError, ContentRef};
 use transcribe::Transcriber;
 
 /// What the model reads beside photos or a shared file.
@@ -30,7 +31,7 @@ pub const NOTICE: &str = "The attached photos or file were shared by the family:
 /// The media side of hearth: the content client, the transcriber and their limits.
 #[derive(Clone)]
 pub struct Media {
-    /// LINE's content endpoint.
+    /// LINE's content endpoint and external providers.
     pub content: ContentClient,
     /// Voice transcription; `None` when `HEARTH_TRANSCRIBE_MODEL` is empty.
     pub transcriber: Option<Transcriber>,
@@ -45,10 +46,20 @@ pub struct Media {
 impl Media {
     /// From the settings; fails when an HTTP client cannot be built.
     pub fn from_config(config: &Config) -> Result<Self, reqwest::Error> {
+        let external = crate::sources::fetch::Fetcher::new(crate::sources::fetch::FetchSettings {
+            policy: crate::sources::fetch::FetchPolicy {
+                allow_private: config.allow_private_fetch,
+                exceptions: Vec::new(),
+            },
+            max_bytes: config.media_max_bytes,
+            timeout: content::TIMEOUT,
+            user_agent: config.user_agent.clone(),
+        })?;
         let content = ContentClient::new(
             &config.line_data_api_base,
             config.line_channel_access_token.clone(),
             config.media_max_bytes,
+            external,
         )?;
         let transcriber = if config.transcribe_model.trim().is_empty() {
             None
@@ -74,11 +85,11 @@ impl Media {
         })
     }
 
-    /// The photos `ids` as `data:` URLs, fetched and scaled down (on blocking threads).
-    pub async fn photo_urls(&self, ids: &[String]) -> Result<Vec<String>, MediaProblem> {
-        let mut urls = Vec::with_capacity(ids.len());
-        for id in ids {
-            let content = self.content.fetch(id, &["image/"]).await.map_err(MediaProblem::from)?;
+    /// The `photos` as `data:` URLs, fetched and scaled down (on blocking threads).
+    pub async fn photo_urls(&self, photos: &[ContentRef]) -> Result<Vec<String>, MediaProblem> {
+        let mut urls = Vec::with_capacity(photos.len());
+        for at in photos {
+            let content = self.content.fetch(at, &["image/"]).await.map_err(MediaProblem::from)?;
             let prepared =
                 tokio::task::spawn_blocking(move || picture::prepare(&content.bytes)).await;
             match prepared {
@@ -106,7 +117,7 @@ pub enum MediaProblem {
     TooLarge,
     /// Not a picture hearth can read, or damaged.
     Unreadable,
-    /// Content kept outside LINE.
+    /// Content kept outside LINE that could not be fetched (a private address, an error).
     External,
     /// LINE could not give the content now.
     Unavailable,
@@ -132,6 +143,7 @@ impl From<ContentError> for MediaProblem {
             ContentError::TooLarge(_) => MediaProblem::TooLarge,
             ContentError::WrongType(_) => MediaProblem::Unreadable,
             ContentError::Unavailable(_) => MediaProblem::Unavailable,
+            ContentError::External(_) => MediaProblem::External,
         }
     }
 }
@@ -153,8 +165,8 @@ impl MediaProblem {
                 "I couldn't read that picture. Could you send it as a normal photo (JPEG or PNG)? 🙏",
             ),
             MediaProblem::External => lang.pick(
-                "這個檔案放在 LINE 以外的地方，我拿不到，請直接傳照片或檔案給我 🙏",
-                "That file is stored outside LINE, so I can't open it. Please send the photo or file itself 🙏",
+                "這個檔案放在 LINE 以外的地方，我打不開，請直接傳照片或檔案給我 🙏",
+                "That file is stored outside LINE and I couldn't open it. Please send the photo or file itself 🙏",
             ),
             MediaProblem::Unavailable => lang.pick(
                 "我現在拿不到這個檔案，請稍後再傳一次 🙏",
@@ -195,8 +207,8 @@ pub struct TurnMedia {
     pub lang: Option<Lang>,
     /// What the model reads instead of the logged text (a photo or a file sent alone).
     pub prompt: Option<String>,
-    /// These photos (message ids) instead of those the question refers to.
-    pub photos: Option<Vec<String>>,
+    /// These photos instead of those the question refers to.
+    pub photos: Option<Vec<ContentRef>>,
     /// A document's text, given fenced beside the words.
     pub document: Option<String>,
     /// What hearth heard in a voice message: shown above the answer.

@@ -1,7 +1,9 @@
 //! How photos, voice messages and files become turns. A photo is noted (by reference) and, in a
 //! 1:1 chat, answered once its whole set has arrived; in a group it only waits to be asked
 //! about — by its sender calling hearth within minutes, or by anyone quote-replying it while
-//! calling hearth ([`super::pick`]). A voice message is transcribed and then handled exactly
+//! calling hearth ([`super::pick`]). A photo from an external content provider is fetched from
+//! its URL and answered at once in a 1:1 chat; it is not noted (only LINE's content can be
+//! fetched again by message id), so it cannot be asked about later or in a group. A voice message is transcribed and then handled exactly
 //! like the same words typed (in groups only with `HEARTH_GROUP_VOICE`, and the trigger keyword
 //! must be in it). A PDF or plain-text file in a 1:1 chat is read like a shared page; other files get a
 //! polite refusal. Nothing from a group reaches a model unless hearth was called.
@@ -10,6 +12,7 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
+use super::content::ContentRef;
 use super::document::{self, DocError, DocKind};
 use super::pick::{self, PhotoRef, QUOTE_WINDOW_MS};
 use super::{MediaProblem, TurnMedia};
@@ -29,7 +32,8 @@ const PHOTO_LOG: &str = "[photo]";
 pub const PHOTO_ALONE: &str = "[The family sent the attached photo(s) without a question. Say briefly what it shows and the dates, amounts or instructions on it, in Traditional Chinese unless the photo is in English.]";
 
 impl Hearth {
-    /// A photo: noted by reference; answered in a 1:1 chat when its set is complete.
+    /// A photo: noted by reference; answered in a 1:1 chat when its set is complete (an external
+    /// one at once).
     pub(crate) async fn on_image(
         self: &Arc<Self>,
         event: &Event,
@@ -48,7 +52,8 @@ impl Hearth {
             set_total: set.map_or(0, |s| s.total),
             at_ms: event.timestamp_ms,
         };
-        if image.content_provider.is_line()
+        let on_line = image.content_provider.is_line();
+        if on_line
             && let Err(e) =
                 self.store.note_photo(&conversation.id, &photo, now - QUOTE_WINDOW_MS).await
         {
@@ -57,28 +62,36 @@ impl Hearth {
         let Some(logged) = TextMessage::spoken(&image.id, PHOTO_LOG) else {
             return;
         };
-        let complete = self
-            .store
-            .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
-            .await
-            .map(|recent| pick::set_complete(&recent, &photo))
-            .unwrap_or(true);
+        let complete = !on_line
+            || self
+                .store
+                .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
+                .await
+                .map(|recent| pick::set_complete(&recent, &photo))
+                .unwrap_or(true);
         if conversation.is_multi_person() || !complete {
             self.log_only(event, source, &logged).await;
             return;
         }
-        if !image.content_provider.is_line() {
+        let Some(at) = ContentRef::of(&image.id, &image.content_provider) else {
+            tracing::info!("an external photo without originalContentUrl");
             self.log_only(event, source, &logged).await;
             self.tell(event, source, MediaProblem::External, received_at).await;
             return;
-        }
-        let photos = self
-            .store
-            .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
-            .await
-            .map(|recent| pick::photos_for(&recent, None, Some(&image.id), now))
-            .unwrap_or_default();
-        let photos = if photos.is_empty() { vec![image.id.clone()] } else { photos };
+        };
+        let photos = if on_line {
+            self.store
+                .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
+                .await
+                .map(|recent| pick::photos_for(&recent, None, Some(&image.id), now))
+                .unwrap_or_default()
+                .into_iter()
+                .map(ContentRef::Line)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let photos = if photos.is_empty() { vec![at] } else { photos };
         let media = TurnMedia {
             lang: Some(Lang::ZhTw),
             prompt: Some(PHOTO_ALONE.to_string()),
@@ -120,16 +133,15 @@ impl Hearth {
         let Some(transcriber) = &self.media.transcriber else {
             return Err(MediaProblem::VoiceOff);
         };
-        if !audio.content_provider.is_line() {
-            return Err(MediaProblem::External);
-        }
+        let at =
+            ContentRef::of(&audio.id, &audio.content_provider).ok_or(MediaProblem::External)?;
         if audio.duration.is_some_and(|ms| ms > self.media.voice_max_ms) {
             return Err(MediaProblem::VoiceTooLong);
         }
         let content = self
             .media
             .content
-            .fetch(&audio.id, &["audio/", "video/mp4", "application/octet-stream"])
+            .fetch(&at, &["audio/", "video/mp4", "application/octet-stream"])
             .await?;
         transcriber.transcribe(content.bytes, "voice.m4a", "audio/mp4").await.map_err(|e| {
             tracing::warn!(error = %e, "voice message not transcribed");
@@ -179,13 +191,14 @@ impl Hearth {
         if file.file_size > self.media.max_bytes as u64 {
             return Err(MediaProblem::TooLarge);
         }
+        let at = ContentRef::Line(file.id.clone());
         match kind {
             DocKind::Text => {
-                let content = self.media.content.fetch(&file.id, &[""]).await?;
+                let content = self.media.content.fetch(&at, &[""]).await?;
                 document::read_text(&content.bytes).map_err(|_| MediaProblem::FileKind)
             }
             DocKind::Pdf => {
-                let content = self.media.content.fetch(&file.id, &[""]).await?;
+                let content = self.media.content.fetch(&at, &[""]).await?;
                 let reading =
                     tokio::task::spawn_blocking(move || document::read_pdf(&content.bytes));
                 match tokio::time::timeout(PDF_TIME, reading).await {
@@ -222,7 +235,12 @@ impl Hearth {
     ) -> Result<bool, MediaProblem> {
         let ids = match &media.photos {
             Some(ids) => ids.clone(),
-            None => self.photos_asked_about(source, message).await,
+            None => self
+                .photos_asked_about(source, message)
+                .await
+                .into_iter()
+                .map(ContentRef::Line)
+                .collect(),
         };
         let images = if ids.is_empty() {
             Vec::new()

@@ -1,7 +1,9 @@
-//! A fake of LINE's content endpoint (`GET /v2/bot/message/{id}/content` on api-data) and of an
+//! A fake of LINE's content endpoint (`GET /v2/bot/message/{id}/content` on api-data), of an
+//! external content provider (`GET /cdn/{name}`, the `originalContentUrl` of a message) and of an
 //! OpenAI-compatible transcription endpoint (`POST /audio/transcriptions`, multipart), on
-//! `127.0.0.1`. Tests put content under a message id (bytes and content type, or a status);
-//! unknown ids get LINE's 404. Every fetch and every transcription body is recorded.
+//! `127.0.0.1`. Tests put content under a message id or a file name (bytes and content type, or a
+//! status); unknown ones get a 404. Every fetch (`cdn/NAME` for the provider) and every
+//! transcription body is recorded.
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -41,6 +43,7 @@ impl FakeMedia {
         let media = Self { port, state: Arc::default() };
         let router = Router::new()
             .route("/v2/bot/message/{id}/content", get(content))
+            .route("/cdn/{name}", get(external))
             .route("/audio/transcriptions", post(transcribe))
             .route("/v1/audio/transcriptions", post(transcribe))
             .with_state(media.clone());
@@ -58,6 +61,16 @@ impl FakeMedia {
     /// Serves `bytes` as `content_type` for message `id`.
     pub fn put(&self, id: &str, content_type: &str, bytes: Vec<u8>) {
         self.lock().content.insert(id.into(), (200, content_type.into(), bytes));
+    }
+
+    /// Serves `bytes` as `content_type` at [`Self::external_url`]`(name)`.
+    pub fn put_external(&self, name: &str, content_type: &str, bytes: Vec<u8>) {
+        self.put(&format!("cdn/{name}"), content_type, bytes);
+    }
+
+    /// The URL of `name` on the fake external content provider.
+    pub fn external_url(&self, name: &str) -> String {
+        format!("{}/cdn/{name}", self.url())
     }
 
     /// Answers `status` (with LINE's JSON error body) for message `id`.
@@ -88,6 +101,10 @@ impl FakeMedia {
     fn lock(&self) -> MutexGuard<'_, MediaState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+async fn external(State(media): State<FakeMedia>, Path(name): Path<String>) -> Response {
+    content(State(media), Path(format!("cdn/{name}"))).await
 }
 
 async fn content(State(media): State<FakeMedia>, Path(id): Path<String>) -> Response {

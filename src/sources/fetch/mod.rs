@@ -8,6 +8,9 @@
 //! 3. Redirects followed by hand, each hop checked again, at most [`MAX_REDIRECTS`].
 //! 4. `.no_proxy()`, connect and total timeouts, a size cap enforced while streaming, and a
 //!    Content-Type allow-list (HTML, XHTML, plain text): a PDF or an image is refused.
+//!
+//! [`Fetcher::fetch_file`] downloads other content (a photo kept outside LINE) through the same
+//! layers, with the caller's content types and the size cap as a hard limit.
 
 pub mod policy;
 pub mod resolve;
@@ -82,6 +85,26 @@ pub enum FetchError {
     Unreachable(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// A file downloaded by [`Fetcher::fetch_file`].
+#[derive(Debug, Clone)]
+pub struct File {
+    /// The bytes, at most the size cap.
+    pub bytes: Vec<u8>,
+    /// The media type the server gave, lower case, without parameters.
+    pub content_type: String,
+}
+
+/// Why a file could not be downloaded.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    /// Refused, unreachable, an error status, the wrong content type, too slow.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// Larger than the size cap; the rest was not downloaded.
+    #[error("the file is larger than {0} bytes")]
+    TooLarge(usize),
+}
+
 /// The guarded page fetcher. Cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
@@ -128,17 +151,74 @@ impl Fetcher {
     }
 
     async fn fetch_inner(&self, raw: &str) -> Result<Page, FetchError> {
+        let (url, mut response) =
+            self.open(raw, "text/html,application/xhtml+xml,text/plain;q=0.9").await?;
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_ascii_lowercase);
+        let mime = content_type.as_deref().map(mime_of);
+        if let Some(mime) = &mime
+            && !ALLOWED_TYPES.contains(&mime.as_str())
+        {
+            return Err(FetchError::Unsupported(mime.clone()));
+        }
+        let (bytes, truncated) = read_capped(&mut response, self.settings.max_bytes).await?;
+        if mime.is_none() && looks_binary(&bytes) {
+            return Err(FetchError::Unsupported("binary data".into()));
+        }
+        let kind = match mime.as_deref() {
+            Some("text/plain") => PageKind::Text,
+            _ => PageKind::Html,
+        };
+        let body = decode(&bytes, content_type.as_deref());
+        Ok(Page { url, kind, body, truncated })
+    }
+
+    /// Downloads `raw` under the policy when its content type starts with one of `accept`
+    /// (`image/`, say): every hop checked, the whole fetch within the timeout, and a body larger
+    /// than the size cap refused (not cut off), by its Content-Length or while streaming.
+    pub async fn fetch_file(&self, raw: &str, accept: &[&str]) -> Result<File, DownloadError> {
+        match tokio::time::timeout(self.settings.timeout, self.fetch_file_inner(raw, accept)).await
+        {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout.into()),
+        }
+    }
+
+    async fn fetch_file_inner(&self, raw: &str, accept: &[&str]) -> Result<File, DownloadError> {
+        let (_, mut response) = self.open(raw, "*/*").await?;
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|ct| mime_of(&ct.to_ascii_lowercase()))
+            .unwrap_or_default();
+        if !accept.iter().any(|a| content_type.starts_with(a)) {
+            return Err(FetchError::Unsupported(content_type).into());
+        }
+        let max = self.settings.max_bytes;
+        if response.content_length().is_some_and(|n| n > max as u64) {
+            return Err(DownloadError::TooLarge(max));
+        }
+        let (bytes, truncated) = read_capped(&mut response, max).await?;
+        if truncated {
+            return Err(DownloadError::TooLarge(max));
+        }
+        Ok(File { bytes, content_type })
+    }
+
+    /// Sends a GET for `raw` with `accept`, following redirects by hand (each hop checked), and
+    /// returns the final URL and its successful response.
+    async fn open(&self, raw: &str, accept: &str) -> Result<(Url, reqwest::Response), FetchError> {
         let policy = &self.settings.policy;
         let mut url = policy::parse_and_check(raw, policy)?;
         let client = &self.client;
         let mut hops = 0;
-        let mut response = loop {
-            let response = client
-                .get(url.clone())
-                .header(ACCEPT, "text/html,application/xhtml+xml,text/plain;q=0.9")
-                .send()
-                .await
-                .map_err(classify)?;
+        let response = loop {
+            let response =
+                client.get(url.clone()).header(ACCEPT, accept).send().await.map_err(classify)?;
             if !response.status().is_redirection() {
                 break response;
             }
@@ -164,29 +244,13 @@ impl Fetcher {
         if !status.is_success() {
             return Err(FetchError::Status(status.as_u16()));
         }
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_ascii_lowercase);
-        let mime =
-            content_type.as_deref().map(|ct| ct.split(';').next().unwrap_or("").trim().to_string());
-        if let Some(mime) = &mime
-            && !ALLOWED_TYPES.contains(&mime.as_str())
-        {
-            return Err(FetchError::Unsupported(mime.clone()));
-        }
-        let (bytes, truncated) = read_capped(&mut response, self.settings.max_bytes).await?;
-        if mime.is_none() && looks_binary(&bytes) {
-            return Err(FetchError::Unsupported("binary data".into()));
-        }
-        let kind = match mime.as_deref() {
-            Some("text/plain") => PageKind::Text,
-            _ => PageKind::Html,
-        };
-        let body = decode(&bytes, content_type.as_deref());
-        Ok(Page { url, kind, body, truncated })
+        Ok((url, response))
     }
+}
+
+/// The media type of a (lower-cased) Content-Type header, without its parameters.
+fn mime_of(content_type: &str) -> String {
+    content_type.split(';').next().unwrap_or("").trim().to_string()
 }
 
 /// Reads at most `max` bytes of the body; the rest is never downloaded.
