@@ -112,7 +112,7 @@ impl ContentClient {
     /// `application/pdf`).
     pub async fn fetch(&self, at: &ContentRef, accept: &[&str]) -> Result<Content, ContentError> {
         match at {
-            ContentRef::Line(message_id) => self.from_line(message_id, accept).await,
+            ContentRef::Line(message_id) => self.line_content(message_id, accept).await,
             ContentRef::External(url) => {
                 let file = self.external.fetch_file(url, accept).await?;
                 Ok(Content { bytes: file.bytes, content_type: file.content_type })
@@ -121,7 +121,11 @@ impl ContentClient {
     }
 
     /// The content of message `message_id` from LINE's content endpoint.
-    async fn from_line(&self, message_id: &str, accept: &[&str]) -> Result<Content, ContentError> {
+    async fn line_content(
+        &self,
+        message_id: &str,
+        accept: &[&str],
+    ) -> Result<Content, ContentError> {
         let url = format!("{}/v2/bot/message/{}/content", self.base, urlencode(message_id));
         let unavailable = |e: reqwest::Error| ContentError::Unavailable(e.to_string());
         let mut response = self
