@@ -3,7 +3,9 @@
 //! `image_url` part; a question soon after it, or quoting it, is answered with it; photos sent
 //! together are one request; in a group nothing reaches a model unless hearth was called by the
 //! photo's sender or by someone quoting it; voice is transcribed and answered showing what was
-//! heard; text files are read, other files refused; what a photo says never changes anything
+//! heard; text files are read, other files refused (in a group, a file is read when its sender
+//! calls hearth soon after or someone quotes it); photos and voice from an external content
+//! provider come through the SSRF-guarded fetcher; what a photo says never changes anything
 //! without a tap in that chat.
 
 mod common;
@@ -346,6 +348,68 @@ async fn a_text_file_is_read_as_untrusted_content_and_other_files_are_refused() 
     assert!(reply_text(&h, 1).contains("讀不了"), "{}", reply_text(&h, 1));
     assert_eq!(h.llm.requests().len(), 1);
     assert_eq!(media.fetches(), vec!["7071"], "the video was not downloaded");
+}
+
+#[tokio::test]
+async fn in_a_group_a_file_is_read_only_when_its_sender_calls_hearth_soon_after_or_a_quote_does() {
+    let media = FakeMedia::start().await;
+    media.put("7301", "text/plain", "運動會 10/18 早上八點，請穿運動服".as_bytes().to_vec());
+    let h = media_harness(&media, |_| {}).await;
+    let file = json!({"id": "7301", "type": "file", "fileName": "運動會.txt", "fileSize": 48});
+    h.send(vec![h.event(in_group(FAMILY, MOM), file)]).await;
+    assert!(h.llm.requests().is_empty() && h.line.replies().is_empty(), "nobody called hearth");
+    assert!(media.fetches().is_empty(), "nothing was even downloaded");
+
+    let reads = |n: usize| last_user_text(&h.llm.requests()[n]).contains("請穿運動服");
+    h.llm.reply_text("你要問哪個檔案？");
+    h.send(vec![h.group_text(FAMILY, DAD, "小幫手 這份通知重點是什麼")]).await;
+    assert!(!reads(0), "someone else's file needs a quote");
+    assert!(media.fetches().is_empty());
+
+    h.llm.reply_text("10/18 運動會，早上八點。");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 這份通知重點是什麼")]).await;
+    assert!(reads(1), "the sender's own file is read");
+    let text = last_user_text(&h.llm.requests()[1]);
+    assert!(text.contains(hearth::untrusted::BEGIN) && text.contains("[file: 運動會.txt]"));
+
+    h.clock.advance(jiff::SignedDuration::from_mins(10));
+    h.llm.reply_text("不客氣！");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 謝謝")]).await;
+    assert!(!reads(2), "ten minutes later the file is not read again");
+
+    let mut quote = common::harness::text_message("小幫手 幾點開始？");
+    quote["quotedMessageId"] = json!("7301");
+    h.llm.reply_text("早上八點。");
+    h.send(vec![h.event(in_group(FAMILY, DAD), quote)]).await;
+    assert!(reads(3), "quoting the file brings it");
+    assert_eq!(media.fetches(), vec!["7301", "7301"]);
+    let log = h.app.store.history(FAMILY, i64::MAX, 20, 4000).await.expect("history");
+    assert!(log.iter().any(|m| m.text == "[file: 運動會.txt]"), "the log says a file came");
+}
+
+#[tokio::test]
+async fn in_a_group_the_senders_latest_share_wins_and_a_quoted_unreadable_file_is_explained() {
+    let media = FakeMedia::start().await;
+    media.put("7311", "image/jpeg", jpeg(400, 300));
+    media.put("7312", "application/pdf", pdf("", 1));
+    let h = media_harness(&media, |_| {}).await;
+    h.send(vec![h.event(in_group(FAMILY, MOM), image("7311"))]).await;
+    h.clock.advance(jiff::SignedDuration::from_mins(1));
+    let scan = json!({"id": "7312", "type": "file", "fileName": "scan.pdf", "fileSize": 900});
+    h.send(vec![h.event(in_group(FAMILY, MOM), scan)]).await;
+
+    h.llm.reply_text("我看不到內容。");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 這是什麼")]).await;
+    let requests = h.llm.requests();
+    assert!(pictures(&requests[0]).is_empty(), "the PDF came last: the photo is not sent");
+    assert_eq!(media.fetches(), vec!["7312"], "the scan was tried, then left out");
+
+    let mut quote = common::harness::text_message("小幫手 這份寫什麼？");
+    quote["quotedMessageId"] = json!("7312");
+    h.send(vec![h.event(in_group(FAMILY, DAD), quote)]).await;
+    assert_eq!(h.llm.requests().len(), 1, "no model call for an unreadable quoted file");
+    let last = h.line.replies().len() - 1;
+    assert!(reply_text(&h, last).contains("掃描"), "{}", reply_text(&h, last));
 }
 
 #[tokio::test]

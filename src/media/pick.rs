@@ -1,9 +1,11 @@
-//! Which photos a question is about: a pure decision over the chat's recent photo references,
-//! the asker, the message they quote and the time. A quote-reply of a photo picks it (and the
-//! rest of its set) whoever sent it; otherwise the asker's own latest photo — or the latest set
-//! of photos they sent together — counts if it came within [`ASKER_WINDOW_MS`]. Someone else's
-//! photo is never picked without a quote, so in a group only the person who sent a photo, or
-//! someone who quotes it, brings it to the model.
+//! Which photos — or, in a group, which shared file — a question is about: a pure decision over
+//! the chat's recent photo references and files, the asker, the message they quote and the time.
+//! A quote-reply of a photo picks it (and the rest of its set) whoever sent it, and a quote of a
+//! file picks the file; otherwise the asker's own latest photo — or the latest set of photos
+//! they sent together — or their latest file counts if it came within [`ASKER_WINDOW_MS`]
+//! (whichever of the two they sent last, [`shared_for`]). Someone else's photo or file is never
+//! picked without a quote, so in a group only the person who sent it, or someone who quotes it,
+//! brings it to the model.
 
 /// How soon after their photo a person's question is taken to be about it.
 pub const ASKER_WINDOW_MS: i64 = 5 * 60 * 1000;
@@ -29,6 +31,89 @@ pub struct PhotoRef {
     pub at_ms: i64,
 }
 
+/// A file shared in a chat, as the chat log records it (`[file: NAME]`, [`file_log`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    /// LINE's message id (the key of its content).
+    pub message_id: String,
+    /// Who sent it.
+    pub user_id: Option<String>,
+    /// The file's name.
+    pub file_name: String,
+    /// When it was sent, Unix ms.
+    pub at_ms: i64,
+}
+
+/// What the chat log records for a file named `file_name`.
+pub fn file_log(file_name: &str) -> String {
+    format!("[file: {file_name}]")
+}
+
+/// The file name in a chat log text written by [`file_log`]; `None` for other texts.
+pub fn file_name_in(logged: &str) -> Option<&str> {
+    let name = logged.strip_prefix("[file: ")?.strip_suffix(']')?;
+    (!name.is_empty()).then_some(name)
+}
+
+/// What a question is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shared {
+    /// Nothing recent.
+    Nothing,
+    /// These photos (message ids, in the order they were sent).
+    Photos(Vec<String>),
+    /// This file.
+    File(FileRef),
+}
+
+/// A photo or a file sent to a chat.
+trait Sent {
+    fn message_id(&self) -> &str;
+    fn sender(&self) -> Option<&str>;
+    /// When it was sent, then its place among those sent at once.
+    fn order(&self) -> (i64, u32);
+}
+
+impl Sent for PhotoRef {
+    fn message_id(&self) -> &str {
+        &self.message_id
+    }
+    fn sender(&self) -> Option<&str> {
+        self.user_id.as_deref()
+    }
+    fn order(&self) -> (i64, u32) {
+        (self.at_ms, self.set_index)
+    }
+}
+
+impl Sent for FileRef {
+    fn message_id(&self) -> &str {
+        &self.message_id
+    }
+    fn sender(&self) -> Option<&str> {
+        self.user_id.as_deref()
+    }
+    fn order(&self) -> (i64, u32) {
+        (self.at_ms, 0)
+    }
+}
+
+/// The item `quoted` names, when it can still be quoted.
+fn quoted_in<'a, T: Sent>(recent: &'a [T], quoted: Option<&str>, now_ms: i64) -> Option<&'a T> {
+    let quoted = quoted?;
+    recent.iter().find(|p| p.message_id() == quoted && now_ms - p.order().0 <= QUOTE_WINDOW_MS)
+}
+
+/// The asker's latest item of the last [`ASKER_WINDOW_MS`].
+fn latest_of<'a, T: Sent>(recent: &'a [T], asker: Option<&str>, now_ms: i64) -> Option<&'a T> {
+    let asker = asker?;
+    recent
+        .iter()
+        .filter(|p| p.sender() == Some(asker))
+        .filter(|p| (0..=ASKER_WINDOW_MS).contains(&(now_ms - p.order().0)))
+        .max_by_key(|p| p.order())
+}
+
 /// The message ids of the photos a question refers to, in the order they were sent (at most
 /// [`MAX_PHOTOS`]); empty when it refers to none.
 pub fn photos_for(
@@ -37,21 +122,40 @@ pub fn photos_for(
     quoted: Option<&str>,
     now_ms: i64,
 ) -> Vec<String> {
-    let quoted_photo = quoted.and_then(|q| {
-        recent.iter().find(|p| p.message_id == q && now_ms - p.at_ms <= QUOTE_WINDOW_MS)
-    });
-    let anchor = quoted_photo.or_else(|| {
-        let asker = asker?;
-        recent
-            .iter()
-            .filter(|p| p.user_id.as_deref() == Some(asker))
-            .filter(|p| (0..=ASKER_WINDOW_MS).contains(&(now_ms - p.at_ms)))
-            .max_by_key(|p| (p.at_ms, p.set_index))
-    });
-    let Some(anchor) = anchor else {
-        return Vec::new();
-    };
-    set_of(recent, anchor)
+    match quoted_in(recent, quoted, now_ms).or_else(|| latest_of(recent, asker, now_ms)) {
+        Some(anchor) => set_of(recent, anchor),
+        None => Vec::new(),
+    }
+}
+
+/// The photos or the file a question refers to: a quoted photo or file; else whichever the
+/// asker sent last within [`ASKER_WINDOW_MS`] — their latest photo (with its set) or their
+/// latest file. Only files hearth reads ([`super::document::kind_of`]) count.
+pub fn shared_for(
+    photos: &[PhotoRef],
+    files: &[FileRef],
+    asker: Option<&str>,
+    quoted: Option<&str>,
+    now_ms: i64,
+) -> Shared {
+    let files: Vec<FileRef> = files
+        .iter()
+        .filter(|f| super::document::kind_of(&f.file_name).is_some())
+        .cloned()
+        .collect();
+    if let Some(photo) = quoted_in(photos, quoted, now_ms) {
+        return Shared::Photos(set_of(photos, photo));
+    }
+    if let Some(file) = quoted_in(&files, quoted, now_ms) {
+        return Shared::File(file.clone());
+    }
+    match (latest_of(photos, asker, now_ms), latest_of(&files, asker, now_ms)) {
+        (photo, Some(file)) if photo.is_none_or(|p| file.at_ms > p.at_ms) => {
+            Shared::File(file.clone())
+        }
+        (Some(photo), _) => Shared::Photos(set_of(photos, photo)),
+        _ => Shared::Nothing,
+    }
 }
 
 /// The photos of `anchor`'s set (the photo alone when not in a set), by place in the set.
@@ -154,6 +258,63 @@ mod tests {
         assert!(!set_complete(std::slice::from_ref(&a), &a));
         assert!(set_complete(&[a.clone(), b], &a));
         assert!(set_complete(&[], &photo("x", "mom", 0)));
+    }
+
+    fn file(id: &str, user: &str, name: &str, at_ms: i64) -> FileRef {
+        FileRef { message_id: id.into(), user_id: Some(user.into()), file_name: name.into(), at_ms }
+    }
+
+    #[test]
+    fn the_askers_file_of_a_few_minutes_ago_is_picked_and_an_old_one_is_not() {
+        let files = [file("f1", "mom", "通知.pdf", 0)];
+        assert_eq!(
+            shared_for(&[], &files, Some("mom"), None, 3 * MIN),
+            Shared::File(files[0].clone())
+        );
+        assert_eq!(shared_for(&[], &files, Some("mom"), None, 6 * MIN), Shared::Nothing);
+    }
+
+    #[test]
+    fn someone_elses_file_is_picked_only_when_quoted() {
+        let files = [file("f1", "dad", "通知.pdf", 0)];
+        assert_eq!(shared_for(&[], &files, Some("mom"), None, MIN), Shared::Nothing);
+        assert_eq!(
+            shared_for(&[], &files, Some("mom"), Some("f1"), 30 * MIN),
+            Shared::File(files[0].clone())
+        );
+    }
+
+    #[test]
+    fn whichever_the_asker_sent_last_wins_and_a_quote_decides_outright() {
+        let photos = [photo("p1", "mom", MIN)];
+        let files = [file("f1", "mom", "notice.txt", 2 * MIN)];
+        let now = 3 * MIN;
+        assert_eq!(
+            shared_for(&photos, &files, Some("mom"), None, now),
+            Shared::File(files[0].clone())
+        );
+        let older = [file("f0", "mom", "notice.txt", 0)];
+        assert_eq!(
+            shared_for(&photos, &older, Some("mom"), None, now),
+            Shared::Photos(vec!["p1".into()])
+        );
+        assert_eq!(
+            shared_for(&photos, &files, Some("mom"), Some("p1"), now),
+            Shared::Photos(vec!["p1".into()])
+        );
+    }
+
+    #[test]
+    fn files_hearth_does_not_read_are_never_picked() {
+        let files = [file("f1", "mom", "movie.mp4", 0)];
+        assert_eq!(shared_for(&[], &files, Some("mom"), Some("f1"), MIN), Shared::Nothing);
+    }
+
+    #[test]
+    fn the_file_name_round_trips_through_the_log() {
+        assert_eq!(file_name_in(&file_log("通知 [1].pdf")), Some("通知 [1].pdf"));
+        assert_eq!(file_name_in("[photo]"), None);
+        assert_eq!(file_name_in("[file: ]"), None);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! fetched again by message id), so it cannot be asked about later or in a group. A voice message is transcribed and then handled exactly
 //! like the same words typed (in groups only with `HEARTH_GROUP_VOICE`, and the trigger keyword
 //! must be in it). A PDF or plain-text file in a 1:1 chat is read like a shared page; other files get a
-//! polite refusal. Nothing from a group reaches a model unless hearth was called.
+//! polite refusal. In a group a file is only logged, and read when its sender calls hearth
+//! within minutes (if it is what they sent last) or someone quote-replies it while calling
+//! hearth. Nothing from a group reaches a model unless hearth was called.
 
 use std::sync::Arc;
 
@@ -14,7 +16,7 @@ use jiff::Timestamp;
 
 use super::content::ContentRef;
 use super::document::{self, DocError, DocKind};
-use super::pick::{self, PhotoRef, QUOTE_WINDOW_MS};
+use super::pick::{self, FileRef, PhotoRef, QUOTE_WINDOW_MS, Shared};
 use super::{MediaProblem, TurnMedia};
 use crate::app::Hearth;
 use crate::i18n::Lang;
@@ -150,7 +152,7 @@ impl Hearth {
     }
 
     /// A file: a PDF or plain-text file in a 1:1 chat is read like a shared page; others are
-    /// refused.
+    /// refused. In a group it is logged, to be read when asked about.
     pub(crate) async fn on_file(
         self: &Arc<Self>,
         event: &Event,
@@ -158,14 +160,14 @@ impl Hearth {
         file: &FileMessage,
         received_at: Timestamp,
     ) {
-        if source.conversation.is_multi_person() {
-            return;
-        }
-        let logged = format!("[file: {}]", file.file_name);
-        let Some(message) = TextMessage::spoken(&file.id, &logged) else {
+        let Some(message) = TextMessage::spoken(&file.id, &pick::file_log(&file.file_name)) else {
             return;
         };
-        match self.document(file).await {
+        if source.conversation.is_multi_person() {
+            self.log_only(event, source, &message).await;
+            return;
+        }
+        match self.document(&file.id, &file.file_name, Some(file.file_size)).await {
             Ok(text) => {
                 let media = TurnMedia {
                     lang: Some(Lang::ZhTw),
@@ -185,13 +187,19 @@ impl Hearth {
         }
     }
 
-    /// The text of a file hearth reads.
-    async fn document(&self, file: &FileMessage) -> Result<String, MediaProblem> {
-        let kind = document::kind_of(&file.file_name).ok_or(MediaProblem::FileKind)?;
-        if file.file_size > self.media.max_bytes as u64 {
+    /// The text of file `message_id` named `file_name` (of `size` bytes, when known), if
+    /// hearth reads it.
+    async fn document(
+        &self,
+        message_id: &str,
+        file_name: &str,
+        size: Option<u64>,
+    ) -> Result<String, MediaProblem> {
+        let kind = document::kind_of(file_name).ok_or(MediaProblem::FileKind)?;
+        if size.is_some_and(|size| size > self.media.max_bytes as u64) {
             return Err(MediaProblem::TooLarge);
         }
-        let at = ContentRef::Line(file.id.clone());
+        let at = ContentRef::Line(message_id.to_string());
         match kind {
             DocKind::Text => {
                 let content = self.media.content.fetch(&at, &[""]).await?;
@@ -225,7 +233,9 @@ impl Hearth {
     /// Puts the photos a question is about, or a shared document, beside its words (the last
     /// message); true when anything was added (the turn then carries untrusted content). Photos
     /// the turn was built for (`media.photos`) must load; photos merely referred to are left
-    /// out when LINE no longer has them.
+    /// out when LINE no longer has them. In a group the question may be about a file instead
+    /// ([`pick::shared_for`]): a quoted file that cannot be read is explained to the family, the
+    /// asker's own recent file is left out.
     pub(crate) async fn attach_media(
         &self,
         source: &EventSource,
@@ -233,15 +243,19 @@ impl Hearth {
         media: &TurnMedia,
         messages: &mut [ChatMessage],
     ) -> Result<bool, MediaProblem> {
-        let ids = match &media.photos {
-            Some(ids) => ids.clone(),
-            None => self
-                .photos_asked_about(source, message)
-                .await
-                .into_iter()
-                .map(ContentRef::Line)
-                .collect(),
+        let (ids, file) = match &media.photos {
+            Some(ids) => (ids.clone(), None),
+            None => match self.shared_asked_about(source, message).await {
+                Shared::Nothing => (Vec::new(), None),
+                Shared::Photos(ids) => (ids.into_iter().map(ContentRef::Line).collect(), None),
+                Shared::File(file) => (Vec::new(), Some(file)),
+            },
         };
+        let referred = match &file {
+            Some(file) => self.referred_document(file, message).await?,
+            None => None,
+        };
+        let document = media.document.as_deref().or(referred.as_deref());
         let images = if ids.is_empty() {
             Vec::new()
         } else {
@@ -254,7 +268,7 @@ impl Hearth {
                 }
             }
         };
-        if images.is_empty() && media.document.is_none() {
+        if images.is_empty() && document.is_none() {
             return Ok(false);
         }
         let Some(last) = messages.last_mut() else {
@@ -264,26 +278,58 @@ impl Hearth {
             return Ok(false);
         };
         let words = std::mem::take(content);
-        *last = super::with_parts(words, images, media.document.as_deref());
+        *last = super::with_parts(words, images, document);
         Ok(true)
     }
 
-    /// The photos `message` refers to (see [`pick::photos_for`]).
-    async fn photos_asked_about(&self, source: &EventSource, message: &TextMessage) -> Vec<String> {
+    /// The text of a file a question refers to, headed by its name; a quoted file that cannot
+    /// be read is a problem to tell, the asker's own recent one is left out (`None`).
+    async fn referred_document(
+        &self,
+        file: &FileRef,
+        message: &TextMessage,
+    ) -> Result<Option<String>, MediaProblem> {
+        match self.document(&file.message_id, &file.file_name, None).await {
+            Ok(text) => Ok(Some(format!("{}\n\n{text}", pick::file_log(&file.file_name)))),
+            Err(problem)
+                if message.quoted_message_id.as_deref() == Some(file.message_id.as_str()) =>
+            {
+                Err(problem)
+            }
+            Err(problem) => {
+                tracing::info!(?problem, "the file asked about is not readable");
+                Ok(None)
+            }
+        }
+    }
+
+    /// The photos or, in a group, the file `message` refers to (see [`pick::shared_for`]).
+    async fn shared_asked_about(&self, source: &EventSource, message: &TextMessage) -> Shared {
         let conversation = &source.conversation;
         let now = self.clock.now().as_millisecond();
-        match self.store.recent_photos(&conversation.id, now - QUOTE_WINDOW_MS).await {
-            Ok(recent) => pick::photos_for(
-                &recent,
-                source.user_id.as_deref(),
-                message.quoted_message_id.as_deref(),
-                now,
-            ),
+        let since = now - QUOTE_WINDOW_MS;
+        let photos = match self.store.recent_photos(&conversation.id, since).await {
+            Ok(recent) => recent,
             Err(e) => {
                 tracing::warn!(error = %e, "recent photos unavailable");
                 Vec::new()
             }
-        }
+        };
+        let files = if conversation.is_multi_person() {
+            self.store.recent_files(&conversation.id, since).await.unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "recent files unavailable");
+                Vec::new()
+            })
+        } else {
+            Vec::new()
+        };
+        pick::shared_for(
+            &photos,
+            &files,
+            source.user_id.as_deref(),
+            message.quoted_message_id.as_deref(),
+            now,
+        )
     }
 
     /// Logs a media message (for recap) without a turn.
