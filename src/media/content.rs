@@ -11,7 +11,6 @@ use std::time::Duration;
 use reqwest::StatusCode;
 
 use crate::config::Secret;
-use crate::line::webhook::ContentProvider;
 use crate::sources::fetch::{DownloadError, FetchError, Fetcher};
 
 /// The time limit of one download, from LINE or from an external provider.
@@ -27,13 +26,13 @@ pub enum ContentRef {
 }
 
 impl ContentRef {
-    /// Where the content of message `message_id` is, by its `provider`; `None` for an external
-    /// provider without a URL.
-    pub fn of(message_id: &str, provider: &ContentProvider) -> Option<Self> {
-        if provider.is_line() {
+    /// Where the content of message `message_id` is: on LINE, or at the external provider's
+    /// `original_content_url`; `None` for an external provider without a URL.
+    pub fn of(message_id: &str, on_line: bool, original_content_url: Option<&str>) -> Option<Self> {
+        if on_line {
             return Some(ContentRef::Line(message_id.to_string()));
         }
-        let url = provider.original_content_url.as_deref()?.trim();
+        let url = original_content_url?.trim();
         (!url.is_empty()).then(|| ContentRef::External(url.to_string()))
     }
 }
@@ -181,23 +180,15 @@ fn urlencode(id: &str) -> String {
 mod tests {
     use super::*;
 
-    fn provider(kind: &str, url: Option<&str>) -> ContentProvider {
-        ContentProvider { kind: kind.into(), original_content_url: url.map(String::from) }
-    }
-
     #[test]
     fn content_is_on_line_unless_an_external_provider_gives_a_url() {
+        assert_eq!(ContentRef::of("7", true, None), Some(ContentRef::Line("7".into())));
         assert_eq!(
-            ContentRef::of("7", &provider("line", None)),
-            Some(ContentRef::Line("7".into()))
-        );
-        assert_eq!(ContentRef::of("7", &provider("", None)), Some(ContentRef::Line("7".into())));
-        assert_eq!(
-            ContentRef::of("7", &provider("external", Some(" https://cdn.example.com/a.jpg "))),
+            ContentRef::of("7", false, Some(" https://cdn.example.com/a.jpg ")),
             Some(ContentRef::External("https://cdn.example.com/a.jpg".into()))
         );
-        assert_eq!(ContentRef::of("7", &provider("external", None)), None);
-        assert_eq!(ContentRef::of("7", &provider("external", Some(" "))), None);
+        assert_eq!(ContentRef::of("7", false, None), None);
+        assert_eq!(ContentRef::of("7", false, Some(" ")), None);
     }
 
     #[test]

@@ -130,7 +130,7 @@ pub fn photos_for(
 
 /// The photos or the file a question refers to: a quoted photo or file; else whichever the
 /// asker sent last within [`ASKER_WINDOW_MS`] — their latest photo (with its set) or their
-/// latest file. Only files hearth reads ([`super::document::kind_of`]) count.
+/// latest file. `files` are those hearth reads (the caller leaves out the others).
 pub fn shared_for(
     photos: &[PhotoRef],
     files: &[FileRef],
@@ -138,18 +138,13 @@ pub fn shared_for(
     quoted: Option<&str>,
     now_ms: i64,
 ) -> Shared {
-    let files: Vec<FileRef> = files
-        .iter()
-        .filter(|f| super::document::kind_of(&f.file_name).is_some())
-        .cloned()
-        .collect();
     if let Some(photo) = quoted_in(photos, quoted, now_ms) {
         return Shared::Photos(set_of(photos, photo));
     }
-    if let Some(file) = quoted_in(&files, quoted, now_ms) {
+    if let Some(file) = quoted_in(files, quoted, now_ms) {
         return Shared::File(file.clone());
     }
-    match (latest_of(photos, asker, now_ms), latest_of(&files, asker, now_ms)) {
+    match (latest_of(photos, asker, now_ms), latest_of(files, asker, now_ms)) {
         (photo, Some(file)) if photo.is_none_or(|p| file.at_ms > p.at_ms) => {
             Shared::File(file.clone())
         }
@@ -302,12 +297,6 @@ mod tests {
             shared_for(&photos, &files, Some("mom"), Some("p1"), now),
             Shared::Photos(vec!["p1".into()])
         );
-    }
-
-    #[test]
-    fn files_hearth_does_not_read_are_never_picked() {
-        let files = [file("f1", "mom", "movie.mp4", 0)];
-        assert_eq!(shared_for(&[], &files, Some("mom"), Some("f1"), MIN), Shared::Nothing);
     }
 
     #[test]

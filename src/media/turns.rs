@@ -22,7 +22,7 @@ use crate::app::Hearth;
 use crate::i18n::Lang;
 use crate::line::message::Message;
 use crate::line::webhook::{
-    AudioMessage, Event, EventSource, FileMessage, ImageMessage, TextMessage,
+    AudioMessage, ContentProvider, Event, EventSource, FileMessage, ImageMessage, TextMessage,
 };
 use crate::llm::openai::ChatMessage;
 
@@ -75,7 +75,7 @@ impl Hearth {
             self.log_only(event, source, &logged).await;
             return;
         }
-        let Some(at) = ContentRef::of(&image.id, &image.content_provider) else {
+        let Some(at) = content_at(&image.id, &image.content_provider) else {
             tracing::info!("an external photo without originalContentUrl");
             self.log_only(event, source, &logged).await;
             self.tell(event, source, MediaProblem::External, received_at).await;
@@ -135,8 +135,7 @@ impl Hearth {
         let Some(transcriber) = &self.media.transcriber else {
             return Err(MediaProblem::VoiceOff);
         };
-        let at =
-            ContentRef::of(&audio.id, &audio.content_provider).ok_or(MediaProblem::External)?;
+        let at = content_at(&audio.id, &audio.content_provider).ok_or(MediaProblem::External)?;
         if audio.duration.is_some_and(|ms| ms > self.media.voice_max_ms) {
             return Err(MediaProblem::VoiceTooLong);
         }
@@ -315,7 +314,7 @@ impl Hearth {
                 Vec::new()
             }
         };
-        let files = if conversation.is_multi_person() {
+        let mut files = if conversation.is_multi_person() {
             self.store.recent_files(&conversation.id, since).await.unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "recent files unavailable");
                 Vec::new()
@@ -323,6 +322,7 @@ impl Hearth {
         } else {
             Vec::new()
         };
+        files.retain(|f| document::kind_of(&f.file_name).is_some());
         pick::shared_for(
             &photos,
             &files,
@@ -352,4 +352,9 @@ impl Hearth {
         let reply = Message::text(problem.message(Lang::ZhTw));
         self.deliver(event, &source.conversation, vec![reply], None, received_at).await;
     }
+}
+
+/// Where the content of message `message_id` from `provider` is (see [`ContentRef::of`]).
+fn content_at(message_id: &str, provider: &ContentProvider) -> Option<ContentRef> {
+    ContentRef::of(message_id, provider.is_line(), provider.original_content_url.as_deref())
 }
