@@ -3,10 +3,11 @@
 //! about — by its sender calling hearth within minutes, or by anyone quote-replying it while
 //! calling hearth ([`super::pick`]). A photo from an external content provider is fetched from
 //! its URL and answered at once in a 1:1 chat; it is not noted (only LINE's content can be
-//! fetched again by message id), so it cannot be asked about later or in a group. A voice message is transcribed and then handled exactly
-//! like the same words typed (in groups only with `HEARTH_GROUP_VOICE`, and the trigger keyword
-//! must be in it). A PDF or plain-text file in a 1:1 chat is read like a shared page; other files get a
-//! polite refusal. In a group a file is only logged, and read when its sender calls hearth
+//! fetched again by message id), so it cannot be asked about later or in a group. A voice
+//! message is transcribed and then handled exactly like the same words typed (in groups only
+//! with `HEARTH_GROUP_VOICE`, and the trigger keyword must be in it). A PDF or plain-text file
+//! in a 1:1 chat is read like a shared page; other files get a polite refusal. In a group a
+//! file is only logged, and read when its sender calls hearth
 //! within minutes (if it is what they sent last) or someone quote-replies it while calling
 //! hearth. Nothing from a group reaches a model unless hearth was called.
 
