@@ -7,9 +7,9 @@
 //! message is transcribed and then handled exactly like the same words typed (in groups only
 //! with `HEARTH_GROUP_VOICE`, and the trigger keyword must be in it). A PDF or plain-text file
 //! in a 1:1 chat is read like a shared page; other files get a polite refusal. In a group a
-//! file is only logged, and read when its sender calls hearth
-//! within minutes (if it is what they sent last) or someone quote-replies it while calling
-//! hearth. Nothing from a group reaches a model unless hearth was called.
+//! file is only logged, and read when its sender calls hearth within minutes (if it is what
+//! they sent last) or someone quote-replies it while calling hearth. Nothing from a group
+//! reaches a model unless hearth was called.
 
 use std::sync::Arc;
 
