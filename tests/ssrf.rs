@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::FakeWeb;
-use hearth::sources::fetch::{FetchError, FetchPolicy, FetchSettings, Fetcher, StaticLookup};
+use hearth::sources::fetch::{
+    DownloadError, FetchError, FetchPolicy, FetchSettings, Fetcher, StaticLookup,
+};
 
 fn settings(policy: FetchPolicy) -> FetchSettings {
     FetchSettings {
@@ -163,6 +165,27 @@ async fn redirects_from_an_allowed_site_to_private_addresses_are_refused_at_the_
     let looping = fetcher.fetch(&format!("{}/loop", public.url())).await.expect_err("loop");
     assert!(looping.to_string().contains("too many redirects"), "{looping}");
     assert_eq!(public.hits("/loop"), 6, "the first request and five redirects");
+}
+
+#[tokio::test]
+async fn a_file_download_is_guarded_at_every_hop_and_checks_its_content_type() {
+    let public = FakeWeb::start().await;
+    let private = FakeWeb::start().await;
+    let port = private.addr().port();
+    let policy = FetchPolicy { allow_private: false, exceptions: vec![public.addr()] };
+    let fetcher = Fetcher::new(settings(policy)).expect("fetcher");
+    let target = format!("http://127.0.0.1:{port}/secret");
+    let url = format!("{}/redirect?to={}", public.url(), urlencode(&target));
+    let error = fetcher.fetch_file(&url, &["image/"]).await.expect_err("refused");
+    assert!(matches!(error, DownloadError::Fetch(FetchError::Refused(_))), "{error:?}");
+    assert_eq!(private.hits("/secret"), 0, "the private fake was never reached");
+
+    let page = format!("{}/article", public.url());
+    let error = fetcher.fetch_file(&page, &["image/"]).await.expect_err("not a picture");
+    assert!(
+        matches!(&error, DownloadError::Fetch(FetchError::Unsupported(kind)) if kind == "text/html"),
+        "{error:?}"
+    );
 }
 
 #[tokio::test]
