@@ -102,7 +102,7 @@ async fn deliver_outbox(app: Arc<Hearth>) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        match app.outbox.flush_due().await {
+        match app.outbox.flush_overdue(OUTBOX_TICK).await {
             Ok(settled) if !settled.is_empty() => {
                 tracing::info!(items = settled.len(), "outbox pushed")
             }

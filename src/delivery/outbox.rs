@@ -101,7 +101,17 @@ impl Pusher {
     /// Pushes what is due in every chat whose oldest due item has waited the window; says what
     /// became of each item settled.
     pub async fn flush_due(&self) -> Result<Vec<Settled>, StoreError> {
-        let now = self.now();
+        self.flush_overdue(std::time::Duration::ZERO).await
+    }
+
+    /// [`Self::flush_due`] for the chats with an item due at least `lag` ago. The background
+    /// round uses it, so what a loop has just handed over is pushed by that loop's own flush,
+    /// which then reports it, rather than by whichever round runs first.
+    pub async fn flush_overdue(
+        &self,
+        lag: std::time::Duration,
+    ) -> Result<Vec<Settled>, StoreError> {
+        let now = self.now().saturating_sub(lag).unwrap_or_else(|_| self.now());
         let oldest_by = now.saturating_sub(self.outbox.window).unwrap_or(now);
         let targets = self
             .store()
