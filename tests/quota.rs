@@ -258,6 +258,34 @@ async fn an_every_time_alert_over_the_month_s_quota_is_refused_with_the_cheaper_
 }
 
 #[tokio::test]
+async fn an_every_time_alert_over_the_quota_in_a_chat_with_a_digest_is_offered_the_digest() {
+    let h = family().await;
+    set_clock(&h, "2026-11-30T17:00:00Z");
+    h.app
+        .store
+        .save_digest(&hearth::store::NewDigest {
+            conversation_id: MOM,
+            local_time: "07:00",
+            tz: "Asia/Taipei",
+            place: Some("台北"),
+            lang: hearth::i18n::Lang::ZhTw,
+            only_when_something: false,
+            next_at: "2026-11-30T23:00:00Z".parse::<Timestamp>().expect("t").as_millisecond(),
+            created_by: Some(MOM),
+            now_ms: h.clock.now().as_millisecond(),
+        })
+        .await
+        .expect("digest");
+    quota(&h, 200, 170).await;
+    let refused = set_alert(&h, in_dm(MOM), every_time_alert(None)).await;
+    assert!(refused["id"].is_null(), "31 digests and 4 fires exceed 30: {refused}");
+    assert_eq!(refused["cheaper"], json!(["once_and_digest"]), "{refused}");
+    let reply = h.line.replies().last().expect("reply").body.clone();
+    let chips = common::harness::chip_texts(&reply);
+    assert!(chips.iter().any(|c| c.contains("每日摘要")), "{chips:?}");
+}
+
+#[tokio::test]
 async fn an_every_time_alert_over_the_quota_is_created_once_when_the_family_accepts() {
     let h = family().await;
     set_clock(&h, "2026-11-30T17:00:00Z");

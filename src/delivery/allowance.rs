@@ -27,6 +27,11 @@ pub struct Allowance {
     pub(super) clock: Arc<dyn Clock>,
     tz: TimeZone,
     direct_on: bool,
+    /// Held while LINE's quota is read and saved, so an earlier reading never lands after a
+    /// later one.
+    reading: Arc<tokio::sync::Mutex<()>>,
+    /// Held while a chat's member count is asked, so concurrent pushes ask LINE once.
+    sizing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Allowance {
@@ -39,7 +44,7 @@ impl Allowance {
         tz: TimeZone,
         direct_on: bool,
     ) -> Self {
-        Self { store, line, clock, tz, direct_on }
+        Self { store, line, clock, tz, direct_on, reading: Arc::default(), sizing: Arc::default() }
     }
 
     /// The store.
@@ -82,6 +87,7 @@ impl Allowance {
 
     /// Reads LINE's quota and consumption and saves them as the month's reading.
     pub async fn refresh(&self) {
+        let _one_at_a_time = self.reading.lock().await;
         let quota = match self.line.quota().await {
             Ok(q) => q,
             Err(e) => {
@@ -131,10 +137,15 @@ impl Allowance {
             return quota::cost_per_push(false, None);
         }
         let now = self.clock.now().as_millisecond();
+        let fresh =
+            |cached: Option<(i64, i64)>| cached.filter(|(_, at)| now - at < CHAT_SIZE_TTL_MS);
         let cached = self.store.chat_size(conversation_id).await.ok().flatten();
-        if let Some((members, at)) = cached
-            && now - at < CHAT_SIZE_TTL_MS
-        {
+        if let Some((members, _)) = fresh(cached) {
+            return quota::cost_per_push(true, Some(members));
+        }
+        let _one_at_a_time = self.sizing.lock().await;
+        let cached = self.store.chat_size(conversation_id).await.ok().flatten();
+        if let Some((members, _)) = fresh(cached) {
             return quota::cost_per_push(true, Some(members));
         }
         match self.line.members_count(&conversation).await {
