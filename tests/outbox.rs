@@ -301,3 +301,32 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     assert_eq!(h.app.store.outbox_pending().await.expect("pending"), 0);
     assert_eq!(h.line.quota_used(), 5);
 }
+
+#[tokio::test]
+async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_again() {
+    let h = Harness::start().await; // HEARTH_DELIVERY_RETENTION_DAYS: 30
+    call(
+        &h,
+        in_dm(MOM),
+        "小幫手 提醒我",
+        "reminder",
+        json!({"text": "吃藥", "at": "2026-11-30T20:30"}),
+    )
+    .await;
+    h.line.clear();
+    assert_eq!(h.advance_and_tick(SignedDuration::from_mins(30)).await.sent, 1);
+    let pushed = h.line.accepted_pushes();
+    let key = pushed[0].header("x-line-retry-key").expect("retry key").to_string();
+    assert_eq!(h.app.store.outbox_item(&key).await.expect("item").expect("kept").status, "sent");
+
+    h.clock.advance(SignedDuration::from_hours(24 * 29));
+    assert_eq!(h.app.prune_settled_pushes().await.expect("prune"), 0, "29 days: kept");
+    assert!(h.app.store.outbox_item(&key).await.expect("item").is_some());
+    h.clock.advance(SignedDuration::from_hours(24 * 2));
+    let pruned = h.app.prune_settled_pushes().await.expect("prune");
+    assert_eq!(pruned, 2, "31 days: the outbox item and the occurrence's record");
+    assert!(h.app.store.outbox_item(&key).await.expect("item").is_none());
+    h.app.reminders.tick().await.expect("tick");
+    h.app.outbox.flush_due().await.expect("outbox");
+    assert_eq!(h.line.accepted_pushes().len(), 1, "nothing sent again");
+}

@@ -41,6 +41,7 @@ mod quiet;
 mod quota;
 mod quoted;
 mod reminders;
+mod retention;
 mod shared_files;
 mod values;
 mod welcomed;
