@@ -27,6 +27,7 @@ mod alert_deliveries;
 mod alerts;
 mod budget;
 mod capped;
+mod chat_row;
 mod digests;
 mod forget;
 mod inbox;
