@@ -145,6 +145,8 @@ pub struct Hearth {
     pub(crate) history_chars: usize,
     /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
     pub(crate) log_retention: jiff::SignedDuration,
+    /// How long settled pushes are remembered (`HEARTH_DELIVERY_RETENTION_DAYS`).
+    pub(crate) delivery_retention: jiff::SignedDuration,
     in_flight: InFlight,
     turns: Arc<tokio::sync::Semaphore>,
     /// Display names by (conversation, user), kept for an hour in front of the store.
@@ -285,9 +287,8 @@ impl Hearth {
             channel_secret: config.line_channel_secret.clone(),
             history_messages: config.history_messages,
             history_chars: config.history_chars,
-            log_retention: jiff::SignedDuration::from_hours(
-                24 * i64::from(config.log_retention_days.max(1)),
-            ),
+            log_retention: days(config.log_retention_days),
+            delivery_retention: days(config.delivery_retention_days),
             in_flight: InFlight::default(),
             turns: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_turns.max(1))),
             names: moka::future::Cache::builder()
@@ -310,6 +311,12 @@ impl Hearth {
     /// returns how many messages went. The server calls it hourly; tests call it directly.
     pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
         crate::privacy::prune_chat_log(&self.store, self.clock.now(), self.log_retention).await
+    }
+
+    /// Deletes settled pushes older than their retention (measured on the injected clock), in
+    /// bounded batches; returns how many rows went. The server calls it hourly.
+    pub async fn prune_settled_pushes(&self) -> Result<u64, StoreError> {
+        crate::delivery::prune_settled(&self.store, self.clock.now(), self.delivery_retention).await
     }
 
     /// Reads LINE's message quota and shows the month's projection (what is used plus what the
@@ -493,4 +500,9 @@ impl Drop for InFlightGuard {
             self.idle.notify_waiters();
         }
     }
+}
+
+/// `n` days (at least one).
+fn days(n: u32) -> jiff::SignedDuration {
+    jiff::SignedDuration::from_hours(24 * i64::from(n.max(1)))
 }

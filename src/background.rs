@@ -26,7 +26,8 @@ const INBOX_TICK: Duration = Duration::from_secs(2);
 const GIVE_UP_TICK: Duration = Duration::from_secs(30);
 /// How often LINE's message quota is read (also at start and after a monthly-limit refusal).
 const QUOTA_TICK: Duration = Duration::from_secs(3600);
-/// How often old data is pruned.
+/// How often old data is pruned (handled webhook events, the chat log, token counts, settled
+/// pushes).
 const PRUNE_TICK: Duration = Duration::from_secs(3600);
 
 /// The running loops.
@@ -196,6 +197,9 @@ async fn prune(app: Arc<Hearth>) {
         }
         if let Err(e) = app.prune_token_counts().await {
             tracing::warn!(error = %e, "could not prune the daily token counts");
+        }
+        if let Err(e) = app.prune_settled_pushes().await {
+            tracing::warn!(error = %e, "could not prune settled pushes");
         }
     }
 }

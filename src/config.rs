@@ -261,6 +261,16 @@ pub struct Config {
         global = true
     )]
     pub log_retention_days: u32,
+    /// Days a settled push is remembered (outbox items sent, held or given up, and the records
+    /// of delivered reminder occurrences, alert fires and digests); older ones are deleted.
+    #[arg(
+        long,
+        env = "HEARTH_DELIVERY_RETENTION_DAYS",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u32).range(1..=3650),
+        global = true
+    )]
+    pub delivery_retention_days: u32,
     /// Colour convention for price changes on cards.
     #[arg(long, env = "HEARTH_PRICE_COLORS", value_enum, default_value_t = PriceColors::Tw, global = true)]
     pub price_colors: PriceColors,

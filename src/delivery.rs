@@ -16,6 +16,7 @@
 
 pub mod allowance;
 mod outbox;
+mod retention;
 
 use jiff::{SignedDuration, Timestamp};
 use uuid::Uuid;
@@ -28,6 +29,7 @@ use crate::quiet::{self, PushKind};
 use crate::store::{DeliveryStatus, NewOutboxItem, OutboxItem, Store, StoreError};
 
 pub use outbox::Settled;
+pub use retention::prune_settled;
 
 /// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
 pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);

@@ -38,8 +38,8 @@ pub async fn on_unsend(store: &Store, conversation: &Conversation, message_id: &
         }
         Err(e) => tracing::error!(error = %e, "could not remove an unsent message"),
     }
-    if let Err(e) = store.unsend_photo(&conversation.id, message_id).await {
-        tracing::error!(error = %e, "could not forget an unsent photo");
+    if let Err(e) = store.unsend_media(&conversation.id, message_id).await {
+        tracing::error!(error = %e, "could not forget an unsent photo or file");
     }
 }
 

@@ -159,6 +159,7 @@ fn help_documents_every_setting() {
         "HEARTH_TRIGGER_KEYWORDS",
         "HEARTH_TIMEZONE",
         "HEARTH_LOG_RETENTION_DAYS",
+        "HEARTH_DELIVERY_RETENTION_DAYS",
         "HEARTH_OPEN_METEO_URL",
         "HEARTH_GEOCODING_URL",
         "HEARTH_FX_URL",

@@ -9,21 +9,12 @@
 mod common;
 
 use common::PushMode;
-use common::harness::{FAMILY, Harness, MOM, in_dm, in_group, last_tool_result, messages_of};
+use common::harness::{FAMILY, Harness, MOM, in_dm, in_group, messages_of};
 use hearth::app::Hearth;
 use hearth::digest::sender::DigestReport;
 use hearth::store::{DigestStatus, Store};
 use jiff::{SignedDuration, Timestamp};
-use serde_json::{Value, json};
-
-/// One turn in `source` in which the model calls `tool` with `args`; returns the tool's result.
-async fn call(h: &Harness, source: Value, text: &str, tool: &str, args: Value) -> Value {
-    let before = h.llm.requests().len();
-    h.llm.reply_tool_calls(&[(tool, args)]);
-    h.llm.reply_text("好的");
-    h.send(vec![h.event(source, common::harness::text_message(text))]).await;
-    last_tool_result(h, before + 1)
-}
+use serde_json::json;
 
 async fn tick(h: &Harness) -> DigestReport {
     h.app.digests.tick().await.expect("digest tick")
@@ -33,6 +24,19 @@ async fn tick(h: &Harness) -> DigestReport {
 async fn at(h: &Harness, instant: &str) -> DigestReport {
     h.clock.set(instant.parse::<Timestamp>().expect("instant"));
     tick(h).await
+}
+
+/// Mom asks for a digest every day at 07:00 for Taipei, in her 1:1 chat.
+async fn seven_o_clock_digest(h: &Harness) {
+    let set = h
+        .call_tool(
+            in_dm(MOM),
+            "小幫手 每天七點摘要",
+            "set_digest",
+            json!({"time": "07:00", "place": "台北"}),
+        )
+        .await;
+    assert!(set.get("error").is_none(), "{set}");
 }
 
 /// The flex message of the `n`th accepted push, as JSON text.
@@ -47,27 +51,25 @@ fn pushed_card(h: &Harness, n: usize) -> String {
 #[tokio::test]
 async fn a_digest_set_in_chinese_comes_once_at_seven_with_the_day_across_midnight() {
     let h = Harness::start().await; // 2026-11-30 20:00 in Taipei
-    let set = call(
-        &h,
-        in_group(FAMILY, MOM),
-        "小幫手 每天早上七點給我今日摘要，天氣看台北",
-        "set_digest",
-        json!({"time": "07:00", "place": "台北", "only_when_something": null}),
-    )
-    .await;
+    let set = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 每天早上七點給我今日摘要，天氣看台北",
+            "set_digest",
+            json!({"time": "07:00", "place": "台北", "only_when_something": null}),
+        )
+        .await;
     assert_eq!(set["time"], "07:00", "{set}");
     assert_eq!(set["first"], "2026-12-01（二）07:00", "{set}");
     assert_eq!(set["changed"], false);
-    call(
-        &h,
+    h.call_tool(
         in_group(FAMILY, MOM),
         "小幫手 明天八點半提醒我帶便當",
         "reminder",
         json!({"text": "帶便當", "at": "2026-12-01T08:30"}),
     )
     .await;
-    call(
-        &h,
+    h.call_tool(
         in_group(FAMILY, MOM),
         "小幫手 牛奶加到購物清單",
         "add_list_items",
@@ -105,24 +107,24 @@ async fn a_digest_set_in_chinese_comes_once_at_seven_with_the_day_across_midnigh
 #[tokio::test]
 async fn an_english_chat_sets_changes_and_cancels_its_digest_in_english() {
     let h = Harness::start().await;
-    let set = call(
-        &h,
-        in_dm(MOM),
-        "send me a morning summary at 6:30 with the weather in Taipei",
-        "set_digest",
-        json!({"time": "6:30", "place": "Taipei", "only_when_something": null}),
-    )
-    .await;
+    let set = h
+        .call_tool(
+            in_dm(MOM),
+            "send me a morning summary at 6:30 with the weather in Taipei",
+            "set_digest",
+            json!({"time": "6:30", "place": "Taipei", "only_when_something": null}),
+        )
+        .await;
     assert_eq!(set["time"], "06:30", "{set}");
     assert_eq!(set["first"], "Tue 2026-12-01 06:30", "{set}");
-    let changed = call(
-        &h,
-        in_dm(MOM),
-        "make the summary come at 7:15 instead",
-        "set_digest",
-        json!({"time": "07:15", "place": null, "only_when_something": null}),
-    )
-    .await;
+    let changed = h
+        .call_tool(
+            in_dm(MOM),
+            "make the summary come at 7:15 instead",
+            "set_digest",
+            json!({"time": "07:15", "place": null, "only_when_something": null}),
+        )
+        .await;
     assert_eq!(changed["changed"], true, "{changed}");
     assert_eq!(changed["place"], "Taipei", "the place is kept");
     assert_eq!(at(&h, "2026-11-30T22:30:00Z").await.sent, 0, "the old time is gone");
@@ -131,14 +133,15 @@ async fn an_english_chat_sets_changes_and_cancels_its_digest_in_english() {
     assert!(card.contains("Today, Tue 12/1") && card.contains("Lunar month 10 day 23"), "{card}");
 
     let cancelled =
-        call(&h, in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
+        h.call_tool(in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
     assert_eq!(cancelled["cancelled"], true, "{cancelled}");
     assert_eq!(
         at(&h, "2026-12-01T23:15:00Z").await,
         DigestReport::default(),
         "no digest after cancelling"
     );
-    let again = call(&h, in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
+    let again =
+        h.call_tool(in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
     assert_eq!(again["error"]["kind"], "not_found", "{again}");
 }
 
@@ -152,7 +155,7 @@ async fn bad_times_and_unknown_places_are_refused_and_change_nothing() {
         (json!({"time": "07:00", "place": null}), "invalid_arguments"),
         (json!({"time": null, "place": "台北"}), "invalid_arguments"),
     ] {
-        let result = call(&h, in_dm(MOM), "小幫手 每日摘要", "set_digest", args.clone()).await;
+        let result = h.call_tool(in_dm(MOM), "小幫手 每日摘要", "set_digest", args.clone()).await;
         assert_eq!(result["error"]["kind"], kind, "{args} → {result}");
     }
     assert!(h.app.store.digest(MOM).await.expect("store").is_none(), "nothing was saved");
@@ -161,8 +164,7 @@ async fn bad_times_and_unknown_places_are_refused_and_change_nothing() {
 #[tokio::test]
 async fn only_when_something_keeps_a_quiet_day_silent_and_sends_a_busy_one() {
     let h = Harness::start().await;
-    call(
-        &h,
+    h.call_tool(
         in_dm(MOM),
         "小幫手 每天七點給我摘要，有事才通知",
         "set_digest",
@@ -178,8 +180,7 @@ async fn only_when_something_keeps_a_quiet_day_silent_and_sends_a_busy_one() {
         Some(DigestStatus::Skipped)
     );
 
-    call(
-        &h,
+    h.call_tool(
         in_dm(MOM),
         "小幫手 後天中午提醒我阿嬤生日",
         "reminder",
@@ -194,24 +195,17 @@ async fn only_when_something_keeps_a_quiet_day_silent_and_sends_a_busy_one() {
 #[tokio::test]
 async fn watched_prices_that_moved_are_in_the_digest() {
     let h = Harness::start().await;
-    let alert = call(
-        &h,
-        in_dm(MOM),
-        "小幫手 台積電到1500通知我",
-        "price_alert",
-        json!({"symbol": "2330.TW", "direction": "rises_to", "level": 1500}),
-    )
-    .await;
+    let alert = h
+        .call_tool(
+            in_dm(MOM),
+            "小幫手 台積電到1500通知我",
+            "price_alert",
+            json!({"symbol": "2330.TW", "direction": "rises_to", "level": 1500}),
+        )
+        .await;
     assert!(alert.get("error").is_none(), "{alert}");
     h.upstreams.set_price("2330.TW", 1400.0); // −2.4% from the previous close of 1435
-    call(
-        &h,
-        in_dm(MOM),
-        "小幫手 每天七點摘要",
-        "set_digest",
-        json!({"time": "07:00", "place": "台北"}),
-    )
-    .await;
+    seven_o_clock_digest(&h).await;
     h.line.clear();
     assert_eq!(at(&h, "2026-11-30T23:00:00Z").await.sent, 1);
     let card = pushed_card(&h, 0);
@@ -222,14 +216,14 @@ async fn watched_prices_that_moved_are_in_the_digest() {
 async fn a_digest_keeps_its_local_time_across_new_york_daylight_saving() {
     let h = Harness::start_with(|c| c.timezone = "America/New_York".into(), None).await;
     h.clock.set("2026-03-06T20:00:00Z".parse().expect("instant")); // 15:00 EST, Friday
-    let set = call(
-        &h,
-        in_dm(MOM),
-        "send me a morning summary at 7:00 for New York",
-        "set_digest",
-        json!({"time": "07:00", "place": "Taipei"}),
-    )
-    .await;
+    let set = h
+        .call_tool(
+            in_dm(MOM),
+            "send me a morning summary at 7:00 for New York",
+            "set_digest",
+            json!({"time": "07:00", "place": "Taipei"}),
+        )
+        .await;
     assert_eq!(set["first"], "Sat 2026-03-07 07:00", "{set}");
     h.line.clear();
     assert_eq!(at(&h, "2026-03-07T12:00:00Z").await.sent, 1, "07:00 EST");
@@ -241,14 +235,7 @@ async fn a_digest_keeps_its_local_time_across_new_york_daylight_saving() {
 #[tokio::test]
 async fn a_day_missed_while_hearth_was_down_is_not_sent_late() {
     let h = Harness::start().await;
-    call(
-        &h,
-        in_dm(MOM),
-        "小幫手 每天七點摘要",
-        "set_digest",
-        json!({"time": "07:00", "place": "台北"}),
-    )
-    .await;
+    seven_o_clock_digest(&h).await;
     h.line.clear();
     assert_eq!(at(&h, "2026-12-01T06:00:00Z").await, DigestReport::default(), "14:00: too late");
     assert!(h.line.pushes().is_empty());
@@ -258,14 +245,7 @@ async fn a_day_missed_while_hearth_was_down_is_not_sent_late() {
 #[tokio::test]
 async fn a_push_of_unknown_outcome_is_retried_with_the_same_key_and_sent_once() {
     let h = Harness::start().await;
-    call(
-        &h,
-        in_dm(MOM),
-        "小幫手 每天七點摘要",
-        "set_digest",
-        json!({"time": "07:00", "place": "台北"}),
-    )
-    .await;
+    seven_o_clock_digest(&h).await;
     h.line.clear();
     h.line.set_push_mode(PushMode::ServerError);
     let first = at(&h, "2026-11-30T23:00:00Z").await;
@@ -295,14 +275,7 @@ async fn several_processes_on_one_database_send_each_day_once() {
         }
     };
     let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
-    call(
-        &h,
-        in_dm(MOM),
-        "小幫手 每天七點摘要",
-        "set_digest",
-        json!({"time": "07:00", "place": "台北"}),
-    )
-    .await;
+    seven_o_clock_digest(&h).await;
     let mut replicas = vec![h.app.clone()];
     for _ in 0..3 {
         let store = Store::connect(&db).await.expect("reopen");

@@ -388,6 +388,38 @@ async fn in_a_group_a_file_is_read_only_when_its_sender_calls_hearth_soon_after_
 }
 
 #[tokio::test]
+async fn in_a_group_text_typed_like_a_file_s_log_entry_is_not_taken_for_a_file() {
+    let media = FakeMedia::start().await;
+    let h = media_harness(&media, |_| {}).await;
+    h.send(vec![h.group_text(FAMILY, MOM, "[file: 運動會.txt]")]).await;
+    h.llm.reply_text("你要問哪個檔案？");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 這份通知重點是什麼")]).await;
+    assert!(media.fetches().is_empty(), "nothing is downloaded for typed text");
+    let text = last_user_text(&h.llm.requests()[0]);
+    assert!(!text.contains(hearth::untrusted::BEGIN), "no file reaches the model: {text}");
+}
+
+#[tokio::test]
+async fn in_a_group_an_unsent_file_is_no_longer_read() {
+    let media = FakeMedia::start().await;
+    media.put("7321", "text/plain", "密碼 1234".as_bytes().to_vec());
+    let h = media_harness(&media, |_| {}).await;
+    let file = json!({"id": "7321", "type": "file", "fileName": "密碼.txt", "fileSize": 12});
+    h.send(vec![h.event(in_group(FAMILY, MOM), file)]).await;
+    let mut unsend = h.event(in_group(FAMILY, MOM), json!({}));
+    unsend["type"] = json!("unsend");
+    unsend["unsend"] = json!({"messageId": "7321"});
+    let o = unsend.as_object_mut().expect("object");
+    o.remove("message");
+    o.remove("replyToken");
+    h.send(vec![unsend]).await;
+    h.llm.reply_text("你要問哪個檔案？");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 這個檔案寫什麼")]).await;
+    assert!(media.fetches().is_empty(), "the unsent file is not downloaded");
+    assert!(!last_user_text(&h.llm.requests()[0]).contains("1234"));
+}
+
+#[tokio::test]
 async fn in_a_group_the_senders_latest_share_wins_and_a_quoted_unreadable_file_is_explained() {
     let media = FakeMedia::start().await;
     media.put("7311", "image/jpeg", jpeg(400, 300));

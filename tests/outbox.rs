@@ -9,28 +9,10 @@
 mod common;
 
 use common::PushMode;
-use common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, last_tool_result, texts_of};
-use hearth::clock::Clock;
+use common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, texts_of};
 use hearth::store::DigestStatus;
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 use serde_json::{Value, json};
-
-async fn call(h: &Harness, source: Value, text: &str, tool: &str, args: Value) -> Value {
-    let before = h.llm.requests().len();
-    h.llm.reply_tool_calls(&[(tool, args)]);
-    h.llm.reply_text("好的");
-    h.send(vec![h.event(source, common::harness::text_message(text))]).await;
-    last_tool_result(h, before + 1)
-}
-
-fn set_clock(h: &Harness, instant: &str) {
-    h.clock.set(instant.parse::<Timestamp>().expect("instant"));
-}
-
-fn quote(h: &Harness, symbol: &str, price: f64) {
-    h.upstreams.set_price(symbol, price);
-    h.upstreams.set_market_time(symbol, h.clock.now().as_second());
-}
 
 fn pushes_to(h: &Harness, to: &str) -> Vec<common::Recorded> {
     h.line.accepted_pushes().into_iter().filter(|p| p.body["to"] == to).collect()
@@ -57,29 +39,29 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
     )
     .await; // 2026-11-30 20:00 in Taipei
     h.line.set_chat_size(FAMILY, 5);
-    quote(&h, "BTC-USD", 99_000.0);
+    h.quote("BTC-USD", 99_000.0);
     let group = || in_group(FAMILY, MOM);
-    let digest = call(
-        &h,
-        group(),
-        "小幫手 每天八點摘要",
-        "set_digest",
-        json!({"time": "08:00", "place": "台北"}),
-    )
-    .await;
+    let digest = h
+        .call_tool(
+            group(),
+            "小幫手 每天八點摘要",
+            "set_digest",
+            json!({"time": "08:00", "place": "台北"}),
+        )
+        .await;
     assert!(digest.get("error").is_none(), "{digest}");
     let reminder = json!({"text": "倒垃圾", "at": "2026-12-01T08:00", "everyone": true});
-    let created = call(&h, group(), "小幫手 明天八點提醒大家倒垃圾", "reminder", reminder).await;
+    let created = h.call_tool(group(), "小幫手 明天八點提醒大家倒垃圾", "reminder", reminder).await;
     assert!(created["id"].is_i64(), "{created}");
     let alert =
         json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000, "everyone": true});
-    let created = call(&h, group(), "小幫手 比特幣到十萬通知大家", "price_alert", alert).await;
+    let created = h.call_tool(group(), "小幫手 比特幣到十萬通知大家", "price_alert", alert).await;
     assert!(created["id"].is_i64(), "{created}");
     h.app.alerts.tick().await.expect("tick");
     h.line.clear();
 
-    set_clock(&h, "2026-12-01T00:00:00Z"); // 08:00
-    quote(&h, "BTC-USD", 100_500.0);
+    h.set_clock("2026-12-01T00:00:00Z"); // 08:00
+    h.quote("BTC-USD", 100_500.0);
     let reminders = h.app.reminders.tick().await.expect("reminders");
     let alerts = h.app.alerts.tick().await.expect("alerts");
     let digests = h.app.digests.tick().await.expect("digests");
@@ -110,31 +92,35 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
 async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() {
     let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
     let dm = || in_dm(MOM);
-    call(
-        &h,
+    h.call_tool(
         dm(),
         "小幫手 晚上十點到早上七點不要吵",
         "set_quiet_hours",
         json!({"start": "22:00", "end": "07:00"}),
     )
     .await;
-    call(&h, dm(), "小幫手 每天五點摘要", "set_digest", json!({"time": "05:00", "place": "台北"}))
-        .await;
-    quote(&h, "BTC-USD", 99_000.0);
+    h.call_tool(
+        dm(),
+        "小幫手 每天五點摘要",
+        "set_digest",
+        json!({"time": "05:00", "place": "台北"}),
+    )
+    .await;
+    h.quote("BTC-USD", 99_000.0);
     let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000});
-    call(&h, dm(), "小幫手 比特幣到十萬通知我", "price_alert", alert).await;
+    h.call_tool(dm(), "小幫手 比特幣到十萬通知我", "price_alert", alert).await;
     h.app.alerts.tick().await.expect("tick");
     h.line.clear();
 
-    set_clock(&h, "2026-11-30T15:30:00Z"); // 23:30
-    quote(&h, "BTC-USD", 100_500.0);
+    h.set_clock("2026-11-30T15:30:00Z"); // 23:30
+    h.quote("BTC-USD", 100_500.0);
     assert_eq!(h.app.alerts.tick().await.expect("tick").fired, 1);
-    set_clock(&h, "2026-11-30T21:00:00Z"); // 05:00
+    h.set_clock("2026-11-30T21:00:00Z"); // 05:00
     let early = h.app.digests.tick().await.expect("tick");
     assert_eq!((early.sent, early.held), (0, 1), "{early:?}");
     assert!(h.line.pushes().is_empty(), "both held");
 
-    set_clock(&h, "2026-11-30T23:00:00Z"); // 07:00
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00
     let morning = h.app.digests.tick().await.expect("tick");
     assert_eq!(morning.sent, 1, "{morning:?}");
     let pushes = pushes_to(&h, MOM);
@@ -151,28 +137,27 @@ async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours(
     h.line.set_chat_size(FAMILY, 5);
     h.line.set_profile(DAD, "爸爸");
     // Dad's own chat with hearth is quiet at night; the family group is not.
-    call(
-        &h,
+    h.call_tool(
         in_dm(DAD),
         "小幫手 晚上十點到早上七點不要吵",
         "set_quiet_hours",
         json!({"start": "22:00", "end": "07:00"}),
     )
     .await;
-    quote(&h, "ETH-USD", 3_400.0);
+    h.quote("ETH-USD", 3_400.0);
     let alert = json!({"symbol": "ETH-USD", "direction": "rises_to", "level": 3500});
     let created =
-        call(&h, in_group(FAMILY, DAD), "小幫手 以太幣到3500通知我", "price_alert", alert).await;
+        h.call_tool(in_group(FAMILY, DAD), "小幫手 以太幣到3500通知我", "price_alert", alert).await;
     assert_eq!(created["delivered_privately"], true, "{created}");
     assert_eq!(created["quiet_hours_end"], "07:00", "the 1:1 chat's quiet hours: {created}");
     h.app.alerts.tick().await.expect("tick");
     h.line.clear();
 
-    set_clock(&h, "2026-11-30T15:30:00Z"); // 23:30
-    quote(&h, "ETH-USD", 3_600.0);
+    h.set_clock("2026-11-30T15:30:00Z"); // 23:30
+    h.quote("ETH-USD", 3_600.0);
     assert_eq!(h.app.alerts.tick().await.expect("tick").fired, 1);
     assert!(h.line.pushes().is_empty(), "held for dad's quiet hours");
-    set_clock(&h, "2026-11-30T23:00:00Z"); // 07:00
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00
     assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 1);
     assert_eq!(pushes_to(&h, DAD).len(), 1);
     assert!(pushes_to(&h, FAMILY).is_empty());
@@ -186,7 +171,7 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     for (text, at) in
         [("吃藥", "2026-11-30T20:30"), ("量血壓", "2026-11-30T20:30"), ("喝水", "2026-11-30T20:31")]
     {
-        call(&h, in_dm(MOM), "小幫手 提醒我", "reminder", json!({"text": text, "at": at})).await;
+        h.call_tool(in_dm(MOM), "小幫手 提醒我", "reminder", json!({"text": text, "at": at})).await;
     }
     h.line.clear();
     // The first two are due together; LINE fails them with an unknown outcome (four 500s:
@@ -207,7 +192,7 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     let body = accepted[0].body.to_string();
     assert!(body.contains("吃藥") && body.contains("量血壓") && !body.contains("喝水"), "{body}");
     // Next month: nothing accepted is sent again; the held one came with a reply.
-    set_clock(&h, "2026-12-01T00:00:00Z");
+    h.set_clock("2026-12-01T00:00:00Z");
     h.line.set_quota_used(0);
     h.app.allowance.refresh().await;
     h.app.reminders.tick().await.expect("tick");
@@ -284,14 +269,14 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     h.line.set_chat_size(FAMILY, 5);
     for text in ["倒垃圾", "收衣服", "關瓦斯"] {
         let args = json!({"text": text, "at": "2026-11-30T20:30", "everyone": true});
-        call(&h, in_group(FAMILY, MOM), "小幫手 提醒大家", "reminder", args).await;
+        h.call_tool(in_group(FAMILY, MOM), "小幫手 提醒大家", "reminder", args).await;
     }
     let store = hearth::store::Store::connect(&db).await.expect("second connection");
     let other =
         hearth::app::Hearth::with_tools(&h.config, h.clock.clone(), store, hearth::tools::registry)
             .expect("second process");
     h.line.clear();
-    set_clock(&h, "2026-11-30T12:30:00Z"); // 20:30
+    h.set_clock("2026-11-30T12:30:00Z"); // 20:30
     assert_eq!(h.app.reminders.tick().await.expect("tick").queued, 3);
     h.clock.advance(SignedDuration::from_secs(3));
     let (mine, theirs) = tokio::join!(h.app.outbox.flush_due(), other.outbox.flush_due());
@@ -300,4 +285,32 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     assert_eq!(h.line.pushes().len(), 1, "one request, by one process");
     assert_eq!(h.app.store.outbox_pending().await.expect("pending"), 0);
     assert_eq!(h.line.quota_used(), 5);
+}
+
+#[tokio::test]
+async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_again() {
+    let h = Harness::start().await; // HEARTH_DELIVERY_RETENTION_DAYS: 30
+    h.call_tool(
+        in_dm(MOM),
+        "小幫手 提醒我",
+        "reminder",
+        json!({"text": "吃藥", "at": "2026-11-30T20:30"}),
+    )
+    .await;
+    h.line.clear();
+    assert_eq!(h.advance_and_tick(SignedDuration::from_mins(30)).await.sent, 1);
+    let pushed = h.line.accepted_pushes();
+    let key = pushed[0].header("x-line-retry-key").expect("retry key").to_string();
+    assert_eq!(h.app.store.outbox_item(&key).await.expect("item").expect("kept").status, "sent");
+
+    h.clock.advance(SignedDuration::from_hours(24 * 29));
+    assert_eq!(h.app.prune_settled_pushes().await.expect("prune"), 0, "29 days: kept");
+    assert!(h.app.store.outbox_item(&key).await.expect("item").is_some());
+    h.clock.advance(SignedDuration::from_hours(24 * 2));
+    let pruned = h.app.prune_settled_pushes().await.expect("prune");
+    assert_eq!(pruned, 2, "31 days: the outbox item and the occurrence's record");
+    assert!(h.app.store.outbox_item(&key).await.expect("item").is_none());
+    h.app.reminders.tick().await.expect("tick");
+    h.app.outbox.flush_due().await.expect("outbox");
+    assert_eq!(h.line.accepted_pushes().len(), 1, "nothing sent again");
 }

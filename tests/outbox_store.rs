@@ -115,3 +115,28 @@ async fn forgetting_a_chat_forgets_what_waits_in_its_outbox() {
         assert!(s.outbox_item("u").await.expect("item").is_some(), "{name}: another chat's stays");
     }
 }
+
+#[tokio::test]
+async fn settled_items_older_than_the_cutoff_are_pruned_in_bounded_batches_and_waiting_ones_stay() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let items = ["old1", "old2", "recent", "waiting"].map(|k| item(GROUP, GROUP, k, 1_000));
+        s.record_outbox(&items, 1_000).await.expect("record");
+        let claimed = s.claim_outbox("p1", GROUP, 1_000, 61_000).await.expect("claim");
+        let by_key = |k: &str| claimed.iter().find(|i| i.retry_key == k).expect("claimed");
+        s.settle_outbox("p1", &[by_key("old1")], "sent", 5_000).await.expect("settle");
+        s.settle_outbox("p1", &[by_key("old2")], "held", 6_000).await.expect("settle");
+        s.settle_outbox("p1", &[by_key("recent")], "sent", 20_000).await.expect("settle");
+        assert_eq!(s.prune_settled_pushes(10_000, 1).await.expect("prune"), 1, "{name}: a batch");
+        assert_eq!(s.prune_settled_pushes(10_000, 1).await.expect("prune"), 1, "{name}");
+        assert_eq!(s.prune_settled_pushes(10_000, 1).await.expect("prune"), 0, "{name}: done");
+        for gone in ["old1", "old2"] {
+            assert!(s.outbox_item(gone).await.expect("item").is_none(), "{name}: {gone}");
+        }
+        assert!(s.outbox_item("recent").await.expect("item").is_some(), "{name}: newer");
+        let waiting = s.outbox_item("waiting").await.expect("item").expect("kept");
+        assert_eq!(waiting.status, "pending", "{name}: what waits is never pruned");
+        assert_eq!(s.prune_settled_pushes(i64::MAX, 100).await.expect("prune"), 1, "{name}");
+        assert!(s.outbox_item("waiting").await.expect("item").is_some(), "{name}");
+    }
+}

@@ -7,41 +7,22 @@
 
 mod common;
 
-use common::harness::{DAD, Harness, MOM, in_dm, last_tool_result};
-use hearth::clock::Clock;
-use jiff::Timestamp;
-use serde_json::{Value, json};
+use common::harness::{DAD, Harness, MOM, in_dm};
+use serde_json::json;
 
 async fn start() -> Harness {
     Harness::start_with(|c| c.alert_poll_secs = 0, None).await // 2026-11-30 20:00 in Taipei
 }
 
-async fn call(h: &Harness, source: Value, text: &str, tool: &str, args: Value) -> Value {
-    let before = h.llm.requests().len();
-    h.llm.reply_tool_calls(&[(tool, args)]);
-    h.llm.reply_text("好的");
-    h.send(vec![h.event(source, common::harness::text_message(text))]).await;
-    last_tool_result(h, before + 1)
-}
-
-fn set_clock(h: &Harness, instant: &str) {
-    h.clock.set(instant.parse::<Timestamp>().expect("instant"));
-}
-
-fn quote(h: &Harness, symbol: &str, price: f64) {
-    h.upstreams.set_price(symbol, price);
-    h.upstreams.set_market_time(symbol, h.clock.now().as_second());
-}
-
 async fn night(h: &Harness, who: &str) {
-    let set = call(
-        h,
-        in_dm(who),
-        "小幫手 晚上十點到早上七點不要吵",
-        "set_quiet_hours",
-        json!({"start": "22:00", "end": "7:00"}),
-    )
-    .await;
+    let set = h
+        .call_tool(
+            in_dm(who),
+            "小幫手 晚上十點到早上七點不要吵",
+            "set_quiet_hours",
+            json!({"start": "22:00", "end": "7:00"}),
+        )
+        .await;
     assert_eq!(
         (set["start"].as_str(), set["end"].as_str()),
         (Some("22:00"), Some("07:00")),
@@ -53,30 +34,30 @@ async fn night(h: &Harness, who: &str) {
 async fn an_alert_firing_at_night_is_held_and_delivered_when_quiet_hours_end() {
     let h = start().await;
     night(&h, MOM).await;
-    quote(&h, "BTC-USD", 99_000.0);
-    let alert = call(
-        &h,
-        in_dm(MOM),
-        "小幫手 比特幣到十萬通知我",
-        "price_alert",
-        json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000}),
-    )
-    .await;
+    h.quote("BTC-USD", 99_000.0);
+    let alert = h
+        .call_tool(
+            in_dm(MOM),
+            "小幫手 比特幣到十萬通知我",
+            "price_alert",
+            json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000}),
+        )
+        .await;
     assert_eq!(alert["quiet_hours_end"], "07:00", "the confirmation knows it will wait: {alert}");
     let confirmation = h.line.replies().last().expect("reply").body.to_string();
     assert!(confirmation.contains("會等到 07:00 再通知"), "{confirmation}");
     h.app.alerts.tick().await.expect("tick");
     h.line.clear();
 
-    set_clock(&h, "2026-11-30T15:30:00Z"); // 23:30
-    quote(&h, "BTC-USD", 100_500.0);
+    h.set_clock("2026-11-30T15:30:00Z"); // 23:30
+    h.quote("BTC-USD", 100_500.0);
     let fired = h.app.alerts.tick().await.expect("tick");
     assert_eq!(fired.fired, 1, "{fired:?}");
     assert!(h.line.pushes().is_empty(), "held at 23:30");
-    set_clock(&h, "2026-11-30T18:00:00Z"); // 02:00, after midnight
+    h.set_clock("2026-11-30T18:00:00Z"); // 02:00, after midnight
     h.app.alerts.tick().await.expect("tick");
     assert!(h.line.pushes().is_empty(), "still held at 02:00");
-    set_clock(&h, "2026-11-30T23:00:00Z"); // 07:00
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00
     let morning = h.app.alerts.tick().await.expect("tick");
     assert_eq!(morning.sent, 1, "{morning:?}");
     assert_eq!(h.line.accepted_pushes().len(), 1);
@@ -87,8 +68,7 @@ async fn an_alert_firing_at_night_is_held_and_delivered_when_quiet_hours_end() {
 async fn a_reminder_set_for_the_night_still_fires_at_its_time() {
     let h = start().await;
     night(&h, MOM).await;
-    call(
-        &h,
+    h.call_tool(
         in_dm(MOM),
         "小幫手 十一點提醒我吃藥",
         "reminder",
@@ -96,7 +76,7 @@ async fn a_reminder_set_for_the_night_still_fires_at_its_time() {
     )
     .await;
     h.line.clear();
-    set_clock(&h, "2026-11-30T15:00:00Z"); // 23:00
+    h.set_clock("2026-11-30T15:00:00Z"); // 23:00
     assert_eq!(h.app.reminders.tick().await.expect("tick").sent, 1);
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
@@ -105,8 +85,7 @@ async fn a_reminder_set_for_the_night_still_fires_at_its_time() {
 async fn a_digest_set_inside_quiet_hours_waits_for_their_end() {
     let h = start().await;
     night(&h, MOM).await;
-    call(
-        &h,
+    h.call_tool(
         in_dm(MOM),
         "小幫手 每天五點摘要",
         "set_digest",
@@ -114,12 +93,12 @@ async fn a_digest_set_inside_quiet_hours_waits_for_their_end() {
     )
     .await;
     h.line.clear();
-    set_clock(&h, "2026-11-30T21:00:00Z"); // 05:00
+    h.set_clock("2026-11-30T21:00:00Z"); // 05:00
     let early = h.app.digests.tick().await.expect("tick");
     assert_eq!((early.sent, early.held), (0, 1), "{early:?}");
-    set_clock(&h, "2026-11-30T22:59:00Z");
+    h.set_clock("2026-11-30T22:59:00Z");
     assert_eq!(h.app.digests.tick().await.expect("tick").sent, 0);
-    set_clock(&h, "2026-11-30T23:00:00Z"); // 07:00
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00
     assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1);
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
@@ -128,8 +107,7 @@ async fn a_digest_set_inside_quiet_hours_waits_for_their_end() {
 async fn another_chat_without_quiet_hours_is_not_held() {
     let h = start().await;
     night(&h, MOM).await;
-    call(
-        &h,
+    h.call_tool(
         in_dm(DAD),
         "小幫手 每天五點摘要",
         "set_digest",
@@ -137,7 +115,7 @@ async fn another_chat_without_quiet_hours_is_not_held() {
     )
     .await;
     h.line.clear();
-    set_clock(&h, "2026-11-30T21:00:00Z");
+    h.set_clock("2026-11-30T21:00:00Z");
     assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1);
 }
 
@@ -147,22 +125,27 @@ async fn quiet_hours_are_cancelled_in_english_and_bad_windows_change_nothing() {
     for args in
         [json!({"start": "22:00", "end": "22:00"}), json!({"start": "10pm", "end": "07:00"})]
     {
-        let r = call(&h, in_dm(MOM), "be quiet at night", "set_quiet_hours", args.clone()).await;
+        let r = h.call_tool(in_dm(MOM), "be quiet at night", "set_quiet_hours", args.clone()).await;
         assert_eq!(r["error"]["kind"], "invalid_arguments", "{args} → {r}");
     }
     assert!(h.app.store.quiet_hours(MOM).await.expect("store").is_none());
-    let none =
-        call(&h, in_dm(MOM), "you can message us at night again", "cancel_quiet_hours", json!({}))
-            .await;
+    let none = h
+        .call_tool(in_dm(MOM), "you can message us at night again", "cancel_quiet_hours", json!({}))
+        .await;
     assert_eq!(none["error"]["kind"], "not_found");
     night(&h, MOM).await;
-    let off =
-        call(&h, in_dm(MOM), "you can message us at night again", "cancel_quiet_hours", json!({}))
-            .await;
-    assert_eq!(off["cancelled"], true, "{off}");
-    call(&h, in_dm(MOM), "summary at 5", "set_digest", json!({"time": "05:00", "place": "Taipei"}))
+    let off = h
+        .call_tool(in_dm(MOM), "you can message us at night again", "cancel_quiet_hours", json!({}))
         .await;
-    set_clock(&h, "2026-11-30T21:00:00Z");
+    assert_eq!(off["cancelled"], true, "{off}");
+    h.call_tool(
+        in_dm(MOM),
+        "summary at 5",
+        "set_digest",
+        json!({"time": "05:00", "place": "Taipei"}),
+    )
+    .await;
+    h.set_clock("2026-11-30T21:00:00Z");
     assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1, "no longer held");
 }
 
@@ -170,24 +153,24 @@ async fn quiet_hours_are_cancelled_in_english_and_bad_windows_change_nothing() {
 async fn alerts_held_overnight_come_together_in_one_push_when_quiet_hours_end() {
     let h = start().await;
     night(&h, MOM).await;
-    quote(&h, "BTC-USD", 99_000.0);
-    quote(&h, "ETH-USD", 3_000.0);
+    h.quote("BTC-USD", 99_000.0);
+    h.quote("ETH-USD", 3_000.0);
     for (symbol, level) in [("BTC-USD", 100_000), ("ETH-USD", 3_500)] {
         let args = json!({"symbol": symbol, "direction": "rises_to", "level": level});
-        call(&h, in_dm(MOM), "小幫手 價格通知", "price_alert", args).await;
+        h.call_tool(in_dm(MOM), "小幫手 價格通知", "price_alert", args).await;
     }
     h.app.alerts.tick().await.expect("tick");
     h.line.clear();
-    set_clock(&h, "2026-11-30T15:30:00Z"); // 23:30
-    quote(&h, "BTC-USD", 100_500.0);
+    h.set_clock("2026-11-30T15:30:00Z"); // 23:30
+    h.quote("BTC-USD", 100_500.0);
     h.app.alerts.tick().await.expect("tick");
-    set_clock(&h, "2026-11-30T19:00:00Z"); // 03:00
-    quote(&h, "ETH-USD", 3_600.0);
+    h.set_clock("2026-11-30T19:00:00Z"); // 03:00
+    h.quote("ETH-USD", 3_600.0);
     h.app.alerts.tick().await.expect("tick");
     assert!(h.line.pushes().is_empty(), "both held");
-    set_clock(&h, "2026-11-30T23:00:00Z"); // 07:00
-    quote(&h, "BTC-USD", 100_600.0);
-    quote(&h, "ETH-USD", 3_650.0);
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00
+    h.quote("BTC-USD", 100_600.0);
+    h.quote("ETH-USD", 3_650.0);
     let morning = h.app.alerts.tick().await.expect("tick");
     assert_eq!(morning.sent, 2, "{morning:?}");
     let pushes = h.line.accepted_pushes();

@@ -4,6 +4,7 @@
 //! ([`models`]).
 
 pub mod agent;
+pub mod endpoint;
 pub mod hold;
 pub mod models;
 pub mod openai;

@@ -8,6 +8,7 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::endpoint::Endpoint;
 pub use super::usage::Usage;
 use crate::config::Secret;
 use crate::registry::ToolDefinition;
@@ -242,9 +243,7 @@ pub enum LlmError {
 /// The client.
 #[derive(Clone)]
 pub struct LlmClient {
-    http: reqwest::Client,
-    url: String,
-    api_key: Secret,
+    endpoint: Endpoint,
     model: String,
     strict: bool,
 }
@@ -259,14 +258,8 @@ impl LlmClient {
         strict: bool,
         timeout: Duration,
     ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(Duration::from_secs(10))
-            .build()?;
         Ok(Self {
-            http,
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
-            api_key,
+            endpoint: Endpoint::new(base_url, "chat/completions", api_key, timeout)?,
             model: model.to_string(),
             strict,
         })
@@ -304,19 +297,10 @@ impl LlmClient {
     }
 
     async fn send(&self, body: &Request<'_>) -> Result<Completion, LlmError> {
-        let mut request = self.http.post(&self.url).json(body);
-        if !self.api_key.is_empty() {
-            request = request.bearer_auth(self.api_key.expose());
-        }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) })?;
-        let status = response.status();
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) })?;
+        let (status, bytes) =
+            self.endpoint.post(|request| request.json(body)).await.map_err(|e| {
+                if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) }
+            })?;
         match status {
             s if s.is_success() => parse_completion(&bytes),
             StatusCode::TOO_MANY_REQUESTS => Err(LlmError::RateLimited),

@@ -31,7 +31,7 @@ pub struct PhotoRef {
     pub at_ms: i64,
 }
 
-/// A file shared in a chat, as the chat log records it (`[file: NAME]`, [`file_log`]).
+/// A file shared in a chat (its reference is kept apart from the chat log's [`file_log`] text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRef {
     /// LINE's message id (the key of its content).
@@ -44,15 +44,10 @@ pub struct FileRef {
     pub at_ms: i64,
 }
 
-/// What the chat log records for a file named `file_name`.
+/// What the chat log records for a file named `file_name` (text for history and recaps only:
+/// a person may type the same, so a file is never found by it).
 pub fn file_log(file_name: &str) -> String {
     format!("[file: {file_name}]")
-}
-
-/// The file name in a chat log text written by [`file_log`]; `None` for other texts.
-pub fn file_name_in(logged: &str) -> Option<&str> {
-    let name = logged.strip_prefix("[file: ")?.strip_suffix(']')?;
-    (!name.is_empty()).then_some(name)
 }
 
 /// What a question is about.
@@ -297,13 +292,6 @@ mod tests {
             shared_for(&photos, &files, Some("mom"), Some("p1"), now),
             Shared::Photos(vec!["p1".into()])
         );
-    }
-
-    #[test]
-    fn the_file_name_round_trips_through_the_log() {
-        assert_eq!(file_name_in(&file_log("通知 [1].pdf")), Some("通知 [1].pdf"));
-        assert_eq!(file_name_in("[photo]"), None);
-        assert_eq!(file_name_in("[file: ]"), None);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use reqwest::multipart::{Form, Part};
 use serde::Deserialize;
 
 use crate::config::Secret;
+use crate::llm::endpoint::Endpoint;
 
 /// Why a voice message could not be transcribed.
 #[derive(Debug, thiserror::Error)]
@@ -32,9 +33,7 @@ pub enum TranscribeError {
 /// The transcription client.
 #[derive(Clone)]
 pub struct Transcriber {
-    http: reqwest::Client,
-    url: String,
-    api_key: Secret,
+    endpoint: Endpoint,
     model: String,
 }
 
@@ -53,14 +52,8 @@ impl Transcriber {
         model: &str,
         timeout: Duration,
     ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(Duration::from_secs(10))
-            .build()?;
         Ok(Self {
-            http,
-            url: format!("{}/audio/transcriptions", base_url.trim_end_matches('/')),
-            api_key,
+            endpoint: Endpoint::new(base_url, "audio/transcriptions", api_key, timeout)?,
             model: model.to_string(),
         })
     }
@@ -79,13 +72,8 @@ impl Transcriber {
             .text("model", self.model.clone())
             .text("response_format", "json")
             .part("file", part);
-        let mut request = self.http.post(&self.url).multipart(form);
-        if !self.api_key.is_empty() {
-            request = request.bearer_auth(self.api_key.expose());
-        }
-        let response = request.send().await.map_err(connect)?;
-        let status = response.status();
-        let bytes = response.bytes().await.map_err(connect)?;
+        let (status, bytes) =
+            self.endpoint.post(|request| request.multipart(form)).await.map_err(connect)?;
         if !status.is_success() {
             let detail = String::from_utf8_lossy(&bytes).chars().take(200).collect();
             return Err(TranscribeError::Status { status, detail });

@@ -164,6 +164,17 @@ impl Hearth {
             return;
         };
         if source.conversation.is_multi_person() {
+            let shared = FileRef {
+                message_id: file.id.clone(),
+                user_id: source.user_id.clone(),
+                file_name: file.file_name.clone(),
+                at_ms: event.timestamp_ms,
+            };
+            let prune_before = self.clock.now().as_millisecond() - QUOTE_WINDOW_MS;
+            let noted = self.store.note_file(&source.conversation.id, &shared, prune_before).await;
+            if let Err(e) = noted {
+                tracing::warn!(error = %e, "could not note a shared file");
+            }
             self.log_only(event, source, &message).await;
             return;
         }

@@ -133,17 +133,12 @@ impl Store {
 
     /// The conversation's digest, if it has one.
     pub async fn digest(&self, conversation_id: &str) -> Result<Option<DigestRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(GET).bind(conversation_id).fetch_optional(db).await)?)
+        self.chat_row(GET, conversation_id).await
     }
 
     /// Stops the conversation's digest; false when it had none.
     pub async fn cancel_digest(&self, conversation_id: &str) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(CANCEL)
-            .bind(conversation_id)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?;
-        Ok(n > 0)
+        self.delete_chat_row(CANCEL, conversation_id).await
     }
 
     /// Up to `limit` digests due at `now_ms`, earliest first.

@@ -71,18 +71,20 @@ impl Store {
             .collect())
     }
 
-    /// Drops the reference to a photo its sender unsent.
-    pub async fn unsend_photo(
+    /// Drops the reference to a photo or a file its sender unsent.
+    pub async fn unsend_media(
         &self,
         conversation_id: &str,
         message_id: &str,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(UNSEND)
-            .bind(conversation_id)
-            .bind(message_id)
-            .execute(db)
-            .await
-            .map(|_| ()))?;
+        for unsend in [UNSEND, super::shared_files::UNSEND] {
+            db!(self, db => sqlx::query(unsend)
+                .bind(conversation_id)
+                .bind(message_id)
+                .execute(db)
+                .await
+                .map(|_| ()))?;
+        }
         Ok(())
     }
 }

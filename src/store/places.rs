@@ -26,8 +26,7 @@ impl Store {
 
     /// The place the conversation last asked about, if any.
     pub async fn last_place(&self, conversation_id: &str) -> Result<Option<String>, StoreError> {
-        let row: Option<(String,)> =
-            db!(self, db => sqlx::query_as(GET).bind(conversation_id).fetch_optional(db).await)?;
+        let row: Option<(String,)> = self.chat_row(GET, conversation_id).await?;
         Ok(row.map(|(place,)| place))
     }
 }

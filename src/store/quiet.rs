@@ -42,16 +42,11 @@ impl Store {
 
     /// The conversation's quiet hours, if set.
     pub async fn quiet_hours(&self, conversation_id: &str) -> Result<Option<QuietRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(GET).bind(conversation_id).fetch_optional(db).await)?)
+        self.chat_row(GET, conversation_id).await
     }
 
     /// Ends the conversation's quiet hours; false when it had none.
     pub async fn cancel_quiet_hours(&self, conversation_id: &str) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(CANCEL)
-            .bind(conversation_id)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?;
-        Ok(n > 0)
+        self.delete_chat_row(CANCEL, conversation_id).await
     }
 }

@@ -1,50 +1,70 @@
-//! Files recently shared in a chat, found in the chat log: a file is logged as `[file: NAME]`
-//! with its LINE message id and sender ([`crate::media::pick::file_log`]), so the file a question
-//! refers to is found there without keeping anything else (and goes with the log when a message
-//! is unsent, the log is pruned or the chat is forgotten). Only the latest [`SCANNED`] messages
-//! of the chat are looked at.
+//! Files recently shared in a chat: a reference to each (LINE's message id, who sent it, its
+//! name, when), so the file a question refers to is found. The chat log only says
+//! `[file: NAME]` ([`crate::media::pick::file_log`]), which a person could type too, so the
+//! references are kept apart. The content itself is never stored; references older than the
+//! caller's horizon are deleted as new ones arrive, an unsent file is forgotten at once (`Store::unsend_media`), and a
+//! forgotten chat takes its references with it.
 
 use sqlx::FromRow;
 
 use super::{Store, StoreError};
-use crate::media::pick::{FileRef, file_name_in};
+use crate::media::pick::FileRef;
 
-/// How many of a chat's latest logged messages are looked through.
-const SCANNED: i64 = 200;
-
-const RECENT_FILES: &str = "SELECT message_id, user_id, text, at_ms FROM (SELECT message_id, user_id, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 ORDER BY id DESC LIMIT $3) latest WHERE NOT from_bot AND message_id IS NOT NULL AND at_ms >= $2 AND text LIKE '[file: %' ORDER BY at_ms";
+const NOTE: &str = "INSERT INTO recent_files (conversation_id, message_id, user_id, file_name, at_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (conversation_id, message_id) DO NOTHING";
+const PRUNE: &str = "DELETE FROM recent_files WHERE at_ms < $1";
+const RECENT: &str = "SELECT message_id, user_id, file_name, at_ms FROM recent_files WHERE conversation_id = $1 AND at_ms >= $2 ORDER BY at_ms";
+/// Forgets an unsent file (run by [`Store::unsend_media`]).
+pub(super) const UNSEND: &str =
+    "DELETE FROM recent_files WHERE conversation_id = $1 AND message_id = $2";
 
 #[derive(FromRow)]
 struct Row {
     message_id: String,
     user_id: Option<String>,
-    text: String,
+    file_name: String,
     at_ms: i64,
 }
 
 impl Store {
+    /// Notes a file shared in the conversation and deletes every reference older than
+    /// `prune_before_ms`.
+    pub async fn note_file(
+        &self,
+        conversation_id: &str,
+        file: &FileRef,
+        prune_before_ms: i64,
+    ) -> Result<(), StoreError> {
+        db!(self, db => sqlx::query(PRUNE).bind(prune_before_ms).execute(db).await.map(|_| ()))?;
+        db!(self, db => sqlx::query(NOTE)
+            .bind(conversation_id)
+            .bind(&file.message_id)
+            .bind(file.user_id.as_deref())
+            .bind(&file.file_name)
+            .bind(file.at_ms)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+
     /// The files shared in the conversation since `since_ms`, oldest first.
     pub async fn recent_files(
         &self,
         conversation_id: &str,
         since_ms: i64,
     ) -> Result<Vec<FileRef>, StoreError> {
-        let rows: Vec<Row> = db!(self, db => sqlx::query_as(RECENT_FILES)
+        let rows: Vec<Row> = db!(self, db => sqlx::query_as(RECENT)
             .bind(conversation_id)
             .bind(since_ms)
-            .bind(SCANNED)
             .fetch_all(db)
             .await)?;
         Ok(rows
             .into_iter()
-            .filter_map(|r| {
-                let file_name = file_name_in(&r.text)?.to_string();
-                Some(FileRef {
-                    message_id: r.message_id,
-                    user_id: r.user_id,
-                    file_name,
-                    at_ms: r.at_ms,
-                })
+            .map(|r| FileRef {
+                message_id: r.message_id,
+                user_id: r.user_id,
+                file_name: r.file_name,
+                at_ms: r.at_ms,
             })
             .collect())
     }

@@ -62,6 +62,21 @@ impl Quota {
     }
 }
 
+/// The first [`MAX_CHATS`] of `rows` (chat, push requests, messages) as lines of the result.
+fn chat_lines<'a>(
+    rows: impl Iterator<Item = (&'a str, i64, i64)>,
+    here: &str,
+    lang: Lang,
+) -> Vec<ChatLine> {
+    rows.take(MAX_CHATS)
+        .map(|(chat, pushes, messages)| ChatLine {
+            chat: chat_label(chat, here, lang),
+            pushes,
+            messages,
+        })
+        .collect()
+}
+
 /// A chat in words, from the asking chat's point of view (never an id).
 fn chat_label(chat: &str, here: &str, lang: Lang) -> String {
     if chat == here {
@@ -97,24 +112,16 @@ impl Tool for Quota {
             used: standing.used,
             left: standing.left(),
             projected: standing.used + rest,
-            spent: spent
-                .iter()
-                .take(MAX_CHATS)
-                .map(|c| ChatLine {
-                    chat: chat_label(&c.conversation_id, here, ctx.lang),
-                    pushes: c.pushes,
-                    messages: c.cost,
-                })
-                .collect(),
-            scheduled: scheduled
-                .iter()
-                .take(MAX_CHATS)
-                .map(|c| ChatLine {
-                    chat: chat_label(&c.chat, here, ctx.lang),
-                    pushes: c.pushes,
-                    messages: c.cost,
-                })
-                .collect(),
+            spent: chat_lines(
+                spent.iter().map(|c| (c.conversation_id.as_str(), c.pushes, c.cost)),
+                here,
+                ctx.lang,
+            ),
+            scheduled: chat_lines(
+                scheduled.iter().map(|c| (c.chat.as_str(), c.pushes, c.cost)),
+                here,
+                ctx.lang,
+            ),
         })
     }
 

@@ -220,6 +220,28 @@ impl Harness {
         })
     }
 
+    /// One turn in `source` saying `text`, in which the model calls `tool` with `args` and then
+    /// answers; returns the tool's result.
+    pub async fn call_tool(&self, source: Value, text: &str, tool: &str, args: Value) -> Value {
+        let before = self.llm.requests().len();
+        self.llm.reply_tool_calls(&[(tool, args)]);
+        self.llm.reply_text("好的");
+        self.send(vec![self.event(source, text_message(text))]).await;
+        last_tool_result(self, before + 1)
+    }
+
+    /// Sets the clock to `instant` (RFC 3339; the harness starts at 2026-11-30 20:00 in Taipei).
+    pub fn set_clock(&self, instant: &str) {
+        self.clock.set(instant.parse::<Timestamp>().expect("instant"));
+    }
+
+    /// Sets `symbol`'s price, with a provider timestamp of "now" on the harness clock.
+    pub fn quote(&self, symbol: &str, price: f64) {
+        use hearth::clock::Clock;
+        self.upstreams.set_price(symbol, price);
+        self.upstreams.set_market_time(symbol, self.clock.now().as_second());
+    }
+
     /// Moves the clock and delivers the reminders due then.
     pub async fn advance_and_tick(
         &self,

@@ -1,0 +1,35 @@
+//! What the push loops leave behind once it is settled: outbox items sent, held, failed or
+//! abandoned, and the delivery records of reminder occurrences, alert fires and digest days.
+//! Nothing reads them after a while, so they are deleted once older than the retention
+//! (`HEARTH_DELIVERY_RETENTION_DAYS`), a bounded batch per table and statement so one round
+//! never holds a long lock. A pending item (or one handed to the outbox) is never deleted, and
+//! neither is the record of the occurrence a reminder still points at (it says that occurrence
+//! was dealt with, so a resumed reminder is not pushed again).
+
+use super::{Store, StoreError};
+
+const OUTBOX: &str = "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE status <> 'pending' AND done_at < $1 ORDER BY id LIMIT $2)";
+const REMINDERS: &str = "DELETE FROM reminder_deliveries WHERE (reminder_id, scheduled_for) IN (SELECT d.reminder_id, d.scheduled_for FROM reminder_deliveries d WHERE d.status NOT IN ('pending', 'queued') AND d.scheduled_for < $1 AND NOT EXISTS (SELECT 1 FROM reminders r WHERE r.id = d.reminder_id AND r.next_fire_at = d.scheduled_for) LIMIT $2)";
+const ALERTS: &str = "DELETE FROM alert_deliveries WHERE (alert_id, fire_seq) IN (SELECT alert_id, fire_seq FROM alert_deliveries WHERE status NOT IN ('pending', 'queued') AND first_attempt_at < $1 LIMIT $2)";
+const DIGESTS: &str = "DELETE FROM digest_deliveries WHERE (conversation_id, day) IN (SELECT conversation_id, day FROM digest_deliveries WHERE status NOT IN ('pending', 'queued') AND scheduled_for < $1 LIMIT $2)";
+
+impl Store {
+    /// Deletes at most `batch` settled rows older than `before_ms` from each of the outbox and
+    /// the three delivery tables; returns how many went in all (call again while it is not 0).
+    pub async fn prune_settled_pushes(
+        &self,
+        before_ms: i64,
+        batch: i64,
+    ) -> Result<u64, StoreError> {
+        let mut pruned = 0;
+        for sql in [OUTBOX, REMINDERS, ALERTS, DIGESTS] {
+            pruned += db!(self, db => sqlx::query(sql)
+                .bind(before_ms)
+                .bind(batch)
+                .execute(db)
+                .await
+                .map(|r| r.rows_affected()))?;
+        }
+        Ok(pruned)
+    }
+}
