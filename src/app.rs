@@ -303,8 +303,10 @@ impl Hearth {
 
     /// What the system prompt says about this deployment: the tools offered now, the home.
     pub fn prompt_setting(&self) -> crate::llm::prompt::Setting {
-        let tools = self.agent.tool_definitions();
-        crate::llm::prompt::Setting::new(tools.iter().map(|t| t.name.as_ref()), self.home.clone())
+        crate::llm::prompt::Setting {
+            search: self.agent.registry().offers(crate::llm::prompt::SEARCH_TOOL),
+            home: self.home.clone(),
+        }
     }
 
     /// Deletes the chat log older than the retention period (measured on the injected clock);

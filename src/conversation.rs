@@ -286,16 +286,21 @@ impl Hearth {
         request: &str,
         in_group: bool,
     ) -> (Vec<ChatMessage>, bool) {
-        let history = self
+        let (history, memories) = self
             .store
-            .history(&ctx.conversation.id, logged_id, self.history_messages, self.history_chars)
+            .history_and_memories(
+                &ctx.conversation.id,
+                logged_id,
+                self.history_messages,
+                self.history_chars,
+            )
             .await
             .unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "history unavailable");
-                Vec::new()
+                tracing::warn!(error = %e, "history and memories unavailable");
+                Default::default()
             });
         let setting = self.prompt_setting();
-        let system = crate::memory::system_prompt(&self.store, ctx, request, &setting).await;
+        let system = crate::memory::with_memories(ctx, &setting, &memories, request);
         let mut messages = vec![ChatMessage::System { content: system }];
         messages.extend(prompt::history(&history, in_group));
         messages.push(prompt::request(speaker, request, in_group));

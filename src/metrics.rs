@@ -36,13 +36,23 @@ impl Metrics {
     }
 }
 
+/// The event types counted under their own name; any other is `other`.
+const EVENT_TYPES: [&str; 10] = [
+    "message",
+    "postback",
+    "follow",
+    "unfollow",
+    "join",
+    "leave",
+    "unsend",
+    "memberJoined",
+    "memberLeft",
+    "messageEdited",
+];
+
 /// A webhook event and what became of it (`accepted`, `duplicate`, `malformed`).
 pub fn webhook_event(event_type: &str, outcome: &'static str) {
-    let kind = match event_type {
-        "message" | "postback" | "follow" | "unfollow" | "join" | "leave" | "unsend"
-        | "memberJoined" | "memberLeft" | "messageEdited" => event_type.to_string(),
-        _ => "other".to_string(),
-    };
+    let kind = EVENT_TYPES.into_iter().find(|t| *t == event_type).unwrap_or("other");
     metrics::counter!("hearth_webhook_events_total", "type" => kind, "outcome" => outcome)
         .increment(1);
 }

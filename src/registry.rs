@@ -418,6 +418,11 @@ impl Registry {
         definitions
     }
 
+    /// True if a tool called `name` is offered now (without copying the definitions).
+    pub fn offers(&self, name: &str) -> bool {
+        self.by_name.contains_key(name) || self.dynamic_tool(name).is_some()
+    }
+
     fn traits(&self, name: &str) -> ToolTraits {
         match self.by_name.get(name) {
             Some(&i) => self.traits.get(i).copied().unwrap_or_default(),
@@ -577,6 +582,7 @@ mod tests {
         let names: Vec<String> =
             registry.definitions().iter().map(|d| d.name.to_string()).collect();
         assert_eq!(names, ["home_lookup", "kids_lookup"]);
+        assert!(registry.offers("kids_lookup") && !registry.offers("pets_lookup"));
         assert_eq!(registry.dispatch("home_lookup", "{}", &ctx()).await.content, json!("first"));
         first.0.lock().expect("lock").clear();
         let names: Vec<String> =
@@ -585,6 +591,7 @@ mod tests {
         assert_eq!(registry.dispatch("home_lookup", "", &ctx()).await.content, json!("later"));
         later.0.lock().expect("lock").clear();
         assert!(registry.definitions().is_empty(), "withdrawn while no source offers them");
+        assert!(!registry.offers("home_lookup"), "not offered once withdrawn");
     }
 
     #[test]

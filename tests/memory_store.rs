@@ -45,6 +45,44 @@ async fn memories_belong_to_their_conversation() {
 }
 
 #[tokio::test]
+async fn a_turn_reads_its_history_and_memories_at_once_as_each_read_gives_them() {
+    for s in stores().await {
+        s.add_memory(&memory("C1", "奶奶對花生過敏")).await.expect("add");
+        s.add_memory(&memory("C2", "別的群組")).await.expect("add");
+        s.add_memory(&memory("C1", "爸爸週三加班")).await.expect("add");
+        s.log_message(&message("C1", "m1", "第一句很長很長很長", 1)).await.expect("log");
+        s.log_message(&message("C2", "x1", "別的群組的話", 2)).await.expect("log");
+        let tainted = NewMessage { from_bot: true, tainted: true, ..message("C1", "m2", "答", 3) };
+        s.log_message(&tainted).await.expect("log");
+        s.log_message(&message("C1", "m3", "第三句", 4)).await.expect("log");
+        let now = s.log_message(&message("C1", "m4", "現在這句", 5)).await.expect("log");
+        for (limit, max_chars) in [(10, 1000), (2, 1000), (10, 4), (10, 0)] {
+            let (history, memories) =
+                s.history_and_memories("C1", now, limit, max_chars).await.expect("read");
+            assert_eq!(
+                history,
+                s.history("C1", now, limit, max_chars).await.expect("history"),
+                "limit {limit}, {max_chars} chars"
+            );
+            assert_eq!(memories, s.memories("C1").await.expect("memories"));
+        }
+        let (history, memories) = s.history_and_memories("C1", now, 10, 1000).await.expect("read");
+        let texts: Vec<&str> = history.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["第一句很長很長很長", "答", "第三句"],
+            "oldest first, before the turn's own"
+        );
+        assert!(history[1].from_bot && history[1].tainted && !history[0].tainted);
+        let facts: Vec<&str> = memories.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(facts, ["奶奶對花生過敏", "爸爸週三加班"], "this conversation's, oldest first");
+        let (history, memories) =
+            s.history_and_memories("C3", i64::MAX, 10, 1000).await.expect("read");
+        assert!(history.is_empty() && memories.is_empty(), "a new conversation has neither");
+    }
+}
+
+#[tokio::test]
 async fn forgetting_all_stops_at_the_confirmed_id_and_at_the_conversation() {
     for s in stores().await {
         let first = s.add_memory(&memory("C1", "一")).await.expect("add");

@@ -146,6 +146,7 @@ async fn without_a_search_provider_web_search_is_not_registered() {
         !names.iter().any(|n| n == "web_search") && names.iter().any(|n| n == "summarize_url"),
         "{names:?}"
     );
+    assert!(!registry.offers("web_search") && registry.offers("summarize_url"));
     config.tavily_api_key = "tvly-x".into();
     let services = hearth::tools::Services {
         sources: Sources::from_config(&config).expect("sources"),
@@ -156,6 +157,7 @@ async fn without_a_search_provider_web_search_is_not_registered() {
         registry.definitions().iter().any(|d| d.name == "web_search"),
         "a hosted key is enough"
     );
+    assert!(registry.offers("web_search"), "offered as listed");
 }
 
 #[tokio::test]

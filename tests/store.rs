@@ -311,6 +311,32 @@ async fn push_costs_add_up_per_chat_and_month_and_between_readings() {
 }
 
 #[tokio::test]
+async fn a_month_s_reading_and_spending_are_read_together_as_each_read_gives_them() {
+    for s in stores().await {
+        let name = s.backend_name();
+        s.record_push_cost("C1", "2026-12", 5).await.expect("cost");
+        s.record_push_cost("U1", "2026-12", 1).await.expect("cost");
+        s.record_push_cost("C1", "2027-01", 5).await.expect("cost");
+        s.save_quota_reading("2026-12", None, 40, 6, 1_000).await.expect("read");
+        s.mark_quota_exhausted("2027-02", 2_000).await.expect("out, unread");
+        for month in ["2026-12", "2027-01", "2027-02", "2027-03"] {
+            assert_eq!(
+                s.quota_month(month).await.expect("month"),
+                (
+                    s.quota_reading(month).await.expect("reading"),
+                    s.month_spent(month).await.expect("spent")
+                ),
+                "{name} {month}"
+            );
+        }
+        let (reading, spent) = s.quota_month("2026-12").await.expect("month");
+        let reading = reading.expect("a reading without a limit is a reading");
+        assert_eq!((reading.quota_limit, reading.used, spent), (None, 40, 6), "{name}");
+        assert_eq!(s.quota_month("2027-03").await.expect("month"), (None, 0), "{name}");
+    }
+}
+
+#[tokio::test]
 async fn held_items_wait_per_chat_and_are_taken_once_oldest_first() {
     for s in stores().await {
         let name = s.backend_name();

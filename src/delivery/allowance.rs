@@ -70,8 +70,7 @@ impl Allowance {
     /// Where the current month stands: LINE's last reading plus what was pushed since.
     pub async fn standing(&self) -> Result<Standing, StoreError> {
         let month = self.month().key();
-        let reading = self.store.quota_reading(&month).await?;
-        let recorded = self.store.month_spent(&month).await?;
+        let (reading, recorded) = self.store.quota_month(&month).await?;
         let standing = Standing::from_reading(
             reading.map(|r| Reading {
                 limit: r.quota_limit,
@@ -214,6 +213,9 @@ impl Allowance {
     pub async fn warning_due(&self, conversation_id: &str) -> Option<Standing> {
         let month = self.month().key();
         let standing = self.standing().await.ok()?;
+        if !quota::running_out(&standing) {
+            return None;
+        }
         let scheduled = self.store.has_scheduled_pushes(conversation_id).await.ok()?;
         let told = self.store.quota_warned(conversation_id, &month).await.ok()?;
         if !quota::warning_due(&standing, scheduled, told) {

@@ -16,10 +16,13 @@ pub struct Setting {
     pub home: Option<String>,
 }
 
+/// The tool whose presence the prompt mentions (news and current events).
+pub const SEARCH_TOOL: &str = "web_search";
+
 impl Setting {
     /// The setting of a turn offered `tools` (by name), for a family living at `home`.
     pub fn new<'a>(tools: impl IntoIterator<Item = &'a str>, home: Option<String>) -> Self {
-        Self { search: tools.into_iter().any(|t| t == "web_search"), home }
+        Self { search: tools.into_iter().any(|t| t == SEARCH_TOOL), home }
     }
 }
 

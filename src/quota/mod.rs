@@ -13,7 +13,9 @@ pub mod standing;
 
 pub use month::Month;
 pub use route::{Route, route};
-pub use standing::{Decision, HoldReason, Reading, Standing, decide, quota_hold, warning_due};
+pub use standing::{
+    Decision, HoldReason, Reading, Standing, decide, quota_hold, running_out, warning_due,
+};
 
 /// What one push into a chat costs: one message per person it reaches (a user's 1:1 chat is
 /// one person; a group or room is its member count, at least one), however many message

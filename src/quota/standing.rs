@@ -92,12 +92,18 @@ pub fn quota_hold(standing: &Standing, cost: i64) -> Option<HoldReason> {
 /// The share of the month's limit at which chats are warned, in percent.
 pub const WARN_AT_PERCENT: i64 = 80;
 
+/// True when the month is running out: a limit is known and 80 % of it is used (or LINE said
+/// it is out). Only then is a chat asked about ([`warning_due`]), so a turn far from the limit
+/// reads nothing about its chat.
+pub fn running_out(standing: &Standing) -> bool {
+    let Some(limit) = standing.limit.filter(|l| *l > 0) else { return false };
+    standing.exhausted || standing.used * 100 >= limit * WARN_AT_PERCENT
+}
+
 /// True when a chat should be told now that the month is running out: 80 % is used, the chat
 /// has pushes scheduled, and it was not told yet this month.
 pub fn warning_due(standing: &Standing, has_scheduled: bool, told_this_month: bool) -> bool {
-    let Some(limit) = standing.limit.filter(|l| *l > 0) else { return false };
-    let reached = standing.exhausted || standing.used * 100 >= limit * WARN_AT_PERCENT;
-    reached && has_scheduled && !told_this_month
+    running_out(standing) && has_scheduled && !told_this_month
 }
 
 /// True when what is already scheduled for the rest of the month plus `adding` would spend
@@ -171,6 +177,16 @@ mod tests {
             true,
             false
         ));
+    }
+
+    #[test]
+    fn the_month_is_running_out_only_from_80_percent_of_a_known_limit() {
+        let at = |limit, used, exhausted| running_out(&Standing { limit, used, exhausted });
+        assert!(!at(Some(200), 159, false));
+        assert!(at(Some(200), 160, false));
+        assert!(at(Some(200), 0, true), "LINE said the month is out");
+        assert!(!at(None, 1_000, false), "no limit, nothing runs out");
+        assert!(!at(Some(0), 10, true), "a zero limit is no known limit");
     }
 
     #[test]

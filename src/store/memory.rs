@@ -41,12 +41,66 @@ const ADD_MEMORY: &str = "INSERT INTO memories (conversation_id, text, user_id, 
 const MEMORIES: &str = "SELECT id, text, user_id, speaker, created_at FROM memories WHERE conversation_id = $1 ORDER BY id";
 const DELETE_MEMORY: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id = $2 RETURNING id, text, user_id, speaker, created_at";
 const DELETE_MEMORIES_UP_TO: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id <= $2";
+/// The history of a turn (as `HISTORY` in the parent module reads it, newest first) and the
+/// conversation's memories (oldest first), told apart by `kind`.
+const HISTORY_AND_MEMORIES: &str = "SELECT kind, id, speaker, user_id, from_bot, text, at_ms, tainted FROM (SELECT CAST(0 AS BIGINT) AS kind, id, speaker, CAST(NULL AS TEXT) AS user_id, from_bot, text, at_ms, tainted FROM (SELECT id, speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3) AS history UNION ALL SELECT CAST(1 AS BIGINT), id, speaker, user_id, FALSE, text, created_at, FALSE FROM memories WHERE conversation_id = $1) AS turn ORDER BY kind, CASE WHEN kind = 0 THEN -id ELSE id END";
 const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND at_ms >= $2 AND NOT from_bot ORDER BY id DESC LIMIT $3";
 const UNSEND: &str = "DELETE FROM chat_log WHERE conversation_id = $1 AND message_id = $2";
 const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE at_ms < $1";
 const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE sent_at < $1";
 
+/// A row of [`HISTORY_AND_MEMORIES`]: a logged message (`kind` 0) or a memory (`kind` 1).
+#[derive(FromRow)]
+struct TurnRow {
+    kind: i64,
+    id: i64,
+    speaker: Option<String>,
+    user_id: Option<String>,
+    from_bot: bool,
+    text: String,
+    at_ms: i64,
+    tainted: bool,
+}
+
 impl Store {
+    /// What a turn reads before it asks the model, in one statement: the history
+    /// [`Store::history`] reads and the memories [`Store::memories`] reads, of one conversation.
+    pub async fn history_and_memories(
+        &self,
+        conversation_id: &str,
+        before_id: i64,
+        limit: usize,
+        max_chars: usize,
+    ) -> Result<(Vec<LoggedMessage>, Vec<Memory>), StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows: Vec<TurnRow> = db!(self, db => sqlx::query_as(HISTORY_AND_MEMORIES)
+            .bind(conversation_id)
+            .bind(before_id)
+            .bind(limit)
+            .fetch_all(db)
+            .await)?;
+        let (history, memories): (Vec<TurnRow>, Vec<TurnRow>) =
+            rows.into_iter().partition(|r| r.kind == 0);
+        let history = history.into_iter().map(|r| LoggedMessage {
+            speaker: r.speaker,
+            from_bot: r.from_bot,
+            text: r.text,
+            at_ms: r.at_ms,
+            tainted: r.tainted,
+        });
+        let memories = memories
+            .into_iter()
+            .map(|r| Memory {
+                id: r.id,
+                text: r.text,
+                user_id: r.user_id,
+                speaker: r.speaker,
+                created_at: r.at_ms,
+            })
+            .collect();
+        Ok((super::oldest_first_within(history, max_chars), memories))
+    }
+
     /// Stores a memory; returns its id. [`StoreError::Full`] when the conversation already has
     /// [`super::MAX_MEMORIES`] (checked atomically in the insert itself).
     pub async fn add_memory(&self, m: &NewMemory<'_>) -> Result<i64, StoreError> {

@@ -88,6 +88,24 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
 
+/// The newest of `newest_first` that fit in `max_chars` characters in all, oldest first.
+fn oldest_first_within(
+    newest_first: impl IntoIterator<Item = LoggedMessage>,
+    max_chars: usize,
+) -> Vec<LoggedMessage> {
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for row in newest_first {
+        used += row.text.chars().count();
+        if used > max_chars {
+            break;
+        }
+        kept.push(row);
+    }
+    kept.reverse();
+    kept
+}
+
 /// Which database backs the store.
 enum Backend {
     Sqlite(SqlitePool),
@@ -250,17 +268,7 @@ impl Store {
             .bind(limit)
             .fetch_all(db)
             .await)?;
-        let mut kept = Vec::new();
-        let mut used = 0;
-        for row in rows {
-            used += row.text.chars().count();
-            if used > max_chars {
-                break;
-            }
-            kept.push(row);
-        }
-        kept.reverse();
-        Ok(kept)
+        Ok(oldest_first_within(rows, max_chars))
     }
 
     /// Records an answer hearth sent: its text in the conversation log and the ids LINE gave its
