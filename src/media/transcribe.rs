@@ -53,7 +53,7 @@ impl Transcriber {
         model: &str,
         timeout: Duration,
     ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
+        let http = crate::tls::client_builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
             .build()?;
