@@ -37,6 +37,13 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 mib() { awk '{ printf "%.1f", $1 / 1024 }'; }
 
+# The executable dropped from the page cache, then read whole, before the runs: the kernel maps
+# cached pages around each fault, so RssFile depends on what is cached and how it got there (a
+# binary just written by the linker reads differently from one read back), and two binaries
+# are compared only in the same state.
+python3 -c 'import os, sys; os.posix_fadvise(os.open(sys.argv[1], os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)' "$bin"
+cat "$bin" >/dev/null
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 closed="http://127.0.0.1:$(free_port)"
