@@ -48,7 +48,8 @@
 //!   `HEARTH_PUBLIC_URL`.
 //! - [`quiet`]: quiet hours and the pure decision of whether a push goes now or waits.
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
-//!   [`format`]: amounts of money as the family reads them.
+//!   [`format`]: amounts of money as the family reads them; [`tls`]: the one TLS configuration
+//!   every outgoing HTTP client shares.
 //! - [`media`]: photos, voice messages and files: LINE's content, scaled-down photos for the
 //!   vision model, transcription, shared text files, and which photo a question is about.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal; [`doctor`]: `hearth doctor`, the
@@ -75,7 +76,7 @@
 //! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |
 //! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet`, `eval::score` |
-//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format`, `media::pick` |
+//! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format`, `media::pick`, `tls` |
 
 pub mod action;
 pub mod actions;
@@ -120,6 +121,7 @@ pub mod source;
 pub mod sources;
 pub mod sticker;
 pub mod store;
+pub mod tls;
 pub mod tool;
 pub mod tools;
 pub mod untrusted;

@@ -195,7 +195,7 @@ impl LineClient {
     /// most `pushes_per_second`; fails when the HTTP client cannot be built (there is no client
     /// without time limits to fall back on).
     pub fn new(base: &str, token: Secret, pushes_per_second: u32) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
+        let http = crate::tls::client_builder()
             .timeout(Duration::from_secs(10))
             .connect_timeout(Duration::from_secs(5))
             .build()?;

@@ -27,7 +27,7 @@ impl Endpoint {
         api_key: Secret,
         timeout: Duration,
     ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
+        let http = crate::tls::client_builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
             .build()?;

@@ -27,7 +27,7 @@ pub async fn list(
     api_key: &Secret,
     timeout: Duration,
 ) -> Result<Vec<String>, LlmError> {
-    let http = reqwest::Client::builder()
+    let http = crate::tls::client_builder()
         .timeout(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .build()

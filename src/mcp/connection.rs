@@ -195,7 +195,7 @@ impl Server {
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom)
                     .max_json_response_size(MAX_HTTP_RESPONSE_BYTES);
-                let client = reqwest::Client::builder()
+                let client = crate::tls::client_builder()
                     .connect_timeout(Duration::from_secs(10))
                     .build()
                     .map_err(|e| ConnectError::Spawn(e.to_string()))?;

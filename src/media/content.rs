@@ -100,7 +100,7 @@ impl ContentClient {
         max_bytes: usize,
         external: Fetcher,
     ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
+        let http = crate::tls::client_builder()
             .timeout(TIMEOUT)
             .connect_timeout(Duration::from_secs(5))
             .build()?;

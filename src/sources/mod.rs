@@ -60,7 +60,7 @@ impl From<reqwest::Error> for UpstreamError {
 /// User-Agent (some sources refuse others). Fails when the client cannot be built (a
 /// User-Agent that is not a valid header value, say): there is no fallback without time limits.
 pub fn http_client(user_agent: &str, timeout: Duration) -> Result<reqwest::Client, reqwest::Error> {
-    reqwest::Client::builder()
+    crate::tls::client_builder()
         .user_agent(user_agent)
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(5))

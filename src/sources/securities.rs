@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde::Serialize;
 
@@ -167,9 +167,19 @@ pub enum SecuritiesError {
     Count(usize),
 }
 
-/// The table: securities by code and by name.
-#[derive(Debug, Default)]
+/// A securities table as hearth holds it. The table built into the binary is parsed when it is
+/// first consulted, not at start-up: an idle process does not keep ~2,400 entries (about half a
+/// MiB) that no message has asked for yet. A table from a file is parsed when it is loaded, so
+/// a file that does not parse still stops start-up.
+#[derive(Debug)]
 pub struct Securities {
+    /// The parsed table; empty until first consulted for the built-in one.
+    table: OnceLock<Table>,
+}
+
+/// The parsed table: securities by code and by name (reached through [`Securities`]).
+#[derive(Debug, Default)]
+pub struct Table {
     entries: Vec<Security>,
     /// The entries' names, normalised ([`normalise`]), in the same order.
     names: Vec<String>,
@@ -180,15 +190,23 @@ pub struct Securities {
     source: Option<String>,
 }
 
-static BUILT_IN: LazyLock<Arc<Securities>> = LazyLock::new(|| {
-    // The shipped file is checked by the tests; an empty table is the impossible fallback.
-    Arc::new(Securities::parse(EMBEDDED).unwrap_or_default())
-});
+static BUILT_IN: LazyLock<Arc<Securities>> = LazyLock::new(|| Arc::new(Securities::embedded()));
 
 impl Securities {
-    /// The table built into the binary (parsed once, shared).
+    /// The table built into the binary (parsed once, when first consulted; shared).
     pub fn built_in() -> Arc<Self> {
         BUILT_IN.clone()
+    }
+
+    /// A handle on the built-in table that has not parsed it yet.
+    fn embedded() -> Self {
+        Securities { table: OnceLock::new() }
+    }
+
+    /// True once the table is parsed (always, for a table loaded from a file).
+    #[cfg(test)]
+    fn is_parsed(&self) -> bool {
+        self.table.get().is_some()
     }
 
     /// The table at `path` if one is given, else the built-in one.
@@ -200,7 +218,7 @@ impl Securities {
         tracing::info!(
             path = %path.display(),
             entries = table.len(),
-            source = table.source.as_deref().unwrap_or("unknown"),
+            source = table.source().unwrap_or("unknown"),
             "Taiwan securities table loaded"
         );
         Ok(Arc::new(table))
@@ -221,7 +239,23 @@ impl Securities {
     /// Parses the tab-separated format: `#` comment lines (a `# source: …` line is kept),
     /// then `code<TAB>name<TAB>market<TAB>kind` per line.
     pub fn parse(text: &str) -> Result<Self, SecuritiesError> {
-        let mut table = Securities::default();
+        Ok(Securities { table: OnceLock::from(Table::parse(text)?) })
+    }
+}
+
+impl std::ops::Deref for Securities {
+    type Target = Table;
+
+    fn deref(&self) -> &Table {
+        // The shipped file is checked by the tests; an empty table is the impossible fallback.
+        self.table.get_or_init(|| Table::parse(EMBEDDED).unwrap_or_default())
+    }
+}
+
+impl Table {
+    /// [`Securities::parse`], into the table itself.
+    fn parse(text: &str) -> Result<Self, SecuritiesError> {
+        let mut table = Table::default();
         for (index, line) in text.lines().enumerate() {
             let line = line.trim_end_matches('\r');
             if let Some(comment) = line.strip_prefix('#') {
@@ -400,6 +434,17 @@ mod tests {
         assert!(source.starts_with("twstock "), "{source}");
         assert!(EMBEDDED.lines().any(|l| l.starts_with("# generated: 20")), "a generation date");
         assert_eq!(Securities::built_in().len(), table.len());
+    }
+
+    #[test]
+    fn the_built_in_table_is_parsed_when_first_consulted_and_a_file_when_loaded() {
+        let built_in = Securities::embedded();
+        assert!(!built_in.is_parsed(), "nothing is parsed before a lookup");
+        assert_eq!(built_in.by_code("2330").map(|s| s.name.as_str()), Some("台積電"));
+        assert!(built_in.is_parsed());
+        let loaded = Securities::parse("2330\t台積電\ttwse\tstock\n").expect("parses");
+        assert!(loaded.is_parsed(), "a file is parsed (and refused) when it is loaded");
+        assert_eq!(loaded.len(), 1);
     }
 
     #[test]
