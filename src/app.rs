@@ -130,6 +130,8 @@ pub struct Hearth {
     pub inbox_lease: SignedDuration,
     /// The inbox events this process holds in memory (bounded), by conversation.
     pub(crate) inbox: Arc<InboxQueue>,
+    /// The inbox's writes that many events share (group commit).
+    pub(crate) inbox_writes: crate::inbox::accept::InboxWrites,
     /// How long shutdown waits for turns in hand.
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
@@ -257,6 +259,8 @@ impl Hearth {
         let media = crate::media::Media::from_config(config)
             .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone());
+        let inbox_writes =
+            crate::inbox::accept::InboxWrites::new(store.clone(), &owner, clock.clone());
         Ok(Arc::new(Self {
             store,
             line,
@@ -278,6 +282,7 @@ impl Hearth {
             owner,
             inbox_lease,
             inbox: InboxQueue::new(usize::try_from(config.max_queued_events).unwrap_or(usize::MAX)),
+            inbox_writes,
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),
             serving: crate::listen::ServeSettings::from_config(config),

@@ -69,8 +69,8 @@
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
 //! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits` |
-//! | 7 | `action`, `delivery`, `gate`, `quote`, `sticker`, `welcome`, `inbox::queue`, `inbox::lease` |
-//! | 8 | `line`, `media` |
+//! | 7 | `action`, `delivery`, `gate`, `quote`, `sticker`, `welcome`, `inbox::queue`, `inbox::lease`, `inbox::accept`, `inbox::answers` |
+//! | 8 | `line`, `media`, `inbox::commit` |
 //! | 9 | `llm`, `mcp` |
 //! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |

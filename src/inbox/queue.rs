@@ -238,6 +238,14 @@ impl InboxQueue {
         job
     }
 
+    /// The next job of a lane if `wanted` says so; the lane stays (even empty) for its worker,
+    /// which ends it with [`Self::pop`].
+    pub fn pop_if(&self, conversation: &str, wanted: impl Fn(&Job) -> bool) -> Option<Job> {
+        let mut lanes = lock(&self.lanes);
+        let lane = lanes.get_mut(conversation)?;
+        if lane.front().is_some_and(wanted) { lane.pop_front() } else { None }
+    }
+
     /// Stops taking events (shutdown): queued jobs are dropped unstarted and handed back.
     pub fn close(&self) {
         self.closing.store(true, Ordering::SeqCst);
