@@ -24,6 +24,7 @@ use tokio::net::TcpListener;
 use crate::app::Hearth;
 use crate::inbox;
 use crate::inbox::accept::Accepted;
+use crate::inbox::queue::Room;
 use crate::line::signature;
 use crate::line::webhook::{Envelope, Event};
 use crate::listen;
@@ -164,8 +165,12 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             }
         }
     }
-    // Taken into memory at once when there is room; otherwise left waiting in the store.
-    let slots = app.inbox.reserve(parsed.len());
+    // Taken into memory at once when there is room; otherwise left waiting in the store (a
+    // backlog from now on, so later webhooks wait behind these).
+    let (slots, left_in_store) = match app.inbox.room(parsed.len()) {
+        Room::Slots(slots) => (Some(slots), None),
+        Room::Store(left) => (None, Some(Arc::new(left))),
+    };
     let lease_until = app.inbox_lease_until(received_at);
     let claim = slots.as_ref().map(|_| lease_until);
     let rows: Vec<Accepted> = parsed
@@ -176,9 +181,11 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             payload: std::mem::take(payload),
             received_at_ms: at,
             lease_until_ms: claim,
+            left_in_store: left_in_store.clone(),
         })
         .collect();
     // Stored (in a transaction shared with the webhooks arriving meanwhile) before the 200.
+    drop(left_in_store); // the rows hold it until they are stored
     let new = match app.inbox_writes.accepts.write(rows).await {
         Ok(new) => new,
         Err(unwritten) => {
@@ -199,14 +206,10 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             tracing::info!(event_id = event.webhook_event_id, "duplicate event ignored");
         }
     }
-    match slots {
-        Some(mut slots) => {
-            if let Some(used) = slots.split(fresh.len()) {
-                app.enqueue_accepted(fresh, used, lease_until);
-            }
-        }
-        None if !fresh.is_empty() => app.inbox.mark_backlog(),
-        None => {}
+    if let Some(mut slots) = slots
+        && let Some(used) = slots.split(fresh.len())
+    {
+        app.enqueue_accepted(fresh, used, lease_until);
     }
     StatusCode::OK
 }

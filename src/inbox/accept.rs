@@ -10,6 +10,8 @@ use crate::clock::Clock;
 use crate::store::{Claim, InboxEvent, LoggedEvent, NewMessage, Store, StoreError};
 
 use super::commit::{Batch, GroupCommit};
+use super::in_flight::InFlight;
+use super::queue::LeftInStore;
 
 /// A verified event to store, claimed by this process (its lease end) or left waiting.
 pub struct Accepted {
@@ -24,6 +26,10 @@ pub struct Accepted {
     /// The end of this process's lease when it takes the event at once; `None` leaves it waiting
     /// in the inbox.
     pub lease_until_ms: Option<i64>,
+    /// When it is left waiting: its webhook's place in the backlog, held by the row until the
+    /// write is over, so the backlog is marked only once the row is stored (or failed), even
+    /// when the webhook's request is gone.
+    pub left_in_store: Option<Arc<LeftInStore>>,
 }
 
 /// Stores accepted events, many webhooks' in one transaction.
@@ -118,11 +124,13 @@ pub struct InboxWrites {
 }
 
 impl InboxWrites {
-    /// The shared writes of process `owner` to `store`.
-    pub fn new(store: Store, owner: &str, clock: Arc<dyn Clock>) -> Self {
+    /// The shared writes of process `owner` to `store`, each counted in `in_flight` until it is
+    /// answered.
+    pub fn new(store: Store, owner: &str, clock: Arc<dyn Clock>, in_flight: &InFlight) -> Self {
+        let accepts = Accepts { store: store.clone(), owner: owner.to_string() };
         Self {
-            accepts: GroupCommit::new(Accepts { store: store.clone(), owner: owner.to_string() }),
-            chatter: GroupCommit::new(ChatterLog::new(store, owner.to_string(), clock)),
+            accepts: GroupCommit::new(accepts, in_flight),
+            chatter: GroupCommit::new(ChatterLog::new(store, owner.to_string(), clock), in_flight),
         }
     }
 }

@@ -7,12 +7,18 @@
 //! A failed shared transaction is retried once for each caller's rows alone, so one caller's bad
 //! rows never fail another's, and every caller gets its own typed error — with its rows back,
 //! to try again if it wants to.
+//!
+//! A write waiting here is work in hand ([`InFlight`]) from the moment it is asked for until its
+//! caller has been answered, whether or not the caller still waits: a process (or a test) that
+//! waits until nothing is in hand never stops while rows it acknowledged or logged may still be
+//! on their way to the store.
 
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::in_flight::{InFlight, InFlightGuard};
 use crate::store::StoreError;
 
 /// Most callers' writes in one transaction.
@@ -32,7 +38,9 @@ pub trait Batch: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Vec<Self::Out>, StoreError>> + Send;
 }
 
-type Request<B> = (Vec<<B as Batch>::Item>, oneshot::Sender<Answer<B>>);
+/// A caller's rows, where to answer, and the count of work in hand the request holds until
+/// then.
+type Request<B> = (Vec<<B as Batch>::Item>, oneshot::Sender<Answer<B>>, InFlightGuard);
 type Answer<B> = Result<Vec<<B as Batch>::Out>, Unwritten<<B as Batch>::Item>>;
 
 /// A write that failed, with the rows it was given back (to try again), when it still has them.
@@ -54,12 +62,13 @@ async fn write_alone<B: Batch>(batch: &B, items: Vec<B::Item>) -> Answer<B> {
 pub struct GroupCommit<B: Batch> {
     batch: Arc<B>,
     queue: OnceLock<mpsc::UnboundedSender<Request<B>>>,
+    in_flight: InFlight,
 }
 
 impl<B: Batch> GroupCommit<B> {
-    /// Group commits of `batch`.
-    pub fn new(batch: B) -> Self {
-        Self { batch: Arc::new(batch), queue: OnceLock::new() }
+    /// Group commits of `batch`, each write counted in `in_flight` until it is answered.
+    pub fn new(batch: B, in_flight: &InFlight) -> Self {
+        Self { batch: Arc::new(batch), queue: OnceLock::new(), in_flight: in_flight.clone() }
     }
 
     /// Writes `items`, in a transaction shared with whatever other callers asked for meanwhile;
@@ -74,13 +83,15 @@ impl<B: Batch> GroupCommit<B> {
             sender
         });
         let (answer, answered) = oneshot::channel();
-        match queue.send((items, answer)) {
+        match queue.send((items, answer, self.in_flight.enter())) {
             Ok(()) => match answered.await {
                 Ok(answer) => answer,
                 Err(_) => Err(Unwritten { error: StoreError::Abandoned, items: Vec::new() }),
             },
             // The loop is gone (its runtime ended): write alone.
-            Err(mpsc::error::SendError((items, _))) => write_alone(&*self.batch, items).await,
+            Err(mpsc::error::SendError((items, _, _in_hand))) => {
+                write_alone(&*self.batch, items).await
+            }
         }
     }
 }
@@ -91,24 +102,27 @@ async fn commit_loop<B: Batch>(batch: Arc<B>, mut queue: mpsc::UnboundedReceiver
     while queue.recv_many(&mut requests, MAX_CALLERS).await > 0 {
         let requests = std::mem::take(&mut requests);
         if requests.len() == 1 {
-            let Some((items, answer)) = requests.into_iter().next() else { continue };
+            let Some((items, answer, _in_hand)) = requests.into_iter().next() else { continue };
             let _ = answer.send(write_alone(&*batch, items).await);
             continue;
         }
-        let sizes: Vec<usize> = requests.iter().map(|(items, _)| items.len()).collect();
-        let (items, answers): (Vec<Vec<B::Item>>, Vec<_>) = requests.into_iter().unzip();
+        let sizes: Vec<usize> = requests.iter().map(|(items, ..)| items.len()).collect();
+        // Each request stays counted as work in hand until its answer is sent (the guards go
+        // with the answers, dropped once sent).
+        let (items, answers): (Vec<Vec<B::Item>>, Vec<_>) =
+            requests.into_iter().map(|(items, answer, in_hand)| (items, (answer, in_hand))).unzip();
         let all: Vec<B::Item> = items.into_iter().flatten().collect();
         match batch.write(&all).await {
             Ok(outs) => {
                 let mut outs = outs.into_iter();
-                for (size, answer) in sizes.into_iter().zip(answers) {
+                for (size, (answer, _in_hand)) in sizes.into_iter().zip(answers) {
                     let _ = answer.send(Ok(outs.by_ref().take(size).collect()));
                 }
             }
             Err(e) => {
                 tracing::warn!(error = %e, callers = answers.len(), "a shared write failed; writing each caller's rows alone");
                 let mut rest = all.into_iter();
-                for (size, answer) in sizes.into_iter().zip(answers) {
+                for (size, (answer, _in_hand)) in sizes.into_iter().zip(answers) {
                     let own: Vec<B::Item> = rest.by_ref().take(size).collect();
                     let _ = answer.send(write_alone(&*batch, own).await);
                 }
@@ -147,12 +161,16 @@ mod tests {
     }
 
     fn recorder(open: bool) -> Arc<GroupCommit<Recorder>> {
+        counted_recorder(open, &InFlight::default())
+    }
+
+    fn counted_recorder(open: bool, in_flight: &InFlight) -> Arc<GroupCommit<Recorder>> {
         let batch = Recorder {
             started: Default::default(),
             transactions: Mutex::default(),
             gate: tokio::sync::Semaphore::new(usize::from(open)),
         };
-        Arc::new(GroupCommit::new(batch))
+        Arc::new(GroupCommit::new(batch, in_flight))
     }
 
     /// Waits until the first transaction is under way (and waiting for the gate).
@@ -218,5 +236,30 @@ mod tests {
         first.await.expect("join").expect("written");
         assert_eq!(good.await.expect("join").expect("written"), [20]);
         assert!(bad.await.expect("join").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_write_is_work_in_hand_until_committed_even_when_its_caller_went_away() {
+        let in_flight = InFlight::default();
+        let commit = counted_recorder(false, &in_flight);
+        let caller = |n: i64| {
+            let commit = commit.clone();
+            tokio::spawn(async move { commit.write(vec![n]).await })
+        };
+        let first = caller(1);
+        first_under_way(&commit).await;
+        let queued = caller(2);
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        first.abort();
+        queued.abort();
+        assert!(first.await.is_err_and(|e| e.is_cancelled()));
+        assert!(queued.await.is_err_and(|e| e.is_cancelled()));
+        assert_eq!(in_flight.count(), 2, "one write under way, one queued behind it: both in hand");
+        commit.batch.gate.add_permits(1);
+        in_flight.wait_idle().await;
+        let transactions = commit.batch.transactions.lock().expect("lock").clone();
+        assert_eq!(transactions, [vec![1], vec![2]], "both written although nobody waited");
     }
 }

@@ -18,6 +18,7 @@ pub mod accept;
 pub mod answers;
 pub mod chatter;
 pub mod commit;
+pub mod in_flight;
 pub mod lease;
 pub mod queue;
 
