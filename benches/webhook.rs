@@ -10,7 +10,10 @@
 //! handled; default 0, off), `BENCH_DRAIN_SECS` (how long the flood waits for the inbox to
 //! drain before it reports what is still pending; default 1800), `BENCH_DATABASE_URL` (default: an SQLite file; give an empty
 //! PostgreSQL database to measure that backend), `BENCH_SERVER_LOG` (a file for the server's
-//! log; default: discarded). The flood alone:
+//! log; default: discarded), `BENCH_HEARTH_BIN` (the server binary to run instead of this
+//! build's, to compare two builds in the same conditions), `BENCH_SERVER_CPU` (runs the server
+//! under `taskset -c` that CPU; run the bench itself pinned to another:
+//! `taskset -c 1 cargo bench --bench webhook` with `BENCH_SERVER_CPU=0`). The flood alone:
 //! `BENCH_TURNS=0 BENCH_RATES= BENCH_SUSTAINED=0 BENCH_FLOOD=160000 cargo bench --bench webhook`.
 
 #[path = "../tests/common/mod.rs"]
@@ -66,7 +69,19 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
     let port = free_port();
     let db = std::env::var("BENCH_DATABASE_URL")
         .unwrap_or_else(|_| format!("sqlite://{}", dir.join("hearth.db").display()));
-    let child = Command::new(env!("CARGO_BIN_EXE_hearth"))
+    let binary =
+        std::env::var("BENCH_HEARTH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_hearth").into());
+    // Pinned to one core (`BENCH_SERVER_CPU`), the server competes with the fakes and the load
+    // generator only when the bench itself is pinned to the same one.
+    let mut command = match std::env::var("BENCH_SERVER_CPU") {
+        Ok(cpu) if !cpu.is_empty() => {
+            let mut taskset = Command::new("taskset");
+            taskset.args(["-c", &cpu, &binary]);
+            taskset
+        }
+        _ => Command::new(&binary),
+    };
+    let child = command
         .arg("serve")
         .env("LINE_CHANNEL_SECRET", SECRET)
         .env("LINE_CHANNEL_ACCESS_TOKEN", "bench-token")
@@ -289,11 +304,12 @@ async fn flood(server: &Server, first: u64, count: u64, connections: usize) -> F
         .count()
         .await as u64;
     let acked_in = start.elapsed();
+    let rss_after_acks = memory_kib(pid).0;
     let drain = drained(&server.db).await;
     let handled_in = start.elapsed();
     sampling.store(false, std::sync::atomic::Ordering::SeqCst);
     let peak_rss = sampler.await.unwrap_or(0);
-    FloodReport { acked, acked_in, handled_in, peak_rss, drain }
+    FloodReport { acked, acked_in, handled_in, peak_rss, rss_after_acks, drain }
 }
 
 /// What the inbox and the chat log held when the flood drained or the wait ended.
@@ -353,6 +369,7 @@ struct FloodReport {
     acked_in: Duration,
     handled_in: Duration,
     peak_rss: u64,
+    rss_after_acks: u64,
     drain: Drain,
 }
 
@@ -461,11 +478,13 @@ async fn main() {
     if flood_events > 0 {
         let r = flood(&server, first + sustained, flood_events, 32).await;
         println!(
-            "flood of untriggered group messages (32 connections): {} of {flood_events} acked in {:.1} s = {:.0}/s; waited {:.1} s in all; peak RSS {:.1} MiB; {}; each logged once: {}",
+            "flood of untriggered group messages (32 connections): {} of {flood_events} acked in {:.1} s = {:.0}/s; all handled after {:.1} s = {:.0}/s handled; RSS at the end of the acks {:.1} MiB, peak {:.1} MiB; {}; each logged once: {}",
             r.acked,
             r.acked_in.as_secs_f64(),
             r.acked as f64 / r.acked_in.as_secs_f64(),
             r.handled_in.as_secs_f64(),
+            (r.drain.logged.max(0) as f64) / r.handled_in.as_secs_f64(),
+            r.rss_after_acks as f64 / 1024.0,
             r.peak_rss as f64 / 1024.0,
             r.drain,
             r.drain.pending == 0

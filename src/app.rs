@@ -2,7 +2,6 @@
 //! start-up and shared by the webhook server and the background work it spawns.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use jiff::SignedDuration;
@@ -16,6 +15,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::delivery::{Allowance, OutboxSettings, Pusher};
 use crate::digest::sender::{DigestSender, DigestSources};
+use crate::inbox::in_flight::InFlight;
 use crate::inbox::queue::InboxQueue;
 use crate::limits::Limits;
 use crate::line::client::LineClient;
@@ -130,6 +130,8 @@ pub struct Hearth {
     pub inbox_lease: SignedDuration,
     /// The inbox events this process holds in memory (bounded), by conversation.
     pub(crate) inbox: Arc<InboxQueue>,
+    /// The inbox's writes that many events share (group commit).
+    pub(crate) inbox_writes: crate::inbox::accept::InboxWrites,
     /// How long shutdown waits for turns in hand.
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
@@ -147,6 +149,7 @@ pub struct Hearth {
     pub(crate) log_retention: jiff::SignedDuration,
     /// How long settled pushes are remembered (`HEARTH_DELIVERY_RETENTION_DAYS`).
     pub(crate) delivery_retention: jiff::SignedDuration,
+    /// Background work in hand: lanes, and writes waiting in the inbox's group commits.
     in_flight: InFlight,
     turns: Arc<tokio::sync::Semaphore>,
     /// Display names by (conversation, user), kept for an hour in front of the store.
@@ -259,6 +262,15 @@ impl Hearth {
         let media = crate::media::Media::from_config(config)
             .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone());
+        // Shared by the lanes and the group commits: a write waiting in a commit is work in hand
+        // whoever asked for it.
+        let in_flight = InFlight::default();
+        let inbox_writes = crate::inbox::accept::InboxWrites::new(
+            store.clone(),
+            &owner,
+            clock.clone(),
+            &in_flight,
+        );
         Ok(Arc::new(Self {
             store,
             line,
@@ -280,6 +292,7 @@ impl Hearth {
             owner,
             inbox_lease,
             inbox: InboxQueue::new(usize::try_from(config.max_queued_events).unwrap_or(usize::MAX)),
+            inbox_writes,
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),
             serving: crate::listen::ServeSettings::from_config(config),
@@ -289,7 +302,7 @@ impl Hearth {
             history_chars: config.history_chars,
             log_retention: days(config.log_retention_days),
             delivery_retention: days(config.delivery_retention_days),
-            in_flight: InFlight::default(),
+            in_flight,
             turns: Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_turns.max(1))),
             names: moka::future::Cache::builder()
                 .max_capacity(10_000)
@@ -465,43 +478,6 @@ fn process_owner() -> String {
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
     format!("hearth-{}-{nanos:08x}", std::process::id())
-}
-
-/// Counts background tasks.
-#[derive(Default)]
-struct InFlight {
-    count: Arc<AtomicUsize>,
-    idle: Arc<Notify>,
-}
-
-struct InFlightGuard {
-    count: Arc<AtomicUsize>,
-    idle: Arc<Notify>,
-}
-
-impl InFlight {
-    fn enter(&self) -> InFlightGuard {
-        self.count.fetch_add(1, Ordering::SeqCst);
-        InFlightGuard { count: self.count.clone(), idle: self.idle.clone() }
-    }
-
-    async fn wait_idle(&self) {
-        loop {
-            let notified = self.idle.notified();
-            if self.count.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
-impl Drop for InFlightGuard {
-    fn drop(&mut self) {
-        if self.count.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.idle.notify_waiters();
-        }
-    }
 }
 
 /// `n` days (at least one).

@@ -11,6 +11,7 @@ use uuid::Uuid;
 use crate::app::Hearth;
 use crate::gate::addressed;
 use crate::i18n::{Failure, Lang, greeting};
+use crate::inbox::answers::SentAnswer;
 use crate::line::client::LineError;
 use crate::line::message::{MAX_MESSAGES, Message, ReplyStyle, assemble, quote};
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};
@@ -493,17 +494,17 @@ impl Hearth {
         tainted: bool,
     ) {
         let text: Vec<&str> = messages.iter().map(Message::preview).collect();
-        let answer = NewMessage {
-            conversation_id: &conversation.id,
-            message_id: ids.first().map(String::as_str),
-            user_id: None,
-            speaker: Some("hearth"),
-            from_bot: true,
-            text: &text.join("\n"),
+        let answer = SentAnswer {
+            conversation_id: conversation.id.clone(),
+            message_ids: ids.to_vec(),
+            text: text.join("\n"),
             at_ms: self.clock.now().as_millisecond(),
             tainted,
         };
-        if let Err(e) = self.store.record_answer(&answer, ids).await {
+        // Recorded with the event's done mark, or at once when no event is being handled.
+        if let Some(answer) = crate::inbox::answers::keep(answer)
+            && let Err(e) = self.store.record_answer(&answer.message(), ids).await
+        {
             tracing::warn!(error = %e, "could not record the answer");
         }
     }

@@ -69,13 +69,13 @@
 //! | 3 | `app` |
 //! | 4 | `actions` |
 //! | 5 | `tools`, `privacy` |
-//! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits` |
-//! | 7 | `action`, `delivery`, `gate`, `quote`, `sticker`, `welcome`, `inbox::queue`, `inbox::lease` |
-//! | 8 | `line`, `media` |
+//! | 6 | `alerts`, `reminders`, `memory`, `lists`, `digest`, `confirm`, `limits`, `inbox::accept` |
+//! | 7 | `action`, `delivery`, `gate`, `quote`, `sticker`, `welcome`, `inbox::queue`, `inbox::lease`, `inbox::answers` |
+//! | 8 | `line`, `media`, `inbox::commit` |
 //! | 9 | `llm`, `mcp` |
 //! | 10 | `registry`, `charts::publish` |
 //! | 11 | `tool` |
-//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet`, `eval::score` |
+//! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet`, `eval::score`, `inbox::in_flight` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format`, `media::pick`, `tls` |
 
 pub mod action;

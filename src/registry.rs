@@ -392,6 +392,11 @@ impl Registry {
         Ok(self)
     }
 
+    /// True when tools come from sources (MCP servers) too: the list may change between turns.
+    pub fn has_sources(&self) -> bool {
+        !self.sources.is_empty()
+    }
+
     /// The tools of the sources offered now, each under a name nothing before it took.
     fn dynamic_tools(&self) -> Vec<Arc<dyn DynamicTool>> {
         let mut taken = HashSet::new();

@@ -5,7 +5,8 @@
 //! [`crate::listen`] with header and body read timeouts.
 //!
 //! The webhook verifies the signature over the raw bytes, parses each event on its own, stores
-//! the new ones in the durable inbox (a duplicate is stored once, so it is handled once), answers
+//! the new ones in the durable inbox (a duplicate is stored once, so it is handled once; webhooks
+//! arriving together share one transaction, [`crate::inbox::accept`]), answers
 //! 200 at once and leaves all LLM and tool work to background tasks (see [`crate::inbox`]).
 
 use std::future::Future;
@@ -22,10 +23,11 @@ use tokio::net::TcpListener;
 
 use crate::app::Hearth;
 use crate::inbox;
+use crate::inbox::accept::Accepted;
+use crate::inbox::queue::Room;
 use crate::line::signature;
 use crate::line::webhook::{Envelope, Event};
 use crate::listen;
-use crate::store::{Claim, InboxEvent};
 
 /// Webhook bodies larger than this are refused (LINE's are a few kilobytes).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
@@ -163,24 +165,32 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             }
         }
     }
-    let rows: Vec<InboxEvent<'_>> = parsed
-        .iter()
-        .map(|(event, payload)| InboxEvent {
-            event_id: &event.webhook_event_id,
-            event_type: &event.event_type,
-            payload,
+    // Taken into memory at once when there is room; otherwise left waiting in the store (a
+    // backlog from now on, so later webhooks wait behind these).
+    let (slots, left_in_store) = match app.inbox.room(parsed.len()) {
+        Room::Slots(slots) => (Some(slots), None),
+        Room::Store(left) => (None, Some(Arc::new(left))),
+    };
+    let lease_until = app.inbox_lease_until(received_at);
+    let claim = slots.as_ref().map(|_| lease_until);
+    let rows: Vec<Accepted> = parsed
+        .iter_mut()
+        .map(|(event, payload)| Accepted {
+            event_id: event.webhook_event_id.clone(),
+            event_type: event.event_type.clone(),
+            payload: std::mem::take(payload),
             received_at_ms: at,
+            lease_until_ms: claim,
+            left_in_store: left_in_store.clone(),
         })
         .collect();
-    // Taken into memory at once when there is room; otherwise left waiting in the store.
-    let slots = app.inbox.reserve(rows.len());
-    let lease_until = app.inbox_lease_until(received_at);
-    let claim = slots.as_ref().map(|_| Claim { owner: &app.owner, lease_until_ms: lease_until });
-    let new = match app.store.accept_events(&rows, claim).await {
+    // Stored (in a transaction shared with the webhooks arriving meanwhile) before the 200.
+    drop(left_in_store); // the rows hold it until they are stored
+    let new = match app.inbox_writes.accepts.write(rows).await {
         Ok(new) => new,
-        Err(e) => {
+        Err(unwritten) => {
             // Without the record a redelivery could be handled twice: ask LINE to retry.
-            tracing::error!(error = %e, "could not store webhook events");
+            tracing::error!(error = %unwritten.error, "could not store webhook events");
             return StatusCode::SERVICE_UNAVAILABLE;
         }
     };
@@ -196,14 +206,10 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             tracing::info!(event_id = event.webhook_event_id, "duplicate event ignored");
         }
     }
-    match slots {
-        Some(mut slots) => {
-            if let Some(used) = slots.split(fresh.len()) {
-                app.enqueue_accepted(fresh, used, lease_until);
-            }
-        }
-        None if !fresh.is_empty() => app.inbox.mark_backlog(),
-        None => {}
+    if let Some(mut slots) = slots
+        && let Some(used) = slots.split(fresh.len())
+    {
+        app.enqueue_accepted(fresh, used, lease_until);
     }
     StatusCode::OK
 }

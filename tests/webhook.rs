@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::Step;
-use common::harness::{BOT_ID, Harness, MOM, SECRET, texts_of};
+use common::harness::{BOT_ID, DAD, FAMILY, Harness, MOM, OTHER_GROUP, SECRET, texts_of};
 use hearth::line::signature;
 use hearth::store::InboxEvent;
 use serde_json::{Value, json};
@@ -170,6 +170,50 @@ async fn a_burst_beyond_the_memory_bound_waits_in_the_store_and_is_answered_once
     assert!(most_held <= 2, "at most the bound in memory, saw {most_held}");
     assert_eq!(h.llm.requests().len(), 10, "each event handled once");
     assert_eq!(h.line.replies().len() + h.line.accepted_pushes().len(), 10);
+}
+
+#[tokio::test]
+async fn group_chatter_arriving_together_is_logged_once_each_in_order_around_a_call() {
+    let h = Harness::start().await;
+    h.llm.reply_text("在，請說");
+    // One webhook brings the family group's messages, a call to hearth among them; thirty
+    // single-message webhooks for another group arrive at the same time.
+    let mut family: Vec<Value> =
+        (0..10).map(|i| h.group_text(FAMILY, MOM, &format!("家裡第{i}句"))).collect();
+    family.push(h.group_text(FAMILY, DAD, "小幫手 在嗎"));
+    family.extend((10..19).map(|i| h.group_text(FAMILY, MOM, &format!("家裡第{i}句"))));
+    let family_body = json!({"destination": BOT_ID, "events": family}).to_string();
+    let other: Vec<String> = (0..30)
+        .map(|i| {
+            let event = h.group_text(OTHER_GROUP, DAD, &format!("另一群第{i}句"));
+            json!({"destination": BOT_ID, "events": [event]}).to_string()
+        })
+        .collect();
+    let posts = std::iter::once(&family_body).chain(&other).map(|body| h.post_signed(body));
+    let statuses = futures::future::join_all(posts).await;
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
+    h.settle().await;
+
+    let log = |group: &'static str| {
+        let store = h.app.store.clone();
+        async move { store.history(group, i64::MAX, 100, 100_000).await.expect("history") }
+    };
+    let family_log: Vec<String> = log(FAMILY).await.into_iter().map(|m| m.text).collect();
+    let mut expected: Vec<String> = (0..10).map(|i| format!("家裡第{i}句")).collect();
+    expected.push("小幫手 在嗎".into());
+    expected.push("在，請說".into());
+    expected.extend((10..19).map(|i| format!("家裡第{i}句")));
+    assert_eq!(family_log, expected, "in order, once each, the answer right after its call");
+    let mut other_log: Vec<String> = log(OTHER_GROUP).await.into_iter().map(|m| m.text).collect();
+    other_log.sort();
+    let mut sent: Vec<String> = (0..30).map(|i| format!("另一群第{i}句")).collect();
+    sent.sort();
+    assert_eq!(other_log, sent, "each message of the other group logged once");
+    assert_eq!(h.llm.requests().len(), 1, "only the call was answered");
+    assert_eq!(h.line.replies().len(), 1);
+    let far = h.now_ms() + 3_600_000;
+    let pending = h.app.store.claim_events("probe", far, far + 1, 1_000).await.expect("claim");
+    assert!(pending.is_empty(), "every event marked handled: {pending:?}");
 }
 
 #[tokio::test]

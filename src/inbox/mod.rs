@@ -9,7 +9,16 @@
 //! only with the token it claimed. A slow turn in a live process is never taken from it; a dead
 //! process's events are taken over within a lease (15 s by default). Events are handled one
 //! conversation at a time, in order.
+//!
+//! Writes many events share are made together ([`commit`]): the webhooks' events are stored
+//! in shared transactions ([`accept`]), and untriggered group messages are logged and marked
+//! done in runs ([`chatter`]).
 
+pub mod accept;
+pub mod answers;
+pub mod chatter;
+pub mod commit;
+pub mod in_flight;
 pub mod lease;
 pub mod queue;
 
@@ -71,11 +80,25 @@ impl Hearth {
         }
     }
 
-    /// Handles a conversation's queued events one after another until its lane is empty.
+    /// Handles a conversation's queued events one after another until its lane is empty; a
+    /// run of messages that are only logged is written in one go.
     async fn work_lane(self: Arc<Self>, conversation: String) {
+        let only_logged =
+            |job: &Job| chatter::only_logged(&job.event, &self.keywords, &self.limits.allowed);
         while let Some(job) = self.inbox.pop(&conversation) {
             if self.inbox.is_closing() {
                 continue; // handed back at shutdown
+            }
+            if only_logged(&job) {
+                let mut run = vec![job];
+                while run.len() < chatter::MAX_RUN && !self.inbox.is_closing() {
+                    match self.inbox.pop_if(&conversation, only_logged) {
+                        Some(next) => run.push(next),
+                        None => break,
+                    }
+                }
+                self.log_chatter(run).await;
+                continue;
             }
             let _turn = self.turn_permit().await;
             // Boxed: a queued job stays small; the turn's large future exists only while it runs.
@@ -89,24 +112,26 @@ impl Hearth {
             tracing::warn!(event_id = id, "event taken over by another process; not handled here");
             return;
         };
-        let handled =
-            AssertUnwindSafe(self.handle_event(job.event, job.received_at)).catch_unwind().await;
+        let turn = AssertUnwindSafe(self.handle_event(job.event, job.received_at)).catch_unwind();
+        let (handled, sent) = answers::keeping(turn).await;
         if handled.is_err() {
             tracing::error!(event_id = id, "handling the event panicked; it is not retried");
         }
-        self.finish(&id, token).await;
+        self.finish(&id, token, &sent).await;
         drop(job.held);
     }
 
-    /// Marks a handled event done. The claim is still held (and renewed) meanwhile, so a busy
-    /// database is waited out rather than letting the event lapse and be handled again.
-    async fn finish(&self, id: &str, token: i64) {
+    /// Marks a handled event done, recording the answers its turn sent in the same transaction.
+    /// The claim is still held (and renewed) meanwhile, so a busy database is waited out rather
+    /// than letting the event lapse and be handled again.
+    async fn finish(&self, id: &str, token: i64, sent: &[answers::SentAnswer]) {
+        let sent: Vec<_> = sent.iter().map(|a| (a.message(), a.message_ids.as_slice())).collect();
         self.inbox.finishing(id);
         for attempt in 1..=FINISH_ATTEMPTS {
             // The claim may have been renewed by claiming again meanwhile: finish with the latest.
             let token = self.inbox.lease(id).map_or(token, |l| l.token);
             let now = self.clock.now().as_millisecond();
-            match self.store.finish_event(id, &self.owner, token, now).await {
+            match self.store.finish_answered(id, &self.owner, token, now, &sent).await {
                 Ok(true) => return,
                 Ok(false) => {
                     tracing::warn!(event_id = id, "event was taken over before it was finished");

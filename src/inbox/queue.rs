@@ -57,6 +57,29 @@ impl Drop for HeldEvent {
     }
 }
 
+/// Where a webhook's events go ([`InboxQueue::room`]).
+pub enum Room {
+    /// Slots in memory: the events are claimed as they are stored and queued at once.
+    Slots(OwnedSemaphorePermit),
+    /// The store, to wait there for the loop that takes them.
+    Store(LeftInStore),
+}
+
+/// A webhook's events on their way to the store to wait there: a backlog from the moment the
+/// webhook was sent there. Dropped once the store write is over (whatever its outcome, even
+/// when the webhook's request was cancelled), it marks them as waiting there, so the loop looks.
+pub struct LeftInStore {
+    queue: Arc<InboxQueue>,
+}
+
+impl Drop for LeftInStore {
+    fn drop(&mut self) {
+        // Marked before the count goes down: the backlog never looks empty in between.
+        self.queue.mark_backlog();
+        self.queue.storing.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// The in-memory side of the inbox.
 pub struct InboxQueue {
     slots: Arc<Semaphore>,
@@ -65,6 +88,10 @@ pub struct InboxQueue {
     /// Held events being marked done: no longer renewed, and not lost when a renewal misses them.
     finishing: Mutex<HashSet<String>>,
     lanes: Mutex<HashMap<String, VecDeque<Job>>>,
+    /// Webhooks sent to the store whose events are not stored yet.
+    storing: AtomicU64,
+    /// Webhooks choose between memory and the store one at a time ([`Self::room`]).
+    choosing: Mutex<()>,
     /// Counts webhooks that left events waiting in the store.
     left_in_store: AtomicU64,
     /// The count up to which the store's waiting events were all taken.
@@ -84,6 +111,8 @@ impl InboxQueue {
             held: Mutex::default(),
             finishing: Mutex::default(),
             lanes: Mutex::default(),
+            storing: AtomicU64::new(0),
+            choosing: Mutex::default(),
             left_in_store: AtomicU64::new(0),
             taken_from_store: AtomicU64::new(0),
             closing: AtomicBool::new(false),
@@ -91,14 +120,23 @@ impl InboxQueue {
         })
     }
 
-    /// Slots for `n` events a webhook just brought, if they are free and nothing older waits in
-    /// the store (taking newer events first would reorder a conversation).
-    pub fn reserve(&self, n: usize) -> Option<OwnedSemaphorePermit> {
-        if n == 0 || self.is_closing() || self.has_backlog() {
-            return None;
+    /// Where the `n` events a webhook just brought go: into memory when slots are free and
+    /// nothing older waits in the store (taking newer events first would reorder a
+    /// conversation), else to the store. The choice and the backlog it starts are one step, so
+    /// once a webhook is sent to the store every webhook after it is sent there too, until the
+    /// loop has taken them all.
+    pub fn room(self: &Arc<Self>, n: usize) -> Room {
+        let _one_at_a_time = lock(&self.choosing);
+        if !self.is_closing() && !self.has_backlog() {
+            let slots = u32::try_from(n)
+                .ok()
+                .and_then(|n| self.slots.clone().try_acquire_many_owned(n).ok());
+            if let Some(slots) = slots {
+                return Room::Slots(slots);
+            }
         }
-        let n = u32::try_from(n).ok()?;
-        self.slots.clone().try_acquire_many_owned(n).ok()
+        self.storing.fetch_add(1, Ordering::SeqCst);
+        Room::Store(LeftInStore { queue: self.clone() })
     }
 
     /// Up to `max` free slots, for events taken from the store.
@@ -125,9 +163,9 @@ impl InboxQueue {
         self.slots.available_permits() > 0 && !self.is_closing()
     }
 
-    /// Events were left waiting in the store (called after they were stored): later webhooks
-    /// leave theirs there too until the backlog is taken.
-    pub fn mark_backlog(&self) {
+    /// Events were left waiting in the store (called after they were stored): the loop takes
+    /// them.
+    fn mark_backlog(&self) {
         self.left_in_store.fetch_add(1, Ordering::SeqCst);
         self.wake.notify_one();
     }
@@ -143,9 +181,11 @@ impl InboxQueue {
         self.taken_from_store.fetch_max(mark, Ordering::SeqCst);
     }
 
-    /// True while events left in the store may still wait there.
+    /// True while events left in the store may still wait there, or are on their way there.
     pub fn has_backlog(&self) -> bool {
-        self.left_in_store.load(Ordering::SeqCst) > self.taken_from_store.load(Ordering::SeqCst)
+        self.storing.load(Ordering::SeqCst) > 0
+            || self.left_in_store.load(Ordering::SeqCst)
+                > self.taken_from_store.load(Ordering::SeqCst)
     }
 
     /// Holds event `id` under `lease` in `slot`. None when this process already holds it (its
@@ -238,6 +278,14 @@ impl InboxQueue {
         job
     }
 
+    /// The next job of a lane if `wanted` says so; the lane stays (even empty) for its worker,
+    /// which ends it with [`Self::pop`].
+    pub fn pop_if(&self, conversation: &str, wanted: impl Fn(&Job) -> bool) -> Option<Job> {
+        let mut lanes = lock(&self.lanes);
+        let lane = lanes.get_mut(conversation)?;
+        if lane.front().is_some_and(wanted) { lane.pop_front() } else { None }
+    }
+
     /// Stops taking events (shutdown): queued jobs are dropped unstarted and handed back.
     pub fn close(&self) {
         self.closing.store(true, Ordering::SeqCst);
@@ -269,11 +317,25 @@ mod tests {
         Lease { token, until_ms: 1_000 }
     }
 
+    fn slots(room: Room) -> OwnedSemaphorePermit {
+        match room {
+            Room::Slots(slots) => slots,
+            Room::Store(_) => panic!("sent to the store"),
+        }
+    }
+
+    fn stored(room: Room) -> LeftInStore {
+        match room {
+            Room::Slots(_) => panic!("taken into memory"),
+            Room::Store(left) => left,
+        }
+    }
+
     #[test]
     fn slots_bound_what_is_held_and_come_back_when_an_event_is_dropped() {
         let q = InboxQueue::new(2);
-        let mut slots = q.reserve(2).expect("two free");
-        assert!(q.reserve(1).is_none(), "full");
+        let mut slots = slots(q.room(2));
+        drop(stored(q.room(1)));
         let one = slots.split(1).expect("split");
         let a = q.hold("a", lease(1), one).expect("new");
         let b = q.hold("b", lease(1), slots).expect("new");
@@ -291,7 +353,8 @@ mod tests {
         let q = InboxQueue::new(8);
         let before = q.backlog_mark();
         q.mark_backlog();
-        assert!(q.has_backlog() && q.reserve(1).is_none());
+        assert!(q.has_backlog());
+        drop(stored(q.room(1)));
         assert!(q.free_slots(8).is_some(), "the store's backlog is taken first");
         q.taken_up_to(before);
         assert!(q.has_backlog(), "left after the look began: still waiting");
@@ -300,7 +363,29 @@ mod tests {
         q.taken_up_to(mark);
         assert!(q.has_backlog());
         q.taken_up_to(q.backlog_mark());
-        assert!(!q.has_backlog() && q.reserve(1).is_some());
+        assert!(!q.has_backlog());
+        drop(slots(q.room(1)));
+    }
+
+    #[test]
+    fn a_webhook_sent_to_the_store_is_a_backlog_before_its_events_are_stored() {
+        let q = InboxQueue::new(2);
+        // The loop looks at the store holding every free slot: a webhook now goes there.
+        let looking = q.free_slots(2).expect("all free");
+        let first = stored(q.room(1));
+        drop(looking);
+        assert!(q.has_backlog(), "on its way to the store: waited for");
+        // Slots are free again, yet a later webhook never overtakes it.
+        let second = stored(q.room(1));
+        // A look that began before the first webhook's events were stored cannot clear them.
+        let mark = q.backlog_mark();
+        drop(first);
+        q.taken_up_to(mark);
+        assert!(q.has_backlog());
+        drop(second);
+        q.taken_up_to(q.backlog_mark());
+        assert!(!q.has_backlog(), "all stored, all taken");
+        drop(slots(q.room(1)));
     }
 
     #[test]
@@ -326,7 +411,7 @@ mod tests {
     #[test]
     fn a_look_at_the_store_waits_until_a_batch_of_slots_is_free() {
         let q = InboxQueue::new(8);
-        let mut slots = q.reserve(8).expect("all free");
+        let mut slots = slots(q.room(8));
         let mut held = Vec::new();
         for id in ["a", "b", "c", "d", "e", "f", "g", "h"] {
             let slot = slots.split(1).expect("slot");
@@ -354,7 +439,7 @@ mod tests {
     fn closing_refuses_new_work() {
         let q = InboxQueue::new(4);
         q.close();
-        assert!(q.reserve(1).is_none());
+        drop(stored(q.room(1)));
         assert!(q.free_slots(4).is_none());
     }
 }

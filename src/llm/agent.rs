@@ -19,7 +19,7 @@ use std::sync::Arc;
 use futures::future::join_all;
 
 use super::hold::{CallHolder, Held};
-use super::openai::{ChatMessage, Completion, LlmClient, LlmError, Usage};
+use super::openai::{ChatMessage, Completion, LlmClient, LlmError, ToolList, Usage};
 use crate::egress;
 use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
 use crate::tool::{Card, Chip, ErrorKind, ToolCtx};
@@ -59,6 +59,8 @@ struct Turn {
 pub struct Agent {
     llm: LlmClient,
     registry: Arc<Registry>,
+    /// The tool list as sent, serialised once when it cannot change (no MCP sources).
+    fixed_tools: Option<ToolList>,
     max_rounds: usize,
     max_calls_per_round: usize,
     held_calls: Option<Arc<dyn CallHolder>>,
@@ -68,9 +70,11 @@ pub struct Agent {
 impl Agent {
     /// An agent allowing at most `max_rounds` tool rounds per turn.
     pub fn new(llm: LlmClient, registry: Arc<Registry>, max_rounds: usize) -> Self {
+        let fixed_tools = (!registry.has_sources()).then(|| llm.tool_list(&registry.definitions()));
         Self {
             llm,
             registry,
+            fixed_tools,
             max_rounds: max_rounds.max(1),
             max_calls_per_round: DEFAULT_CALLS_PER_ROUND,
             held_calls: None,
@@ -182,7 +186,14 @@ impl Agent {
         tainted: bool,
         usage: &mut Usage,
     ) -> Result<Answer, LlmError> {
-        let tools = self.registry.definitions();
+        let listed_now;
+        let tools = match &self.fixed_tools {
+            Some(fixed) => fixed,
+            None => {
+                listed_now = self.llm.tool_list(&self.registry.definitions());
+                &listed_now
+            }
+        };
         let mut answer = Answer::default();
         let family =
             messages.iter().filter_map(ChatMessage::family_words).collect::<Vec<_>>().join("\n");
@@ -193,7 +204,7 @@ impl Agent {
         let mut turn = Turn { tainted, family, links: Vec::new() };
         for round in 0..=self.max_rounds {
             let allow_tools = round < self.max_rounds;
-            let completion = llm.complete(&messages, &tools, allow_tools).await?;
+            let completion = llm.complete_with(&messages, tools, allow_tools).await?;
             usage.add(completion.usage.unwrap_or_default());
             if completion.tool_calls.is_empty() || !allow_tools {
                 answer.text = completion.content.unwrap_or_default();

@@ -7,6 +7,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::endpoint::Endpoint;
 pub use super::usage::Usage;
@@ -122,10 +123,18 @@ pub struct FunctionCall {
 struct Request<'a> {
     model: &'a str,
     messages: &'a [ChatMessage],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    tools: &'a [ToolSpec<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<&'static str>,
+}
+
+/// The `tools` of a request, serialised once: a turn's requests (and, while the tools do not
+/// change, every turn's) send the same JSON without building it again.
+#[derive(Debug, Clone)]
+pub struct ToolList {
+    /// The JSON array; `None` when there are no tools (the field is then left out).
+    json: Option<Box<RawValue>>,
 }
 
 /// A tool as the request's `tools` list describes it:
@@ -270,6 +279,18 @@ impl LlmClient {
         Self { model: model.to_string(), ..self.clone() }
     }
 
+    /// The `tools` of requests describing `tools`, as this client sends them.
+    pub fn tool_list(&self, tools: &[ToolDefinition]) -> ToolList {
+        let specs = tool_specs(tools, self.strict);
+        let json = if specs.is_empty() {
+            None
+        } else {
+            // Serialising plain structs of strings and JSON values cannot fail.
+            serde_json::value::to_raw_value(&specs).ok()
+        };
+        ToolList { json }
+    }
+
     /// Asks the model. With `allow_tools` false the tools are still described (the history may
     /// contain calls) but the model is told not to call any.
     pub async fn complete(
@@ -278,13 +299,23 @@ impl LlmClient {
         tools: &[ToolDefinition],
         allow_tools: bool,
     ) -> Result<Completion, LlmError> {
-        let specs = tool_specs(tools, self.strict);
-        let tool_choice = match (specs.is_empty(), allow_tools) {
+        self.complete_with(messages, &self.tool_list(tools), allow_tools).await
+    }
+
+    /// [`LlmClient::complete`] with the tools already serialised ([`LlmClient::tool_list`]).
+    pub async fn complete_with(
+        &self,
+        messages: &[ChatMessage],
+        tools: &ToolList,
+        allow_tools: bool,
+    ) -> Result<Completion, LlmError> {
+        let tools = tools.json.as_deref();
+        let tool_choice = match (tools.is_none(), allow_tools) {
             (true, _) => None,
             (false, true) => Some("auto"),
             (false, false) => Some("none"),
         };
-        let body = Request { model: &self.model, messages, tools: &specs, tool_choice };
+        let body = Request { model: &self.model, messages, tools, tool_choice };
         let result = self.send(&body).await;
         let (outcome, usage) = match &result {
             Ok(c) => ("ok", c.usage.unwrap_or_default()),

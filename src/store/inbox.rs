@@ -10,7 +10,7 @@
 
 use sqlx::FromRow;
 
-use super::{Backend, Store, StoreError};
+use super::{Backend, NewMessage, Store, StoreError};
 
 /// A verified event to store.
 #[derive(Debug, Clone)]
@@ -48,6 +48,17 @@ pub struct PendingEvent {
     pub attempts: i64,
 }
 
+/// A handled event whose message goes into the chat log as it is marked done.
+#[derive(Debug, Clone)]
+pub struct LoggedEvent<'a> {
+    /// LINE's `webhookEventId`.
+    pub event_id: &'a str,
+    /// The claim's fencing token.
+    pub token: i64,
+    /// The message to log.
+    pub message: NewMessage<'a>,
+}
+
 /// Claims after this many end unfinished are not retried (a poison event).
 pub const MAX_ATTEMPTS: i64 = 5;
 
@@ -56,6 +67,9 @@ const ACCEPT_CHUNK: usize = 1000;
 
 const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts) ";
 const ACCEPT_TAIL: &str = " ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
+const FINISH_MANY_HEAD: &str = "UPDATE inbox SET status = 'done', done_at = ";
+const FINISH_MANY_WHERE: &str = ", claimed_by = NULL WHERE status = 'pending' AND claimed_by = ";
+const LOG_MANY_HEAD: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) ";
 const FINISH: &str = "UPDATE inbox SET status = 'done', done_at = $4, claimed_by = NULL WHERE event_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'pending'";
 const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $4 WHERE event_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'pending'";
 const RENEW_HEAD: &str = "UPDATE inbox SET claim_expires_at = CASE WHEN claim_expires_at < ";
@@ -76,19 +90,31 @@ impl Store {
         events: &[InboxEvent<'_>],
         claim: Option<Claim<'_>>,
     ) -> Result<Vec<bool>, StoreError> {
+        let rows: Vec<(InboxEvent<'_>, Option<Claim<'_>>)> =
+            events.iter().map(|e| (e.clone(), claim)).collect();
+        self.accept_claimed(&rows).await
+    }
+
+    /// Stores verified events, each with its own claim (the events of several webhooks
+    /// acknowledged together, see [`crate::inbox::commit`]), in one transaction; returns, for
+    /// each, whether it is new: an event stored before, or earlier in `events`, is not.
+    pub async fn accept_claimed(
+        &self,
+        events: &[(InboxEvent<'_>, Option<Claim<'_>>)],
+    ) -> Result<Vec<bool>, StoreError> {
         if events.is_empty() {
             return Ok(Vec::new());
         }
-        let (owner, lease_until, attempts) = match claim {
-            Some(c) => (Some(c.owner), c.lease_until_ms, 1i64),
-            None => (None, 0, 0),
-        };
         let mut inserted: Vec<(String,)> = Vec::new();
         db!(self, db => {
             let mut tx = db.begin().await?;
             for chunk in events.chunks(ACCEPT_CHUNK) {
                 let mut insert = sqlx::QueryBuilder::new(ACCEPT_HEAD);
-                insert.push_values(chunk, |mut row, e| {
+                insert.push_values(chunk, |mut row, (e, claim)| {
+                    let (owner, lease_until, attempts) = match claim {
+                        Some(c) => (Some(c.owner), c.lease_until_ms, 1i64),
+                        None => (None, 0, 0),
+                    };
                     row.push_bind(e.event_id)
                         .push_bind(e.event_type)
                         .push_bind(e.payload)
@@ -104,10 +130,75 @@ impl Store {
             }
             tx.commit().await?;
         });
-        // A batch may carry the same event twice: only its first copy counts as new.
+        // The same event may come twice: only its first copy counts as new.
         let mut fresh: std::collections::HashSet<&str> =
             inserted.iter().map(|(id,)| id.as_str()).collect();
-        Ok(events.iter().map(|e| fresh.remove(e.event_id)).collect())
+        Ok(events.iter().map(|(e, _)| fresh.remove(e.event_id)).collect())
+    }
+
+    /// Marks handled events done under `owner`'s claims and adds the message of each one it
+    /// finished to the chat log, in one transaction (the untriggered group messages of
+    /// [`crate::inbox::chatter`]); returns, for each, whether it was finished here. An event
+    /// whose claim is no longer the latest (another process took it over) is neither finished
+    /// nor logged here: whoever holds it logs it.
+    pub async fn finish_logged(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        events: &[LoggedEvent<'_>],
+    ) -> Result<Vec<bool>, StoreError> {
+        if events.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut finished: Vec<(String,)> = Vec::new();
+        db!(self, db => {
+            let mut tx = db.begin().await?;
+            for chunk in events.chunks(ACCEPT_CHUNK) {
+                let mut update = sqlx::QueryBuilder::new(FINISH_MANY_HEAD);
+                update.push_bind(now_ms);
+                update.push(FINISH_MANY_WHERE);
+                update.push_bind(owner);
+                update.push(" AND (");
+                for (i, e) in chunk.iter().enumerate() {
+                    if i > 0 {
+                        update.push(" OR ");
+                    }
+                    update.push("(event_id = ");
+                    update.push_bind(e.event_id);
+                    update.push(" AND attempts = ");
+                    update.push_bind(e.token);
+                    update.push(")");
+                }
+                update.push(") RETURNING event_id");
+                let rows: Vec<(String,)> = update.build_query_as().fetch_all(&mut *tx).await?;
+                finished.extend(rows);
+            }
+            let mut done: std::collections::HashSet<&str> =
+                finished.iter().map(|(id,)| id.as_str()).collect();
+            let outcome: Vec<bool> = events.iter().map(|e| done.remove(e.event_id)).collect();
+            let logged: Vec<&NewMessage<'_>> = events
+                .iter()
+                .zip(&outcome)
+                .filter(|(_, finished)| **finished)
+                .map(|(e, _)| &e.message)
+                .collect();
+            for chunk in logged.chunks(ACCEPT_CHUNK) {
+                let mut insert = sqlx::QueryBuilder::new(LOG_MANY_HEAD);
+                insert.push_values(chunk, |mut row, m| {
+                    row.push_bind(m.conversation_id)
+                        .push_bind(m.message_id)
+                        .push_bind(m.user_id)
+                        .push_bind(m.speaker)
+                        .push_bind(m.from_bot)
+                        .push_bind(m.text)
+                        .push_bind(m.at_ms)
+                        .push_bind(m.tainted);
+                });
+                insert.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Ok(outcome)
+        })
     }
 
     /// Marks an event handled under `owner`'s claim `token`; false if the claim is no longer
@@ -127,6 +218,39 @@ impl Store {
             .execute(db)
             .await
             .map(|r| r.rows_affected()))?;
+        Ok(n == 1)
+    }
+
+    /// [`Store::finish_event`], recording in the same transaction the answers the event's turn
+    /// sent (each with the ids LINE gave its messages, as [`Store::record_answer`] does). The
+    /// answers are recorded even when the claim is no longer the latest: they were sent.
+    pub async fn finish_answered(
+        &self,
+        event_id: &str,
+        owner: &str,
+        token: i64,
+        now_ms: i64,
+        answers: &[(NewMessage<'_>, &[String])],
+    ) -> Result<bool, StoreError> {
+        if answers.is_empty() {
+            return self.finish_event(event_id, owner, token, now_ms).await;
+        }
+        let n = db!(self, db => {
+            let mut tx = db.begin().await?;
+            for (answer, ids) in answers {
+                record_answer_in!(tx, answer, *ids);
+            }
+            let n = sqlx::query(FINISH)
+                .bind(event_id)
+                .bind(owner)
+                .bind(token)
+                .bind(now_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.commit().await?;
+            n
+        });
         Ok(n == 1)
     }
 

@@ -23,6 +23,32 @@ macro_rules! db {
     };
 }
 
+/// Records an answer hearth sent (see [`Store::record_answer`]) in the open transaction `$tx`.
+macro_rules! record_answer_in {
+    ($tx:ident, $answer:expr, $message_ids:expr) => {{
+        let answer: &$crate::store::NewMessage<'_> = $answer;
+        sqlx::query($crate::store::LOG_MESSAGE)
+            .bind(answer.conversation_id)
+            .bind(answer.message_id)
+            .bind(answer.user_id)
+            .bind(answer.speaker)
+            .bind(answer.from_bot)
+            .bind(answer.text)
+            .bind(answer.at_ms)
+            .bind(answer.tainted)
+            .fetch_one(&mut *$tx)
+            .await?;
+        for id in $message_ids {
+            sqlx::query($crate::store::RECORD_SENT)
+                .bind(id)
+                .bind(answer.conversation_id)
+                .bind(answer.at_ms)
+                .execute(&mut *$tx)
+                .await?;
+        }
+    }};
+}
+
 mod alert_deliveries;
 mod alerts;
 mod budget;
@@ -53,7 +79,7 @@ pub use budget::{SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;
-pub use inbox::{Claim, InboxEvent, MAX_ATTEMPTS, PendingEvent};
+pub use inbox::{Claim, InboxEvent, LoggedEvent, MAX_ATTEMPTS, PendingEvent};
 pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, ListSummary};
 pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};
@@ -83,6 +109,9 @@ pub enum StoreError {
     /// A database error; its cause is part of the message, for the log.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// A write shared with other callers was dropped unanswered (the process is stopping).
+    #[error("the shared write was abandoned")]
+    Abandoned,
     /// A migration failed.
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -280,25 +309,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         db!(self, db => {
             let mut tx = db.begin().await?;
-            sqlx::query(LOG_MESSAGE)
-                .bind(answer.conversation_id)
-                .bind(answer.message_id)
-                .bind(answer.user_id)
-                .bind(answer.speaker)
-                .bind(answer.from_bot)
-                .bind(answer.text)
-                .bind(answer.at_ms)
-                .bind(answer.tainted)
-                .fetch_one(&mut *tx)
-                .await?;
-            for id in message_ids {
-                sqlx::query(RECORD_SENT)
-                    .bind(id)
-                    .bind(answer.conversation_id)
-                    .bind(answer.at_ms)
-                    .execute(&mut *tx)
-                    .await?;
-            }
+            record_answer_in!(tx, answer, message_ids);
             tx.commit().await?;
         });
         Ok(())
