@@ -5,7 +5,8 @@ mod common;
 
 use common::db::test_databases;
 use hearth::store::{
-    Claim, DeliveryStatus, Finish, InboxEvent, NewDelivery, NewMessage, NewReminder, Next, Store,
+    Claim, DeliveryStatus, Finish, InboxEvent, LoggedEvent, NewDelivery, NewMessage, NewReminder,
+    Next, Store,
 };
 
 async fn stores() -> Vec<Store> {
@@ -434,4 +435,25 @@ async fn a_database_error_names_its_cause() {
     let message = err.to_string();
     assert_ne!(message, "database error", "the cause is part of the message");
     assert!(message.contains("unable to open database file"), "{message}");
+}
+
+#[tokio::test]
+async fn a_thousand_and_more_events_in_hand_are_renewed_and_finished_in_one_call() {
+    // SQLite refuses a statement nested 1,000 deep: the (id, claim) matches must be chunked.
+    for s in stores().await {
+        let name = s.backend_name();
+        let ids: Vec<String> = (0..1_200).map(|n| format!("01BIG{n:020}")).collect();
+        let events: Vec<InboxEvent<'_>> = ids.iter().map(|id| event(id, 1_000)).collect();
+        s.accept_events(&events, claim("busy", 16_000)).await.expect("accept");
+        let held: Vec<(&str, i64)> = ids.iter().map(|id| (id.as_str(), 1)).collect();
+        let renewed = s.renew_events("busy", &held, 30_000).await.expect("renew");
+        assert_eq!(renewed.len(), 1_200, "{name}");
+        let logged: Vec<LoggedEvent<'_>> = ids
+            .iter()
+            .map(|id| LoggedEvent { event_id: id, token: 1, message: message("C1", "嗨", 2_000) })
+            .collect();
+        let finished = s.finish_logged("busy", 3_000, &logged).await.expect("finish");
+        assert!(finished.iter().all(|done| *done), "{name}: every one finished");
+        assert_eq!(finished.len(), 1_200, "{name}");
+    }
 }

@@ -65,6 +65,10 @@ pub const MAX_ATTEMPTS: i64 = 5;
 /// Rows per INSERT: SQLite allows 32,766 bound values per statement; a row binds 8.
 const ACCEPT_CHUNK: usize = 1000;
 
+/// Events per statement matched by an `OR` of (id, claim) pairs: SQLite refuses an expression
+/// tree deeper than 1,000, and each `OR` adds a level.
+const MATCH_CHUNK: usize = 400;
+
 const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts) ";
 const ACCEPT_TAIL: &str = " ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
 const FINISH_MANY_HEAD: &str = "UPDATE inbox SET status = 'done', done_at = ";
@@ -153,7 +157,7 @@ impl Store {
         let mut finished: Vec<(String,)> = Vec::new();
         db!(self, db => {
             let mut tx = db.begin().await?;
-            for chunk in events.chunks(ACCEPT_CHUNK) {
+            for chunk in events.chunks(MATCH_CHUNK) {
                 let mut update = sqlx::QueryBuilder::new(FINISH_MANY_HEAD);
                 update.push_bind(now_ms);
                 update.push(FINISH_MANY_WHERE);
@@ -284,7 +288,7 @@ impl Store {
         lease_until_ms: i64,
     ) -> Result<Vec<String>, StoreError> {
         let mut renewed = Vec::with_capacity(held.len());
-        for chunk in held.chunks(ACCEPT_CHUNK) {
+        for chunk in held.chunks(MATCH_CHUNK) {
             let rows: Vec<(String,)> = db!(self, db => {
                 let mut update = sqlx::QueryBuilder::new(RENEW_HEAD);
                 update.push_bind(lease_until_ms);
