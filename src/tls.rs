@@ -5,8 +5,8 @@
 //!
 //! The configuration is the one reqwest builds by default, so nothing about a connection
 //! changes: rustls with the process's default crypto provider (aws-lc-rs unless another was
-//! installed), TLS 1.2 and 1.3, the platform's certificate verifier, SNI, and ALPN offering
-//! HTTP/2, then HTTP/1.1.
+//! installed), TLS 1.2 and 1.3, the platform's certificate verifier and SNI — except that ALPN
+//! offers HTTP/1.1 alone, the only HTTP hearth's clients are built with.
 
 use std::sync::{Arc, LazyLock};
 
@@ -34,7 +34,7 @@ fn shared_config() -> Result<rustls::ClientConfig, rustls::Error> {
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
 }
 
@@ -43,10 +43,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_shared_configuration_is_built_and_offers_what_reqwest_offers_by_default() {
+    fn the_shared_configuration_is_built_and_offers_http_1_1_alone() {
         assert!(SHARED.is_some(), "built wherever reqwest could build its own");
         let config = shared_config().expect("the system has root certificates");
-        assert_eq!(config.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert_eq!(
+            config.alpn_protocols,
+            [b"http/1.1".to_vec()],
+            "no HTTP/2: reqwest is built without it"
+        );
         assert!(config.enable_sni);
         assert!(!config.client_auth_cert_resolver.has_certs(), "no client certificate");
         client_builder().build().expect("a client on the shared configuration");
