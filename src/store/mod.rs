@@ -385,7 +385,7 @@ pub fn redact_url(url: &str) -> String {
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
-/// lives and dies with its connection).
+/// lives and dies with its connection) whose connections are not pinged before use.
 async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     let options = SqliteConnectOptions::from_str(url)?
@@ -393,9 +393,20 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         .journal_mode(if in_memory { SqliteJournalMode::Memory } else { SqliteJournalMode::Wal })
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(SQLITE_BUSY_TIMEOUT)
-        .foreign_keys(true);
+        .foreign_keys(true)
+        // Statement journals (a multi-row insert inside a transaction keeps one, to undo just
+        // that statement) and temporary indexes stay in memory instead of temporary files.
+        .pragma("temp_store", "memory")
+        // Checkpoints every 4,000 WAL pages (16 MiB) rather than every 1,000: the same pages
+        // written again and again (the inbox, the chat log's newest) are copied back to the
+        // database once per checkpoint, and each checkpoint syncs the file.
+        .pragma("wal_autocheckpoint", "4000");
     let connections = if in_memory { 1 } else { 4 };
+    // No ping before each use: an SQLite connection is a file handle in this process, it cannot
+    // have been dropped by a server. sqlx's ping is a round trip to the connection's worker
+    // thread, as much as a short statement costs (BENCHMARKS.md, issue 17).
     Ok(SqlitePoolOptions::new()
+        .test_before_acquire(false)
         .max_connections(connections)
         .idle_timeout(None)
         .max_lifetime(None)
