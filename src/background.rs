@@ -181,6 +181,8 @@ async fn renew_leases(app: Arc<Hearth>) {
     }
 }
 
+/// Every hour: forgets what is past its retention (handled events, the chat log, token counts,
+/// settled pushes) and folds the metrics' histogram samples into their buckets.
 async fn prune(app: Arc<Hearth>) {
     let mut tick = tokio::time::interval(PRUNE_TICK);
     loop {
@@ -201,5 +203,6 @@ async fn prune(app: Arc<Hearth>) {
         if let Err(e) = app.prune_settled_pushes().await {
             tracing::warn!(error = %e, "could not prune settled pushes");
         }
+        app.metrics.upkeep();
     }
 }
