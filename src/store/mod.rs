@@ -416,7 +416,28 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
 
 #[cfg(test)]
 mod tests {
-    use super::redact_url;
+    use super::{open_sqlite, redact_url};
+
+    #[tokio::test]
+    async fn an_sqlite_file_keeps_statement_journals_in_memory_checkpoints_rarely_and_skips_pings()
+    {
+        let dir = std::env::temp_dir().join(format!("hearth-pragmas-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let url = format!("sqlite://{}", dir.join("hearth.db").display());
+        let pool = open_sqlite(&url).await.expect("opened");
+        let temp_store: i64 =
+            sqlx::query_scalar("PRAGMA temp_store").fetch_one(&pool).await.expect("read");
+        let checkpoint: i64 =
+            sqlx::query_scalar("PRAGMA wal_autocheckpoint").fetch_one(&pool).await.expect("read");
+        let journal: String =
+            sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&pool).await.expect("read");
+        pool.close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(temp_store, 2, "MEMORY");
+        assert_eq!(checkpoint, 4000);
+        assert_eq!(journal, "wal");
+        assert!(!pool.options().get_test_before_acquire(), "no ping before each use");
+    }
 
     #[test]
     fn a_password_in_a_database_url_is_redacted() {
