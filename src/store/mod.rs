@@ -38,13 +38,15 @@ macro_rules! record_answer_in {
             .bind(answer.tainted)
             .fetch_one(&mut *$tx)
             .await?;
-        for id in $message_ids {
-            sqlx::query($crate::store::RECORD_SENT)
-                .bind(id)
-                .bind(answer.conversation_id)
-                .bind(answer.at_ms)
-                .execute(&mut *$tx)
-                .await?;
+        let ids: Vec<&String> = $message_ids.into_iter().collect();
+        if !ids.is_empty() {
+            // One statement for all of the answer's messages (a text and a card, say).
+            let mut insert = sqlx::QueryBuilder::new($crate::store::RECORD_SENT_HEAD);
+            insert.push_values(ids, |mut row, id| {
+                row.push_bind(id).push_bind(answer.conversation_id).push_bind(answer.at_ms);
+            });
+            insert.push($crate::store::RECORD_SENT_TAIL);
+            insert.build().execute(&mut *$tx).await?;
         }
     }};
 }
@@ -191,7 +193,8 @@ pub struct LoggedMessage {
 
 const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
 const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
-const RECORD_SENT: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) VALUES ($1, $2, $3) ON CONFLICT (message_id) DO NOTHING";
+const RECORD_SENT_HEAD: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) ";
+const RECORD_SENT_TAIL: &str = " ON CONFLICT (message_id) DO NOTHING";
 const IS_SENT: &str =
     "SELECT message_id FROM sent_messages WHERE message_id = $1 AND conversation_id = $2";
 const MEMBER_NAME: &str =
