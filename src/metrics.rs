@@ -135,7 +135,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn upkeep_folds_turn_samples_into_the_histogram_without_losing_them() {
+    fn upkeep_loses_no_turn_sample() {
         let metrics = Metrics::install();
         let count = |text: &str| {
             text.lines()

@@ -101,8 +101,9 @@ impl Store {
     }
 
     /// Stores verified events, each with its own claim (the events of several webhooks
-    /// acknowledged together, see [`crate::inbox::commit`]), in one transaction; returns, for
-    /// each, whether it is new: an event stored before, or earlier in `events`, is not.
+    /// acknowledged together, see [`crate::inbox::commit`]) atomically (one statement, or one
+    /// transaction of chunks of [`ACCEPT_CHUNK`] rows); returns, for each, whether it is new: an
+    /// event stored before, or earlier in `events`, is not.
     pub async fn accept_claimed(
         &self,
         events: &[(InboxEvent<'_>, Option<Claim<'_>>)],
