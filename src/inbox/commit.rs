@@ -180,6 +180,15 @@ mod tests {
         }
     }
 
+    /// Writes `items` through `commit` from a task of its own.
+    fn spawn_write(
+        commit: &Arc<GroupCommit<Recorder>>,
+        items: Vec<i64>,
+    ) -> tokio::task::JoinHandle<Answer<Recorder>> {
+        let commit = commit.clone();
+        tokio::spawn(async move { commit.write(items).await })
+    }
+
     #[tokio::test]
     async fn a_write_alone_goes_at_once_in_its_own_transaction() {
         let commit = recorder(true);
@@ -190,17 +199,9 @@ mod tests {
     #[tokio::test]
     async fn writes_asked_for_during_a_transaction_share_the_next_and_each_gets_its_own_answer() {
         let commit = recorder(false);
-        let first = tokio::spawn({
-            let commit = commit.clone();
-            async move { commit.write(vec![1]).await }
-        });
+        let first = spawn_write(&commit, vec![1]);
         first_under_way(&commit).await;
-        let waiting: Vec<_> = (2..=4)
-            .map(|n| {
-                let commit = commit.clone();
-                tokio::spawn(async move { commit.write(vec![n, n]).await })
-            })
-            .collect();
+        let waiting: Vec<_> = (2..=4).map(|n| spawn_write(&commit, vec![n, n])).collect();
         for _ in 0..10 {
             tokio::task::yield_now().await;
         }
@@ -216,19 +217,10 @@ mod tests {
     #[tokio::test]
     async fn a_failed_shared_write_is_retried_per_caller_so_only_the_bad_rows_fail() {
         let commit = recorder(false);
-        let first = tokio::spawn({
-            let commit = commit.clone();
-            async move { commit.write(vec![1]).await }
-        });
+        let first = spawn_write(&commit, vec![1]);
         first_under_way(&commit).await;
-        let good = tokio::spawn({
-            let commit = commit.clone();
-            async move { commit.write(vec![2]).await }
-        });
-        let bad = tokio::spawn({
-            let commit = commit.clone();
-            async move { commit.write(vec![-3]).await }
-        });
+        let good = spawn_write(&commit, vec![2]);
+        let bad = spawn_write(&commit, vec![-3]);
         for _ in 0..10 {
             tokio::task::yield_now().await;
         }
@@ -242,13 +234,9 @@ mod tests {
     async fn a_write_is_work_in_hand_until_committed_even_when_its_caller_went_away() {
         let in_flight = InFlight::default();
         let commit = counted_recorder(false, &in_flight);
-        let caller = |n: i64| {
-            let commit = commit.clone();
-            tokio::spawn(async move { commit.write(vec![n]).await })
-        };
-        let first = caller(1);
+        let first = spawn_write(&commit, vec![1]);
         first_under_way(&commit).await;
-        let queued = caller(2);
+        let queued = spawn_write(&commit, vec![2]);
         for _ in 0..10 {
             tokio::task::yield_now().await;
         }
