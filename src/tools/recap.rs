@@ -92,7 +92,9 @@ impl Window {
         };
         let limit = match args.last_messages {
             Some(0) => return invalid("last_messages must be at least 1"),
-            Some(n) if n > 10_000 => return invalid("last_messages must be at most 200"),
+            Some(n) if n > 10_000 => {
+                return invalid("last_messages must be at most 10000 (at most 200 are returned)");
+            }
             Some(n) => n.min(MAX_MESSAGES),
             None if since.is_some() => MAX_MESSAGES,
             None => DEFAULT_MESSAGES,

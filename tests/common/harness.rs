@@ -66,10 +66,11 @@ impl Harness {
         tweak: impl FnOnce(&mut Config),
         tools: Option<fn(&Services) -> Registry>,
     ) -> Self {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-            .with_test_writer()
-            .try_init();
+        // Warnings by default: a test's output is shown only when it fails, and then hearth's
+        // warnings (an event taken over, a write retried, a lease lost) say what happened.
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
         let line = FakeLine::start().await;
         let llm = FakeLlm::start().await;
         let upstreams = FakeUpstreams::start().await;
