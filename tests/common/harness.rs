@@ -70,7 +70,11 @@ impl Harness {
         // warnings (an event taken over, a write retried, a lease lost) say what happened.
         let filter = tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(false)
+            .with_test_writer()
+            .try_init();
         let line = FakeLine::start().await;
         let llm = FakeLlm::start().await;
         let upstreams = FakeUpstreams::start().await;
