@@ -233,6 +233,8 @@ async fn recap_reads_only_this_conversation_within_the_window() {
         h.dm(MOM, "私訊內容"),
     ])
     .await;
+    let dm_log = h.app.store.log_window(MOM, 0, 10).await.expect("log");
+    assert!(dm_log.iter().any(|m| m.text == "私訊內容"), "logged once its webhook is handled");
     h.llm.reply_text("今天天氣很好喔");
     h.send(vec![h.group_text(FAMILY, DAD, "小幫手 天氣好嗎")]).await;
     h.llm.reply_tool_calls(&[("recap", json!({"since_minutes": 60}))]);

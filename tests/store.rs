@@ -92,7 +92,7 @@ async fn unfinished_events_are_claimed_by_another_process_after_their_lease() {
             "{name}: the old owner cannot finish"
         );
         assert!(
-            !s.confirm_claim("01B", "dead", 1, 90_000).await.expect("fenced"),
+            s.confirm_claim("01B", "dead", 90_000).await.expect("fenced").is_none(),
             "{name}: nor start it"
         );
         assert_eq!(s.release_events("alive").await.expect("release"), 2);
@@ -124,8 +124,24 @@ async fn a_renewed_lease_is_never_taken_over_and_a_lost_one_is_never_renewed() {
         let taken = s.claim_events("other", 46_000, 61_000, 10).await.expect("claim");
         assert_eq!(taken.len(), 1, "{name}");
         assert!(s.renew_events("slow", &[("01R", 1)], 70_000).await.expect("renew").is_empty());
-        assert!(s.confirm_claim("01R", "other", 2, 75_000).await.expect("confirm"));
+        assert_eq!(s.confirm_claim("01R", "other", 75_000).await.expect("confirm"), Some(2));
         assert!(s.finish_event("01R", "other", 2, 47_000).await.expect("finish"));
+    }
+}
+
+#[tokio::test]
+async fn a_process_that_claimed_its_own_lapsed_event_again_confirms_it_with_the_new_token() {
+    for s in stores().await {
+        let name = s.backend_name();
+        s.accept_events(&[event("01S", 1_000)], claim("me", 5_000)).await.expect("accept");
+        // Its lease lapsed (a stalled heartbeat) and its own loop took the event back.
+        let again = s.claim_events("me", 6_000, 21_000, 10).await.expect("claim");
+        assert_eq!(again.len(), 1, "{name}");
+        assert_eq!(again[0].attempts, 2, "{name}");
+        // The job already queued still knows the first token: the store says which is current.
+        assert_eq!(s.confirm_claim("01S", "me", 30_000).await.expect("confirm"), Some(2), "{name}");
+        assert!(s.finish_event("01S", "me", 2, 7_000).await.expect("finish"), "{name}");
+        assert_eq!(s.confirm_claim("01S", "me", 40_000).await.expect("done"), None, "{name}");
     }
 }
 

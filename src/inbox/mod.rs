@@ -158,12 +158,14 @@ impl Hearth {
             return Some(lease.token);
         }
         let until = self.inbox_lease_until(now);
-        match self.store.confirm_claim(id, &self.owner, lease.token, until).await {
-            Ok(true) => {
-                self.inbox.set_until(id, until);
-                Some(lease.token)
+        match self.store.confirm_claim(id, &self.owner, until).await {
+            // The token may be newer than the one in memory: this process claimed the event
+            // again after its lease lapsed, and the loop that took it has not said so yet.
+            Ok(Some(token)) => {
+                self.inbox.set_lease(id, Lease { token, until_ms: until });
+                Some(token)
             }
-            Ok(false) => None,
+            Ok(None) => None,
             Err(e) => {
                 tracing::error!(error = %e, event_id = id, "could not confirm a claim; left for later");
                 None
@@ -258,7 +260,5 @@ impl Hearth {
 }
 
 fn parse(pending: &PendingEvent) -> Result<Event, String> {
-    serde_json::from_str(&pending.payload)
-        .map_err(|e| e.to_string())
-        .and_then(|raw| Event::parse(raw).map_err(|e| e.to_string()))
+    Event::parse_json(&pending.payload).map_err(|e| e.to_string())
 }

@@ -214,6 +214,13 @@ impl InboxQueue {
         lock(&self.held).get(id).copied()
     }
 
+    /// Records the latest claim on a held event (confirmed in the store).
+    pub fn set_lease(&self, id: &str, lease: Lease) {
+        if let Some(held) = lock(&self.held).get_mut(id) {
+            *held = lease;
+        }
+    }
+
     /// Records a renewed (or, with 0, a lost) lease end.
     pub fn set_until(&self, id: &str, until_ms: i64) {
         if let Some(lease) = lock(&self.held).get_mut(id) {

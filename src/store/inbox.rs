@@ -75,7 +75,7 @@ const FINISH_MANY_HEAD: &str = "UPDATE inbox SET status = 'done', done_at = ";
 const FINISH_MANY_WHERE: &str = ", claimed_by = NULL WHERE status = 'pending' AND claimed_by = ";
 const LOG_MANY_HEAD: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) ";
 const FINISH: &str = "UPDATE inbox SET status = 'done', done_at = $4, claimed_by = NULL WHERE event_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'pending'";
-const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $4 WHERE event_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'pending'";
+const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $3 WHERE event_id = $1 AND claimed_by = $2 AND status = 'pending' RETURNING attempts";
 const RENEW_HEAD: &str = "UPDATE inbox SET claim_expires_at = CASE WHEN claim_expires_at < ";
 const RENEW_MID: &str = " THEN ";
 const RENEW_WHERE: &str = " ELSE claim_expires_at END WHERE status = 'pending' AND claimed_by = ";
@@ -273,24 +273,23 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Extends `owner`'s claim `token` on an event to `lease_until_ms` if it is still the latest
-    /// claim: the check before handling starts when the lease may have lapsed meanwhile.
+    /// Extends `owner`'s claim on an event to `lease_until_ms` if `owner` still holds it: the
+    /// check before handling starts when the lease may have lapsed meanwhile. Returns the
+    /// claim's token, which is newer than the caller's when `owner` itself claimed the event
+    /// again after its lease lapsed (owners are unique per process, so the claim is still the
+    /// caller's); `None` when another process took it over or it is done.
     pub async fn confirm_claim(
         &self,
         event_id: &str,
         owner: &str,
-        token: i64,
         lease_until_ms: i64,
-    ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(CONFIRM)
+    ) -> Result<Option<i64>, StoreError> {
+        Ok(db!(self, db => sqlx::query_scalar(CONFIRM)
             .bind(event_id)
             .bind(owner)
-            .bind(token)
             .bind(lease_until_ms)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?;
-        Ok(n == 1)
+            .fetch_optional(db)
+            .await)?)
     }
 
     /// Renews `owner`'s leases on `held` events (id and claim token) to at least
