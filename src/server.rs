@@ -149,8 +149,9 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
     let at = received_at.as_millisecond();
     let mut parsed = Vec::with_capacity(envelope.events.len());
     for raw in envelope.events {
-        let payload = raw.to_string();
-        match Event::parse(raw) {
+        // Stored as received: the event's own JSON text, not a re-serialisation.
+        let payload = String::from(Box::<str>::from(raw));
+        match Event::parse_json(&payload) {
             Ok(event) if inbox::lease::too_old(event.timestamp_ms, at) => {
                 crate::metrics::webhook_event(&event.event_type, "too_old");
                 tracing::warn!(

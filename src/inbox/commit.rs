@@ -88,9 +88,10 @@ impl<B: Batch> GroupCommit<B> {
                 Ok(answer) => answer,
                 Err(_) => Err(Unwritten { error: StoreError::Abandoned, items: Vec::new() }),
             },
-            // The loop is gone (its runtime ended): write alone.
+            // The loop is gone (its runtime ended): write alone. Boxed, so this rare path's
+            // store future does not make every caller's future (a webhook's) as large as it.
             Err(mpsc::error::SendError((items, _, _in_hand))) => {
-                write_alone(&*self.batch, items).await
+                Box::pin(write_alone(&*self.batch, items)).await
             }
         }
     }

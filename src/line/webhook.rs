@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::source::{ChatKind, Conversation};
 
@@ -12,9 +13,10 @@ pub struct Envelope {
     /// The bot's own user id.
     #[serde(default)]
     pub destination: Option<String>,
-    /// The events, each parsed separately with [`Event::parse`].
+    /// The events, each kept as its own JSON text (stored as received) and parsed separately
+    /// with [`Event::parse_json`].
     #[serde(default)]
-    pub events: Vec<Value>,
+    pub events: Vec<Box<RawValue>>,
 }
 
 /// One webhook event, as hearth uses it.
@@ -309,7 +311,7 @@ struct WireEvent {
     #[serde(default)]
     delivery_context: Option<WireDelivery>,
     #[serde(default)]
-    message: Option<Value>,
+    message: Option<Box<RawValue>>,
     #[serde(default)]
     postback: Option<WirePostback>,
     #[serde(default)]
@@ -359,13 +361,14 @@ struct WireUnsend {
 }
 
 impl Event {
-    /// Parses one raw event.
-    pub fn parse(raw: Value) -> Result<Event, EventError> {
-        let wire: WireEvent = serde_json::from_value(raw)?;
+    /// Parses one event given as JSON text (as a webhook carries it, and as the inbox stores
+    /// it): one pass over the text, no intermediate JSON tree.
+    pub fn parse_json(raw: &str) -> Result<Event, EventError> {
+        let wire: WireEvent = serde_json::from_str(raw)?;
         let missing = |what| EventError::Missing { event_type: wire.event_type.clone(), what };
         let kind = match wire.event_type.as_str() {
             "message" => {
-                let message = wire.message.clone().ok_or_else(|| missing("message"))?;
+                let message = wire.message.as_deref().ok_or_else(|| missing("message"))?;
                 EventKind::Message(parse_message(message).map_err(|_| missing("message"))?)
             }
             "follow" => EventKind::Follow,
@@ -419,22 +422,28 @@ impl Event {
             kind,
         })
     }
+
+    /// Parses one event given as a JSON value (tests and callers that built one).
+    pub fn parse(raw: Value) -> Result<Event, EventError> {
+        Self::parse_json(&raw.to_string())
+    }
 }
 
-fn parse_message(message: Value) -> Result<IncomingMessage, serde_json::Error> {
+fn parse_message(message: &RawValue) -> Result<IncomingMessage, serde_json::Error> {
     #[derive(Deserialize)]
     struct Head {
         #[serde(rename = "type")]
         message_type: String,
         id: String,
     }
-    let head: Head = serde_json::from_value(message.clone())?;
+    let text = message.get();
+    let head: Head = serde_json::from_str(text)?;
     Ok(match head.message_type.as_str() {
-        "text" => IncomingMessage::Text(serde_json::from_value(message)?),
-        "image" => IncomingMessage::Image(serde_json::from_value(message)?),
-        "audio" => IncomingMessage::Audio(serde_json::from_value(message)?),
-        "sticker" => IncomingMessage::Sticker(serde_json::from_value(message)?),
-        "file" => IncomingMessage::File(serde_json::from_value(message)?),
+        "text" => IncomingMessage::Text(serde_json::from_str(text)?),
+        "image" => IncomingMessage::Image(serde_json::from_str(text)?),
+        "audio" => IncomingMessage::Audio(serde_json::from_str(text)?),
+        "sticker" => IncomingMessage::Sticker(serde_json::from_str(text)?),
+        "file" => IncomingMessage::File(serde_json::from_str(text)?),
         _ => IncomingMessage::Other { id: head.id, message_type: head.message_type },
     })
 }
