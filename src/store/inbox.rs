@@ -85,6 +85,14 @@ const GIVE_UP: &str = "UPDATE inbox SET status = 'done', done_at = $1, claimed_b
 const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 WHERE claimed_by = $1 AND status = 'pending'";
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
 
+/// Whether a statement built for `rows` rows stays in the connection's statement cache. The
+/// shapes that recur (one webhook's one event) do; a batch's size varies with the load, and each
+/// size would be a new entry, pushing the store's fixed statements out of the cache (sqlx keeps
+/// 100 per connection) and holding memory for shapes that may never come back.
+fn cached(rows: usize) -> bool {
+    rows <= 2
+}
+
 impl Store {
     /// Stores verified events atomically (one statement, or one transaction of chunks of
     /// [`ACCEPT_CHUNK`] rows), claimed
@@ -138,12 +146,16 @@ impl Store {
             if events.len() <= ACCEPT_CHUNK {
                 // One statement is atomic by itself: no transaction to open and commit (two
                 // round trips fewer for every acknowledgement).
-                inserted = insert_rows!(events).build_query_as().fetch_all(db).await?;
+                inserted = insert_rows!(events)
+                    .build_query_as()
+                    .persistent(cached(events.len()))
+                    .fetch_all(db)
+                    .await?;
             } else {
                 let mut tx = db.begin().await?;
                 for chunk in events.chunks(ACCEPT_CHUNK) {
                     let rows: Vec<(String,)> =
-                        insert_rows!(chunk).build_query_as().fetch_all(&mut *tx).await?;
+                        insert_rows!(chunk).build_query_as().persistent(false).fetch_all(&mut *tx).await?;
                     inserted.extend(rows);
                 }
                 tx.commit().await?;
@@ -189,7 +201,11 @@ impl Store {
                     update.push(")");
                 }
                 update.push(") RETURNING event_id");
-                let rows: Vec<(String,)> = update.build_query_as().fetch_all(&mut *tx).await?;
+                let rows: Vec<(String,)> = update
+                    .build_query_as()
+                    .persistent(cached(chunk.len()))
+                    .fetch_all(&mut *tx)
+                    .await?;
                 finished.extend(rows);
             }
             let mut done: std::collections::HashSet<&str> =
@@ -213,7 +229,7 @@ impl Store {
                         .push_bind(m.at_ms)
                         .push_bind(m.tainted);
                 });
-                insert.build().execute(&mut *tx).await?;
+                insert.build().persistent(cached(chunk.len())).execute(&mut *tx).await?;
             }
             tx.commit().await?;
             Ok(outcome)
@@ -322,7 +338,7 @@ impl Store {
                     update.push(")");
                 }
                 update.push(") RETURNING event_id");
-                update.build_query_as().fetch_all(db).await
+                update.build_query_as().persistent(cached(chunk.len())).fetch_all(db).await
             })?;
             renewed.extend(rows.into_iter().map(|(id,)| id));
         }
