@@ -84,6 +84,7 @@ const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires
 const GIVE_UP: &str = "UPDATE inbox SET status = 'done', done_at = $1, claimed_by = NULL WHERE status = 'pending' AND claim_expires_at < $1 AND attempts >= $2";
 const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 WHERE claimed_by = $1 AND status = 'pending'";
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
+const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
 /// Whether a statement built for `rows` rows stays in the connection's statement cache. The
 /// shapes that recur (one webhook's one event) do; a batch's size varies with the load, and each
@@ -396,6 +397,11 @@ impl Store {
             .execute(db)
             .await
             .map(|r| r.rows_affected()))?)
+    }
+
+    /// How many stored events are not handled yet: waiting for a process, or in one's hands.
+    pub async fn pending_events(&self) -> Result<i64, StoreError> {
+        Ok(db!(self, db => sqlx::query_scalar(COUNT_PENDING).fetch_one(db).await)?)
     }
 
     /// Forgets handled events finished before `before_ms`; returns how many.

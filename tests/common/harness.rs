@@ -164,6 +164,10 @@ impl Harness {
         let body = json!({"destination": BOT_ID, "events": events}).to_string();
         let status = self.post_signed(&body).await;
         self.settle().await;
+        // Settled means handled: an event still pending here was dropped from memory while
+        // its claim stayed in the store, and would wait there for its lease to lapse.
+        let pending = self.app.store.pending_events().await.expect("count pending events");
+        assert_eq!(pending, 0, "events still pending after hearth settled");
         status
     }
 
