@@ -471,13 +471,11 @@ fn pushers(
     (reminders, alerts)
 }
 
-/// A name for this process in claims: unique per start.
+/// A name for this process in claims: unique per start (a process confirms its claims by it,
+/// so two replicas must never share one, even as pid 1 in two containers).
 fn process_owner() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    format!("hearth-{}-{nanos:08x}", std::process::id())
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("hearth-{}-{}", std::process::id(), &random[..16])
 }
 
 /// `n` days (at least one).

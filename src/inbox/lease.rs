@@ -34,6 +34,16 @@ pub fn held_without_asking(until_ms: i64, now_ms: i64, lease: SignedDuration) ->
     until_ms.saturating_sub(now_ms) > margin
 }
 
+/// The lease end a job taken from the store starts with, for an event whose claim is the
+/// `attempts`-th and whose lease now runs to `until_ms`. A first claim starts without asking. An
+/// event claimed before (its lease lapsed, perhaps while this very process held it) is confirmed
+/// in the store first (`0` makes [`held_without_asking`] false): if this process's earlier job
+/// adopted the new claim and finished the event meanwhile, the store says so, and the event is
+/// not handled twice.
+pub fn taken_lease_end(attempts: i64, until_ms: i64) -> i64 {
+    if attempts > 1 { 0 } else { until_ms }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +75,15 @@ mod tests {
         assert!(!held_without_asking(now + 5_000, now, LEASE));
         assert!(!held_without_asking(now - 1, now, LEASE), "lapsed");
         assert!(!held_without_asking(0, now, LEASE), "lost to another process");
+    }
+
+    #[test]
+    fn an_event_claimed_before_is_confirmed_in_the_store_before_it_starts() {
+        let now = 1_000_000;
+        let until = now + 15_000;
+        assert!(held_without_asking(taken_lease_end(1, until), now, LEASE), "a first claim");
+        for attempts in [2, 3, 5] {
+            assert!(!held_without_asking(taken_lease_end(attempts, until), now, LEASE));
+        }
     }
 }

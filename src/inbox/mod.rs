@@ -212,7 +212,8 @@ impl Hearth {
         let all_taken = count < room;
         for pending in claimed {
             let Some(slot) = slots.split(1) else { break };
-            let lease = Lease { token: pending.attempts, until_ms: until };
+            let until_ms = lease::taken_lease_end(pending.attempts, until);
+            let lease = Lease { token: pending.attempts, until_ms };
             match parse(&pending) {
                 Ok(event) => {
                     if pending.attempts > 1 {

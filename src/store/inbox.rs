@@ -86,15 +86,17 @@ const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
-/// Whether a statement built for `rows` rows stays in the connection's statement cache. The
-/// shapes that recur (one webhook's one event) do; a batch's size varies with the load, and each
-/// size would be a new entry, pushing the store's fixed statements out of the cache (sqlx keeps
-/// 100 per connection) and holding memory for shapes that may never come back.
-fn cached(rows: usize) -> bool {
-    rows <= 2
-}
-
 impl Store {
+    /// Whether a statement built for `rows` rows stays in the connection's statement cache. On
+    /// SQLite the shapes that recur (one webhook's one event) do; a batch's size varies with the
+    /// load, and each size would be a new entry, pushing the store's fixed statements out of the
+    /// cache (sqlx keeps 100 per connection) and holding memory for shapes that may never come
+    /// back. On PostgreSQL every shape is kept: a statement not kept costs a round trip to the
+    /// server to prepare it each time.
+    fn cached(&self, rows: usize) -> bool {
+        rows <= 2 || self.backend_name() == "postgres"
+    }
+
     /// Stores verified events atomically (one statement, or one transaction of chunks of
     /// [`ACCEPT_CHUNK`] rows), claimed
     /// by `claim` or left waiting in the inbox; returns, for each, whether it is new (a
@@ -149,14 +151,18 @@ impl Store {
                 // round trips fewer for every acknowledgement).
                 inserted = insert_rows!(events)
                     .build_query_as()
-                    .persistent(cached(events.len()))
+                    .persistent(self.cached(events.len()))
                     .fetch_all(db)
                     .await?;
             } else {
                 let mut tx = db.begin().await?;
                 for chunk in events.chunks(ACCEPT_CHUNK) {
                     let rows: Vec<(String,)> =
-                        insert_rows!(chunk).build_query_as().persistent(false).fetch_all(&mut *tx).await?;
+                        insert_rows!(chunk)
+                            .build_query_as()
+                            .persistent(self.cached(chunk.len()))
+                            .fetch_all(&mut *tx)
+                            .await?;
                     inserted.extend(rows);
                 }
                 tx.commit().await?;
@@ -204,7 +210,7 @@ impl Store {
                 update.push(") RETURNING event_id");
                 let rows: Vec<(String,)> = update
                     .build_query_as()
-                    .persistent(cached(chunk.len()))
+                    .persistent(self.cached(chunk.len()))
                     .fetch_all(&mut *tx)
                     .await?;
                 finished.extend(rows);
@@ -230,7 +236,7 @@ impl Store {
                         .push_bind(m.at_ms)
                         .push_bind(m.tainted);
                 });
-                insert.build().persistent(cached(chunk.len())).execute(&mut *tx).await?;
+                insert.build().persistent(self.cached(chunk.len())).execute(&mut *tx).await?;
             }
             tx.commit().await?;
             Ok(outcome)
@@ -339,7 +345,7 @@ impl Store {
                     update.push(")");
                 }
                 update.push(") RETURNING event_id");
-                update.build_query_as().persistent(cached(chunk.len())).fetch_all(db).await
+                update.build_query_as().persistent(self.cached(chunk.len())).fetch_all(db).await
             })?;
             renewed.extend(rows.into_iter().map(|(id,)| id));
         }
