@@ -94,13 +94,12 @@ impl Store {
     /// back. On PostgreSQL every shape is kept: a statement not kept costs a round trip to the
     /// server to prepare it each time.
     fn cached(&self, rows: usize) -> bool {
-        rows <= 2 || self.backend_name() == "postgres"
+        rows <= 2 || matches!(&*self.backend, super::Backend::Postgres(_))
     }
 
     /// Stores verified events atomically (one statement, or one transaction of chunks of
-    /// [`ACCEPT_CHUNK`] rows), claimed
-    /// by `claim` or left waiting in the inbox; returns, for each, whether it is new (a
-    /// duplicate is already stored and is not handled again).
+    /// [`ACCEPT_CHUNK`] rows), claimed by `claim` or left waiting in the inbox; returns, for
+    /// each, whether it is new (a duplicate is already stored and is not handled again).
     pub async fn accept_events(
         &self,
         events: &[InboxEvent<'_>],
