@@ -18,9 +18,8 @@ cpu=${IDLE_RSS_CPU:-0}
 [ -x "$bin" ] || { echo "no executable at $bin (cargo build --release first)" >&2; exit 1; }
 bin=$(realpath "$bin")
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# shellcheck source=scripts/idle_server.sh
+. "$(dirname "$0")/idle_server.sh"
 
 # The KiB of field $2 in /proc/$1/status.
 status_kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
@@ -46,26 +45,13 @@ cat "$bin" >/dev/null
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-closed="http://127.0.0.1:$(free_port)"
 
 echo "executable: $bin ($(stat -c %s "$bin") bytes); pinned to CPU $cpu; $(cut -d' ' -f1-3 /proc/loadavg) load"
 printf '%-4s %8s %8s %8s %7s %8s %8s %8s   (KiB)\n' run VmRSS RssAnon RssFile threads code rodata data
 for run in $(seq 1 "$runs"); do
     port=$(free_port)
-    rm -f "$work"/hearth.db*
-    env -i PATH="$PATH" \
-        LINE_CHANNEL_SECRET=idle-rss-secret LINE_CHANNEL_ACCESS_TOKEN=idle-rss-token \
-        OPENAI_API_KEY=sk-idle-rss OPENAI_BASE_URL="$closed" LINE_API_BASE="$closed" \
-        LINE_DATA_API_BASE="$closed" HEARTH_OPEN_METEO_URL="$closed" \
-        HEARTH_GEOCODING_URL="$closed" HEARTH_FX_URL="$closed" HEARTH_YAHOO_URL="$closed" \
-        DATABASE_URL="sqlite://$work/hearth.db" HEARTH_LISTEN="127.0.0.1:$port" RUST_LOG=warn \
-        taskset -c "$cpu" "$bin" serve >/dev/null 2>"$work/log" &
-    pid=$!
-    for _ in $(seq 1 500); do
-        curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break
-        kill -0 "$pid" 2>/dev/null || { cat "$work/log" >&2; exit 1; }
-        sleep 0.02
-    done
+    start_idle_server "$work" "$port" taskset -c "$cpu" "$bin"
+    pid=$IDLE_PID
     sleep 2
     row="$(status_kib $pid VmRSS) $(status_kib $pid RssAnon) $(status_kib $pid RssFile)"
     row="$row $(awk '$1 == "Threads:" { print $2 }' /proc/$pid/status)"
