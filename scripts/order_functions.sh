@@ -12,7 +12,9 @@
 # memory.
 #
 # Usage: scripts/order_functions.sh [BINARY] [BENCH]
-#   BINARY  a release build of hearth (default target/release/hearth)
+#   BINARY  hearth built by `cargo build --release` (default target/release/hearth); not the
+#           one a bench build leaves there: with the dev-dependencies' features its dependencies
+#           are built differently, and most names differ
 #   BENCH   the webhook bench's executable (default: the newest target/release/deps/webhook-*;
 #           `cargo bench --bench webhook --no-run` builds it)
 # Needs valgrind (`apt-get install valgrind`).
