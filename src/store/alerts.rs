@@ -169,7 +169,7 @@ impl Store {
     pub async fn create_alert(&self, a: &NewAlert<'_>) -> Result<Option<i64>, StoreError> {
         let cap = super::capped::cap(super::MAX_ALERTS);
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             if let Some(lock) = self.conversation_lock() {
                 sqlx::query(lock).bind(a.conversation_id).execute(&mut *tx).await?;
             }
@@ -317,7 +317,7 @@ impl Store {
         lease_until_ms: i64,
     ) -> Result<Vec<AlertDelivery>, StoreError> {
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let mut fired = Vec::new();
             for u in updates {
                 let Some(fire) = &u.fire else {
@@ -391,7 +391,7 @@ impl Store {
         failures: i64,
     ) -> Result<(), StoreError> {
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             sqlx::query(RESCHEDULE)
                 .bind(symbol)
                 .bind(owner)

@@ -157,7 +157,7 @@ impl Store {
         day: Option<&DigestDay>,
     ) -> Result<bool, StoreError> {
         let moved = db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let moved = sqlx::query(ADVANCE)
                 .bind(conversation_id)
                 .bind(was)

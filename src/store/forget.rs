@@ -51,7 +51,7 @@ impl Store {
             Backend::Postgres(_) => POSTGRES_CHAT_TABLES,
         };
         let deleted = db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let tables: Vec<(String,)> = sqlx::query_as(catalogue).fetch_all(&mut *tx).await?;
             let mut deleted = Vec::with_capacity(tables.len());
             for (table,) in tables {

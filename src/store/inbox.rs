@@ -154,7 +154,7 @@ impl Store {
                     .fetch_all(db)
                     .await?;
             } else {
-                let mut tx = db.begin().await?;
+                transaction!(db, tx);
                 for chunk in events.chunks(ACCEPT_CHUNK) {
                     let rows: Vec<(String,)> =
                         insert_rows!(chunk)
@@ -189,7 +189,7 @@ impl Store {
         }
         let mut finished: Vec<(String,)> = Vec::new();
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             for chunk in events.chunks(MATCH_CHUNK) {
                 let mut update = sqlx::QueryBuilder::new(FINISH_MANY_HEAD);
                 update.push_bind(now_ms);
@@ -277,7 +277,7 @@ impl Store {
             return self.finish_event(event_id, owner, token, now_ms).await;
         }
         let n = db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             for (answer, ids) in answers {
                 record_answer_in!(tx, answer, *ids);
             }

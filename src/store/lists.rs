@@ -216,7 +216,7 @@ impl Store {
         let begin = self.write_transaction();
         let outcome: Result<Result<(ListRow, Vec<ListItem>), E>, sqlx::Error> = db!(self, db => {
             async {
-                let mut tx = db.begin_with(begin).await?;
+                transaction!(db, tx, begin);
                 if let Some(lock) = self.conversation_lock() {
                     sqlx::query(lock).bind(conversation).execute(&mut *tx).await?;
                 }
@@ -346,7 +346,7 @@ impl Store {
     ) -> Result<u64, StoreError> {
         let clear = if only_checked { CLEAR_CHECKED } else { CLEAR_ITEMS };
         Ok(db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let removed = sqlx::query(clear)
                 .bind(conversation_id)
                 .bind(list_id)

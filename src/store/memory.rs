@@ -105,7 +105,7 @@ impl Store {
     /// [`super::MAX_MEMORIES`] (checked atomically in the insert itself).
     pub async fn add_memory(&self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
         let id: Option<(i64,)> = db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             if let Some(lock) = self.conversation_lock() {
                 sqlx::query(lock).bind(m.conversation_id).execute(&mut *tx).await?;
             }
@@ -192,7 +192,7 @@ impl Store {
     /// messages sent before then; returns how many log messages went.
     pub async fn prune_chat_log(&self, before_ms: i64) -> Result<u64, StoreError> {
         Ok(db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let messages =
                 sqlx::query(PRUNE_LOG).bind(before_ms).execute(&mut *tx).await?.rows_affected();
             sqlx::query(PRUNE_SENT).bind(before_ms).execute(&mut *tx).await?;

@@ -8,8 +8,10 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{FromRow, PgPool, SqlitePool};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{FromRow, PgPool};
+
+use sqlite_pool::SqlitePool;
 
 /// Runs `$body` with `$db` bound to the pool of the store's backend. The body is compiled once
 /// per backend, so one piece of SQL (and one set of binds) serves both; each arm must produce
@@ -20,6 +22,21 @@ macro_rules! db {
             $crate::store::Backend::Sqlite($db) => $body,
             $crate::store::Backend::Postgres($db) => $body,
         }
+    };
+}
+
+/// Opens the transaction `$tx` in a [`db!`] body, on a connection checked out of the pool `$db`
+/// for the rest of the enclosing block (optionally with its own `BEGIN` statement, `$begin`).
+/// sqlx's pools hand a transaction its own connection; hearth's SQLite pool hands out a guard
+/// that the transaction borrows, so the guard is kept here, out of sight.
+macro_rules! transaction {
+    ($db:ident, $tx:ident) => {
+        let mut connection = $db.acquire().await?;
+        let mut $tx = sqlx::Connection::begin(&mut *connection).await?;
+    };
+    ($db:ident, $tx:ident, $begin:expr) => {
+        let mut connection = $db.acquire().await?;
+        let mut $tx = sqlx::Connection::begin_with(&mut *connection, $begin).await?;
     };
 }
 
@@ -72,6 +89,7 @@ mod quoted;
 mod reminders;
 mod retention;
 mod shared_files;
+mod sqlite_pool;
 mod values;
 mod welcomed;
 
@@ -138,6 +156,7 @@ fn oldest_first_within(
 }
 
 /// Which database backs the store.
+#[allow(clippy::large_enum_variant, reason = "one per process, behind the store's Arc")]
 enum Backend {
     Sqlite(SqlitePool),
     Postgres(PgPool),
@@ -233,7 +252,7 @@ impl Store {
     /// Applies the embedded migrations that are not applied yet.
     pub async fn migrate(&self) -> Result<(), StoreError> {
         match &*self.backend {
-            Backend::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await?,
+            Backend::Sqlite(pool) => SQLITE_MIGRATIONS.run(&mut *pool.acquire().await?).await?,
             Backend::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await?,
         }
         Ok(())
@@ -311,7 +330,7 @@ impl Store {
         message_ids: &[String],
     ) -> Result<(), StoreError> {
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             record_answer_in!(tx, answer, message_ids);
             tx.commit().await?;
         });
@@ -387,8 +406,8 @@ pub fn redact_url(url: &str) -> String {
 /// (a failed finish means an event handled twice).
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
-/// lives and dies with its connection) whose connections are not pinged before use.
+/// Opens SQLite with WAL, a busy timeout and a small pool of its own (one connection for
+/// `:memory:`, which lives and dies with its connection; see [`sqlite_pool`]).
 async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     let options = SqliteConnectOptions::from_str(url)?
@@ -405,16 +424,7 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         // database once per checkpoint, and each checkpoint syncs the file.
         .pragma("wal_autocheckpoint", "4000");
     let connections = if in_memory { 1 } else { 4 };
-    // No ping before each use: an SQLite connection is a file handle in this process, it cannot
-    // have been dropped by a server. sqlx's ping is a round trip to the connection's worker
-    // thread, as much as a short statement costs (BENCHMARKS.md, issue 17).
-    Ok(SqlitePoolOptions::new()
-        .test_before_acquire(false)
-        .max_connections(connections)
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .connect_with(options)
-        .await?)
+    Ok(SqlitePool::open(options, connections).await?)
 }
 
 #[cfg(test)]
@@ -422,8 +432,7 @@ mod tests {
     use super::{open_sqlite, redact_url};
 
     #[tokio::test]
-    async fn an_sqlite_file_keeps_statement_journals_in_memory_checkpoints_rarely_and_skips_pings()
-    {
+    async fn an_sqlite_file_keeps_statement_journals_in_memory_and_checkpoints_rarely() {
         let dir = std::env::temp_dir().join(format!("hearth-pragmas-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let url = format!("sqlite://{}", dir.join("hearth.db").display());
@@ -434,12 +443,11 @@ mod tests {
             sqlx::query_scalar("PRAGMA wal_autocheckpoint").fetch_one(&pool).await.expect("read");
         let journal: String =
             sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&pool).await.expect("read");
-        pool.close().await;
+        drop(pool);
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(temp_store, 2, "MEMORY");
         assert_eq!(checkpoint, 4000);
         assert_eq!(journal, "wal");
-        assert!(!pool.options().get_test_before_acquire(), "no ping before each use");
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<(), StoreError> {
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             for i in items {
                 sqlx::query(RECORD)
                     .bind(i.conversation_id)
@@ -196,7 +196,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<(), StoreError> {
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             for item in items {
                 sqlx::query(SETTLE)
                     .bind(item.id)
@@ -228,7 +228,7 @@ impl Store {
         retry_at_ms: i64,
     ) -> Result<(), StoreError> {
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             for item in items {
                 sqlx::query(RETRY)
                     .bind(item.id)

@@ -237,7 +237,7 @@ impl Store {
     /// itself).
     pub async fn create_reminder(&self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
         let row: Option<ReminderRow> = db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             if let Some(lock) = self.conversation_lock() {
                 sqlx::query(lock).bind(r.conversation_id).execute(&mut *tx).await?;
             }
@@ -377,7 +377,7 @@ impl Store {
         m: &MovedRule<'_>,
     ) -> Result<bool, StoreError> {
         let moved = db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let n = sqlx::query(MOVE)
                 .bind(id)
                 .bind(conversation_id)
@@ -430,7 +430,7 @@ impl Store {
             return Ok(Vec::new());
         }
         Ok(db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let mut rows = Vec::with_capacity(deliveries.len());
             for d in deliveries {
                 sqlx::query(PREPARE)
@@ -464,7 +464,7 @@ impl Store {
         finishes: &[Finish],
     ) -> Result<(), StoreError> {
         db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             for f in finishes {
                 if let Some((scheduled_for, status)) = f.delivery {
                     sqlx::query(SET_DELIVERY)

@@ -16,7 +16,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<Vec<String>, StoreError> {
         Ok(db!(self, db => {
-            let mut tx = db.begin().await?;
+            transaction!(db, tx);
             let mut new = Vec::new();
             for user in user_ids {
                 let inserted = sqlx::query(WELCOME)
