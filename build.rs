@@ -23,9 +23,8 @@ fn main() {
     if linux && release && !opted_out("HEARTH_NO_PACKED_RELOCS") {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
-    let lld_by_default = linux
-        && target("CARGO_CFG_TARGET_ARCH", "x86_64")
-        && target("CARGO_CFG_TARGET_ENV", "gnu");
+    let lld_by_default =
+        linux && target("CARGO_CFG_TARGET_ARCH", "x86_64") && target("CARGO_CFG_TARGET_ENV", "gnu");
     if lld_by_default && release && !opted_out("HEARTH_NO_FUNCTION_ORDER") {
         let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
         let order = std::path::Path::new(&manifest).join("link/hot-functions.txt");
