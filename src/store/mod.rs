@@ -424,7 +424,7 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         // database once per checkpoint, and each checkpoint syncs the file.
         .pragma("wal_autocheckpoint", "4000");
     let connections = if in_memory { 1 } else { 4 };
-    Ok(SqlitePool::open(options, connections).await?)
+    Ok(SqlitePool::open(options, connections, !in_memory).await?)
 }
 
 #[cfg(test)]

@@ -2,13 +2,17 @@
 //! that comes back (a ping: for SQLite, a round trip to the connection's worker thread and two
 //! context switches) from a task spawned for it, and a turn checks out a connection for each of
 //! its dozen statements: a dozen hand-offs and tasks that did nothing (BENCHMARKS.md, issue 17,
-//! fourth round). Here a connection goes back to the idle list as its guard drops.
+//! fourth round). Here a connection that finished its work goes back to the idle list as its
+//! guard drops.
 //!
-//! Nothing needs checking on the way back. An SQLite connection is a file handle of this
-//! process, which no server can drop; its statements run in order on its own worker thread, so a
-//! statement cancelled half-way finishes there before the next user's; and a transaction dropped
-//! without a commit queues its rollback on that same worker (sqlx does), ahead of anything the
-//! next user sends. A connection whose worker died is closed instead of going back.
+//! A connection's statements run in order on its own worker thread, so a statement abandoned
+//! half-way (its future dropped, under a time limit) finishes there before the next user's, and
+//! a transaction dropped without a commit queues its rollback there (sqlx does), ahead of
+//! anything the next user sends. Such a connection may still be busy, though, so it goes to the
+//! bottom of the idle list, marked: the next users take the others first, and whoever takes it
+//! pings it first (which waits for the abandoned work) and closes it if its worker died or a
+//! transaction is still open. An in-memory database lives and dies with its one connection, so
+//! its pool never opens another in its place.
 //!
 //! Connections open when first needed, up to the maximum, and stay open; the most recently
 //! returned one is handed out first, so an idle process keeps using the one or two it has.
@@ -29,29 +33,58 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub(crate) struct SqlitePool {
     options: SqliteConnectOptions,
-    idle: Mutex<Vec<SqliteConnection>>,
+    /// Idle connections, the next one to hand out last.
+    idle: Mutex<Vec<Idle>>,
     free: Semaphore,
+    /// False for an in-memory database: a new connection would be a new, empty database.
+    reopen: bool,
+}
+
+/// An idle connection, and whether it came back from abandoned work (to be pinged before use).
+#[derive(Debug)]
+struct Idle {
+    conn: SqliteConnection,
+    abandoned: bool,
 }
 
 /// A connection checked out of an [`SqlitePool`]; it goes back when dropped.
 pub(crate) struct PooledConnection<'p> {
     conn: Option<SqliteConnection>,
+    /// True while a statement run through the pool itself waits for its answer (a connection
+    /// checked out for a transaction is done with once no transaction is left open on it).
+    statement_pending: bool,
     pool: &'p SqlitePool,
     _slot: SemaphorePermit<'p>,
 }
 
 impl SqlitePool {
-    /// A pool of at most `max` connections opened with `options`; opens one now, so a database
+    /// A pool of at most `max` connections opened with `options` (`reopen` false for an
+    /// in-memory database, whose pool keeps the one it opens now); opens one now, so a database
     /// that cannot be opened fails here.
-    pub(crate) async fn open(options: SqliteConnectOptions, max: usize) -> Result<Self, Error> {
-        let first = options.connect().await?;
-        Ok(Self { options, idle: Mutex::new(vec![first]), free: Semaphore::new(max) })
+    pub(crate) async fn open(
+        options: SqliteConnectOptions,
+        max: usize,
+        reopen: bool,
+    ) -> Result<Self, Error> {
+        let first = Idle { conn: options.connect().await?, abandoned: false };
+        Ok(Self { options, idle: Mutex::new(vec![first]), free: Semaphore::new(max), reopen })
     }
 
     /// How many connections are open and not in use.
     #[cfg(test)]
     fn idle_connections(&self) -> usize {
         self.idle.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Which idle connections came back from abandoned work, the next one to hand out last.
+    #[cfg(test)]
+    fn idle_abandoned(&self) -> Vec<bool> {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|i| i.abandoned)
+            .collect()
     }
 
     /// A connection: the most recently returned idle one, or a new one when none is idle and
@@ -63,17 +96,48 @@ impl SqlitePool {
             .map_err(|_| Error::PoolClosed)?;
         let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let conn = match idle {
-            Some(conn) => conn,
-            None => self.options.connect().await?,
+            Some(Idle { conn, abandoned: false }) => Some(conn),
+            Some(Idle { conn, abandoned: true }) => usable(conn).await,
+            None => None,
         };
-        Ok(PooledConnection { conn: Some(conn), pool: self, _slot: slot })
+        let conn = match conn {
+            Some(conn) => conn,
+            None if self.reopen => self.options.connect().await?,
+            // The in-memory database went with its connection.
+            None => return Err(Error::PoolClosed),
+        };
+        Ok(PooledConnection { conn: Some(conn), statement_pending: false, pool: self, _slot: slot })
+    }
+}
+
+/// `conn`, back from abandoned work, once that work is over (a ping waits behind it); `None`
+/// (closed) if its worker died or it still has a transaction open.
+async fn usable(mut conn: SqliteConnection) -> Option<SqliteConnection> {
+    use sqlx::Connection as _;
+    match conn.ping().await {
+        Ok(()) if !conn.is_in_transaction() => Some(conn),
+        outcome => {
+            tracing::warn!(
+                ?outcome,
+                "an SQLite connection left unusable by abandoned work is closed"
+            );
+            None
+        }
     }
 }
 
 impl PooledConnection<'_> {
-    /// Passes `result` through; a connection whose worker thread died is closed rather than
-    /// returned.
+    /// A connection for one statement run through the pool itself; see [`Self::checked`].
+    async fn for_statement(pool: &SqlitePool) -> Result<PooledConnection<'_>, Error> {
+        let mut conn = pool.acquire().await?;
+        conn.statement_pending = true;
+        Ok(conn)
+    }
+
+    /// Passes the answer to the statement through, and marks the connection done with it; a
+    /// connection whose worker thread died is closed rather than returned.
     fn checked<T>(mut self, result: Result<T, Error>) -> Result<T, Error> {
+        self.statement_pending = false;
         if matches!(result, Err(Error::WorkerCrashed)) {
             self.conn = None;
         }
@@ -98,9 +162,16 @@ impl std::ops::DerefMut for PooledConnection<'_> {
 
 impl Drop for PooledConnection<'_> {
     fn drop(&mut self) {
-        // Back on the idle list before the slot is released (fields drop after this body).
-        if let Some(conn) = self.conn.take() {
-            self.pool.idle.lock().unwrap_or_else(PoisonError::into_inner).push(conn);
+        use sqlx::Connection as _;
+        // Back on the idle list before the slot is released (fields drop after this body):
+        // on top when its work is done, at the bottom, to be checked, when it was abandoned.
+        let Some(conn) = self.conn.take() else { return };
+        let abandoned = self.statement_pending || conn.is_in_transaction();
+        let mut idle = self.pool.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if abandoned {
+            idle.insert(0, Idle { conn, abandoned });
+        } else {
+            idle.push(Idle { conn, abandoned });
         }
     }
 }
@@ -119,7 +190,7 @@ impl<'p> Executor<'p> for &'p SqlitePool {
         E: 'q + Execute<'q, Sqlite>,
     {
         stream::once(async move {
-            let mut conn = self.acquire().await?;
+            let mut conn = PooledConnection::for_statement(self).await?;
             let steps = conn.fetch_many(query).try_collect::<Vec<_>>().await;
             conn.checked(steps)
         })
@@ -137,7 +208,7 @@ impl<'p> Executor<'p> for &'p SqlitePool {
         E: 'q + Execute<'q, Sqlite>,
     {
         Box::pin(async move {
-            let mut conn = self.acquire().await?;
+            let mut conn = PooledConnection::for_statement(self).await?;
             let row = conn.fetch_optional(query).await;
             conn.checked(row)
         })
@@ -152,7 +223,7 @@ impl<'p> Executor<'p> for &'p SqlitePool {
         'p: 'e,
     {
         Box::pin(async move {
-            let mut conn = self.acquire().await?;
+            let mut conn = PooledConnection::for_statement(self).await?;
             let statement = conn.prepare_with(sql, parameters).await;
             conn.checked(statement)
         })
@@ -163,7 +234,7 @@ impl<'p> Executor<'p> for &'p SqlitePool {
         'p: 'e,
     {
         Box::pin(async move {
-            let mut conn = self.acquire().await?;
+            let mut conn = PooledConnection::for_statement(self).await?;
             let described = conn.describe(sql).await;
             conn.checked(described)
         })
@@ -183,7 +254,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let url = format!("sqlite://{}", dir.join("pool.db").display());
         let options = SqliteConnectOptions::from_str(&url).expect("url").create_if_missing(true);
-        (SqlitePool::open(options, max).await.expect("opened"), dir)
+        (SqlitePool::open(options, max, true).await.expect("opened"), dir)
     }
 
     #[tokio::test]
@@ -234,5 +305,38 @@ mod tests {
         assert_eq!(answer, 42);
         assert_eq!(pool.idle_connections(), 1);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_connection_abandoned_mid_statement_is_handed_out_last_and_checked_before_its_reuse()
+    {
+        let (pool, dir) = pool("abandoned", 2).await;
+        let first = pool.acquire().await.expect("the one open");
+        let second = pool.acquire().await.expect("a second one opens");
+        drop((first, second));
+        assert_eq!(pool.idle_abandoned(), [false, false]);
+        let slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT COUNT(*) FROM n";
+        let abandoned = sqlx::query_scalar::<_, i64>(slow).fetch_one(&pool);
+        let cut = tokio::time::timeout(Duration::from_millis(5), abandoned).await;
+        assert!(cut.is_err(), "the slow statement was abandoned before it finished");
+        assert_eq!(pool.idle_abandoned(), [true, false], "at the bottom, marked");
+        let first = pool.acquire().await.expect("the connection that finished its work");
+        let mut second = pool.acquire().await.expect("the abandoned one, once it is free");
+        let (answer,): (i64,) =
+            sqlx::query_as("SELECT 42").fetch_one(&mut *second).await.expect("answers");
+        assert_eq!(answer, 42);
+        drop((first, second));
+        assert_eq!(pool.idle_abandoned(), [false, false], "both done with");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn an_in_memory_pool_never_opens_a_new_empty_database_in_place_of_its_one() {
+        let options = SqliteConnectOptions::from_str("sqlite::memory:").expect("url");
+        let pool = SqlitePool::open(options, 1, false).await.expect("opened");
+        let mut conn = pool.acquire().await.expect("the one connection");
+        conn.conn = None; // as when its worker thread dies
+        drop(conn);
+        assert!(matches!(pool.acquire().await, Err(Error::PoolClosed)));
     }
 }
