@@ -25,9 +25,10 @@ start_idle_server() {
     IDLE_PID=$!
     for _ in $(seq 1 1500); do
         curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && return 0
-        kill -0 "$IDLE_PID" 2>/dev/null || { cat "$dir/log" >&2; exit 1; }
+        kill -0 "$IDLE_PID" 2>/dev/null || { cat "$dir/log" >&2; exit 1; } # it exited by itself
         sleep 0.02
     done
     echo "hearth did not answer /healthz" >&2
+    kill "$IDLE_PID" 2>/dev/null || true
     exit 1
 }

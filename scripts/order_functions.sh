@@ -21,17 +21,25 @@
 set -euo pipefail
 
 here=$(dirname "$0")
+root=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/idle_server.sh
 . "$here/idle_server.sh"
 
-bin=$(realpath "${1:-target/release/hearth}")
-bench=${2:-$(ls -t target/release/deps/webhook-* 2>/dev/null | grep -v '\.d$' | head -1)}
+bin=$(realpath "${1:-$root/target/release/hearth}")
+bench=${2:-$(ls -t "$root"/target/release/deps/webhook-* 2>/dev/null | grep -v '\.d$' | head -1 || true)}
 [ -x "$bin" ] && [ -x "$bench" ] || { echo "usage: $0 [BINARY] [BENCH] (release builds)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "valgrind is needed" >&2; exit 1; }
-out="$(dirname "$here")/link/hot-functions.txt"
+out="$root/link/hot-functions.txt"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+IDLE_PID=
+# Whatever runs under callgrind is stopped, and the scratch files removed, however this ends.
+cleanup() {
+    [ -z "$IDLE_PID" ] || kill "$IDLE_PID" 2>/dev/null || true
+    [ ! -f "$work/busy.pid" ] || kill "$(cat "$work/busy.pid")" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
 callgrind=(valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no)
 
 # 1. Idle.
@@ -39,21 +47,28 @@ start_idle_server "$work" "$(free_port)" "${callgrind[@]}" --callgrind-out-file=
 sleep 5
 kill -TERM "$IDLE_PID"
 wait "$IDLE_PID" || true
+IDLE_PID=
 
 # 2. Busy: the bench starts the server through a wrapper that puts it under callgrind, and kills
 # the wrapper when it is done; the server, still running, is then stopped so callgrind writes.
-cat >"$work/wrapper" <<WRAPPER
-#!/usr/bin/env bash
-${callgrind[*]} --callgrind-out-file=$work/busy.cg "$bin" "\$@" &
-echo \$! >"$work/busy.pid"
-wait
-WRAPPER
+{
+    echo '#!/usr/bin/env bash'
+    printf '%q ' "${callgrind[@]}" "--callgrind-out-file=$work/busy.cg" "$bin"
+    echo '"$@" &'
+    printf 'echo $! >%q\n' "$work/busy.pid"
+    echo 'wait'
+} >"$work/wrapper"
 chmod +x "$work/wrapper"
 BENCH_HEARTH_BIN="$work/wrapper" BENCH_RATES= BENCH_SUSTAINED=0 BENCH_TURNS=30 BENCH_FLOOD=300 \
     BENCH_DRAIN_SECS=120 "$bench" --bench
 busy=$(cat "$work/busy.pid")
 kill -TERM "$busy" 2>/dev/null || true
-while kill -0 "$busy" 2>/dev/null; do sleep 0.2; done
+# It is not this shell's child, so it is watched, not waited for (at most a minute).
+for _ in $(seq 1 300); do
+    [ -e "/proc/$busy" ] && [ "$(awk '{ print $3 }' "/proc/$busy/stat" 2>/dev/null)" != Z ] || break
+    sleep 0.2
+done
+[ -s "$work/busy.cg" ] || { echo "callgrind wrote no profile of the busy run" >&2; exit 1; }
 
 # The executable's functions, in its current layout.
 nm -n --defined-only "$bin" | awk '$2 ~ /^[tTwW]$/ { print $3 }' >"$work/layout"
@@ -64,6 +79,8 @@ in_layout() { awk 'NR == FNR { want[$1] = 1; next } ($1 in want) && !seen[$1]++'
 
 ran "$work/idle.cg" | sort -u >"$work/idle"
 ran "$work/busy.cg" | sort -u | comm -23 - "$work/idle" >"$work/busy"
+[ -s "$work/idle" ] || { echo "no function of $bin ran in the idle profile" >&2; exit 1; }
+# Written beside, then moved over the list, so a failure never leaves it half-written.
 {
     cat <<'HEADER'
 # The functions `hearth serve` runs, placed first in the release executable's code, in this
@@ -76,5 +93,6 @@ ran "$work/busy.cg" | sort -u | comm -23 - "$work/idle" >"$work/busy"
 HEADER
     in_layout "$work/idle"
     in_layout "$work/busy"
-} >"$out"
+} >"$work/list"
+mv "$work/list" "$out"
 echo "$out: $(grep -vc '^#' "$out") functions ($(in_layout "$work/idle" | wc -l) idle, $(in_layout "$work/busy" | wc -l) more when busy)"
