@@ -23,7 +23,7 @@ use tokio::net::TcpListener;
 
 use crate::app::Hearth;
 use crate::inbox;
-use crate::inbox::accept::Accepted;
+use crate::inbox::accept::{Accepted, Fate};
 use crate::inbox::queue::Room;
 use crate::line::signature;
 use crate::line::webhook::{Envelope, Event};
@@ -166,23 +166,33 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
             }
         }
     }
-    // Taken into memory at once when there is room; otherwise left waiting in the store (a
-    // backlog from now on, so later webhooks wait behind these).
-    let (slots, left_in_store) = match app.inbox.room(parsed.len()) {
+    let (events, payloads): (Vec<Event>, Vec<String>) = parsed.into_iter().unzip();
+    // Untriggered group messages with nothing of their chat in hand are logged as they are
+    // stored. The others arrive in their lanes: taken into memory at once when there is room,
+    // otherwise left waiting in the store (a backlog from now on, so later webhooks wait behind
+    // these).
+    let (lines, arriving) = app.log_on_arrival(&events).await;
+    let logged: Vec<bool> = lines.iter().map(Option::is_some).collect();
+    let to_handle = logged.iter().filter(|now| !**now).count();
+    let (slots, left_in_store) = match app.inbox.room(to_handle) {
         Room::Slots(slots) => (Some(slots), None),
         Room::Store(left) => (None, Some(Arc::new(left))),
     };
     let lease_until = app.inbox_lease_until(received_at);
-    let claim = slots.as_ref().map(|_| lease_until);
-    let rows: Vec<Accepted> = parsed
-        .iter_mut()
-        .map(|(event, payload)| Accepted {
+    let rows: Vec<Accepted> = events
+        .iter()
+        .zip(payloads)
+        .zip(lines)
+        .map(|((event, payload), line)| Accepted {
             event_id: event.webhook_event_id.clone(),
             event_type: event.event_type.clone(),
-            payload: std::mem::take(payload),
+            payload,
             received_at_ms: at,
-            lease_until_ms: claim,
-            left_in_store: left_in_store.clone(),
+            fate: match (line, &left_in_store) {
+                (Some(line), _) => Fate::Logged(line),
+                (None, Some(left)) => Fate::Waiting(left.clone()),
+                (None, None) => Fate::Claimed(lease_until),
+            },
         })
         .collect();
     // Stored (in a transaction shared with the webhooks arriving meanwhile) before the 200.
@@ -196,15 +206,17 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
         }
     };
     let mut fresh = Vec::new();
-    for ((event, _), is_new) in parsed.into_iter().zip(new) {
-        crate::metrics::webhook_event(
-            &event.event_type,
-            if is_new { "accepted" } else { "duplicate" },
-        );
-        if is_new {
-            fresh.push((event, received_at));
-        } else {
+    for ((event, is_new), logged) in events.into_iter().zip(new).zip(logged) {
+        let outcome = match (is_new, logged) {
+            (false, _) => "duplicate",
+            (true, false) => "accepted",
+            (true, true) => "logged",
+        };
+        crate::metrics::webhook_event(&event.event_type, outcome);
+        if !is_new {
             tracing::info!(event_id = event.webhook_event_id, "duplicate event ignored");
+        } else if !logged {
+            fresh.push((event, received_at));
         }
     }
     if let Some(mut slots) = slots
@@ -212,5 +224,6 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
     {
         app.enqueue_accepted(fresh, used, lease_until);
     }
+    drop(arriving); // queued in their lanes now
     StatusCode::OK
 }

@@ -5,8 +5,8 @@ mod common;
 
 use common::db::test_databases;
 use hearth::store::{
-    Claim, DeliveryStatus, Finish, InboxEvent, LoggedEvent, NewDelivery, NewMessage, NewReminder,
-    Next, Store,
+    Claim, DeliveryStatus, Finish, InboxEvent, Intake, LoggedEvent, NewDelivery, NewMessage,
+    NewReminder, Next, Store,
 };
 
 async fn stores() -> Vec<Store> {
@@ -158,6 +158,33 @@ async fn events_left_unclaimed_wait_in_order_for_whoever_has_room() {
         assert_eq!(got, ["01Q0", "01Q1"], "{name}: oldest first");
         assert!(first.iter().all(|e| e.attempts == 1), "{name}: a first claim is token 1");
         assert_eq!(s.claim_events("p", 2_000, 17_000, 10).await.expect("claim").len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn a_message_logged_as_its_event_is_stored_is_done_at_once_and_logged_once() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let rows = [
+            (event("01L1", 1_000), Intake::Logged(message("C1", "晚餐吃什麼", 900))),
+            (event("01L2", 1_000), claim("p", 60_000).into()),
+            (event("01L1", 1_000), Intake::Logged(message("C1", "晚餐吃什麼", 900))),
+            (event("01L3", 1_000), Intake::Logged(message("C1", "滷味", 950))),
+        ];
+        assert_eq!(s.accept(&rows).await.expect("accept"), [true, true, false, true], "{name}");
+        assert_eq!(s.pending_events().await.expect("count"), 1, "{name}: only the claimed one");
+        assert!(s.claim_events("q", 2_000, 62_000, 10).await.expect("claim").is_empty(), "{name}");
+        let again = [(event("01L3", 2_000), Intake::Logged(message("C1", "滷味", 950)))];
+        assert_eq!(s.accept(&again).await.expect("again"), [false], "{name}: a redelivery");
+        let log: Vec<String> = s
+            .history("C1", i64::MAX, 10, 10_000)
+            .await
+            .expect("history")
+            .into_iter()
+            .map(|m| m.text)
+            .collect();
+        assert_eq!(log, ["晚餐吃什麼", "滷味"], "{name}: each once, in order");
+        assert_eq!(s.prune_inbox(1_001).await.expect("prune"), 2, "{name}: done when stored");
     }
 }
 

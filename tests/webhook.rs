@@ -216,6 +216,67 @@ async fn group_chatter_arriving_together_is_logged_once_each_in_order_around_a_c
     assert!(pending.is_empty(), "every event marked handled: {pending:?}");
 }
 
+/// How many webhook events `/metrics` counts as logged as they were stored.
+fn logged_on_arrival(metrics: &str) -> u64 {
+    metrics
+        .lines()
+        .filter(|l| {
+            l.starts_with("hearth_webhook_events_total") && l.contains("outcome=\"logged\"")
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn group_chatter_is_logged_before_its_200_once_the_speaker_is_known_but_never_ahead_of_a_call()
+ {
+    let h = Harness::start().await;
+    h.line.set_profile(DAD, "爸爸");
+    let log = || async {
+        let history = h.app.store.history(FAMILY, i64::MAX, 100, 100_000).await.expect("history");
+        history.into_iter().map(|m| m.text).collect::<Vec<String>>()
+    };
+    let logged_before = logged_on_arrival(&h.metrics_text().await);
+    h.send(vec![h.group_text(FAMILY, DAD, "第一句")]).await;
+    assert_eq!(
+        logged_on_arrival(&h.metrics_text().await),
+        logged_before,
+        "the speaker's name is not known yet: looked up in the lane"
+    );
+
+    // A call still being answered holds its chat's later chatter back in the lane.
+    h.llm.push(Step::Slow(Duration::from_millis(300), common::FakeLlm::text("在，請說")));
+    let call = json!({"destination": BOT_ID, "events": [h.group_text(FAMILY, MOM, "小幫手 在嗎")]});
+    assert_eq!(h.post_signed(&call.to_string()).await, 200);
+    let behind = json!({"destination": BOT_ID, "events": [h.group_text(FAMILY, DAD, "等一下")]});
+    let logged_before = logged_on_arrival(&h.metrics_text().await);
+    assert_eq!(h.post_signed(&behind.to_string()).await, 200);
+    h.settle().await;
+    assert_eq!(log().await, ["第一句", "小幫手 在嗎", "在，請說", "等一下"]);
+    assert_eq!(logged_on_arrival(&h.metrics_text().await), logged_before, "behind the call");
+
+    // With nothing of the chat in hand, the message is logged, and its event done, before the
+    // webhook is acknowledged.
+    let logged_before = logged_on_arrival(&h.metrics_text().await);
+    let now = json!({"destination": BOT_ID, "events": [h.group_text(FAMILY, DAD, "好了")]});
+    assert_eq!(h.post_signed(&now.to_string()).await, 200);
+    assert_eq!(log().await.last().map(String::as_str), Some("好了"));
+    assert_eq!(logged_on_arrival(&h.metrics_text().await), logged_before + 1);
+    assert_eq!(h.app.store.pending_events().await.expect("pending"), 0);
+    assert_eq!(h.app.events_in_memory(), 0, "never held in memory");
+    assert!(h.line.sends().len() == 1 && h.llm.requests().len() == 1, "only the call answered");
+    let speakers: Vec<Option<String>> = h
+        .app
+        .store
+        .history(FAMILY, i64::MAX, 100, 100_000)
+        .await
+        .expect("history")
+        .into_iter()
+        .map(|m| m.speaker)
+        .collect();
+    assert_eq!(speakers.last(), Some(&Some("爸爸".to_string())), "with the speaker's name");
+}
+
 #[tokio::test]
 async fn signed_body_that_is_not_json_gets_400() {
     let h = Harness::start().await;

@@ -7,13 +7,14 @@
 use std::sync::Arc;
 
 use crate::clock::Clock;
-use crate::store::{Claim, InboxEvent, LoggedEvent, NewMessage, Store, StoreError};
+use crate::store::{Claim, InboxEvent, Intake, LoggedEvent, Store, StoreError};
 
+use super::chatter::ChatLine;
 use super::commit::{Batch, GroupCommit};
 use super::in_flight::InFlight;
 use super::queue::LeftInStore;
 
-/// A verified event to store, claimed by this process (its lease end) or left waiting.
+/// A verified event to store, and what becomes of it.
 pub struct Accepted {
     /// LINE's `webhookEventId`.
     pub event_id: String,
@@ -23,13 +24,21 @@ pub struct Accepted {
     pub payload: String,
     /// When the webhook arrived (Unix ms).
     pub received_at_ms: i64,
-    /// The end of this process's lease when it takes the event at once; `None` leaves it waiting
-    /// in the inbox.
-    pub lease_until_ms: Option<i64>,
-    /// When it is left waiting: its webhook's place in the backlog, held by the row until the
-    /// write is over, so the backlog is marked only once the row is stored (or failed), even
-    /// when the webhook's request is gone.
-    pub left_in_store: Option<Arc<LeftInStore>>,
+    /// Claimed, left waiting, or logged at once.
+    pub fate: Fate,
+}
+
+/// What becomes of an accepted event as it is stored.
+pub enum Fate {
+    /// Taken by this process at once, under a lease ending then (Unix ms).
+    Claimed(i64),
+    /// Left waiting in the inbox. It holds its webhook's place in the backlog until the write
+    /// is over, so the backlog is marked only once the row is stored (or failed), even when the
+    /// webhook's request is gone.
+    Waiting(Arc<LeftInStore>),
+    /// Logged in the chat log, and done, in the transaction that stores it
+    /// ([`super::chatter`]).
+    Logged(ChatLine),
 }
 
 /// Stores accepted events, many webhooks' in one transaction.
@@ -43,7 +52,7 @@ impl Batch for Accepts {
     type Out = bool;
 
     async fn write(&self, items: &[Accepted]) -> Result<Vec<bool>, StoreError> {
-        let rows: Vec<(InboxEvent<'_>, Option<Claim<'_>>)> = items
+        let rows: Vec<(InboxEvent<'_>, Intake<'_>)> = items
             .iter()
             .map(|a| {
                 let event = InboxEvent {
@@ -52,13 +61,17 @@ impl Batch for Accepts {
                     payload: &a.payload,
                     received_at_ms: a.received_at_ms,
                 };
-                let claim = a
-                    .lease_until_ms
-                    .map(|until| Claim { owner: &self.owner, lease_until_ms: until });
-                (event, claim)
+                let intake = match &a.fate {
+                    Fate::Claimed(until) => {
+                        Intake::Claimed(Claim { owner: &self.owner, lease_until_ms: *until })
+                    }
+                    Fate::Waiting(_) => Intake::Waiting,
+                    Fate::Logged(line) => Intake::Logged(line.message()),
+                };
+                (event, intake)
             })
             .collect();
-        self.store.accept_claimed(&rows).await
+        self.store.accept(&rows).await
     }
 }
 
@@ -66,12 +79,7 @@ impl Batch for Accepts {
 pub struct Chatter {
     pub(crate) event_id: String,
     pub(crate) token: i64,
-    pub(crate) conversation_id: String,
-    pub(crate) message_id: String,
-    pub(crate) user_id: Option<String>,
-    pub(crate) speaker: Option<String>,
-    pub(crate) text: String,
-    pub(crate) at_ms: i64,
+    pub(crate) line: ChatLine,
 }
 
 /// Logs messages and marks their events done, many callers' in one transaction.
@@ -98,16 +106,7 @@ impl Batch for ChatterLog {
             .map(|c| LoggedEvent {
                 event_id: &c.event_id,
                 token: c.token,
-                message: NewMessage {
-                    conversation_id: &c.conversation_id,
-                    message_id: Some(&c.message_id),
-                    user_id: c.user_id.as_deref(),
-                    speaker: c.speaker.as_deref(),
-                    from_bot: false,
-                    text: &c.text,
-                    at_ms: c.at_ms,
-                    tainted: false,
-                },
+                message: c.line.message(),
             })
             .collect();
         let now = self.clock.now().as_millisecond();

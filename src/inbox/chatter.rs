@@ -1,8 +1,12 @@
 //! Group messages that do not call hearth — most of a busy group's traffic — are only logged
-//! (for recaps and history). A conversation's lane takes every such message waiting in a row at
-//! its front, and the messages are logged and their events marked done in one transaction,
-//! shared with the other lanes doing the same ([`super::commit`]): one write for many messages
-//! instead of two each. The claim fences both: an event another process took over is neither
+//! (for recaps and history).
+//!
+//! When nothing of its conversation is in hand and the speaker's name is known, such a message
+//! is logged in the transaction that stores its event, which is stored done: one write, no lane,
+//! no claim ([`Hearth::log_on_arrival`]). Otherwise it takes its place in its conversation's lane,
+//! which takes every such message waiting in a row at its front; they are logged and their
+//! events marked done in one transaction, shared with the other lanes doing the same
+//! ([`super::commit`]). The claim fences both: an event another process took over is neither
 //! finished nor logged here.
 
 use std::sync::Arc;
@@ -11,9 +15,11 @@ use crate::app::Hearth;
 use crate::gate::addressed;
 use crate::limits::AllowList;
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
+use crate::source::Conversation;
+use crate::store::NewMessage;
 
 use super::accept::Chatter;
-use super::queue::Job;
+use super::queue::{Arriving, Job};
 
 /// Most messages of one conversation taken in one run.
 pub const MAX_RUN: usize = 256;
@@ -38,7 +44,94 @@ pub fn only_logged(event: &Event, keywords: &[String], allowed: &AllowList) -> b
         && addressed(text, true, keywords, false).is_none()
 }
 
+/// The conversation and user an event comes from, when it says who.
+fn said_by(event: &Event) -> Option<(&Conversation, &str)> {
+    let source = event.source.as_ref()?;
+    Some((&source.conversation, source.user_id.as_deref()?))
+}
+
+/// A message for the chat log, held until it is written.
+pub struct ChatLine {
+    conversation_id: String,
+    message_id: String,
+    user_id: Option<String>,
+    speaker: Option<String>,
+    text: String,
+    at_ms: i64,
+}
+
+impl ChatLine {
+    /// The line of `event` said by `speaker`, if it is a text message with a source.
+    pub fn of(event: &Event, speaker: Option<String>) -> Option<Self> {
+        let (Some(source), EventKind::Message(IncomingMessage::Text(message))) =
+            (&event.source, &event.kind)
+        else {
+            return None;
+        };
+        Some(Self {
+            conversation_id: source.conversation.id.clone(),
+            message_id: message.id.clone(),
+            user_id: source.user_id.clone(),
+            speaker,
+            text: message.text.clone(),
+            at_ms: event.timestamp_ms,
+        })
+    }
+
+    /// The line as the store writes it.
+    pub fn message(&self) -> NewMessage<'_> {
+        NewMessage {
+            conversation_id: &self.conversation_id,
+            message_id: Some(&self.message_id),
+            user_id: self.user_id.as_deref(),
+            speaker: self.speaker.as_deref(),
+            from_bot: false,
+            text: &self.text,
+            at_ms: self.at_ms,
+            tainted: false,
+        }
+    }
+}
+
 impl Hearth {
+    /// The lines of a webhook's `events` that are logged as they are stored: each an
+    /// [`only_logged`] message whose speaker's name is known here, with nothing of its
+    /// conversation in hand ([`super::queue::logged_at_once`]). The other events arrive in
+    /// their lanes, in order, while the guard lives: keep it until they are queued.
+    pub(crate) async fn log_on_arrival(
+        &self,
+        events: &[Event],
+    ) -> (Vec<Option<ChatLine>>, Arriving) {
+        let mut lines = Vec::with_capacity(events.len());
+        for event in events {
+            let line = if !only_logged(event, &self.keywords, &self.limits.allowed) {
+                None
+            } else if let Some((conversation, user)) = said_by(event) {
+                // Unknown here, the name is looked up in the lane.
+                let key = (conversation.id.clone(), user.to_string());
+                self.names.get(&key).await.and_then(|name| ChatLine::of(event, Some(name)))
+            } else {
+                ChatLine::of(event, None)
+            };
+            lines.push(line);
+        }
+        let chats: Vec<(&str, bool)> = events
+            .iter()
+            .zip(&lines)
+            .map(|(e, line)| {
+                let conversation = e.source.as_ref().map(|s| s.conversation.id.as_str());
+                (conversation.unwrap_or_default(), line.is_some())
+            })
+            .collect();
+        let (at_once, arriving) = self.inbox.arrive(&chats);
+        for (line, now) in lines.iter_mut().zip(at_once) {
+            if !now {
+                *line = None;
+            }
+        }
+        (lines, arriving)
+    }
+
     /// Logs a run of messages [`only_logged`] chose, of one conversation, in order, and marks
     /// their events done in the same transaction.
     pub(super) async fn log_chatter(self: &Arc<Self>, run: Vec<Job>) {
@@ -52,26 +145,13 @@ impl Hearth {
                 );
                 continue;
             };
-            let (Some(source), EventKind::Message(IncomingMessage::Text(message))) =
-                (event.source, event.kind)
-            else {
-                continue;
-            };
-            let speaker = match &source.user_id {
-                Some(user) => self.display_name(&source.conversation, user).await,
+            let speaker = match said_by(&event) {
+                Some((conversation, user)) => self.display_name(conversation, user).await,
                 None => None,
             };
+            let Some(line) = ChatLine::of(&event, speaker) else { continue };
             self.inbox.finishing(event_held.id());
-            items.push(Chatter {
-                event_id: event.webhook_event_id,
-                token,
-                conversation_id: source.conversation.id,
-                message_id: message.id,
-                user_id: source.user_id,
-                speaker,
-                text: message.text,
-                at_ms: event.timestamp_ms,
-            });
+            items.push(Chatter { event_id: event.webhook_event_id, token, line });
             held.push(event_held);
         }
         for attempt in 1..=WRITE_ATTEMPTS {

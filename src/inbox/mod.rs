@@ -11,8 +11,9 @@
 //! conversation at a time, in order.
 //!
 //! Writes many events share are made together ([`commit`]): the webhooks' events are stored
-//! in shared transactions ([`accept`]), and untriggered group messages are logged and marked
-//! done in runs ([`chatter`]).
+//! in shared transactions ([`accept`]). Untriggered group messages ([`chatter`]) are logged in
+//! that same transaction, stored done, when nothing of their conversation is in hand; otherwise
+//! their lane logs them and marks them done in runs.
 
 pub mod accept;
 pub mod answers;

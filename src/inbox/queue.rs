@@ -80,6 +80,31 @@ impl Drop for LeftInStore {
     }
 }
 
+/// A webhook's events on their way to their lanes: stored (or being stored) and not queued yet.
+/// While it lives, a later message of one of their conversations is not logged ahead of them
+/// ([`InboxQueue::arrive`]).
+pub struct Arriving {
+    queue: Arc<InboxQueue>,
+    conversations: Vec<String>,
+}
+
+impl Drop for Arriving {
+    fn drop(&mut self) {
+        if self.conversations.is_empty() {
+            return;
+        }
+        let mut arriving = lock(&self.queue.arriving);
+        for conversation in &self.conversations {
+            if let Some(n) = arriving.get_mut(conversation) {
+                *n -= 1;
+                if *n == 0 {
+                    arriving.remove(conversation);
+                }
+            }
+        }
+    }
+}
+
 /// The in-memory side of the inbox.
 pub struct InboxQueue {
     slots: Arc<Semaphore>,
@@ -88,6 +113,8 @@ pub struct InboxQueue {
     /// Held events being marked done: no longer renewed, and not lost when a renewal misses them.
     finishing: Mutex<HashSet<String>>,
     lanes: Mutex<HashMap<String, VecDeque<Job>>>,
+    /// Events per conversation on their way to its lane ([`Arriving`]); locked before `lanes`.
+    arriving: Mutex<HashMap<String, usize>>,
     /// Webhooks sent to the store whose events are not stored yet.
     storing: AtomicU64,
     /// Webhooks choose between memory and the store one at a time ([`Self::room`]).
@@ -111,6 +138,7 @@ impl InboxQueue {
             held: Mutex::default(),
             finishing: Mutex::default(),
             lanes: Mutex::default(),
+            arriving: Mutex::default(),
             storing: AtomicU64::new(0),
             choosing: Mutex::default(),
             left_in_store: AtomicU64::new(0),
@@ -137,6 +165,26 @@ impl InboxQueue {
         }
         self.storing.fetch_add(1, Ordering::SeqCst);
         Room::Store(LeftInStore { queue: self.clone() })
+    }
+
+    /// Which of a webhook's events — each its conversation and whether it could be logged as it
+    /// is stored — are ([`logged_at_once`]); the others are arriving in their lanes until the
+    /// guard is dropped (after they are queued, or left in the store).
+    pub fn arrive(self: &Arc<Self>, events: &[(&str, bool)]) -> (Vec<bool>, Arriving) {
+        let mut arriving = lock(&self.arriving);
+        let at_once = {
+            let lanes = lock(&self.lanes);
+            let busy = |c: &str| arriving.contains_key(c) || lanes.contains_key(c);
+            logged_at_once(events, busy, self.has_backlog() || self.is_closing())
+        };
+        let mut conversations = Vec::new();
+        for ((conversation, _), now) in events.iter().zip(&at_once) {
+            if !now {
+                *arriving.entry(conversation.to_string()).or_default() += 1;
+                conversations.push(conversation.to_string());
+            }
+        }
+        (at_once, Arriving { queue: self.clone(), conversations })
     }
 
     /// Up to `max` free slots, for events taken from the store.
@@ -304,6 +352,30 @@ impl InboxQueue {
     }
 }
 
+/// For each of a webhook's events (its conversation, and whether it could be logged as it is
+/// stored), whether it is: only when no older event of its conversation may still be handled
+/// before it — none `busy` (queued, being handled, or arriving in its lane), none earlier in
+/// the webhook that is not logged at once, and no `backlog` in the store — so each
+/// conversation's log keeps the order its messages came in.
+pub fn logged_at_once(
+    events: &[(&str, bool)],
+    busy: impl Fn(&str) -> bool,
+    backlog: bool,
+) -> Vec<bool> {
+    let mut held_back: HashSet<&str> = HashSet::new();
+    events
+        .iter()
+        .map(|&(conversation, loggable)| {
+            let now =
+                loggable && !backlog && !held_back.contains(conversation) && !busy(conversation);
+            if !now {
+                held_back.insert(conversation);
+            }
+            now
+        })
+        .collect()
+}
+
 /// Whether `free` slots of `capacity` are worth a look at the store while `in_hand` events are
 /// held. A look claims what it takes in one statement whose cost grows with the backlog, not
 /// with the batch, so under a backlog it waits until a quarter of the slots are free (the events
@@ -336,6 +408,35 @@ mod tests {
             Room::Slots(_) => panic!("taken into memory"),
             Room::Store(left) => left,
         }
+    }
+
+    #[test]
+    fn chatter_is_logged_at_once_only_behind_nothing_of_its_conversation() {
+        let idle = |_: &str| false;
+        let events = [("Ca", true), ("Cb", false), ("Cb", true), ("Ca", true), ("Cc", true)];
+        assert_eq!(
+            logged_at_once(&events, idle, false),
+            [true, false, false, true, true],
+            "a message behind one of its chat that takes a lane takes the lane too"
+        );
+        let busy = |c: &str| c == "Cc";
+        assert_eq!(logged_at_once(&events, busy, false), [true, false, false, true, false]);
+        assert_eq!(logged_at_once(&events, idle, true), [false; 5], "a backlog may hold any chat");
+    }
+
+    #[test]
+    fn a_conversation_stays_busy_while_its_events_arrive_in_their_lane() {
+        let q = InboxQueue::new(8);
+        let (now, arriving) = q.arrive(&[("Ca", false), ("Cb", true)]);
+        assert_eq!(now, [false, true]);
+        let (now, second) = q.arrive(&[("Ca", true), ("Ca", false), ("Cb", true)]);
+        assert_eq!(now, [false, false, true], "Ca's first event is still on its way");
+        drop(arriving);
+        assert_eq!(q.arrive(&[("Ca", true)]).0, [false], "the second webhook's Ca still arrives");
+        drop(second);
+        assert_eq!(q.arrive(&[("Ca", true)]).0, [true]);
+        q.close();
+        assert_eq!(q.arrive(&[("Ca", true)]).0, [false], "nothing is logged once shutdown began");
     }
 
     #[test]

@@ -35,6 +35,24 @@ pub struct Claim<'a> {
     pub lease_until_ms: i64,
 }
 
+/// What becomes of an event as it is stored.
+#[derive(Debug, Clone)]
+pub enum Intake<'a> {
+    /// Claimed by the storing process, to handle at once.
+    Claimed(Claim<'a>),
+    /// Left waiting in the inbox for [`Store::claim_events`].
+    Waiting,
+    /// Handled as it is stored: its message goes into the chat log in the same transaction
+    /// and the event is done (an untriggered group message, [`crate::inbox::chatter`]).
+    Logged(NewMessage<'a>),
+}
+
+impl<'a> From<Option<Claim<'a>>> for Intake<'a> {
+    fn from(claim: Option<Claim<'a>>) -> Self {
+        claim.map_or(Intake::Waiting, Intake::Claimed)
+    }
+}
+
 /// A stored event not handled yet, claimed for handling.
 #[derive(Debug, Clone, PartialEq, FromRow)]
 pub struct PendingEvent {
@@ -62,14 +80,14 @@ pub struct LoggedEvent<'a> {
 /// Claims after this many end unfinished are not retried (a poison event).
 pub const MAX_ATTEMPTS: i64 = 5;
 
-/// Rows per INSERT: SQLite allows 32,766 bound values per statement; a row binds 8.
+/// Rows per INSERT: SQLite allows 32,766 bound values per statement; a row binds 9.
 const ACCEPT_CHUNK: usize = 1000;
 
 /// Events per statement matched by an `OR` of (id, claim) pairs: SQLite refuses an expression
 /// tree deeper than 1,000, and each `OR` adds a level.
 const MATCH_CHUNK: usize = 400;
 
-const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts) ";
+const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts, done_at) ";
 const ACCEPT_TAIL: &str = " ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
 const FINISH_MANY_HEAD: &str = "UPDATE inbox SET status = 'done', done_at = ";
 const FINISH_MANY_WHERE: &str = ", claimed_by = NULL WHERE status = 'pending' AND claimed_by = ";
@@ -85,6 +103,24 @@ const GIVE_UP: &str = "UPDATE inbox SET status = 'done', done_at = $1, claimed_b
 const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 WHERE claimed_by = $1 AND status = 'pending'";
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
+
+/// The INSERT into the chat log of `$chunk`'s messages (`&NewMessage`s).
+macro_rules! log_rows {
+    ($chunk:expr) => {{
+        let mut insert = sqlx::QueryBuilder::new(LOG_MANY_HEAD);
+        insert.push_values($chunk, |mut row, m| {
+            row.push_bind(m.conversation_id)
+                .push_bind(m.message_id)
+                .push_bind(m.user_id)
+                .push_bind(m.speaker)
+                .push_bind(m.from_bot)
+                .push_bind(m.text)
+                .push_bind(m.at_ms)
+                .push_bind(m.tainted);
+        });
+        insert
+    }};
+}
 
 impl Store {
     /// Whether a statement built for `rows` rows stays in the connection's statement cache. On
@@ -105,18 +141,19 @@ impl Store {
         events: &[InboxEvent<'_>],
         claim: Option<Claim<'_>>,
     ) -> Result<Vec<bool>, StoreError> {
-        let rows: Vec<(InboxEvent<'_>, Option<Claim<'_>>)> =
-            events.iter().map(|e| (e.clone(), claim)).collect();
-        self.accept_claimed(&rows).await
+        let rows: Vec<(InboxEvent<'_>, Intake<'_>)> =
+            events.iter().map(|e| (e.clone(), claim.into())).collect();
+        self.accept(&rows).await
     }
 
-    /// Stores verified events, each with its own claim (the events of several webhooks
-    /// acknowledged together, see [`crate::inbox::commit`]) atomically (one statement, or one
-    /// transaction of chunks of [`ACCEPT_CHUNK`] rows); returns, for each, whether it is new: an
-    /// event stored before, or earlier in `events`, is not.
-    pub async fn accept_claimed(
+    /// Stores verified events, each with its own [`Intake`] (the events of several webhooks
+    /// acknowledged together, see [`crate::inbox::commit`]), atomically: one statement, or one
+    /// transaction when there are more than [`ACCEPT_CHUNK`] rows or messages to log. Returns,
+    /// for each, whether it is new: an event stored before, or earlier in `events`, is not, and
+    /// its message is not logged again.
+    pub async fn accept(
         &self,
-        events: &[(InboxEvent<'_>, Option<Claim<'_>>)],
+        events: &[(InboxEvent<'_>, Intake<'_>)],
     ) -> Result<Vec<bool>, StoreError> {
         if events.is_empty() {
             return Ok(Vec::new());
@@ -125,27 +162,32 @@ impl Store {
         macro_rules! insert_rows {
             ($chunk:expr) => {{
                 let mut insert = sqlx::QueryBuilder::new(ACCEPT_HEAD);
-                insert.push_values($chunk, |mut row, (e, claim)| {
-                    let (owner, lease_until, attempts) = match claim {
-                        Some(c) => (Some(c.owner), c.lease_until_ms, 1i64),
-                        None => (None, 0, 0),
+                insert.push_values($chunk, |mut row, (e, intake)| {
+                    let (status, owner, lease_until, attempts, done_at) = match intake {
+                        Intake::Claimed(c) => {
+                            ("pending", Some(c.owner), c.lease_until_ms, 1i64, None)
+                        }
+                        Intake::Waiting => ("pending", None, 0, 0, None),
+                        Intake::Logged(_) => ("done", None, 0, 1, Some(e.received_at_ms)),
                     };
                     row.push_bind(e.event_id)
                         .push_bind(e.event_type)
                         .push_bind(e.payload)
                         .push_bind(e.received_at_ms)
-                        .push_bind("pending")
+                        .push_bind(status)
                         .push_bind(owner)
                         .push_bind(lease_until)
-                        .push_bind(attempts);
+                        .push_bind(attempts)
+                        .push_bind(done_at);
                 });
                 insert.push(ACCEPT_TAIL);
                 insert
             }};
         }
+        let logs = events.iter().any(|(_, intake)| matches!(intake, Intake::Logged(_)));
         let mut inserted: Vec<(String,)> = Vec::new();
         db!(self, db => {
-            if events.len() <= ACCEPT_CHUNK {
+            if events.len() <= ACCEPT_CHUNK && !logs {
                 // One statement is atomic by itself: no transaction to open and commit (two
                 // round trips fewer for every acknowledgement).
                 inserted = insert_rows!(events)
@@ -163,6 +205,18 @@ impl Store {
                             .fetch_all(&mut *tx)
                             .await?;
                     inserted.extend(rows);
+                }
+                let mut fresh: std::collections::HashSet<&str> =
+                    inserted.iter().map(|(id,)| id.as_str()).collect();
+                let logged: Vec<&NewMessage<'_>> = events
+                    .iter()
+                    .filter_map(|(e, intake)| match intake {
+                        Intake::Logged(m) if fresh.remove(e.event_id) => Some(m),
+                        _ => None,
+                    })
+                    .collect();
+                for chunk in logged.chunks(ACCEPT_CHUNK) {
+                    log_rows!(chunk).build().persistent(self.cached(chunk.len())).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
             }
@@ -224,18 +278,7 @@ impl Store {
                 .map(|(e, _)| &e.message)
                 .collect();
             for chunk in logged.chunks(ACCEPT_CHUNK) {
-                let mut insert = sqlx::QueryBuilder::new(LOG_MANY_HEAD);
-                insert.push_values(chunk, |mut row, m| {
-                    row.push_bind(m.conversation_id)
-                        .push_bind(m.message_id)
-                        .push_bind(m.user_id)
-                        .push_bind(m.speaker)
-                        .push_bind(m.from_bot)
-                        .push_bind(m.text)
-                        .push_bind(m.at_ms)
-                        .push_bind(m.tainted);
-                });
-                insert.build().persistent(self.cached(chunk.len())).execute(&mut *tx).await?;
+                log_rows!(chunk).build().persistent(self.cached(chunk.len())).execute(&mut *tx).await?;
             }
             tx.commit().await?;
             Ok(outcome)
