@@ -43,7 +43,8 @@ pub enum Intake<'a> {
     /// Left waiting in the inbox for [`Store::claim_events`].
     Waiting,
     /// Handled as it is stored: its message goes into the chat log in the same transaction
-    /// and the event is done (an untriggered group message, [`crate::inbox::chatter`]).
+    /// and the event is done (an untriggered group message, [`crate::inbox::chatter`]). Its
+    /// JSON is not kept: the message is in the log, and the id is all deduplication needs.
     Logged(NewMessage<'a>),
 }
 
@@ -170,9 +171,12 @@ impl Store {
                         Intake::Waiting => ("pending", None, 0, 0, None),
                         Intake::Logged(_) => ("done", None, 0, 1, Some(e.received_at_ms)),
                     };
+                    // A done event's JSON is never read again: a logged one keeps only its id
+                    // (for deduplication), its message being in the chat log.
+                    let payload = if matches!(intake, Intake::Logged(_)) { "" } else { e.payload };
                     row.push_bind(e.event_id)
                         .push_bind(e.event_type)
-                        .push_bind(e.payload)
+                        .push_bind(payload)
                         .push_bind(e.received_at_ms)
                         .push_bind(status)
                         .push_bind(owner)
