@@ -282,7 +282,9 @@ async fn flood_connection(address: String, first: u64, mine: impl Iterator<Item 
     stream.set_nodelay(true).expect("nodelay");
     let io = hyper_util::rt::TokioIo::new(stream);
     let (mut sender, connection) =
-        hyper::client::conn::http1::handshake::<_, Full<bytes::Bytes>>(io).await.expect("handshake");
+        hyper::client::conn::http1::handshake::<_, Full<bytes::Bytes>>(io)
+            .await
+            .expect("handshake");
     tokio::spawn(connection);
     let mut acked = 0;
     for i in mine {

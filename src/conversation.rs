@@ -318,10 +318,20 @@ impl Hearth {
         lang: Lang,
     ) -> Answer {
         let mut notes = Vec::new();
-        if let Some(standing) = self.allowance.warning_due(&conversation.id).await {
+        let (standing, held) = match self.allowance.standing_and_held(&conversation.id).await {
+            Ok(read) => read,
+            Err(e) => {
+                tracing::warn!(error = %e, "the month's quota and held items unavailable");
+                return answer;
+            }
+        };
+        if let Some(standing) = self.allowance.warning_due(&conversation.id, standing).await {
             notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
         }
-        match self.store.take_held(&conversation.id).await {
+        // Items are rarely held: the read above says whether to take any.
+        let taken =
+            if held { self.store.take_held(&conversation.id).await } else { Ok(Vec::new()) };
+        match taken {
             Ok(held) => {
                 let items: Vec<(String, Timestamp)> = held
                     .into_iter()

@@ -355,7 +355,7 @@ async fn push_costs_add_up_per_chat_and_month_and_between_readings() {
 }
 
 #[tokio::test]
-async fn a_month_s_reading_and_spending_are_read_together_as_each_read_gives_them() {
+async fn a_month_s_reading_spending_and_held_items_are_read_together_as_each_read_gives_them() {
     for s in stores().await {
         let name = s.backend_name();
         s.record_push_cost("C1", "2026-12", 5).await.expect("cost");
@@ -365,18 +365,23 @@ async fn a_month_s_reading_and_spending_are_read_together_as_each_read_gives_the
         s.mark_quota_exhausted("2027-02", 2_000).await.expect("out, unread");
         for month in ["2026-12", "2027-01", "2027-02", "2027-03"] {
             assert_eq!(
-                s.quota_month(month).await.expect("month"),
+                s.quota_month_and_held(month, "C1").await.expect("month"),
                 (
                     s.quota_reading(month).await.expect("reading"),
-                    s.month_spent(month).await.expect("spent")
+                    s.month_spent(month).await.expect("spent"),
+                    false
                 ),
                 "{name} {month}"
             );
         }
-        let (reading, spent) = s.quota_month("2026-12").await.expect("month");
+        let (reading, spent, _) = s.quota_month_and_held("2026-12", "").await.expect("month");
         let reading = reading.expect("a reading without a limit is a reading");
         assert_eq!((reading.quota_limit, reading.used, spent), (None, 40, 6), "{name}");
-        assert_eq!(s.quota_month("2027-03").await.expect("month"), (None, 0), "{name}");
+        assert_eq!(
+            s.quota_month_and_held("2027-03", "").await.expect("month"),
+            (None, 0, false),
+            "{name}"
+        );
     }
 }
 
@@ -388,10 +393,16 @@ async fn held_items_wait_per_chat_and_are_taken_once_oldest_first() {
         s.hold_push("C1", "⏰ 倒垃圾", 2_000).await.expect("hold");
         s.hold_push("C2", "📈 2330", 3_000).await.expect("hold");
         assert_eq!(s.held_count().await.expect("count"), 3, "{name}");
+        let held_here = |chat: &'static str| {
+            let s = s.clone();
+            async move { s.quota_month_and_held("2026-12", chat).await.expect("read").2 }
+        };
+        assert!(held_here("C1").await && held_here("C2").await && !held_here("C3").await);
         let held = s.take_held("C1").await.expect("take");
         let summaries: Vec<&str> = held.iter().map(|h| h.summary.as_str()).collect();
         assert_eq!(summaries, ["⏰ 吃藥", "⏰ 倒垃圾"], "{name}");
         assert!(s.take_held("C1").await.expect("again").is_empty(), "{name}");
+        assert!(!held_here("C1").await, "{name}: none left to take");
         assert_eq!(s.held_count().await.expect("count"), 1, "{name}");
     }
 }

@@ -69,8 +69,18 @@ impl Allowance {
 
     /// Where the current month stands: LINE's last reading plus what was pushed since.
     pub async fn standing(&self) -> Result<Standing, StoreError> {
+        Ok(self.standing_and_held("").await?.0)
+    }
+
+    /// [`Self::standing`], and whether items are held for `conversation_id` (pushes that waited
+    /// while the month was out), read together.
+    pub async fn standing_and_held(
+        &self,
+        conversation_id: &str,
+    ) -> Result<(Standing, bool), StoreError> {
         let month = self.month().key();
-        let (reading, recorded) = self.store.quota_month(&month).await?;
+        let (reading, recorded, held) =
+            self.store.quota_month_and_held(&month, conversation_id).await?;
         let standing = Standing::from_reading(
             reading.map(|r| Reading {
                 limit: r.quota_limit,
@@ -81,7 +91,7 @@ impl Allowance {
             recorded,
         );
         crate::metrics::quota_standing(standing.limit, standing.used);
-        Ok(standing)
+        Ok((standing, held))
     }
 
     /// Reads LINE's quota and consumption and saves them as the month's reading.
@@ -208,11 +218,10 @@ impl Allowance {
         }
     }
 
-    /// The standing, when `conversation_id` should be told now that the month is running out
-    /// (once a month, only a chat with pushes scheduled).
-    pub async fn warning_due(&self, conversation_id: &str) -> Option<Standing> {
+    /// The month's `standing`, when `conversation_id` should be told now that the month is
+    /// running out (once a month, only a chat with pushes scheduled).
+    pub async fn warning_due(&self, conversation_id: &str, standing: Standing) -> Option<Standing> {
         let month = self.month().key();
-        let standing = self.standing().await.ok()?;
         if !quota::running_out(&standing) {
             return None;
         }

@@ -48,7 +48,7 @@ const SPENT_BY_CHAT: &str = "SELECT conversation_id, pushes, cost FROM push_cost
 const SAVE_READING: &str = "INSERT INTO quota_readings (month, quota_limit, used, recorded, read_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (month) DO UPDATE SET quota_limit = excluded.quota_limit, used = excluded.used, recorded = excluded.recorded, read_at = excluded.read_at";
 const MARK_EXHAUSTED: &str = "INSERT INTO quota_readings (month, quota_limit, used, recorded, read_at, exhausted_at) VALUES ($1, NULL, 0, 0, $2, $2) ON CONFLICT (month) DO UPDATE SET exhausted_at = COALESCE(quota_readings.exhausted_at, excluded.exhausted_at)";
 const READING: &str = "SELECT quota_limit, used, recorded, read_at, exhausted_at FROM quota_readings WHERE month = $1";
-const READING_AND_SPENT: &str = "SELECT r.quota_limit, r.used, r.recorded, r.read_at, r.exhausted_at, (SELECT CAST(COALESCE(SUM(cost), 0) AS BIGINT) FROM push_costs WHERE month = $1) AS spent FROM (SELECT 1 AS one) AS here LEFT JOIN quota_readings AS r ON r.month = $1";
+const READING_SPENT_AND_HELD: &str = "SELECT r.quota_limit, r.used, r.recorded, r.read_at, r.exhausted_at, (SELECT CAST(COALESCE(SUM(cost), 0) AS BIGINT) FROM push_costs WHERE month = $1) AS spent, (SELECT CAST(COUNT(*) AS BIGINT) FROM (SELECT 1 FROM held_pushes WHERE conversation_id = $2 LIMIT 1) AS one_held) AS held FROM (SELECT 1 AS one) AS here LEFT JOIN quota_readings AS r ON r.month = $1";
 const CHAT_SIZE: &str = "SELECT members, checked_at FROM chat_sizes WHERE conversation_id = $1";
 const SAVE_CHAT_SIZE: &str = "INSERT INTO chat_sizes (conversation_id, members, checked_at) VALUES ($1, $2, $3) ON CONFLICT (conversation_id) DO UPDATE SET members = excluded.members, checked_at = excluded.checked_at";
 const FRIEND: &str = "SELECT is_friend, checked_at FROM friends WHERE conversation_id = $1";
@@ -130,22 +130,28 @@ impl Store {
         Ok(db!(self, db => sqlx::query_as(READING).bind(month).fetch_optional(db).await)?)
     }
 
-    /// LINE's last reading of `month` (as [`Store::quota_reading`]) and what hearth's pushes
-    /// cost in it (as [`Store::month_spent`]), in one statement.
-    pub async fn quota_month(
+    /// LINE's last reading of `month` (as [`Store::quota_reading`]), what hearth's pushes cost
+    /// in it (as [`Store::month_spent`]), and whether items are held for `conversation_id` (as
+    /// [`Store::take_held`] would find; none for `""`), in one statement: a turn reads them all,
+    /// and items are rarely held.
+    pub async fn quota_month_and_held(
         &self,
         month: &str,
-    ) -> Result<(Option<QuotaReading>, i64), StoreError> {
-        type Row = (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, i64);
-        let (quota_limit, used, recorded, read_at, exhausted_at, spent): Row =
-            db!(self, db => sqlx::query_as(READING_AND_SPENT).bind(month).fetch_one(db).await)?;
+        conversation_id: &str,
+    ) -> Result<(Option<QuotaReading>, i64, bool), StoreError> {
+        type Row = (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, i64, i64);
+        let (quota_limit, used, recorded, read_at, exhausted_at, spent, held): Row = db!(self, db => sqlx::query_as(READING_SPENT_AND_HELD)
+                .bind(month)
+                .bind(conversation_id)
+                .fetch_one(db)
+                .await)?;
         let reading = match (used, recorded, read_at) {
             (Some(used), Some(recorded), Some(read_at)) => {
                 Some(QuotaReading { quota_limit, used, recorded, read_at, exhausted_at })
             }
             _ => None,
         };
-        Ok((reading, spent))
+        Ok((reading, spent, held > 0))
     }
 
     /// The cached member count of a group or room, with when it was checked.
