@@ -131,7 +131,10 @@ fn memory_kib(pid: u32) -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// CPU time (user + system) a process has used, in clock ticks (1/100 s here).
+/// Clock ticks per second in `/proc/<pid>/stat` (`getconf CLK_TCK`: 100 on Linux here).
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// CPU time (user + system) a process has used, in clock ticks (see [`TICKS_PER_SECOND`]).
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let after_name = stat.rsplit(')').next().unwrap_or("");
@@ -480,7 +483,7 @@ async fn main() {
         "full turn with one tool call ({turns} sequential): p50 {} p99 {}; hearth CPU per turn {:.2} ms",
         ms(percentile(&turn_latency, 50.0)),
         ms(percentile(&turn_latency, 99.0)),
-        cpu_ticks_used as f64 * 10.0 / turns as f64,
+        cpu_ticks_used as f64 / TICKS_PER_SECOND * 1e3 / turns as f64,
     );
     line.clear();
 
@@ -519,7 +522,7 @@ async fn main() {
             r.acked as f64 / r.acked_in.as_secs_f64(),
             r.handled_in.as_secs_f64(),
             (r.drain.logged.max(0) as f64) / r.handled_in.as_secs_f64(),
-            r.cpu as f64 * 10_000.0 / flood_events as f64,
+            r.cpu as f64 / TICKS_PER_SECOND * 1e6 / flood_events as f64,
             r.rss_after_acks as f64 / 1024.0,
             r.peak_rss as f64 / 1024.0,
             r.drain,

@@ -318,17 +318,20 @@ impl Hearth {
         lang: Lang,
     ) -> Answer {
         let mut notes = Vec::new();
-        let (standing, held) = match self.allowance.standing_and_held(&conversation.id).await {
-            Ok(read) => read,
+        // Items are rarely held: the quota's read says whether to take any (unread, try).
+        let held = match self.allowance.standing_and_held(&conversation.id).await {
+            Ok((standing, held)) => {
+                if let Some(standing) = self.allowance.warning_due(&conversation.id, standing).await
+                {
+                    notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
+                }
+                held
+            }
             Err(e) => {
-                tracing::warn!(error = %e, "the month's quota and held items unavailable");
-                return answer;
+                tracing::warn!(error = %e, "the month's quota unavailable");
+                true
             }
         };
-        if let Some(standing) = self.allowance.warning_due(&conversation.id, standing).await {
-            notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
-        }
-        // Items are rarely held: the read above says whether to take any.
         let taken =
             if held { self.store.take_held(&conversation.id).await } else { Ok(Vec::new()) };
         match taken {

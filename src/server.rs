@@ -19,6 +19,7 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use jiff::Timestamp;
 use tokio::net::TcpListener;
 
 use crate::app::Hearth;
@@ -167,6 +168,24 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
         }
     }
     let (events, payloads): (Vec<Event>, Vec<String>) = parsed.into_iter().unzip();
+    // In a task of its own: a request LINE stops waiting for (it closes the connection) must not
+    // stop its events halfway, stored but neither queued nor left waiting in the store.
+    let accepting = tokio::spawn(store_and_queue(app, events, payloads, received_at));
+    accepting.await.unwrap_or_else(|e| {
+        tracing::error!(error = %e, "storing webhook events failed");
+        StatusCode::SERVICE_UNAVAILABLE
+    })
+}
+
+/// Stores a webhook's verified `events` (each with its JSON as received) and queues those to
+/// handle; the status LINE gets.
+async fn store_and_queue(
+    app: Arc<Hearth>,
+    events: Vec<Event>,
+    payloads: Vec<String>,
+    received_at: Timestamp,
+) -> StatusCode {
+    let at = received_at.as_millisecond();
     // Untriggered group messages with nothing of their chat in hand are logged as they are
     // stored. The others arrive in their lanes: taken into memory at once when there is room,
     // otherwise left waiting in the store (a backlog from now on, so later webhooks wait behind
@@ -174,9 +193,12 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
     let (lines, arriving) = app.log_on_arrival(&events).await;
     let logged: Vec<bool> = lines.iter().map(Option::is_some).collect();
     let to_handle = logged.iter().filter(|now| !**now).count();
-    let (slots, left_in_store) = match app.inbox.room(to_handle) {
-        Room::Slots(slots) => (Some(slots), None),
-        Room::Store(left) => (None, Some(Arc::new(left))),
+    let (slots, left_in_store) = match to_handle {
+        0 => (None, None),
+        n => match app.inbox.room(n) {
+            Room::Slots(slots) => (Some(slots), None),
+            Room::Store(left) => (None, Some(Arc::new(left))),
+        },
     };
     let lease_until = app.inbox_lease_until(received_at);
     let rows: Vec<Accepted> = events

@@ -176,6 +176,12 @@ async fn a_message_logged_as_its_event_is_stored_is_done_at_once_and_logged_once
         assert!(s.claim_events("q", 2_000, 62_000, 10).await.expect("claim").is_empty(), "{name}");
         let again = [(event("01L3", 2_000), Intake::Logged(message("C1", "滷味", 950)))];
         assert_eq!(s.accept(&again).await.expect("again"), [false], "{name}: a redelivery");
+        let claimed_first = [
+            (event("01L4", 3_000), claim("p", 60_000).into()),
+            (event("01L4", 3_000), Intake::Logged(message("C1", "重送", 2_900))),
+        ];
+        assert_eq!(s.accept(&claimed_first).await.expect("both"), [true, false], "{name}");
+        assert_eq!(s.pending_events().await.expect("count"), 2, "{name}: stored as claimed");
         let log: Vec<String> = s
             .history("C1", i64::MAX, 10, 10_000)
             .await
@@ -183,7 +189,7 @@ async fn a_message_logged_as_its_event_is_stored_is_done_at_once_and_logged_once
             .into_iter()
             .map(|m| m.text)
             .collect();
-        assert_eq!(log, ["晚餐吃什麼", "滷味"], "{name}: each once, in order");
+        assert_eq!(log, ["晚餐吃什麼", "滷味"], "{name}: each once, in order; 重送 is its lane's");
         assert_eq!(s.prune_inbox(1_001).await.expect("prune"), 2, "{name}: done when stored");
     }
 }

@@ -1,8 +1,10 @@
 //! The inbox's writes that many callers share, with group commit ([`super::commit`]): storing
 //! acknowledged webhook events — the events of webhooks that arrive while a transaction is being
 //! made are stored together in the next one, and each webhook gets its 200 once the transaction
-//! holding its events is committed — and logging untriggered group messages as their events are
-//! marked done ([`super::chatter`]).
+//! holding its events is committed; an untriggered group message with nothing of its chat in
+//! hand is logged in that same transaction and stored done ([`Fate::Logged`]) — and logging the
+//! untriggered group messages a lane holds as their events are marked done
+//! ([`super::chatter`]).
 
 use std::sync::Arc;
 

@@ -6,8 +6,9 @@
 //! no claim ([`Hearth::log_on_arrival`]). Otherwise it takes its place in its conversation's lane,
 //! which takes every such message waiting in a row at its front; they are logged and their
 //! events marked done in one transaction, shared with the other lanes doing the same
-//! ([`super::commit`]). The claim fences both: an event another process took over is neither
-//! finished nor logged here.
+//! ([`super::commit`]). There the claim fences both writes: an event another process took over
+//! is neither finished nor logged here. (An event logged as it is stored was never claimed: it
+//! is done in the transaction that stores it.)
 
 use std::sync::Arc;
 

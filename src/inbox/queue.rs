@@ -1,7 +1,9 @@
 //! What this process holds of the inbox, in memory and bounded: a fixed number of slots, the
 //! claim (fencing token and lease end) of every event it holds, and one lane per conversation
 //! so a conversation's events are handled one at a time, in order. Events beyond the slots wait
-//! in the store, not here.
+//! in the store, not here. Which conversations have events on their way to their lanes
+//! ([`Arriving`]) is kept too: a message is logged as it is stored only when nothing of its
+//! conversation is in hand ([`logged_at_once`]).
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -141,7 +143,9 @@ impl InboxQueue {
             arriving: Mutex::default(),
             storing: AtomicU64::new(0),
             choosing: Mutex::default(),
-            left_in_store: AtomicU64::new(0),
+            // A new process may find events waiting in the store (handed back by the process
+            // before it, or left by one that died): a backlog until its first look takes them.
+            left_in_store: AtomicU64::new(1),
             taken_from_store: AtomicU64::new(0),
             closing: AtomicBool::new(false),
             wake: Notify::new(),
@@ -356,7 +360,9 @@ impl InboxQueue {
 /// stored), whether it is: only when no older event of its conversation may still be handled
 /// before it — none `busy` (queued, being handled, or arriving in its lane), none earlier in
 /// the webhook that is not logged at once, and no `backlog` in the store — so each
-/// conversation's log keeps the order its messages came in.
+/// conversation's log keeps the order in which this process received its messages. (Replicas
+/// each keep their own order; an event of this process left to lapse after a failed write, or
+/// taken over from one that died, is older than what is logged meanwhile.)
 pub fn logged_at_once(
     events: &[(&str, bool)],
     busy: impl Fn(&str) -> bool,
@@ -392,6 +398,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
+    /// A queue as it is once the first look at the store found nothing waiting there.
+    fn started(capacity: usize) -> Arc<InboxQueue> {
+        let q = InboxQueue::new(capacity);
+        q.taken_up_to(q.backlog_mark());
+        q
+    }
+
+    #[test]
+    fn a_new_process_takes_what_the_store_may_hold_before_taking_events_into_memory() {
+        let q = InboxQueue::new(8);
+        assert!(q.has_backlog());
+        drop(stored(q.room(1)));
+        assert_eq!(q.arrive(&[("Ca", true)]).0, [false], "nothing logged ahead of the store");
+        q.taken_up_to(q.backlog_mark());
+        assert!(!q.has_backlog());
+        drop(slots(q.room(1)));
+    }
+
     fn lease(token: i64) -> Lease {
         Lease { token, until_ms: 1_000 }
     }
@@ -426,7 +450,7 @@ mod tests {
 
     #[test]
     fn a_conversation_stays_busy_while_its_events_arrive_in_their_lane() {
-        let q = InboxQueue::new(8);
+        let q = started(8);
         let (now, arriving) = q.arrive(&[("Ca", false), ("Cb", true)]);
         assert_eq!(now, [false, true]);
         let (now, second) = q.arrive(&[("Ca", true), ("Ca", false), ("Cb", true)]);
@@ -441,7 +465,7 @@ mod tests {
 
     #[test]
     fn slots_bound_what_is_held_and_come_back_when_an_event_is_dropped() {
-        let q = InboxQueue::new(2);
+        let q = started(2);
         let mut slots = slots(q.room(2));
         drop(stored(q.room(1)));
         let one = slots.split(1).expect("split");
@@ -458,7 +482,7 @@ mod tests {
 
     #[test]
     fn a_backlog_in_the_store_sends_new_events_there_too() {
-        let q = InboxQueue::new(8);
+        let q = started(8);
         let before = q.backlog_mark();
         q.mark_backlog();
         assert!(q.has_backlog());
@@ -477,7 +501,7 @@ mod tests {
 
     #[test]
     fn a_webhook_sent_to_the_store_is_a_backlog_before_its_events_are_stored() {
-        let q = InboxQueue::new(2);
+        let q = started(2);
         // The loop looks at the store holding every free slot: a webhook now goes there.
         let looking = q.free_slots(2).expect("all free");
         let first = stored(q.room(1));
@@ -498,7 +522,7 @@ mod tests {
 
     #[test]
     fn claiming_an_event_already_held_updates_its_claim_instead_of_queueing_it_twice() {
-        let q = InboxQueue::new(4);
+        let q = started(4);
         let held = q.hold("a", lease(1), q.free_slots(1).expect("slot")).expect("new");
         assert!(q.hold("a", lease(2), q.free_slots(1).expect("slot")).is_none());
         assert_eq!(q.lease("a").map(|l| l.token), Some(2));
@@ -518,7 +542,7 @@ mod tests {
 
     #[test]
     fn a_look_at_the_store_waits_until_a_batch_of_slots_is_free() {
-        let q = InboxQueue::new(8);
+        let q = started(8);
         let mut slots = slots(q.room(8));
         let mut held = Vec::new();
         for id in ["a", "b", "c", "d", "e", "f", "g", "h"] {
@@ -533,7 +557,7 @@ mod tests {
 
     #[test]
     fn an_event_being_finished_is_no_longer_renewed_nor_counted_as_in_hand() {
-        let q = InboxQueue::new(2);
+        let q = started(2);
         let a = q.hold("a", lease(1), q.free_slots(1).expect("slot")).expect("new");
         let _b = q.hold("b", lease(1), q.free_slots(1).expect("slot")).expect("new");
         q.finishing("a");
@@ -545,7 +569,7 @@ mod tests {
 
     #[test]
     fn closing_refuses_new_work() {
-        let q = InboxQueue::new(4);
+        let q = started(4);
         q.close();
         drop(stored(q.room(1)));
         assert!(q.free_slots(4).is_none());

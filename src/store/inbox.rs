@@ -123,6 +123,15 @@ macro_rules! log_rows {
     }};
 }
 
+/// For each of `events`, whether it is the copy that was stored: its id is among the
+/// `inserted`, and it is the first copy of that id (the same event may come twice, and a
+/// conflicting row is not inserted).
+fn first_copies<T>(events: &[(InboxEvent<'_>, T)], inserted: &[(String,)]) -> Vec<bool> {
+    let mut fresh: std::collections::HashSet<&str> =
+        inserted.iter().map(|(id,)| id.as_str()).collect();
+    events.iter().map(|(e, _)| fresh.remove(e.event_id)).collect()
+}
+
 impl Store {
     /// Whether a statement built for `rows` rows stays in the connection's statement cache. On
     /// SQLite the shapes that recur (one webhook's one event) do; a batch's size varies with the
@@ -169,6 +178,7 @@ impl Store {
                             ("pending", Some(c.owner), c.lease_until_ms, 1i64, None)
                         }
                         Intake::Waiting => ("pending", None, 0, 0, None),
+                        // Done as it arrived: pruned with the events handled at that time.
                         Intake::Logged(_) => ("done", None, 0, 1, Some(e.received_at_ms)),
                     };
                     // A done event's JSON is never read again: a logged one keeps only its id
@@ -210,12 +220,13 @@ impl Store {
                             .await?;
                     inserted.extend(rows);
                 }
-                let mut fresh: std::collections::HashSet<&str> =
-                    inserted.iter().map(|(id,)| id.as_str()).collect();
+                // Only a stored row's message is logged: the first copy of an event, whatever
+                // its intake (a later copy of one stored pending is its lane's to log).
                 let logged: Vec<&NewMessage<'_>> = events
                     .iter()
-                    .filter_map(|(e, intake)| match intake {
-                        Intake::Logged(m) if fresh.remove(e.event_id) => Some(m),
+                    .zip(first_copies(events, &inserted))
+                    .filter_map(|((_, intake), new)| match intake {
+                        Intake::Logged(m) if new => Some(m),
                         _ => None,
                     })
                     .collect();
@@ -225,10 +236,7 @@ impl Store {
                 tx.commit().await?;
             }
         });
-        // The same event may come twice: only its first copy counts as new.
-        let mut fresh: std::collections::HashSet<&str> =
-            inserted.iter().map(|(id,)| id.as_str()).collect();
-        Ok(events.iter().map(|(e, _)| fresh.remove(e.event_id)).collect())
+        Ok(first_copies(events, &inserted))
     }
 
     /// Marks handled events done under `owner`'s claims and adds the message of each one it
