@@ -382,16 +382,18 @@ impl Hearth {
         }
     }
 
-    /// Runs `work` in the background, counted so shutdown and tests can wait for it.
-    pub(crate) fn spawn_tracked(
+    /// Runs `work` in the background, counted so shutdown and tests can wait for it; the
+    /// handle gives its outcome to whoever waits for it, but it runs to the end either way.
+    pub(crate) fn spawn_tracked<T: Send + 'static>(
         self: &Arc<Self>,
-        work: impl std::future::Future<Output = ()> + Send + 'static,
-    ) {
+        work: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> tokio::task::JoinHandle<T> {
         let guard = self.in_flight.enter();
         tokio::spawn(async move {
-            work.await;
+            let outcome = work.await;
             drop(guard);
-        });
+            outcome
+        })
     }
 
     /// How many webhook events this process holds in memory (at most `HEARTH_MAX_QUEUED_EVENTS`).

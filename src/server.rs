@@ -34,7 +34,9 @@ use crate::listen;
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
 
 /// The routes of the webhook port: `/metrics` among them unless `HEARTH_METRICS_LISTEN` moves
-/// it to an address of its own ([`metrics_router`]).
+/// it to an address of its own ([`metrics_router`]). Webhook events are taken from the store by
+/// the background loops ([`crate::background::start`], started by [`serve`]): without them a
+/// new process's events wait there (it looks at the store before taking events into memory).
 pub fn router(app: Arc<Hearth>) -> Router {
     let body_limits = (app.serving.body_read_timeout, MAX_WEBHOOK_BYTES);
     let routes = Router::new()
@@ -168,17 +170,19 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
         }
     }
     let (events, payloads): (Vec<Event>, Vec<String>) = parsed.into_iter().unzip();
-    // In a task of its own: a request LINE stops waiting for (it closes the connection) must not
-    // stop its events halfway, stored but neither queued nor left waiting in the store.
-    let accepting = tokio::spawn(store_and_queue(app, events, payloads, received_at));
+    // In a task of its own, counted as work in hand: a request LINE stops waiting for (it closes
+    // the connection), or one cut off at shutdown, must not stop its events halfway, stored but
+    // neither queued nor left waiting in the store.
+    let accepting = app.spawn_tracked(store_and_queue(app.clone(), events, payloads, received_at));
     accepting.await.unwrap_or_else(|e| {
-        tracing::error!(error = %e, "storing webhook events failed");
+        tracing::error!(error = %e, "storing or queueing webhook events panicked");
         StatusCode::SERVICE_UNAVAILABLE
     })
 }
 
-/// Stores a webhook's verified `events` (each with its JSON as received) and queues those to
-/// handle; the status LINE gets.
+/// Stores a webhook's verified `events` (each with its JSON as received) — logging, in the
+/// same transaction, the untriggered group messages that can be ([`Hearth::log_on_arrival`]) —
+/// and queues those to handle; the status LINE gets.
 async fn store_and_queue(
     app: Arc<Hearth>,
     events: Vec<Event>,

@@ -216,7 +216,9 @@ async fn group_chatter_arriving_together_is_logged_once_each_in_order_around_a_c
     assert!(pending.is_empty(), "every event marked handled: {pending:?}");
 }
 
-/// How many webhook events `/metrics` counts as logged as they were stored.
+/// How many webhook events `/metrics` counts as logged as they were stored. The counter is the
+/// test binary's, shared by its tests: only the test below sets a speaker's name, so only it
+/// logs messages that way.
 fn logged_on_arrival(metrics: &str) -> u64 {
     metrics
         .lines()

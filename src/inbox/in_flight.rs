@@ -1,5 +1,5 @@
-//! Counts the work a process has in hand in the background — a conversation's lane, a write
-//! waiting in a group commit — so shutdown (and a test) can wait until none is left. What is
+//! Counts the work a process has in hand in the background — a webhook's events being stored
+//! and queued, a conversation's lane, a write waiting in a group commit — so shutdown (and a test) can wait until none is left. What is
 //! counted is counted by the work itself (its guard lives as long as it does), not by whoever
 //! started it, so work that outlives its caller is still counted.
 

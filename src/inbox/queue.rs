@@ -121,7 +121,8 @@ pub struct InboxQueue {
     storing: AtomicU64,
     /// Webhooks choose between memory and the store one at a time ([`Self::room`]).
     choosing: Mutex<()>,
-    /// Counts webhooks that left events waiting in the store.
+    /// Counts webhooks that left events waiting in the store, and the process's start (the
+    /// store may hold events from before it).
     left_in_store: AtomicU64,
     /// The count up to which the store's waiting events were all taken.
     taken_from_store: AtomicU64,
@@ -362,7 +363,9 @@ impl InboxQueue {
 /// the webhook that is not logged at once, and no `backlog` in the store — so each
 /// conversation's log keeps the order in which this process received its messages. (Replicas
 /// each keep their own order; an event of this process left to lapse after a failed write, or
-/// taken over from one that died, is older than what is logged meanwhile.)
+/// taken over from one that died, or handed back by a process stopping after this one's first
+/// look at the store, is older than what is logged meanwhile; and two webhooks on different
+/// threads may reach the store in the other order than they passed here.)
 pub fn logged_at_once(
     events: &[(&str, bool)],
     busy: impl Fn(&str) -> bool,
@@ -409,8 +412,8 @@ mod tests {
     fn a_new_process_takes_what_the_store_may_hold_before_taking_events_into_memory() {
         let q = InboxQueue::new(8);
         assert!(q.has_backlog());
-        drop(stored(q.room(1)));
         assert_eq!(q.arrive(&[("Ca", true)]).0, [false], "nothing logged ahead of the store");
+        drop(stored(q.room(1)));
         q.taken_up_to(q.backlog_mark());
         assert!(!q.has_backlog());
         drop(slots(q.room(1)));
