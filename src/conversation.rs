@@ -318,7 +318,8 @@ impl Hearth {
         lang: Lang,
     ) -> Answer {
         let mut notes = Vec::new();
-        // Items are rarely held: the quota's read says whether to take any (unread, try).
+        // Items are rarely held: the quota's read says whether to take any (when it fails,
+        // they are taken anyway, as before the read told).
         let held = match self.allowance.standing_and_held(&conversation.id).await {
             Ok((standing, held)) => {
                 if let Some(standing) = self.allowance.warning_due(&conversation.id, standing).await

@@ -97,9 +97,9 @@ impl ChatLine {
 impl Hearth {
     /// The lines of a webhook's `events` that are logged as they are stored: each an
     /// [`only_logged`] message whose speaker's name is known here (or that names no speaker),
-    /// with nothing of its
-    /// conversation in hand ([`super::queue::logged_at_once`]). The other events arrive in
-    /// their lanes, in order, while the guard lives: keep it until they are queued.
+    /// with nothing of its conversation in hand ([`super::queue::logged_at_once`]). The other
+    /// events arrive in their lanes, in order, while the guard lives: keep it until they are
+    /// queued.
     pub(crate) async fn log_on_arrival(
         &self,
         events: &[Event],

@@ -140,11 +140,12 @@ impl Store {
         conversation_id: &str,
     ) -> Result<(Option<QuotaReading>, i64, bool), StoreError> {
         type Row = (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, i64, i64);
-        let (quota_limit, used, recorded, read_at, exhausted_at, spent, held): Row = db!(self, db => sqlx::query_as(READING_SPENT_AND_HELD)
-                .bind(month)
-                .bind(conversation_id)
-                .fetch_one(db)
-                .await)?;
+        let row: Row = db!(self, db => sqlx::query_as(READING_SPENT_AND_HELD)
+            .bind(month)
+            .bind(conversation_id)
+            .fetch_one(db)
+            .await)?;
+        let (quota_limit, used, recorded, read_at, exhausted_at, spent, held) = row;
         let reading = match (used, recorded, read_at) {
             (Some(used), Some(recorded), Some(read_at)) => {
                 Some(QuotaReading { quota_limit, used, recorded, read_at, exhausted_at })

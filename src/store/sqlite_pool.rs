@@ -247,6 +247,9 @@ mod tests {
 
     use super::*;
 
+    /// A statement that takes long enough (counting to three million) to be abandoned half-way.
+    const SLOW: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT COUNT(*) FROM n";
+
     /// A pool of `max` connections to a fresh database file, and the file's directory.
     async fn pool(name: &str, max: usize) -> (SqlitePool, std::path::PathBuf) {
         let dir = std::env::temp_dir().join(format!("hearth-pool-{name}-{}", std::process::id()));
@@ -297,8 +300,7 @@ mod tests {
     #[tokio::test]
     async fn a_statement_abandoned_half_way_leaves_its_connection_answering_the_next_one() {
         let (pool, dir) = pool("cancel", 1).await;
-        let slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT COUNT(*) FROM n";
-        let abandoned = sqlx::query_scalar::<_, i64>(slow).fetch_one(&pool);
+        let abandoned = sqlx::query_scalar::<_, i64>(SLOW).fetch_one(&pool);
         let cut = tokio::time::timeout(Duration::from_millis(5), abandoned).await;
         assert!(cut.is_err(), "the slow statement was abandoned before it finished");
         let (answer,): (i64,) = sqlx::query_as("SELECT 42").fetch_one(&pool).await.expect("next");
@@ -315,8 +317,7 @@ mod tests {
         let second = pool.acquire().await.expect("a second one opens");
         drop((first, second));
         assert_eq!(pool.idle_abandoned(), [false, false]);
-        let slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT COUNT(*) FROM n";
-        let abandoned = sqlx::query_scalar::<_, i64>(slow).fetch_one(&pool);
+        let abandoned = sqlx::query_scalar::<_, i64>(SLOW).fetch_one(&pool);
         let cut = tokio::time::timeout(Duration::from_millis(5), abandoned).await;
         assert!(cut.is_err(), "the slow statement was abandoned before it finished");
         assert_eq!(pool.idle_abandoned(), [true, false], "at the bottom, marked");
