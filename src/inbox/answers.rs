@@ -1,12 +1,13 @@
-//! The answers a turn sent, kept until its event is marked done: they are recorded (the chat log
-//! line and the ids LINE gave the messages) in the same transaction as the done mark, one write
-//! at the end of a turn instead of two. Outside the handling of an inbox event (nothing to mark
-//! done) an answer is recorded at once, as before.
+//! What a turn writes at its end, kept until its event is marked done: the answers it sent (the
+//! chat log line and the ids LINE gave the messages) and the tokens it used are recorded in the
+//! same batch as the done mark ([`crate::store::Store::finish_answered`]), one write at the end
+//! of a turn instead of several. Outside the handling of an inbox event (nothing to mark done)
+//! they are recorded at once.
 
 use std::cell::RefCell;
 use std::future::Future;
 
-use crate::store::NewMessage;
+use crate::store::{Charge, NewMessage};
 
 /// An answer hearth sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,15 +40,24 @@ impl SentAnswer {
     }
 }
 
-tokio::task_local! {
-    static SENT: RefCell<Vec<SentAnswer>>;
+/// What a turn left for its end.
+#[derive(Debug, Default, PartialEq)]
+pub struct Kept {
+    /// The answers it sent, in order.
+    pub answers: Vec<SentAnswer>,
+    /// The tokens it used.
+    pub charges: Vec<Charge>,
 }
 
-/// Runs `turn`, keeping the answers it sends; returns its output and them.
-pub async fn keeping<T>(turn: impl Future<Output = T>) -> (T, Vec<SentAnswer>) {
-    SENT.scope(RefCell::new(Vec::new()), async {
+tokio::task_local! {
+    static KEPT: RefCell<Kept>;
+}
+
+/// Runs `turn`, keeping the answers it sends and the tokens it uses; returns its output and them.
+pub async fn keeping<T>(turn: impl Future<Output = T>) -> (T, Kept) {
+    KEPT.scope(RefCell::new(Kept::default()), async {
         let output = turn.await;
-        (output, SENT.with(|sent| sent.take()))
+        (output, KEPT.with(|kept| kept.take()))
     })
     .await
 }
@@ -55,11 +65,13 @@ pub async fn keeping<T>(turn: impl Future<Output = T>) -> (T, Vec<SentAnswer>) {
 /// Keeps `answer` for the end of the turn when the turn runs under [`keeping`]; otherwise
 /// gives it back, to be recorded at once.
 pub fn keep(answer: SentAnswer) -> Option<SentAnswer> {
-    if SENT.try_with(|_| ()).is_err() {
-        return Some(answer);
-    }
-    SENT.with(|sent| sent.borrow_mut().push(answer));
-    None
+    KEPT.try_with(|kept| kept.borrow_mut().answers.push(answer.clone())).err().map(|_| answer)
+}
+
+/// Keeps `charge` for the end of the turn when the turn runs under [`keeping`]; otherwise gives
+/// it back, to be counted at once.
+pub fn keep_charge(charge: Charge) -> Option<Charge> {
+    KEPT.try_with(|kept| kept.borrow_mut().charges.push(charge.clone())).err().map(|_| charge)
 }
 
 #[cfg(test)]
@@ -82,14 +94,21 @@ mod tests {
             assert_eq!(keep(answer("a")), None);
             tokio::task::yield_now().await;
             assert_eq!(keep(answer("b")), None);
+            assert_eq!(keep_charge(charge(30)), None);
         })
         .await;
-        assert_eq!(kept, [answer("a"), answer("b")]);
-        assert_eq!(kept[0].message().message_id, Some("1"), "logged under the first id");
+        assert_eq!(kept.answers, [answer("a"), answer("b")]);
+        assert_eq!(kept.answers[0].message().message_id, Some("1"), "logged under the first id");
+        assert_eq!(kept.charges, [charge(30)]);
     }
 
     #[tokio::test]
-    async fn outside_a_turn_an_answer_is_given_back_to_be_recorded_at_once() {
+    async fn outside_a_turn_an_answer_or_a_charge_is_given_back_to_be_recorded_at_once() {
         assert_eq!(keep(answer("a")), Some(answer("a")));
+        assert_eq!(keep_charge(charge(5)), Some(charge(5)));
+    }
+
+    fn charge(tokens: u64) -> Charge {
+        Charge { day: "2026-12-02".into(), conversation_id: "Ufamily".into(), tokens }
     }
 }

@@ -114,25 +114,30 @@ impl Hearth {
             return;
         };
         let turn = AssertUnwindSafe(self.handle_event(job.event, job.received_at)).catch_unwind();
-        let (handled, sent) = answers::keeping(turn).await;
+        let (handled, kept) = answers::keeping(turn).await;
         if handled.is_err() {
             tracing::error!(event_id = id, "handling the event panicked; it is not retried");
         }
-        self.finish(&id, token, &sent).await;
+        self.finish(&id, token, &kept).await;
         drop(job.held);
     }
 
-    /// Marks a handled event done, recording the answers its turn sent in the same transaction.
-    /// The claim is still held (and renewed) meanwhile, so a busy database is waited out rather
-    /// than letting the event lapse and be handled again.
-    async fn finish(&self, id: &str, token: i64, sent: &[answers::SentAnswer]) {
-        let sent: Vec<_> = sent.iter().map(|a| (a.message(), a.message_ids.as_slice())).collect();
+    /// Marks a handled event done, recording the answers its turn sent and the tokens it used
+    /// in the same batch. The claim is still held (and renewed) meanwhile, so a busy database is
+    /// waited out rather than letting the event lapse and be handled again.
+    async fn finish(&self, id: &str, token: i64, kept: &answers::Kept) {
+        let sent: Vec<_> =
+            kept.answers.iter().map(|a| (a.message(), a.message_ids.as_slice())).collect();
         self.inbox.finishing(id);
         for attempt in 1..=FINISH_ATTEMPTS {
             // The claim may have been renewed by claiming again meanwhile: finish with the latest.
             let token = self.inbox.lease(id).map_or(token, |l| l.token);
             let now = self.clock.now().as_millisecond();
-            match self.store.finish_answered(id, &self.owner, token, now, &sent).await {
+            match self
+                .store
+                .finish_answered(id, &self.owner, token, now, &sent, &kept.charges)
+                .await
+            {
                 Ok(true) => return,
                 Ok(false) => {
                     tracing::warn!(event_id = id, "event was taken over before it was finished");

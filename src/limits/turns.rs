@@ -11,6 +11,7 @@ use crate::line::message::Message;
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
 use crate::llm::openai::Usage;
 use crate::source::Conversation;
+use crate::store::Charge;
 
 /// Daily token counts are kept this long (for the operator's curiosity; only today's matter).
 const KEEP_TOKEN_COUNTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(7 * 24);
@@ -120,8 +121,14 @@ impl Hearth {
             return;
         }
         crate::metrics::budget_tokens(tokens);
-        let day = super::budget_day(self.clock.now(), &self.tz);
-        if let Err(e) = self.store.add_tokens(&day, &conversation.id, tokens).await {
+        let charge = Charge {
+            day: super::budget_day(self.clock.now(), &self.tz),
+            conversation_id: conversation.id.clone(),
+            tokens,
+        };
+        // In an inbox event's turn, counted with its done mark.
+        let Some(charge) = crate::inbox::answers::keep_charge(charge) else { return };
+        if let Err(e) = self.store.add_tokens(&charge.day, &charge.conversation_id, tokens).await {
             tracing::warn!(error = %e, tokens, "could not count a turn's tokens");
         }
     }

@@ -16,11 +16,34 @@ pub struct TokensUsed {
     pub service: u64,
 }
 
-const ADD_TOKENS: &str = "INSERT INTO token_usage (day, scope, tokens) VALUES ($1, $2, $4), ($1, $3, $4) ON CONFLICT (day, scope) DO UPDATE SET tokens = token_usage.tokens + excluded.tokens";
+pub(super) const ADD_TOKENS: &str = "INSERT INTO token_usage (day, scope, tokens) VALUES ($1, $2, $4), ($1, $3, $4) ON CONFLICT (day, scope) DO UPDATE SET tokens = token_usage.tokens + excluded.tokens";
 const TOKENS_USED: &str =
     "SELECT scope, tokens FROM token_usage WHERE day = $1 AND scope IN ($2, $3)";
 const PRUNE_TOKENS: &str = "DELETE FROM token_usage WHERE day < $1";
 const MARK_REFUSED: &str = "INSERT INTO refused_chats (conversation_id, refused_at) VALUES ($1, $2) ON CONFLICT (conversation_id) DO NOTHING";
+
+/// Tokens a turn used, to count against the day's budgets of its chat and of the service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Charge {
+    /// The budget day (`YYYY-MM-DD` in the family's time zone).
+    pub day: String,
+    /// The chat.
+    pub conversation_id: String,
+    /// The tokens.
+    pub tokens: u64,
+}
+
+impl Charge {
+    /// Adds the count to `batch` (see [`Store::add_tokens`]).
+    pub(super) fn add_to<'a>(&'a self, batch: &mut super::batch::Batch<'a>) {
+        batch
+            .push(ADD_TOKENS)
+            .bind(self.day.as_str())
+            .bind(self.conversation_id.as_str())
+            .bind(SERVICE_SCOPE)
+            .bind(i64::try_from(self.tokens).unwrap_or(i64::MAX));
+    }
+}
 
 impl Store {
     /// Adds `tokens` to the day's count of the conversation and of the whole service, in one

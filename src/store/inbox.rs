@@ -317,9 +317,11 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// [`Store::finish_event`], recording in the same transaction the answers the event's turn
-    /// sent (each with the ids LINE gave its messages, as [`Store::record_answer`] does). The
-    /// answers are recorded even when the claim is no longer the latest: they were sent.
+    /// [`Store::finish_event`], recording atomically with it what the event's turn leaves for
+    /// its end: the answers it sent (each with the ids LINE gave its messages, as
+    /// [`Store::record_answer`] does) and the tokens it used (as [`Store::add_tokens`] does),
+    /// in one [`super::batch`]. These are recorded even when the claim is no longer the latest:
+    /// the answers were sent and the tokens spent.
     pub async fn finish_answered(
         &self,
         event_id: &str,
@@ -327,27 +329,21 @@ impl Store {
         token: i64,
         now_ms: i64,
         answers: &[(NewMessage<'_>, &[String])],
+        charges: &[super::Charge],
     ) -> Result<bool, StoreError> {
-        if answers.is_empty() {
+        if answers.is_empty() && charges.is_empty() {
             return self.finish_event(event_id, owner, token, now_ms).await;
         }
-        let n = db!(self, db => {
-            transaction!(db, tx);
-            for (answer, ids) in answers {
-                record_answer_in!(tx, answer, *ids);
-            }
-            let n = sqlx::query(FINISH)
-                .bind(event_id)
-                .bind(owner)
-                .bind(token)
-                .bind(now_ms)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            tx.commit().await?;
-            n
-        });
-        Ok(n == 1)
+        let mut batch = super::batch::Batch::new();
+        for (answer, ids) in answers {
+            super::record_answer_in(&mut batch, answer, ids);
+        }
+        for charge in charges {
+            charge.add_to(&mut batch);
+        }
+        batch.push(FINISH).bind(event_id).bind(owner).bind(token).bind(now_ms);
+        let changed = self.run_batch(&batch).await?;
+        Ok(changed.last() == Some(&1))
     }
 
     /// Extends `owner`'s claim on an event to `lease_until_ms` if `owner` still holds it: the

@@ -40,36 +40,9 @@ macro_rules! transaction {
     };
 }
 
-/// Records an answer hearth sent (see [`Store::record_answer`]) in the open transaction `$tx`.
-macro_rules! record_answer_in {
-    ($tx:ident, $answer:expr, $message_ids:expr) => {{
-        let answer: &$crate::store::NewMessage<'_> = $answer;
-        sqlx::query($crate::store::LOG_MESSAGE)
-            .bind(answer.conversation_id)
-            .bind(answer.message_id)
-            .bind(answer.user_id)
-            .bind(answer.speaker)
-            .bind(answer.from_bot)
-            .bind(answer.text)
-            .bind(answer.at_ms)
-            .bind(answer.tainted)
-            .fetch_one(&mut *$tx)
-            .await?;
-        let ids: Vec<&String> = $message_ids.into_iter().collect();
-        if !ids.is_empty() {
-            // One statement for all of the answer's messages (a text and a card, say).
-            let mut insert = sqlx::QueryBuilder::new($crate::store::RECORD_SENT_HEAD);
-            insert.push_values(ids, |mut row, id| {
-                row.push_bind(id).push_bind(answer.conversation_id).push_bind(answer.at_ms);
-            });
-            insert.push($crate::store::RECORD_SENT_TAIL);
-            insert.build().execute(&mut *$tx).await?;
-        }
-    }};
-}
-
 mod alert_deliveries;
 mod alerts;
+mod batch;
 mod budget;
 mod capped;
 mod chat_row;
@@ -95,7 +68,7 @@ mod welcomed;
 
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
-pub use budget::{SERVICE_SCOPE, TokensUsed};
+pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;
@@ -135,6 +108,45 @@ pub enum StoreError {
     /// A migration failed.
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// Adds to `batch` the record of an answer hearth sent (see [`Store::record_answer`]).
+fn record_answer_in<'a>(
+    batch: &mut batch::Batch<'a>,
+    answer: &NewMessage<'a>,
+    message_ids: &'a [String],
+) {
+    batch
+        .push(LOG_MESSAGE)
+        .bind(answer.conversation_id)
+        .bind(answer.message_id)
+        .bind(answer.user_id)
+        .bind(answer.speaker)
+        .bind(answer.from_bot)
+        .bind(answer.text)
+        .bind(answer.at_ms)
+        .bind(answer.tainted);
+    let Some((first, more)) = message_ids.split_first() else { return };
+    // One statement for all of the answer's messages (a text and a card, say).
+    batch.push(record_sent_sql(message_ids.len())).bind(first.as_str());
+    batch.bind(answer.conversation_id).bind(answer.at_ms);
+    for id in more {
+        batch.bind(id.as_str());
+    }
+}
+
+/// The INSERT of `ids` sent messages of one conversation at one time: `$1` is the first id,
+/// `$2` the conversation, `$3` the time, `$4`… the other ids.
+fn record_sent_sql(ids: usize) -> std::borrow::Cow<'static, str> {
+    let Some(head) = RECORD_SENT.strip_suffix(RECORD_SENT_TAIL).filter(|_| ids > 1) else {
+        return RECORD_SENT.into();
+    };
+    let mut sql = String::from(head);
+    for n in 4..ids + 3 {
+        sql.push_str(&format!(", (${n}, $2, $3)"));
+    }
+    sql.push_str(RECORD_SENT_TAIL);
+    sql.into()
 }
 
 /// The newest of `newest_first` that fit in `max_chars` characters in all, oldest first.
@@ -212,7 +224,8 @@ pub struct LoggedMessage {
 
 const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
 const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
-const RECORD_SENT_HEAD: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) ";
+const RECORD_SENT: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) VALUES ($1, $2, $3) ON CONFLICT (message_id) DO NOTHING";
+/// The part of [`RECORD_SENT`] after its row of values.
 const RECORD_SENT_TAIL: &str = " ON CONFLICT (message_id) DO NOTHING";
 const IS_SENT: &str =
     "SELECT message_id FROM sent_messages WHERE message_id = $1 AND conversation_id = $2";
@@ -323,17 +336,15 @@ impl Store {
     }
 
     /// Records an answer hearth sent: its text in the conversation log and the ids LINE gave its
-    /// messages (to recognise quotes of the bot), in one transaction.
+    /// messages (to recognise quotes of the bot), together.
     pub async fn record_answer(
         &self,
         answer: &NewMessage<'_>,
         message_ids: &[String],
     ) -> Result<(), StoreError> {
-        db!(self, db => {
-            transaction!(db, tx);
-            record_answer_in!(tx, answer, message_ids);
-            tx.commit().await?;
-        });
+        let mut batch = batch::Batch::new();
+        record_answer_in(&mut batch, answer, message_ids);
+        self.run_batch(&batch).await?;
         Ok(())
     }
 

@@ -53,6 +53,9 @@ pub(crate) struct PooledConnection<'p> {
     /// True while a statement run through the pool itself waits for its answer (a connection
     /// checked out for a transaction is done with once no transaction is left open on it).
     statement_pending: bool,
+    /// True while a batch ([`super::batch`]) runs: its transaction is opened and committed by
+    /// its own query string, where sqlx does not see it.
+    batch_pending: bool,
     pool: &'p SqlitePool,
     _slot: SemaphorePermit<'p>,
 }
@@ -106,15 +109,26 @@ impl SqlitePool {
             // The in-memory database went with its connection.
             None => return Err(Error::PoolClosed),
         };
-        Ok(PooledConnection { conn: Some(conn), statement_pending: false, pool: self, _slot: slot })
+        Ok(PooledConnection {
+            conn: Some(conn),
+            statement_pending: false,
+            batch_pending: false,
+            pool: self,
+            _slot: slot,
+        })
     }
 }
 
-/// `conn`, back from abandoned work, once that work is over (a ping waits behind it); `None`
-/// (closed) if its worker died or it still has a transaction open.
+/// `conn`, back from abandoned work, once that work is over (a `ROLLBACK` waits behind it, and
+/// ends a transaction a batch may have left open; with none open it fails, harmlessly); `None`
+/// (closed) if its worker died or sqlx still has a transaction open on it.
 async fn usable(mut conn: SqliteConnection) -> Option<SqliteConnection> {
     use sqlx::Connection as _;
-    match conn.ping().await {
+    let rolled_back = match sqlx::raw_sql("ROLLBACK").execute(&mut conn).await {
+        Err(Error::WorkerCrashed) => Err(Error::WorkerCrashed),
+        _ => Ok(()),
+    };
+    match rolled_back {
         Ok(()) if !conn.is_in_transaction() => Some(conn),
         outcome => {
             tracing::warn!(
@@ -132,6 +146,28 @@ impl PooledConnection<'_> {
         let mut conn = pool.acquire().await?;
         conn.statement_pending = true;
         Ok(conn)
+    }
+
+    /// Marks the start of a batch, whose transaction sqlx does not see: dropped before
+    /// [`Self::end_batch`] or [`Self::roll_back_batch`], the connection is closed, which ends the
+    /// transaction at once (the in-memory database's one connection is kept, to be rolled back
+    /// before its next use).
+    pub(crate) fn begin_batch(&mut self) {
+        self.batch_pending = true;
+    }
+
+    /// Marks the batch committed.
+    pub(crate) fn end_batch(&mut self) {
+        self.batch_pending = false;
+    }
+
+    /// Rolls back a batch that failed half-way (with none open, SQLite refuses, harmlessly); a
+    /// connection that cannot answer is closed.
+    pub(crate) async fn roll_back_batch(&mut self) {
+        match sqlx::raw_sql("ROLLBACK").execute(&mut **self).await {
+            Err(Error::WorkerCrashed) => self.conn = None,
+            _ => self.batch_pending = false,
+        }
     }
 
     /// Passes the answer to the statement through, and marks the connection done with it; a
@@ -166,7 +202,11 @@ impl Drop for PooledConnection<'_> {
         // Back on the idle list before the slot is released (fields drop after this body):
         // on top when its work is done, at the bottom, to be checked, when it was abandoned.
         let Some(conn) = self.conn.take() else { return };
-        let abandoned = self.statement_pending || conn.is_in_transaction();
+        if self.batch_pending && self.pool.reopen {
+            // Closed: its worker finishes what it was given, and SQLite rolls back on close.
+            return;
+        }
+        let abandoned = self.statement_pending || self.batch_pending || conn.is_in_transaction();
         let mut idle = self.pool.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if abandoned {
             idle.insert(0, Idle { conn, abandoned });

@@ -1,0 +1,338 @@
+//! Writes that take effect together, sent to the database in one go. On SQLite a [`Batch`] —
+//! `BEGIN IMMEDIATE`, its statements, `COMMIT` — is one query string: one hand-off to the
+//! connection's worker thread and back, where a transaction of the same statements made one per
+//! statement and two more for `BEGIN` and `COMMIT` (BENCHMARKS.md, issue 17, sixth round). sqlx's
+//! SQLite driver runs the statements of one string in order, each binding its own numbered
+//! parameters out of the shared list, so each statement's `$n` is renumbered for its place in the
+//! string. On PostgreSQL, where a prepared statement holds one statement, they run one by one in
+//! a transaction. Either way the SQL is the same text, written once.
+//!
+//! A batch that fails half-way on SQLite is rolled back at once, so its write lock is never kept;
+//! one abandoned half-way (its future dropped) closes its connection, which rolls it back
+//! ([`super::sqlite_pool`]).
+
+use std::borrow::Cow;
+
+use futures::TryStreamExt;
+use sqlx::{AssertSqlSafe, Either, Executor};
+
+use super::{Backend, Store, StoreError};
+
+/// Batches of at most this many statements keep their SQLite query prepared on the connection;
+/// longer ones are rare shapes, prepared for their one use.
+const CACHED_STATEMENTS: usize = 6;
+
+/// A value bound to a statement of a [`Batch`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Value<'a> {
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// Text, or NULL.
+    Text(Option<&'a str>),
+}
+
+impl From<i64> for Value<'_> {
+    fn from(v: i64) -> Self {
+        Value::Int(v)
+    }
+}
+
+impl From<bool> for Value<'_> {
+    fn from(v: bool) -> Self {
+        Value::Bool(v)
+    }
+}
+
+impl<'a> From<&'a str> for Value<'a> {
+    fn from(v: &'a str) -> Self {
+        Value::Text(Some(v))
+    }
+}
+
+impl<'a> From<Option<&'a str>> for Value<'a> {
+    fn from(v: Option<&'a str>) -> Self {
+        Value::Text(v)
+    }
+}
+
+/// One statement of a batch and the values of its `$1`, `$2`, ….
+#[derive(Debug, Clone, PartialEq)]
+struct Statement<'a> {
+    sql: Cow<'static, str>,
+    values: Vec<Value<'a>>,
+}
+
+/// Statements to run atomically, in order ([`Store::run_batch`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Batch<'a> {
+    statements: Vec<Statement<'a>>,
+}
+
+impl<'a> Batch<'a> {
+    /// An empty batch.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a statement; [`Batch::bind`] gives its `$1`, `$2`, … in order.
+    pub(crate) fn push(&mut self, sql: impl Into<Cow<'static, str>>) -> &mut Self {
+        self.statements.push(Statement { sql: sql.into(), values: Vec::new() });
+        self
+    }
+
+    /// Binds the next parameter of the statement added last.
+    pub(crate) fn bind(&mut self, value: impl Into<Value<'a>>) -> &mut Self {
+        if let Some(last) = self.statements.last_mut() {
+            last.values.push(value.into());
+        }
+        self
+    }
+
+    /// How many statements the batch holds.
+    pub(crate) fn len(&self) -> usize {
+        self.statements.len()
+    }
+
+    /// The batch as one SQLite query string, in a transaction that takes the write lock at once
+    /// (`BEGIN IMMEDIATE`: a deferred one that reads first could not wait for the lock later).
+    fn sqlite_sql(&self) -> String {
+        let mut sql = String::from("BEGIN IMMEDIATE;\n");
+        let mut offset = 0;
+        for statement in &self.statements {
+            renumbered(&statement.sql, offset, &mut sql);
+            sql.push_str(";\n");
+            offset += statement.values.len();
+        }
+        sql.push_str("COMMIT");
+        sql
+    }
+
+    /// Every value, in the order of the renumbered parameters.
+    fn values(&self) -> impl Iterator<Item = Value<'a>> + '_ {
+        self.statements.iter().flat_map(|s| s.values.iter().copied())
+    }
+}
+
+/// Appends `sql` to `out` with each parameter `$n` written `$(n + offset)` (a `$` inside a
+/// quoted literal is left alone).
+fn renumbered(sql: &str, offset: usize, out: &mut String) {
+    let mut quoted = false;
+    let mut chars = sql.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\'' {
+            quoted = !quoted;
+        }
+        if c != '$' || quoted {
+            out.push(c);
+            continue;
+        }
+        let digits_start = i + 1;
+        let mut digits_end = digits_start;
+        while let Some(&(j, d)) = chars.peek()
+            && d.is_ascii_digit()
+        {
+            digits_end = j + 1;
+            chars.next();
+        }
+        match sql[digits_start..digits_end].parse::<usize>() {
+            Ok(n) => {
+                out.push('$');
+                out.push_str(&(n + offset).to_string());
+            }
+            Err(_) => out.push('$'),
+        }
+    }
+}
+
+/// Binds `values` to `query`, for either backend.
+macro_rules! bind_values {
+    ($query:expr, $values:expr) => {{
+        let mut query = $query;
+        for value in $values {
+            query = match value {
+                Value::Int(v) => query.bind(v),
+                Value::Bool(v) => query.bind(v),
+                Value::Text(v) => query.bind(v),
+            };
+        }
+        query
+    }};
+}
+
+impl Store {
+    /// Runs `batch` atomically: all of its statements take effect, or none (the error says
+    /// why). Returns how many rows each statement changed, in order.
+    pub(crate) async fn run_batch(&self, batch: &Batch<'_>) -> Result<Vec<u64>, StoreError> {
+        if batch.statements.is_empty() {
+            return Ok(Vec::new());
+        }
+        match &*self.backend {
+            Backend::Sqlite(pool) => {
+                let sql = batch.sqlite_sql();
+                let query = bind_values!(sqlx::query(AssertSqlSafe(sql)), batch.values())
+                    .persistent(batch.len() <= CACHED_STATEMENTS);
+                let mut conn = pool.acquire().await?;
+                conn.begin_batch();
+                let mut changed = Vec::with_capacity(batch.len() + 2);
+                let outcome = {
+                    let mut steps = (&mut *conn).fetch_many(query);
+                    loop {
+                        match steps.try_next().await {
+                            Ok(Some(Either::Left(done))) => changed.push(done.rows_affected()),
+                            Ok(Some(Either::Right(_row))) => {}
+                            Ok(None) => break Ok(()),
+                            Err(e) => break Err(e),
+                        }
+                    }
+                };
+                match outcome {
+                    // One result for `BEGIN IMMEDIATE`, one per statement, one for `COMMIT`.
+                    Ok(()) if changed.len() == batch.len() + 2 => {
+                        conn.end_batch();
+                        changed.pop();
+                        changed.remove(0);
+                        Ok(changed)
+                    }
+                    Ok(()) => {
+                        conn.roll_back_batch().await;
+                        Err(StoreError::Database(sqlx::Error::Protocol(format!(
+                            "a batch of {} statements answered {} results",
+                            batch.len(),
+                            changed.len()
+                        ))))
+                    }
+                    Err(e) => {
+                        conn.roll_back_batch().await;
+                        Err(e.into())
+                    }
+                }
+            }
+            Backend::Postgres(db) => {
+                transaction!(db, tx);
+                let mut changed = Vec::with_capacity(batch.len());
+                for statement in &batch.statements {
+                    // Every shape is kept prepared: on PostgreSQL a statement not kept is prepared anew.
+                    let query = bind_values!(
+                        sqlx::query(AssertSqlSafe(statement.sql.to_string())),
+                        statement.values.iter().copied()
+                    );
+                    changed.push(query.execute(&mut *tx).await?.rows_affected());
+                }
+                tx.commit().await?;
+                Ok(changed)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renumber(sql: &str, offset: usize) -> String {
+        let mut out = String::new();
+        renumbered(sql, offset, &mut out);
+        out
+    }
+
+    #[test]
+    fn parameters_are_renumbered_for_their_place_and_literals_are_left_alone() {
+        assert_eq!(
+            renumber("UPDATE t SET a = $1, b = $12 WHERE c = '$1' AND d = $1", 3),
+            "UPDATE t SET a = $4, b = $15 WHERE c = '$1' AND d = $4"
+        );
+        assert_eq!(renumber("SELECT $ || $x", 2), "SELECT $ || $x", "not parameters");
+        assert_eq!(renumber("SELECT '天氣' || $2", 1), "SELECT '天氣' || $3");
+    }
+
+    #[test]
+    fn a_batch_is_one_immediate_transaction_with_each_statement_numbered_after_the_last() {
+        let mut batch = Batch::new();
+        batch.push("INSERT INTO a VALUES ($1, $2)").bind(1i64).bind("x");
+        batch.push("UPDATE b SET c = $2 WHERE d = $1").bind(Some("y")).bind(true);
+        batch.push("DELETE FROM e");
+        assert_eq!(
+            batch.sqlite_sql(),
+            "BEGIN IMMEDIATE;\nINSERT INTO a VALUES ($1, $2);\nUPDATE b SET c = $4 WHERE d = $3;\nDELETE FROM e;\nCOMMIT"
+        );
+        assert_eq!(
+            batch.values().collect::<Vec<_>>(),
+            [Value::Int(1), Value::Text(Some("x")), Value::Text(Some("y")), Value::Bool(true)]
+        );
+    }
+
+    /// A migrated SQLite store in a fresh file, and the file's directory.
+    async fn sqlite_store(name: &str) -> (Store, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("hearth-batch-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let url = format!("sqlite://{}", dir.join("batch.db").display());
+        (Store::connect(&url).await.expect("store"), dir)
+    }
+
+    async fn tokens(store: &Store, conversation: &str) -> u64 {
+        store.tokens_used("2026-12-02", conversation).await.expect("read").chat
+    }
+
+    /// Counts `tokens` for `conversation` on the test day.
+    fn charge<'a>(batch: &mut Batch<'a>, conversation: &'a str, tokens: i64) {
+        batch
+            .push(super::super::budget::ADD_TOKENS)
+            .bind("2026-12-02")
+            .bind(conversation)
+            .bind("service")
+            .bind(tokens);
+    }
+
+    #[tokio::test]
+    async fn a_batch_answers_how_many_rows_each_statement_changed() {
+        let (store, dir) = sqlite_store("changed").await;
+        let mut batch = Batch::new();
+        charge(&mut batch, "Ua", 5);
+        batch.push("DELETE FROM token_usage WHERE scope = $1").bind("Ub");
+        charge(&mut batch, "Ua", 2);
+        assert_eq!(store.run_batch(&batch).await.expect("ran"), [2, 0, 2]);
+        assert_eq!(tokens(&store, "Ua").await, 7);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_batch_that_fails_half_way_changes_nothing_and_leaves_the_database_writable() {
+        let (store, dir) = sqlite_store("failed").await;
+        let mut batch = Batch::new();
+        charge(&mut batch, "Ua", 5);
+        batch.push("INSERT INTO no_such_table VALUES ($1)").bind(1i64);
+        assert!(store.run_batch(&batch).await.is_err());
+        assert_eq!(tokens(&store, "Ua").await, 0, "the first statement was rolled back");
+        // The write lock was let go: a write now does not wait out the busy timeout.
+        let started = std::time::Instant::now();
+        store.add_tokens("2026-12-02", "Ua", 3).await.expect("written");
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(tokens(&store, "Ua").await, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_batch_abandoned_half_way_is_rolled_back_and_lets_go_of_the_write_lock() {
+        let (store, dir) = sqlite_store("abandoned").await;
+        let mut batch = Batch::new();
+        charge(&mut batch, "Ua", 5);
+        // Long enough (counting to three million) to be abandoned half-way.
+        batch.push("WITH RECURSIVE n(i) AS (SELECT $1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT COUNT(*) FROM n").bind(1i64);
+        let cut =
+            tokio::time::timeout(std::time::Duration::from_millis(5), store.run_batch(&batch))
+                .await;
+        assert!(cut.is_err(), "abandoned before it finished");
+        let started = std::time::Instant::now();
+        store.add_tokens("2026-12-02", "Ub", 3).await.expect("written");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(4),
+            "the lock went with the closed connection, not after the 5 s busy timeout"
+        );
+        assert_eq!(tokens(&store, "Ua").await, 0, "the abandoned batch took no effect");
+        assert_eq!(tokens(&store, "Ub").await, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
