@@ -11,6 +11,7 @@ use uuid::Uuid;
 use crate::app::Hearth;
 use crate::gate::addressed;
 use crate::i18n::{Failure, Lang, greeting};
+use crate::inbox::answers::ChatLine;
 use crate::inbox::answers::SentAnswer;
 use crate::line::client::LineError;
 use crate::line::message::{MAX_MESSAGES, Message, ReplyStyle, assemble, quote};
@@ -23,7 +24,6 @@ use crate::privacy;
 use crate::quota::notice;
 use crate::quote::{Quoted, with_quote};
 use crate::source::Conversation;
-use crate::store::NewMessage;
 use crate::tool::ToolCtx;
 
 /// A reply token is used only this soon after the webhook arrived (LINE guarantees one minute).
@@ -245,7 +245,8 @@ impl Hearth {
     }
 
     /// Logs the incoming message (for recap and history); its id bounds the history of the turn
-    /// (`i64::MAX` when it could not be logged).
+    /// (`i64::MAX` when it could not be logged, or in an inbox event's turn, which logs it at its
+    /// end with its answers: [`crate::inbox::answers`]).
     pub(crate) async fn log_incoming(
         &self,
         event: &Event,
@@ -254,20 +255,17 @@ impl Hearth {
         text: &str,
         speaker: Option<&str>,
     ) -> i64 {
-        let logged = self
-            .store
-            .log_message(&NewMessage {
-                conversation_id: &source.conversation.id,
-                message_id: Some(message_id),
-                user_id: source.user_id.as_deref(),
-                speaker,
-                from_bot: false,
-                text,
-                at_ms: event.timestamp_ms,
-                tainted: false,
-            })
-            .await;
-        match logged {
+        let line = ChatLine::said(
+            source,
+            message_id,
+            text,
+            speaker.map(str::to_string),
+            event.timestamp_ms,
+        );
+        let Some(line) = crate::inbox::answers::keep_incoming(line) else {
+            return i64::MAX;
+        };
+        match self.store.log_message(&line.message()).await {
             Ok(id) => id,
             Err(e) => {
                 tracing::error!(error = %e, "could not log the message");

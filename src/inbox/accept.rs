@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::clock::Clock;
 use crate::store::{Claim, InboxEvent, Intake, LoggedEvent, Store, StoreError};
 
-use super::chatter::ChatLine;
+use super::answers::ChatLine;
 use super::commit::{Batch, GroupCommit};
 use super::in_flight::InFlight;
 use super::queue::LeftInStore;

@@ -1,13 +1,70 @@
-//! What a turn writes at its end, kept until its event is marked done: the answers it sent (the
-//! chat log line and the ids LINE gave the messages) and the tokens it used are recorded in the
-//! same batch as the done mark ([`crate::store::Store::finish_answered`]), one write at the end
-//! of a turn instead of several. Outside the handling of an inbox event (nothing to mark done)
-//! they are recorded at once.
+//! What a turn writes at its end, kept until its event is marked done: the message it answers
+//! (its chat log line), the answers it sent (their line and the ids LINE gave the messages) and
+//! the tokens it used are recorded in the same batch as the done mark
+//! ([`crate::store::Store::finish_turn`]), one write at the end of a turn instead of several.
+//! Outside the handling of an inbox event (nothing to mark done) they are recorded at once.
+//! A [`ChatLine`] also carries the group chatter logged as it arrives ([`super::chatter`]).
 
 use std::cell::RefCell;
 use std::future::Future;
 
-use crate::store::{Charge, NewMessage};
+use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
+use crate::store::{Charge, NewMessage, TurnWrites};
+
+/// A message for the chat log, held until it is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatLine {
+    conversation_id: String,
+    message_id: String,
+    user_id: Option<String>,
+    speaker: Option<String>,
+    text: String,
+    at_ms: i64,
+}
+
+impl ChatLine {
+    /// The line of `event` said by `speaker`, if it is a text message with a source.
+    pub fn of(event: &Event, speaker: Option<String>) -> Option<Self> {
+        let (Some(source), EventKind::Message(IncomingMessage::Text(message))) =
+            (&event.source, &event.kind)
+        else {
+            return None;
+        };
+        Some(Self::said(source, &message.id, &message.text, speaker, event.timestamp_ms))
+    }
+
+    /// The line of message `message_id`, `text`, said by `speaker` from `source` at `at_ms`.
+    pub fn said(
+        source: &EventSource,
+        message_id: &str,
+        text: &str,
+        speaker: Option<String>,
+        at_ms: i64,
+    ) -> Self {
+        Self {
+            conversation_id: source.conversation.id.clone(),
+            message_id: message_id.to_string(),
+            user_id: source.user_id.clone(),
+            speaker,
+            text: text.to_string(),
+            at_ms,
+        }
+    }
+
+    /// The line as the store writes it.
+    pub fn message(&self) -> NewMessage<'_> {
+        NewMessage {
+            conversation_id: &self.conversation_id,
+            message_id: Some(&self.message_id),
+            user_id: self.user_id.as_deref(),
+            speaker: self.speaker.as_deref(),
+            from_bot: false,
+            text: &self.text,
+            at_ms: self.at_ms,
+            tainted: false,
+        }
+    }
+}
 
 /// An answer hearth sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,10 +100,23 @@ impl SentAnswer {
 /// What a turn left for its end.
 #[derive(Debug, Default, PartialEq)]
 pub struct Kept {
+    /// The messages it took in (the one it answers), in order.
+    pub incoming: Vec<ChatLine>,
     /// The answers it sent, in order.
     pub answers: Vec<SentAnswer>,
     /// The tokens it used.
     pub charges: Vec<Charge>,
+}
+
+impl Kept {
+    /// The writes, as the store takes them: the messages taken in before the answers.
+    pub fn writes(&self) -> TurnWrites<'_> {
+        TurnWrites {
+            incoming: self.incoming.iter().map(ChatLine::message).collect(),
+            answers: self.answers.iter().map(|a| (a.message(), a.message_ids.as_slice())).collect(),
+            charges: &self.charges,
+        }
+    }
 }
 
 tokio::task_local! {
@@ -66,6 +136,12 @@ pub async fn keeping<T>(turn: impl Future<Output = T>) -> (T, Kept) {
 /// gives it back, to be recorded at once.
 pub fn keep(answer: SentAnswer) -> Option<SentAnswer> {
     KEPT.try_with(|kept| kept.borrow_mut().answers.push(answer.clone())).err().map(|_| answer)
+}
+
+/// Keeps `line`, the message a turn takes in, for the end of the turn when the turn runs under
+/// [`keeping`]; otherwise gives it back, to be logged at once.
+pub fn keep_incoming(line: ChatLine) -> Option<ChatLine> {
+    KEPT.try_with(|kept| kept.borrow_mut().incoming.push(line.clone())).err().map(|_| line)
 }
 
 /// Keeps `charge` for the end of the turn when the turn runs under [`keeping`]; otherwise gives

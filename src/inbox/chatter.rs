@@ -17,9 +17,9 @@ use crate::gate::addressed;
 use crate::limits::AllowList;
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
 use crate::source::Conversation;
-use crate::store::NewMessage;
 
 use super::accept::Chatter;
+use super::answers::ChatLine;
 use super::queue::{Arriving, Job};
 
 /// Most messages of one conversation taken in one run.
@@ -49,49 +49,6 @@ pub fn only_logged(event: &Event, keywords: &[String], allowed: &AllowList) -> b
 fn said_by(event: &Event) -> Option<(&Conversation, &str)> {
     let source = event.source.as_ref()?;
     Some((&source.conversation, source.user_id.as_deref()?))
-}
-
-/// A message for the chat log, held until it is written.
-pub struct ChatLine {
-    conversation_id: String,
-    message_id: String,
-    user_id: Option<String>,
-    speaker: Option<String>,
-    text: String,
-    at_ms: i64,
-}
-
-impl ChatLine {
-    /// The line of `event` said by `speaker`, if it is a text message with a source.
-    pub fn of(event: &Event, speaker: Option<String>) -> Option<Self> {
-        let (Some(source), EventKind::Message(IncomingMessage::Text(message))) =
-            (&event.source, &event.kind)
-        else {
-            return None;
-        };
-        Some(Self {
-            conversation_id: source.conversation.id.clone(),
-            message_id: message.id.clone(),
-            user_id: source.user_id.clone(),
-            speaker,
-            text: message.text.clone(),
-            at_ms: event.timestamp_ms,
-        })
-    }
-
-    /// The line as the store writes it.
-    pub fn message(&self) -> NewMessage<'_> {
-        NewMessage {
-            conversation_id: &self.conversation_id,
-            message_id: Some(&self.message_id),
-            user_id: self.user_id.as_deref(),
-            speaker: self.speaker.as_deref(),
-            from_bot: false,
-            text: &self.text,
-            at_ms: self.at_ms,
-            tainted: false,
-        }
-    }
 }
 
 impl Hearth {

@@ -122,22 +122,17 @@ impl Hearth {
         drop(job.held);
     }
 
-    /// Marks a handled event done, recording the answers its turn sent and the tokens it used
-    /// in the same batch. The claim is still held (and renewed) meanwhile, so a busy database is
+    /// Marks a handled event done, recording what its turn left for its end (the message it
+    /// answers, the answers it sent, the tokens it used) in the same batch. The claim is still held (and renewed) meanwhile, so a busy database is
     /// waited out rather than letting the event lapse and be handled again.
     async fn finish(&self, id: &str, token: i64, kept: &answers::Kept) {
-        let sent: Vec<_> =
-            kept.answers.iter().map(|a| (a.message(), a.message_ids.as_slice())).collect();
+        let writes = kept.writes();
         self.inbox.finishing(id);
         for attempt in 1..=FINISH_ATTEMPTS {
             // The claim may have been renewed by claiming again meanwhile: finish with the latest.
             let token = self.inbox.lease(id).map_or(token, |l| l.token);
             let now = self.clock.now().as_millisecond();
-            match self
-                .store
-                .finish_answered(id, &self.owner, token, now, &sent, &kept.charges)
-                .await
-            {
+            match self.store.finish_turn(id, &self.owner, token, now, &writes).await {
                 Ok(true) => return,
                 Ok(false) => {
                     tracing::warn!(event_id = id, "event was taken over before it was finished");

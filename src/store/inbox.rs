@@ -105,6 +105,25 @@ const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
+/// What an inbox event's turn writes at its end, with its done mark ([`Store::finish_turn`]).
+#[derive(Debug, Default)]
+pub struct TurnWrites<'a> {
+    /// The messages it took in, to log before its answers.
+    pub incoming: Vec<NewMessage<'a>>,
+    /// The answers it sent, each with the ids LINE gave its messages (see
+    /// [`Store::record_answer`]).
+    pub answers: Vec<(NewMessage<'a>, &'a [String])>,
+    /// The tokens it used (see [`Store::add_tokens`]).
+    pub charges: &'a [super::Charge],
+}
+
+impl TurnWrites<'_> {
+    /// True when there is nothing to write but the done mark.
+    pub fn is_empty(&self) -> bool {
+        self.incoming.is_empty() && self.answers.is_empty() && self.charges.is_empty()
+    }
+}
+
 /// The INSERT into the chat log of `$chunk`'s messages (`&NewMessage`s).
 macro_rules! log_rows {
     ($chunk:expr) => {{
@@ -317,28 +336,28 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// [`Store::finish_event`], recording atomically with it what the event's turn leaves for
-    /// its end: the answers it sent (each with the ids LINE gave its messages, as
-    /// [`Store::record_answer`] does) and the tokens it used (as [`Store::add_tokens`] does),
-    /// in one [`super::batch`]. These are recorded even when the claim is no longer the latest:
-    /// the answers were sent and the tokens spent.
-    pub async fn finish_answered(
+    /// [`Store::finish_event`], recording atomically with it what the event's turn left for its
+    /// end ([`TurnWrites`]), in one [`super::batch`]. They are recorded even when the claim is no
+    /// longer the latest: the answers were sent and the tokens spent.
+    pub async fn finish_turn(
         &self,
         event_id: &str,
         owner: &str,
         token: i64,
         now_ms: i64,
-        answers: &[(NewMessage<'_>, &[String])],
-        charges: &[super::Charge],
+        writes: &TurnWrites<'_>,
     ) -> Result<bool, StoreError> {
-        if answers.is_empty() && charges.is_empty() {
+        if writes.is_empty() {
             return self.finish_event(event_id, owner, token, now_ms).await;
         }
         let mut batch = super::batch::Batch::new();
-        for (answer, ids) in answers {
+        for message in &writes.incoming {
+            super::log_message_in(&mut batch, message);
+        }
+        for (answer, ids) in &writes.answers {
             super::record_answer_in(&mut batch, answer, ids);
         }
-        for charge in charges {
+        for charge in writes.charges {
             charge.add_to(&mut batch);
         }
         batch.push(FINISH).bind(event_id).bind(owner).bind(token).bind(now_ms);

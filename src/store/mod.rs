@@ -72,7 +72,7 @@ pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;
-pub use inbox::{Claim, InboxEvent, Intake, LoggedEvent, MAX_ATTEMPTS, PendingEvent};
+pub use inbox::{Claim, InboxEvent, Intake, LoggedEvent, MAX_ATTEMPTS, PendingEvent, TurnWrites};
 pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, ListSummary};
 pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};
@@ -110,22 +110,27 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
 
+/// Adds to `batch` the logging of `message` (see [`Store::log_message`]).
+fn log_message_in<'a>(batch: &mut batch::Batch<'a>, message: &NewMessage<'a>) {
+    batch
+        .push(LOG_MESSAGE)
+        .bind(message.conversation_id)
+        .bind(message.message_id)
+        .bind(message.user_id)
+        .bind(message.speaker)
+        .bind(message.from_bot)
+        .bind(message.text)
+        .bind(message.at_ms)
+        .bind(message.tainted);
+}
+
 /// Adds to `batch` the record of an answer hearth sent (see [`Store::record_answer`]).
 fn record_answer_in<'a>(
     batch: &mut batch::Batch<'a>,
     answer: &NewMessage<'a>,
     message_ids: &'a [String],
 ) {
-    batch
-        .push(LOG_MESSAGE)
-        .bind(answer.conversation_id)
-        .bind(answer.message_id)
-        .bind(answer.user_id)
-        .bind(answer.speaker)
-        .bind(answer.from_bot)
-        .bind(answer.text)
-        .bind(answer.at_ms)
-        .bind(answer.tainted);
+    log_message_in(batch, answer);
     let Some((first, more)) = message_ids.split_first() else { return };
     // One statement for all of the answer's messages (a text and a card, say).
     batch.push(record_sent_sql(message_ids.len())).bind(first.as_str());
