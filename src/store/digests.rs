@@ -103,7 +103,7 @@ pub struct DigestDay {
 const SAVE: &str = "INSERT INTO digests (conversation_id, local_time, tz, place, lang, only_when_something, next_at, created_by, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (conversation_id) DO UPDATE SET local_time = excluded.local_time, tz = excluded.tz, place = excluded.place, lang = excluded.lang, only_when_something = excluded.only_when_something, next_at = excluded.next_at, updated_at = excluded.updated_at";
 const GET: &str = "SELECT conversation_id, local_time, tz, place, lang, only_when_something, next_at FROM digests WHERE conversation_id = $1";
 const CANCEL: &str = "DELETE FROM digests WHERE conversation_id = $1";
-const DUE: &str = "SELECT conversation_id, local_time, tz, place, lang, only_when_something, next_at FROM digests WHERE next_at <= $1 ORDER BY next_at LIMIT $2";
+const DUE: &str = "SELECT conversation_id, local_time, tz, place, lang, only_when_something, next_at FROM digests WHERE next_at <= $1 ORDER BY next_at LIMIT CAST($2 AS BIGINT)";
 const ADVANCE: &str = "UPDATE digests SET next_at = $3 WHERE conversation_id = $1 AND next_at = $2";
 const RECORD_DAY: &str = "INSERT INTO digest_deliveries (conversation_id, day, scheduled_for, retry_key) VALUES ($1, $2, $3, $4) ON CONFLICT (conversation_id, day) DO NOTHING";
 const CLAIM: &str = "UPDATE digest_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING conversation_id, day, scheduled_for, retry_key, payload";

@@ -98,8 +98,8 @@ const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $3 WHERE event_id = $
 const RENEW_HEAD: &str = "UPDATE inbox SET claim_expires_at = CASE WHEN claim_expires_at < ";
 const RENEW_MID: &str = " THEN ";
 const RENEW_WHERE: &str = " ELSE claim_expires_at END WHERE status = 'pending' AND claimed_by = ";
-const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT $4) RETURNING event_id, payload, received_at, attempts";
-const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
+const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT)) RETURNING event_id, payload, received_at, attempts";
+const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
 const GIVE_UP: &str = "UPDATE inbox SET status = 'done', done_at = $1, claimed_by = NULL WHERE status = 'pending' AND claim_expires_at < $1 AND attempts >= $2";
 const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 WHERE claimed_by = $1 AND status = 'pending'";
 const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";

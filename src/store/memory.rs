@@ -43,8 +43,8 @@ const DELETE_MEMORY: &str = "DELETE FROM memories WHERE conversation_id = $1 AND
 const DELETE_MEMORIES_UP_TO: &str = "DELETE FROM memories WHERE conversation_id = $1 AND id <= $2";
 /// The history of a turn (as `HISTORY` in the parent module reads it, newest first) and the
 /// conversation's memories (oldest first), told apart by `kind`.
-const HISTORY_AND_MEMORIES: &str = "SELECT kind, id, speaker, user_id, from_bot, text, at_ms, tainted FROM (SELECT CAST(0 AS BIGINT) AS kind, id, speaker, CAST(NULL AS TEXT) AS user_id, from_bot, text, at_ms, tainted FROM (SELECT id, speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3) AS history UNION ALL SELECT CAST(1 AS BIGINT), id, speaker, user_id, FALSE, text, created_at, FALSE FROM memories WHERE conversation_id = $1) AS turn ORDER BY kind, CASE WHEN kind = 0 THEN -id ELSE id END";
-const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND at_ms >= $2 AND NOT from_bot ORDER BY id DESC LIMIT $3";
+const HISTORY_AND_MEMORIES: &str = "SELECT kind, id, speaker, user_id, from_bot, text, at_ms, tainted FROM (SELECT CAST(0 AS BIGINT) AS kind, id, speaker, CAST(NULL AS TEXT) AS user_id, from_bot, text, at_ms, tainted FROM (SELECT id, speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT CAST($3 AS BIGINT)) AS history UNION ALL SELECT CAST(1 AS BIGINT), id, speaker, user_id, FALSE, text, created_at, FALSE FROM memories WHERE conversation_id = $1) AS turn ORDER BY kind, CASE WHEN kind = 0 THEN -id ELSE id END";
+const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND at_ms >= $2 AND NOT from_bot ORDER BY id DESC LIMIT CAST($3 AS BIGINT)";
 const UNSEND: &str = "DELETE FROM chat_log WHERE conversation_id = $1 AND message_id = $2";
 const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE at_ms < $1";
 const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE sent_at < $1";

@@ -3,6 +3,12 @@
 //! on one database). The SQL is portable (`$n` placeholders, `ON CONFLICT`, `RETURNING`, integer
 //! times in Unix milliseconds) and written once: the [`db!`] macro compiles each statement for
 //! both backends. Each backend has its own embedded migrations.
+//!
+//! A row limit from a parameter is written `LIMIT CAST($n AS BIGINT)`, never `LIMIT $n`: SQLite
+//! reads a bare parameter's value when it prepares such a statement, so the statement expires
+//! whenever that parameter is bound again, and sqlx binds every parameter on every run. A cached
+//! statement was prepared anew each time it ran (for the history a turn reads, a quarter of a
+//! million instructions: BENCHMARKS.md, issue 17, sixth round).
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -228,7 +234,7 @@ pub struct LoggedMessage {
 }
 
 const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
-const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
+const HISTORY: &str = "SELECT speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT CAST($3 AS BIGINT)";
 const RECORD_SENT: &str = "INSERT INTO sent_messages (message_id, conversation_id, sent_at) VALUES ($1, $2, $3) ON CONFLICT (message_id) DO NOTHING";
 /// The part of [`RECORD_SENT`] after its row of values.
 const RECORD_SENT_TAIL: &str = " ON CONFLICT (message_id) DO NOTHING";
@@ -486,5 +492,29 @@ mod tests {
         ] {
             assert_eq!(redact_url(url), url);
         }
+    }
+
+    #[test]
+    fn no_statement_limits_its_rows_by_a_bare_parameter() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/store");
+        let mut bare = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("the store's sources") {
+            let path = entry.expect("entry").path();
+            let source = std::fs::read_to_string(&path).expect("source");
+            for (n, line) in source.lines().enumerate() {
+                let parameter = line.split("LIMIT $").skip(1);
+                if parameter
+                    .into_iter()
+                    .any(|after| after.starts_with(|c: char| c.is_ascii_digit()))
+                {
+                    bare.push(format!(
+                        "{}:{}",
+                        path.file_name().unwrap_or_default().display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+        assert!(bare.is_empty(), "LIMIT $n (SQLite prepares it anew on every run): {bare:?}");
     }
 }

@@ -209,11 +209,11 @@ const MOVE: &str = "UPDATE reminders SET anchor_local = $3, weekdays = $4, month
 const DETACH_SNOOZES: &str =
     "UPDATE reminders SET snooze_occurrence = NULL WHERE snooze_of = $1 AND status <> 'active'";
 const CLAIM: &str = concat!(
-    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4) RETURNING ",
+    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT CAST($4 AS BIGINT)) RETURNING ",
     row_columns!()
 );
 const CLAIM_SKIP_LOCKED: &str = concat!(
-    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING ",
+    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING ",
     row_columns!()
 );
 const PREPARE: &str = "INSERT INTO reminder_deliveries (reminder_id, scheduled_for, conversation_id, retry_key, payload, status, attempts, first_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) ON CONFLICT (reminder_id, scheduled_for) DO NOTHING";
@@ -225,7 +225,7 @@ const PAUSE: &str = "UPDATE reminders SET status = 'paused', claimed_by = NULL, 
 const SCHEDULED: &str = concat!(
     "SELECT ",
     row_columns!(),
-    " FROM reminders WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at < $1 ORDER BY id LIMIT $2"
+    " FROM reminders WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at < $1 ORDER BY id LIMIT CAST($2 AS BIGINT)"
 );
 const RELEASE_ALL: &str =
     "UPDATE reminders SET claimed_by = NULL, claim_expires_at = NULL WHERE claimed_by = $1";

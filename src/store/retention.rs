@@ -8,10 +8,10 @@
 
 use super::{Store, StoreError};
 
-const OUTBOX: &str = "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE status <> 'pending' AND done_at < $1 ORDER BY id LIMIT $2)";
-const REMINDERS: &str = "DELETE FROM reminder_deliveries WHERE (reminder_id, scheduled_for) IN (SELECT d.reminder_id, d.scheduled_for FROM reminder_deliveries d WHERE d.status NOT IN ('pending', 'queued') AND d.scheduled_for < $1 AND NOT EXISTS (SELECT 1 FROM reminders r WHERE r.id = d.reminder_id AND r.next_fire_at = d.scheduled_for) LIMIT $2)";
-const ALERTS: &str = "DELETE FROM alert_deliveries WHERE (alert_id, fire_seq) IN (SELECT alert_id, fire_seq FROM alert_deliveries WHERE status NOT IN ('pending', 'queued') AND first_attempt_at < $1 LIMIT $2)";
-const DIGESTS: &str = "DELETE FROM digest_deliveries WHERE (conversation_id, day) IN (SELECT conversation_id, day FROM digest_deliveries WHERE status NOT IN ('pending', 'queued') AND scheduled_for < $1 LIMIT $2)";
+const OUTBOX: &str = "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE status <> 'pending' AND done_at < $1 ORDER BY id LIMIT CAST($2 AS BIGINT))";
+const REMINDERS: &str = "DELETE FROM reminder_deliveries WHERE (reminder_id, scheduled_for) IN (SELECT d.reminder_id, d.scheduled_for FROM reminder_deliveries d WHERE d.status NOT IN ('pending', 'queued') AND d.scheduled_for < $1 AND NOT EXISTS (SELECT 1 FROM reminders r WHERE r.id = d.reminder_id AND r.next_fire_at = d.scheduled_for) LIMIT CAST($2 AS BIGINT))";
+const ALERTS: &str = "DELETE FROM alert_deliveries WHERE (alert_id, fire_seq) IN (SELECT alert_id, fire_seq FROM alert_deliveries WHERE status NOT IN ('pending', 'queued') AND first_attempt_at < $1 LIMIT CAST($2 AS BIGINT))";
+const DIGESTS: &str = "DELETE FROM digest_deliveries WHERE (conversation_id, day) IN (SELECT conversation_id, day FROM digest_deliveries WHERE status NOT IN ('pending', 'queued') AND scheduled_for < $1 LIMIT CAST($2 AS BIGINT))";
 
 impl Store {
     /// Deletes at most `batch` settled rows older than `before_ms` from each of the outbox and
