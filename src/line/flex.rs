@@ -46,6 +46,13 @@ impl Palette {
     }
 }
 
+/// `fields` with `contents` moved in. (`json!` would copy a value placed in it, and a bubble's
+/// boxes nest: every level would copy everything below it.)
+fn with_contents(mut fields: Value, contents: Vec<Value>) -> Value {
+    fields["contents"] = Value::Array(contents);
+    fields
+}
+
 fn text(content: &str, size: &str, color: Option<&str>, bold: bool) -> Value {
     let mut t = json!({"type": "text", "text": non_empty(content), "size": size, "wrap": true});
     if let Some(c) = color {
@@ -105,7 +112,9 @@ fn button(b: &CardButton, signer: Option<&ButtonSigner>) -> Option<Value> {
             json!({"type": "uri", "label": truncate_graphemes(label, 40), "uri": uri})
         }
     };
-    Some(json!({"type": "button", "style": "link", "height": "sm", "action": action}))
+    let mut button = json!({"type": "button", "style": "link", "height": "sm"});
+    button["action"] = action;
+    Some(button)
 }
 
 /// The bubble for `card`; postback buttons are signed with `signer` (and dropped without one).
@@ -137,22 +146,25 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
                     b["gravity"] = json!("center");
                     contents.push(b);
                 }
-                json!({"type": "box", "layout": "horizontal", "spacing": "sm",
-                       "contents": contents})
+                with_contents(
+                    json!({"type": "box", "layout": "horizontal", "spacing": "sm"}),
+                    contents,
+                )
             })
             .collect();
-        body.push(json!({"type": "box", "layout": "vertical", "margin": "md", "spacing": "sm",
-                         "contents": rows}));
+        body.push(with_contents(
+            json!({"type": "box", "layout": "vertical", "margin": "md", "spacing": "sm"}),
+            rows,
+        ));
     }
     if let Some(note) = &card.footnote {
         let mut t = text(note, "xxs", Some(MUTED), false);
         t["margin"] = json!("md");
         body.push(t);
     }
-    let mut bubble = json!({
-        "type": "bubble",
-        "body": {"type": "box", "layout": "vertical", "spacing": "sm", "contents": body},
-    });
+    let mut bubble = json!({"type": "bubble"});
+    bubble["body"] =
+        with_contents(json!({"type": "box", "layout": "vertical", "spacing": "sm"}), body);
     if let Some(url) =
         card.image_url.as_deref().filter(|u| u.starts_with("https://") && u.len() <= 2000)
     {
@@ -161,8 +173,8 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
     }
     let buttons: Vec<Value> = card.buttons.iter().filter_map(|b| button(b, signer)).collect();
     if !buttons.is_empty() {
-        bubble["footer"] = json!({"type": "box", "layout": "vertical", "spacing": "sm",
-                                  "contents": buttons});
+        bubble["footer"] =
+            with_contents(json!({"type": "box", "layout": "vertical", "spacing": "sm"}), buttons);
     }
     bubble
 }
@@ -176,13 +188,32 @@ pub fn container(cards: &[Card], palette: Palette, signer: Option<&ButtonSigner>
         0 => return None,
         1 => (bubbles.into_iter().next()?, MAX_BUBBLE_BYTES),
         _ => {
-            if bubbles.iter().any(|b| b.to_string().len() > MAX_BUBBLE_BYTES) {
+            if bubbles.iter().any(|b| json_bytes(b) > MAX_BUBBLE_BYTES) {
                 return None;
             }
-            (json!({"type": "carousel", "contents": bubbles}), MAX_CAROUSEL_BYTES)
+            (with_contents(json!({"type": "carousel"}), bubbles), MAX_CAROUSEL_BYTES)
         }
     };
-    (value.to_string().len() <= limit).then_some(value)
+    (json_bytes(&value) <= limit).then_some(value)
+}
+
+/// The length of `value` as minified JSON, counted without writing it out.
+fn json_bytes(value: &Value) -> usize {
+    /// Counts what is written to it.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 #[cfg(test)]

@@ -21,7 +21,8 @@ pub fn grapheme_len(s: &str) -> usize {
 
 /// The first `max` grapheme clusters of `s`, with `…` in place of the rest when cut.
 pub fn truncate_graphemes(s: &str, max: usize) -> String {
-    if grapheme_len(s) <= max {
+    // No more graphemes than bytes: a short text is not counted.
+    if s.len() <= max || grapheme_len(s) <= max {
         return s.to_string();
     }
     let kept: String = s.graphemes(true).take(max.saturating_sub(1)).collect();
@@ -30,7 +31,8 @@ pub fn truncate_graphemes(s: &str, max: usize) -> String {
 
 /// The first `max` UTF-16 units of `s` on a grapheme boundary, with `…` when cut.
 pub fn truncate_utf16(s: &str, max: usize) -> String {
-    if utf16_len(s) <= max {
+    // No more UTF-16 units than bytes: a short text is not counted.
+    if s.len() <= max || utf16_len(s) <= max {
         return s.to_string();
     }
     let mut out = String::new();
