@@ -102,8 +102,7 @@ impl Hearth {
                 continue;
             }
             let _turn = self.turn_permit().await;
-            // Boxed: a queued job stays small; the turn's large future exists only while it runs.
-            Box::pin(self.work(job)).await;
+            self.work(job).await;
         }
     }
 
@@ -113,7 +112,10 @@ impl Hearth {
             tracing::warn!(event_id = id, "event taken over by another process; not handled here");
             return;
         };
-        let turn = AssertUnwindSafe(self.handle_event(job.event, job.received_at)).catch_unwind();
+        // Boxed where it is made: a queued job and the lane stay small, and the turn's large
+        // future (kilobytes) is not copied into each wrapper around it.
+        let turn = AssertUnwindSafe(Box::pin(self.handle_event(job.event, job.received_at)))
+            .catch_unwind();
         let (handled, kept) = answers::keeping(turn).await;
         if handled.is_err() {
             tracing::error!(event_id = id, "handling the event panicked; it is not retried");

@@ -14,6 +14,8 @@ pub use super::usage::Usage;
 use crate::config::Secret;
 use crate::registry::ToolDefinition;
 
+/// Room in a request's buffer for the messages, beyond the tool list.
+const REQUEST_HEADROOM: usize = 16 * 1024;
 /// One message of the conversation sent to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
@@ -328,8 +330,17 @@ impl LlmClient {
     }
 
     async fn send(&self, body: &Request<'_>) -> Result<Completion, LlmError> {
+        // Written once into a buffer big enough for the tool list and a turn's messages (grown
+        // from empty, the tens of kilobytes were copied over and over as it doubled).
+        let mut json =
+            Vec::with_capacity(body.tools.map_or(0, |t| t.get().len()) + REQUEST_HEADROOM);
+        // Serialising plain structs of strings and JSON values cannot fail.
+        let _ = serde_json::to_writer(&mut json, body);
+        let request = |request: reqwest::RequestBuilder| {
+            request.header(reqwest::header::CONTENT_TYPE, "application/json").body(json)
+        };
         let (status, bytes) =
-            self.endpoint.post(|request| request.json(body)).await.map_err(|e| {
+            self.endpoint.post(request).await.map_err(|e| {
                 if e.is_timeout() { LlmError::Timeout } else { LlmError::Connect(e) }
             })?;
         match status {
