@@ -123,7 +123,8 @@ tokio::task_local! {
     static KEPT: RefCell<Kept>;
 }
 
-/// Runs `turn`, keeping the answers it sends and the tokens it uses; returns its output and them.
+/// Runs `turn`, keeping the message it takes in, the answers it sends and the tokens it uses;
+/// returns its output and them.
 pub async fn keeping<T>(turn: impl Future<Output = T>) -> (T, Kept) {
     KEPT.scope(RefCell::new(Kept::default()), async {
         let output = turn.await;
@@ -135,19 +136,25 @@ pub async fn keeping<T>(turn: impl Future<Output = T>) -> (T, Kept) {
 /// Keeps `answer` for the end of the turn when the turn runs under [`keeping`]; otherwise
 /// gives it back, to be recorded at once.
 pub fn keep(answer: SentAnswer) -> Option<SentAnswer> {
-    KEPT.try_with(|kept| kept.borrow_mut().answers.push(answer.clone())).err().map(|_| answer)
+    let mut answer = Some(answer);
+    let _ = KEPT.try_with(|kept| kept.borrow_mut().answers.extend(answer.take()));
+    answer
 }
 
 /// Keeps `line`, the message a turn takes in, for the end of the turn when the turn runs under
 /// [`keeping`]; otherwise gives it back, to be logged at once.
 pub fn keep_incoming(line: ChatLine) -> Option<ChatLine> {
-    KEPT.try_with(|kept| kept.borrow_mut().incoming.push(line.clone())).err().map(|_| line)
+    let mut line = Some(line);
+    let _ = KEPT.try_with(|kept| kept.borrow_mut().incoming.extend(line.take()));
+    line
 }
 
 /// Keeps `charge` for the end of the turn when the turn runs under [`keeping`]; otherwise gives
 /// it back, to be counted at once.
 pub fn keep_charge(charge: Charge) -> Option<Charge> {
-    KEPT.try_with(|kept| kept.borrow_mut().charges.push(charge.clone())).err().map(|_| charge)
+    let mut charge = Some(charge);
+    let _ = KEPT.try_with(|kept| kept.borrow_mut().charges.extend(charge.take()));
+    charge
 }
 
 #[cfg(test)]

@@ -125,8 +125,10 @@ impl Hearth {
     }
 
     /// Marks a handled event done, recording what its turn left for its end (the message it
-    /// answers, the answers it sent, the tokens it used) in the same batch. The claim is still held (and renewed) meanwhile, so a busy database is
-    /// waited out rather than letting the event lapse and be handled again.
+    /// answers, the answers it sent, the tokens it used) in the same batch. The claim is still
+    /// held (and renewed) meanwhile, so a busy database is waited out rather than letting the
+    /// event lapse and be handled again; should the batch keep failing, the done mark is written
+    /// alone and the rest as it can be ([`Hearth::finish_apart`]).
     async fn finish(&self, id: &str, token: i64, kept: &answers::Kept) {
         let writes = kept.writes();
         self.inbox.finishing(id);
@@ -146,8 +148,35 @@ impl Hearth {
                         .await;
                 }
                 Err(e) => {
-                    tracing::error!(error = %e, event_id = id, "could not mark an event handled")
+                    tracing::error!(error = %e, event_id = id, "could not record a turn's end; marking its event done alone");
+                    self.finish_apart(id, token, &writes).await;
                 }
+            }
+        }
+    }
+
+    /// The done mark alone, then each of the turn's writes on its own, as far as they go: a
+    /// write the batch could not take (a text the database refuses, say) does not keep the event
+    /// pending, to be answered again.
+    async fn finish_apart(&self, id: &str, token: i64, writes: &crate::store::TurnWrites<'_>) {
+        let token = self.inbox.lease(id).map_or(token, |l| l.token);
+        let now = self.clock.now().as_millisecond();
+        if let Err(e) = self.store.finish_event(id, &self.owner, token, now).await {
+            tracing::error!(error = %e, event_id = id, "could not mark an event handled");
+        }
+        for message in &writes.incoming {
+            if let Err(e) = self.store.log_message(message).await {
+                tracing::warn!(error = %e, event_id = id, "could not log a turn's message");
+            }
+        }
+        for (answer, ids) in &writes.answers {
+            if let Err(e) = self.store.record_answer(answer, ids).await {
+                tracing::warn!(error = %e, event_id = id, "could not record a turn's answer");
+            }
+        }
+        for c in writes.charges {
+            if let Err(e) = self.store.add_tokens(&c.day, &c.conversation_id, c.tokens).await {
+                tracing::warn!(error = %e, event_id = id, "could not count a turn's tokens");
             }
         }
     }

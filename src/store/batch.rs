@@ -76,9 +76,12 @@ impl<'a> Batch<'a> {
         Self::default()
     }
 
-    /// Adds a statement; [`Batch::bind`] gives its `$1`, `$2`, … in order.
+    /// Adds a statement (one, not empty: SQLite answers nothing for an empty one, and the
+    /// results would no longer line up); [`Batch::bind`] gives its `$1`, `$2`, … in order.
     pub(crate) fn push(&mut self, sql: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.statements.push(Statement { sql: sql.into(), values: Vec::new() });
+        let sql = sql.into();
+        debug_assert!(!sql.trim().is_empty(), "an empty statement in a batch");
+        self.statements.push(Statement { sql, values: Vec::new() });
         self
     }
 
@@ -101,7 +104,9 @@ impl<'a> Batch<'a> {
         let mut sql = String::from("BEGIN IMMEDIATE;\n");
         let mut offset = 0;
         for statement in &self.statements {
-            renumbered(&statement.sql, offset, &mut sql);
+            let highest = renumbered(&statement.sql, offset, &mut sql);
+            // On SQLite one bind too many or too few would shift every later statement's.
+            debug_assert_eq!(highest, statement.values.len(), "binds of {:?}", statement.sql);
             sql.push_str(";\n");
             offset += statement.values.len();
         }
@@ -116,8 +121,9 @@ impl<'a> Batch<'a> {
 }
 
 /// Appends `sql` to `out` with each parameter `$n` written `$(n + offset)` (a `$` inside a
-/// quoted literal is left alone).
-fn renumbered(sql: &str, offset: usize, out: &mut String) {
+/// quoted literal is left alone); returns the highest `n`.
+fn renumbered(sql: &str, offset: usize, out: &mut String) -> usize {
+    let mut highest = 0;
     let mut quoted = false;
     let mut chars = sql.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -138,12 +144,14 @@ fn renumbered(sql: &str, offset: usize, out: &mut String) {
         }
         match sql[digits_start..digits_end].parse::<usize>() {
             Ok(n) => {
+                highest = highest.max(n);
                 out.push('$');
                 out.push_str(&(n + offset).to_string());
             }
             Err(_) => out.push('$'),
         }
     }
+    highest
 }
 
 /// Binds `values` to `query`, for either backend.
@@ -163,7 +171,8 @@ macro_rules! bind_values {
 
 impl Store {
     /// Runs `batch` atomically: all of its statements take effect, or none (the error says
-    /// why). Returns how many rows each statement changed, in order.
+    /// why). Returns how many rows each statement changed, in order (for its writes: on SQLite
+    /// a read repeats the count of the write before it).
     pub(crate) async fn run_batch(&self, batch: &Batch<'_>) -> Result<Vec<u64>, StoreError> {
         if batch.statements.is_empty() {
             return Ok(Vec::new());
@@ -233,7 +242,7 @@ mod tests {
 
     fn renumber(sql: &str, offset: usize) -> String {
         let mut out = String::new();
-        renumbered(sql, offset, &mut out);
+        let _ = renumbered(sql, offset, &mut out);
         out
     }
 
@@ -329,7 +338,7 @@ mod tests {
         store.add_tokens("2026-12-02", "Ub", 3).await.expect("written");
         assert!(
             started.elapsed() < std::time::Duration::from_secs(4),
-            "the lock went with the closed connection, not after the 5 s busy timeout"
+            "the lock went with the closed connection, not after the busy timeout"
         );
         assert_eq!(tokens(&store, "Ua").await, 0, "the abandoned batch took no effect");
         assert_eq!(tokens(&store, "Ub").await, 3);

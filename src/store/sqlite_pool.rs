@@ -10,8 +10,9 @@
 //! a transaction dropped without a commit queues its rollback there (sqlx does), ahead of
 //! anything the next user sends. Such a connection may still be busy, though, so it goes to the
 //! bottom of the idle list, marked: the next users take the others first, and whoever takes it
-//! pings it first (which waits for the abandoned work) and closes it if its worker died or a
-//! transaction is still open. An in-memory database lives and dies with its one connection, so
+//! sends it a `ROLLBACK` first (which waits for the abandoned work, and ends a transaction a
+//! batch of [`super::batch`] left open) and closes it if its worker died or a transaction is
+//! still open. An in-memory database lives and dies with its one connection, so
 //! its pool never opens another in its place.
 //!
 //! Connections open when first needed, up to the maximum, and stay open; the most recently
@@ -40,7 +41,8 @@ pub(crate) struct SqlitePool {
     reopen: bool,
 }
 
-/// An idle connection, and whether it came back from abandoned work (to be pinged before use).
+/// An idle connection, and whether it came back from abandoned work (to be rolled back before
+/// use).
 #[derive(Debug)]
 struct Idle {
     conn: SqliteConnection,
@@ -121,15 +123,13 @@ impl SqlitePool {
 
 /// `conn`, back from abandoned work, once that work is over (a `ROLLBACK` waits behind it, and
 /// ends a transaction a batch may have left open; with none open it fails, harmlessly); `None`
-/// (closed) if its worker died or sqlx still has a transaction open on it.
+/// (closed) if its worker died, the `ROLLBACK` failed otherwise, or sqlx still has a transaction
+/// open on it.
 async fn usable(mut conn: SqliteConnection) -> Option<SqliteConnection> {
     use sqlx::Connection as _;
-    let rolled_back = match sqlx::raw_sql("ROLLBACK").execute(&mut conn).await {
-        Err(Error::WorkerCrashed) => Err(Error::WorkerCrashed),
-        _ => Ok(()),
-    };
+    let rolled_back = sqlx::raw_sql("ROLLBACK").execute(&mut conn).await;
     match rolled_back {
-        Ok(()) if !conn.is_in_transaction() => Some(conn),
+        ref outcome if nothing_left_open(outcome) && !conn.is_in_transaction() => Some(conn),
         outcome => {
             tracing::warn!(
                 ?outcome,
@@ -137,6 +137,16 @@ async fn usable(mut conn: SqliteConnection) -> Option<SqliteConnection> {
             );
             None
         }
+    }
+}
+
+/// Whether a `ROLLBACK` that answered `outcome` leaves no transaction open: it rolled one
+/// back, or SQLite said there was none.
+fn nothing_left_open<T>(outcome: &Result<T, Error>) -> bool {
+    match outcome {
+        Ok(_) => true,
+        Err(Error::Database(e)) => e.message().contains("no transaction is active"),
+        Err(_) => false,
     }
 }
 
@@ -164,9 +174,9 @@ impl PooledConnection<'_> {
     /// Rolls back a batch that failed half-way (with none open, SQLite refuses, harmlessly); a
     /// connection that cannot answer is closed.
     pub(crate) async fn roll_back_batch(&mut self) {
-        match sqlx::raw_sql("ROLLBACK").execute(&mut **self).await {
-            Err(Error::WorkerCrashed) => self.conn = None,
-            _ => self.batch_pending = false,
+        // Otherwise the batch stays pending: the connection is closed as its guard drops.
+        if nothing_left_open(&sqlx::raw_sql("ROLLBACK").execute(&mut **self).await) {
+            self.batch_pending = false;
         }
     }
 
