@@ -223,10 +223,11 @@ impl Store {
                 let mut changed = Vec::with_capacity(batch.len());
                 for statement in &batch.statements {
                     // Every shape is kept prepared: on PostgreSQL a statement not kept is prepared anew.
-                    let query = bind_values!(
-                        sqlx::query(AssertSqlSafe(statement.sql.to_string())),
-                        statement.values.iter().copied()
-                    );
+                    let query = match &statement.sql {
+                        Cow::Borrowed(sql) => sqlx::query(AssertSqlSafe(*sql)),
+                        Cow::Owned(sql) => sqlx::query(AssertSqlSafe(sql.clone())),
+                    };
+                    let query = bind_values!(query, statement.values.iter().copied());
                     changed.push(query.execute(&mut *tx).await?.rows_affected());
                 }
                 tx.commit().await?;
@@ -239,6 +240,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Charge;
 
     fn renumber(sql: &str, offset: usize) -> String {
         let mut out = String::new();
@@ -285,23 +287,19 @@ mod tests {
         store.tokens_used("2026-12-02", conversation).await.expect("read").chat
     }
 
-    /// Counts `tokens` for `conversation` on the test day.
-    fn charge<'a>(batch: &mut Batch<'a>, conversation: &'a str, tokens: i64) {
-        batch
-            .push(super::super::budget::ADD_TOKENS)
-            .bind("2026-12-02")
-            .bind(conversation)
-            .bind("service")
-            .bind(tokens);
+    /// `tokens` for `conversation` on the test day.
+    fn charge(conversation: &str, tokens: u64) -> Charge {
+        Charge { day: "2026-12-02".into(), conversation_id: conversation.into(), tokens }
     }
 
     #[tokio::test]
     async fn a_batch_answers_how_many_rows_each_statement_changed() {
         let (store, dir) = sqlite_store("changed").await;
+        let (five, two) = (charge("Ua", 5), charge("Ua", 2));
         let mut batch = Batch::new();
-        charge(&mut batch, "Ua", 5);
+        five.add_to(&mut batch);
         batch.push("DELETE FROM token_usage WHERE scope = $1").bind("Ub");
-        charge(&mut batch, "Ua", 2);
+        two.add_to(&mut batch);
         assert_eq!(store.run_batch(&batch).await.expect("ran"), [2, 0, 2]);
         assert_eq!(tokens(&store, "Ua").await, 7);
         let _ = std::fs::remove_dir_all(&dir);
@@ -310,8 +308,9 @@ mod tests {
     #[tokio::test]
     async fn a_batch_that_fails_half_way_changes_nothing_and_leaves_the_database_writable() {
         let (store, dir) = sqlite_store("failed").await;
+        let five = charge("Ua", 5);
         let mut batch = Batch::new();
-        charge(&mut batch, "Ua", 5);
+        five.add_to(&mut batch);
         batch.push("INSERT INTO no_such_table VALUES ($1)").bind(1i64);
         assert!(store.run_batch(&batch).await.is_err());
         assert_eq!(tokens(&store, "Ua").await, 0, "the first statement was rolled back");
@@ -326,8 +325,9 @@ mod tests {
     #[tokio::test]
     async fn a_batch_abandoned_half_way_is_rolled_back_and_lets_go_of_the_write_lock() {
         let (store, dir) = sqlite_store("abandoned").await;
+        let five = charge("Ua", 5);
         let mut batch = Batch::new();
-        charge(&mut batch, "Ua", 5);
+        five.add_to(&mut batch);
         // Long enough (counting to three million) to be abandoned half-way.
         batch.push("WITH RECURSIVE n(i) AS (SELECT $1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT COUNT(*) FROM n").bind(1i64);
         let cut =

@@ -16,7 +16,7 @@ pub struct TokensUsed {
     pub service: u64,
 }
 
-pub(super) const ADD_TOKENS: &str = "INSERT INTO token_usage (day, scope, tokens) VALUES ($1, $2, $4), ($1, $3, $4) ON CONFLICT (day, scope) DO UPDATE SET tokens = token_usage.tokens + excluded.tokens";
+const ADD_TOKENS: &str = "INSERT INTO token_usage (day, scope, tokens) VALUES ($1, $2, $4), ($1, $3, $4) ON CONFLICT (day, scope) DO UPDATE SET tokens = token_usage.tokens + excluded.tokens";
 const TOKENS_USED: &str =
     "SELECT scope, tokens FROM token_usage WHERE day = $1 AND scope IN ($2, $3)";
 const PRUNE_TOKENS: &str = "DELETE FROM token_usage WHERE day < $1";
