@@ -207,6 +207,7 @@ impl Hearth {
             work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
             allowance: allowance.clone(),
             home: config.home(),
+            sandbox: crate::sandbox::Sandbox::from_config(config),
         };
         let registry = Arc::new(tools(&services)?.with_sources(mcp.sources())?);
         let actions = crate::actions::registry()?;
@@ -259,7 +260,7 @@ impl Hearth {
         if let Some(vision) = vision {
             agent = agent.with_vision(vision);
         }
-        let media = crate::media::Media::from_config(config)
+        let media = crate::media::Media::from_config(config, services.sandbox.clone())
             .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone());
         // Shared by the lanes and the group commits: a write waiting in a commit is work in hand

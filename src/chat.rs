@@ -107,10 +107,7 @@ async fn local_media(
         "/image" => {
             let bytes = read(path).await?;
             let prepared =
-                tokio::task::spawn_blocking(move || crate::media::picture::prepare(&bytes))
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| e.to_string())?;
+                app.media.sandbox.picture("terminal", bytes).await.map_err(|e| e.to_string())?;
             let words = if question.trim().is_empty() {
                 crate::media::turns::PHOTO_ALONE.to_string()
             } else {

@@ -50,8 +50,9 @@
 //! - [`config`], [`clock`], [`i18n`], [`source`]: settings, time, language, conversations;
 //!   [`format`]: amounts of money as the family reads them; [`tls`]: the one TLS configuration
 //!   every outgoing HTTP client shares.
-//! - [`media`]: photos, voice messages and files: LINE's content, scaled-down photos for the
-//!   vision model, transcription, shared text files, and which photo a question is about.
+//! - [`media`]: photos, voice messages and files: LINE's content, transcription, and which
+//!   photo a question is about; [`sandbox`]: untrusted bytes (PDFs, photos, text files, page
+//!   HTML) parsed in child processes under the operating system's limits.
 //! - [`chat`]: `hearth chat`, the same agent in a terminal; [`doctor`]: `hearth doctor`, the
 //!   checks of a deployment.
 //! - [`eval`]: `hearth eval`, the model's routing over a data set of family requests, scored.
@@ -74,7 +75,7 @@
 //! | 8 | `line`, `media`, `inbox::commit` |
 //! | 9 | `llm`, `mcp` |
 //! | 10 | `registry`, `charts::publish` |
-//! | 11 | `tool` |
+//! | 11 | `tool`, `sandbox` |
 //! | 12 | `charts`, `quota`, `sources`, `store`, `postback`, `egress`, `untrusted`, `schema`, `listen`, `calendar`, `quiet`, `eval::score`, `inbox::in_flight` |
 //! | 13 | `config`, `clock`, `i18n`, `source`, `metrics`, `format`, `media::pick`, `tls` |
 
@@ -115,6 +116,7 @@ pub mod quota;
 pub mod quote;
 pub mod registry;
 pub mod reminders;
+pub mod sandbox;
 pub mod schema;
 pub mod server;
 pub mod source;

@@ -41,11 +41,21 @@ enum Command {
     Eval(hearth::eval::EvalArgs),
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // A parsing child limits itself and does its one job before anything else is set up.
+    if let Some(code) = hearth::sandbox::child::run_if_child() {
+        return code;
+    }
     let cli = Cli::parse();
     init_logs(cli.config.log_format, default_log_level(&cli.command));
-    match run(cli).await {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("hearth: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hearth: {e:#}");

@@ -100,6 +100,18 @@ pub fn turn_refused(reason: &'static str) {
     metrics::counter!("hearth_turns_refused_total", "reason" => reason).increment(1);
 }
 
+/// Untrusted content parsed by a child process (`pdf`, `text_file`, `picture`, `page`) and how
+/// it ended: `ok`, `refused` (the content itself is unusable), `timeout`, `died` (a crash or
+/// out of memory), `busy` (no child free in time) or `failed` (the child could not start).
+pub fn parse(job: &'static str, outcome: &'static str) {
+    metrics::counter!("hearth_parses_total", "job" => job, "outcome" => outcome).increment(1);
+}
+
+/// Events set aside after their handling failed to finish twice (a poison event).
+pub fn events_set_aside(count: u64) {
+    metrics::counter!("hearth_events_set_aside_total").increment(count);
+}
+
 /// Tool calls beyond the per-round cap: not run, answered with an error.
 pub fn tool_calls_dropped(count: u64) {
     metrics::counter!("hearth_tool_calls_dropped_total").increment(count);

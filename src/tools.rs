@@ -54,6 +54,8 @@ pub struct Services {
     /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city): the weather's
     /// place when none is named.
     pub home: Option<String>,
+    /// Where untrusted content (pages, photos, files) is parsed: child processes.
+    pub sandbox: crate::sandbox::Sandbox,
 }
 
 impl Services {
@@ -80,6 +82,7 @@ impl Services {
             work_calendar,
             allowance,
             home: config.home(),
+            sandbox: crate::sandbox::Sandbox::from_config(config),
         })
     }
 }
@@ -128,6 +131,6 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(cancel_quiet_hours::CancelQuietHours::new(s.store.clone()))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
-        .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone()))
+        .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone(), s.sandbox.clone()))
         .build()
 }

@@ -1,7 +1,8 @@
 //! Hostile pages cannot crash hearth or hold a worker past the fetch time limit: pages nested
-//! 5,000 and 100,000 levels deep (inline and block), a 2 MB page on one line and 200,000 empty
-//! elements, read by the extractor directly and by `summarize_url` end to end. The LLM gets a
-//! summary or an error as data, in time, and hearth keeps answering.
+//! 5,000 and 100,000 levels deep (inline and block), a 2 MB page on one line, 200,000 empty
+//! elements and a page that makes the HTML parser rebuild tags, read by the sandbox's children
+//! directly and by `summarize_url` end to end. The LLM gets a summary or an error as data, in
+//! time, and hearth keeps answering.
 
 mod common;
 
@@ -10,8 +11,9 @@ use std::time::Duration;
 use common::FakeWeb;
 use common::fake_web::hostile::{self, DEEP_TEXT, KINDS};
 use common::harness::{Harness, MOM, texts_of};
+use hearth::sandbox::SandboxError;
+use hearth::sources::extract::extract_blocking;
 use hearth::sources::extract::shape::MAX_DEPTH;
-use hearth::sources::extract::{ExtractError, Extractor, extract_blocking};
 use hearth::sources::fetch::{Page, PageKind};
 use serde_json::json;
 use tokio::time::Instant;
@@ -36,7 +38,9 @@ fn deep_pages_take_the_flat_path_even_on_a_small_stack() {
         let body = hostile::page(kind).expect("page");
         let out = std::thread::Builder::new()
             .stack_size(1024 * 1024)
-            .spawn(move || extract_blocking(PageKind::Html, &body, "https://example.com/", 6000))
+            .spawn(move || {
+                extract_blocking(PageKind::Html, &body, "https://example.com/", 6000, true)
+            })
             .expect("thread")
             .join()
             .expect("no panic");
@@ -45,11 +49,11 @@ fn deep_pages_take_the_flat_path_even_on_a_small_stack() {
 }
 
 #[tokio::test]
-async fn the_extractor_reads_every_hostile_page_or_gives_up_in_time() {
-    let extractor = Extractor::new();
+async fn the_sandbox_reads_every_hostile_page_or_gives_up_in_time() {
+    let sandbox = common::sandbox();
     for kind in KINDS {
         let started = Instant::now();
-        let result = extractor.extract(&page(kind), 6000, started + LIMIT).await;
+        let result = sandbox.page("Cfamily", &page(kind), 6000, started + LIMIT).await;
         assert!(started.elapsed() <= LIMIT + Duration::from_millis(500), "{kind}");
         match result {
             Ok(out) => {
@@ -58,14 +62,14 @@ async fn the_extractor_reads_every_hostile_page_or_gives_up_in_time() {
                     assert!(out.text.contains(DEEP_TEXT), "{kind}: {out:?}");
                 }
             }
-            Err(e) => assert_eq!(e, ExtractError::Timeout, "{kind}"),
+            Err(e) => assert_eq!(e, SandboxError::TimedOut, "{kind}"),
         }
     }
 }
 
 #[tokio::test]
-async fn pages_just_within_the_depth_limit_are_read_on_the_extraction_thread() {
-    let extractor = Extractor::new();
+async fn pages_just_within_the_depth_limit_are_read_by_the_readable_extractor() {
+    let sandbox = common::sandbox();
     for (open, close) in [("<b>", "</b>"), ("<div>", "</div>"), ("<span><div>", "</div></span>")] {
         let levels = (MAX_DEPTH - 8) / open.matches('<').count();
         let html = format!(
@@ -74,18 +78,18 @@ async fn pages_just_within_the_depth_limit_are_read_on_the_extraction_thread() {
             close.repeat(levels)
         );
         let page = Page { body: html, ..page("nested-inline-5000") };
-        let out = extractor.extract(&page, 6000, Instant::now() + LIMIT).await.expect(open);
+        let out = sandbox.page("Cfamily", &page, 6000, Instant::now() + LIMIT).await.expect(open);
         assert!(out.text.contains(DEEP_TEXT), "{open}: {out:?}");
     }
 }
 
 #[tokio::test]
 async fn an_extraction_past_its_deadline_is_an_error_not_a_wait() {
-    let extractor = Extractor::new();
+    let sandbox = common::sandbox();
     let started = Instant::now();
-    let result =
-        extractor.extract(&page("single-line-2mb"), 6000, started + Duration::from_millis(1)).await;
-    assert_eq!(result, Err(ExtractError::Timeout));
+    let deadline = started + Duration::from_millis(1);
+    let result = sandbox.page("Cfamily", &page("single-line-2mb"), 6000, deadline).await;
+    assert!(matches!(result, Err(SandboxError::TimedOut | SandboxError::Busy)), "{result:?}");
     assert!(started.elapsed() < Duration::from_millis(500));
 }
 

@@ -9,7 +9,7 @@
 use hearth::gate::addressed;
 use hearth::line::text::{grapheme_len, split, truncate_graphemes, truncate_utf16, utf16_len};
 use hearth::line::webhook::{Envelope, Event, EventKind, IncomingMessage};
-use hearth::sources::extract::{LABEL_MAX_CHARS, STACK_BYTES, extract_blocking};
+use hearth::sources::extract::{LABEL_MAX_CHARS, extract_blocking};
 use hearth::sources::fetch::PageKind;
 use hearth::sources::securities::Securities;
 use hearth::sources::symbols::resolve_symbol;
@@ -225,8 +225,8 @@ proptest! {
         let html = format!("<title>{}</title>{html}", title.repeat(repeat));
         let kind = if text { PageKind::Text } else { PageKind::Html };
         let out = std::thread::Builder::new()
-            .stack_size(STACK_BYTES)
-            .spawn(move || extract_blocking(kind, &html, "https://example.com/a", budget))
+            .stack_size(64 << 20)
+            .spawn(move || extract_blocking(kind, &html, "https://example.com/a", budget, true))
             .expect("thread")
             .join();
         let out = out.map_err(|_| TestCaseError::fail("extraction panicked"))?;

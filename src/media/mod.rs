@@ -1,17 +1,16 @@
 //! Photos, voice messages and files sent to hearth. Content comes from LINE's content endpoint,
 //! or from an external provider's URL through the SSRF-guarded fetcher, for the turn only
-//! ([`content`]) and is never stored; photos are scaled down for the vision
-//! model ([`picture`]), voice is transcribed ([`transcribe`]), PDFs and plain-text files are
-//! read like a page ([`document`]). Which recent photos a question is about is a pure decision ([`pick`]).
+//! ([`content`]) and is never stored; photos are scaled down for the vision model and PDFs and
+//! plain-text files read like a page, both in child processes ([`crate::sandbox`]); voice is
+//! transcribed ([`transcribe`]). Which recent photos a question is about is a pure decision
+//! ([`pick`]).
 //! How media messages become turns is in [`turns`].
 //!
 //! Everything read from a photo or a file is untrusted content, like a web page: a turn that
 //! carries it is tainted, so the agent holds state-changing calls for a tap.
 
 pub mod content;
-pub mod document;
 pub mod pick;
-pub mod picture;
 pub mod transcribe;
 pub mod turns;
 
@@ -21,6 +20,7 @@ use crate::config::Config;
 use crate::i18n::Lang;
 use crate::llm::agent::Answer;
 use crate::llm::openai::{ChatMessage, ContentPart, ImageUrl, LlmError};
+use crate::sandbox::{Sandbox, SandboxError};
 use crate::tool::Chip;
 use content::{ContentClient, ContentError, ContentRef};
 use transcribe::Transcriber;
@@ -41,11 +41,13 @@ pub struct Media {
     pub group_voice: bool,
     /// The most bytes of one message's content.
     pub max_bytes: usize,
+    /// Where photos and files are parsed.
+    pub sandbox: Sandbox,
 }
 
 impl Media {
-    /// From the settings; fails when an HTTP client cannot be built.
-    pub fn from_config(config: &Config) -> Result<Self, reqwest::Error> {
+    /// From the settings, parsing in `sandbox`; fails when an HTTP client cannot be built.
+    pub fn from_config(config: &Config, sandbox: Sandbox) -> Result<Self, reqwest::Error> {
         let external = crate::sources::fetch::Fetcher::new(crate::sources::fetch::FetchSettings {
             policy: crate::sources::fetch::FetchPolicy {
                 allow_private: config.allow_private_fetch,
@@ -82,27 +84,21 @@ impl Media {
             voice_max_ms: config.voice_max_secs.saturating_mul(1000),
             group_voice: config.group_voice,
             max_bytes: config.media_max_bytes,
+            sandbox,
         })
     }
 
-    /// The `photos` as `data:` URLs, fetched and scaled down (on blocking threads).
-    pub async fn photo_urls(&self, photos: &[ContentRef]) -> Result<Vec<String>, MediaProblem> {
+    /// The `photos` sent in `chat` as `data:` URLs, fetched and scaled down.
+    pub async fn photo_urls(
+        &self,
+        chat: &str,
+        photos: &[ContentRef],
+    ) -> Result<Vec<String>, MediaProblem> {
         let mut urls = Vec::with_capacity(photos.len());
         for at in photos {
             let content = self.content.fetch(at, &["image/"]).await.map_err(MediaProblem::from)?;
-            let prepared =
-                tokio::task::spawn_blocking(move || picture::prepare(&content.bytes)).await;
-            match prepared {
-                Ok(Ok(prepared)) => urls.push(prepared.data_url()),
-                Ok(Err(e)) => {
-                    tracing::info!(error = %e, "a photo could not be read");
-                    return Err(MediaProblem::Unreadable);
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "preparing a photo failed");
-                    return Err(MediaProblem::Unreadable);
-                }
-            }
+            let prepared = self.sandbox.picture(chat, content.bytes).await?;
+            urls.push(prepared.data_url());
         }
         Ok(urls)
     }
@@ -117,6 +113,8 @@ pub enum MediaProblem {
     TooLarge,
     /// Not a picture hearth can read, or damaged.
     Unreadable,
+    /// A file (PDF, text) that is damaged, or too much to read within the limits.
+    UnreadableFile,
     /// Content kept outside LINE that could not be fetched (a private address, an error).
     External,
     /// LINE could not give the content now.
@@ -148,7 +146,30 @@ impl From<ContentError> for MediaProblem {
     }
 }
 
+impl From<SandboxError> for MediaProblem {
+    fn from(error: SandboxError) -> Self {
+        use crate::sandbox::wire::Refusal;
+        match error {
+            SandboxError::Refused(Refusal::NoText) => MediaProblem::ScannedPdf,
+            SandboxError::Refused(Refusal::TooManyPages(_)) => MediaProblem::TooLarge,
+            SandboxError::Busy => MediaProblem::Unavailable,
+            SandboxError::Refused(Refusal::Unreadable(_))
+            | SandboxError::TimedOut
+            | SandboxError::Died(_)
+            | SandboxError::Failed(_) => MediaProblem::Unreadable,
+        }
+    }
+}
+
 impl MediaProblem {
+    /// The problem as said of a file rather than a picture.
+    pub fn of_file(self) -> Self {
+        match self {
+            MediaProblem::Unreadable => MediaProblem::UnreadableFile,
+            other => other,
+        }
+    }
+
     /// The sentence the family sees.
     pub fn message(self, lang: Lang) -> &'static str {
         match self {
@@ -163,6 +184,10 @@ impl MediaProblem {
             MediaProblem::Unreadable => lang.pick(
                 "這張圖我讀不出來，可以改傳一般的照片（JPEG 或 PNG）嗎？🙏",
                 "I couldn't read that picture. Could you send it as a normal photo (JPEG or PNG)? 🙏",
+            ),
+            MediaProblem::UnreadableFile => lang.pick(
+                "這個檔案我讀不出來（可能損壞或太複雜）🙏 可以把重點拍照或打字給我嗎？",
+                "I couldn't read that file (it may be damaged or too complex) 🙏 Could you send a photo of it or type the key points?",
             ),
             MediaProblem::External => lang.pick(
                 "這個檔案放在 LINE 以外的地方，我打不開，請直接傳照片或檔案給我 🙏",

@@ -16,7 +16,6 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 use super::content::ContentRef;
-use super::document::{self, DocError, DocKind};
 use super::pick::{self, FileRef, PhotoRef, QUOTE_WINDOW_MS, Shared};
 use super::{MediaProblem, TurnMedia};
 use crate::app::Hearth;
@@ -26,9 +25,8 @@ use crate::line::webhook::{
     AudioMessage, ContentProvider, Event, EventSource, FileMessage, ImageMessage, TextMessage,
 };
 use crate::llm::openai::ChatMessage;
+use crate::sandbox::document::{self, DocKind};
 
-/// How long reading a PDF may take.
-const PDF_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 /// What the chat log records for a photo.
 const PHOTO_LOG: &str = "[photo]";
 /// What the model reads for a photo sent without words (also `hearth chat`'s `/image`).
@@ -178,7 +176,8 @@ impl Hearth {
             self.log_only(event, source, &message).await;
             return;
         }
-        match self.document(&file.id, &file.file_name, Some(file.file_size)).await {
+        let chat = &source.conversation.id;
+        match self.document(chat, &file.id, &file.file_name, Some(file.file_size)).await {
             Ok(text) => {
                 let media = TurnMedia {
                     lang: Some(Lang::ZhTw),
@@ -198,10 +197,11 @@ impl Hearth {
         }
     }
 
-    /// The text of file `message_id` named `file_name` (of `size` bytes, when known), if
-    /// hearth reads it.
+    /// The text of file `message_id` named `file_name` (of `size` bytes, when known) shared in
+    /// `chat`, if hearth reads it (in a child process: [`crate::sandbox`]).
     async fn document(
         &self,
+        chat: &str,
         message_id: &str,
         file_name: &str,
         size: Option<u64>,
@@ -211,34 +211,16 @@ impl Hearth {
             return Err(MediaProblem::TooLarge);
         }
         let at = ContentRef::Line(message_id.to_string());
-        match kind {
-            DocKind::Text => {
-                let content = self.media.content.fetch(&at, &[""]).await?;
-                document::read_text(&content.bytes).map_err(|_| MediaProblem::FileKind)
-            }
-            DocKind::Pdf => {
-                let content = self.media.content.fetch(&at, &[""]).await?;
-                let reading =
-                    tokio::task::spawn_blocking(move || document::read_pdf(&content.bytes));
-                match tokio::time::timeout(PDF_TIME, reading).await {
-                    Ok(Ok(Ok(text))) => Ok(text),
-                    Ok(Ok(Err(DocError::NoText))) => Err(MediaProblem::ScannedPdf),
-                    Ok(Ok(Err(DocError::TooManyPages(_)))) => Err(MediaProblem::TooLarge),
-                    Ok(Ok(Err(e))) => {
-                        tracing::info!(error = %e, "a PDF could not be read");
-                        Err(MediaProblem::Unreadable)
-                    }
-                    Ok(Err(e)) => {
-                        tracing::warn!(error = %e, "reading a PDF failed");
-                        Err(MediaProblem::Unreadable)
-                    }
-                    Err(_) => {
-                        tracing::warn!("a PDF took too long to read");
-                        Err(MediaProblem::Unreadable)
-                    }
-                }
-            }
-        }
+        let content = self.media.content.fetch(&at, &[""]).await?;
+        let sandbox = &self.media.sandbox;
+        let read = match kind {
+            DocKind::Text => sandbox.file_text(chat, content.bytes).await.map_err(|e| match e {
+                crate::sandbox::SandboxError::Refused(_) => MediaProblem::FileKind,
+                other => MediaProblem::from(other),
+            }),
+            DocKind::Pdf => sandbox.pdf_text(chat, content.bytes).await.map_err(MediaProblem::from),
+        };
+        read.map_err(MediaProblem::of_file)
     }
 
     /// Puts the photos a question is about, or a shared document, beside its words (the last
@@ -263,14 +245,14 @@ impl Hearth {
             },
         };
         let referred = match &file {
-            Some(file) => self.referred_document(file, message).await?,
+            Some(file) => self.referred_document(&source.conversation.id, file, message).await?,
             None => None,
         };
         let document = media.document.as_deref().or(referred.as_deref());
         let images = if ids.is_empty() {
             Vec::new()
         } else {
-            match self.media.photo_urls(&ids).await {
+            match self.media.photo_urls(&source.conversation.id, &ids).await {
                 Ok(urls) => urls,
                 Err(problem) if media.photos.is_some() => return Err(problem),
                 Err(problem) => {
@@ -297,10 +279,11 @@ impl Hearth {
     /// be read is a problem to tell, the asker's own recent one is left out (`None`).
     async fn referred_document(
         &self,
+        chat: &str,
         file: &FileRef,
         message: &TextMessage,
     ) -> Result<Option<String>, MediaProblem> {
-        match self.document(&file.message_id, &file.file_name, None).await {
+        match self.document(chat, &file.message_id, &file.file_name, None).await {
             Ok(text) => Ok(Some(format!("{}\n\n{text}", pick::file_log(&file.file_name)))),
             Err(problem)
                 if message.quoted_message_id.as_deref() == Some(file.message_id.as_str()) =>

@@ -5,15 +5,12 @@
 //! - the Readability path only gets documents no deeper than [`shape::MAX_DEPTH`] and no larger
 //!   than [`shape::MAX_ELEMENTS`] (measured without recursion before and after parsing); others
 //!   take the fallback, which is a few flat passes over the text;
-//! - [`Extractor`] runs extraction on its own thread with a large stack, a few at a time, and
-//!   gives up at the caller's deadline;
+//! - extraction runs in a child process under the operating system's limits
+//!   ([`crate::sandbox`]), on a thread with a large stack;
 //! - the fallback's entity decoder looks a bounded distance ahead, so no input makes it
 //!   quadratic, and title, site and text are cut to fixed budgets.
 
 pub mod shape;
-mod worker;
-
-pub use worker::{ExtractError, Extractor, MAX_CONCURRENT, STACK_BYTES};
 
 use super::fetch::PageKind;
 
@@ -33,12 +30,21 @@ pub struct Extracted {
     pub truncated: bool,
 }
 
-/// The synchronous extraction (run it through [`Extractor`]: Readability's output recurses once
-/// per level of nesting, which the thread's stack is sized for).
-pub fn extract_blocking(kind: PageKind, body: &str, url: &str, budget_chars: usize) -> Extracted {
+/// The synchronous extraction, with the Readability extractor when `readability` (run it in
+/// [`crate::sandbox`]: Readability's output recurses once per level of nesting, which the
+/// child's thread is sized for), else by stripping tags.
+pub fn extract_blocking(
+    kind: PageKind,
+    body: &str,
+    url: &str,
+    budget_chars: usize,
+    readability: bool,
+) -> Extracted {
     let (title, site, text) = match kind {
         PageKind::Text => (None, None, body.to_string()),
-        PageKind::Html => readable(body, url)
+        PageKind::Html => readability
+            .then(|| readable(body, url))
+            .flatten()
             .unwrap_or_else(|| (title_tag(body), None, strip_tags(&remove_blocks(body)))),
     };
     let text = tidy(&text);
@@ -245,7 +251,7 @@ mod tests {
     #[test]
     fn the_fallback_drops_scripts_and_navigation() {
         let html = "<html><head><title>T &amp; U</title><script>var x=1;</script></head><body><nav>Home | News</nav><p>Body text.</p></body></html>";
-        let out = extract_blocking(PageKind::Html, html, "https://example.com/", 1000);
+        let out = extract_blocking(PageKind::Html, html, "https://example.com/", 1000, true);
         assert!(out.text.contains("Body text."), "{out:?}");
         assert!(!out.text.contains("var x") && !out.text.contains("Home |"), "{out:?}");
         assert_eq!(out.title.as_deref(), Some("T & U"));
@@ -262,14 +268,19 @@ mod tests {
     #[test]
     fn titles_are_cut_to_a_label_budget() {
         let html = format!("<title>{}</title><p>text</p>", "長".repeat(10_000));
-        let out = extract_blocking(PageKind::Html, &html, "https://example.com/", 100);
+        let out = extract_blocking(PageKind::Html, &html, "https://example.com/", 100, true);
         assert_eq!(out.title.map(|t| t.chars().count()), Some(LABEL_MAX_CHARS + 1));
     }
 
     #[test]
     fn plain_text_is_kept_and_cut_to_the_budget() {
-        let out =
-            extract_blocking(PageKind::Text, "第一行\n\n\n\n第二行", "https://e.com/a.txt", 5);
+        let out = extract_blocking(
+            PageKind::Text,
+            "第一行\n\n\n\n第二行",
+            "https://e.com/a.txt",
+            5,
+            true,
+        );
         assert_eq!(out.text, "第一行\n\n…");
         assert!(out.truncated);
     }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::egress::Outgoing;
 use crate::line::text::truncate_graphemes;
-use crate::sources::extract::{ExtractError, Extractor};
+use crate::sandbox::{Sandbox, SandboxError};
 use crate::sources::fetch::{FetchError, Fetcher, Refusal};
 use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
 use crate::untrusted;
@@ -51,13 +51,13 @@ pub struct Output {
 /// The summarize_url tool.
 pub struct SummarizeUrl {
     fetcher: Fetcher,
-    extractor: Extractor,
+    sandbox: Sandbox,
 }
 
 impl SummarizeUrl {
-    /// The tool over the guarded fetcher, with its own bounded extraction threads.
-    pub fn new(fetcher: Fetcher) -> Self {
-        Self { fetcher, extractor: Extractor::new() }
+    /// The tool over the guarded fetcher, reading pages in the `sandbox`'s child processes.
+    pub fn new(fetcher: Fetcher, sandbox: Sandbox) -> Self {
+        Self { fetcher, sandbox }
     }
 }
 
@@ -68,13 +68,13 @@ impl Tool for SummarizeUrl {
     type Output = Output;
     const UNTRUSTED_OUTPUT: bool = true;
 
-    async fn run(&self, _ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         // Fetching and reading together stay within the fetch time limit.
         let deadline = tokio::time::Instant::now() + self.fetcher.settings().timeout;
         let page = self.fetcher.fetch(args.url.trim()).await.map_err(tool_error)?;
         let extracted = self
-            .extractor
-            .extract(&page, TEXT_BUDGET_CHARS, deadline)
+            .sandbox
+            .page(&ctx.conversation.id, &page, TEXT_BUDGET_CHARS, deadline)
             .await
             .map_err(extract_error)?;
         if extracted.text.trim().is_empty() {
@@ -122,13 +122,15 @@ impl Tool for SummarizeUrl {
 }
 
 /// A page that could not be read as the LLM reads it: busy is worth a retry, the rest is not.
-fn extract_error(e: ExtractError) -> ToolError {
+fn extract_error(e: SandboxError) -> ToolError {
     match e {
-        ExtractError::Busy => {
+        SandboxError::Busy | SandboxError::Failed(_) => {
             ToolError::Upstream { service: "the page reader", reason: e.to_string(), source: None }
         }
-        ExtractError::Timeout | ExtractError::Failed => {
-            ToolError::NotFound(format!("{e}, so it cannot be summarised"))
+        SandboxError::Refused(_) | SandboxError::TimedOut | SandboxError::Died(_) => {
+            ToolError::NotFound(
+                "the page is too large or complex to read, so it cannot be summarised".into(),
+            )
         }
     }
 }
@@ -170,10 +172,12 @@ mod tests {
 
     #[test]
     fn a_page_read_too_slowly_is_an_error_the_llm_can_explain() {
-        let timeout = extract_error(ExtractError::Timeout);
+        let timeout = extract_error(SandboxError::TimedOut);
         assert_eq!(timeout.kind().as_str(), "not_found");
         assert!(timeout.to_string().contains("too large or complex"), "{timeout}");
-        assert_eq!(extract_error(ExtractError::Busy).kind().as_str(), "upstream_unavailable");
-        assert!(extract_error(ExtractError::Failed).to_string().contains("could not be read"));
+        let died = extract_error(SandboxError::Died("signal 6".into()));
+        assert!(died.to_string().contains("too large or complex"), "{died}");
+        assert!(!died.to_string().contains("signal"), "no internals for the LLM: {died}");
+        assert_eq!(extract_error(SandboxError::Busy).kind().as_str(), "upstream_unavailable");
     }
 }

@@ -101,6 +101,8 @@ impl Harness {
         // Tests tick the loops one at a time on the manual clock: what is due is pushed by the
         // tick that hands it over, unless a test sets a window (tests/outbox.rs).
         config.outbox_window_secs = 0;
+        // Untrusted content is parsed by this build's `hearth` (the test binary is not one).
+        config.parser_program = Some(super::hearth_exe());
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");

@@ -25,3 +25,15 @@ pub use fake_media::FakeMedia;
 pub use fake_upstreams::{FakeUpstreams, Mode, Route};
 #[allow(unused_imports)]
 pub use fake_web::FakeWeb;
+
+/// The `hearth` executable, which the server under test starts as its parsing children.
+pub fn hearth_exe() -> std::path::PathBuf {
+    env!("CARGO_BIN_EXE_hearth").into()
+}
+
+/// A sandbox as the server builds it, starting this build's `hearth` as its children.
+pub fn sandbox() -> hearth::sandbox::Sandbox {
+    let mut config = hearth::config::Config::defaults();
+    config.parser_program = Some(hearth_exe());
+    hearth::sandbox::Sandbox::from_config(&config)
+}

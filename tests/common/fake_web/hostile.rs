@@ -19,6 +19,7 @@ pub const KINDS: &[&str] = &[
     "nested-block-100000",
     "single-line-2mb",
     "empty-elements-200000",
+    "rebuilt-formatting",
 ];
 
 fn nested(open: &str, close: &str, levels: usize) -> String {
@@ -47,6 +48,16 @@ pub fn page(kind: &str) -> Option<String> {
             "<!DOCTYPE html><html><head><title>Empty</title></head><body>{}<p>{DEEP_TEXT}</p></body></html>",
             "<i></i>".repeat(200_000)
         ),
+        // Every new paragraph makes the HTML parser rebuild the 250 formatting elements left
+        // open (each distinct, so none is dropped as a duplicate): ten million elements from
+        // 300 KB, over a gigabyte in a parser.
+        "rebuilt-formatting" => {
+            let open: String = (0..250).map(|n| format!("<b class=f{n}>")).collect();
+            format!(
+                "<!DOCTYPE html><html><head><title>Rebuilt</title></head><body><p>{DEEP_TEXT}</p><p>{open}{}</body></html>",
+                "<p>.\n".repeat(39_000)
+            )
+        }
         _ => return None,
     })
 }

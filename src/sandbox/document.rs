@@ -1,6 +1,6 @@
 //! Files the family shares, read like a page: plain-text files as they are (UTF-8), PDFs by
-//! their text (at most [`MAX_PDF_PAGES`] pages; the caller bounds the bytes and the time), cut
-//! to what the model is given. A PDF without text (a scan) is refused rather than read as
+//! their text (at most [`MAX_PDF_PAGES`] pages), cut to what the model is given. Run them in
+//! [`crate::sandbox`]: a hostile PDF can recurse, loop or inflate without bound. A PDF without text (a scan) is refused rather than read as
 //! pictures. Which files are read is decided from the name; everything else gets a
 //! polite refusal that says what works.
 
@@ -45,8 +45,7 @@ pub enum DocError {
 }
 
 /// The text of a PDF (see [`MAX_PDF_PAGES`]), at most [`MAX_CHARS`] characters; `NoText` for a
-/// scan. CPU-bound, and a hostile file can take long: run it on a blocking thread with a time
-/// limit.
+/// scan.
 pub fn read_pdf(bytes: &[u8]) -> Result<String, DocError> {
     let parsed =
         pdf_extract::Document::load_mem(bytes).map_err(|e| DocError::Damaged(e.to_string()))?;

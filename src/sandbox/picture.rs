@@ -1,15 +1,16 @@
-//! Photos made ready for a vision model: decoded with limits (dimensions and memory), turned
-//! upright by their EXIF orientation (a phone stores a portrait photo as landscape pixels plus a
-//! tag; the tag is lost in the re-encoded JPEG, so it is applied to the pixels), scaled so
+//! Photos made ready for a vision model: decoded with limits (dimensions and memory), scaled so
 //! the long side is at most [`LONG_SIDE`] pixels — about what vision models work at, so larger
-//! photos only cost upload time and tokens — and encoded as JPEG for a `data:` URL. Also the
-//! image-token estimate of OpenAI's tile formula, for the measurements in BENCHMARKS.md.
+//! photos only cost upload time and tokens — by averaging (no buffer larger than the result),
+//! then turned upright by their EXIF orientation (a phone stores a portrait photo as landscape
+//! pixels plus a tag; the tag is lost in the re-encoded JPEG, so it is applied to the pixels;
+//! turning the scaled photo costs a fraction of turning the original), and encoded as JPEG for a
+//! `data:` URL. Run it in [`crate::sandbox`]: a decoder's own limits are no bound on memory. Also
+//! the image-token estimate of OpenAI's tile formula, for the measurements in BENCHMARKS.md.
 
 use std::io::Cursor;
 
 use base64::Engine;
 use image::codecs::jpeg::JpegEncoder;
-use image::imageops::FilterType;
 use image::{DynamicImage, ImageDecoder, ImageReader, Limits};
 
 /// The long side of a photo sent to the model, in pixels.
@@ -18,8 +19,8 @@ pub const LONG_SIDE: u32 = 1536;
 const QUALITY: u8 = 85;
 /// The largest photo decoded (either side), in pixels.
 const MAX_SIDE: u32 = 12_000;
-/// The most memory decoding may take.
-const MAX_ALLOC: u64 = 400 << 20;
+/// The most memory decoding may take (a 48-megapixel photo is 144 MB of pixels).
+const MAX_ALLOC: u64 = 200 << 20;
 
 /// A photo ready for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,8 +51,8 @@ pub enum PictureError {
     Unreadable(String),
 }
 
-/// Decodes a PNG or JPEG, turns it upright by its EXIF orientation, scales it down to
-/// [`LONG_SIDE`] when larger, and encodes it as JPEG. CPU-bound: run it on a blocking thread.
+/// Decodes a PNG or JPEG, scales it down to [`LONG_SIDE`] when larger, turns it upright by its
+/// EXIF orientation and encodes it as JPEG.
 pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
     let unreadable = |e: image::ImageError| PictureError::Unreadable(e.to_string());
     let mut reader = ImageReader::new(Cursor::new(bytes))
@@ -66,21 +67,22 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
     limits.reserve(decoder.total_bytes()).map_err(unreadable)?;
     // A damaged EXIF block only loses the rotation, not the photo.
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut decoded = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
-    decoded.apply_orientation(orientation);
-    let scaled = scale_down(decoded);
-    let rgb = scaled.to_rgb8();
+    let decoded = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
+    let mut scaled = scale_down(decoded);
+    scaled.apply_orientation(orientation);
+    let rgb = scaled.into_rgb8();
     let mut jpeg = Vec::new();
     JpegEncoder::new_with_quality(&mut jpeg, QUALITY).encode_image(&rgb).map_err(unreadable)?;
     Ok(Prepared { jpeg, width: rgb.width(), height: rgb.height() })
 }
 
-/// The image itself when its long side fits, else scaled (aspect kept) so it does.
+/// The image itself when its long side fits, else scaled (aspect kept) so it does, each pixel
+/// the average of those it covers.
 fn scale_down(image: DynamicImage) -> DynamicImage {
     if image.width().max(image.height()) <= LONG_SIDE {
         return image;
     }
-    image.resize(LONG_SIDE, LONG_SIDE, FilterType::Triangle)
+    image.thumbnail(LONG_SIDE, LONG_SIDE)
 }
 
 /// The image tokens a `detail: high` picture of `width`×`height` costs on OpenAI's GPT-4o-class
