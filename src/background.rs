@@ -22,8 +22,8 @@ const DIGEST_TICK: Duration = Duration::from_secs(20);
 /// How often the inbox is looked at for events nobody holds (a webhook leaving events there, or
 /// a finished event freeing room, wakes the loop sooner).
 const INBOX_TICK: Duration = Duration::from_secs(2);
-/// How often events that failed too often are given up.
-const GIVE_UP_TICK: Duration = Duration::from_secs(30);
+/// How often events whose handling did not finish twice are looked for, to set them aside.
+const GIVE_UP_TICK: Duration = Duration::from_secs(5);
 /// How often LINE's message quota is read (also at start and after a monthly-limit refusal).
 const QUOTA_TICK: Duration = Duration::from_secs(3600);
 /// How often old data is pruned (handled webhook events, the chat log, token counts, settled
@@ -145,7 +145,9 @@ async fn read_quota(app: Arc<Hearth>) {
 }
 
 async fn take_waiting_events(app: Arc<Hearth>) {
-    let mut last_give_up = tokio::time::Instant::now();
+    // Poison events are looked for at start too: a process that just came back from a crash
+    // must not be the one that retries them a third time.
+    let mut last_give_up: Option<tokio::time::Instant> = None;
     loop {
         match app.take_waiting_events().await {
             // The store may hold more: look again at once.
@@ -155,10 +157,10 @@ async fn take_waiting_events(app: Arc<Hearth>) {
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "could not take waiting events"),
         }
-        if last_give_up.elapsed() >= GIVE_UP_TICK {
-            last_give_up = tokio::time::Instant::now();
-            if let Err(e) = app.give_up_poison_events().await {
-                tracing::error!(error = %e, "could not give up failed events");
+        if last_give_up.is_none_or(|at| at.elapsed() >= GIVE_UP_TICK) {
+            last_give_up = Some(tokio::time::Instant::now());
+            if let Err(e) = app.set_aside_poison_events().await {
+                tracing::error!(error = %e, "could not set failed events aside");
             }
         }
         tokio::select! {

@@ -175,7 +175,8 @@ impl Hearth {
         let conversation = &source.conversation;
         let in_group = conversation.is_multi_person();
         let lang = turn.lang;
-        if !self.within_limits(event, source, lang, received_at).await {
+        if !turn.media.admitted && !self.within_limits(event, source, lang, received_at, true).await
+        {
             return;
         }
         if !in_group && let Err(e) = self.line.show_loading(&conversation.id, 20).await {
@@ -452,14 +453,16 @@ impl Hearth {
         received_at: Timestamp,
     ) {
         let now = self.clock.now();
-        let fresh = now.duration_since(received_at) < REPLY_TOKEN_FRESH
+        let token_left = REPLY_TOKEN_FRESH - now.duration_since(received_at);
+        let fresh = token_left.is_positive()
             && now.duration_since(Timestamp::from_millisecond(event.timestamp_ms).unwrap_or(now))
                 < EVENT_REPLYABLE;
         let mut token = event.reply_token.as_deref().filter(|_| fresh);
+        let token_left = token_left.unsigned_abs();
         let mut plain_retry_left = answer.is_some();
         loop {
             let result = match token {
-                Some(t) => self.line.reply(t, &messages).await,
+                Some(t) => self.line.reply(t, &messages, token_left).await,
                 None => {
                     let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
                     self.line.push_with_retry(&conversation.id, &messages, key, false).await
@@ -475,6 +478,14 @@ impl Hearth {
                     tracing::info!(
                         event_id = event.webhook_event_id,
                         "reply token refused; pushing"
+                    );
+                    token = None;
+                }
+                // Nothing was delivered, and the token cannot wait as long as LINE asks.
+                Err(LineError::RateLimited { .. }) if token.is_some() => {
+                    tracing::warn!(
+                        event_id = event.webhook_event_id,
+                        "reply rate limited beyond the token's life; pushing"
                     );
                     token = None;
                 }

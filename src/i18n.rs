@@ -95,6 +95,8 @@ pub enum Failure {
     Internal,
     /// The user sent something hearth cannot read (a sticker, an image) in a 1:1 chat.
     UnsupportedMessage,
+    /// Handling a message failed twice (it crashed hearth): it was set aside.
+    SetAside,
 }
 
 impl Failure {
@@ -112,6 +114,10 @@ impl Failure {
             Failure::Internal => lang.pick(
                 "抱歉，我這邊出了點問題，請再試一次 🙏",
                 "Sorry, something went wrong on my side. Please try again 🙏",
+            ),
+            Failure::SetAside => lang.pick(
+                "抱歉，剛剛那則訊息我試了兩次都處理不了，只好先跳過 🙏 可以換個方式再說一次嗎？",
+                "Sorry, I tried twice and couldn't handle that message, so I've set it aside 🙏 Could you say it another way?",
             ),
             Failure::UnsupportedMessage => lang.pick(
                 "我目前只看得懂文字訊息喔，請用打字問我 😊",

@@ -107,9 +107,14 @@ pub fn parse(job: &'static str, outcome: &'static str) {
     metrics::counter!("hearth_parses_total", "job" => job, "outcome" => outcome).increment(1);
 }
 
-/// Events set aside after their handling failed to finish twice (a poison event).
+/// Events this process set aside after their handling failed to finish twice (a poison event).
 pub fn events_set_aside(count: u64) {
     metrics::counter!("hearth_events_set_aside_total").increment(count);
+}
+
+/// Events set aside in the store (by any process, within the inbox's retention).
+pub fn set_aside_total(count: i64) {
+    metrics::gauge!("hearth_inbox_set_aside").set(count as f64);
 }
 
 /// Tool calls beyond the per-round cap: not run, answered with an error.

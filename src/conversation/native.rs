@@ -97,14 +97,15 @@ impl Hearth {
                 return;
             }
         };
-        let fresh = now.duration_since(received_at) < REPLY_TOKEN_FRESH;
+        let token_left = REPLY_TOKEN_FRESH - now.duration_since(received_at);
+        let fresh = token_left.is_positive();
         let Some(token) = event.reply_token.as_deref().filter(|_| fresh) else {
             tracing::info!(%conversation, "join handled too late to reply: no welcome");
             return;
         };
         let messages =
             vec![crate::welcome::welcome(&newcomers, self.keywords.first().map(String::as_str))];
-        match self.line.reply(token, &messages).await {
+        match self.line.reply(token, &messages, token_left.unsigned_abs()).await {
             Ok(sent) => self.remember_sent(conversation, &messages, &sent.ids(), false).await,
             Err(e) => tracing::warn!(error = %e, %conversation, "welcome not delivered"),
         }

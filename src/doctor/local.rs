@@ -109,33 +109,41 @@ impl Check for Database {
     }
 
     fn run<'a>(&'a self, probe: &'a Probe) -> BoxFuture<'a, Vec<Finding>> {
-        Box::pin(async move { vec![database(&probe.config.database_url).await] })
+        Box::pin(async move { database(&probe.config.database_url).await })
     }
 }
 
-async fn database(url: &str) -> Finding {
+async fn database(url: &str) -> Vec<Finding> {
     if let Some(file) = sqlite_file(url)
         && !file.exists()
     {
-        return Finding::fail(
+        return vec![Finding::fail(
             format!("no database file at {}", file.display()),
             "run `hearth migrate` to create it (hearth serve also does at start), or fix DATABASE_URL",
-        );
+        )];
     }
     let store = match Store::open(url).await {
         Ok(store) => store,
         Err(e) => {
-            return Finding::fail(
-                format!("cannot open {}: {}", redact_url(url), error_chain(&e)),
+            return vec![Finding::fail(
+                format!("cannot open {}: {}", redact_url(url), redact_url(&error_chain(&e))),
                 "check DATABASE_URL and that the database server is running and reachable",
-            );
+            )];
         }
     };
-    match store.migrations().await {
+    let migrations = match store.migrations().await {
         Ok(m) => verdict::migrations(store.backend_name(), &m),
-        Err(e) => Finding::fail(
-            format!("cannot read the migrations of {}: {e}", redact_url(url)),
-            "check that DATABASE_URL's user may read the database",
-        ),
+        Err(e) => {
+            return vec![Finding::fail(
+                format!("cannot read the migrations of {}: {e}", redact_url(url)),
+                "check that DATABASE_URL's user may read the database",
+            )];
+        }
+    };
+    let mut findings = vec![migrations];
+    // An older schema has nothing set aside to count; the migration finding says so.
+    if let Ok(count) = store.set_aside_count().await {
+        findings.push(verdict::set_aside(count));
     }
+    findings
 }

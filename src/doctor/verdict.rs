@@ -155,6 +155,19 @@ pub fn migrations(backend: &str, m: &Migrations) -> Finding {
     }
 }
 
+/// Events set aside because their handling did not finish twice (a crash or a hang each time).
+pub fn set_aside(count: i64) -> Finding {
+    if count == 0 {
+        return Finding::pass("no webhook event set aside");
+    }
+    Finding::warn(
+        format!(
+            "{count} webhook event(s) set aside in the last day: handling them crashed or hung hearth twice (each chat was told once)"
+        ),
+        "look for \"setting it aside\" in the logs for their event ids and what they held; hearth goes on without them",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

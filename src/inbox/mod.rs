@@ -21,6 +21,7 @@ pub mod chatter;
 pub mod commit;
 pub mod in_flight;
 pub mod lease;
+pub mod poison;
 pub mod queue;
 
 use std::panic::AssertUnwindSafe;
@@ -276,19 +277,6 @@ impl Hearth {
             self.inbox.taken_up_to(mark);
         }
         Ok(count)
-    }
-
-    /// Gives up events that failed too often (logged).
-    pub async fn give_up_poison_events(&self) -> Result<(), StoreError> {
-        let given_up = self.store.give_up_events(self.clock.now().as_millisecond()).await?;
-        if given_up > 0 {
-            tracing::error!(
-                given_up,
-                "webhook events failed {} times and were dropped",
-                crate::store::MAX_ATTEMPTS
-            );
-        }
-        Ok(())
     }
 }
 

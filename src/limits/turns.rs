@@ -60,15 +60,17 @@ impl Hearth {
         true
     }
 
-    /// Checks the turn rates and the day's token budget before a turn in `source`'s chat. Over
-    /// a limit, sends the notice (the rate notice at most once a minute per chat) and returns
-    /// false: no turn, no LLM call.
+    /// Checks the turn rates and the day's token budget before a turn in `source`'s chat (and
+    /// before anything it costs: a download, a transcription, a parse). Over a limit, sends the
+    /// notice when `tell` (the rate notice at most once a minute per chat) and returns false: no
+    /// turn, no LLM call.
     pub(crate) async fn within_limits(
         &self,
         event: &Event,
         source: &EventSource,
         lang: Lang,
         received_at: Timestamp,
+        tell: bool,
     ) -> bool {
         let conversation = &source.conversation;
         let refusal = match self.limits.rate.check(&conversation.id, source.user_id.as_deref()) {
@@ -85,6 +87,9 @@ impl Hearth {
         };
         crate::metrics::turn_refused(refusal.reason());
         tracing::info!(%conversation, reason = refusal.reason(), "turn refused by a limit");
+        if !tell {
+            return false;
+        }
         let text = refusal.message(lang);
         self.deliver(event, conversation, vec![Message::text(text)], None, received_at).await;
         false

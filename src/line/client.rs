@@ -211,23 +211,34 @@ impl LineClient {
         self.http.post(format!("{}{path}", self.base)).bearer_auth(self.token.expose())
     }
 
-    /// Replies with a reply token (free, single use, short-lived). A rate-limited reply was not
-    /// delivered and its token is unused, so it is sent once more after a short wait (LINE's
-    /// `Retry-After` when short, else a second; see [`retry::reply_retry_wait`]).
-    pub async fn reply(&self, reply_token: &str, messages: &[Message]) -> Result<Sent, LineError> {
-        let result = self.reply_once(reply_token, messages).await;
-        crate::metrics::line_send("reply", outcome_label(&result));
-        let Err(LineError::RateLimited { retry_after }) = result else {
-            return result;
-        };
-        let Some(wait) = retry::reply_retry_wait(retry_after) else {
-            return result;
-        };
-        tracing::warn!(wait_ms = wait.as_millis() as u64, "reply rate limited; retrying once");
-        tokio::time::sleep(wait).await;
-        let result = self.reply_once(reply_token, messages).await;
-        crate::metrics::line_send("reply", outcome_label(&result));
-        result
+    /// Replies with a reply token (free, single use, short-lived) that is still good for
+    /// `token_left`. A rate-limited reply was not delivered and its token is unused, so it is
+    /// sent again after LINE's `Retry-After` (else a second) while the token outlives the wait,
+    /// at most [`retry::REPLY_RETRIES`] times; a `RateLimited` error left over means the caller
+    /// should push instead.
+    pub async fn reply(
+        &self,
+        reply_token: &str,
+        messages: &[Message],
+        token_left: Duration,
+    ) -> Result<Sent, LineError> {
+        let started = tokio::time::Instant::now();
+        let mut retries = 0;
+        loop {
+            let result = self.reply_once(reply_token, messages).await;
+            crate::metrics::line_send("reply", outcome_label(&result));
+            let Err(LineError::RateLimited { retry_after }) = result else {
+                return result;
+            };
+            let left = token_left.saturating_sub(started.elapsed());
+            let wait = retry::reply_retry_wait(retry_after, left);
+            let Some(wait) = wait.filter(|_| retries < retry::REPLY_RETRIES) else {
+                return result;
+            };
+            retries += 1;
+            tracing::warn!(wait_ms = wait.as_millis() as u64, "reply rate limited; retrying");
+            tokio::time::sleep(wait).await;
+        }
     }
 
     async fn reply_once(&self, reply_token: &str, messages: &[Message]) -> Result<Sent, LineError> {

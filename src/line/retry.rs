@@ -3,11 +3,10 @@
 
 use std::time::Duration;
 
-/// A reply waits at most this long before its one retry: LINE's reply token lives a minute and
-/// is used only in its first 50 seconds, so a short wait keeps it valid.
-pub const REPLY_RETRY_MAX_WAIT: Duration = Duration::from_secs(5);
 /// The wait before a reply's retry when LINE gave no `Retry-After`.
 pub const REPLY_RETRY_DEFAULT_WAIT: Duration = Duration::from_secs(1);
+/// Rate-limited replies retried at most, per answer.
+pub const REPLY_RETRIES: u32 = 2;
 /// A push never waits longer than this for one `Retry-After`, whatever LINE asks.
 pub const PUSH_RETRY_MAX_WAIT: Duration = Duration::from_secs(30);
 
@@ -16,14 +15,12 @@ pub fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
     value?.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
-/// How long a rate-limited reply waits before its single retry; `None`: LINE asked for longer
-/// than the reply token can wait, so it is not retried.
-pub fn reply_retry_wait(retry_after: Option<Duration>) -> Option<Duration> {
-    match retry_after {
-        None => Some(REPLY_RETRY_DEFAULT_WAIT),
-        Some(wait) if wait <= REPLY_RETRY_MAX_WAIT => Some(wait),
-        Some(_) => None,
-    }
+/// How long a rate-limited reply waits before it is sent again with the same token, which is
+/// still good for `token_left`; `None`: LINE asked for longer than the token lives, so the
+/// answer goes by push instead (a 429 delivered nothing, so nothing is sent twice).
+pub fn reply_retry_wait(retry_after: Option<Duration>, token_left: Duration) -> Option<Duration> {
+    let wait = retry_after.unwrap_or(REPLY_RETRY_DEFAULT_WAIT);
+    (wait < token_left).then_some(wait)
 }
 
 /// How long a push waits before its next attempt: its own backoff, or LINE's `Retry-After`
@@ -45,11 +42,19 @@ mod tests {
     }
 
     #[test]
-    fn a_rate_limited_reply_retries_once_soon_or_not_at_all() {
-        assert_eq!(reply_retry_wait(None), Some(Duration::from_secs(1)));
-        assert_eq!(reply_retry_wait(Some(Duration::from_secs(3))), Some(Duration::from_secs(3)));
-        assert_eq!(reply_retry_wait(Some(Duration::ZERO)), Some(Duration::ZERO));
-        assert_eq!(reply_retry_wait(Some(Duration::from_secs(30))), None);
+    fn a_rate_limited_reply_waits_while_its_token_lives_or_goes_by_push() {
+        let left = Duration::from_secs(40);
+        let secs = Duration::from_secs;
+        assert_eq!(reply_retry_wait(None, left), Some(secs(1)));
+        assert_eq!(reply_retry_wait(Some(secs(3)), left), Some(secs(3)));
+        assert_eq!(
+            reply_retry_wait(Some(secs(6)), left),
+            Some(secs(6)),
+            "any wait the token outlives"
+        );
+        assert_eq!(reply_retry_wait(Some(Duration::ZERO), left), Some(Duration::ZERO));
+        assert_eq!(reply_retry_wait(Some(secs(45)), left), None, "longer than the token lives");
+        assert_eq!(reply_retry_wait(None, Duration::from_millis(500)), None);
     }
 
     #[test]

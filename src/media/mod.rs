@@ -240,6 +240,9 @@ pub struct TurnMedia {
     pub heard: Option<String>,
     /// Chips offered with the answer.
     pub chips: Vec<Chip>,
+    /// The turn limits were checked (and counted) before the media cost anything: the turn
+    /// does not check them again.
+    pub admitted: bool,
 }
 
 /// `words` with `images` (data URLs) and a `document` beside them, as one user message.

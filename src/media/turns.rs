@@ -116,12 +116,19 @@ impl Hearth {
             tracing::debug!("voice message in a group: not transcribed (HEARTH_GROUP_VOICE)");
             return;
         }
+        // Transcription is paid for: the limits come first. In a group the message may not be
+        // for hearth at all, so a refusal there is silent.
+        if self.media.transcriber.is_some()
+            && !self.within_limits(event, source, Lang::ZhTw, received_at, !in_group).await
+        {
+            return;
+        }
         match self.transcript(audio).await {
             Ok(text) => {
                 let Some(message) = TextMessage::spoken(&audio.id, &text) else {
                     return;
                 };
-                let media = TurnMedia { heard: Some(text), ..TurnMedia::default() };
+                let media = TurnMedia { heard: Some(text), admitted: true, ..TurnMedia::default() };
                 self.on_words(event, source, &message, media, received_at).await;
             }
             Err(problem) if !in_group => self.tell(event, source, problem, received_at).await,
@@ -176,6 +183,12 @@ impl Hearth {
             self.log_only(event, source, &message).await;
             return;
         }
+        if document::kind_of(&file.file_name).is_some()
+            && !self.within_limits(event, source, Lang::ZhTw, received_at, true).await
+        {
+            self.log_only(event, source, &message).await;
+            return;
+        }
         let chat = &source.conversation.id;
         match self.document(chat, &file.id, &file.file_name, Some(file.file_size)).await {
             Ok(text) => {
@@ -186,6 +199,7 @@ impl Hearth {
                         file.file_name
                     )),
                     document: Some(text),
+                    admitted: true,
                     ..TurnMedia::default()
                 };
                 self.on_words(event, source, &message, media, received_at).await;

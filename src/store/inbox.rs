@@ -78,8 +78,9 @@ pub struct LoggedEvent<'a> {
     pub message: NewMessage<'a>,
 }
 
-/// Claims after this many end unfinished are not retried (a poison event).
-pub const MAX_ATTEMPTS: i64 = 5;
+/// An event whose claims ended unfinished this many times (not counting claims handed back at
+/// a graceful shutdown) is set aside, not claimed again: a poison event.
+pub const MAX_UNFINISHED: i64 = 2;
 
 /// Rows per INSERT: SQLite allows 32,766 bound values per statement; a row binds 9.
 const ACCEPT_CHUNK: usize = 1000;
@@ -98,11 +99,13 @@ const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $3 WHERE event_id = $
 const RENEW_HEAD: &str = "UPDATE inbox SET claim_expires_at = CASE WHEN claim_expires_at < ";
 const RENEW_MID: &str = " THEN ";
 const RENEW_WHERE: &str = " ELSE claim_expires_at END WHERE status = 'pending' AND claimed_by = ";
-const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT)) RETURNING event_id, payload, received_at, attempts";
-const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
-const GIVE_UP: &str = "UPDATE inbox SET status = 'done', done_at = $1, claimed_by = NULL WHERE status = 'pending' AND claim_expires_at < $1 AND attempts >= $2";
-const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0 WHERE claimed_by = $1 AND status = 'pending'";
-const PRUNE: &str = "DELETE FROM inbox WHERE status = 'done' AND done_at < $1";
+const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT)) RETURNING event_id, payload, received_at, attempts";
+const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
+const POISONED: &str = "SELECT event_id, payload, received_at, attempts FROM inbox WHERE status = 'pending' AND claim_expires_at < $1 AND attempts - released >= $2 ORDER BY received_at LIMIT 100";
+const SET_ASIDE: &str = "UPDATE inbox SET status = 'set_aside', done_at = $3, claimed_by = NULL WHERE event_id = $1 AND attempts = $2 AND status = 'pending' AND claim_expires_at < $3";
+const COUNT_SET_ASIDE: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'set_aside'";
+const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0, released = released + 1 WHERE claimed_by = $1 AND status = 'pending'";
+const PRUNE: &str = "DELETE FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
 /// What an inbox event's turn writes at its end, with its done mark ([`Store::finish_turn`]).
@@ -442,7 +445,7 @@ impl Store {
             .bind(lease_until_ms)
             .bind(now_ms)
             .bind(limit)
-            .bind(MAX_ATTEMPTS)
+            .bind(MAX_UNFINISHED)
             .fetch_all(db)
             .await)?;
         // PostgreSQL returns updated rows in no particular order, and the events of one webhook
@@ -452,16 +455,36 @@ impl Store {
         Ok(claimed)
     }
 
-    /// Gives up events whose claims ended unfinished [`MAX_ATTEMPTS`] times (a poison event,
-    /// or one that crashed every process that took it); returns how many.
-    pub async fn give_up_events(&self, now_ms: i64) -> Result<u64, StoreError> {
-        let given_up = db!(self, db => sqlx::query(GIVE_UP)
+    /// Events whose claims ended unfinished [`MAX_UNFINISHED`] times and that nobody holds:
+    /// poison events (or ones that crashed every process that took them), to set aside.
+    pub async fn poisoned_events(&self, now_ms: i64) -> Result<Vec<PendingEvent>, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(POISONED)
             .bind(now_ms)
-            .bind(MAX_ATTEMPTS)
+            .bind(MAX_UNFINISHED)
+            .fetch_all(db)
+            .await)?)
+    }
+
+    /// Sets a poisoned event aside (see [`Store::poisoned_events`]) if it is still as it was read
+    /// (the same claim, unheld); false when another process did first or took it meanwhile.
+    pub async fn set_aside_event(
+        &self,
+        event_id: &str,
+        attempts: i64,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        Ok(db!(self, db => sqlx::query(SET_ASIDE)
+            .bind(event_id)
+            .bind(attempts)
+            .bind(now_ms)
             .execute(db)
             .await
-            .map(|r| r.rows_affected()))?;
-        Ok(given_up)
+            .map(|r| r.rows_affected() == 1))?)
+    }
+
+    /// How many events are set aside (within the inbox's retention).
+    pub async fn set_aside_count(&self) -> Result<i64, StoreError> {
+        Ok(db!(self, db => sqlx::query_scalar(COUNT_SET_ASIDE).fetch_one(db).await)?)
     }
 
     /// Gives back `owner`'s unfinished events at once (graceful shutdown): another process may
@@ -503,7 +526,7 @@ mod tests {
                 .bind(0i64)
                 .bind(0i64)
                 .bind(1i64)
-                .bind(MAX_ATTEMPTS)
+                .bind(MAX_UNFINISHED)
                 .fetch_all(pool)
                 .await
                 .expect("plan");

@@ -78,7 +78,7 @@ pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;
-pub use inbox::{Claim, InboxEvent, Intake, LoggedEvent, MAX_ATTEMPTS, PendingEvent, TurnWrites};
+pub use inbox::{Claim, InboxEvent, Intake, LoggedEvent, MAX_UNFINISHED, PendingEvent, TurnWrites};
 pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, ListSummary};
 pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};

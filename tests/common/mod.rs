@@ -11,6 +11,7 @@ pub mod fake_media;
 pub mod fake_upstreams;
 pub mod fake_web;
 pub mod harness;
+pub mod hostile_files;
 pub mod replica;
 pub mod rows;
 
