@@ -23,6 +23,36 @@ async fn a_rate_limited_reply_is_retried_once_and_the_family_gets_the_answer_by_
 }
 
 #[tokio::test]
+async fn a_reply_rate_limited_for_six_seconds_is_retried_by_reply_while_its_token_lives() {
+    let h = Harness::start().await;
+    h.llm.reply_text("明天會下雨");
+    h.line.set_reply_mode(ReplyMode::RateLimitedTimes { times: 1, retry_after: Some(6) });
+    assert_eq!(h.send(vec![h.dm(MOM, "明天天氣？")]).await, 200);
+    let replies = h.line.replies();
+    assert_eq!(replies.len(), 2, "one 429, then one retry");
+    assert_eq!((replies[0].status, replies[1].status), (429, 200));
+    let waited = replies[1].received_at.duration_since(replies[0].received_at);
+    assert!(waited >= Duration::from_secs(6), "retried after {waited:?}, before Retry-After: 6");
+    assert_eq!(texts_of(&replies[1].body), "明天會下雨");
+    assert!(h.line.pushes().is_empty());
+}
+
+#[tokio::test]
+async fn a_reply_rate_limited_longer_than_its_token_lives_is_delivered_by_push() {
+    let h = Harness::start().await;
+    h.llm.reply_text("明天會下雨");
+    h.line.set_reply_mode(ReplyMode::RateLimitedTimes { times: 5, retry_after: Some(120) });
+    assert_eq!(h.send(vec![h.dm(MOM, "明天天氣？")]).await, 200);
+    let replies = h.line.replies();
+    assert_eq!(replies.len(), 1, "no retry the token cannot wait for");
+    assert_eq!(replies[0].status, 429);
+    let pushes = h.line.accepted_pushes();
+    assert_eq!(pushes.len(), 1, "the answer is pushed instead of lost");
+    assert_eq!(texts_of(&pushes[0].body), "明天會下雨");
+    assert!(pushes[0].header("x-line-retry-key").is_some(), "with its retry key");
+}
+
+#[tokio::test]
 async fn a_rate_limited_push_waits_as_long_as_retry_after_asks() {
     let h = Harness::start().await;
     h.llm.reply_text("明天會下雨");

@@ -137,3 +137,53 @@ async fn sigterm_stops_within_the_grace_period_and_hands_unfinished_events_back(
     assert_eq!(answered.len(), 5);
     assert!(answered.values().all(|n| *n == 1), "{answered:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_event_that_kills_hearth_twice_is_set_aside_with_one_apology_and_the_next_is_answered() {
+    let db = shared_database("hearth-poison").await;
+    let line = FakeLine::start().await;
+    let llm = FakeLlm::start().await;
+    let mom = "U00000000000000000000000000000099";
+    // Each process that takes the poison event hangs in its turn until it is killed.
+    llm.push(Step::Stall(Duration::from_secs(120)));
+    llm.push(Step::Stall(Duration::from_secs(120)));
+    let env = [("HEARTH_INBOX_LEASE_SECS", "1")];
+    let mut first = Replica::spawn(&db, &line, &llm, &env).await;
+    assert_eq!(first.post(&envelope(vec![event(900, mom, "毒藥訊息")])).await, 200);
+    llm.wait_requests(1, Duration::from_secs(10)).await;
+    first.kill(); // 1: in the middle of the event's first attempt
+    let mut second = Replica::spawn(&db, &line, &llm, &env).await;
+    llm.wait_requests(2, Duration::from_secs(15)).await;
+    second.kill(); // 2: in the middle of its second attempt
+    let mut third = Replica::spawn(&db, &line, &llm, &env).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while line.accepted_push_count() == 0 {
+        assert!(Instant::now() < deadline, "no apology");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    third.kill(); // 3: after it set the event aside
+    llm.reply_text("在喔");
+    let fourth = Replica::spawn(&db, &line, &llm, &env).await;
+    assert_eq!(fourth.post(&envelope(vec![event(901, mom, "你還在嗎")])).await, 200);
+    line.wait_for_answers(2, Duration::from_secs(15)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    let attempts = llm
+        .requests()
+        .iter()
+        .filter(|r| r.to_string().contains("毒藥訊息") && !r.to_string().contains("你還在嗎"))
+        .count();
+    assert_eq!(attempts, 2, "two attempts, never a third");
+    let apologies: Vec<_> = line
+        .accepted_pushes()
+        .into_iter()
+        .filter(|p| p.body.to_string().contains("跳過"))
+        .collect();
+    assert_eq!(apologies.len(), 1, "one apology");
+    assert_eq!(apologies[0].body["to"], mom);
+    let answered = line
+        .requests()
+        .into_iter()
+        .any(|r| r.is_accepted_answer() && r.body.to_string().contains("在喔"));
+    assert!(answered, "the next event was answered");
+}
