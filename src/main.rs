@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use hearth::app::Hearth;
 use hearth::clock::SystemClock;
 use hearth::config::{Config, LogFormat};
@@ -46,7 +46,12 @@ fn main() -> ExitCode {
     if let Some(code) = hearth::sandbox::child::run_if_child() {
         return code;
     }
-    let cli = Cli::parse();
+    // No setting's value is shown in `--help`: URL settings may carry credentials.
+    let command = Cli::command().mut_args(|arg| arg.hide_env_values(true));
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     init_logs(cli.config.log_format, default_log_level(&cli.command));
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -142,7 +147,9 @@ fn default_log_level(command: &Command) -> &'static str {
 fn init_logs(format: LogFormat, default_level: &str) {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(|| hearth::config::Redacting(std::io::stderr()));
     match format {
         LogFormat::Json => builder.json().init(),
         LogFormat::Text => builder.init(),

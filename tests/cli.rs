@@ -332,3 +332,72 @@ fn a_refused_database_url_is_reported_without_its_password() {
     assert!(stderr.contains("mysql://hearth:***@db.invalid"), "{stderr}");
     assert!(!stderr.contains("db-password-5e2f8a"), "{stderr}");
 }
+
+/// Every setting that takes a URL or a secret, by its environment name, with a value carrying
+/// a credential: URLs with a password and a token in the query, secrets as they are.
+fn secret_settings() -> Vec<(String, String)> {
+    use clap::Args;
+    let command = hearth::config::Config::augment_args(clap::Command::new("settings"));
+    command
+        .get_arguments()
+        .filter_map(|arg| arg.get_env().and_then(|e| e.to_str()).map(str::to_string))
+        .filter_map(|name| {
+            let value = if name == "HEARTH_PUBLIC_URL" {
+                "https://family:Pw0nly1n@127.0.0.1:9".to_string()
+            } else if name == "DATABASE_URL" {
+                "postgres://hearth:Pw0nly1n@127.0.0.1:9/hearth?password=Qs3cr3tt0ken".to_string()
+            } else if name.ends_with("_URL") || name.ends_with("_BASE") {
+                "http://family:Pw0nly1n@127.0.0.1:9/api?token=Qs3cr3tt0ken&x=1".to_string()
+            } else if ["_KEY", "_TOKEN", "_SECRET"].iter().any(|s| name.ends_with(s)) {
+                "K3ys3cr3tv4lue".to_string()
+            } else {
+                return None;
+            };
+            Some((name, value))
+        })
+        .collect()
+}
+
+#[test]
+fn no_secret_of_any_setting_is_printed_by_help_doctor_or_the_logs() {
+    let settings = secret_settings();
+    assert!(settings.len() >= 15, "every URL and secret setting: {settings:?}");
+    let sqlite = std::env::temp_dir().join(format!("hearth-secrets-{}.db", std::process::id()));
+    let sqlite = format!("sqlite://{}", sqlite.display());
+    let run = |args: &[&str], for_secs: Option<u64>| {
+        let mut cmd = hearth();
+        cmd.envs(settings.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        if for_secs.is_some() {
+            // A server that starts (on a database it can open) and logs what it tries.
+            cmd.env("DATABASE_URL", &sqlite);
+        }
+        cmd.env("RUST_LOG", "debug")
+            .env("HEARTH_LISTEN", "127.0.0.1:0")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("run hearth");
+        if let Some(secs) = for_secs {
+            std::thread::sleep(std::time::Duration::from_secs(secs));
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().expect("output");
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    };
+    let outputs = [
+        ("--help", run(&["--help"], None)),
+        ("serve --help", run(&["serve", "--help"], None)),
+        ("doctor", run(&["doctor", "--timeout-secs", "3"], None)),
+        ("doctor --json", run(&["doctor", "--json", "--timeout-secs", "3"], None)),
+        ("serve", run(&["serve"], Some(3))),
+    ];
+    for (what, said) in &outputs {
+        assert!(!said.is_empty(), "{what} said nothing");
+        for secret in ["Pw0nly1n", "Qs3cr3tt0ken", "K3ys3cr3tv4lue"] {
+            assert!(!said.contains(secret), "{what} printed {secret}:\n{said}");
+        }
+    }
+    let doctor = &outputs[2].1;
+    assert!(doctor.contains("***"), "the doctor shows where a credential was: {doctor}");
+}

@@ -235,3 +235,31 @@ async fn a_model_that_cannot_be_reached_is_an_error_not_a_score() {
     assert!(stderr.contains("did not answer any request"), "{stderr}");
     assert!(report.is_null(), "no report is written");
 }
+
+#[tokio::test]
+async fn eval_runs_its_built_in_set_from_any_directory() {
+    let llm = FakeLlm::start().await;
+    model(&llm, right);
+    let out = std::env::temp_dir().join(format!("hearth-eval-{}.json", uuid::Uuid::new_v4()));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
+    for var in
+        ["HEARTH_SEARXNG_URL", "HEARTH_TAVILY_API_KEY", "HEARTH_BRAVE_API_KEY", "DATABASE_URL"]
+    {
+        cmd.env_remove(var);
+    }
+    cmd.current_dir(std::env::temp_dir())
+        .env("OPENAI_BASE_URL", llm.url())
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("HEARTH_MODEL", "fake-model")
+        .args(["eval", "--out"])
+        .arg(&out);
+    let output = tokio::task::spawn_blocking(move || cmd.output().expect("run hearth eval"))
+        .await
+        .expect("join");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("report")).expect("JSON");
+    let _ = std::fs::remove_file(&out);
+    assert!(report["cases"].as_u64().expect("cases") >= 200, "{report}");
+    assert_eq!(report["set"], "built-in");
+}

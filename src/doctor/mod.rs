@@ -222,7 +222,15 @@ pub async fn examine(config: &Config, options: &Options) -> Report {
                 "check that what this check reaches is up and reachable from here (or raise --timeout-secs)",
             )],
         };
-        findings.into_iter().map(|finding| Entry { check: check.name(), finding }).collect::<Vec<_>>()
+        findings
+            .into_iter()
+            .map(|mut finding| {
+                // Errors quote the URLs they failed on, credentials and all.
+                finding.message = crate::config::redact_urls_in(&finding.message);
+                finding.fix = finding.fix.map(|fix| crate::config::redact_urls_in(&fix));
+                Entry { check: check.name(), finding }
+            })
+            .collect::<Vec<_>>()
     });
     let entries = futures::future::join_all(runs).await.into_iter().flatten().collect();
     Report { entries }

@@ -32,12 +32,17 @@ use crate::store::{LoggedMessage, Memory, Store};
 use crate::tool::ToolCtx;
 use score::{Call, Outcome, Report};
 
+/// The data set `hearth eval` runs when `--set` names none, built into the executable so the
+/// command works from any directory.
+pub const BUILT_IN_SET: &str = include_str!("../../eval/routing.jsonl");
+
 /// The settings of `hearth eval`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct EvalArgs {
-    /// The data set: JSON lines, a setting line then one case a line.
-    #[arg(long, default_value = "eval/routing.jsonl")]
-    pub set: PathBuf,
+    /// The data set: JSON lines, a setting line then one case a line (default: the family
+    /// requests built into hearth, `eval/routing.jsonl` in its repository).
+    #[arg(long)]
+    pub set: Option<PathBuf>,
     /// Also write the report as JSON to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -216,8 +221,11 @@ pub async fn run_cli(config: &Config, args: &EvalArgs) -> Result<Report, EvalErr
 pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> {
     let agent = agent(config).await?;
     let tools: Vec<String> = agent.tool_definitions().iter().map(|t| t.name.to_string()).collect();
-    let text = std::fs::read_to_string(&args.set)
-        .map_err(|source| EvalError::Read { path: args.set.clone(), source })?;
+    let text = match &args.set {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|source| EvalError::Read { path: path.clone(), source })?,
+        None => BUILT_IN_SET.to_string(),
+    };
     let set = DataSet::parse(&text, &tools)?;
     let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(set.now.timestamp()));
     let answers: Vec<Result<Vec<Call>, String>> = stream::iter(&set.cases)
@@ -250,7 +258,7 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
     if let Some(path) = &args.out {
         let written = Written {
             model: &config.model,
-            set: args.set.display().to_string(),
+            set: args.set.as_ref().map_or("built-in".into(), |p| p.display().to_string()),
             now: set.setting.now.clone(),
             report: &report,
         };

@@ -72,6 +72,7 @@ mod sqlite_pool;
 mod values;
 mod welcomed;
 
+pub use crate::config::redact_url;
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};
@@ -404,23 +405,6 @@ impl Store {
             .map(|_| ()))?;
         Ok(())
     }
-}
-
-/// `url` with the password of its `user:password@` part replaced by `***`, for errors and logs.
-/// Anything that is not a URL with credentials comes back unchanged.
-pub fn redact_url(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
-        return url.to_string();
-    };
-    let rest = &url[scheme_end..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else {
-        return url.to_string();
-    };
-    let Some((user, _password)) = rest[..at].split_once(':') else {
-        return url.to_string();
-    };
-    format!("{}{user}:***{}", &url[..scheme_end], &rest[at..])
 }
 
 /// How long an SQLite statement waits for the write lock. SQLite's wait is not first come, first
