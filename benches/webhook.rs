@@ -100,6 +100,7 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .env("HEARTH_USER_TURNS_PER_MINUTE", "0")
         .env("HEARTH_DAILY_TOKENS_PER_CHAT", "0")
         .env("HEARTH_DAILY_TOKENS_TOTAL", "0")
+        .env("HEARTH_OPEN", "true")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(match std::env::var("BENCH_SERVER_LOG") {

@@ -427,10 +427,9 @@ pub struct Config {
     /// webhook port.
     #[arg(long, env = "HEARTH_METRICS_LISTEN", global = true)]
     pub metrics_listen: Option<SocketAddr>,
-    /// The only chats hearth serves, comma-separated LINE ids: a user id (`U…`) for a 1:1 chat,
-    /// a group (`C…`) or room (`R…`) id for a group. Empty: everyone. A listed user in an
-    /// unlisted group is not served there (the group's id must be listed). Other chats are told
-    /// once, politely, and then get silence; nothing of theirs reaches the LLM.
+    /// Chats approved from the start, comma-separated LINE ids: a user id (`U…`) for a 1:1 chat,
+    /// a group (`C…`) or room (`R…`) id for a group. Other chats wait for approval (see
+    /// HEARTH_OPEN): they are told once, politely, and nothing of theirs reaches the LLM.
     #[arg(
         long,
         env = "HEARTH_ALLOWED_CHATS",
@@ -440,6 +439,11 @@ pub struct Config {
         global = true
     )]
     pub allowed_chats: Vec<String>,
+    /// Serve every chat that adds the bot, without approval (anyone who finds the bot then
+    /// spends your LLM budget). Off: a new chat waits until `hearth approve`, a pairing code
+    /// from `hearth pair`, HEARTH_ALLOWED_CHATS, or (for a group) an approved member.
+    #[arg(long, env = "HEARTH_OPEN", default_value_t = false, action = clap::ArgAction::Set, global = true)]
+    pub open: bool,
     /// Most turns per minute in one chat (0: no limit); more get one short notice per minute.
     /// Counted per process.
     #[arg(long, env = "HEARTH_CHAT_TURNS_PER_MINUTE", default_value_t = 20, global = true)]

@@ -1,6 +1,6 @@
 //! The `hearth` command: `serve` (the LINE webhook), `chat` (the agent in a terminal), `tools`
 //! (the tool definitions as sent to the LLM), `migrate`, `doctor` (checks a deployment), `eval`
-//! (the model's tool routing, scored).
+//! (the model's tool routing, scored), and who is served: `chats`, `approve`, `revoke`, `pair`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -39,6 +39,21 @@ enum Command {
     /// Measure the model's tool routing on a data set of family requests (needs only the LLM
     /// settings): precision and recall per tool, argument accuracy, the fenced pairs' confusion.
     Eval(hearth::eval::EvalArgs),
+    /// List the chats hearth has heard from: pending (waiting for approval), approved, revoked.
+    Chats,
+    /// Approve a chat (its id, as `hearth chats` or its waiting message shows it).
+    Approve {
+        /// The chat: a user (U…), group (C…) or room (R…) id.
+        id: String,
+    },
+    /// Stop serving a chat until it is approved again.
+    Revoke {
+        /// The chat: a user (U…), group (C…) or room (R…) id.
+        id: String,
+    },
+    /// Print a one-time pairing code: sent by a person in a chat within ten minutes, it
+    /// approves that chat (the way a family sets hearth up from their phones).
+    Pair,
 }
 
 fn main() -> ExitCode {
@@ -88,6 +103,38 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(args) => {
             require(config.missing_for_llm())?;
             hearth::eval::run_cli(&config, &args).await?;
+        }
+        Command::Chats => {
+            let store = hearth::store::Store::connect(&config.database_url).await?;
+            print!("{}", hearth::limits::access::render_chats(&store.chat_accesses().await?));
+        }
+        Command::Approve { id } => {
+            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let id = hearth::limits::access::chat_id(&id)?;
+            store.approve_chat(&id, "cli", jiff::Timestamp::now().as_millisecond()).await?;
+            println!("{id} is approved: hearth serves it from now on");
+        }
+        Command::Revoke { id } => {
+            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let id = hearth::limits::access::chat_id(&id)?;
+            store.revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
+            println!("{id} is revoked: hearth stops serving it within half a minute");
+        }
+        Command::Pair => {
+            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let code = hearth::limits::access::new_pairing_code();
+            let normalised = hearth::limits::access::pairing_code_in(&code).unwrap_or_default();
+            let now = jiff::Timestamp::now().as_millisecond();
+            let valid = hearth::limits::access::PAIRING_VALID;
+            let expires = now + i64::try_from(valid.as_millis()).unwrap_or(i64::MAX);
+            store
+                .add_pairing_code(&hearth::limits::access::code_hash(&normalised), now, expires)
+                .await?;
+            println!("{code}");
+            eprintln!(
+                "Send this code to hearth in the chat to approve (a 1:1 chat or a group) within {} minutes; it works once.",
+                valid.as_secs() / 60
+            );
         }
         Command::Migrate => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
@@ -139,7 +186,13 @@ fn require(missing: Vec<&'static str>) -> anyhow::Result<()> {
 /// conversation (warnings only); the other commands log at `info`.
 fn default_log_level(command: &Command) -> &'static str {
     match command {
-        Command::Chat | Command::Doctor(_) | Command::Eval(_) => "warn",
+        Command::Chat
+        | Command::Doctor(_)
+        | Command::Eval(_)
+        | Command::Chats
+        | Command::Approve { .. }
+        | Command::Revoke { .. }
+        | Command::Pair => "warn",
         Command::Serve | Command::Tools | Command::Migrate => "info",
     }
 }

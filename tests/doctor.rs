@@ -239,7 +239,7 @@ async fn a_missing_or_invalid_setting_fails_naming_the_variable() {
 async fn optional_settings_left_out_are_warnings_not_failures() {
     let mut d = Deployment::healthy().await;
     d.config.searxng_url = String::new();
-    d.config.allowed_chats = Vec::new();
+    d.config.open = true;
     d.config.vision_model = String::new();
     d.config.transcribe_model = String::new();
     let report = d.examine().await;
@@ -254,7 +254,7 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
         report
             .of("settings")
             .iter()
-            .any(|f| f.status == Status::Warn && f.message.contains("HEARTH_ALLOWED_CHATS"))
+            .any(|f| f.status == Status::Warn && f.message.contains("HEARTH_OPEN"))
     );
     assert_eq!(report.count(Status::Fail), 0, "{}", report.render());
 }

@@ -1,4 +1,4 @@
-//! Nobody spends without limit: chats not on the allow-list are told once and then ignored,
+//! Nobody spends without limit: chats waiting for approval are told once and then ignored,
 //! turn rates per person and per chat, daily token budgets per chat and for the service (reset
 //! at local midnight), and a cap on tool calls per LLM round — each checked before any LLM call.
 
@@ -11,7 +11,7 @@ use hearth::store::Store;
 use jiff::SignedDuration;
 use serde_json::{Value, json};
 
-const NOT_ALLOWED: &str = "Sorry, this assistant is private";
+const NOT_ALLOWED: &str = "isn't set up yet";
 const RATE_NOTICE: &str = "訊息有點多";
 const CHAT_BUDGET_NOTICE: &str = "這個聊天室今天的額度用完了";
 const SERVICE_BUDGET_NOTICE: &str = "我今天的額度用完了";
@@ -52,7 +52,10 @@ fn sqlite_file(name: &str) -> String {
 
 fn only(chats: &[&str]) -> impl Fn(&mut Config) {
     let chats: Vec<String> = chats.iter().map(|c| c.to_string()).collect();
-    move |c: &mut Config| c.allowed_chats = chats.clone()
+    move |c: &mut Config| {
+        c.allowed_chats = chats.clone();
+        c.open = false;
+    }
 }
 
 #[tokio::test]
@@ -71,8 +74,8 @@ async fn an_unlisted_user_gets_exactly_one_refusal_across_messages_and_a_restart
     h.send(vec![h.dm(MOM, "在嗎？")]).await;
     let texts = sent_texts(&h);
     assert_eq!(texts.len(), 1, "{texts:?}");
-    assert!(texts[0].contains(NOT_ALLOWED) && texts[0].contains("抱歉"), "{texts:?}");
-    assert!(metric(&h, r#"hearth_turns_refused_total{reason="not_allowed"}"#).await >= 2.0);
+    assert!(texts[0].contains(NOT_ALLOWED) && texts[0].contains("還沒開通"), "{texts:?}");
+    assert!(metric(&h, r#"hearth_turns_refused_total{reason="pending"}"#).await >= 2.0);
 
     let restarted = Harness::start_with(
         |c| {
@@ -93,11 +96,11 @@ async fn an_unlisted_user_gets_exactly_one_refusal_across_messages_and_a_restart
 }
 
 #[tokio::test]
-async fn a_listed_person_in_an_unlisted_group_is_refused_once_when_calling_hearth() {
+async fn an_unlisted_group_waits_until_a_listed_member_speaks_in_it() {
     let h = Harness::start_with(only(&[MOM, FAMILY]), None).await;
-    h.send(vec![h.group_text(OTHER_GROUP, MOM, "晚餐吃什麼")]).await;
-    assert!(h.line.sends().is_empty(), "not called, so not even a refusal");
-    h.send(vec![h.group_text(OTHER_GROUP, MOM, "小幫手 台北天氣")]).await;
+    h.send(vec![h.group_text(OTHER_GROUP, DAD, "晚餐吃什麼")]).await;
+    assert!(h.line.sends().is_empty(), "not called, so not even a notice");
+    h.send(vec![h.group_text(OTHER_GROUP, DAD, "小幫手 台北天氣")]).await;
     h.send(vec![h.group_text(OTHER_GROUP, DAD, "小幫手 在嗎")]).await;
     let texts = sent_texts(&h);
     assert_eq!(texts.len(), 1, "{texts:?}");
@@ -107,6 +110,8 @@ async fn a_listed_person_in_an_unlisted_group_is_refused_once_when_calling_heart
     h.send(vec![h.group_text(FAMILY, DAD, "小幫手 在嗎")]).await;
     h.send(vec![h.dm(MOM, "在嗎")]).await;
     assert_eq!(h.llm.requests().len(), 2, "the listed group and the listed user are served");
+    h.send(vec![h.group_text(OTHER_GROUP, MOM, "小幫手 在嗎")]).await;
+    assert_eq!(h.llm.requests().len(), 3, "a listed member brings hearth into her group");
 }
 
 #[tokio::test]

@@ -70,10 +70,10 @@ fn settings(config: &Config, webhook_flag: bool) -> Vec<Finding> {
             "set HEARTH_PUBLIC_URL to the https:// address LINE reaches hearth at",
         ));
     }
-    if config.allowed_chats.iter().all(|c| c.trim().is_empty()) {
+    if config.open {
         found.push(Finding::warn(
-            "HEARTH_ALLOWED_CHATS is empty: anyone who adds the bot spends your LLM budget",
-            "list your family's group and members in HEARTH_ALLOWED_CHATS",
+            "HEARTH_OPEN is on: anyone who adds the bot is served and spends your LLM budget",
+            "turn HEARTH_OPEN off: new chats then wait for `hearth approve` or a code from `hearth pair`",
         ));
     }
     if config.metrics_token.is_empty() && config.metrics_listen.is_none() {

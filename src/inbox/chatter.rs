@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::app::Hearth;
 use crate::gate::addressed;
-use crate::limits::AllowList;
+use crate::limits::access::Access;
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
 use crate::source::Conversation;
 
@@ -32,7 +32,7 @@ const WRITE_ATTEMPTS: u32 = 5;
 /// served, does not call hearth (no mention of it, no trigger keyword) and quotes nothing (a
 /// quote of one of hearth's messages calls it; telling needs the store, so quotes take the
 /// ordinary way).
-pub fn only_logged(event: &Event, keywords: &[String], allowed: &AllowList) -> bool {
+pub fn only_logged(event: &Event, keywords: &[String], access: &Access) -> bool {
     let (Some(source), EventKind::Message(IncomingMessage::Text(text))) =
         (&event.source, &event.kind)
     else {
@@ -40,7 +40,7 @@ pub fn only_logged(event: &Event, keywords: &[String], allowed: &AllowList) -> b
     };
     !event.standby
         && source.conversation.is_multi_person()
-        && allowed.allows(&source.conversation)
+        && access.known_served(&source.conversation)
         && text.quoted_message_id.is_none()
         && addressed(text, true, keywords, false).is_none()
 }
@@ -63,7 +63,7 @@ impl Hearth {
     ) -> (Vec<Option<ChatLine>>, Arriving) {
         let mut lines = Vec::with_capacity(events.len());
         for event in events {
-            let line = if !only_logged(event, &self.keywords, &self.limits.allowed) {
+            let line = if !only_logged(event, &self.keywords, &self.limits.access) {
                 None
             } else if let Some((conversation, user)) = said_by(event) {
                 // Unknown here, the name is looked up in the lane.
@@ -146,6 +146,8 @@ impl Hearth {
 mod tests {
     use serde_json::json;
 
+    use crate::limits::AllowList;
+
     use super::*;
 
     fn event(source: serde_json::Value, message: serde_json::Value) -> Event {
@@ -170,15 +172,18 @@ mod tests {
     }
 
     #[test]
-    fn a_group_message_that_does_not_call_hearth_is_only_logged() {
+    fn a_group_message_that_does_not_call_hearth_in_a_served_chat_is_only_logged() {
         let e = event(group(), text("今天晚餐吃什麼"));
-        assert!(only_logged(&e, &keywords(), &AllowList::new::<&str>(&[])));
-        assert!(only_logged(&e, &keywords(), &AllowList::new(&["Cfamily"])));
+        assert!(only_logged(&e, &keywords(), &Access::new(true, AllowList::default())));
+        assert!(only_logged(&e, &keywords(), &Access::new(false, AllowList::new(&["Cfamily"]))));
+        let approved = Access::new(false, AllowList::default());
+        approved.remember_approved("Cfamily");
+        assert!(only_logged(&e, &keywords(), &approved));
     }
 
     #[test]
     fn a_call_a_quote_a_one_to_one_chat_or_a_chat_not_served_takes_the_ordinary_way() {
-        let all = AllowList::new::<&str>(&[]);
+        let all = Access::new(true, AllowList::default());
         let called = event(group(), text("小幫手 明天會下雨嗎"));
         assert!(!only_logged(&called, &keywords(), &all), "keyword");
         let mut quoting = text("對啊");
@@ -189,10 +194,10 @@ mod tests {
         let place = json!({"id": "2", "type": "location", "title": "家", "address": "台北",
                            "latitude": 25.03, "longitude": 121.56});
         assert!(!only_logged(&event(group(), place), &keywords(), &all), "not text");
-        let other = AllowList::new(&["Cother"]);
+        let other = Access::new(false, AllowList::new(&["Cother"]));
         assert!(
             !only_logged(&event(group(), text("吃飯了")), &keywords(), &other),
-            "a chat not served is turned away the ordinary way"
+            "a chat not known to be served is turned away (or approved) the ordinary way"
         );
         let mut standby = event(group(), text("吃飯了"));
         standby.standby = true;

@@ -86,7 +86,7 @@ impl Hearth {
     /// run of messages that are only logged is written in one go.
     async fn work_lane(self: Arc<Self>, conversation: String) {
         let only_logged =
-            |job: &Job| chatter::only_logged(&job.event, &self.keywords, &self.limits.allowed);
+            |job: &Job| chatter::only_logged(&job.event, &self.keywords, &self.limits.access);
         while let Some(job) = self.inbox.pop(&conversation) {
             if self.inbox.is_closing() {
                 continue; // handed back at shutdown

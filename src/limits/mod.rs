@@ -2,8 +2,9 @@
 //! runs before any LLM call, after the group gate (a group message that did not call hearth
 //! costs nothing and counts against nothing):
 //!
-//! - the allow-list (`HEARTH_ALLOWED_CHATS`): a chat not on it is told once — durably, by any
-//!   replica — and then gets silence; nothing of it is logged or sent to the LLM;
+//! - who is served ([`access`]): a new chat waits for approval, is told once — durably, by any
+//!   replica — how to get it, and then gets silence; nothing of it is downloaded, parsed, logged
+//!   or sent to the LLM;
 //! - turn rates per chat and per person ([`rate`]): over them, one short notice a minute;
 //! - daily token budgets per chat and for the service, counted in the database from the LLM's
 //!   reported usage and starting afresh at local midnight: once reached, a short notice.
@@ -11,6 +12,7 @@
 //! The cap on tool calls per LLM round lives in the agent (`crate::llm::agent`). The decisions
 //! are pure functions in [`policy`] and [`rate`]; [`turns`] applies them to events.
 
+pub mod access;
 pub mod policy;
 pub mod rate;
 mod turns;
@@ -27,7 +29,7 @@ use crate::i18n::Lang;
 /// The limits one process applies.
 pub struct Limits {
     /// The chats served.
-    pub allowed: AllowList,
+    pub access: access::Access,
     /// Turn rates per chat and per person.
     pub rate: TurnRate,
     /// Daily token budgets.
@@ -38,7 +40,7 @@ impl Limits {
     /// The limits the configuration sets, with rate limiters reading `clock`.
     pub fn from_config(config: &Config, clock: Arc<dyn Clock>) -> Self {
         Self {
-            allowed: AllowList::new(&config.allowed_chats),
+            access: access::Access::new(config.open, AllowList::new(&config.allowed_chats)),
             rate: TurnRate::new(config.chat_turns_per_minute, config.user_turns_per_minute, clock),
             budget: TokenBudget {
                 per_chat: config.daily_tokens_per_chat,
@@ -51,7 +53,7 @@ impl Limits {
 /// Why a message got a notice instead of a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    /// The chat is not on the allow-list.
+    /// The chat waits for approval.
     NotAllowed,
     /// Too many turns this minute.
     RateLimited,
@@ -60,8 +62,9 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// The short sentence the chat sees. The allow-list refusal is sent once, before hearth
-    /// knows the chat's language, so it says it in both.
+    /// The short sentence the chat sees (a pending chat is told [`access::pending_notice`]
+    /// instead, which names the chat). It is sent before hearth knows the chat's language, so it
+    /// says it in both.
     pub fn message(self, lang: Lang) -> &'static str {
         match self {
             Refusal::NotAllowed => {
@@ -85,7 +88,7 @@ impl Refusal {
     /// The `reason` label of the metric.
     pub fn reason(self) -> &'static str {
         match self {
-            Refusal::NotAllowed => "not_allowed",
+            Refusal::NotAllowed => "pending",
             Refusal::RateLimited => "rate_limited",
             Refusal::Budget(_) => "budget_exhausted",
         }
@@ -97,9 +100,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn by_default_everyone_is_served_within_rates_and_budgets() {
+    fn by_default_strangers_wait_for_approval_and_turns_have_rates_and_budgets() {
         let config = Config::defaults();
         assert!(config.allowed_chats.iter().all(|c| c.trim().is_empty()));
+        assert!(!config.open, "a stranger is not served until approved");
         assert_eq!((config.chat_turns_per_minute, config.user_turns_per_minute), (20, 10));
         assert_eq!((config.daily_tokens_per_chat, config.daily_tokens_total), (500_000, 5_000_000));
         assert_eq!(config.max_tool_calls_per_round, 8);

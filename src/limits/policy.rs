@@ -8,7 +8,7 @@ use jiff::tz::TimeZone;
 
 use crate::source::Conversation;
 
-/// The chats hearth serves (`HEARTH_ALLOWED_CHATS`); empty means everyone.
+/// The chats approved from the start (`HEARTH_ALLOWED_CHATS`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AllowList(HashSet<String>);
 
@@ -24,11 +24,11 @@ impl AllowList {
         )
     }
 
-    /// True when `conversation` may use hearth: the list is empty, or the conversation's own id
-    /// (the user of a 1:1 chat, the group, the room) is on it. Who speaks in a group does not
-    /// matter: a listed person in an unlisted group is not served there.
-    pub fn allows(&self, conversation: &Conversation) -> bool {
-        self.0.is_empty() || self.0.contains(&conversation.id)
+    /// True when the conversation's own id (the user of a 1:1 chat, the group, the room) is on
+    /// the list. Who speaks in a group does not matter: a listed person in an unlisted group is
+    /// not served there because of the list.
+    pub fn lists(&self, conversation: &Conversation) -> bool {
+        self.0.contains(&conversation.id)
     }
 }
 
@@ -85,26 +85,26 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_allow_list_lets_everyone_in() {
+    fn an_empty_allow_list_lists_nobody() {
         let list = AllowList::new(&["", " "]);
-        assert!(list.allows(&Conversation::user("Uanyone")));
-        assert!(list.allows(&Conversation::group("Canygroup")));
+        assert!(!list.lists(&Conversation::user("Uanyone")));
+        assert!(!list.lists(&Conversation::group("Canygroup")));
     }
 
     #[test]
-    fn a_listed_user_is_served_one_to_one_and_others_are_not() {
+    fn a_listed_user_is_listed_one_to_one_and_others_are_not() {
         let list = AllowList::new(&["Umom", " Cfamily "]);
-        assert!(list.allows(&Conversation::user("Umom")));
-        assert!(!list.allows(&Conversation::user("Ustranger")));
+        assert!(list.lists(&Conversation::user("Umom")));
+        assert!(!list.lists(&Conversation::user("Ustranger")));
     }
 
     #[test]
-    fn a_group_is_served_only_when_its_own_id_is_listed() {
+    fn a_group_is_listed_only_by_its_own_id() {
         let list = AllowList::new(&["Umom", "Cfamily"]);
-        assert!(list.allows(&Conversation::group("Cfamily")));
-        assert!(!list.allows(&Conversation::group("Cother")), "a listed member does not count");
-        assert!(!list.allows(&Conversation::from_id("Rroom")));
-        assert!(AllowList::new(&["Rroom"]).allows(&Conversation::from_id("Rroom")));
+        assert!(list.lists(&Conversation::group("Cfamily")));
+        assert!(!list.lists(&Conversation::group("Cother")), "a listed member does not count");
+        assert!(!list.lists(&Conversation::from_id("Rroom")));
+        assert!(AllowList::new(&["Rroom"]).lists(&Conversation::from_id("Rroom")));
     }
 
     #[test]

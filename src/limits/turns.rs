@@ -1,8 +1,10 @@
-//! The limits applied to events: turning away chats not on the allow-list, checking the rates
-//! and the day's budget before a turn, and counting the tokens a turn used.
+//! The limits applied to events: turning away chats that wait for approval (and approving
+//! them: pairing codes, listed chats, approved members), checking the rates and the day's
+//! budget before a turn, and counting the tokens a turn used.
 
 use jiff::Timestamp;
 
+use super::access::{self, Standing, code_hash, pairing_code_in};
 use super::{RateVerdict, Refusal};
 use crate::app::Hearth;
 use crate::gate::addressed;
@@ -17,10 +19,11 @@ use crate::store::Charge;
 const KEEP_TOKEN_COUNTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(7 * 24);
 
 impl Hearth {
-    /// Handles an event that would be answered in a chat not on the allow-list: the first time
-    /// such a chat calls hearth it gets one refusal (recorded, so never again, whichever process
-    /// handles the next one), then silence. Returns false, doing nothing, when the chat is
-    /// allowed or the event asks for no answer (an unsend, hearth being removed).
+    /// Handles an event from a chat that is not approved (see [`super::access`]); returns
+    /// false, doing nothing, when the chat is served (it may become so here: a pairing code, a
+    /// listed chat, an approved member speaking in a group) or the event asks for no answer (an
+    /// unsend, hearth being removed). Otherwise nothing of the event is downloaded, parsed,
+    /// logged or sent to a model; a chat that called hearth is told once how to get approved.
     pub(crate) async fn turned_away(
         &self,
         event: &Event,
@@ -28,36 +31,128 @@ impl Hearth {
         received_at: Timestamp,
     ) -> bool {
         let conversation = &source.conversation;
-        if self.limits.allowed.allows(conversation) {
+        let access = &self.limits.access;
+        if access.known_served(conversation) {
             return false;
         }
+        if matches!(event.kind, EventKind::Unsend { .. } | EventKind::Leave | EventKind::Unfollow) {
+            return false;
+        }
+        let now = self.clock.now().as_millisecond();
+        match self.approved_now(event, source, now).await {
+            Ok(true) => {
+                access.remember_approved(&conversation.id);
+                return false;
+            }
+            Ok(false) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, %conversation, "cannot read whether the chat is approved; not serving it");
+                return true;
+            }
+        }
         let in_group = conversation.is_multi_person();
-        let calls_hearth = match &event.kind {
+        let text = match &event.kind {
+            EventKind::Message(IncomingMessage::Text(text)) => Some(text),
+            _ => None,
+        };
+        let called = match &event.kind {
             EventKind::Message(IncomingMessage::Text(text)) => {
                 addressed(text, in_group, &self.keywords, false).is_some()
             }
             EventKind::Message(_) => !in_group,
             EventKind::Postback { .. } | EventKind::Follow | EventKind::Join => true,
-            // No welcome in a chat hearth does not serve, and no refusal either.
-            EventKind::MemberJoined { .. } => return true,
-            _ => return false,
+            _ => false,
         };
-        if !calls_hearth {
+        if let Some(code) = text.and_then(|t| pairing_code_in(&self.spoken(t, in_group))) {
+            self.pair(event, source, &code, now, received_at).await;
+            return true;
+        }
+        if !called {
             return true;
         }
         crate::metrics::turn_refused(Refusal::NotAllowed.reason());
-        tracing::info!(%conversation, "a chat not on the allow-list called hearth");
-        let now = self.clock.now().as_millisecond();
-        match self.store.mark_refused(&conversation.id, now).await {
+        tracing::info!(%conversation, "a chat waiting for approval called hearth");
+        match self.store.note_unapproved(&conversation.id, now).await {
             Ok(true) => {
-                let text = Refusal::NotAllowed.message(Lang::ZhTw);
-                self.deliver(event, conversation, vec![Message::text(text)], None, received_at)
-                    .await
+                let notice = Message::text(access::pending_notice(conversation));
+                self.deliver(event, conversation, vec![notice], None, received_at).await
             }
             Ok(false) => {}
-            Err(e) => tracing::warn!(error = %e, "could not record a refusal; staying silent"),
+            Err(e) => tracing::warn!(error = %e, "could not note a chat waiting for approval"),
         }
         true
+    }
+
+    /// Whether the chat is approved — kept so, listed in `HEARTH_ALLOWED_CHATS` (approved from
+    /// now on), or a group where a member whose own chat is approved speaks.
+    async fn approved_now(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        now: i64,
+    ) -> Result<bool, crate::store::StoreError> {
+        let conversation = &source.conversation;
+        let standing = self.store.chat_standing(&conversation.id).await?;
+        if Standing::kept(standing.as_deref()) == Standing::Approved {
+            return Ok(true);
+        }
+        if self.limits.access.listed(conversation) {
+            self.store.approve_chat(&conversation.id, "allow-list", now).await?;
+            return Ok(true);
+        }
+        let speaks = matches!(event.kind, EventKind::Message(_) | EventKind::Postback { .. });
+        let Some(member) = source.user_id.as_deref().filter(|_| speaks) else { return Ok(false) };
+        // A revoked group stays revoked until approved again by hand or by a code.
+        if !conversation.is_multi_person() || standing.as_deref() == Some("revoked") {
+            return Ok(false);
+        }
+        let member_chat = Conversation::user(member);
+        let member_approved = self.limits.access.listed(&member_chat)
+            || Standing::kept(self.store.chat_standing(member).await?.as_deref())
+                == Standing::Approved;
+        if member_approved {
+            tracing::info!(%conversation, "an approved member speaks in the group: approved");
+            self.store.approve_chat(&conversation.id, "member", now).await?;
+        }
+        Ok(member_approved)
+    }
+
+    /// The words of `text` without the trigger keyword or a mention of hearth.
+    fn spoken(&self, text: &crate::line::webhook::TextMessage, in_group: bool) -> String {
+        addressed(text, in_group, &self.keywords, false).map_or(text.text.clone(), |a| a.text)
+    }
+
+    /// Tries a pairing code sent in a chat waiting for approval, within the turn rates (so a
+    /// stranger cannot try codes quickly); says whether it worked.
+    async fn pair(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        code: &str,
+        now: i64,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        if self.limits.rate.check(&conversation.id, source.user_id.as_deref()) != RateVerdict::Go {
+            tracing::info!(%conversation, "pairing code over the turn rate: ignored");
+            return;
+        }
+        let paired = match self.store.pair_chat(&code_hash(code), &conversation.id, now).await {
+            Ok(paired) => paired,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not check a pairing code");
+                return;
+            }
+        };
+        let said = if paired {
+            tracing::info!(%conversation, "chat approved by a pairing code");
+            self.limits.access.remember_approved(&conversation.id);
+            access::PAIRED
+        } else {
+            crate::metrics::turn_refused("pairing_refused");
+            access::CODE_REFUSED
+        };
+        self.deliver(event, conversation, vec![Message::text(said)], None, received_at).await;
     }
 
     /// Checks the turn rates and the day's token budget before a turn in `source`'s chat (and

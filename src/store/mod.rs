@@ -46,6 +46,7 @@ macro_rules! transaction {
     };
 }
 
+mod access;
 mod alert_deliveries;
 mod alerts;
 mod batch;
@@ -73,6 +74,7 @@ mod values;
 mod welcomed;
 
 pub use crate::config::redact_url;
+pub use access::ChatAccess;
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};

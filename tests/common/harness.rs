@@ -103,6 +103,8 @@ impl Harness {
         config.outbox_window_secs = 0;
         // Untrusted content is parsed by this build's `hearth` (the test binary is not one).
         config.parser_program = Some(super::hearth_exe());
+        // Every chat is served unless a test is about who is (tests/limits.rs, tests/access.rs).
+        config.open = true;
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");

@@ -35,6 +35,8 @@ impl Replica {
             .env("OPENAI_API_KEY", "sk-test")
             .env("DATABASE_URL", db)
             .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
+            // These tests are about delivery, not about who is served.
+            .env("HEARTH_OPEN", "true")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(Stdio::null());
