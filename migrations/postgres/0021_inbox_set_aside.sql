@@ -3,4 +3,4 @@
 -- unfinished (a crash, a kill, a lease lost). After the second, the event's status becomes
 -- 'set_aside' (a dead letter: kept like a handled event, counted by `hearth doctor` and
 -- /metrics) and its chat gets one apology.
-ALTER TABLE inbox ADD COLUMN released INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE inbox ADD COLUMN released BIGINT NOT NULL DEFAULT 0;

@@ -5,19 +5,20 @@
 CREATE TABLE chat_access (
     conversation_id TEXT PRIMARY KEY,
     status          TEXT NOT NULL,        -- pending | approved | revoked
-    first_seen_at   INTEGER NOT NULL,     -- Unix ms
-    decided_at      INTEGER,              -- Unix ms
+    first_seen_at   BIGINT NOT NULL,     -- Unix ms
+    decided_at      BIGINT,              -- Unix ms
     decided_by      TEXT,                 -- upgrade | allow-list | cli | pairing | member
-    told_at         INTEGER               -- Unix ms: when it was told it waits for approval
+    told_at         BIGINT               -- Unix ms: when it was told it waits for approval
 );
 
--- One-time pairing codes (`hearth pair`), kept as SHA-256 hashes: used once, before they expire.
+-- One-time pairing codes (`hearth pair`), kept as SHA-256 hashes: used once, before they expire;
+-- a used one names the chat it approved (and is forgotten with it).
 CREATE TABLE pairing_codes (
     code_hash  TEXT PRIMARY KEY,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    used_at    INTEGER,
-    used_by    TEXT
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    used_at    BIGINT,
+    conversation_id TEXT                 -- the chat it approved
 );
 
 -- Upgrading keeps serving every chat that already used hearth.

@@ -11,13 +11,14 @@ CREATE TABLE chat_access (
     told_at         INTEGER               -- Unix ms: when it was told it waits for approval
 );
 
--- One-time pairing codes (`hearth pair`), kept as SHA-256 hashes: used once, before they expire.
+-- One-time pairing codes (`hearth pair`), kept as SHA-256 hashes: used once, before they expire;
+-- a used one names the chat it approved (and is forgotten with it).
 CREATE TABLE pairing_codes (
     code_hash  TEXT PRIMARY KEY,
     created_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL,
     used_at    INTEGER,
-    used_by    TEXT
+    conversation_id TEXT                 -- the chat it approved
 );
 
 -- Upgrading keeps serving every chat that already used hearth.

@@ -29,7 +29,7 @@ const DECIDE: &str = "INSERT INTO chat_access (conversation_id, status, first_se
 const ALL: &str = "SELECT conversation_id, status, first_seen_at, decided_at, decided_by FROM chat_access ORDER BY status, first_seen_at, conversation_id";
 const ADD_CODE: &str =
     "INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES ($1, $2, $3)";
-const USE_CODE: &str = "UPDATE pairing_codes SET used_at = $2, used_by = $3 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2";
+const USE_CODE: &str = "UPDATE pairing_codes SET used_at = $2, conversation_id = $3 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2";
 const PRUNE_CODES: &str = "DELETE FROM pairing_codes WHERE expires_at < $1";
 
 impl Store {
