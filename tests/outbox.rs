@@ -203,6 +203,8 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     assert!(reply.contains("喝水"), "{reply}");
 }
 
+const TWO_SECONDS: std::time::Duration = std::time::Duration::from_secs(2);
+
 #[tokio::test]
 async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeated_once() {
     // A window, so the server's own loop leaves the item to the dead process until the clock moves.
@@ -239,10 +241,16 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
 
     assert!(h.app.outbox.flush_due().await.expect("outbox").is_empty(), "the lease still holds");
     h.clock.advance(SignedDuration::from_mins(3));
-    // The sender (this call, or the server's own loop if it comes first).
+    // The sender: this call, or the server's own loop if it comes first. Whichever claims the
+    // item first sends it; the other finds nothing to claim. Wait for that one push, then long
+    // enough that a second sender would have pushed too.
     h.app.outbox.flush_due().await.expect("outbox");
+    h.line
+        .wait_for(|r| r.iter().filter(|r| r.path.ends_with("/push")).count() >= 2, TWO_SECONDS)
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let pushes = h.line.pushes();
-    assert_eq!(pushes.len(), 2);
+    assert_eq!(pushes.len(), 2, "one sender repeats the request, once");
     assert_eq!(pushes[1].status, 409, "the same request, the same key");
     assert_eq!(pushes[1].header("x-line-retry-key"), Some(own_key.as_str()));
     assert_eq!(h.line.accepted_pushes().len(), 1, "the family saw it once");

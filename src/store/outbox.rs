@@ -60,8 +60,7 @@ const RECORD: &str = "INSERT INTO outbox (conversation_id, target, kind, retry_k
 const DUE_TARGETS: &str = "SELECT target FROM outbox WHERE status = 'pending' AND claim_until <= $1 GROUP BY target HAVING MIN(due_at) <= $2 ORDER BY MIN(due_at) LIMIT CAST($3 AS BIGINT)";
 const OLDEST_DUE: &str =
     "SELECT MIN(due_at) FROM outbox WHERE target = $1 AND status = 'pending' AND claim_until <= $2";
-const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4";
-const CLAIMED: &str = "SELECT id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at FROM outbox WHERE target = $1 AND claimed_by = $2 AND claim_until = $3 AND status = 'pending' ORDER BY id";
+const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4 RETURNING id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at";
 const SET_REQUEST: &str =
     "UPDATE outbox SET request_key = $3 WHERE id = $1 AND claimed_by = $2 AND request_key IS NULL";
 const DEFER: &str = "UPDATE outbox SET due_at = $3, claimed_by = NULL, claim_until = 0 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
@@ -132,7 +131,9 @@ impl Store {
     }
 
     /// Claims every pending item for `target` due by `now_ms` that no one holds, until
-    /// `lease_until_ms`, and returns what `owner` holds, oldest first.
+    /// `lease_until_ms`, and returns what this claim took, oldest first. The claim is one
+    /// statement that returns its own rows: two senders of one process claiming at the same
+    /// instant (same owner, same lease end) cannot both take an item.
     pub async fn claim_outbox(
         &self,
         owner: &str,
@@ -140,16 +141,16 @@ impl Store {
         now_ms: i64,
         lease_until_ms: i64,
     ) -> Result<Vec<OutboxItem>, StoreError> {
-        Ok(db!(self, db => {
-            sqlx::query(CLAIM)
-                .bind(owner)
-                .bind(lease_until_ms)
-                .bind(target)
-                .bind(now_ms)
-                .execute(db)
-                .await?;
-            sqlx::query_as(CLAIMED).bind(target).bind(owner).bind(lease_until_ms).fetch_all(db).await
-        })?)
+        let mut claimed: Vec<OutboxItem> = db!(self, db => sqlx::query_as(CLAIM)
+            .bind(owner)
+            .bind(lease_until_ms)
+            .bind(target)
+            .bind(now_ms)
+            .fetch_all(db)
+            .await)?;
+        // PostgreSQL returns updated rows in no particular order.
+        claimed.sort_by_key(|item| item.id);
+        Ok(claimed)
     }
 
     /// Fixes the request a claimed item goes in (only before its first attempt).
@@ -252,5 +253,37 @@ impl Store {
     pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
         let (n,): (i64,) = db!(self, db => sqlx::query_as(PENDING_COUNT).fetch_one(db).await)?;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn two_claims_by_one_process_at_one_instant_take_an_item_once() {
+        let store = Store::in_memory().await.expect("store");
+        let items: Vec<NewOutboxItem<'_>> = ["k1", "k2"]
+            .iter()
+            .map(|key| NewOutboxItem {
+                conversation_id: "Umom",
+                target: "Umom",
+                kind: "reminder",
+                retry_key: key,
+                payload: "[]",
+                silent: false,
+                due_at: 10,
+            })
+            .collect();
+        store.record_outbox(&items, 10).await.expect("record");
+        let (first, second) = tokio::join!(
+            store.claim_outbox("me", "Umom", 10, 100),
+            store.claim_outbox("me", "Umom", 10, 100)
+        );
+        let (first, second) = (first.expect("claim"), second.expect("claim"));
+        assert_eq!(first.len() + second.len(), 2, "each item taken once: {first:?} {second:?}");
+        let taken = if first.is_empty() { &second } else { &first };
+        assert_eq!(taken.iter().map(|i| i.retry_key.as_str()).collect::<Vec<_>>(), ["k1", "k2"]);
+        assert!(store.claim_outbox("me", "Umom", 10, 100).await.expect("claim").is_empty());
     }
 }
