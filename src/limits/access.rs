@@ -6,9 +6,9 @@
 //! parsed, logged or sent to a model. `HEARTH_OPEN=true` serves everyone.
 //!
 //! The decisions here are pure: a chat's kept standing, the pairing code a message may carry,
-//! and the code's form (Crockford's base32, 40 bits, ten minutes, used once). Which chats were
-//! approved lately is remembered in memory for a short while, so the webhook's fast path for
-//! group chatter needs no store read.
+//! and the code's form (Crockford's base32, 40 bits with a digit and a letter, ten minutes, used
+//! once). Which chats were approved lately is remembered in memory for a short while, so the
+//! webhook's fast path for group chatter needs no store read.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -98,13 +98,23 @@ impl Access {
     }
 }
 
-/// A new pairing code from 40 random bits, shown as `XXXX-XXXX`.
+/// A new pairing code from 40 random bits, shown as `XXXX-XXXX`, with at least one digit and
+/// one letter (so a word or a number a family types is never taken for one).
 pub fn new_pairing_code() -> String {
-    let random = uuid::Uuid::new_v4();
-    let bits = random.as_u128();
-    let symbols: String =
-        (0..CODE_LEN).map(|i| ALPHABET[((bits >> (5 * i)) & 31) as usize] as char).collect();
-    format!("{}-{}", &symbols[..4], &symbols[4..])
+    loop {
+        // The low 40 bits of a version-4 UUID are random (its fixed bits are higher up).
+        let bits = uuid::Uuid::new_v4().as_u128();
+        let symbols: String =
+            (0..CODE_LEN).map(|i| ALPHABET[((bits >> (5 * i)) & 31) as usize] as char).collect();
+        if mixed(&symbols) {
+            return format!("{}-{}", &symbols[..4], &symbols[4..]);
+        }
+    }
+}
+
+/// True when `code` has a digit and a letter.
+fn mixed(code: &str) -> bool {
+    code.chars().any(|c| c.is_ascii_digit()) && code.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 /// The pairing code `text` is, normalised (upper case, without separators; O read as 0 and I
@@ -123,7 +133,7 @@ pub fn pairing_code_in(text: &str) -> Option<String> {
         }
         code.push(c);
     }
-    (code.len() == CODE_LEN).then_some(code)
+    (code.len() == CODE_LEN && mixed(&code)).then_some(code)
 }
 
 /// What the store keeps of a normalised code: its SHA-256, in hex.
@@ -205,6 +215,8 @@ mod tests {
         assert_eq!(pairing_code_in("K7QX-3M9PP"), None, "too long");
         assert_eq!(pairing_code_in("今天天氣如何"), None);
         assert_eq!(pairing_code_in("K7QX-3M9U"), None, "U is not a symbol");
+        assert_eq!(pairing_code_in("hahahaha"), None, "a word is not a code");
+        assert_eq!(pairing_code_in("12345678"), None, "nor is a number");
     }
 
     #[test]
