@@ -63,8 +63,13 @@ fn main() -> ExitCode {
     }
     // No setting's value is shown in `--help`: URL settings may carry credentials.
     let command = Cli::command().mut_args(|arg| arg.hide_env_values(true));
-    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+    let cli = match command.try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
+        // A refused value is quoted in the message: a URL's credentials are masked there too.
+        Err(e) if e.use_stderr() => {
+            eprint!("{}", hearth::config::redact_urls_in(&e.render().to_string()));
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
         Err(e) => e.exit(),
     };
     init_logs(cli.config.log_format, default_log_level(&cli.command));
@@ -78,7 +83,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("hearth: {e:#}");
+            eprintln!("hearth: {}", hearth::config::redact_urls_in(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

@@ -400,4 +400,13 @@ fn no_secret_of_any_setting_is_printed_by_help_doctor_or_the_logs() {
     }
     let doctor = &outputs[2].1;
     assert!(doctor.contains("***"), "the doctor shows where a credential was: {doctor}");
+    // A value clap refuses is quoted in its error: masked there too.
+    let refused = hearth()
+        .env("HEARTH_PUBLIC_URL", "https://family:Pw0nly1n@hearth.example/?x=1")
+        .arg("doctor")
+        .output()
+        .expect("run hearth");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("public-url"), "{said}");
+    assert!(!said.contains("Pw0nly1n"), "{said}");
 }

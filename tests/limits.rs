@@ -248,8 +248,8 @@ async fn token_counts_add_up_across_concurrent_writers_on_every_backend() {
         assert_eq!((used.chat, used.service), (200, 205), "{url}");
         assert_eq!(a.prune_tokens("2026-11-30").await.expect("prune"), 2, "{url}");
         assert_eq!(a.tokens_used("2026-11-30", MOM).await.expect("used").chat, 5, "{url}");
-        assert!(a.mark_refused(MOM, 1).await.expect("mark"), "{url}");
-        assert!(!b.mark_refused(MOM, 2).await.expect("mark"), "once: {url}");
+        assert!(a.note_unapproved(MOM, 1).await.expect("note"), "{url}");
+        assert!(!b.note_unapproved(MOM, 2).await.expect("note"), "told once: {url}");
     }
 }
 

@@ -149,31 +149,33 @@ async fn an_event_that_kills_hearth_twice_is_set_aside_with_one_apology_and_the_
     llm.push(Step::Stall(Duration::from_secs(120)));
     let env = [("HEARTH_INBOX_LEASE_SECS", "1")];
     let mut first = Replica::spawn(&db, &line, &llm, &env).await;
-    assert_eq!(first.post(&envelope(vec![event(900, mom, "毒藥訊息")])).await, 200);
+    // The poison event, and an innocent one queued behind it in the same chat: claimed by
+    // both processes that die, but never started, so never set aside.
+    let both = vec![event(900, mom, "毒藥訊息"), event(902, mom, "第二則訊息")];
+    assert_eq!(first.post(&envelope(both)).await, 200);
     llm.wait_requests(1, Duration::from_secs(10)).await;
     first.kill(); // 1: in the middle of the event's first attempt
     let mut second = Replica::spawn(&db, &line, &llm, &env).await;
     llm.wait_requests(2, Duration::from_secs(15)).await;
     second.kill(); // 2: in the middle of its second attempt
+    llm.reply_text("第二則收到");
     let mut third = Replica::spawn(&db, &line, &llm, &env).await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while line.accepted_push_count() == 0 {
-        assert!(Instant::now() < deadline, "no apology");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // The apology, then the innocent event answered.
+    line.wait_for_answers(2, Duration::from_secs(20)).await;
     third.kill(); // 3: after it set the event aside
     llm.reply_text("在喔");
     let fourth = Replica::spawn(&db, &line, &llm, &env).await;
     assert_eq!(fourth.post(&envelope(vec![event(901, mom, "你還在嗎")])).await, 200);
-    line.wait_for_answers(2, Duration::from_secs(15)).await;
+    line.wait_for_answers(3, Duration::from_secs(15)).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
 
-    let attempts = llm
-        .requests()
-        .iter()
-        .filter(|r| r.to_string().contains("毒藥訊息") && !r.to_string().contains("你還在嗎"))
-        .count();
-    assert_eq!(attempts, 2, "two attempts, never a third");
+    // Requests whose question (the last message) is `words`; later turns carry it in history.
+    let asked = |words: &str| {
+        let last = |r: &serde_json::Value| r["messages"].as_array()?.last().map(|m| m.to_string());
+        llm.requests().iter().filter(|r| last(r).is_some_and(|m| m.contains(words))).count()
+    };
+    assert_eq!(asked("毒藥訊息"), 2, "two attempts, never a third");
+    assert_eq!(asked("第二則訊息"), 1, "the innocent event queued behind it was answered");
     let apologies: Vec<_> = line
         .accepted_pushes()
         .into_iter()

@@ -107,7 +107,12 @@ async fn refused_then_still_answering(
     assert!(took < Duration::from_secs(10), "answered in {took:?}");
     let growth = peak_kb().saturating_sub(before);
     assert!(growth < MAX_GROWTH_KB, "the server's peak memory grew by {growth} kB");
-    assert_eq!(children_left(program), 0, "a parsing child is still running");
+    // A killed child may take a moment to be reaped.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while children_left(program) > 0 {
+        assert!(Instant::now() < deadline, "a parsing child is still running");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     h.llm.reply_text("在喔");
     h.send(vec![h.dm(MOM, "你還在嗎")]).await;
     let replies = h.line.replies();
@@ -237,7 +242,7 @@ async fn twenty_voice_messages_in_a_minute_are_transcribed_only_as_often_as_turn
 }
 
 #[tokio::test]
-async fn a_pdf_over_the_turn_rate_is_not_even_downloaded() {
+async fn a_file_over_the_turn_rate_is_not_even_downloaded() {
     let media = FakeMedia::start().await;
     media.put("9301", "text/plain", "運動會 10/18".as_bytes().to_vec());
     media.put("9302", "text/plain", "家長會 12/5".as_bytes().to_vec());

@@ -21,14 +21,17 @@ CREATE TABLE pairing_codes (
     conversation_id TEXT                 -- the chat it approved
 );
 
--- Upgrading keeps serving every chat that already used hearth.
+-- Upgrading keeps serving every chat that already used hearth: one where someone spoke, or
+-- that keeps reminders, memories, lists, alerts, a digest or quiet hours — but not one an
+-- earlier allow-list refused (its refusal is in the chat log as hearth's own message).
 INSERT INTO chat_access (conversation_id, status, first_seen_at, decided_at, decided_by)
 SELECT conversation_id, 'approved', 0, 0, 'upgrade' FROM (
-    SELECT conversation_id FROM chat_log
+    SELECT conversation_id FROM chat_log WHERE from_bot = 0
     UNION SELECT conversation_id FROM reminders
     UNION SELECT conversation_id FROM memories
     UNION SELECT conversation_id FROM lists
     UNION SELECT conversation_id FROM price_alerts
     UNION SELECT conversation_id FROM digests
     UNION SELECT conversation_id FROM quiet_hours
-) AS used;
+) AS used
+WHERE conversation_id NOT IN (SELECT conversation_id FROM refused_chats);

@@ -113,6 +113,10 @@ impl Hearth {
             tracing::warn!(event_id = id, "event taken over by another process; not handled here");
             return;
         };
+        // Counted before it starts: an event that takes the process down twice is set aside.
+        if let Err(e) = self.store.start_event(&id, token).await {
+            tracing::warn!(error = %e, event_id = id, "could not note that an event starts");
+        }
         // Boxed where it is made: a queued job and the lane stay small, and the turn's large
         // future (kilobytes) is not copied into each wrapper around it.
         let turn = AssertUnwindSafe(Box::pin(self.handle_event(job.event, job.received_at)))

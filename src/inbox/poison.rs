@@ -48,6 +48,13 @@ impl Hearth {
             let owed = Event::parse_json(&poisoned.payload)
                 .ok()
                 .and_then(|event| owed_an_answer(&event, &self.keywords));
+            // A chat hearth does not serve gets no (paid) apology either.
+            let owed = match owed {
+                Some((conversation, lang)) if self.serves(&conversation).await => {
+                    Some((conversation, lang))
+                }
+                _ => None,
+            };
             if let Some((conversation, lang)) = owed {
                 let key = Uuid::new_v5(&APOLOGY_NAMESPACE, poisoned.event_id.as_bytes());
                 let sorry = [Message::text(Failure::SetAside.message(lang))];
@@ -63,6 +70,17 @@ impl Hearth {
         }
         crate::metrics::set_aside_total(self.store.set_aside_count().await?);
         Ok(())
+    }
+
+    /// Whether `conversation` is served now (everyone is, or it is approved or listed).
+    async fn serves(&self, conversation: &Conversation) -> bool {
+        let access = &self.limits.access;
+        if access.known_served(conversation) || access.listed(conversation) {
+            return true;
+        }
+        let standing = self.store.chat_standing(&conversation.id).await.ok().flatten();
+        crate::limits::access::Standing::kept(standing.as_deref())
+            == crate::limits::access::Standing::Approved
     }
 }
 

@@ -76,10 +76,11 @@ impl Access {
         self.allowed.lists(conversation)
     }
 
-    /// Known to be served without asking the store: everyone is, it is listed, or it was
-    /// approved lately.
+    /// Known to be served without asking the store: everyone is, or it was approved lately (a
+    /// listed chat too is asked about once, so it is approved in the store, shows in `hearth
+    /// chats` and can be revoked).
     pub fn known_served(&self, conversation: &Conversation) -> bool {
-        if self.open || self.listed(conversation) {
+        if self.open {
             return true;
         }
         let approved = self.approved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -234,7 +235,8 @@ mod tests {
         assert!(!access.known_served(&chat));
         access.remember_approved("Umom");
         assert!(access.known_served(&chat));
-        assert!(access.known_served(&Conversation::group("Cfamily")), "listed");
+        assert!(!access.known_served(&Conversation::group("Cfamily")), "listed: asked about once");
+        assert!(access.listed(&Conversation::group("Cfamily")));
         assert!(Access::new(true, AllowList::default()).known_served(&Conversation::user("Ux")));
     }
 

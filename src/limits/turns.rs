@@ -38,18 +38,6 @@ impl Hearth {
         if matches!(event.kind, EventKind::Unsend { .. } | EventKind::Leave | EventKind::Unfollow) {
             return false;
         }
-        let now = self.clock.now().as_millisecond();
-        match self.approved_now(event, source, now).await {
-            Ok(true) => {
-                access.remember_approved(&conversation.id);
-                return false;
-            }
-            Ok(false) => {}
-            Err(e) => {
-                tracing::warn!(error = %e, %conversation, "cannot read whether the chat is approved; not serving it");
-                return true;
-            }
-        }
         let in_group = conversation.is_multi_person();
         let text = match &event.kind {
             EventKind::Message(IncomingMessage::Text(text)) => Some(text),
@@ -63,7 +51,21 @@ impl Hearth {
             EventKind::Postback { .. } | EventKind::Follow | EventKind::Join => true,
             _ => false,
         };
-        if let Some(code) = text.and_then(|t| pairing_code_in(&self.spoken(t, in_group))) {
+        let now = self.clock.now().as_millisecond();
+        match self.approved_now(event, source, called, now).await {
+            Ok(true) => {
+                access.remember_approved(&conversation.id);
+                return false;
+            }
+            Ok(false) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, %conversation, "cannot read whether the chat is approved; not serving it");
+                return true;
+            }
+        }
+        // In a group only a message that calls hearth is read for a code, not the chatter.
+        let code_text = text.filter(|_| called);
+        if let Some(code) = code_text.and_then(|t| pairing_code_in(&self.spoken(t, in_group))) {
             self.pair(event, source, &code, now, received_at).await;
             return true;
         }
@@ -84,26 +86,32 @@ impl Hearth {
     }
 
     /// Whether the chat is approved — kept so, listed in `HEARTH_ALLOWED_CHATS` (approved from
-    /// now on), or a group where a member whose own chat is approved speaks.
+    /// now on, unless revoked), or a group where a member whose own chat is approved calls
+    /// hearth (`called`: a message that did not call it approves nothing).
     async fn approved_now(
         &self,
         event: &Event,
         source: &EventSource,
+        called: bool,
         now: i64,
     ) -> Result<bool, crate::store::StoreError> {
         let conversation = &source.conversation;
         let standing = self.store.chat_standing(&conversation.id).await?;
-        if Standing::kept(standing.as_deref()) == Standing::Approved {
-            return Ok(true);
+        match Standing::kept(standing.as_deref()) {
+            Standing::Approved => return Ok(true),
+            // Revoked stays revoked until approved again by hand or by a code.
+            Standing::Revoked => return Ok(false),
+            Standing::Pending => {}
         }
         if self.limits.access.listed(conversation) {
             self.store.approve_chat(&conversation.id, "allow-list", now).await?;
             return Ok(true);
         }
         let speaks = matches!(event.kind, EventKind::Message(_) | EventKind::Postback { .. });
-        let Some(member) = source.user_id.as_deref().filter(|_| speaks) else { return Ok(false) };
-        // A revoked group stays revoked until approved again by hand or by a code.
-        if !conversation.is_multi_person() || standing.as_deref() == Some("revoked") {
+        let Some(member) = source.user_id.as_deref().filter(|_| speaks && called) else {
+            return Ok(false);
+        };
+        if !conversation.is_multi_person() {
             return Ok(false);
         }
         let member_chat = Conversation::user(member);

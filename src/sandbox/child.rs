@@ -44,15 +44,23 @@ impl ChildLimits {
         Some(Self { memory_bytes: number()?, cpu_secs: number()? })
     }
 
-    /// Puts the limits on this process; an error leaves it unlimited, so the caller must not
+    /// Puts the limits on this process (never above a lower hard limit it inherited, from
+    /// `ulimit` or a service manager); an error leaves it unlimited, so the caller must not
     /// parse anything then.
     fn apply(self) -> std::io::Result<()> {
-        rlimit::setrlimit(Resource::AS, self.memory_bytes, self.memory_bytes)?;
+        let lower = |resource: Resource, wanted: u64| -> std::io::Result<(u64, u64)> {
+            let (_, hard) = rlimit::getrlimit(resource)?;
+            Ok((wanted.min(hard), hard.min(wanted.saturating_add(1))))
+        };
+        let (memory, _) = lower(Resource::AS, self.memory_bytes)?;
+        rlimit::setrlimit(Resource::AS, memory, memory)?;
         // SIGXCPU at the soft limit, SIGKILL a second later if it is caught.
-        rlimit::setrlimit(Resource::CPU, self.cpu_secs.max(1), self.cpu_secs.max(1) + 1)?;
+        let (soft, hard) = lower(Resource::CPU, self.cpu_secs.max(1))?;
+        rlimit::setrlimit(Resource::CPU, soft, hard)?;
         rlimit::setrlimit(Resource::FSIZE, 0, 0)?;
         rlimit::setrlimit(Resource::CORE, 0, 0)?;
-        rlimit::setrlimit(Resource::NOFILE, MAX_FILES, MAX_FILES)?;
+        let (files, _) = lower(Resource::NOFILE, MAX_FILES)?;
+        rlimit::setrlimit(Resource::NOFILE, files, files)?;
         Ok(())
     }
 }

@@ -26,7 +26,7 @@ const STANDING: &str = "SELECT status FROM chat_access WHERE conversation_id = $
 const NOTE_PENDING: &str = "INSERT INTO chat_access (conversation_id, status, first_seen_at) VALUES ($1, 'pending', $2) ON CONFLICT (conversation_id) DO NOTHING";
 const MARK_TOLD: &str = "UPDATE chat_access SET told_at = $2 WHERE conversation_id = $1 AND told_at IS NULL AND status <> 'approved'";
 const DECIDE: &str = "INSERT INTO chat_access (conversation_id, status, first_seen_at, decided_at, decided_by) VALUES ($1, $2, $3, $3, $4) ON CONFLICT (conversation_id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at, decided_by = excluded.decided_by";
-const ALL: &str = "SELECT conversation_id, status, first_seen_at, decided_at, decided_by FROM chat_access ORDER BY status, first_seen_at, conversation_id";
+const ALL: &str = "SELECT conversation_id, status, first_seen_at, decided_at, decided_by FROM chat_access ORDER BY CASE status WHEN 'pending' THEN 0 WHEN 'approved' THEN 1 ELSE 2 END, first_seen_at, conversation_id";
 const ADD_CODE: &str =
     "INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES ($1, $2, $3)";
 const USE_CODE: &str = "UPDATE pairing_codes SET used_at = $2, conversation_id = $3 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2";
@@ -198,16 +198,21 @@ mod tests {
         let before = sqlx::migrate::Migrator::new(old_set.as_path()).await.expect("old migrations");
         let mut old = sqlx::SqliteConnection::connect(&url).await.expect("old database");
         before.run(&mut old).await.expect("the schema before approval");
-        sqlx::query("INSERT INTO chat_log (conversation_id, text, at_ms) VALUES ('Ufamily', 'hi', 1), ('Cfamily', 'hi', 2)")
-            .execute(&mut old)
-            .await
-            .expect("an earlier conversation");
+        for earlier in [
+            "INSERT INTO chat_log (conversation_id, text, at_ms) VALUES ('Ufamily', 'hi', 1), ('Cfamily', 'hi', 2)",
+            // A chat an allow-list refused: only hearth's refusal is in its log.
+            "INSERT INTO chat_log (conversation_id, from_bot, text, at_ms) VALUES ('Urefused', 1, 'sorry', 3)",
+            "INSERT INTO refused_chats (conversation_id, refused_at) VALUES ('Urefused', 3)",
+        ] {
+            sqlx::query(earlier).execute(&mut old).await.expect("an earlier conversation");
+        }
         old.close().await.expect("close");
         let store = Store::connect(&url).await.expect("upgraded");
         for chat in ["Ufamily", "Cfamily"] {
             assert_eq!(store.chat_standing(chat).await.expect("read").as_deref(), Some("approved"));
         }
         assert_eq!(store.chat_standing("Ustranger").await.expect("read"), None);
+        assert_eq!(store.chat_standing("Urefused").await.expect("read"), None, "still refused");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,6 +1,7 @@
 //! What the spending limits keep (see `crate::limits`): the LLM tokens used per day by each
-//! conversation and by the whole service, and the chats not on the allow-list that were already
-//! told so. Both are single statements, atomic across replicas on one database.
+//! conversation and by the whole service, in single statements, atomic across replicas on one
+//! database. (Who is served is kept in `access`; `refused_chats` only remembers the chats an
+//! earlier allow-list refused, so upgrading does not approve them.)
 
 use super::{Store, StoreError};
 
@@ -20,7 +21,6 @@ const ADD_TOKENS: &str = "INSERT INTO token_usage (day, scope, tokens) VALUES ($
 const TOKENS_USED: &str =
     "SELECT scope, tokens FROM token_usage WHERE day = $1 AND scope IN ($2, $3)";
 const PRUNE_TOKENS: &str = "DELETE FROM token_usage WHERE day < $1";
-const MARK_REFUSED: &str = "INSERT INTO refused_chats (conversation_id, refused_at) VALUES ($1, $2) ON CONFLICT (conversation_id) DO NOTHING";
 
 /// Tokens a turn used, to count against the day's budgets of its chat and of the service.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,21 +97,5 @@ impl Store {
             .execute(db)
             .await
             .map(|r| r.rows_affected()))?)
-    }
-
-    /// Records that the conversation was told it may not use hearth; true only the first time
-    /// (by any process), so the refusal is sent once.
-    pub async fn mark_refused(
-        &self,
-        conversation_id: &str,
-        at_ms: i64,
-    ) -> Result<bool, StoreError> {
-        let inserted = db!(self, db => sqlx::query(MARK_REFUSED)
-            .bind(conversation_id)
-            .bind(at_ms)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?;
-        Ok(inserted == 1)
     }
 }

@@ -78,8 +78,8 @@ pub struct LoggedEvent<'a> {
     pub message: NewMessage<'a>,
 }
 
-/// An event whose claims ended unfinished this many times (not counting claims handed back at
-/// a graceful shutdown) is set aside, not claimed again: a poison event.
+/// An event whose handling began and did not finish this many times (not counting handlings
+/// handed back at a graceful shutdown) is set aside, not claimed again: a poison event.
 pub const MAX_UNFINISHED: i64 = 2;
 
 /// Rows per INSERT: SQLite allows 32,766 bound values per statement; a row binds 9.
@@ -99,12 +99,13 @@ const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $3 WHERE event_id = $
 const RENEW_HEAD: &str = "UPDATE inbox SET claim_expires_at = CASE WHEN claim_expires_at < ";
 const RENEW_MID: &str = " THEN ";
 const RENEW_WHERE: &str = " ELSE claim_expires_at END WHERE status = 'pending' AND claimed_by = ";
-const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT)) RETURNING event_id, payload, received_at, attempts";
-const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND attempts - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
-const POISONED: &str = "SELECT event_id, payload, received_at, attempts FROM inbox WHERE status = 'pending' AND claim_expires_at < $1 AND attempts - released >= $2 ORDER BY received_at LIMIT 100";
+const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND started - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT)) RETURNING event_id, payload, received_at, attempts";
+const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND started - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
+const POISONED: &str = "SELECT event_id, payload, received_at, attempts FROM inbox WHERE status = 'pending' AND claim_expires_at < $1 AND started - released >= $2 ORDER BY received_at LIMIT 100";
 const SET_ASIDE: &str = "UPDATE inbox SET status = 'set_aside', done_at = $3, claimed_by = NULL WHERE event_id = $1 AND attempts = $2 AND status = 'pending' AND claim_expires_at < $3";
 const COUNT_SET_ASIDE: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'set_aside'";
-const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0, released = released + 1 WHERE claimed_by = $1 AND status = 'pending'";
+const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0, released = released + CASE WHEN started_claim = attempts THEN 1 ELSE 0 END WHERE claimed_by = $1 AND status = 'pending'";
+const START: &str = "UPDATE inbox SET started = started + 1, started_claim = $2 WHERE event_id = $1 AND attempts = $2 AND status = 'pending'";
 const PRUNE: &str = "DELETE FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
@@ -455,7 +456,19 @@ impl Store {
         Ok(claimed)
     }
 
-    /// Events whose claims ended unfinished [`MAX_UNFINISHED`] times and that nobody holds:
+    /// Notes that handling of an event begins under claim `token` (what [`MAX_UNFINISHED`]
+    /// counts: an event claimed by a process that died before reaching it was never tried).
+    pub async fn start_event(&self, event_id: &str, token: i64) -> Result<(), StoreError> {
+        db!(self, db => sqlx::query(START)
+            .bind(event_id)
+            .bind(token)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+
+    /// Events whose handling began and did not finish [`MAX_UNFINISHED`] times and that nobody holds:
     /// poison events (or ones that crashed every process that took them), to set aside.
     pub async fn poisoned_events(&self, now_ms: i64) -> Result<Vec<PendingEvent>, StoreError> {
         Ok(db!(self, db => sqlx::query_as(POISONED)
