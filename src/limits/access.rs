@@ -147,7 +147,7 @@ pub fn pending_notice(conversation: &Conversation) -> String {
     let id = &conversation.id;
     if conversation.is_multi_person() {
         format!(
-            "大家好，我是家庭小幫手 hearth 👋 這個群組還沒開通。已開通的家人在群組裡說句話，或傳送 `hearth pair` 產生的配對碼，就可以開始使用；管理者也可以執行 hearth approve {id}。\nThis group isn't set up yet: a family member already using hearth can say something here, or send a pairing code from `hearth pair` (or run hearth approve {id})."
+            "大家好，我是家庭小幫手 hearth 👋 這個群組還沒開通。已開通的家人在群組裡 @我 說句話，或 @我 傳送 `hearth pair` 產生的配對碼，就可以開始使用；管理者也可以執行 hearth approve {id}。\nThis group isn't set up yet: a family member already using hearth can @mention me here, or @mention me with a pairing code from `hearth pair` (or run hearth approve {id})."
         )
     } else {
         format!(

@@ -60,6 +60,11 @@ impl Hearth {
             Ok(false) => {}
             Err(e) => {
                 tracing::warn!(error = %e, %conversation, "cannot read whether the chat is approved; not serving it");
+                // Whoever called hearth hears that something went wrong, not silence.
+                if called {
+                    let sorry = Message::text(crate::i18n::Failure::Internal.message(Lang::ZhTw));
+                    self.deliver(event, conversation, vec![sorry], None, received_at).await;
+                }
                 return true;
             }
         }
