@@ -178,7 +178,7 @@ async fn a_photo_of_140_megapixels_is_refused_without_growing_the_server() {
 }
 
 #[tokio::test]
-async fn six_huge_photos_at_once_run_two_children_at_a_time_and_all_are_answered() {
+async fn six_huge_photos_at_once_are_all_refused_without_growing_the_server() {
     let sandbox = common::sandbox();
     let png = black_png(12_000, 11_600);
     let before = peak_kb();
