@@ -177,14 +177,14 @@ impl Sandbox {
             budget_chars,
             readability,
         };
-        let body = page.body.as_bytes().to_vec();
-        let first = self.run(chat, job(true), body.clone(), Some(deadline)).await;
+        let body = || page.body.as_bytes().to_vec();
+        let first = self.run(chat, job(true), body(), Some(deadline)).await;
         let answer = match first {
             Err(SandboxError::Died(_) | SandboxError::TimedOut)
                 if page.kind == PageKind::Html && Instant::now() < deadline =>
             {
                 tracing::info!(url = %page.url, "page too much for the readable extractor; stripping its tags");
-                self.run(chat, job(false), body, Some(deadline)).await?
+                self.run(chat, job(false), body(), Some(deadline)).await?
             }
             other => other?,
         };
@@ -269,11 +269,12 @@ impl Sandbox {
         else {
             return Err(SandboxError::Failed("the child's pipes are missing".into()));
         };
-        let request = wire::frame(&Request { job, len: bytes.len() as u64 }, &bytes);
-        drop(bytes);
+        let head = wire::frame(&Request { job, len: bytes.len() as u64 }, &[]);
         let write = async move {
             // A child that dies early closes its end: what it made of the job is in its status.
-            let _ = stdin.write_all(&request).await;
+            if stdin.write_all(&head).await.is_ok() {
+                let _ = stdin.write_all(&bytes).await;
+            }
         };
         let answer_cap = wire::MAX_LINE + wire::MAX_PAYLOAD as usize;
         let (_, out, err) =
