@@ -9,17 +9,17 @@
 //! Run with `cargo bench --bench alerts`. `BENCH_ALERT_SYMBOLS` and `BENCH_ALERTS_PER_SYMBOL` set
 //! the shape (default 1000 × 100).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use common::{FakeLine, FakeUpstreams, Route};
-use hearth::app::Hearth;
-use hearth::clock::{Clock, ManualClock};
-use hearth::config::Config;
-use hearth::i18n::Lang;
+use hearth::platform::clock::{Clock, ManualClock};
+use hearth::platform::config::Config;
+use hearth::platform::i18n::Lang;
+use hearth::server::app::Hearth;
 use hearth::sources::quotes::Quote;
 use hearth::store::{Direction, Frequency, NewAlert, Side, Store};
 use jiff::{SignedDuration, Timestamp};

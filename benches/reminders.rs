@@ -7,7 +7,7 @@
 //! `BENCH_REPLICAS` the number of `hearth serve` processes (default 1), `BENCH_DATABASE_URL` the
 //! database (default an SQLite file; several replicas need an empty PostgreSQL database).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::collections::HashMap;

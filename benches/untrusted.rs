@@ -8,7 +8,7 @@
 //! Run with `cargo bench --bench untrusted` (a release build). `BENCH_ROUNDS` sets the rounds
 //! (default 10), `BENCH_HEARTH_BIN` another server binary to run.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::process::{Child, Command, Stdio};

@@ -16,7 +16,7 @@
 //! `taskset -c 1 cargo bench --bench webhook` with `BENCH_SERVER_CPU=0`). The flood alone:
 //! `BENCH_TURNS=0 BENCH_RATES= BENCH_SUSTAINED=0 BENCH_FLOOD=160000 cargo bench --bench webhook`.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::process::{Child, Command, Stdio};

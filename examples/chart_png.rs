@@ -2,9 +2,9 @@
 //! `cargo run --example chart_png -- docs` writes `docs/chart-quote.png` (a day of 2330.TW, up
 //! from its previous close, red in Taiwan) and `docs/chart-weather.png` (a week's forecast).
 
-use hearth::charts::draw::{PriceChart, forecast, price};
-use hearth::charts::{ForecastDay, Period};
-use hearth::config::PriceColors;
+use hearth::features::charts::draw::{PriceChart, forecast, price};
+use hearth::features::charts::{ForecastDay, Period};
+use hearth::platform::config::PriceColors;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::args().nth(1).unwrap_or_else(|| "docs".into());

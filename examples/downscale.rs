@@ -34,12 +34,13 @@ fn main() {
         .expect("encode");
 
     let started = Instant::now();
-    let prepared = hearth::sandbox::picture::prepare(&original).expect("prepare");
+    let prepared = hearth::sources::sandbox::picture::prepare(&original).expect("prepare");
     let took = started.elapsed();
 
     let b64 = |n: usize| n.div_ceil(3) * 4;
-    let before_tokens = hearth::sandbox::picture::vision_tokens(width, height);
-    let after_tokens = hearth::sandbox::picture::vision_tokens(prepared.width, prepared.height);
+    let before_tokens = hearth::sources::sandbox::picture::vision_tokens(width, height);
+    let after_tokens =
+        hearth::sources::sandbox::picture::vision_tokens(prepared.width, prepared.height);
     println!(
         "original: {width}x{height}, {} bytes ({} as base64)",
         original.len(),

@@ -1,4 +1,4 @@
-# Sourced by scripts/idle_rss.sh and scripts/order_functions.sh: how both start `hearth serve`
+# Sourced by scripts/idle_rss.sh: how it starts `hearth serve`
 # idle, on a fresh SQLite file, with every external URL at a closed local port (nothing leaves
 # the machine; start-up's quota reading fails at once, as it would with LINE unreachable).
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use hearth::app::Hearth;
-use hearth::clock::SystemClock;
-use hearth::config::{Config, LogFormat};
+use hearth::platform::clock::SystemClock;
+use hearth::platform::config::{Config, LogFormat};
+use hearth::server::app::Hearth;
 use tracing_subscriber::EnvFilter;
 
 /// hearth — a family assistant for LINE.
@@ -35,10 +35,10 @@ enum Command {
     Migrate,
     /// Check this deployment (settings, database, LINE token and webhook, LLM, search, quota,
     /// MCP servers): a ✓/⚠/✗ list, each ✗ with its fix; exits non-zero on any ✗.
-    Doctor(hearth::doctor::DoctorArgs),
+    Doctor(hearth::cli::doctor::DoctorArgs),
     /// Measure the model's tool routing on a data set of family requests (needs only the LLM
     /// settings): precision and recall per tool, argument accuracy, the fenced pairs' confusion.
-    Eval(hearth::eval::EvalArgs),
+    Eval(hearth::cli::eval::EvalArgs),
     /// List the chats hearth has heard from: pending (waiting for approval), approved, revoked.
     Chats,
     /// Approve a chat (its id, as `hearth chats` or its waiting message shows it).
@@ -58,7 +58,7 @@ enum Command {
 
 fn main() -> ExitCode {
     // A parsing child limits itself and does its one job before anything else is set up.
-    if let Some(code) = hearth::sandbox::child::run_if_child() {
+    if let Some(code) = hearth::sources::sandbox::child::run_if_child() {
         return code;
     }
     // No setting's value is shown in `--help`: URL settings may carry credentials.
@@ -67,7 +67,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         // A refused value is quoted in the message: a URL's credentials are masked there too.
         Err(e) if e.use_stderr() => {
-            eprint!("{}", hearth::config::redact_urls_in(&e.render().to_string()));
+            eprint!("{}", hearth::platform::config::redact_urls_in(&e.render().to_string()));
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
         Err(e) => e.exit(),
@@ -83,7 +83,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("hearth: {}", hearth::config::redact_urls_in(&format!("{e:#}")));
+            eprintln!("hearth: {}", hearth::platform::config::redact_urls_in(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -95,11 +95,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Tools => {
             let services = hearth::tools::Services::offline(
                 &config,
-                hearth::app::sources(&config)?,
+                hearth::server::app::sources(&config)?,
                 hearth::store::Store::in_memory().await?,
-                hearth::calendar::WorkCalendar::load(config.work_calendar.as_deref())?,
+                hearth::sources::calendar::WorkCalendar::load(config.work_calendar.as_deref())?,
             )?;
-            let mcp = hearth::mcp::McpServers::start(&config).await?;
+            let mcp = hearth::llm::mcp::McpServers::start(&config).await?;
             let registry = hearth::tools::registry(&services)?.with_sources(mcp.sources())?;
             let definitions = registry.definitions();
             let sent = hearth::llm::openai::tool_specs(&definitions, config.llm_strict);
@@ -107,33 +107,38 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Eval(args) => {
             require(config.missing_for_llm())?;
-            hearth::eval::run_cli(&config, &args).await?;
+            hearth::cli::eval::run_cli(&config, &args).await?;
         }
         Command::Chats => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
-            print!("{}", hearth::limits::access::render_chats(&store.chat_accesses().await?));
+            print!("{}", hearth::turn::limits::access::render_chats(&store.chat_accesses().await?));
         }
         Command::Approve { id } => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
-            let id = hearth::limits::access::chat_id(&id)?;
+            let id = hearth::turn::limits::access::chat_id(&id)?;
             store.approve_chat(&id, "cli", jiff::Timestamp::now().as_millisecond()).await?;
             println!("{id} is approved: hearth serves it from now on");
         }
         Command::Revoke { id } => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
-            let id = hearth::limits::access::chat_id(&id)?;
+            let id = hearth::turn::limits::access::chat_id(&id)?;
             store.revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
             println!("{id} is revoked: hearth stops serving it within half a minute");
         }
         Command::Pair => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
-            let code = hearth::limits::access::new_pairing_code();
-            let normalised = hearth::limits::access::pairing_code_in(&code).unwrap_or_default();
+            let code = hearth::turn::limits::access::new_pairing_code();
+            let normalised =
+                hearth::turn::limits::access::pairing_code_in(&code).unwrap_or_default();
             let now = jiff::Timestamp::now().as_millisecond();
-            let valid = hearth::limits::access::PAIRING_VALID;
+            let valid = hearth::turn::limits::access::PAIRING_VALID;
             let expires = now + i64::try_from(valid.as_millis()).unwrap_or(i64::MAX);
             store
-                .add_pairing_code(&hearth::limits::access::code_hash(&normalised), now, expires)
+                .add_pairing_code(
+                    &hearth::turn::limits::access::code_hash(&normalised),
+                    now,
+                    expires,
+                )
                 .await?;
             println!("{code}");
             eprintln!(
@@ -146,13 +151,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{} database is up to date", store.backend_name());
         }
         Command::Doctor(args) => {
-            let report = hearth::doctor::examine(&config, &args.options()).await;
+            let report = hearth::cli::doctor::examine(&config, &args.options()).await;
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", report.render());
             }
-            let failed = report.count(hearth::doctor::Status::Fail);
+            let failed = report.count(hearth::cli::doctor::Status::Fail);
             if failed > 0 {
                 anyhow::bail!("{failed} problem(s) found: see the fixes above");
             }
@@ -162,7 +167,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let mut config = config;
             config.database_url = "sqlite::memory:".into();
             let app = Hearth::build(&config, Arc::new(SystemClock)).await?;
-            hearth::chat::run(app).await?;
+            hearth::cli::chat::run(app.turns.clone()).await?;
         }
         Command::Serve => {
             require(config.missing_for_serve())?;
@@ -207,7 +212,7 @@ fn init_logs(format: LogFormat, default_level: &str) {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(|| hearth::config::Redacting(std::io::stderr()));
+        .with_writer(|| hearth::platform::config::Redacting(std::io::stderr()));
     match format {
         LogFormat::Json => builder.json().init(),
         LogFormat::Text => builder.init(),

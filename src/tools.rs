@@ -31,10 +31,10 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
-use crate::calendar::WorkCalendar;
-use crate::delivery::Allowance;
-use crate::registry::{Registry, RegistryError};
+use crate::contract::registry::{Registry, RegistryError};
+use crate::features::delivery::Allowance;
 use crate::sources::Sources;
+use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
 
 /// What tools are built from: the data sources, the store, the scheduler's wake-up and the
@@ -55,14 +55,14 @@ pub struct Services {
     /// place when none is named.
     pub home: Option<String>,
     /// Where untrusted content (pages, photos, files) is parsed: child processes.
-    pub sandbox: crate::sandbox::Sandbox,
+    pub sandbox: crate::sources::sandbox::Sandbox,
 }
 
 impl Services {
     /// Services over `sources` and `store` for listing the tools (`hearth tools`, tests): the
     /// quota's bookkeeping points at the configured LINE API but is never asked.
     pub fn offline(
-        config: &crate::config::Config,
+        config: &crate::platform::config::Config,
         sources: Sources,
         store: Store,
         work_calendar: WorkCalendar,
@@ -73,7 +73,8 @@ impl Services {
             config.push_rate,
         )?;
         let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
-        let clock: Arc<dyn crate::clock::Clock> = Arc::new(crate::clock::SystemClock);
+        let clock: Arc<dyn crate::platform::clock::Clock> =
+            Arc::new(crate::platform::clock::SystemClock);
         let allowance = Allowance::new(store.clone(), line, clock, tz, true);
         Ok(Self {
             sources,
@@ -82,7 +83,7 @@ impl Services {
             work_calendar,
             allowance,
             home: config.home(),
-            sandbox: crate::sandbox::Sandbox::from_config(config),
+            sandbox: crate::sources::sandbox::Sandbox::from_config(config),
         })
     }
 }

@@ -10,8 +10,8 @@ use uuid::Uuid;
 
 use super::message::Message;
 use super::retry;
-use crate::config::Secret;
-use crate::source::{ChatKind, Conversation};
+use crate::platform::config::Secret;
+use crate::platform::conversation::{ChatKind, Conversation};
 
 /// Why LINE did not accept a request.
 #[derive(Debug, thiserror::Error)]
@@ -195,7 +195,7 @@ impl LineClient {
     /// most `pushes_per_second`; fails when the HTTP client cannot be built (there is no client
     /// without time limits to fall back on).
     pub fn new(base: &str, token: Secret, pushes_per_second: u32) -> Result<Self, reqwest::Error> {
-        let http = crate::tls::client_builder()
+        let http = crate::platform::tls::client_builder()
             .timeout(Duration::from_secs(10))
             .connect_timeout(Duration::from_secs(5))
             .build()?;
@@ -226,7 +226,7 @@ impl LineClient {
         let mut retries = 0;
         loop {
             let result = self.reply_once(reply_token, messages).await;
-            crate::metrics::line_send("reply", outcome_label(&result));
+            crate::platform::metrics::line_send("reply", outcome_label(&result));
             let Err(LineError::RateLimited { retry_after }) = result else {
                 return result;
             };
@@ -268,7 +268,7 @@ impl LineClient {
     ) -> Result<Sent, LineError> {
         self.pacer.wait().await;
         let result = self.push_once(to, messages, retry_key, quiet).await;
-        crate::metrics::line_send("push", outcome_label(&result));
+        crate::platform::metrics::line_send("push", outcome_label(&result));
         result
     }
 

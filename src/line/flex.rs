@@ -4,9 +4,9 @@
 use serde_json::{Value, json};
 
 use super::text::truncate_graphemes;
-use crate::config::PriceColors;
-use crate::postback::{ButtonSigner, MAX_DATA_LEN, is_token};
-use crate::tool::{Card, CardButton, Tone};
+use crate::contract::{Card, CardButton, Tone};
+use crate::line::postback::{ButtonSigner, MAX_DATA_LEN, is_token};
+use crate::platform::config::PriceColors;
 
 /// The largest bubble sent, in bytes of minified JSON (LINE's limit is 30 KB).
 pub const MAX_BUBBLE_BYTES: usize = 28_000;
@@ -73,7 +73,7 @@ fn button(b: &CardButton, signer: Option<&ButtonSigner>) -> Option<Value> {
     let action = match b {
         CardButton::Postback { label, action, id, display_text } => {
             // Without a conversation to bind to (the terminal chat) there is nothing to tap;
-            // data that would not verify (see `crate::action::Action::button`) is dropped.
+            // data that would not verify (see `crate::features::button::Action::button`) is dropped.
             let data = signer?.data(action, id);
             if data.len() > MAX_DATA_LEN || !is_token(action) || !is_token(id) {
                 return None;
@@ -219,7 +219,7 @@ fn json_bytes(value: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::{CardRow, Styled};
+    use crate::contract::{CardRow, Styled};
 
     fn quote_card(tone: Tone) -> Card {
         let mut card = Card::new("台積電");
@@ -267,8 +267,8 @@ mod tests {
 
     #[test]
     fn postback_buttons_are_signed_for_the_conversation_and_dropped_without_one() {
-        use crate::config::Secret;
-        use crate::postback::PostbackKey;
+        use crate::line::postback::PostbackKey;
+        use crate::platform::config::Secret;
         let mut card = Card::new("提醒");
         card.buttons.push(CardButton::Postback {
             label: "❌ 取消".into(),

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use super::flex::{self, Palette};
 use super::text::{MAX_TEXT_UNITS, split, truncate_graphemes, truncate_utf16};
-use crate::llm::agent::Answer;
-use crate::postback::ButtonSigner;
-use crate::tool::{Card, Chip};
+use crate::contract::Answer;
+use crate::contract::{Card, Chip};
+use crate::line::postback::ButtonSigner;
 
 /// The most messages in one reply or push.
 pub const MAX_MESSAGES: usize = 5;
@@ -36,7 +36,7 @@ pub enum Message {
         #[serde(skip_serializing_if = "Option::is_none")]
         quick_reply: Option<QuickReply>,
     },
-    /// A sticker from LINE's stickers for bots (see `crate::sticker`).
+    /// A sticker from LINE's stickers for bots (see `crate::turn::sticker`).
     #[serde(rename_all = "camelCase")]
     Sticker {
         /// The package.
@@ -256,8 +256,8 @@ pub fn assemble(answer: &Answer, style: &ReplyStyle) -> Vec<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::PriceColors;
     use crate::line::text::utf16_len;
+    use crate::platform::config::PriceColors;
 
     fn style(prefix: Option<&str>) -> ReplyStyle {
         ReplyStyle {

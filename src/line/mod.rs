@@ -5,6 +5,7 @@ pub mod channel;
 pub mod client;
 pub mod flex;
 pub mod message;
+pub mod postback;
 pub mod retry;
 pub mod signature;
 pub mod text;

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::source::{ChatKind, Conversation};
+use crate::platform::conversation::{ChatKind, Conversation};
 
 /// The request body: `destination` and the raw events.
 #[derive(Debug, Deserialize)]

@@ -5,8 +5,8 @@
 //! Once a tool with untrusted output (web search, page text) succeeded in a turn — or the turn
 //! started tainted because its history holds an answer written after such content — later
 //! calls of state-changing tools in that turn are not run but held for the family's
-//! confirmation (`crate::confirm`), and so are outgoing requests the model chose that are not
-//! the family's own links, a search's results or the family's own words (`crate::egress`). The
+//! confirmation (`crate::features::confirm`), and so are outgoing requests the model chose that are not
+//! the family's own links, a search's results or the family's own words (`crate::contract::egress`). The
 //! agent decides from the registry's flags, never from tool names. A tool whose every call needs
 //! the family's confirmation (one its MCP server declares destructive) is always held. The answer of a tainted turn
 //! is marked ([`Answer::tainted`]) so the next turns treat it as untrusted too.
@@ -20,9 +20,9 @@ use futures::future::join_all;
 
 use super::hold::{CallHolder, Held};
 use super::openai::{ChatMessage, Completion, LlmClient, LlmError, ToolList, Usage};
-use crate::egress;
-use crate::registry::{Outcome, Registry, ToolDefinition, ToolReply};
-use crate::tool::{Card, Chip, ErrorKind, ToolCtx};
+use crate::contract::egress;
+use crate::contract::registry::{Outcome, Registry, ToolDefinition, ToolReply};
+use crate::contract::{Answer, ErrorKind, ToolCtx};
 
 /// The most cards one answer carries (a LINE carousel holds 12).
 const MAX_CARDS: usize = 12;
@@ -30,20 +30,6 @@ const MAX_CARDS: usize = 12;
 const MAX_CHIPS: usize = 13;
 /// Tool calls run from one round unless configured otherwise (`HEARTH_MAX_TOOL_CALLS_PER_ROUND`).
 const DEFAULT_CALLS_PER_ROUND: usize = 8;
-
-/// A finished answer: text, plus the cards and chips the tools produced.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Answer {
-    /// What the model wrote (may be empty when cards say it all).
-    pub text: String,
-    /// Cards, in call order.
-    pub cards: Vec<Card>,
-    /// Follow-up chips, without duplicates.
-    pub chips: Vec<Chip>,
-    /// True when untrusted content shaped this answer (it entered the turn, or the turn's
-    /// history held such an answer): logged with the answer, so later turns start tainted.
-    pub tainted: bool,
-}
 
 /// What the agent knows about a turn when it decides whether a call may run.
 struct Turn {
@@ -219,7 +205,7 @@ impl Agent {
             .await;
             if !dropped.is_empty() {
                 tracing::warn!(round, dropped = dropped.len(), "too many tool calls in one round");
-                crate::metrics::tool_calls_dropped(dropped.len() as u64);
+                crate::platform::metrics::tool_calls_dropped(dropped.len() as u64);
                 replies.extend(dropped.iter().map(|_| self.too_many_calls()));
             }
             messages.push(ChatMessage::Assistant {

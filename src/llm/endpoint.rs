@@ -8,7 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use reqwest::{RequestBuilder, StatusCode};
 
-use crate::config::Secret;
+use crate::platform::config::Secret;
 
 /// An endpoint and the client that calls it.
 #[derive(Clone)]
@@ -27,7 +27,7 @@ impl Endpoint {
         api_key: Secret,
         timeout: Duration,
     ) -> Result<Self, reqwest::Error> {
-        let http = crate::tls::client_builder()
+        let http = crate::platform::tls::client_builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
             .build()?;

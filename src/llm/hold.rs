@@ -1,12 +1,12 @@
 //! Holding a call instead of running it: what the tool loop asks of whoever keeps calls for the
-//! family's confirmation (`crate::confirm` implements it), so the loop itself knows nothing of
+//! family's confirmation (`crate::features::confirm` implements it), so the loop itself knows nothing of
 //! confirmation cards or where held calls are kept.
 
 use futures::future::BoxFuture;
 
-use crate::egress::Outgoing;
-use crate::registry::ToolReply;
-use crate::tool::ToolCtx;
+use crate::contract::ToolCtx;
+use crate::contract::egress::Outgoing;
+use crate::contract::registry::ToolReply;
 
 /// Why a call is held.
 #[derive(Debug, Clone, Copy)]

@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod endpoint;
 pub mod hold;
+pub mod mcp;
 pub mod models;
 pub mod openai;
 pub mod prompt;

@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 
 use super::openai::LlmError;
-use crate::config::Secret;
+use crate::platform::config::Secret;
 
 #[derive(Deserialize)]
 struct ModelList {
@@ -27,7 +27,7 @@ pub async fn list(
     api_key: &Secret,
     timeout: Duration,
 ) -> Result<Vec<String>, LlmError> {
-    let http = crate::tls::client_builder()
+    let http = crate::platform::tls::client_builder()
         .timeout(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .build()

@@ -11,8 +11,8 @@ use serde_json::value::RawValue;
 
 use super::endpoint::Endpoint;
 pub use super::usage::Usage;
-use crate::config::Secret;
-use crate::registry::ToolDefinition;
+use crate::contract::registry::ToolDefinition;
+use crate::platform::config::Secret;
 
 /// Room in a request's buffer for the messages, beyond the tool list.
 const REQUEST_HEADROOM: usize = 16 * 1024;
@@ -325,7 +325,7 @@ impl LlmClient {
             Err(LlmError::RateLimited) => ("rate_limited", Usage::default()),
             Err(_) => ("error", Usage::default()),
         };
-        crate::metrics::llm_call(outcome, usage.prompt_tokens, usage.completion_tokens);
+        crate::platform::metrics::llm_call(outcome, usage.prompt_tokens, usage.completion_tokens);
         result
     }
 

@@ -1,10 +1,10 @@
 //! The system prompt and the history given to the model.
 
-use crate::i18n::Lang;
+use crate::contract::ToolCtx;
+use crate::contract::untrusted;
 use crate::llm::openai::ChatMessage;
+use crate::platform::i18n::Lang;
 use crate::store::LoggedMessage;
-use crate::tool::ToolCtx;
-use crate::untrusted;
 
 /// What the system prompt says about this deployment beyond the turn itself: what hearth can do
 /// here and where the family lives.

@@ -1,5 +1,5 @@
 //! The tokens an LLM call used, as OpenAI-compatible servers report them in `usage`: what the
-//! daily budgets (`crate::limits`) count and the metrics show.
+//! daily budgets (`crate::turn::limits`) count and the metrics show.
 
 use serde::{Deserialize, Deserializer};
 

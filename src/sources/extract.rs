@@ -6,7 +6,7 @@
 //!   than [`shape::MAX_ELEMENTS`] (measured without recursion before and after parsing); others
 //!   take the fallback, which is a few flat passes over the text;
 //! - extraction runs in a child process under the operating system's limits
-//!   ([`crate::sandbox`]), on a thread with a large stack;
+//!   ([`crate::sources::sandbox`]), on a thread with a large stack;
 //! - the fallback's entity decoder looks a bounded distance ahead, so no input makes it
 //!   quadratic, and title, site and text are cut to fixed budgets.
 
@@ -31,7 +31,7 @@ pub struct Extracted {
 }
 
 /// The synchronous extraction, with the Readability extractor when `readability` (run it in
-/// [`crate::sandbox`]: Readability's output recurses once per level of nesting, which the
+/// [`crate::sources::sandbox`]: Readability's output recurses once per level of nesting, which the
 /// child's thread is sized for), else by stripping tags.
 pub fn extract_blocking(
     kind: PageKind,

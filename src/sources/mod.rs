@@ -4,10 +4,12 @@
 //! too, [`securities`], the table of Taiwan securities, and [`symbols`], the names the family
 //! uses for instruments.
 
+pub mod calendar;
 pub mod extract;
 pub mod fetch;
 pub mod fx;
 pub mod quotes;
+pub mod sandbox;
 pub mod search;
 pub mod securities;
 pub mod symbols;
@@ -60,7 +62,7 @@ impl From<reqwest::Error> for UpstreamError {
 /// User-Agent (some sources refuse others). Fails when the client cannot be built (a
 /// User-Agent that is not a valid header value, say): there is no fallback without time limits.
 pub fn http_client(user_agent: &str, timeout: Duration) -> Result<reqwest::Client, reqwest::Error> {
-    crate::tls::client_builder()
+    crate::platform::tls::client_builder()
         .user_agent(user_agent)
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(5))
@@ -139,7 +141,7 @@ pub enum SourcesError {
 impl Sources {
     /// The sources at the configured base URLs; fails when their HTTP client cannot be built or
     /// the configured securities file does not parse.
-    pub fn from_config(config: &crate::config::Config) -> Result<Self, SourcesError> {
+    pub fn from_config(config: &crate::platform::config::Config) -> Result<Self, SourcesError> {
         let http =
             http_client(&config.user_agent, Duration::from_secs(config.upstream_timeout_secs))?;
         Ok(Self {
@@ -169,7 +171,7 @@ impl Sources {
     }
 
     /// The same sources with cache ages judged by `clock` (the application's clock).
-    pub fn with_clock(mut self, clock: std::sync::Arc<dyn crate::clock::Clock>) -> Self {
+    pub fn with_clock(mut self, clock: std::sync::Arc<dyn crate::platform::clock::Clock>) -> Self {
         self.quotes = self.quotes.with_clock(clock);
         self
     }

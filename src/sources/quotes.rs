@@ -9,7 +9,7 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 
 use super::{UpstreamError, join_url, send};
-use crate::clock::{Clock, SystemClock};
+use crate::platform::clock::{Clock, SystemClock};
 
 /// A quote as the bot uses it.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,8 +10,8 @@ mod tavily;
 use serde::{Deserialize, Serialize};
 
 use super::UpstreamError;
-use crate::config::{Config, Secret};
-use crate::i18n::Lang;
+use crate::platform::config::{Config, Secret};
+use crate::platform::i18n::Lang;
 
 /// Results returned at most.
 pub const MAX_RESULTS: usize = 5;

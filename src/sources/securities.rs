@@ -14,7 +14,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde::Serialize;
 
-use crate::i18n::Lang;
+use crate::platform::i18n::Lang;
 
 /// The table built into the binary.
 const EMBEDDED: &str = include_str!("../../data/tw_securities.tsv");

@@ -1,4 +1,4 @@
-//! Which chats hearth serves (see `crate::limits::access`): each chat's standing — pending,
+//! Which chats hearth serves (see `crate::turn::limits::access`): each chat's standing — pending,
 //! approved or revoked — with who decided and whether it was told it waits, and the one-time
 //! pairing codes (kept as hashes) that approve the chat they are sent in. Every change is one
 //! statement or one transaction, atomic across replicas on one database.

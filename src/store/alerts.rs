@@ -8,7 +8,7 @@ use sqlx::FromRow;
 
 use super::alert_deliveries::AlertDelivery;
 use super::{AlertStatus, Direction, Frequency, Side, Store, StoreError};
-use crate::i18n::Lang;
+use crate::platform::i18n::Lang;
 
 /// A stored price alert.
 #[derive(Debug, Clone, PartialEq, FromRow)]

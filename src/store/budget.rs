@@ -1,4 +1,4 @@
-//! What the spending limits keep (see `crate::limits`): the LLM tokens used per day by each
+//! What the spending limits keep (see `crate::turn::limits`): the LLM tokens used per day by each
 //! conversation and by the whole service, in single statements, atomic across replicas on one
 //! database. (Who is served is kept in `access`; `refused_chats` only remembers the chats an
 //! earlier allow-list refused, so upgrading does not approve them.)

@@ -10,7 +10,7 @@
 use sqlx::FromRow;
 
 use super::{Store, StoreError};
-use crate::i18n::Lang;
+use crate::platform::i18n::Lang;
 
 /// A conversation's digest schedule.
 #[derive(Debug, Clone, PartialEq, FromRow)]

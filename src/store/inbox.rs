@@ -43,7 +43,7 @@ pub enum Intake<'a> {
     /// Left waiting in the inbox for [`Store::claim_events`].
     Waiting,
     /// Handled as it is stored: its message goes into the chat log in the same transaction
-    /// and the event is done (an untriggered group message, [`crate::inbox::chatter`]). Its
+    /// and the event is done (an untriggered group message, [`crate::server::inbox::chatter`]). Its
     /// JSON is not kept: the message is in the log, and the id is all deduplication needs.
     Logged(NewMessage<'a>),
 }
@@ -180,7 +180,7 @@ impl Store {
     }
 
     /// Stores verified events, each with its own [`Intake`] (the events of several webhooks
-    /// acknowledged together, see [`crate::inbox::commit`]), atomically: one statement, or one
+    /// acknowledged together, see [`crate::server::inbox::commit`]), atomically: one statement, or one
     /// transaction when there are more than [`ACCEPT_CHUNK`] rows or messages to log. Returns,
     /// for each, whether it is new: an event stored before, or earlier in `events`, is not, and
     /// its message is not logged again.
@@ -264,7 +264,7 @@ impl Store {
 
     /// Marks handled events done under `owner`'s claims and adds the message of each one it
     /// finished to the chat log, in one transaction (the untriggered group messages of
-    /// [`crate::inbox::chatter`]); returns, for each, whether it was finished here. An event
+    /// [`crate::server::inbox::chatter`]); returns, for each, whether it was finished here. An event
     /// whose claim is no longer the latest (another process took it over) is neither finished
     /// nor logged here: whoever holds it logs it.
     pub async fn finish_logged(

@@ -3,7 +3,7 @@
 //! conversation id; nothing here can read or change another conversation's lists.
 //!
 //! Adding items is one transaction that reads the list as it is ([`ListState`]), lets the caller
-//! decide what changes (merging duplicates and the caps are decided by `crate::lists`, a pure
+//! decide what changes (merging duplicates and the caps are decided by `crate::features::lists`, a pure
 //! function of that state) and applies the decision. Concurrent additions to one chat queue
 //! behind each other: SQLite takes the write lock when the transaction begins
 //! (`BEGIN IMMEDIATE`), PostgreSQL takes the conversation's advisory lock (see `capped`).

@@ -73,7 +73,7 @@ mod sqlite_pool;
 mod values;
 mod welcomed;
 
-pub use crate::config::redact_url;
+pub use crate::platform::config::redact_url;
 pub use access::ChatAccess;
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
@@ -87,10 +87,12 @@ pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};
 pub use outbox::{NewOutboxItem, OutboxItem};
 pub use pending::{NewPendingCall, PendingCall};
+pub use photos::PhotoRef;
 pub use quiet::QuietRow;
 pub use quota::{ChatSpend, HeldPush, QuotaReading};
 pub use quoted::QuotedRow;
 pub use reminders::{DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow};
+pub use shared_files::FileRef;
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
 
 /// Why the store failed.

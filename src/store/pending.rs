@@ -1,11 +1,11 @@
-//! State-changing tool calls held for confirmation (see `crate::confirm`). A held call belongs
+//! State-changing tool calls held for confirmation (see `crate::features::confirm`). A held call belongs
 //! to one conversation and is only read or deleted through that conversation's id; taking it is
 //! one `DELETE … RETURNING`, so a double tap runs it once.
 
 use sqlx::FromRow;
 
 use super::{Store, StoreError};
-use crate::i18n::Lang;
+use crate::platform::i18n::Lang;
 
 /// A held tool call.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]

@@ -6,7 +6,23 @@
 use sqlx::FromRow;
 
 use super::{Store, StoreError};
-use crate::media::pick::PhotoRef;
+
+/// A photo sent to a chat, by reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhotoRef {
+    /// LINE's message id (the key of its content).
+    pub message_id: String,
+    /// Who sent it.
+    pub user_id: Option<String>,
+    /// Its image set, when sent with others.
+    pub set_id: Option<String>,
+    /// Its place in the set, from 1 (0: not in a set).
+    pub set_index: u32,
+    /// How many photos the set has (0: not in a set).
+    pub set_total: u32,
+    /// When it was sent, Unix ms.
+    pub at_ms: i64,
+}
 
 const NOTE: &str = "INSERT INTO recent_photos (conversation_id, message_id, user_id, set_id, set_index, set_total, at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (conversation_id, message_id) DO NOTHING";
 const PRUNE: &str = "DELETE FROM recent_photos WHERE at_ms < $1";

@@ -1,6 +1,6 @@
 //! Files recently shared in a chat: a reference to each (LINE's message id, who sent it, its
 //! name, when), so the file a question refers to is found. The chat log only says
-//! `[file: NAME]` ([`crate::media::pick::file_log`]), which a person could type too, so the
+//! `[file: NAME]` (`features::media::pick::file_log`), which a person could type too, so the
 //! references are kept apart. The content itself is never stored; references older than the
 //! caller's horizon are deleted as new ones arrive, an unsent file is forgotten at once (`Store::unsend_media`), and a
 //! forgotten chat takes its references with it.
@@ -8,7 +8,19 @@
 use sqlx::FromRow;
 
 use super::{Store, StoreError};
-use crate::media::pick::FileRef;
+
+/// A file shared in a chat (its reference is kept apart from the chat log's `[file: NAME]` text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    /// LINE's message id (the key of its content).
+    pub message_id: String,
+    /// Who sent it.
+    pub user_id: Option<String>,
+    /// The file's name.
+    pub file_name: String,
+    /// When it was sent, Unix ms.
+    pub at_ms: i64,
+}
 
 const NOTE: &str = "INSERT INTO recent_files (conversation_id, message_id, user_id, file_name, at_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (conversation_id, message_id) DO NOTHING";
 const PRUNE: &str = "DELETE FROM recent_files WHERE at_ms < $1";

@@ -6,11 +6,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::lists::plan::{Addition, plan_additions, wanted_items};
-use crate::lists::view::ListView;
-use crate::lists::{ListError, ListName};
+use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::features::lists::plan::{Addition, plan_additions, wanted_items};
+use crate::features::lists::view::ListView;
+use crate::features::lists::{ListError, ListName};
 use crate::store::{ListEdit, Store};
-use crate::tool::{Card, Tool, ToolCtx, ToolError};
 
 /// Arguments of `add_list_items`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::contract::{Tool, ToolCtx, ToolError};
 use crate::store::Store;
-use crate::tool::{Tool, ToolCtx, ToolError};
 
 /// Arguments of `cancel_digest` (none).
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::alerts::describe::AlertItem;
+use crate::contract::{Tool, ToolCtx, ToolError};
+use crate::features::alerts::describe::AlertItem;
 use crate::sources::securities::Securities;
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{AlertStatus, Store};
-use crate::tool::{Tool, ToolCtx, ToolError};
 
 /// Arguments of `cancel_price_alert`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -2,17 +2,17 @@
 //! 事"). Forgetting everything ("忘記所有事") deletes nothing by itself: it returns a card with a
 //! confirmation button (a postback signed for this conversation), and only a tap on it in this
 //! same conversation deletes — see [`ForgetAllMemories`]. The delete buttons of memory cards
-//! are [`crate::memory::actions::ForgetMemory`].
+//! are [`crate::features::memory::actions::ForgetMemory`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::action::Action;
-use crate::i18n::Lang;
-use crate::memory::actions::{ForgetAllMemories, delete_button};
-use crate::memory::{MemoryView, memory_row, overlap, tokens};
+use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::features::button::Action;
+use crate::features::memory::actions::{ForgetAllMemories, delete_button};
+use crate::features::memory::{MemoryView, memory_row, overlap, tokens};
+use crate::platform::i18n::Lang;
 use crate::store::{Memory, Store};
-use crate::tool::{Card, Tool, ToolCtx, ToolError};
 
 /// The most candidates shown when a description matches several memories.
 const MAX_CANDIDATES: usize = 10;

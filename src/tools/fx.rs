@@ -3,10 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::format::money;
-use crate::i18n::Lang;
+use crate::contract::{Card, CardRow, Chip, Styled, Tool, ToolCtx, ToolError};
+use crate::platform::format::money;
+use crate::platform::i18n::Lang;
 use crate::sources::fx::FxSource;
-use crate::tool::{Card, CardRow, Chip, Styled, Tool, ToolCtx, ToolError};
 
 /// Arguments of `fx`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::charts::{ChartSpec, Period};
-use crate::format::money;
-use crate::i18n::Lang;
+use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
+use crate::features::charts::{ChartSpec, Period};
+use crate::platform::format::money;
+use crate::platform::i18n::Lang;
 use crate::sources::quotes::{QuoteError, QuoteSource};
 use crate::sources::securities::{Securities, TaiwanName};
 use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
-use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// Arguments of `get_quote`.
 #[derive(Debug, Deserialize, JsonSchema)]

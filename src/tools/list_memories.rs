@@ -1,16 +1,16 @@
 //! `list_memories`: what this conversation asked hearth to remember ("你記得什麼？"), as a card
 //! with a delete button for each memory shown (a postback signed for this conversation). Read
-//! only; deleting happens on a tap, by [`crate::memory::actions::ForgetMemory`].
+//! only; deleting happens on a tap, by [`crate::features::memory::actions::ForgetMemory`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::i18n::Lang;
-use crate::memory::actions::delete_button;
-use crate::memory::{MemoryView, memory_row};
+use crate::contract::list::{Keep, ListCard};
+use crate::contract::{Card, CardButton, Tool, ToolCtx, ToolError};
+use crate::features::memory::actions::delete_button;
+use crate::features::memory::{MemoryView, memory_row};
+use crate::platform::i18n::Lang;
 use crate::store::Store;
-use crate::tool::list::{Keep, ListCard};
-use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
 
 /// The most memories given to the LLM (the newest).
 const MAX_LISTED: usize = 50;

@@ -6,14 +6,14 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::action::Action;
-use crate::alerts::actions::CancelPriceAlert;
-use crate::alerts::crossing::Frequency;
-use crate::alerts::describe::{AlertItem, condition};
+use crate::contract::list::{Keep, ListCard, cancel_button, plus_more};
+use crate::contract::{Card, CardRow, Tool, ToolCtx, ToolError};
+use crate::features::alerts::actions::CancelPriceAlert;
+use crate::features::alerts::crossing::Frequency;
+use crate::features::alerts::describe::{AlertItem, condition};
+use crate::features::button::Action;
 use crate::sources::securities::Securities;
 use crate::store::Store;
-use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
-use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
 
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;

@@ -4,13 +4,13 @@ use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::action::Action;
-use crate::calendar::WorkCalendar;
-use crate::reminders::actions::CancelReminder;
-use crate::reminders::describe::{local_time, repetition};
+use crate::contract::list::{Keep, ListCard, cancel_button, plus_more};
+use crate::contract::{Card, CardRow, Tool, ToolCtx, ToolError};
+use crate::features::button::Action;
+use crate::features::reminders::actions::CancelReminder;
+use crate::features::reminders::describe::{local_time, repetition};
+use crate::sources::calendar::WorkCalendar;
 use crate::store::{ReminderStatus, Store};
-use crate::tool::list::{Keep, ListCard, cancel_button, plus_more};
-use crate::tool::{Card, CardRow, Tool, ToolCtx, ToolError};
 
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;

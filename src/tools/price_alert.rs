@@ -3,29 +3,29 @@
 //! the quote source first; if the condition already holds, the reply says so and the alert waits
 //! for a fresh cross. An every-time alert's confirmation says what it will cost a month of LINE's
 //! quota; one that would push the month over what is left is not created until the family accepts
-//! or picks a cheaper way (the same rule as a repeating reminder, [`crate::reminders::spend`]).
+//! or picks a cheaper way (the same rule as a repeating reminder, [`crate::features::reminders::spend`]).
 
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::action::Action;
-use crate::alerts::actions::CancelPriceAlert;
-use crate::alerts::cheaper::{self, Cheaper};
-use crate::alerts::crossing::{Direction, Frequency, Side};
-use crate::alerts::describe::{condition, frequency};
-use crate::alerts::render::tone_of;
-use crate::calendar::WorkCalendar;
-use crate::delivery::Allowance;
-use crate::format::money;
-use crate::i18n::Lang;
-use crate::reminders::spend::{self, Plan, Spend};
+use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
+use crate::features::alerts::actions::CancelPriceAlert;
+use crate::features::alerts::cheaper::{self, Cheaper};
+use crate::features::alerts::crossing::{Direction, Frequency, Side};
+use crate::features::alerts::describe::{condition, frequency};
+use crate::features::alerts::render::tone_of;
+use crate::features::button::Action;
+use crate::features::delivery::Allowance;
+use crate::features::reminders::spend::{self, Plan, Spend};
+use crate::platform::format::money;
+use crate::platform::i18n::Lang;
+use crate::sources::calendar::WorkCalendar;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::{Securities, TaiwanName};
 use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 use crate::store::{NewAlert, Store};
-use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// The dead band around a level, percent of it.
 pub const BAND_PCT: f64 = 0.2;
@@ -204,7 +204,7 @@ impl Tool for PriceAlert {
         let target = deliver_to.as_deref().unwrap_or(conversation);
         let now = ctx.now();
         let (messages_per_fire, spend) = self.spend(freq, target, now).await?;
-        let what = condition(direction, level, crate::i18n::Lang::En);
+        let what = condition(direction, level, crate::platform::i18n::Lang::En);
         let out = Output {
             id: None,
             name: quote.name.clone(),
@@ -320,8 +320,12 @@ impl Tool for PriceAlert {
             card.rows.push(CardRow::new(
                 "🌙",
                 match lang {
-                    crate::i18n::Lang::ZhTw => format!("勿擾時段內觸發時，會等到 {until} 再通知"),
-                    crate::i18n::Lang::En => format!("Inside quiet hours it waits until {until}"),
+                    crate::platform::i18n::Lang::ZhTw => {
+                        format!("勿擾時段內觸發時，會等到 {until} 再通知")
+                    }
+                    crate::platform::i18n::Lang::En => {
+                        format!("Inside quiet hours it waits until {until}")
+                    }
                 },
             ));
         }

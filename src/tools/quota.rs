@@ -5,12 +5,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::calendar::WorkCalendar;
-use crate::delivery::Allowance;
-use crate::i18n::Lang;
-use crate::reminders::projection;
-use crate::source::{ChatKind, Conversation};
-use crate::tool::{Card, CardRow, Tone, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, CardRow, Tone, Tool, ToolCtx, ToolError};
+use crate::features::delivery::Allowance;
+use crate::features::reminders::projection;
+use crate::platform::conversation::{ChatKind, Conversation};
+use crate::platform::i18n::Lang;
+use crate::sources::calendar::WorkCalendar;
 
 /// The most chats listed.
 const MAX_CHATS: usize = 8;

@@ -9,9 +9,9 @@ use jiff::{SignedDuration, Timestamp};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::i18n::Lang;
+use crate::contract::{Tool, ToolCtx, ToolError};
+use crate::platform::i18n::Lang;
 use crate::store::{LoggedMessage, Store};
-use crate::tool::{Tool, ToolCtx, ToolError};
 
 /// The most messages one recap returns.
 pub const MAX_MESSAGES: u32 = 200;

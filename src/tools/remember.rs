@@ -1,15 +1,15 @@
 //! `remember`: stores a fact for this conversation ("記得奶奶對花生過敏"), with who said it and
 //! when. The conversation's memories are placed in the system prompt of its later turns (see
-//! [`crate::memory`]); no other conversation ever sees them. Relative dates in the fact
-//! ("明天", "下週五", "tomorrow") are kept as the dates they mean ([`crate::memory::relative`]).
+//! [`crate::features::memory`]); no other conversation ever sees them. Relative dates in the fact
+//! ("明天", "下週五", "tomorrow") are kept as the dates they mean ([`crate::features::memory::relative`]).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::memory::MemoryView;
-use crate::memory::actions::delete_button;
+use crate::contract::{Card, CardRow, Chip, Tool, ToolCtx, ToolError};
+use crate::features::memory::MemoryView;
+use crate::features::memory::actions::delete_button;
 use crate::store::{NewMemory, Store};
-use crate::tool::{Card, CardRow, Chip, Tool, ToolCtx, ToolError};
 
 /// The longest memory, in characters.
 pub const MAX_FACT_CHARS: usize = 500;
@@ -52,7 +52,8 @@ impl Tool for Remember {
     const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let resolved = crate::memory::relative::resolve(args.fact.trim(), ctx.local_now().date());
+        let resolved =
+            crate::features::memory::relative::resolve(args.fact.trim(), ctx.local_now().date());
         let fact = resolved.as_str();
         if fact.is_empty() {
             return Err(ToolError::InvalidArgs(

@@ -11,19 +11,21 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use crate::action::Action;
-use crate::calendar::WorkCalendar;
-use crate::delivery::Allowance;
-use crate::i18n::Lang;
+use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
+use crate::features::button::Action;
+use crate::features::delivery::Allowance;
+use crate::features::reminders::actions::CancelReminder;
+use crate::features::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
+use crate::features::reminders::describe::{
+    calendar_notes, local_time, repetition, upcoming, zone_label,
+};
+use crate::features::reminders::picker;
+use crate::features::reminders::recurrence::{Freq, Schedule};
+use crate::features::reminders::spend::{self, Plan, Spend};
 use crate::line::text::grapheme_len;
-use crate::reminders::actions::CancelReminder;
-use crate::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
-use crate::reminders::describe::{calendar_notes, local_time, repetition, upcoming, zone_label};
-use crate::reminders::picker;
-use crate::reminders::recurrence::{Freq, Schedule};
-use crate::reminders::spend::{self, Plan, Spend};
+use crate::platform::i18n::Lang;
+use crate::sources::calendar::WorkCalendar;
 use crate::store::{NewReminder, Store};
-use crate::tool::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;

@@ -5,12 +5,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::lists::ListName;
-use crate::lists::lookup::find_list;
-use crate::lists::plan::{Found, find_item, wanted_items};
-use crate::lists::view::ListView;
+use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::features::lists::ListName;
+use crate::features::lists::lookup::find_list;
+use crate::features::lists::plan::{Found, find_item, wanted_items};
+use crate::features::lists::view::ListView;
 use crate::store::Store;
-use crate::tool::{Card, Tool, ToolCtx, ToolError};
 
 /// Arguments of `remove_list_items`.
 #[derive(Debug, Deserialize, JsonSchema)]

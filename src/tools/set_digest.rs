@@ -6,11 +6,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::digest::schedule::{format_local_time, next_at, parse_local_time};
-use crate::reminders::describe::local_time;
+use crate::contract::{Tool, ToolCtx, ToolError};
+use crate::features::digest::schedule::{format_local_time, next_at, parse_local_time};
+use crate::features::reminders::describe::local_time;
 use crate::sources::weather::WeatherSource;
 use crate::store::{NewDigest, Store};
-use crate::tool::{Tool, ToolCtx, ToolError};
 
 /// The longest place name kept.
 const MAX_PLACE_CHARS: usize = 40;

@@ -5,10 +5,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{format_local_time, parse_local_time};
-use crate::quiet::QuietHours;
+use crate::contract::{Tool, ToolCtx, ToolError};
+use crate::features::quiet::QuietHours;
+use crate::platform::clock::{format_local_time, parse_local_time};
 use crate::store::{QuietRow, Store};
-use crate::tool::{Tool, ToolCtx, ToolError};
 
 /// Arguments of `set_quiet_hours`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -5,11 +5,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::lists::ListName;
-use crate::lists::lookup::{OtherList, find_list, other_lists};
-use crate::lists::view::ListView;
+use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
+use crate::features::lists::ListName;
+use crate::features::lists::lookup::{OtherList, find_list, other_lists};
+use crate::features::lists::view::ListView;
 use crate::store::Store;
-use crate::tool::{Card, Chip, Tool, ToolCtx, ToolError};
 
 /// Arguments of `show_list`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -3,19 +3,19 @@
 //! user's language. The card shows the title and site with a button that opens the page.
 //! Everything from the page (address, title, site, text) is untrusted content, fenced for the
 //! LLM. After untrusted content entered a turn, the URL it reads is an outgoing request the
-//! agent may hold (`crate::egress`).
+//! agent may hold (`crate::contract::egress`).
 
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::egress::Outgoing;
+use crate::contract::egress::Outgoing;
+use crate::contract::untrusted;
+use crate::contract::{Card, CardButton, Tool, ToolCtx, ToolError};
 use crate::line::text::truncate_graphemes;
-use crate::sandbox::{Sandbox, SandboxError};
 use crate::sources::fetch::{FetchError, Fetcher, Refusal};
-use crate::tool::{Card, CardButton, Tool, ToolCtx, ToolError};
-use crate::untrusted;
+use crate::sources::sandbox::{Sandbox, SandboxError};
 
 /// Characters of page text given to the LLM at most.
 pub const TEXT_BUDGET_CHARS: usize = 6000;

@@ -5,11 +5,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::charts::{ChartSpec, ForecastDay};
-use crate::i18n::Lang;
+use crate::contract::{Card, CardRow, Chip, Tone, Tool, ToolCtx, ToolError};
+use crate::features::charts::{ChartSpec, ForecastDay};
+use crate::platform::i18n::Lang;
 use crate::sources::weather::{WeatherSource, describe_code};
 use crate::store::Store;
-use crate::tool::{Card, CardRow, Chip, Tone, Tool, ToolCtx, ToolError};
 
 /// Arguments of `weather`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -5,11 +5,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::egress::Outgoing;
+use crate::contract::egress::Outgoing;
+use crate::contract::untrusted;
+use crate::contract::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
 use crate::line::text::truncate_graphemes;
 use crate::sources::search::{SearchProvider, SearchQuery, SearchResult, TimeRange};
-use crate::tool::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
-use crate::untrusted;
 
 /// Arguments of `web_search`.
 #[derive(Debug, Deserialize, JsonSchema)]

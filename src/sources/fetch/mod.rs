@@ -126,7 +126,7 @@ impl Fetcher {
         lookup: Arc<dyn Lookup>,
     ) -> Result<Self, reqwest::Error> {
         let resolver = GuardedResolver::new(lookup, settings.policy.clone());
-        let client = crate::tls::client_builder()
+        let client = crate::platform::tls::client_builder()
             .user_agent(settings.user_agent.clone())
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())

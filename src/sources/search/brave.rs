@@ -5,8 +5,8 @@
 use serde::Deserialize;
 
 use super::{SearchQuery, SearchResult, status_error};
-use crate::config::Secret;
-use crate::i18n::Lang;
+use crate::platform::config::Secret;
+use crate::platform::i18n::Lang;
 use crate::sources::extract::strip_inline_tags;
 use crate::sources::{UpstreamError, join_url, send};
 

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{SearchQuery, SearchResult, status_error};
-use crate::config::Secret;
+use crate::platform::config::Secret;
 use crate::sources::{UpstreamError, join_url, send};
 
 #[derive(Debug, Deserialize)]

@@ -1,0 +1,72 @@
+//! THE list of button actions, beside THE list of tools (`crate::tools`). An action is a type
+//! (its data and its handler, see [`crate::features::button`]) living with its feature; adding a
+//! button-backed feature is its own files and one line here. A tap reaches an action only after
+//! its data was verified against the tap's conversation (see [`crate::line::postback`]), and each
+//! action acts on that conversation only.
+
+use crate::features::alerts::actions::{CancelPriceAlert, MutePriceAlert};
+use crate::features::button::{ActionRegistry, ActionRegistryError};
+use crate::features::confirm::combined::{ConfirmCalls, DiscardCalls};
+use crate::features::confirm::{ConfirmCall, DiscardCall};
+use crate::features::lists::view::CheckListItem;
+use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
+use crate::features::reminders::actions::{CancelReminder, ReminderDone, SnoozeReminder};
+use crate::features::reminders::picker::{MoveReminder, RescheduleOccurrence};
+use crate::platform::i18n::Lang;
+
+/// Builds the production action registry.
+pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
+    ActionRegistry::builder()
+        .action::<CancelReminder>()
+        .action::<ReminderDone>()
+        .action::<SnoozeReminder>()
+        .action::<RescheduleOccurrence>()
+        .action::<MoveReminder>()
+        .action::<CancelPriceAlert>()
+        .action::<MutePriceAlert>()
+        .action::<ForgetMemory>()
+        .action::<ForgetAllMemories>()
+        .action::<ConfirmCall>()
+        .action::<DiscardCall>()
+        .action::<ConfirmCalls>()
+        .action::<DiscardCalls>()
+        .action::<CheckListItem>()
+        .build()
+}
+
+/// The polite answer to a button that does not belong to this conversation (or was forged).
+pub fn refusal(lang: Lang) -> &'static str {
+    lang.pick(
+        "這個按鈕不屬於這個聊天室，所以我沒有做任何變更 🙏",
+        "That button belongs to another chat, so I didn't change anything 🙏",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_production_actions_build_with_the_wire_names_of_existing_buttons() {
+        let registry = registry().expect("the production action registry");
+        assert_eq!(
+            registry.names(),
+            [
+                "cancel_price_alert",
+                "cancel_reminder",
+                "check_list_item",
+                "confirm_call",
+                "confirm_calls",
+                "discard_call",
+                "discard_calls",
+                "forget_all_memories",
+                "forget_memory",
+                "mute_price_alert",
+                "reminder_done",
+                "reminder_move",
+                "reminder_reschedule",
+                "reminder_snooze",
+            ]
+        );
+    }
+}

@@ -1,0 +1,613 @@
+//! The registry: type erasure of [`Tool`]s, the definitions sent to the LLM, and [`dispatch`],
+//! which never fails. An unknown tool, arguments that do not parse, a tool error, a timeout and a
+//! panic all become `{"error": {"kind", "message"}}` data for the LLM to explain.
+//!
+//! Besides the typed tools of the list, a registry may take [`ToolSource`]s: tools known only at
+//! run time (those of MCP servers), which come and go with their server. They are dispatched the
+//! same way (time limit, panics and errors as data) and can never shadow a tool of the list or
+//! of an earlier source.
+//!
+//! [`dispatch`]: Registry::dispatch
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::contract::egress::Outgoing;
+use crate::contract::schema::{check_schema, strict_schema_for};
+use crate::contract::{Card, Chip, ErrorKind, Tool, ToolCtx, ToolError};
+
+/// A tool as the LLM sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolDefinition {
+    /// The wire name.
+    pub name: Cow<'static, str>,
+    /// What the tool is for.
+    pub description: Cow<'static, str>,
+    /// The JSON schema of the arguments (strict unless `strict` is false).
+    pub parameters: Value,
+    /// The schema is in the strict subset (always, for the tools of the list); a tool from
+    /// elsewhere whose schema cannot be made strict is sent without `strict`.
+    #[serde(skip)]
+    pub strict: bool,
+}
+
+/// How a call ended, for logs and metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The tool returned a result.
+    Ok,
+    /// The call ended in an error of this kind (`unknown_tool`, `invalid_arguments`, `timeout`,
+    /// `internal`, or the tool's own kind).
+    Error(ErrorKind),
+    /// Not run: held for the family to confirm (a state-changing call after untrusted content).
+    NeedsConfirmation,
+}
+
+/// The result of one dispatched call.
+#[derive(Debug, Clone)]
+pub struct ToolReply {
+    /// What the LLM reads: the tool's output, or [`CallError::envelope`].
+    pub content: Value,
+    /// The card, if the tool made one.
+    pub card: Option<Card>,
+    /// The chips, if any.
+    pub chips: Vec<Chip>,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// Links the output offers to read next ([`Tool::links`]).
+    pub links: Vec<String>,
+    /// The error the call ended in, typed (`content` holds its envelope); `None` otherwise.
+    pub error: Option<CallError>,
+}
+
+impl ToolReply {
+    /// An error result: the LLM reads its [`CallError::envelope`].
+    pub fn error(kind: ErrorKind, message: impl Into<String>) -> Self {
+        let error = CallError { kind, message: message.into() };
+        Self {
+            content: error.envelope(),
+            card: None,
+            chips: Vec::new(),
+            outcome: Outcome::Error(kind),
+            links: Vec::new(),
+            error: Some(error),
+        }
+    }
+}
+
+/// Why a call produced no result: a kind and a short message the LLM can explain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallError {
+    /// What kind of failure.
+    pub kind: ErrorKind,
+    /// What the LLM reads (free of internals; the cause chain goes to the log).
+    pub message: String,
+}
+
+impl CallError {
+    /// What the LLM reads: `{"error": {"kind", "message"}}`. The one place the envelope is built.
+    pub fn envelope(&self) -> Value {
+        json!({ "error": self })
+    }
+}
+
+/// The object-safe face of a [`Tool`]; the only place where tools are erased.
+trait ErasedTool: Send + Sync {
+    fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply>;
+    fn outgoing(&self, args: &str) -> Option<Outgoing>;
+}
+
+impl<T: Tool> ErasedTool for T {
+    fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply> {
+        Box::pin(call_typed(self, ctx, args))
+    }
+
+    fn outgoing(&self, args: &str) -> Option<Outgoing> {
+        let args: T::Args = serde_json::from_str(normalized_args(args)).ok()?;
+        Tool::outgoing(self, &args)
+    }
+}
+
+/// The raw arguments, with "nothing" read as an empty object.
+fn normalized_args(raw_args: &str) -> &str {
+    let trimmed = raw_args.trim();
+    if trimmed.is_empty() || trimmed == "null" { "{}" } else { trimmed }
+}
+
+/// Runs a tool's work with its time limit, catching a panic; every failure becomes the reply.
+async fn run_guarded<O>(
+    name: &str,
+    timeout: Duration,
+    work: impl Future<Output = Result<O, ToolError>>,
+) -> Result<O, ToolReply> {
+    let run = AssertUnwindSafe(work).catch_unwind();
+    match tokio::time::timeout(timeout, run).await {
+        Err(_) => {
+            tracing::warn!(tool = name, "tool timed out");
+            Err(ToolReply::error(ErrorKind::Timeout, "the tool took too long; try again later"))
+        }
+        Ok(Err(panic)) => {
+            tracing::error!(tool = name, panic = panic_message(&panic), "tool panicked");
+            Err(ToolReply::error(ErrorKind::Internal, "the tool failed unexpectedly"))
+        }
+        Ok(Ok(Err(e))) => {
+            log_tool_error(name, &e);
+            Err(ToolReply::error(e.kind(), e.to_string()))
+        }
+        Ok(Ok(Ok(output))) => Ok(output),
+    }
+}
+
+async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolReply {
+    let raw = normalized_args(raw_args);
+    let args: T::Args = match serde_json::from_str(raw) {
+        Ok(args) => args,
+        Err(e) => {
+            tracing::warn!(tool = T::NAME, error = %e, "tool arguments did not parse");
+            return ToolReply::error(
+                ErrorKind::InvalidArguments,
+                format!("invalid arguments: {e}"),
+            );
+        }
+    };
+    let output = match run_guarded(T::NAME, tool.timeout(), tool.run(ctx, args)).await {
+        Ok(output) => output,
+        Err(reply) => return reply,
+    };
+    let content = match serde_json::to_value(&output) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::error!(tool = T::NAME, error = %e, "tool output did not serialise");
+            return ToolReply::error(ErrorKind::Internal, "the tool failed unexpectedly");
+        }
+    };
+    let card = guarded(T::NAME, "card", || tool.card(ctx, &output)).flatten();
+    let chips =
+        guarded(T::NAME, "quick_replies", || tool.quick_replies(ctx, &output)).unwrap_or_default();
+    let links = guarded(T::NAME, "links", || tool.links(&output)).unwrap_or_default();
+    ToolReply { content, card, chips, outcome: Outcome::Ok, links, error: None }
+}
+
+/// A tool known only at run time: its definition, raw JSON arguments in, JSON out.
+pub trait DynamicTool: Send + Sync {
+    /// What the LLM sees.
+    fn definition(&self) -> &ToolDefinition;
+    /// What the agent needs to know about it.
+    fn traits(&self) -> ToolTraits;
+    /// How long one call may take before it is abandoned.
+    fn timeout(&self) -> Duration;
+    /// Does the work; `args` is the JSON object the LLM gave (empty when it gave nothing).
+    fn run<'a>(
+        &'a self,
+        ctx: &'a ToolCtx,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Value, ToolError>>;
+}
+
+/// Tools that come and go (an MCP server's, withdrawn while it is down).
+pub trait ToolSource: Send + Sync {
+    /// The tools offered now.
+    fn tools(&self) -> Vec<Arc<dyn DynamicTool>>;
+}
+
+async fn call_dynamic(tool: &dyn DynamicTool, ctx: &ToolCtx, raw_args: &str) -> ToolReply {
+    let name = tool.definition().name.as_ref();
+    let args = match serde_json::from_str::<Value>(normalized_args(raw_args)) {
+        Ok(Value::Object(args)) => args,
+        Ok(_) => {
+            return ToolReply::error(
+                ErrorKind::InvalidArguments,
+                "invalid arguments: not an object",
+            );
+        }
+        Err(e) => {
+            tracing::warn!(tool = name, error = %e, "tool arguments did not parse");
+            return ToolReply::error(
+                ErrorKind::InvalidArguments,
+                format!("invalid arguments: {e}"),
+            );
+        }
+    };
+    match run_guarded(name, tool.timeout(), tool.run(ctx, args)).await {
+        Ok(content) => ToolReply {
+            content,
+            card: None,
+            chips: Vec::new(),
+            outcome: Outcome::Ok,
+            links: Vec::new(),
+            error: None,
+        },
+        Err(reply) => reply,
+    }
+}
+
+/// Runs a presentation builder; a panic is logged and treated as "nothing to show".
+fn guarded<R>(tool: &str, what: &str, build: impl FnOnce() -> R) -> Option<R> {
+    match std::panic::catch_unwind(AssertUnwindSafe(build)) {
+        Ok(r) => Some(r),
+        Err(panic) => {
+            tracing::error!(tool, what, panic = panic_message(&panic), "presentation panicked");
+            None
+        }
+    }
+}
+
+fn log_tool_error(tool: &str, error: &ToolError) {
+    let mut chain = String::new();
+    let mut source = std::error::Error::source(error);
+    while let Some(s) = source {
+        chain.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    tracing::warn!(tool, kind = error.kind().as_str(), error = %error, cause = %chain, "tool returned an error");
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic".into())
+}
+
+/// Why a registry could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// Two tools share a name.
+    #[error("duplicate tool name {0:?}")]
+    Duplicate(&'static str),
+    /// A tool from a source takes a name already taken (by a tool of the list or of an earlier
+    /// source).
+    #[error("tool name {0:?} is already taken: give its MCP server another \"prefix\"")]
+    Taken(String),
+    /// A name outside `[a-zA-Z0-9_-]{{1,64}}`.
+    #[error("bad tool name {0:?}: use 1-64 of a-z A-Z 0-9 _ -")]
+    BadName(&'static str),
+    /// A schema the LLM cannot use.
+    #[error("tool {name:?}: {problem}")]
+    BadSchema {
+        /// The tool.
+        name: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// What the agent needs to know about a tool besides its definition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolTraits {
+    /// It changes state ([`Tool::CHANGES_STATE`]): held after untrusted content.
+    pub changes_state: bool,
+    /// Its output is untrusted ([`Tool::UNTRUSTED_OUTPUT`]): it taints the turn.
+    pub untrusted_output: bool,
+    /// Every call waits for the family's confirmation (a tool its server calls destructive).
+    pub always_confirm: bool,
+}
+
+/// Collects tools; [`RegistryBuilder::build`] checks them.
+#[derive(Default)]
+pub struct RegistryBuilder {
+    entries: Vec<(ToolDefinition, ToolTraits, Box<dyn ErasedTool>)>,
+}
+
+impl RegistryBuilder {
+    /// Adds a tool.
+    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        let definition = ToolDefinition {
+            name: Cow::Borrowed(T::NAME),
+            description: Cow::Borrowed(T::DESCRIPTION),
+            parameters: strict_schema_for::<T::Args>(),
+            strict: true,
+        };
+        let traits = ToolTraits {
+            changes_state: T::CHANGES_STATE,
+            untrusted_output: T::UNTRUSTED_OUTPUT,
+            always_confirm: false,
+        };
+        self.entries.push((definition, traits, Box::new(tool)));
+        self
+    }
+
+    /// Adds a tool when there is one (a tool offered only when configured).
+    pub fn tool_if<T: Tool>(self, tool: Option<T>) -> Self {
+        match tool {
+            Some(tool) => self.tool(tool),
+            None => self,
+        }
+    }
+
+    /// Checks names and schemas and builds the registry.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut by_name = HashMap::new();
+        let mut definitions = Vec::new();
+        let mut tools = Vec::new();
+        let mut traits = Vec::new();
+        for (index, (def, t, tool)) in self.entries.into_iter().enumerate() {
+            let Cow::Borrowed(name) = def.name else {
+                unreachable!("typed tools have static names")
+            };
+            if !valid_name(name) {
+                return Err(RegistryError::BadName(name));
+            }
+            if by_name.insert(name, index).is_some() {
+                return Err(RegistryError::Duplicate(name));
+            }
+            check_schema(&def.parameters)
+                .map_err(|problem| RegistryError::BadSchema { name, problem })?;
+            definitions.push(def);
+            traits.push(t);
+            tools.push(tool);
+        }
+        Ok(Registry { by_name, definitions, traits, tools, sources: Vec::new() })
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The tools, by name, with their definitions.
+pub struct Registry {
+    by_name: HashMap<&'static str, usize>,
+    definitions: Vec<ToolDefinition>,
+    traits: Vec<ToolTraits>,
+    tools: Vec<Box<dyn ErasedTool>>,
+    sources: Vec<Arc<dyn ToolSource>>,
+}
+
+impl Registry {
+    /// Starts an empty registry.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::default()
+    }
+
+    /// The same registry with tools from `sources` after those of the list. A tool of a source
+    /// offered now whose name is taken is refused. Later, a name belongs to the first tool
+    /// offering it at that moment: a tool of the list always, else the earliest source's; a
+    /// tool that appears under a taken name is not offered.
+    pub fn with_sources(
+        mut self,
+        sources: Vec<Arc<dyn ToolSource>>,
+    ) -> Result<Registry, RegistryError> {
+        self.sources = sources;
+        let mut taken = HashSet::new();
+        for source in &self.sources {
+            for tool in source.tools() {
+                let name = tool.definition().name.to_string();
+                if self.by_name.contains_key(name.as_str()) || !taken.insert(name.clone()) {
+                    return Err(RegistryError::Taken(name));
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// True when tools come from sources (MCP servers) too: the list may change between turns.
+    pub fn has_sources(&self) -> bool {
+        !self.sources.is_empty()
+    }
+
+    /// The tools of the sources offered now, each under a name nothing before it took.
+    fn dynamic_tools(&self) -> Vec<Arc<dyn DynamicTool>> {
+        let mut taken = HashSet::new();
+        let mut tools = Vec::new();
+        for source in &self.sources {
+            for tool in source.tools() {
+                let name = tool.definition().name.to_string();
+                if !self.by_name.contains_key(name.as_str()) && taken.insert(name) {
+                    tools.push(tool);
+                }
+            }
+        }
+        tools
+    }
+
+    fn dynamic_tool(&self, name: &str) -> Option<Arc<dyn DynamicTool>> {
+        self.dynamic_tools().into_iter().find(|t| t.definition().name == name)
+    }
+
+    /// The tool definitions: the list's in order, then those the sources offer now.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        let mut definitions = self.definitions.clone();
+        definitions.extend(self.dynamic_tools().iter().map(|t| t.definition().clone()));
+        definitions
+    }
+
+    /// True if a tool called `name` is offered now (without copying the definitions).
+    pub fn offers(&self, name: &str) -> bool {
+        self.by_name.contains_key(name) || self.dynamic_tool(name).is_some()
+    }
+
+    fn traits(&self, name: &str) -> ToolTraits {
+        match self.by_name.get(name) {
+            Some(&i) => self.traits.get(i).copied().unwrap_or_default(),
+            None => self.dynamic_tool(name).map(|t| t.traits()).unwrap_or_default(),
+        }
+    }
+
+    /// True if every call of `name` waits for the family's confirmation (a tool its MCP server
+    /// declares destructive); false for unknown names.
+    pub fn always_confirm(&self, name: &str) -> bool {
+        self.traits(name).always_confirm
+    }
+
+    /// True if the tool `name` changes state ([`Tool::CHANGES_STATE`]); false for unknown names.
+    pub fn changes_state(&self, name: &str) -> bool {
+        self.traits(name).changes_state
+    }
+
+    /// True if the tool `name` returns untrusted web content ([`Tool::UNTRUSTED_OUTPUT`]).
+    pub fn untrusted_output(&self, name: &str) -> bool {
+        self.traits(name).untrusted_output
+    }
+
+    /// The outgoing request the call `name(args)` would make ([`Tool::outgoing`]); `None` for
+    /// unknown tools and arguments that do not parse (such calls make no request).
+    pub fn outgoing(&self, name: &str, args: &str) -> Option<Outgoing> {
+        self.by_name.get(name).and_then(|&i| self.tools[i].outgoing(args))
+    }
+
+    /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.
+    pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
+        let Some((&static_name, &index)) = self.by_name.get_key_value(name) else {
+            if let Some(tool) = self.dynamic_tool(name) {
+                let reply = call_dynamic(tool.as_ref(), ctx, args).await;
+                let outcome = outcome_label(reply.outcome);
+                crate::platform::metrics::tool_call("dynamic", outcome);
+                tracing::info!(tool = name, outcome, "tool call");
+                return reply;
+            }
+            crate::platform::metrics::tool_call("unknown", ErrorKind::UnknownTool.as_str());
+            tracing::warn!(tool = name, "the LLM called an unknown tool");
+            return ToolReply::error(
+                ErrorKind::UnknownTool,
+                format!("there is no tool named {name:?}"),
+            );
+        };
+        let reply = self.tools[index].call(ctx, args).await;
+        let outcome = outcome_label(reply.outcome);
+        crate::platform::metrics::tool_call(static_name, outcome);
+        tracing::info!(tool = name, outcome, "tool call");
+        reply
+    }
+}
+
+/// The `outcome` label of the tool-call metric.
+fn outcome_label(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Ok => "ok",
+        Outcome::NeedsConfirmation => "needs_confirmation",
+        Outcome::Error(kind) => kind.as_str(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{CallError, Outcome, ToolReply};
+    use crate::contract::ErrorKind;
+
+    #[test]
+    fn an_error_reply_carries_its_envelope_and_the_typed_error() {
+        let reply = ToolReply::error(ErrorKind::UpstreamUnavailable, "the quote service is down");
+        assert_eq!(
+            reply.content,
+            json!({"error": {"kind": "upstream_unavailable", "message": "the quote service is down"}})
+        );
+        assert_eq!(reply.outcome, Outcome::Error(ErrorKind::UpstreamUnavailable));
+        let expected = CallError {
+            kind: ErrorKind::UpstreamUnavailable,
+            message: "the quote service is down".into(),
+        };
+        assert_eq!(reply.error, Some(expected));
+        assert!(reply.card.is_none() && reply.chips.is_empty() && reply.links.is_empty());
+    }
+
+    /// A tool from a source, answering with its source's label.
+    struct Labelled {
+        definition: super::ToolDefinition,
+        label: &'static str,
+    }
+
+    impl super::DynamicTool for Labelled {
+        fn definition(&self) -> &super::ToolDefinition {
+            &self.definition
+        }
+        fn traits(&self) -> super::ToolTraits {
+            super::ToolTraits::default()
+        }
+        fn timeout(&self) -> std::time::Duration {
+            std::time::Duration::from_secs(1)
+        }
+        fn run<'a>(
+            &'a self,
+            _ctx: &'a crate::contract::ToolCtx,
+            _args: serde_json::Map<String, serde_json::Value>,
+        ) -> futures::future::BoxFuture<'a, Result<serde_json::Value, crate::contract::ToolError>>
+        {
+            Box::pin(async move { Ok(json!(self.label)) })
+        }
+    }
+
+    /// A source whose tools can be switched on later.
+    #[derive(Default)]
+    struct Switchable(std::sync::Mutex<Vec<std::sync::Arc<dyn super::DynamicTool>>>);
+
+    impl super::ToolSource for Switchable {
+        fn tools(&self) -> Vec<std::sync::Arc<dyn super::DynamicTool>> {
+            self.0.lock().map(|t| t.clone()).unwrap_or_default()
+        }
+    }
+
+    fn labelled(name: &'static str, label: &'static str) -> std::sync::Arc<dyn super::DynamicTool> {
+        std::sync::Arc::new(Labelled {
+            definition: super::ToolDefinition {
+                name: name.into(),
+                description: "".into(),
+                parameters: json!({"type": "object", "properties": {}}),
+                strict: true,
+            },
+            label,
+        })
+    }
+
+    fn ctx() -> crate::contract::ToolCtx {
+        crate::contract::ToolCtx {
+            conversation: crate::platform::conversation::Conversation::user("U1"),
+            user_id: None,
+            display_name: None,
+            tz: jiff::tz::TimeZone::UTC,
+            lang: crate::platform::i18n::Lang::En,
+            clock: std::sync::Arc::new(crate::platform::clock::SystemClock),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_belongs_to_the_earliest_source_offering_it_now() {
+        let first = std::sync::Arc::new(Switchable::default());
+        let later = std::sync::Arc::new(Switchable::default());
+        first.0.lock().expect("lock").push(labelled("home_lookup", "first"));
+        let registry = super::Registry::builder()
+            .build()
+            .and_then(|r| r.with_sources(vec![first.clone(), later.clone()]))
+            .expect("no clash at start");
+        later.0.lock().expect("lock").push(labelled("home_lookup", "later"));
+        later.0.lock().expect("lock").push(labelled("kids_lookup", "later"));
+        let names: Vec<String> =
+            registry.definitions().iter().map(|d| d.name.to_string()).collect();
+        assert_eq!(names, ["home_lookup", "kids_lookup"]);
+        assert!(registry.offers("kids_lookup") && !registry.offers("pets_lookup"));
+        assert_eq!(registry.dispatch("home_lookup", "{}", &ctx()).await.content, json!("first"));
+        first.0.lock().expect("lock").clear();
+        let names: Vec<String> =
+            registry.definitions().iter().map(|d| d.name.to_string()).collect();
+        assert_eq!(names, ["home_lookup", "kids_lookup"], "the name goes to the next offering it");
+        assert_eq!(registry.dispatch("home_lookup", "", &ctx()).await.content, json!("later"));
+        later.0.lock().expect("lock").clear();
+        assert!(registry.definitions().is_empty(), "withdrawn while no source offers them");
+        assert!(!registry.offers("home_lookup"), "not offered once withdrawn");
+    }
+
+    #[test]
+    fn a_source_tool_under_a_taken_name_at_start_is_refused() {
+        let a = std::sync::Arc::new(Switchable::default());
+        let b = std::sync::Arc::new(Switchable::default());
+        a.0.lock().expect("lock").push(labelled("x_y", "a"));
+        b.0.lock().expect("lock").push(labelled("x_y", "b"));
+        let built = super::Registry::builder().build().expect("empty");
+        assert!(
+            matches!(built.with_sources(vec![a, b]), Err(super::RegistryError::Taken(name)) if name == "x_y")
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! Pushing recorded deliveries, shared by the reminder scheduler, the price-alert poller and the
+//! digest sender.
+//!
+//! Each records the rendered push and a deterministic `X-Line-Retry-Key` before the first
+//! attempt, then hands the item to one per-chat outbox ([`outbox`]): everything due for one chat
+//! within a short window — a reminder, an alert fire and the digest alike — goes in one push
+//! request ([`crate::features::quota::batch`]), so a group is charged once, not once per item or per loop.
+//! Before pushing, one decision per item asks the chat's quiet hours and the month's quota
+//! ([`allowance`]): an alert or digest waits for quiet hours to end; when the month cannot pay,
+//! the items are held for the chat's next reply (free) instead of being lost. This module says
+//! what became of each item: LINE accepted it (a `409` for a repeated key counts), it was held,
+//! LINE refused it for good, the outcome is unknown and the same request is tried again later,
+//! or it waits in the outbox. A [`Pusher`] holds what a recorded push needs (the quota's
+//! bookkeeping with the LINE client and the store, the button key, the palette, this process's
+//! name in claims and the outbox's tuning), once for all three.
+
+pub mod allowance;
+mod outbox;
+mod retention;
+
+use jiff::{SignedDuration, Timestamp};
+use uuid::Uuid;
+
+pub use allowance::Allowance;
+
+use crate::features::quiet::{self, PushKind};
+use crate::line::flex::Palette;
+use crate::line::postback::PostbackKey;
+use crate::store::{DeliveryStatus, NewOutboxItem, OutboxItem, Store, StoreError};
+
+pub use outbox::Settled;
+pub use retention::prune_settled;
+
+/// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
+pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
+
+/// The deterministic retry key of a named occurrence.
+pub fn retry_key(name: &str) -> Uuid {
+    Uuid::new_v5(&RETRY_KEY_NAMESPACE, name.as_bytes())
+}
+
+/// What became of one item handed to the outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// LINE accepted it (now, or on an earlier attempt with the same key).
+    Sent,
+    /// The month's quota could not pay for it: kept for the chat's next reply.
+    Held,
+    /// LINE refused it for good (the bot left the group, a bad message), or the stored payload
+    /// is unreadable.
+    Refused,
+    /// The outcome is unknown (timeout, server error, still rate limited): try the same request
+    /// again later.
+    RetryLater,
+    /// Waiting in the outbox (for the chat's quiet hours to end, or for what else is due for the
+    /// chat within the window): the outbox pushes it and records what became of it.
+    Queued,
+}
+
+impl Outcome {
+    /// The delivery status to record, or `None` when the delivery stays pending.
+    pub fn status(self) -> Option<DeliveryStatus> {
+        match self {
+            Outcome::Sent => Some(DeliveryStatus::Sent),
+            Outcome::Held => Some(DeliveryStatus::Held),
+            Outcome::Refused => Some(DeliveryStatus::Failed),
+            Outcome::Queued => Some(DeliveryStatus::Queued),
+            Outcome::RetryLater => None,
+        }
+    }
+
+    /// What an outbox item's stored state means.
+    fn of(item: &OutboxItem) -> Self {
+        match item.status.as_str() {
+            "sent" => Outcome::Sent,
+            "held" => Outcome::Held,
+            "failed" | "abandoned" => Outcome::Refused,
+            _ if item.attempts > 0 => Outcome::RetryLater,
+            _ => Outcome::Queued,
+        }
+    }
+}
+
+/// One recorded item to push.
+#[derive(Debug, Clone)]
+pub struct Item<'a> {
+    /// Its stored messages (a JSON array).
+    pub payload: &'a str,
+    /// Its retry key.
+    pub retry_key: &'a str,
+    /// The chat it belongs to (where it waits when held: the chat whose next reply carries it).
+    pub home: &'a str,
+    /// How the log names it (`reminder 42`, `alert 7:2`).
+    pub what: String,
+    /// What it is (quiet hours hold alerts and the digest, not reminders).
+    pub kind: PushKind,
+    /// It may go without a notification sound (an alert's re-fire).
+    pub silent: bool,
+}
+
+/// Tuning of the outbox's sender.
+#[derive(Debug, Clone, Copy)]
+pub struct OutboxSettings {
+    /// Items due for one chat within this long of the first are pushed together
+    /// (`HEARTH_OUTBOX_WINDOW_SECS`).
+    pub window: SignedDuration,
+    /// How long a claim on a chat's items lasts; must outlast a push with its retries.
+    pub lease: SignedDuration,
+    /// Wait before a request of unknown outcome is tried again (same items, same key).
+    pub retry_after: SignedDuration,
+    /// A request first attempted longer ago than this is abandoned, never resent.
+    pub grace: SignedDuration,
+}
+
+impl Default for OutboxSettings {
+    fn default() -> Self {
+        Self {
+            window: SignedDuration::from_secs(3),
+            lease: SignedDuration::from_mins(2),
+            retry_after: SignedDuration::from_mins(1),
+            grace: SignedDuration::from_mins(30),
+        }
+    }
+}
+
+/// What a recorded push needs, shared by the reminder scheduler, the price-alert poller and the
+/// digest sender.
+#[derive(Clone)]
+pub struct Pusher {
+    allowance: Allowance,
+    key: PostbackKey,
+    palette: Palette,
+    owner: String,
+    outbox: OutboxSettings,
+}
+
+impl Pusher {
+    /// A pusher identified as `owner` in claims, spending through `allowance`, rendering
+    /// buttons signed with `key` in `palette`'s colours.
+    pub fn new(allowance: Allowance, key: PostbackKey, palette: Palette, owner: String) -> Self {
+        Self { allowance, key, palette, owner, outbox: OutboxSettings::default() }
+    }
+
+    /// The same pusher with the outbox tuned by `settings`.
+    pub fn with_outbox(mut self, settings: OutboxSettings) -> Self {
+        self.outbox = settings;
+        self
+    }
+
+    /// The store the deliveries are recorded in.
+    pub fn store(&self) -> &Store {
+        &self.allowance.store
+    }
+
+    /// The quota's bookkeeping.
+    pub fn allowance(&self) -> &Allowance {
+        &self.allowance
+    }
+
+    /// This process's name in claims.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// The current time.
+    pub fn now(&self) -> Timestamp {
+        self.allowance.clock.now()
+    }
+
+    /// The key that signs the buttons of rendered pushes.
+    pub fn key(&self) -> &PostbackKey {
+        &self.key
+    }
+
+    /// The colours of rendered cards.
+    pub fn palette(&self) -> Palette {
+        self.palette
+    }
+
+    /// The conversation's quiet hours with their zone, if it has readable ones.
+    async fn quiet_hours(
+        &self,
+        conversation_id: &str,
+    ) -> Result<Option<(quiet::QuietHours, jiff::tz::TimeZone)>, StoreError> {
+        let Some(row) = self.store().quiet_hours(conversation_id).await? else { return Ok(None) };
+        Ok(quiet::stored(&row.start_local, &row.end_local, &row.tz))
+    }
+
+    /// Hands `items` for `to` to the outbox and pushes what is due for that chat now (these
+    /// items with whatever else waits for it, in as few requests as LINE allows); says, item by
+    /// item, what became of them. An item already handed over keeps its first record.
+    pub async fn push(&self, to: &str, items: &[Item<'_>]) -> Vec<Outcome> {
+        let now = self.now().as_millisecond();
+        let news: Vec<NewOutboxItem<'_>> = items
+            .iter()
+            .map(|i| NewOutboxItem {
+                conversation_id: i.home,
+                target: to,
+                kind: kind_name(i.kind),
+                retry_key: i.retry_key,
+                payload: i.payload,
+                silent: i.silent,
+                due_at: now,
+            })
+            .collect();
+        if let Err(e) = self.store().record_outbox(&news, now).await {
+            tracing::error!(to, error = %e, "could not record pushes in the outbox; will retry");
+            return vec![Outcome::RetryLater; items.len()];
+        }
+        if let Err(e) = self.flush_chat(to).await {
+            tracing::error!(to, error = %e, "outbox: could not push a chat's items");
+        }
+        let mut outcomes = Vec::with_capacity(items.len());
+        for item in items {
+            outcomes.push(match self.store().outbox_item(item.retry_key).await {
+                Ok(Some(stored)) => Outcome::of(&stored),
+                Ok(None) => Outcome::RetryLater,
+                Err(e) => {
+                    tracing::error!(item = item.what, error = %e, "outbox: could not read an item");
+                    Outcome::RetryLater
+                }
+            });
+        }
+        outcomes
+    }
+}
+
+/// The stored name of a kind of push.
+fn kind_name(kind: PushKind) -> &'static str {
+    match kind {
+        PushKind::Reminder => "reminder",
+        PushKind::Alert => "alert",
+        PushKind::Digest => "digest",
+    }
+}
+
+/// The kind of push a stored name means (an unknown one is held like an alert).
+fn kind_of(name: &str) -> PushKind {
+    match name {
+        "reminder" => PushKind::Reminder,
+        "digest" => PushKind::Digest,
+        _ => PushKind::Alert,
+    }
+}

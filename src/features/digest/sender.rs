@@ -1,0 +1,365 @@
+//! Delivers the digests: each tick records the day of every digest that came due (one process
+//! wins each day, see `Store::advance_digest`), then claims the recorded days under a lease,
+//! composes each once (weather, reminders, lists, watched prices, the lunar and working
+//! calendars), keeps the composed messages and pushes them with the day's deterministic retry key.
+//! A push of unknown outcome is tried again with the same key until the day's grace runs out. The
+//! push goes through the per-chat outbox ([`crate::features::delivery`]): with the chat's reminders and
+//! alert fires due at the same time in one request, and, when it comes due inside the
+//! conversation's quiet hours, held until their end — then delivered together with the alerts
+//! held with it.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use jiff::civil::{Date, Time};
+use jiff::tz::TimeZone;
+use jiff::{SignedDuration, Timestamp};
+
+use super::content::{self, DigestContent, MovedQuote, TodayReminder, WeatherLine};
+use super::render;
+use super::schedule::{self, GRACE};
+use crate::features::delivery::{self, Item, Outcome, Pusher};
+use crate::features::quiet::PushKind;
+use crate::platform::i18n::Lang;
+use crate::sources::calendar::WorkCalendar;
+use crate::sources::calendar::lunar::LunarDate;
+use crate::sources::quotes::QuoteSource;
+use crate::sources::securities::Securities;
+use crate::sources::weather::{WeatherSource, describe_code};
+use crate::store::{
+    DigestDay, DigestDelivery, DigestRow, DigestStatus, ReminderStatus, StoreError,
+};
+
+/// How long a claim on a day's digest lasts (composing included).
+const LEASE: SignedDuration = SignedDuration::from_mins(2);
+/// Wait before trying a push again after LINE failed.
+const RETRY_AFTER: SignedDuration = SignedDuration::from_mins(1);
+/// Digests looked at per tick.
+const BATCH: i64 = 500;
+/// Days composed and pushed at once.
+const CONCURRENCY: usize = 16;
+
+/// What a tick did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct DigestReport {
+    /// Digests LINE accepted.
+    pub sent: usize,
+    /// Days with nothing to say, kept silent as the family asked.
+    pub skipped: usize,
+    /// Pushes to try again later.
+    pub retrying: usize,
+    /// Days not delivered for good.
+    pub failed: usize,
+    /// Days held by quiet hours until they end, or by the month's quota for the chat's next
+    /// reply.
+    pub held: usize,
+}
+
+/// The data a digest is composed from.
+#[derive(Clone)]
+pub struct DigestSources {
+    /// The weather.
+    pub weather: WeatherSource,
+    /// Quotes of watched instruments.
+    pub quotes: QuoteSource,
+    /// Names of Taiwan securities.
+    pub securities: Arc<Securities>,
+    /// Holidays and make-up workdays.
+    pub work_calendar: WorkCalendar,
+}
+
+/// The digest sender of one process.
+pub struct DigestSender {
+    pusher: Pusher,
+    sources: DigestSources,
+}
+
+enum Done {
+    Finished(DigestStatus),
+    Retry,
+    Lost,
+}
+
+impl DigestSender {
+    /// A sender pushing through `pusher`, composing from `sources`.
+    pub fn new(pusher: Pusher, sources: DigestSources) -> Self {
+        Self { pusher, sources }
+    }
+
+    /// Records the days that came due and delivers every recorded day not yet delivered.
+    pub async fn tick(&self) -> Result<DigestReport, StoreError> {
+        self.record_due_days().await?;
+        let now = self.pusher.now();
+        let lease_until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
+        let claimed = self
+            .pusher
+            .store()
+            .claim_digest_deliveries(self.pusher.owner(), now.as_millisecond(), lease_until)
+            .await?;
+        let results: Vec<Result<Done, StoreError>> = futures::stream::iter(claimed)
+            .map(|d| self.deliver(d))
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
+        let mut report = DigestReport::default();
+        for result in results {
+            match result? {
+                Done::Finished(DigestStatus::Sent) => report.sent += 1,
+                Done::Finished(DigestStatus::Skipped) => report.skipped += 1,
+                Done::Finished(DigestStatus::Held | DigestStatus::Queued) => report.held += 1,
+                Done::Finished(_) => report.failed += 1,
+                Done::Retry => report.retrying += 1,
+                Done::Lost => {}
+            }
+        }
+        // What waits in the outbox (a digest held for quiet hours goes with the alerts held
+        // with it).
+        for settled in self.pusher.flush_due().await? {
+            if settled.kind == PushKind::Digest {
+                match settled.outcome {
+                    Outcome::Sent => report.sent += 1,
+                    Outcome::Held => report.held += 1,
+                    Outcome::Refused => report.failed += 1,
+                    Outcome::RetryLater | Outcome::Queued => {}
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// Moves every due digest on, recording its day when on time.
+    async fn record_due_days(&self) -> Result<(), StoreError> {
+        let now = self.pusher.now();
+        let store = self.pusher.store();
+        for row in store.due_digests(now.as_millisecond(), BATCH).await? {
+            let Some((time, tz)) = when(&row) else {
+                tracing::error!(
+                    conversation = row.conversation_id,
+                    "unreadable digest time; left as is"
+                );
+                continue;
+            };
+            let due = Timestamp::from_millisecond(row.next_at).unwrap_or(now);
+            let Some(step) = schedule::step(time, &tz, due, now) else { continue };
+            let day = step.deliver.map(|(date, at)| DigestDay {
+                day: date.to_string(),
+                scheduled_for: at.as_millisecond(),
+                retry_key: delivery::retry_key(&format!("digest:{}:{date}", row.conversation_id))
+                    .to_string(),
+            });
+            if day.is_none() {
+                tracing::warn!(
+                    conversation = row.conversation_id,
+                    "digest day missed by more than its grace; skipped"
+                );
+            }
+            store
+                .advance_digest(
+                    &row.conversation_id,
+                    row.next_at,
+                    step.next_at.as_millisecond(),
+                    day.as_ref(),
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn deliver(&self, d: DigestDelivery) -> Result<Done, StoreError> {
+        let store = self.pusher.store();
+        let owner = self.pusher.owner();
+        let now = self.pusher.now();
+        let payload = match &d.payload {
+            Some(p) => p.clone(),
+            None => {
+                let Some(row) = store.digest(&d.conversation_id).await? else {
+                    // Cancelled after the day was recorded: nothing is sent.
+                    return self.finish(&d, Done::Finished(DigestStatus::Skipped)).await;
+                };
+                let content = self.compose(&row, &d, now).await?;
+                if row.only_when_something && !content.has_something() {
+                    return self.finish(&d, Done::Finished(DigestStatus::Skipped)).await;
+                }
+                let messages = render::messages(&content, self.pusher.palette());
+                let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
+                if !store.keep_digest_payload(owner, &d, &payload).await? {
+                    return Ok(Done::Lost);
+                }
+                payload
+            }
+        };
+        let what = format!("digest {} {}", d.conversation_id, d.day);
+        let item = Item {
+            payload: &payload,
+            retry_key: &d.retry_key,
+            home: &d.conversation_id,
+            what,
+            kind: PushKind::Digest,
+            silent: false,
+        };
+        let outcome = self.pusher.push(&d.conversation_id, &[item]).await;
+        let outcome = outcome.first().copied().unwrap_or(Outcome::RetryLater);
+        let done = match outcome {
+            Outcome::Sent => Done::Finished(DigestStatus::Sent),
+            Outcome::Held => Done::Finished(DigestStatus::Held),
+            // Waiting in the outbox (quiet hours, or the chat's other items due together).
+            Outcome::Queued => Done::Finished(DigestStatus::Queued),
+            Outcome::Refused => Done::Finished(DigestStatus::Failed),
+            Outcome::RetryLater
+                if now.as_millisecond() - d.scheduled_for > GRACE.as_millis() as i64 =>
+            {
+                Done::Finished(DigestStatus::Failed)
+            }
+            Outcome::RetryLater => Done::Retry,
+        };
+        self.finish(&d, done).await
+    }
+
+    async fn finish(&self, d: &DigestDelivery, done: Done) -> Result<Done, StoreError> {
+        let now = self.pusher.now();
+        let retry_at = now.saturating_add(RETRY_AFTER).unwrap_or(now).as_millisecond();
+        let status = match &done {
+            Done::Finished(s) => Some(*s),
+            Done::Retry => None,
+            Done::Lost => return Ok(done),
+        };
+        self.pusher
+            .store()
+            .finish_digest_delivery(self.pusher.owner(), d, status, now.as_millisecond(), retry_at)
+            .await?;
+        Ok(done)
+    }
+
+    /// Gathers what the day holds for the conversation. The weather and prices are extras: a
+    /// service that fails leaves its part out; only the store failing fails the day (retried).
+    async fn compose(
+        &self,
+        row: &DigestRow,
+        d: &DigestDelivery,
+        now: Timestamp,
+    ) -> Result<DigestContent, StoreError> {
+        let tz = TimeZone::get(&row.tz).unwrap_or(TimeZone::UTC);
+        let date: Date = d.day.parse().unwrap_or_else(|_| now.to_zoned_datetime(tz.clone()).date());
+        let lang = row.lang;
+        let (weather, weather_missing) = match &row.place {
+            Some(place) => match self.weather(place, &row.tz, lang).await {
+                Some(w) => (Some(w), None),
+                None => (None, Some(place.clone())),
+            },
+            None => (None, None),
+        };
+        let store = self.pusher.store();
+        let end_of_day = date
+            .tomorrow()
+            .ok()
+            .and_then(|t| schedule::on_date(t, Time::midnight(), &tz))
+            .map_or(i64::MAX, |t| t.as_millisecond());
+        let mut reminders = Vec::new();
+        let mut birthdays = Vec::new();
+        for r in store.list_reminders(&row.conversation_id).await? {
+            let Some(at) =
+                r.next_fire_at.filter(|at| *at >= now.as_millisecond() && *at < end_of_day)
+            else {
+                continue;
+            };
+            if r.status != ReminderStatus::Active {
+                continue;
+            }
+            if content::is_birthday(&r.text) {
+                birthdays.push(r.text);
+            } else {
+                let local =
+                    Timestamp::from_millisecond(at).unwrap_or(now).to_zoned_datetime(tz.clone());
+                reminders
+                    .push(TodayReminder { at: local.strftime("%H:%M").to_string(), text: r.text });
+            }
+        }
+        let lists = store.lists(&row.conversation_id).await?;
+        let open_items = (
+            lists.iter().map(|l| l.open).sum::<i64>(),
+            lists.iter().filter(|l| l.open > 0).count(),
+        );
+        let moved = self.moved(&row.conversation_id, lang).await?;
+        let lunar = LunarDate::of(date);
+        let calendar = &self.sources.work_calendar;
+        let weekend =
+            matches!(date.weekday(), jiff::civil::Weekday::Saturday | jiff::civil::Weekday::Sunday);
+        Ok(DigestContent {
+            date,
+            lang,
+            weather,
+            weather_missing,
+            reminders,
+            birthdays,
+            open_items,
+            moved,
+            festival: lunar.as_ref().and_then(|l| content::festival(l, lang)),
+            lunar,
+            day_off: calendar.day_off(date).map(str::to_string),
+            make_up_workday: weekend && calendar.is_workday(date),
+        })
+    }
+
+    async fn weather(&self, place: &str, fallback_tz: &str, lang: Lang) -> Option<WeatherLine> {
+        let source = &self.sources.weather;
+        let found = match source.geocode(place).await {
+            Ok(Some(found)) => found,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(error = %e, "digest weather: geocoding failed");
+                return None;
+            }
+        };
+        let forecast = match source.forecast(&found, 1, fallback_tz).await {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!(error = %e, "digest weather: forecast failed");
+                return None;
+            }
+        };
+        let daily = &forecast.daily;
+        let at = |v: &Vec<Option<f64>>| v.first().copied().flatten();
+        let code = daily.weather_code.first().copied().flatten();
+        Some(WeatherLine {
+            place: place.to_string(),
+            sky: code.map(|c| describe_code(c, lang == Lang::ZhTw)).unwrap_or("").to_string(),
+            low_high: at(&daily.temperature_2m_min).zip(at(&daily.temperature_2m_max)),
+            rain_pct: at(&daily.precipitation_probability_max),
+        })
+    }
+
+    /// The conversation's watched instruments whose price moved at least
+    /// [`content::MOVED_PCT`] since the previous close (each fetched once, through the cache).
+    async fn moved(
+        &self,
+        conversation_id: &str,
+        lang: Lang,
+    ) -> Result<Vec<MovedQuote>, StoreError> {
+        let mut symbols: Vec<(String, Option<String>)> = self
+            .pusher
+            .store()
+            .list_alerts(conversation_id)
+            .await?
+            .into_iter()
+            .map(|a| (a.symbol, a.name))
+            .collect();
+        symbols.sort();
+        symbols.dedup_by(|a, b| a.0 == b.0);
+        let mut moved = Vec::new();
+        for (symbol, name) in symbols {
+            let Ok(quote) = self.sources.quotes.quote(&symbol).await else { continue };
+            let Some(prev) = quote.previous_close.filter(|p| *p > 0.0) else { continue };
+            let change_pct = (quote.price - prev) / prev * 100.0;
+            if change_pct.abs() >= content::MOVED_PCT {
+                let name = self.sources.securities.label(&symbol, name.as_deref(), lang);
+                moved.push(MovedQuote { name, price: quote.price, change_pct });
+            }
+        }
+        Ok(moved)
+    }
+}
+
+/// The stored time and zone of a digest, if readable.
+fn when(row: &DigestRow) -> Option<(Time, TimeZone)> {
+    Some((schedule::parse_local_time(&row.local_time).ok()?, TimeZone::get(&row.tz).ok()?))
+}

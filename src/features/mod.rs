@@ -1,0 +1,32 @@
+//! One folder per capability: its rules, cards, buttons and background work. Their tools are in
+//! [`crate::tools`], their button actions in [`crate::buttons`].
+//!
+//! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
+//! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
+//!   each watched symbol once per tick and pushes each fire once.
+//! - [`lists`]: shared lists: merging duplicates, caps, the list card and its ✓ buttons.
+//! - [`digest`]: the morning digest: when it is due, what it says, delivered once a day.
+//! - [`memory`]: a conversation's memories in its system prompt, within a budget.
+//! - [`media`]: photos, voice messages and files: LINE's content, transcription, and which photo
+//!   a question is about.
+//! - [`charts`]: the charts on quote, alert and weather cards, drawn, kept and served.
+//! - [`confirm`]: state-changing calls made after untrusted content entered a turn, held until
+//!   the family taps confirm.
+//! - [`delivery`]: pushing recorded deliveries with their retry keys, everything due for a chat
+//!   in one push, held when the month's quota cannot pay; [`quota`]: LINE's monthly message quota
+//!   as pure decisions; [`quiet`]: quiet hours.
+//! - [`button`]: the contract of a button action (its data and its handler), erasure and
+//!   dispatch.
+
+pub mod alerts;
+pub mod button;
+pub mod charts;
+pub mod confirm;
+pub mod delivery;
+pub mod digest;
+pub mod lists;
+pub mod media;
+pub mod memory;
+pub mod quiet;
+pub mod quota;
+pub mod reminders;

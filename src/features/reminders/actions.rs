@@ -1,0 +1,190 @@
+//! The buttons of reminder cards: ✅ done, ⏰ snooze 10 minutes, ❌ cancel. The postback was
+//! verified against this conversation; every store call is also scoped to it.
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use super::describe::local_time;
+use crate::contract::Answer;
+use crate::contract::ToolCtx;
+use crate::features::button::{Action, ActionServices, text};
+use crate::store::{ReminderStatus, Store};
+
+/// How long a snooze lasts.
+pub const SNOOZE: SignedDuration = SignedDuration::from_mins(10);
+
+/// ❌: cancel reminder `id` (reminder cards, the list, the confirmation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CancelReminder {
+    /// The reminder.
+    pub id: i64,
+}
+
+/// One delivered occurrence of a reminder, `42-3` on a button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Occurrence {
+    /// The reminder.
+    pub reminder: i64,
+    /// Which of its deliveries.
+    pub occurrence: i64,
+}
+
+impl From<Occurrence> for String {
+    fn from(o: Occurrence) -> String {
+        format!("{}-{}", o.reminder, o.occurrence)
+    }
+}
+
+impl TryFrom<String> for Occurrence {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        let parsed = s.split_once('-').and_then(|(rid, occ)| {
+            Some(Occurrence { reminder: rid.parse().ok()?, occurrence: occ.parse().ok()? })
+        });
+        parsed.ok_or_else(|| format!("{s:?} is not a reminder occurrence"))
+    }
+}
+
+/// ✅ on a delivered reminder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReminderDone(pub Occurrence);
+
+/// ⏰ on a delivered reminder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SnoozeReminder(pub Occurrence);
+
+impl Action for CancelReminder {
+    const NAME: &'static str = "cancel_reminder";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(cancel(&services.store, ctx, self.id).await)
+    }
+}
+
+impl Action for ReminderDone {
+    const NAME: &'static str = "reminder_done";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(done(&services.store, ctx, self.0).await)
+    }
+}
+
+impl Action for SnoozeReminder {
+    const NAME: &'static str = "reminder_snooze";
+
+    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+        text(snooze(&services.store, &services.reminder_nudge, ctx, self.0).await)
+    }
+}
+
+/// ❌: cancels the reminder.
+async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
+    let lang = ctx.lang;
+    let conversation = &ctx.conversation.id;
+    let text = match store.reminder(conversation, id).await {
+        Ok(Some(r)) => r.text,
+        _ => return lang.pick("找不到這個提醒。", "No such reminder.").into(),
+    };
+    match store.cancel_reminder(conversation, id).await {
+        Ok(true) => format!("{}{text}", lang.pick("❌ 已取消提醒：", "❌ Cancelled: ")),
+        Ok(false) => format!(
+            "{}{text}",
+            lang.pick("這個提醒已經結束或取消了：", "Already finished or cancelled: ")
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "cancel failed");
+            lang.pick(
+                "抱歉，現在沒辦法取消，請再試一次。",
+                "Sorry, I couldn't cancel it; please try again.",
+            )
+            .into()
+        }
+    }
+}
+
+/// ✅: acknowledges the occurrence; a repeating reminder keeps its next time.
+async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
+    let lang = ctx.lang;
+    match store.reminder(&ctx.conversation.id, this.reminder).await {
+        Ok(Some(r)) => {
+            let next = r
+                .next_fire_at
+                .filter(|_| r.status == ReminderStatus::Active)
+                .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+                .zip(r.time_zone())
+                .map(|(t, tz)| local_time(t, &tz, lang));
+            match next {
+                Some(n) => format!(
+                    "{}{}（{}{n}）",
+                    lang.pick("✅ 完成：", "✅ Done: "),
+                    r.text,
+                    lang.pick("下次：", "next: ")
+                ),
+                None => format!("{}{}", lang.pick("✅ 完成：", "✅ Done: "), r.text),
+            }
+        }
+        _ => lang.pick("找不到這個提醒。", "No such reminder.").into(),
+    }
+}
+
+/// ⏰: the same reminder again in ten minutes, once per occurrence.
+async fn snooze(store: &Store, nudge: &Notify, ctx: &ToolCtx, this: Occurrence) -> String {
+    let lang = ctx.lang;
+    let Occurrence { reminder: rid, occurrence } = this;
+    let Ok(Some(row)) = store.reminder(&ctx.conversation.id, rid).await else {
+        return lang.pick("找不到這個提醒。", "No such reminder.").into();
+    };
+    let now = ctx.now();
+    let at = now.saturating_add(SNOOZE).unwrap_or(now);
+    let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
+    let local = at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
+    let created = store
+        .snooze_reminder(
+            &ctx.conversation.id,
+            rid,
+            occurrence,
+            &local,
+            at.as_millisecond(),
+            now.as_millisecond(),
+        )
+        .await;
+    nudge.notify_one();
+    let time = at.to_zoned_datetime(tz).strftime("%H:%M").to_string();
+    match created {
+        Ok(Some(_)) => format!(
+            "{}{time}{}",
+            lang.pick("⏰ 好的，", "⏰ OK, I'll remind you again at "),
+            lang.pick(" 再提醒一次", "")
+        ),
+        Ok(None) => lang.pick("這個提醒已經延後過了。", "That reminder is already snoozed.").into(),
+        Err(e) => {
+            tracing::error!(error = %e, "snooze failed");
+            lang.pick(
+                "抱歉，現在沒辦法延後，請再試一次。",
+                "Sorry, I couldn't snooze it; please try again.",
+            )
+            .into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::button::{decode, encode};
+
+    #[test]
+    fn occurrence_buttons_keep_the_reminder_dash_occurrence_data() {
+        let this = Occurrence { reminder: 42, occurrence: 3 };
+        assert_eq!(encode(&ReminderDone(this)).expect("encode"), "42-3");
+        assert_eq!(decode::<SnoozeReminder>("42-3").expect("decode"), SnoozeReminder(this));
+        assert!(decode::<ReminderDone>("42").is_err());
+        assert_eq!(encode(&CancelReminder { id: 42 }).expect("encode"), "42");
+    }
+}

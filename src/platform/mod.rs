@@ -1,0 +1,11 @@
+//! What every layer may use: settings ([`config`]), time ([`clock`]), language ([`i18n`]), who a
+//! chat is ([`conversation`]), amounts as the family reads them ([`format`]), Prometheus
+//! counters ([`metrics`]) and the one TLS configuration of every outgoing client ([`tls`]).
+
+pub mod clock;
+pub mod config;
+pub mod conversation;
+pub mod format;
+pub mod i18n;
+pub mod metrics;
+pub mod tls;

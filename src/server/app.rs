@@ -1,0 +1,422 @@
+//! The assembled application: configuration, store, LINE client and agent, built once at
+//! start-up and shared by the webhook server and the background work it spawns.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::SignedDuration;
+use jiff::tz::TimeZone;
+use tokio::sync::Notify;
+
+use crate::contract::registry::{Registry, RegistryError};
+use crate::features::alerts::poller::{AlertPoller, PollerSettings};
+use crate::features::button::{ActionRegistryError, ActionServices};
+use crate::features::delivery::{Allowance, OutboxSettings, Pusher};
+use crate::features::digest::sender::{DigestSender, DigestSources};
+use crate::features::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
+use crate::line::client::LineClient;
+use crate::line::flex::Palette;
+use crate::line::postback::PostbackKey;
+use crate::llm::agent::Agent;
+use crate::llm::mcp::McpServers;
+use crate::llm::openai::LlmClient;
+use crate::platform::clock::Clock;
+use crate::platform::config::Config;
+use crate::platform::metrics::Metrics;
+use crate::server::inbox::Inbox;
+use crate::sources::calendar::{CalendarError, WorkCalendar};
+use crate::sources::{Sources, SourcesError};
+use crate::store::{Store, StoreError};
+use crate::tools::Services;
+use crate::turn::Turns;
+use crate::turn::limits::Limits;
+
+/// Why hearth could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The time zone is not a known IANA name.
+    #[error("unknown time zone {0:?} (HEARTH_TIMEZONE): use an IANA name such as Asia/Taipei")]
+    TimeZone(String),
+    /// The store could not be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The tool registry is invalid (a programming error caught at start).
+    #[error("tool registry: {0}")]
+    Registry(#[from] RegistryError),
+    /// The MCP configuration cannot be used.
+    #[error(transparent)]
+    Mcp(#[from] crate::llm::mcp::McpConfigError),
+    /// The button action registry is invalid (a programming error caught at start).
+    #[error("action registry: {0}")]
+    Actions(#[from] ActionRegistryError),
+    /// The working calendar file (`HEARTH_WORK_CALENDAR`) is unreadable or invalid.
+    #[error("work calendar (HEARTH_WORK_CALENDAR): {0}")]
+    WorkCalendar(#[from] CalendarError),
+    /// The Taiwan securities file was refused; hearth does not quietly use the built-in table
+    /// instead of the one asked for.
+    #[error("the Taiwan securities file (HEARTH_TW_SECURITIES_FILE) was refused")]
+    Securities(#[source] crate::sources::securities::SecuritiesError),
+    /// An HTTP client could not be built; hearth never falls back to one without time limits.
+    #[error("cannot build the HTTP client for {what}")]
+    HttpClient {
+        /// Whose client, and the setting to check.
+        what: &'static str,
+        /// Why reqwest refused.
+        #[source]
+        source: reqwest::Error,
+    },
+}
+
+impl StartError {
+    /// Turns the failure to build `what`'s HTTP client into a start-up error.
+    pub(crate) fn http_client(what: &'static str) -> impl FnOnce(reqwest::Error) -> Self {
+        move |source| Self::HttpClient { what, source }
+    }
+}
+
+/// The data sources at the configured URLs (`hearth serve` and `chat` through [`Hearth::build`],
+/// `hearth tools` directly); a client that cannot be built, or a securities file that does not
+/// parse, stops start-up.
+pub fn sources(config: &Config) -> Result<Sources, StartError> {
+    Sources::from_config(config).map_err(|e| match e {
+        SourcesError::HttpClient(e) => {
+            StartError::http_client("the data sources (check HEARTH_USER_AGENT)")(e)
+        }
+        SourcesError::Securities(e) => StartError::Securities(e),
+    })
+}
+
+/// The assembled application: the turn handler, the inbox that feeds it, and the background
+/// work (reminders, price alerts, digests, the outbox), shared by the webhook server.
+pub struct Hearth {
+    /// What handles each event.
+    pub turns: Arc<Turns>,
+    /// The webhook's events, held and handed to the turn handler.
+    pub inbox: Arc<Inbox>,
+    /// The store.
+    pub store: Store,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// The family's time zone.
+    pub tz: TimeZone,
+    /// Delivers due reminders.
+    pub reminders: ReminderScheduler,
+    /// Watches prices and pushes the alerts that fire.
+    pub alerts: AlertPoller,
+    /// Pushes the daily digests.
+    pub digests: DigestSender,
+    /// The per-chat outbox's sender: pushes together what the loops above handed to it.
+    pub outbox: Pusher,
+    /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
+    pub allowance: Allowance,
+    /// Seconds between alert polls (0: off).
+    pub(crate) alert_poll_secs: u64,
+    /// Wakes the reminder loop early (a reminder due soon was created).
+    pub reminder_nudge: Arc<Notify>,
+    /// How long shutdown waits for turns in hand.
+    pub shutdown_grace: Duration,
+    /// The metrics served at `/metrics`.
+    pub metrics: Metrics,
+    /// Limits and addresses of the HTTP server (read timeouts, who may read `/metrics`).
+    pub serving: crate::server::listen::ServeSettings,
+    /// The channel secret that signs webhooks.
+    pub(crate) channel_secret: crate::platform::config::Secret,
+    /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
+    pub(crate) log_retention: jiff::SignedDuration,
+    /// How long settled pushes are remembered (`HEARTH_DELIVERY_RETENTION_DAYS`).
+    pub(crate) delivery_retention: jiff::SignedDuration,
+    /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
+    pub charts: Option<crate::features::charts::publish::Charts>,
+}
+
+impl Hearth {
+    /// Builds hearth from its configuration, with the production tools.
+    pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
+        let store = Store::connect(&config.database_url).await?;
+        let mcp = McpServers::start(config).await?;
+        Self::with_tools_and_mcp(config, clock, store, &mcp, crate::tools::registry)
+    }
+
+    /// Puts hearth together over an opened store, with the tools `tools` builds from the
+    /// services (tests bring their own).
+    pub fn with_tools(
+        config: &Config,
+        clock: Arc<dyn Clock>,
+        store: Store,
+        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+    ) -> Result<Arc<Self>, StartError> {
+        Self::with_tools_and_mcp(config, clock, store, &McpServers::none(), tools)
+    }
+
+    /// [`Hearth::with_tools`], with the tools of the MCP servers `mcp` after those `tools`
+    /// builds (a name taken twice stops start-up).
+    pub fn with_tools_and_mcp(
+        config: &Config,
+        clock: Arc<dyn Clock>,
+        store: Store,
+        mcp: &McpServers,
+        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+    ) -> Result<Arc<Self>, StartError> {
+        let tz = TimeZone::get(&config.timezone)
+            .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
+        let (llm, line) = clients(config)?;
+        let allowance = Allowance::new(
+            store.clone(),
+            line.clone(),
+            clock.clone(),
+            tz.clone(),
+            config.personal_reminders_1to1,
+        );
+        let services = Services {
+            sources: sources(config)?.with_clock(clock.clone()),
+            store: store.clone(),
+            reminder_nudge: Arc::new(Notify::new()),
+            work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
+            allowance: allowance.clone(),
+            home: config.home(),
+            sandbox: crate::sources::sandbox::Sandbox::from_config(config),
+        };
+        let registry = Arc::new(tools(&services)?.with_sources(mcp.sources())?);
+        let actions = crate::buttons::registry()?;
+        let action_services = ActionServices {
+            store: store.clone(),
+            reminder_nudge: services.reminder_nudge.clone(),
+            tools: registry.clone(),
+            work_calendar: services.work_calendar.clone(),
+        };
+        let palette = Palette::new(config.price_colors);
+        let owner = process_owner();
+        let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
+        let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
+        let outbox = OutboxSettings {
+            window: SignedDuration::from_secs(
+                i64::try_from(config.outbox_window_secs).unwrap_or(0),
+            ),
+            // A chat's items are claimed like due reminders (`HEARTH_REMINDER_LEASE_SECS`).
+            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            ..OutboxSettings::default()
+        };
+        let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone())
+            .with_outbox(outbox);
+        let charts = config.public_url.as_deref().map(|url| {
+            crate::features::charts::publish::Charts::new(
+                url,
+                services.sources.quotes.clone(),
+                config.price_colors,
+                clock.clone(),
+            )
+        });
+        let digests = DigestSender::new(
+            pusher.clone(),
+            DigestSources {
+                weather: services.sources.weather.clone(),
+                quotes: services.sources.quotes.clone(),
+                securities: services.sources.securities.clone(),
+                work_calendar: services.work_calendar.clone(),
+            },
+        );
+        let (reminders, alerts) = pushers(config, pusher.clone(), &services);
+        let alerts = alerts.with_charts(charts.clone());
+        let vision = match config.vision_model.trim() {
+            "" => None,
+            model => Some(llm.with_model(model)),
+        };
+        let mut agent = Agent::new(llm, registry, config.max_tool_rounds)
+            .with_max_calls_per_round(config.max_tool_calls_per_round)
+            .with_held_calls(Arc::new(crate::features::confirm::Confirmations::new(store.clone())));
+        if let Some(vision) = vision {
+            agent = agent.with_vision(vision);
+        }
+        let media = crate::features::media::Media::from_config(config, services.sandbox.clone())
+            .map_err(StartError::http_client("LINE content or transcription"))?;
+        let limits = Limits::from_config(config, clock.clone());
+        let turns = Arc::new(Turns {
+            store: store.clone(),
+            line,
+            agent,
+            clock: clock.clone(),
+            tz: tz.clone(),
+            keywords: config.keywords(),
+            palette,
+            postback_key,
+            actions,
+            action_services,
+            allowance: allowance.clone(),
+            limits,
+            history_messages: config.history_messages,
+            history_chars: config.history_chars,
+            names: moka::future::Cache::builder()
+                .max_capacity(10_000)
+                .time_to_live(Duration::from_secs(3600))
+                .build(),
+            charts: charts.clone(),
+            home: services.home.clone(),
+            media,
+        });
+        let inbox = Arc::new(Inbox::new(
+            turns.clone(),
+            owner,
+            inbox_lease,
+            usize::try_from(config.max_queued_events).unwrap_or(usize::MAX),
+            config.max_concurrent_turns,
+        ));
+        Ok(Arc::new(Self {
+            turns,
+            inbox,
+            store,
+            clock,
+            tz,
+            reminders,
+            alerts,
+            digests,
+            outbox: pusher,
+            allowance,
+            alert_poll_secs: config.alert_poll_secs,
+            reminder_nudge: services.reminder_nudge,
+            shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
+            metrics: Metrics::install(),
+            serving: crate::server::listen::ServeSettings::from_config(config),
+            channel_secret: config.line_channel_secret.clone(),
+            log_retention: days(config.log_retention_days),
+            delivery_retention: days(config.delivery_retention_days),
+            charts,
+        }))
+    }
+
+    /// Deletes the chat log older than the retention period (measured on the injected clock);
+    /// returns how many messages went. The server calls it hourly; tests call it directly.
+    pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
+        crate::turn::privacy::prune_chat_log(&self.store, self.clock.now(), self.log_retention)
+            .await
+    }
+
+    /// Deletes settled pushes older than their retention (measured on the injected clock), in
+    /// bounded batches; returns how many rows went. The server calls it hourly.
+    pub async fn prune_settled_pushes(&self) -> Result<u64, StoreError> {
+        crate::features::delivery::prune_settled(
+            &self.store,
+            self.clock.now(),
+            self.delivery_retention,
+        )
+        .await
+    }
+
+    /// Reads LINE's message quota and shows the month's projection (what is used plus what the
+    /// scheduled reminders will spend) in `/metrics`. The server calls it at start and hourly.
+    pub async fn read_quota(&self) {
+        self.allowance.refresh().await;
+        let used = self.allowance.standing().await.map(|s| s.used);
+        let rest = crate::features::reminders::projection::rest_of_month(
+            &self.allowance,
+            self.reminders.work_calendar(),
+            self.clock.now(),
+        )
+        .await;
+        match (used, rest) {
+            (Ok(used), Ok(rest)) => crate::platform::metrics::quota_projected(used + rest),
+            (Err(e), _) | (_, Err(e)) => tracing::warn!(error = %e, "no quota projection"),
+        }
+    }
+
+    /// Hands back what this process still holds (unfinished events, reminder claims) so another
+    /// process can take it at once: the last step of a graceful shutdown.
+    pub async fn hand_back(&self) {
+        match self.store.release_events(&self.inbox.owner).await {
+            Ok(n) if n > 0 => tracing::info!(released = n, "unfinished events handed back"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not hand back events"),
+        }
+        match self.reminders.release().await {
+            Ok(n) if n > 0 => tracing::info!(released = n, "reminder claims handed back"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not release reminder claims"),
+        }
+        if let Err(e) = self.alerts.release().await {
+            tracing::warn!(error = %e, "could not release price-alert claims");
+        }
+    }
+
+    /// Runs `work` in the background, counted so shutdown and tests can wait for it.
+    pub(crate) fn spawn_tracked<T: Send + 'static>(
+        &self,
+        work: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> tokio::task::JoinHandle<T> {
+        self.inbox.spawn_tracked(work)
+    }
+
+    /// How many webhook events this process holds in memory (at most `HEARTH_MAX_QUEUED_EVENTS`).
+    pub fn events_in_memory(&self) -> usize {
+        self.inbox.queue.len()
+    }
+
+    /// Waits until the work in hand is done (shutdown: what waits in the inbox stays there).
+    pub async fn wait_in_hand(&self) {
+        self.inbox.wait_in_hand().await;
+    }
+
+    /// Waits until no background work is running and no event waits in the inbox for this
+    /// process to take it.
+    pub async fn wait_idle(&self) {
+        self.inbox.wait_idle().await;
+    }
+}
+
+/// The LLM and LINE clients; a client that cannot be built stops start-up.
+/// The LLM client at the configured endpoint (`hearth eval` uses it alone).
+pub fn llm_client(config: &Config) -> Result<LlmClient, StartError> {
+    LlmClient::new(
+        &config.openai_base_url,
+        config.openai_api_key.clone(),
+        &config.model,
+        config.llm_strict,
+        Duration::from_secs(config.llm_timeout_secs),
+    )
+    .map_err(StartError::http_client("the LLM"))
+}
+
+fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
+    let llm = llm_client(config)?;
+    let line = LineClient::new(
+        &config.line_api_base,
+        config.line_channel_access_token.clone(),
+        config.push_rate,
+    )
+    .map_err(StartError::http_client("LINE"))?;
+    Ok((llm, line))
+}
+
+/// The reminder scheduler and the price-alert poller, both pushing through `pusher`.
+fn pushers(
+    config: &Config,
+    pusher: Pusher,
+    services: &Services,
+) -> (ReminderScheduler, AlertPoller) {
+    let alerts = AlertPoller::new(
+        pusher.clone(),
+        services.sources.quotes.clone(),
+        PollerSettings::default(),
+        services.work_calendar.clone(),
+    )
+    .with_securities(services.sources.securities.clone());
+    let reminders = ReminderScheduler::new(
+        pusher,
+        SchedulerSettings {
+            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            ..SchedulerSettings::default()
+        },
+        services.work_calendar.clone(),
+    );
+    (reminders, alerts)
+}
+
+/// A name for this process in claims: unique per start (a process confirms its claims by it,
+/// so two replicas must never share one, even as pid 1 in two containers).
+fn process_owner() -> String {
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("hearth-{}-{}", std::process::id(), &random[..16])
+}
+
+/// `n` days (at least one).
+fn days(n: u32) -> jiff::SignedDuration {
+    jiff::SignedDuration::from_hours(24 * i64::from(n.max(1)))
+}

@@ -1,0 +1,214 @@
+//! The periodic work of a serving process: delivering due reminders and daily digests, pushing
+//! what waits in the per-chat outbox, watching prices for alerts,
+//! taking webhook events that wait in the inbox (left there while the queue was full, or by a
+//! process that died), renewing the leases of the events it holds, pruning what is kept only for
+//! a while, and reading LINE's message quota.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use crate::server::app::Hearth;
+use crate::server::inbox::lease;
+
+/// How often due reminders are looked for (a new reminder due sooner wakes the loop).
+const REMINDER_TICK: Duration = Duration::from_secs(1);
+/// How often the outbox is looked at for chats whose window has passed (items held for quiet
+/// hours, or handed over by the loops and waiting for what else is due for their chat).
+const OUTBOX_TICK: Duration = Duration::from_secs(1);
+/// How often digests that came due are looked for.
+const DIGEST_TICK: Duration = Duration::from_secs(20);
+/// How often the inbox is looked at for events nobody holds (a webhook leaving events there, or
+/// a finished event freeing room, wakes the loop sooner).
+const INBOX_TICK: Duration = Duration::from_secs(2);
+/// How often events whose handling did not finish twice are looked for, to set them aside.
+const GIVE_UP_TICK: Duration = Duration::from_secs(5);
+/// How often LINE's message quota is read (also at start and after a monthly-limit refusal).
+const QUOTA_TICK: Duration = Duration::from_secs(3600);
+/// How often old data is pruned (handled webhook events, the chat log, token counts, settled
+/// pushes).
+const PRUNE_TICK: Duration = Duration::from_secs(3600);
+
+/// The running loops.
+pub struct Loops {
+    work: Vec<JoinHandle<()>>,
+    heartbeat: JoinHandle<()>,
+}
+
+impl Loops {
+    /// Stops taking new work (shutdown); the heartbeat keeps renewing what is in hand.
+    pub fn stop_work(&self) {
+        for task in &self.work {
+            task.abort();
+        }
+    }
+
+    /// Stops everything, the heartbeat last.
+    pub fn stop(self) {
+        self.stop_work();
+        self.heartbeat.abort();
+    }
+}
+
+/// Starts the loops.
+pub fn start(app: Arc<Hearth>) -> Loops {
+    Loops {
+        work: vec![
+            tokio::spawn(deliver_reminders(app.clone())),
+            tokio::spawn(take_waiting_events(app.clone())),
+            tokio::spawn(watch_prices(app.clone())),
+            tokio::spawn(deliver_digests(app.clone())),
+            tokio::spawn(deliver_outbox(app.clone())),
+            tokio::spawn(prune(app.clone())),
+            tokio::spawn(read_quota(app.clone())),
+        ],
+        heartbeat: tokio::spawn(renew_leases(app)),
+    }
+}
+
+async fn deliver_reminders(app: Arc<Hearth>) {
+    loop {
+        match app.reminders.tick().await {
+            Ok(report) if report != Default::default() => {
+                tracing::info!(?report, "reminders delivered")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "reminder tick failed"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(REMINDER_TICK) => {}
+            _ = app.reminder_nudge.notified() => {}
+        }
+    }
+}
+
+/// Pushes the daily digests that came due.
+async fn deliver_digests(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(DIGEST_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.digests.tick().await {
+            Ok(report) if report != Default::default() => tracing::info!(?report, "digests"),
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "digest tick failed"),
+        }
+    }
+}
+
+/// Pushes what waits in the per-chat outbox once its chat's window has passed.
+async fn deliver_outbox(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(OUTBOX_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.outbox.flush_overdue(OUTBOX_TICK).await {
+            Ok(settled) if !settled.is_empty() => {
+                tracing::info!(items = settled.len(), "outbox pushed")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "outbox tick failed"),
+        }
+    }
+}
+
+/// Polls watched prices and pushes the alerts that fire, every `HEARTH_ALERT_POLL_SECS` (each
+/// symbol on its own cadence).
+async fn watch_prices(app: Arc<Hearth>) {
+    if app.alert_poll_secs == 0 {
+        return;
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs(app.alert_poll_secs));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.alerts.tick().await {
+            Ok(report) if report.fired + report.sent + report.failed + report.retrying > 0 => {
+                tracing::info!(?report, "price alerts")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "price-alert tick failed"),
+        }
+    }
+}
+
+/// Reads LINE's message quota at start and hourly, and shows the month's projection (what is
+/// used plus what the scheduled reminders will spend) in `/metrics`.
+async fn read_quota(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(QUOTA_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        app.read_quota().await;
+    }
+}
+
+async fn take_waiting_events(app: Arc<Hearth>) {
+    // Poison events are looked for at start too: a process that just came back from a crash
+    // must not be the one that retries them a third time.
+    let mut last_give_up: Option<tokio::time::Instant> = None;
+    loop {
+        match app.inbox.take_waiting_events().await {
+            // The store may hold more: look again at once.
+            Ok(n)
+                if n > 0
+                    && app.inbox.queue.has_backlog()
+                    && app.inbox.queue.free_slots_available() =>
+            {
+                continue;
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "could not take waiting events"),
+        }
+        if last_give_up.is_none_or(|at| at.elapsed() >= GIVE_UP_TICK) {
+            last_give_up = Some(tokio::time::Instant::now());
+            if let Err(e) = app.inbox.set_aside_poison_events().await {
+                tracing::error!(error = %e, "could not set failed events aside");
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(INBOX_TICK) => {}
+            _ = app.inbox.queue.wake.notified() => {}
+        }
+    }
+}
+
+/// The heartbeat: renews the leases of the events this process holds, so none is taken from a
+/// live process however long its turn.
+async fn renew_leases(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(lease::renew_every(app.inbox.lease));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(e) = app.inbox.renew_leases().await {
+            tracing::error!(error = %e, "could not renew inbox leases");
+        }
+    }
+}
+
+/// Every hour: forgets what is past its retention (handled events, the chat log, token counts,
+/// settled pushes) and folds the metrics' histogram samples into their buckets.
+async fn prune(app: Arc<Hearth>) {
+    let mut tick = tokio::time::interval(PRUNE_TICK);
+    loop {
+        tick.tick().await;
+        let now = app.clock.now();
+        let before = now.saturating_sub(lease::DEDUPE_WINDOW).unwrap_or(now);
+        match app.store.prune_inbox(before.as_millisecond()).await {
+            Ok(n) if n > 0 => tracing::info!(pruned = n, "handled webhook events forgotten"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not prune the inbox"),
+        }
+        if let Err(e) = app.prune_chat_log().await {
+            tracing::warn!(error = %e, "could not prune the chat log");
+        }
+        if let Err(e) = app.turns.prune_token_counts().await {
+            tracing::warn!(error = %e, "could not prune the daily token counts");
+        }
+        if let Err(e) = app.prune_settled_pushes().await {
+            tracing::warn!(error = %e, "could not prune settled pushes");
+        }
+        app.metrics.upkeep();
+    }
+}

@@ -1,0 +1,562 @@
+//! What happens to an event after the webhook acknowledged it: the message is logged, the group
+//! gate ([`crate::turn::gate`]) decides whether hearth was called, the limits ([`crate::turn::limits`]) whether
+//! it may answer, the agent answers, and the answer is delivered — by reply while the token is
+//! fresh, else by push with a retry key.
+
+use std::sync::Arc;
+
+use jiff::{SignedDuration, Timestamp};
+use uuid::Uuid;
+
+use crate::contract::Answer;
+use crate::contract::ToolCtx;
+use crate::features::media::{MediaProblem, TurnMedia};
+use crate::features::quota::notice;
+use crate::line::client::LineError;
+use crate::line::message::{MAX_MESSAGES, Message, ReplyStyle, assemble, quote};
+use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};
+use crate::llm::openai::{ChatMessage, LlmError, Usage};
+use crate::llm::prompt;
+use crate::platform::conversation::Conversation;
+use crate::platform::i18n::{Failure, Lang, greeting};
+use crate::turn::Turns;
+use crate::turn::answers::ChatLine;
+use crate::turn::answers::SentAnswer;
+use crate::turn::gate::addressed;
+use crate::turn::privacy;
+use crate::turn::quoted::{Quoted, with_quote};
+
+/// A reply token is used only this soon after the webhook arrived (LINE guarantees one minute).
+pub(crate) const REPLY_TOKEN_FRESH: SignedDuration = SignedDuration::from_secs(50);
+/// LINE refuses reply tokens of events older than this, even on redelivery.
+const EVENT_REPLYABLE: SignedDuration = SignedDuration::from_mins(20);
+/// Display names are looked up again after this long.
+const NAME_TTL_MS: i64 = 24 * 3600 * 1000;
+/// Namespace of the deterministic push retry keys.
+const RETRY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d6c_696e_652d_7265_7479);
+
+impl Turns {
+    /// Handles one acknowledged event. Never fails: problems are logged and, where someone is
+    /// waiting for an answer, turned into a friendly message.
+    pub async fn handle_event(self: &Arc<Self>, event: Event, received_at: Timestamp) {
+        if event.standby {
+            tracing::debug!(event_id = event.webhook_event_id, "standby event: not answered");
+            return;
+        }
+        let Some(source) = event.source.clone() else {
+            tracing::debug!(event_type = event.event_type, "event without a source: ignored");
+            return;
+        };
+        if self.turned_away(&event, &source, received_at).await {
+            return;
+        }
+        match &event.kind {
+            EventKind::Message(IncomingMessage::Text(text)) => {
+                self.on_text(&event, &source, text, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Image(image)) => {
+                self.on_image(&event, &source, image, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Audio(audio)) => {
+                self.on_audio(&event, &source, audio, received_at).await
+            }
+            EventKind::Message(IncomingMessage::File(file)) => {
+                self.on_file(&event, &source, file, received_at).await
+            }
+            EventKind::Message(IncomingMessage::Other { message_type, .. }) => {
+                if !source.conversation.is_multi_person() {
+                    tracing::debug!(message_type, "non-text message in a 1:1 chat");
+                    let reply = Message::text(Failure::UnsupportedMessage.message(Lang::ZhTw));
+                    self.deliver(&event, &source.conversation, vec![reply], None, received_at)
+                        .await;
+                }
+            }
+            EventKind::Message(IncomingMessage::Sticker(sticker)) => {
+                self.on_sticker(&event, &source, sticker, received_at).await
+            }
+            EventKind::Postback { data, picked } => {
+                self.on_postback(&event, &source, data, picked.as_ref(), received_at).await
+            }
+            EventKind::MemberJoined { user_ids } => {
+                self.welcome(&event, &source, user_ids, received_at).await
+            }
+            EventKind::Follow | EventKind::Join => {
+                if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
+                    self.allowance.note_friend(user, true).await;
+                }
+                let text = greeting(
+                    source.conversation.is_multi_person(),
+                    self.keywords.first().map(String::as_str),
+                );
+                self.deliver(
+                    &event,
+                    &source.conversation,
+                    vec![Message::text(text)],
+                    None,
+                    received_at,
+                )
+                .await;
+            }
+            EventKind::Unsend { message_id } => {
+                privacy::on_unsend(&self.store, &source.conversation, message_id).await
+            }
+            EventKind::Leave | EventKind::Unfollow => {
+                privacy::on_removed(&self.store, &self.names, &source.conversation).await
+            }
+            other => tracing::debug!(kind = ?other, "event not handled yet"),
+        }
+    }
+
+    async fn on_text(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        message: &TextMessage,
+        received_at: Timestamp,
+    ) {
+        self.on_words(event, source, message, TurnMedia::default(), received_at).await
+    }
+
+    /// A text turn, with whatever a photo, voice message or file adds to it (`media`).
+    pub(crate) async fn on_words(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        message: &TextMessage,
+        media: TurnMedia,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        let speaker = match &source.user_id {
+            Some(user) => self.display_name(conversation, user).await,
+            None => None,
+        };
+        let logged_id =
+            self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref()).await;
+        let quotes_bot = match (&message.quoted_message_id, conversation.is_multi_person()) {
+            (Some(quoted), true) => {
+                self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
+            }
+            _ => false,
+        };
+        let in_group = conversation.is_multi_person();
+        let Some(request) = addressed(message, in_group, &self.keywords, quotes_bot) else {
+            return;
+        };
+        let quoted = match &message.quoted_message_id {
+            Some(id) => Some(self.quoted(conversation, id).await),
+            None => None,
+        };
+        let turn = Turn {
+            lang: media.lang.unwrap_or_else(|| Lang::detect(&request.text)),
+            request: media.prompt.clone().unwrap_or(request.text),
+            quoted,
+            quote_token: message.quote_token.as_deref(),
+            sticker: None,
+            media,
+            asked_about: Some(message),
+        };
+        self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
+    }
+
+    /// Answers one request: the limits, the agent, and the delivery of its answer (quoting the
+    /// asker's message in a group, so it is clear whom it answers).
+    pub(crate) async fn turn(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        speaker: Option<&str>,
+        logged_id: i64,
+        turn: Turn<'_>,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        let in_group = conversation.is_multi_person();
+        let lang = turn.lang;
+        if !turn.media.admitted && !self.within_limits(event, source, lang, received_at, true).await
+        {
+            return;
+        }
+        if !in_group && let Err(e) = self.line.show_loading(&conversation.id, 20).await {
+            tracing::debug!(error = %e, "loading animation not shown");
+        }
+        let ctx = self.tool_ctx(source, speaker.map(str::to_string), lang);
+        let request = match &turn.quoted {
+            Some(quoted) => with_quote(&turn.request, quoted),
+            None => turn.request.clone(),
+        };
+        let (mut messages, tainted) =
+            self.prompt(&ctx, logged_id, speaker, &request, in_group).await;
+        let mut tainted = tainted || turn.quoted.as_ref().is_some_and(Quoted::taints);
+        let shared = match turn.asked_about {
+            Some(message) => {
+                match self.attach_media(source, message, &turn.media, &mut messages).await {
+                    Ok(shared) => shared,
+                    Err(problem) => {
+                        let reply = Message::text(problem.message(lang));
+                        self.deliver(event, conversation, vec![reply], None, received_at).await;
+                        return;
+                    }
+                }
+            }
+            None => false,
+        };
+        tainted |= shared;
+        let started = std::time::Instant::now();
+        let mut usage = Usage::default();
+        let answer = match self.agent.answer_counted(&ctx, messages, tainted, &mut usage).await {
+            Ok(answer) => answer,
+            Err(e) if shared && crate::features::media::vision_refused(&e) => {
+                tracing::warn!(error = %e, "the model refused a turn with a photo or file; set HEARTH_VISION_MODEL to a model that reads images");
+                Answer {
+                    text: MediaProblem::NoVision.message(lang).to_string(),
+                    ..Answer::default()
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "turn failed");
+                Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
+            }
+        };
+        let mut answer = crate::features::media::dress(answer, turn.media, lang);
+        if shared {
+            answer.cards = crate::features::confirm::combined::combine(
+                std::mem::take(&mut answer.cards),
+                lang,
+            );
+        }
+        self.charge(conversation, usage).await;
+        let mut answer = self.with_quota_notice(conversation, answer, lang).await;
+        if let Some(charts) = &self.charts {
+            charts.illustrate(&mut answer.cards, &self.tz).await;
+        }
+        let style = self.reply_style(conversation);
+        let mut replies = assemble(&answer, &style);
+        if in_group && let Some(token) = turn.quote_token {
+            quote(&mut replies, token);
+        }
+        if let Some(sticker) = turn.sticker
+            && replies.len() < MAX_MESSAGES
+        {
+            // The sticker goes first: the chips stay on the last message.
+            replies.insert(0, sticker);
+        }
+        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+        crate::platform::metrics::turn(started.elapsed());
+    }
+
+    /// Logs the incoming message (for recap and history); its id bounds the history of the turn
+    /// (`i64::MAX` when it could not be logged, or in an inbox event's turn, which logs it at its
+    /// end with its answers: [`crate::turn::answers`]).
+    pub(crate) async fn log_incoming(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        message_id: &str,
+        text: &str,
+        speaker: Option<&str>,
+    ) -> i64 {
+        let line = ChatLine::said(
+            source,
+            message_id,
+            text,
+            speaker.map(str::to_string),
+            event.timestamp_ms,
+        );
+        let Some(line) = crate::turn::answers::keep_incoming(line) else {
+            return i64::MAX;
+        };
+        match self.store.log_message(&line.message()).await {
+            Ok(id) => id,
+            Err(e) => {
+                tracing::error!(error = %e, "could not log the message");
+                i64::MAX
+            }
+        }
+    }
+
+    /// The messages sent to the LLM for `request`: the system prompt, the history before message
+    /// `logged_id`, and the request (with its speaker in a group); and whether that history
+    /// holds untrusted content.
+    async fn prompt(
+        &self,
+        ctx: &ToolCtx,
+        logged_id: i64,
+        speaker: Option<&str>,
+        request: &str,
+        in_group: bool,
+    ) -> (Vec<ChatMessage>, bool) {
+        let (history, memories) = self
+            .store
+            .history_and_memories(
+                &ctx.conversation.id,
+                logged_id,
+                self.history_messages,
+                self.history_chars,
+            )
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "history and memories unavailable");
+                Default::default()
+            });
+        let setting = self.prompt_setting();
+        let system = crate::features::memory::with_memories(ctx, &setting, &memories, request);
+        let mut messages = vec![ChatMessage::System { content: system }];
+        messages.extend(prompt::history(&history, in_group));
+        messages.push(prompt::request(speaker, request, in_group));
+        (messages, prompt::history_tainted(&history))
+    }
+
+    /// Prefixes the answer with what LINE's monthly quota means for this chat: the items that
+    /// were due while the month was out ("你錯過的提醒：…", delivered here for free), and once a
+    /// month, in a chat with pushes scheduled, a short notice that 80 % is used.
+    async fn with_quota_notice(
+        &self,
+        conversation: &Conversation,
+        mut answer: Answer,
+        lang: Lang,
+    ) -> Answer {
+        let mut notes = Vec::new();
+        // Items are rarely held: the quota's read says whether to take any (when it fails,
+        // they are taken anyway, as before the read told).
+        let held = match self.allowance.standing_and_held(&conversation.id).await {
+            Ok((standing, held)) => {
+                if let Some(standing) = self.allowance.warning_due(&conversation.id, standing).await
+                {
+                    notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
+                }
+                held
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the month's quota unavailable");
+                true
+            }
+        };
+        let taken =
+            if held { self.store.take_held(&conversation.id).await } else { Ok(Vec::new()) };
+        match taken {
+            Ok(held) => {
+                let items: Vec<(String, Timestamp)> = held
+                    .into_iter()
+                    .filter_map(|h| Some((h.summary, Timestamp::from_millisecond(h.held_at).ok()?)))
+                    .collect();
+                notes.extend(notice::missed(&items, &self.tz, lang));
+            }
+            Err(e) => tracing::warn!(error = %e, "held items unavailable"),
+        }
+        if !notes.is_empty() {
+            notes.push(std::mem::take(&mut answer.text));
+            answer.text = notes.join("\n\n");
+        }
+        answer
+    }
+
+    /// A tapped button: verified against this conversation, then handed to its feature.
+    async fn on_postback(
+        self: &Arc<Self>,
+        event: &Event,
+        source: &EventSource,
+        data: &str,
+        picked: Option<&Picked>,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        let answer = match self.postback_key.verify(&conversation.id, data) {
+            Ok(postback) => {
+                let speaker = match &source.user_id {
+                    Some(user) => self.display_name(conversation, user).await,
+                    None => None,
+                };
+                let ctx = self.tool_ctx(source, speaker, Lang::ZhTw);
+                self.actions.dispatch_picked(&self.action_services, &ctx, &postback, picked).await
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, conversation = %conversation, "postback refused");
+                Answer {
+                    text: crate::buttons::refusal(Lang::ZhTw).to_string(),
+                    ..Answer::default()
+                }
+            }
+        };
+        let style = self.reply_style(conversation);
+        let replies = assemble(&answer, &style);
+        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+    }
+
+    /// The context tools and buttons act in.
+    pub(crate) fn tool_ctx(
+        &self,
+        source: &EventSource,
+        speaker: Option<String>,
+        lang: Lang,
+    ) -> ToolCtx {
+        ToolCtx {
+            conversation: source.conversation.clone(),
+            user_id: source.user_id.clone(),
+            display_name: speaker,
+            tz: self.tz.clone(),
+            lang,
+            clock: self.clock.clone(),
+        }
+    }
+
+    /// The display name of `user_id`: from memory, from the store if recent, else from LINE.
+    pub(crate) async fn display_name(
+        &self,
+        conversation: &Conversation,
+        user_id: &str,
+    ) -> Option<String> {
+        let key = (conversation.id.clone(), user_id.to_string());
+        if let Some(name) = self.names.get(&key).await {
+            return Some(name);
+        }
+        let name = self.lookup_display_name(conversation, user_id).await?;
+        self.names.insert(key, name.clone()).await;
+        Some(name)
+    }
+
+    async fn lookup_display_name(
+        &self,
+        conversation: &Conversation,
+        user_id: &str,
+    ) -> Option<String> {
+        let now = self.clock.now().as_millisecond();
+        if let Ok(Some((name, at))) = self.store.member_name(&conversation.id, user_id).await
+            && now - at < NAME_TTL_MS
+        {
+            return Some(name);
+        }
+        match self.line.display_name(conversation, user_id).await {
+            Ok(name) => {
+                if let Err(e) = self.store.save_member(&conversation.id, user_id, &name, now).await
+                {
+                    tracing::warn!(error = %e, "could not cache a display name");
+                }
+                Some(name)
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "display name unavailable");
+                None
+            }
+        }
+    }
+
+    /// Sends `messages` for `event`: reply while the token is fresh; push when LINE says the
+    /// token is invalid or there is none; never repeat a reply whose outcome is unknown. If LINE
+    /// rejects the messages themselves, the answer is sent again with its cards as text.
+    pub(crate) async fn deliver(
+        &self,
+        event: &Event,
+        conversation: &Conversation,
+        mut messages: Vec<Message>,
+        answer: Option<(&Answer, &ReplyStyle)>,
+        received_at: Timestamp,
+    ) {
+        let now = self.clock.now();
+        let token_left = REPLY_TOKEN_FRESH - now.duration_since(received_at);
+        let fresh = token_left.is_positive()
+            && now.duration_since(Timestamp::from_millisecond(event.timestamp_ms).unwrap_or(now))
+                < EVENT_REPLYABLE;
+        let mut token = event.reply_token.as_deref().filter(|_| fresh);
+        let token_left = token_left.unsigned_abs();
+        let mut plain_retry_left = answer.is_some();
+        loop {
+            let result = match token {
+                Some(t) => self.line.reply(t, &messages, token_left).await,
+                None => {
+                    let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
+                    self.line.push_with_retry(&conversation.id, &messages, key, false).await
+                }
+            };
+            match result {
+                Ok(sent) => {
+                    let tainted = answer.is_some_and(|(answer, _)| answer.tainted);
+                    self.remember_sent(conversation, &messages, &sent.ids(), tainted).await;
+                    return;
+                }
+                Err(LineError::InvalidReplyToken) => {
+                    tracing::info!(
+                        event_id = event.webhook_event_id,
+                        "reply token refused; pushing"
+                    );
+                    token = None;
+                }
+                // Nothing was delivered, and the token cannot wait as long as LINE asks.
+                Err(LineError::RateLimited { .. }) if token.is_some() => {
+                    tracing::warn!(
+                        event_id = event.webhook_event_id,
+                        "reply rate limited beyond the token's life; pushing"
+                    );
+                    token = None;
+                }
+                Err(LineError::Rejected { status, message }) if plain_retry_left => {
+                    tracing::error!(%status, message, "LINE rejected the answer; resending as text");
+                    plain_retry_left = false;
+                    if let Some((answer, style)) = answer {
+                        let plain = Answer { cards: Vec::new(), ..answer.clone() };
+                        let mut text = plain.text.clone();
+                        for card in &answer.cards {
+                            text.push_str(&format!("\n\n{}", card.to_text()));
+                        }
+                        messages = assemble(&Answer { text, ..plain }, style);
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, event_id = event.webhook_event_id, unknown_outcome = e.outcome_unknown(), "answer not delivered");
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(crate) async fn remember_sent(
+        &self,
+        conversation: &Conversation,
+        messages: &[Message],
+        ids: &[String],
+        tainted: bool,
+    ) {
+        let text: Vec<&str> = messages.iter().map(Message::preview).collect();
+        let answer = SentAnswer {
+            conversation_id: conversation.id.clone(),
+            message_ids: ids.to_vec(),
+            text: text.join("\n"),
+            at_ms: self.clock.now().as_millisecond(),
+            tainted,
+        };
+        // Recorded with the event's done mark, or at once when no event is being handled.
+        if let Some(answer) = crate::turn::answers::keep(answer)
+            && let Err(e) = self.store.record_answer(&answer.message(), ids).await
+        {
+            tracing::warn!(error = %e, "could not record the answer");
+        }
+    }
+}
+
+/// One request to answer, and how to answer it.
+pub(crate) struct Turn<'a> {
+    /// The language of the request.
+    pub(crate) lang: Lang,
+    /// What the model reads as the request (the call to hearth removed).
+    pub(crate) request: String,
+    /// The message the request quotes, if any.
+    pub(crate) quoted: Option<Quoted>,
+    /// The asker's message, quoted by the answer in a group.
+    pub(crate) quote_token: Option<&'a str>,
+    /// A sticker to send with the answer.
+    pub(crate) sticker: Option<Message>,
+    /// What a photo, voice message or file adds to the request.
+    pub(crate) media: TurnMedia,
+    /// The text message whose photos the request may be about (none for a sticker).
+    pub(crate) asked_about: Option<&'a TextMessage>,
+}
+
+fn failure_for(error: &LlmError) -> Failure {
+    match error {
+        LlmError::RateLimited => Failure::Busy,
+        LlmError::Timeout | LlmError::Connect(_) | LlmError::Garbage | LlmError::Status { .. } => {
+            Failure::Unavailable
+        }
+        LlmError::Unauthorized(_) => Failure::Internal,
+    }
+}

@@ -1,0 +1,250 @@
+//! Strangers are not served by default. Anyone can find a LINE Official Account and add it, so a
+//! new chat is *pending* until approved: by `hearth approve ID`, by a one-time pairing code from
+//! `hearth pair` sent in it, by `HEARTH_ALLOWED_CHATS`, or — for a group — by a member whose own
+//! 1:1 chat is approved speaking in it (LINE does not say who invited the bot; the one who did
+//! is there). A pending chat is told once how to get approved; nothing it sends is downloaded,
+//! parsed, logged or sent to a model. `HEARTH_OPEN=true` serves everyone.
+//!
+//! The decisions here are pure: a chat's kept standing, the pairing code a message may carry,
+//! and the code's form (Crockford's base32, 40 bits with a digit and a letter, ten minutes, used
+//! once). Which chats were approved lately is remembered in memory for a short while, so the
+//! webhook's fast path for group chatter needs no store read.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use super::AllowList;
+use crate::platform::conversation::Conversation;
+
+/// How long a pairing code works.
+pub const PAIRING_VALID: Duration = Duration::from_secs(10 * 60);
+/// How long an approval is trusted from memory before the store is asked again (a revocation
+/// by another process takes effect within it).
+const REMEMBERED: Duration = Duration::from_secs(30);
+/// Approvals remembered at most (beyond it, the oldest are asked about again).
+const REMEMBERED_MAX: usize = 10_000;
+/// The pairing code's symbols: Crockford's base32 (no I, L, O or U).
+const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+/// Symbols in a pairing code (5 bits each).
+const CODE_LEN: usize = 8;
+
+/// A chat's standing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Served.
+    Approved,
+    /// Never approved (or never heard from).
+    Pending,
+    /// Approved once, then revoked.
+    Revoked,
+}
+
+impl Standing {
+    /// The standing kept in the store (`None`: never heard from).
+    pub fn kept(status: Option<&str>) -> Self {
+        match status {
+            Some("approved") => Standing::Approved,
+            Some("revoked") => Standing::Revoked,
+            _ => Standing::Pending,
+        }
+    }
+}
+
+/// Who this process serves without asking the store.
+pub struct Access {
+    open: bool,
+    allowed: AllowList,
+    approved: Mutex<HashMap<String, Instant>>,
+}
+
+impl Access {
+    /// Serving everyone when `open`, else the `allowed` chats and those approved.
+    pub fn new(open: bool, allowed: AllowList) -> Self {
+        Self { open, allowed, approved: Mutex::default() }
+    }
+
+    /// True when everyone is served (`HEARTH_OPEN`).
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// True when `conversation` is on `HEARTH_ALLOWED_CHATS`.
+    pub fn listed(&self, conversation: &Conversation) -> bool {
+        self.allowed.lists(conversation)
+    }
+
+    /// Known to be served without asking the store: everyone is, or it was approved lately (a
+    /// listed chat too is asked about once, so it is approved in the store, shows in `hearth
+    /// chats` and can be revoked).
+    pub fn known_served(&self, conversation: &Conversation) -> bool {
+        if self.open {
+            return true;
+        }
+        let approved = self.approved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        approved.get(&conversation.id).is_some_and(|at| at.elapsed() < REMEMBERED)
+    }
+
+    /// Remembers that `conversation_id` is approved (for [`REMEMBERED`]).
+    pub fn remember_approved(&self, conversation_id: &str) {
+        let mut approved = self.approved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if approved.len() >= REMEMBERED_MAX {
+            approved.retain(|_, at| at.elapsed() < REMEMBERED);
+        }
+        if approved.len() < REMEMBERED_MAX {
+            approved.insert(conversation_id.to_string(), Instant::now());
+        }
+    }
+}
+
+/// A new pairing code from 40 random bits, shown as `XXXX-XXXX`, with at least one digit and
+/// one letter (so a word or a number a family types is never taken for one).
+pub fn new_pairing_code() -> String {
+    loop {
+        // The low 40 bits of a version-4 UUID are random (its fixed bits are higher up).
+        let bits = uuid::Uuid::new_v4().as_u128();
+        let symbols: String =
+            (0..CODE_LEN).map(|i| ALPHABET[((bits >> (5 * i)) & 31) as usize] as char).collect();
+        if mixed(&symbols) {
+            return format!("{}-{}", &symbols[..4], &symbols[4..]);
+        }
+    }
+}
+
+/// True when `code` has a digit and a letter.
+fn mixed(code: &str) -> bool {
+    code.chars().any(|c| c.is_ascii_digit()) && code.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// The pairing code `text` is, normalised (upper case, without separators; O read as 0 and I
+/// or L as 1, as Crockford's base32 does), when it is one and nothing else.
+pub fn pairing_code_in(text: &str) -> Option<String> {
+    let mut code = String::with_capacity(CODE_LEN);
+    for c in text.trim().chars() {
+        let c = match c.to_ascii_uppercase() {
+            '-' | ' ' | '\u{3000}' => continue,
+            'O' => '0',
+            'I' | 'L' => '1',
+            c => c,
+        };
+        if !ALPHABET.contains(&u8::try_from(c).ok()?) || code.len() == CODE_LEN {
+            return None;
+        }
+        code.push(c);
+    }
+    (code.len() == CODE_LEN && mixed(&code)).then_some(code)
+}
+
+/// What the store keeps of a normalised code: its SHA-256, in hex.
+pub fn code_hash(code: &str) -> String {
+    Sha256::digest(code.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What a pending chat is told, once: how to get approved, with its id for the command.
+pub fn pending_notice(conversation: &Conversation) -> String {
+    let id = &conversation.id;
+    if conversation.is_multi_person() {
+        format!(
+            "大家好，我是家庭小幫手 hearth 👋 這個群組還沒開通。已開通的家人在群組裡 @我 說句話，或 @我 傳送 `hearth pair` 產生的配對碼，就可以開始使用；管理者也可以執行 hearth approve {id}。\nThis group isn't set up yet: a family member already using hearth can @mention me here, or @mention me with a pairing code from `hearth pair` (or run hearth approve {id})."
+        )
+    } else {
+        format!(
+            "你好，我是家庭小幫手 hearth 👋 這個聊天室還沒開通。請傳送 `hearth pair` 產生的配對碼，或請管理 hearth 的家人執行 hearth approve {id}。\nThis chat isn't set up yet: send a pairing code from `hearth pair`, or ask whoever runs hearth to run hearth approve {id}."
+        )
+    }
+}
+
+/// A chat id as typed to `hearth approve` / `revoke`: a LINE user, group or room id.
+pub fn chat_id(typed: &str) -> Result<String, BadChatId> {
+    let id = typed.trim();
+    let well_formed = id.len() == 33
+        && matches!(id.as_bytes()[0], b'U' | b'C' | b'R')
+        && id[1..].bytes().all(|b| b.is_ascii_hexdigit());
+    if well_formed { Ok(id.to_string()) } else { Err(BadChatId(id.to_string())) }
+}
+
+/// Not a LINE chat id.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a LINE chat id (U…, C… or R… and 32 hexadecimal digits): see `hearth chats`")]
+pub struct BadChatId(String);
+
+/// `hearth chats`: one line a chat, pending ones first.
+pub fn render_chats(chats: &[crate::store::ChatAccess]) -> String {
+    if chats.is_empty() {
+        return "no chat has talked to hearth yet\n".into();
+    }
+    let mut out = String::new();
+    for chat in chats {
+        let kind = if Conversation::from_id(&chat.conversation_id).is_multi_person() {
+            "group"
+        } else {
+            "1:1"
+        };
+        let by = chat.decided_by.as_deref().map(|by| format!(" (by {by})")).unwrap_or_default();
+        out.push_str(&format!("{:<9} {:<6} {}{by}\n", chat.status, kind, chat.conversation_id));
+    }
+    out
+}
+
+/// What a chat is told when a pairing code approved it.
+pub const PAIRED: &str =
+    "配對成功 ✅ 從現在起我會在這裡幫忙，有事叫我就好！\nPaired ✅ I'm here to help from now on.";
+
+/// What a chat is told when what it sent looks like a pairing code that does not work.
+pub const CODE_REFUSED: &str = "這個配對碼不對或已經過期了，請重新執行 hearth pair 取得新的 🙏\nThat pairing code is wrong or has expired: run hearth pair for a new one 🙏";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_code_reads_back_as_itself_and_codes_differ() {
+        let code = new_pairing_code();
+        assert_eq!(code.len(), 9, "{code}");
+        assert_eq!(pairing_code_in(&code), Some(code.replace('-', "")));
+        assert_ne!(new_pairing_code(), new_pairing_code());
+    }
+
+    #[test]
+    fn a_code_is_read_the_way_a_person_types_it() {
+        assert_eq!(pairing_code_in(" k7qx-3m9p "), Some("K7QX3M9P".into()));
+        assert_eq!(pairing_code_in("K7QX 3M9P"), Some("K7QX3M9P".into()));
+        assert_eq!(pairing_code_in("k7qo-3mlp"), Some("K7Q03M1P".into()), "O is 0, L is 1");
+        assert_eq!(pairing_code_in("K7QX-3M9"), None, "too short");
+        assert_eq!(pairing_code_in("K7QX-3M9PP"), None, "too long");
+        assert_eq!(pairing_code_in("今天天氣如何"), None);
+        assert_eq!(pairing_code_in("K7QX-3M9U"), None, "U is not a symbol");
+        assert_eq!(pairing_code_in("hahahaha"), None, "a word is not a code");
+        assert_eq!(pairing_code_in("12345678"), None, "nor is a number");
+    }
+
+    #[test]
+    fn the_store_keeps_a_hash_not_the_code() {
+        let hash = code_hash("K7QX3M9P");
+        assert_eq!(hash.len(), 64);
+        assert!(!hash.contains("K7QX3M9P"));
+        assert_eq!(hash, code_hash("K7QX3M9P"));
+    }
+
+    #[test]
+    fn approved_chats_are_remembered_and_everyone_is_served_when_open() {
+        let chat = Conversation::user("Umom");
+        let access = Access::new(false, AllowList::new(&["Cfamily"]));
+        assert!(!access.known_served(&chat));
+        access.remember_approved("Umom");
+        assert!(access.known_served(&chat));
+        assert!(!access.known_served(&Conversation::group("Cfamily")), "listed: asked about once");
+        assert!(access.listed(&Conversation::group("Cfamily")));
+        assert!(Access::new(true, AllowList::default()).known_served(&Conversation::user("Ux")));
+    }
+
+    #[test]
+    fn the_kept_standing_is_pending_unless_it_says_otherwise() {
+        assert_eq!(Standing::kept(Some("approved")), Standing::Approved);
+        assert_eq!(Standing::kept(Some("revoked")), Standing::Revoked);
+        assert_eq!(Standing::kept(Some("pending")), Standing::Pending);
+        assert_eq!(Standing::kept(None), Standing::Pending);
+    }
+}

@@ -1,0 +1,249 @@
+//! The limits applied to events: turning away chats that wait for approval (and approving
+//! them: pairing codes, listed chats, approved members), checking the rates and the day's
+//! budget before a turn, and counting the tokens a turn used.
+
+use jiff::Timestamp;
+
+use super::access::{self, Standing, code_hash, pairing_code_in};
+use super::{RateVerdict, Refusal};
+use crate::line::message::Message;
+use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
+use crate::llm::openai::Usage;
+use crate::platform::conversation::Conversation;
+use crate::platform::i18n::Lang;
+use crate::store::Charge;
+use crate::turn::Turns;
+use crate::turn::gate::addressed;
+
+/// Daily token counts are kept this long (for the operator's curiosity; only today's matter).
+const KEEP_TOKEN_COUNTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(7 * 24);
+
+impl Turns {
+    /// Handles an event from a chat that is not approved (see [`super::access`]); returns
+    /// false, doing nothing, when the chat is served (it may become so here: a pairing code, a
+    /// listed chat, an approved member speaking in a group) or the event asks for no answer (an
+    /// unsend, hearth being removed). Otherwise nothing of the event is downloaded, parsed,
+    /// logged or sent to a model; a chat that called hearth is told once how to get approved.
+    pub(crate) async fn turned_away(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        received_at: Timestamp,
+    ) -> bool {
+        let conversation = &source.conversation;
+        let access = &self.limits.access;
+        if access.known_served(conversation) {
+            return false;
+        }
+        if matches!(event.kind, EventKind::Unsend { .. } | EventKind::Leave | EventKind::Unfollow) {
+            return false;
+        }
+        let in_group = conversation.is_multi_person();
+        let text = match &event.kind {
+            EventKind::Message(IncomingMessage::Text(text)) => Some(text),
+            _ => None,
+        };
+        let called = match &event.kind {
+            EventKind::Message(IncomingMessage::Text(text)) => {
+                addressed(text, in_group, &self.keywords, false).is_some()
+            }
+            EventKind::Message(_) => !in_group,
+            EventKind::Postback { .. } | EventKind::Follow | EventKind::Join => true,
+            _ => false,
+        };
+        let now = self.clock.now().as_millisecond();
+        match self.approved_now(event, source, called, now).await {
+            Ok(true) => {
+                access.remember_approved(&conversation.id);
+                return false;
+            }
+            Ok(false) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, %conversation, "cannot read whether the chat is approved; not serving it");
+                // Whoever called hearth hears that something went wrong, not silence.
+                if called {
+                    let sorry =
+                        Message::text(crate::platform::i18n::Failure::Internal.message(Lang::ZhTw));
+                    self.deliver(event, conversation, vec![sorry], None, received_at).await;
+                }
+                return true;
+            }
+        }
+        // In a group only a message that calls hearth is read for a code, not the chatter.
+        let code_text = text.filter(|_| called);
+        if let Some(code) = code_text.and_then(|t| pairing_code_in(&self.spoken(t, in_group))) {
+            self.pair(event, source, &code, now, received_at).await;
+            return true;
+        }
+        if !called {
+            return true;
+        }
+        crate::platform::metrics::turn_refused(Refusal::NotAllowed.reason());
+        tracing::info!(%conversation, "a chat waiting for approval called hearth");
+        match self.store.note_unapproved(&conversation.id, now).await {
+            Ok(true) => {
+                let notice = Message::text(access::pending_notice(conversation));
+                self.deliver(event, conversation, vec![notice], None, received_at).await
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "could not note a chat waiting for approval"),
+        }
+        true
+    }
+
+    /// Whether the chat is approved — kept so, listed in `HEARTH_ALLOWED_CHATS` (approved from
+    /// now on, unless revoked), or a group where a member whose own chat is approved calls
+    /// hearth (`called`: a message that did not call it approves nothing).
+    async fn approved_now(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        called: bool,
+        now: i64,
+    ) -> Result<bool, crate::store::StoreError> {
+        let conversation = &source.conversation;
+        let standing = self.store.chat_standing(&conversation.id).await?;
+        match Standing::kept(standing.as_deref()) {
+            Standing::Approved => return Ok(true),
+            // Revoked stays revoked until approved again by hand or by a code.
+            Standing::Revoked => return Ok(false),
+            Standing::Pending => {}
+        }
+        if self.limits.access.listed(conversation) {
+            self.store.approve_chat(&conversation.id, "allow-list", now).await?;
+            return Ok(true);
+        }
+        let speaks = matches!(event.kind, EventKind::Message(_) | EventKind::Postback { .. });
+        let Some(member) = source.user_id.as_deref().filter(|_| speaks && called) else {
+            return Ok(false);
+        };
+        if !conversation.is_multi_person() {
+            return Ok(false);
+        }
+        let member_chat = Conversation::user(member);
+        let member_approved = self.limits.access.listed(&member_chat)
+            || Standing::kept(self.store.chat_standing(member).await?.as_deref())
+                == Standing::Approved;
+        if member_approved {
+            tracing::info!(%conversation, "an approved member speaks in the group: approved");
+            self.store.approve_chat(&conversation.id, "member", now).await?;
+        }
+        Ok(member_approved)
+    }
+
+    /// The words of `text` without the trigger keyword or a mention of hearth.
+    fn spoken(&self, text: &crate::line::webhook::TextMessage, in_group: bool) -> String {
+        addressed(text, in_group, &self.keywords, false).map_or(text.text.clone(), |a| a.text)
+    }
+
+    /// Tries a pairing code sent in a chat waiting for approval, within the turn rates (so a
+    /// stranger cannot try codes quickly); says whether it worked.
+    async fn pair(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        code: &str,
+        now: i64,
+        received_at: Timestamp,
+    ) {
+        let conversation = &source.conversation;
+        if self.limits.rate.check(&conversation.id, source.user_id.as_deref()) != RateVerdict::Go {
+            tracing::info!(%conversation, "pairing code over the turn rate: ignored");
+            return;
+        }
+        let paired = match self.store.pair_chat(&code_hash(code), &conversation.id, now).await {
+            Ok(paired) => paired,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not check a pairing code");
+                return;
+            }
+        };
+        let said = if paired {
+            tracing::info!(%conversation, "chat approved by a pairing code");
+            self.limits.access.remember_approved(&conversation.id);
+            access::PAIRED
+        } else {
+            crate::platform::metrics::turn_refused("pairing_refused");
+            access::CODE_REFUSED
+        };
+        self.deliver(event, conversation, vec![Message::text(said)], None, received_at).await;
+    }
+
+    /// Checks the turn rates and the day's token budget before a turn in `source`'s chat (and
+    /// before anything it costs: a download, a transcription, a parse). Over a limit, sends the
+    /// notice when `tell` (the rate notice at most once a minute per chat) and returns false: no
+    /// turn, no LLM call.
+    pub(crate) async fn within_limits(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        lang: Lang,
+        received_at: Timestamp,
+        tell: bool,
+    ) -> bool {
+        let conversation = &source.conversation;
+        let refusal = match self.limits.rate.check(&conversation.id, source.user_id.as_deref()) {
+            RateVerdict::Go => match self.budget_left(conversation).await {
+                Ok(()) => return true,
+                Err(exhausted) => Some(Refusal::Budget(exhausted)),
+            },
+            RateVerdict::Notify => Some(Refusal::RateLimited),
+            RateVerdict::Quiet => None,
+        };
+        let Some(refusal) = refusal else {
+            crate::platform::metrics::turn_refused(Refusal::RateLimited.reason());
+            return false;
+        };
+        crate::platform::metrics::turn_refused(refusal.reason());
+        tracing::info!(%conversation, reason = refusal.reason(), "turn refused by a limit");
+        if !tell {
+            return false;
+        }
+        let text = refusal.message(lang);
+        self.deliver(event, conversation, vec![Message::text(text)], None, received_at).await;
+        false
+    }
+
+    /// Whether the chat and the service have tokens left today. A store failure lets the turn
+    /// go ahead (the limit is a guard, not a reason to fall silent).
+    async fn budget_left(&self, conversation: &Conversation) -> Result<(), super::Exhausted> {
+        let budget = self.limits.budget;
+        if budget == super::TokenBudget::default() {
+            return Ok(());
+        }
+        let day = super::budget_day(self.clock.now(), &self.tz);
+        match self.store.tokens_used(&day, &conversation.id).await {
+            Ok(used) => budget.check(used.chat, used.service),
+            Err(e) => {
+                tracing::warn!(error = %e, "token budget unavailable; turn allowed");
+                Ok(())
+            }
+        }
+    }
+
+    /// Forgets the token counts of days more than a week old (the server calls it hourly).
+    pub async fn prune_token_counts(&self) -> Result<u64, crate::store::StoreError> {
+        let now = self.clock.now();
+        let week_ago = now.saturating_sub(KEEP_TOKEN_COUNTS).unwrap_or(now);
+        self.store.prune_tokens(&super::budget_day(week_ago, &self.tz)).await
+    }
+
+    /// Counts the tokens a turn used against today's budgets of its chat and of the service.
+    pub(crate) async fn charge(&self, conversation: &Conversation, usage: Usage) {
+        let tokens = usage.tokens();
+        if tokens == 0 {
+            return;
+        }
+        crate::platform::metrics::budget_tokens(tokens);
+        let charge = Charge {
+            day: super::budget_day(self.clock.now(), &self.tz),
+            conversation_id: conversation.id.clone(),
+            tokens,
+        };
+        // In an inbox event's turn, counted with its done mark.
+        let Some(charge) = crate::turn::answers::keep_charge(charge) else { return };
+        if let Err(e) = self.store.add_tokens(&charge.day, &charge.conversation_id, tokens).await {
+            tracing::warn!(error = %e, tokens, "could not count a turn's tokens");
+        }
+    }
+}

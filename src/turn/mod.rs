@@ -1,0 +1,95 @@
+//! What happens to one event: whether a group message called hearth ([`gate`]), who is served
+//! and how often ([`limits`]), the event itself ([`event`]: log, agent, delivery), the quoted
+//! message of a quote-reply ([`quoted`]), stickers ([`sticker`]), photos, voice and files
+//! ([`media`]), the one welcome ([`welcome`]), the chat log's retention ([`privacy`]) and the
+//! writes a turn keeps for its end ([`answers`]).
+
+pub mod answers;
+pub mod event;
+pub mod gate;
+pub mod limits;
+pub mod media;
+pub mod native;
+pub mod privacy;
+pub mod quoted;
+pub mod sticker;
+pub mod welcome;
+
+use std::sync::Arc;
+
+use jiff::tz::TimeZone;
+
+use crate::features::button::{ActionRegistry, ActionServices};
+use crate::features::delivery::Allowance;
+use crate::line::client::LineClient;
+use crate::line::flex::Palette;
+use crate::line::message::ReplyStyle;
+use crate::line::postback::{ButtonSigner, PostbackKey};
+use crate::llm::agent::Agent;
+use crate::platform::clock::Clock;
+use crate::platform::conversation::Conversation;
+use crate::store::Store;
+use limits::Limits;
+
+/// The turn handler: everything handling one event uses, and nothing else (the inbox, the
+/// background loops and the HTTP server live in `server`).
+pub struct Turns {
+    /// The store.
+    pub store: Store,
+    /// The LINE client.
+    pub line: LineClient,
+    /// The LLM agent with its tools.
+    pub agent: Agent,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// The family's time zone.
+    pub tz: TimeZone,
+    /// Trigger keywords for groups.
+    pub keywords: Vec<String>,
+    /// Card colours.
+    pub palette: Palette,
+    /// Signs and verifies the data of state-changing buttons.
+    pub postback_key: PostbackKey,
+    /// What a verified button tap does ([`crate::buttons`]).
+    pub actions: ActionRegistry,
+    /// What the button actions work with.
+    pub action_services: ActionServices,
+    /// LINE's monthly message quota (answers say when it runs low).
+    pub allowance: Allowance,
+    /// Who may use hearth, how often, and how many tokens a day.
+    pub limits: Limits,
+    /// History bounds.
+    pub(crate) history_messages: usize,
+    pub(crate) history_chars: usize,
+    /// Display names by (conversation, user), kept for an hour in front of the store.
+    pub(crate) names: privacy::NameCache,
+    /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
+    pub charts: Option<crate::features::charts::publish::Charts>,
+    /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city).
+    pub home: Option<String>,
+    /// Photos, voice messages and files: LINE's content, transcription, limits.
+    pub media: crate::features::media::Media,
+}
+
+impl Turns {
+    /// What the system prompt says about this deployment: the tools offered now, the home.
+    pub fn prompt_setting(&self) -> crate::llm::prompt::Setting {
+        crate::llm::prompt::Setting {
+            search: self.agent.registry().offers(crate::llm::prompt::SEARCH_TOOL),
+            home: self.home.clone(),
+        }
+    }
+
+    /// How answers look in `conversation`: colours, chip prefix in groups, signed buttons.
+    pub fn reply_style(&self, conversation: &Conversation) -> ReplyStyle {
+        ReplyStyle {
+            palette: self.palette,
+            chip_prefix: if conversation.is_multi_person() {
+                self.keywords.first().cloned()
+            } else {
+                None
+            },
+            signer: Some(ButtonSigner::new(self.postback_key.clone(), &conversation.id)),
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! The chat log the family controls: messages are kept for `HEARTH_LOG_RETENTION_DAYS` and then
+//! deleted, an unsent message leaves the log at once, and a conversation that removes hearth
+//! (the bot leaves or is removed from a group, a user blocks it) is forgotten entirely — its
+//! log, its memories, its reminders and price alerts, its held calls, the ids of hearth's
+//! messages there and its cached display names (every table with a `conversation_id` column,
+//! in one transaction).
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::platform::conversation::Conversation;
+use crate::store::{Store, StoreError};
+
+/// Display names by (conversation, user), cached in front of the store.
+pub type NameCache = moka::future::Cache<(String, String), String>;
+
+/// Deletes the chat log older than `retention` before `now` (and expired held calls); returns
+/// how many messages went.
+pub async fn prune_chat_log(
+    store: &Store,
+    now: Timestamp,
+    retention: SignedDuration,
+) -> Result<u64, StoreError> {
+    let cutoff = now.saturating_sub(retention).unwrap_or(now);
+    let pruned = store.prune_chat_log(cutoff.as_millisecond()).await?;
+    let expired = now.saturating_sub(crate::features::confirm::EXPIRY).unwrap_or(now);
+    store.prune_pending_calls(expired.as_millisecond()).await?;
+    if pruned > 0 {
+        tracing::info!(pruned, "chat log older than the retention period deleted");
+    }
+    Ok(pruned)
+}
+
+/// A message was unsent: it leaves the log (and so every later recap and history).
+pub async fn on_unsend(store: &Store, conversation: &Conversation, message_id: &str) {
+    match store.unsend_message(&conversation.id, message_id).await {
+        Ok(n) => {
+            tracing::info!(%conversation, removed = n, "unsent message removed from the log")
+        }
+        Err(e) => tracing::error!(error = %e, "could not remove an unsent message"),
+    }
+    if let Err(e) = store.unsend_media(&conversation.id, message_id).await {
+        tracing::error!(error = %e, "could not forget an unsent photo or file");
+    }
+}
+
+/// hearth left or was removed from a group or room, or a user blocked it: everything kept about
+/// that conversation is deleted, its cached display names too.
+pub async fn on_removed(store: &Store, names: &NameCache, conversation: &Conversation) {
+    let cached: Vec<(String, String)> = names
+        .iter()
+        .filter(|(key, _)| key.0 == conversation.id)
+        .map(|(key, _)| (*key).clone())
+        .collect();
+    for key in cached {
+        names.invalidate(&key).await;
+    }
+    match store.forget_conversation(&conversation.id).await {
+        Ok(removed) => tracing::info!(
+            %conversation,
+            messages = removed.messages,
+            memories = removed.memories,
+            reminders = removed.reminders,
+            "hearth was removed: the conversation's log, memories and reminders are deleted"
+        ),
+        Err(e) => tracing::error!(error = %e, %conversation, "could not forget a conversation"),
+    }
+}

@@ -1,0 +1,40 @@
+//! Shared helpers for the integration tests: local fakes of the LINE Messaging API, an
+//! OpenAI-compatible LLM, the upstream data providers and the web (search providers and pages),
+//! each served on `127.0.0.1`.
+
+#![allow(dead_code)]
+
+pub mod db;
+pub mod fake_line;
+pub mod fake_llm;
+pub mod fake_media;
+pub mod fake_upstreams;
+pub mod fake_web;
+pub mod harness;
+pub mod hostile_files;
+pub mod replica;
+pub mod rows;
+
+// Not every test binary uses every fake.
+#[allow(unused_imports)]
+pub use fake_line::{FakeLine, PushMode, Recorded, ReplyMode};
+#[allow(unused_imports)]
+pub use fake_llm::{FakeLlm, Step};
+#[allow(unused_imports)]
+pub use fake_media::FakeMedia;
+#[allow(unused_imports)]
+pub use fake_upstreams::{FakeUpstreams, Mode, Route};
+#[allow(unused_imports)]
+pub use fake_web::FakeWeb;
+
+/// The `hearth` executable, which the server under test starts as its parsing children.
+pub fn hearth_exe() -> std::path::PathBuf {
+    env!("CARGO_BIN_EXE_hearth").into()
+}
+
+/// A sandbox as the server builds it, starting this build's `hearth` as its children.
+pub fn sandbox() -> hearth::sources::sandbox::Sandbox {
+    let mut config = hearth::platform::config::Config::defaults();
+    config.parser_program = Some(hearth_exe());
+    hearth::sources::sandbox::Sandbox::from_config(&config)
+}

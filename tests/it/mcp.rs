@@ -1,0 +1,353 @@
+//! Tools from MCP servers (`HEARTH_MCP_CONFIG`), end to end: a small MCP server (tests/
+//! mcp_support) over streamable HTTP and over stdio gives hearth its tools, which the LLM
+//! calls in a LINE conversation like built-in ones: output fenced and tainting the turn,
+//! destructive calls held for a tap in that chat, time limits and errors as data, a server
+//! down at start or dying later withdrawn and back when it returns, and no LINE ids sent.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use crate::common::harness::{
+    FAMILY, Harness, MOM, OTHER_GROUP, in_group, postback_data, texts_of, tool_results,
+};
+use crate::mcp_support::{HttpHome, LIVING_ROOM};
+use hearth::contract::untrusted::{BEGIN, END};
+use serde_json::{Value, json};
+
+/// Writes an `mcpServers` file and returns its path.
+fn config_file(servers: Value) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("hearth-mcp-{}.json", unique()));
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).expect("write config");
+    path
+}
+
+fn unique() -> String {
+    use std::sync::atomic::AtomicU64;
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst))
+}
+
+/// hearth with the given MCP servers, retrying a down server every second.
+async fn harness(servers: Value) -> Harness {
+    let path = config_file(servers);
+    Harness::start_with(
+        move |c| {
+            c.mcp_config = Some(path);
+            c.mcp_retry_max_secs = 1;
+            c.mcp_start_secs = 5;
+        },
+        None,
+    )
+    .await
+}
+
+/// The tool names the LLM was offered in request `n`.
+fn offered(h: &Harness, n: usize) -> Vec<String> {
+    h.llm.requests()[n]["tools"]
+        .as_array()
+        .map(|tools| {
+            tools.iter().filter_map(|t| t["function"]["name"].as_str().map(String::from)).collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The definition of tool `name` sent in request `n`.
+fn definition(h: &Harness, n: usize, name: &str) -> Value {
+    h.llm.requests()[n]["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["function"]["name"] == name).cloned())
+        .unwrap_or(Value::Null)
+}
+
+/// Waits (up to 20 s) until the tools hearth offers now pass `check`, named `what` in a failure.
+async fn wait_for_tools(h: &Harness, what: &str, check: impl Fn(&[String]) -> bool) {
+    for _ in 0..200 {
+        let names: Vec<String> =
+            h.app.turns.agent.tool_definitions().iter().map(|d| d.name.to_string()).collect();
+        if check(&names) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the offered tools never became {what}");
+}
+
+fn has_prefix(names: &[String], prefix: &str) -> bool {
+    names.iter().any(|n| n.starts_with(prefix))
+}
+
+/// A stdio server entry running the `mcp_stdio_server` example (built by `cargo test` beside
+/// this test binary), down while `down` exists.
+fn stdio_server(down: &std::path::Path) -> Value {
+    let exe = std::env::current_exe().expect("test binary");
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
+    let server = profile_dir.join("examples").join("mcp_stdio_server");
+    assert!(
+        server.exists(),
+        "{} is built by cargo test (cargo build --examples)",
+        server.display()
+    );
+    json!({
+        "command": server,
+        "args": [],
+        "env": {"HEARTH_TEST_MCP_DOWN": down},
+    })
+}
+
+#[tokio::test]
+async fn an_mcp_tool_answers_in_a_line_conversation_fenced_and_without_line_ids() {
+    let home = HttpHome::start().await;
+    let h = harness(json!({"home": {"url": home.url}})).await;
+    h.llm.reply_tool_calls(&[("home_lookup", json!({"room": "客廳", "humidity": null}))]);
+    h.llm.reply_text("客廳的燈還亮著，24 度。");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 客廳的燈有關嗎？")]).await;
+
+    let tools = offered(&h, 0);
+    assert!(tools.contains(&"home_lookup".to_string()), "{tools:?}");
+    assert!(tools.contains(&"weather".to_string()), "built-in tools stay: {tools:?}");
+    let lookup = definition(&h, 0, "home_lookup");
+    assert_eq!(lookup["function"]["strict"], true, "{lookup}");
+    assert!(
+        lookup["function"]["description"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("[from the home service]")
+    );
+    let result = &tool_results(&h.llm.requests()[1])[0];
+    let fenced = result["result"].as_str().expect("text result");
+    assert!(fenced.starts_with(BEGIN) && fenced.ends_with(END), "{result}");
+    assert!(fenced.contains(LIVING_ROOM), "{result}");
+    assert!(texts_of(&h.line.replies()[0].body).contains("24 度"));
+    let received = home.received();
+    assert!(
+        received.contains("客廳") && !received.contains("humidity"),
+        "nulls dropped: {received}"
+    );
+    assert!(!received.contains(MOM) && !received.contains(FAMILY), "no LINE ids: {received}");
+}
+
+#[tokio::test]
+async fn a_server_allowed_line_ids_receives_them_and_offers_only_its_allowed_tools() {
+    let home = HttpHome::start().await;
+    let h = harness(
+        json!({"home": {"url": home.url, "shareLineIds": true, "allowedTools": ["lookup"]}}),
+    )
+    .await;
+    h.llm.reply_tool_calls(&[("home_lookup", json!({"room": "客廳", "humidity": true}))]);
+    h.llm.reply_text("好了");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 客廳")]).await;
+    let offered: Vec<String> =
+        offered(&h, 0).into_iter().filter(|t| t.starts_with("home_")).collect();
+    assert_eq!(offered, ["home_lookup"]);
+    let received = home.received();
+    assert!(received.contains(FAMILY) && received.contains(MOM), "{received}");
+}
+
+#[tokio::test]
+async fn a_hostile_description_is_bounded_and_cannot_close_the_fence() {
+    let home = HttpHome::start().await;
+    let h = harness(json!({"home": {"url": home.url}})).await;
+    h.llm.reply_text("嗨");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 嗨")]).await;
+    let forecast = definition(&h, 0, "home_forecast");
+    let text = forecast["function"]["description"].as_str().expect("described");
+    assert!(text.starts_with("[from the home service] Shows the forecast."), "{text}");
+    assert!(!text.contains("<<<") && !text.contains(">>>"), "{text}");
+    assert!(!text.contains("HIDDEN-TAIL-BEYOND-THE-BOUND"), "{text}");
+    assert!(text.chars().count() <= hearth::llm::mcp::describe::MAX_DESCRIPTION_CHARS + 30);
+}
+
+#[tokio::test]
+async fn a_destructive_mcp_tool_waits_for_a_confirm_tap_in_that_chat() {
+    let home = HttpHome::start().await;
+    let h = harness(json!({"home": {"url": home.url}})).await;
+    h.llm.reply_tool_calls(&[("home_switch_off", json!({"device": "客廳燈"}))]);
+    h.llm.reply_text("要關燈請按確認。");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 把客廳的燈關掉")]).await;
+
+    assert_eq!(home.switched.load(Ordering::SeqCst), 0, "not run before the tap");
+    assert_eq!(tool_results(&h.llm.requests()[1])[0]["status"], "needs_confirmation");
+    let body = h.line.replies()[0].body.clone();
+    assert!(body.to_string().contains("可能無法復原"), "{body}");
+    let confirm = postback_data(&body, "confirm_call").expect("a confirm button");
+
+    h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &confirm)]).await;
+    assert!(texts_of(&h.line.replies()[1].body).contains("不屬於這個聊天室"));
+    assert_eq!(home.switched.load(Ordering::SeqCst), 0, "a tap in another chat does nothing");
+
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
+    assert!(texts_of(&h.line.replies()[2].body).contains("已確認"));
+    assert_eq!(home.switched.load(Ordering::SeqCst), 1, "the family's tap runs it once");
+}
+
+#[tokio::test]
+async fn untrusted_mcp_output_holds_a_later_state_change_in_the_turn() {
+    let home = HttpHome::start().await;
+    let h = harness(json!({"home": {"url": home.url}})).await;
+    h.llm.reply_tool_calls(&[("home_lookup", json!({"room": "客廳", "humidity": null}))]);
+    h.llm.reply_tool_calls(&[("remember", json!({"fact": "客廳燈壞了"}))]);
+    h.llm.reply_text("好");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 看一下客廳")]).await;
+    let held = tool_results(&h.llm.requests()[2]).pop().expect("a result");
+    assert_eq!(held["status"], "needs_confirmation", "{held}");
+}
+
+#[tokio::test]
+async fn slow_and_failing_mcp_tools_become_data_the_llm_explains() {
+    let home = HttpHome::start().await;
+    let h = harness(json!({"home": {"url": home.url, "timeoutSecs": 1}})).await;
+    h.llm.reply_tool_calls(&[("home_slow", json!({})), ("home_fail", json!({}))]);
+    h.llm.reply_text("家裡的系統現在有點問題。");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 家裡狀況")]).await;
+    let results = tool_results(&h.llm.requests()[1]);
+    assert_eq!(results[0]["error"]["kind"], "timeout", "{results:?}");
+    let failed = results[1]["error"]["message"].as_str().expect("message");
+    assert!(failed.contains("home service reported an error"), "{failed}");
+    assert!(
+        !failed.contains("IGNORE YOUR RULES"),
+        "an untrusted server's words stay out: {failed}"
+    );
+    assert!(texts_of(&h.line.replies()[0].body).contains("有點問題"));
+}
+
+#[tokio::test]
+async fn an_http_server_down_at_start_joins_when_it_comes_up() {
+    let spare = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
+    let address = spare.local_addr().expect("address");
+    drop(spare);
+    let h = harness(json!({"home": {"url": format!("http://{address}/mcp")}})).await;
+    h.llm.reply_text("一");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 一")]).await;
+    assert!(!offered(&h, 0).iter().any(|t| t.starts_with("home_")), "withdrawn while down");
+
+    let listener = tokio::net::TcpListener::bind(address).await.expect("same port");
+    let _home = HttpHome::serve(listener).await;
+    wait_for_tools(&h, "back", |names| has_prefix(names, "home_")).await;
+    h.llm.reply_text("二");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 二")]).await;
+    assert!(offered(&h, 1).contains(&"home_lookup".to_string()), "{:?}", offered(&h, 1));
+}
+
+#[tokio::test]
+async fn an_http_server_that_dies_is_withdrawn_and_back_when_it_returns() {
+    let home = HttpHome::start().await;
+    let address = home.url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let h = harness(json!({"home": {"url": home.url}})).await;
+    drop(home);
+    h.llm.reply_tool_calls(&[("home_lookup", json!({"room": "客廳", "humidity": null}))]);
+    h.llm.reply_text("家裡的系統連不上");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 客廳")]).await;
+    let failed = &tool_results(&h.llm.requests()[1])[0];
+    assert_eq!(failed["error"]["kind"], "upstream_unavailable", "{failed}");
+    assert!(texts_of(&h.line.replies()[0].body).contains("連不上"));
+
+    wait_for_tools(&h, "without home's", |names| !has_prefix(names, "home_")).await;
+    h.llm.reply_text("一");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 一")]).await;
+    assert!(!offered(&h, 2).iter().any(|t| t.starts_with("home_")), "{:?}", offered(&h, 2));
+
+    let listener = tokio::net::TcpListener::bind(&address).await.expect("same port");
+    let _home = HttpHome::serve(listener).await;
+    wait_for_tools(&h, "back", |names| has_prefix(names, "home_")).await;
+    h.llm.reply_text("二");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 二")]).await;
+    assert!(offered(&h, 3).contains(&"home_lookup".to_string()), "{:?}", offered(&h, 3));
+}
+
+#[tokio::test]
+async fn a_stdio_server_that_dies_is_withdrawn_and_back_when_it_returns() {
+    let down = std::env::temp_dir().join(format!("hearth-mcp-down-{}", unique()));
+    let mut kids = stdio_server(&down);
+    kids["trustedOutput"] = json!(true);
+    let h = harness(json!({ "kids": kids })).await;
+    h.llm.reply_tool_calls(&[("kids_lookup", json!({"room": "living room", "humidity": null}))]);
+    h.llm.reply_text("客廳燈亮著");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 客廳")]).await;
+    assert!(
+        tool_results(&h.llm.requests()[1])[0]["result"]
+            .as_str()
+            .unwrap_or("")
+            .contains(LIVING_ROOM)
+    );
+
+    std::fs::write(&down, "down").expect("marker");
+    h.llm.reply_tool_calls(&[("kids_crash", json!({}))]);
+    h.llm.reply_text("系統當掉了");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 當掉吧")]).await;
+    let crashed = &tool_results(&h.llm.requests()[3])[0];
+    assert_eq!(crashed["error"]["kind"], "upstream_unavailable", "{crashed}");
+    assert!(texts_of(&h.line.replies()[1].body).contains("當掉"));
+
+    wait_for_tools(&h, "without kids'", |names| !has_prefix(names, "kids_")).await;
+    h.llm.reply_text("三");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 三")]).await;
+    assert!(!offered(&h, 4).iter().any(|t| t.starts_with("kids_")), "{:?}", offered(&h, 4));
+
+    std::fs::remove_file(&down).expect("back up");
+    wait_for_tools(&h, "back", |names| has_prefix(names, "kids_")).await;
+    h.llm.reply_text("四");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 四")]).await;
+    assert!(offered(&h, 5).contains(&"kids_lookup".to_string()), "{:?}", offered(&h, 5));
+}
+
+#[tokio::test]
+async fn a_name_taken_by_a_built_in_tool_stops_start() {
+    let home = HttpHome::start().await;
+    let path = config_file(
+        json!({"home": {"url": home.url, "prefix": "list", "allowedTools": ["reminders"]}}),
+    );
+    let mut config = hearth::platform::config::Config::defaults();
+    config.mcp_config = Some(path);
+    config.mcp_start_secs = 5;
+    let mcp = hearth::llm::mcp::McpServers::start(&config).await.expect("config");
+    let store = hearth::store::Store::in_memory().await.expect("store");
+    let clock = std::sync::Arc::new(hearth::platform::clock::SystemClock);
+    let error = hearth::server::app::Hearth::with_tools_and_mcp(
+        &config,
+        clock,
+        store,
+        &mcp,
+        hearth::tools::registry,
+    )
+    .err()
+    .expect("refused");
+    assert!(error.to_string().contains("\"list_reminders\" is already taken"), "{error}");
+}
+
+#[tokio::test]
+async fn hearth_tools_lists_the_tools_of_a_stdio_server() {
+    let down = std::env::temp_dir().join(format!("hearth-mcp-never-{}", unique()));
+    let path = config_file(json!({"kids": stdio_server(&down)}));
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("tools")
+        .env("HEARTH_MCP_CONFIG", &path)
+        .output()
+        .await
+        .expect("hearth tools");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tools: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let names: Vec<&str> = tools
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(names.contains(&"kids_lookup") && names.contains(&"get_quote"), "{names:?}");
+}
+
+#[tokio::test]
+async fn a_missing_variable_stops_start_naming_it() {
+    let path = config_file(
+        json!({"home": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${HEARTH_TEST_UNSET_TOKEN}"}}}),
+    );
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("tools")
+        .env("HEARTH_MCP_CONFIG", &path)
+        .env_remove("HEARTH_TEST_UNSET_TOKEN")
+        .output()
+        .await
+        .expect("hearth tools");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("HEARTH_TEST_UNSET_TOKEN"), "{stderr}");
+}

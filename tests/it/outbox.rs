@@ -1,0 +1,326 @@
+//! The per-chat outbox end to end, against the fake LINE API on the manual clock: a reminder, a
+//! price-alert fire and the digest due for one group within the window go in one push request
+//! (the group is charged once); a digest held by quiet hours goes with the alert fires held with
+//! it when they end; a personal alert routed to its person's 1:1 chat follows that chat's quiet
+//! hours; a quota `429` after LINE accepted one request of a chat's batch holds only the rest
+//! (what was accepted is never sent again, the rest comes with the next reply). Runs on SQLite,
+//! and on PostgreSQL with `HEARTH_TEST_BACKEND=postgres`.
+
+use crate::common::PushMode;
+use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, texts_of};
+use hearth::store::DigestStatus;
+use jiff::SignedDuration;
+use serde_json::{Value, json};
+
+fn pushes_to(h: &Harness, to: &str) -> Vec<crate::common::Recorded> {
+    h.line.accepted_pushes().into_iter().filter(|p| p.body["to"] == to).collect()
+}
+
+fn cards_of(body: &Value) -> usize {
+    crate::common::harness::messages_of(body)
+        .iter()
+        .map(|m| match m["contents"]["type"].as_str() {
+            Some("carousel") => m["contents"]["contents"].as_array().map_or(0, Vec::len),
+            _ => 1,
+        })
+        .sum()
+}
+
+#[tokio::test]
+async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_one_push() {
+    let h = Harness::start_with(
+        |c| {
+            c.alert_poll_secs = 0;
+            c.outbox_window_secs = 3;
+        },
+        None,
+    )
+    .await; // 2026-11-30 20:00 in Taipei
+    h.line.set_chat_size(FAMILY, 5);
+    h.quote("BTC-USD", 99_000.0);
+    let group = || in_group(FAMILY, MOM);
+    let digest = h
+        .call_tool(
+            group(),
+            "小幫手 每天八點摘要",
+            "set_digest",
+            json!({"time": "08:00", "place": "台北"}),
+        )
+        .await;
+    assert!(digest.get("error").is_none(), "{digest}");
+    let reminder = json!({"text": "倒垃圾", "at": "2026-12-01T08:00", "everyone": true});
+    let created = h.call_tool(group(), "小幫手 明天八點提醒大家倒垃圾", "reminder", reminder).await;
+    assert!(created["id"].is_i64(), "{created}");
+    let alert =
+        json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000, "everyone": true});
+    let created = h.call_tool(group(), "小幫手 比特幣到十萬通知大家", "price_alert", alert).await;
+    assert!(created["id"].is_i64(), "{created}");
+    h.app.alerts.tick().await.expect("tick");
+    h.line.clear();
+
+    h.set_clock("2026-12-01T00:00:00Z"); // 08:00
+    h.quote("BTC-USD", 100_500.0);
+    let reminders = h.app.reminders.tick().await.expect("reminders");
+    let alerts = h.app.alerts.tick().await.expect("alerts");
+    let digests = h.app.digests.tick().await.expect("digests");
+    assert_eq!((reminders.sent, reminders.queued), (0, 1), "{reminders:?}");
+    assert_eq!((alerts.fired, alerts.sent, alerts.queued), (1, 0, 1), "{alerts:?}");
+    assert_eq!((digests.sent, digests.held), (0, 1), "{digests:?}");
+    assert!(h.line.pushes().is_empty(), "waiting for the window");
+
+    h.clock.advance(SignedDuration::from_secs(3));
+    // The sender (this call, or the server's own loop if it comes first).
+    h.app.outbox.flush_due().await.expect("outbox");
+    let pushes = pushes_to(&h, FAMILY);
+    assert_eq!(pushes.len(), 1, "one request for the three");
+    assert_eq!(cards_of(&pushes[0].body), 3);
+    let body = pushes[0].body.to_string();
+    assert!(body.contains("倒垃圾") && body.contains("100,500"), "{body}");
+    assert_eq!(h.line.quota_used(), 5, "the group is charged once");
+    assert_eq!(
+        h.app.store.digest_status(FAMILY, "2026-12-01").await.expect("status"),
+        Some(DigestStatus::Sent),
+        "the outbox records the outcome on the digest's day"
+    );
+    assert!(h.app.outbox.flush_due().await.expect("outbox").is_empty(), "nothing twice");
+    assert_eq!(h.app.store.outbox_pending().await.expect("pending"), 0);
+}
+
+#[tokio::test]
+async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() {
+    let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
+    let dm = || in_dm(MOM);
+    h.call_tool(
+        dm(),
+        "小幫手 晚上十點到早上七點不要吵",
+        "set_quiet_hours",
+        json!({"start": "22:00", "end": "07:00"}),
+    )
+    .await;
+    h.call_tool(
+        dm(),
+        "小幫手 每天五點摘要",
+        "set_digest",
+        json!({"time": "05:00", "place": "台北"}),
+    )
+    .await;
+    h.quote("BTC-USD", 99_000.0);
+    let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000});
+    h.call_tool(dm(), "小幫手 比特幣到十萬通知我", "price_alert", alert).await;
+    h.app.alerts.tick().await.expect("tick");
+    h.line.clear();
+
+    h.set_clock("2026-11-30T15:30:00Z"); // 23:30
+    h.quote("BTC-USD", 100_500.0);
+    assert_eq!(h.app.alerts.tick().await.expect("tick").fired, 1);
+    h.set_clock("2026-11-30T21:00:00Z"); // 05:00
+    let early = h.app.digests.tick().await.expect("tick");
+    assert_eq!((early.sent, early.held), (0, 1), "{early:?}");
+    assert!(h.line.pushes().is_empty(), "both held");
+
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00
+    let morning = h.app.digests.tick().await.expect("tick");
+    assert_eq!(morning.sent, 1, "{morning:?}");
+    let pushes = pushes_to(&h, MOM);
+    assert_eq!(pushes.len(), 1, "the digest and the alert together");
+    assert_eq!(cards_of(&pushes[0].body), 2);
+    assert!(pushes[0].body.to_string().contains("100,500"));
+    assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 0, "already delivered");
+    assert_eq!(h.line.accepted_pushes().len(), 1);
+}
+
+#[tokio::test]
+async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours() {
+    let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
+    h.line.set_chat_size(FAMILY, 5);
+    h.line.set_profile(DAD, "爸爸");
+    // Dad's own chat with hearth is quiet at night; the family group is not.
+    h.call_tool(
+        in_dm(DAD),
+        "小幫手 晚上十點到早上七點不要吵",
+        "set_quiet_hours",
+        json!({"start": "22:00", "end": "07:00"}),
+    )
+    .await;
+    h.quote("ETH-USD", 3_400.0);
+    let alert = json!({"symbol": "ETH-USD", "direction": "rises_to", "level": 3500});
+    let created =
+        h.call_tool(in_group(FAMILY, DAD), "小幫手 以太幣到3500通知我", "price_alert", alert).await;
+    assert_eq!(created["delivered_privately"], true, "{created}");
+    assert_eq!(created["quiet_hours_end"], "07:00", "the 1:1 chat's quiet hours: {created}");
+    h.app.alerts.tick().await.expect("tick");
+    h.line.clear();
+
+    h.set_clock("2026-11-30T15:30:00Z"); // 23:30
+    h.quote("ETH-USD", 3_600.0);
+    assert_eq!(h.app.alerts.tick().await.expect("tick").fired, 1);
+    assert!(h.line.pushes().is_empty(), "held for dad's quiet hours");
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00
+    assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 1);
+    assert_eq!(pushes_to(&h, DAD).len(), 1);
+    assert!(pushes_to(&h, FAMILY).is_empty());
+}
+
+#[tokio::test]
+async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
+    let h = Harness::start().await;
+    h.line.set_quota(Some(200));
+    h.app.allowance.refresh().await;
+    for (text, at) in
+        [("吃藥", "2026-11-30T20:30"), ("量血壓", "2026-11-30T20:30"), ("喝水", "2026-11-30T20:31")]
+    {
+        h.call_tool(in_dm(MOM), "小幫手 提醒我", "reminder", json!({"text": text, "at": at})).await;
+    }
+    h.line.clear();
+    // The first two are due together; LINE fails them with an unknown outcome (four 500s:
+    // every quick retry), so they are tried again later as the same request.
+    h.line.set_push_mode(PushMode::FailTimes(4));
+    let first = h.advance_and_tick(SignedDuration::from_mins(30)).await;
+    assert_eq!(first.retrying, 2, "{first:?}");
+    let key =
+        h.line.pushes().last().expect("attempted").header("x-line-retry-key").map(str::to_string);
+    // LINE's month is nearly out (hearth has not read it since): one more message fits.
+    h.line.set_quota_used(199);
+    let second = h.advance_and_tick(SignedDuration::from_mins(1)).await;
+    // The new one's tick pushes the chat's outbox: the earlier request first, then the new one.
+    assert_eq!(second.held, 1, "{second:?}");
+    let accepted = h.line.accepted_pushes();
+    assert_eq!(accepted.len(), 1);
+    assert_eq!(accepted[0].header("x-line-retry-key").map(str::to_string), key, "the same request");
+    let body = accepted[0].body.to_string();
+    assert!(body.contains("吃藥") && body.contains("量血壓") && !body.contains("喝水"), "{body}");
+    // Next month: nothing accepted is sent again; the held one came with a reply.
+    h.set_clock("2026-12-01T00:00:00Z");
+    h.line.set_quota_used(0);
+    h.app.allowance.refresh().await;
+    h.app.reminders.tick().await.expect("tick");
+    assert_eq!(h.line.accepted_pushes().len(), 1, "nothing duplicated");
+    h.llm.reply_text("好的");
+    h.send(vec![h.event(in_dm(MOM), crate::common::harness::text_message("小幫手 嗨"))]).await;
+    let reply = texts_of(&h.line.replies().last().expect("reply").body);
+    assert!(reply.contains("喝水"), "{reply}");
+}
+
+const TWO_SECONDS: std::time::Duration = std::time::Duration::from_secs(2);
+
+#[tokio::test]
+async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeated_once() {
+    // A window, so the server's own loop leaves the item to the dead process until the clock moves.
+    let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
+    let now = h.now_ms();
+    let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
+    let own_key = hearth::features::delivery::retry_key("reminder:1:1").to_string();
+    let item = hearth::store::NewOutboxItem {
+        conversation_id: MOM,
+        target: MOM,
+        kind: "reminder",
+        retry_key: &own_key,
+        payload: &payload,
+        silent: false,
+        due_at: now,
+    };
+    // A process claims the item, fixes its request, LINE accepts it, and the process dies.
+    let store = &h.app.store;
+    store.record_outbox(&[item], now).await.expect("record");
+    let claimed = store.claim_outbox("dead", MOM, now, now + 120_000).await.expect("claim");
+    assert_eq!(claimed.len(), 1);
+    store.set_outbox_request("dead", claimed[0].id, &own_key).await.expect("request");
+    let accepted = reqwest::Client::new()
+        .post(format!("{}/v2/bot/message/push", h.line.url()))
+        .bearer_auth("test-access-token")
+        .header("X-Line-Retry-Key", &own_key)
+        .json(
+            &json!({"to": MOM, "messages": serde_json::from_str::<Value>(&payload).expect("json")}),
+        )
+        .send()
+        .await
+        .expect("push");
+    assert_eq!(accepted.status().as_u16(), 200);
+
+    assert!(h.app.outbox.flush_due().await.expect("outbox").is_empty(), "the lease still holds");
+    h.clock.advance(SignedDuration::from_mins(3));
+    // The sender: this call, or the server's own loop if it comes first. Whichever claims the
+    // item first sends it; the other finds nothing to claim. Wait for that one push, then long
+    // enough that a second sender would have pushed too.
+    h.app.outbox.flush_due().await.expect("outbox");
+    h.line
+        .wait_for(|r| r.iter().filter(|r| r.path.ends_with("/push")).count() >= 2, TWO_SECONDS)
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let pushes = h.line.pushes();
+    assert_eq!(pushes.len(), 2, "one sender repeats the request, once");
+    assert_eq!(pushes[1].status, 409, "the same request, the same key");
+    assert_eq!(pushes[1].header("x-line-retry-key"), Some(own_key.as_str()));
+    assert_eq!(h.line.accepted_pushes().len(), 1, "the family saw it once");
+    assert_eq!(store.outbox_item(&own_key).await.expect("item").expect("kept").status, "sent");
+}
+
+#[tokio::test]
+async fn two_processes_flushing_one_chat_at_once_push_it_once() {
+    let dir = std::env::temp_dir().join(format!("hearth-outbox-replicas-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let db = match std::env::var("HEARTH_TEST_BACKEND").as_deref() {
+        Ok("postgres") => crate::common::db::harness_database().await,
+        _ => format!("sqlite://{}", dir.join("hearth.db").display()),
+    };
+    let h = Harness::start_with(
+        |c| {
+            c.database_url = db.clone();
+            c.outbox_window_secs = 3;
+        },
+        None,
+    )
+    .await;
+    h.line.set_chat_size(FAMILY, 5);
+    for text in ["倒垃圾", "收衣服", "關瓦斯"] {
+        let args = json!({"text": text, "at": "2026-11-30T20:30", "everyone": true});
+        h.call_tool(in_group(FAMILY, MOM), "小幫手 提醒大家", "reminder", args).await;
+    }
+    let store = hearth::store::Store::connect(&db).await.expect("second connection");
+    let other = hearth::server::app::Hearth::with_tools(
+        &h.config,
+        h.clock.clone(),
+        store,
+        hearth::tools::registry,
+    )
+    .expect("second process");
+    h.line.clear();
+    h.set_clock("2026-11-30T12:30:00Z"); // 20:30
+    assert_eq!(h.app.reminders.tick().await.expect("tick").queued, 3);
+    h.clock.advance(SignedDuration::from_secs(3));
+    let (mine, theirs) = tokio::join!(h.app.outbox.flush_due(), other.outbox.flush_due());
+    let settled = mine.expect("outbox").len() + theirs.expect("outbox").len();
+    assert!(settled <= 3, "each item settled by one process (the server's loop may take some)");
+    assert_eq!(h.line.pushes().len(), 1, "one request, by one process");
+    assert_eq!(h.app.store.outbox_pending().await.expect("pending"), 0);
+    assert_eq!(h.line.quota_used(), 5);
+}
+
+#[tokio::test]
+async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_again() {
+    let h = Harness::start().await; // HEARTH_DELIVERY_RETENTION_DAYS: 30
+    h.call_tool(
+        in_dm(MOM),
+        "小幫手 提醒我",
+        "reminder",
+        json!({"text": "吃藥", "at": "2026-11-30T20:30"}),
+    )
+    .await;
+    h.line.clear();
+    assert_eq!(h.advance_and_tick(SignedDuration::from_mins(30)).await.sent, 1);
+    let pushed = h.line.accepted_pushes();
+    let key = pushed[0].header("x-line-retry-key").expect("retry key").to_string();
+    assert_eq!(h.app.store.outbox_item(&key).await.expect("item").expect("kept").status, "sent");
+
+    h.clock.advance(SignedDuration::from_hours(24 * 29));
+    assert_eq!(h.app.prune_settled_pushes().await.expect("prune"), 0, "29 days: kept");
+    assert!(h.app.store.outbox_item(&key).await.expect("item").is_some());
+    h.clock.advance(SignedDuration::from_hours(24 * 2));
+    let pruned = h.app.prune_settled_pushes().await.expect("prune");
+    assert_eq!(pruned, 2, "31 days: the outbox item and the occurrence's record");
+    assert!(h.app.store.outbox_item(&key).await.expect("item").is_none());
+    h.app.reminders.tick().await.expect("tick");
+    h.app.outbox.flush_due().await.expect("outbox");
+    assert_eq!(h.line.accepted_pushes().len(), 1, "nothing sent again");
+}

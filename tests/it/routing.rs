@@ -1,0 +1,165 @@
+//! What a first routing read of real models stumbled on, fixed end to end: the prompt mentions
+//! web search only when it is offered, always has a memory section, and names the home;
+//! weather without a place is the chat's last place, else the home; a reminder needs only its
+//! text and time (a date alone is 09:00; lunar rules and "everyone" in the small form); a
+//! remembered "明天" is kept as the date it meant.
+
+use crate::common::harness::{
+    FAMILY, Harness, MOM, in_dm, in_group, last_tool_result, text_message,
+};
+use serde_json::{Value, json};
+
+/// One turn in `source`: the model calls `tool` with `args`, then answers; returns the request
+/// the model first saw and the tool's result.
+async fn turn(h: &Harness, source: Value, said: &str, tool: &str, args: Value) -> (Value, Value) {
+    let before = h.llm.requests().len();
+    h.llm.reply_tool_calls(&[(tool, args)]);
+    h.llm.reply_text("好的");
+    h.send(vec![h.event(source, text_message(said))]).await;
+    (h.llm.requests()[before].clone(), last_tool_result(h, before + 1))
+}
+
+fn system(request: &Value) -> String {
+    request["messages"][0]["content"].as_str().unwrap_or_default().to_string()
+}
+
+fn offered(request: &Value) -> Vec<String> {
+    let tools = request["tools"].as_array().into_iter().flatten();
+    tools.filter_map(|t| t["function"]["name"].as_str().map(String::from)).collect()
+}
+
+#[tokio::test]
+async fn the_prompt_sends_news_to_web_search_only_when_it_is_offered() {
+    let h = Harness::start().await;
+    h.llm.reply_text("抱歉，我這裡沒辦法查新聞。");
+    h.send(vec![h.dm(MOM, "今天有什麼新聞")]).await;
+    let request = h.llm.requests().pop().expect("a request");
+    let prompt = system(&request);
+    assert!(!offered(&request).contains(&"web_search".to_string()));
+    assert!(prompt.contains("cannot search the web") && !prompt.contains("web_search"), "{prompt}");
+
+    let h = Harness::start_with(|c| c.tavily_api_key = "tvly-test".into(), None).await;
+    h.llm.reply_text("好的");
+    h.send(vec![h.dm(MOM, "今天有什麼新聞")]).await;
+    let request = h.llm.requests().pop().expect("a request");
+    assert!(offered(&request).contains(&"web_search".to_string()));
+    assert!(system(&request).contains("use web_search"), "{}", system(&request));
+}
+
+#[tokio::test]
+async fn the_prompt_always_has_a_memory_section_and_list_memories_says_facts_are_already_there() {
+    let h = Harness::start().await;
+    h.llm.reply_text("我還不知道，可以說「記得…」告訴我。");
+    h.send(vec![h.dm(MOM, "奶奶對什麼過敏？")]).await;
+    let request = h.llm.requests().pop().expect("a request");
+    assert!(system(&request).contains("nothing remembered yet"), "{}", system(&request));
+    let list = request["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["function"]["name"] == "list_memories")
+        .expect("list_memories");
+    let description = list["function"]["description"].as_str().unwrap_or_default();
+    assert!(description.contains("already in your instructions"), "{description}");
+}
+
+#[tokio::test]
+async fn weather_without_a_place_is_the_home_then_the_place_the_chat_last_asked_about() {
+    let h = Harness::start().await;
+    let (request, home) =
+        turn(&h, in_dm(MOM), "要帶傘嗎", "weather", json!({"location": null, "days": null})).await;
+    assert!(system(&request).contains("The family lives in 台北"), "{}", system(&request));
+    assert!(matches!(home["location"].as_str(), Some("Taipei" | "臺北")), "{home}");
+
+    let (_, asked) =
+        turn(&h, in_dm(MOM), "高雄明天會下雨嗎", "weather", json!({"location": "高雄"})).await;
+    assert!(matches!(asked["location"].as_str(), Some("Kaohsiung" | "高雄")), "{asked}");
+    let (_, again) = turn(&h, in_dm(MOM), "那要帶傘嗎", "weather", json!({"location": null})).await;
+    assert_eq!(again["location"], asked["location"], "the place last asked about in this chat");
+
+    let (_, other) =
+        turn(&h, in_group(FAMILY, MOM), "小幫手 要帶傘嗎", "weather", json!({"location": null}))
+            .await;
+    assert_eq!(other["location"], home["location"], "another chat keeps its own place");
+}
+
+#[tokio::test]
+async fn the_home_location_setting_is_the_place_when_none_is_named() {
+    let h = Harness::start_with(|c| c.home_location = Some("Tokyo".into()), None).await;
+    let (request, result) =
+        turn(&h, in_dm(MOM), "會冷嗎", "weather", json!({"location": null})).await;
+    assert!(system(&request).contains("The family lives in Tokyo"));
+    assert!(matches!(result["location"].as_str(), Some("Tokyo" | "東京")), "{result}");
+}
+
+#[tokio::test]
+async fn a_reminder_needs_only_its_text_and_time_and_a_date_alone_means_nine_oclock() {
+    let h = Harness::start().await;
+    let small = json!({"text": "帶便當", "at": "2026-12-01T08:00", "in_minutes": null, "repeat": null,
+                       "for_member": null, "timezone": null, "accept_cost": null});
+    let (_, made) = turn(&h, in_dm(MOM), "明天早上八點提醒我帶便當", "reminder", small).await;
+    assert!(made["id"].is_i64(), "{made}");
+    assert!(
+        made["first_time"]
+            .as_str()
+            .is_some_and(|t| t.contains("2026-12-01") && t.contains("08:00")),
+        "{made}"
+    );
+
+    let (_, hourless) = turn(
+        &h,
+        in_dm(MOM),
+        "明天提醒我打電話給阿姨",
+        "reminder",
+        json!({"text": "打電話給阿姨", "at": "2026-12-01"}),
+    )
+    .await;
+    assert!(hourless["first_time"].as_str().is_some_and(|t| t.contains("09:00")), "{hourless}");
+
+    let (_, dm_member) = turn(
+        &h,
+        in_dm(MOM),
+        "提醒我明天九點開會",
+        "reminder",
+        json!({"text": "開會", "at": "2026-12-01T09:00", "for_member": "爸爸"}),
+    )
+    .await;
+    assert!(
+        dm_member["id"].is_i64() && dm_member["mention"].is_null(),
+        "in a 1:1 chat it is for the asker: {dm_member}"
+    );
+}
+
+#[tokio::test]
+async fn a_repeating_reminder_in_the_small_form_keeps_lunar_rules_and_everyone() {
+    let h = Harness::start().await;
+    let lunar = json!({"text": "拜拜", "at": "2026-11-30T07:00", "repeat": {"every": "lunar_monthly", "interval": null,
+        "weekdays": null, "day_of_month": null, "lunar": {"days": [1, 15], "month": null, "leap": null},
+        "until": null, "count": null}});
+    let (_, made) = turn(&h, in_dm(MOM), "每個初一十五早上七點提醒我拜拜", "reminder", lunar).await;
+    assert_eq!(made["repeats"], "每月農曆初一、十五 07:00", "{made}");
+
+    let weekly = json!({"text": "倒垃圾", "at": "2026-12-02T19:00", "for_member": "everyone",
+        "repeat": {"every": "weekly", "weekdays": ["wed"], "interval": null, "day_of_month": null,
+                   "lunar": null, "until": null, "count": 3}, "accept_cost": true});
+    let (_, group) =
+        turn(&h, in_group(FAMILY, MOM), "小幫手 每週三晚上七點提醒全家倒垃圾", "reminder", weekly)
+            .await;
+    assert!(group["id"].is_i64(), "{group}");
+    assert!(
+        group["mention"].is_null() && group["delivered_privately_to"].is_null(),
+        "the whole group: {group}"
+    );
+    assert!(group["repeats"].as_str().is_some_and(|r| r.contains("每週三")), "{group}");
+}
+
+#[tokio::test]
+async fn remember_keeps_a_relative_date_as_the_date_it_meant() {
+    let h = Harness::start().await;
+    // Now: Monday 2026-11-30 20:00 in Taipei.
+    let (_, result) =
+        turn(&h, in_dm(MOM), "記得明天要回診", "remember", json!({"fact": "明天要回診"})).await;
+    assert_eq!(result["memory"]["text"], "2026-12-01（週二）要回診", "{result}");
+    let kept = h.app.store.memories(MOM).await.expect("memories");
+    assert_eq!(kept[0].text, "2026-12-01（週二）要回診");
+}

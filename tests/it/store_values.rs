@@ -1,0 +1,146 @@
+//! Rows decode to the store's enums, on every backend: each value is written from its enum and
+//! read back through SQL that compares the stored strings itself (`status IN ('active',
+//! 'paused')`, `frequency = 'once'`), so a renamed string would fail here. Each test runs on
+//! SQLite and, when `TEST_DATABASE_URL` is set, on PostgreSQL.
+
+use hearth::platform::i18n::Lang;
+use hearth::store::{
+    AlertFire, AlertStatus, AlertUpdate, Direction, Finish, Freq, Frequency, NewAlert,
+    NewPendingCall, NewReminder, Next, ReminderStatus, Side, Store,
+};
+
+async fn stores() -> Vec<Store> {
+    let mut stores = Vec::new();
+    for url in crate::common::db::test_databases().await {
+        stores.push(Store::connect(&url).await.unwrap_or_else(|e| panic!("{url}: {e:?}")));
+    }
+    stores
+}
+
+#[tokio::test]
+async fn lunar_and_workday_reminders_keep_their_rule_through_create_list_and_claim() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let birthday = NewReminder {
+            freq: Freq::LunarYearly,
+            lunar_days: 1 << 7,
+            lunar_month: Some(4),
+            lunar_leap: 1,
+            ..crate::common::rows::once_reminder("C1", "阿嬤生日", 1_000)
+        };
+        let workdays = NewReminder {
+            freq: Freq::Workdays,
+            ..crate::common::rows::once_reminder("C1", "打卡", 2_000)
+        };
+        let created = s.create_reminder(&birthday).await.expect("create");
+        assert_eq!(
+            (created.freq, created.lunar_days, created.lunar_month, created.lunar_leap),
+            (Freq::LunarYearly, 1 << 7, Some(4), 1),
+            "{name}"
+        );
+        s.create_reminder(&workdays).await.expect("create");
+        let listed = s.list_reminders("C1").await.expect("list");
+        let rules: Vec<_> = listed.iter().map(|r| (r.freq, r.lunar_days, r.lunar_month)).collect();
+        assert_eq!(
+            rules,
+            [(Freq::LunarYearly, 1 << 7, Some(4)), (Freq::Workdays, 0, None)],
+            "{name}"
+        );
+        let claimed = s.claim_due_reminders("p1", 5_000, 60_000, 10).await.expect("claim");
+        assert_eq!(claimed[0].lunar_leap, 1, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn reminder_rows_decode_to_their_frequency_and_status() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let weekly = NewReminder {
+            freq: Freq::Weekly,
+            ..crate::common::rows::once_reminder("C1", "倒垃圾", 1_000)
+        };
+        let r = s.create_reminder(&weekly).await.expect("create");
+        assert_eq!((r.freq, r.status), (Freq::Weekly, ReminderStatus::Active), "{name}");
+        s.claim_due_reminders("p1", 1_000, 60_000, 10).await.expect("claim");
+        let next = Finish {
+            reminder_id: r.id,
+            claimed_fire_at: 1_000,
+            delivery: None,
+            next: Next::At(9_000, 1),
+        };
+        s.finish_reminders("p1", 1_000, &[next]).await.expect("advance (binds the status)");
+        let listed = s.list_reminders("C1").await.expect("list (status IN ('active', 'paused'))");
+        let statuses: Vec<_> = listed.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [ReminderStatus::Active], "{name}");
+        s.cancel_reminder("C1", r.id).await.expect("cancel");
+        let cancelled = s.reminder("C1", r.id).await.expect("read").expect("kept");
+        assert_eq!(cancelled.status, ReminderStatus::Cancelled, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn alert_rows_decode_to_their_direction_frequency_side_language_and_status() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let new = NewAlert {
+            conversation_id: "C1",
+            created_by: None,
+            symbol: "AAPL",
+            name: None,
+            currency: None,
+            direction: Direction::Down,
+            level: 100.0,
+            band_pct: 0.2,
+            frequency: Frequency::Once,
+            cooldown_s: 3600,
+            initial_side: Side::Above,
+            tz: "Asia/Taipei",
+            lang: Lang::En,
+            now_ms: 0,
+            deliver_to: None,
+        };
+        let id = s.create_alert(&new).await.expect("create").expect("new");
+        let row = s.alert("C1", id).await.expect("read").expect("there");
+        let read = (row.direction, row.frequency, row.last_side, row.lang, row.status);
+        assert_eq!(
+            read,
+            (Direction::Down, Frequency::Once, Some(Side::Above), Lang::En, AlertStatus::Active),
+            "{name}"
+        );
+        let fire = AlertFire {
+            price: 99.0,
+            conversation_id: "C1".into(),
+            deliver_to: None,
+            retry_key: "k".into(),
+            payload: "[]".into(),
+        };
+        let update = AlertUpdate {
+            alert_id: id,
+            seen_seq: 0,
+            last_side: Side::Below,
+            armed: false,
+            fire: Some(fire),
+        };
+        s.record_evaluation("p1", "AAPL", &[update], (0, 0, None), 1, 2).await.expect("fire");
+        let fired = s.alert("C1", id).await.expect("read").expect("there");
+        // `frequency = 'once'` in the SQL turned it into `triggered`.
+        let after = (fired.last_side, fired.status);
+        assert_eq!(after, (Some(Side::Below), AlertStatus::Triggered), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_held_call_keeps_its_language() {
+    for s in stores().await {
+        let call = NewPendingCall {
+            conversation_id: "C1",
+            tool: "reminder",
+            args: "{}",
+            lang: Lang::En,
+            at_ms: 0,
+        };
+        let held = s.add_pending_call(&call).await.expect("hold");
+        let taken = s.take_pending_call("C1", held).await.expect("take").expect("held");
+        assert_eq!(taken.lang, Lang::En, "{}", s.backend_name());
+    }
+}
