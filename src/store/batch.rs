@@ -1,26 +1,14 @@
-//! Writes that take effect together, sent to the database in one go. On SQLite a [`Batch`] —
-//! `BEGIN IMMEDIATE`, its statements, `COMMIT` — is one query string: one hand-off to the
-//! connection's worker thread and back, where a transaction of the same statements made one per
-//! statement and two more for `BEGIN` and `COMMIT` (BENCHMARKS.md, issue 17, sixth round). sqlx's
-//! SQLite driver runs the statements of one string in order, each binding its own numbered
-//! parameters out of the shared list, so each statement's `$n` is renumbered for its place in the
-//! string. On PostgreSQL, where a prepared statement holds one statement, they run one by one in
-//! a transaction. Either way the SQL is the same text, written once.
-//!
-//! A batch that fails half-way on SQLite is rolled back at once, so its write lock is never kept;
-//! one abandoned half-way (its future dropped) closes its connection, which rolls it back
-//! ([`super::sqlite_pool`]).
+//! Writes that take effect together: a [`Batch`] is statements run in order in one transaction
+//! that takes SQLite's write lock at once (`BEGIN IMMEDIATE`; on PostgreSQL an ordinary `BEGIN`).
+//! Callers build it from pieces (a chat-log line, an answer, a token charge, the done mark) and
+//! the SQL of each piece is written once, for both backends. A batch that fails half-way, or is
+//! abandoned half-way (its future dropped), is rolled back: its write lock is never kept.
 
 use std::borrow::Cow;
 
-use futures::TryStreamExt;
-use sqlx::{AssertSqlSafe, Either, Executor};
+use sqlx::AssertSqlSafe;
 
-use super::{Backend, Store, StoreError};
-
-/// Batches of at most this many statements keep their SQLite query prepared on the connection;
-/// longer ones are rare shapes, prepared for their one use.
-const CACHED_STATEMENTS: usize = 6;
+use super::{Store, StoreError};
 
 /// A value bound to a statement of a [`Batch`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -97,61 +85,6 @@ impl<'a> Batch<'a> {
     pub(crate) fn len(&self) -> usize {
         self.statements.len()
     }
-
-    /// The batch as one SQLite query string, in a transaction that takes the write lock at once
-    /// (`BEGIN IMMEDIATE`: a deferred one that reads first could not wait for the lock later).
-    fn sqlite_sql(&self) -> String {
-        let mut sql = String::from("BEGIN IMMEDIATE;\n");
-        let mut offset = 0;
-        for statement in &self.statements {
-            let highest = renumbered(&statement.sql, offset, &mut sql);
-            // On SQLite one bind too many or too few would shift every later statement's.
-            debug_assert_eq!(highest, statement.values.len(), "binds of {:?}", statement.sql);
-            sql.push_str(";\n");
-            offset += statement.values.len();
-        }
-        sql.push_str("COMMIT");
-        sql
-    }
-
-    /// Every value, in the order of the renumbered parameters.
-    fn values(&self) -> impl Iterator<Item = Value<'a>> + '_ {
-        self.statements.iter().flat_map(|s| s.values.iter().copied())
-    }
-}
-
-/// Appends `sql` to `out` with each parameter `$n` written `$(n + offset)` (a `$` inside a
-/// quoted literal is left alone); returns the highest `n`.
-fn renumbered(sql: &str, offset: usize, out: &mut String) -> usize {
-    let mut highest = 0;
-    let mut quoted = false;
-    let mut chars = sql.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c == '\'' {
-            quoted = !quoted;
-        }
-        if c != '$' || quoted {
-            out.push(c);
-            continue;
-        }
-        let digits_start = i + 1;
-        let mut digits_end = digits_start;
-        while let Some(&(j, d)) = chars.peek()
-            && d.is_ascii_digit()
-        {
-            digits_end = j + 1;
-            chars.next();
-        }
-        match sql[digits_start..digits_end].parse::<usize>() {
-            Ok(n) => {
-                highest = highest.max(n);
-                out.push('$');
-                out.push_str(&(n + offset).to_string());
-            }
-            Err(_) => out.push('$'),
-        }
-    }
-    highest
 }
 
 /// Binds `values` to `query`, for either backend.
@@ -171,69 +104,26 @@ macro_rules! bind_values {
 
 impl Store {
     /// Runs `batch` atomically: all of its statements take effect, or none (the error says
-    /// why). Returns how many rows each statement changed, in order (for its writes: on SQLite
-    /// a read repeats the count of the write before it).
+    /// why). Returns how many rows each statement changed, in order.
     pub(crate) async fn run_batch(&self, batch: &Batch<'_>) -> Result<Vec<u64>, StoreError> {
         if batch.statements.is_empty() {
             return Ok(Vec::new());
         }
-        match &*self.backend {
-            Backend::Sqlite(pool) => {
-                let sql = batch.sqlite_sql();
-                let query = bind_values!(sqlx::query(AssertSqlSafe(sql)), batch.values())
-                    .persistent(batch.len() <= CACHED_STATEMENTS);
-                let mut conn = pool.acquire().await?;
-                conn.begin_batch();
-                let mut changed = Vec::with_capacity(batch.len() + 2);
-                let outcome = {
-                    let mut steps = (&mut *conn).fetch_many(query);
-                    loop {
-                        match steps.try_next().await {
-                            Ok(Some(Either::Left(done))) => changed.push(done.rows_affected()),
-                            Ok(Some(Either::Right(_row))) => {}
-                            Ok(None) => break Ok(()),
-                            Err(e) => break Err(e),
-                        }
-                    }
+        let begin = self.write_transaction();
+        db!(self, db => {
+            transaction!(db, tx, begin);
+            let mut changed = Vec::with_capacity(batch.len());
+            for statement in &batch.statements {
+                let query = match &statement.sql {
+                    Cow::Borrowed(sql) => sqlx::query(AssertSqlSafe(*sql)),
+                    Cow::Owned(sql) => sqlx::query(AssertSqlSafe(sql.clone())),
                 };
-                match outcome {
-                    // One result for `BEGIN IMMEDIATE`, one per statement, one for `COMMIT`.
-                    Ok(()) if changed.len() == batch.len() + 2 => {
-                        conn.end_batch();
-                        changed.pop();
-                        changed.remove(0);
-                        Ok(changed)
-                    }
-                    Ok(()) => {
-                        conn.roll_back_batch().await;
-                        Err(StoreError::Database(sqlx::Error::Protocol(format!(
-                            "a batch of {} statements answered {} results",
-                            batch.len(),
-                            changed.len()
-                        ))))
-                    }
-                    Err(e) => {
-                        conn.roll_back_batch().await;
-                        Err(e.into())
-                    }
-                }
+                let query = bind_values!(query, statement.values.iter().copied());
+                changed.push(query.execute(&mut *tx).await?.rows_affected());
             }
-            Backend::Postgres(db) => {
-                transaction!(db, tx);
-                let mut changed = Vec::with_capacity(batch.len());
-                for statement in &batch.statements {
-                    // Every shape is kept prepared: on PostgreSQL a statement not kept is prepared anew.
-                    let query = match &statement.sql {
-                        Cow::Borrowed(sql) => sqlx::query(AssertSqlSafe(*sql)),
-                        Cow::Owned(sql) => sqlx::query(AssertSqlSafe(sql.clone())),
-                    };
-                    let query = bind_values!(query, statement.values.iter().copied());
-                    changed.push(query.execute(&mut *tx).await?.rows_affected());
-                }
-                tx.commit().await?;
-                Ok(changed)
-            }
-        }
+            tx.commit().await?;
+            Ok(changed)
+        })
     }
 }
 
@@ -241,38 +131,6 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::Charge;
-
-    fn renumber(sql: &str, offset: usize) -> String {
-        let mut out = String::new();
-        let _ = renumbered(sql, offset, &mut out);
-        out
-    }
-
-    #[test]
-    fn parameters_are_renumbered_for_their_place_and_literals_are_left_alone() {
-        assert_eq!(
-            renumber("UPDATE t SET a = $1, b = $12 WHERE c = '$1' AND d = $1", 3),
-            "UPDATE t SET a = $4, b = $15 WHERE c = '$1' AND d = $4"
-        );
-        assert_eq!(renumber("SELECT $ || $x", 2), "SELECT $ || $x", "not parameters");
-        assert_eq!(renumber("SELECT '天氣' || $2", 1), "SELECT '天氣' || $3");
-    }
-
-    #[test]
-    fn a_batch_is_one_immediate_transaction_with_each_statement_numbered_after_the_last() {
-        let mut batch = Batch::new();
-        batch.push("INSERT INTO a VALUES ($1, $2)").bind(1i64).bind("x");
-        batch.push("UPDATE b SET c = $2 WHERE d = $1").bind(Some("y")).bind(true);
-        batch.push("DELETE FROM e");
-        assert_eq!(
-            batch.sqlite_sql(),
-            "BEGIN IMMEDIATE;\nINSERT INTO a VALUES ($1, $2);\nUPDATE b SET c = $4 WHERE d = $3;\nDELETE FROM e;\nCOMMIT"
-        );
-        assert_eq!(
-            batch.values().collect::<Vec<_>>(),
-            [Value::Int(1), Value::Text(Some("x")), Value::Text(Some("y")), Value::Bool(true)]
-        );
-    }
 
     /// A migrated SQLite store in a fresh file, and the file's directory.
     async fn sqlite_store(name: &str) -> (Store, std::path::PathBuf) {

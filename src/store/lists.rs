@@ -363,7 +363,7 @@ impl Store {
 
     /// The statement that begins a transaction which will write: on SQLite it takes the write
     /// lock at once, so a concurrent writer waits instead of failing on a stale read.
-    fn write_transaction(&self) -> &'static str {
+    pub(super) fn write_transaction(&self) -> &'static str {
         match &*self.backend {
             Backend::Sqlite(_) => "BEGIN IMMEDIATE",
             Backend::Postgres(_) => "BEGIN",

@@ -14,10 +14,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{FromRow, PgPool};
-
-use sqlite_pool::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{FromRow, PgPool, SqlitePool};
 
 /// Runs `$body` with `$db` bound to the pool of the store's backend. The body is compiled once
 /// per backend, so one piece of SQL (and one set of binds) serves both; each arm must produce
@@ -31,18 +29,15 @@ macro_rules! db {
     };
 }
 
-/// Opens the transaction `$tx` in a [`db!`] body, on a connection checked out of the pool `$db`
-/// for the rest of the enclosing block (optionally with its own `BEGIN` statement, `$begin`).
-/// sqlx's pools hand a transaction its own connection; hearth's SQLite pool hands out a guard
-/// that the transaction borrows, so the guard is kept here, out of sight.
+/// Opens the transaction `$tx` in a [`db!`] body, on a connection of the pool `$db` (optionally
+/// with its own `BEGIN` statement, `$begin`). A transaction dropped without a commit is rolled
+/// back by sqlx before its connection serves anyone else.
 macro_rules! transaction {
     ($db:ident, $tx:ident) => {
-        let mut connection = $db.acquire().await?;
-        let mut $tx = sqlx::Connection::begin(&mut *connection).await?;
+        let mut $tx = $db.begin().await?;
     };
     ($db:ident, $tx:ident, $begin:expr) => {
-        let mut connection = $db.acquire().await?;
-        let mut $tx = sqlx::Connection::begin_with(&mut *connection, $begin).await?;
+        let mut $tx = $db.begin_with($begin).await?;
     };
 }
 
@@ -69,7 +64,6 @@ mod quoted;
 mod reminders;
 mod retention;
 mod shared_files;
-mod sqlite_pool;
 mod values;
 mod welcomed;
 
@@ -281,7 +275,7 @@ impl Store {
     /// Applies the embedded migrations that are not applied yet.
     pub async fn migrate(&self) -> Result<(), StoreError> {
         match &*self.backend {
-            Backend::Sqlite(pool) => SQLITE_MIGRATIONS.run(&mut *pool.acquire().await?).await?,
+            Backend::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await?,
             Backend::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await?,
         }
         Ok(())
@@ -416,8 +410,8 @@ impl Store {
 /// (a failed finish means an event handled twice).
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Opens SQLite with WAL, a busy timeout and a small pool of its own (one connection for
-/// `:memory:`, which lives and dies with its connection; see [`sqlite_pool`]).
+/// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
+/// lives and dies with its connection, so it is never closed for being idle or old).
 async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     let options = SqliteConnectOptions::from_str(url)?
@@ -434,7 +428,14 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         // database once per checkpoint, and each checkpoint syncs the file.
         .pragma("wal_autocheckpoint", "4000");
     let connections = if in_memory { 1 } else { 4 };
-    Ok(SqlitePool::open(options, connections, !in_memory).await?)
+    Ok(SqlitePoolOptions::new()
+        .max_connections(connections)
+        // A connection to a local file needs no ping before each use.
+        .test_before_acquire(false)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .connect_with(options)
+        .await?)
 }
 
 #[cfg(test)]

@@ -2,11 +2,11 @@
 //! (its chat log line), the answers it sent (their line and the ids LINE gave the messages) and
 //! the tokens it used are recorded in the same batch as the done mark
 //! ([`crate::store::Store::finish_turn`]), one write at the end of a turn instead of several.
-//! Outside the handling of an inbox event (nothing to mark done) they are recorded at once.
-//! A [`ChatLine`] also carries the group chatter logged as it arrives ([`super::chatter`]).
+//! The inbox gives each event's turn a [`Kept`] and records what it holds with the done mark;
+//! the turn passes it to whatever writes. A [`ChatLine`] also carries the group chatter logged
+//! as it arrives (`server::inbox::chatter`).
 
-use std::cell::RefCell;
-use std::future::Future;
+use std::sync::{Mutex, PoisonError};
 
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
 use crate::store::{Charge, NewMessage, TurnWrites};
@@ -99,7 +99,7 @@ impl SentAnswer {
 
 /// What a turn left for its end.
 #[derive(Debug, Default, PartialEq)]
-pub struct Kept {
+pub struct KeptWrites {
     /// The messages it took in (the one it answers), in order.
     pub incoming: Vec<ChatLine>,
     /// The answers it sent, in order.
@@ -108,7 +108,7 @@ pub struct Kept {
     pub charges: Vec<Charge>,
 }
 
-impl Kept {
+impl KeptWrites {
     /// The writes, as the store takes them: the messages taken in before the answers.
     pub fn writes(&self) -> TurnWrites<'_> {
         TurnWrites {
@@ -119,42 +119,36 @@ impl Kept {
     }
 }
 
-tokio::task_local! {
-    static KEPT: RefCell<Kept>;
-}
+/// The writes one turn keeps for its end, collected as it goes: created by the inbox for each
+/// event, passed along the turn to whatever sends, logs or spends, and taken back when the turn
+/// is over.
+#[derive(Debug, Default)]
+pub struct Kept(Mutex<KeptWrites>);
 
-/// Runs `turn`, keeping the message it takes in, the answers it sends and the tokens it uses;
-/// returns its output and them.
-pub async fn keeping<T>(turn: impl Future<Output = T>) -> (T, Kept) {
-    KEPT.scope(RefCell::new(Kept::default()), async {
-        let output = turn.await;
-        (output, KEPT.with(|kept| kept.take()))
-    })
-    .await
-}
+impl Kept {
+    /// Keeps `answer`, sent by the turn.
+    pub fn answer(&self, answer: SentAnswer) {
+        self.lock().answers.push(answer);
+    }
 
-/// Keeps `answer` for the end of the turn when the turn runs under [`keeping`]; otherwise
-/// gives it back, to be recorded at once.
-pub fn keep(answer: SentAnswer) -> Option<SentAnswer> {
-    let mut answer = Some(answer);
-    let _ = KEPT.try_with(|kept| kept.borrow_mut().answers.extend(answer.take()));
-    answer
-}
+    /// Keeps `line`, the message the turn takes in.
+    pub fn incoming(&self, line: ChatLine) {
+        self.lock().incoming.push(line);
+    }
 
-/// Keeps `line`, the message a turn takes in, for the end of the turn when the turn runs under
-/// [`keeping`]; otherwise gives it back, to be logged at once.
-pub fn keep_incoming(line: ChatLine) -> Option<ChatLine> {
-    let mut line = Some(line);
-    let _ = KEPT.try_with(|kept| kept.borrow_mut().incoming.extend(line.take()));
-    line
-}
+    /// Keeps `charge`, the tokens the turn used.
+    pub fn charge(&self, charge: Charge) {
+        self.lock().charges.push(charge);
+    }
 
-/// Keeps `charge` for the end of the turn when the turn runs under [`keeping`]; otherwise gives
-/// it back, to be counted at once.
-pub fn keep_charge(charge: Charge) -> Option<Charge> {
-    let mut charge = Some(charge);
-    let _ = KEPT.try_with(|kept| kept.borrow_mut().charges.extend(charge.take()));
-    charge
+    /// Everything kept, in order.
+    pub fn into_writes(self) -> KeptWrites {
+        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, KeptWrites> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 #[cfg(test)]
@@ -171,24 +165,16 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn answers_sent_during_a_turn_are_kept_for_its_end_in_order() {
-        let ((), kept) = keeping(async {
-            assert_eq!(keep(answer("a")), None);
-            tokio::task::yield_now().await;
-            assert_eq!(keep(answer("b")), None);
-            assert_eq!(keep_charge(charge(30)), None);
-        })
-        .await;
+    #[test]
+    fn what_a_turn_keeps_comes_back_in_order_with_answers_under_their_first_id() {
+        let kept = Kept::default();
+        kept.answer(answer("a"));
+        kept.answer(answer("b"));
+        kept.charge(charge(30));
+        let kept = kept.into_writes();
         assert_eq!(kept.answers, [answer("a"), answer("b")]);
         assert_eq!(kept.answers[0].message().message_id, Some("1"), "logged under the first id");
         assert_eq!(kept.charges, [charge(30)]);
-    }
-
-    #[tokio::test]
-    async fn outside_a_turn_an_answer_or_a_charge_is_given_back_to_be_recorded_at_once() {
-        assert_eq!(keep(answer("a")), Some(answer("a")));
-        assert_eq!(keep_charge(charge(5)), Some(charge(5)));
     }
 
     fn charge(tokens: u64) -> Charge {

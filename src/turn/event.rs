@@ -21,7 +21,7 @@ use crate::platform::conversation::Conversation;
 use crate::platform::i18n::{Failure, Lang, greeting};
 use crate::turn::Turns;
 use crate::turn::answers::ChatLine;
-use crate::turn::answers::SentAnswer;
+use crate::turn::answers::{Kept, SentAnswer};
 use crate::turn::gate::addressed;
 use crate::turn::privacy;
 use crate::turn::quoted::{Quoted, with_quote};
@@ -38,7 +38,7 @@ const RETRY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d6c_696e_652d_72
 impl Turns {
     /// Handles one acknowledged event. Never fails: problems are logged and, where someone is
     /// waiting for an answer, turned into a friendly message.
-    pub async fn handle_event(self: &Arc<Self>, event: Event, received_at: Timestamp) {
+    pub async fn handle_event(self: &Arc<Self>, event: Event, received_at: Timestamp, kept: &Kept) {
         if event.standby {
             tracing::debug!(event_id = event.webhook_event_id, "standby event: not answered");
             return;
@@ -47,38 +47,45 @@ impl Turns {
             tracing::debug!(event_type = event.event_type, "event without a source: ignored");
             return;
         };
-        if self.turned_away(&event, &source, received_at).await {
+        if self.turned_away(&event, &source, received_at, kept).await {
             return;
         }
         match &event.kind {
             EventKind::Message(IncomingMessage::Text(text)) => {
-                self.on_text(&event, &source, text, received_at).await
+                self.on_text(&event, &source, text, received_at, kept).await
             }
             EventKind::Message(IncomingMessage::Image(image)) => {
-                self.on_image(&event, &source, image, received_at).await
+                self.on_image(&event, &source, image, received_at, kept).await
             }
             EventKind::Message(IncomingMessage::Audio(audio)) => {
-                self.on_audio(&event, &source, audio, received_at).await
+                self.on_audio(&event, &source, audio, received_at, kept).await
             }
             EventKind::Message(IncomingMessage::File(file)) => {
-                self.on_file(&event, &source, file, received_at).await
+                self.on_file(&event, &source, file, received_at, kept).await
             }
             EventKind::Message(IncomingMessage::Other { message_type, .. }) => {
                 if !source.conversation.is_multi_person() {
                     tracing::debug!(message_type, "non-text message in a 1:1 chat");
                     let reply = Message::text(Failure::UnsupportedMessage.message(Lang::ZhTw));
-                    self.deliver(&event, &source.conversation, vec![reply], None, received_at)
-                        .await;
+                    self.deliver(
+                        &event,
+                        &source.conversation,
+                        vec![reply],
+                        None,
+                        received_at,
+                        kept,
+                    )
+                    .await;
                 }
             }
             EventKind::Message(IncomingMessage::Sticker(sticker)) => {
-                self.on_sticker(&event, &source, sticker, received_at).await
+                self.on_sticker(&event, &source, sticker, received_at, kept).await
             }
             EventKind::Postback { data, picked } => {
-                self.on_postback(&event, &source, data, picked.as_ref(), received_at).await
+                self.on_postback(&event, &source, data, picked.as_ref(), received_at, kept).await
             }
             EventKind::MemberJoined { user_ids } => {
-                self.welcome(&event, &source, user_ids, received_at).await
+                self.welcome(&event, &source, user_ids, received_at, kept).await
             }
             EventKind::Follow | EventKind::Join => {
                 if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
@@ -94,6 +101,7 @@ impl Turns {
                     vec![Message::text(text)],
                     None,
                     received_at,
+                    kept,
                 )
                 .await;
             }
@@ -113,8 +121,9 @@ impl Turns {
         source: &EventSource,
         message: &TextMessage,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
-        self.on_words(event, source, message, TurnMedia::default(), received_at).await
+        self.on_words(event, source, message, TurnMedia::default(), received_at, kept).await
     }
 
     /// A text turn, with whatever a photo, voice message or file adds to it (`media`).
@@ -125,14 +134,14 @@ impl Turns {
         message: &TextMessage,
         media: TurnMedia,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let conversation = &source.conversation;
         let speaker = match &source.user_id {
             Some(user) => self.display_name(conversation, user).await,
             None => None,
         };
-        let logged_id =
-            self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref()).await;
+        self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref(), kept);
         let quotes_bot = match (&message.quoted_message_id, conversation.is_multi_person()) {
             (Some(quoted), true) => {
                 self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
@@ -156,7 +165,7 @@ impl Turns {
             media,
             asked_about: Some(message),
         };
-        self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
+        self.turn(event, source, speaker.as_deref(), turn, received_at, kept).await;
     }
 
     /// Answers one request: the limits, the agent, and the delivery of its answer (quoting the
@@ -166,14 +175,15 @@ impl Turns {
         event: &Event,
         source: &EventSource,
         speaker: Option<&str>,
-        logged_id: i64,
         turn: Turn<'_>,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let conversation = &source.conversation;
         let in_group = conversation.is_multi_person();
         let lang = turn.lang;
-        if !turn.media.admitted && !self.within_limits(event, source, lang, received_at, true).await
+        if !turn.media.admitted
+            && !self.within_limits(event, source, lang, received_at, true, kept).await
         {
             return;
         }
@@ -185,8 +195,7 @@ impl Turns {
             Some(quoted) => with_quote(&turn.request, quoted),
             None => turn.request.clone(),
         };
-        let (mut messages, tainted) =
-            self.prompt(&ctx, logged_id, speaker, &request, in_group).await;
+        let (mut messages, tainted) = self.prompt(&ctx, speaker, &request, in_group).await;
         let mut tainted = tainted || turn.quoted.as_ref().is_some_and(Quoted::taints);
         let shared = match turn.asked_about {
             Some(message) => {
@@ -194,7 +203,8 @@ impl Turns {
                     Ok(shared) => shared,
                     Err(problem) => {
                         let reply = Message::text(problem.message(lang));
-                        self.deliver(event, conversation, vec![reply], None, received_at).await;
+                        self.deliver(event, conversation, vec![reply], None, received_at, kept)
+                            .await;
                         return;
                     }
                 }
@@ -225,7 +235,7 @@ impl Turns {
                 lang,
             );
         }
-        self.charge(conversation, usage).await;
+        self.charge(conversation, usage, kept);
         let mut answer = self.with_quota_notice(conversation, answer, lang).await;
         if let Some(charts) = &self.charts {
             charts.illustrate(&mut answer.cards, &self.tz).await;
@@ -241,47 +251,33 @@ impl Turns {
             // The sticker goes first: the chips stay on the last message.
             replies.insert(0, sticker);
         }
-        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at, kept)
+            .await;
         crate::platform::metrics::turn(started.elapsed());
     }
 
-    /// Logs the incoming message (for recap and history); its id bounds the history of the turn
-    /// (`i64::MAX` when it could not be logged, or in an inbox event's turn, which logs it at its
-    /// end with its answers: [`crate::turn::answers`]).
-    pub(crate) async fn log_incoming(
+    /// Keeps the incoming message for the chat log (for recap and history), written at the
+    /// turn's end with its answers ([`crate::turn::answers`]); the turn's history is everything
+    /// logged before it.
+    pub(crate) fn log_incoming(
         &self,
         event: &Event,
         source: &EventSource,
         message_id: &str,
         text: &str,
         speaker: Option<&str>,
-    ) -> i64 {
-        let line = ChatLine::said(
-            source,
-            message_id,
-            text,
-            speaker.map(str::to_string),
-            event.timestamp_ms,
-        );
-        let Some(line) = crate::turn::answers::keep_incoming(line) else {
-            return i64::MAX;
-        };
-        match self.store.log_message(&line.message()).await {
-            Ok(id) => id,
-            Err(e) => {
-                tracing::error!(error = %e, "could not log the message");
-                i64::MAX
-            }
-        }
+        kept: &Kept,
+    ) {
+        let speaker = speaker.map(str::to_string);
+        kept.incoming(ChatLine::said(source, message_id, text, speaker, event.timestamp_ms));
     }
 
-    /// The messages sent to the LLM for `request`: the system prompt, the history before message
-    /// `logged_id`, and the request (with its speaker in a group); and whether that history
+    /// The messages sent to the LLM for `request`: the system prompt, the history (the message
+    /// being answered is kept for the turn's end, so it is not in it yet), and the request (with its speaker in a group); and whether that history
     /// holds untrusted content.
     async fn prompt(
         &self,
         ctx: &ToolCtx,
-        logged_id: i64,
         speaker: Option<&str>,
         request: &str,
         in_group: bool,
@@ -290,7 +286,7 @@ impl Turns {
             .store
             .history_and_memories(
                 &ctx.conversation.id,
-                logged_id,
+                i64::MAX,
                 self.history_messages,
                 self.history_chars,
             )
@@ -359,6 +355,7 @@ impl Turns {
         data: &str,
         picked: Option<&Picked>,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let conversation = &source.conversation;
         let answer = match self.postback_key.verify(&conversation.id, data) {
@@ -380,7 +377,8 @@ impl Turns {
         };
         let style = self.reply_style(conversation);
         let replies = assemble(&answer, &style);
-        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at).await;
+        self.deliver(event, conversation, replies, Some((&answer, &style)), received_at, kept)
+            .await;
     }
 
     /// The context tools and buttons act in.
@@ -451,6 +449,7 @@ impl Turns {
         mut messages: Vec<Message>,
         answer: Option<(&Answer, &ReplyStyle)>,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let now = self.clock.now();
         let token_left = REPLY_TOKEN_FRESH - now.duration_since(received_at);
@@ -471,7 +470,7 @@ impl Turns {
             match result {
                 Ok(sent) => {
                     let tainted = answer.is_some_and(|(answer, _)| answer.tainted);
-                    self.remember_sent(conversation, &messages, &sent.ids(), tainted).await;
+                    self.remember_sent(conversation, &messages, &sent.ids(), tainted, kept);
                     return;
                 }
                 Err(LineError::InvalidReplyToken) => {
@@ -509,12 +508,13 @@ impl Turns {
         }
     }
 
-    pub(crate) async fn remember_sent(
+    pub(crate) fn remember_sent(
         &self,
         conversation: &Conversation,
         messages: &[Message],
         ids: &[String],
         tainted: bool,
+        kept: &Kept,
     ) {
         let text: Vec<&str> = messages.iter().map(Message::preview).collect();
         let answer = SentAnswer {
@@ -524,12 +524,8 @@ impl Turns {
             at_ms: self.clock.now().as_millisecond(),
             tainted,
         };
-        // Recorded with the event's done mark, or at once when no event is being handled.
-        if let Some(answer) = crate::turn::answers::keep(answer)
-            && let Err(e) = self.store.record_answer(&answer.message(), ids).await
-        {
-            tracing::warn!(error = %e, "could not record the answer");
-        }
+        // Recorded with the event's done mark.
+        kept.answer(answer);
     }
 }
 

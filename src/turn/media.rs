@@ -26,6 +26,7 @@ use crate::llm::openai::ChatMessage;
 use crate::platform::i18n::Lang;
 use crate::sources::sandbox::document::{self, DocKind};
 use crate::turn::Turns;
+use crate::turn::answers::Kept;
 
 /// What the chat log records for a photo.
 const PHOTO_LOG: &str = "[photo]";
@@ -41,6 +42,7 @@ impl Turns {
         source: &EventSource,
         image: &ImageMessage,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let conversation = &source.conversation;
         let now = self.clock.now().as_millisecond();
@@ -71,13 +73,13 @@ impl Turns {
                 .map(|recent| pick::set_complete(&recent, &photo))
                 .unwrap_or(true);
         if conversation.is_multi_person() || !complete {
-            self.log_only(event, source, &logged).await;
+            self.log_only(event, source, &logged, kept).await;
             return;
         }
         let Some(at) = content_at(&image.id, &image.content_provider) else {
             tracing::info!("an external photo without originalContentUrl");
-            self.log_only(event, source, &logged).await;
-            self.tell(event, source, MediaProblem::External, received_at).await;
+            self.log_only(event, source, &logged, kept).await;
+            self.tell(event, source, MediaProblem::External, received_at, kept).await;
             return;
         };
         let photos = if on_line {
@@ -100,7 +102,7 @@ impl Turns {
             chips: crate::features::media::photo_chips(Lang::ZhTw),
             ..TurnMedia::default()
         };
-        self.on_words(event, source, &logged, media, received_at).await;
+        self.on_words(event, source, &logged, media, received_at, kept).await;
     }
 
     /// A voice message: transcribed, then a turn like the same words typed.
@@ -110,6 +112,7 @@ impl Turns {
         source: &EventSource,
         audio: &AudioMessage,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let in_group = source.conversation.is_multi_person();
         if in_group && !self.media.group_voice {
@@ -119,7 +122,7 @@ impl Turns {
         // Transcription is paid for: the limits come first. In a group the message may not be
         // for hearth at all, so a refusal there is silent.
         if self.media.transcriber.is_some()
-            && !self.within_limits(event, source, Lang::ZhTw, received_at, !in_group).await
+            && !self.within_limits(event, source, Lang::ZhTw, received_at, !in_group, kept).await
         {
             return;
         }
@@ -129,9 +132,9 @@ impl Turns {
                     return;
                 };
                 let media = TurnMedia { heard: Some(text), admitted: true, ..TurnMedia::default() };
-                self.on_words(event, source, &message, media, received_at).await;
+                self.on_words(event, source, &message, media, received_at, kept).await;
             }
-            Err(problem) if !in_group => self.tell(event, source, problem, received_at).await,
+            Err(problem) if !in_group => self.tell(event, source, problem, received_at, kept).await,
             Err(_) => {}
         }
     }
@@ -164,6 +167,7 @@ impl Turns {
         source: &EventSource,
         file: &FileMessage,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let Some(message) = TextMessage::spoken(&file.id, &pick::file_log(&file.file_name)) else {
             return;
@@ -180,13 +184,13 @@ impl Turns {
             if let Err(e) = noted {
                 tracing::warn!(error = %e, "could not note a shared file");
             }
-            self.log_only(event, source, &message).await;
+            self.log_only(event, source, &message, kept).await;
             return;
         }
         if document::kind_of(&file.file_name).is_some()
-            && !self.within_limits(event, source, Lang::ZhTw, received_at, true).await
+            && !self.within_limits(event, source, Lang::ZhTw, received_at, true, kept).await
         {
-            self.log_only(event, source, &message).await;
+            self.log_only(event, source, &message, kept).await;
             return;
         }
         let chat = &source.conversation.id;
@@ -202,11 +206,11 @@ impl Turns {
                     admitted: true,
                     ..TurnMedia::default()
                 };
-                self.on_words(event, source, &message, media, received_at).await;
+                self.on_words(event, source, &message, media, received_at, kept).await;
             }
             Err(problem) => {
-                self.log_only(event, source, &message).await;
-                self.tell(event, source, problem, received_at).await
+                self.log_only(event, source, &message, kept).await;
+                self.tell(event, source, problem, received_at, kept).await
             }
         }
     }
@@ -342,12 +346,18 @@ impl Turns {
     }
 
     /// Logs a media message (for recap) without a turn.
-    async fn log_only(&self, event: &Event, source: &EventSource, message: &TextMessage) {
+    async fn log_only(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        message: &TextMessage,
+        kept: &Kept,
+    ) {
         let speaker = match &source.user_id {
             Some(user) => self.display_name(&source.conversation, user).await,
             None => None,
         };
-        self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref()).await;
+        self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref(), kept);
     }
 
     /// Tells the family, politely, why a media message cannot be used.
@@ -357,9 +367,10 @@ impl Turns {
         source: &EventSource,
         problem: MediaProblem,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let reply = Message::text(problem.message(Lang::ZhTw));
-        self.deliver(event, &source.conversation, vec![reply], None, received_at).await;
+        self.deliver(event, &source.conversation, vec![reply], None, received_at, kept).await;
     }
 }
 

@@ -12,6 +12,7 @@ use crate::line::webhook::{Event, EventSource, StickerMessage};
 use crate::platform::conversation::Conversation;
 use crate::platform::i18n::Lang;
 use crate::turn::Turns;
+use crate::turn::answers::Kept;
 use crate::turn::quoted::Quoted;
 
 impl Turns {
@@ -23,6 +24,7 @@ impl Turns {
         source: &EventSource,
         sticker: &StickerMessage,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let conversation = &source.conversation;
         let speaker = match &source.user_id {
@@ -30,8 +32,7 @@ impl Turns {
             None => None,
         };
         let log_text = crate::turn::sticker::log_text(sticker);
-        let logged_id =
-            self.log_incoming(event, source, &sticker.id, &log_text, speaker.as_deref()).await;
+        self.log_incoming(event, source, &sticker.id, &log_text, speaker.as_deref(), kept);
         if conversation.is_multi_person() {
             let Some(quoted) = &sticker.quoted_message_id else { return };
             if !self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false) {
@@ -48,7 +49,7 @@ impl Turns {
             media: TurnMedia::default(),
             asked_about: None,
         };
-        self.turn(event, source, speaker.as_deref(), logged_id, turn, received_at).await;
+        self.turn(event, source, speaker.as_deref(), turn, received_at, kept).await;
     }
 
     /// The message a request quotes: from the chat log, else what is known of it.
@@ -77,6 +78,7 @@ impl Turns {
         source: &EventSource,
         user_ids: &[String],
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let conversation = &source.conversation;
         if !conversation.is_multi_person() || user_ids.is_empty() {
@@ -109,7 +111,7 @@ impl Turns {
             self.keywords.first().map(String::as_str),
         )];
         match self.line.reply(token, &messages, token_left.unsigned_abs()).await {
-            Ok(sent) => self.remember_sent(conversation, &messages, &sent.ids(), false).await,
+            Ok(sent) => self.remember_sent(conversation, &messages, &sent.ids(), false, kept),
             Err(e) => tracing::warn!(error = %e, %conversation, "welcome not delivered"),
         }
     }

@@ -35,6 +35,7 @@ use crate::platform::clock::Clock;
 use crate::store::Store;
 use crate::store::{PendingEvent, StoreError};
 use crate::turn::Turns;
+use crate::turn::answers::{Kept, KeptWrites};
 use accept::InboxWrites;
 use in_flight::InFlight;
 use queue::InboxQueue;
@@ -212,13 +213,13 @@ impl Inbox {
         }
         // Boxed where it is made: a queued job and the lane stay small, and the turn's large
         // future (kilobytes) is not copied into each wrapper around it.
-        let turn = AssertUnwindSafe(Box::pin(self.turns.handle_event(job.event, job.received_at)))
-            .catch_unwind();
-        let (handled, kept) = crate::turn::answers::keeping(turn).await;
+        let kept = Kept::default();
+        let turn = self.turns.handle_event(job.event, job.received_at, &kept);
+        let handled = AssertUnwindSafe(Box::pin(turn)).catch_unwind().await;
         if handled.is_err() {
             tracing::error!(event_id = id, "handling the event panicked; it is not retried");
         }
-        self.finish(&id, token, &kept).await;
+        self.finish(&id, token, &kept.into_writes()).await;
         drop(job.held);
     }
 
@@ -227,7 +228,7 @@ impl Inbox {
     /// held (and renewed) meanwhile, so a busy database is waited out rather than letting the
     /// event lapse and be handled again; should the batch keep failing, the done mark is written
     /// alone and the rest as it can be ([`Hearth::finish_apart`]).
-    async fn finish(&self, id: &str, token: i64, kept: &crate::turn::answers::Kept) {
+    async fn finish(&self, id: &str, token: i64, kept: &KeptWrites) {
         let writes = kept.writes();
         self.queue.finishing(id);
         for attempt in 1..=FINISH_ATTEMPTS {

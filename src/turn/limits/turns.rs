@@ -13,6 +13,7 @@ use crate::platform::conversation::Conversation;
 use crate::platform::i18n::Lang;
 use crate::store::Charge;
 use crate::turn::Turns;
+use crate::turn::answers::Kept;
 use crate::turn::gate::addressed;
 
 /// Daily token counts are kept this long (for the operator's curiosity; only today's matter).
@@ -29,6 +30,7 @@ impl Turns {
         event: &Event,
         source: &EventSource,
         received_at: Timestamp,
+        kept: &Kept,
     ) -> bool {
         let conversation = &source.conversation;
         let access = &self.limits.access;
@@ -64,7 +66,7 @@ impl Turns {
                 if called {
                     let sorry =
                         Message::text(crate::platform::i18n::Failure::Internal.message(Lang::ZhTw));
-                    self.deliver(event, conversation, vec![sorry], None, received_at).await;
+                    self.deliver(event, conversation, vec![sorry], None, received_at, kept).await;
                 }
                 return true;
             }
@@ -72,7 +74,7 @@ impl Turns {
         // In a group only a message that calls hearth is read for a code, not the chatter.
         let code_text = text.filter(|_| called);
         if let Some(code) = code_text.and_then(|t| pairing_code_in(&self.spoken(t, in_group))) {
-            self.pair(event, source, &code, now, received_at).await;
+            self.pair(event, source, &code, now, received_at, kept).await;
             return true;
         }
         if !called {
@@ -83,7 +85,7 @@ impl Turns {
         match self.store.note_unapproved(&conversation.id, now).await {
             Ok(true) => {
                 let notice = Message::text(access::pending_notice(conversation));
-                self.deliver(event, conversation, vec![notice], None, received_at).await
+                self.deliver(event, conversation, vec![notice], None, received_at, kept).await
             }
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, "could not note a chat waiting for approval"),
@@ -145,6 +147,7 @@ impl Turns {
         code: &str,
         now: i64,
         received_at: Timestamp,
+        kept: &Kept,
     ) {
         let conversation = &source.conversation;
         if self.limits.rate.check(&conversation.id, source.user_id.as_deref()) != RateVerdict::Go {
@@ -166,7 +169,7 @@ impl Turns {
             crate::platform::metrics::turn_refused("pairing_refused");
             access::CODE_REFUSED
         };
-        self.deliver(event, conversation, vec![Message::text(said)], None, received_at).await;
+        self.deliver(event, conversation, vec![Message::text(said)], None, received_at, kept).await;
     }
 
     /// Checks the turn rates and the day's token budget before a turn in `source`'s chat (and
@@ -180,6 +183,7 @@ impl Turns {
         lang: Lang,
         received_at: Timestamp,
         tell: bool,
+        kept: &Kept,
     ) -> bool {
         let conversation = &source.conversation;
         let refusal = match self.limits.rate.check(&conversation.id, source.user_id.as_deref()) {
@@ -200,7 +204,7 @@ impl Turns {
             return false;
         }
         let text = refusal.message(lang);
-        self.deliver(event, conversation, vec![Message::text(text)], None, received_at).await;
+        self.deliver(event, conversation, vec![Message::text(text)], None, received_at, kept).await;
         false
     }
 
@@ -229,7 +233,7 @@ impl Turns {
     }
 
     /// Counts the tokens a turn used against today's budgets of its chat and of the service.
-    pub(crate) async fn charge(&self, conversation: &Conversation, usage: Usage) {
+    pub(crate) fn charge(&self, conversation: &Conversation, usage: Usage, kept: &Kept) {
         let tokens = usage.tokens();
         if tokens == 0 {
             return;
@@ -240,10 +244,7 @@ impl Turns {
             conversation_id: conversation.id.clone(),
             tokens,
         };
-        // In an inbox event's turn, counted with its done mark.
-        let Some(charge) = crate::turn::answers::keep_charge(charge) else { return };
-        if let Err(e) = self.store.add_tokens(&charge.day, &charge.conversation_id, tokens).await {
-            tracing::warn!(error = %e, tokens, "could not count a turn's tokens");
-        }
+        // Counted with the event's done mark.
+        kept.charge(charge);
     }
 }
