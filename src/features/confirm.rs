@@ -21,9 +21,9 @@ use crate::contract::egress::Outgoing;
 use crate::contract::registry::{Outcome, Registry, ToolReply};
 use crate::contract::{Card, CardRow, ErrorKind, ToolCtx};
 use crate::features::button::{Action, ActionServices};
-use crate::line::text::truncate_graphemes;
 use crate::llm::hold::{CallHolder, Held};
 use crate::platform::i18n::Lang;
+use crate::platform::text::truncate_graphemes;
 use crate::store::{NewPendingCall, Store};
 
 /// ✅: run held call `id` here, once.

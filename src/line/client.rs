@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::message::Message;
-use super::retry;
+use super::retry::{self, PUSH_RETRIES, REPLY_RETRIES};
 use crate::platform::config::Secret;
 use crate::platform::conversation::{ChatKind, Conversation};
+use crate::platform::retry::Again;
 
 /// Why LINE did not accept a request.
 #[derive(Debug, thiserror::Error)]
@@ -214,7 +215,7 @@ impl LineClient {
     /// Replies with a reply token (free, single use, short-lived) that is still good for
     /// `token_left`. A rate-limited reply was not delivered and its token is unused, so it is
     /// sent again after LINE's `Retry-After` (else a second) while the token outlives the wait,
-    /// at most [`retry::REPLY_RETRIES`] times; a `RateLimited` error left over means the caller
+    /// as often as [`REPLY_RETRIES`] allows; a `RateLimited` error left over means the caller
     /// should push instead.
     pub async fn reply(
         &self,
@@ -223,21 +224,21 @@ impl LineClient {
         token_left: Duration,
     ) -> Result<Sent, LineError> {
         let started = tokio::time::Instant::now();
-        let mut retries = 0;
+        let mut tries = REPLY_RETRIES.tries();
         loop {
             let result = self.reply_once(reply_token, messages).await;
             crate::platform::metrics::line_send("reply", outcome_label(&result));
-            let Err(LineError::RateLimited { retry_after }) = result else {
-                return result;
+            let again = match &result {
+                Err(LineError::RateLimited { retry_after }) => {
+                    let left = token_left.saturating_sub(started.elapsed());
+                    retry::reply_retry_wait(*retry_after, left).map_or(Again::No, Again::After)
+                }
+                _ => Again::No,
             };
-            let left = token_left.saturating_sub(started.elapsed());
-            let wait = retry::reply_retry_wait(retry_after, left);
-            let Some(wait) = wait.filter(|_| retries < retry::REPLY_RETRIES) else {
-                return result;
-            };
-            retries += 1;
-            tracing::warn!(wait_ms = wait.as_millis() as u64, "reply rate limited; retrying");
-            tokio::time::sleep(wait).await;
+            match result {
+                Err(e) if tries.again("reply rate limited", &e, again).await => continue,
+                done => return done,
+            }
         }
     }
 
@@ -291,7 +292,7 @@ impl LineClient {
     }
 
     /// Pushes, retrying server errors, timeouts and rate limits with the same key and backoff
-    /// (waiting longer when LINE's `Retry-After` asks for it, see [`retry::push_retry_wait`]).
+    /// (waiting longer when LINE's `Retry-After` asks for it: [`PUSH_RETRIES`]).
     pub async fn push_with_retry<M: Serialize + ?Sized>(
         &self,
         to: &str,
@@ -299,25 +300,19 @@ impl LineClient {
         retry_key: Uuid,
         quiet: bool,
     ) -> Result<Sent, LineError> {
-        let mut delay = Duration::from_millis(500);
-        let mut attempt = 1;
+        let mut tries = PUSH_RETRIES.tries();
         loop {
-            match self.push(to, messages, retry_key, quiet).await {
-                Err(e)
-                    if attempt < 4
-                        && (e.outcome_unknown() || matches!(e, LineError::RateLimited { .. })) =>
-                {
-                    let retry_after = match e {
-                        LineError::RateLimited { retry_after } => retry_after,
-                        _ => None,
-                    };
-                    let wait = retry::push_retry_wait(delay, retry_after);
-                    tracing::warn!(error = %e, attempt, wait_ms = wait.as_millis() as u64, "push failed; retrying with the same key");
-                    tokio::time::sleep(wait).await;
-                    delay *= 2;
-                    attempt += 1;
-                }
-                other => return other,
+            let error = match self.push(to, messages, retry_key, quiet).await {
+                Err(e) => e,
+                sent => return sent,
+            };
+            let again = match &error {
+                LineError::RateLimited { retry_after } => Again::Backoff { asked: *retry_after },
+                e if e.outcome_unknown() => Again::Backoff { asked: None },
+                _ => Again::No,
+            };
+            if !tries.again("push failed (sent again with the same key)", &error, again).await {
+                return Err(error);
             }
         }
     }

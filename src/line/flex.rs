@@ -3,10 +3,10 @@
 
 use serde_json::{Value, json};
 
-use super::text::truncate_graphemes;
 use crate::contract::{Card, CardButton, Tone};
 use crate::line::postback::{ButtonSigner, MAX_DATA_LEN, is_token};
 use crate::platform::config::PriceColors;
+use crate::platform::text::truncate_graphemes;
 
 /// The largest bubble sent, in bytes of minified JSON (LINE's limit is 30 KB).
 pub const MAX_BUBBLE_BYTES: usize = 28_000;

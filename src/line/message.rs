@@ -8,10 +8,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::flex::{self, Palette};
-use super::text::{MAX_TEXT_UNITS, split, truncate_graphemes, truncate_utf16};
+use super::text::{MAX_TEXT_UNITS, split, truncate_utf16};
 use crate::contract::Answer;
 use crate::contract::{Card, Chip};
 use crate::line::postback::ButtonSigner;
+use crate::platform::text::truncate_graphemes;
 
 /// The most messages in one reply or push.
 pub const MAX_MESSAGES: usize = 5;

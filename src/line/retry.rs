@@ -1,14 +1,18 @@
-//! When to send again after LINE said 429 (rate limited): pure decisions over the
-//! `Retry-After` header, so the client's waits are tested without a clock.
+//! When to send again after LINE said 429 (rate limited) or did not answer: the client's two
+//! [`Backoff`]s, and pure decisions over the `Retry-After` header, so the waits are tested
+//! without a clock.
 
 use std::time::Duration;
 
+use crate::platform::retry::Backoff;
+
 /// The wait before a reply's retry when LINE gave no `Retry-After`.
 pub const REPLY_RETRY_DEFAULT_WAIT: Duration = Duration::from_secs(1);
-/// Rate-limited replies retried at most, per answer.
-pub const REPLY_RETRIES: u32 = 2;
-/// A push never waits longer than this for one `Retry-After`, whatever LINE asks.
-pub const PUSH_RETRY_MAX_WAIT: Duration = Duration::from_secs(30);
+/// A rate-limited reply is sent at most three times (its waits: [`reply_retry_wait`]).
+pub const REPLY_RETRIES: Backoff = Backoff::doubling(3, REPLY_RETRY_DEFAULT_WAIT);
+/// A push that failed with an unknown outcome or was rate limited is sent four times at most,
+/// with the same retry key, waiting 0.5 s, 1 s, 2 s, or as long as `Retry-After` asks (≤ 30 s).
+pub const PUSH_RETRIES: Backoff = Backoff::doubling(4, Duration::from_millis(500));
 
 /// The `Retry-After` of a response in its seconds form (the HTTP-date form is ignored).
 pub fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
@@ -21,12 +25,6 @@ pub fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
 pub fn reply_retry_wait(retry_after: Option<Duration>, token_left: Duration) -> Option<Duration> {
     let wait = retry_after.unwrap_or(REPLY_RETRY_DEFAULT_WAIT);
     (wait < token_left).then_some(wait)
-}
-
-/// How long a push waits before its next attempt: its own backoff, or LINE's `Retry-After`
-/// when that is longer (bounded by [`PUSH_RETRY_MAX_WAIT`]).
-pub fn push_retry_wait(backoff: Duration, retry_after: Option<Duration>) -> Duration {
-    retry_after.map_or(backoff, |wait| wait.min(PUSH_RETRY_MAX_WAIT).max(backoff))
 }
 
 #[cfg(test)]
@@ -55,14 +53,5 @@ mod tests {
         assert_eq!(reply_retry_wait(Some(Duration::ZERO), left), Some(Duration::ZERO));
         assert_eq!(reply_retry_wait(Some(secs(45)), left), None, "longer than the token lives");
         assert_eq!(reply_retry_wait(None, Duration::from_millis(500)), None);
-    }
-
-    #[test]
-    fn a_rate_limited_push_waits_for_retry_after_within_bounds() {
-        let backoff = Duration::from_millis(500);
-        assert_eq!(push_retry_wait(backoff, None), backoff);
-        assert_eq!(push_retry_wait(backoff, Some(Duration::from_secs(2))), Duration::from_secs(2));
-        assert_eq!(push_retry_wait(backoff, Some(Duration::ZERO)), backoff);
-        assert_eq!(push_retry_wait(backoff, Some(Duration::from_secs(3600))), PUSH_RETRY_MAX_WAIT);
     }
 }

@@ -1,10 +1,12 @@
 //! LINE's ways of counting text, and splitting a long answer into messages.
 //!
 //! Message text is limited in UTF-16 code units (🍎 counts 2); labels and action texts in
-//! grapheme clusters. Splitting never cuts a grapheme cluster (so never a surrogate pair) and
+//! grapheme clusters ([`crate::platform::text`]). Splitting never cuts a grapheme cluster (so never a surrogate pair) and
 //! prefers paragraph, line, sentence and word boundaries, in that order.
 
 use unicode_segmentation::UnicodeSegmentation;
+
+pub use crate::platform::text::{grapheme_len, truncate_graphemes};
 
 /// The most UTF-16 units in one text message.
 pub const MAX_TEXT_UNITS: usize = 5000;
@@ -12,21 +14,6 @@ pub const MAX_TEXT_UNITS: usize = 5000;
 /// Length in UTF-16 code units, as LINE counts message text.
 pub fn utf16_len(s: &str) -> usize {
     s.encode_utf16().count()
-}
-
-/// Length in grapheme clusters, as LINE counts labels.
-pub fn grapheme_len(s: &str) -> usize {
-    s.graphemes(true).count()
-}
-
-/// The first `max` grapheme clusters of `s`, with `…` in place of the rest when cut.
-pub fn truncate_graphemes(s: &str, max: usize) -> String {
-    // No more graphemes than bytes: a short text is not counted.
-    if s.len() <= max || grapheme_len(s) <= max {
-        return s.to_string();
-    }
-    let kept: String = s.graphemes(true).take(max.saturating_sub(1)).collect();
-    format!("{kept}…")
 }
 
 /// The first `max` UTF-16 units of `s` on a grapheme boundary, with `…` when cut.

@@ -188,6 +188,7 @@ impl Agent {
             _ => &self.llm,
         };
         let mut turn = Turn { tainted, family, links: Vec::new() };
+        let mut called: Vec<String> = Vec::new();
         for round in 0..=self.max_rounds {
             let allow_tools = round < self.max_rounds;
             let completion = llm.complete_with(&messages, tools, allow_tools).await?;
@@ -198,6 +199,9 @@ impl Agent {
             }
             let calls = completion.tool_calls;
             tracing::debug!(round, calls = calls.len(), "model called tools");
+            // The turn's span (the inbox's `event`) names every tool the turn called.
+            called.extend(calls.iter().map(|call| call.function.name.clone()));
+            tracing::Span::current().record("tools", called.join(","));
             let (run, dropped) = calls.split_at(calls.len().min(self.max_calls_per_round));
             let mut replies = join_all(run.iter().map(|call| {
                 self.run_call(ctx, &call.function.name, &call.function.arguments, &turn)

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 use crate::server::app::Hearth;
 use crate::server::inbox::lease;
@@ -51,20 +52,25 @@ impl Loops {
     }
 }
 
-/// Starts the loops.
+/// Starts the loops, each in a span of its own (`loop`, with its name), which every line it
+/// logs carries.
 pub fn start(app: Arc<Hearth>) -> Loops {
     Loops {
         work: vec![
-            tokio::spawn(deliver_reminders(app.clone())),
-            tokio::spawn(take_waiting_events(app.clone())),
-            tokio::spawn(watch_prices(app.clone())),
-            tokio::spawn(deliver_digests(app.clone())),
-            tokio::spawn(deliver_outbox(app.clone())),
-            tokio::spawn(prune(app.clone())),
-            tokio::spawn(read_quota(app.clone())),
+            spawn("reminders", deliver_reminders(app.clone())),
+            spawn("waiting events", take_waiting_events(app.clone())),
+            spawn("prices", watch_prices(app.clone())),
+            spawn("digests", deliver_digests(app.clone())),
+            spawn("outbox", deliver_outbox(app.clone())),
+            spawn("prune", prune(app.clone())),
+            spawn("quota", read_quota(app.clone())),
         ],
-        heartbeat: tokio::spawn(renew_leases(app)),
+        heartbeat: spawn("leases", renew_leases(app)),
     }
+}
+
+fn spawn(name: &'static str, work: impl Future<Output = ()> + Send + 'static) -> JoinHandle<()> {
+    tokio::spawn(work.instrument(tracing::info_span!("loop", name)))
 }
 
 async fn deliver_reminders(app: Arc<Hearth>) {

@@ -136,6 +136,8 @@ async fn metrics(State(app): State<Arc<Hearth>>, headers: HeaderMap) -> (StatusC
     (StatusCode::OK, app.metrics.render())
 }
 
+/// The webhook, in its span (`webhook`, with the number of events it carries once parsed).
+#[tracing::instrument(name = "webhook", skip_all, fields(events = tracing::field::Empty))]
 async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Bytes) -> StatusCode {
     let received_at = app.clock.now();
     let signature = headers.get("x-line-signature").and_then(|v| v.to_str().ok());
@@ -153,6 +155,7 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
         }
     };
     let at = received_at.as_millisecond();
+    tracing::Span::current().record("events", envelope.events.len());
     let mut parsed = Vec::with_capacity(envelope.events.len());
     for raw in envelope.events {
         // Stored as received: the event's own JSON text, not a re-serialisation.
@@ -176,7 +179,8 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
     // In a task of its own, counted as work in hand: a request LINE stops waiting for (it closes
     // the connection), or one cut off at shutdown, must not stop its events halfway, stored but
     // neither queued nor left waiting in the store.
-    let accepting = app.spawn_tracked(store_and_queue(app.clone(), events, payloads, received_at));
+    let storing = store_and_queue(app.clone(), events, payloads, received_at);
+    let accepting = app.spawn_tracked(tracing::Instrument::in_current_span(storing));
     accepting.await.unwrap_or_else(|e| {
         tracing::error!(error = %e, "storing or queueing webhook events panicked");
         StatusCode::SERVICE_UNAVAILABLE

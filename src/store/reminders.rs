@@ -4,7 +4,7 @@
 
 use sqlx::FromRow;
 
-use super::{DeliveryStatus, Freq, ReminderStatus, Store, StoreError};
+use super::{DeliveryStatus, Recurrence, ReminderStatus, Store, StoreError};
 
 /// A stored reminder.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -25,24 +25,9 @@ pub struct ReminderRow {
     pub tz: String,
     /// First occurrence, local `YYYY-MM-DDTHH:MM`.
     pub anchor_local: String,
-    /// How it repeats.
-    pub freq: Freq,
-    /// Every n units.
-    pub every_n: i64,
-    /// Weekly day mask (bit 0 = Monday).
-    pub weekdays: i64,
-    /// Monthly day (−1 = last).
-    pub month_day: Option<i64>,
-    /// Series end (Unix ms).
-    pub until_ms: Option<i64>,
-    /// Series length.
-    pub max_count: Option<i64>,
-    /// Lunar reminders: the lunar days, bit 0 = 初一 … bit 29 = 三十.
-    pub lunar_days: i64,
-    /// Lunar yearly reminders: the lunar month, 1–12.
-    pub lunar_month: Option<i64>,
-    /// Lunar yearly reminders: 1 when that month is the leap month (閏), else 0.
-    pub lunar_leap: i64,
+    /// How it repeats (the columns `freq` to `lunar_leap`).
+    #[sqlx(flatten)]
+    pub rule: Recurrence,
     /// Next occurrence (Unix ms); `None` when the series is over.
     pub next_fire_at: Option<i64>,
     /// Index of the next occurrence.
@@ -78,23 +63,7 @@ pub struct NewReminder<'a> {
     /// First occurrence, local `YYYY-MM-DDTHH:MM`.
     pub anchor_local: &'a str,
     /// How it repeats.
-    pub freq: Freq,
-    /// Every n units.
-    pub every_n: i64,
-    /// Weekly day mask.
-    pub weekdays: i64,
-    /// Monthly day.
-    pub month_day: Option<i64>,
-    /// Series end (Unix ms).
-    pub until_ms: Option<i64>,
-    /// Series length.
-    pub max_count: Option<i64>,
-    /// Lunar days mask (bit 0 = 初一).
-    pub lunar_days: i64,
-    /// Lunar yearly: the month, 1–12.
-    pub lunar_month: Option<i64>,
-    /// Lunar yearly: 1 for the leap month.
-    pub lunar_leap: i64,
+    pub rule: Recurrence,
     /// The first occurrence (Unix ms).
     pub first_fire_at: i64,
     /// Now (Unix ms).
@@ -108,12 +77,9 @@ pub struct NewReminder<'a> {
 pub struct MovedRule<'a> {
     /// The new first occurrence, local `YYYY-MM-DDTHH:MM`.
     pub anchor_local: &'a str,
-    /// Weekly day mask (0: the anchor's weekday).
-    pub weekdays: i64,
-    /// Monthly day (`None`: the anchor's day).
-    pub month_day: Option<i64>,
-    /// The occurrences left, if the series was limited.
-    pub max_count: Option<i64>,
+    /// The moved rule: the stored one with its weekdays, day of the month and count (the
+    /// occurrences left) changed. A move changes nothing else of it, so only those are written.
+    pub rule: Recurrence,
     /// When it is next due (Unix ms).
     pub next_fire_at: i64,
 }
@@ -236,6 +202,7 @@ impl Store {
     /// conversation already has [`super::MAX_REMINDERS`] (checked atomically in the insert
     /// itself).
     pub async fn create_reminder(&self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
+        let rule = r.rule.columns();
         let row: Option<ReminderRow> = db!(self, db => {
             transaction!(db, tx);
             if let Some(lock) = self.conversation_lock() {
@@ -249,18 +216,18 @@ impl Store {
             .bind(r.text)
             .bind(r.tz)
             .bind(r.anchor_local)
-            .bind(r.freq)
-            .bind(r.every_n)
-            .bind(r.weekdays)
-            .bind(r.month_day)
-            .bind(r.until_ms)
-            .bind(r.max_count)
+            .bind(rule.freq)
+            .bind(rule.every_n)
+            .bind(rule.weekdays)
+            .bind(rule.month_day)
+            .bind(rule.until_ms)
+            .bind(rule.max_count)
             .bind(r.first_fire_at)
             .bind(r.created_at)
             .bind(super::capped::cap(super::MAX_REMINDERS))
-            .bind(r.lunar_days)
-            .bind(r.lunar_month)
-            .bind(r.lunar_leap)
+            .bind(rule.lunar_days)
+            .bind(rule.lunar_month)
+            .bind(rule.lunar_leap)
             .bind(r.deliver_to)
             .fetch_optional(&mut *tx)
             .await?;
@@ -376,15 +343,16 @@ impl Store {
         id: i64,
         m: &MovedRule<'_>,
     ) -> Result<bool, StoreError> {
+        let rule = m.rule.columns();
         let moved = db!(self, db => {
             transaction!(db, tx);
             let n = sqlx::query(MOVE)
                 .bind(id)
                 .bind(conversation_id)
                 .bind(m.anchor_local)
-                .bind(m.weekdays)
-                .bind(m.month_day)
-                .bind(m.max_count)
+                .bind(rule.weekdays)
+                .bind(rule.month_day)
+                .bind(rule.max_count)
                 .bind(m.next_fire_at)
                 .execute(&mut *tx)
                 .await?

@@ -139,7 +139,7 @@ pub fn lines(rows: Vec<LoggedMessage>, tz: &TimeZone, lang: Lang) -> (Vec<Line>,
     let mut used = 0;
     let mut dropped = false;
     for row in rows {
-        let text = crate::line::text::truncate_graphemes(row.text.trim(), MAX_MESSAGE_CHARS);
+        let text = crate::platform::text::truncate_graphemes(row.text.trim(), MAX_MESSAGE_CHARS);
         used += text.chars().count();
         if used > MAX_CHARS {
             dropped = true;

@@ -22,10 +22,10 @@ use crate::features::reminders::describe::{
 use crate::features::reminders::picker;
 use crate::features::reminders::recurrence::{Freq, Schedule};
 use crate::features::reminders::spend::{self, Plan, Spend};
-use crate::line::text::grapheme_len;
 use crate::platform::i18n::Lang;
+use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{NewReminder, Store};
+use crate::store::{LunarMonthRule, NewReminder, Recurrence, Store};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -285,14 +285,16 @@ pub fn schedule_from(
     let schedule = Schedule {
         tz,
         anchor,
-        freq,
-        interval,
-        weekdays,
-        month_day,
-        until,
-        count,
-        lunar_days: lunar.days,
-        lunar_month: lunar.month,
+        rule: Recurrence {
+            freq,
+            interval,
+            weekdays,
+            month_day,
+            until,
+            count,
+            lunar_days: lunar.days,
+            lunar_month: lunar.month.map(LunarMonthRule::from),
+        },
         work_calendar: work_calendar.clone(),
     };
     still_ahead(schedule, now)
@@ -435,7 +437,7 @@ impl Tool for Reminder {
         let deliver_to =
             self.allowance.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
         let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
-        let spend = match schedule.freq {
+        let spend = match schedule.rule.freq {
             Freq::Once => None,
             _ => {
                 let plan = Plan::Reminder(&schedule);
@@ -476,15 +478,7 @@ impl Tool for Reminder {
                 text,
                 tz: &tz_name,
                 anchor_local: &anchor_local,
-                freq: schedule.freq,
-                every_n: i64::from(schedule.interval),
-                weekdays: i64::from(schedule.weekdays),
-                month_day: schedule.month_day.map(i64::from),
-                until_ms: schedule.until.map(|u| u.as_millisecond()),
-                max_count: schedule.count.map(i64::from),
-                lunar_days: i64::from(schedule.lunar_days),
-                lunar_month: schedule.lunar_month.map(|m| i64::from(m.number)),
-                lunar_leap: i64::from(schedule.lunar_month.is_some_and(|m| m.leap)),
+                rule: schedule.rule,
                 first_fire_at: first.as_millisecond(),
                 created_at: now.as_millisecond(),
                 deliver_to: deliver_to.as_deref(),

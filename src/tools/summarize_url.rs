@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::egress::Outgoing;
 use crate::contract::untrusted;
 use crate::contract::{Card, CardButton, Tool, ToolCtx, ToolError};
-use crate::line::text::truncate_graphemes;
+use crate::platform::text::truncate_graphemes;
 use crate::sources::fetch::{FetchError, Fetcher, Refusal};
 use crate::sources::sandbox::{Sandbox, SandboxError};
 

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::egress::Outgoing;
 use crate::contract::untrusted;
 use crate::contract::{Card, CardButton, CardRow, Tool, ToolCtx, ToolError};
-use crate::line::text::truncate_graphemes;
+use crate::platform::text::truncate_graphemes;
 use crate::sources::search::{SearchProvider, SearchQuery, SearchResult, TimeRange};
 
 /// Arguments of `web_search`.

@@ -40,7 +40,7 @@ impl Turns {
     /// waiting for an answer, turned into a friendly message.
     pub async fn handle_event(self: &Arc<Self>, event: Event, received_at: Timestamp, kept: &Kept) {
         if event.standby {
-            tracing::debug!(event_id = event.webhook_event_id, "standby event: not answered");
+            tracing::debug!("standby event: not answered");
             return;
         }
         let Some(source) = event.source.clone() else {
@@ -474,18 +474,12 @@ impl Turns {
                     return;
                 }
                 Err(LineError::InvalidReplyToken) => {
-                    tracing::info!(
-                        event_id = event.webhook_event_id,
-                        "reply token refused; pushing"
-                    );
+                    tracing::info!("reply token refused; pushing");
                     token = None;
                 }
                 // Nothing was delivered, and the token cannot wait as long as LINE asks.
                 Err(LineError::RateLimited { .. }) if token.is_some() => {
-                    tracing::warn!(
-                        event_id = event.webhook_event_id,
-                        "reply rate limited beyond the token's life; pushing"
-                    );
+                    tracing::warn!("reply rate limited beyond the token's life; pushing");
                     token = None;
                 }
                 Err(LineError::Rejected { status, message }) if plain_retry_left => {
@@ -501,7 +495,7 @@ impl Turns {
                     }
                 }
                 Err(e) => {
-                    tracing::error!(error = %e, event_id = event.webhook_event_id, unknown_outcome = e.outcome_unknown(), "answer not delivered");
+                    tracing::error!(error = %e, unknown_outcome = e.outcome_unknown(), "answer not delivered");
                     return;
                 }
             }

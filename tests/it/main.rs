@@ -40,6 +40,7 @@ mod registry;
 mod reminders;
 mod replicas;
 mod routing;
+mod spans;
 mod ssrf;
 mod startup;
 mod store;

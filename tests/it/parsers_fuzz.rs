@@ -6,8 +6,9 @@
 //! securities file parses or is refused, never a panic). The
 //! postback codec and the gate have their own properties beside their code.
 
-use hearth::line::text::{grapheme_len, split, truncate_graphemes, truncate_utf16, utf16_len};
+use hearth::line::text::{split, truncate_utf16, utf16_len};
 use hearth::line::webhook::{Envelope, Event, EventKind, IncomingMessage};
+use hearth::platform::text::{grapheme_len, truncate_graphemes};
 use hearth::sources::extract::{LABEL_MAX_CHARS, extract_blocking};
 use hearth::sources::fetch::PageKind;
 use hearth::sources::securities::Securities;

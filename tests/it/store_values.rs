@@ -5,8 +5,8 @@
 
 use hearth::platform::i18n::Lang;
 use hearth::store::{
-    AlertFire, AlertStatus, AlertUpdate, Direction, Finish, Freq, Frequency, NewAlert,
-    NewPendingCall, NewReminder, Next, ReminderStatus, Side, Store,
+    AlertFire, AlertStatus, AlertUpdate, Direction, Finish, Freq, Frequency, LunarMonthRule,
+    NewAlert, NewPendingCall, NewReminder, Next, Recurrence, ReminderStatus, Side, Store,
 };
 
 async fn stores() -> Vec<Store> {
@@ -21,33 +21,29 @@ async fn stores() -> Vec<Store> {
 async fn lunar_and_workday_reminders_keep_their_rule_through_create_list_and_claim() {
     for s in stores().await {
         let name = s.backend_name();
-        let birthday = NewReminder {
+        let leap_birthday = Recurrence {
             freq: Freq::LunarYearly,
             lunar_days: 1 << 7,
-            lunar_month: Some(4),
-            lunar_leap: 1,
+            lunar_month: Some(LunarMonthRule { number: 4, leap: true }),
+            ..Recurrence::once()
+        };
+        let every_workday = Recurrence { freq: Freq::Workdays, ..Recurrence::once() };
+        let birthday = NewReminder {
+            rule: leap_birthday,
             ..crate::common::rows::once_reminder("C1", "阿嬤生日", 1_000)
         };
         let workdays = NewReminder {
-            freq: Freq::Workdays,
+            rule: every_workday,
             ..crate::common::rows::once_reminder("C1", "打卡", 2_000)
         };
         let created = s.create_reminder(&birthday).await.expect("create");
-        assert_eq!(
-            (created.freq, created.lunar_days, created.lunar_month, created.lunar_leap),
-            (Freq::LunarYearly, 1 << 7, Some(4), 1),
-            "{name}"
-        );
+        assert_eq!(created.rule, leap_birthday, "{name}");
         s.create_reminder(&workdays).await.expect("create");
         let listed = s.list_reminders("C1").await.expect("list");
-        let rules: Vec<_> = listed.iter().map(|r| (r.freq, r.lunar_days, r.lunar_month)).collect();
-        assert_eq!(
-            rules,
-            [(Freq::LunarYearly, 1 << 7, Some(4)), (Freq::Workdays, 0, None)],
-            "{name}"
-        );
+        let rules: Vec<_> = listed.iter().map(|r| r.rule).collect();
+        assert_eq!(rules, [leap_birthday, every_workday], "{name}");
         let claimed = s.claim_due_reminders("p1", 5_000, 60_000, 10).await.expect("claim");
-        assert_eq!(claimed[0].lunar_leap, 1, "{name}");
+        assert_eq!(claimed[0].rule, leap_birthday, "{name}");
     }
 }
 
@@ -56,11 +52,11 @@ async fn reminder_rows_decode_to_their_frequency_and_status() {
     for s in stores().await {
         let name = s.backend_name();
         let weekly = NewReminder {
-            freq: Freq::Weekly,
+            rule: Recurrence { freq: Freq::Weekly, ..Recurrence::once() },
             ..crate::common::rows::once_reminder("C1", "倒垃圾", 1_000)
         };
         let r = s.create_reminder(&weekly).await.expect("create");
-        assert_eq!((r.freq, r.status), (Freq::Weekly, ReminderStatus::Active), "{name}");
+        assert_eq!((r.rule.freq, r.status), (Freq::Weekly, ReminderStatus::Active), "{name}");
         s.claim_due_reminders("p1", 1_000, 60_000, 10).await.expect("claim");
         let next = Finish {
             reminder_id: r.id,

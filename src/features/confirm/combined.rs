@@ -12,8 +12,8 @@ use crate::contract::Answer;
 use crate::contract::{Card, CardButton, CardRow, ToolCtx};
 use crate::features::button::{Action, ActionServices};
 use crate::line::postback::is_token;
-use crate::line::text::truncate_graphemes;
 use crate::platform::i18n::Lang;
+use crate::platform::text::truncate_graphemes;
 
 /// ✅ on a combined card: run held calls `ids` (`12-13-14`) here, each once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -46,7 +46,7 @@ fn lunar_line(c: &DigestContent) -> Option<String> {
 }
 
 fn clip(text: &str) -> String {
-    crate::line::text::truncate_graphemes(text, MAX_VALUE_CHARS)
+    crate::platform::text::truncate_graphemes(text, MAX_VALUE_CHARS)
 }
 
 /// Rows for `items`, at most [`MAX_ROWS_PER_PART`], the last saying how many more there are.

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::ListName;
 use crate::contract::{Card, CardRow, Chip, Tone};
 use crate::features::button::Action;
-use crate::line::text::truncate_graphemes;
 use crate::platform::i18n::Lang;
+use crate::platform::text::truncate_graphemes;
 use crate::store::{ListItem, ListRow};
 
 /// The most open items on a card, each with its ✓ button (the oldest first).

@@ -286,10 +286,9 @@ pub fn photo_chips(lang: Lang) -> Vec<Chip> {
 
 /// `answer_text` with the transcript shown above it, on one short line.
 pub fn with_heard(answer_text: &str, heard: &str, lang: Lang) -> String {
-    let short: String = heard.chars().take(80).collect();
-    let more = if heard.chars().count() > 80 { "…" } else { "" };
+    let short = crate::platform::text::truncate_graphemes(heard, 80);
     let label = lang.pick("🎤 我聽到：", "🎤 I heard: ");
-    format!("{label}「{short}{more}」\n\n{answer_text}")
+    format!("{label}「{short}」\n\n{answer_text}")
 }
 
 /// The answer as the family sees it after a media turn: what was heard above it, the chips of

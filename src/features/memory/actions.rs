@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::contract::Answer;
 use crate::contract::{CardButton, ToolCtx};
 use crate::features::button::{Action, ActionServices, text};
-use crate::line::text::truncate_graphemes;
 use crate::platform::i18n::Lang;
+use crate::platform::text::truncate_graphemes;
 use crate::store::Store;
 
 /// 🗑: the delete button of memory `id`.

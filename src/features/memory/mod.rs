@@ -16,8 +16,8 @@ pub mod actions;
 pub mod relative;
 
 use crate::contract::{CardRow, ToolCtx};
-use crate::line::text::truncate_graphemes;
 use crate::llm::prompt;
+use crate::platform::text::truncate_graphemes;
 use crate::store::{Memory, Store};
 
 /// The most characters the memory section adds to the system prompt.

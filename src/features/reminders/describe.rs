@@ -37,7 +37,7 @@ pub fn local_time(t: Timestamp, tz: &TimeZone, lang: Lang) -> String {
 /// The repetition in words, or `None` for a one-off reminder.
 pub fn repetition(s: &Schedule, lang: Lang) -> Option<String> {
     let time = s.anchor.time().strftime("%H:%M").to_string();
-    let n = s.interval.max(1);
+    let n = s.rule.interval.max(1);
     let zh = lang == Lang::ZhTw;
     let every = |zh_unit: &str, en_unit: &str| {
         if zh {
@@ -48,14 +48,14 @@ pub fn repetition(s: &Schedule, lang: Lang) -> Option<String> {
             format!("every {n} {en_unit}s")
         }
     };
-    let text = match s.freq {
+    let text = match s.rule.freq {
         Freq::Once => return None,
         Freq::Daily => format!("{} {time}", every("天", "day")),
         Freq::Weekly => {
-            let mask = if s.weekdays == 0 {
+            let mask = if s.rule.weekdays == 0 {
                 1u8 << s.anchor.weekday().to_monday_zero_offset()
             } else {
-                s.weekdays
+                s.rule.weekdays
             };
             let days: Vec<&str> = (0..7)
                 .filter(|d| mask & (1 << d) != 0)
@@ -69,7 +69,7 @@ pub fn repetition(s: &Schedule, lang: Lang) -> Option<String> {
             }
         }
         Freq::Monthly => {
-            let day = s.month_day.unwrap_or(s.anchor.day());
+            let day = s.rule.month_day.unwrap_or(s.anchor.day());
             match (zh, day) {
                 (true, -1) => format!("{}最後一天 {time}", every("個月", "month")),
                 (true, d) => format!("{} {d} 日 {time}", every("個月", "month")),
@@ -112,10 +112,10 @@ pub fn repetition(s: &Schedule, lang: Lang) -> Option<String> {
         }
     };
     let mut text = text;
-    if let Some(c) = s.count {
+    if let Some(c) = s.rule.count {
         text.push_str(&if zh { format!("，共 {c} 次") } else { format!(", {c} times") });
     }
-    if let Some(u) = s.until {
+    if let Some(u) = s.rule.until {
         let date = u.to_zoned_datetime(s.tz.clone()).strftime("%Y-%m-%d").to_string();
         text.push_str(&if zh {
             format!("，到 {date} 為止")
@@ -127,7 +127,7 @@ pub fn repetition(s: &Schedule, lang: Lang) -> Option<String> {
 }
 
 fn lunar_date(s: &Schedule) -> Option<(LunarMonth, u8)> {
-    Some((s.lunar_month?, *s.lunar_day_list().first()?))
+    Some((LunarMonth::from(s.rule.lunar_month?), *s.lunar_day_list().first()?))
 }
 
 /// How many next dates a confirmation shows.
@@ -136,7 +136,7 @@ pub const UPCOMING: usize = 3;
 /// The next [`UPCOMING`] times of a lunar or workday rule, local, with weekday (empty for the
 /// Gregorian rules, whose repetition in words says it all).
 pub fn upcoming(s: &Schedule, lang: Lang) -> Vec<String> {
-    if !matches!(s.freq, Freq::LunarMonthly | Freq::LunarYearly | Freq::Workdays) {
+    if !matches!(s.rule.freq, Freq::LunarMonthly | Freq::LunarYearly | Freq::Workdays) {
         return Vec::new();
     }
     s.occurrences().take(UPCOMING).map(|(_, t)| local_time(t, &s.tz, lang)).collect()
@@ -148,7 +148,7 @@ pub fn upcoming(s: &Schedule, lang: Lang) -> Vec<String> {
 pub fn calendar_notes(s: &Schedule, first: Timestamp, lang: Lang) -> Vec<String> {
     let zh = lang == Lang::ZhTw;
     let mut notes = Vec::new();
-    if let (Freq::LunarYearly, Some((month, day))) = (s.freq, lunar_date(s))
+    if let (Freq::LunarYearly, Some((month, day))) = (s.rule.freq, lunar_date(s))
         && month.leap
     {
         let regular = LunarMonth { leap: false, ..month };
@@ -167,7 +167,7 @@ pub fn calendar_notes(s: &Schedule, first: Timestamp, lang: Lang) -> Vec<String>
             )
         });
     }
-    let lunar = matches!(s.freq, Freq::LunarMonthly | Freq::LunarYearly);
+    let lunar = matches!(s.rule.freq, Freq::LunarMonthly | Freq::LunarYearly);
     if lunar && s.lunar_day_list().contains(&30) {
         notes.push(
             lang.pick(
@@ -177,7 +177,7 @@ pub fn calendar_notes(s: &Schedule, first: Timestamp, lang: Lang) -> Vec<String>
             .into(),
         );
     }
-    if s.freq == Freq::Workdays {
+    if s.rule.freq == Freq::Workdays {
         notes.push(workday_note(s, first, lang));
     }
     notes
@@ -207,13 +207,12 @@ fn workday_note(s: &Schedule, first: Timestamp, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{LunarMonthRule, Recurrence};
     use jiff::civil::datetime;
 
     fn weekly(mask: u8, interval: u32) -> Schedule {
         Schedule {
-            freq: Freq::Weekly,
-            weekdays: mask,
-            interval,
+            rule: Recurrence { freq: Freq::Weekly, weekdays: mask, interval, ..Recurrence::once() },
             ..Schedule::once(
                 TimeZone::get("Asia/Taipei").expect("zone"),
                 datetime(2026, 12, 2, 19, 0, 0, 0),
@@ -237,10 +236,10 @@ mod tests {
     #[test]
     fn monthly_and_one_off_descriptions() {
         let mut s = weekly(0, 1);
-        s.freq = Freq::Monthly;
-        s.month_day = Some(5);
+        s.rule.freq = Freq::Monthly;
+        s.rule.month_day = Some(5);
         assert_eq!(repetition(&s, Lang::ZhTw).as_deref(), Some("每個月 5 日 19:00"));
-        s.freq = Freq::Once;
+        s.rule.freq = Freq::Once;
         assert_eq!(repetition(&s, Lang::ZhTw), None);
     }
 
@@ -252,11 +251,9 @@ mod tests {
         assert_eq!(zone_label(&tz, Lang::ZhTw), "台北時間");
     }
 
-    fn lunar(freq: Freq, days: u32, month: Option<LunarMonth>) -> Schedule {
+    fn lunar(freq: Freq, days: u32, month: Option<LunarMonthRule>) -> Schedule {
         Schedule {
-            freq,
-            lunar_days: days,
-            lunar_month: month,
+            rule: Recurrence { freq, lunar_days: days, lunar_month: month, ..Recurrence::once() },
             ..Schedule::once(
                 TimeZone::get("Asia/Taipei").expect("zone"),
                 datetime(2026, 12, 1, 7, 0, 0, 0),
@@ -272,7 +269,8 @@ mod tests {
             repetition(&offerings, Lang::En).as_deref(),
             Some("every lunar month on day 1, 15 at 07:00")
         );
-        let birthday = lunar(Freq::LunarYearly, 1 << 7, Some(LunarMonth { number: 4, leap: true }));
+        let leap_fourth = LunarMonthRule { number: 4, leap: true };
+        let birthday = lunar(Freq::LunarYearly, 1 << 7, Some(leap_fourth));
         assert_eq!(repetition(&birthday, Lang::ZhTw).as_deref(), Some("每年農曆閏四月初八 07:00"));
         let t: Timestamp = "2027-01-01T00:00:00Z".parse().expect("instant");
         assert_eq!(

@@ -14,36 +14,21 @@ pub mod render;
 pub mod scheduler;
 pub mod spend;
 
-use jiff::Timestamp;
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 
 use crate::sources::calendar::WorkCalendar;
-use crate::sources::calendar::lunar::LunarMonth;
 use crate::store::ReminderRow;
 use recurrence::Schedule;
 
 impl ReminderRow {
-    /// The reminder's schedule, workdays following `work_calendar`; `None` if the stored rule is
-    /// unreadable (it is then paused).
+    /// The reminder's schedule, workdays following `work_calendar`; `None` if its stored zone or
+    /// first occurrence is unreadable (it is then paused). Its rule was read with the row.
     pub fn schedule(&self, work_calendar: &WorkCalendar) -> Option<Schedule> {
-        let lunar_month = match self.lunar_month {
-            None => None,
-            Some(m) => {
-                Some(LunarMonth { number: u8::try_from(m).ok()?, leap: self.lunar_leap != 0 })
-            }
-        };
         Some(Schedule {
-            tz: TimeZone::get(&self.tz).ok()?,
+            tz: self.time_zone()?,
             anchor: self.anchor_local.parse::<DateTime>().ok()?,
-            freq: self.freq,
-            interval: u32::try_from(self.every_n).ok()?,
-            weekdays: u8::try_from(self.weekdays).ok()?,
-            month_day: self.month_day.and_then(|d| i8::try_from(d).ok()),
-            until: self.until_ms.and_then(|u| Timestamp::from_millisecond(u).ok()),
-            count: self.max_count.and_then(|c| u32::try_from(c).ok()),
-            lunar_days: u32::try_from(self.lunar_days).ok()?,
-            lunar_month,
+            rule: self.rule,
             work_calendar: work_calendar.clone(),
         })
     }

@@ -111,13 +111,13 @@ pub fn moved(
 ) -> Option<(Schedule, Timestamp)> {
     let mut moved = schedule.clone();
     moved.anchor = to;
-    if moved.weekdays.count_ones() <= 1 {
-        moved.weekdays = 0;
+    if moved.rule.weekdays.count_ones() <= 1 {
+        moved.rule.weekdays = 0;
     }
-    if moved.month_day != Some(-1) {
-        moved.month_day = None;
+    if moved.rule.month_day != Some(-1) {
+        moved.rule.month_day = None;
     }
-    moved.count = match schedule.count {
+    moved.rule.count = match schedule.rule.count {
         Some(c) => Some(c.checked_sub(fired).filter(|left| *left > 0)?),
         None => None,
     };
@@ -259,9 +259,7 @@ impl Action for MoveReminder {
         let anchor = moved.anchor.strftime(FORMAT).to_string();
         let rule = MovedRule {
             anchor_local: &anchor,
-            weekdays: i64::from(moved.weekdays),
-            month_day: moved.month_day.map(i64::from),
-            max_count: moved.count.map(i64::from),
+            rule: moved.rule,
             next_fire_at: first.as_millisecond(),
         };
         let result = services.store.move_reminder(conversation, self.id, &rule).await;
@@ -330,8 +328,8 @@ mod tests {
 
     fn weekly_wednesday() -> Schedule {
         let mut s = Schedule::once(taipei(), "2026-12-02T19:00".parse().expect("anchor"));
-        s.freq = Freq::Weekly;
-        s.weekdays = 1 << 2;
+        s.rule.freq = Freq::Weekly;
+        s.rule.weekdays = 1 << 2;
         s
     }
 
@@ -341,7 +339,7 @@ mod tests {
         let (moved, first) =
             moved(&weekly_wednesday(), 0, "2026-12-03T07:30".parse().expect("dt"), now)
                 .expect("moved");
-        assert_eq!(moved.weekdays, 0, "the picked date's weekday (Thursday)");
+        assert_eq!(moved.rule.weekdays, 0, "the picked date's weekday (Thursday)");
         assert_eq!(first, at("2026-12-02T23:30:00Z"));
         let next = moved.next_after(first).expect("repeats").1;
         assert_eq!(next, at("2026-12-09T23:30:00Z"), "a week later, still Thursday 07:30");
@@ -351,17 +349,17 @@ mod tests {
     fn several_weekdays_and_the_last_day_of_the_month_are_kept() {
         let now = at("2026-11-30T12:00:00Z");
         let mut two_days = weekly_wednesday();
-        two_days.weekdays = (1 << 0) | (1 << 2);
+        two_days.rule.weekdays = (1 << 0) | (1 << 2);
         let (kept, _) =
             moved(&two_days, 0, "2026-12-07T08:00".parse().expect("dt"), now).expect("moved");
-        assert_eq!(kept.weekdays, two_days.weekdays);
+        assert_eq!(kept.rule.weekdays, two_days.rule.weekdays);
         let mut last_day = weekly_wednesday();
-        last_day.freq = Freq::Monthly;
-        last_day.weekdays = 0;
-        last_day.month_day = Some(-1);
+        last_day.rule.freq = Freq::Monthly;
+        last_day.rule.weekdays = 0;
+        last_day.rule.month_day = Some(-1);
         let (kept, first) =
             moved(&last_day, 0, "2026-12-10T09:00".parse().expect("dt"), now).expect("moved");
-        assert_eq!(kept.month_day, Some(-1));
+        assert_eq!(kept.rule.month_day, Some(-1));
         assert_eq!(first, at("2026-12-31T01:00:00Z"));
     }
 
@@ -369,10 +367,10 @@ mod tests {
     fn a_limited_series_keeps_what_it_has_left() {
         let now = at("2026-11-30T12:00:00Z");
         let mut three = weekly_wednesday();
-        three.count = Some(3);
+        three.rule.count = Some(3);
         let to = "2026-12-03T07:30".parse().expect("dt");
         let (left, _) = moved(&three, 1, to, now).expect("two left");
-        assert_eq!(left.count, Some(2));
+        assert_eq!(left.rule.count, Some(2));
         assert_eq!(left.occurrences().count(), 2);
         assert!(moved(&three, 3, to, now).is_none(), "nothing left to move");
     }

@@ -192,7 +192,7 @@ mod tests {
     fn daily_at_eight() -> Schedule {
         let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
         let mut s = Schedule::once(tz, "2026-12-01T08:00".parse().expect("anchor"));
-        s.freq = Freq::Daily;
+        s.rule.freq = Freq::Daily;
         s
     }
 

@@ -16,6 +16,7 @@ use jiff::{Timestamp, ToSpan};
 
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::calendar::lunar::{self, LunarDate, LunarMonth};
+use crate::store::Recurrence;
 
 /// How often a reminder repeats (stored as `reminders.freq`).
 pub use crate::store::Freq;
@@ -28,21 +29,7 @@ pub struct Schedule {
     /// The first occurrence, local time.
     pub anchor: DateTime,
     /// How it repeats.
-    pub freq: Freq,
-    /// Every `interval` units (≥ 1).
-    pub interval: u32,
-    /// Weekly: the days, bit 0 = Monday … bit 6 = Sunday (0 means the anchor's weekday).
-    pub weekdays: u8,
-    /// Monthly: the day of the month, 1–31, or −1 for the last day (None: the anchor's day).
-    pub month_day: Option<i8>,
-    /// No occurrence after this instant.
-    pub until: Option<Timestamp>,
-    /// At most this many occurrences.
-    pub count: Option<u32>,
-    /// Lunar rules: the lunar days, bit 0 = 初一 … bit 29 = 三十 (yearly: exactly one).
-    pub lunar_days: u32,
-    /// Lunar yearly: the lunar month.
-    pub lunar_month: Option<LunarMonth>,
+    pub rule: Recurrence,
     /// Workdays: the working calendar followed.
     pub work_calendar: WorkCalendar,
 }
@@ -56,29 +43,22 @@ impl Schedule {
         Schedule {
             tz,
             anchor: at,
-            freq: Freq::Once,
-            interval: 1,
-            weekdays: 0,
-            month_day: None,
-            until: None,
-            count: None,
-            lunar_days: 0,
-            lunar_month: None,
+            rule: Recurrence::once(),
             work_calendar: WorkCalendar::weekdays_only(),
         }
     }
 
     /// The lunar days of the rule, in order (1–30).
     pub fn lunar_day_list(&self) -> Vec<u8> {
-        (1..=30u8).filter(|d| self.lunar_days & (1 << (d - 1)) != 0).collect()
+        (1..=30u8).filter(|d| self.rule.lunar_days & (1 << (d - 1)) != 0).collect()
     }
 
     /// The local date-time of period `k`'s occurrences (several for weekly with several days).
     fn period(&self, k: u32) -> Vec<DateTime> {
-        let step = i64::from(k) * i64::from(self.interval.max(1));
+        let step = i64::from(k) * i64::from(self.rule.interval.max(1));
         let time = self.anchor.time();
         let date = self.anchor.date();
-        let dates: Vec<Date> = match self.freq {
+        let dates: Vec<Date> = match self.rule.freq {
             Freq::Once => {
                 if k == 0 {
                     vec![date]
@@ -93,10 +73,10 @@ impl Schedule {
                 let Some(week) = monday.and_then(|m| m.checked_add((step * 7).days()).ok()) else {
                     return vec![];
                 };
-                let mask = if self.weekdays == 0 {
+                let mask = if self.rule.weekdays == 0 {
                     1u8 << date.weekday().to_monday_zero_offset()
                 } else {
-                    self.weekdays
+                    self.rule.weekdays
                 };
                 (0..7)
                     .filter(|d| mask & (1 << d) != 0)
@@ -109,7 +89,7 @@ impl Schedule {
                 first
                     .map(|first| {
                         let last = first.days_in_month();
-                        let day = match self.month_day {
+                        let day = match self.rule.month_day {
                             Some(-1) => last,
                             Some(d) => d.min(last),
                             None => date.day().min(last),
@@ -151,7 +131,7 @@ impl Schedule {
         let start = self.anchor.date();
         let time = self.anchor.time();
         let from_start = move |d: &Date| *d >= start;
-        let dates: Box<dyn Iterator<Item = Date> + '_> = match self.freq {
+        let dates: Box<dyn Iterator<Item = Date> + '_> = match self.rule.freq {
             Freq::LunarMonthly => {
                 let days = self.lunar_day_list();
                 Box::new(
@@ -161,10 +141,12 @@ impl Schedule {
                 )
             }
             Freq::LunarYearly => {
-                let (Some(month), Some(&day)) = (self.lunar_month, self.lunar_day_list().first())
+                let (Some(month), Some(&day)) =
+                    (self.rule.lunar_month, self.lunar_day_list().first())
                 else {
                     return Box::new(std::iter::empty());
                 };
+                let month = LunarMonth::from(month);
                 let first_year = LunarDate::of(start).map_or(i32::from(start.year()), |l| l.year);
                 Box::new(
                     (first_year..=9998)
@@ -178,7 +160,7 @@ impl Schedule {
                     .filter(|d| self.work_calendar.is_workday(*d)),
             ),
             _ => {
-                let per_period = if self.freq == Freq::Once { 1 } else { SEARCH_LIMIT };
+                let per_period = if self.rule.freq == Freq::Once { 1 } else { SEARCH_LIMIT };
                 return Box::new((0..per_period).flat_map(move |k| self.period(k)));
             }
         };
@@ -192,7 +174,7 @@ impl Schedule {
             .enumerate()
             .map(|(i, t)| (u32::try_from(i).unwrap_or(u32::MAX), t))
             .take_while(move |(i, t)| {
-                self.count.is_none_or(|c| *i < c) && self.until.is_none_or(|u| *t <= u)
+                self.rule.count.is_none_or(|c| *i < c) && self.rule.until.is_none_or(|u| *t <= u)
             })
             .take(SEARCH_LIMIT as usize)
     }

@@ -2,14 +2,20 @@
 //! lunar rules through leap months, workdays through holidays and make-up Saturdays.
 
 use super::*;
+use crate::store::LunarMonthRule;
 use jiff::civil::datetime;
 
 fn tz(name: &str) -> TimeZone {
     TimeZone::get(name).expect("zone")
 }
 
+/// A schedule in Taipei from `anchor`, following `rule`.
+fn schedule_with(rule: Recurrence, anchor: DateTime) -> Schedule {
+    Schedule { rule, ..Schedule::once(tz("Asia/Taipei"), anchor) }
+}
+
 fn schedule(freq: Freq, anchor: DateTime) -> Schedule {
-    Schedule { freq, ..Schedule::once(tz("Asia/Taipei"), anchor) }
+    schedule_with(Recurrence { freq, ..Recurrence::once() }, anchor)
 }
 
 fn local(s: &Schedule, n: usize) -> Vec<String> {
@@ -55,25 +61,25 @@ fn monthly_on_the_31st_clamps_without_drifting() {
 
 #[test]
 fn monthly_last_day_and_fifth_of_month() {
-    let last = Schedule {
-        month_day: Some(-1),
-        ..schedule(Freq::Monthly, datetime(2026, 2, 1, 9, 0, 0, 0))
-    };
+    let monthly_on =
+        |month_day| Recurrence { freq: Freq::Monthly, month_day, ..Recurrence::once() };
+    let last = schedule_with(monthly_on(Some(-1)), datetime(2026, 2, 1, 9, 0, 0, 0));
     assert_eq!(local(&last, 2), ["2026-02-28 09:00 Sat", "2026-03-31 09:00 Tue"]);
-    let fifth = Schedule {
-        month_day: Some(5),
-        ..schedule(Freq::Monthly, datetime(2026, 12, 1, 9, 0, 0, 0))
-    };
+    let fifth = schedule_with(monthly_on(Some(5)), datetime(2026, 12, 1, 9, 0, 0, 0));
     assert_eq!(local(&fifth, 2), ["2026-12-05 09:00 Sat", "2027-01-05 09:00 Tue"]);
 }
 
 #[test]
 fn weekly_on_several_days_every_other_week() {
-    let s = Schedule {
-        weekdays: 0b0000_0101, // Monday and Wednesday
-        interval: 2,
-        ..schedule(Freq::Weekly, datetime(2026, 12, 2, 19, 0, 0, 0)) // a Wednesday
-    };
+    let s = schedule_with(
+        Recurrence {
+            freq: Freq::Weekly,
+            weekdays: 0b0000_0101, // Monday and Wednesday
+            interval: 2,
+            ..Recurrence::once()
+        },
+        datetime(2026, 12, 2, 19, 0, 0, 0), // a Wednesday
+    );
     assert_eq!(
         local(&s, 4),
         [
@@ -96,12 +102,12 @@ fn yearly_on_february_29th_falls_back_to_the_28th() {
 
 #[test]
 fn count_and_until_end_the_series() {
-    let counted =
-        Schedule { count: Some(3), ..schedule(Freq::Daily, datetime(2026, 12, 1, 8, 0, 0, 0)) };
+    let daily = Recurrence { freq: Freq::Daily, ..Recurrence::once() };
+    let first = datetime(2026, 12, 1, 8, 0, 0, 0);
+    let counted = schedule_with(Recurrence { count: Some(3), ..daily }, first);
     assert_eq!(counted.occurrences().count(), 3);
     let until: Timestamp = "2026-12-03T00:00:00Z".parse().expect("instant"); // 08:00 Taipei on the 3rd
-    let bounded =
-        Schedule { until: Some(until), ..schedule(Freq::Daily, datetime(2026, 12, 1, 8, 0, 0, 0)) };
+    let bounded = schedule_with(Recurrence { until: Some(until), ..daily }, first);
     assert_eq!(
         local(&bounded, 10),
         ["2026-12-01 08:00 Tue", "2026-12-02 08:00 Wed", "2026-12-03 08:00 Thu"]
@@ -130,24 +136,31 @@ fn dates(s: &Schedule, n: usize) -> Vec<String> {
 #[test]
 fn every_lunar_first_and_fifteenth_walks_through_the_leap_month() {
     // From 2025-07-01 (六月初七): 六月十五, 閏六月初一, 閏六月十五, 七月初一.
-    let s = Schedule {
-        lunar_days: 1 | 1 << 14,
-        ..schedule(Freq::LunarMonthly, datetime(2025, 7, 1, 7, 0, 0, 0))
-    };
+    let s = schedule_with(
+        Recurrence { freq: Freq::LunarMonthly, lunar_days: 1 | 1 << 14, ..Recurrence::once() },
+        datetime(2025, 7, 1, 7, 0, 0, 0),
+    );
     assert_eq!(dates(&s, 4), ["2025-07-09", "2025-07-25", "2025-08-08", "2025-08-23"]);
 }
 
 #[test]
 fn lunar_new_year_every_year_matches_the_published_dates() {
-    let s = Schedule {
-        lunar_days: 1,
-        lunar_month: Some(LunarMonth { number: 1, leap: false }),
-        ..schedule(Freq::LunarYearly, datetime(2026, 12, 1, 8, 0, 0, 0))
-    };
+    let s = schedule_with(
+        Recurrence {
+            freq: Freq::LunarYearly,
+            lunar_days: 1,
+            lunar_month: Some(LunarMonthRule { number: 1, leap: false }),
+            ..Recurrence::once()
+        },
+        datetime(2026, 12, 1, 8, 0, 0, 0),
+    );
     assert_eq!(dates(&s, 3), ["2027-02-06", "2028-01-26", "2029-02-13"]);
     let mid_autumn = Schedule {
-        lunar_days: 1 << 14,
-        lunar_month: Some(LunarMonth { number: 8, leap: false }),
+        rule: Recurrence {
+            lunar_days: 1 << 14,
+            lunar_month: Some(LunarMonthRule { number: 8, leap: false }),
+            ..s.rule
+        },
         ..s.clone()
     };
     assert_eq!(dates(&mid_autumn, 2), ["2027-09-15", "2028-10-03"]);
@@ -156,11 +169,15 @@ fn lunar_new_year_every_year_matches_the_published_dates() {
 #[test]
 fn a_leap_month_birthday_falls_on_the_regular_month_in_years_without_it() {
     // 閏六月初八: 2025-08-01 in 2025 (which has 閏六月), 六月初八 in the years after.
-    let s = Schedule {
-        lunar_days: 1 << 7,
-        lunar_month: Some(LunarMonth { number: 6, leap: true }),
-        ..schedule(Freq::LunarYearly, datetime(2025, 1, 1, 9, 0, 0, 0))
-    };
+    let s = schedule_with(
+        Recurrence {
+            freq: Freq::LunarYearly,
+            lunar_days: 1 << 7,
+            lunar_month: Some(LunarMonthRule { number: 6, leap: true }),
+            ..Recurrence::once()
+        },
+        datetime(2025, 1, 1, 9, 0, 0, 0),
+    );
     let expected: Vec<String> = [
         (2025, LunarMonth { number: 6, leap: true }),
         (2026, LunarMonth { number: 6, leap: false }),
@@ -214,8 +231,11 @@ proptest! {
         zone in prop::sample::select(vec!["Asia/Taipei", "America/New_York", "Europe/London"]),
     ) {
         let s = Schedule {
-            tz: tz(zone), interval, weekdays,
-            ..schedule(freq, datetime(2026, month, day, hour, 15, 0, 0))
+            tz: tz(zone),
+            ..schedule_with(
+                Recurrence { freq, interval, weekdays, ..Recurrence::once() },
+                datetime(2026, month, day, hour, 15, 0, 0),
+            )
         };
         let all: Vec<(u32, Timestamp)> = s.occurrences().take(40).collect();
         prop_assert!(all.len() == 40);
@@ -238,8 +258,10 @@ fn lunar_and_workday_reminders_keep_their_local_time_across_new_york_dst() {
     // 2027-03-14: New York moves to EDT. 二月初一 2027-03-08 (EST), 二月十五 2027-03-22 (EDT).
     let s = Schedule {
         tz: tz("America/New_York"),
-        lunar_days: 1 | 1 << 14,
-        ..schedule(Freq::LunarMonthly, datetime(2027, 3, 1, 7, 0, 0, 0))
+        ..schedule_with(
+            Recurrence { freq: Freq::LunarMonthly, lunar_days: 1 | 1 << 14, ..Recurrence::once() },
+            datetime(2027, 3, 1, 7, 0, 0, 0),
+        )
     };
     let utc: Vec<String> = s.occurrences().take(2).map(|(_, t)| t.to_string()).collect();
     assert_eq!(utc, ["2027-03-08T12:00:00Z", "2027-03-22T11:00:00Z"]);

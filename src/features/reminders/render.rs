@@ -41,7 +41,7 @@ pub fn delivery(
     let signer = ButtonSigner::new(key.clone(), row.target());
     match flex::container(std::slice::from_ref(&card), palette, Some(&signer)) {
         Some(contents) => messages.push(Message::Flex {
-            alt_text: format!("⏰ {}", crate::line::text::truncate_graphemes(&row.text, 300)),
+            alt_text: format!("⏰ {}", crate::platform::text::truncate_graphemes(&row.text, 300)),
             contents,
             quick_reply: None,
         }),
@@ -82,7 +82,7 @@ fn card(
         lang.pick("⏰ 10 分鐘後再提醒", "⏰ Remind me in 10 minutes"),
     ));
     card.buttons.push(super::picker::occurrence_button(this, at, &schedule.tz, lang));
-    if schedule.freq != Freq::Once {
+    if schedule.rule.freq != Freq::Once {
         card.buttons.push(CancelReminder { id: row.id }.button(
             lang.pick("❌ 取消", "❌ Stop"),
             lang.pick("❌ 取消這個提醒", "❌ Stop this reminder"),

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use crate::contract::registry::ToolTraits;
 use crate::contract::schema::ExternalSchema;
 use crate::contract::untrusted;
+use crate::platform::text::truncate_graphemes;
 
 /// The longest description the LLM reads, in characters.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;
@@ -47,15 +48,7 @@ fn clean(text: &str, max: usize) -> String {
         .collect::<Vec<_>>()
         .join(" ");
     let defused = flat.replace("<<<", "‹‹‹").replace(">>>", "›››");
-    truncate(&defused, max)
-}
-
-/// At most `max` characters of `text`, with an ellipsis when cut.
-fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-    }
+    truncate_graphemes(&defused, max)
 }
 
 /// The name the LLM calls: `{prefix}_{tool}`; `None` when it would not be a valid tool name.
@@ -95,7 +88,7 @@ pub fn result(texts: &[String], structured: Option<&Value>, trusted: bool) -> Va
         Some(value) if !value.is_null() => value.to_string(),
         _ => texts.join("\n"),
     };
-    let bounded = truncate(&text, MAX_RESULT_CHARS);
+    let bounded = truncate_graphemes(&text, MAX_RESULT_CHARS);
     if trusted {
         return match structured {
             Some(value) if !value.is_null() && bounded.len() == text.len() => value.clone(),

@@ -11,21 +11,25 @@
 //! is done in the transaction that stores it.)
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
 use crate::platform::conversation::Conversation;
+use crate::platform::retry::{Again, Backoff};
+use crate::store::StoreError;
 use crate::turn::gate::addressed;
 use crate::turn::limits::access::Access;
 
+use super::Inbox;
 use super::accept::Chatter;
 use super::queue::{Arriving, Job};
 use crate::turn::answers::ChatLine;
 
 /// Most messages of one conversation taken in one run.
 pub const MAX_RUN: usize = 256;
-/// Tries to write a run before giving up (the database may be busy); the events then wait for
-/// their leases to run out and are taken again.
-const WRITE_ATTEMPTS: u32 = 5;
+/// How a run's write is tried before giving up (the database may be busy); the events then wait
+/// for their leases to run out and are taken again.
+const WRITE_RETRIES: Backoff = Backoff::doubling(5, Duration::from_millis(200));
 
 /// True when `event` is only to be logged: an active text message in a group or room that is
 /// served, does not call hearth (no mention of it, no trigger keyword) and quotes nothing (a
@@ -49,8 +53,6 @@ fn said_by(event: &Event) -> Option<(&Conversation, &str)> {
     let source = event.source.as_ref()?;
     Some((&source.conversation, source.user_id.as_deref()?))
 }
-
-use super::Inbox;
 
 impl Inbox {
     /// The lines of a webhook's `events` that are logged as they are stored: each an
@@ -114,29 +116,35 @@ impl Inbox {
             items.push(Chatter { event_id: event.webhook_event_id, token, line });
             held.push(event_held);
         }
-        for attempt in 1..=WRITE_ATTEMPTS {
+        let mut tries = WRITE_RETRIES.tries();
+        let written = loop {
             // The claim may have been renewed by claiming again meanwhile: write with the latest.
             for item in &mut items {
                 item.token = self.queue.lease(&item.event_id).map_or(item.token, |l| l.token);
             }
-            match self.writes.chatter.write(items).await {
-                Ok(finished) => {
-                    let lost = finished.iter().filter(|done| !**done).count();
-                    if lost > 0 {
-                        tracing::warn!(lost, "events were taken over before they were logged");
-                    }
-                    break;
+            let unwritten = match self.writes.chatter.write(std::mem::take(&mut items)).await {
+                Err(unwritten) => unwritten,
+                written => break written.map_err(|u| u.error),
+            };
+            // A write abandoned at shutdown has nothing left to write.
+            let again = match unwritten.error {
+                StoreError::Abandoned => Again::No,
+                _ => Again::Backoff { asked: None },
+            };
+            if !tries.again("could not log untriggered messages", &unwritten.error, again).await {
+                break Err(unwritten.error);
+            }
+            items = unwritten.items;
+        };
+        match written {
+            Ok(finished) => {
+                let lost = finished.iter().filter(|done| !**done).count();
+                if lost > 0 {
+                    tracing::warn!(lost, "events were taken over before they were logged");
                 }
-                Err(unwritten) if attempt < WRITE_ATTEMPTS && !unwritten.items.is_empty() => {
-                    tracing::warn!(error = %unwritten.error, attempt, "could not log untriggered messages; retrying");
-                    items = unwritten.items;
-                    tokio::time::sleep(std::time::Duration::from_millis(200 * u64::from(attempt)))
-                        .await;
-                }
-                Err(unwritten) => {
-                    tracing::error!(error = %unwritten.error, events = held.len(), "could not log untriggered messages; they are taken again when their leases end");
-                    break;
-                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, events = held.len(), "could not log untriggered messages; they are taken again when their leases end");
             }
         }
         drop(held);

@@ -29,9 +29,11 @@ use std::sync::Arc;
 use futures::FutureExt;
 use jiff::{SignedDuration, Timestamp};
 use tokio::sync::OwnedSemaphorePermit;
+use tracing::Instrument;
 
 use crate::line::webhook::Event;
 use crate::platform::clock::Clock;
+use crate::platform::retry::{Again, Backoff};
 use crate::store::Store;
 use crate::store::{PendingEvent, StoreError};
 use crate::turn::Turns;
@@ -43,8 +45,8 @@ use queue::{Job, Lease};
 
 /// Most events taken from the store in one look.
 const TAKE_BATCH: usize = 256;
-/// Tries to mark a handled event done before giving up (the database may be busy).
-const FINISH_ATTEMPTS: u32 = 5;
+/// How marking a handled event done is tried before giving up (the database may be busy).
+const FINISH_RETRIES: Backoff = Backoff::doubling(5, std::time::Duration::from_millis(200));
 
 /// The inbox service: the events this process holds, their leases, the lanes that hand them to
 /// the turn handler one conversation at a time, and the writes many events share.
@@ -201,15 +203,28 @@ impl Inbox {
         }
     }
 
+    /// Handles one event in its span (`event`: its id, its chat and, once called, the tools of
+    /// its turn), which every line logged while it is handled carries.
     async fn work(self: &Arc<Self>, job: Job) {
+        let chat = job.event.source.as_ref().map(|s| s.conversation.to_string());
+        let span = tracing::info_span!(
+            "event",
+            event_id = job.held.id(),
+            chat = chat.as_deref(),
+            tools = tracing::field::Empty,
+        );
+        self.work_in_span(job).instrument(span).await;
+    }
+
+    async fn work_in_span(self: &Arc<Self>, job: Job) {
         let id = job.held.id().to_string();
         let Some(token) = self.confirm_held(&id).await else {
-            tracing::warn!(event_id = id, "event taken over by another process; not handled here");
+            tracing::warn!("event taken over by another process; not handled here");
             return;
         };
         // Counted before it starts: an event that takes the process down twice is set aside.
         if let Err(e) = self.store.start_event(&id, token).await {
-            tracing::warn!(error = %e, event_id = id, "could not note that an event starts");
+            tracing::warn!(error = %e, "could not note that an event starts");
         }
         // Boxed where it is made: a queued job and the lane stay small, and the turn's large
         // future (kilobytes) is not copied into each wrapper around it.
@@ -217,7 +232,7 @@ impl Inbox {
         let turn = self.turns.handle_event(job.event, job.received_at, &kept);
         let handled = AssertUnwindSafe(Box::pin(turn)).catch_unwind().await;
         if handled.is_err() {
-            tracing::error!(event_id = id, "handling the event panicked; it is not retried");
+            tracing::error!("handling the event panicked; it is not retried");
         }
         self.finish(&id, token, &kept.into_writes()).await;
         drop(job.held);
@@ -231,25 +246,29 @@ impl Inbox {
     async fn finish(&self, id: &str, token: i64, kept: &KeptWrites) {
         let writes = kept.writes();
         self.queue.finishing(id);
-        for attempt in 1..=FINISH_ATTEMPTS {
+        let mut tries = FINISH_RETRIES.tries();
+        let finished = loop {
             // The claim may have been renewed by claiming again meanwhile: finish with the latest.
             let token = self.queue.lease(id).map_or(token, |l| l.token);
             let now = self.clock.now().as_millisecond();
             match self.store.finish_turn(id, &self.owner, token, now, &writes).await {
-                Ok(true) => return,
-                Ok(false) => {
-                    tracing::warn!(event_id = id, "event was taken over before it was finished");
-                    return;
-                }
-                Err(e) if attempt < FINISH_ATTEMPTS => {
-                    tracing::warn!(error = %e, event_id = id, attempt, "could not mark an event handled; retrying");
-                    tokio::time::sleep(std::time::Duration::from_millis(200 * attempt as u64))
-                        .await;
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, event_id = id, "could not record a turn's end; marking its event done alone");
-                    self.finish_apart(id, token, &writes).await;
-                }
+                Err(e)
+                    if tries
+                        .again(
+                            "could not mark an event handled",
+                            &e,
+                            Again::Backoff { asked: None },
+                        )
+                        .await => {}
+                done => break done,
+            }
+        };
+        match finished {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!("event was taken over before it was finished"),
+            Err(e) => {
+                tracing::error!(error = %e, "could not record a turn's end; marking its event done alone");
+                self.finish_apart(id, token, &writes).await;
             }
         }
     }
@@ -261,21 +280,21 @@ impl Inbox {
         let token = self.queue.lease(id).map_or(token, |l| l.token);
         let now = self.clock.now().as_millisecond();
         if let Err(e) = self.store.finish_event(id, &self.owner, token, now).await {
-            tracing::error!(error = %e, event_id = id, "could not mark an event handled");
+            tracing::error!(error = %e, "could not mark an event handled");
         }
         for message in &writes.incoming {
             if let Err(e) = self.store.log_message(message).await {
-                tracing::warn!(error = %e, event_id = id, "could not log a turn's message");
+                tracing::warn!(error = %e, "could not log a turn's message");
             }
         }
         for (answer, ids) in &writes.answers {
             if let Err(e) = self.store.record_answer(answer, ids).await {
-                tracing::warn!(error = %e, event_id = id, "could not record a turn's answer");
+                tracing::warn!(error = %e, "could not record a turn's answer");
             }
         }
         for c in writes.charges {
             if let Err(e) = self.store.add_tokens(&c.day, &c.conversation_id, c.tokens).await {
-                tracing::warn!(error = %e, event_id = id, "could not count a turn's tokens");
+                tracing::warn!(error = %e, "could not count a turn's tokens");
             }
         }
     }

@@ -6,6 +6,7 @@
 
 use uuid::Uuid;
 
+use super::Inbox;
 use crate::line::message::Message;
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
 use crate::platform::conversation::Conversation;
@@ -32,8 +33,6 @@ pub fn owed_an_answer(event: &Event, keywords: &[String]) -> Option<(Conversatio
         _ => None,
     }
 }
-
-use super::Inbox;
 
 impl Inbox {
     /// Sets aside the events whose handling did not finish twice, telling each chat that

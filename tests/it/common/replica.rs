@@ -22,6 +22,17 @@ pub struct Replica {
 impl Replica {
     /// Starts `hearth serve` on `db` against the fakes, with extra environment `env`.
     pub async fn spawn(db: &str, line: &FakeLine, llm: &FakeLlm, env: &[(&str, &str)]) -> Self {
+        Self::spawn_logging(db, line, llm, env, Stdio::null()).await
+    }
+
+    /// [`Replica::spawn`], its log (standard error) written to `log`.
+    pub async fn spawn_logging(
+        db: &str,
+        line: &FakeLine,
+        llm: &FakeLlm,
+        env: &[(&str, &str)],
+        log: impl Into<Stdio>,
+    ) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
@@ -39,7 +50,7 @@ impl Replica {
             .env("HEARTH_OPEN", "true")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(log);
         for (k, v) in env {
             cmd.env(k, v);
         }

@@ -1,6 +1,6 @@
 //! Rows tests put in the store directly.
 
-use hearth::store::{Freq, NewReminder};
+use hearth::store::{NewReminder, Recurrence};
 
 /// A one-off reminder in `conversation`, set by `U1`, first due at `first_fire_at` (Unix ms).
 pub fn once_reminder<'a>(
@@ -16,15 +16,7 @@ pub fn once_reminder<'a>(
         text,
         tz: "Asia/Taipei",
         anchor_local: "2026-12-01T08:00",
-        freq: Freq::Once,
-        every_n: 1,
-        weekdays: 0,
-        month_day: None,
-        until_ms: None,
-        max_count: None,
-        lunar_days: 0,
-        lunar_month: None,
-        lunar_leap: 0,
+        rule: Recurrence::once(),
         first_fire_at,
         created_at: 0,
         deliver_to: None,
