@@ -109,7 +109,7 @@ async fn main() {
     );
     let pid = server.0.id();
     let url = format!("http://127.0.0.1:{port}");
-    let http = reqwest::Client::new();
+    let http = hearth::platform::tls::client_builder().build().expect("HTTP client");
     let ready = Instant::now() + Duration::from_secs(20);
     while http.get(format!("{url}/readyz")).send().await.map(|r| r.status() != 200).unwrap_or(true)
     {

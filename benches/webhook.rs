@@ -445,7 +445,7 @@ async fn main() {
     let mut turn_latency = Vec::new();
     let turns = turns.max(1);
     let cpu_before = cpu_ticks(server.pid());
-    let client = reqwest::Client::new();
+    let client = hearth::platform::tls::client_builder().build().expect("HTTP client");
     for n in 0..turns {
         llm.reply_tool_calls(&[("weather", json!({"location": "台北", "days": 2}))]);
         llm.reply_text("明天台北有八成機率下雨，記得帶傘");

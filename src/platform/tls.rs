@@ -3,12 +3,13 @@
 //! system's root certificates and its own session cache (about 100 KiB per client, seven
 //! clients at start-up); here they are read once, when the first client is built.
 //!
-//! The configuration is the one reqwest builds by default, so nothing about a connection
-//! changes: rustls with the process's default crypto provider (aws-lc-rs unless another was
-//! installed), TLS 1.2 and 1.3, the platform's certificate verifier and SNI — except that ALPN
+//! The configuration is the one reqwest builds by default: rustls with the process's default
+//! crypto provider (ring, installed here as the process's default when none was), TLS 1.2 and 1.3, the platform's certificate verifier and SNI — except that ALPN
 //! offers HTTP/1.1 alone, the only HTTP hearth's clients are built with.
 
 use std::sync::{Arc, LazyLock};
+
+use rustls::crypto::CryptoProvider;
 
 /// A `reqwest::ClientBuilder` on the shared TLS configuration: every client hearth builds
 /// starts here. Where the configuration cannot be built (no root certificates, say), the
@@ -25,9 +26,7 @@ static SHARED: LazyLock<Option<rustls::ClientConfig>> = LazyLock::new(|| shared_
 
 /// What reqwest's `ClientBuilder::build` puts together when no TLS option is set.
 fn shared_config() -> Result<rustls::ClientConfig, rustls::Error> {
-    let provider = rustls::crypto::CryptoProvider::get_default()
-        .cloned()
-        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    let provider = crypto_provider();
     let verifier = rustls_platform_verifier::Verifier::new(provider.clone())?;
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(rustls::ALL_VERSIONS)?
@@ -36,6 +35,19 @@ fn shared_config() -> Result<rustls::ClientConfig, rustls::Error> {
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
+}
+
+/// The process's crypto provider: ring, installed as the default on first use so that a client
+/// built elsewhere (an MCP server's, say) finds it too.
+fn crypto_provider() -> Arc<CryptoProvider> {
+    if let Some(provider) = CryptoProvider::get_default() {
+        return provider.clone();
+    }
+    // Another thread may install one meanwhile: whichever is installed is the one used.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()))
 }
 
 #[cfg(test)]

@@ -177,7 +177,7 @@ async fn shutdown_with_fifty_trickling_connections_ends_within_the_grace_period(
 #[tokio::test]
 async fn metrics_need_the_bearer_token_when_one_is_set() {
     let h = Harness::start_with(|c| c.metrics_token = "metrics-token-3d9f".into(), None).await;
-    let http = reqwest::Client::new();
+    let http = hearth::platform::tls::client_builder().build().expect("HTTP client");
     let metrics = format!("{}/metrics", h.url);
     let status = |r: reqwest::Response| r.status().as_u16();
     assert_eq!(status(http.get(&metrics).send().await.expect("get")), 401);

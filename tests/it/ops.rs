@@ -75,7 +75,9 @@ async fn json_logs_carry_neither_secrets_nor_what_the_family_wrote() {
         "message": {"id": "1", "type": "text", "quoteToken": "q", "text": secret_words}}]})
     .to_string();
     let sig = hearth::line::signature::sign(SECRET, body.as_bytes());
-    reqwest::Client::new()
+    hearth::platform::tls::client_builder()
+        .build()
+        .expect("HTTP client")
         .post(format!("{url}/callback"))
         .header("x-line-signature", sig)
         .body(body)

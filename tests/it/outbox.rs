@@ -225,7 +225,9 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     let claimed = store.claim_outbox("dead", MOM, now, now + 120_000).await.expect("claim");
     assert_eq!(claimed.len(), 1);
     store.set_outbox_request("dead", claimed[0].id, &own_key).await.expect("request");
-    let accepted = reqwest::Client::new()
+    let accepted = hearth::platform::tls::client_builder()
+        .build()
+        .expect("HTTP client")
         .post(format!("{}/v2/bot/message/push", h.line.url()))
         .bearer_auth("test-access-token")
         .header("X-Line-Retry-Key", &own_key)

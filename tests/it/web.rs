@@ -22,7 +22,7 @@ fn query(q: &str) -> SearchQuery {
 }
 
 fn providers(web: &FakeWeb) -> [(&'static str, SearchProvider); 3] {
-    let http = reqwest::Client::new();
+    let http = hearth::platform::tls::client_builder().build().expect("HTTP client");
     [
         ("searxng", SearchProvider::searxng(http.clone(), &format!("{}/searxng", web.url()))),
         (

@@ -42,7 +42,9 @@ async fn signature_header_name_is_case_insensitive_and_fixture_files_are_accepte
     let body =
         std::fs::read_to_string("tests/fixtures/group_mention.callback.json").expect("fixture");
     let sig = signature::sign(SECRET, body.as_bytes());
-    let status = reqwest::Client::new()
+    let status = hearth::platform::tls::client_builder()
+        .build()
+        .expect("HTTP client")
         .post(format!("{}/callback", h.url))
         .header("x-line-signature", sig)
         .body(body)

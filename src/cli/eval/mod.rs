@@ -273,9 +273,10 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
 /// included (a placeholder when none is set: nothing is run), over an empty in-memory store.
 async fn agent(config: &Config) -> Result<Agent, EvalError> {
     let mut config = config.clone();
-    if crate::sources::search::SearchProvider::from_config(&config, reqwest::Client::new())
-        .is_none()
-    {
+    let http = crate::platform::tls::client_builder()
+        .build()
+        .map_err(|source| StartError::HttpClient { what: "search", source })?;
+    if crate::sources::search::SearchProvider::from_config(&config, http).is_none() {
         config.searxng_url = "http://search.invalid".into();
     }
     let store = Store::in_memory().await.map_err(StartError::from)?;

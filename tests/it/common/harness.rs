@@ -139,7 +139,7 @@ impl Harness {
             clock,
             url,
             config,
-            http: reqwest::Client::new(),
+            http: hearth::platform::tls::client_builder().build().expect("HTTP client"),
             _shutdown: tx,
         }
     }

@@ -67,7 +67,9 @@ impl Replica {
 
     /// Posts a signed webhook body; returns the status.
     pub async fn post(&self, body: &str) -> u16 {
-        reqwest::Client::new()
+        hearth::platform::tls::client_builder()
+            .build()
+            .expect("HTTP client")
             .post(format!("{}/callback", self.url))
             .header("x-line-signature", signature::sign(SECRET, body.as_bytes()))
             .body(body.to_string())
