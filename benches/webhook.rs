@@ -111,7 +111,7 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .expect("spawn hearth serve");
     let url = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while reqwest::get(format!("{url}/healthz")).await.is_err() {
+    while common::get(format!("{url}/healthz")).await.is_err() {
         assert!(Instant::now() < deadline, "hearth did not start");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

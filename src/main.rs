@@ -61,6 +61,7 @@ fn main() -> ExitCode {
     if let Some(code) = hearth::sources::sandbox::child::run_if_child() {
         return code;
     }
+    hearth::platform::tls::install_crypto_provider();
     // No setting's value is shown in `--help`: URL settings may carry credentials.
     let command = Cli::command().mut_args(|arg| arg.hide_env_values(true));
     let cli = match command.try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {

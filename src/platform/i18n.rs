@@ -59,20 +59,6 @@ impl Lang {
     }
 }
 
-/// A stored language code that is not one of [`Lang::code`]'s.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown language code {0:?}")]
-pub struct UnknownLang(pub String);
-
-/// Decodes a stored code: rows carry a [`Lang`] (`#[sqlx(try_from = "String")]`).
-impl TryFrom<String> for Lang {
-    type Error = UnknownLang;
-
-    fn try_from(code: String) -> Result<Self, Self::Error> {
-        Lang::from_code(&code).ok_or(UnknownLang(code))
-    }
-}
-
 fn is_cjk(c: char) -> bool {
     matches!(c,
         '\u{3040}'..='\u{30ff}'   // kana
@@ -152,7 +138,6 @@ mod tests {
         for (lang, code) in [(Lang::ZhTw, "zh-TW"), (Lang::En, "en")] {
             assert_eq!(lang.code(), code);
             assert_eq!(Lang::from_code(code), Some(lang));
-            assert_eq!(Lang::try_from(code.to_string()).ok(), Some(lang));
             assert_eq!(serde_json::to_value(lang).ok(), Some(serde_json::json!(code)));
         }
     }
@@ -161,7 +146,7 @@ mod tests {
     fn an_unknown_language_code_is_refused_not_guessed() {
         assert_eq!(Lang::from_code("fr"), None);
         assert_eq!(Lang::from_code("EN"), None);
-        assert!(Lang::try_from(String::new()).is_err());
+        assert_eq!(Lang::from_code(""), None);
     }
 
     #[test]

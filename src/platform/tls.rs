@@ -37,14 +37,18 @@ fn shared_config() -> Result<rustls::ClientConfig, rustls::Error> {
     Ok(config)
 }
 
-/// The process's crypto provider: ring, installed as the default on first use so that a client
-/// built elsewhere (an MCP server's, say) finds it too.
-fn crypto_provider() -> Arc<CryptoProvider> {
-    if let Some(provider) = CryptoProvider::get_default() {
-        return provider.clone();
+/// Installs ring as the process's crypto provider, unless one is installed already: any
+/// `reqwest::Client` built afterwards, anywhere, finds it (`main` calls this first thing).
+pub fn install_crypto_provider() {
+    if CryptoProvider::get_default().is_none() {
+        // Another thread may install one meanwhile: whichever is installed is the one used.
+        let _ = rustls::crypto::ring::default_provider().install_default();
     }
-    // Another thread may install one meanwhile: whichever is installed is the one used.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// The process's crypto provider (ring, unless another was installed first).
+fn crypto_provider() -> Arc<CryptoProvider> {
+    install_crypto_provider();
     CryptoProvider::get_default()
         .cloned()
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()))

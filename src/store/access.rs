@@ -3,23 +3,23 @@
 //! pairing codes (kept as hashes) that approve the chat they are sent in. Every change is one
 //! statement or one transaction, atomic across replicas on one database.
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 
-/// A chat's standing as kept.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct ChatAccess {
-    /// The chat (a 1:1 chat's user, a group, a room).
-    pub conversation_id: String,
-    /// `pending`, `approved` or `revoked`.
-    pub status: String,
-    /// When hearth first heard from it (Unix ms; 0 for chats kept from before approval).
-    pub first_seen_at: i64,
-    /// When it was approved or revoked (Unix ms).
-    pub decided_at: Option<i64>,
-    /// Who decided: `upgrade`, `allow-list`, `cli`, `pairing` or `member`.
-    pub decided_by: Option<String>,
+row! {
+    /// A chat's standing as kept.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ChatAccess {
+        /// The chat (a 1:1 chat's user, a group, a room).
+        pub conversation_id: String,
+        /// `pending`, `approved` or `revoked`.
+        pub status: String,
+        /// When hearth first heard from it (Unix ms; 0 for chats kept from before approval).
+        pub first_seen_at: i64,
+        /// When it was approved or revoked (Unix ms).
+        pub decided_at: Option<i64>,
+        /// Who decided: `upgrade`, `allow-list`, `cli`, `pairing` or `member`.
+        pub decided_by: Option<String>,
+    }
 }
 
 const STANDING: &str = "SELECT status FROM chat_access WHERE conversation_id = $1";

@@ -2,27 +2,27 @@
 //! same transaction as the fenced fire (see [`Store::record_evaluation`]); a push whose outcome is
 //! unknown stays pending and is claimed again, with a lease, by any process after its wait.
 
-use sqlx::FromRow;
-
 use super::{DeliveryStatus, Store, StoreError};
 
-/// A recorded alert push to attempt.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct AlertDelivery {
-    /// The alert.
-    pub alert_id: i64,
-    /// Which fire.
-    pub fire_seq: i64,
-    /// The alert's chat (where it waits when held).
-    pub conversation_id: String,
-    /// The 1:1 chat it is pushed to instead, if any.
-    pub deliver_to: Option<String>,
-    /// The retry key of every attempt.
-    pub retry_key: String,
-    /// The payload of every attempt.
-    pub payload: String,
-    /// When it was first prepared (Unix ms).
-    pub first_attempt_at: i64,
+row! {
+    /// A recorded alert push to attempt.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AlertDelivery {
+        /// The alert.
+        pub alert_id: i64,
+        /// Which fire.
+        pub fire_seq: i64,
+        /// The alert's chat (where it waits when held).
+        pub conversation_id: String,
+        /// The 1:1 chat it is pushed to instead, if any.
+        pub deliver_to: Option<String>,
+        /// The retry key of every attempt.
+        pub retry_key: String,
+        /// The payload of every attempt.
+        pub payload: String,
+        /// When it was first prepared (Unix ms).
+        pub first_attempt_at: i64,
+    }
 }
 
 impl AlertDelivery {

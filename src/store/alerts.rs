@@ -4,60 +4,59 @@
 //! (each fire fenced on `fire_seq`, its delivery row written in the same transaction) → push →
 //! finish the delivery.
 
-use sqlx::FromRow;
-
 use super::alert_deliveries::AlertDelivery;
 use super::{AlertStatus, Direction, Frequency, Side, Store, StoreError};
 use crate::platform::i18n::Lang;
 
-/// A stored price alert.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct AlertRow {
-    /// Its id.
-    pub id: i64,
-    /// The conversation it belongs to (and is pushed to).
-    pub conversation_id: String,
-    /// Who created it.
-    pub created_by: Option<String>,
-    /// The Yahoo symbol.
-    pub symbol: String,
-    /// The instrument's name at creation.
-    pub name: Option<String>,
-    /// The price currency.
-    pub currency: Option<String>,
-    /// Which way the price must go.
-    pub direction: Direction,
-    /// The level.
-    pub level: f64,
-    /// The dead band, percent of the level.
-    pub band_pct: f64,
-    /// How often it fires.
-    pub frequency: Frequency,
-    /// Least seconds between two fires of an every-time alert.
-    pub cooldown_s: i64,
-    /// The side of the level last seen.
-    pub last_side: Option<Side>,
-    /// Whether a cross fires.
-    pub armed: bool,
-    /// Fires so far; the fence of the next fire.
-    pub fire_seq: i64,
-    /// The price of the last fire.
-    pub last_price: Option<f64>,
-    /// When it last fired (Unix ms).
-    pub last_fired_at: Option<i64>,
-    /// Muted until (Unix ms).
-    pub muted_until: Option<i64>,
-    /// The conversation's zone at creation.
-    pub tz: String,
-    /// The language of the conversation at creation.
-    #[sqlx(try_from = "String")]
-    pub lang: Lang,
-    /// Where it is in its life.
-    pub status: AlertStatus,
-    /// When it was created (Unix ms).
-    pub created_at: i64,
-    /// The 1:1 chat its fires are pushed to instead of its own (a personal alert set in a group).
-    pub deliver_to: Option<String>,
+row! {
+    /// A stored price alert.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AlertRow {
+        /// Its id.
+        pub id: i64,
+        /// The conversation it belongs to (and is pushed to).
+        pub conversation_id: String,
+        /// Who created it.
+        pub created_by: Option<String>,
+        /// The Yahoo symbol.
+        pub symbol: String,
+        /// The instrument's name at creation.
+        pub name: Option<String>,
+        /// The price currency.
+        pub currency: Option<String>,
+        /// Which way the price must go.
+        pub direction: Direction,
+        /// The level.
+        pub level: f64,
+        /// The dead band, percent of the level.
+        pub band_pct: f64,
+        /// How often it fires.
+        pub frequency: Frequency,
+        /// Least seconds between two fires of an every-time alert.
+        pub cooldown_s: i64,
+        /// The side of the level last seen.
+        pub last_side: Option<Side>,
+        /// Whether a cross fires.
+        pub armed: bool,
+        /// Fires so far; the fence of the next fire.
+        pub fire_seq: i64,
+        /// The price of the last fire.
+        pub last_price: Option<f64>,
+        /// When it last fired (Unix ms).
+        pub last_fired_at: Option<i64>,
+        /// Muted until (Unix ms).
+        pub muted_until: Option<i64>,
+        /// The conversation's zone at creation.
+        pub tz: String,
+        /// The language of the conversation at creation.
+        pub lang: Lang,
+        /// Where it is in its life.
+        pub status: AlertStatus,
+        /// When it was created (Unix ms).
+        pub created_at: i64,
+        /// The 1:1 chat its fires are pushed to instead of its own (a personal alert set in a group).
+        pub deliver_to: Option<String>,
+    }
 }
 
 impl AlertRow {
@@ -102,13 +101,15 @@ pub struct NewAlert<'a> {
     pub deliver_to: Option<&'a str>,
 }
 
-/// A watched symbol claimed by the poller.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct SymbolRow {
-    /// The symbol.
-    pub symbol: String,
-    /// Consecutive failed fetches.
-    pub failures: i64,
+row! {
+    /// A watched symbol claimed by the poller.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SymbolRow {
+        /// The symbol.
+        pub symbol: String,
+        /// Consecutive failed fetches.
+        pub failures: i64,
+    }
 }
 
 /// A state change of one alert after an evaluation, fenced on the `fire_seq` read.

@@ -7,29 +7,28 @@
 //! deliveries: composed once (the payload is kept, so every attempt sends the same request),
 //! pushed with a deterministic retry key, and finished fenced on the claim.
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 use crate::platform::i18n::Lang;
 
-/// A conversation's digest schedule.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct DigestRow {
-    /// The conversation it is pushed to.
-    pub conversation_id: String,
-    /// Its local time, `HH:MM`.
-    pub local_time: String,
-    /// The zone of that time.
-    pub tz: String,
-    /// The place of the weather, as the family said it.
-    pub place: Option<String>,
-    /// The language of the card.
-    #[sqlx(try_from = "String")]
-    pub lang: Lang,
-    /// Skip a day with nothing to say beyond the weather.
-    pub only_when_something: bool,
-    /// The next instant it is due, Unix ms.
-    pub next_at: i64,
+row! {
+    /// A conversation's digest schedule.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct DigestRow {
+        /// The conversation it is pushed to.
+        pub conversation_id: String,
+        /// Its local time, `HH:MM`.
+        pub local_time: String,
+        /// The zone of that time.
+        pub tz: String,
+        /// The place of the weather, as the family said it.
+        pub place: Option<String>,
+        /// The language of the card.
+        pub lang: Lang,
+        /// Skip a day with nothing to say beyond the weather.
+        pub only_when_something: bool,
+        /// The next instant it is due, Unix ms.
+        pub next_at: i64,
+    }
 }
 
 /// A digest to save (created, or changed in place).
@@ -55,38 +54,41 @@ pub struct NewDigest<'a> {
     pub now_ms: i64,
 }
 
-/// What became of a day's digest (`digest_deliveries.status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum DigestStatus {
-    /// Recorded; not known to be sent yet.
-    Pending,
-    /// LINE accepted it.
-    Sent,
-    /// Nothing to say and the family asked for silence then.
-    Skipped,
-    /// Not delivered for good (LINE refused it).
-    Failed,
-    /// The month's quota could not pay: kept for the chat's next reply.
-    Held,
-    /// Handed to the outbox (waiting for quiet hours to end, or for the chat's other items
-    /// due together), which records what became of it here.
-    Queued,
+text_enum! {
+    /// What became of a day's digest (`digest_deliveries.status`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum DigestStatus {
+        /// Recorded; not known to be sent yet.
+        Pending => "pending",
+        /// LINE accepted it.
+        Sent => "sent",
+        /// Nothing to say and the family asked for silence then.
+        Skipped => "skipped",
+        /// Not delivered for good (LINE refused it).
+        Failed => "failed",
+        /// The month's quota could not pay: kept for the chat's next reply.
+        Held => "held",
+        /// Handed to the outbox (waiting for quiet hours to end, or for the chat's other items
+        /// due together), which records what became of it here.
+        Queued => "queued",
+    }
 }
 
-/// A day's digest to compose and push.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct DigestDelivery {
-    /// Where it goes.
-    pub conversation_id: String,
-    /// The local day, `YYYY-MM-DD`.
-    pub day: String,
-    /// When it was due, Unix ms.
-    pub scheduled_for: i64,
-    /// The retry key of every attempt.
-    pub retry_key: String,
-    /// The messages, once composed.
-    pub payload: Option<String>,
+row! {
+    /// A day's digest to compose and push.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct DigestDelivery {
+        /// Where it goes.
+        pub conversation_id: String,
+        /// The local day, `YYYY-MM-DD`.
+        pub day: String,
+        /// When it was due, Unix ms.
+        pub scheduled_for: i64,
+        /// The retry key of every attempt.
+        pub retry_key: String,
+        /// The messages, once composed.
+        pub payload: Option<String>,
+    }
 }
 
 /// A day to record for a digest whose `next_at` moves on.

@@ -8,8 +8,6 @@
 //! process has taken an event over (the lease ran out: the first process died or stalled), the
 //! first can neither renew nor finish it, and sees so before it starts.
 
-use sqlx::FromRow;
-
 use super::{Backend, NewMessage, Store, StoreError};
 
 /// A verified event to store.
@@ -54,17 +52,19 @@ impl<'a> From<Option<Claim<'a>>> for Intake<'a> {
     }
 }
 
-/// A stored event not handled yet, claimed for handling.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct PendingEvent {
-    /// LINE's `webhookEventId`.
-    pub event_id: String,
-    /// The event's JSON.
-    pub payload: String,
-    /// When the webhook arrived (Unix ms): decides whether the reply token may still work.
-    pub received_at: i64,
-    /// How many times it has been claimed, this claim included: the claim's fencing token.
-    pub attempts: i64,
+row! {
+    /// A stored event not handled yet, claimed for handling.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PendingEvent {
+        /// LINE's `webhookEventId`.
+        pub event_id: String,
+        /// The event's JSON.
+        pub payload: String,
+        /// When the webhook arrived (Unix ms): decides whether the reply token may still work.
+        pub received_at: i64,
+        /// How many times it has been claimed, this claim included: the claim's fencing token.
+        pub attempts: i64,
+    }
 }
 
 /// A handled event whose message goes into the chat log as it is marked done.

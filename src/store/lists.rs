@@ -8,63 +8,67 @@
 //! behind each other: SQLite takes the write lock when the transaction begins
 //! (`BEGIN IMMEDIATE`), PostgreSQL takes the conversation's advisory lock (see `capped`).
 
-use sqlx::FromRow;
-
 use super::{Backend, Store, StoreError};
 
-/// A list of a conversation.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct ListRow {
-    /// Its id.
-    pub id: i64,
-    /// Its normalised name, unique in the conversation.
-    pub key: String,
-    /// Its name as the family first said it.
-    pub name: String,
-    /// When it was started, Unix ms.
-    pub created_at: i64,
+row! {
+    /// A list of a conversation.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ListRow {
+        /// Its id.
+        pub id: i64,
+        /// Its normalised name, unique in the conversation.
+        pub key: String,
+        /// Its name as the family first said it.
+        pub name: String,
+        /// When it was started, Unix ms.
+        pub created_at: i64,
+    }
 }
 
-/// A list with how many of its items are open and checked.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct ListSummary {
-    /// Its id.
-    pub id: i64,
-    /// Its normalised name.
-    pub key: String,
-    /// Its name.
-    pub name: String,
-    /// Items not checked off yet.
-    pub open: i64,
-    /// Items checked off.
-    pub checked: i64,
+row! {
+    /// A list with how many of its items are open and checked.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ListSummary {
+        /// Its id.
+        pub id: i64,
+        /// Its normalised name.
+        pub key: String,
+        /// Its name.
+        pub name: String,
+        /// Items not checked off yet.
+        pub open: i64,
+        /// Items checked off.
+        pub checked: i64,
+    }
 }
 
-/// An item of a list.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct ListItem {
-    /// Its id.
-    pub id: i64,
-    /// The list it is on.
-    pub list_id: i64,
-    /// As the family wrote it.
-    pub name: String,
-    /// Normalised: one list holds one item per key.
-    pub key: String,
-    /// How many (1 unless a number was said or the item was added again).
-    pub quantity: i64,
-    /// The LINE user id of who added it.
-    pub added_by: Option<String>,
-    /// Their display name at the time.
-    pub added_by_name: Option<String>,
-    /// When, Unix ms.
-    pub added_at: i64,
-    /// The LINE user id of who checked it off.
-    pub checked_by: Option<String>,
-    /// Their display name at the time.
-    pub checked_by_name: Option<String>,
-    /// When it was checked off, Unix ms; `None` while open.
-    pub checked_at: Option<i64>,
+row! {
+    /// An item of a list.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ListItem {
+        /// Its id.
+        pub id: i64,
+        /// The list it is on.
+        pub list_id: i64,
+        /// As the family wrote it.
+        pub name: String,
+        /// Normalised: one list holds one item per key.
+        pub key: String,
+        /// How many (1 unless a number was said or the item was added again).
+        pub quantity: i64,
+        /// The LINE user id of who added it.
+        pub added_by: Option<String>,
+        /// Their display name at the time.
+        pub added_by_name: Option<String>,
+        /// When, Unix ms.
+        pub added_at: i64,
+        /// The LINE user id of who checked it off.
+        pub checked_by: Option<String>,
+        /// Their display name at the time.
+        pub checked_by_name: Option<String>,
+        /// When it was checked off, Unix ms; `None` while open.
+        pub checked_at: Option<i64>,
+    }
 }
 
 impl ListItem {

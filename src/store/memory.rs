@@ -3,23 +3,23 @@
 //! that removed hearth is forgotten by `forget`). Every query is keyed by the conversation id; nothing here can read or
 //! delete another conversation's rows.
 
-use sqlx::FromRow;
-
 use super::{LoggedMessage, Store, StoreError};
 
-/// A fact a conversation asked hearth to remember.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct Memory {
-    /// Its id, shown to the family as `#id`.
-    pub id: i64,
-    /// The fact.
-    pub text: String,
-    /// The LINE user id of who asked hearth to remember it.
-    pub user_id: Option<String>,
-    /// Their display name at the time.
-    pub speaker: Option<String>,
-    /// When, Unix ms.
-    pub created_at: i64,
+row! {
+    /// A fact a conversation asked hearth to remember.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Memory {
+        /// Its id, shown to the family as `#id`.
+        pub id: i64,
+        /// The fact.
+        pub text: String,
+        /// The LINE user id of who asked hearth to remember it.
+        pub user_id: Option<String>,
+        /// Their display name at the time.
+        pub speaker: Option<String>,
+        /// When, Unix ms.
+        pub created_at: i64,
+    }
 }
 
 /// A memory to store.
@@ -49,17 +49,18 @@ const UNSEND: &str = "DELETE FROM chat_log WHERE conversation_id = $1 AND messag
 const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE at_ms < $1";
 const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE sent_at < $1";
 
-/// A row of [`HISTORY_AND_MEMORIES`]: a logged message (`kind` 0) or a memory (`kind` 1).
-#[derive(FromRow)]
-struct TurnRow {
-    kind: i64,
-    id: i64,
-    speaker: Option<String>,
-    user_id: Option<String>,
-    from_bot: bool,
-    text: String,
-    at_ms: i64,
-    tainted: bool,
+row! {
+    /// A row of [`HISTORY_AND_MEMORIES`]: a logged message (`kind` 0) or a memory (`kind` 1).
+    struct TurnRow {
+        kind: i64,
+        id: i64,
+        speaker: Option<String>,
+        user_id: Option<String>,
+        from_bot: bool,
+        text: String,
+        at_ms: i64,
+        tainted: bool,
+    }
 }
 
 impl Store {

@@ -1,14 +1,78 @@
-//! Which migrations a database has, next to those this build embeds: what `hearth doctor` reads
-//! to say "migrated" or "run `hearth migrate`" without changing anything. Also where an SQLite
+//! The migrations this build embeds (the files of `migrations/sqlite` and `migrations/postgres`,
+//! read as sqlx's `migrate!` would, so a database migrated by an earlier build checks out the
+//! same), and which a database has: what `hearth doctor` reads to say "migrated" or "run
+//! `hearth migrate`" without changing anything. Also where an SQLite
 //! URL keeps its file, so the doctor can tell a database that was never created from one that
 //! cannot be opened (opening would create it).
 
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
+use sqlx::SqlStr;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::sqlite::SqliteConnectOptions;
 
-use super::{Backend, POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS, Store, StoreError};
+use super::{Backend, Store, StoreError};
+
+/// Embeds the migration files named, the same names in both backends' folders.
+macro_rules! embedded {
+    ($($file:literal),* $(,)?) => {
+        /// SQLite's migration files: name and SQL.
+        const SQLITE_FILES: &[(&str, &str)] =
+            &[$(($file, include_str!(concat!("../../migrations/sqlite/", $file)))),*];
+        /// PostgreSQL's migration files: name and SQL.
+        const POSTGRES_FILES: &[(&str, &str)] =
+            &[$(($file, include_str!(concat!("../../migrations/postgres/", $file)))),*];
+    };
+}
+
+// A new migration is a file in each folder and its name here (a test checks the folders).
+embedded![
+    "0001_core.sql",
+    "0002_reminders.sql",
+    "0003_memory.sql",
+    "0004_alerts.sql",
+    "0005_pending_calls.sql",
+    "0006_inbox.sql",
+    "0007_inbox_queue.sql",
+    "0008_tainted_answers.sql",
+    "0009_token_budget.sql",
+    "0010_inbox_claim_order.sql",
+    "0011_lunar_reminders.sql",
+    "0012_lists.sql",
+    "0013_push_quota.sql",
+    "0014_digests.sql",
+    "0015_quiet_hours.sql",
+    "0016_recent_photos.sql",
+    "0017_native.sql",
+    "0018_chat_places.sql",
+    "0019_outbox.sql",
+    "0020_recent_files.sql",
+    "0021_inbox_set_aside.sql",
+    "0022_chat_access.sql",
+];
+
+/// SQLite's migrations.
+pub(super) static SQLITE_MIGRATIONS: LazyLock<Migrator> = LazyLock::new(|| migrator(SQLITE_FILES));
+/// PostgreSQL's migrations.
+pub(super) static POSTGRES_MIGRATIONS: LazyLock<Migrator> =
+    LazyLock::new(|| migrator(POSTGRES_FILES));
+
+fn migrator(files: &[(&str, &'static str)]) -> Migrator {
+    Migrator::with_migrations(files.iter().map(|&(name, sql)| migration(name, sql)).collect())
+}
+
+/// The file `name` (`<version>_<description>.sql`) with its `sql`, as `migrate!` reads it: the
+/// checksum is the SQL's, the description the name's words.
+fn migration(name: &str, sql: &'static str) -> Migration {
+    let stem = name.trim_end_matches(".sql");
+    let (version, description) = stem.split_once('_').unwrap_or((stem, ""));
+    let version = version.parse().expect("migration files are named <version>_<description>.sql");
+    let no_tx = sql.starts_with("-- no-transaction");
+    let description = description.replace('_', " ").into();
+    Migration::new(version, description, MigrationType::Simple, SqlStr::from_static(sql), no_tx)
+}
 
 const SQLITE_HAS_TABLE: &str =
     "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'";
@@ -81,5 +145,39 @@ mod tests {
         assert_eq!(m.applied, m.known);
         let fresh = Store::open("sqlite::memory:").await.expect("open");
         assert!(fresh.migrations().await.expect("read").applied.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod embedded_tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn every_migration_file_is_embedded_as_sqlx_reads_the_folder() {
+        for (name, files, embedded) in [
+            ("sqlite", SQLITE_FILES, &*SQLITE_MIGRATIONS),
+            ("postgres", POSTGRES_FILES, &*POSTGRES_MIGRATIONS),
+        ] {
+            let dir =
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(name);
+            let from_folder = Migrator::new(dir).await.expect("the folder reads");
+            assert_eq!(
+                embedded.iter().count(),
+                from_folder.iter().count(),
+                "{name}: a file missing from the list"
+            );
+            assert_eq!(files.len(), from_folder.iter().count());
+            for (ours, theirs) in embedded.iter().zip(from_folder.iter()) {
+                let what = format!("{name} {}", theirs.version);
+                assert_eq!(ours.version, theirs.version, "{what}");
+                assert_eq!(ours.description, theirs.description, "{what}");
+                assert_eq!(ours.migration_type, theirs.migration_type, "{what}");
+                assert_eq!(
+                    ours.checksum, theirs.checksum,
+                    "{what}: a database migrated before checks out"
+                );
+                assert_eq!(ours.no_tx, theirs.no_tx, "{what}");
+            }
+        }
     }
 }

@@ -41,6 +41,9 @@ macro_rules! transaction {
     };
 }
 
+#[macro_use]
+mod columns;
+
 mod access;
 mod alert_deliveries;
 mod alerts;
@@ -80,6 +83,7 @@ pub use inbox::{Claim, InboxEvent, Intake, LoggedEvent, MAX_UNFINISHED, PendingE
 pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, ListSummary};
 pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};
+use migrations::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 pub use outbox::{NewOutboxItem, OutboxItem};
 pub use pending::{NewPendingCall, PendingCall};
 pub use photos::PhotoRef;
@@ -192,10 +196,6 @@ pub struct Store {
     backend: std::sync::Arc<Backend>,
 }
 
-/// The migrations of each backend, embedded at compile time.
-static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
-static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
-
 /// A message to add to the conversation log.
 #[derive(Debug, Clone)]
 pub struct NewMessage<'a> {
@@ -218,7 +218,7 @@ pub struct NewMessage<'a> {
 }
 
 /// A message from the log.
-#[derive(Debug, Clone, PartialEq, FromRow)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggedMessage {
     /// The speaker's display name.
     pub speaker: Option<String>,
@@ -230,8 +230,30 @@ pub struct LoggedMessage {
     pub at_ms: i64,
     /// True for an answer written after untrusted web content entered its turn (read by
     /// history only; other reads leave it false).
-    #[sqlx(default)]
     pub tainted: bool,
+}
+
+impl<'r, R: sqlx::Row> FromRow<'r, R> for LoggedMessage
+where
+    &'r str: sqlx::ColumnIndex<R>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    fn from_row(row: &'r R) -> Result<Self, sqlx::Error> {
+        let tainted = match row.try_get("tainted") {
+            Err(sqlx::Error::ColumnNotFound(_)) => false,
+            read => read?,
+        };
+        Ok(Self {
+            speaker: row.try_get("speaker")?,
+            from_bot: row.try_get("from_bot")?,
+            text: row.try_get("text")?,
+            at_ms: row.try_get("at_ms")?,
+            tainted,
+        })
+    }
 }
 
 const LOG_MESSAGE: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";

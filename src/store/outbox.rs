@@ -4,8 +4,6 @@
 //! that request's retry key before the first attempt, and settles each request as LINE answers
 //! it — mirroring the outcome onto the item's source record.
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 
 /// An item to record in the outbox.
@@ -27,33 +25,35 @@ pub struct NewOutboxItem<'a> {
     pub due_at: i64,
 }
 
-/// A recorded item.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct OutboxItem {
-    /// Its id (the order items were recorded in).
-    pub id: i64,
-    /// The chat it belongs to.
-    pub conversation_id: String,
-    /// The chat it is pushed to.
-    pub target: String,
-    /// `reminder`, `alert` or `digest`.
-    pub kind: String,
-    /// Its own retry key.
-    pub retry_key: String,
-    /// Its messages (a JSON array).
-    pub payload: String,
-    /// It may go without a notification sound.
-    pub silent: bool,
-    /// Not pushed before (Unix ms).
-    pub due_at: i64,
-    /// `pending`, `sent`, `held`, `failed` or `abandoned`.
-    pub status: String,
-    /// The retry key of the request it was put in, once attempted.
-    pub request_key: Option<String>,
-    /// Attempts of unknown outcome so far.
-    pub attempts: i64,
-    /// When it was first attempted (Unix ms).
-    pub first_attempt_at: Option<i64>,
+row! {
+    /// A recorded item.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct OutboxItem {
+        /// Its id (the order items were recorded in).
+        pub id: i64,
+        /// The chat it belongs to.
+        pub conversation_id: String,
+        /// The chat it is pushed to.
+        pub target: String,
+        /// `reminder`, `alert` or `digest`.
+        pub kind: String,
+        /// Its own retry key.
+        pub retry_key: String,
+        /// Its messages (a JSON array).
+        pub payload: String,
+        /// It may go without a notification sound.
+        pub silent: bool,
+        /// Not pushed before (Unix ms).
+        pub due_at: i64,
+        /// `pending`, `sent`, `held`, `failed` or `abandoned`.
+        pub status: String,
+        /// The retry key of the request it was put in, once attempted.
+        pub request_key: Option<String>,
+        /// Attempts of unknown outcome so far.
+        pub attempts: i64,
+        /// When it was first attempted (Unix ms).
+        pub first_attempt_at: Option<i64>,
+    }
 }
 
 const RECORD: &str = "INSERT INTO outbox (conversation_id, target, kind, retry_key, payload, silent, due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (retry_key) DO NOTHING";

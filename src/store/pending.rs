@@ -2,27 +2,26 @@
 //! to one conversation and is only read or deleted through that conversation's id; taking it is
 //! one `DELETE … RETURNING`, so a double tap runs it once.
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 use crate::platform::i18n::Lang;
 
-/// A held tool call.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct PendingCall {
-    /// Its id (in the confirm button's data).
-    pub id: i64,
-    /// The conversation it was made in; only a tap there runs it.
-    pub conversation_id: String,
-    /// The tool's wire name.
-    pub tool: String,
-    /// The raw JSON arguments.
-    pub args: String,
-    /// The turn's language.
-    #[sqlx(try_from = "String")]
-    pub lang: Lang,
-    /// When it was held, Unix ms.
-    pub created_at: i64,
+row! {
+    /// A held tool call.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct PendingCall {
+        /// Its id (in the confirm button's data).
+        pub id: i64,
+        /// The conversation it was made in; only a tap there runs it.
+        pub conversation_id: String,
+        /// The tool's wire name.
+        pub tool: String,
+        /// The raw JSON arguments.
+        pub args: String,
+        /// The turn's language.
+        pub lang: Lang,
+        /// When it was held, Unix ms.
+        pub created_at: i64,
+    }
 }
 
 /// A call to hold.

@@ -3,8 +3,6 @@
 //! content itself is never stored; references older than the caller's horizon are deleted as
 //! new ones arrive.
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 
 /// A photo sent to a chat, by reference.
@@ -29,14 +27,15 @@ const PRUNE: &str = "DELETE FROM recent_photos WHERE at_ms < $1";
 const RECENT: &str = "SELECT message_id, user_id, set_id, set_index, set_total, at_ms FROM recent_photos WHERE conversation_id = $1 AND at_ms >= $2 ORDER BY at_ms, set_index";
 const UNSEND: &str = "DELETE FROM recent_photos WHERE conversation_id = $1 AND message_id = $2";
 
-#[derive(FromRow)]
-struct Row {
-    message_id: String,
-    user_id: Option<String>,
-    set_id: Option<String>,
-    set_index: i32,
-    set_total: i32,
-    at_ms: i64,
+row! {
+    struct Row {
+        message_id: String,
+        user_id: Option<String>,
+        set_id: Option<String>,
+        set_index: i32,
+        set_total: i32,
+        at_ms: i64,
+    }
 }
 
 impl Store {

@@ -1,19 +1,19 @@
 //! What the store keeps for quiet hours: one window per conversation (what waits for the window
 //! to end waits in the per-chat outbox, `store::outbox`).
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 
-/// A conversation's quiet hours as stored.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct QuietRow {
-    /// Start, local `HH:MM`.
-    pub start_local: String,
-    /// End, local `HH:MM`.
-    pub end_local: String,
-    /// The zone of both.
-    pub tz: String,
+row! {
+    /// A conversation's quiet hours as stored.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct QuietRow {
+        /// Start, local `HH:MM`.
+        pub start_local: String,
+        /// End, local `HH:MM`.
+        pub end_local: String,
+        /// The zone of both.
+        pub tz: String,
+    }
 }
 
 const SAVE: &str = "INSERT INTO quiet_hours (conversation_id, start_local, end_local, tz, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (conversation_id) DO UPDATE SET start_local = excluded.start_local, end_local = excluded.end_local, tz = excluded.tz, updated_at = excluded.updated_at";

@@ -2,43 +2,47 @@
 //! the cached size of each chat and whether a user has hearth as a friend, the items held while
 //! the month is out (delivered with the chat's next reply), and the chats warned this month.
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 
-/// LINE's quota as read for a month.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromRow)]
-pub struct QuotaReading {
-    /// The limit (`None`: none).
-    pub quota_limit: Option<i64>,
-    /// What LINE said was used.
-    pub used: i64,
-    /// What hearth had recorded as spent when it read.
-    pub recorded: i64,
-    /// When it was read (Unix ms).
-    pub read_at: i64,
-    /// When LINE refused a push for the monthly limit, if it did (Unix ms).
-    pub exhausted_at: Option<i64>,
+row! {
+    /// LINE's quota as read for a month.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct QuotaReading {
+        /// The limit (`None`: none).
+        pub quota_limit: Option<i64>,
+        /// What LINE said was used.
+        pub used: i64,
+        /// What hearth had recorded as spent when it read.
+        pub recorded: i64,
+        /// When it was read (Unix ms).
+        pub read_at: i64,
+        /// When LINE refused a push for the monthly limit, if it did (Unix ms).
+        pub exhausted_at: Option<i64>,
+    }
 }
 
-/// What one chat's pushes cost in a month.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct ChatSpend {
-    /// The chat.
-    pub conversation_id: String,
-    /// Push requests.
-    pub pushes: i64,
-    /// Messages counted against the quota.
-    pub cost: i64,
+row! {
+    /// What one chat's pushes cost in a month.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ChatSpend {
+        /// The chat.
+        pub conversation_id: String,
+        /// Push requests.
+        pub pushes: i64,
+        /// Messages counted against the quota.
+        pub cost: i64,
+    }
 }
 
-/// An item held while the month's quota was out.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct HeldPush {
-    /// What it was, in one line.
-    pub summary: String,
-    /// When it was due (Unix ms).
-    pub held_at: i64,
+row! {
+    /// An item held while the month's quota was out.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct HeldPush {
+        /// What it was, in one line.
+        pub summary: String,
+        /// When it was due (Unix ms).
+        pub held_at: i64,
+    }
 }
 
 const RECORD_COST: &str = "INSERT INTO push_costs (conversation_id, month, pushes, cost) VALUES ($1, $2, 1, $3) ON CONFLICT (conversation_id, month) DO UPDATE SET pushes = push_costs.pushes + 1, cost = push_costs.cost + excluded.cost";

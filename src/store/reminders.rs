@@ -7,7 +7,7 @@ use sqlx::FromRow;
 use super::{DeliveryStatus, Recurrence, ReminderStatus, Store, StoreError};
 
 /// A stored reminder.
-#[derive(Debug, Clone, PartialEq, FromRow)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReminderRow {
     /// Its id.
     pub id: i64,
@@ -26,7 +26,6 @@ pub struct ReminderRow {
     /// First occurrence, local `YYYY-MM-DDTHH:MM`.
     pub anchor_local: String,
     /// How it repeats (the columns `freq` to `lunar_leap`).
-    #[sqlx(flatten)]
     pub rule: Recurrence,
     /// Next occurrence (Unix ms); `None` when the series is over.
     pub next_fire_at: Option<i64>,
@@ -36,6 +35,35 @@ pub struct ReminderRow {
     pub status: ReminderStatus,
     /// The 1:1 chat it is pushed to instead of its own (a personal reminder set in a group).
     pub deliver_to: Option<String>,
+}
+
+impl<'r, R: sqlx::Row> FromRow<'r, R> for ReminderRow
+where
+    &'r str: sqlx::ColumnIndex<R>,
+    Recurrence: FromRow<'r, R>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<i64>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    ReminderStatus: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    fn from_row(row: &'r R) -> Result<Self, sqlx::Error> {
+        Ok(Self {
+            id: row.try_get("id")?,
+            conversation_id: row.try_get("conversation_id")?,
+            created_by: row.try_get("created_by")?,
+            mention_user_id: row.try_get("mention_user_id")?,
+            mention_name: row.try_get("mention_name")?,
+            text: row.try_get("text")?,
+            tz: row.try_get("tz")?,
+            anchor_local: row.try_get("anchor_local")?,
+            rule: Recurrence::from_row(row)?,
+            next_fire_at: row.try_get("next_fire_at")?,
+            next_occurrence: row.try_get("next_occurrence")?,
+            status: row.try_get("status")?,
+            deliver_to: row.try_get("deliver_to")?,
+        })
+    }
 }
 
 impl ReminderRow {
@@ -101,23 +129,25 @@ pub struct NewDelivery {
     pub now_ms: i64,
 }
 
-/// A delivery as stored: an earlier attempt's row wins over a new rendering.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct DeliveryRow {
-    /// The reminder.
-    pub reminder_id: i64,
-    /// The occurrence's instant (Unix ms).
-    pub scheduled_for: i64,
-    /// The retry key of every attempt.
-    pub retry_key: String,
-    /// The payload of every attempt.
-    pub payload: String,
-    /// What became of it so far.
-    pub status: DeliveryStatus,
-    /// Attempts finished so far.
-    pub attempts: i64,
-    /// When the first attempt was prepared (Unix ms).
-    pub first_attempt_at: i64,
+row! {
+    /// A delivery as stored: an earlier attempt's row wins over a new rendering.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct DeliveryRow {
+        /// The reminder.
+        pub reminder_id: i64,
+        /// The occurrence's instant (Unix ms).
+        pub scheduled_for: i64,
+        /// The retry key of every attempt.
+        pub retry_key: String,
+        /// The payload of every attempt.
+        pub payload: String,
+        /// What became of it so far.
+        pub status: DeliveryStatus,
+        /// Attempts finished so far.
+        pub attempts: i64,
+        /// When the first attempt was prepared (Unix ms).
+        pub first_attempt_at: i64,
+    }
 }
 
 /// How one claimed reminder ends its turn in the scheduler.

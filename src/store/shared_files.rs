@@ -5,8 +5,6 @@
 //! caller's horizon are deleted as new ones arrive, an unsent file is forgotten at once (`Store::unsend_media`), and a
 //! forgotten chat takes its references with it.
 
-use sqlx::FromRow;
-
 use super::{Store, StoreError};
 
 /// A file shared in a chat (its reference is kept apart from the chat log's `[file: NAME]` text).
@@ -29,12 +27,13 @@ const RECENT: &str = "SELECT message_id, user_id, file_name, at_ms FROM recent_f
 pub(super) const UNSEND: &str =
     "DELETE FROM recent_files WHERE conversation_id = $1 AND message_id = $2";
 
-#[derive(FromRow)]
-struct Row {
-    message_id: String,
-    user_id: Option<String>,
-    file_name: String,
-    at_ms: i64,
+row! {
+    struct Row {
+        message_id: String,
+        user_id: Option<String>,
+        file_name: String,
+        at_ms: i64,
+    }
 }
 
 impl Store {

@@ -8,18 +8,34 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Where a reminder is in its life (`reminders.status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum ReminderStatus {
-    /// Waiting for its next occurrence.
-    Active,
-    /// Stopped until someone looks at it (LINE refused the target).
-    Paused,
-    /// The series is over.
-    Done,
-    /// Cancelled by the family.
-    Cancelled,
+use super::columns::StoredText;
+use crate::platform::i18n::Lang;
+
+impl StoredText for Lang {
+    fn text(&self) -> &'static str {
+        self.code()
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        Lang::from_code(text)
+    }
+}
+
+text_column!(Lang);
+
+text_enum! {
+    /// Where a reminder is in its life (`reminders.status`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ReminderStatus {
+        /// Waiting for its next occurrence.
+        Active => "active",
+        /// Stopped until someone looks at it (LINE refused the target).
+        Paused => "paused",
+        /// The series is over.
+        Done => "done",
+        /// Cancelled by the family.
+        Cancelled => "cancelled",
+    }
 }
 
 impl ReminderStatus {
@@ -29,91 +45,97 @@ impl ReminderStatus {
     }
 }
 
-/// Where a price alert is in its life (`price_alerts.status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum AlertStatus {
-    /// Watching.
-    Active,
-    /// A once alert that fired.
-    Triggered,
-    /// Cancelled by the family.
-    Cancelled,
+text_enum! {
+    /// Where a price alert is in its life (`price_alerts.status`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum AlertStatus {
+        /// Watching.
+        Active => "active",
+        /// A once alert that fired.
+        Triggered => "triggered",
+        /// Cancelled by the family.
+        Cancelled => "cancelled",
+    }
 }
 
-/// What became of a recorded push (`reminder_deliveries.status`, `alert_deliveries.status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum DeliveryStatus {
-    /// Recorded; no attempt has a known outcome yet.
-    Pending,
-    /// LINE accepted it.
-    Sent,
-    /// LINE refused it for good.
-    Failed,
-    /// The monthly quota was used up.
-    FailedQuota,
-    /// Due while the month's quota was out: kept for the chat's next reply.
-    Held,
-    /// An attempt of unknown outcome grew too old to repeat: given up, never resent.
-    Abandoned,
-    /// Handed to the outbox, which pushes it with the chat's other items due together and
-    /// records what became of it here.
-    Queued,
+text_enum! {
+    /// What became of a recorded push (`reminder_deliveries.status`, `alert_deliveries.status`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum DeliveryStatus {
+        /// Recorded; no attempt has a known outcome yet.
+        Pending => "pending",
+        /// LINE accepted it.
+        Sent => "sent",
+        /// LINE refused it for good.
+        Failed => "failed",
+        /// The monthly quota was used up.
+        FailedQuota => "failed_quota",
+        /// Due while the month's quota was out: kept for the chat's next reply.
+        Held => "held",
+        /// An attempt of unknown outcome grew too old to repeat: given up, never resent.
+        Abandoned => "abandoned",
+        /// Handed to the outbox, which pushes it with the chat's other items due together and
+        /// records what became of it here.
+        Queued => "queued",
+    }
 }
 
-/// How often a reminder repeats (`reminders.freq`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum Freq {
-    /// Once, at the anchor.
-    Once,
-    /// Every `interval` days.
-    Daily,
-    /// Every `interval` weeks, on the chosen weekdays.
-    Weekly,
-    /// Every `interval` months, on a day of the month.
-    Monthly,
-    /// Every `interval` years, on the anchor's month and day.
-    Yearly,
-    /// Every lunar month, on the chosen lunar days (初一、十五).
-    LunarMonthly,
-    /// Every lunar year, on one lunar month and day (a lunar birthday).
-    LunarYearly,
-    /// Every workday of Taiwan's working calendar.
-    Workdays,
+text_enum! {
+    /// How often a reminder repeats (`reminders.freq`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Freq {
+        /// Once, at the anchor.
+        Once => "once",
+        /// Every `interval` days.
+        Daily => "daily",
+        /// Every `interval` weeks, on the chosen weekdays.
+        Weekly => "weekly",
+        /// Every `interval` months, on a day of the month.
+        Monthly => "monthly",
+        /// Every `interval` years, on the anchor's month and day.
+        Yearly => "yearly",
+        /// Every lunar month, on the chosen lunar days (初一、十五).
+        LunarMonthly => "lunar_monthly",
+        /// Every lunar year, on one lunar month and day (a lunar birthday).
+        LunarYearly => "lunar_yearly",
+        /// Every workday of Taiwan's working calendar.
+        Workdays => "workdays",
+    }
 }
 
-/// Which way the price must go (`price_alerts.direction`; the same names in tool results).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
-#[serde(rename_all = "snake_case")]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum Direction {
-    /// Rises to (or through) the level.
-    Up,
-    /// Falls to (or through) the level.
-    Down,
+text_enum! {
+    /// Which way the price must go (`price_alerts.direction`; the same names in tool results).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Direction {
+        /// Rises to (or through) the level.
+        Up => "up",
+        /// Falls to (or through) the level.
+        Down => "down",
+    }
 }
 
-/// How often an alert fires (`price_alerts.frequency`; the same names in tool results).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
-#[serde(rename_all = "snake_case")]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum Frequency {
-    /// Once, then the alert is done.
-    Once,
-    /// Every real re-cross, at most once per cooldown.
-    EveryTime,
+text_enum! {
+    /// How often an alert fires (`price_alerts.frequency`; the same names in tool results).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Frequency {
+        /// Once, then the alert is done.
+        Once => "once",
+        /// Every real re-cross, at most once per cooldown.
+        EveryTime => "every_time",
+    }
 }
 
-/// Which side of the level (outside the dead band) the price is on (`price_alerts.last_side`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
-#[sqlx(type_name = "TEXT", rename_all = "snake_case")]
-pub enum Side {
-    /// At or above `level + band`.
-    Above,
-    /// At or below `level − band`.
-    Below,
+text_enum! {
+    /// Which side of the level (outside the dead band) the price is on (`price_alerts.last_side`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Side {
+        /// At or above `level + band`.
+        Above => "above",
+        /// At or below `level − band`.
+        Below => "below",
+    }
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ fn hero(bubble: &Value) -> Option<String> {
 /// Fetches a published URL from hearth itself (LINE would fetch it at `HEARTH_PUBLIC_URL`).
 async fn fetch(h: &Harness, url: &str) -> reqwest::Response {
     let path = url.strip_prefix(PUBLIC).expect("under the public URL");
-    reqwest::get(format!("{}{path}", h.url)).await.expect("image request")
+    crate::common::get(format!("{}{path}", h.url)).await.expect("image request")
 }
 
 fn png_size(bytes: &[u8]) -> (u32, u32) {
@@ -94,9 +94,10 @@ async fn without_a_public_url_cards_stay_as_they_were_and_nothing_is_served() {
     let bubble = card(&h, "get_quote", json!({"symbol": "2330"})).await;
     assert!(bubble.get("hero").is_none(), "{bubble}");
     assert!(series_requests(&h).is_empty(), "no series fetched");
-    let response = reqwest::get(format!("{}/charts/0123456789abcdef0123456789abcdef.png", h.url))
-        .await
-        .expect("request");
+    let response =
+        crate::common::get(format!("{}/charts/0123456789abcdef0123456789abcdef.png", h.url))
+            .await
+            .expect("request");
     assert_eq!(response.status(), 404);
 }
 
@@ -105,7 +106,7 @@ async fn an_unknown_path_is_404_and_a_chart_expires_after_a_day() {
     let h = start().await;
     let url = hero(&card(&h, "get_quote", json!({"symbol": "2330"})).await).expect("a hero");
     for path in ["/charts/0123456789abcdef0123456789abcdef.png", "/charts/", "/charts/..%2Fx"] {
-        let response = reqwest::get(format!("{}{path}", h.url)).await.expect("request");
+        let response = crate::common::get(format!("{}{path}", h.url)).await.expect("request");
         assert_eq!(response.status(), 404, "{path}");
     }
     h.clock.advance(jiff::SignedDuration::from_hours(23));

@@ -195,18 +195,20 @@ async fn metrics_on_their_own_address_are_not_served_on_the_webhook_port() {
     drop(free);
     let h = Harness::start_with(|c| c.metrics_listen = Some(address), None).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let on_webhook_port = reqwest::get(format!("{}/metrics", h.url)).await.expect("get");
+    let on_webhook_port = crate::common::get(format!("{}/metrics", h.url)).await.expect("get");
     assert_eq!(on_webhook_port.status().as_u16(), 404);
-    let on_own_address = reqwest::get(format!("http://{address}/metrics")).await.expect("get");
+    let on_own_address =
+        crate::common::get(format!("http://{address}/metrics")).await.expect("get");
     assert_eq!(on_own_address.status().as_u16(), 200);
-    let no_webhook_there = reqwest::get(format!("http://{address}/healthz")).await.expect("get");
+    let no_webhook_there =
+        crate::common::get(format!("http://{address}/healthz")).await.expect("get");
     assert_eq!(no_webhook_there.status().as_u16(), 404);
 }
 
 #[tokio::test]
 async fn metrics_are_public_on_the_webhook_port_by_default() {
     let h = Harness::start().await;
-    let response = reqwest::get(format!("{}/metrics", h.url)).await.expect("get");
+    let response = crate::common::get(format!("{}/metrics", h.url)).await.expect("get");
     assert_eq!(response.status().as_u16(), 200);
 }
 
@@ -239,7 +241,11 @@ async fn sigterm_with_fifty_trickling_connections_exits_within_the_grace_period(
         .expect("spawn hearth serve");
     let url = format!("http://127.0.0.1:{port}");
     let ready = std::time::Instant::now() + Duration::from_secs(20);
-    while reqwest::get(format!("{url}/healthz")).await.map(|r| r.status() != 200).unwrap_or(true) {
+    while crate::common::get(format!("{url}/healthz"))
+        .await
+        .map(|r| r.status() != 200)
+        .unwrap_or(true)
+    {
         assert!(std::time::Instant::now() < ready, "hearth did not start");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -11,7 +11,7 @@ use serde_json::json;
 #[tokio::test]
 async fn readyz_reports_a_migrated_reachable_database() {
     let h = Harness::start().await;
-    let r = reqwest::get(format!("{}/readyz", h.url)).await.expect("readyz");
+    let r = crate::common::get(format!("{}/readyz", h.url)).await.expect("readyz");
     assert_eq!(r.status(), 200);
     assert_eq!(r.text().await.expect("body"), "ready");
 }
@@ -63,7 +63,7 @@ async fn json_logs_carry_neither_secrets_nor_what_the_family_wrote() {
         .expect("spawn");
     let url = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while reqwest::get(format!("{url}/healthz")).await.is_err() {
+    while crate::common::get(format!("{url}/healthz")).await.is_err() {
         assert!(Instant::now() < deadline, "did not start");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

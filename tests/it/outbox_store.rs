@@ -86,6 +86,50 @@ async fn one_process_holds_a_chat_s_items_and_a_request_keeps_its_key_across_att
     }
 }
 
+/// An SQLite file (several connections, unlike `:memory:`) and PostgreSQL when configured.
+async fn shared_stores() -> Vec<Store> {
+    let dir = std::env::temp_dir().join(format!("hearth-outbox-claims-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut urls = vec![format!("sqlite://{}?mode=rwc", dir.join("hearth.db").display())];
+    urls.extend(crate::common::db::fresh_postgres().await);
+    let mut stores = Vec::new();
+    for url in urls {
+        stores.push(Store::connect(&url).await.unwrap_or_else(|e| panic!("{url}: {e:?}")));
+    }
+    stores
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_many_processes_claiming_one_chat_at_the_same_instant_one_gets_its_items() {
+    for s in shared_stores().await {
+        let name = s.backend_name();
+        s.record_outbox(&[item(GROUP, GROUP, "x", 1_000), item(GROUP, GROUP, "y", 1_000)], 1_000)
+            .await
+            .expect("record");
+        for round in 0..5i64 {
+            let now = 1_000 + round * 100_000;
+            let claims = (0..12).map(|p| {
+                let s = s.clone();
+                tokio::spawn(async move {
+                    s.claim_outbox(&format!("p{p}"), GROUP, now, now + 60_000).await.expect("claim")
+                })
+            });
+            let claimed: Vec<usize> = futures::future::join_all(claims)
+                .await
+                .into_iter()
+                .map(|c| c.expect("task").len())
+                .collect();
+            assert_eq!(
+                claimed.iter().filter(|n| **n > 0).count(),
+                1,
+                "{name}, round {round}: {claimed:?}"
+            );
+            assert_eq!(claimed.iter().sum::<usize>(), 2, "{name}: both items, to one claimer");
+        }
+    }
+}
+
 #[tokio::test]
 async fn an_item_held_for_quiet_hours_waits_until_they_end() {
     for s in stores().await {

@@ -321,6 +321,6 @@ async fn webhook_is_acknowledged_before_a_slow_llm_answers() {
 #[tokio::test]
 async fn healthz_answers() {
     let h = Harness::start().await;
-    let r = reqwest::get(format!("{}/healthz", h.url)).await.expect("healthz");
+    let r = crate::common::get(format!("{}/healthz", h.url)).await.expect("healthz");
     assert_eq!(r.status(), 200);
 }

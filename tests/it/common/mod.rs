@@ -38,3 +38,9 @@ pub fn sandbox() -> hearth::sources::sandbox::Sandbox {
     config.parser_program = Some(hearth_exe());
     hearth::sources::sandbox::Sandbox::from_config(&config)
 }
+
+/// GETs `url` with a client on hearth's TLS configuration (reqwest's own client needs a crypto
+/// provider installed first, which hearth does as it builds its clients).
+pub async fn get(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Response> {
+    hearth::platform::tls::client_builder().build()?.get(url).send().await
+}

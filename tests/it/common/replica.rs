@@ -57,8 +57,7 @@ impl Replica {
         let child = cmd.spawn().expect("spawn hearth serve");
         let url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(20);
-        while reqwest::get(format!("{url}/readyz")).await.map(|r| r.status() != 200).unwrap_or(true)
-        {
+        while super::get(format!("{url}/readyz")).await.map(|r| r.status() != 200).unwrap_or(true) {
             assert!(Instant::now() < deadline, "hearth did not become ready");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
