@@ -54,14 +54,18 @@ impl Replica {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let child = cmd.spawn().expect("spawn hearth serve");
-        let url = format!("http://127.0.0.1:{port}");
+        // Owned before it is waited for: a test that fails meanwhile still kills it (Drop).
+        let replica = Self {
+            child: cmd.spawn().expect("spawn hearth serve"),
+            url: format!("http://127.0.0.1:{port}"),
+        };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while super::get(format!("{url}/readyz")).await.map(|r| r.status() != 200).unwrap_or(true) {
+        let ready = format!("{}/readyz", replica.url);
+        while super::get(&ready).await.map(|r| r.status() != 200).unwrap_or(true) {
             assert!(Instant::now() < deadline, "hearth did not become ready");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        Self { child, url }
+        replica
     }
 
     /// Posts a signed webhook body; returns the status.
