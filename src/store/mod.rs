@@ -90,7 +90,7 @@ pub use photos::PhotoRef;
 pub use quiet::QuietRow;
 pub use quota::{ChatSpend, HeldPush, QuotaReading};
 pub use quoted::QuotedRow;
-pub use recurrence::{LunarMonthRule, Recurrence};
+pub use recurrence::{LunarMonth, Recurrence};
 pub use reminders::{DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow};
 pub use shared_files::FileRef;
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};

@@ -6,16 +6,14 @@
 //! column, never a panic or a guess.
 
 use jiff::Timestamp;
-use sqlx::decode::Decode;
-use sqlx::types::Type;
-use sqlx::{ColumnIndex, FromRow, Row};
+use sqlx::{FromRow, Row};
 
 use super::Freq;
 
-/// A lunar month as a rule names it: its number and whether it is the leap month (閏) after
-/// that number.
+/// A lunar month: its number (1–12) and whether it is the leap month (閏) after that number.
+/// The lunar calendar (`crate::sources::calendar::lunar`) works in it; a rule keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LunarMonthRule {
+pub struct LunarMonth {
     /// 1–12.
     pub number: u8,
     /// The leap month that follows month `number`.
@@ -40,7 +38,7 @@ pub struct Recurrence {
     /// Lunar rules: the lunar days, bit 0 = 初一 … bit 29 = 三十 (yearly: exactly one).
     pub lunar_days: u32,
     /// Lunar yearly: the lunar month.
-    pub lunar_month: Option<LunarMonthRule>,
+    pub lunar_month: Option<LunarMonth>,
 }
 
 impl Recurrence {
@@ -75,40 +73,42 @@ impl Recurrence {
     }
 }
 
-/// A [`Recurrence`] in the columns of `reminders`, named as they are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct RuleColumns {
-    /// `freq`.
-    pub(super) freq: Freq,
-    /// `every_n`: the interval.
-    pub(super) every_n: i64,
-    /// `weekdays`: the weekly day mask.
-    pub(super) weekdays: i64,
-    /// `month_day`: the day of the month (−1 = last).
-    pub(super) month_day: Option<i64>,
-    /// `until_ms`: the series' end, Unix ms.
-    pub(super) until_ms: Option<i64>,
-    /// `max_count`: the series' length.
-    pub(super) max_count: Option<i64>,
-    /// `lunar_days`: the lunar days mask.
-    pub(super) lunar_days: i64,
-    /// `lunar_month`: the lunar month's number.
-    pub(super) lunar_month: Option<i64>,
-    /// `lunar_leap`: 1 when that month is the leap month, else 0.
-    pub(super) lunar_leap: i64,
+row! {
+    /// A [`Recurrence`] in the columns of `reminders`, named as they are.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(super) struct RuleColumns {
+        /// `freq`.
+        pub(super) freq: Freq,
+        /// `every_n`: the interval.
+        pub(super) every_n: i64,
+        /// `weekdays`: the weekly day mask.
+        pub(super) weekdays: i64,
+        /// `month_day`: the day of the month (−1 = last).
+        pub(super) month_day: Option<i64>,
+        /// `until_ms`: the series' end, Unix ms.
+        pub(super) until_ms: Option<i64>,
+        /// `max_count`: the series' length.
+        pub(super) max_count: Option<i64>,
+        /// `lunar_days`: the lunar days mask.
+        pub(super) lunar_days: i64,
+        /// `lunar_month`: the lunar month's number.
+        pub(super) lunar_month: Option<i64>,
+        /// `lunar_leap`: 1 when that month is the leap month, else 0.
+        pub(super) lunar_leap: i64,
+    }
 }
 
 impl RuleColumns {
     /// The rule these columns hold; [`sqlx::Error::ColumnDecode`] names the first column whose
     /// value the rule cannot hold.
     fn rule(self) -> Result<Recurrence, sqlx::Error> {
-        let month_rule = |number: i64| -> Result<LunarMonthRule, sqlx::Error> {
+        let month_rule = |number: i64| -> Result<LunarMonth, sqlx::Error> {
             let leap = match self.lunar_leap {
                 0 => false,
                 1 => true,
                 other => return Err(out_of_range("lunar_leap", other)),
             };
-            Ok(LunarMonthRule { number: narrow("lunar_month", number)?, leap })
+            Ok(LunarMonth { number: narrow("lunar_month", number)?, leap })
         };
         let instant =
             |ms: i64| Timestamp::from_millisecond(ms).map_err(|_| out_of_range("until_ms", ms));
@@ -129,24 +129,10 @@ impl RuleColumns {
 impl<'r, R> FromRow<'r, R> for Recurrence
 where
     R: Row,
-    &'r str: ColumnIndex<R>,
-    Freq: Decode<'r, R::Database> + Type<R::Database>,
-    i64: Decode<'r, R::Database> + Type<R::Database>,
-    Option<i64>: Decode<'r, R::Database> + Type<R::Database>,
+    RuleColumns: FromRow<'r, R>,
 {
     fn from_row(row: &'r R) -> Result<Self, sqlx::Error> {
-        RuleColumns {
-            freq: row.try_get("freq")?,
-            every_n: row.try_get("every_n")?,
-            weekdays: row.try_get("weekdays")?,
-            month_day: row.try_get("month_day")?,
-            until_ms: row.try_get("until_ms")?,
-            max_count: row.try_get("max_count")?,
-            lunar_days: row.try_get("lunar_days")?,
-            lunar_month: row.try_get("lunar_month")?,
-            lunar_leap: row.try_get("lunar_leap")?,
-        }
-        .rule()
+        RuleColumns::from_row(row)?.rule()
     }
 }
 
@@ -195,7 +181,7 @@ mod tests {
             Recurrence {
                 freq: Freq::LunarYearly,
                 lunar_days: 1 << 7,
-                lunar_month: Some(LunarMonthRule { number: 4, leap: true }),
+                lunar_month: Some(LunarMonth { number: 4, leap: true }),
                 ..Recurrence::once()
             },
             Recurrence { freq: Freq::Workdays, ..Recurrence::once() },

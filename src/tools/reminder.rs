@@ -25,7 +25,7 @@ use crate::features::reminders::spend::{self, Plan, Spend};
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{LunarMonthRule, NewReminder, Recurrence, Store};
+use crate::store::{NewReminder, Recurrence, Store};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -293,7 +293,7 @@ pub fn schedule_from(
             until,
             count,
             lunar_days: lunar.days,
-            lunar_month: lunar.month.map(LunarMonthRule::from),
+            lunar_month: lunar.month,
         },
         work_calendar: work_calendar.clone(),
     };

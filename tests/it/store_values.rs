@@ -5,8 +5,8 @@
 
 use hearth::platform::i18n::Lang;
 use hearth::store::{
-    AlertFire, AlertStatus, AlertUpdate, Direction, Finish, Freq, Frequency, LunarMonthRule,
-    NewAlert, NewPendingCall, NewReminder, Next, Recurrence, ReminderStatus, Side, Store,
+    AlertFire, AlertStatus, AlertUpdate, Direction, Finish, Freq, Frequency, LunarMonth, NewAlert,
+    NewPendingCall, NewReminder, Next, Recurrence, ReminderStatus, Side, Store,
 };
 
 async fn stores() -> Vec<Store> {
@@ -24,7 +24,7 @@ async fn lunar_and_workday_reminders_keep_their_rule_through_create_list_and_cla
         let leap_birthday = Recurrence {
             freq: Freq::LunarYearly,
             lunar_days: 1 << 7,
-            lunar_month: Some(LunarMonthRule { number: 4, leap: true }),
+            lunar_month: Some(LunarMonth { number: 4, leap: true }),
             ..Recurrence::once()
         };
         let every_workday = Recurrence { freq: Freq::Workdays, ..Recurrence::once() };

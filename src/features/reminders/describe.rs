@@ -127,7 +127,7 @@ pub fn repetition(s: &Schedule, lang: Lang) -> Option<String> {
 }
 
 fn lunar_date(s: &Schedule) -> Option<(LunarMonth, u8)> {
-    Some((LunarMonth::from(s.rule.lunar_month?), *s.lunar_day_list().first()?))
+    Some((s.rule.lunar_month?, *s.lunar_day_list().first()?))
 }
 
 /// How many next dates a confirmation shows.
@@ -207,7 +207,7 @@ fn workday_note(s: &Schedule, first: Timestamp, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{LunarMonthRule, Recurrence};
+    use crate::store::{LunarMonth, Recurrence};
     use jiff::civil::datetime;
 
     fn weekly(mask: u8, interval: u32) -> Schedule {
@@ -251,7 +251,7 @@ mod tests {
         assert_eq!(zone_label(&tz, Lang::ZhTw), "台北時間");
     }
 
-    fn lunar(freq: Freq, days: u32, month: Option<LunarMonthRule>) -> Schedule {
+    fn lunar(freq: Freq, days: u32, month: Option<LunarMonth>) -> Schedule {
         Schedule {
             rule: Recurrence { freq, lunar_days: days, lunar_month: month, ..Recurrence::once() },
             ..Schedule::once(
@@ -269,7 +269,7 @@ mod tests {
             repetition(&offerings, Lang::En).as_deref(),
             Some("every lunar month on day 1, 15 at 07:00")
         );
-        let leap_fourth = LunarMonthRule { number: 4, leap: true };
+        let leap_fourth = LunarMonth { number: 4, leap: true };
         let birthday = lunar(Freq::LunarYearly, 1 << 7, Some(leap_fourth));
         assert_eq!(repetition(&birthday, Lang::ZhTw).as_deref(), Some("每年農曆閏四月初八 07:00"));
         let t: Timestamp = "2027-01-01T00:00:00Z".parse().expect("instant");

@@ -15,7 +15,7 @@ use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
 
 use crate::sources::calendar::WorkCalendar;
-use crate::sources::calendar::lunar::{self, LunarDate, LunarMonth};
+use crate::sources::calendar::lunar::{self, LunarDate};
 use crate::store::Recurrence;
 
 /// How often a reminder repeats (stored as `reminders.freq`).
@@ -146,7 +146,6 @@ impl Schedule {
                 else {
                     return Box::new(std::iter::empty());
                 };
-                let month = LunarMonth::from(month);
                 let first_year = LunarDate::of(start).map_or(i32::from(start.year()), |l| l.year);
                 Box::new(
                     (first_year..=9998)

@@ -2,7 +2,7 @@
 //! lunar rules through leap months, workdays through holidays and make-up Saturdays.
 
 use super::*;
-use crate::store::LunarMonthRule;
+use crate::store::LunarMonth;
 use jiff::civil::datetime;
 
 fn tz(name: &str) -> TimeZone {
@@ -149,7 +149,7 @@ fn lunar_new_year_every_year_matches_the_published_dates() {
         Recurrence {
             freq: Freq::LunarYearly,
             lunar_days: 1,
-            lunar_month: Some(LunarMonthRule { number: 1, leap: false }),
+            lunar_month: Some(LunarMonth { number: 1, leap: false }),
             ..Recurrence::once()
         },
         datetime(2026, 12, 1, 8, 0, 0, 0),
@@ -158,7 +158,7 @@ fn lunar_new_year_every_year_matches_the_published_dates() {
     let mid_autumn = Schedule {
         rule: Recurrence {
             lunar_days: 1 << 14,
-            lunar_month: Some(LunarMonthRule { number: 8, leap: false }),
+            lunar_month: Some(LunarMonth { number: 8, leap: false }),
             ..s.rule
         },
         ..s.clone()
@@ -173,7 +173,7 @@ fn a_leap_month_birthday_falls_on_the_regular_month_in_years_without_it() {
         Recurrence {
             freq: Freq::LunarYearly,
             lunar_days: 1 << 7,
-            lunar_month: Some(LunarMonthRule { number: 6, leap: true }),
+            lunar_month: Some(LunarMonth { number: 6, leap: true }),
             ..Recurrence::once()
         },
         datetime(2025, 1, 1, 9, 0, 0, 0),

@@ -21,30 +21,9 @@ use icu_calendar::cal::ChineseTraditional;
 use icu_calendar::types::Month;
 use jiff::civil::Date;
 
-use crate::store::LunarMonthRule;
-
-/// A lunar month: its number (1–12) and whether it is the leap month (閏) after that number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LunarMonth {
-    /// 1–12.
-    pub number: u8,
-    /// The leap month that follows month `number`.
-    pub leap: bool,
-}
-
-/// The month a stored reminder rule names.
-impl From<LunarMonthRule> for LunarMonth {
-    fn from(rule: LunarMonthRule) -> Self {
-        LunarMonth { number: rule.number, leap: rule.leap }
-    }
-}
-
-/// The month as a reminder rule keeps it.
-impl From<LunarMonth> for LunarMonthRule {
-    fn from(month: LunarMonth) -> Self {
-        LunarMonthRule { number: month.number, leap: month.leap }
-    }
-}
+/// A lunar month: its number and whether it is the leap month (閏); the store keeps it in a
+/// reminder's rule, so it is defined there.
+pub use crate::store::LunarMonth;
 
 /// A day of the lunar calendar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
