@@ -31,6 +31,10 @@ use crate::store::{DeliveryStatus, NewOutboxItem, OutboxItem, Store, StoreError}
 pub use outbox::Settled;
 pub use retention::prune_settled;
 
+/// How long an item due in the outbox is left to the loop that handed it over before any other
+/// round may push it ([`Pusher::flush_waiting`]).
+pub const HANDOVER_LAG: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
 pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
 
@@ -207,7 +211,7 @@ impl Pusher {
             tracing::error!(to, error = %e, "could not record pushes in the outbox; will retry");
             return vec![Outcome::RetryLater; items.len()];
         }
-        if let Err(e) = self.flush_chat(to).await {
+        if let Err(e) = self.flush_chat(to, now).await {
             tracing::error!(to, error = %e, "outbox: could not push a chat's items");
         }
         let mut outcomes = Vec::with_capacity(items.len());

@@ -109,7 +109,7 @@ async fn deliver_outbox(app: Arc<Hearth>) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        match app.outbox.flush_overdue(OUTBOX_TICK).await {
+        match app.outbox.flush_waiting().await {
             Ok(settled) if !settled.is_empty() => {
                 tracing::info!(items = settled.len(), "outbox pushed")
             }

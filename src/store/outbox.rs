@@ -57,10 +57,10 @@ row! {
 }
 
 const RECORD: &str = "INSERT INTO outbox (conversation_id, target, kind, retry_key, payload, silent, due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (retry_key) DO NOTHING";
-const DUE_TARGETS: &str = "SELECT target FROM outbox WHERE status = 'pending' AND claim_until <= $1 GROUP BY target HAVING MIN(due_at) <= $2 ORDER BY MIN(due_at) LIMIT CAST($3 AS BIGINT)";
+const DUE_TARGETS: &str = "SELECT target FROM outbox WHERE status = 'pending' AND claim_until <= $1 GROUP BY target HAVING MIN(due_at) <= $2 AND MAX(created_at) <= $4 ORDER BY MIN(due_at) LIMIT CAST($3 AS BIGINT)";
 const OLDEST_DUE: &str =
     "SELECT MIN(due_at) FROM outbox WHERE target = $1 AND status = 'pending' AND claim_until <= $2";
-const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4 RETURNING id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at";
+const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4 AND created_at <= $5 RETURNING id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at";
 const SET_REQUEST: &str =
     "UPDATE outbox SET request_key = $3 WHERE id = $1 AND claimed_by = $2 AND request_key IS NULL";
 const DEFER: &str = "UPDATE outbox SET due_at = $3, claimed_by = NULL, claim_until = 0 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
@@ -100,17 +100,20 @@ impl Store {
     }
 
     /// The chats whose oldest unclaimed pending item is due at or before `oldest_by_ms` (the
-    /// window has passed), oldest first.
+    /// window has passed) and whose pending items were all recorded by `recorded_by_ms`, oldest
+    /// first.
     pub async fn outbox_due_targets(
         &self,
         now_ms: i64,
         oldest_by_ms: i64,
+        recorded_by_ms: i64,
         limit: i64,
     ) -> Result<Vec<String>, StoreError> {
         let rows: Vec<(String,)> = db!(self, db => sqlx::query_as(DUE_TARGETS)
             .bind(now_ms)
             .bind(oldest_by_ms)
             .bind(limit)
+            .bind(recorded_by_ms)
             .fetch_all(db)
             .await)?;
         Ok(rows.into_iter().map(|(t,)| t).collect())
@@ -130,22 +133,24 @@ impl Store {
         Ok(row.and_then(|(at,)| at))
     }
 
-    /// Claims every pending item for `target` due by `now_ms` that no one holds, until
-    /// `lease_until_ms`, and returns what this claim took, oldest first. The claim is one
-    /// statement that returns its own rows: two senders of one process claiming at the same
-    /// instant (same owner, same lease end) cannot both take an item.
+    /// Claims every pending item for `target` due by `now_ms`, recorded by `recorded_by_ms`,
+    /// that no one holds, until `lease_until_ms`, and returns what this claim took, oldest
+    /// first. The claim is one statement that returns its own rows: two senders of one process
+    /// claiming at the same instant (same owner, same lease end) cannot both take an item.
     pub async fn claim_outbox(
         &self,
         owner: &str,
         target: &str,
         now_ms: i64,
         lease_until_ms: i64,
+        recorded_by_ms: i64,
     ) -> Result<Vec<OutboxItem>, StoreError> {
         let mut claimed: Vec<OutboxItem> = db!(self, db => sqlx::query_as(CLAIM)
             .bind(owner)
             .bind(lease_until_ms)
             .bind(target)
             .bind(now_ms)
+            .bind(recorded_by_ms)
             .fetch_all(db)
             .await)?;
         // PostgreSQL returns updated rows in no particular order.
@@ -277,13 +282,13 @@ mod tests {
             .collect();
         store.record_outbox(&items, 10).await.expect("record");
         let (first, second) = tokio::join!(
-            store.claim_outbox("me", "Umom", 10, 100),
-            store.claim_outbox("me", "Umom", 10, 100)
+            store.claim_outbox("me", "Umom", 10, 100, 10),
+            store.claim_outbox("me", "Umom", 10, 100, 10)
         );
         let (first, second) = (first.expect("claim"), second.expect("claim"));
         assert_eq!(first.len() + second.len(), 2, "each item taken once: {first:?} {second:?}");
         let taken = if first.is_empty() { &second } else { &first };
         assert_eq!(taken.iter().map(|i| i.retry_key.as_str()).collect::<Vec<_>>(), ["k1", "k2"]);
-        assert!(store.claim_outbox("me", "Umom", 10, 100).await.expect("claim").is_empty());
+        assert!(store.claim_outbox("me", "Umom", 10, 100, 10).await.expect("claim").is_empty());
     }
 }

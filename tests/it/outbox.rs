@@ -223,7 +223,7 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     // A process claims the item, fixes its request, LINE accepts it, and the process dies.
     let store = &h.app.store;
     store.record_outbox(&[item], now).await.expect("record");
-    let claimed = store.claim_outbox("dead", MOM, now, now + 120_000).await.expect("claim");
+    let claimed = store.claim_outbox("dead", MOM, now, now + 120_000, now).await.expect("claim");
     assert_eq!(claimed.len(), 1);
     store.set_outbox_request("dead", claimed[0].id, &own_key).await.expect("request");
     let accepted = hearth::platform::tls::client_builder()

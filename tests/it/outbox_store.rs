@@ -39,9 +39,30 @@ async fn an_item_is_recorded_once_and_its_chat_is_due_only_after_the_window() {
             (stored.due_at, stored.silent, stored.status.as_str()),
             (1_000, true, "pending")
         );
-        assert!(s.outbox_due_targets(3_000, 999, 10).await.expect("due").is_empty(), "{name}");
-        assert_eq!(s.outbox_due_targets(4_000, 1_000, 10).await.expect("due"), [GROUP]);
+        assert!(
+            s.outbox_due_targets(3_000, 999, 3_000, 10).await.expect("due").is_empty(),
+            "{name}"
+        );
+        assert_eq!(s.outbox_due_targets(4_000, 1_000, 4_000, 10).await.expect("due"), [GROUP]);
         assert_eq!(s.outbox_oldest_due(GROUP, 4_000).await.expect("oldest"), Some(1_000));
+    }
+}
+
+#[tokio::test]
+async fn an_item_just_handed_over_is_left_to_the_loop_that_recorded_it() {
+    for s in stores().await {
+        let name = s.backend_name();
+        // Held since 1 s (quiet hours ended at 5 s), and one just recorded at 9.5 s.
+        s.record_outbox(&[item(USER, USER, "held", 5_000)], 1_000).await.expect("record");
+        s.record_outbox(&[item(USER, USER, "fresh", 9_500)], 9_500).await.expect("record");
+        // A round at 10 s taking what was recorded by 9 s leaves the chat to the recording loop.
+        assert!(s.outbox_due_targets(10_000, 10_000, 9_000, 10).await.expect("due").is_empty());
+        let round = s.claim_outbox("round", USER, 10_000, 70_000, 9_000).await.expect("claim");
+        let keys: Vec<_> = round.iter().map(|i| i.retry_key.as_str()).collect();
+        assert_eq!(keys, ["held"], "{name}: never the item another loop is pushing");
+        let own = s.claim_outbox("loop", USER, 10_000, 70_000, 10_000).await.expect("claim");
+        let keys: Vec<_> = own.iter().map(|i| i.retry_key.as_str()).collect();
+        assert_eq!(keys, ["fresh"], "{name}");
     }
 }
 
@@ -52,17 +73,17 @@ async fn one_process_holds_a_chat_s_items_and_a_request_keeps_its_key_across_att
         s.record_outbox(&[item(GROUP, GROUP, "a", 1_000), item(GROUP, GROUP, "b", 1_000)], 1_000)
             .await
             .expect("record");
-        let mine = s.claim_outbox("p1", GROUP, 1_000, 61_000).await.expect("claim");
+        let mine = s.claim_outbox("p1", GROUP, 1_000, 61_000, 1_000).await.expect("claim");
         assert_eq!(mine.len(), 2, "{name}");
-        assert!(s.claim_outbox("p2", GROUP, 2_000, 62_000).await.expect("claim").is_empty());
-        assert!(s.outbox_due_targets(2_000, 2_000, 10).await.expect("due").is_empty());
+        assert!(s.claim_outbox("p2", GROUP, 2_000, 62_000, 2_000).await.expect("claim").is_empty());
+        assert!(s.outbox_due_targets(2_000, 2_000, 2_000, 10).await.expect("due").is_empty());
         for i in &mine {
             s.set_outbox_request("p1", i.id, "K").await.expect("request");
         }
         let attempted: Vec<_> = mine.iter().collect();
         s.retry_outbox("p1", &attempted, 1_000, 5_000).await.expect("retry");
-        assert!(s.claim_outbox("p2", GROUP, 4_999, 64_999).await.expect("claim").is_empty());
-        let again = s.claim_outbox("p2", GROUP, 5_000, 65_000).await.expect("claim");
+        assert!(s.claim_outbox("p2", GROUP, 4_999, 64_999, 4_999).await.expect("claim").is_empty());
+        let again = s.claim_outbox("p2", GROUP, 5_000, 65_000, 5_000).await.expect("claim");
         assert_eq!(again.len(), 2, "{name}: after the wait");
         assert!(again.iter().all(|i| i.request_key.as_deref() == Some("K") && i.attempts == 1));
         assert!(again.iter().all(|i| i.first_attempt_at == Some(1_000)));
@@ -112,7 +133,9 @@ async fn of_many_processes_claiming_one_chat_at_the_same_instant_one_gets_its_it
             let claims = (0..12).map(|p| {
                 let s = s.clone();
                 tokio::spawn(async move {
-                    s.claim_outbox(&format!("p{p}"), GROUP, now, now + 60_000).await.expect("claim")
+                    s.claim_outbox(&format!("p{p}"), GROUP, now, now + 60_000, now)
+                        .await
+                        .expect("claim")
                 })
             });
             let claimed: Vec<usize> = futures::future::join_all(claims)
@@ -135,12 +158,20 @@ async fn an_item_held_for_quiet_hours_waits_until_they_end() {
     for s in stores().await {
         let name = s.backend_name();
         s.record_outbox(&[item(GROUP, USER, "q", 1_000)], 1_000).await.expect("record");
-        let claimed = s.claim_outbox("p1", USER, 1_000, 61_000).await.expect("claim");
+        let claimed = s.claim_outbox("p1", USER, 1_000, 61_000, 1_000).await.expect("claim");
         s.defer_outbox("p1", claimed[0].id, 50_000).await.expect("defer");
-        assert!(s.outbox_due_targets(49_999, 49_999, 10).await.expect("due").is_empty(), "{name}");
-        assert!(s.claim_outbox("p2", USER, 49_999, 99_999).await.expect("claim").is_empty());
-        assert_eq!(s.outbox_due_targets(50_000, 50_000, 10).await.expect("due"), [USER]);
-        assert_eq!(s.claim_outbox("p2", USER, 50_000, 99_999).await.expect("claim").len(), 1);
+        assert!(
+            s.outbox_due_targets(49_999, 49_999, 49_999, 10).await.expect("due").is_empty(),
+            "{name}"
+        );
+        assert!(
+            s.claim_outbox("p2", USER, 49_999, 99_999, 49_999).await.expect("claim").is_empty()
+        );
+        assert_eq!(s.outbox_due_targets(50_000, 50_000, 50_000, 10).await.expect("due"), [USER]);
+        assert_eq!(
+            s.claim_outbox("p2", USER, 50_000, 99_999, 50_000).await.expect("claim").len(),
+            1
+        );
     }
 }
 
@@ -164,7 +195,7 @@ async fn settled_items_older_than_the_cutoff_are_pruned_in_bounded_batches_and_w
         let name = s.backend_name();
         let items = ["old1", "old2", "recent", "waiting"].map(|k| item(GROUP, GROUP, k, 1_000));
         s.record_outbox(&items, 1_000).await.expect("record");
-        let claimed = s.claim_outbox("p1", GROUP, 1_000, 61_000).await.expect("claim");
+        let claimed = s.claim_outbox("p1", GROUP, 1_000, 61_000, 1_000).await.expect("claim");
         let by_key = |k: &str| claimed.iter().find(|i| i.retry_key == k).expect("claimed");
         s.settle_outbox("p1", &[by_key("old1")], "sent", 5_000).await.expect("settle");
         s.settle_outbox("p1", &[by_key("old2")], "held", 6_000).await.expect("settle");

@@ -152,7 +152,12 @@ async fn a_pdf_with_a_zlib_bomb_in_an_object_stream_costs_the_server_no_memory()
     media.put("9102", "application/pdf", bytes);
     let (h, program) = tagged_harness(&media, "bomb").await;
     let event = h.event(in_dm(MOM), file("9102", "bomb.pdf", size));
-    refused_then_still_answering(&h, &program, event, "讀不出來").await;
+    // The child either dies at its address-space limit (「讀不出來」) or its decoder is refused
+    // the memory and the object stream reads as empty (「沒有文字」): which one depends on where
+    // the allocation that crosses the limit falls. Either way a refusal, and flat memory here.
+    refused_then_still_answering(&h, &program, event, "").await;
+    let said = reply_text(&h, 0);
+    assert!(said.contains("讀不出來") || said.contains("沒有文字"), "{said}");
 }
 
 #[tokio::test]

@@ -208,7 +208,7 @@ impl AlertPoller {
             }
         }
         // What waits in the outbox (fires held for quiet hours, or due with other items).
-        for settled in self.pusher.flush_due().await? {
+        for settled in self.pusher.flush_waiting().await? {
             if settled.kind == PushKind::Alert {
                 match settled.outcome {
                     Outcome::Sent => report.sent += 1,

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::{Outcome, Pusher, kind_of, retry_key};
+use super::{HANDOVER_LAG, Outcome, Pusher, kind_of, retry_key};
 use crate::features::quiet::{self, PushKind, QuietHours};
 use crate::features::quota::{self, Decision, HoldReason, batch};
 use crate::line::client::LineError;
@@ -104,28 +104,37 @@ impl Pusher {
         self.flush_overdue(std::time::Duration::ZERO).await
     }
 
-    /// [`Self::flush_due`] for the chats with an item due at least `lag` ago. The background
-    /// round uses it, so what a loop has just handed over is pushed by that loop's own flush,
-    /// which then reports it, rather than by whichever round runs first.
-    pub async fn flush_overdue(
-        &self,
-        lag: std::time::Duration,
-    ) -> Result<Vec<Settled>, StoreError> {
-        let now = self.now().saturating_sub(lag).unwrap_or_else(|_| self.now());
-        let oldest_by = now.saturating_sub(self.outbox.window).unwrap_or(now);
+    /// [`Self::flush_due`] for what was recorded at least [`HANDOVER_LAG`] ago: items held for
+    /// quiet hours, or left by a loop that died. The loops' own rounds and the outbox's round
+    /// use it, so what one loop has just handed over is pushed by that loop's own
+    /// [`Pusher::push`], which reports it, never by another loop running at the same instant.
+    pub async fn flush_waiting(&self) -> Result<Vec<Settled>, StoreError> {
+        self.flush_overdue(HANDOVER_LAG).await
+    }
+
+    /// [`Self::flush_due`] for the items recorded at least `lag` ago.
+    async fn flush_overdue(&self, lag: std::time::Duration) -> Result<Vec<Settled>, StoreError> {
+        let now = self.now();
+        let oldest_by = now.saturating_sub(self.outbox.window).unwrap_or(now).as_millisecond();
+        let recorded_by = now.saturating_sub(lag).unwrap_or(now).as_millisecond();
         let targets = self
             .store()
-            .outbox_due_targets(now.as_millisecond(), oldest_by.as_millisecond(), CHATS_PER_ROUND)
+            .outbox_due_targets(now.as_millisecond(), oldest_by, recorded_by, CHATS_PER_ROUND)
             .await?;
         let mut settled = Vec::new();
         for target in targets {
-            settled.extend(self.flush_chat(&target).await?);
+            settled.extend(self.flush_chat(&target, recorded_by).await?);
         }
         Ok(settled)
     }
 
-    /// Pushes everything due for `to`, when its oldest due item has waited the window.
-    pub(super) async fn flush_chat(&self, to: &str) -> Result<Vec<Settled>, StoreError> {
+    /// Pushes everything due for `to` and recorded by `recorded_by_ms`, when its oldest due
+    /// item has waited the window.
+    pub(super) async fn flush_chat(
+        &self,
+        to: &str,
+        recorded_by_ms: i64,
+    ) -> Result<Vec<Settled>, StoreError> {
         let now = self.now();
         let now_ms = now.as_millisecond();
         let Some(oldest) = self.store().outbox_oldest_due(to, now_ms).await? else {
@@ -136,7 +145,8 @@ impl Pusher {
             return Ok(Vec::new());
         }
         let lease_until = now.saturating_add(self.outbox.lease).unwrap_or(now).as_millisecond();
-        let claimed = self.store().claim_outbox(&self.owner, to, now_ms, lease_until).await?;
+        let claimed =
+            self.store().claim_outbox(&self.owner, to, now_ms, lease_until, recorded_by_ms).await?;
         if claimed.is_empty() {
             return Ok(Vec::new());
         }

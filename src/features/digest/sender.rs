@@ -114,7 +114,7 @@ impl DigestSender {
         }
         // What waits in the outbox (a digest held for quiet hours goes with the alerts held
         // with it).
-        for settled in self.pusher.flush_due().await? {
+        for settled in self.pusher.flush_waiting().await? {
             if settled.kind == PushKind::Digest {
                 match settled.outcome {
                     Outcome::Sent => report.sent += 1,

@@ -306,7 +306,7 @@ impl ReminderScheduler {
     /// Pushes what waits in the outbox for chats whose window has passed (items held for quiet
     /// hours or handed over by another loop); counts the reminders among them into `report`.
     async fn flush(&self, report: &mut TickReport) -> Result<(), StoreError> {
-        for settled in self.pusher.flush_due().await? {
+        for settled in self.pusher.flush_waiting().await? {
             if settled.kind == PushKind::Reminder {
                 match settled.outcome {
                     Outcome::Sent => report.sent += 1,
