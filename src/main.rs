@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use hearth::contract::schema::Audience;
 use hearth::platform::clock::SystemClock;
 use hearth::platform::config::{Config, LogFormat};
 use hearth::server::app::Hearth;
@@ -28,9 +29,18 @@ enum Command {
     Serve,
     /// Talk to the agent in the terminal, as a 1:1 chat (needs only the LLM settings).
     Chat,
-    /// Print the tool definitions exactly as sent to the LLM (with those of the MCP servers
-    /// that answered).
-    Tools,
+    /// Print the tool definitions exactly as sent to the LLM in a 1:1 chat, or in a group with
+    /// `--group` (with those of the MCP servers that answered); with `--tokens`, what they cost
+    /// in both.
+    Tools {
+        /// The definitions a group is sent (group-only arguments included).
+        #[arg(long)]
+        group: bool,
+        /// Print the o200k tokens of each tool's definition and of the whole list, for a 1:1
+        /// chat and for a group, instead of the definitions.
+        #[arg(long)]
+        tokens: bool,
+    },
     /// Apply the database migrations (DATABASE_URL) and exit; `serve` applies them too.
     Migrate,
     /// Check this deployment (settings, database, LINE token and webhook, LLM, search, quota,
@@ -93,7 +103,7 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
-        Command::Tools => {
+        Command::Tools { group, tokens } => {
             let services = hearth::tools::Services::offline(
                 &config,
                 hearth::server::app::sources(&config)?,
@@ -102,9 +112,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             )?;
             let mcp = hearth::llm::mcp::McpServers::start(&config).await?;
             let registry = hearth::tools::registry(&services)?.with_sources(mcp.sources())?;
-            let definitions = registry.definitions();
-            let sent = hearth::llm::openai::tool_specs(&definitions, config.llm_strict);
-            println!("{}", serde_json::to_string_pretty(&sent)?);
+            if tokens {
+                print!("{}", hearth::llm::tokens::table(&registry, config.llm_strict));
+            } else {
+                let audience = if group { Audience::Group } else { Audience::OneToOne };
+                let definitions = registry.definitions(audience);
+                let sent = hearth::llm::openai::tool_specs(&definitions, config.llm_strict);
+                println!("{}", serde_json::to_string_pretty(&sent)?);
+            }
         }
         Command::Eval(args) => {
             require(config.missing_for_llm())?;
@@ -204,7 +219,7 @@ fn default_log_level(command: &Command) -> &'static str {
         | Command::Approve { .. }
         | Command::Revoke { .. }
         | Command::Pair => "warn",
-        Command::Serve | Command::Tools | Command::Migrate => "info",
+        Command::Serve | Command::Tools { .. } | Command::Migrate => "info",
     }
 }
 

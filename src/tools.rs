@@ -1,28 +1,22 @@
 //! THE list of tools. Adding a tool is one new file in `src/tools/` and one line here; the name
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
-pub mod add_list_items;
-pub mod cancel_digest;
 pub mod cancel_price_alert;
-pub mod cancel_quiet_hours;
 pub mod cancel_reminder;
-pub mod check_list_items;
-pub mod clear_list;
+pub mod digest;
 pub mod forget;
 pub mod fx;
 pub mod get_quote;
+pub mod list;
 pub mod list_memories;
 pub mod list_price_alerts;
 pub mod list_reminders;
 pub mod price_alert;
+pub mod quiet_hours;
 pub mod quota;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
-pub mod remove_list_items;
-pub mod set_digest;
-pub mod set_quiet_hours;
-pub mod show_list;
 pub mod summarize_url;
 pub mod weather;
 pub mod web_search;
@@ -121,15 +115,9 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(remember::Remember::new(s.store.clone()))
         .tool(forget::Forget::new(s.store.clone()))
         .tool(list_memories::ListMemories::new(s.store.clone()))
-        .tool(add_list_items::AddListItems::new(s.store.clone()))
-        .tool(show_list::ShowList::new(s.store.clone()))
-        .tool(check_list_items::CheckListItems::new(s.store.clone()))
-        .tool(remove_list_items::RemoveListItems::new(s.store.clone()))
-        .tool(clear_list::ClearList::new(s.store.clone()))
-        .tool(set_digest::SetDigest::new(s.store.clone(), s.sources.weather.clone()))
-        .tool(cancel_digest::CancelDigest::new(s.store.clone()))
-        .tool(set_quiet_hours::SetQuietHours::new(s.store.clone()))
-        .tool(cancel_quiet_hours::CancelQuietHours::new(s.store.clone()))
+        .tool(list::List::new(s.store.clone()))
+        .tool(digest::Digest::new(s.store.clone(), s.sources.weather.clone(), s.home.clone()))
+        .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone(), s.sandbox.clone()))

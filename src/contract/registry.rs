@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::contract::egress::Outgoing;
-use crate::contract::schema::{check_schema, strict_schema_for};
+use crate::contract::schema::{Audience, check_schema, for_audience, strict_schema_for};
 use crate::contract::{Card, Chip, ErrorKind, Tool, ToolCtx, ToolError};
 
 /// A tool as the LLM sees it.
@@ -328,7 +328,7 @@ impl RegistryBuilder {
     /// Checks names and schemas and builds the registry.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut by_name = HashMap::new();
-        let mut definitions = Vec::new();
+        let mut definitions: [Vec<ToolDefinition>; 2] = Default::default();
         let mut tools = Vec::new();
         let mut traits = Vec::new();
         for (index, (def, t, tool)) in self.entries.into_iter().enumerate() {
@@ -341,13 +341,27 @@ impl RegistryBuilder {
             if by_name.insert(name, index).is_some() {
                 return Err(RegistryError::Duplicate(name));
             }
-            check_schema(&def.parameters)
-                .map_err(|problem| RegistryError::BadSchema { name, problem })?;
-            definitions.push(def);
+            for audience in Audience::ALL {
+                let shaped = ToolDefinition {
+                    parameters: for_audience(&def.parameters, audience),
+                    ..def.clone()
+                };
+                check_schema(&shaped.parameters)
+                    .map_err(|problem| RegistryError::BadSchema { name, problem })?;
+                definitions[slot(audience)].push(shaped);
+            }
             traits.push(t);
             tools.push(tool);
         }
         Ok(Registry { by_name, definitions, traits, tools, sources: Vec::new() })
+    }
+}
+
+/// Where `audience`'s definitions are kept.
+fn slot(audience: Audience) -> usize {
+    match audience {
+        Audience::OneToOne => 0,
+        Audience::Group => 1,
     }
 }
 
@@ -359,7 +373,8 @@ fn valid_name(name: &str) -> bool {
 /// The tools, by name, with their definitions.
 pub struct Registry {
     by_name: HashMap<&'static str, usize>,
-    definitions: Vec<ToolDefinition>,
+    /// The list's definitions as a 1:1 chat and as a group sees them ([`slot`]).
+    definitions: [Vec<ToolDefinition>; 2],
     traits: Vec<ToolTraits>,
     tools: Vec<Box<dyn ErasedTool>>,
     sources: Vec<Arc<dyn ToolSource>>,
@@ -416,9 +431,10 @@ impl Registry {
         self.dynamic_tools().into_iter().find(|t| t.definition().name == name)
     }
 
-    /// The tool definitions: the list's in order, then those the sources offer now.
-    pub fn definitions(&self) -> Vec<ToolDefinition> {
-        let mut definitions = self.definitions.clone();
+    /// The tool definitions `audience` is offered: the list's in order, then those the sources
+    /// offer now.
+    pub fn definitions(&self, audience: Audience) -> Vec<ToolDefinition> {
+        let mut definitions = self.definitions[slot(audience)].clone();
         definitions.extend(self.dynamic_tools().iter().map(|t| t.definition().clone()));
         definitions
     }
@@ -584,18 +600,27 @@ mod tests {
             .expect("no clash at start");
         later.0.lock().expect("lock").push(labelled("home_lookup", "later"));
         later.0.lock().expect("lock").push(labelled("kids_lookup", "later"));
-        let names: Vec<String> =
-            registry.definitions().iter().map(|d| d.name.to_string()).collect();
+        let names: Vec<String> = registry
+            .definitions(crate::contract::schema::Audience::Group)
+            .iter()
+            .map(|d| d.name.to_string())
+            .collect();
         assert_eq!(names, ["home_lookup", "kids_lookup"]);
         assert!(registry.offers("kids_lookup") && !registry.offers("pets_lookup"));
         assert_eq!(registry.dispatch("home_lookup", "{}", &ctx()).await.content, json!("first"));
         first.0.lock().expect("lock").clear();
-        let names: Vec<String> =
-            registry.definitions().iter().map(|d| d.name.to_string()).collect();
+        let names: Vec<String> = registry
+            .definitions(crate::contract::schema::Audience::Group)
+            .iter()
+            .map(|d| d.name.to_string())
+            .collect();
         assert_eq!(names, ["home_lookup", "kids_lookup"], "the name goes to the next offering it");
         assert_eq!(registry.dispatch("home_lookup", "", &ctx()).await.content, json!("later"));
         later.0.lock().expect("lock").clear();
-        assert!(registry.definitions().is_empty(), "withdrawn while no source offers them");
+        assert!(
+            registry.definitions(crate::contract::schema::Audience::Group).is_empty(),
+            "withdrawn while no source offers them"
+        );
         assert!(!registry.offers("home_lookup"), "not offered once withdrawn");
     }
 

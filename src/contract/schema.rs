@@ -39,7 +39,65 @@ pub fn strict_schema_for<T: JsonSchema>() -> Value {
     let schema = settings.into_generator().root_schema_for::<T>();
     let mut value = schema.to_value();
     make_strict(&mut value);
+    // The argument type's own doc comment: the tool's description says what the model needs,
+    // and every round of every turn pays for each word sent.
+    if let Value::Object(root) = &mut value {
+        root.remove("description");
+    }
     value
+}
+
+/// Marks an argument offered only in groups and rooms (`#[schemars(extend("x-group-only" =
+/// true))]` on the field): the schema a 1:1 chat's model sees leaves it out, so a model there is
+/// never offered a choice that can only be null.
+pub const GROUP_ONLY: &str = "x-group-only";
+
+/// The kinds of chat a schema is shaped for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// A 1:1 chat: the arguments marked [`GROUP_ONLY`] are left out.
+    OneToOne,
+    /// A group or a room: every argument.
+    Group,
+}
+
+impl Audience {
+    /// Both, in the order tables print them.
+    pub const ALL: [Audience; 2] = [Audience::OneToOne, Audience::Group];
+
+    /// The audience of `conversation`.
+    pub fn of(conversation: &crate::platform::conversation::Conversation) -> Self {
+        if conversation.is_multi_person() { Self::Group } else { Self::OneToOne }
+    }
+}
+
+/// `schema` as `audience` sees it: without the [`GROUP_ONLY`] properties in a 1:1 chat (and out
+/// of their object's `required`), and without the marker either way.
+pub fn for_audience(schema: &Value, audience: Audience) -> Value {
+    let mut schema = schema.clone();
+    shape_for(&mut schema, audience);
+    schema
+}
+
+fn shape_for(value: &mut Value, audience: Audience) {
+    let Value::Object(map) = value else { return };
+    map.remove(GROUP_ONLY);
+    if audience == Audience::OneToOne
+        && let Some(Value::Object(props)) = map.get_mut("properties")
+    {
+        let dropped: Vec<String> = props
+            .iter()
+            .filter(|(_, p)| p.get(GROUP_ONLY) == Some(&Value::Bool(true)))
+            .map(|(name, _)| name.clone())
+            .collect();
+        props.retain(|name, _| !dropped.contains(name));
+        if let Some(Value::Array(required)) = map.get_mut("required") {
+            required.retain(|name| !name.as_str().is_some_and(|n| dropped.iter().any(|d| d == n)));
+        }
+    }
+    for child in subschemas(map) {
+        shape_for(child, audience);
+    }
 }
 
 /// What an argument schema written elsewhere (an MCP server's) can be sent as.
@@ -324,6 +382,30 @@ mod tests {
         days: Option<u8>,
         inner: Inner,
         unit: Option<Unit>,
+    }
+
+    /// Arguments with one that only a group is offered.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct WithGroupOnly {
+        /// What.
+        text: String,
+        /// Who, in a group.
+        #[schemars(extend("x-group-only" = true))]
+        for_member: Option<String>,
+    }
+
+    #[test]
+    fn a_group_only_argument_is_left_out_of_a_1to1_chat_s_schema() {
+        let schema = strict_schema_for::<WithGroupOnly>();
+        let one = for_audience(&schema, Audience::OneToOne);
+        assert_eq!(one["properties"].as_object().map(|p| p.len()), Some(1), "{one}");
+        assert_eq!(one["required"], serde_json::json!(["text"]));
+        let group = for_audience(&schema, Audience::Group);
+        assert!(group["properties"]["for_member"].is_object(), "{group}");
+        assert_eq!(group["required"], serde_json::json!(["for_member", "text"]));
+        assert!(!contains_key(&group, GROUP_ONLY) && !contains_key(&one, GROUP_ONLY));
+        check_schema(&one).expect("usable");
     }
 
     #[test]

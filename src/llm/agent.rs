@@ -22,6 +22,7 @@ use super::hold::{CallHolder, Held};
 use super::openai::{ChatMessage, Completion, LlmClient, LlmError, ToolList, Usage};
 use crate::contract::egress;
 use crate::contract::registry::{Outcome, Registry, ToolDefinition, ToolReply};
+use crate::contract::schema::Audience;
 use crate::contract::{Answer, ErrorKind, ToolCtx};
 
 /// The most cards one answer carries (a LINE carousel holds 12).
@@ -45,8 +46,9 @@ struct Turn {
 pub struct Agent {
     llm: LlmClient,
     registry: Arc<Registry>,
-    /// The tool list as sent, serialised once when it cannot change (no MCP sources).
-    fixed_tools: Option<ToolList>,
+    /// The tool lists as sent to a 1:1 chat and to a group, serialised once when they cannot
+    /// change (no MCP sources).
+    fixed_tools: Option<[ToolList; 2]>,
     max_rounds: usize,
     max_calls_per_round: usize,
     held_calls: Option<Arc<dyn CallHolder>>,
@@ -56,7 +58,8 @@ pub struct Agent {
 impl Agent {
     /// An agent allowing at most `max_rounds` tool rounds per turn.
     pub fn new(llm: LlmClient, registry: Arc<Registry>, max_rounds: usize) -> Self {
-        let fixed_tools = (!registry.has_sources()).then(|| llm.tool_list(&registry.definitions()));
+        let fixed_tools = (!registry.has_sources())
+            .then(|| Audience::ALL.map(|audience| llm.tool_list(&registry.definitions(audience))));
         Self {
             llm,
             registry,
@@ -134,19 +137,21 @@ impl Agent {
         )
     }
 
-    /// The tool definitions sent to the model.
-    pub fn tool_definitions(&self) -> Vec<ToolDefinition> {
-        self.registry.definitions()
+    /// The tool definitions sent to the model in a chat of `audience`.
+    pub fn tool_definitions(&self, audience: Audience) -> Vec<ToolDefinition> {
+        self.registry.definitions(audience)
     }
 
-    /// The model's first round over `messages` with the tools offered but those named in
-    /// `without`; nothing is run. This is the tool choice of a turn, which `hearth eval` scores.
+    /// The model's first round over `messages` in a chat of `audience`, with the tools offered
+    /// but those named in `without`; nothing is run. This is the tool choice of a turn, which
+    /// `hearth eval` scores.
     pub async fn first_round(
         &self,
         messages: &[ChatMessage],
+        audience: Audience,
         without: &[String],
     ) -> Result<Completion, LlmError> {
-        let mut tools = self.registry.definitions();
+        let mut tools = self.registry.definitions(audience);
         tools.retain(|t| !without.iter().any(|w| *w == t.name));
         self.llm.complete(messages, &tools, true).await
     }
@@ -172,11 +177,13 @@ impl Agent {
         tainted: bool,
         usage: &mut Usage,
     ) -> Result<Answer, LlmError> {
+        let audience = Audience::of(&ctx.conversation);
         let listed_now;
         let tools = match &self.fixed_tools {
-            Some(fixed) => fixed,
+            Some([one_to_one, _]) if audience == Audience::OneToOne => one_to_one,
+            Some([_, group]) => group,
             None => {
-                listed_now = self.llm.tool_list(&self.registry.definitions());
+                listed_now = self.llm.tool_list(&self.registry.definitions(audience));
                 &listed_now
             }
         };

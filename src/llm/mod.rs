@@ -1,6 +1,6 @@
 //! The LLM side: a tolerant OpenAI-compatible client ([`openai`]), the system prompt
 //! ([`prompt`]), the tool loop ([`agent`]), what it asks of whoever holds calls for
-//! confirmation ([`hold`]), the tokens calls used ([`usage`]) and the models an endpoint offers
+//! confirmation ([`hold`]), the tokens calls used ([`usage`]), what the tool definitions cost ([`tokens`]) and the models an endpoint offers
 //! ([`models`]).
 
 pub mod agent;
@@ -10,4 +10,5 @@ pub mod mcp;
 pub mod models;
 pub mod openai;
 pub mod prompt;
+pub mod tokens;
 pub mod usage;

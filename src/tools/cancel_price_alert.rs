@@ -14,9 +14,9 @@ use crate::store::{AlertStatus, Store};
 /// Arguments of `cancel_price_alert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The alert's id, from list_price_alerts or the confirmation.
+    /// From list_price_alerts or the confirmation.
     pub id: Option<i64>,
-    /// Or a symbol or name ("2330.TW", "台積電", "元太", "BTC"): cancels every alert of this chat on it.
+    /// Or a symbol or name ("台積電", "BTC").
     pub symbol: Option<String>,
 }
 
@@ -43,7 +43,8 @@ impl CancelPriceAlert {
 impl Tool for CancelPriceAlert {
     const NAME: &'static str = "cancel_price_alert";
     const CHANGES_STATE: bool = true;
-    const DESCRIPTION: &'static str = "Cancel price alerts of this chat: one by id, or all alerts on a symbol. Use list_price_alerts first when the user's words match several alerts.";
+    const DESCRIPTION: &'static str =
+        "Cancel a price alert of this chat by id, or every alert on a symbol.";
     type Args = Args;
     type Output = Output;
 

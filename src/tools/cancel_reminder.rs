@@ -9,9 +9,9 @@ use crate::store::Store;
 /// Arguments of `cancel_reminder`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The reminder's id, from list_reminders or the confirmation.
+    /// From list_reminders or the confirmation.
     pub id: Option<i64>,
-    /// Or words from its text (e.g. "倒垃圾") when the id is not known.
+    /// Or words from its text ("倒垃圾").
     pub description: Option<String>,
 }
 
@@ -38,7 +38,7 @@ impl CancelReminder {
 
 impl Tool for CancelReminder {
     const NAME: &'static str = "cancel_reminder";
-    const DESCRIPTION: &'static str = "Cancel (stop) a reminder of this chat, by its id or by words from its text. If several match, ask which one.";
+    const DESCRIPTION: &'static str = "Stop a reminder of this chat, by id or by words from its text; if several match, ask which.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -20,11 +20,11 @@ const MAX_CANDIDATES: usize = 10;
 /// Arguments of `forget`: exactly one way of saying what to forget.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The memory's number (#id, as listed) when the user names it. Null otherwise.
+    /// The #id; else null.
     pub id: Option<i64>,
-    /// A few words from the memory to forget, in the user's words, e.g. "花生" for 忘記花生那件事, "Dad's flight". Null when id or all is given.
+    /// Words from the memory; else null.
     pub description: Option<String>,
-    /// True only when the user asks to forget everything this chat remembers (忘記所有事); the family must then confirm with a button, nothing is deleted yet. Null otherwise.
+    /// true only for 忘記所有事; else null.
     pub all: Option<bool>,
 }
 
@@ -69,7 +69,7 @@ impl Forget {
 
 impl Tool for Forget {
     const NAME: &'static str = "forget";
-    const DESCRIPTION: &'static str = "Forget something this chat asked you to remember: by its #id, by a description (忘記花生那件事 → description \"花生\"), or everything (all = true, 忘記所有事 — this only shows a confirmation button; nothing is deleted until someone taps it). If several memories match, nothing is deleted and a card lets the family pick.";
+    const DESCRIPTION: &'static str = "Forget a remembered fact by #id or words (忘記花生那件事 → \"花生\"), or everything (all: only shows a confirm button). If several match, nothing is deleted and a card lets them pick.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

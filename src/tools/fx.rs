@@ -11,11 +11,11 @@ use crate::sources::fx::FxSource;
 /// Arguments of `fx`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The amount to convert; default 1.
+    /// Default 1.
     pub amount: Option<f64>,
-    /// ISO 4217 code of the currency to convert from, e.g. "USD" (美金), "TWD" (台幣), "JPY" (日圓).
+    /// ISO code, e.g. "USD" (美金).
     pub from: String,
-    /// ISO 4217 code of the currency to convert to; "TWD" when the user does not say.
+    /// ISO code; "TWD" when not said.
     pub to: String,
 }
 
@@ -92,7 +92,7 @@ fn currency_code(input: &str) -> Result<String, ToolError> {
 
 impl Tool for Fx {
     const NAME: &'static str = "fx";
-    const DESCRIPTION: &'static str = "Convert an amount between fiat currencies (ISO 4217 codes: USD, TWD, JPY, EUR, CNY, HKD, KRW, GBP, …) at today's reference rate. Does NOT handle cryptocurrencies (BTC, ETH, USDT, USDC, SOL, DOGE, XRP, BNB…) — use get_quote for those. For a crypto amount in a fiat currency (\"0.1 BTC 換台幣\", \"1000 USDT 多少台幣\"), call get_quote for the crypto AND fx from USD (amount 1, the rate) in the same round, then multiply.";
+    const DESCRIPTION: &'static str = "Convert between fiat currencies (ISO 4217: USD, TWD, JPY, EUR…) at today's rate. Does NOT handle cryptocurrencies (BTC, ETH, USDT…): use get_quote; for a crypto amount in TWD call get_quote and fx from USD (amount 1) in the same round, then multiply.";
     type Args = Args;
     type Output = Output;
 

@@ -19,9 +19,9 @@ use crate::sources::symbols::{resolve_symbol, unknown_symbol_hint};
 /// Arguments of `get_quote`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// What to quote, as the user said it: a Taiwan stock or ETF by code ("2330", "8069", "00878") or Chinese name, even partial ("台積電", "元太", "台積"); a Yahoo Finance symbol ("2330.TW", "6488.TWO", "AAPL", "^TWII", "BTC-USD"); or a well-known name ("Apple", "比特幣", "大盤"). Pass the name alone, without words like 股價 or 多少.
+    /// A Taiwan code or name ("2330", "台積電"), else a Yahoo symbol: "AAPL"; indexes "^TWII" (加權指數, 大盤), "^GSPC"; crypto "BTC-USD" (比特幣), "ETH-USD".
     pub symbol: String,
-    /// The stretch the card's chart covers: "day" (today's moves, the default) or "month" when the user asks how it went lately, e.g. "這個月走勢", "last month".
+    /// "month" for the recent trend (這個月走勢); null for today.
     pub chart: Option<ChartPeriod>,
 }
 
@@ -82,7 +82,7 @@ impl GetQuote {
 
 impl Tool for GetQuote {
     const NAME: &'static str = "get_quote";
-    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or cryptocurrency (Taiwan and US markets, crypto such as BTC and ETH). Use it for any price question about 股票/股價/ETF/指數/加密貨幣 (BTC 比特幣, ETH 以太幣, USDT 泰達幣, USDC, SOL, DOGE 狗狗幣, XRP, BNB…), including \"how much is 0.1 BTC\" (then multiply). Prices come in the instrument's own currency (crypto in USD): when the family wants another currency (\"0.1 BTC 換台幣\"), call fx from USD in the same round as this call, not after it. To be told later when a price reaches a level, use price_alert.";
+    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or crypto (Taiwan, US; crypto in USD): 股價, ETF, 指數, 比特幣. For another currency (0.1 BTC 換台幣) also call fx from USD in the same round. To be told when a price reaches a level: price_alert.";
     type Args = Args;
     type Output = Output;
 

@@ -46,7 +46,7 @@ impl ListMemories {
 
 impl Tool for ListMemories {
     const NAME: &'static str = "list_memories";
-    const DESCRIPTION: &'static str = "List what this chat asked you to remember (你記得什麼？, 'what do you remember?'), newest last, as a card with a delete button for each. Only for showing the list: the remembered facts are already in your instructions, so answer a question about them (奶奶對什麼過敏？) from there without calling this. Read only: to remove something use forget.";
+    const DESCRIPTION: &'static str = "Show what this chat asked you to remember (你記得什麼？) as a card with delete buttons. The facts are already in your instructions: answer a question about one from there, without this.";
     type Args = Args;
     type Output = Output;
 

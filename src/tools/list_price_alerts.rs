@@ -44,7 +44,8 @@ impl ListPriceAlerts {
 
 impl Tool for ListPriceAlerts {
     const NAME: &'static str = "list_price_alerts";
-    const DESCRIPTION: &'static str = "List the active price alerts of this chat (ids, symbols, levels, once or every time), shown as a card with a cancel button on each row.";
+    const DESCRIPTION: &'static str =
+        "List this chat's price alerts as a card with a cancel button on each.";
     type Args = Args;
     type Output = Output;
 

@@ -56,7 +56,8 @@ impl ListReminders {
 
 impl Tool for ListReminders {
     const NAME: &'static str = "list_reminders";
-    const DESCRIPTION: &'static str = "List the reminders of this chat (ids, texts, next times, repetitions), shown as a card with a cancel button on each row.";
+    const DESCRIPTION: &'static str =
+        "List this chat's reminders as a card with a cancel button on each.";
     type Args = Args;
     type Output = Output;
 

@@ -59,17 +59,18 @@ pub enum Often {
 /// Arguments of `price_alert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// What to watch, as the user said it: a Taiwan stock or ETF by code ("2330", "8069") or Chinese name, even partial ("台積電", "元太"); a Yahoo Finance symbol ("2330.TW", "6488.TWO", "AAPL", "^TWII", "BTC-USD"); or a well-known name ("Apple", "比特幣").
+    /// A Taiwan code or name ("2330", "台積電"), else a Yahoo symbol: "AAPL"; indexes "^TWII" (加權指數, 大盤), "^GSPC"; crypto "BTC-USD" (比特幣), "ETH-USD".
     pub symbol: String,
-    /// rises_to (漲到、漲破、突破、站上, "goes above") or falls_to (跌到、跌破、低於, "drops below").
+    /// rises_to (漲到, 突破) or falls_to (跌到, 跌破).
     pub direction: Way,
-    /// The price level, in the instrument's own currency (TWD for Taiwan stocks, USD for US stocks and BTC-USD).
+    /// In the instrument's currency (TWD for Taiwan, USD for US and crypto).
     pub level: f64,
-    /// once (default), or every_time ("每次", "every time"): again on each real re-cross, at most once an hour.
+    /// once (default), or every_time (每次): on each re-cross, at most hourly.
     pub frequency: Option<Often>,
-    /// In a group: true when the alert is for everyone ("通知大家"); it then goes to the whole group. Omit for the asker's own alert, which goes to their 1:1 chat with hearth when they have added it as a friend (costs less of the monthly LINE quota).
+    /// true when it is for everyone (通知大家): pushed to the group; null for the asker's own, pushed to their 1:1 chat.
+    #[schemars(extend("x-group-only" = true))]
     pub everyone: Option<bool>,
-    /// true only after the user was told an every-time alert would exceed this month's LINE message quota and still wants it; else null.
+    /// true only after the user accepted a quota warning; else null.
     pub accept_cost: Option<bool>,
 }
 
@@ -183,7 +184,7 @@ fn invalid(msg: impl Into<String>) -> ToolError {
 impl Tool for PriceAlert {
     const NAME: &'static str = "price_alert";
     const CHANGES_STATE: bool = true;
-    const DESCRIPTION: &'static str = "Set a price alert: push a message (to this chat, or for the asker's own alert set in a group, to their 1:1 chat with hearth) when a stock, ETF, index or cryptocurrency rises to or falls to a price level (\"台積電漲到1500通知我\", \"BTC 跌破 80000 跟我說\", \"tell me every time AAPL crosses 250\"). Once by default, or every time it crosses again: an every-time alert spends the family's monthly LINE message quota, its result says what it costs a month, and when it would exceed the month it is not created until the user accepts or picks a cheaper way. For the current price use get_quote; to see or stop alerts use list_price_alerts / cancel_price_alert.";
+    const DESCRIPTION: &'static str = "Push a message when a stock, ETF, index or crypto rises to or falls to a level (台積電漲到1500通知我, BTC 跌破 80000 跟我說). Once, or every_time it crosses again (costs monthly LINE quota: the result says how much; beyond the month it is not created until the user accepts). Current price: get_quote.";
     type Args = Args;
     type Output = Output;
 

@@ -92,7 +92,7 @@ fn chat_label(chat: &str, here: &str, lang: Lang) -> String {
 
 impl Tool for Quota {
     const NAME: &'static str = "quota";
-    const DESCRIPTION: &'static str = "This month's LINE message quota (\"這個月訊息額度還剩多少？\", \"how many messages are left?\"): used, left, and what scheduled reminders, daily digests and price alerts (their expected fires) will spend, by chat, as a card. Replies are free; reminders and price alerts are pushes that cost one message per person in the chat.";
+    const DESCRIPTION: &'static str = "This month's LINE message quota (額度還剩多少): used, left, and what scheduled pushes will spend, as a card. Replies are free; pushes cost one message per person in the chat.";
     type Args = Args;
     type Output = Output;
 

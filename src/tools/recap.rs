@@ -27,11 +27,11 @@ const MAX_MESSAGE_CHARS: usize = 500;
 /// Arguments of `recap`. Give at most one of `since_minutes` and `since_local_time`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Args {
-    /// For "the last hour", "the past 30 minutes": how many minutes back from now (1-44640), e.g. 60. Null otherwise.
+    /// "the last hour": minutes back (1-44640); else null.
     pub since_minutes: Option<u32>,
-    /// For "today", "since this morning", "since 3 pm", "since yesterday": the local start as "YYYY-MM-DDTHH:MM" in the chat's time zone, e.g. today's date with T00:00 for "today", T06:00 for "this morning". Null otherwise.
+    /// "today", "since this morning": the local start "YYYY-MM-DDTHH:MM"; else null.
     pub since_local_time: Option<String>,
-    /// For "the last 50 messages": how many of the latest messages (1-200). Null otherwise; with no window at all the last 50 are returned.
+    /// "the last 50 messages": how many (1-200); else null (default 50).
     pub last_messages: Option<u32>,
 }
 
@@ -169,7 +169,7 @@ impl Recap {
 
 impl Tool for Recap {
     const NAME: &'static str = "recap";
-    const DESCRIPTION: &'static str = "Recap THIS chat: returns the family's recent messages in this conversation (who said what, local time) for you to summarise, e.g. 幫我整理一下剛剛大家講了什麼, 'what did I miss?', 'summarise today'. Pick the window from the request: since_minutes for 'the last hour', since_local_time for 'today' or 'since this morning', last_messages for 'the last 50 messages'. Attribute points to people by name; be brief. Only this chat's messages exist for you; hearth's own answers are not included.";
+    const DESCRIPTION: &'static str = "Recap THIS chat's recent messages (who said what, when) for you to summarise: 剛剛大家講了什麼, 'what did I miss?'. Only this chat's messages exist for you. Pick one window; be brief, name people.";
     type Args = Args;
     type Output = Output;
 

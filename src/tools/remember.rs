@@ -19,7 +19,7 @@ pub use crate::store::MAX_MEMORIES;
 /// Arguments of `remember`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The fact to remember: one short, self-contained sentence in the user's language, with names instead of pronouns, e.g. "奶奶對花生過敏", "Dad's flight lands at 18:40 on Dec 5". Write relative dates as dates (明天 → 2026-12-02, against today's date in your instructions): the fact is read on later days. At most 500 characters.
+    /// One short self-contained sentence in the user's language, names not pronouns, relative dates written as dates (it is read on later days).
     pub fact: String,
 }
 
@@ -46,7 +46,7 @@ impl Remember {
 
 impl Tool for Remember {
     const NAME: &'static str = "remember";
-    const DESCRIPTION: &'static str = "Remember a fact for this chat from now on — allergies, birthdays, preferences, plans, who is who — when someone says 記得…, 幫我記住…, 'remember that…'. It is kept with who said it and when, and shown to you in this chat's later turns (never in other chats). Not for being reminded at a time: 提醒我…, 'remind me to…' (記得提醒我… too) is the reminder tool, even when it mentions a date; not for things to buy (add_list_items). Use list_memories to show what is remembered and forget to remove something.";
+    const DESCRIPTION: &'static str = "Keep a fact for this chat (記得…, 'remember that…'): allergies, birthdays, preferences, who is who. Not for a reminder at a time (提醒我…, 記得提醒我…: reminder) nor things to buy (list).";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

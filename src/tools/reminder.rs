@@ -78,20 +78,21 @@ pub enum Day {
 /// Arguments of `reminder`: the common case is `text` and `at` (or `in_minutes`), the rest null.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// What to remind about, short, in the user's words (e.g. "帶便當", "倒垃圾").
+    /// What, short, in the user's words ("帶便當").
     pub text: String,
-    /// The (first) time as a local date-time "YYYY-MM-DDTHH:MM" in the chat's time zone; null when `in_minutes` is used. Resolve 明天/下週三/tomorrow against today's date in your instructions. No hour said: 早上/morning 08:00, 中午/noon 12:00, 下午/afternoon 15:00, 晚上/evening 20:00, otherwise 09:00. For lunar and workday repetition: the time of day with today's date.
+    /// Local "YYYY-MM-DDTHH:MM"; null with in_minutes. No hour said: 早上 08:00, 中午 12:00, 下午 15:00, 晚上 20:00, else 09:00. Lunar and workdays: today's date with the time.
     pub at: Option<String>,
-    /// For relative requests ("in 20 minutes", "半小時後"): minutes from now; else null.
+    /// "半小時後" → 30; else null.
     pub in_minutes: Option<u32>,
-    /// How it repeats; null for once.
+    /// null for once.
     #[serde(default, deserialize_with = "repetition_given")]
     pub repeat: Option<Repetition>,
-    /// Who it is for, in a group only: null for the person asking (提醒我); a member's display name (提醒爸爸 → "爸爸"); "everyone" for the whole group (提醒大家, 提醒全家). In a 1:1 chat always null: it is for the person you are talking to.
+    /// Who it is for: null for the asker (提醒我), a member's name (提醒爸爸 → "爸爸"), or "everyone" (提醒大家).
+    #[schemars(extend("x-group-only" = true))]
     pub for_member: Option<String>,
-    /// IANA time zone, only if the user names another place's time (e.g. "America/New_York"); else null.
+    /// IANA zone, only when another place's time is named; else null.
     pub timezone: Option<String>,
-    /// true only after the user was told a repeating reminder would exceed this month's LINE message quota and still wants it; else null.
+    /// true only after the user accepted a quota warning; else null.
     pub accept_cost: Option<bool>,
     /// The earlier flat form's details (not offered to the model).
     #[serde(flatten)]
@@ -102,30 +103,30 @@ pub struct Args {
 /// How a reminder repeats.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
 pub struct Repetition {
-    /// daily, weekly, monthly, yearly; lunar_monthly (every 初一/十五), lunar_yearly (a lunar date every year: lunar birthdays, 農曆八月十五); workdays (Taiwan's official workdays, 每個上班日).
+    /// lunar_monthly: 初一/十五; lunar_yearly: a lunar date each year; workdays: 每個上班日.
     pub every: Repeat,
-    /// Every N days/weeks/months/years (2 for "every other week"); null for 1.
+    /// Every N (2: every other); null for 1.
     pub interval: Option<u32>,
-    /// weekly: the days (每週一三 → ["mon", "wed"]); null for the weekday of `at`.
+    /// weekly: the days; null for the weekday of at.
     pub weekdays: Option<Vec<Day>>,
-    /// monthly: the day of the month 1-31, or -1 for the last day; null for the day of `at`.
+    /// monthly: 1-31, or -1 for the last day; null for the day of at.
     pub day_of_month: Option<i32>,
-    /// lunar_monthly and lunar_yearly: the lunar date as the family says it (never convert it to a Gregorian date yourself); else null.
+    /// lunar_*: the lunar date as said; else null.
     pub lunar: Option<LunarDate>,
-    /// The last date "YYYY-MM-DD" (inclusive), if the user gives one; else null.
+    /// The last date "YYYY-MM-DD"; else null.
     pub until: Option<String>,
-    /// How many times in all, if the user gives a number; else null.
+    /// How many times in all; else null.
     pub count: Option<u32>,
 }
 
 /// A lunar date of a repeating reminder.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
 pub struct LunarDate {
-    /// The lunar days 1-30: lunar_monthly [1, 15] for 初一 and 十五; lunar_yearly one day ([15] for 八月十五).
+    /// Lunar days 1-30 (初一、十五 → [1, 15]).
     pub days: Vec<u8>,
-    /// lunar_yearly: the lunar month 1-12 (正月 = 1, 臘月 = 12); null for lunar_monthly.
+    /// lunar_yearly: 1-12 (正月 = 1); else null.
     pub month: Option<u8>,
-    /// lunar_yearly: true when the date is in a leap month (閏四月初八); else null.
+    /// true for a leap month (閏四月); else null.
     pub leap: Option<bool>,
 }
 
@@ -412,7 +413,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "Create a reminder in this chat (提醒我…, 'remind me to…'): once (\"明天早上八點提醒我帶便當\": text and at, everything else null; \"in 20 minutes\": in_minutes) or repeating (daily, weekly on chosen days, monthly on a day, yearly; with an interval, an end date or a count). Also on the Chinese lunar calendar (every 初一 and 十五; a lunar date every year such as a lunar birthday or 農曆八月十五, leap months included) and on Taiwan's workdays (\"每個上班日\": holidays off, make-up workdays on): give the lunar month and day as the family says them, never convert them to Gregorian dates yourself; the result lists the next dates. The reminder is pushed at the time, with buttons to mark done, snooze or stop: to this chat, or, for a personal reminder set in a group, to that person's 1:1 chat with hearth (say where it arrives). Pushes spend the family's monthly LINE message quota: a repeating reminder's result says what it costs, and when it would exceed the month it is not created until the user accepts or picks a cheaper way. Resolve relative dates against the current date in the system prompt. To keep a fact without a time (記得…), use remember instead; to be told when a price reaches a level (0050 跌到 150 提醒我), use price_alert.";
+    const DESCRIPTION: &'static str = "Create a reminder (提醒我…, 'remind me to…'), pushed at the time with done, snooze and stop buttons. Once: text and at (or in_minutes), the rest null. Repeating: daily, weekly, monthly, yearly, lunar (every 初一/十五; a lunar date every year, e.g. a lunar birthday) or Taiwan workdays (每個上班日). Give lunar dates as said, never converted. A repeating one's result says its monthly LINE quota cost; beyond the month it is not created until the user accepts. A fact without a time: remember; a price level: price_alert.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

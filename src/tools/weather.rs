@@ -14,9 +14,9 @@ use crate::store::Store;
 /// Arguments of `weather`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The place, as the user wrote it: a city or district in Chinese or English, e.g. "台北", "高雄", "Tokyo". null when no place is named ("要帶傘嗎"): the place last asked about in this chat, else the family's home.
+    /// The place as written ("台北", "Tokyo"); null when none is named.
     pub location: Option<String>,
-    /// How many days to forecast, starting today (1-7), through the last day asked about: 1 for today, 2 for tomorrow, 3 for the day after tomorrow; for "this weekend" (這週末) count through Sunday (on a Wednesday: 5). Default 3.
+    /// Days from today through the last day asked about: 1 today, 2 tomorrow, 3 後天; 這週末 through Sunday. Default 3.
     pub days: Option<u8>,
 }
 
@@ -85,7 +85,7 @@ impl Weather {
 
 impl Tool for Weather {
     const NAME: &'static str = "weather";
-    const DESCRIPTION: &'static str = "Weather forecast for a place: current conditions and daily high/low temperature and chance of rain for today and the next days (up to 7). Use it for any question about weather, rain, umbrellas (要帶傘嗎), clothes or temperature. Without a place named, pass location null: the place last asked about in this chat, else the family's home, is used — do not ask which city.";
+    const DESCRIPTION: &'static str = "Weather forecast: now, and each day's high/low and chance of rain (up to 7 days). For weather, rain, umbrellas (要帶傘嗎), clothes. No place named: location null (the place last asked about here, else home); do not ask which city.";
     type Args = Args;
     type Output = Output;
 

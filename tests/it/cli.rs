@@ -52,7 +52,7 @@ fn sent_form(definitions: serde_json::Value) -> serde_json::Value {
 #[test]
 fn tools_prints_the_definitions_sent_to_the_llm() {
     let out = hearth()
-        .arg("tools")
+        .args(["tools", "--group"])
         .env("HEARTH_SEARXNG_URL", "http://searxng.invalid:8080")
         .output()
         .expect("run hearth tools");
@@ -63,14 +63,14 @@ fn tools_prints_the_definitions_sent_to_the_llm() {
 
 #[test]
 fn tools_without_a_search_provider_lacks_web_search_only() {
-    let out = hearth().arg("tools").output().expect("run hearth tools");
+    let out = hearth().args(["tools", "--group"]).output().expect("run hearth tools");
     assert!(out.status.success());
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let mut expected = snapshot();
     expected.as_array_mut().expect("a list").retain(|t| t["name"] != "web_search");
     assert_eq!(printed, sent_form(expected));
     let with_tavily = hearth()
-        .arg("tools")
+        .args(["tools", "--group"])
         .env("HEARTH_TAVILY_API_KEY", "tvly-x")
         .output()
         .expect("run hearth tools");

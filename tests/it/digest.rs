@@ -30,7 +30,7 @@ async fn seven_o_clock_digest(h: &Harness) {
         .call_tool(
             in_dm(MOM),
             "小幫手 每天七點摘要",
-            "set_digest",
+            "digest",
             json!({"time": "07:00", "place": "台北"}),
         )
         .await;
@@ -53,7 +53,7 @@ async fn a_digest_set_in_chinese_comes_once_at_seven_with_the_day_across_midnigh
         .call_tool(
             in_group(FAMILY, MOM),
             "小幫手 每天早上七點給我今日摘要，天氣看台北",
-            "set_digest",
+            "digest",
             json!({"time": "07:00", "place": "台北", "only_when_something": null}),
         )
         .await;
@@ -70,8 +70,8 @@ async fn a_digest_set_in_chinese_comes_once_at_seven_with_the_day_across_midnigh
     h.call_tool(
         in_group(FAMILY, MOM),
         "小幫手 牛奶加到購物清單",
-        "add_list_items",
-        json!({"list": null, "items": [{"name": "牛奶"}, {"name": "雞蛋"}]}),
+        "list",
+        json!({"action": "add", "list": null, "items": [{"name": "牛奶"}, {"name": "雞蛋"}]}),
     )
     .await;
     h.line.clear();
@@ -109,7 +109,7 @@ async fn an_english_chat_sets_changes_and_cancels_its_digest_in_english() {
         .call_tool(
             in_dm(MOM),
             "send me a morning summary at 6:30 with the weather in Taipei",
-            "set_digest",
+            "digest",
             json!({"time": "6:30", "place": "Taipei", "only_when_something": null}),
         )
         .await;
@@ -119,7 +119,7 @@ async fn an_english_chat_sets_changes_and_cancels_its_digest_in_english() {
         .call_tool(
             in_dm(MOM),
             "make the summary come at 7:15 instead",
-            "set_digest",
+            "digest",
             json!({"time": "07:15", "place": null, "only_when_something": null}),
         )
         .await;
@@ -131,15 +131,15 @@ async fn an_english_chat_sets_changes_and_cancels_its_digest_in_english() {
     assert!(card.contains("Today, Tue 12/1") && card.contains("Lunar month 10 day 23"), "{card}");
 
     let cancelled =
-        h.call_tool(in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
-    assert_eq!(cancelled["cancelled"], true, "{cancelled}");
+        h.call_tool(in_dm(MOM), "stop the morning summary", "digest", json!({"off": true})).await;
+    assert_eq!(cancelled["off"], true, "{cancelled}");
     assert_eq!(
         at(&h, "2026-12-01T23:15:00Z").await,
         DigestReport::default(),
         "no digest after cancelling"
     );
     let again =
-        h.call_tool(in_dm(MOM), "stop the morning summary", "cancel_digest", json!({})).await;
+        h.call_tool(in_dm(MOM), "stop the morning summary", "digest", json!({"off": true})).await;
     assert_eq!(again["error"]["kind"], "not_found", "{again}");
 }
 
@@ -150,12 +150,34 @@ async fn bad_times_and_unknown_places_are_refused_and_change_nothing() {
         (json!({"time": "25:00", "place": "台北"}), "invalid_arguments"),
         (json!({"time": "7am", "place": "台北"}), "invalid_arguments"),
         (json!({"time": "07:00", "place": "亞特蘭提斯"}), "not_found"),
-        (json!({"time": "07:00", "place": null}), "invalid_arguments"),
         (json!({"time": null, "place": "台北"}), "invalid_arguments"),
     ] {
-        let result = h.call_tool(in_dm(MOM), "小幫手 每日摘要", "set_digest", args.clone()).await;
+        let result = h.call_tool(in_dm(MOM), "小幫手 每日摘要", "digest", args.clone()).await;
         assert_eq!(result["error"]["kind"], kind, "{args} → {result}");
     }
+    assert!(h.app.store.digest(MOM).await.expect("store").is_none(), "nothing was saved");
+}
+
+#[tokio::test]
+async fn a_digest_set_without_a_place_takes_the_family_s_home_and_without_one_asks_which_city() {
+    let h = Harness::start_with(|c| c.home_location = Some("高雄".into()), None).await;
+    let set = h
+        .call_tool(in_dm(MOM), "小幫手 每天七點給我摘要", "digest", json!({"time": "07:00"}))
+        .await;
+    assert_eq!(set["place"], "高雄", "{set}");
+    let h = Harness::start_with(
+        |c| {
+            c.home_location = None;
+            c.timezone = "UTC".into();
+        },
+        None,
+    )
+    .await;
+    let asked = h
+        .call_tool(in_dm(MOM), "小幫手 每天七點給我摘要", "digest", json!({"time": "07:00"}))
+        .await;
+    assert_eq!(asked["error"]["kind"], "invalid_arguments", "{asked}");
+    assert!(asked["error"]["message"].as_str().unwrap_or_default().contains("ask which city"));
     assert!(h.app.store.digest(MOM).await.expect("store").is_none(), "nothing was saved");
 }
 
@@ -165,7 +187,7 @@ async fn only_when_something_keeps_a_quiet_day_silent_and_sends_a_busy_one() {
     h.call_tool(
         in_dm(MOM),
         "小幫手 每天七點給我摘要，有事才通知",
-        "set_digest",
+        "digest",
         json!({"time": "07:00", "place": "台北", "only_when_something": true}),
     )
     .await;
@@ -218,7 +240,7 @@ async fn a_digest_keeps_its_local_time_across_new_york_daylight_saving() {
         .call_tool(
             in_dm(MOM),
             "send me a morning summary at 7:00 for New York",
-            "set_digest",
+            "digest",
             json!({"time": "07:00", "place": "Taipei"}),
         )
         .await;

@@ -199,7 +199,7 @@ async fn the_model_is_sent_hearths_own_prompt_and_tools_each_case_in_its_setting
     let system = |r: &Value| r["messages"][0]["content"].as_str().unwrap_or_default().to_string();
     let news = find("今天有什麼新聞", true);
     assert!(system(news).contains("web_search"));
-    assert_eq!(news["tools"].as_array().map(Vec::len), Some(25), "every tool of hearth's own");
+    assert_eq!(news["tools"].as_array().map(Vec::len), Some(19), "every tool of hearth's own");
     assert_eq!(news["tool_choice"], "auto");
     let no_search = system(find("今天有什麼新聞", false));
     assert!(

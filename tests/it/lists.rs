@@ -104,7 +104,7 @@ async fn a_shopping_list_in_chinese_merges_duplicates_and_shows_who_added_what()
     let added = turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 牛奶、雞蛋加到購物清單"),
-        &[("add_list_items", json!({"list": null, "items": items(&["牛奶", "雞蛋"])}))],
+        &[("list", json!({"action": "add", "list": null, "items": items(&["牛奶", "雞蛋"])}))],
         "好，已加到購物清單。",
     )
     .await;
@@ -112,7 +112,10 @@ async fn a_shopping_list_in_chinese_merges_duplicates_and_shows_who_added_what()
     let again = turn(
         &h,
         h.group_text(FAMILY, DAD, "小幫手 購物清單再加牛奶跟衛生紙"),
-        &[("add_list_items", json!({"list": "購物清單", "items": items(&["牛奶", "衛生紙"])}))],
+        &[(
+            "list",
+            json!({"action": "add", "list": "購物清單", "items": items(&["牛奶", "衛生紙"])}),
+        )],
         "好，牛奶改成兩份，也加了衛生紙。",
     )
     .await;
@@ -126,7 +129,7 @@ async fn a_shopping_list_in_chinese_merges_duplicates_and_shows_who_added_what()
     let shown = turn(
         &h,
         h.group_text(FAMILY, DAD, "小幫手 購物清單有什麼"),
-        &[("show_list", json!({"list": null}))],
+        &[("list", json!({"action": "show", "list": null}))],
         "還要買牛奶、雞蛋和衛生紙。",
     )
     .await;
@@ -147,8 +150,8 @@ async fn an_english_family_checks_things_off_by_name_and_sees_them_greyed_with_w
         &h,
         h.dm(MOM, "add milk, eggs and 2 bananas to the shopping list"),
         &[(
-            "add_list_items",
-            json!({"list": null, "items": [{"name": "milk"}, {"name": "eggs"}, {"name": "bananas", "quantity": 2}]}),
+            "list",
+            json!({"action": "add", "list": null, "items": [{"name": "milk"}, {"name": "eggs"}, {"name": "bananas", "quantity": 2}]}),
         )],
         "Added milk, eggs and 2 bananas.",
     )
@@ -159,7 +162,7 @@ async fn an_english_family_checks_things_off_by_name_and_sees_them_greyed_with_w
     let checked = turn(
         &h,
         h.dm(MOM, "got the eggs and the bread"),
-        &[("check_list_items", json!({"list": null, "items": ["eggs", "bread"]}))],
+        &[("list", json!({"action": "check", "list": null, "items": ["eggs", "bread"]}))],
         "Checked off eggs; bread was not on the list.",
     )
     .await;
@@ -175,7 +178,7 @@ async fn an_english_family_checks_things_off_by_name_and_sees_them_greyed_with_w
     let again = turn(
         &h,
         h.dm(MOM, "bought eggs"),
-        &[("check_list_items", json!({"list": null, "items": ["eggs"]}))],
+        &[("list", json!({"action": "check", "list": null, "items": ["eggs"]}))],
         "Eggs were already checked off.",
     )
     .await;
@@ -189,7 +192,7 @@ async fn an_english_family_checks_things_off_by_name_and_sees_them_greyed_with_w
     let back = turn(
         &h,
         h.dm(MOM, "we need eggs again"),
-        &[("add_list_items", json!({"list": null, "items": items(&["Eggs"])}))],
+        &[("list", json!({"action": "add", "list": null, "items": items(&["Eggs"])}))],
         "Eggs are back on the list.",
     )
     .await;
@@ -203,7 +206,7 @@ async fn a_check_button_works_in_its_chat_answers_with_the_updated_card_and_is_r
     turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 牛奶、雞蛋加到購物清單"),
-        &[("add_list_items", json!({"list": null, "items": items(&["牛奶", "雞蛋"])}))],
+        &[("list", json!({"action": "add", "list": null, "items": items(&["牛奶", "雞蛋"])}))],
         "好。",
     )
     .await;
@@ -231,7 +234,7 @@ async fn a_check_button_works_in_its_chat_answers_with_the_updated_card_and_is_r
     turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 清空購物清單"),
-        &[("clear_list", json!({"list": null, "only_checked": null}))],
+        &[("list", json!({"action": "clear", "list": null, "only_checked": null}))],
         "購物清單清空了。",
     )
     .await;
@@ -248,7 +251,10 @@ async fn named_lists_are_kept_apart_from_the_shopping_list_and_from_other_chats(
     let added = turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 露營要帶的：帳篷、睡袋"),
-        &[("add_list_items", json!({"list": "露營要帶的", "items": items(&["帳篷、睡袋"])}))],
+        &[(
+            "list",
+            json!({"action": "add", "list": "露營要帶的", "items": items(&["帳篷、睡袋"])}),
+        )],
         "好。",
     )
     .await;
@@ -260,9 +266,9 @@ async fn named_lists_are_kept_apart_from_the_shopping_list_and_from_other_chats(
         &h,
         h.group_text(FAMILY, DAD, "小幫手 露營清單有什麼"),
         &[
-            ("show_list", json!({"list": "露營要帶的清單"})),
-            ("show_list", json!({"list": null})),
-            ("show_list", json!({"list": "待辦"})),
+            ("list", json!({"action": "show", "list": "露營要帶的清單"})),
+            ("list", json!({"action": "show", "list": null})),
+            ("list", json!({"action": "show", "list": "待辦"})),
         ],
         "露營要帶帳篷和睡袋。",
     )
@@ -277,7 +283,7 @@ async fn named_lists_are_kept_apart_from_the_shopping_list_and_from_other_chats(
     let elsewhere = turn(
         &h,
         h.group_text(OTHER_GROUP, MOM, "小幫手 露營要帶什麼"),
-        &[("show_list", json!({"list": "露營要帶的"}))],
+        &[("list", json!({"action": "show", "list": "露營要帶的"}))],
         "這個群組沒有露營清單。",
     )
     .await;
@@ -290,14 +296,17 @@ async fn clearing_checked_items_keeps_the_open_ones_and_clearing_all_empties_the
     turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 購物清單加牛奶、雞蛋、吐司"),
-        &[("add_list_items", json!({"list": null, "items": items(&["牛奶", "雞蛋", "吐司"])}))],
+        &[(
+            "list",
+            json!({"action": "add", "list": null, "items": items(&["牛奶", "雞蛋", "吐司"])}),
+        )],
         "好。",
     )
     .await;
     let checked = turn(
         &h,
         h.group_text(FAMILY, DAD, "小幫手 買好牛奶了"),
-        &[("check_list_items", json!({"list": null, "items": ["牛奶"]}))],
+        &[("list", json!({"action": "check", "list": null, "items": ["牛奶"]}))],
         "好，牛奶勾掉了。",
     )
     .await;
@@ -308,7 +317,7 @@ async fn clearing_checked_items_keeps_the_open_ones_and_clearing_all_empties_the
     let cleared = turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 把買好的清掉"),
-        &[("clear_list", json!({"list": null, "only_checked": true}))],
+        &[("list", json!({"action": "clear", "list": null, "only_checked": true}))],
         "清掉一項。",
     )
     .await;
@@ -319,7 +328,7 @@ async fn clearing_checked_items_keeps_the_open_ones_and_clearing_all_empties_the
     let emptied = turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 清空購物清單"),
-        &[("clear_list", json!({"list": null, "only_checked": null}))],
+        &[("list", json!({"action": "clear", "list": null, "only_checked": null}))],
         "購物清單清空了。",
     )
     .await;
@@ -335,8 +344,8 @@ async fn a_thing_no_longer_needed_is_taken_off_the_list_rather_than_checked() {
         &h,
         h.group_text(FAMILY, MOM, "小幫手 購物清單加牛奶、衛生紙、醬油、醬油膏"),
         &[(
-            "add_list_items",
-            json!({"list": null, "items": items(&["牛奶", "衛生紙", "醬油", "醬油膏"])}),
+            "list",
+            json!({"action": "add", "list": null, "items": items(&["牛奶", "衛生紙", "醬油", "醬油膏"])}),
         )],
         "好。",
     )
@@ -344,7 +353,7 @@ async fn a_thing_no_longer_needed_is_taken_off_the_list_rather_than_checked() {
     let removed = turn(
         &h,
         h.group_text(FAMILY, DAD, "小幫手 牛奶不用買了，香蕉也刪掉"),
-        &[("remove_list_items", json!({"list": null, "items": ["牛奶", "香蕉", "醬"]}))],
+        &[("list", json!({"action": "remove", "list": null, "items": ["牛奶", "香蕉", "醬"]}))],
         "好，牛奶拿掉了；清單上沒有香蕉；要刪醬油還是醬油膏？",
     )
     .await;
@@ -367,14 +376,17 @@ async fn bad_requests_get_clear_errors_and_change_nothing() {
         &h,
         h.group_text(FAMILY, MOM, "小幫手 加東西"),
         &[
-            ("add_list_items", json!({"list": null, "items": []})),
-            ("add_list_items", json!({"list": null, "items": items(&["  "])})),
-            ("add_list_items", json!({"list": null, "items": items(&[&"長".repeat(61)])})),
-            ("add_list_items", json!({"list": null, "items": [{"name": "米", "quantity": 0}]})),
-            ("add_list_items", json!({"list": "清".repeat(31), "items": items(&["米"])})),
-            ("check_list_items", json!({"list": "待辦", "items": ["繳費"]})),
-            ("clear_list", json!({"list": "待辦", "only_checked": null})),
-            ("add_list_items", json!({"list": null})),
+            ("list", json!({"action": "add", "list": null, "items": []})),
+            ("list", json!({"action": "add", "list": null, "items": items(&["  "])})),
+            ("list", json!({"action": "add", "list": null, "items": items(&[&"長".repeat(61)])})),
+            (
+                "list",
+                json!({"action": "add", "list": null, "items": [{"name": "米", "quantity": 0}]}),
+            ),
+            ("list", json!({"action": "add", "list": "清".repeat(31), "items": items(&["米"])})),
+            ("list", json!({"action": "check", "list": "待辦", "items": ["繳費"]})),
+            ("list", json!({"action": "clear", "list": "待辦", "only_checked": null})),
+            ("list", json!({"action": "add", "list": null})),
         ],
         "抱歉，有些沒辦法加。",
     )
@@ -411,10 +423,10 @@ async fn a_full_list_refuses_new_items_with_a_clear_message_but_still_merges_dup
         &h,
         h.group_text(FAMILY, MOM, "小幫手 加很多東西"),
         &[
-            ("add_list_items", json!({"list": null, "items": names("a", 0, 30)})),
-            ("add_list_items", json!({"list": null, "items": names("a", 30, 30)})),
-            ("add_list_items", json!({"list": null, "items": names("a", 60, 30)})),
-            ("add_list_items", json!({"list": null, "items": names("a", 90, 10)})),
+            ("list", json!({"action": "add", "list": null, "items": names("a", 0, 30)})),
+            ("list", json!({"action": "add", "list": null, "items": names("a", 30, 30)})),
+            ("list", json!({"action": "add", "list": null, "items": names("a", 60, 30)})),
+            ("list", json!({"action": "add", "list": null, "items": names("a", 90, 10)})),
         ],
         "好。",
     )
@@ -424,7 +436,7 @@ async fn a_full_list_refuses_new_items_with_a_clear_message_but_still_merges_dup
     turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 購物清單"),
-        &[("show_list", json!({"list": null}))],
+        &[("list", json!({"action": "show", "list": null}))],
         "好多。",
     )
     .await;
@@ -439,8 +451,8 @@ async fn a_full_list_refuses_new_items_with_a_clear_message_but_still_merges_dup
         &h,
         h.group_text(FAMILY, DAD, "小幫手 再加牛奶和 a5"),
         &[
-            ("add_list_items", json!({"list": null, "items": items(&["牛奶", "a5"])})),
-            ("add_list_items", json!({"list": null, "items": items(&["a5"])})),
+            ("list", json!({"action": "add", "list": null, "items": items(&["牛奶", "a5"])})),
+            ("list", json!({"action": "add", "list": null, "items": items(&["a5"])})),
         ],
         "清單滿了。",
     )
@@ -465,7 +477,7 @@ async fn a_chat_keeps_at_most_so_many_items_and_so_many_lists() {
     for chunk in calls.chunks(5) {
         let chunk: Vec<(&str, Value)> = chunk
             .iter()
-            .map(|(list, items)| ("add_list_items", json!({"list": list, "items": items})))
+            .map(|(list, items)| ("list", json!({"action": "add", "list": list, "items": items})))
             .collect();
         let results = turn(&h, h.group_text(FAMILY, MOM, "小幫手 加"), &chunk, "好。").await;
         assert!(results.iter().all(|r| r.get("error").is_none()), "{results:?}");
@@ -473,7 +485,7 @@ async fn a_chat_keeps_at_most_so_many_items_and_so_many_lists() {
     let full = turn(
         &h,
         h.group_text(FAMILY, MOM, "小幫手 加"),
-        &[("add_list_items", json!({"list": "待辦", "items": items(&["繳費"])}))],
+        &[("list", json!({"action": "add", "list": "待辦", "items": items(&["繳費"])}))],
         "滿了。",
     )
     .await;
@@ -484,7 +496,9 @@ async fn a_chat_keeps_at_most_so_many_items_and_so_many_lists() {
         &h,
         h.group_text(OTHER_GROUP, MOM, "小幫手 加"),
         &(0..MAX_LISTS_PER_CHAT + 1)
-            .map(|n| ("add_list_items", json!({"list": format!("l{n}"), "items": items(&["x"])})))
+            .map(|n| {
+                ("list", json!({"action": "add", "list": format!("l{n}"), "items": items(&["x"])}))
+            })
             .take(8)
             .collect::<Vec<_>>(),
         "好。",
@@ -493,7 +507,9 @@ async fn a_chat_keeps_at_most_so_many_items_and_so_many_lists() {
     assert!(other.iter().all(|r| r.get("error").is_none()), "another chat has its own caps");
     for round in 0..2 {
         let calls: Vec<(&str, Value)> = (8 + round * 6..8 + (round + 1) * 6)
-            .map(|n| ("add_list_items", json!({"list": format!("l{n}"), "items": items(&["x"])})))
+            .map(|n| {
+                ("list", json!({"action": "add", "list": format!("l{n}"), "items": items(&["x"])}))
+            })
             .collect();
         turn(&h, h.group_text(OTHER_GROUP, MOM, "小幫手 加"), &calls, "好。").await;
     }
@@ -502,8 +518,8 @@ async fn a_chat_keeps_at_most_so_many_items_and_so_many_lists() {
         &h,
         h.group_text(OTHER_GROUP, MOM, "小幫手 加"),
         &[
-            ("add_list_items", json!({"list": "one too many", "items": items(&["x"])})),
-            ("add_list_items", json!({"list": "l3", "items": items(&["y"])})),
+            ("list", json!({"action": "add", "list": "one too many", "items": items(&["x"])})),
+            ("list", json!({"action": "add", "list": "l3", "items": items(&["y"])})),
         ],
         "清單太多了。",
     )

@@ -11,6 +11,7 @@ use crate::common::harness::{
     FAMILY, Harness, MOM, OTHER_GROUP, in_group, postback_data, texts_of, tool_results,
 };
 use crate::mcp_support::{HttpHome, LIVING_ROOM};
+use hearth::contract::schema::Audience;
 use hearth::contract::untrusted::{BEGIN, END};
 use serde_json::{Value, json};
 
@@ -62,8 +63,14 @@ fn definition(h: &Harness, n: usize, name: &str) -> Value {
 /// Waits (up to 20 s) until the tools hearth offers now pass `check`, named `what` in a failure.
 async fn wait_for_tools(h: &Harness, what: &str, check: impl Fn(&[String]) -> bool) {
     for _ in 0..200 {
-        let names: Vec<String> =
-            h.app.turns.agent.tool_definitions().iter().map(|d| d.name.to_string()).collect();
+        let names: Vec<String> = h
+            .app
+            .turns
+            .agent
+            .tool_definitions(Audience::Group)
+            .iter()
+            .map(|d| d.name.to_string())
+            .collect();
         if check(&names) {
             return;
         }

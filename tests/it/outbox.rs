@@ -43,7 +43,7 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
         .call_tool(
             group(),
             "小幫手 每天八點摘要",
-            "set_digest",
+            "digest",
             json!({"time": "08:00", "place": "台北"}),
         )
         .await;
@@ -93,17 +93,12 @@ async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() 
     h.call_tool(
         dm(),
         "小幫手 晚上十點到早上七點不要吵",
-        "set_quiet_hours",
+        "quiet_hours",
         json!({"start": "22:00", "end": "07:00"}),
     )
     .await;
-    h.call_tool(
-        dm(),
-        "小幫手 每天五點摘要",
-        "set_digest",
-        json!({"time": "05:00", "place": "台北"}),
-    )
-    .await;
+    h.call_tool(dm(), "小幫手 每天五點摘要", "digest", json!({"time": "05:00", "place": "台北"}))
+        .await;
     h.quote("BTC-USD", 99_000.0);
     let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000});
     h.call_tool(dm(), "小幫手 比特幣到十萬通知我", "price_alert", alert).await;
@@ -138,7 +133,7 @@ async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours(
     h.call_tool(
         in_dm(DAD),
         "小幫手 晚上十點到早上七點不要吵",
-        "set_quiet_hours",
+        "quiet_hours",
         json!({"start": "22:00", "end": "07:00"}),
     )
     .await;

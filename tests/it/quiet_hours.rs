@@ -17,7 +17,7 @@ async fn night(h: &Harness, who: &str) {
         .call_tool(
             in_dm(who),
             "小幫手 晚上十點到早上七點不要吵",
-            "set_quiet_hours",
+            "quiet_hours",
             json!({"start": "22:00", "end": "7:00"}),
         )
         .await;
@@ -86,7 +86,7 @@ async fn a_digest_set_inside_quiet_hours_waits_for_their_end() {
     h.call_tool(
         in_dm(MOM),
         "小幫手 每天五點摘要",
-        "set_digest",
+        "digest",
         json!({"time": "05:00", "place": "台北"}),
     )
     .await;
@@ -108,7 +108,7 @@ async fn another_chat_without_quiet_hours_is_not_held() {
     h.call_tool(
         in_dm(DAD),
         "小幫手 每天五點摘要",
-        "set_digest",
+        "digest",
         json!({"time": "05:00", "place": "台北"}),
     )
     .await;
@@ -123,26 +123,31 @@ async fn quiet_hours_are_cancelled_in_english_and_bad_windows_change_nothing() {
     for args in
         [json!({"start": "22:00", "end": "22:00"}), json!({"start": "10pm", "end": "07:00"})]
     {
-        let r = h.call_tool(in_dm(MOM), "be quiet at night", "set_quiet_hours", args.clone()).await;
+        let r = h.call_tool(in_dm(MOM), "be quiet at night", "quiet_hours", args.clone()).await;
         assert_eq!(r["error"]["kind"], "invalid_arguments", "{args} → {r}");
     }
     assert!(h.app.store.quiet_hours(MOM).await.expect("store").is_none());
     let none = h
-        .call_tool(in_dm(MOM), "you can message us at night again", "cancel_quiet_hours", json!({}))
+        .call_tool(
+            in_dm(MOM),
+            "you can message us at night again",
+            "quiet_hours",
+            json!({"off": true}),
+        )
         .await;
     assert_eq!(none["error"]["kind"], "not_found");
     night(&h, MOM).await;
     let off = h
-        .call_tool(in_dm(MOM), "you can message us at night again", "cancel_quiet_hours", json!({}))
+        .call_tool(
+            in_dm(MOM),
+            "you can message us at night again",
+            "quiet_hours",
+            json!({"off": true}),
+        )
         .await;
-    assert_eq!(off["cancelled"], true, "{off}");
-    h.call_tool(
-        in_dm(MOM),
-        "summary at 5",
-        "set_digest",
-        json!({"time": "05:00", "place": "Taipei"}),
-    )
-    .await;
+    assert_eq!(off["off"], true, "{off}");
+    h.call_tool(in_dm(MOM), "summary at 5", "digest", json!({"time": "05:00", "place": "Taipei"}))
+        .await;
     h.set_clock("2026-11-30T21:00:00Z");
     assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1, "no longer held");
 }
@@ -175,4 +180,17 @@ async fn alerts_held_overnight_come_together_in_one_push_when_quiet_hours_end() 
     assert_eq!(pushes.len(), 1, "delivered together");
     let body = pushes[0].body.to_string();
     assert!(body.contains("100,500") && body.contains("3,600"), "{body}");
+}
+
+#[tokio::test]
+async fn quiet_hours_asked_for_without_times_are_ten_at_night_to_seven_in_the_morning() {
+    let h = Harness::start().await;
+    let set = h.call_tool(in_dm(MOM), "小幫手 晚上不要吵我們", "quiet_hours", json!({})).await;
+    assert_eq!(
+        (set["start"].as_str(), set["end"].as_str()),
+        (Some("22:00"), Some("07:00")),
+        "{set}"
+    );
+    let row = h.app.store.quiet_hours(MOM).await.expect("store").expect("kept");
+    assert_eq!((row.start_local.as_str(), row.end_local.as_str()), ("22:00", "07:00"));
 }

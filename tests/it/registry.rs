@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use hearth::contract::registry::{Outcome, Registry, RegistryError};
+use hearth::contract::schema::Audience;
 use hearth::contract::{ErrorKind, Tool, ToolCtx, ToolError};
 use hearth::platform::clock::SystemClock;
 use hearth::platform::config::Config;
@@ -53,8 +54,12 @@ fn walk(value: &Value, visit: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
 
 #[tokio::test]
 async fn production_tools_have_the_seed_wire_names() {
-    let names: Vec<String> =
-        production().await.definitions().iter().map(|d| d.name.to_string()).collect();
+    let names: Vec<String> = production()
+        .await
+        .definitions(Audience::Group)
+        .iter()
+        .map(|d| d.name.to_string())
+        .collect();
     assert_eq!(
         names,
         [
@@ -71,15 +76,9 @@ async fn production_tools_have_the_seed_wire_names() {
             "remember",
             "forget",
             "list_memories",
-            "add_list_items",
-            "show_list",
-            "check_list_items",
-            "remove_list_items",
-            "clear_list",
-            "set_digest",
-            "cancel_digest",
-            "set_quiet_hours",
-            "cancel_quiet_hours",
+            "list",
+            "digest",
+            "quiet_hours",
             "quota",
             "web_search",
             "summarize_url"
@@ -91,7 +90,7 @@ async fn production_tools_have_the_seed_wire_names() {
 async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
     let registry = production().await;
     let changing: Vec<String> = registry
-        .definitions()
+        .definitions(Audience::Group)
         .iter()
         .map(|d| d.name.to_string())
         .filter(|n| registry.changes_state(n))
@@ -105,18 +104,13 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
             "cancel_price_alert",
             "remember",
             "forget",
-            "add_list_items",
-            "check_list_items",
-            "remove_list_items",
-            "clear_list",
-            "set_digest",
-            "cancel_digest",
-            "set_quiet_hours",
-            "cancel_quiet_hours",
+            "list",
+            "digest",
+            "quiet_hours",
         ]
     );
     let untrusted: Vec<String> = registry
-        .definitions()
+        .definitions(Audience::Group)
         .iter()
         .map(|d| d.name.to_string())
         .filter(|n| registry.untrusted_output(n))
@@ -139,7 +133,8 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     )
     .expect("services");
     let registry = hearth::tools::registry(&services).expect("registry");
-    let names: Vec<String> = registry.definitions().iter().map(|d| d.name.to_string()).collect();
+    let names: Vec<String> =
+        registry.definitions(Audience::Group).iter().map(|d| d.name.to_string()).collect();
     assert!(
         !names.iter().any(|n| n == "web_search") && names.iter().any(|n| n == "summarize_url"),
         "{names:?}"
@@ -152,7 +147,7 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     };
     let registry = hearth::tools::registry(&services).expect("registry");
     assert!(
-        registry.definitions().iter().any(|d| d.name == "web_search"),
+        registry.definitions(Audience::Group).iter().any(|d| d.name == "web_search"),
         "a hosted key is enough"
     );
     assert!(registry.offers("web_search"), "offered as listed");
@@ -163,7 +158,7 @@ async fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
     let registry = production().await;
     let describe = |name: &str| {
         registry
-            .definitions()
+            .definitions(Audience::Group)
             .iter()
             .find(|d| d.name == name)
             .map(|d| d.description.to_string())
@@ -178,7 +173,7 @@ async fn descriptions_fence_fx_and_get_quote_off_from_each_other() {
 
 #[tokio::test]
 async fn every_schema_follows_openai_strict_rules() {
-    for def in production().await.definitions() {
+    for def in production().await.definitions(Audience::Group) {
         let schema = &def.parameters;
         assert_eq!(schema["type"], "object", "{}", def.name);
         walk(schema, &mut |map| {
@@ -209,19 +204,21 @@ async fn every_schema_follows_openai_strict_rules() {
 }
 
 #[tokio::test]
-async fn tool_definitions_match_the_committed_snapshot() {
-    let current =
-        serde_json::to_string_pretty(&production().await.definitions()).expect("json") + "\n";
-    let path = "tests/snapshots/tool_definitions.json";
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(path, &current).expect("write snapshot");
+async fn tool_definitions_match_the_committed_snapshots_for_a_group_and_a_1to1_chat() {
+    let registry = production().await;
+    for (audience, path) in [
+        (Audience::Group, "tests/snapshots/tool_definitions.json"),
+        (Audience::OneToOne, "tests/snapshots/tool_definitions_1to1.json"),
+    ] {
+        let current =
+            serde_json::to_string_pretty(&registry.definitions(audience)).expect("json") + "\n";
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(path, &current).expect("write snapshot");
+        }
+        let committed =
+            std::fs::read_to_string(path).expect("snapshot exists (UPDATE_SNAPSHOTS=1 writes it)");
+        assert_eq!(current, committed, "{path} changed; review and run with UPDATE_SNAPSHOTS=1");
     }
-    let committed =
-        std::fs::read_to_string(path).expect("snapshot exists (UPDATE_SNAPSHOTS=1 writes it)");
-    assert_eq!(
-        current, committed,
-        "tool definitions changed; review and run with UPDATE_SNAPSHOTS=1"
-    );
 }
 
 /// Empty arguments.

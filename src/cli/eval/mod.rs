@@ -20,9 +20,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::contract::ToolCtx;
+use crate::contract::schema::Audience;
 use crate::llm::agent::Agent;
 use crate::llm::openai::ChatMessage;
-use crate::llm::prompt;
+use crate::llm::{prompt, tokens};
 use crate::platform::clock::{Clock, ManualClock};
 use crate::platform::config::Config;
 use crate::platform::conversation::Conversation;
@@ -142,6 +143,10 @@ pub struct Case {
     /// Why the case is there.
     #[serde(default)]
     pub note: Option<String>,
+    /// The case's own "now" (after midnight, say), in the setting's format; default the
+    /// setting's.
+    #[serde(default)]
+    pub now: Option<String>,
 }
 
 /// An earlier message: who said it ("hearth" for hearth's own answers) and what.
@@ -185,6 +190,11 @@ impl DataSet {
             {
                 return Err(bad(n, format!("{}: unknown tool {t:?}", case.id)));
             }
+            if let Some(now) = &case.now
+                && now.parse::<ZonedDateTime>().is_err()
+            {
+                return Err(bad(n, format!("{}: now {now:?} is not a zoned date-time", case.id)));
+            }
             if cases.iter().any(|c| c.id == case.id) {
                 return Err(bad(n, format!("the id {:?} is used twice", case.id)));
             }
@@ -193,6 +203,9 @@ impl DataSet {
         Ok(Self { setting, now, cases })
     }
 }
+
+/// A model's first round: its calls and the prompt tokens its server counted.
+type Answered = (Vec<Call>, Option<u64>);
 
 /// The JSON report: the score, with what was measured.
 #[derive(Debug, Serialize)]
@@ -220,29 +233,39 @@ pub async fn run_cli(config: &Config, args: &EvalArgs) -> Result<Report, EvalErr
 /// Runs the data set against the configured model and scores it (writing `--out`).
 pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> {
     let agent = agent(config).await?;
-    let tools: Vec<String> = agent.tool_definitions().iter().map(|t| t.name.to_string()).collect();
+    let tools: Vec<String> =
+        agent.tool_definitions(Audience::Group).iter().map(|t| t.name.to_string()).collect();
     let text = match &args.set {
         Some(path) => std::fs::read_to_string(path)
             .map_err(|source| EvalError::Read { path: path.clone(), source })?,
         None => BUILT_IN_SET.to_string(),
     };
     let set = DataSet::parse(&text, &tools)?;
-    let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(set.now.timestamp()));
-    let answers: Vec<Result<Vec<Call>, String>> = stream::iter(&set.cases)
+    let answers: Vec<Result<Answered, String>> = stream::iter(&set.cases)
         .map(|case| {
-            let messages = messages(&set, case, &tools, clock.clone());
+            let messages = messages(&set, case, &tools);
             let agent = &agent;
             async move {
-                let completion = agent.first_round(&messages, &case.without).await;
-                completion.map(|c| c.tool_calls.iter().map(call).collect()).map_err(|e| {
-                    tracing::warn!(case = case.id, error = %e, "the model did not answer");
-                    e.to_string()
-                })
+                let audience = if case.group { Audience::Group } else { Audience::OneToOne };
+                let completion = agent.first_round(&messages, audience, &case.without).await;
+                completion
+                    .map(|c| {
+                        let prompt = c.usage.map(|u| u.prompt_tokens).filter(|&t| t > 0);
+                        (c.tool_calls.iter().map(call).collect(), prompt)
+                    })
+                    .map_err(|e| {
+                        tracing::warn!(case = case.id, error = %e, "the model did not answer");
+                        e.to_string()
+                    })
             }
         })
         .buffered(args.concurrency.max(1))
         .collect()
         .await;
+    let prompt_tokens: Vec<u64> =
+        answers.iter().filter_map(|a| a.as_ref().ok().and_then(|(_, t)| *t)).collect();
+    let answers: Vec<Result<Vec<Call>, String>> =
+        answers.into_iter().map(|a| a.map(|(calls, _)| calls)).collect();
     if let Some(Err(first)) = answers.first()
         && answers.iter().all(Result::is_err)
     {
@@ -254,7 +277,21 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
         .zip(answers)
         .map(|(case, got)| Outcome { id: &case.id, text: &case.text, expected: &case.expect, got })
         .collect();
-    let report = score::score(&outcomes, &set.setting.fenced);
+    let mut report = score::score(&outcomes, &set.setting.fenced);
+    report.tokens = score::Tokens {
+        tools_one_to_one: tokens::of_tools(
+            &agent.tool_definitions(Audience::OneToOne),
+            config.llm_strict,
+        )
+        .1,
+        tools_group: tokens::of_tools(&agent.tool_definitions(Audience::Group), config.llm_strict)
+            .1,
+        prompt_mean: match prompt_tokens.len() {
+            0 => None,
+            n => Some(prompt_tokens.iter().sum::<u64>() / n as u64),
+        },
+        prompt_max: prompt_tokens.iter().copied().max(),
+    };
     if let Some(path) = &args.out {
         let written = Written {
             model: &config.model,
@@ -292,13 +329,12 @@ async fn agent(config: &Config) -> Result<Agent, EvalError> {
     Ok(Agent::new(crate::server::app::llm_client(&config)?, Arc::new(registry), 1))
 }
 
-/// The messages of `case`, as `hearth serve` would send them.
-fn messages(
-    set: &DataSet,
-    case: &Case,
-    tools: &[String],
-    clock: Arc<dyn Clock>,
-) -> Vec<ChatMessage> {
+/// The messages of `case`, as `hearth serve` would send them at the case's "now".
+fn messages(set: &DataSet, case: &Case, tools: &[String]) -> Vec<ChatMessage> {
+    // A case's own "now" was checked when the set was parsed.
+    let now = case.now.as_deref().and_then(|n| n.parse::<ZonedDateTime>().ok());
+    let now = now.unwrap_or_else(|| set.now.clone());
+    let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(now.timestamp()));
     let conversation = match case.group {
         true => Conversation::group("Ceval"),
         false => Conversation::user("Ueval"),
@@ -308,14 +344,14 @@ fn messages(
         conversation,
         user_id: Some("Ueval".into()),
         display_name: Some(speaker.clone()),
-        tz: set.now.time_zone().clone(),
+        tz: now.time_zone().clone(),
         lang: Lang::detect(&case.text),
         clock,
     };
     let offered = tools.iter().map(String::as_str).filter(|t| !case.without.iter().any(|w| w == t));
     let setting = prompt::Setting::new(offered, set.setting.home.clone());
     let day_ms = 24 * 3600 * 1000;
-    let at_ms = set.now.timestamp().as_millisecond();
+    let at_ms = now.timestamp().as_millisecond();
     let memories: Vec<Memory> = (1..)
         .zip(&case.memories)
         .map(|(id, text)| Memory {

@@ -114,6 +114,21 @@ pub struct Report {
     pub confusion: Vec<Confusion>,
     /// The cases got wrong, in order.
     pub misses: Vec<Miss>,
+    /// What the requests cost.
+    pub tokens: Tokens,
+}
+
+/// What each request of the run cost in tokens.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Tokens {
+    /// The tool definitions of a 1:1 chat (o200k, as sent).
+    pub tools_one_to_one: usize,
+    /// The tool definitions of a group (o200k, as sent).
+    pub tools_group: usize,
+    /// The prompt tokens the model's server counted, mean over the requests that said.
+    pub prompt_mean: Option<u64>,
+    /// The largest prompt.
+    pub prompt_max: Option<u64>,
 }
 
 /// Scores `outcomes`, with a confusion count for each of `fenced`.
@@ -306,6 +321,15 @@ pub fn render(report: &Report, model: &str) -> String {
             String::new()
         },
     );
+    let t = &report.tokens;
+    let counted = |n: Option<u64>| n.map_or_else(|| "not reported".to_string(), |n| n.to_string());
+    out.push_str(&format!(
+        "tokens per request: prompt {} mean, {} max (the server's count) · tool definitions {} in a 1:1 chat, {} in a group (o200k)\n\n",
+        counted(t.prompt_mean),
+        counted(t.prompt_max),
+        t.tools_one_to_one,
+        t.tools_group,
+    ));
     out.push_str(&format!(
         "{:<20} {:>9} {:>8} {:>4} {:>4} {:>4}\n",
         "tool", "precision", "recall", "tp", "fp", "fn"

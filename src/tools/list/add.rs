@@ -1,4 +1,4 @@
-//! `add_list_items`: puts things on one of this conversation's shared lists — the shopping list
+//! `list` with `action: "add"`: puts things on one of this conversation's shared lists — the shopping list
 //! unless another list is named ("牛奶、雞蛋加到購物清單", "露營要帶的加帳篷"). Each item keeps who
 //! added it and when; an item already on the list is merged (its quantity goes up) rather than
 //! listed twice; the caps per list and per chat refuse the whole request with a clear message.
@@ -6,14 +6,14 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::lists::plan::{Addition, plan_additions, wanted_items};
 use crate::features::lists::view::ListView;
 use crate::features::lists::{ListError, ListName};
 use crate::store::{ListEdit, Store};
 
-/// Arguments of `add_list_items`.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// What `add` reads of the arguments.
+#[derive(Debug)]
 pub struct Args {
     /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
@@ -21,16 +21,34 @@ pub struct Args {
     pub items: Vec<Item>,
 }
 
-/// One thing to add.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// One thing.
+#[derive(Debug, JsonSchema)]
 pub struct Item {
-    /// The thing, in the family's words, without its number: "牛奶", "eggs", "繳電話費". At most 60 characters.
+    /// The thing without its number ("牛奶").
     pub name: String,
-    /// How many, only when a number was said ("兩瓶牛奶" → name "牛奶", quantity 2). Null otherwise.
+    /// Only when a number was said (兩瓶牛奶 → 2); else null.
     pub quantity: Option<i64>,
 }
 
-/// The result of `add_list_items`.
+/// An item as a model may write it: the object the schema asks for, or (smaller models do) the
+/// name alone.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ItemForm {
+    Name(String),
+    Full { name: String, quantity: Option<i64> },
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match ItemForm::deserialize(d)? {
+            ItemForm::Name(name) => Item { name, quantity: None },
+            ItemForm::Full { name, quantity } => Item { name, quantity },
+        })
+    }
+}
+
+/// The result of `add`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// What happened to each thing asked for.
@@ -41,7 +59,7 @@ pub struct Output {
     pub note: &'static str,
 }
 
-/// The add_list_items tool.
+/// The `add` action.
 pub struct AddListItems {
     store: Store,
 }
@@ -51,16 +69,9 @@ impl AddListItems {
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for AddListItems {
-    const NAME: &'static str = "add_list_items";
-    const DESCRIPTION: &'static str = "Add things to one of this chat's shared lists: the shopping list unless another list is named (牛奶、雞蛋加到購物清單, 要買衛生紙, 沒有醬油了, 衛生紙沒了記一下要買 — a thing to buy is a list item, not something to remember, 'add milk and eggs to the shopping list', 'we're out of rice'), or any named list (露營要帶的加帳篷, 待辦加繳電話費, 'put sunscreen on the packing list'); a named list is started by adding to it. Something already on the list gets its quantity raised instead of a second line. Shows the list as a card with a ✓ button per item. Not for reminders at a time (reminder) or facts to remember (remember); to mark things bought or done use check_list_items.";
-    type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
-
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let name = ListName::parse(args.list.as_deref())?;
         let wanted = wanted_items(args.items.into_iter().map(|i| (i.name, i.quantity)))?;
         let display = name.display(ctx.lang);
@@ -88,7 +99,8 @@ impl Tool for AddListItems {
         })
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The list's card.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         Some(out.list.card(ctx.lang))
     }
 }

@@ -1,20 +1,19 @@
-//! `check_list_items`: marks things on a shared list as bought or done ("買好牛奶了", "雞蛋買了",
+//! `list` with `action: "check"`: marks things on a shared list as bought or done ("買好牛奶了", "雞蛋買了",
 //! "待辦的繳費做完了"), for whoever said so. Words find the item ("蛋" finds "雞蛋" when only one
 //! open item fits); what could not be found, was already checked or fits several items is
 //! reported back for the model to explain or ask about.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, Chip, ToolCtx, ToolError};
 use crate::features::lists::ListName;
 use crate::features::lists::lookup::find_list;
 use crate::features::lists::plan::{Found, find_item, wanted_items};
 use crate::features::lists::view::ListView;
 use crate::store::{Checked, ListItem, Store};
 
-/// Arguments of `check_list_items`.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// What `check` reads of the arguments.
+#[derive(Debug)]
 pub struct Args {
     /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
@@ -40,7 +39,7 @@ pub struct AlreadyChecked {
     pub by: Option<String>,
 }
 
-/// The result of `check_list_items`.
+/// The result of `check`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// Items checked off now.
@@ -55,7 +54,7 @@ pub struct Output {
     pub list: ListView,
 }
 
-/// The check_list_items tool.
+/// The `check` action.
 pub struct CheckListItems {
     store: Store,
 }
@@ -65,16 +64,9 @@ impl CheckListItems {
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for CheckListItems {
-    const NAME: &'static str = "check_list_items";
-    const DESCRIPTION: &'static str = "Check off things on one of this chat's shared lists as bought or done, for the person speaking: the shopping list unless another is named (買好牛奶了, 雞蛋買了, 'got the eggs', 待辦的繳費做完了, 帳篷帶了). Checked items stay on the list, greyed, until the list is cleared. Not for adding (add_list_items) or removing a whole list (clear_list).";
-    type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
-
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let name = ListName::parse(args.list.as_deref())?;
         let words = wanted_items(args.items.into_iter().map(|w| (w, None)))?;
         let Some((list, items)) = find_list(&self.store, ctx, &name).await? else {
@@ -105,11 +97,13 @@ impl Tool for CheckListItems {
         Ok(out)
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The list's card.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         Some(out.list.card(ctx.lang))
     }
 
-    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+    /// The list's chips.
+    pub fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
         out.list.chips(ctx.lang)
     }
 }

@@ -1,17 +1,16 @@
-//! `clear_list`: empties one of this conversation's shared lists ("清空購物清單"; a named list is
+//! `list` with `action: "clear"`: empties one of this conversation's shared lists ("清空購物清單"; a named list is
 //! then gone), or only removes its checked-off items ("把買好的清掉").
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::lists::ListName;
 use crate::features::lists::lookup::find_list;
 use crate::features::lists::view::ListView;
 use crate::store::Store;
 
-/// Arguments of `clear_list`.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// What `clear` reads of the arguments.
+#[derive(Debug)]
 pub struct Args {
     /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
@@ -19,7 +18,7 @@ pub struct Args {
     pub only_checked: Option<bool>,
 }
 
-/// The result of `clear_list`.
+/// The result of `clear`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// The list.
@@ -33,7 +32,7 @@ pub struct Output {
     pub list: Option<ListView>,
 }
 
-/// The clear_list tool.
+/// The `clear` action.
 pub struct ClearList {
     store: Store,
 }
@@ -43,16 +42,9 @@ impl ClearList {
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for ClearList {
-    const NAME: &'static str = "clear_list";
-    const DESCRIPTION: &'static str = "Empty one of this chat's shared lists: the shopping list unless another is named (清空購物清單, 'clear the shopping list', 露營清單不用了); a named list is deleted with its items. With only_checked, remove just the checked-off items and keep the rest (把買好的清掉, 'clear what we bought'). Only when the family asks to clear or delete the list; to mark things bought use check_list_items.";
-    type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
-
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let name = ListName::parse(args.list.as_deref())?;
         let only_checked = args.only_checked.unwrap_or(false);
         let mut out =
@@ -71,7 +63,8 @@ impl Tool for ClearList {
         Ok(out)
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The list's card.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         out.list.as_ref().map(|list| list.card(ctx.lang))
     }
 }

@@ -1,19 +1,18 @@
-//! `remove_list_items`: takes things off a shared list that are no longer needed or were added
+//! `list` with `action: "remove"`: takes things off a shared list that are no longer needed or were added
 //! by mistake ("購物清單的牛奶不用買了", "take the tent off the packing list"), unlike checking
 //! them off, which keeps them greyed as bought or done.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::lists::ListName;
 use crate::features::lists::lookup::find_list;
 use crate::features::lists::plan::{Found, find_item, wanted_items};
 use crate::features::lists::view::ListView;
 use crate::store::Store;
 
-/// Arguments of `remove_list_items`.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// What `remove` reads of the arguments.
+#[derive(Debug)]
 pub struct Args {
     /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
@@ -21,7 +20,7 @@ pub struct Args {
     pub items: Vec<String>,
 }
 
-/// The result of `remove_list_items`.
+/// The result of `remove`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// Items taken off the list.
@@ -34,7 +33,7 @@ pub struct Output {
     pub list: ListView,
 }
 
-/// The remove_list_items tool.
+/// The `remove` action.
 pub struct RemoveListItems {
     store: Store,
 }
@@ -44,16 +43,9 @@ impl RemoveListItems {
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for RemoveListItems {
-    const NAME: &'static str = "remove_list_items";
-    const DESCRIPTION: &'static str = "Take things off one of this chat's shared lists because they are no longer needed or were added by mistake: the shopping list unless another is named (購物清單的牛奶不用買了, 把衛生紙刪掉, 'take the tent off the packing list'). Not for things bought or done (check_list_items) or emptying a list (clear_list).";
-    type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
-
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let name = ListName::parse(args.list.as_deref())?;
         let words = wanted_items(args.items.into_iter().map(|w| (w, None)))?;
         let Some((list, items)) = find_list(&self.store, ctx, &name).await? else {
@@ -84,7 +76,8 @@ impl Tool for RemoveListItems {
         Ok(out)
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The list's card.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         Some(out.list.card(ctx.lang))
     }
 }

@@ -1,24 +1,23 @@
-//! `show_list`: one of this conversation's shared lists as a card ("購物清單有什麼",
+//! `list` with `action: "show"`: one of this conversation's shared lists as a card ("購物清單有什麼",
 //! "露營要帶什麼"): the open items with a ✓ button each, the latest checked ones greyed with who
 //! checked them. Read only; also names the chat's other lists.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, Chip, ToolCtx, ToolError};
 use crate::features::lists::ListName;
 use crate::features::lists::lookup::{OtherList, find_list, other_lists};
 use crate::features::lists::view::ListView;
 use crate::store::Store;
 
-/// Arguments of `show_list`.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// What `show` reads of the arguments.
+#[derive(Debug)]
 pub struct Args {
     /// The list's name as the family says it ("露營要帶的", "待辦", "packing"). Null for the shopping list (購物清單).
     pub list: Option<String>,
 }
 
-/// The result of `show_list`.
+/// The result of `show`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// The list.
@@ -29,7 +28,7 @@ pub struct Output {
     pub note: &'static str,
 }
 
-/// The show_list tool.
+/// The `show` action.
 pub struct ShowList {
     store: Store,
 }
@@ -39,15 +38,9 @@ impl ShowList {
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for ShowList {
-    const NAME: &'static str = "show_list";
-    const DESCRIPTION: &'static str = "Show one of this chat's shared lists as a card with a ✓ button per open item: the shopping list unless another is named (購物清單有什麼, 還要買什麼, 'what's on the shopping list'), or a named list (露營要帶什麼, 待辦清單, 'show the packing list'). Also tells which other lists the chat has (我們有哪些清單). Read only.";
-    type Args = Args;
-    type Output = Output;
-
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let name = ListName::parse(args.list.as_deref())?;
         let list = match find_list(&self.store, ctx, &name).await? {
             Some((list, items)) => ListView::new(&list, &items, &ctx.tz, ctx.lang),
@@ -60,11 +53,13 @@ impl Tool for ShowList {
         })
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The list's card.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         Some(out.list.card(ctx.lang))
     }
 
-    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+    /// The list's chips.
+    pub fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
         out.list.chips(ctx.lang)
     }
 }

@@ -1,7 +1,8 @@
-//! `set_digest`: sets this conversation's morning digest ("每天早上七點給我今日摘要"), or changes
-//! the one it has (a new time, another place, "only when there is something"). One push a day:
-//! the weather for the family's place, today's reminders and birthdays, open list items, watched
-//! prices that moved, today's lunar date and festival or holiday.
+//! `digest`: sets this conversation's morning digest ("每天早上七點給我今日摘要"), changes the one
+//! it has (a new time, another place, "only when there is something"), or stops it (`off`). One
+//! push a day: the weather for the family's place, today's reminders and birthdays, open list
+//! items, watched prices that moved, today's lunar date and festival or holiday. With no place
+//! named it keeps the one set, else takes the family's home (`HEARTH_HOME_LOCATION`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,20 +16,22 @@ use crate::store::{NewDigest, Store};
 /// The longest place name kept.
 const MAX_PLACE_CHARS: usize = 40;
 
-/// Arguments of `set_digest`.
+/// Arguments of `digest`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The local time of the daily digest, HH:MM on a 24-hour clock ("早上七點" → "07:00"). Null to keep the current time when changing something else.
+    /// Daily time HH:MM, 24-hour ("早上七點" → "07:00"); null keeps the current one.
     pub time: Option<String>,
-    /// The city whose weather the digest shows ("台北", "Kaohsiung"). Null to keep the one already set; if none is set yet, ask the family once.
+    /// The city for the weather ("台北"); null keeps the one set, else the family's home.
     pub place: Option<String>,
-    /// True to skip days with nothing beyond the weather ("有事才通知", "only when there is something"); false to send every day. Null to keep the current choice (every day for a new digest).
+    /// true: only on days with something beyond the weather (有事才通知); null keeps the choice.
     pub only_when_something: Option<bool>,
+    /// true to stop the digest (不要每日摘要了); else null.
+    pub off: Option<bool>,
 }
 
-/// The result of `set_digest`.
+/// The digest as set.
 #[derive(Debug, Clone, Serialize)]
-pub struct Output {
+pub struct Set {
     /// True when the chat had a digest that was changed.
     pub changed: bool,
     /// The daily time, HH:MM.
@@ -41,28 +44,49 @@ pub struct Output {
     pub first: String,
 }
 
-/// The set_digest tool.
-pub struct SetDigest {
-    store: Store,
-    weather: WeatherSource,
+/// The result of `digest`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Output {
+    /// Set or changed.
+    Set(Set),
+    /// Stopped.
+    Stopped {
+        /// Always true.
+        off: bool,
+    },
 }
 
-impl SetDigest {
-    /// The tool over the store, checking places with the weather service.
-    pub fn new(store: Store, weather: WeatherSource) -> Self {
-        Self { store, weather }
+/// The digest tool.
+pub struct Digest {
+    store: Store,
+    weather: WeatherSource,
+    home: Option<String>,
+}
+
+impl Digest {
+    /// The tool over the store, checking places with the weather service; `home` is the place
+    /// of a digest set without one.
+    pub fn new(store: Store, weather: WeatherSource, home: Option<String>) -> Self {
+        Self { store, weather, home }
     }
 }
 
-impl Tool for SetDigest {
-    const NAME: &'static str = "set_digest";
-    const DESCRIPTION: &'static str = "Set or change this chat's daily digest (每日摘要/今日摘要/早安摘要, 'morning summary'): one message a day at a chosen time with the weather for the family's city, today's reminders and birthdays, open shopping-list items, watched prices that moved, and today's lunar date with its festival or holiday. Also use it to change the time, the city, or to send it only on days with something to say. For a single reminder use reminder; to stop the digest use cancel_digest.";
+impl Tool for Digest {
+    const NAME: &'static str = "digest";
+    const DESCRIPTION: &'static str = "This chat's daily digest (每日摘要, 早安摘要, 'morning summary'): one message a day with the weather, today's reminders and birthdays, open list items, moved prices and the lunar date. Set it, change its time, city or only_when_something, or stop it with off.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
+        if args.off == Some(true) {
+            if self.store.cancel_digest(conversation).await? {
+                return Ok(Output::Stopped { off: true });
+            }
+            return Err(ToolError::NotFound("this chat has no daily digest".into()));
+        }
         let existing = self.store.digest(conversation).await?;
         let time = match (&args.time, &existing) {
             (Some(t), _) => {
@@ -93,11 +117,15 @@ impl Tool for SetDigest {
                 }
                 p.to_string()
             }
-            None => existing.as_ref().and_then(|r| r.place.clone()).ok_or_else(|| {
-                ToolError::InvalidArgs(
-                    "no place is set for the weather yet: ask the family once which city, then call again with place".into(),
-                )
-            })?,
+            None => existing
+                .as_ref()
+                .and_then(|r| r.place.clone())
+                .or_else(|| self.home.clone())
+                .ok_or_else(|| {
+                    ToolError::InvalidArgs(
+                        "no place is set and the family's home is not known: ask which city, then call again with place".into(),
+                    )
+                })?,
         };
         let only_when_something = args
             .only_when_something
@@ -121,12 +149,12 @@ impl Tool for SetDigest {
                 now_ms: now.as_millisecond(),
             })
             .await?;
-        Ok(Output {
+        Ok(Output::Set(Set {
             changed: existing.is_some(),
             time: local,
             place,
             only_when_something,
             first: local_time(first, &ctx.tz, ctx.lang),
-        })
+        }))
     }
 }

@@ -1,0 +1,141 @@
+//! `list`: this chat's shared lists — the shopping list unless another is named — in one tool
+//! whose `action` says what to do: add things ([`add`]), show a list ([`show`]), check things off
+//! as bought or done ([`check`]), take things off ([`remove`]) or empty a list ([`clear`]). One
+//! tool instead of five keeps the definitions the model reads on every round short, and the
+//! fences between the actions sit in one description.
+
+pub mod add;
+pub mod check;
+pub mod clear;
+pub mod remove;
+pub mod show;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
+use crate::store::Store;
+
+/// What to do with a list.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Put `items` on the list (要買、加到清單、沒有醬油了).
+    Add,
+    /// Show the list and name the chat's other lists.
+    Show,
+    /// Mark `items` bought or done (買好了、做完了).
+    Check,
+    /// Take `items` off: no longer needed or added by mistake.
+    Remove,
+    /// Empty the list (a named list is deleted); `only_checked` keeps the open items.
+    Clear,
+}
+
+/// Arguments of `list`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// What to do.
+    pub action: Action,
+    /// The list as the family names it ("露營要帶的", "待辦", "packing"); null for the shopping list.
+    pub list: Option<String>,
+    /// add, check, remove: one entry per thing ("牛奶、雞蛋" is two); else null.
+    pub items: Option<Vec<add::Item>>,
+    /// clear: true to remove only the checked items (把買好的清掉); else null.
+    pub only_checked: Option<bool>,
+}
+
+/// The result of `list`: the action's own.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Output {
+    /// Of `add`.
+    Add(add::Output),
+    /// Of `show`.
+    Show(show::Output),
+    /// Of `check`.
+    Check(check::Output),
+    /// Of `remove`.
+    Remove(remove::Output),
+    /// Of `clear`.
+    Clear(clear::Output),
+}
+
+/// The list tool.
+pub struct List {
+    add: add::AddListItems,
+    show: show::ShowList,
+    check: check::CheckListItems,
+    remove: remove::RemoveListItems,
+    clear: clear::ClearList,
+}
+
+impl List {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self {
+            add: add::AddListItems::new(store.clone()),
+            show: show::ShowList::new(store.clone()),
+            check: check::CheckListItems::new(store.clone()),
+            remove: remove::RemoveListItems::new(store.clone()),
+            clear: clear::ClearList::new(store),
+        }
+    }
+}
+
+/// The things named, or a clear error for an action that needs some.
+fn named(items: Option<Vec<add::Item>>, action: &str) -> Result<Vec<add::Item>, ToolError> {
+    match items {
+        Some(items) if !items.is_empty() => Ok(items),
+        _ => Err(ToolError::InvalidArgs(format!("{action}: say which things (items)"))),
+    }
+}
+
+impl Tool for List {
+    const NAME: &'static str = "list";
+    const DESCRIPTION: &'static str = "This chat's shared lists: the shopping list unless another is named (露營要帶的, 待辦). A thing to buy is a list item (要買衛生紙, 沒有醬油了, 'we're out of rice'), not a memory; things to do at a time are reminders. add merges repeats (quantity goes up) and starts a named list; check is for bought or done (買好牛奶了, 'got the eggs'), remove for no longer needed; clear only when asked to empty or delete a list. A card with ✓ buttons shows the list: do not repeat every item.";
+    type Args = Args;
+    type Output = Output;
+    const CHANGES_STATE: bool = true;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let list = args.list;
+        Ok(match args.action {
+            Action::Add => {
+                let items = named(args.items, "add")?;
+                Output::Add(self.add.run(ctx, add::Args { list, items }).await?)
+            }
+            Action::Show => Output::Show(self.show.run(ctx, show::Args { list }).await?),
+            Action::Check => {
+                let items = named(args.items, "check")?.into_iter().map(|i| i.name).collect();
+                Output::Check(self.check.run(ctx, check::Args { list, items }).await?)
+            }
+            Action::Remove => {
+                let items = named(args.items, "remove")?.into_iter().map(|i| i.name).collect();
+                Output::Remove(self.remove.run(ctx, remove::Args { list, items }).await?)
+            }
+            Action::Clear => {
+                let only_checked = args.only_checked;
+                Output::Clear(self.clear.run(ctx, clear::Args { list, only_checked }).await?)
+            }
+        })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        match out {
+            Output::Add(out) => self.add.card(ctx, out),
+            Output::Show(out) => self.show.card(ctx, out),
+            Output::Check(out) => self.check.card(ctx, out),
+            Output::Remove(out) => self.remove.card(ctx, out),
+            Output::Clear(out) => self.clear.card(ctx, out),
+        }
+    }
+
+    fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
+        match out {
+            Output::Show(out) => self.show.quick_replies(ctx, out),
+            Output::Check(out) => self.check.quick_replies(ctx, out),
+            _ => Vec::new(),
+        }
+    }
+}
