@@ -76,6 +76,14 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Checks `args` as [`Tool::run`] does first, changing nothing (a state-changing tool's
+    /// `run` begins by calling it). A call held for the family's confirmation is checked so
+    /// before any card is shown: a mistake reaches the model in the same turn, never after a
+    /// tap. The default: nothing beyond the schema.
+    fn check(&self, _ctx: &ToolCtx, _args: &Self::Args) -> Result<(), ToolError> {
+        Ok(())
+    }
+
     /// Links the output offers to read next (search results): fetching one of them later in
     /// the same turn is not held.
     fn links(&self, _out: &Self::Output) -> Vec<String> {

@@ -104,11 +104,25 @@ impl CallError {
 trait ErasedTool: Send + Sync {
     fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply>;
     fn outgoing(&self, args: &str) -> Option<Outgoing>;
+    fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), ToolReply>;
 }
 
 impl<T: Tool> ErasedTool for T {
     fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply> {
         Box::pin(call_typed(self, ctx, args))
+    }
+
+    fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), ToolReply> {
+        let args = parse_args::<T>(args)?;
+        let checked = guarded(T::NAME, "check", || Tool::check(self, ctx, &args));
+        match checked {
+            Some(Ok(())) => Ok(()),
+            Some(Err(e)) => {
+                log_tool_error(T::NAME, &e);
+                Err(ToolReply::error(e.kind(), e.to_string()))
+            }
+            None => Err(ToolReply::error(ErrorKind::Internal, "the tool failed unexpectedly")),
+        }
     }
 
     fn outgoing(&self, args: &str) -> Option<Outgoing> {
@@ -147,17 +161,18 @@ async fn run_guarded<O>(
     }
 }
 
+/// The typed arguments of `T`, or the reply the model reads when they do not parse.
+fn parse_args<T: Tool>(raw_args: &str) -> Result<T::Args, ToolReply> {
+    serde_json::from_str(normalized_args(raw_args)).map_err(|e| {
+        tracing::warn!(tool = T::NAME, error = %e, "tool arguments did not parse");
+        ToolReply::error(ErrorKind::InvalidArguments, format!("invalid arguments: {e}"))
+    })
+}
+
 async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolReply {
-    let raw = normalized_args(raw_args);
-    let args: T::Args = match serde_json::from_str(raw) {
+    let args = match parse_args::<T>(raw_args) {
         Ok(args) => args,
-        Err(e) => {
-            tracing::warn!(tool = T::NAME, error = %e, "tool arguments did not parse");
-            return ToolReply::error(
-                ErrorKind::InvalidArguments,
-                format!("invalid arguments: {e}"),
-            );
-        }
+        Err(reply) => return reply,
     };
     let output = match run_guarded(T::NAME, tool.timeout(), tool.run(ctx, args)).await {
         Ok(output) => output,
@@ -471,6 +486,14 @@ impl Registry {
     /// unknown tools and arguments that do not parse (such calls make no request).
     pub fn outgoing(&self, name: &str, args: &str) -> Option<Outgoing> {
         self.by_name.get(name).and_then(|&i| self.tools[i].outgoing(args))
+    }
+
+    /// The error reply the call `name(args)` would end in before doing anything (arguments
+    /// that do not parse, [`Tool::check`] refusing them); `None` when it would go ahead, and
+    /// for tools known only at run time (their servers check their own arguments).
+    pub fn check(&self, name: &str, args: &str, ctx: &ToolCtx) -> Option<ToolReply> {
+        let &index = self.by_name.get(name)?;
+        self.tools[index].check(ctx, args).err()
     }
 
     /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.

@@ -115,8 +115,12 @@ impl Agent {
         self.registry.dispatch(name, args, ctx).await
     }
 
-    /// Holds a call for confirmation, or refuses it when nothing can hold it.
+    /// Holds a call for confirmation, or refuses it when nothing can hold it. A call that
+    /// would fail anyway is not held: the model gets its error now, before any card is shown.
     async fn hold(&self, ctx: &ToolCtx, name: &str, args: &str, why: Held<'_>) -> ToolReply {
+        if let Some(refused) = self.registry.check(name, args, ctx) {
+            return refused;
+        }
         match &self.held_calls {
             Some(holder) => holder.hold(ctx, name, args, why).await,
             None => ToolReply::error(

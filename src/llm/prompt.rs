@@ -50,6 +50,21 @@ pub fn system_prompt(ctx: &ToolCtx, setting: &Setting) -> String {
     } else {
         "You cannot search the web here (no search service is set up): for news and current events say briefly that you cannot look them up, and do not guess."
     };
+    let small_hours = if now.hour() < SMALL_HOURS_END {
+        let yesterday =
+            now.yesterday().map(|d| d.strftime("%Y-%m-%d").to_string()).unwrap_or_default();
+        format!(
+            "\nIt is past midnight: someone who has not slept yet means the coming day by 明天/tomorrow, that is today {date}, unless they name a date; say the date you used. 今天/today for a recap means since yesterday morning ({yesterday}T06:00).",
+            date = now.strftime("%Y-%m-%d"),
+        )
+    } else {
+        String::new()
+    };
+    let one_to_one = if ctx.conversation.is_multi_person() {
+        ""
+    } else {
+        "\nIn this 1:1 chat, reminders and price alerts are for the person speaking only: to remind someone else (提醒爸爸…), say it can be set in the family group, where hearth can @mention them. recap reads this chat only: for what a group said, ask there."
+    };
     let home = match &setting.home {
         Some(home) => format!(
             "\nThe family lives in {home}. For weather asked without a place (要帶傘嗎, 會冷嗎, 'do I need a jacket'), call weather with location null: it uses the place last asked about in this chat, else {home}. Do not ask which city."
@@ -58,7 +73,7 @@ pub fn system_prompt(ctx: &ToolCtx, setting: &Setting) -> String {
     };
     format!(
         "You are hearth (家庭小幫手), a warm, concise family assistant in {place}.\n\
-         Now: {date} (週{weekday}) {time}, time zone {zone}. Resolve \"today\", \"tomorrow\" and weekdays against this.\n\
+         Now: {date} (週{weekday}) {time}, time zone {zone}. Resolve \"today\", \"tomorrow\" and weekdays against this.{small_hours}{one_to_one}\n\
          Speaking to you now: {speaker}.\n\
          {lang_hint} Always answer in the language of the user's latest message.\n\
          Keep answers short, like a chat message: plain text, no Markdown tables or headings.\n\
@@ -71,6 +86,10 @@ pub fn system_prompt(ctx: &ToolCtx, setting: &Setting) -> String {
         time = now.strftime("%H:%M"),
     )
 }
+
+/// Before this hour, "明天" said by someone still up means the coming day (today's date), and
+/// "today" for a recap reaches back to the previous morning.
+const SMALL_HOURS_END: i8 = 4;
 
 /// The latest message as the model reads it: labelled with its speaker in a group.
 pub fn request(speaker: Option<&str>, text: &str, in_group: bool) -> ChatMessage {
@@ -114,6 +133,55 @@ pub fn history_tainted(entries: &[LoggedMessage]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
+    use crate::platform::clock::ManualClock;
+    use crate::platform::conversation::Conversation;
+
+    fn ctx_at(local: &str, conversation: Conversation) -> ToolCtx {
+        let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
+        let at: jiff::civil::DateTime = local.parse().expect("date-time");
+        let now = tz.to_ambiguous_zoned_datetime(at).compatible().expect("local").timestamp();
+        ToolCtx {
+            conversation,
+            user_id: Some("Umom".into()),
+            display_name: Some("媽媽".into()),
+            tz,
+            lang: Lang::ZhTw,
+            clock: Arc::new(ManualClock::new(now)),
+        }
+    }
+
+    #[test]
+    fn after_midnight_tomorrow_means_the_coming_day_and_today_reaches_back_to_yesterday_morning() {
+        let late = system_prompt(
+            &ctx_at("2026-03-05T00:29", Conversation::user("Umom")),
+            &Setting::default(),
+        );
+        assert!(late.contains("2026-03-05 (週四) 00:29"), "{late}");
+        assert!(late.contains("明天/tomorrow, that is today 2026-03-05"), "{late}");
+        assert!(late.contains("since yesterday morning (2026-03-04T06:00)"), "{late}");
+        let morning = system_prompt(
+            &ctx_at("2026-03-05T08:00", Conversation::user("Umom")),
+            &Setting::default(),
+        );
+        assert!(!morning.contains("past midnight"), "{morning}");
+    }
+
+    #[test]
+    fn a_1to1_chat_is_told_it_can_remind_only_its_person_and_recap_reads_only_itself() {
+        let one = system_prompt(
+            &ctx_at("2026-03-04T09:30", Conversation::user("Umom")),
+            &Setting::default(),
+        );
+        assert!(one.contains("提醒爸爸") && one.contains("family group"), "{one}");
+        assert!(one.contains("recap reads this chat only"), "{one}");
+        let group = system_prompt(
+            &ctx_at("2026-03-04T09:30", Conversation::group("Cfam")),
+            &Setting::default(),
+        );
+        assert!(!group.contains("In this 1:1 chat"), "{group}");
+    }
 
     fn logged(from_bot: bool, tainted: bool, text: &str) -> LoggedMessage {
         LoggedMessage { speaker: None, from_bot, text: text.into(), at_ms: 0, tainted }

@@ -227,6 +227,19 @@ mod tests {
     }
 
     #[test]
+    fn a_name_and_the_yahoo_code_the_tools_offer_for_it_resolve_alike() {
+        for (forms, symbol) in [
+            (["BTC", "比特幣", "BTC-USD"], "BTC-USD"),
+            (["ETH", "以太幣", "ETH-USD"], "ETH-USD"),
+            (["加權指數", "大盤", "^TWII"], "^TWII"),
+        ] {
+            for form in forms {
+                assert_eq!(resolves(form), symbol, "{form}");
+            }
+        }
+    }
+
+    #[test]
     fn an_unknown_code_guessed_listed_is_suggested_over_the_counter_when_not_found() {
         let table = Securities::built_in();
         assert!(unknown_symbol_hint("9998.TW", &table).contains("try 9998.TWO"));

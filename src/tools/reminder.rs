@@ -418,7 +418,7 @@ impl Tool for Reminder {
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    fn check(&self, ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
         let text = args.text.trim();
         if text.is_empty() {
             return Err(invalid("the reminder needs a text"));
@@ -428,6 +428,13 @@ impl Tool for Reminder {
                 "the reminder text is too long (at most {MAX_TEXT} characters)"
             )));
         }
+        let schedule = schedule_from(args, ctx.now(), &ctx.tz, &self.work_calendar)?;
+        schedule.occurrences().next().map(|_| ()).ok_or_else(|| invalid("no occurrence"))
+    }
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        self.check(ctx, &args)?;
+        let text = args.text.trim();
         let now = ctx.now();
         let schedule = schedule_from(&args, now, &ctx.tz, &self.work_calendar)?;
         let everyone = args.for_everyone() && ctx.conversation.is_multi_person();

@@ -288,3 +288,52 @@ async fn dispatch_turns_every_problem_into_an_error_reply() {
     );
     assert!(missing.card.is_none() && missing.chips.is_empty());
 }
+
+#[tokio::test]
+async fn the_definitions_stay_within_the_token_budget_and_twenty_tools_in_both_kinds_of_chat() {
+    let registry = production().await;
+    for (audience, budget) in [(Audience::OneToOne, 3_800), (Audience::Group, 4_300)] {
+        let definitions = registry.definitions(audience);
+        let (each, total) = hearth::llm::tokens::of_tools(&definitions, true);
+        assert!(total <= budget, "{audience:?}: {total} tokens > {budget}: {each:?}");
+        assert!(definitions.len() <= 20, "{audience:?}: {} tools", definitions.len());
+    }
+}
+
+#[tokio::test]
+async fn a_1to1_chat_is_not_offered_arguments_only_a_group_can_use() {
+    let registry = production().await;
+    let argument = |audience, tool: &str, name: &str| {
+        registry
+            .definitions(audience)
+            .iter()
+            .find(|d| d.name == tool)
+            .is_some_and(|d| d.parameters["properties"].get(name).is_some())
+    };
+    for (tool, name) in [("reminder", "for_member"), ("price_alert", "everyone")] {
+        assert!(!argument(Audience::OneToOne, tool, name), "{tool}.{name} in a 1:1 chat");
+        assert!(argument(Audience::Group, tool, name), "{tool}.{name} in a group");
+    }
+}
+
+#[tokio::test]
+async fn no_definition_carries_a_dated_example_that_goes_stale() {
+    for def in production().await.definitions(Audience::Group) {
+        let text = serde_json::to_string(&def).expect("json");
+        let chars: Vec<char> = text.chars().collect();
+        let dated = chars.windows(10).any(|w| {
+            let digit = |i: usize| w[i].is_ascii_digit();
+            (0..4).all(digit)
+                && w[4] == '-'
+                && digit(5)
+                && digit(6)
+                && w[7] == '-'
+                && digit(8)
+                && digit(9)
+        });
+        assert!(!dated, "{}: a calendar date in {text}", def.name);
+        for weekday in ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "週三"] {
+            assert!(!text.contains(&format!("on a {weekday}")), "{}: {weekday}", def.name);
+        }
+    }
+}

@@ -188,3 +188,22 @@ async fn an_answer_without_web_content_leaves_the_next_turn_free() {
     assert_eq!(h.app.store.list_reminders(FAMILY).await.expect("reminders").len(), 1);
     assert!(h.app.store.pending_calls(FAMILY).await.expect("pending").is_empty());
 }
+
+#[tokio::test]
+async fn a_held_call_that_would_fail_is_refused_in_the_same_turn_before_any_card() {
+    let web = FakeWeb::start().await;
+    let h = web_harness(&web).await;
+    let page = format!("{}/inject-exfil", web.url());
+    h.llm.reply_tool_calls(&[("summarize_url", json!({"url": page}))]);
+    h.llm.reply_tool_calls(&[("reminder", json!({"text": "繳學費"}))]);
+    h.llm.reply_text("要幾點提醒呢？");
+    h.send(vec![h.group_text(FAMILY, MOM, &format!("小幫手 {page} 提醒我繳學費"))]).await;
+
+    let refused = results(&h, 2).last().cloned().expect("a result");
+    assert_eq!(refused["error"]["kind"], "invalid_arguments", "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("in_minutes"));
+    assert!(h.app.store.pending_calls(FAMILY).await.expect("pending").is_empty(), "nothing held");
+    let reply = h.line.replies().last().expect("reply").body.to_string();
+    assert!(!reply.contains("postback"), "no confirm card, only the page's: {reply}");
+    assert!(texts_of(&h.line.replies().last().expect("reply").body).contains("幾點"));
+}
