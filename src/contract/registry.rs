@@ -104,7 +104,7 @@ impl CallError {
 trait ErasedTool: Send + Sync {
     fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply>;
     fn outgoing(&self, args: &str) -> Option<Outgoing>;
-    fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), ToolReply>;
+    fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), CallError>;
 }
 
 impl<T: Tool> ErasedTool for T {
@@ -112,16 +112,19 @@ impl<T: Tool> ErasedTool for T {
         Box::pin(call_typed(self, ctx, args))
     }
 
-    fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), ToolReply> {
+    fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), CallError> {
         let args = parse_args::<T>(args)?;
         let checked = guarded(T::NAME, "check", || Tool::check(self, ctx, &args));
         match checked {
             Some(Ok(())) => Ok(()),
             Some(Err(e)) => {
                 log_tool_error(T::NAME, &e);
-                Err(ToolReply::error(e.kind(), e.to_string()))
+                Err(CallError { kind: e.kind(), message: e.to_string() })
             }
-            None => Err(ToolReply::error(ErrorKind::Internal, "the tool failed unexpectedly")),
+            None => Err(CallError {
+                kind: ErrorKind::Internal,
+                message: "the tool failed unexpectedly".into(),
+            }),
         }
     }
 
@@ -161,18 +164,18 @@ async fn run_guarded<O>(
     }
 }
 
-/// The typed arguments of `T`, or the reply the model reads when they do not parse.
-fn parse_args<T: Tool>(raw_args: &str) -> Result<T::Args, ToolReply> {
+/// The typed arguments of `T`, or why they do not parse.
+fn parse_args<T: Tool>(raw_args: &str) -> Result<T::Args, CallError> {
     serde_json::from_str(normalized_args(raw_args)).map_err(|e| {
         tracing::warn!(tool = T::NAME, error = %e, "tool arguments did not parse");
-        ToolReply::error(ErrorKind::InvalidArguments, format!("invalid arguments: {e}"))
+        CallError { kind: ErrorKind::InvalidArguments, message: format!("invalid arguments: {e}") }
     })
 }
 
 async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolReply {
     let args = match parse_args::<T>(raw_args) {
         Ok(args) => args,
-        Err(reply) => return reply,
+        Err(e) => return ToolReply::error(e.kind, e.message),
     };
     let output = match run_guarded(T::NAME, tool.timeout(), tool.run(ctx, args)).await {
         Ok(output) => output,
@@ -493,7 +496,8 @@ impl Registry {
     /// for tools known only at run time (their servers check their own arguments).
     pub fn check(&self, name: &str, args: &str, ctx: &ToolCtx) -> Option<ToolReply> {
         let &index = self.by_name.get(name)?;
-        self.tools[index].check(ctx, args).err()
+        let refused = self.tools[index].check(ctx, args).err()?;
+        Some(ToolReply::error(refused.kind, refused.message))
     }
 
     /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.
