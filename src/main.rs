@@ -111,7 +111,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 hearth::sources::calendar::WorkCalendar::load(config.work_calendar.as_deref())?,
             )?;
             let mcp = hearth::llm::mcp::McpServers::start(&config).await?;
-            let registry = hearth::tools::registry(&services)?.with_sources(mcp.sources())?;
+            let registry = hearth::tools::registry(&services)?
+                .with_sources(mcp.sources())?
+                .with_max_tools(config.max_tools);
             if tokens {
                 print!("{}", hearth::llm::tokens::table(&registry, config.llm_strict));
             } else {

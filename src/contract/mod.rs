@@ -17,7 +17,9 @@ use serde::de::DeserializeOwned;
 
 pub mod card;
 pub mod chart;
+pub mod definition;
 pub mod egress;
+pub mod finder;
 pub mod list;
 pub mod registry;
 pub mod schema;

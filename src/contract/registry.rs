@@ -22,23 +22,11 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::contract::egress::Outgoing;
+use crate::contract::finder;
 use crate::contract::schema::{Audience, check_schema, for_audience, strict_schema_for};
 use crate::contract::{Card, Chip, ErrorKind, Tool, ToolCtx, ToolError};
 
-/// A tool as the LLM sees it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolDefinition {
-    /// The wire name.
-    pub name: Cow<'static, str>,
-    /// What the tool is for.
-    pub description: Cow<'static, str>,
-    /// The JSON schema of the arguments (strict unless `strict` is false).
-    pub parameters: Value,
-    /// The schema is in the strict subset (always, for the tools of the list); a tool from
-    /// elsewhere whose schema cannot be made strict is sent without `strict`.
-    #[serde(skip)]
-    pub strict: bool,
-}
+pub use crate::contract::definition::ToolDefinition;
 
 /// How a call ended, for logs and metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +199,9 @@ pub trait DynamicTool: Send + Sync {
     ) -> BoxFuture<'a, Result<Value, ToolError>>;
 }
 
+/// Tools known only at run time, in order.
+type DynamicTools = Vec<Arc<dyn DynamicTool>>;
+
 /// Tools that come and go (an MCP server's, withdrawn while it is down).
 pub trait ToolSource: Send + Sync {
     /// The tools offered now.
@@ -371,7 +362,14 @@ impl RegistryBuilder {
             traits.push(t);
             tools.push(tool);
         }
-        Ok(Registry { by_name, definitions, traits, tools, sources: Vec::new() })
+        Ok(Registry {
+            by_name,
+            definitions,
+            traits,
+            tools,
+            sources: Vec::new(),
+            max_tools: crate::platform::config::DEFAULT_MAX_TOOLS,
+        })
     }
 }
 
@@ -396,6 +394,8 @@ pub struct Registry {
     traits: Vec<ToolTraits>,
     tools: Vec<Box<dyn ErasedTool>>,
     sources: Vec<Arc<dyn ToolSource>>,
+    /// The most definitions one request carries ([`finder`]).
+    max_tools: usize,
 }
 
 impl Registry {
@@ -425,6 +425,14 @@ impl Registry {
         Ok(self)
     }
 
+    /// The same registry, sending at most `max` definitions in one request (at least two: one
+    /// of the list's and the finder); the sources' tools beyond it are reached through
+    /// [`finder::NAME`].
+    pub fn with_max_tools(mut self, max: usize) -> Self {
+        self.max_tools = max.max(2);
+        self
+    }
+
     /// True when tools come from sources (MCP servers) too: the list may change between turns.
     pub fn has_sources(&self) -> bool {
         !self.sources.is_empty()
@@ -449,17 +457,51 @@ impl Registry {
         self.dynamic_tools().into_iter().find(|t| t.definition().name == name)
     }
 
+    /// The sources' tools offered now, split into those listed in a request and those reached
+    /// through the finder (none when all fit under the cap).
+    fn split_dynamic(&self) -> (DynamicTools, DynamicTools) {
+        let mut listed = self.dynamic_tools();
+        let room = self.max_tools.saturating_sub(self.by_name.len());
+        if listed.len() <= room {
+            return (listed, Vec::new());
+        }
+        let beyond = listed.split_off(room.saturating_sub(1).min(listed.len()));
+        (listed, beyond)
+    }
+
     /// The tool definitions `audience` is offered: the list's in order, then those the sources
-    /// offer now.
+    /// offer now, at most the cap in all: when the sources' would pass it, those that do not
+    /// fit are left to the finder, which takes the last place.
     pub fn definitions(&self, audience: Audience) -> Vec<ToolDefinition> {
         let mut definitions = self.definitions[slot(audience)].clone();
-        definitions.extend(self.dynamic_tools().iter().map(|t| t.definition().clone()));
+        let (listed, beyond) = self.split_dynamic();
+        definitions.extend(listed.iter().map(|t| t.definition().clone()));
+        if !beyond.is_empty() {
+            definitions.push(finder::definition());
+        }
         definitions
     }
 
     /// True if a tool called `name` is offered now (without copying the definitions).
     pub fn offers(&self, name: &str) -> bool {
-        self.by_name.contains_key(name) || self.dynamic_tool(name).is_some()
+        self.by_name.contains_key(name)
+            || self.dynamic_tool(name).is_some()
+            || (name == finder::NAME && !self.split_dynamic().1.is_empty())
+    }
+
+    /// What the finder answers a search with: the tools beyond the cap that fit `args`' words.
+    fn find(&self, args: &str) -> ToolReply {
+        let args: finder::Args = serde_json::from_str(normalized_args(args)).unwrap_or_default();
+        let beyond: Vec<ToolDefinition> =
+            self.split_dynamic().1.iter().map(|t| t.definition().clone()).collect();
+        ToolReply {
+            content: finder::search(&beyond, args.query.as_deref()),
+            card: None,
+            chips: Vec::new(),
+            outcome: Outcome::Ok,
+            links: Vec::new(),
+            error: None,
+        }
     }
 
     fn traits(&self, name: &str) -> ToolTraits {
@@ -500,8 +542,20 @@ impl Registry {
         Some(ToolReply::error(refused.kind, refused.message))
     }
 
-    /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply.
+    /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply. A
+    /// call through the finder runs the tool it names (the agent unwraps such calls first, so
+    /// this is for callers that do not); a search through it answers with what it found.
     pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
+        if name == finder::NAME {
+            return match finder::unwrap(name, args) {
+                Some((tool, _)) if tool == finder::NAME => ToolReply::error(
+                    ErrorKind::InvalidArguments,
+                    "call names a tool found, not find_tools itself",
+                ),
+                Some((tool, args)) => Box::pin(self.dispatch(&tool, &args, ctx)).await,
+                None => self.find(args),
+            };
+        }
         let Some((&static_name, &index)) = self.by_name.get_key_value(name) else {
             if let Some(tool) = self.dynamic_tool(name) {
                 let reply = call_dynamic(tool.as_ref(), ctx, args).await;

@@ -20,10 +20,10 @@ use futures::future::join_all;
 
 use super::hold::{CallHolder, Held};
 use super::openai::{ChatMessage, Completion, LlmClient, LlmError, ToolList, Usage};
-use crate::contract::egress;
 use crate::contract::registry::{Outcome, Registry, ToolDefinition, ToolReply};
 use crate::contract::schema::Audience;
 use crate::contract::{Answer, ErrorKind, ToolCtx};
+use crate::contract::{egress, finder};
 
 /// The most cards one answer carries (a LINE carousel holds 12).
 const MAX_CARDS: usize = 12;
@@ -213,11 +213,19 @@ impl Agent {
             // The turn's span (the inbox's `event`) names every tool the turn called.
             called.extend(calls.iter().map(|call| call.function.name.clone()));
             tracing::Span::current().record("tools", called.join(","));
-            let (run, dropped) = calls.split_at(calls.len().min(self.max_calls_per_round));
-            let mut replies = join_all(run.iter().map(|call| {
-                self.run_call(ctx, &call.function.name, &call.function.arguments, &turn)
-            }))
-            .await;
+            // A call through the finder is the call of the tool it names: held, fenced and
+            // counted as that tool.
+            let targets: Vec<(String, String)> = calls
+                .iter()
+                .map(|c| {
+                    finder::unwrap(&c.function.name, &c.function.arguments)
+                        .unwrap_or_else(|| (c.function.name.clone(), c.function.arguments.clone()))
+                })
+                .collect();
+            let (run, dropped) = targets.split_at(targets.len().min(self.max_calls_per_round));
+            let mut replies =
+                join_all(run.iter().map(|(name, args)| self.run_call(ctx, name, args, &turn)))
+                    .await;
             if !dropped.is_empty() {
                 tracing::warn!(round, dropped = dropped.len(), "too many tool calls in one round");
                 crate::platform::metrics::tool_calls_dropped(dropped.len() as u64);
@@ -227,9 +235,9 @@ impl Agent {
                 content: completion.content,
                 tool_calls: calls.clone(),
             });
-            for (call, reply) in calls.iter().zip(replies) {
+            for ((call, (name, _)), reply) in calls.iter().zip(&targets).zip(replies) {
                 if reply.outcome == Outcome::Ok {
-                    turn.tainted |= self.registry.untrusted_output(&call.function.name);
+                    turn.tainted |= self.registry.untrusted_output(name);
                     turn.links.extend(reply.links);
                 }
                 messages.push(ChatMessage::Tool {

@@ -465,6 +465,11 @@ pub struct Config {
     #[arg(long, env = "HEARTH_MAX_TOOL_CALLS_PER_ROUND", default_value_t = 8, global = true)]
     pub max_tool_calls_per_round: usize,
 
+    /// Most tool definitions sent in one request: when MCP servers would pass it, the tools that
+    /// do not fit are found and called through one tool (`find_tools`).
+    #[arg(long, env = "HEARTH_MAX_TOOLS", default_value_t = DEFAULT_MAX_TOOLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=128), global = true)]
+    pub max_tools: usize,
+
     /// A JSON file of MCP servers whose tools hearth offers too, in the `mcpServers` format of
     /// Claude Desktop, Cursor and VS Code (see the README); `${VAR}` in it reads the environment.
     #[arg(long, env = "HEARTH_MCP_CONFIG", global = true)]
@@ -531,6 +536,11 @@ impl Config {
             .collect()
     }
 }
+
+/// The most tool definitions one request carries unless `HEARTH_MAX_TOOLS` says otherwise:
+/// OpenAI's function-calling guide suggests fewer than 20 at a time for accuracy, and smaller
+/// models suffer first.
+pub const DEFAULT_MAX_TOOLS: usize = 20;
 
 /// Query parameters whose values are credentials, by what their names contain.
 const CREDENTIAL_PARAMS: [&str; 7] = ["pass", "pwd", "token", "key", "secret", "auth", "sig"];

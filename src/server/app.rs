@@ -176,7 +176,9 @@ impl Hearth {
             home: config.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
         };
-        let registry = Arc::new(tools(&services)?.with_sources(mcp.sources())?);
+        let registry = Arc::new(
+            tools(&services)?.with_sources(mcp.sources())?.with_max_tools(config.max_tools),
+        );
         let actions = crate::buttons::registry()?;
         let action_services = ActionServices {
             store: store.clone(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::common::harness::{
     FAMILY, Harness, MOM, OTHER_GROUP, in_group, postback_data, texts_of, tool_results,
 };
-use crate::mcp_support::{HttpHome, LIVING_ROOM};
+use crate::mcp_support::{HttpHome, HttpHouse, LIVING_ROOM};
 use hearth::contract::schema::Audience;
 use hearth::contract::untrusted::{BEGIN, END};
 use serde_json::{Value, json};
@@ -28,14 +28,21 @@ fn unique() -> String {
     format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst))
 }
 
-/// hearth with the given MCP servers, retrying a down server every second.
+/// hearth with the given MCP servers, retrying a down server every second, with room for
+/// their tools in every request (the cap is tested with a bigger server below).
 async fn harness(servers: Value) -> Harness {
+    harness_capped(servers, 40).await
+}
+
+/// [`harness`] sending at most `max_tools` definitions a request.
+async fn harness_capped(servers: Value, max_tools: usize) -> Harness {
     let path = config_file(servers);
     Harness::start_with(
         move |c| {
             c.mcp_config = Some(path);
             c.mcp_retry_max_secs = 1;
             c.mcp_start_secs = 5;
+            c.max_tools = max_tools;
         },
         None,
     )
@@ -328,6 +335,7 @@ async fn hearth_tools_lists_the_tools_of_a_stdio_server() {
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("tools")
         .env("HEARTH_MCP_CONFIG", &path)
+        .env("HEARTH_MAX_TOOLS", "40")
         .output()
         .await
         .expect("hearth tools");
@@ -357,4 +365,42 @@ async fn a_missing_variable_stops_start_naming_it() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("HEARTH_TEST_UNSET_TOKEN"), "{stderr}");
+}
+
+#[tokio::test]
+async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_request_carries_over_twenty()
+ {
+    let house = HttpHouse::start().await;
+    let h = harness_capped(json!({"house": {"url": house.url}}), 20).await;
+    wait_for_tools(&h, "capped", |names| names.iter().any(|n| n == "find_tools")).await;
+    h.llm.reply_tool_calls(&[(
+        "find_tools",
+        json!({"query": "冷氣", "call": null, "arguments": null}),
+    )]);
+    h.llm.reply_tool_calls(&[(
+        "find_tools",
+        json!({"query": null, "call": "house_air_conditioner_set", "arguments": "{\"level\": 26}"}),
+    )]);
+    h.llm.reply_text("冷氣調到 26 度了。");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 冷氣調到26度")]).await;
+
+    for (n, request) in h.llm.requests().iter().enumerate() {
+        let tools = request["tools"].as_array().map(Vec::len).unwrap_or_default();
+        assert!(tools <= 20, "request {n} carried {tools} tools");
+        let offered = offered(&h, n);
+        assert!(offered.iter().any(|t| t == "find_tools"), "request {n}: {offered:?}");
+        // The room the built-in tools leave (none is taken by web search here) holds one of
+        // the house's tools beside the finder; the other 39 are found through it.
+        let listed = offered.iter().filter(|t| t.starts_with("house_")).count();
+        assert!(listed <= 1, "{offered:?}");
+    }
+    let found = tool_results(&h.llm.requests()[1]).last().cloned().expect("a search");
+    let names = found["found"].to_string();
+    assert!(names.contains("house_air_conditioner_set"), "{found}");
+    assert!(found["found"].as_array().is_some_and(|f| f.len() <= 5), "{found}");
+    let calls = house.calls.lock().expect("calls").clone();
+    assert_eq!(calls, [("air_conditioner_set".to_string(), r#"{"level":26}"#.to_string())]);
+    let done = tool_results(&h.llm.requests()[2]).last().cloned().expect("a call").to_string();
+    assert!(done.contains("air_conditioner_set ok") && done.contains(BEGIN), "{done}");
+    assert_eq!(texts_of(&h.line.replies()[0].body), "冷氣調到 26 度了。");
 }

@@ -4,7 +4,8 @@
 //!
 //! Its tools: a lookup (read-only), a state change its annotations call destructive, a slow
 //! one, one that errors, one with a hostile description, one that takes a built-in tool's name
-//! under the prefix `list`, and one that kills the process.
+//! under the prefix `list`, and one that kills the process. [`HttpHouse`] is a bigger home: 40
+//! tools, as a Home Assistant brings, to pass the cap of tools one request carries.
 
 #![allow(dead_code)]
 
@@ -200,5 +201,110 @@ impl HttpHome {
     /// Everything the server received, joined.
     pub fn received(&self) -> String {
         self.bodies.lock().expect("bodies").join("\n")
+    }
+}
+
+/// The devices of [`HouseServer`], in English and as the family calls them.
+const DEVICES: [(&str, &str); 10] = [
+    ("living_room_light", "客廳燈"),
+    ("bedroom_light", "臥室燈"),
+    ("kitchen_light", "廚房燈"),
+    ("air_conditioner", "冷氣"),
+    ("fan", "電風扇"),
+    ("water_heater", "熱水器"),
+    ("dehumidifier", "除濕機"),
+    ("robot_vacuum", "掃地機器人"),
+    ("front_door", "大門"),
+    ("tv", "電視"),
+];
+
+/// What can be done to each device.
+const ACTIONS: [&str; 4] = ["on", "off", "status", "set"];
+
+/// A house of 40 tools, each `{device}_{action}`, written without the SDK's macros.
+#[derive(Clone)]
+pub struct HouseServer {
+    /// Every call received: the tool's name and its arguments.
+    pub calls: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+}
+
+impl ServerHandler for HouseServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let mut tools = Vec::new();
+        for (device, name) in DEVICES {
+            for action in ACTIONS {
+                let schema = match action {
+                    "set" => {
+                        serde_json::json!({"type": "object", "properties": {"level": {"type": "integer", "description": "0-100"}}, "required": ["level"]})
+                    }
+                    _ => serde_json::json!({"type": "object", "properties": {}}),
+                };
+                let serde_json::Value::Object(schema) = schema else { unreachable!() };
+                let mut tool = rmcp::model::Tool::new(
+                    format!("{device}_{action}"),
+                    format!("{action} the {} ({name})", device.replace('_', " ")),
+                    schema,
+                );
+                tool.annotations =
+                    Some(rmcp::model::ToolAnnotations::new().read_only(action == "status"));
+                tools.push(tool);
+            }
+        }
+        Ok(rmcp::model::ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let args =
+            serde_json::to_string(&request.arguments.unwrap_or_default()).unwrap_or_default();
+        self.calls.lock().expect("calls").push((request.name.to_string(), args));
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} ok", request.name))]).into())
+    }
+}
+
+/// The house served over streamable HTTP on `127.0.0.1`.
+pub struct HttpHouse {
+    /// The MCP endpoint.
+    pub url: String,
+    /// Every call received.
+    pub calls: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for HttpHouse {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+impl HttpHouse {
+    /// Serves on a free port.
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let house = HouseServer { calls: calls.clone() };
+        let service: StreamableHttpService<HouseServer, LocalSessionManager> =
+            StreamableHttpService::new(
+                move || Ok(house.clone()),
+                Default::default(),
+                StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+            );
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Self { url, calls, server }
     }
 }
