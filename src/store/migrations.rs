@@ -51,6 +51,7 @@ embedded![
     "0020_recent_files.sql",
     "0021_inbox_set_aside.sql",
     "0022_chat_access.sql",
+    "0023_reminder_days_before.sql",
 ];
 
 /// SQLite's migrations.

@@ -39,6 +39,8 @@ pub struct Recurrence {
     pub lunar_days: u32,
     /// Lunar yearly: the lunar month.
     pub lunar_month: Option<LunarMonth>,
+    /// Lunar yearly: the reminder comes this many days before the lunar date (0: on it).
+    pub days_before: u8,
 }
 
 impl Recurrence {
@@ -53,6 +55,7 @@ impl Recurrence {
             count: None,
             lunar_days: 0,
             lunar_month: None,
+            days_before: 0,
         }
     }
 
@@ -69,6 +72,7 @@ impl Recurrence {
             lunar_days: i64::from(self.lunar_days),
             lunar_month: self.lunar_month.map(|month| i64::from(month.number)),
             lunar_leap: i64::from(self.lunar_month.is_some_and(|month| month.leap)),
+            days_before: i64::from(self.days_before),
         }
     }
 }
@@ -95,6 +99,8 @@ row! {
         pub(super) lunar_month: Option<i64>,
         /// `lunar_leap`: 1 when that month is the leap month, else 0.
         pub(super) lunar_leap: i64,
+        /// `days_before`: how many days before the lunar date a yearly lunar rule fires.
+        pub(super) days_before: i64,
     }
 }
 
@@ -121,6 +127,7 @@ impl RuleColumns {
             count: self.max_count.map(|count| narrow("max_count", count)).transpose()?,
             lunar_days: narrow("lunar_days", self.lunar_days)?,
             lunar_month: self.lunar_month.map(month_rule).transpose()?,
+            days_before: narrow("days_before", self.days_before)?,
         })
     }
 }
@@ -239,7 +246,7 @@ mod tests {
     async fn a_row_decodes_to_its_rule_and_an_out_of_range_column_is_a_decode_error() {
         const ROW: &str = "SELECT 'weekly' AS freq, $1 AS every_n, 5 AS weekdays, \
                            NULL AS month_day, NULL AS until_ms, 3 AS max_count, 0 AS lunar_days, \
-                           NULL AS lunar_month, 0 AS lunar_leap";
+                           NULL AS lunar_month, 0 AS lunar_leap, 0 AS days_before";
         let store = Store::in_memory().await.expect("store");
         let crate::store::Backend::Sqlite(db) = &*store.backend else { unreachable!() };
         let read: Recurrence = sqlx::query_as(ROW).bind(2i64).fetch_one(db).await.expect("read");

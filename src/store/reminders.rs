@@ -25,7 +25,7 @@ pub struct ReminderRow {
     pub tz: String,
     /// First occurrence, local `YYYY-MM-DDTHH:MM`.
     pub anchor_local: String,
-    /// How it repeats (the columns `freq` to `lunar_leap`).
+    /// How it repeats (the columns `freq` to `days_before`).
     pub rule: Recurrence,
     /// Next occurrence (Unix ms); `None` when the series is over.
     pub next_fire_at: Option<i64>,
@@ -179,12 +179,12 @@ pub enum Next {
 /// The columns a [`ReminderRow`] is read from, in every statement that returns one.
 macro_rules! row_columns {
     () => {
-        "id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, next_fire_at, next_occurrence, status, deliver_to"
+        "id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, days_before, next_fire_at, next_occurrence, status, deliver_to"
     };
 }
 
 const INSERT: &str = concat!(
-    "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at, lunar_days, lunar_month, lunar_leap, deliver_to) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15, $17, $18, $19, $20 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING ",
+    "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, next_fire_at, next_occurrence, status, created_at, lunar_days, lunar_month, lunar_leap, deliver_to, days_before) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, 'active', $15, $17, $18, $19, $20, $21 WHERE (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status IN ('active', 'paused')) < $16 RETURNING ",
     row_columns!()
 );
 const LIST: &str = concat!(
@@ -259,6 +259,7 @@ impl Store {
             .bind(rule.lunar_month)
             .bind(rule.lunar_leap)
             .bind(r.deliver_to)
+            .bind(rule.days_before)
             .fetch_optional(&mut *tx)
             .await?;
             tx.commit().await?;

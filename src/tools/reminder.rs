@@ -30,6 +30,9 @@ use crate::store::{NewReminder, Recurrence, Store};
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
 
+/// The most days a yearly lunar reminder may come before its date.
+const MAX_DAYS_BEFORE: u8 = 30;
+
 /// How a reminder repeats.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "snake_case")]
@@ -128,6 +131,8 @@ pub struct LunarDate {
     pub month: Option<u8>,
     /// true for a leap month (閏四月); else null.
     pub leap: Option<bool>,
+    /// lunar_yearly: remind this many days before the date (前一天 → 1); else null.
+    pub days_before: Option<u8>,
 }
 
 /// The earlier flat form of the arguments: `repeat` was a word and its details stood beside it.
@@ -186,6 +191,7 @@ impl Args {
                 days: f.lunar_days.clone().unwrap_or_default(),
                 month: f.lunar_month,
                 leap: f.leap_month,
+                days_before: None,
             });
         }
         Some(rule)
@@ -269,6 +275,18 @@ pub fn schedule_from(
     let rule = args.repetition().unwrap_or_default();
     let (freq, interval, weekdays, month_day) = repeat_rule(&rule)?;
     let lunar_date = rule.lunar.clone().unwrap_or_default();
+    let days_before = match lunar_date.days_before.unwrap_or(0) {
+        0 => 0,
+        n if freq != Freq::LunarYearly => {
+            return Err(invalid(format!(
+                "days_before ({n}) is only for a yearly lunar date (lunar_yearly)"
+            )));
+        }
+        n if n > MAX_DAYS_BEFORE => {
+            return Err(invalid(format!("days_before is at most {MAX_DAYS_BEFORE}")));
+        }
+        n => n,
+    };
     let lunar =
         lunar_rule(freq, &lunar_date.days, lunar_date.month, lunar_date.leap.unwrap_or(false))
             .map_err(|e| invalid(e.to_string()))?;
@@ -295,6 +313,7 @@ pub fn schedule_from(
             count,
             lunar_days: lunar.days,
             lunar_month: lunar.month,
+            days_before,
         },
         work_calendar: work_calendar.clone(),
     };

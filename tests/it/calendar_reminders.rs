@@ -201,6 +201,31 @@ async fn a_newer_calendar_file_makes_its_years_known() {
 }
 
 #[tokio::test]
+async fn a_lunar_birthday_reminder_a_day_before_comes_the_day_before_every_year_and_survives_the_store()
+ {
+    let h = Harness::start().await;
+    let result = create(
+        &h,
+        in_dm(MOM),
+        "阿嬤農曆八月十五生日，前一天提醒我買月餅",
+        json!({"text": "買月餅", "at": "2026-11-30T10:00", "repeat": {"every": "lunar_yearly",
+               "lunar": {"days": [15], "month": 8, "leap": null, "days_before": 1}}}),
+    )
+    .await;
+    assert_eq!(result["repeats"], "每年農曆八月十五的前1天 10:00", "{result}");
+    // The day before the published dates of 八月十五 (see the test above).
+    assert_eq!(
+        result["upcoming"],
+        json!(["2027-09-14（二）10:00", "2028-10-02（一）10:00", "2029-09-21（五）10:00"])
+    );
+    let kept = h.app.store.list_reminders(MOM).await.expect("list");
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].rule.days_before, 1, "kept in the store");
+    assert_eq!(tick_at(&h, "2027-09-14T10:00").await, 1, "pushed the day before");
+    assert_eq!(tick_at(&h, "2027-09-15T10:00").await, 0, "not on the day itself");
+}
+
+#[tokio::test]
 async fn bad_lunar_and_workday_requests_are_refused_and_change_nothing() {
     let h = Harness::start().await;
     let at = "2026-12-01T07:00";
@@ -215,6 +240,10 @@ async fn bad_lunar_and_workday_requests_are_refused_and_change_nothing() {
         json!({"text": "x", "at": at, "repeat": "daily", "lunar_days": [1]}),
         json!({"text": "x", "at": at, "repeat": "workdays", "interval": 2}),
         json!({"text": "x", "at": at, "repeat": "lunar_monthly", "lunar_days": [1], "interval": 3}),
+        json!({"text": "x", "at": at, "repeat": {"every": "lunar_monthly",
+               "lunar": {"days": [1], "month": null, "leap": null, "days_before": 1}}}),
+        json!({"text": "x", "at": at, "repeat": {"every": "lunar_yearly",
+               "lunar": {"days": [15], "month": 8, "leap": null, "days_before": 31}}}),
     ] {
         let result = create(&h, in_dm(MOM), "小幫手 提醒我", args.clone()).await;
         assert_eq!(result["error"]["kind"], "invalid_arguments", "{args} → {result}");

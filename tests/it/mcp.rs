@@ -390,7 +390,7 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_req
         let offered = offered(&h, n);
         assert!(offered.iter().any(|t| t == "find_tools"), "request {n}: {offered:?}");
         // The room the built-in tools leave (none is taken by web search here) holds one of
-        // the house's tools beside the finder; the other 39 are found through it.
+        // the house's tools beside the finder; the others are found through it.
         let listed = offered.iter().filter(|t| t.starts_with("house_")).count();
         assert!(listed <= 1, "{offered:?}");
     }
@@ -398,6 +398,19 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_req
     let names = found["found"].to_string();
     assert!(names.contains("house_air_conditioner_set"), "{found}");
     assert!(found["found"].as_array().is_some_and(|f| f.len() <= 5), "{found}");
+    // The house's last tool is as reachable as its first: all 40 are kept.
+    let ctx = hearth::contract::ToolCtx {
+        conversation: hearth::platform::conversation::Conversation::group(FAMILY),
+        user_id: Some(MOM.into()),
+        display_name: None,
+        tz: jiff::tz::TimeZone::UTC,
+        lang: hearth::platform::i18n::Lang::ZhTw,
+        clock: std::sync::Arc::new(hearth::platform::clock::SystemClock),
+    };
+    let search = r#"{"query": "tv set", "call": null, "arguments": null}"#;
+    let beyond = h.app.turns.agent.registry().dispatch("find_tools", search, &ctx).await;
+    let beyond = beyond.content.to_string();
+    assert!(beyond.contains("house_tv_set"), "{beyond}");
     let calls = house.calls.lock().expect("calls").clone();
     assert_eq!(calls, [("air_conditioner_set".to_string(), r#"{"level":26}"#.to_string())]);
     let done = tool_results(&h.llm.requests()[2]).last().cloned().expect("a call").to_string();

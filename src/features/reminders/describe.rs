@@ -89,10 +89,19 @@ pub fn repetition(s: &Schedule, lang: Lang) -> Option<String> {
         }
         Freq::LunarYearly => {
             let (month, day) = lunar_date(s)?;
-            if zh {
-                format!("每年農曆{}{} {time}", month_name(month), day_name(day))
-            } else {
-                format!("every year on lunar {} day {day} at {time}", month_name_en(month))
+            let before = s.rule.days_before;
+            match (zh, before) {
+                (true, 0) => format!("每年農曆{}{} {time}", month_name(month), day_name(day)),
+                (true, n) => {
+                    format!("每年農曆{}{}的前{n}天 {time}", month_name(month), day_name(day))
+                }
+                (false, 0) => {
+                    format!("every year on lunar {} day {day} at {time}", month_name_en(month))
+                }
+                (false, n) => format!(
+                    "every year {n} day(s) before lunar {} day {day}, at {time}",
+                    month_name_en(month)
+                ),
             }
         }
         Freq::Workdays => {

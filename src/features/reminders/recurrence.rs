@@ -7,7 +7,7 @@
 //! Lunar and workday rules start at the anchor's date and take the matching dates from there on
 //! (the anchor is the first *candidate*, and gives the time of day): every lunar month on some
 //! lunar days, every lunar year on one lunar date (see [`crate::sources::calendar::lunar`] for short
-//! months and leap months), or every workday of Taiwan's working calendar (weekdays past the
+//! months and leap months; some days before it when the rule says so), or every workday of Taiwan's working calendar (weekdays past the
 //! years it knows). Their `interval` is always 1.
 
 use jiff::civil::{Date, DateTime, Weekday};
@@ -147,9 +147,11 @@ impl Schedule {
                     return Box::new(std::iter::empty());
                 };
                 let first_year = LunarDate::of(start).map_or(i32::from(start.year()), |l| l.year);
+                let before = i64::from(self.rule.days_before);
                 Box::new(
                     (first_year..=9998)
                         .filter_map(move |y| lunar::yearly(y, month, day))
+                        .filter_map(move |d| d.checked_sub(before.days()).ok())
                         .filter(from_start),
                 )
             }

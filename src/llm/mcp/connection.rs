@@ -28,8 +28,10 @@ use crate::contract::{ToolCtx, ToolError};
 const INHERITED_VARS: &[&str] = &["PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR"];
 /// The largest JSON answer read from an HTTP server.
 const MAX_HTTP_RESPONSE_BYTES: usize = 1 << 20;
-/// The most tools one server may offer (each costs prompt space on every turn).
-const MAX_TOOLS_PER_SERVER: usize = 32;
+/// The most tools one server may offer: a bound on what a server makes hearth keep and search,
+/// not on the prompt (a request carries at most `HEARTH_MAX_TOOLS`; the rest are found through
+/// `find_tools`). Home Assistant brings about forty.
+const MAX_TOOLS_PER_SERVER: usize = 128;
 /// The largest argument schema sent to the LLM, in bytes of JSON.
 const MAX_SCHEMA_BYTES: usize = 8 * 1024;
 /// How long connecting and listing the tools may take.
