@@ -259,6 +259,19 @@ impl Reminder {
     }
 }
 
+/// The other person a reminder asked for in a 1:1 chat is for (a model not shown that the
+/// argument is for groups may still pass it): nobody there but the person speaking can be
+/// reminded. `None` for a group, for no name, or for the speaker themselves.
+fn someone_else_in_a_1to1_chat<'a>(ctx: &ToolCtx, args: &'a Args) -> Option<&'a str> {
+    if ctx.conversation.is_multi_person() {
+        return None;
+    }
+    let name = args.for_member.as_deref().map(str::trim).map(|n| n.trim_start_matches('@'))?;
+    let speaker = ctx.display_name.as_deref().map(str::trim);
+    let own = name.is_empty() || matches!(name, "me" | "我" | "自己") || Some(name) == speaker;
+    (!own).then_some(name)
+}
+
 fn invalid(msg: impl Into<String>) -> ToolError {
     ToolError::InvalidArgs(msg.into())
 }
@@ -445,6 +458,11 @@ impl Tool for Reminder {
         if grapheme_len(text) > MAX_TEXT {
             return Err(invalid(format!(
                 "the reminder text is too long (at most {MAX_TEXT} characters)"
+            )));
+        }
+        if let Some(other) = someone_else_in_a_1to1_chat(ctx, args) {
+            return Err(invalid(format!(
+                "in this 1:1 chat a reminder can only be for the person speaking; to remind {other}, set it in the family group, where hearth can @mention them"
             )));
         }
         let schedule = schedule_from(args, ctx.now(), &ctx.tz, &self.work_calendar)?;

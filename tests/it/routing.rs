@@ -116,18 +116,8 @@ async fn a_reminder_needs_only_its_text_and_time_and_a_date_alone_means_nine_ocl
     .await;
     assert!(hourless["first_time"].as_str().is_some_and(|t| t.contains("09:00")), "{hourless}");
 
-    let (_, dm_member) = turn(
-        &h,
-        in_dm(MOM),
-        "提醒我明天九點開會",
-        "reminder",
-        json!({"text": "開會", "at": "2026-12-01T09:00", "for_member": "爸爸"}),
-    )
-    .await;
-    assert!(
-        dm_member["id"].is_i64() && dm_member["mention"].is_null(),
-        "in a 1:1 chat it is for the asker: {dm_member}"
-    );
+    // A member named in a 1:1 chat: see
+    // in_a_1to1_chat_a_reminder_for_someone_else_is_refused_with_the_way_to_do_it.
 }
 
 #[tokio::test]
@@ -162,4 +152,17 @@ async fn remember_keeps_a_relative_date_as_the_date_it_meant() {
     assert_eq!(result["memory"]["text"], "2026-12-01（週二）要回診", "{result}");
     let kept = h.app.store.memories(MOM).await.expect("memories");
     assert_eq!(kept[0].text, "2026-12-01（週二）要回診");
+}
+
+#[tokio::test]
+async fn in_a_1to1_chat_a_reminder_for_someone_else_is_refused_with_the_way_to_do_it() {
+    let h = Harness::start().await;
+    let dad = json!({"text": "吃藥", "at": "2026-12-01T08:00", "for_member": "爸爸"});
+    let refused = h.call_tool(in_dm(MOM), "提醒爸爸明天吃藥", "reminder", dad).await;
+    assert_eq!(refused["error"]["kind"], "invalid_arguments", "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("family group"));
+    assert!(h.app.store.list_reminders(MOM).await.expect("list").is_empty(), "nothing set");
+    let mine = json!({"text": "吃藥", "at": "2026-12-01T08:00", "for_member": "我"});
+    let set = h.call_tool(in_dm(MOM), "提醒我明天吃藥", "reminder", mine).await;
+    assert!(set["id"].is_i64(), "for the speaker it is set: {set}");
 }
