@@ -155,6 +155,50 @@ async fn a_model_that_routes_every_case_right_scores_full_marks_on_at_least_200_
     assert_eq!(report["tools"]["fx"]["precision"], 1.0);
     assert!(report["args_checked"].as_u64().expect("checked") >= 150, "{report}");
     assert!(stdout.contains("precision") && stdout.contains("get_quote / fx"), "{stdout}");
+    assert_eq!(report["tokens"]["prompt_mean"], 42, "the fake counts 42 a request: {report}");
+    let tools = report["tokens"]["tools_one_to_one"].as_u64().expect("counted");
+    assert!((1_000..=3_800).contains(&tools), "{report}");
+    assert!(stdout.contains("tokens per request: prompt 42 mean"), "{stdout}");
+}
+
+#[test]
+fn the_built_in_set_asks_for_every_tool_five_times_and_covers_the_hard_cases() {
+    let cases = cases();
+    let tools = [
+        "weather",
+        "fx",
+        "get_quote",
+        "reminder",
+        "list_reminders",
+        "cancel_reminder",
+        "price_alert",
+        "list_price_alerts",
+        "cancel_price_alert",
+        "recap",
+        "remember",
+        "forget",
+        "list_memories",
+        "list",
+        "digest",
+        "quiet_hours",
+        "quota",
+        "web_search",
+        "summarize_url",
+    ];
+    for tool in tools {
+        let asked = cases
+            .iter()
+            .filter(|c| c["expect"].as_array().into_iter().flatten().any(|e| e["tool"] == tool))
+            .count();
+        assert!(asked >= 5, "{tool}: {asked} cases");
+    }
+    let after_midnight =
+        cases.iter().filter(|c| c["now"].as_str().is_some_and(|n| n.contains("T00:"))).count();
+    let in_groups = cases.iter().filter(|c| c["group"] == true).count();
+    let lunar_offset = cases.iter().filter(|c| c.to_string().contains("days_before")).count();
+    let held =
+        cases.iter().filter(|c| c["id"].as_str().is_some_and(|i| i.starts_with("held-"))).count();
+    assert!(after_midnight >= 3 && in_groups >= 4 && lunar_offset >= 2 && held >= 2);
 }
 
 #[tokio::test]
