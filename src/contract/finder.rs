@@ -18,6 +18,8 @@ pub const NAME: &str = "find_tools";
 
 /// The most tools one search returns with their schemas.
 const MAX_FOUND: usize = 5;
+/// The most bytes of schemas and descriptions one search returns in full.
+const MAX_FOUND_BYTES: usize = 12 * 1024;
 /// The most tools named when a search matches nothing.
 const MAX_NAMED: usize = 60;
 /// The longest description shown when a tool is only named.
@@ -67,10 +69,11 @@ pub fn unwrap(name: &str, args: &str) -> Option<(String, String)> {
     }
     let args: Args = serde_json::from_str(args).ok()?;
     let tool = args.call.map(|c| c.trim().to_string()).filter(|c| !c.is_empty())?;
+    // Arguments of another shape go to the tool as they are, which refuses them as invalid.
     let arguments = match args.arguments {
         Some(Value::String(text)) if !text.trim().is_empty() => text,
-        Some(object @ Value::Object(_)) => object.to_string(),
-        _ => "{}".to_string(),
+        None | Some(Value::Null) | Some(Value::String(_)) => "{}".to_string(),
+        Some(other) => other.to_string(),
     };
     Some((tool, arguments))
 }
@@ -100,19 +103,36 @@ pub fn search(tools: &[ToolDefinition], query: Option<&str>) -> Value {
                 json!({"name": t.name, "description": short})
             })
             .collect();
-        return json!({"found": [], "all_tools": named, "how": "Nothing fit those words; these are all the tools. Search again with words from one of them."});
+        let how = format!(
+            "Nothing fit those words; here are {} of the {} tools by name. Search again with words from one of them.",
+            named.len(),
+            tools.len()
+        );
+        return json!({"found": [], "tools": named, "how": how});
     }
+    // The best fits with their schemas while they stay within the bound; the rest by name and
+    // description only (every later round carries this result again).
+    let mut size = 0;
     let found: Vec<Value> = scored
         .into_iter()
         .take(MAX_FOUND)
-        .map(|(_, t)| json!({"name": t.name, "description": t.description, "parameters": t.parameters}))
+        .map(|(_, t)| {
+            let full = json!({"name": t.name, "description": t.description, "parameters": t.parameters});
+            size += full.to_string().len();
+            if size <= MAX_FOUND_BYTES {
+                full
+            } else {
+                json!({"name": t.name, "description": t.description, "parameters": "search for this tool alone to see them"})
+            }
+        })
         .collect();
     json!({"found": found, "how": how})
 }
 
 /// The words of a query, lower-cased: split on spaces, punctuation and `_`; a word in a script
-/// without spaces (Chinese) is kept whole and also cut into its characters' pairs, so 「客廳的燈」
-/// finds a tool described with 「燈」 or 「客廳」.
+/// without spaces (Chinese) is kept whole and also cut into its characters' pairs, so 「把冷氣
+/// 調到26度」 finds a tool described with 「冷氣」. Single characters are kept only when the
+/// word is one (的, 把 and 到 would fit every Chinese description).
 fn words(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for word in query.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
@@ -122,7 +142,6 @@ fn words(query: &str) -> Vec<String> {
         let chars: Vec<char> = word.chars().collect();
         if chars.iter().any(|c| !c.is_ascii()) && chars.len() > 1 {
             out.extend(chars.windows(2).map(|pair| pair.iter().collect::<String>()));
-            out.extend(chars.iter().filter(|c| !c.is_ascii()).map(|c| c.to_string()));
         }
         out.push(word.to_string());
     }
@@ -157,14 +176,16 @@ mod tests {
     fn a_search_ranks_the_tools_that_fit_the_most_words_first() {
         let tools = [
             tool("ha_light_on", "Turn a light on"),
-            tool("ha_ac_set", "Set the air conditioner (冷氣) temperature"),
+            tool("ha_ac_set", "Set the air conditioner (冷氣) temperature (調到幾度)"),
             tool("ha_light_dim", "Dim a light to a brightness"),
         ];
         assert_eq!(found(&search(&tools, Some("dim the light")))[0], "ha_light_dim");
         assert_eq!(found(&search(&tools, Some("把冷氣調到26度"))), ["ha_ac_set"]);
+        let tv = search(&tools, Some("電視轉到新聞台"));
+        assert!(found(&tv).is_empty(), "a single 到 fits nothing alone: {tv}");
         let all = search(&tools, Some("garage door"));
         assert!(found(&all).is_empty());
-        assert_eq!(all["all_tools"].as_array().map(Vec::len), Some(3), "{all}");
+        assert_eq!(all["tools"].as_array().map(Vec::len), Some(3), "{all}");
         assert!(found(&search(&tools, Some("light"))).len() == 2);
     }
 

@@ -78,6 +78,13 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether a call with these arguments changes state; [`Tool::CHANGES_STATE`] unless the
+    /// tool knows better (a tool whose one action only reads says so for that action, and is
+    /// then not held after untrusted content).
+    fn changes_state(&self, _args: &Self::Args) -> bool {
+        Self::CHANGES_STATE
+    }
+
     /// Checks `args` as [`Tool::run`] does first, changing nothing (a state-changing tool's
     /// `run` begins by calling it). A call held for the family's confirmation is checked so
     /// before any card is shown: a mistake reaches the model in the same turn, never after a

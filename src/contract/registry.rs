@@ -93,11 +93,20 @@ trait ErasedTool: Send + Sync {
     fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply>;
     fn outgoing(&self, args: &str) -> Option<Outgoing>;
     fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), CallError>;
+    fn changes_state(&self, args: &str) -> bool;
 }
 
 impl<T: Tool> ErasedTool for T {
     fn call<'a>(&'a self, ctx: &'a ToolCtx, args: &'a str) -> BoxFuture<'a, ToolReply> {
         Box::pin(call_typed(self, ctx, args))
+    }
+
+    fn changes_state(&self, args: &str) -> bool {
+        // Arguments that do not parse change nothing, but are judged as the tool's kind.
+        match serde_json::from_str::<T::Args>(normalized_args(args)) {
+            Ok(args) => Tool::changes_state(self, &args),
+            Err(_) => T::CHANGES_STATE,
+        }
     }
 
     fn check(&self, ctx: &ToolCtx, args: &str) -> Result<(), CallError> {
@@ -362,13 +371,14 @@ impl RegistryBuilder {
             traits.push(t);
             tools.push(tool);
         }
+        let by_name_len = by_name.len();
         Ok(Registry {
             by_name,
             definitions,
             traits,
             tools,
             sources: Vec::new(),
-            max_tools: crate::platform::config::DEFAULT_MAX_TOOLS,
+            max_tools: crate::platform::config::DEFAULT_MAX_TOOLS.max(by_name_len + 1),
         })
     }
 }
@@ -417,7 +427,11 @@ impl Registry {
         for source in &self.sources {
             for tool in source.tools() {
                 let name = tool.definition().name.to_string();
-                if self.by_name.contains_key(name.as_str()) || !taken.insert(name.clone()) {
+                let reserved = name == finder::NAME;
+                if reserved
+                    || self.by_name.contains_key(name.as_str())
+                    || !taken.insert(name.clone())
+                {
                     return Err(RegistryError::Taken(name));
                 }
             }
@@ -425,11 +439,19 @@ impl Registry {
         Ok(self)
     }
 
-    /// The same registry, sending at most `max` definitions in one request (at least two: one
-    /// of the list's and the finder); the sources' tools beyond it are reached through
+    /// The same registry, sending at most `max` definitions in one request (never fewer than
+    /// the list's tools and the finder); the sources' tools beyond it are reached through
     /// [`finder::NAME`].
     pub fn with_max_tools(mut self, max: usize) -> Self {
-        self.max_tools = max.max(2);
+        let least = self.by_name.len() + 1;
+        if max < least {
+            tracing::warn!(
+                max,
+                least,
+                "HEARTH_MAX_TOOLS is below hearth's own tools and the finder: using {least}"
+            );
+        }
+        self.max_tools = max.max(least);
         self
     }
 
@@ -445,7 +467,10 @@ impl Registry {
         for source in &self.sources {
             for tool in source.tools() {
                 let name = tool.definition().name.to_string();
-                if !self.by_name.contains_key(name.as_str()) && taken.insert(name) {
+                if name != finder::NAME
+                    && !self.by_name.contains_key(name.as_str())
+                    && taken.insert(name)
+                {
                     tools.push(tool);
                 }
             }
@@ -492,10 +517,12 @@ impl Registry {
     /// What the finder answers a search with: the tools beyond the cap that fit `args`' words.
     fn find(&self, args: &str) -> ToolReply {
         let args: finder::Args = serde_json::from_str(normalized_args(args)).unwrap_or_default();
-        let beyond: Vec<ToolDefinition> =
-            self.split_dynamic().1.iter().map(|t| t.definition().clone()).collect();
+        // Every tool the sources offer now, not only those beyond the cap: a server that came
+        // back since the request was built may have moved the line.
+        let tools: Vec<ToolDefinition> =
+            self.dynamic_tools().iter().map(|t| t.definition().clone()).collect();
         ToolReply {
-            content: finder::search(&beyond, args.query.as_deref()),
+            content: finder::search(&tools, args.query.as_deref()),
             card: None,
             chips: Vec::new(),
             outcome: Outcome::Ok,
@@ -522,6 +549,15 @@ impl Registry {
         self.traits(name).changes_state
     }
 
+    /// True if the call `name(args)` changes state ([`Tool::changes_state`]; a tool known
+    /// only at run time by its flag); false for unknown names.
+    pub fn call_changes_state(&self, name: &str, args: &str) -> bool {
+        match self.by_name.get(name) {
+            Some(&i) => self.tools[i].changes_state(args),
+            None => self.changes_state(name),
+        }
+    }
+
     /// True if the tool `name` returns untrusted web content ([`Tool::UNTRUSTED_OUTPUT`]).
     pub fn untrusted_output(&self, name: &str) -> bool {
         self.traits(name).untrusted_output
@@ -543,18 +579,25 @@ impl Registry {
     }
 
     /// Runs the tool `name` with the raw JSON `args`. Never fails: every problem is a reply. A
-    /// call through the finder runs the tool it names (the agent unwraps such calls first, so
-    /// this is for callers that do not); a search through it answers with what it found.
+    /// search through the finder answers with what it found; a call through it must have been
+    /// unwrapped ([`finder::unwrap`]) and is refused here.
     pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
         if name == finder::NAME {
-            return match finder::unwrap(name, args) {
-                Some((tool, _)) if tool == finder::NAME => ToolReply::error(
+            // A call through the finder is unwrapped by the agent before it decides whether to
+            // hold it; one that reaches here (wrapped twice, say) is refused, never run unheld.
+            if finder::unwrap(name, args).is_some() {
+                crate::platform::metrics::tool_call(
+                    finder::NAME,
+                    ErrorKind::InvalidArguments.as_str(),
+                );
+                return ToolReply::error(
                     ErrorKind::InvalidArguments,
-                    "call names a tool found, not find_tools itself",
-                ),
-                Some((tool, args)) => Box::pin(self.dispatch(&tool, &args, ctx)).await,
-                None => self.find(args),
-            };
+                    "call a tool found by naming it in call, once: find_tools cannot call find_tools",
+                );
+            }
+            crate::platform::metrics::tool_call(finder::NAME, "ok");
+            tracing::info!(tool = name, outcome = "ok", "tool call");
+            return self.find(args);
         }
         let Some((&static_name, &index)) = self.by_name.get_key_value(name) else {
             if let Some(tool) = self.dynamic_tool(name) {

@@ -103,7 +103,7 @@ impl Agent {
             return self.hold(ctx, name, args, Held::Destructive).await;
         }
         if turn.tainted {
-            if self.registry.changes_state(name) {
+            if self.registry.call_changes_state(name, args) {
                 return self.hold(ctx, name, args, Held::StateChange).await;
             }
             if let Some(request) = self.registry.outgoing(name, args)
@@ -210,9 +210,7 @@ impl Agent {
             }
             let calls = completion.tool_calls;
             tracing::debug!(round, calls = calls.len(), "model called tools");
-            // The turn's span (the inbox's `event`) names every tool the turn called.
-            called.extend(calls.iter().map(|call| call.function.name.clone()));
-            tracing::Span::current().record("tools", called.join(","));
+
             // A call through the finder is the call of the tool it names: held, fenced and
             // counted as that tool.
             let targets: Vec<(String, String)> = calls
@@ -222,6 +220,9 @@ impl Agent {
                         .unwrap_or_else(|| (c.function.name.clone(), c.function.arguments.clone()))
                 })
                 .collect();
+            // The turn's span (the inbox's `event`) names every tool the turn called.
+            called.extend(targets.iter().map(|(name, _)| name.clone()));
+            tracing::Span::current().record("tools", called.join(","));
             let (run, dropped) = targets.split_at(targets.len().min(self.max_calls_per_round));
             let mut replies =
                 join_all(run.iter().map(|(name, args)| self.run_call(ctx, name, args, &turn)))

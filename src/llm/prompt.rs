@@ -54,7 +54,7 @@ pub fn system_prompt(ctx: &ToolCtx, setting: &Setting) -> String {
         let yesterday =
             now.yesterday().map(|d| d.strftime("%Y-%m-%d").to_string()).unwrap_or_default();
         format!(
-            "\nIt is past midnight: someone who has not slept yet means the coming day by 明天/tomorrow, that is today {date}, unless they name a date; say the date you used. 今天/today for a recap means since yesterday morning ({yesterday}T06:00).",
+            "\nIt is past midnight: someone who has not slept yet means the coming day by 明天/tomorrow, that is today {date}, unless they name a date; say the date you used. 今天晚上 is tonight, {date}. 今天/today for a recap means since yesterday morning ({yesterday}T06:00).",
             date = now.strftime("%Y-%m-%d"),
         )
     } else {

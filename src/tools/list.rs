@@ -14,6 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
+use crate::features::lists::ListName;
+use crate::features::lists::plan::wanted_items;
 use crate::store::Store;
 
 /// What to do with a list.
@@ -98,7 +100,28 @@ impl Tool for List {
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
+    fn changes_state(&self, args: &Args) -> bool {
+        args.action != Action::Show
+    }
+
+    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+        ListName::parse(args.list.as_deref())?;
+        match args.action {
+            Action::Add | Action::Check | Action::Remove => {
+                let Some(items) = args.items.as_deref().filter(|i| !i.is_empty()) else {
+                    return Err(ToolError::InvalidArgs("say which things (items)".into()));
+                };
+                let quantity =
+                    |i: &add::Item| (args.action == Action::Add).then_some(i.quantity).flatten();
+                wanted_items(items.iter().map(|i| (i.name.clone(), quantity(i))))?;
+                Ok(())
+            }
+            Action::Show | Action::Clear => Ok(()),
+        }
+    }
+
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        self.check(ctx, &args)?;
         let list = args.list;
         Ok(match args.action {
             Action::Add => {

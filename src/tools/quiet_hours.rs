@@ -19,9 +19,9 @@ pub const DEFAULT_END: &str = "07:00";
 /// Arguments of `quiet_hours`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Start HH:MM, 24-hour ("晚上十點" → "22:00"); null for 22:00.
+    /// Start HH:MM, 24-hour ("晚上十點" → "22:00"); null keeps the one set, else 22:00.
     pub start: Option<String>,
-    /// End HH:MM ("早上七點" → "07:00"); null for 07:00.
+    /// End HH:MM ("早上七點" → "07:00"); null keeps the one set, else 07:00.
     pub end: Option<String>,
     /// true to end quiet hours (可以吵了); else null.
     pub off: Option<bool>,
@@ -59,6 +59,13 @@ impl Tool for QuietHoursTool {
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
+    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+        match args.off {
+            Some(true) => Ok(()),
+            _ => window(args.start.as_deref(), args.end.as_deref()).map(|_| ()),
+        }
+    }
+
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         if args.off == Some(true) {
             if self.store.cancel_quiet_hours(&ctx.conversation.id).await? {
@@ -71,12 +78,11 @@ impl Tool for QuietHoursTool {
             }
             return Err(ToolError::NotFound("this chat has no quiet hours".into()));
         }
-        let invalid = |e: &dyn std::fmt::Display| ToolError::InvalidArgs(e.to_string());
-        let start = parse_local_time(args.start.as_deref().unwrap_or(DEFAULT_START))
-            .map_err(|e| invalid(&e))?;
-        let end = parse_local_time(args.end.as_deref().unwrap_or(DEFAULT_END))
-            .map_err(|e| invalid(&e))?;
-        let hours = QuietHours::new(start, end).map_err(|e| invalid(&e))?;
+        // An end not given keeps the one set, else takes the default.
+        let stored = self.store.quiet_hours(&ctx.conversation.id).await?;
+        let start = args.start.as_deref().or(stored.as_ref().map(|r| r.start_local.as_str()));
+        let end = args.end.as_deref().or(stored.as_ref().map(|r| r.end_local.as_str()));
+        let hours = window(start, end)?;
         let row = QuietRow {
             start_local: format_local_time(hours.start),
             end_local: format_local_time(hours.end),
@@ -90,4 +96,12 @@ impl Tool for QuietHoursTool {
             note: "Price alerts and the daily digest wait until the end; reminders set for those hours still come on time.",
         })
     }
+}
+
+/// The quiet hours from `start` to `end` (each the default when not given), checked.
+fn window(start: Option<&str>, end: Option<&str>) -> Result<QuietHours, ToolError> {
+    let invalid = |e: &dyn std::fmt::Display| ToolError::InvalidArgs(e.to_string());
+    let start = parse_local_time(start.unwrap_or(DEFAULT_START)).map_err(|e| invalid(&e))?;
+    let end = parse_local_time(end.unwrap_or(DEFAULT_END)).map_err(|e| invalid(&e))?;
+    QuietHours::new(start, end).map_err(|e| invalid(&e))
 }

@@ -51,21 +51,13 @@ impl Tool for Remember {
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
+    fn check(&self, ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+        fact_of(ctx, args).map(|_| ())
+    }
+
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let resolved =
-            crate::features::memory::relative::resolve(args.fact.trim(), ctx.local_now().date());
+        let resolved = fact_of(ctx, &args)?;
         let fact = resolved.as_str();
-        if fact.is_empty() {
-            return Err(ToolError::InvalidArgs(
-                "the fact to remember is empty; ask what to remember".into(),
-            ));
-        }
-        let length = fact.chars().count();
-        if length > MAX_FACT_CHARS {
-            return Err(ToolError::InvalidArgs(format!(
-                "that is too long to remember ({length} characters, at most {MAX_FACT_CHARS}); ask for a shorter version"
-            )));
-        }
         let conversation = &ctx.conversation.id;
         let existing = self.store.memories(conversation).await?;
         if let Some(same) =
@@ -109,4 +101,21 @@ impl Tool for Remember {
             lang.pick("你記得什麼？", "What do you remember?"),
         )]
     }
+}
+
+/// The fact to keep: its relative dates written as dates, checked for length.
+fn fact_of(ctx: &ToolCtx, args: &Args) -> Result<String, ToolError> {
+    let fact = crate::features::memory::relative::resolve(args.fact.trim(), ctx.local_now().date());
+    if fact.is_empty() {
+        return Err(ToolError::InvalidArgs(
+            "the fact to remember is empty; ask what to remember".into(),
+        ));
+    }
+    let length = fact.chars().count();
+    if length > MAX_FACT_CHARS {
+        return Err(ToolError::InvalidArgs(format!(
+            "that is too long to remember ({length} characters, at most {MAX_FACT_CHARS}); ask for a shorter version"
+        )));
+    }
+    Ok(fact)
 }

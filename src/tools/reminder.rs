@@ -268,7 +268,9 @@ fn someone_else_in_a_1to1_chat<'a>(ctx: &ToolCtx, args: &'a Args) -> Option<&'a 
     }
     let name = args.for_member.as_deref().map(str::trim).map(|n| n.trim_start_matches('@'))?;
     let speaker = ctx.display_name.as_deref().map(str::trim);
-    let own = name.is_empty() || matches!(name, "me" | "我" | "自己") || Some(name) == speaker;
+    let own = name.is_empty()
+        || matches!(name, "me" | "myself" | "我" | "自己" | "我自己" | "本人")
+        || Some(name) == speaker;
     (!own).then_some(name)
 }
 

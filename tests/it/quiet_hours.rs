@@ -194,3 +194,17 @@ async fn quiet_hours_asked_for_without_times_are_ten_at_night_to_seven_in_the_mo
     let row = h.app.store.quiet_hours(MOM).await.expect("store").expect("kept");
     assert_eq!((row.start_local.as_str(), row.end_local.as_str()), ("22:00", "07:00"));
 }
+
+#[tokio::test]
+async fn changing_one_end_of_the_quiet_hours_keeps_the_other() {
+    let h = Harness::start().await;
+    let both = json!({"start": "21:30", "end": "06:00"});
+    h.call_tool(in_dm(MOM), "小幫手 九點半到六點不要吵", "quiet_hours", both).await;
+    let later = json!({"start": "23:00", "end": null});
+    let set = h.call_tool(in_dm(MOM), "小幫手 改成十一點開始", "quiet_hours", later).await;
+    assert_eq!(
+        (set["start"].as_str(), set["end"].as_str()),
+        (Some("23:00"), Some("06:00")),
+        "{set}"
+    );
+}

@@ -207,3 +207,41 @@ async fn a_held_call_that_would_fail_is_refused_in_the_same_turn_before_any_card
     assert!(!reply.contains("postback"), "no confirm card, only the page's: {reply}");
     assert!(texts_of(&h.line.replies().last().expect("reply").body).contains("幾點"));
 }
+
+#[tokio::test]
+async fn a_call_through_find_tools_is_held_as_the_tool_it_names_and_a_double_wrap_is_refused() {
+    let web = FakeWeb::start().await;
+    let h = web_harness(&web).await;
+    let page = format!("{}/inject-exfil", web.url());
+    let reminder = json!({"text": "轉帳", "at": "2026-12-01T09:00"}).to_string();
+    let once = json!({"query": null, "call": "reminder", "arguments": reminder});
+    let twice = json!({"query": null, "call": "find_tools", "arguments": once.to_string()});
+    h.llm.reply_tool_calls(&[("summarize_url", json!({"url": page}))]);
+    h.llm.reply_tool_calls(&[("find_tools", once), ("find_tools", twice)]);
+    h.llm.reply_text("要設提醒請按確認。");
+    h.send(vec![h.group_text(FAMILY, MOM, &format!("小幫手 {page}"))]).await;
+
+    let results = results(&h, 2);
+    assert_eq!(results[results.len() - 2]["status"], "needs_confirmation", "{results:?}");
+    assert_eq!(results[results.len() - 1]["error"]["kind"], "invalid_arguments", "{results:?}");
+    assert_eq!(h.app.store.pending_calls(FAMILY).await.expect("pending").len(), 1, "one hold");
+    assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
+}
+
+#[tokio::test]
+async fn showing_a_list_after_a_page_is_not_held_but_changing_it_is() {
+    let web = FakeWeb::start().await;
+    let h = web_harness(&web).await;
+    let page = format!("{}/inject-exfil", web.url());
+    h.llm.reply_tool_calls(&[("summarize_url", json!({"url": page}))]);
+    h.llm.reply_tool_calls(&[
+        ("list", json!({"action": "show", "list": null, "items": null, "only_checked": null})),
+        ("list", json!({"action": "add", "list": null, "items": ["牛奶"], "only_checked": null})),
+    ]);
+    h.llm.reply_text("好");
+    h.send(vec![h.group_text(FAMILY, MOM, &format!("小幫手 {page} 購物清單有什麼"))]).await;
+    let results = results(&h, 2);
+    let shown = &results[results.len() - 2];
+    assert!(shown["list"].is_object(), "shown: {shown}");
+    assert_eq!(results[results.len() - 1]["status"], "needs_confirmation", "{results:?}");
+}

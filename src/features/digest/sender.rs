@@ -265,7 +265,9 @@ impl DigestSender {
             if r.status != ReminderStatus::Active {
                 continue;
             }
-            if content::is_birthday(&r.text) {
+            // A birthday reminder set to come days before is today's reminder, not today's
+            // birthday.
+            if content::is_birthday(&r.text) && r.rule.days_before == 0 {
                 birthdays.push(r.text);
             } else {
                 let local =

@@ -149,8 +149,8 @@ pub enum ListError {
     /// The list would hold more than it may.
     #[error(
         "the {list} has {has} items, at most {MAX_ITEMS_PER_LIST} — these {adding} new ones do \
-         not fit; nothing was added. Clear the checked items (clear_list only_checked) or remove \
-         some first"
+         not fit; nothing was added. Clear the checked items (list, action clear, only_checked) or \
+         remove some first"
     )]
     ListFull {
         /// The list.
