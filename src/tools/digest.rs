@@ -79,7 +79,22 @@ impl Tool for Digest {
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
+    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+        if let Some(place) = args.place.as_deref()
+            && place.trim().chars().count() > MAX_PLACE_CHARS
+        {
+            return Err(ToolError::InvalidArgs("the place name is too long".into()));
+        }
+        match (&args.off, &args.time) {
+            (Some(true), _) | (_, None) => Ok(()),
+            (_, Some(t)) => {
+                parse_local_time(t).map(|_| ()).map_err(|e| ToolError::InvalidArgs(e.to_string()))
+            }
+        }
+    }
+
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        self.check(ctx, &args)?;
         let conversation = &ctx.conversation.id;
         if args.off == Some(true) {
             if self.store.cancel_digest(conversation).await? {
