@@ -161,9 +161,14 @@ pub fn calendar_notes(s: &Schedule, first: Timestamp, lang: Lang) -> Vec<String>
         && month.leap
     {
         let regular = LunarMonth { leap: false, ..month };
+        let before = s.rule.days_before;
+        let (before_zh, before_en) = match before {
+            0 => (String::new(), "on ".to_string()),
+            n => (format!("的前{n}天"), format!("{n} day(s) before ")),
+        };
         notes.push(if zh {
             format!(
-                "{}不是每年都有；沒有{}的年份，在農曆{}{}提醒。",
+                "{}不是每年都有；沒有{}的年份，在農曆{}{}{before_zh}提醒。",
                 month_name(month),
                 month_name(month),
                 month_name(regular),
@@ -171,7 +176,7 @@ pub fn calendar_notes(s: &Schedule, first: Timestamp, lang: Lang) -> Vec<String>
             )
         } else {
             format!(
-                "Leap month {n} only exists in some years; in the others the reminder comes on lunar month {n}, day {day}.",
+                "Leap month {n} only exists in some years; in the others the reminder comes {before_en}lunar month {n}, day {day}.",
                 n = month.number
             )
         });
