@@ -43,6 +43,18 @@ enum Command {
     },
     /// Apply the database migrations (DATABASE_URL) and exit; `serve` applies them too.
     Migrate,
+    /// Write a consistent copy of the SQLite database to PATH while it stays in use (a new
+    /// file); on PostgreSQL use pg_dump.
+    Backup {
+        /// The copy to write.
+        path: std::path::PathBuf,
+    },
+    /// Put a copy made by `hearth backup` in place of the SQLite database, after checking it
+    /// (integrity, migrations); refused while a server uses the database.
+    Restore {
+        /// The copy to put back.
+        path: std::path::PathBuf,
+    },
     /// Check this deployment (settings, database, LINE token and webhook, LLM, search, quota,
     /// MCP servers): a ✓/⚠/✗ list, each ✗ with its fix; exits non-zero on any ✗.
     Doctor(hearth::cli::doctor::DoctorArgs),
@@ -164,6 +176,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 valid.as_secs() / 60
             );
         }
+        Command::Backup { path } => {
+            print!("{}", hearth::cli::backup::backup(&config, &path).await?);
+        }
+        Command::Restore { path } => {
+            print!("{}", hearth::cli::backup::restore(&config, &path).await?);
+        }
         Command::Migrate => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
             println!("{} database is up to date", store.backend_name());
@@ -189,6 +207,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Serve => {
             require(config.missing_for_serve())?;
+            // Held until the process ends: no restore, and no second server, on this file.
+            let _lock = match hearth::store::sqlite_file(&config.database_url) {
+                Some(file) => Some(hearth::store::ServeLock::take(&file)?),
+                None => None,
+            };
             let app = Hearth::build(&config, Arc::new(SystemClock)).await?;
             let listener = tokio::net::TcpListener::bind(config.listen)
                 .await
@@ -222,6 +245,7 @@ fn default_log_level(command: &Command) -> &'static str {
         | Command::Revoke { .. }
         | Command::Pair => "warn",
         Command::Serve | Command::Tools { .. } | Command::Migrate => "info",
+        Command::Backup { .. } | Command::Restore { .. } => "warn",
     }
 }
 

@@ -1,6 +1,8 @@
 //! The commands besides `serve`: [`chat`] (the assistant in a terminal), [`doctor`] (the checks
-//! of a deployment) and [`eval`] (the model's routing over family requests, scored).
+//! of a deployment), [`eval`] (the model's routing over family requests, scored) and
+//! [`backup`] (a copy of the SQLite database, and putting one back).
 
+pub mod backup;
 pub mod chat;
 pub mod doctor;
 pub mod eval;

@@ -465,6 +465,13 @@ pub struct Config {
     #[arg(long, env = "HEARTH_MAX_TOOL_CALLS_PER_ROUND", default_value_t = 8, global = true)]
     pub max_tool_calls_per_round: usize,
 
+    /// A folder for the daily backup of the SQLite database `serve` takes (none: no backups).
+    #[arg(long, env = "HEARTH_BACKUP_DIR", global = true)]
+    pub backup_dir: Option<std::path::PathBuf>,
+    /// How many daily backups are kept in `HEARTH_BACKUP_DIR` (the newest).
+    #[arg(long, env = "HEARTH_BACKUP_KEEP", default_value_t = 7, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=366), global = true)]
+    pub backup_keep: usize,
+
     /// Most tool definitions sent in one request: when MCP servers would pass it, the tools that
     /// do not fit are found and called through one tool (`find_tools`).
     #[arg(long, env = "HEARTH_MAX_TOOLS", default_value_t = DEFAULT_MAX_TOOLS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=128), global = true)]

@@ -127,6 +127,8 @@ pub struct Hearth {
     pub(crate) delivery_retention: jiff::SignedDuration,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
     pub charts: Option<crate::features::charts::publish::Charts>,
+    /// The daily backup of a SQLite database; `None` without `HEARTH_BACKUP_DIR`.
+    pub backups: Option<crate::server::backups::Backups>,
 }
 
 impl Hearth {
@@ -282,6 +284,10 @@ impl Hearth {
             log_retention: days(config.log_retention_days),
             delivery_retention: days(config.delivery_retention_days),
             charts,
+            backups: config
+                .backup_dir
+                .clone()
+                .map(|dir| crate::server::backups::Backups { dir, keep: config.backup_keep }),
         }))
     }
 

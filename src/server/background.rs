@@ -2,7 +2,7 @@
 //! what waits in the per-chat outbox, watching prices for alerts,
 //! taking webhook events that wait in the inbox (left there while the queue was full, or by a
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
-//! a while, and reading LINE's message quota.
+//! a while, reading LINE's message quota, and the daily backup of a SQLite database.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,6 +27,8 @@ const INBOX_TICK: Duration = Duration::from_secs(2);
 const GIVE_UP_TICK: Duration = Duration::from_secs(5);
 /// How often LINE's message quota is read (also at start and after a monthly-limit refusal).
 const QUOTA_TICK: Duration = Duration::from_secs(3600);
+/// How often the SQLite database is backed up (`HEARTH_BACKUP_DIR`).
+const BACKUP_TICK: Duration = Duration::from_secs(24 * 3600);
 /// How often old data is pruned (handled webhook events, the chat log, token counts, settled
 /// pushes).
 const PRUNE_TICK: Duration = Duration::from_secs(3600);
@@ -64,6 +66,7 @@ pub fn start(app: Arc<Hearth>) -> Loops {
             spawn("outbox", deliver_outbox(app.clone())),
             spawn("prune", prune(app.clone())),
             spawn("quota", read_quota(app.clone())),
+            spawn("backup", back_up_daily(app.clone())),
         ],
         heartbeat: spawn("leases", renew_leases(app)),
     }
@@ -99,6 +102,24 @@ async fn deliver_digests(app: Arc<Hearth>) {
             Ok(report) if report != Default::default() => tracing::info!(?report, "digests"),
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "digest tick failed"),
+        }
+    }
+}
+
+/// Takes a backup of a SQLite database at start and then once a day (`HEARTH_BACKUP_DIR`).
+async fn back_up_daily(app: Arc<Hearth>) {
+    let Some(backups) = app.backups.clone() else { return };
+    if app.store.backend_name() != "sqlite" {
+        tracing::warn!("HEARTH_BACKUP_DIR is set but the database is PostgreSQL: use pg_dump");
+        return;
+    }
+    let mut tick = tokio::time::interval(BACKUP_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match backups.take(&app.store, app.clock.now()).await {
+            Ok(path) => tracing::info!(file = %path.display(), "database backed up"),
+            Err(e) => tracing::error!(error = %e, "daily backup failed"),
         }
     }
 }

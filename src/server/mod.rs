@@ -11,6 +11,7 @@
 
 pub mod app;
 pub mod background;
+pub mod backups;
 pub mod inbox;
 pub mod listen;
 

@@ -7,6 +7,7 @@ mod mcp_support;
 
 mod access;
 mod alerts;
+mod backup;
 mod calendar_reminders;
 mod charts;
 mod cli;

@@ -1,0 +1,201 @@
+//! A SQLite database copied while it is in use, and a copy checked before it is put back.
+//!
+//! [`Store::backup_into`] writes a consistent copy with SQLite's `VACUUM INTO` (one read
+//! transaction: writers go on in the WAL while it runs) to a temporary name beside the target,
+//! then renames it, so a copy that exists is whole. [`Snapshot::check`] opens a copy read-only and
+//! says whether it can be put in place: `PRAGMA integrity_check` passes and every migration it
+//! has is one this build knows (a copy from a newer hearth is refused, named). [`ServeLock`] is
+//! the lock a server holds on its SQLite file, so a restore (or a second server) cannot touch a
+//! database in use. On PostgreSQL, `pg_dump` is the tool.
+
+use std::fs::{File, TryLockError};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+
+use super::{Backend, Store, StoreError};
+
+/// Why a backup, a check or a restore could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    /// The database is PostgreSQL.
+    #[error("the database is PostgreSQL: back it up with pg_dump (and restore with pg_restore)")]
+    Postgres,
+    /// The target exists already.
+    #[error("{0} exists already: name a new file")]
+    Exists(PathBuf),
+    /// A file could not be read, written or renamed.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The copy is damaged.
+    #[error("{path} fails SQLite's integrity check: {problem}")]
+    Damaged {
+        /// The copy.
+        path: PathBuf,
+        /// The check's first complaint.
+        problem: String,
+    },
+    /// The copy was made by a newer hearth.
+    #[error(
+        "{path} was made by a newer hearth (migration {version} is unknown to this one): upgrade first"
+    )]
+    Newer {
+        /// The copy.
+        path: PathBuf,
+        /// The first unknown migration.
+        version: i64,
+    },
+    /// There is no database to copy.
+    #[error("there is no database at {0}: check DATABASE_URL")]
+    Missing(PathBuf),
+    /// A server is using the database.
+    #[error("a hearth server is using {0}: stop it first")]
+    InUse(PathBuf),
+    /// The database said no.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sqlx::Error> for BackupError {
+    fn from(e: sqlx::Error) -> Self {
+        Self::Store(StoreError::Database(e))
+    }
+}
+
+impl Store {
+    /// Closes the database's connections (before its file is replaced, say).
+    pub async fn close(&self) {
+        match &*self.backend {
+            Backend::Sqlite(pool) => pool.close().await,
+            Backend::Postgres(pool) => pool.close().await,
+        }
+    }
+
+    /// Writes a consistent copy of this SQLite database to `path` (which must not exist) while
+    /// it stays in use; PostgreSQL is refused (use `pg_dump`).
+    pub async fn backup_into(&self, path: &Path) -> Result<(), BackupError> {
+        let Backend::Sqlite(pool) = &*self.backend else { return Err(BackupError::Postgres) };
+        if path.exists() {
+            return Err(BackupError::Exists(path.to_path_buf()));
+        }
+        let partial = partial_name(path);
+        let _ = std::fs::remove_file(&partial);
+        let text = partial.to_string_lossy().into_owned();
+        let written = sqlx::query("VACUUM INTO $1").bind(&text).execute(pool).await;
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e.into());
+        }
+        std::fs::rename(&partial, path)
+            .map_err(|source| BackupError::File { path: path.to_path_buf(), source })
+    }
+}
+
+/// A file that could not be read, written or renamed.
+fn file_error(path: &Path, source: std::io::Error) -> BackupError {
+    BackupError::File { path: path.to_path_buf(), source }
+}
+
+/// The temporary name a copy is written under before it is renamed.
+fn partial_name(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
+/// A copy of a SQLite database, checked ([`Snapshot::check`]) before it is put in place.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// Where it is.
+    pub path: PathBuf,
+    /// The newest migration it has.
+    pub version: Option<i64>,
+}
+
+impl Snapshot {
+    /// Opens `path` read-only and checks it: SQLite's integrity check passes, and every
+    /// migration it has is one this build knows.
+    pub async fn check(path: &Path) -> Result<Self, BackupError> {
+        if !path.is_file() {
+            let source = std::io::Error::from(std::io::ErrorKind::NotFound);
+            return Err(BackupError::File { path: path.to_path_buf(), source });
+        }
+        let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
+            .map_err(BackupError::from)?
+            .read_only(true);
+        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await?;
+        let damaged = |problem: String| BackupError::Damaged { path: path.to_path_buf(), problem };
+        let integrity: Result<(String,), sqlx::Error> =
+            sqlx::query_as("PRAGMA integrity_check").fetch_one(&pool).await;
+        match integrity {
+            Ok((verdict,)) if verdict == "ok" => {}
+            Ok((verdict,)) => return Err(damaged(verdict)),
+            Err(e) => return Err(damaged(e.to_string())),
+        }
+        let applied: Vec<(i64,)> =
+            sqlx::query_as("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
+                .fetch_all(&pool)
+                .await
+                .map_err(|e| damaged(format!("no migrations table ({e})")))?;
+        pool.close().await;
+        let known: Vec<i64> =
+            super::migrations::SQLITE_MIGRATIONS.iter().map(|m| m.version).collect();
+        if let Some(&(version,)) = applied.iter().find(|(v,)| !known.contains(v)) {
+            return Err(BackupError::Newer { path: path.to_path_buf(), version });
+        }
+        Ok(Self { path: path.to_path_buf(), version: applied.last().map(|(v,)| *v) })
+    }
+
+    /// Puts this copy in place of the database at `database`: written beside it, then renamed
+    /// over it, its WAL files removed. The caller holds the [`ServeLock`].
+    pub fn put_in_place(&self, database: &Path, _lock: &ServeLock) -> Result<(), BackupError> {
+        let partial = partial_name(database);
+        std::fs::copy(&self.path, &partial).map_err(|e| file_error(&partial, e))?;
+        for suffix in ["-wal", "-shm"] {
+            let mut side = database.as_os_str().to_owned();
+            side.push(suffix);
+            let side = PathBuf::from(side);
+            match std::fs::remove_file(&side) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(file_error(&side, e));
+                }
+                _ => {}
+            }
+        }
+        std::fs::rename(&partial, database).map_err(|e| file_error(database, e))
+    }
+}
+
+/// The lock a server holds on its SQLite database for as long as it runs (an advisory lock on
+/// `<database>.lock`, released by the operating system when the process ends, even by a kill).
+#[derive(Debug)]
+pub struct ServeLock {
+    _file: File,
+}
+
+impl ServeLock {
+    /// Takes the lock of `database`, or says that a server holds it.
+    pub fn take(database: &Path) -> Result<Self, BackupError> {
+        let mut name = database.as_os_str().to_owned();
+        name.push(".lock");
+        let path = PathBuf::from(name);
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| BackupError::File { path: path.clone(), source })?;
+        match file.try_lock() {
+            Ok(()) => Ok(Self { _file: file }),
+            Err(TryLockError::WouldBlock) => Err(BackupError::InUse(database.to_path_buf())),
+            Err(TryLockError::Error(source)) => Err(BackupError::File { path, source }),
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! `hearth backup` and `hearth restore` on SQLite: a copy taken while writes go on holds every
+//! row written before it began and passes SQLite's integrity check; a restore checks the copy
+//! (integrity, migrations from a newer hearth) and is refused while a server holds the
+//! database, changing nothing; PostgreSQL is sent to pg_dump.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use hearth::platform::config::Config;
+use hearth::store::{BackupError, NewMemory, ServeLock, Snapshot, Store};
+
+/// A fresh folder for one test.
+fn folder(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hearth-backup-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("folder");
+    dir
+}
+
+fn url(path: &Path) -> String {
+    format!("sqlite://{}", path.display())
+}
+
+async fn remember(store: &Store, text: &str) -> i64 {
+    let memory =
+        NewMemory { conversation_id: "Ufamily", text, user_id: None, speaker: None, at_ms: 1 };
+    store.add_memory(&memory).await.expect("remember")
+}
+
+async fn memories(store: &Store) -> Vec<String> {
+    store.memories("Ufamily").await.expect("memories").into_iter().map(|m| m.text).collect()
+}
+
+#[tokio::test]
+async fn a_backup_taken_while_writes_go_on_is_whole_and_holds_every_row_written_before_it() {
+    let dir = folder("live");
+    let store = Store::connect(&url(&dir.join("hearth.db"))).await.expect("store");
+    for n in 0..20 {
+        remember(&store, &format!("before {n}")).await;
+    }
+    let writing = Arc::new(AtomicBool::new(true));
+    let written = Arc::new(AtomicI64::new(0));
+    let writer = {
+        let (store, writing, written) = (store.clone(), writing.clone(), written.clone());
+        tokio::spawn(async move {
+            let mut n = 0;
+            while writing.load(Ordering::SeqCst) && n < 50 {
+                let text = format!("during {n}");
+                let memory = NewMemory {
+                    conversation_id: "Ugrandma",
+                    text: &text,
+                    user_id: None,
+                    speaker: None,
+                    at_ms: 2,
+                };
+                store.add_memory(&memory).await.expect("write during the backup");
+                written.fetch_add(1, Ordering::SeqCst);
+                n += 1;
+            }
+        })
+    };
+    let copy = dir.join("copy.db");
+    store.backup_into(&copy).await.expect("backup");
+    writing.store(false, Ordering::SeqCst);
+    writer.await.expect("writer");
+    assert!(!dir.join("copy.db.partial").exists(), "no partial copy is left");
+    let checked = Snapshot::check(&copy).await.expect("the copy checks out");
+    assert!(checked.version.is_some());
+    let restored = Store::connect(&url(&copy)).await.expect("open the copy");
+    let kept = memories(&restored).await;
+    assert_eq!(kept.len(), 20, "every row written before the backup began: {kept:?}");
+    assert!(
+        matches!(store.backup_into(&copy).await, Err(BackupError::Exists(_))),
+        "never overwritten"
+    );
+}
+
+#[tokio::test]
+async fn a_restore_puts_the_copy_back_but_is_refused_while_a_server_holds_the_database() {
+    let dir = folder("restore");
+    let database = dir.join("hearth.db");
+    let mut config = Config::defaults();
+    config.database_url = url(&database);
+    let store = Store::connect(&config.database_url).await.expect("store");
+    remember(&store, "奶奶對花生過敏").await;
+    let copy = dir.join("monday.db");
+    hearth::cli::backup::backup(&config, &copy).await.expect("backup");
+    remember(&store, "a mistake made after the backup").await;
+    store.close().await;
+
+    let held = ServeLock::take(&database).expect("a server's lock");
+    let refused = hearth::cli::backup::restore(&config, &copy).await;
+    assert!(matches!(refused, Err(BackupError::InUse(_))), "{refused:?}");
+    drop(held);
+
+    let said = hearth::cli::backup::restore(&config, &copy).await.expect("restore");
+    assert!(said.contains("integrity ok"), "{said}");
+    let store = Store::connect(&config.database_url).await.expect("reopen");
+    assert_eq!(memories(&store).await, ["奶奶對花生過敏"], "the database is the copy again");
+}
+
+#[tokio::test]
+async fn a_damaged_copy_or_one_from_a_newer_hearth_is_refused_and_changes_nothing() {
+    let dir = folder("refused");
+    let database = dir.join("hearth.db");
+    let mut config = Config::defaults();
+    config.database_url = url(&database);
+    let store = Store::connect(&config.database_url).await.expect("store");
+    remember(&store, "kept").await;
+
+    let garbage = dir.join("garbage.db");
+    std::fs::write(&garbage, b"this is not a database, just bytes that look like one")
+        .expect("write");
+    let damaged = hearth::cli::backup::restore(&config, &garbage).await;
+    assert!(matches!(damaged, Err(BackupError::Damaged { .. })), "{damaged:?}");
+
+    let newer = dir.join("newer.db");
+    store.backup_into(&newer).await.expect("backup");
+    let future = sqlx::SqlitePool::connect(&url(&newer)).await.expect("open the copy");
+    sqlx::query("INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) VALUES (9999, 'from the future', CURRENT_TIMESTAMP, 1, x'00', 0)")
+        .execute(&future)
+        .await
+        .expect("a migration from the future");
+    future.close().await;
+    let refused = hearth::cli::backup::restore(&config, &newer).await;
+    assert!(matches!(refused, Err(BackupError::Newer { version: 9999, .. })), "{refused:?}");
+    assert!(refused.expect_err("refused").to_string().contains("newer hearth"));
+    assert_eq!(memories(&store).await, ["kept"], "nothing changed");
+}
+
+#[tokio::test]
+async fn on_postgresql_backup_and_restore_say_to_use_pg_dump() {
+    let mut config = Config::defaults();
+    config.database_url = "postgres://postgres@127.0.0.1:5432/hearth_test".into();
+    let backup = hearth::cli::backup::backup(&config, Path::new("x.db")).await;
+    assert!(matches!(backup, Err(BackupError::Postgres)), "{backup:?}");
+    assert!(backup.expect_err("refused").to_string().contains("pg_dump"));
+}
+
+#[test]
+fn the_commands_exit_non_zero_with_the_reason() {
+    let dir = folder("cli");
+    let database = dir.join("hearth.db");
+    let run = |args: &[&str], db: &str| {
+        Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .args(args)
+            .env("DATABASE_URL", db)
+            .output()
+            .expect("run hearth")
+    };
+    let copy = dir.join("copy.db");
+    let nothing = run(&["backup", &copy.display().to_string()], &url(&database));
+    assert!(!nothing.status.success(), "no database, no copy");
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("no database"));
+    let migrate = run(&["migrate"], &url(&database));
+    assert!(migrate.status.success(), "{}", String::from_utf8_lossy(&migrate.stderr));
+    let made = run(&["backup", &copy.display().to_string()], &url(&database));
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert!(String::from_utf8_lossy(&made.stdout).contains("wrote"));
+    let again = run(&["backup", &copy.display().to_string()], &url(&database));
+    assert!(!again.status.success() && String::from_utf8_lossy(&again.stderr).contains("exists"));
+    let pg = run(&["backup", "x.db"], "postgres://postgres@127.0.0.1:5432/hearth_test");
+    assert!(!pg.status.success() && String::from_utf8_lossy(&pg.stderr).contains("pg_dump"));
+    let back = run(&["restore", &copy.display().to_string()], &url(&database));
+    assert!(back.status.success(), "{}", String::from_utf8_lossy(&back.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_serving_hearth_backs_up_its_database_and_holds_it_against_a_restore() {
+    let dir = folder("serving");
+    let database = dir.join("hearth.db");
+    let backups = dir.join("backups");
+    let (line, llm) =
+        (crate::common::FakeLine::start().await, crate::common::FakeLlm::start().await);
+    let backup_dir = backups.display().to_string();
+    let server = crate::common::replica::Replica::spawn(
+        &url(&database),
+        &line,
+        &llm,
+        &[("HEARTH_BACKUP_DIR", &backup_dir), ("HEARTH_BACKUP_KEEP", "3")],
+    )
+    .await;
+    let mut taken = Vec::new();
+    for _ in 0..100 {
+        // Only whole copies: one being written has another name until it is complete.
+        taken = std::fs::read_dir(&backups)
+            .map(|d| {
+                d.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".db")).collect()
+            })
+            .unwrap_or_default();
+        if !taken.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(taken.len(), 1, "one backup at start");
+    let copy = taken[0].path();
+    assert!(copy.file_name().is_some_and(|n| n.to_string_lossy().starts_with("hearth-")));
+    Snapshot::check(&copy).await.expect("the daily copy checks out");
+
+    let mut config = Config::defaults();
+    config.database_url = url(&database);
+    let refused = hearth::cli::backup::restore(&config, &copy).await;
+    assert!(matches!(refused, Err(BackupError::InUse(_))), "{refused:?}");
+    drop(server);
+}
