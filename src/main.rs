@@ -49,6 +49,16 @@ enum Command {
         /// The copy to write.
         path: std::path::PathBuf,
     },
+    /// Write everything hearth keeps for one chat as one JSON document (its format:
+    /// docs/export.md), to standard output or --out.
+    Export {
+        /// The chat (its id, as `hearth chats` shows it).
+        #[arg(long)]
+        chat: String,
+        /// Write the document to this file instead of standard output.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
     /// Put a copy made by `hearth backup` in place of the SQLite database, after checking it
     /// (integrity, migrations); refused while a server uses the database.
     Restore {
@@ -179,6 +189,26 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Backup { path } => {
             print!("{}", hearth::cli::backup::backup(&config, &path).await?);
         }
+        Command::Export { chat, out } => {
+            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let chat = hearth::turn::limits::access::chat_id(&chat)?;
+            let tz = jiff::tz::TimeZone::get(&config.timezone)?;
+            let lang = hearth::platform::i18n::Lang::ZhTw;
+            let calendar =
+                hearth::sources::calendar::WorkCalendar::load(config.work_calendar.as_deref())?;
+            let now = jiff::Timestamp::now();
+            let document =
+                hearth::cli::export::export(&store, &chat, &tz, lang, &calendar, now).await?;
+            let json = serde_json::to_string_pretty(&document)? + "\n";
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, json)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    println!("wrote everything kept for {chat} to {}", path.display());
+                }
+                None => print!("{json}"),
+            }
+        }
         Command::Restore { path } => {
             print!("{}", hearth::cli::backup::restore(&config, &path).await?);
         }
@@ -245,7 +275,7 @@ fn default_log_level(command: &Command) -> &'static str {
         | Command::Revoke { .. }
         | Command::Pair => "warn",
         Command::Serve | Command::Tools { .. } | Command::Migrate => "info",
-        Command::Backup { .. } | Command::Restore { .. } => "warn",
+        Command::Backup { .. } | Command::Restore { .. } | Command::Export { .. } => "warn",
     }
 }
 

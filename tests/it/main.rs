@@ -15,6 +15,7 @@ mod digest;
 mod digest_store;
 mod doctor;
 mod eval;
+mod export;
 mod failures;
 mod forget;
 mod hardening_caps;

@@ -1,0 +1,258 @@
+//! `hearth export --chat ID`: one JSON document of everything hearth keeps for a chat, readable
+//! by a person — its reminders (with their repetition in words and next time), lists and their
+//! items, memories, price alerts, daily digest, quiet hours and the family's messages still in
+//! the chat log. The format is documented in `docs/export.md`; `format` and `version` name it.
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+use serde::Serialize;
+
+use crate::features::reminders::describe;
+use crate::platform::i18n::Lang;
+use crate::sources::calendar::WorkCalendar;
+use crate::store::{Direction, Frequency, ReminderStatus, Store, StoreError};
+
+/// What the document calls itself.
+pub const FORMAT: &str = "hearth-export";
+/// The version of its shape.
+pub const VERSION: u32 = 1;
+/// The most chat-log messages exported (the log keeps `HEARTH_LOG_RETENTION_DAYS` anyway).
+const MAX_MESSAGES: u32 = 50_000;
+
+/// Everything kept for one chat.
+#[derive(Debug, Serialize)]
+pub struct Export {
+    /// Always [`FORMAT`].
+    pub format: &'static str,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// The chat's LINE id.
+    pub chat: String,
+    /// When the export was made (the times below are local to `time_zone`).
+    pub exported_at: String,
+    /// The zone of the local times.
+    pub time_zone: String,
+    /// Active and paused reminders.
+    pub reminders: Vec<ExportedReminder>,
+    /// The shared lists, with their items.
+    pub lists: Vec<ExportedList>,
+    /// What the chat asked hearth to remember.
+    pub memories: Vec<ExportedMemory>,
+    /// Active price alerts.
+    pub price_alerts: Vec<ExportedAlert>,
+    /// The daily digest, if set.
+    pub digest: Option<ExportedDigest>,
+    /// Quiet hours, if set.
+    pub quiet_hours: Option<ExportedQuietHours>,
+    /// The family's messages still in the chat log, oldest first (hearth's answers are not
+    /// kept there).
+    pub messages: Vec<ExportedMessage>,
+}
+
+/// A reminder.
+#[derive(Debug, Serialize)]
+pub struct ExportedReminder {
+    /// Its id.
+    pub id: i64,
+    /// What it is about.
+    pub text: String,
+    /// How it repeats, in words; `None` for once.
+    pub repeats: Option<String>,
+    /// Its next time, local.
+    pub next: Option<String>,
+    /// Whom it @mentions, in a group.
+    pub for_member: Option<String>,
+    /// `active` or `paused`.
+    pub status: &'static str,
+}
+
+/// A list and its items.
+#[derive(Debug, Serialize)]
+pub struct ExportedList {
+    /// Its name.
+    pub name: String,
+    /// Its items, in order.
+    pub items: Vec<ExportedItem>,
+}
+
+/// An item of a list.
+#[derive(Debug, Serialize)]
+pub struct ExportedItem {
+    /// The thing.
+    pub name: String,
+    /// How many.
+    pub quantity: i64,
+    /// Who added it.
+    pub added_by: Option<String>,
+    /// Who checked it off, when it is.
+    pub checked_by: Option<String>,
+    /// Checked off.
+    pub checked: bool,
+}
+
+/// A memory.
+#[derive(Debug, Serialize)]
+pub struct ExportedMemory {
+    /// Its number.
+    pub id: i64,
+    /// The fact.
+    pub text: String,
+    /// Who asked hearth to remember it.
+    pub said_by: Option<String>,
+    /// When, local.
+    pub at: String,
+}
+
+/// A price alert.
+#[derive(Debug, Serialize)]
+pub struct ExportedAlert {
+    /// Its id.
+    pub id: i64,
+    /// The symbol watched.
+    pub symbol: String,
+    /// Its name, when known.
+    pub name: Option<String>,
+    /// `rises_to` or `falls_to`.
+    pub direction: &'static str,
+    /// The level.
+    pub level: f64,
+    /// `once` or `every_time`.
+    pub frequency: Frequency,
+}
+
+/// The daily digest.
+#[derive(Debug, Serialize)]
+pub struct ExportedDigest {
+    /// Its daily time, HH:MM.
+    pub time: String,
+    /// The weather's place.
+    pub place: Option<String>,
+    /// Only on days with something to say.
+    pub only_when_something: bool,
+}
+
+/// Quiet hours.
+#[derive(Debug, Serialize)]
+pub struct ExportedQuietHours {
+    /// Start, HH:MM.
+    pub start: String,
+    /// End, HH:MM.
+    pub end: String,
+}
+
+/// A message of the chat log.
+#[derive(Debug, Serialize)]
+pub struct ExportedMessage {
+    /// Who said it.
+    pub speaker: Option<String>,
+    /// When, local.
+    pub at: String,
+    /// What.
+    pub text: String,
+}
+
+/// A local time as `2026-12-03T08:00+08:00`.
+fn local(ms: i64, tz: &TimeZone) -> String {
+    Timestamp::from_millisecond(ms)
+        .map(|t| t.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M%:z").to_string())
+        .unwrap_or_default()
+}
+
+/// Everything `store` keeps for `chat`, its local times in `tz`, reminders described in `lang`
+/// (workday ones following `work_calendar`), as of `now`.
+pub async fn export(
+    store: &Store,
+    chat: &str,
+    tz: &TimeZone,
+    lang: Lang,
+    work_calendar: &WorkCalendar,
+    now: Timestamp,
+) -> Result<Export, StoreError> {
+    let reminders = store
+        .list_reminders(chat)
+        .await?
+        .into_iter()
+        .map(|r| ExportedReminder {
+            id: r.id,
+            repeats: r.schedule(work_calendar).and_then(|s| describe::repetition(&s, lang)),
+            next: r.next_fire_at.map(|at| local(at, tz)),
+            for_member: r.mention_name.clone(),
+            status: if r.status == ReminderStatus::Paused { "paused" } else { "active" },
+            text: r.text,
+        })
+        .collect();
+    let mut lists = Vec::new();
+    for summary in store.lists(chat).await? {
+        let Some((list, items)) = store.list_by_id(chat, summary.id).await? else { continue };
+        lists.push(ExportedList {
+            name: list.name,
+            items: items
+                .into_iter()
+                .map(|i| ExportedItem {
+                    checked: i.checked_at.is_some(),
+                    name: i.name,
+                    quantity: i.quantity,
+                    added_by: i.added_by_name,
+                    checked_by: i.checked_by_name,
+                })
+                .collect(),
+        });
+    }
+    let memories = store
+        .memories(chat)
+        .await?
+        .into_iter()
+        .map(|m| ExportedMemory {
+            id: m.id,
+            at: local(m.created_at, tz),
+            said_by: m.speaker,
+            text: m.text,
+        })
+        .collect();
+    let price_alerts = store
+        .list_alerts(chat)
+        .await?
+        .into_iter()
+        .map(|a| ExportedAlert {
+            id: a.id,
+            symbol: a.symbol,
+            name: a.name,
+            direction: match a.direction {
+                Direction::Up => "rises_to",
+                Direction::Down => "falls_to",
+            },
+            level: a.level,
+            frequency: a.frequency,
+        })
+        .collect();
+    let digest = store.digest(chat).await?.map(|d| ExportedDigest {
+        time: d.local_time,
+        place: d.place,
+        only_when_something: d.only_when_something,
+    });
+    let quiet_hours = store
+        .quiet_hours(chat)
+        .await?
+        .map(|q| ExportedQuietHours { start: q.start_local, end: q.end_local });
+    let mut messages: Vec<ExportedMessage> = store
+        .log_window(chat, 0, MAX_MESSAGES)
+        .await?
+        .into_iter()
+        .map(|m| ExportedMessage { speaker: m.speaker, at: local(m.at_ms, tz), text: m.text })
+        .collect();
+    messages.reverse();
+    Ok(Export {
+        format: FORMAT,
+        version: VERSION,
+        chat: chat.to_string(),
+        exported_at: local(now.as_millisecond(), tz),
+        time_zone: tz.iana_name().unwrap_or("UTC").to_string(),
+        reminders,
+        lists,
+        memories,
+        price_alerts,
+        digest,
+        quiet_hours,
+        messages,
+    })
+}

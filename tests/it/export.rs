@@ -1,0 +1,76 @@
+//! `hearth export --chat ID`: everything kept for one chat, as one JSON document a person can
+//! read — and nothing of another chat.
+
+use std::process::Command;
+
+use crate::common::harness::{FAMILY, Harness, MOM, in_dm, in_group, text_message};
+use hearth::platform::i18n::Lang;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn an_export_holds_every_kind_of_thing_kept_for_the_chat_and_nothing_of_another() {
+    let h = Harness::start().await;
+    h.line.set_profile(MOM, "媽媽");
+    let at = "2026-12-01T08:00";
+    h.call_tool(in_dm(MOM), "提醒我明天八點吃藥", "reminder", json!({"text": "吃藥", "at": at}))
+        .await;
+    let lunar = json!({"text": "阿嬤生日", "at": "2026-11-30T09:00", "repeat": {"every": "lunar_yearly",
+        "lunar": {"days": [5], "month": 3, "leap": null, "days_before": 1}}});
+    h.call_tool(in_dm(MOM), "阿嬤農曆三月初五生日前一天提醒我", "reminder", lunar).await;
+    let milk = json!({"action": "add", "items": [{"name": "牛奶", "quantity": 2}]});
+    h.call_tool(in_dm(MOM), "要買兩瓶牛奶", "list", milk).await;
+    h.call_tool(in_dm(MOM), "記得奶奶對花生過敏", "remember", json!({"fact": "奶奶對花生過敏"}))
+        .await;
+    h.quote("BTC-USD", 91_000.0);
+    let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000});
+    h.call_tool(in_dm(MOM), "比特幣到十萬通知我", "price_alert", alert).await;
+    h.call_tool(in_dm(MOM), "每天七點摘要", "digest", json!({"time": "07:00", "place": "台北"}))
+        .await;
+    h.call_tool(in_dm(MOM), "晚上不要吵", "quiet_hours", json!({})).await;
+    h.llm.reply_text("好");
+    h.send(vec![h.event(in_dm(MOM), text_message("今天好冷"))]).await;
+    let other = json!({"fact": "家裡的秘密"});
+    h.call_tool(in_group(FAMILY, MOM), "小幫手 記得家裡的秘密", "remember", other).await;
+
+    let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
+    let calendar = hearth::sources::calendar::WorkCalendar::builtin().expect("calendar");
+    let document = hearth::cli::export::export(
+        &h.app.store,
+        MOM,
+        &tz,
+        Lang::ZhTw,
+        &calendar,
+        hearth::platform::clock::Clock::now(&*h.clock),
+    )
+    .await
+    .expect("export");
+    let v: Value = serde_json::to_value(&document).expect("json");
+    assert_eq!((v["format"].as_str(), v["version"].as_u64()), (Some("hearth-export"), Some(1)));
+    assert_eq!(v["time_zone"], "Asia/Taipei");
+    let reminders = v["reminders"].as_array().expect("reminders");
+    assert_eq!(reminders.len(), 2, "{v}");
+    assert!(reminders.iter().any(|r| r["text"] == "吃藥" && r["next"] == "2026-12-01T08:00+08:00"));
+    assert!(reminders.iter().any(|r| r["repeats"].as_str().is_some_and(|t| t.contains("前1天"))));
+    assert_eq!(v["lists"][0]["items"][0]["name"], "牛奶");
+    assert_eq!(v["lists"][0]["items"][0]["quantity"], 2);
+    assert_eq!(v["memories"][0]["text"], "奶奶對花生過敏");
+    assert_eq!(v["price_alerts"][0]["symbol"], "BTC-USD");
+    assert_eq!(v["price_alerts"][0]["direction"], "rises_to");
+    assert_eq!(v["digest"]["time"], "07:00");
+    assert_eq!(
+        (v["quiet_hours"]["start"].as_str(), v["quiet_hours"]["end"].as_str()),
+        (Some("22:00"), Some("07:00"))
+    );
+    assert!(v["messages"].as_array().expect("messages").iter().any(|m| m["text"] == "今天好冷"));
+    assert!(!v.to_string().contains("家裡的秘密"), "another chat's memory is not exported");
+}
+
+#[test]
+fn the_command_refuses_a_malformed_chat_id() {
+    let out = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .args(["export", "--chat", "../../etc/passwd"])
+        .env("DATABASE_URL", "sqlite::memory:")
+        .output()
+        .expect("run hearth");
+    assert!(!out.status.success());
+}
