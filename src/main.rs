@@ -49,6 +49,16 @@ enum Command {
         /// The copy to write.
         path: std::path::PathBuf,
     },
+    /// Copy everything of a SQLite database into an empty PostgreSQL one, in one transaction,
+    /// each table's row count checked (the way from one machine to several replicas).
+    CopyData {
+        /// The SQLite database: sqlite://path/to/hearth.db (stop `serve` first).
+        #[arg(long)]
+        from: String,
+        /// The PostgreSQL database: postgres://… (empty; migrated here).
+        #[arg(long)]
+        to: String,
+    },
     /// Write everything hearth keeps for one chat as one JSON document (its format:
     /// docs/export.md), to standard output or --out.
     Export {
@@ -189,6 +199,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Backup { path } => {
             print!("{}", hearth::cli::backup::backup(&config, &path).await?);
         }
+        Command::CopyData { from, to } => {
+            let source = hearth::store::Store::open(&from).await?;
+            let target = hearth::store::Store::open(&to).await?;
+            let counts = hearth::store::copy_data(&source, &target).await?;
+            for (table, rows) in &counts {
+                println!("{table:<28} {rows:>8}");
+            }
+            let total: i64 = counts.iter().map(|(_, rows)| rows).sum();
+            println!("copied {total} rows in {} tables, every count checked", counts.len());
+        }
         Command::Export { chat, out } => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
             let chat = hearth::turn::limits::access::chat_id(&chat)?;
@@ -275,7 +295,10 @@ fn default_log_level(command: &Command) -> &'static str {
         | Command::Revoke { .. }
         | Command::Pair => "warn",
         Command::Serve | Command::Tools { .. } | Command::Migrate => "info",
-        Command::Backup { .. } | Command::Restore { .. } | Command::Export { .. } => "warn",
+        Command::Backup { .. }
+        | Command::Restore { .. }
+        | Command::Export { .. }
+        | Command::CopyData { .. } => "warn",
     }
 }
 

@@ -11,6 +11,7 @@ mod backup;
 mod calendar_reminders;
 mod charts;
 mod cli;
+mod copy_data;
 mod digest;
 mod digest_store;
 mod doctor;

@@ -1,0 +1,82 @@
+//! `hearth copy-data`: a SQLite database with every kind of row, copied into an empty
+//! PostgreSQL one in one transaction — every table's rows, the ids going on after the copied
+//! ones — and a target that holds rows refused.
+
+use crate::common::harness::{Harness, MOM, in_dm, text_message};
+use hearth::store::{CopyError, Store, copy_data};
+use serde_json::json;
+
+/// A family's SQLite database with reminders, a list, a memory, an alert, a digest, quiet hours
+/// and the chat log.
+async fn family_database() -> (Harness, String) {
+    let dir = std::env::temp_dir().join(format!("hearth-copy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let url = format!("sqlite://{}", dir.join("hearth.db").display());
+    let db = url.clone();
+    let h = Harness::start_with(move |c| c.database_url = db, None).await;
+    h.call_tool(
+        in_dm(MOM),
+        "提醒我明天八點吃藥",
+        "reminder",
+        json!({"text": "吃藥", "at": "2026-12-01T08:00"}),
+    )
+    .await;
+    let milk = json!({"action": "add", "items": [{"name": "牛奶", "quantity": 2}, {"name": "雞蛋", "quantity": null}]});
+    h.call_tool(in_dm(MOM), "要買牛奶雞蛋", "list", milk).await;
+    h.call_tool(in_dm(MOM), "記得奶奶對花生過敏", "remember", json!({"fact": "奶奶對花生過敏"}))
+        .await;
+    h.quote("BTC-USD", 91_000.0);
+    let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000.5});
+    h.call_tool(in_dm(MOM), "比特幣到十萬通知我", "price_alert", alert).await;
+    h.call_tool(in_dm(MOM), "每天七點摘要", "digest", json!({"time": "07:00", "place": "台北"}))
+        .await;
+    h.call_tool(in_dm(MOM), "晚上不要吵", "quiet_hours", json!({})).await;
+    h.llm.reply_text("好");
+    h.send(vec![h.event(in_dm(MOM), text_message("今天好冷"))]).await;
+    (h, url)
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: set TEST_DATABASE_URL and pass --include-ignored"]
+async fn every_row_of_a_family_s_sqlite_database_is_copied_into_an_empty_postgresql_once() {
+    let (h, url) = family_database().await;
+    let source = Store::open(&url).await.expect("source");
+    let pg = crate::common::db::fresh_postgres().await.expect("TEST_DATABASE_URL");
+    let target = Store::open(&pg).await.expect("target");
+    let counts = copy_data(&source, &target).await.expect("copy");
+    let rows = |table: &str| counts.iter().find(|(t, _)| t == table).map(|(_, n)| *n).unwrap_or(-1);
+    assert_eq!(rows("reminders"), 1, "{counts:?}");
+    assert_eq!(rows("list_items"), 2, "{counts:?}");
+    assert_eq!(rows("memories"), 1);
+    assert_eq!(rows("price_alerts"), 1);
+    assert_eq!(rows("digests"), 1);
+    assert!(rows("chat_log") >= 1 && rows("inbox") >= 1, "{counts:?}");
+    assert_eq!(target.memories(MOM).await.expect("read")[0].text, "奶奶對花生過敏");
+    assert_eq!(target.list_alerts(MOM).await.expect("read")[0].level, 100000.5);
+    assert_eq!(target.list_reminders(MOM).await.expect("read")[0].text, "吃藥");
+    assert!(target.quiet_hours(MOM).await.expect("read").is_some());
+    // New rows take ids after the copied ones.
+    let copied = target.memories(MOM).await.expect("read")[0].id;
+    let memory = hearth::store::NewMemory {
+        conversation_id: MOM,
+        text: "新的",
+        user_id: None,
+        speaker: None,
+        at_ms: 1,
+    };
+    assert!(target.add_memory(&memory).await.expect("a new row") > copied);
+
+    let again = copy_data(&source, &target).await;
+    assert!(matches!(again, Err(CopyError::NotEmpty { .. })), "{again:?}");
+    drop(h);
+}
+
+#[tokio::test]
+async fn copy_data_copies_only_from_sqlite_into_postgresql() {
+    let a = Store::in_memory().await.expect("store");
+    let b = Store::in_memory().await.expect("store");
+    let refused = copy_data(&a, &b).await;
+    assert!(matches!(refused, Err(CopyError::Backends)), "{refused:?}");
+    assert!(refused.expect_err("refused").to_string().contains("postgres://"));
+}
