@@ -206,3 +206,83 @@ async fn a_serving_hearth_backs_up_its_database_and_holds_it_against_a_restore()
     assert!(matches!(refused, Err(BackupError::InUse(_))), "{refused:?}");
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_backup_taken_while_webhooks_are_acknowledged_and_reminders_fire_restores_to_a_server_answering_each_once()
+ {
+    use crate::common::replica::{Replica, answers_per_user, envelope, event};
+    use crate::common::{FakeLine, FakeLlm, Step};
+    use std::time::Duration;
+
+    let dir = folder("acked");
+    let database = dir.join("hearth.db");
+    let line = FakeLine::start().await;
+    // The first server's model never answers in time: every acknowledged event stays queued.
+    let (stalling, answering) = (FakeLlm::start().await, FakeLlm::start().await);
+    for _ in 0..40 {
+        stalling.push(Step::Stall(Duration::from_secs(30)));
+    }
+    let env = [("HEARTH_INBOX_LEASE_SECS", "2")];
+    // Reminders due while the first server runs: pushed by it, before the backup.
+    let store = Store::connect(&url(&database)).await.expect("store");
+    let due = jiff::Timestamp::now().as_millisecond() + 1_500;
+    let reminded: Vec<String> = (0..5).map(|i| format!("U{:032x}", 0xe000 + i)).collect();
+    for chat in &reminded {
+        let reminder = crate::common::rows::once_reminder(chat, "吃藥", due);
+        store
+            .create_reminder(&hearth::store::NewReminder { created_by: None, ..reminder })
+            .await
+            .expect("reminder");
+    }
+    store.close().await;
+    let mut first = Replica::spawn(&url(&database), &line, &stalling, &env).await;
+    line.wait_for(
+        |r| r.iter().filter(|r| r.is_accepted_answer()).count() >= 5,
+        Duration::from_secs(20),
+    )
+    .await;
+    let before: Vec<String> = (0..10).map(|i| format!("U{:032x}", 0xa000 + i)).collect();
+    for (i, user) in before.iter().enumerate() {
+        assert_eq!(first.post(&envelope(vec![event(500 + i as u64, user, "在嗎？")])).await, 200);
+    }
+    let copy = dir.join("while-serving.db");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_hearth"))
+            .args(args)
+            .env("DATABASE_URL", url(&database))
+            .output()
+            .expect("run hearth")
+    };
+    let made = run(&["backup", &copy.display().to_string()]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    // Acknowledged after the backup began: not in the copy.
+    for i in 0..3u64 {
+        let user = format!("U{:032x}", 0xb000 + i);
+        assert_eq!(first.post(&envelope(vec![event(600 + i, &user, "還在嗎？")])).await, 200);
+    }
+    let refused = run(&["restore", &copy.display().to_string()]);
+    assert!(!refused.status.success(), "refused while the server runs");
+    first.kill();
+    let restored = run(&["restore", &copy.display().to_string()]);
+    assert!(restored.status.success(), "{}", String::from_utf8_lossy(&restored.stderr));
+
+    let _second = Replica::spawn(&url(&database), &line, &answering, &env).await;
+    line.wait_for_answers(10, Duration::from_secs(30)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let answered = answers_per_user(&line);
+    assert_eq!(
+        answered.len(),
+        15,
+        "five reminders and the ten events before the backup: {answered:?}"
+    );
+    assert!(
+        reminded.iter().all(|chat| answered.get(chat) == Some(&1)),
+        "no reminder twice: {answered:?}"
+    );
+    // Replies are counted by their token, one per event (`replica-token-{pid}-{n}`).
+    for n in 500..510 {
+        let token = format!("replica-token-{}-{n}", std::process::id());
+        assert_eq!(answered.get(&token), Some(&1), "event {n} once: {answered:?}");
+    }
+    assert_eq!(before.len(), 10);
+}

@@ -80,3 +80,48 @@ async fn copy_data_copies_only_from_sqlite_into_postgresql() {
     assert!(matches!(refused, Err(CopyError::Backends)), "{refused:?}");
     assert!(refused.expect_err("refused").to_string().contains("postgres://"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs PostgreSQL: set TEST_DATABASE_URL and pass --include-ignored"]
+async fn two_replicas_on_the_copy_fire_each_due_reminder_once_and_answer_a_redelivered_event_once()
+{
+    use crate::common::replica::{Replica, answers_per_user, envelope, event};
+    use crate::common::{FakeLine, FakeLlm};
+    use std::time::Duration;
+
+    let dir = std::env::temp_dir().join(format!("hearth-copy-replicas-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let sqlite = format!("sqlite://{}", dir.join("hearth.db").display());
+    let source = Store::connect(&sqlite).await.expect("source");
+    let due = jiff::Timestamp::now().as_millisecond() + 4_000;
+    for i in 0..20 {
+        let chat = format!("U{:032x}", 0xc000 + i);
+        let reminder = crate::common::rows::once_reminder(&chat, "提醒", due);
+        source
+            .create_reminder(&hearth::store::NewReminder { created_by: None, ..reminder })
+            .await
+            .expect("reminder");
+    }
+    let pg = crate::common::db::fresh_postgres().await.expect(crate::common::db::NEEDS_POSTGRES);
+    let target = Store::open(&pg).await.expect("target");
+    let counts = copy_data(&source, &target).await.expect("copy");
+    assert!(counts.iter().any(|(t, n)| t == "reminders" && *n == 20), "{counts:?}");
+
+    let (line, llm) = (FakeLine::start().await, FakeLlm::start().await);
+    llm.reply_text("只回答一次");
+    llm.reply_text("不應該出現第二次");
+    let a = Replica::spawn(&pg, &line, &llm, &[]).await;
+    let b = Replica::spawn(&pg, &line, &llm, &[]).await;
+    let asker = format!("U{:032x}", 0xd000);
+    let body = envelope(vec![event(900, &asker, "你好")]);
+    let (sa, sb) = tokio::join!(a.post(&body), b.post(&body));
+    assert_eq!((sa, sb), (200, 200));
+    line.wait_for(|r| r.iter().filter(|r| r.status == 200).count() >= 21, Duration::from_secs(30))
+        .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let per_target = answers_per_user(&line);
+    assert_eq!(per_target.len(), 21, "20 reminders and one answer: {per_target:?}");
+    assert!(per_target.values().all(|n| *n == 1), "nothing twice: {per_target:?}");
+    assert_eq!(llm.requests().len(), 1, "the event reached the model once");
+}
