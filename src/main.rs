@@ -52,7 +52,7 @@ enum Command {
     /// Copy everything of a SQLite database into an empty PostgreSQL one, in one transaction,
     /// each table's row count checked (the way from one machine to several replicas).
     CopyData {
-        /// The SQLite database: sqlite://path/to/hearth.db (stop `serve` first).
+        /// The SQLite database: sqlite://path/to/hearth.db (refused while `serve` uses it).
         #[arg(long)]
         from: String,
         /// The PostgreSQL database: postgres://… (empty; migrated here).
@@ -200,6 +200,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             print!("{}", hearth::cli::backup::backup(&config, &path).await?);
         }
         Command::CopyData { from, to } => {
+            // A server writing the source while it is read would leave the copy behind.
+            let _lock = match hearth::store::sqlite_file(&from) {
+                Some(file) => Some(hearth::store::ServeLock::take(&file)?),
+                None => None,
+            };
             let source = hearth::store::Store::open(&from).await?;
             let target = hearth::store::Store::open(&to).await?;
             let counts = hearth::store::copy_data(&source, &target).await?;

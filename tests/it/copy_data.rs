@@ -125,3 +125,19 @@ async fn two_replicas_on_the_copy_fire_each_due_reminder_once_and_answer_a_redel
     assert!(per_target.values().all(|n| *n == 1), "nothing twice: {per_target:?}");
     assert_eq!(llm.requests().len(), 1, "the event reached the model once");
 }
+
+#[test]
+fn copy_data_refuses_a_source_a_server_is_using() {
+    let dir = std::env::temp_dir().join(format!("hearth-copy-held-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("hearth.db");
+    let _held = hearth::store::ServeLock::take(&file).expect("a server's lock");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .args(["copy-data", "--from", &format!("sqlite://{}", file.display())])
+        .args(["--to", "postgres://postgres@127.0.0.1:5432/never_reached"])
+        .output()
+        .expect("run hearth");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a hearth server is using"));
+}
