@@ -149,7 +149,8 @@ pub async fn copy_data(from: &Store, to: &Store) -> Result<Vec<(String, i64)>, C
     Ok(counts)
 }
 
-/// Binds the value of column `i` of a SQLite `row` as the target `column` takes it.
+/// Binds the value of column `i` of a SQLite `row` as the target `column` takes it (the types
+/// hearth's tables use: integers, booleans, doubles and text).
 fn bind(
     args: &mut PgArguments,
     row: &sqlx::sqlite::SqliteRow,
@@ -157,39 +158,20 @@ fn bind(
     column: &Target,
 ) -> Result<(), String> {
     let raw = row.try_get_raw(i).map_err(|e| e.to_string())?;
-    let is_null = raw.is_null();
     let stored = raw.type_info().name().to_string();
+    let integer = || row.try_get::<Option<i64>, _>(i).map_err(|e| e.to_string());
     let added = match column.data_type.as_str() {
-        "bigint" | "integer" | "smallint" => {
-            let v: Option<i64> =
-                if is_null { None } else { Some(row.try_get(i).map_err(|e| e.to_string())?) };
-            args.add(v)
+        "bigint" | "integer" | "smallint" => args.add(integer()?),
+        "boolean" => args.add(integer()?.map(|v| v != 0)),
+        // SQLite keeps a whole number written to a REAL column as an INTEGER.
+        "double precision" | "real" if stored == "INTEGER" => {
+            args.add(integer()?.map(|v| v as f64))
         }
-        "boolean" => {
-            let v: Option<i64> =
-                if is_null { None } else { Some(row.try_get(i).map_err(|e| e.to_string())?) };
-            args.add(v.map(|v| v != 0))
-        }
-        "double precision" | "real" | "numeric" => {
-            // SQLite keeps a whole number written to a REAL column as an INTEGER.
-            let v: Option<f64> = match (is_null, stored.as_str()) {
-                (true, _) => None,
-                (false, "INTEGER") => {
-                    Some(row.try_get::<i64, _>(i).map_err(|e| e.to_string())? as f64)
-                }
-                (false, _) => Some(row.try_get(i).map_err(|e| e.to_string())?),
-            };
-            args.add(v)
-        }
-        "bytea" => {
-            let v: Option<Vec<u8>> =
-                if is_null { None } else { Some(row.try_get(i).map_err(|e| e.to_string())?) };
-            args.add(v)
+        "double precision" | "real" => {
+            args.add(row.try_get::<Option<f64>, _>(i).map_err(|e| e.to_string())?)
         }
         "text" | "character varying" => {
-            let v: Option<String> =
-                if is_null { None } else { Some(row.try_get(i).map_err(|e| e.to_string())?) };
-            args.add(v)
+            args.add(row.try_get::<Option<String>, _>(i).map_err(|e| e.to_string())?)
         }
         other => {
             return Err(format!("a {other} column (stored as {stored}) is not one hearth keeps"));

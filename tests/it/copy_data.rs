@@ -2,9 +2,8 @@
 //! PostgreSQL one in one transaction — every table's rows, the ids going on after the copied
 //! ones — and a target that holds rows refused.
 
-use crate::common::harness::{Harness, MOM, in_dm, text_message};
+use crate::common::harness::{Harness, MOM};
 use hearth::store::{CopyError, Store, copy_data};
-use serde_json::json;
 
 /// A family's SQLite database with reminders, a list, a memory, an alert, a digest, quiet hours
 /// and the chat log.
@@ -15,25 +14,7 @@ async fn family_database() -> (Harness, String) {
     let url = format!("sqlite://{}", dir.join("hearth.db").display());
     let db = url.clone();
     let h = Harness::start_with(move |c| c.database_url = db, None).await;
-    h.call_tool(
-        in_dm(MOM),
-        "提醒我明天八點吃藥",
-        "reminder",
-        json!({"text": "吃藥", "at": "2026-12-01T08:00"}),
-    )
-    .await;
-    let milk = json!({"action": "add", "items": [{"name": "牛奶", "quantity": 2}, {"name": "雞蛋", "quantity": null}]});
-    h.call_tool(in_dm(MOM), "要買牛奶雞蛋", "list", milk).await;
-    h.call_tool(in_dm(MOM), "記得奶奶對花生過敏", "remember", json!({"fact": "奶奶對花生過敏"}))
-        .await;
-    h.quote("BTC-USD", 91_000.0);
-    let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000.5});
-    h.call_tool(in_dm(MOM), "比特幣到十萬通知我", "price_alert", alert).await;
-    h.call_tool(in_dm(MOM), "每天七點摘要", "digest", json!({"time": "07:00", "place": "台北"}))
-        .await;
-    h.call_tool(in_dm(MOM), "晚上不要吵", "quiet_hours", json!({})).await;
-    h.llm.reply_text("好");
-    h.send(vec![h.event(in_dm(MOM), text_message("今天好冷"))]).await;
+    crate::common::family::keep_one_of_each(&h).await;
     (h, url)
 }
 

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::common::harness::{FAMILY, Harness, MOM, in_dm, in_group, text_message};
+use crate::common::harness::{FAMILY, Harness, MOM, in_dm, in_group};
 use hearth::platform::i18n::Lang;
 use serde_json::{Value, json};
 
@@ -11,24 +11,10 @@ use serde_json::{Value, json};
 async fn an_export_holds_every_kind_of_thing_kept_for_the_chat_and_nothing_of_another() {
     let h = Harness::start().await;
     h.line.set_profile(MOM, "媽媽");
-    let at = "2026-12-01T08:00";
-    h.call_tool(in_dm(MOM), "提醒我明天八點吃藥", "reminder", json!({"text": "吃藥", "at": at}))
-        .await;
+    crate::common::family::keep_one_of_each(&h).await;
     let lunar = json!({"text": "阿嬤生日", "at": "2026-11-30T09:00", "repeat": {"every": "lunar_yearly",
         "lunar": {"days": [5], "month": 3, "leap": null, "days_before": 1}}});
     h.call_tool(in_dm(MOM), "阿嬤農曆三月初五生日前一天提醒我", "reminder", lunar).await;
-    let milk = json!({"action": "add", "items": [{"name": "牛奶", "quantity": 2}]});
-    h.call_tool(in_dm(MOM), "要買兩瓶牛奶", "list", milk).await;
-    h.call_tool(in_dm(MOM), "記得奶奶對花生過敏", "remember", json!({"fact": "奶奶對花生過敏"}))
-        .await;
-    h.quote("BTC-USD", 91_000.0);
-    let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000});
-    h.call_tool(in_dm(MOM), "比特幣到十萬通知我", "price_alert", alert).await;
-    h.call_tool(in_dm(MOM), "每天七點摘要", "digest", json!({"time": "07:00", "place": "台北"}))
-        .await;
-    h.call_tool(in_dm(MOM), "晚上不要吵", "quiet_hours", json!({})).await;
-    h.llm.reply_text("好");
-    h.send(vec![h.event(in_dm(MOM), text_message("今天好冷"))]).await;
     let other = json!({"fact": "家裡的秘密"});
     h.call_tool(in_group(FAMILY, MOM), "小幫手 記得家裡的秘密", "remember", other).await;
 

@@ -10,6 +10,7 @@ pub mod fake_llm;
 pub mod fake_media;
 pub mod fake_upstreams;
 pub mod fake_web;
+pub mod family;
 pub mod harness;
 pub mod hostile_files;
 pub mod replica;
