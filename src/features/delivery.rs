@@ -235,6 +235,7 @@ fn kind_name(kind: PushKind) -> &'static str {
         PushKind::Reminder => "reminder",
         PushKind::Alert => "alert",
         PushKind::Digest => "digest",
+        PushKind::Urgent => "urgent",
     }
 }
 
@@ -243,6 +244,7 @@ fn kind_of(name: &str) -> PushKind {
     match name {
         "reminder" => PushKind::Reminder,
         "digest" => PushKind::Digest,
+        "urgent" => PushKind::Urgent,
         _ => PushKind::Alert,
     }
 }

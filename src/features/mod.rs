@@ -7,6 +7,8 @@
 //! - [`lists`]: shared lists: merging duplicates, caps, the list card and its ✓ buttons.
 //! - [`digest`]: the morning digest: when it is due, what it says, delivered once a day.
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget.
+//! - [`public_alerts`]: Taiwan's official alerts (suspensions, typhoon, rain, earthquakes) for
+//!   the family's place, told once to the chats that follow them.
 //! - [`media`]: photos, voice messages and files: LINE's content, transcription, and which photo
 //!   a question is about.
 //! - [`charts`]: the charts on quote, alert and weather cards, drawn, kept and served.
@@ -27,6 +29,7 @@ pub mod digest;
 pub mod lists;
 pub mod media;
 pub mod memory;
+pub mod public_alerts;
 pub mod quiet;
 pub mod quota;
 pub mod reminders;

@@ -26,6 +26,9 @@ pub enum PushKind {
     Alert,
     /// The daily digest: can wait.
     Digest,
+    /// An official alert that cannot wait (an earthquake, a work or school suspension): never
+    /// held, unless the chat asked for it (then it is pushed as an [`PushKind::Alert`]).
+    Urgent,
 }
 
 /// Whether to push now or hold until an instant.
@@ -92,7 +95,7 @@ pub fn decide(
     quiet: Option<&QuietHours>,
 ) -> Decision {
     match (kind, quiet.and_then(|q| q.ends_after(now, tz))) {
-        (PushKind::Reminder, _) | (_, None) => Decision::Now,
+        (PushKind::Reminder | PushKind::Urgent, _) | (_, None) => Decision::Now,
         (PushKind::Alert | PushKind::Digest, Some(end)) => Decision::HoldUntil(end),
     }
 }
@@ -152,6 +155,14 @@ mod tests {
     fn a_reminder_set_for_the_night_fires_at_its_time() {
         assert_eq!(
             decide(PushKind::Reminder, ts("2026-11-30T15:30:00Z"), &taipei(), Some(&night())),
+            Decision::Now
+        );
+    }
+
+    #[test]
+    fn an_urgent_official_alert_is_not_held_at_night() {
+        assert_eq!(
+            decide(PushKind::Urgent, ts("2026-11-30T15:30:00Z"), &taipei(), Some(&night())),
             Decision::Now
         );
     }

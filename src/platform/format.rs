@@ -1,4 +1,4 @@
-//! Formatting shared by tools, cards and pushes: amounts of money.
+//! Formatting shared by tools, cards and pushes: amounts of money, short dates.
 
 /// An amount with thousands separators and two decimals at most.
 pub fn money(value: f64) -> String {
@@ -16,9 +16,27 @@ pub fn money(value: f64) -> String {
     if frac.is_empty() { format!("{sign}{grouped}") } else { format!("{sign}{grouped}.{frac}") }
 }
 
+/// A date with its weekday, short: `12/4（五）`, or `Fri 12/4` in English.
+pub fn short_date(date: jiff::civil::Date, lang: crate::platform::i18n::Lang) -> String {
+    const ZH: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];
+    const EN: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    let day = usize::from(date.weekday().to_monday_zero_offset() as u8);
+    match lang {
+        crate::platform::i18n::Lang::ZhTw => format!("{}/{}（{}）", date.month(), date.day(), ZH[day]),
+        crate::platform::i18n::Lang::En => format!("{} {}/{}", EN[day], date.month(), date.day()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_date_names_its_weekday() {
+        let d = jiff::civil::date(2026, 12, 4);
+        assert_eq!(short_date(d, crate::platform::i18n::Lang::ZhTw), "12/4（五）");
+        assert_eq!(short_date(d, crate::platform::i18n::Lang::En), "Fri 12/4");
+    }
 
     #[test]
     fn money_groups_thousands_and_trims_zeros() {

@@ -5,6 +5,7 @@
 //! uses for instruments.
 
 pub mod calendar;
+pub mod cap;
 pub mod extract;
 pub mod fetch;
 pub mod fx;
@@ -74,6 +75,8 @@ pub fn http_client(user_agent: &str, timeout: Duration) -> Result<reqwest::Clien
 pub struct RawResponse {
     /// The HTTP status.
     pub status: StatusCode,
+    /// The response's headers.
+    pub headers: reqwest::header::HeaderMap,
     /// The body bytes.
     pub body: bytes::Bytes,
 }
@@ -89,6 +92,7 @@ impl RawResponse {
 pub async fn send(request: reqwest::RequestBuilder) -> Result<RawResponse, UpstreamError> {
     let mut response = request.send().await?;
     let status = response.status();
+    let headers = response.headers().clone();
     if status == StatusCode::TOO_MANY_REQUESTS {
         return Err(UpstreamError::RateLimited);
     }
@@ -102,7 +106,7 @@ pub async fn send(request: reqwest::RequestBuilder) -> Result<RawResponse, Upstr
         }
         body.extend_from_slice(&chunk);
     }
-    Ok(RawResponse { status, body: body.into() })
+    Ok(RawResponse { status, headers, body: body.into() })
 }
 
 /// Joins a base URL and a path without doubling or dropping the slash.

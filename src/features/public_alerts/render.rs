@@ -1,0 +1,100 @@
+//! The push an official alert becomes: one card with what it says for the chat's place (the
+//! notification's preview says it too), the day a suspension is for, who issued it and when,
+//! and until when it holds; an update or a cancellation says so in its title.
+
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+use super::reading::{self, Kind, Statement};
+use super::tell::Tell;
+use crate::contract::{Card, CardRow, Styled};
+use crate::features::reminders::describe::local_time;
+use crate::line::flex::{self, Palette};
+use crate::line::message::Message;
+use crate::platform::format::short_date;
+use crate::platform::i18n::Lang;
+use crate::sources::cap::CapAlert;
+
+/// The icon and name of a kind of alert.
+pub fn kind_title(kind: Kind, lang: Lang) -> (&'static str, &'static str) {
+    match kind {
+        Kind::Suspension => ("🏫", lang.pick("停班停課", "Work/school suspension")),
+        Kind::Typhoon => ("🌀", lang.pick("颱風警報", "Typhoon warning")),
+        Kind::Rain => ("🌧️", lang.pick("豪大雨特報", "Heavy-rain warning")),
+        Kind::Earthquake => ("⚠️", lang.pick("地震", "Earthquake")),
+    }
+}
+
+/// The card of `alert` for a chat told `tell` with `said` (the sentence for its place).
+pub fn card(
+    alert: &CapAlert,
+    kind: Kind,
+    tell: Tell,
+    said: Option<&Statement>,
+    lang: Lang,
+    tz: &TimeZone,
+) -> Card {
+    let (icon, name) = kind_title(kind, lang);
+    let title = match tell {
+        Tell::Updated => format!("{icon} {}{name}", lang.pick("更新・", "Update: ")),
+        Tell::Cancelled | Tell::NoLonger => format!("{icon} {}{name}", lang.pick("解除・", "Lifted: ")),
+        _ => format!("{icon} {name}"),
+    };
+    let mut card = Card::new(title);
+    let headline = match (tell, said) {
+        (Tell::Cancelled, _) => alert
+            .headline
+            .clone()
+            .filter(|h| h.contains("解除"))
+            .unwrap_or_else(|| lang.pick("已取消", "Cancelled").to_string()),
+        (_, Some(s)) => s.text.clone(),
+        (_, None) => lang.pick("已不包含你們的地區", "No longer covers your place").to_string(),
+    };
+    card.headline = Some(Styled { text: headline, tone: None });
+    if kind == Kind::Suspension
+        && let Some(s) = reading::suspension(alert)
+    {
+        card.rows.push(CardRow::new(lang.pick("日期", "Day"), short_date(s.day, lang)));
+    }
+    if let Some(source) = &alert.sender_name {
+        card.rows.push(CardRow::new(lang.pick("發布", "Issued by"), source.clone()));
+    }
+    card.rows.push(CardRow::new(lang.pick("時間", "Sent"), local_time(alert.sent, tz, lang)));
+    if kind != Kind::Suspension
+        && let Some(expires) = alert.expires
+    {
+        card.rows.push(CardRow::new(lang.pick("有效至", "Until"), local_time(expires, tz, lang)));
+    }
+    card.footnote = Some(lang.pick("資料：國家災害防救科技中心", "Source: NCDR alert platform").into());
+    card
+}
+
+/// The messages pushed for the card: a Flex bubble whose preview is the headline.
+pub fn messages(card: &Card, palette: Palette) -> Vec<Message> {
+    let icon = card.title.split(' ').next().unwrap_or("");
+    let alt_text = format!(
+        "{icon} {}",
+        card.headline.as_ref().map_or(card.title.as_str(), |h| h.text.as_str())
+    );
+    match flex::container(std::slice::from_ref(card), palette, None) {
+        Some(contents) => vec![Message::Flex { alt_text, contents, quick_reply: None }],
+        None => vec![Message::text(card.to_text())],
+    }
+}
+
+/// When an alert stops holding: a suspension at the end of the day it is for (its CAP expiry
+/// is the end of the day it was announced); a warning at its expiry, else a day after it was
+/// sent.
+pub fn holds_until(alert: &CapAlert, kind: Kind) -> Timestamp {
+    let a_day_later =
+        alert.sent.saturating_add(jiff::SignedDuration::from_hours(24)).unwrap_or(alert.sent);
+    let expires = alert.expires.unwrap_or(a_day_later);
+    if kind != Kind::Suspension {
+        return expires;
+    }
+    let end_of_day = reading::suspension(alert)
+        .and_then(|s| s.day.tomorrow().ok())
+        .and_then(|d| d.to_zoned_datetime(reading::taiwan()).ok())
+        .map(|z| z.timestamp());
+    end_of_day.map_or(expires, |end| end.max(expires))
+}

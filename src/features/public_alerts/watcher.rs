@@ -1,0 +1,329 @@
+//! The watcher of the official alerts. Each tick, the one process holding the feed's lease
+//! reads the feed (conditionally: an unchanged feed costs a `304`), fetches each new document
+//! of the kinds the family is told about once, and keeps it by its CAP identifier — an
+//! unreadable one too, so it is never fetched again. Then every kept alert not yet dispatched is
+//! looked at for each chat that follows the alerts: what it says for the chat's place
+//! ([`reading`]), and whether the chat is told ([`tell`]). A told alert is pushed through the
+//! per-chat outbox with the retry key `public-alert:{chat}:{identifier}`, so a chat is told of an
+//! alert once, whichever process pushes it and however often it is looked at again; urgent ones
+//! (an earthquake, a suspension) go through quiet hours unless the chat asked otherwise.
+
+use std::collections::HashSet;
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::reading::{self, Kind};
+use super::render;
+use super::tell::{self, Tell, Told};
+use crate::features::delivery::{self, Item, Outcome, Pusher};
+use crate::features::quiet::PushKind;
+use crate::sources::UpstreamError;
+use crate::sources::cap::areas::Place;
+use crate::sources::cap::{self, CapAlert, CapFeed, FeedEntry, FeedPoll};
+use crate::store::{FollowRow, NewPublicAlert, PublicAlertRow, StoreError, ToldRow};
+
+/// How long the lease on reading the feed lasts (renewed every tick).
+const LEASE: SignedDuration = SignedDuration::from_mins(2);
+/// Documents fetched per tick at most (the rest on the next ones).
+const FETCH_PER_TICK: usize = 30;
+/// Entries older than this are not fetched (the feed reaches back days).
+const NEWER_THAN: SignedDuration = SignedDuration::from_hours(48);
+/// How long a kept alert is remembered (and not fetched again).
+pub const KEPT_FOR: SignedDuration = SignedDuration::from_hours(30 * 24);
+/// The same sentence is not told twice to a chat within this long.
+const SAID_LATELY: SignedDuration = SignedDuration::from_hours(24);
+/// Alerts dispatched per tick at most.
+const DISPATCH_PER_TICK: i64 = 100;
+/// The feed titles of the kinds the family is told about.
+const TITLES: &[&str] = &["停班停課", "颱風", "降雨", "地震"];
+
+/// What a tick did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct WatchReport {
+    /// This process held the feed's lease.
+    pub held: bool,
+    /// The feed could not be read (down, refused, garbage).
+    pub feed_failed: bool,
+    /// Documents fetched and kept.
+    pub kept: usize,
+    /// Documents refused (kept as unreadable).
+    pub unreadable: usize,
+    /// Alerts told to chats.
+    pub told: usize,
+}
+
+/// The watcher of one process.
+pub struct AlertWatcher {
+    pusher: Pusher,
+    feed: Option<CapFeed>,
+    home: Option<String>,
+}
+
+impl AlertWatcher {
+    /// A watcher reading `feed` (none: alerts are neither read nor told) and pushing through
+    /// `pusher`; `home` is the place of a chat that named none (`HEARTH_HOME_LOCATION`).
+    pub fn new(pusher: Pusher, feed: Option<CapFeed>, home: Option<String>) -> Self {
+        Self { pusher, feed, home }
+    }
+
+    /// Reads the feed and tells the chats, when this process holds the feed's lease.
+    pub async fn tick(&self) -> Result<WatchReport, StoreError> {
+        let mut report = WatchReport::default();
+        let Some(feed) = &self.feed else { return Ok(report) };
+        let now = self.pusher.now();
+        let until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
+        let store = self.pusher.store();
+        let Some((etag, last_modified)) =
+            store.claim_alert_feed(self.pusher.owner(), now.as_millisecond(), until).await?
+        else {
+            return Ok(report);
+        };
+        report.held = true;
+        match feed.poll(etag.as_deref(), last_modified.as_deref()).await {
+            Ok(FeedPoll::NotModified) => {}
+            Ok(FeedPoll::Entries { entries, etag, last_modified }) => {
+                let all_read = self.read_entries(feed, &entries, now, &mut report).await?;
+                if all_read {
+                    store
+                        .save_alert_feed(
+                            self.pusher.owner(),
+                            etag.as_deref(),
+                            last_modified.as_deref(),
+                            now.as_millisecond(),
+                        )
+                        .await?;
+                }
+            }
+            Err(e) => {
+                report.feed_failed = true;
+                tracing::warn!(error = %e, "the official alerts feed could not be read");
+            }
+        }
+        report.told = self.dispatch(now).await?;
+        Ok(report)
+    }
+
+    /// Gives up the feed's lease (shutdown), so another process reads it at once.
+    pub async fn release(&self) -> Result<(), StoreError> {
+        self.pusher.store().release_alert_feed(self.pusher.owner()).await
+    }
+
+    /// Fetches and keeps the new entries; false when some are left for a later tick.
+    async fn read_entries(
+        &self,
+        feed: &CapFeed,
+        entries: &[FeedEntry],
+        now: Timestamp,
+        report: &mut WatchReport,
+    ) -> Result<bool, StoreError> {
+        let store = self.pusher.store();
+        let since = now.saturating_sub(KEPT_FOR).unwrap_or(now).as_millisecond();
+        let mut known = store.known_public_alerts(since).await?;
+        let cutoff = now.saturating_sub(NEWER_THAN).unwrap_or(now);
+        let mut fetched = 0;
+        let mut all_read = true;
+        let mut seen = HashSet::new();
+        for entry in entries {
+            let relevant = entry.title.as_deref().is_none_or(|t| TITLES.contains(&t));
+            let recent = entry.updated.is_none_or(|u| u >= cutoff);
+            if known.contains(&entry.id) || !relevant || !recent || !seen.insert(&entry.id) {
+                continue;
+            }
+            if fetched == FETCH_PER_TICK {
+                all_read = false;
+                break;
+            }
+            fetched += 1;
+            match feed.document(&entry.link).await {
+                Ok(bytes) => {
+                    let kept = self.keep(entry, &bytes, now, report).await?;
+                    known.extend(kept);
+                }
+                // Gone or refused for good: kept as unreadable, never asked again.
+                Err(UpstreamError::Status(s)) if s.is_client_error() => {
+                    tracing::warn!(entry = entry.id, status = %s, "an alert document is gone");
+                    self.keep_unreadable(entry, now).await?;
+                    report.unreadable += 1;
+                }
+                Err(e) => {
+                    tracing::warn!(entry = entry.id, error = %e, "an alert document could not be fetched");
+                    all_read = false;
+                }
+            }
+        }
+        Ok(all_read)
+    }
+
+    /// Reads and keeps one document; the identifiers now known.
+    async fn keep(
+        &self,
+        entry: &FeedEntry,
+        bytes: &[u8],
+        now: Timestamp,
+        report: &mut WatchReport,
+    ) -> Result<Vec<String>, StoreError> {
+        let alert = match cap::parse_alert(bytes) {
+            Ok(alert) => alert,
+            Err(e) => {
+                tracing::warn!(entry = entry.id, error = %e, "an alert document was refused");
+                self.keep_unreadable(entry, now).await?;
+                report.unreadable += 1;
+                return Ok(vec![entry.id.clone()]);
+            }
+        };
+        let store = self.pusher.store();
+        let thread = match alert.references.first() {
+            None => alert.identifier.clone(),
+            Some(first) => store
+                .public_alert_thread(&alert.references)
+                .await?
+                .unwrap_or_else(|| first.clone()),
+        };
+        let kind = Kind::of(&alert);
+        let json = serde_json::to_string(&alert).ok();
+        let msg_type = format!("{:?}", alert.msg_type);
+        store
+            .keep_public_alert(&NewPublicAlert {
+                identifier: &alert.identifier,
+                thread: &thread,
+                kind: kind.map_or("other", Kind::name),
+                msg_type: &msg_type,
+                sent_at: alert.sent.as_millisecond(),
+                expires_at: alert.expires.map(|e| e.as_millisecond()),
+                alert: json.as_deref(),
+                now_ms: now.as_millisecond(),
+                settled: kind.is_none(),
+            })
+            .await?;
+        report.kept += 1;
+        let mut known = vec![alert.identifier.clone()];
+        // The feed named it otherwise: remember that name too, so it is not fetched again.
+        if entry.id != alert.identifier {
+            self.keep_unreadable(entry, now).await?;
+            known.push(entry.id.clone());
+        }
+        Ok(known)
+    }
+
+    async fn keep_unreadable(&self, entry: &FeedEntry, now: Timestamp) -> Result<bool, StoreError> {
+        self.pusher
+            .store()
+            .keep_public_alert(&NewPublicAlert {
+                identifier: &entry.id,
+                thread: &entry.id,
+                kind: "unreadable",
+                msg_type: "",
+                sent_at: entry.updated.unwrap_or(now).as_millisecond(),
+                expires_at: None,
+                alert: None,
+                now_ms: now.as_millisecond(),
+                settled: true,
+            })
+            .await
+    }
+
+    /// Tells the chats of the alerts not yet dispatched; how many were told.
+    async fn dispatch(&self, now: Timestamp) -> Result<usize, StoreError> {
+        let store = self.pusher.store();
+        let rows = store.public_alerts_to_dispatch(DISPATCH_PER_TICK).await?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let followers = store.public_alert_followers().await?;
+        let mut told = 0;
+        for row in rows {
+            let alert = row.alert.as_deref().and_then(|a| serde_json::from_str::<CapAlert>(a).ok());
+            let mut settled = true;
+            if let Some((alert, kind)) = alert.and_then(|a| Kind::of(&a).map(|k| (a, k))) {
+                for follower in &followers {
+                    match self.tell(follower, &row, &alert, kind, now).await? {
+                        Some(true) => told += 1,
+                        Some(false) => {}
+                        None => settled = false,
+                    }
+                }
+            }
+            if settled {
+                store.public_alert_dispatched(&row.identifier, now.as_millisecond()).await?;
+            }
+        }
+        Ok(told)
+    }
+
+    /// The place a chat follows the alerts for: the one it named, else its digest's, else home.
+    async fn place_of(&self, follower: &FollowRow) -> Result<Option<Place>, StoreError> {
+        let digest = match &follower.place {
+            Some(_) => None,
+            None => self.pusher.store().digest(&follower.conversation_id).await?,
+        };
+        let named = follower.place.clone().or(digest.and_then(|d| d.place)).or(self.home.clone());
+        Ok(named.as_deref().and_then(Place::resolve))
+    }
+
+    /// Tells one chat of one alert when it should be; `Some(told)`, or `None` when the push
+    /// could not be recorded (the alert is looked at again next tick).
+    async fn tell(
+        &self,
+        follower: &FollowRow,
+        row: &PublicAlertRow,
+        alert: &CapAlert,
+        kind: Kind,
+        now: Timestamp,
+    ) -> Result<Option<bool>, StoreError> {
+        let Some(place) = self.place_of(follower).await? else { return Ok(Some(false)) };
+        let store = self.pusher.store();
+        let chat = follower.conversation_id.as_str();
+        let min_rank = reading::threshold_rank(u8::try_from(follower.min_intensity).unwrap_or(4));
+        let said = reading::statement(alert, kind, &place, min_rank);
+        let lately = now.saturating_sub(SAID_LATELY).unwrap_or(now).as_millisecond();
+        let (in_thread, same_lately) = store
+            .told_before(chat, &row.thread, said.as_ref().map(|s| s.text.as_str()), lately)
+            .await?;
+        let expired = render::holds_until(alert, kind) <= now;
+        let told = Told { in_thread: in_thread.as_deref(), same_lately };
+        let what = tell::decide(alert.msg_type, expired, said.as_ref(), told);
+        if what == Tell::Skip {
+            return Ok(Some(false));
+        }
+        let tz = self.pusher.allowance().tz().clone();
+        let card = render::card(alert, kind, what, said.as_ref(), follower.lang, &tz);
+        let messages = render::messages(&card, self.pusher.palette());
+        let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
+        let key = delivery::retry_key(&format!("public-alert:{chat}:{}", alert.identifier)).to_string();
+        let push_kind = if kind.urgent() && !follower.quiet_holds_urgent {
+            PushKind::Urgent
+        } else {
+            PushKind::Alert
+        };
+        let item = Item {
+            payload: &payload,
+            retry_key: &key,
+            home: chat,
+            what: format!("official alert {}", alert.identifier),
+            kind: push_kind,
+            silent: false,
+        };
+        let outcome = self.pusher.push(chat, &[item]).await;
+        if outcome.first() == Some(&Outcome::RetryLater) && store.outbox_item(&key).await?.is_none() {
+            return Ok(None);
+        }
+        // A lifted alert leaves nothing standing in its thread: recorded as an empty sentence.
+        let statement = match (what, &said) {
+            (Tell::New | Tell::Updated, Some(s)) => s.text.as_str(),
+            _ => "",
+        };
+        store
+            .record_told(
+                &ToldRow {
+                    conversation_id: chat,
+                    identifier: &alert.identifier,
+                    thread: &row.thread,
+                    statement,
+                    told: what.name(),
+                },
+                now.as_millisecond(),
+            )
+            .await?;
+        Ok(Some(true))
+    }
+}

@@ -1,0 +1,361 @@
+//! Taiwan's official alerts as NCDR's public alert platform republishes them: an Atom feed
+//! (`HEARTH_ALERTS_FEED_URL`) whose entries link to CAP 1.2 documents (the OASIS Common Alerting
+//! Protocol) from the Directorate-General of Personnel Administration (停班停課) and the Central
+//! Weather Administration (typhoon, rain, earthquake).
+//!
+//! The feed is read with conditional requests (ETag, Last-Modified); each document is fetched
+//! from the feed's own host only, within the data sources' size cap, and read by the bounded
+//! reader of [`xml`] (no DOCTYPE, so no entity is ever expanded; depth, element count and text
+//! bounded) into a [`CapAlert`]. [`areas`] knows Taiwan's counties and their geocodes.
+
+pub mod areas;
+pub mod xml;
+
+use jiff::Timestamp;
+use reqwest::StatusCode;
+use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
+use serde::{Deserialize, Serialize};
+
+use super::UpstreamError;
+use xml::{Element, Limits, XmlError};
+
+/// The most entries of a feed looked at.
+const MAX_ENTRIES: usize = 1_000;
+/// The most areas and parameters kept of one document.
+const MAX_AREAS: usize = 400;
+
+/// What a CAP message does to earlier ones (`msgType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MsgType {
+    /// A new alert.
+    Alert,
+    /// Replaces the alerts it references.
+    Update,
+    /// Cancels the alerts it references.
+    Cancel,
+    /// Anything else (Ack, Error): never told.
+    Other,
+}
+
+/// One area of an alert: its description and geocodes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Area {
+    /// How the alert names it (臺北市, 新北市烏來區, 最大震度4級地區).
+    pub desc: String,
+    /// Its `Taiwan_Geocode_103` codes.
+    pub geocodes: Vec<String>,
+}
+
+/// A CAP document, as much of it as the family is told.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CapAlert {
+    /// Its identifier (unique per sender).
+    pub identifier: String,
+    /// Who sent it (`http://www.dgpa.gov.tw`, `weather@cwa.gov.tw`).
+    pub sender: String,
+    /// When it was sent.
+    pub sent: Timestamp,
+    /// `Actual` for a real alert (`Test`, `Exercise`, `System`, `Draft` are never told).
+    pub status: String,
+    /// Alert, Update or Cancel.
+    pub msg_type: MsgType,
+    /// The identifiers of the alerts it updates or cancels.
+    pub references: Vec<String>,
+    /// The event (停班停課, 颱風, 降雨, 地震).
+    pub event: String,
+    /// The event's code in Taiwan's CAP profile (workSchlClos, typhoon, rainfall, earthquake).
+    pub event_code: Option<String>,
+    /// Extreme, Severe, Moderate, Minor, Unknown.
+    pub severity: String,
+    /// When it takes effect.
+    pub effective: Option<Timestamp>,
+    /// When it expires.
+    pub expires: Option<Timestamp>,
+    /// The issuing agency (行政院人事行政總處, 中央氣象署).
+    pub sender_name: Option<String>,
+    /// Its headline (停班課通知, 陸上颱風警報, 大雨特報, 地震報告).
+    pub headline: Option<String>,
+    /// Its description, as text.
+    pub description: String,
+    /// Its parameters, name and value.
+    pub parameters: Vec<(String, String)>,
+    /// The areas it applies to.
+    pub areas: Vec<Area>,
+}
+
+/// Why a document or the feed was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CapError {
+    /// Not XML hearth will read.
+    #[error(transparent)]
+    Xml(#[from] XmlError),
+    /// XML, but not a CAP alert (or an Atom feed).
+    #[error("not a {0}")]
+    NotCap(&'static str),
+    /// A required field is missing or unreadable.
+    #[error("{0} is missing or unreadable")]
+    Field(&'static str),
+    /// The feed answered with a message instead of entries (NCDR asks for a member key).
+    #[error("the feed answered {0:?} instead of entries")]
+    Refused(String),
+}
+
+fn timestamp(text: Option<&str>) -> Option<Timestamp> {
+    text.and_then(|t| t.trim().parse::<Timestamp>().ok())
+}
+
+/// Reads a CAP 1.2 document.
+pub fn parse_alert(bytes: &[u8]) -> Result<CapAlert, CapError> {
+    let root = xml::parse(bytes, Limits::default())?;
+    if root.name != "alert" {
+        return Err(CapError::NotCap("CAP alert"));
+    }
+    let required = |name: &'static str| root.text_of(name).map(str::to_string).ok_or(CapError::Field(name));
+    let identifier = required("identifier")?;
+    let sent = timestamp(root.text_of("sent")).ok_or(CapError::Field("sent"))?;
+    let msg_type = match root.text_of("msgType") {
+        Some("Alert") => MsgType::Alert,
+        Some("Update") => MsgType::Update,
+        Some("Cancel") => MsgType::Cancel,
+        Some(_) => MsgType::Other,
+        None => return Err(CapError::Field("msgType")),
+    };
+    // `sender,identifier,sent` triplets, separated by spaces.
+    let references = root
+        .text_of("references")
+        .unwrap_or("")
+        .split_whitespace()
+        .filter_map(|r| r.split(',').nth(1).map(str::to_string))
+        .collect();
+    // The Chinese info block when there are several languages.
+    let info = root
+        .all("info")
+        .find(|i| i.text_of("language").is_some_and(|l| l.starts_with("zh")))
+        .or_else(|| root.child("info"))
+        .ok_or(CapError::Field("info"))?;
+    let code_of = |e: &Element| {
+        e.all("eventCode")
+            .find(|c| c.text_of("valueName").is_some_and(|n| n.starts_with("profile:CAP-TWP")))
+            .and_then(|c| c.text_of("value"))
+            .map(str::to_string)
+    };
+    let parameters = info
+        .all("parameter")
+        .filter_map(|p| Some((p.text_of("valueName")?.to_string(), p.text_of("value")?.to_string())))
+        .take(MAX_AREAS)
+        .collect();
+    let areas = info
+        .all("area")
+        .map(|a| Area {
+            desc: a.text_of("areaDesc").unwrap_or("").to_string(),
+            geocodes: a
+                .all("geocode")
+                .filter(|g| g.text_of("valueName").is_some_and(|n| n.starts_with("Taiwan_Geocode")))
+                .filter_map(|g| g.text_of("value").map(str::to_string))
+                .collect(),
+        })
+        .take(MAX_AREAS)
+        .collect();
+    Ok(CapAlert {
+        identifier,
+        sender: root.text_of("sender").unwrap_or("").to_string(),
+        sent,
+        status: root.text_of("status").unwrap_or("Actual").to_string(),
+        msg_type,
+        references,
+        event: info.text_of("event").unwrap_or("").to_string(),
+        event_code: code_of(info),
+        severity: info.text_of("severity").unwrap_or("Unknown").to_string(),
+        effective: timestamp(info.text_of("effective")),
+        expires: timestamp(info.text_of("expires")),
+        sender_name: info.text_of("senderName").map(str::to_string),
+        headline: info.text_of("headline").map(str::to_string),
+        description: info.text_of("description").unwrap_or("").to_string(),
+        parameters,
+        areas,
+    })
+}
+
+/// One entry of the feed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedEntry {
+    /// The CAP identifier.
+    pub id: String,
+    /// The CAP document's address.
+    pub link: String,
+    /// The kind of alert (停班停課, 颱風, 降雨, 地震), when the feed says.
+    pub title: Option<String>,
+    /// When the entry was last updated.
+    pub updated: Option<Timestamp>,
+}
+
+/// Reads an Atom feed of CAP entries.
+pub fn parse_feed(bytes: &[u8]) -> Result<Vec<FeedEntry>, CapError> {
+    let root = xml::parse(bytes, Limits { max_bytes: 4 << 20, ..Limits::default() })?;
+    if root.name != "feed" {
+        let said = root.text.chars().chain(root.children.iter().flat_map(|c| c.text.chars()));
+        return Err(CapError::Refused(said.take(80).collect()));
+    }
+    Ok(root
+        .all("entry")
+        .filter_map(|e| {
+            let link = e
+                .all("link")
+                .find(|l| l.attribute("rel").is_none_or(|r| r == "alternate"))
+                .and_then(|l| l.attribute("href"))?;
+            Some(FeedEntry {
+                id: e.text_of("id")?.to_string(),
+                link: link.to_string(),
+                title: e
+                    .text_of("title")
+                    .or_else(|| e.child("category").and_then(|c| c.attribute("term")))
+                    .map(str::to_string),
+                updated: timestamp(e.text_of("updated")),
+            })
+        })
+        .take(MAX_ENTRIES)
+        .collect())
+}
+
+/// What a poll of the feed found.
+#[derive(Debug)]
+pub enum FeedPoll {
+    /// Nothing changed since the validators sent.
+    NotModified,
+    /// The feed's entries, with its new validators.
+    Entries {
+        /// The entries.
+        entries: Vec<FeedEntry>,
+        /// Its `ETag`.
+        etag: Option<String>,
+        /// Its `Last-Modified`.
+        last_modified: Option<String>,
+    },
+}
+
+/// The feed and its documents over HTTP.
+#[derive(Clone)]
+pub struct CapFeed {
+    http: reqwest::Client,
+    url: url::Url,
+}
+
+impl CapFeed {
+    /// The feed at `url` (refused when it is not an http(s) URL).
+    pub fn new(http: reqwest::Client, url: &str) -> Option<Self> {
+        let url = url::Url::parse(url).ok().filter(|u| matches!(u.scheme(), "http" | "https"))?;
+        Some(Self { http, url })
+    }
+
+    /// The feed's address.
+    pub fn url(&self) -> &url::Url {
+        &self.url
+    }
+
+    /// Reads the feed, conditionally on the validators of the last read.
+    pub async fn poll(
+        &self,
+        etag: Option<&str>,
+        last_modified: Option<&str>,
+    ) -> Result<FeedPoll, UpstreamError> {
+        let mut request = self.http.get(self.url.clone());
+        if let Some(etag) = etag {
+            request = request.header(IF_NONE_MATCH, etag);
+        }
+        if let Some(since) = last_modified {
+            request = request.header(IF_MODIFIED_SINCE, since);
+        }
+        let response = super::send(request).await?;
+        if response.status == StatusCode::NOT_MODIFIED {
+            return Ok(FeedPoll::NotModified);
+        }
+        if !response.status.is_success() {
+            return Err(UpstreamError::Status(response.status));
+        }
+        let header = |name| {
+            response.headers.get(name).and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok()).map(str::to_string)
+        };
+        let entries =
+            parse_feed(&response.body).map_err(|e| UpstreamError::Garbage(Box::new(e)))?;
+        Ok(FeedPoll::Entries { entries, etag: header(ETAG), last_modified: header(LAST_MODIFIED) })
+    }
+
+    /// Fetches the document an entry links to: only from the feed's own host.
+    pub async fn document(&self, link: &str) -> Result<bytes::Bytes, UpstreamError> {
+        let url = self.url.join(link).map_err(|e| UpstreamError::Garbage(Box::new(e)))?;
+        if url.host_str() != self.url.host_str() || url.scheme() != self.url.scheme() {
+            return Err(UpstreamError::Reported(format!(
+                "a document away from the feed's host ({})",
+                url.host_str().unwrap_or("")
+            )));
+        }
+        let response = super::send(self.http.get(url)).await?;
+        if !response.status.is_success() {
+            return Err(UpstreamError::Status(response.status));
+        }
+        Ok(response.body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUSPENSION: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<alert xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns="urn:oasis:names:tc:emergency:cap:1.2">
+  <identifier>dgpa.gov.tw_workSchlClos_20261203200000_i_63_001</identifier>
+  <sender>http://www.dgpa.gov.tw</sender>
+  <sent>2026-12-03T20:00:00+08:00</sent>
+  <status>Actual</status>
+  <msgType>Update</msgType>
+  <scope>Public</scope>
+  <references>http://www.dgpa.gov.tw,dgpa-1,2026-12-03T18:00:00+08:00 http://www.dgpa.gov.tw,dgpa-0,2026-12-03T17:00:00+08:00</references>
+  <info>
+    <language>zh-TW</language>
+    <category>Infra</category>
+    <event>停班停課</event>
+    <urgency>Immediate</urgency>
+    <severity>Extreme</severity>
+    <certainty>Observed</certainty>
+    <eventCode><valueName>profile:CAP-TWP:Event:1.0</valueName><value>workSchlClos</value></eventCode>
+    <effective>2026-12-03T19:58:00+08:00</effective>
+    <expires>2026-12-03T23:59:59+08:00</expires>
+    <senderName>行政院人事行政總處</senderName>
+    <headline>停班課通知</headline>
+    <description>[停班停課通知]臺北市:明天停止上班、停止上課。行政院人事行政總處。</description>
+    <area><areaDesc>臺北市</areaDesc><geocode><valueName>Taiwan_Geocode_103</valueName><value>63</value></geocode></area>
+  </info>
+</alert>"#;
+
+    #[test]
+    fn a_cap_document_reads_into_its_fields() {
+        let alert = parse_alert(SUSPENSION.as_bytes()).expect("read");
+        assert_eq!(alert.identifier, "dgpa.gov.tw_workSchlClos_20261203200000_i_63_001");
+        assert_eq!(alert.msg_type, MsgType::Update);
+        assert_eq!(alert.references, vec!["dgpa-1".to_string(), "dgpa-0".to_string()]);
+        assert_eq!(alert.event_code.as_deref(), Some("workSchlClos"));
+        assert_eq!(alert.sent.to_string(), "2026-12-03T12:00:00Z");
+        assert_eq!(alert.areas[0].geocodes, vec!["63".to_string()]);
+        assert_eq!(alert.sender_name.as_deref(), Some("行政院人事行政總處"));
+    }
+
+    #[test]
+    fn what_is_not_a_cap_alert_is_refused() {
+        assert!(matches!(parse_alert(b"<feed/>"), Err(CapError::NotCap(_))));
+        assert!(matches!(parse_alert(b"<alert><sent>x</sent></alert>"), Err(CapError::Field(_))));
+        assert!(matches!(parse_alert(b"not xml <"), Err(CapError::Xml(_))));
+    }
+
+    #[test]
+    fn a_feed_lists_its_entries_and_a_login_page_is_a_refusal() {
+        let feed = r#"<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:cap="urn:oasis:names:tc:emergency:cap:1.1"><id>https://alerts.ncdr.nat.gov.tw/RSS.aspx</id>
+<entry><id>dgpa-2</id><title>停班停課</title><updated>2026-12-03T20:00:00+08:00</updated><link rel="alternate" href="https://alerts.ncdr.nat.gov.tw/Capstorage/DGPA/2026/dgpa-2.cap"/><cap:msgType>Update</cap:msgType></entry>
+<entry><id>no-link</id></entry></feed>"#;
+        let entries = parse_feed(feed.as_bytes()).expect("feed");
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].id, "dgpa-2");
+        assert_eq!(entries[0].title.as_deref(), Some("停班停課"));
+        let login = "<WarningMessage><Warning>請先登入會員。</Warning></WarningMessage>";
+        assert!(matches!(parse_feed(login.as_bytes()), Err(CapError::Refused(s)) if s.contains("請先登入會員")));
+    }
+}
