@@ -1,22 +1,21 @@
 //! THE list of tools. Adding a tool is one new file in `src/tools/` and one line here; the name
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
-pub mod cancel_price_alert;
-pub mod cancel_reminder;
 pub mod digest;
 pub mod forget;
 pub mod fx;
 pub mod get_quote;
 pub mod list;
 pub mod list_memories;
-pub mod list_price_alerts;
-pub mod list_reminders;
+pub mod official_alerts;
 pub mod price_alert;
+pub mod price_alerts;
 pub mod quiet_hours;
 pub mod quota;
 pub mod recap;
 pub mod remember;
 pub mod reminder;
+pub mod reminders;
 pub mod summarize_url;
 pub mod weather;
 pub mod web_search;
@@ -94,8 +93,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
             s.allowance.clone(),
             s.work_calendar.clone(),
         ))
-        .tool(list_reminders::ListReminders::new(s.store.clone(), s.work_calendar.clone()))
-        .tool(cancel_reminder::CancelReminder::new(s.store.clone()))
+        .tool(reminders::Reminders::new(s.store.clone(), s.work_calendar.clone()))
         .tool(price_alert::PriceAlert::new(
             s.store.clone(),
             s.sources.quotes.clone(),
@@ -103,14 +101,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
             s.allowance.clone(),
             s.work_calendar.clone(),
         ))
-        .tool(list_price_alerts::ListPriceAlerts::new(
-            s.store.clone(),
-            s.sources.securities.clone(),
-        ))
-        .tool(cancel_price_alert::CancelPriceAlert::new(
-            s.store.clone(),
-            s.sources.securities.clone(),
-        ))
+        .tool(price_alerts::PriceAlerts::new(s.store.clone(), s.sources.securities.clone()))
         .tool(recap::Recap::new(s.store.clone()))
         .tool(remember::Remember::new(s.store.clone()))
         .tool(forget::Forget::new(s.store.clone()))
@@ -119,6 +110,11 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(digest::Digest::new(s.store.clone(), s.sources.weather.clone(), s.home.clone()))
         .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
+        .tool(official_alerts::OfficialAlerts::new(
+            s.store.clone(),
+            s.work_calendar.clone(),
+            s.home.clone(),
+        ))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone(), s.sandbox.clone()))
         .build()

@@ -341,6 +341,20 @@ pub struct Config {
     /// 30 s near a level, up to 10 min far from one); 0 turns the poller off.
     #[arg(long, env = "HEARTH_ALERT_POLL_SECS", default_value_t = 5, global = true)]
     pub alert_poll_secs: u64,
+    /// The feed of Taiwan's official alerts: an Atom feed of CAP 1.2 documents (NCDR's public
+    /// alert platform); work/school suspensions, typhoon, heavy-rain and earthquake alerts for
+    /// the chats that follow them. Empty turns the alerts off.
+    #[arg(
+        long,
+        env = "HEARTH_ALERTS_FEED_URL",
+        default_value = "https://alerts.ncdr.nat.gov.tw/RssAtomFeed.ashx",
+        global = true
+    )]
+    pub alerts_feed_url: String,
+    /// Seconds between reads of the official alerts feed (one replica reads it, with
+    /// conditional requests); 0 turns the reading off.
+    #[arg(long, env = "HEARTH_ALERTS_POLL_SECS", default_value_t = 60, global = true)]
+    pub alerts_poll_secs: u64,
 
     /// Base URL of a SearXNG instance with the JSON format enabled (e.g. http://searxng:8080);
     /// the self-hosted search provider, used first when set. With no search provider configured

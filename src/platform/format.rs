@@ -22,7 +22,9 @@ pub fn short_date(date: jiff::civil::Date, lang: crate::platform::i18n::Lang) ->
     const EN: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
     let day = usize::from(date.weekday().to_monday_zero_offset() as u8);
     match lang {
-        crate::platform::i18n::Lang::ZhTw => format!("{}/{}（{}）", date.month(), date.day(), ZH[day]),
+        crate::platform::i18n::Lang::ZhTw => {
+            format!("{}/{}（{}）", date.month(), date.day(), ZH[day])
+        }
         crate::platform::i18n::Lang::En => format!("{} {}/{}", EN[day], date.month(), date.day()),
     }
 }

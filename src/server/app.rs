@@ -13,6 +13,7 @@ use crate::features::alerts::poller::{AlertPoller, PollerSettings};
 use crate::features::button::{ActionRegistryError, ActionServices};
 use crate::features::delivery::{Allowance, OutboxSettings, Pusher};
 use crate::features::digest::sender::{DigestSender, DigestSources};
+use crate::features::public_alerts::watcher::AlertWatcher;
 use crate::features::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
@@ -52,6 +53,9 @@ pub enum StartError {
     /// The working calendar file (`HEARTH_WORK_CALENDAR`) is unreadable or invalid.
     #[error("work calendar (HEARTH_WORK_CALENDAR): {0}")]
     WorkCalendar(#[from] CalendarError),
+    /// `HEARTH_ALERTS_FEED_URL` is not an http(s) URL.
+    #[error("HEARTH_ALERTS_FEED_URL {0:?} is not an http(s) URL (empty turns the alerts off)")]
+    AlertsFeed(String),
     /// The Taiwan securities file was refused; hearth does not quietly use the built-in table
     /// instead of the one asked for.
     #[error("the Taiwan securities file (HEARTH_TW_SECURITIES_FILE) was refused")]
@@ -86,6 +90,22 @@ pub fn sources(config: &Config) -> Result<Sources, StartError> {
     })
 }
 
+/// The official alerts feed (`HEARTH_ALERTS_FEED_URL`), or none when it is turned off.
+fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, StartError> {
+    let url = config.alerts_feed_url.trim();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    let http = crate::sources::http_client(
+        &config.user_agent,
+        Duration::from_secs(config.upstream_timeout_secs),
+    )
+    .map_err(StartError::http_client("the official alerts feed"))?;
+    crate::sources::cap::CapFeed::new(http, url)
+        .map(Some)
+        .ok_or_else(|| StartError::AlertsFeed(crate::platform::config::redact_url(url)))
+}
+
 /// The assembled application: the turn handler, the inbox that feeds it, and the background
 /// work (reminders, price alerts, digests, the outbox), shared by the webhook server.
 pub struct Hearth {
@@ -105,6 +125,10 @@ pub struct Hearth {
     pub alerts: AlertPoller,
     /// Pushes the daily digests.
     pub digests: DigestSender,
+    /// Reads Taiwan's official alerts and tells the chats that follow them.
+    pub official_alerts: AlertWatcher,
+    /// Seconds between reads of the official alerts feed (0: off).
+    pub(crate) official_poll_secs: u64,
     /// The per-chat outbox's sender: pushes together what the loops above handed to it.
     pub outbox: Pusher,
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
@@ -217,9 +241,12 @@ impl Hearth {
                 quotes: services.sources.quotes.clone(),
                 securities: services.sources.securities.clone(),
                 work_calendar: services.work_calendar.clone(),
+                home: services.home.clone(),
             },
         );
         let (reminders, alerts) = pushers(config, pusher.clone(), &services);
+        let official_alerts =
+            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone());
         let alerts = alerts.with_charts(charts.clone());
         let vision = match config.vision_model.trim() {
             "" => None,
@@ -273,6 +300,8 @@ impl Hearth {
             reminders,
             alerts,
             digests,
+            official_alerts,
+            official_poll_secs: config.alerts_poll_secs,
             outbox: pusher,
             allowance,
             alert_poll_secs: config.alert_poll_secs,
@@ -341,6 +370,9 @@ impl Hearth {
         }
         if let Err(e) = self.alerts.release().await {
             tracing::warn!(error = %e, "could not release price-alert claims");
+        }
+        if let Err(e) = self.official_alerts.release().await {
+            tracing::warn!(error = %e, "could not release the official alerts feed");
         }
     }
 

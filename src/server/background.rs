@@ -1,5 +1,5 @@
 //! The periodic work of a serving process: delivering due reminders and daily digests, pushing
-//! what waits in the per-chat outbox, watching prices for alerts,
+//! what waits in the per-chat outbox, watching prices for alerts, reading Taiwan's official alerts,
 //! taking webhook events that wait in the inbox (left there while the queue was full, or by a
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
 //! a while, reading LINE's message quota, and the daily backup of a SQLite database.
@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use crate::features::public_alerts::watcher;
 use crate::server::app::Hearth;
 use crate::server::inbox::lease;
 
@@ -63,6 +64,7 @@ pub fn start(app: Arc<Hearth>) -> Loops {
             spawn("waiting events", take_waiting_events(app.clone())),
             spawn("prices", watch_prices(app.clone())),
             spawn("digests", deliver_digests(app.clone())),
+            spawn("official alerts", watch_official_alerts(app.clone())),
             spawn("outbox", deliver_outbox(app.clone())),
             spawn("prune", prune(app.clone())),
             spawn("quota", read_quota(app.clone())),
@@ -160,6 +162,26 @@ async fn watch_prices(app: Arc<Hearth>) {
     }
 }
 
+/// Reads the official alerts feed every `HEARTH_ALERTS_POLL_SECS` (the process holding its
+/// lease) and tells the chats that follow the alerts.
+async fn watch_official_alerts(app: Arc<Hearth>) {
+    if app.official_poll_secs == 0 {
+        return;
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs(app.official_poll_secs));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.official_alerts.tick().await {
+            Ok(report) if report.kept + report.unreadable + report.told > 0 => {
+                tracing::info!(?report, "official alerts")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "official alerts tick failed"),
+        }
+    }
+}
+
 /// Reads LINE's message quota at start and hourly, and shows the month's projection (what is
 /// used plus what the scheduled reminders will spend) in `/metrics`.
 async fn read_quota(app: Arc<Hearth>) {
@@ -235,6 +257,10 @@ async fn prune(app: Arc<Hearth>) {
         }
         if let Err(e) = app.prune_settled_pushes().await {
             tracing::warn!(error = %e, "could not prune settled pushes");
+        }
+        let kept_since = now.saturating_sub(watcher::KEPT_FOR).unwrap_or(now);
+        if let Err(e) = app.store.prune_public_alerts(kept_since.as_millisecond()).await {
+            tracing::warn!(error = %e, "could not prune the official alerts");
         }
         app.metrics.upkeep();
     }

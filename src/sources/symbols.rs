@@ -1,5 +1,5 @@
 //! What the family calls an instrument, turned into the Yahoo symbol the quote source knows.
-//! Shared by `get_quote`, `price_alert` and `cancel_price_alert`.
+//! Shared by `get_quote`, `price_alert` and `price_alerts`.
 //!
 //! [`resolve_symbol`] is a pure function of the input and the [Taiwan securities
 //! table](super::securities), tried in this order: a hand-kept name (indices, crypto, US

@@ -52,6 +52,7 @@ embedded![
     "0021_inbox_set_aside.sql",
     "0022_chat_access.sql",
     "0023_reminder_days_before.sql",
+    "0024_public_alerts.sql",
 ];
 
 /// SQLite's migrations.

@@ -23,7 +23,7 @@ pub struct Args {
     pub time: Option<String>,
     /// The city for the weather ("台北"); null keeps the one set, else the family's home.
     pub place: Option<String>,
-    /// true: only on days with something beyond the weather (有事才通知); null keeps the choice.
+    /// true: only days with more than the weather (有事才通知); null keeps it.
     pub only_when_something: Option<bool>,
     /// true to stop the digest (不要每日摘要了); else null.
     pub off: Option<bool>,
@@ -74,7 +74,7 @@ impl Digest {
 
 impl Tool for Digest {
     const NAME: &'static str = "digest";
-    const DESCRIPTION: &'static str = "This chat's daily digest (每日摘要, 早安摘要, 'morning summary'): one message a day with the weather, today's reminders and birthdays, open list items, moved prices and the lunar date. Set it, change its time, city or only_when_something, or stop it with off.";
+    const DESCRIPTION: &'static str = "This chat's daily digest (每日摘要, 早安摘要, 'morning summary'): weather, today's reminders and birthdays, open list items, moved prices, lunar date, official alerts. Set, change, or stop (off).";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -69,7 +69,7 @@ impl Forget {
 
 impl Tool for Forget {
     const NAME: &'static str = "forget";
-    const DESCRIPTION: &'static str = "Forget a remembered fact by #id or words (忘記花生那件事 → \"花生\"), or everything (all: only shows a confirm button). If several match, nothing is deleted and a card lets them pick.";
+    const DESCRIPTION: &'static str = "Forget a remembered fact by #id or words (忘記花生那件事 → \"花生\"), or everything (all: only shows a confirm button). Several matches: nothing is deleted, a card lets them pick.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -95,7 +95,7 @@ fn named(items: Option<Vec<add::Item>>, action: &str) -> Result<Vec<add::Item>, 
 
 impl Tool for List {
     const NAME: &'static str = "list";
-    const DESCRIPTION: &'static str = "This chat's shared lists: the shopping list unless another is named (露營要帶的, 待辦). A thing to buy is a list item (要買衛生紙, 沒有醬油了, 'we're out of rice'), not a memory; things to do at a time are reminders. add merges repeats (quantity goes up) and starts a named list; check is for bought or done (買好牛奶了, 'got the eggs'), remove for no longer needed; clear only when asked to empty or delete a list. A card with ✓ buttons shows the list: do not repeat every item.";
+    const DESCRIPTION: &'static str = "This chat's shared lists: the shopping list unless another is named (露營要帶的, 待辦). A thing to buy is a list item (要買衛生紙, 沒有醬油了, 'we're out of rice'), not a memory; things to do at a time are reminders. add merges repeats; check is for bought or done (買好牛奶了, 'got the eggs'), remove for no longer needed; clear only when asked to empty or delete a list. A card with ✓ buttons shows the list: do not repeat every item.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

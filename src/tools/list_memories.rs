@@ -46,7 +46,7 @@ impl ListMemories {
 
 impl Tool for ListMemories {
     const NAME: &'static str = "list_memories";
-    const DESCRIPTION: &'static str = "Show what this chat asked you to remember (你記得什麼？) as a card with delete buttons. The facts are already in your instructions: answer a question about one from there, without this.";
+    const DESCRIPTION: &'static str = "Show what this chat asked you to remember (你記得什麼？) as a card with delete buttons. The facts are already in your instructions: answer from there, without this.";
     type Args = Args;
     type Output = Output;
 

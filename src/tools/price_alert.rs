@@ -59,7 +59,7 @@ pub enum Often {
 /// Arguments of `price_alert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// A Taiwan code or name ("2330", "台積電"), else a Yahoo symbol: "AAPL"; indexes "^TWII" (加權指數, 大盤), "^GSPC"; crypto "BTC-USD" (比特幣), "ETH-USD".
+    /// As for get_quote ("2330", "台積電", "AAPL", "^TWII", "BTC-USD").
     pub symbol: String,
     /// rises_to (漲到, 突破) or falls_to (跌到, 跌破).
     pub direction: Way,
@@ -77,7 +77,7 @@ pub struct Args {
 /// The result of `price_alert`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
-    /// The alert's id (for cancel_price_alert); `null` when it was not created because it would exceed this month's LINE message quota (see `spend`): tell the user and offer the `cheaper` ways or `accept_cost`.
+    /// The alert's id (for `price_alerts` cancel); `null` when it was not created because it would exceed this month's LINE message quota (see `spend`): tell the user and offer the `cheaper` ways or `accept_cost`.
     pub id: Option<i64>,
     /// The symbol watched.
     pub symbol: String,

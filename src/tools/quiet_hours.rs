@@ -19,9 +19,9 @@ pub const DEFAULT_END: &str = "07:00";
 /// Arguments of `quiet_hours`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Start HH:MM, 24-hour ("晚上十點" → "22:00"); null keeps the one set, else 22:00.
+    /// Start HH:MM (晚上十點 → 22:00); null keeps it, else 22:00.
     pub start: Option<String>,
-    /// End HH:MM ("早上七點" → "07:00"); null keeps the one set, else 07:00.
+    /// End HH:MM; null keeps it, else 07:00.
     pub end: Option<String>,
     /// true to end quiet hours (可以吵了); else null.
     pub off: Option<bool>,
@@ -54,7 +54,7 @@ impl QuietHoursTool {
 
 impl Tool for QuietHoursTool {
     const NAME: &'static str = "quiet_hours";
-    const DESCRIPTION: &'static str = "This chat's quiet hours (勿擾, 晚上不要吵, 'don't message us at night'): price alerts and the digest inside them wait until they end; reminders still come on time. Set or change them, or end them with off.";
+    const DESCRIPTION: &'static str = "This chat's quiet hours (勿擾, 晚上不要吵, 'don't message us at night'): alerts and the digest wait until they end; reminders still come on time. Set, change, or end (off).";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -31,7 +31,7 @@ pub struct Args {
     pub since_minutes: Option<u32>,
     /// "today", "since this morning": the local start "YYYY-MM-DDTHH:MM"; else null.
     pub since_local_time: Option<String>,
-    /// "the last 50 messages": how many (1-200); else null (default 50).
+    /// "the last 50 messages": how many (1-200); else null.
     pub last_messages: Option<u32>,
 }
 
@@ -169,7 +169,7 @@ impl Recap {
 
 impl Tool for Recap {
     const NAME: &'static str = "recap";
-    const DESCRIPTION: &'static str = "Recap THIS chat's recent messages (who said what, when) for you to summarise: 剛剛大家講了什麼, 'what did I miss?'. Only this chat's messages exist for you. Pick one window; be brief, name people.";
+    const DESCRIPTION: &'static str = "Recap THIS chat's recent messages for you to summarise: 剛剛大家講了什麼, 'what did I miss?'. Only this chat's messages exist for you. Pick one window; be brief, name people.";
     type Args = Args;
     type Output = Output;
 

@@ -19,7 +19,7 @@ pub use crate::store::MAX_MEMORIES;
 /// Arguments of `remember`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// One short self-contained sentence in the user's language, names not pronouns, relative dates written as dates (it is read on later days).
+    /// One short self-contained sentence in the user's language: names, not pronouns; dates, not 明天 (read on later days).
     pub fact: String,
 }
 

@@ -447,7 +447,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "Create a reminder (提醒我…, 'remind me to…'), pushed at the time with done, snooze and stop buttons. Once: text and at (or in_minutes), the rest null. Repeating: daily, weekly, monthly, yearly, lunar (every 初一/十五; a lunar date every year, e.g. a lunar birthday) or Taiwan workdays (每個上班日). Give lunar dates as said, never converted. A repeating one's result says its monthly LINE quota cost; beyond the month it is not created until the user accepts. A fact without a time: remember; a price level: price_alert.";
+    const DESCRIPTION: &'static str = "Create a reminder (提醒我…, 'remind me to…'), pushed at the time with buttons. Once: text and at (or in_minutes), the rest null. Repeating: daily, weekly, monthly, yearly, lunar (every 初一/十五; a lunar date every year, e.g. a lunar birthday) or Taiwan workdays (每個上班日). Give lunar dates as said, never converted. A repeating one's result says its monthly LINE quota cost; beyond the month it is not created until the user accepts. A fact without a time: remember; a price level: price_alert.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

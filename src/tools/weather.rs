@@ -16,7 +16,7 @@ use crate::store::Store;
 pub struct Args {
     /// The place as written ("台北", "Tokyo"); null when none is named.
     pub location: Option<String>,
-    /// Days from today through the last day asked about: 1 today, 2 tomorrow, 3 後天; 這週末 through Sunday. Default 3.
+    /// Days from today through the last day asked: 1 today, 2 tomorrow, 3 後天; 這週末 to Sunday. Default 3.
     pub days: Option<u8>,
 }
 
@@ -85,7 +85,7 @@ impl Weather {
 
 impl Tool for Weather {
     const NAME: &'static str = "weather";
-    const DESCRIPTION: &'static str = "Weather forecast: now, and each day's high/low and chance of rain (up to 7 days). For weather, rain, umbrellas (要帶傘嗎), clothes. No place named: location null (the place last asked about here, else home); do not ask which city.";
+    const DESCRIPTION: &'static str = "Weather forecast: now, and each day's high/low and chance of rain (7 days). For weather, rain, umbrellas (要帶傘嗎), clothes. No place named: location null (the place last asked about here, else home); do not ask which city.";
     type Args = Args;
     type Output = Output;
 

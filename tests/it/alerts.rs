@@ -325,16 +325,19 @@ async fn bad_input_is_refused_and_changes_nothing() {
     assert!(dup["error"]["message"].as_str().unwrap_or("").contains("already"));
 
     // Another conversation can neither see nor cancel it.
-    let other = call(&h, in_group(FAMILY, MOM), "cancel_price_alert", json!({"id": id})).await;
+    let by_id = json!({"action": "cancel", "id": id, "symbol": null});
+    let other = call(&h, in_group(FAMILY, MOM), "price_alerts", by_id).await;
     assert_eq!(err(&other), "not_found", "{other}");
-    let listed = call(&h, in_group(FAMILY, MOM), "list_price_alerts", json!({})).await;
+    let show = json!({"action": "show", "id": null, "symbol": null});
+    let listed = call(&h, in_group(FAMILY, MOM), "price_alerts", show.clone()).await;
     assert_eq!(listed["alerts"], json!([]));
     assert_eq!(h.app.store.list_alerts(MOM).await.expect("list").len(), 1);
 
     // Its own conversation lists it and cancels it by symbol.
-    let listed = call(&h, in_dm(MOM), "list_price_alerts", json!({})).await;
+    let listed = call(&h, in_dm(MOM), "price_alerts", show).await;
     assert_eq!(listed["alerts"][0]["id"], id);
-    let cancelled = call(&h, in_dm(MOM), "cancel_price_alert", json!({"symbol": "比特幣"})).await;
+    let by_symbol = json!({"action": "cancel", "id": null, "symbol": "比特幣"});
+    let cancelled = call(&h, in_dm(MOM), "price_alerts", by_symbol).await;
     assert_eq!(cancelled["cancelled"][0]["id"], id, "{cancelled}");
     assert!(h.app.store.list_alerts(MOM).await.expect("list").is_empty());
 }

@@ -63,7 +63,10 @@ async fn lunar_first_and_fifteenth_are_confirmed_with_their_dates_and_pushed_on_
     assert_eq!(h.line.accepted_pushes().len(), 2);
     assert!(h.line.accepted_pushes()[1].body.to_string().contains("拜拜"));
 
-    h.llm.reply_tool_calls(&[("list_reminders", json!({}))]);
+    h.llm.reply_tool_calls(&[(
+        "reminders",
+        json!({"action": "show", "id": null, "description": null}),
+    )]);
     h.llm.reply_text("這是提醒清單");
     h.send(vec![h.dm(MOM, "有哪些提醒")]).await;
     let listed = tool_result(&h, h.llm.requests().len() - 1);

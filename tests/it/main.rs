@@ -32,6 +32,7 @@ mod media;
 mod memory;
 mod memory_store;
 mod native;
+mod official_alerts;
 mod ops;
 mod outbox;
 mod outbox_store;

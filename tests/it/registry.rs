@@ -67,11 +67,9 @@ async fn production_tools_have_the_seed_wire_names() {
             "fx",
             "get_quote",
             "reminder",
-            "list_reminders",
-            "cancel_reminder",
+            "reminders",
             "price_alert",
-            "list_price_alerts",
-            "cancel_price_alert",
+            "price_alerts",
             "recap",
             "remember",
             "forget",
@@ -80,6 +78,7 @@ async fn production_tools_have_the_seed_wire_names() {
             "digest",
             "quiet_hours",
             "quota",
+            "official_alerts",
             "web_search",
             "summarize_url"
         ]
@@ -99,14 +98,15 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
         changing,
         [
             "reminder",
-            "cancel_reminder",
+            "reminders",
             "price_alert",
-            "cancel_price_alert",
+            "price_alerts",
             "remember",
             "forget",
             "list",
             "digest",
             "quiet_hours",
+            "official_alerts",
         ]
     );
     let untrusted: Vec<String> = registry

@@ -148,7 +148,10 @@ async fn list_and_cancel_see_only_this_conversations_reminders() {
     )
     .await;
 
-    h.llm.reply_tool_calls(&[("list_reminders", json!({}))]);
+    h.llm.reply_tool_calls(&[(
+        "reminders",
+        json!({"action": "show", "id": null, "description": null}),
+    )]);
     h.llm.reply_text("這是提醒清單");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 有哪些提醒")]).await;
     let listed = tool_result(&h, h.llm.requests().len() - 1);
@@ -162,13 +165,19 @@ async fn list_and_cancel_see_only_this_conversations_reminders() {
     let card = h.line.replies().last().expect("reply").body.clone();
     assert!(postback_data(&card, "cancel_reminder").is_some(), "each row has a cancel button");
 
-    h.llm.reply_tool_calls(&[("cancel_reminder", json!({"id": other["id"]}))]);
+    h.llm.reply_tool_calls(&[(
+        "reminders",
+        json!({"action": "cancel", "id": other["id"], "description": null}),
+    )]);
     h.llm.reply_text("找不到");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 取消那個")]).await;
     assert_eq!(tool_result(&h, h.llm.requests().len() - 1)["error"]["kind"], "not_found");
     assert_eq!(h.app.store.list_reminders(OTHER_GROUP).await.expect("list").len(), 1, "untouched");
 
-    h.llm.reply_tool_calls(&[("cancel_reminder", json!({"description": "房租"}))]);
+    h.llm.reply_tool_calls(&[(
+        "reminders",
+        json!({"action": "cancel", "id": null, "description": "房租"}),
+    )]);
     h.llm.reply_text("已取消");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 取消繳房租提醒")]).await;
     assert_eq!(tool_result(&h, h.llm.requests().len() - 1)["text"], "繳房租");

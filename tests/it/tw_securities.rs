@@ -103,7 +103,8 @@ async fn alerts_on_a_taiwan_security_by_name_are_named_the_family_way_on_every_c
     let confirmation = card_of(&reply(&h));
     assert!(confirmation.contains("\"元太 8069\""), "{confirmation}");
 
-    let listed = call(&h, "我的價格通知", "list_price_alerts", json!({})).await;
+    let show = json!({"action": "show", "id": null, "symbol": null});
+    let listed = call(&h, "我的價格通知", "price_alerts", show).await;
     assert_eq!(listed["alerts"][0]["taiwan"]["name"], "元太", "{listed}");
     let list = card_of(&h.line.replies()[1].body);
     assert!(list.contains("\"元太 8069\""), "the list row: {list}");
@@ -119,8 +120,8 @@ async fn alerts_on_a_taiwan_security_by_name_are_named_the_family_way_on_every_c
     assert!(card_of(&pushed).contains("\"元太 8069\""), "{pushed}");
     assert!(messages_of(&pushed)[0]["altText"].as_str().unwrap_or("").contains("元太 8069"));
 
-    let cancelled =
-        call(&h, "取消元太的通知", "cancel_price_alert", json!({"symbol": "元太"})).await;
+    let by_symbol = json!({"action": "cancel", "id": null, "symbol": "元太"});
+    let cancelled = call(&h, "取消元太的通知", "price_alerts", by_symbol).await;
     assert_eq!(cancelled["cancelled"][0]["symbol"], "8069.TWO", "{cancelled}");
 }
 

@@ -12,10 +12,10 @@ use crate::platform::i18n::Lang;
 use crate::sources::securities::{Securities, TaiwanName};
 use crate::store::AlertRow;
 
-/// One alert as the list and cancel tools report it.
+/// One alert as the `price_alerts` tool reports it (show and cancel).
 #[derive(Debug, Clone, Serialize)]
 pub struct AlertItem {
-    /// Its id (for cancel_price_alert).
+    /// Its id (for `price_alerts` cancel).
     pub id: i64,
     /// The symbol.
     pub symbol: String,

@@ -70,6 +70,9 @@ pub struct DigestContent {
     pub day_off: Option<String>,
     /// Today is a make-up workday (補班) on a weekend.
     pub make_up_workday: bool,
+    /// Official alerts standing for the place today (a suspension, a typhoon or rain warning),
+    /// one line each.
+    pub official: Vec<String>,
 }
 
 impl DigestContent {
@@ -83,6 +86,7 @@ impl DigestContent {
             || self.festival.is_some()
             || self.day_off.is_some()
             || self.make_up_workday
+            || !self.official.is_empty()
     }
 }
 
@@ -172,6 +176,7 @@ mod tests {
             festival: None,
             day_off: None,
             make_up_workday: false,
+            official: vec![],
         }
     }
 
@@ -199,6 +204,9 @@ mod tests {
         assert!(d.has_something());
         let mut d = quiet_day();
         d.day_off = Some("國慶日".into());
+        assert!(d.has_something());
+        let mut d = quiet_day();
+        d.official.push("🏫 臺北市 停止上班、停止上課".into());
         assert!(d.has_something());
     }
 }

@@ -94,6 +94,10 @@ pub fn card(c: &DigestContent) -> Card {
         };
         card.headline = Some(Styled { text: clip(&text), tone: None });
     }
+    let official = c.official.clone();
+    for row in capped_rows(lang.pick("官方通報", "Official"), official, lang) {
+        card.rows.push(row.toned(Some(Tone::Warning)));
+    }
     let birthdays = c.birthdays.iter().map(|b| format!("🎂 {b}")).collect();
     card.rows.extend(capped_rows(lang.pick("生日", "Birthdays"), birthdays, lang));
     let reminders = c.reminders.iter().map(|r| format!("{} {}", r.at, r.text)).collect();
@@ -179,6 +183,7 @@ mod tests {
             festival: Some("初一"),
             day_off: None,
             make_up_workday: false,
+            official: vec!["🏫 臺北市 停止上班、停止上課".into()],
         }
     }
 
@@ -189,9 +194,14 @@ mod tests {
         assert_eq!(card.subtitle.as_deref(), Some("農曆十一月初一・初一"));
         assert_eq!(card.headline.as_ref().map(|h| h.text.as_str()), Some("台北 🌧️ 雨 17–22°C"));
         let text = card.to_text();
-        for part in
-            ["記得帶傘", "🎂 阿嬤生日", "08:00 事情 0", "2 個清單共 3 項待辦", "台積電 2330"]
-        {
+        for part in [
+            "記得帶傘",
+            "🎂 阿嬤生日",
+            "08:00 事情 0",
+            "2 個清單共 3 項待辦",
+            "台積電 2330",
+            "臺北市 停止上班",
+        ] {
             assert!(text.contains(part), "{part} in {text}");
         }
         assert!(card.footnote.is_none());
@@ -221,6 +231,7 @@ mod tests {
         d.open_items = (0, 0);
         d.moved.clear();
         d.festival = None;
+        d.official.clear();
         assert!(card(&d).footnote.is_some());
     }
 

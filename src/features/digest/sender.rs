@@ -1,7 +1,7 @@
 //! Delivers the digests: each tick records the day of every digest that came due (one process
 //! wins each day, see `Store::advance_digest`), then claims the recorded days under a lease,
 //! composes each once (weather, reminders, lists, watched prices, the lunar and working
-//! calendars), keeps the composed messages and pushes them with the day's deterministic retry key.
+//! calendars, the official alerts standing for the place), keeps the composed messages and pushes them with the day's deterministic retry key.
 //! A push of unknown outcome is tried again with the same key until the day's grace runs out. The
 //! push goes through the per-chat outbox ([`crate::features::delivery`]): with the chat's reminders and
 //! alert fires due at the same time in one request, and, when it comes due inside the
@@ -19,10 +19,13 @@ use super::content::{self, DigestContent, MovedQuote, TodayReminder, WeatherLine
 use super::render;
 use super::schedule::{self, GRACE};
 use crate::features::delivery::{self, Item, Outcome, Pusher};
+use crate::features::public_alerts;
 use crate::features::quiet::PushKind;
 use crate::platform::i18n::Lang;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::calendar::lunar::LunarDate;
+use crate::sources::cap::CapAlert;
+use crate::sources::cap::areas::Place;
 use crate::sources::quotes::QuoteSource;
 use crate::sources::securities::Securities;
 use crate::sources::weather::{WeatherSource, describe_code};
@@ -36,6 +39,8 @@ const LEASE: SignedDuration = SignedDuration::from_mins(2);
 const RETRY_AFTER: SignedDuration = SignedDuration::from_mins(1);
 /// Digests looked at per tick.
 const BATCH: i64 = 500;
+/// How far back official alerts are looked at (a suspension is announced the evening before).
+const OFFICIAL_LOOK_BACK: SignedDuration = SignedDuration::from_hours(48);
 /// Days composed and pushed at once.
 const CONCURRENCY: usize = 16;
 
@@ -66,6 +71,9 @@ pub struct DigestSources {
     pub securities: Arc<Securities>,
     /// Holidays and make-up workdays.
     pub work_calendar: WorkCalendar,
+    /// The family's home (`HEARTH_HOME_LOCATION`): the place of official alerts when the
+    /// digest names none.
+    pub home: Option<String>,
 }
 
 /// The digest sender of one process.
@@ -282,6 +290,7 @@ impl DigestSender {
             lists.iter().filter(|l| l.open > 0).count(),
         );
         let moved = self.moved(&row.conversation_id, lang).await?;
+        let official = self.official(row.place.as_deref(), now, &tz, lang).await?;
         let lunar = LunarDate::of(date);
         let calendar = &self.sources.work_calendar;
         let weekend =
@@ -299,7 +308,30 @@ impl DigestSender {
             lunar,
             day_off: calendar.day_off(date).map(str::to_string),
             make_up_workday: weekend && calendar.is_workday(date),
+            official,
         })
+    }
+
+    /// The official alerts standing for `place` (the digest's, else home) today.
+    async fn official(
+        &self,
+        place: Option<&str>,
+        now: Timestamp,
+        tz: &TimeZone,
+        lang: Lang,
+    ) -> Result<Vec<String>, StoreError> {
+        let written = place.map(str::to_string).or_else(|| self.sources.home.clone());
+        let Some(place) = written.as_deref().and_then(Place::resolve) else { return Ok(vec![]) };
+        let since = now.saturating_sub(OFFICIAL_LOOK_BACK).unwrap_or(now).as_millisecond();
+        let alerts: Vec<CapAlert> = self
+            .pusher
+            .store()
+            .public_alerts_since(since)
+            .await?
+            .into_iter()
+            .filter_map(|row| serde_json::from_str(row.alert.as_deref()?).ok())
+            .collect();
+        Ok(public_alerts::day::standing_lines(&place, &alerts, now, tz, lang))
     }
 
     async fn weather(&self, place: &str, fallback_tz: &str, lang: Lang) -> Option<WeatherLine> {

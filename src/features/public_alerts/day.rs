@@ -78,7 +78,9 @@ pub fn answer(
         let Some(kind) = reading::Kind::of(alert) else { continue };
         match kind {
             Kind::Suspension => {
-                let Some(s) = reading::suspension(alert).filter(|s| s.day == date) else { continue };
+                let Some(s) = reading::suspension(alert).filter(|s| s.day == date) else {
+                    continue;
+                };
                 if reading::statement(alert, kind, place, 1).is_none() {
                     continue;
                 }
@@ -98,14 +100,15 @@ pub fn answer(
                 });
             }
             Kind::Typhoon | Kind::Rain => {
-                let standing = alert.msg_type != MsgType::Cancel
-                    && alert.expires.is_none_or(|e| e > now);
+                let standing =
+                    alert.msg_type != MsgType::Cancel && alert.expires.is_none_or(|e| e > now);
                 if !standing {
                     continue;
                 }
                 if let Some(s) = reading::statement(alert, kind, place, 1) {
                     let source = alert.sender_name.as_deref().unwrap_or("");
-                    let line = format!("{}（{source} {}）", s.text, local_time(alert.sent, &tz, lang));
+                    let line =
+                        format!("{}（{source} {}）", s.text, local_time(alert.sent, &tz, lang));
                     warnings.retain(|w| !w.starts_with(&s.text));
                     warnings.push(line);
                 }
@@ -114,20 +117,18 @@ pub fn answer(
         }
     }
     let whole: Vec<&Announcement> = latest.iter().filter(|a| a.whole_place).collect();
-    let verdict = match (
-        whole.iter().any(|a| a.work_suspended),
-        whole.iter().any(|a| a.classes_suspended),
-    ) {
-        (true, true) => "work_and_classes_suspended",
-        (false, true) => "classes_suspended",
-        (true, false) => "work_suspended",
-        _ if latest.iter().any(|a| a.work_suspended || a.classes_suspended) => {
-            "suspended_in_some_towns"
-        }
-        _ if !whole.is_empty() => "normal_announced",
-        _ if !calendar.workday => "day_off",
-        _ => "nothing_announced",
-    };
+    let verdict =
+        match (whole.iter().any(|a| a.work_suspended), whole.iter().any(|a| a.classes_suspended)) {
+            (true, true) => "work_and_classes_suspended",
+            (false, true) => "classes_suspended",
+            (true, false) => "work_suspended",
+            _ if latest.iter().any(|a| a.work_suspended || a.classes_suspended) => {
+                "suspended_in_some_towns"
+            }
+            _ if !whole.is_empty() => "normal_announced",
+            _ if !calendar.workday => "day_off",
+            _ => "nothing_announced",
+        };
     DayAnswer {
         date: date.to_string(),
         place: place.label(),
@@ -152,8 +153,15 @@ pub fn standing_lines(
     let day = answer(today, place, calendar, alerts, now, lang);
     day.announcements
         .into_iter()
-        .filter(|a| a.work_suspended || a.classes_suspended)
-        .map(|a| format!("🏫 {}{}", a.area, a.announced))
+        .filter_map(|a| {
+            let what = match (a.work_suspended, a.classes_suspended) {
+                (true, true) => lang.pick("停止上班、停止上課", "no work, no school"),
+                (false, true) => lang.pick("停止上課", "no school"),
+                (true, false) => lang.pick("停止上班", "no work"),
+                (false, false) => return None,
+            };
+            Some(format!("🏫 {} {what}", a.area))
+        })
         .chain(day.warnings.into_iter().map(|w| format!("🌀 {w}")))
         .collect()
 }
@@ -194,35 +202,86 @@ mod tests {
     #[test]
     fn the_latest_announcement_for_the_place_decides_and_says_who_and_when() {
         let alerts = vec![
-            dgpa("2026-12-03T10:00:00Z", "[停班停課通知]臺北市:明天照常上班、照常上課。", "臺北市", MsgType::Alert),
-            dgpa("2026-12-03T12:00:00Z", "[停班停課通知]臺北市:明天停止上班、停止上課。", "臺北市", MsgType::Update),
-            dgpa("2026-12-03T12:00:00Z", "[停班停課通知]臺中市:明天停止上班、停止上課。", "臺中市", MsgType::Alert),
+            dgpa(
+                "2026-12-03T10:00:00Z",
+                "[停班停課通知]臺北市:明天照常上班、照常上課。",
+                "臺北市",
+                MsgType::Alert,
+            ),
+            dgpa(
+                "2026-12-03T12:00:00Z",
+                "[停班停課通知]臺北市:明天停止上班、停止上課。",
+                "臺北市",
+                MsgType::Update,
+            ),
+            dgpa(
+                "2026-12-03T12:00:00Z",
+                "[停班停課通知]臺中市:明天停止上班、停止上課。",
+                "臺中市",
+                MsgType::Alert,
+            ),
         ];
         let taipei = Place::resolve("台北").expect("place");
-        let a = answer(date(2026, 12, 4), &taipei, workday(), &alerts, NOW.parse().expect("now"), Lang::ZhTw);
+        let a = answer(
+            date(2026, 12, 4),
+            &taipei,
+            workday(),
+            &alerts,
+            NOW.parse().expect("now"),
+            Lang::ZhTw,
+        );
         assert_eq!(a.verdict, "work_and_classes_suspended");
         assert_eq!(a.announcements.len(), 1);
         assert_eq!(a.announcements[0].source, "行政院人事行政總處");
         assert_eq!(a.announcements[0].announced_at, "2026-12-03（四）20:00");
-        let today = answer(date(2026, 12, 3), &taipei, workday(), &alerts, NOW.parse().expect("now"), Lang::ZhTw);
+        let today = answer(
+            date(2026, 12, 3),
+            &taipei,
+            workday(),
+            &alerts,
+            NOW.parse().expect("now"),
+            Lang::ZhTw,
+        );
         assert_eq!(today.verdict, "nothing_announced", "the announcement is for tomorrow");
     }
 
     #[test]
     fn another_county_s_suspension_and_a_town_s_are_told_apart() {
         let alerts = vec![
-            dgpa("2026-12-03T12:00:00Z", "[停班停課通知]臺中市:明天停止上班、停止上課。", "臺中市", MsgType::Alert),
-            dgpa("2026-12-03T12:00:00Z", "[停班停課通知]新北市烏來區:明天照常上班、停止上課。", "新北市烏來區", MsgType::Alert),
+            dgpa(
+                "2026-12-03T12:00:00Z",
+                "[停班停課通知]臺中市:明天停止上班、停止上課。",
+                "臺中市",
+                MsgType::Alert,
+            ),
+            dgpa(
+                "2026-12-03T12:00:00Z",
+                "[停班停課通知]新北市烏來區:明天照常上班、停止上課。",
+                "新北市烏來區",
+                MsgType::Alert,
+            ),
         ];
         let now = NOW.parse().expect("now");
         let day = date(2026, 12, 4);
         let taipei = Place::resolve("台北").expect("place");
-        assert_eq!(answer(day, &taipei, workday(), &alerts, now, Lang::ZhTw).verdict, "nothing_announced");
+        assert_eq!(
+            answer(day, &taipei, workday(), &alerts, now, Lang::ZhTw).verdict,
+            "nothing_announced"
+        );
         let new_taipei = Place::resolve("新北").expect("place");
-        assert_eq!(answer(day, &new_taipei, workday(), &alerts, now, Lang::ZhTw).verdict, "suspended_in_some_towns");
+        assert_eq!(
+            answer(day, &new_taipei, workday(), &alerts, now, Lang::ZhTw).verdict,
+            "suspended_in_some_towns"
+        );
         let wulai = Place::resolve("新北市烏來區").expect("place");
-        assert_eq!(answer(day, &wulai, workday(), &alerts, now, Lang::ZhTw).verdict, "classes_suspended");
-        let holiday = CalendarDay { workday: false, holiday: Some("國慶日".into()), make_up_workday: false };
+        assert_eq!(
+            answer(day, &wulai, workday(), &alerts, now, Lang::ZhTw).verdict,
+            "classes_suspended"
+        );
+        let holiday =
+            CalendarDay {
+                workday: false, holiday: Some("國慶日".into()), make_up_workday: false
+            };
         assert_eq!(answer(day, &taipei, holiday, &alerts, now, Lang::ZhTw).verdict, "day_off");
     }
 }

@@ -8,8 +8,8 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use serde::Serialize;
 
-use crate::sources::cap::areas::{self, Place};
 use crate::sources::cap::CapAlert;
+use crate::sources::cap::areas::{self, Place};
 
 /// The kinds of alert the family is told about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -140,16 +140,15 @@ pub fn threshold_rank(level: u8) -> u8 {
 
 /// The highest intensity an earthquake report gives `county_code`, as written and ranked.
 pub fn intensity_at(alert: &CapAlert, county_code: &str) -> Option<(String, u8)> {
-    let from_parameters = alert
-        .parameters
-        .iter()
-        .filter(|(name, _)| name == "LocalMaxIntensity")
-        .filter_map(|(_, value)| {
-            let fields: Vec<&str> = value.split(';').collect();
-            let code = fields.get(3)?.trim();
-            (areas::by_code(code)?.code == county_code)
-                .then(|| fields.first().map(|l| l.trim().to_string()))?
-        });
+    let from_parameters =
+        alert.parameters.iter().filter(|(name, _)| name == "LocalMaxIntensity").filter_map(
+            |(_, value)| {
+                let fields: Vec<&str> = value.split(';').collect();
+                let code = fields.get(3)?.trim();
+                (areas::by_code(code)?.code == county_code)
+                    .then(|| fields.first().map(|l| l.trim().to_string()))?
+            },
+        );
     let from_areas = alert.areas.iter().filter_map(|a| {
         let level = a.desc.strip_prefix("最大震度")?.strip_suffix("地區")?;
         a.geocodes
@@ -291,21 +290,53 @@ mod tests {
 
     #[test]
     fn a_suspension_says_work_classes_and_its_day() {
-        let s = suspension(&alert("workSchlClos", "[停班停課通知]臺北市:明天停止上班、停止上課。行政院人事行政總處。", vec![])).expect("read");
-        assert_eq!((s.area.as_str(), s.work, s.classes, s.day), ("臺北市", true, true, date(2026, 12, 4)));
-        let s = suspension(&alert("workSchlClos", "[停班停課通知]新竹縣尖石鄉:明天照常上班、停止上課。", vec![])).expect("read");
+        let s = suspension(&alert(
+            "workSchlClos",
+            "[停班停課通知]臺北市:明天停止上班、停止上課。行政院人事行政總處。",
+            vec![],
+        ))
+        .expect("read");
+        assert_eq!(
+            (s.area.as_str(), s.work, s.classes, s.day),
+            ("臺北市", true, true, date(2026, 12, 4))
+        );
+        let s = suspension(&alert(
+            "workSchlClos",
+            "[停班停課通知]新竹縣尖石鄉:明天照常上班、停止上課。",
+            vec![],
+        ))
+        .expect("read");
         assert!(!s.work && s.classes);
-        let s = suspension(&alert("workSchlClos", "[停班停課通知]花蓮縣:12/3未達停止上班及上課標準。", vec![])).expect("read");
+        let s = suspension(&alert(
+            "workSchlClos",
+            "[停班停課通知]花蓮縣:12/3未達停止上班及上課標準。",
+            vec![],
+        ))
+        .expect("read");
         assert!(!s.work && !s.classes && s.day == date(2026, 12, 3));
-        let s = suspension(&alert("workSchlClos", "[停班停課通知]高雄市:12/5已達停止上班及上課標準。", vec![])).expect("read");
+        let s = suspension(&alert(
+            "workSchlClos",
+            "[停班停課通知]高雄市:12/5已達停止上班及上課標準。",
+            vec![],
+        ))
+        .expect("read");
         assert!(s.work && s.classes && s.day == date(2026, 12, 5));
-        let s = suspension(&alert("workSchlClos", "[停班停課通知]澎湖縣:1/2停止上班、停止上課。", vec![])).expect("read");
+        let s = suspension(&alert(
+            "workSchlClos",
+            "[停班停課通知]澎湖縣:1/2停止上班、停止上課。",
+            vec![],
+        ))
+        .expect("read");
         assert_eq!(s.day, date(2027, 1, 2), "announced in December for January");
     }
 
     #[test]
     fn a_suspension_in_one_town_is_told_there_and_in_its_county_not_in_the_next_town() {
-        let a = alert("workSchlClos", "[停班停課通知]新北市烏來區:明天照常上班、停止上課。", vec![area("新北市烏來區", "6502900")]);
+        let a = alert(
+            "workSchlClos",
+            "[停班停課通知]新北市烏來區:明天照常上班、停止上課。",
+            vec![area("新北市烏來區", "6502900")],
+        );
         let told = |p: &str| statement(&a, Kind::Suspension, &place(p), 4).map(|s| s.text);
         assert_eq!(told("新北市烏來區").as_deref(), Some("新北市烏來區明天照常上班、停止上課"));
         assert!(told("新北").is_some(), "a chat that names only the county hears of its towns");
@@ -319,28 +350,59 @@ mod tests {
         a.parameters = vec![
             ("EventLocationName".into(), "花蓮縣壽豐鄉".into()),
             ("EventMagnitudeDescription".into(), "芮氏規模5.5".into()),
-            ("LocalMaxIntensity".into(), "4級;\"花蓮縣\";Taiwan_Geocode_103;10015;;;\"CAP-EQ:1.0\"".into()),
-            ("LocalMaxIntensity".into(), "5弱;\"臺北市\";Taiwan_Geocode_103;63;;;\"CAP-EQ:1.0\"".into()),
+            (
+                "LocalMaxIntensity".into(),
+                "4級;\"花蓮縣\";Taiwan_Geocode_103;10015;;;\"CAP-EQ:1.0\"".into(),
+            ),
+            (
+                "LocalMaxIntensity".into(),
+                "5弱;\"臺北市\";Taiwan_Geocode_103;63;;;\"CAP-EQ:1.0\"".into(),
+            ),
         ];
-        let hualien = statement(&a, Kind::Earthquake, &place("花蓮"), threshold_rank(4)).expect("felt");
+        let hualien =
+            statement(&a, Kind::Earthquake, &place("花蓮"), threshold_rank(4)).expect("felt");
         assert_eq!(hualien.text, "花蓮縣壽豐鄉規模5.5地震，花蓮縣最大震度4級");
         assert!(statement(&a, Kind::Earthquake, &place("花蓮"), threshold_rank(5)).is_none());
-        assert!(statement(&a, Kind::Earthquake, &place("台北"), threshold_rank(5)).is_some(), "5弱 ≥ 5");
-        assert!(statement(&a, Kind::Earthquake, &place("台中"), threshold_rank(4)).is_none(), "3級");
+        assert!(
+            statement(&a, Kind::Earthquake, &place("台北"), threshold_rank(5)).is_some(),
+            "5弱 ≥ 5"
+        );
+        assert!(
+            statement(&a, Kind::Earthquake, &place("台中"), threshold_rank(4)).is_none(),
+            "3級"
+        );
         assert!(statement(&a, Kind::Earthquake, &place("高雄"), 1).is_none(), "not felt");
     }
 
     #[test]
     fn a_warning_names_the_towns_of_the_place_it_covers() {
-        let a = alert("rainfall", "", vec![area("新北市烏來區", "6502900"), area("新北市新店區", "6500600"), area("南投縣信義鄉", "1000812")]);
+        let a = alert(
+            "rainfall",
+            "",
+            vec![
+                area("新北市烏來區", "6502900"),
+                area("新北市新店區", "6500600"),
+                area("南投縣信義鄉", "1000812"),
+            ],
+        );
         let mut a = a;
         a.headline = Some("大雨特報".into());
-        assert_eq!(statement(&a, Kind::Rain, &place("新北"), 4).map(|s| s.text).as_deref(), Some("大雨特報：新北市烏來區、新店區"));
-        assert_eq!(statement(&a, Kind::Rain, &place("新北市新店區"), 4).map(|s| s.text).as_deref(), Some("大雨特報：新北市新店區"));
+        assert_eq!(
+            statement(&a, Kind::Rain, &place("新北"), 4).map(|s| s.text).as_deref(),
+            Some("大雨特報：新北市烏來區、新店區")
+        );
+        assert_eq!(
+            statement(&a, Kind::Rain, &place("新北市新店區"), 4).map(|s| s.text).as_deref(),
+            Some("大雨特報：新北市新店區")
+        );
         assert!(statement(&a, Kind::Rain, &place("新北市板橋區"), 4).is_none());
         let t = alert("typhoon", "", vec![Area { desc: "臺北市".into(), geocodes: vec![] }]);
-        assert_eq!(statement(&t, Kind::Typhoon, &place("台北市信義區"), 4).map(|s| s.text).as_deref(), Some("陸上颱風警報：臺北市"));
-        let sea = alert("typhoon", "", vec![Area { desc: "臺灣東南部海面".into(), geocodes: vec![] }]);
+        assert_eq!(
+            statement(&t, Kind::Typhoon, &place("台北市信義區"), 4).map(|s| s.text).as_deref(),
+            Some("陸上颱風警報：臺北市")
+        );
+        let sea =
+            alert("typhoon", "", vec![Area { desc: "臺灣東南部海面".into(), geocodes: vec![] }]);
         assert!(statement(&sea, Kind::Typhoon, &place("台北"), 4).is_none());
     }
 

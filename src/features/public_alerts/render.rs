@@ -37,7 +37,9 @@ pub fn card(
     let (icon, name) = kind_title(kind, lang);
     let title = match tell {
         Tell::Updated => format!("{icon} {}{name}", lang.pick("更新・", "Update: ")),
-        Tell::Cancelled | Tell::NoLonger => format!("{icon} {}{name}", lang.pick("解除・", "Lifted: ")),
+        Tell::Cancelled | Tell::NoLonger => {
+            format!("{icon} {}{name}", lang.pick("解除・", "Lifted: "))
+        }
         _ => format!("{icon} {name}"),
     };
     let mut card = Card::new(title);
@@ -65,7 +67,8 @@ pub fn card(
     {
         card.rows.push(CardRow::new(lang.pick("有效至", "Until"), local_time(expires, tz, lang)));
     }
-    card.footnote = Some(lang.pick("資料：國家災害防救科技中心", "Source: NCDR alert platform").into());
+    card.footnote =
+        Some(lang.pick("資料：國家災害防救科技中心", "Source: NCDR alert platform").into());
     card
 }
 

@@ -77,7 +77,11 @@ mod tests {
         let s = says("臺北市明天停止上班、停止上課", true);
         assert_eq!(decide(MsgType::Alert, false, Some(&s), Told::default()), Tell::New);
         let told = Told { in_thread: Some(s.text.as_str()), same_lately: false };
-        assert_eq!(decide(MsgType::Update, false, Some(&s), told), Tell::Skip, "update saying the same");
+        assert_eq!(
+            decide(MsgType::Update, false, Some(&s), told),
+            Tell::Skip,
+            "update saying the same"
+        );
         let lately = Told { in_thread: None, same_lately: true };
         assert_eq!(decide(MsgType::Alert, false, Some(&s), lately), Tell::Skip, "re-announced");
     }
@@ -89,8 +93,14 @@ mod tests {
         let now = says("臺北市明天停止上班、停止上課", true);
         assert_eq!(decide(MsgType::Update, false, Some(&now), told), Tell::Updated);
         let calm = says("臺北市明天照常上班、照常上課", false);
-        let told = Told { in_thread: Some("臺北市明天停止上班、停止上課"), same_lately: false };
-        assert_eq!(decide(MsgType::Update, false, Some(&calm), told), Tell::Updated, "back to work");
+        let told = Told {
+            in_thread: Some("臺北市明天停止上班、停止上課"), same_lately: false
+        };
+        assert_eq!(
+            decide(MsgType::Update, false, Some(&calm), told),
+            Tell::Updated,
+            "back to work"
+        );
         assert_eq!(decide(MsgType::Update, false, None, told), Tell::NoLonger);
     }
 

@@ -80,7 +80,11 @@ impl AlertWatcher {
         };
         report.held = true;
         match feed.poll(etag.as_deref(), last_modified.as_deref()).await {
-            Ok(FeedPoll::NotModified) => {}
+            Ok(FeedPoll::NotModified) => {
+                let (etag, last_modified) = (etag.as_deref(), last_modified.as_deref());
+                let now_ms = now.as_millisecond();
+                store.save_alert_feed(self.pusher.owner(), etag, last_modified, now_ms).await?;
+            }
             Ok(FeedPoll::Entries { entries, etag, last_modified }) => {
                 let all_read = self.read_entries(feed, &entries, now, &mut report).await?;
                 if all_read {
@@ -139,9 +143,10 @@ impl AlertWatcher {
                     let kept = self.keep(entry, &bytes, now, report).await?;
                     known.extend(kept);
                 }
-                // Gone or refused for good: kept as unreadable, never asked again.
-                Err(UpstreamError::Status(s)) if s.is_client_error() => {
-                    tracing::warn!(entry = entry.id, status = %s, "an alert document is gone");
+                // Gone, or a body refused (too large): kept as unreadable, never asked again.
+                Err(e @ (UpstreamError::Status(_) | UpstreamError::Garbage(_))) if !matches!(&e, UpstreamError::Status(s) if s.is_server_error()) =>
+                {
+                    tracing::warn!(entry = entry.id, error = %e, "an alert document was refused");
                     self.keep_unreadable(entry, now).await?;
                     report.unreadable += 1;
                 }
@@ -174,10 +179,9 @@ impl AlertWatcher {
         let store = self.pusher.store();
         let thread = match alert.references.first() {
             None => alert.identifier.clone(),
-            Some(first) => store
-                .public_alert_thread(&alert.references)
-                .await?
-                .unwrap_or_else(|| first.clone()),
+            Some(first) => {
+                store.public_alert_thread(&alert.references).await?.unwrap_or_else(|| first.clone())
+            }
         };
         let kind = Kind::of(&alert);
         let json = serde_json::to_string(&alert).ok();
@@ -289,7 +293,8 @@ impl AlertWatcher {
         let card = render::card(alert, kind, what, said.as_ref(), follower.lang, &tz);
         let messages = render::messages(&card, self.pusher.palette());
         let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
-        let key = delivery::retry_key(&format!("public-alert:{chat}:{}", alert.identifier)).to_string();
+        let key =
+            delivery::retry_key(&format!("public-alert:{chat}:{}", alert.identifier)).to_string();
         let push_kind = if kind.urgent() && !follower.quiet_holds_urgent {
             PushKind::Urgent
         } else {
@@ -304,7 +309,8 @@ impl AlertWatcher {
             silent: false,
         };
         let outcome = self.pusher.push(chat, &[item]).await;
-        if outcome.first() == Some(&Outcome::RetryLater) && store.outbox_item(&key).await?.is_none() {
+        if outcome.first() == Some(&Outcome::RetryLater) && store.outbox_item(&key).await?.is_none()
+        {
             return Ok(None);
         }
         // A lifted alert leaves nothing standing in its thread: recorded as an empty sentence.

@@ -110,7 +110,8 @@ pub fn parse_alert(bytes: &[u8]) -> Result<CapAlert, CapError> {
     if root.name != "alert" {
         return Err(CapError::NotCap("CAP alert"));
     }
-    let required = |name: &'static str| root.text_of(name).map(str::to_string).ok_or(CapError::Field(name));
+    let required =
+        |name: &'static str| root.text_of(name).map(str::to_string).ok_or(CapError::Field(name));
     let identifier = required("identifier")?;
     let sent = timestamp(root.text_of("sent")).ok_or(CapError::Field("sent"))?;
     let msg_type = match root.text_of("msgType") {
@@ -141,7 +142,9 @@ pub fn parse_alert(bytes: &[u8]) -> Result<CapAlert, CapError> {
     };
     let parameters = info
         .all("parameter")
-        .filter_map(|p| Some((p.text_of("valueName")?.to_string(), p.text_of("value")?.to_string())))
+        .filter_map(|p| {
+            Some((p.text_of("valueName")?.to_string(), p.text_of("value")?.to_string()))
+        })
         .take(MAX_AREAS)
         .collect();
     let areas = info
@@ -273,7 +276,11 @@ impl CapFeed {
             return Err(UpstreamError::Status(response.status));
         }
         let header = |name| {
-            response.headers.get(name).and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok()).map(str::to_string)
+            response
+                .headers
+                .get(name)
+                .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                .map(str::to_string)
         };
         let entries =
             parse_feed(&response.body).map_err(|e| UpstreamError::Garbage(Box::new(e)))?;
@@ -356,6 +363,8 @@ mod tests {
         assert_eq!(entries[0].id, "dgpa-2");
         assert_eq!(entries[0].title.as_deref(), Some("停班停課"));
         let login = "<WarningMessage><Warning>請先登入會員。</Warning></WarningMessage>";
-        assert!(matches!(parse_feed(login.as_bytes()), Err(CapError::Refused(s)) if s.contains("請先登入會員")));
+        assert!(
+            matches!(parse_feed(login.as_bytes()), Err(CapError::Refused(s)) if s.contains("請先登入會員"))
+        );
     }
 }

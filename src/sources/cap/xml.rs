@@ -217,7 +217,10 @@ mod tests {
         assert_eq!(root.name, "feed");
         let entry = root.child("entry").expect("entry");
         assert_eq!(entry.text_of("id"), Some("a&b 臺"));
-        assert_eq!(entry.child("link").and_then(|l| l.attribute("href")), Some("https://x/?a=1&b=2"));
+        assert_eq!(
+            entry.child("link").and_then(|l| l.attribute("href")),
+            Some("https://x/?a=1&b=2")
+        );
         assert_eq!(entry.text_of("note"), Some("<b>raw</b>"));
     }
 

@@ -105,6 +105,9 @@ impl Harness {
         config.parser_program = Some(super::hearth_exe());
         // Every chat is served unless a test is about who is (tests/limits.rs, tests/access.rs).
         config.open = true;
+        // The official alerts feed is on the internet: off unless a test serves a fake one
+        // (tests/official_alerts.rs).
+        config.alerts_feed_url = String::new();
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");

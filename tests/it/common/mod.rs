@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod db;
+pub mod fake_cap;
 pub mod fake_line;
 pub mod fake_llm;
 pub mod fake_media;

@@ -48,6 +48,8 @@ impl Replica {
             .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
             // These tests are about delivery, not about who is served.
             .env("HEARTH_OPEN", "true")
+            // The official alerts feed is on the internet: off unless a test serves one.
+            .env("HEARTH_ALERTS_FEED_URL", "")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(log);

@@ -105,9 +105,9 @@ impl HomeServer {
         "晴".into()
     }
 
-    /// Lists reminders (its prefixed name can collide with hearth's own list_reminders).
+    /// Lists memories (its prefixed name can collide with hearth's own list_memories).
     #[tool(annotations(read_only_hint = true))]
-    async fn reminders(&self) -> String {
+    async fn memories(&self) -> String {
         "none".into()
     }
 

@@ -1,11 +1,11 @@
-//! `list_reminders`: this conversation's reminders, as a card where every row has a cancel button.
+//! `reminders` with `action: "show"`: this conversation's reminders ("有哪些提醒"), as a card
+//! where every row has a cancel button. Read only.
 
 use jiff::Timestamp;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::contract::list::{Keep, ListCard, cancel_button, plus_more};
-use crate::contract::{Card, CardRow, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, CardRow, ToolCtx, ToolError};
 use crate::features::button::Action;
 use crate::features::reminders::actions::CancelReminder;
 use crate::features::reminders::describe::{local_time, repetition};
@@ -15,14 +15,10 @@ use crate::store::{ReminderStatus, Store};
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;
 
-/// Arguments of `list_reminders` (none).
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct Args {}
-
 /// One reminder in the list.
 #[derive(Debug, Clone, Serialize)]
 pub struct Item {
-    /// Its id (for cancel_reminder).
+    /// Its id (for `reminders` with `action: "cancel"`).
     pub id: i64,
     /// What it is about.
     pub text: String,
@@ -34,34 +30,27 @@ pub struct Item {
     pub paused: bool,
 }
 
-/// The result of `list_reminders`.
+/// The result of `show`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// The reminders, soonest first.
     pub reminders: Vec<Item>,
 }
 
-/// The list tool.
-pub struct ListReminders {
+/// The `show` action.
+pub struct ShowReminders {
     store: Store,
     work_calendar: WorkCalendar,
 }
 
-impl ListReminders {
-    /// The tool over the store; workday reminders follow `work_calendar`.
+impl ShowReminders {
+    /// The action over the store; workday reminders follow `work_calendar`.
     pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
         Self { store, work_calendar }
     }
-}
 
-impl Tool for ListReminders {
-    const NAME: &'static str = "list_reminders";
-    const DESCRIPTION: &'static str =
-        "List this chat's reminders as a card with a cancel button on each.";
-    type Args = Args;
-    type Output = Output;
-
-    async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
         let rows = self.store.list_reminders(&ctx.conversation.id).await?;
         let reminders = rows
             .into_iter()
@@ -84,7 +73,8 @@ impl Tool for ListReminders {
         Ok(Output { reminders })
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The reminders' card, a cancel button on each row.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let list = ListCard {
             title: lang.pick("⏰ 提醒清單", "⏰ Reminders").into(),

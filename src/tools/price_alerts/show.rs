@@ -1,13 +1,13 @@
-//! `list_price_alerts`: this conversation's active price alerts, as a card where every row has a
-//! cancel button. Taiwan securities are named the way the family says them ("台積電 2330").
+//! `price_alerts` with `action: "show"`: this conversation's active price alerts
+//! ("我設了哪些價格通知"), as a card where every row has a cancel button. Read only. Taiwan
+//! securities are named the way the family says them ("台積電 2330").
 
 use std::sync::Arc;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::contract::list::{Keep, ListCard, cancel_button, plus_more};
-use crate::contract::{Card, CardRow, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, CardRow, ToolCtx, ToolError};
 use crate::features::alerts::actions::CancelPriceAlert;
 use crate::features::alerts::crossing::Frequency;
 use crate::features::alerts::describe::{AlertItem, condition};
@@ -18,38 +18,27 @@ use crate::store::Store;
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;
 
-/// Arguments of `list_price_alerts` (none).
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct Args {}
-
-/// The result of `list_price_alerts`.
+/// The result of `show`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// The active alerts, by symbol and level.
     pub alerts: Vec<AlertItem>,
 }
 
-/// The list tool.
-pub struct ListPriceAlerts {
+/// The `show` action.
+pub struct ShowPriceAlerts {
     store: Store,
     securities: Arc<Securities>,
 }
 
-impl ListPriceAlerts {
-    /// The tool over the store and the Taiwan securities table.
+impl ShowPriceAlerts {
+    /// The action over the store and the Taiwan securities table.
     pub fn new(store: Store, securities: Arc<Securities>) -> Self {
         Self { store, securities }
     }
-}
 
-impl Tool for ListPriceAlerts {
-    const NAME: &'static str = "list_price_alerts";
-    const DESCRIPTION: &'static str =
-        "List this chat's price alerts as a card with a cancel button on each.";
-    type Args = Args;
-    type Output = Output;
-
-    async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
         let rows = self.store.list_alerts(&ctx.conversation.id).await?;
         Ok(Output {
             alerts: rows
@@ -59,7 +48,8 @@ impl Tool for ListPriceAlerts {
         })
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The alerts' card, a cancel button on each row.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let list = ListCard {
             title: lang.pick("🔔 價格通知", "🔔 Price alerts").into(),

@@ -1,60 +1,52 @@
-//! `cancel_price_alert`: cancels this conversation's price alerts, by id or by symbol.
+//! `price_alerts` with `action: "cancel"`: cancels one of this conversation's price alerts by id,
+//! or every active alert on a symbol ("取消台積電的價格通知").
 
 use std::sync::Arc;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::contract::{Tool, ToolCtx, ToolError};
+use crate::contract::{ToolCtx, ToolError};
 use crate::features::alerts::describe::AlertItem;
 use crate::sources::securities::Securities;
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{AlertStatus, Store};
 
-/// Arguments of `cancel_price_alert`.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// What `cancel` reads of the arguments.
+#[derive(Debug)]
 pub struct Args {
-    /// From list_price_alerts or the confirmation.
+    /// The alert's id, from the `show` card or the confirmation.
     pub id: Option<i64>,
     /// Or a symbol or name ("台積電", "BTC").
     pub symbol: Option<String>,
 }
 
-/// The result of `cancel_price_alert`.
+/// The result of `cancel`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// The alerts cancelled.
     pub cancelled: Vec<AlertItem>,
 }
 
-/// The cancel tool.
+/// The `cancel` action.
 pub struct CancelPriceAlert {
     store: Store,
     securities: Arc<Securities>,
 }
 
 impl CancelPriceAlert {
-    /// The tool over the store and the Taiwan securities table.
+    /// The action over the store and the Taiwan securities table.
     pub fn new(store: Store, securities: Arc<Securities>) -> Self {
         Self { store, securities }
     }
-}
 
-impl Tool for CancelPriceAlert {
-    const NAME: &'static str = "cancel_price_alert";
-    const CHANGES_STATE: bool = true;
-    const DESCRIPTION: &'static str =
-        "Cancel a price alert of this chat by id, or every alert on a symbol.";
-    type Args = Args;
-    type Output = Output;
-
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
         if let Some(id) = args.id {
             let row = self.store.alert(conversation, id).await?;
             let Some(row) = row.filter(|r| r.status == AlertStatus::Active) else {
                 return Err(ToolError::NotFound(format!(
-                    "this chat has no active price alert #{id}; list_price_alerts shows the ids"
+                    "this chat has no active price alert #{id}; action show lists the ids"
                 )));
             };
             if !self.store.cancel_alert(conversation, id).await? {
@@ -64,11 +56,7 @@ impl Tool for CancelPriceAlert {
                 cancelled: vec![AlertItem::from_row(&row, &self.securities, ctx.now(), &ctx.tz)],
             });
         }
-        let Some(symbol) = args.symbol else {
-            return Err(ToolError::InvalidArgs(
-                "give the alert's id or a symbol; list_price_alerts shows them".into(),
-            ));
-        };
+        let Some(symbol) = args.symbol else { return Err(unnamed()) };
         let symbol = resolve_symbol(&symbol, &self.securities)?;
         let active = self.store.list_alerts(conversation).await?;
         let ids = self.store.cancel_alerts_on(conversation, &symbol).await?;
@@ -84,4 +72,9 @@ impl Tool for CancelPriceAlert {
             .collect();
         Ok(Output { cancelled })
     }
+}
+
+/// The refusal of a cancel that names no alert.
+pub fn unnamed() -> ToolError {
+    ToolError::InvalidArgs("give the alert's id or a symbol; action show lists them".into())
 }

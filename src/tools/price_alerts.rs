@@ -1,0 +1,100 @@
+//! `price_alerts`: this conversation's price alerts in one tool whose `action` says what to do:
+//! show the active ones as a card with a cancel button on each ([`show`]) or cancel one by id or
+//! every alert on a symbol ([`cancel`]). Setting one is the `price_alert` tool. One tool instead
+//! of two keeps the definitions the model reads on every round short.
+
+pub mod cancel;
+pub mod show;
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::sources::securities::Securities;
+use crate::store::Store;
+
+/// What to do with the price alerts.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// List them (我設了哪些價格通知).
+    Show,
+    /// Stop one, or every alert on a symbol.
+    Cancel,
+}
+
+/// Arguments of `price_alerts`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// What to do.
+    pub action: Action,
+    /// cancel: from the card or the confirmation; else null.
+    pub id: Option<i64>,
+    /// cancel: or a symbol or name ("台積電", "BTC"); else null.
+    pub symbol: Option<String>,
+}
+
+/// The result of `price_alerts`: the action's own.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Output {
+    /// Of `show`.
+    Show(show::Output),
+    /// Of `cancel`.
+    Cancel(cancel::Output),
+}
+
+/// The price alerts tool.
+pub struct PriceAlerts {
+    show: show::ShowPriceAlerts,
+    cancel: cancel::CancelPriceAlert,
+}
+
+impl PriceAlerts {
+    /// The tool over the store and the Taiwan securities table.
+    pub fn new(store: Store, securities: Arc<Securities>) -> Self {
+        Self {
+            show: show::ShowPriceAlerts::new(store.clone(), securities.clone()),
+            cancel: cancel::CancelPriceAlert::new(store, securities),
+        }
+    }
+}
+
+impl Tool for PriceAlerts {
+    const NAME: &'static str = "price_alerts";
+    const DESCRIPTION: &'static str = "This chat's price alerts: show them (a card with cancel buttons), or cancel one by id or every alert on a symbol.";
+    type Args = Args;
+    type Output = Output;
+    const CHANGES_STATE: bool = true;
+
+    fn changes_state(&self, args: &Args) -> bool {
+        args.action != Action::Show
+    }
+
+    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+        if args.action == Action::Cancel && args.id.is_none() && args.symbol.is_none() {
+            return Err(cancel::unnamed());
+        }
+        Ok(())
+    }
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        self.check(ctx, &args)?;
+        Ok(match args.action {
+            Action::Show => Output::Show(self.show.run(ctx).await?),
+            Action::Cancel => {
+                let args = cancel::Args { id: args.id, symbol: args.symbol };
+                Output::Cancel(self.cancel.run(ctx, args).await?)
+            }
+        })
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        match out {
+            Output::Show(out) => self.show.card(ctx, out),
+            Output::Cancel(_) => None,
+        }
+    }
+}

@@ -1,0 +1,521 @@
+//! Taiwan's official alerts end to end, against a fake of NCDR's feed serving real-format CAP
+//! documents: a chat that follows them is told of a suspension for its place once, within the
+//! tick after it is published; an update saying the same is not told again, one that changes it
+//! is told as an update, a cancellation as lifted; another county's alert, a town's elsewhere,
+//! an expired one and an earthquake felt below the chat's threshold are not told; quiet hours
+//! hold a typhoon warning but not a suspension, unless the chat asked; hostile documents (a
+//! billion laughs, 100 MB, deep nesting, malformed) change nothing and the feed keeps being read;
+//! 「明天要上班嗎？」 is answered from the calendar and the announcements; the digest carries
+//! today's; two replicas push each alert once. Runs on SQLite, and on PostgreSQL with
+//! `HEARTH_TEST_BACKEND=postgres`.
+
+use std::time::Duration;
+
+use crate::common::fake_cap::{self, FakeCap, FeedMode};
+use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, messages_of};
+use hearth::features::public_alerts::watcher::WatchReport;
+use serde_json::{Value, json};
+
+/// hearth reading `cap`'s feed, the loops ticked by hand.
+async fn start(cap: &FakeCap) -> Harness {
+    let url = cap.feed_url();
+    Harness::start_with(
+        move |c| {
+            c.alerts_feed_url = url;
+            c.alerts_poll_secs = 0;
+            c.alert_poll_secs = 0;
+        },
+        None,
+    )
+    .await
+}
+
+async fn tick(h: &Harness) -> WatchReport {
+    h.app.official_alerts.tick().await.expect("official alerts tick")
+}
+
+/// The chat `source` follows the alerts (for `place`, or its home: Taipei).
+async fn follow(h: &Harness, source: Value, place: Option<&str>, args: Value) {
+    let mut all = json!({"action": "follow", "date": null, "place": place, "min_intensity": null, "quiet_holds_all": null});
+    if let (Some(all), Some(more)) = (all.as_object_mut(), args.as_object()) {
+        all.extend(more.clone());
+    }
+    let r =
+        h.call_tool(source, "小幫手 颱風假、地震有消息就通知我們", "official_alerts", all).await;
+    assert_eq!(r["following"], true, "{r}");
+}
+
+/// Asks about `date` in the family group.
+async fn check(h: &Harness, date: &str, place: Option<&str>) -> Value {
+    h.call_tool(
+        in_group(FAMILY, MOM),
+        "小幫手 明天要上班上課嗎？",
+        "official_alerts",
+        json!({"action": "check", "date": date, "place": place, "min_intensity": null, "quiet_holds_all": null}),
+    )
+    .await
+}
+
+/// The accepted pushes to `to`, each as (notification text, card JSON text).
+fn pushes_to(h: &Harness, to: &str) -> Vec<(String, String)> {
+    h.line
+        .accepted_pushes()
+        .iter()
+        .filter(|p| p.body["to"] == to)
+        .flat_map(|p| messages_of(&p.body))
+        .map(|m| (m["altText"].as_str().unwrap_or("").to_string(), m["contents"].to_string()))
+        .collect()
+}
+
+const TAIPEI_OFF: &str = "明天停止上班、停止上課";
+
+fn taipei_suspension(
+    id: &str,
+    msg_type: &str,
+    refs: &[&str],
+    sent: &str,
+    announced: &str,
+) -> String {
+    fake_cap::suspension(id, msg_type, refs, sent, "臺北市", "63", announced)
+}
+
+#[tokio::test]
+async fn a_suspension_for_taipei_reaches_the_group_once_within_a_tick_and_a_repeat_is_not_told() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await; // 2026-11-30 20:00 in Taipei
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+
+    let sent = "2026-11-30T20:10:00+08:00";
+    cap.publish(
+        "dgpa-63-001",
+        "停班停課",
+        taipei_suspension("dgpa-63-001", "Alert", &[], sent, TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T12:10:30Z");
+    let report = tick(&h).await;
+    assert_eq!((report.kept, report.told), (1, 1), "{report:?}");
+    let told = pushes_to(&h, FAMILY);
+    assert_eq!(told.len(), 1);
+    assert_eq!(told[0].0, "🏫 臺北市明天停止上班、停止上課");
+    for part in ["12/1（二）", "行政院人事行政總處", "2026-11-30（一）20:10", "停班停課"]
+    {
+        assert!(told[0].1.contains(part), "{part} in {}", told[0].1);
+    }
+
+    // The next minute: the feed is unchanged (a 304), nothing is told again.
+    h.set_clock("2026-11-30T12:11:30Z");
+    assert_eq!(tick(&h).await.told, 0);
+    let (hits, not_modified) = cap.feed_hits();
+    assert_eq!((hits, not_modified), (2, 1), "a conditional request the second time");
+    // DGPA re-announces with an Update saying the same: not repeated.
+    let later = "2026-11-30T21:00:00+08:00";
+    cap.publish(
+        "dgpa-63-002",
+        "停班停課",
+        taipei_suspension("dgpa-63-002", "Update", &["dgpa-63-001"], later, TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T13:00:30Z");
+    let report = tick(&h).await;
+    assert_eq!((report.kept, report.told), (1, 0), "{report:?}");
+    assert_eq!(pushes_to(&h, FAMILY).len(), 1, "told once");
+    assert_eq!(cap.doc_hits("dgpa-63-001"), 1, "each document fetched once");
+}
+
+#[tokio::test]
+async fn an_update_that_changes_the_announcement_is_told_as_such_and_a_cancelled_warning_as_lifted()
+{
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    cap.publish(
+        "dgpa-1",
+        "停班停課",
+        taipei_suspension(
+            "dgpa-1",
+            "Alert",
+            &[],
+            "2026-11-30T20:00:00+08:00",
+            "明天照常上班、停止上課",
+        ),
+    );
+    cap.publish(
+        "cwa-ty-1",
+        "颱風",
+        fake_cap::warning(
+            "cwa-ty-1",
+            "typhoon",
+            "Alert",
+            &[],
+            "2026-11-30T20:00:00+08:00",
+            "2026-12-01T08:00:00+08:00",
+            "陸上颱風警報",
+            &[("臺北市", "63"), ("新北市", "65")],
+        ),
+    );
+    h.set_clock("2026-11-30T12:01:00Z");
+    assert_eq!(tick(&h).await.told, 2);
+    cap.publish(
+        "dgpa-2",
+        "停班停課",
+        taipei_suspension("dgpa-2", "Update", &["dgpa-1"], "2026-11-30T21:30:00+08:00", TAIPEI_OFF),
+    );
+    cap.publish(
+        "cwa-ty-2",
+        "颱風",
+        fake_cap::warning(
+            "cwa-ty-2",
+            "typhoon",
+            "Cancel",
+            &["cwa-ty-1"],
+            "2026-11-30T21:30:00+08:00",
+            "2026-12-01T08:00:00+08:00",
+            "解除颱風警報",
+            &[],
+        ),
+    );
+    h.set_clock("2026-11-30T13:31:00Z");
+    assert_eq!(tick(&h).await.told, 2);
+    let mut told = pushes_to(&h, FAMILY);
+    told.sort();
+    let alts: Vec<&str> = told.iter().map(|(alt, _)| alt.as_str()).collect();
+    assert_eq!(
+        alts,
+        vec![
+            "🌀 解除颱風警報",
+            "🌀 陸上颱風警報：臺北市",
+            "🏫 臺北市明天停止上班、停止上課",
+            "🏫 臺北市明天照常上班、停止上課",
+        ],
+    );
+    assert!(told[0].1.contains("解除・颱風警報"), "{}", told[0].1);
+    assert!(told[2].1.contains("更新・停班停課"), "{}", told[2].1);
+    assert!(!told[3].1.contains("更新"), "the first announcement is not an update");
+    // A cancel of something never told is not told; the same cancel again neither.
+    h.set_clock("2026-11-30T13:32:00Z");
+    assert_eq!(tick(&h).await.told, 0);
+}
+
+#[tokio::test]
+async fn another_county_a_town_elsewhere_an_expired_warning_and_an_unfelt_earthquake_are_not_told()
+{
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await; // Taipei (home)
+    follow(&h, in_dm(MOM), Some("新北市烏來區"), json!({})).await;
+    follow(&h, in_dm(DAD), Some("新北市板橋區"), json!({"min_intensity": 5})).await;
+    h.line.clear();
+    let sent = "2026-11-30T20:00:00+08:00";
+    cap.publish(
+        "dgpa-66",
+        "停班停課",
+        fake_cap::suspension("dgpa-66", "Alert", &[], sent, "臺中市", "66", TAIPEI_OFF),
+    );
+    cap.publish(
+        "dgpa-wulai",
+        "停班停課",
+        fake_cap::suspension(
+            "dgpa-wulai",
+            "Alert",
+            &[],
+            sent,
+            "新北市烏來區",
+            "6502900",
+            "明天照常上班、停止上課",
+        ),
+    );
+    cap.publish(
+        "cwa-rain-old",
+        "降雨",
+        fake_cap::warning(
+            "cwa-rain-old",
+            "rainfall",
+            "Alert",
+            &[],
+            "2026-11-30T14:00:00+08:00",
+            "2026-11-30T17:00:00+08:00",
+            "大雨特報",
+            &[("臺北市信義區", "6300200")],
+        ),
+    );
+    cap.publish(
+        "CWA-EQ115001",
+        "地震",
+        fake_cap::earthquake(
+            "CWA-EQ115001",
+            sent,
+            &[("4級", "花蓮縣", "10015"), ("3級", "臺北市", "63"), ("4級", "新北市", "65")],
+        ),
+    );
+    h.set_clock("2026-11-30T12:01:00Z");
+    let report = tick(&h).await;
+    assert_eq!(report.kept, 4);
+    assert!(
+        pushes_to(&h, FAMILY).is_empty(),
+        "Taichung's, Wulai's, an expired warning, 3級 in Taipei"
+    );
+    let mut mom: Vec<String> = pushes_to(&h, MOM).into_iter().map(|(alt, _)| alt).collect();
+    mom.sort();
+    assert_eq!(
+        mom,
+        vec![
+            "⚠️ 花蓮縣壽豐鄉規模5.5地震，新北市最大震度4級",
+            "🏫 新北市烏來區明天照常上班、停止上課"
+        ]
+    );
+    assert!(pushes_to(&h, DAD).is_empty(), "Banqiao is not Wulai, and 4級 is below Dad's 5");
+}
+
+#[tokio::test]
+async fn quiet_hours_hold_a_typhoon_warning_but_not_a_suspension_unless_the_chat_asked() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    follow(&h, in_dm(MOM), Some("台北"), json!({"quiet_holds_all": true})).await;
+    for source in [in_group(FAMILY, MOM), in_dm(MOM)] {
+        let q = h
+            .call_tool(
+                source,
+                "小幫手 晚上十點到早上七點不要吵",
+                "quiet_hours",
+                json!({"start": "22:00", "end": "07:00", "off": null}),
+            )
+            .await;
+        assert_eq!(q["start"], "22:00", "{q}");
+    }
+    h.line.clear();
+    let sent = "2026-11-30T23:00:00+08:00";
+    cap.publish(
+        "dgpa-night",
+        "停班停課",
+        taipei_suspension("dgpa-night", "Alert", &[], sent, TAIPEI_OFF),
+    );
+    cap.publish(
+        "cwa-ty-night",
+        "颱風",
+        fake_cap::warning(
+            "cwa-ty-night",
+            "typhoon",
+            "Alert",
+            &[],
+            sent,
+            "2026-12-01T11:00:00+08:00",
+            "陸上颱風警報",
+            &[("臺北市", "63")],
+        ),
+    );
+    h.set_clock("2026-11-30T15:01:00Z"); // 23:01 in Taipei
+    assert_eq!(tick(&h).await.told, 4, "two chats, two alerts each, recorded");
+    let family: Vec<String> = pushes_to(&h, FAMILY).into_iter().map(|(alt, _)| alt).collect();
+    assert_eq!(family, vec!["🏫 臺北市明天停止上班、停止上課"], "the suspension comes at night");
+    assert!(pushes_to(&h, MOM).is_empty(), "Mom asked for everything to wait");
+    h.set_clock("2026-11-30T23:00:05Z"); // 07:00:05
+    h.app.outbox.flush_waiting().await.expect("outbox");
+    assert_eq!(pushes_to(&h, FAMILY).len(), 2, "the warning comes in the morning");
+    assert_eq!(pushes_to(&h, MOM).len(), 2, "both come in the morning");
+}
+
+#[tokio::test]
+async fn a_chat_that_stops_following_is_told_nothing_more() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    let stopped = h
+        .call_tool(in_group(FAMILY, MOM), "小幫手 不用再通知颱風假了", "official_alerts", json!({"action": "stop", "date": null, "place": null, "min_intensity": null, "quiet_holds_all": null}))
+        .await;
+    assert_eq!(stopped["stopped"], true, "{stopped}");
+    h.line.clear();
+    cap.publish(
+        "dgpa-1",
+        "停班停課",
+        taipei_suspension("dgpa-1", "Alert", &[], "2026-11-30T20:00:00+08:00", TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T12:01:00Z");
+    assert_eq!(tick(&h).await.told, 0);
+    assert!(h.line.accepted_pushes().is_empty());
+    let again = h
+        .call_tool(in_group(FAMILY, MOM), "小幫手 不用再通知颱風假了", "official_alerts", json!({"action": "stop", "date": null, "place": null, "min_intensity": null, "quiet_holds_all": null}))
+        .await;
+    assert_eq!(again["error"]["kind"], "not_found", "{again}");
+}
+
+#[tokio::test]
+async fn hostile_documents_change_nothing_and_the_feed_keeps_being_read() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    let laughs = r#"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><alert xmlns="urn:oasis:names:tc:emergency:cap:1.2"><identifier>&lol3;</identifier></alert>"#;
+    cap.publish_raw("laughs", "停班停課", laughs);
+    cap.publish_endless("huge", "停班停課", 100 << 20);
+    let deep = format!("{}{}", "<alert>".repeat(50_000), "</alert>".repeat(50_000));
+    cap.publish_raw("deep", "地震", &deep);
+    cap.publish_raw(
+        "broken",
+        "降雨",
+        "<alert xmlns=\"urn:oasis:names:tc:emergency:cap:1.2\"><identifier>x</identifier><sent>",
+    );
+    h.set_clock("2026-11-30T12:01:00Z");
+    let report = tick(&h).await;
+    assert_eq!((report.unreadable, report.told), (4, 0), "{report:?}");
+    assert!(h.line.accepted_pushes().is_empty());
+    // The next real alert is read and told; the hostile ones are never fetched again.
+    cap.publish(
+        "dgpa-1",
+        "停班停課",
+        taipei_suspension("dgpa-1", "Alert", &[], "2026-11-30T20:02:00+08:00", TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T12:02:00Z");
+    assert_eq!(tick(&h).await.told, 1);
+    for id in ["laughs", "huge", "deep", "broken"] {
+        assert_eq!(cap.doc_hits(id), 1, "{id} fetched once");
+    }
+}
+
+#[tokio::test]
+async fn a_feed_that_is_down_or_asks_for_a_login_is_read_again_the_next_minute() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    cap.publish(
+        "dgpa-1",
+        "停班停課",
+        taipei_suspension("dgpa-1", "Alert", &[], "2026-11-30T20:00:00+08:00", TAIPEI_OFF),
+    );
+    for mode in [FeedMode::Down, FeedMode::Login] {
+        cap.set_mode(mode);
+        let report = tick(&h).await;
+        assert!(report.feed_failed && report.told == 0, "{mode:?}: {report:?}");
+    }
+    cap.set_mode(FeedMode::Normal);
+    assert_eq!(tick(&h).await.told, 1);
+    assert_eq!(pushes_to(&h, FAMILY).len(), 1);
+}
+
+#[tokio::test]
+async fn the_question_is_answered_from_the_calendar_and_the_announcements_with_source_and_time() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    tick(&h).await;
+    let nothing = check(&h, "2026-12-01", None).await;
+    assert_eq!(nothing["verdict"], "nothing_announced", "{nothing}");
+    assert_eq!(nothing["place"], "臺北市");
+    assert_eq!(nothing["alerts_read_at"], "2026-11-30（一）20:00", "{nothing}");
+
+    cap.publish(
+        "dgpa-1",
+        "停班停課",
+        taipei_suspension("dgpa-1", "Alert", &[], "2026-11-30T20:10:00+08:00", TAIPEI_OFF),
+    );
+    cap.publish(
+        "dgpa-66",
+        "停班停課",
+        fake_cap::suspension(
+            "dgpa-66",
+            "Alert",
+            &[],
+            "2026-11-30T20:10:00+08:00",
+            "臺中市",
+            "66",
+            "明天照常上班、照常上課",
+        ),
+    );
+    h.set_clock("2026-11-30T12:11:00Z");
+    tick(&h).await;
+    let off = check(&h, "2026-12-01", None).await;
+    assert_eq!(off["verdict"], "work_and_classes_suspended", "{off}");
+    assert_eq!(off["announcements"][0]["source"], "行政院人事行政總處");
+    assert_eq!(off["announcements"][0]["announced_at"], "2026-11-30（一）20:10");
+    let taichung = check(&h, "2026-12-01", Some("台中")).await;
+    assert_eq!(taichung["verdict"], "normal_announced", "{taichung}");
+    let kaohsiung = check(&h, "2026-12-01", Some("高雄")).await;
+    assert_eq!(kaohsiung["verdict"], "nothing_announced", "another county's says nothing here");
+    let holiday = check(&h, "2026-12-25", None).await;
+    assert_eq!(holiday["verdict"], "day_off", "{holiday}");
+    assert_eq!(holiday["calendar"]["holiday"], "行憲紀念日");
+    let abroad = check(&h, "2026-12-01", Some("Tokyo")).await;
+    assert_eq!(abroad["error"]["kind"], "not_found", "{abroad}");
+}
+
+#[tokio::test]
+async fn a_make_up_workday_is_a_workday_and_without_the_feed_the_answer_says_alerts_are_not_read() {
+    let dir = std::env::temp_dir().join(format!("hearth-makeup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("calendar.json");
+    let calendar = json!({"years": [{"year": 2026, "source": "test", "days_off": [],
+        "make_up_workdays": [{"date": "2026-12-05", "name": "補班"}], "twse_closed": []}]});
+    std::fs::write(&file, calendar.to_string()).expect("calendar");
+    let h = Harness::start_with(move |c| c.work_calendar = Some(file), None).await;
+    let saturday = check(&h, "2026-12-05", None).await;
+    assert_eq!(saturday["calendar"]["make_up_workday"], true, "{saturday}");
+    assert_eq!(saturday["calendar"]["workday"], true);
+    assert_eq!(saturday["verdict"], "nothing_announced");
+    assert_eq!(saturday["alerts_read_at"], Value::Null, "the feed is off: say so");
+}
+
+#[tokio::test]
+async fn the_morning_digest_carries_today_s_suspension() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    let set = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 每天七點摘要",
+            "digest",
+            json!({"time": "07:00", "place": "台北", "only_when_something": true, "off": null}),
+        )
+        .await;
+    assert!(set.get("error").is_none(), "{set}");
+    cap.publish(
+        "dgpa-1",
+        "停班停課",
+        taipei_suspension("dgpa-1", "Alert", &[], "2026-11-30T20:10:00+08:00", TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T12:11:00Z");
+    tick(&h).await;
+    h.line.clear();
+    h.set_clock("2026-11-30T23:00:00Z"); // 07:00 on 1 December
+    assert_eq!(h.app.digests.tick().await.expect("digest").sent, 1, "a day with a suspension");
+    let card = pushes_to(&h, FAMILY).remove(0).1;
+    assert!(card.contains("臺北市 停止上班、停止上課"), "{card}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs PostgreSQL: set TEST_DATABASE_URL and pass --include-ignored"]
+async fn two_replicas_push_each_alert_once() {
+    use crate::common::replica::Replica;
+    use crate::common::{FakeLine, FakeLlm};
+    let db = crate::common::db::fresh_postgres().await.expect(crate::common::db::NEEDS_POSTGRES);
+    let (line, llm, cap) =
+        (FakeLine::start().await, FakeLlm::start().await, FakeCap::start().await);
+    let store = hearth::store::Store::connect(&db).await.expect("store");
+    store.migrate().await.expect("migrate");
+    let follow = hearth::store::FollowRow {
+        conversation_id: FAMILY.into(),
+        place: Some("臺北市".into()),
+        lang: hearth::platform::i18n::Lang::ZhTw,
+        min_intensity: 4,
+        quiet_holds_urgent: false,
+    };
+    store.follow_public_alerts(&follow, 0).await.expect("follow");
+    let url = cap.feed_url();
+    let env = [("HEARTH_ALERTS_FEED_URL", url.as_str()), ("HEARTH_ALERTS_POLL_SECS", "1")];
+    let _a = Replica::spawn(&db, &line, &llm, &env).await;
+    let _b = Replica::spawn(&db, &line, &llm, &env).await;
+    let sent = jiff::Timestamp::now()
+        .to_zoned_datetime(jiff::tz::TimeZone::get("Asia/Taipei").expect("zone"))
+        .strftime("%Y-%m-%dT%H:%M:%S+08:00")
+        .to_string();
+    cap.publish("dgpa-1", "停班停課", taipei_suspension("dgpa-1", "Alert", &[], &sent, TAIPEI_OFF));
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while line.accepted_pushes().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the alert was not pushed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await; // a second push would show by now
+    let pushes = line.accepted_pushes();
+    assert_eq!(pushes.len(), 1, "one push for two replicas");
+    assert_eq!(cap.doc_hits("dgpa-1"), 1, "fetched by one replica, once");
+}
