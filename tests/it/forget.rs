@@ -18,6 +18,8 @@ const CHAT_FREE_TABLES: &[(&str, &str)] = &[
     ("alert_symbols", "watched symbols, shared by every conversation"),
     ("inbox", "webhook events in hand, pruned once handled"),
     ("quota_readings", "LINE's monthly quota readings for the whole account, no chat's data"),
+    ("public_alerts", "Taiwan's official alerts as published, the same for every chat"),
+    ("public_alert_feed", "the official alerts feed's validators and lease"),
     (
         "token_usage",
         "token counts per day and scope (a chat or the service), no content; kept so removing \

@@ -143,16 +143,17 @@ async fn an_update_that_changes_the_announcement_is_told_as_such_and_a_cancelled
     cap.publish(
         "cwa-ty-1",
         "颱風",
-        fake_cap::warning(
-            "cwa-ty-1",
-            "typhoon",
-            "Alert",
-            &[],
-            "2026-11-30T20:00:00+08:00",
-            "2026-12-01T08:00:00+08:00",
-            "陸上颱風警報",
-            &[("臺北市", "63"), ("新北市", "65")],
-        ),
+        fake_cap::Warning {
+            identifier: "cwa-ty-1",
+            event_code: "typhoon",
+            msg_type: "Alert",
+            references: &[],
+            sent: "2026-11-30T20:00:00+08:00",
+            expires: "2026-12-01T08:00:00+08:00",
+            headline: "陸上颱風警報",
+            areas: &[("臺北市", "63"), ("新北市", "65")],
+        }
+        .xml(),
     );
     h.set_clock("2026-11-30T12:01:00Z");
     assert_eq!(tick(&h).await.told, 2);
@@ -164,16 +165,17 @@ async fn an_update_that_changes_the_announcement_is_told_as_such_and_a_cancelled
     cap.publish(
         "cwa-ty-2",
         "颱風",
-        fake_cap::warning(
-            "cwa-ty-2",
-            "typhoon",
-            "Cancel",
-            &["cwa-ty-1"],
-            "2026-11-30T21:30:00+08:00",
-            "2026-12-01T08:00:00+08:00",
-            "解除颱風警報",
-            &[],
-        ),
+        fake_cap::Warning {
+            identifier: "cwa-ty-2",
+            event_code: "typhoon",
+            msg_type: "Cancel",
+            references: &["cwa-ty-1"],
+            sent: "2026-11-30T21:30:00+08:00",
+            expires: "2026-12-01T08:00:00+08:00",
+            headline: "解除颱風警報",
+            areas: &[],
+        }
+        .xml(),
     );
     h.set_clock("2026-11-30T13:31:00Z");
     assert_eq!(tick(&h).await.told, 2);
@@ -228,16 +230,17 @@ async fn another_county_a_town_elsewhere_an_expired_warning_and_an_unfelt_earthq
     cap.publish(
         "cwa-rain-old",
         "降雨",
-        fake_cap::warning(
-            "cwa-rain-old",
-            "rainfall",
-            "Alert",
-            &[],
-            "2026-11-30T14:00:00+08:00",
-            "2026-11-30T17:00:00+08:00",
-            "大雨特報",
-            &[("臺北市信義區", "6300200")],
-        ),
+        fake_cap::Warning {
+            identifier: "cwa-rain-old",
+            event_code: "rainfall",
+            msg_type: "Alert",
+            references: &[],
+            sent: "2026-11-30T14:00:00+08:00",
+            expires: "2026-11-30T17:00:00+08:00",
+            headline: "大雨特報",
+            areas: &[("臺北市信義區", "6300200")],
+        }
+        .xml(),
     );
     cap.publish(
         "CWA-EQ115001",
@@ -294,16 +297,17 @@ async fn quiet_hours_hold_a_typhoon_warning_but_not_a_suspension_unless_the_chat
     cap.publish(
         "cwa-ty-night",
         "颱風",
-        fake_cap::warning(
-            "cwa-ty-night",
-            "typhoon",
-            "Alert",
-            &[],
+        fake_cap::Warning {
+            identifier: "cwa-ty-night",
+            event_code: "typhoon",
+            msg_type: "Alert",
+            references: &[],
             sent,
-            "2026-12-01T11:00:00+08:00",
-            "陸上颱風警報",
-            &[("臺北市", "63")],
-        ),
+            expires: "2026-12-01T11:00:00+08:00",
+            headline: "陸上颱風警報",
+            areas: &[("臺北市", "63")],
+        }
+        .xml(),
     );
     h.set_clock("2026-11-30T15:01:00Z"); // 23:01 in Taipei
     assert_eq!(tick(&h).await.told, 4, "two chats, two alerts each, recorded");

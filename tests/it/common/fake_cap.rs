@@ -319,60 +319,82 @@ pub fn earthquake(identifier: &str, sent: &str, intensities: &[(&str, &str, &str
     )
 }
 
-/// A CWA weather warning (`typhoon` or `rainfall`) over `areas` (`(areaDesc, geocode)`), with
-/// its headline (陸上颱風警報, 大雨特報), `msg_type` and the identifiers it references.
-pub fn warning(
-    identifier: &str,
-    event_code: &str,
-    msg_type: &str,
-    references: &[&str],
-    sent: &str,
-    expires: &str,
-    headline: &str,
-    areas: &[(&str, &str)],
-) -> String {
-    let event = if event_code == "typhoon" { "颱風" } else { "降雨" };
-    let areas: String = areas
-        .iter()
-        .map(|(desc, code)| {
-            format!(
-                "\n        <area>\n            <areaDesc>{desc}</areaDesc>\n            <geocode>\n                <valueName>Taiwan_Geocode_103</valueName>\n                <value>{code}</value>\n            </geocode>\n        </area>"
-            )
-        })
-        .collect();
-    format!(
-        r#"<alert xmlns="urn:oasis:names:tc:emergency:cap:1.2">
-    <identifier>{identifier}</identifier>
-    <sender>weather@cwa.gov.tw</sender>
-    <sent>{sent}</sent>
-    <status>Actual</status>
-    <msgType>{msg_type}</msgType>
-    <scope>Public</scope>{refs}
-    <info>
-        <language>zh-TW</language>
-        <category>Met</category>
-        <event>{event}</event>
-        <responseType>Monitor</responseType>
-        <urgency>Future</urgency>
-        <severity>Moderate</severity>
-        <certainty>Likely</certainty>
-        <eventCode>
-            <valueName>profile:CAP-TWP:Event:1.0</valueName>
-            <value>{event_code}</value>
-        </eventCode>
-        <effective>{sent}</effective>
-        <onset>{sent}</onset>
-        <expires>{expires}</expires>
-        <senderName>中央氣象署</senderName>
-        <headline>{headline}</headline>
-        <description>
-颱風外圍環流影響，請注意強風豪雨，山區慎防坍方及落石。
-        </description>
-        <web>https://www.cwa.gov.tw/V8/C/P/Warning/FIFOWS.html</web>
-        <parameter><valueName>alert_title</valueName><value>{headline}</value></parameter>
-        <parameter><valueName>alert_color</valueName><value>橙色</value></parameter>{areas}
-    </info>
-</alert>"#,
-        refs = references_of("weather@cwa.gov.tw", references, sent),
-    )
+/// A CWA weather warning (`typhoon` or `rainfall`) as the CWA publishes it.
+pub struct Warning<'a> {
+    /// Its identifier.
+    pub identifier: &'a str,
+    /// `typhoon` or `rainfall`.
+    pub event_code: &'a str,
+    /// Alert, Update or Cancel.
+    pub msg_type: &'a str,
+    /// The identifiers it updates or cancels.
+    pub references: &'a [&'a str],
+    /// When it was sent (RFC 3339 with +08:00).
+    pub sent: &'a str,
+    /// When it expires.
+    pub expires: &'a str,
+    /// 陸上颱風警報, 大雨特報, 解除颱風警報.
+    pub headline: &'a str,
+    /// `(areaDesc, geocode)`.
+    pub areas: &'a [(&'a str, &'a str)],
+}
+
+impl Warning<'_> {
+    /// The CAP document.
+    pub fn xml(&self) -> String {
+        let Warning {
+            identifier,
+            event_code,
+            msg_type,
+            references,
+            sent,
+            expires,
+            headline,
+            areas,
+        } = *self;
+        let event = if event_code == "typhoon" { "颱風" } else { "降雨" };
+        let areas: String = areas
+            .iter()
+            .map(|(desc, code)| {
+                format!(
+                    "\n        <area>\n            <areaDesc>{desc}</areaDesc>\n            <geocode>\n                <valueName>Taiwan_Geocode_103</valueName>\n                <value>{code}</value>\n            </geocode>\n        </area>"
+                )
+            })
+            .collect();
+        format!(
+            r#"<alert xmlns="urn:oasis:names:tc:emergency:cap:1.2">
+        <identifier>{identifier}</identifier>
+        <sender>weather@cwa.gov.tw</sender>
+        <sent>{sent}</sent>
+        <status>Actual</status>
+        <msgType>{msg_type}</msgType>
+        <scope>Public</scope>{refs}
+        <info>
+            <language>zh-TW</language>
+            <category>Met</category>
+            <event>{event}</event>
+            <responseType>Monitor</responseType>
+            <urgency>Future</urgency>
+            <severity>Moderate</severity>
+            <certainty>Likely</certainty>
+            <eventCode>
+                <valueName>profile:CAP-TWP:Event:1.0</valueName>
+                <value>{event_code}</value>
+            </eventCode>
+            <effective>{sent}</effective>
+            <onset>{sent}</onset>
+            <expires>{expires}</expires>
+            <senderName>中央氣象署</senderName>
+            <headline>{headline}</headline>
+            <description>
+    颱風外圍環流影響，請注意強風豪雨，山區慎防坍方及落石。
+            </description>
+            <web>https://www.cwa.gov.tw/V8/C/P/Warning/FIFOWS.html</web>
+            <parameter><valueName>alert_title</valueName><value>{headline}</value></parameter>
+            <parameter><valueName>alert_color</valueName><value>橙色</value></parameter>{areas}
+        </info>
+    </alert>"#,
+            refs = references_of("weather@cwa.gov.tw", references, sent),
+        )
+    }
 }
