@@ -180,6 +180,7 @@ fn the_built_in_set_asks_for_every_tool_five_times_and_covers_the_hard_cases() {
         "digest",
         "quiet_hours",
         "quota",
+        "official_alerts",
         "web_search",
         "summarize_url",
     ];
