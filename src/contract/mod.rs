@@ -23,6 +23,7 @@ pub mod finder;
 pub mod list;
 pub mod registry;
 pub mod schema;
+pub mod show_or_cancel;
 pub mod untrusted;
 
 pub use card::{Answer, Card, CardButton, CardRow, Chip, Styled, Tone};

@@ -9,21 +9,12 @@ pub mod show;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
+use crate::contract::show_or_cancel::{self, Action};
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::sources::securities::Securities;
 use crate::store::Store;
-
-/// What to do with the price alerts.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    /// List them (我設了哪些價格通知).
-    Show,
-    /// Stop one, or every alert on a symbol.
-    Cancel,
-}
 
 /// Arguments of `price_alerts`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,14 +28,7 @@ pub struct Args {
 }
 
 /// The result of `price_alerts`: the action's own.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum Output {
-    /// Of `show`.
-    Show(show::Output),
-    /// Of `cancel`.
-    Cancel(cancel::Output),
-}
+pub type Output = show_or_cancel::Output<show::Output, cancel::Output>;
 
 /// The price alerts tool.
 pub struct PriceAlerts {
@@ -83,18 +67,18 @@ impl Tool for PriceAlerts {
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         self.check(ctx, &args)?;
         Ok(match args.action {
-            Action::Show => Output::Show(self.show.run(ctx).await?),
+            Action::Show => show_or_cancel::Output::Show(self.show.run(ctx).await?),
             Action::Cancel => {
                 let args = cancel::Args { id: args.id, symbol: args.symbol };
-                Output::Cancel(self.cancel.run(ctx, args).await?)
+                show_or_cancel::Output::Cancel(self.cancel.run(ctx, args).await?)
             }
         })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         match out {
-            Output::Show(out) => self.show.card(ctx, out),
-            Output::Cancel(_) => None,
+            show_or_cancel::Output::Show(out) => self.show.card(ctx, out),
+            show_or_cancel::Output::Cancel(_) => None,
         }
     }
 }

@@ -7,21 +7,12 @@ pub mod cancel;
 pub mod show;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
+use crate::contract::show_or_cancel::{self, Action};
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
-
-/// What to do with the reminders.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    /// List them (有哪些提醒).
-    Show,
-    /// Stop one (取消、不用再提醒).
-    Cancel,
-}
 
 /// Arguments of `reminders`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -35,14 +26,7 @@ pub struct Args {
 }
 
 /// The result of `reminders`: the action's own.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum Output {
-    /// Of `show`.
-    Show(show::Output),
-    /// Of `cancel`.
-    Cancel(cancel::Output),
-}
+pub type Output = show_or_cancel::Output<show::Output, cancel::Output>;
 
 /// The reminders tool.
 pub struct Reminders {
@@ -82,18 +66,18 @@ impl Tool for Reminders {
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         self.check(ctx, &args)?;
         Ok(match args.action {
-            Action::Show => Output::Show(self.show.run(ctx).await?),
+            Action::Show => show_or_cancel::Output::Show(self.show.run(ctx).await?),
             Action::Cancel => {
                 let args = cancel::Args { id: args.id, description: args.description };
-                Output::Cancel(self.cancel.run(ctx, args).await?)
+                show_or_cancel::Output::Cancel(self.cancel.run(ctx, args).await?)
             }
         })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         match out {
-            Output::Show(out) => self.show.card(ctx, out),
-            Output::Cancel(_) => None,
+            show_or_cancel::Output::Show(out) => self.show.card(ctx, out),
+            show_or_cancel::Output::Cancel(_) => None,
         }
     }
 }
