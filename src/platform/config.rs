@@ -355,6 +355,10 @@ pub struct Config {
     /// conditional requests); 0 turns the reading off.
     #[arg(long, env = "HEARTH_ALERTS_POLL_SECS", default_value_t = 60, global = true)]
     pub alerts_poll_secs: u64,
+    /// Milliseconds between two requests to the alerts feed's host (NCDR refuses requests
+    /// less than 3 s apart).
+    #[arg(long, env = "HEARTH_ALERTS_REQUEST_GAP_MS", default_value_t = 3000, global = true)]
+    pub alerts_request_gap_ms: u64,
 
     /// Base URL of a SearXNG instance with the JSON format enabled (e.g. http://searxng:8080);
     /// the self-hosted search provider, used first when set. With no search provider configured

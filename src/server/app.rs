@@ -211,6 +211,7 @@ impl Hearth {
             reminder_nudge: services.reminder_nudge.clone(),
             tools: registry.clone(),
             work_calendar: services.work_calendar.clone(),
+            public_url: config.public_url.clone(),
         };
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
@@ -246,7 +247,8 @@ impl Hearth {
         );
         let (reminders, alerts) = pushers(config, pusher.clone(), &services);
         let official_alerts =
-            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone());
+            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone())
+                .with_request_gap(Duration::from_millis(config.alerts_request_gap_ms));
         let alerts = alerts.with_charts(charts.clone());
         let vision = match config.vision_model.trim() {
             "" => None,

@@ -120,7 +120,7 @@ impl OfficialAlerts {
         })?;
         Place::resolve(&written).ok_or_else(|| {
             ToolError::NotFound(format!(
-                "{written:?} is not a county or city in Taiwan: the official alerts cover Taiwan only"
+                "{written:?} names no county or city in Taiwan: the official alerts cover Taiwan only; ask for the county or city (新北市板橋區, not 板橋)"
             ))
         })
     }
@@ -128,7 +128,8 @@ impl OfficialAlerts {
     async fn check(&self, ctx: &ToolCtx, args: &Args) -> Result<Checked, ToolError> {
         let place = self.place(ctx, args.place.as_deref()).await?;
         let now = ctx.now();
-        let today = now.to_zoned_datetime(ctx.tz.clone()).date();
+        // Suspensions are announced for days in Taiwan's time.
+        let today = now.to_zoned_datetime(reading::taiwan()).date();
         let date = match args.date.as_deref() {
             Some(d) => d
                 .parse::<jiff::civil::Date>()
@@ -191,14 +192,25 @@ impl Tool for OfficialAlerts {
             Action::Check => Ok(Output::Day(Box::new(self.check(ctx, &args).await?))),
             Action::Follow => {
                 let place = self.place(ctx, args.place.as_deref()).await?;
-                let level = args.min_intensity.unwrap_or(4);
+                // What is not said keeps what the chat chose before (「地震五級以上才通知」).
+                let before = self.store.public_alert_follow(&ctx.conversation.id).await?;
+                let level = args
+                    .min_intensity
+                    .map(i64::from)
+                    .unwrap_or_else(|| before.as_ref().map_or(4, |b| b.min_intensity));
                 let follow = FollowRow {
                     conversation_id: ctx.conversation.id.clone(),
-                    place: args.place.as_ref().map(|_| place.label()),
+                    place: match &args.place {
+                        Some(_) => Some(place.label()),
+                        None => before.as_ref().and_then(|b| b.place.clone()),
+                    },
                     lang: ctx.lang,
-                    min_intensity: i64::from(level),
-                    quiet_holds_urgent: args.quiet_holds_all == Some(true),
+                    min_intensity: level,
+                    quiet_holds_urgent: args
+                        .quiet_holds_all
+                        .unwrap_or_else(|| before.as_ref().is_some_and(|b| b.quiet_holds_urgent)),
                 };
+                let level = u8::try_from(level).unwrap_or(4);
                 self.store.follow_public_alerts(&follow, ctx.now().as_millisecond()).await?;
                 Ok(Output::Following(Following {
                     following: true,

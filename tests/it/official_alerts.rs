@@ -23,6 +23,7 @@ async fn start(cap: &FakeCap) -> Harness {
         move |c| {
             c.alerts_feed_url = url;
             c.alerts_poll_secs = 0;
+            c.alerts_request_gap_ms = 0;
             c.alert_poll_secs = 0;
         },
         None,
@@ -191,8 +192,8 @@ async fn an_update_that_changes_the_announcement_is_told_as_such_and_a_cancelled
             "🏫 臺北市明天照常上班、停止上課",
         ],
     );
-    assert!(told[0].1.contains("解除・颱風警報"), "{}", told[0].1);
-    assert!(told[2].1.contains("更新・停班停課"), "{}", told[2].1);
+    assert!(told[0].1.contains("解除：颱風警報"), "{}", told[0].1);
+    assert!(told[2].1.contains("更新：停班停課"), "{}", told[2].1);
     assert!(!told[3].1.contains("更新"), "the first announcement is not an update");
     // A cancel of something never told is not told; the same cancel again neither.
     h.set_clock("2026-11-30T13:32:00Z");
@@ -522,4 +523,59 @@ async fn two_replicas_push_each_alert_once() {
     let pushes = line.accepted_pushes();
     assert_eq!(pushes.len(), 1, "one push for two replicas");
     assert_eq!(cap.doc_hits("dgpa-1"), 1, "fetched by one replica, once");
+}
+
+#[tokio::test]
+async fn a_second_day_off_announced_the_next_evening_is_told_and_a_lifted_warning_no_longer_stands()
+{
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    let first = "2026-11-30T20:00:00+08:00";
+    cap.publish(
+        "dgpa-d1",
+        "停班停課",
+        taipei_suspension("dgpa-d1", "Alert", &[], first, TAIPEI_OFF),
+    );
+    let warning = fake_cap::Warning {
+        identifier: "cwa-ty-a",
+        event_code: "typhoon",
+        msg_type: "Alert",
+        references: &[],
+        sent: first,
+        expires: "2026-12-02T20:00:00+08:00",
+        headline: "陸上颱風警報",
+        areas: &[("臺北市", "63")],
+    };
+    cap.publish("cwa-ty-a", "颱風", warning.xml());
+    h.set_clock("2026-11-30T12:01:00Z");
+    assert_eq!(tick(&h).await.told, 2);
+    let standing = check(&h, "2026-12-01", None).await;
+    assert_eq!(standing["warnings"].as_array().map(Vec::len), Some(1), "{standing}");
+
+    // The next evening DGPA re-announces 「明天停止上班」: the same words, another day off.
+    let second = "2026-12-01T20:00:00+08:00";
+    let again = taipei_suspension("dgpa-d2", "Update", &["dgpa-d1"], second, TAIPEI_OFF);
+    cap.publish("dgpa-d2", "停班停課", again);
+    let lifted = fake_cap::Warning {
+        identifier: "cwa-ty-b",
+        msg_type: "Cancel",
+        references: &["cwa-ty-a"],
+        sent: second,
+        headline: "解除颱風警報",
+        areas: &[],
+        ..warning
+    };
+    cap.publish("cwa-ty-b", "颱風", lifted.xml());
+    h.set_clock("2026-12-01T12:01:00Z");
+    assert_eq!(tick(&h).await.told, 2, "the second day off and the lifted warning");
+    let cards: Vec<String> = pushes_to(&h, FAMILY).into_iter().map(|(_, card)| card).collect();
+    assert!(
+        cards.iter().any(|c| c.contains("更新：停班停課") && c.contains("12/2（三）")),
+        "{cards:?}"
+    );
+    let day_two = check(&h, "2026-12-02", None).await;
+    assert_eq!(day_two["verdict"], "work_and_classes_suspended", "{day_two}");
+    assert_eq!(day_two["warnings"], json!([]), "the warning was lifted: {day_two}");
 }

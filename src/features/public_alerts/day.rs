@@ -35,6 +35,11 @@ pub struct Announcement {
     pub work_suspended: bool,
     /// Classes are suspended.
     pub classes_suspended: bool,
+    /// Nothing is decided yet (尚未宣布).
+    pub undecided: bool,
+    /// What was announced, without its leading day (for the day itself).
+    #[serde(skip)]
+    pub on_the_day: String,
     /// Who announced it.
     pub source: String,
     /// When, local time.
@@ -57,7 +62,8 @@ pub struct DayAnswer {
     /// Warnings standing for the place now (typhoon, heavy rain).
     pub warnings: Vec<String>,
     /// In a word: work_and_classes_suspended, classes_suspended, work_suspended,
-    /// suspended_in_some_towns, normal_announced, day_off, nothing_announced.
+    /// suspended_in_some_towns, not_yet_announced (尚未宣布), normal_announced, day_off,
+    /// nothing_announced.
     pub verdict: &'static str,
 }
 
@@ -74,6 +80,9 @@ pub fn answer(
     let tz = reading::taiwan();
     let mut latest: Vec<Announcement> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
+    // An alert a later one updates or cancels no longer stands.
+    let superseded: std::collections::HashSet<&str> =
+        alerts.iter().flat_map(|a| a.references.iter().map(String::as_str)).collect();
     for alert in alerts {
         let Some(kind) = reading::Kind::of(alert) else { continue };
         match kind {
@@ -91,26 +100,28 @@ pub fn answer(
                 let town = areas::split_area(&s.area).map(|(_, t)| t).unwrap_or_default();
                 latest.push(Announcement {
                     whole_place: town.is_empty() || place.town.as_deref() == Some(town.as_str()),
-                    area: s.area,
-                    announced: s.announced,
+                    area: s.area.clone(),
+                    announced: s.announced.clone(),
                     work_suspended: s.work,
                     classes_suspended: s.classes,
+                    undecided: s.undecided,
+                    on_the_day: s.on_the_day(),
                     source: alert.sender_name.clone().unwrap_or_else(|| alert.sender.clone()),
                     announced_at: local_time(alert.sent, &tz, lang),
                 });
             }
             Kind::Typhoon | Kind::Rain => {
-                let standing =
-                    alert.msg_type != MsgType::Cancel && alert.expires.is_none_or(|e| e > now);
+                let standing = alert.msg_type != MsgType::Cancel
+                    && !superseded.contains(alert.identifier.as_str())
+                    && alert.expires.is_none_or(|e| e > now);
                 if !standing {
                     continue;
                 }
                 if let Some(s) = reading::statement(alert, kind, place, 1) {
                     let source = alert.sender_name.as_deref().unwrap_or("");
-                    let line =
-                        format!("{}（{source} {}）", s.text, local_time(alert.sent, &tz, lang));
-                    warnings.retain(|w| !w.starts_with(&s.text));
-                    warnings.push(line);
+                    let icon = super::render::kind_title(kind, lang).0;
+                    let sent = local_time(alert.sent, &tz, lang);
+                    warnings.push(format!("{icon} {}（{source} {sent}）", s.text));
                 }
             }
             Kind::Earthquake => {}
@@ -125,6 +136,7 @@ pub fn answer(
             _ if latest.iter().any(|a| a.work_suspended || a.classes_suspended) => {
                 "suspended_in_some_towns"
             }
+            _ if !whole.is_empty() && whole.iter().all(|a| a.undecided) => "not_yet_announced",
             _ if !whole.is_empty() => "normal_announced",
             _ if !calendar.workday => "day_off",
             _ => "nothing_announced",
@@ -153,16 +165,9 @@ pub fn standing_lines(
     let day = answer(today, place, calendar, alerts, now, lang);
     day.announcements
         .into_iter()
-        .filter_map(|a| {
-            let what = match (a.work_suspended, a.classes_suspended) {
-                (true, true) => lang.pick("停止上班、停止上課", "no work, no school"),
-                (false, true) => lang.pick("停止上課", "no school"),
-                (true, false) => lang.pick("停止上班", "no work"),
-                (false, false) => return None,
-            };
-            Some(format!("🏫 {} {what}", a.area))
-        })
-        .chain(day.warnings.into_iter().map(|w| format!("🌀 {w}")))
+        .filter(|a| a.work_suspended || a.classes_suspended)
+        .map(|a| format!("🏫 {} {}", a.area, a.on_the_day))
+        .chain(day.warnings)
         .collect()
 }
 
@@ -283,5 +288,13 @@ mod tests {
                 workday: false, holiday: Some("國慶日".into()), make_up_workday: false
             };
         assert_eq!(answer(day, &taipei, holiday, &alerts, now, Lang::ZhTw).verdict, "day_off");
+        let undecided = vec![dgpa(
+            "2026-12-03T12:00:00Z",
+            "[停班停課通知]臺北市:明天尚未宣布消息。",
+            "臺北市",
+            MsgType::Alert,
+        )];
+        let verdict = answer(day, &taipei, workday(), &undecided, now, Lang::ZhTw).verdict;
+        assert_eq!(verdict, "not_yet_announced", "尚未宣布 is not 照常");
     }
 }

@@ -79,8 +79,35 @@ pub struct Suspension {
     pub work: bool,
     /// Classes are suspended.
     pub classes: bool,
+    /// Nothing is decided yet (尚未宣布).
+    pub undecided: bool,
     /// The day it is for.
     pub day: Date,
+}
+
+impl Suspension {
+    /// What was announced without its leading day (明天, 7/24): for the day itself.
+    pub fn on_the_day(&self) -> String {
+        let text = self.announced.as_str();
+        for (word, said) in [
+            ("今晚", "晚上"),
+            ("明晚", "晚上"),
+            ("今天", ""),
+            ("明天", ""),
+            ("今日", ""),
+            ("明日", ""),
+        ] {
+            if let Some(rest) = text.strip_prefix(word) {
+                return format!("{said}{rest}");
+            }
+        }
+        match text.split_once('/') {
+            Some((month, rest)) if month.chars().all(|c| c.is_ascii_digit()) => {
+                rest.trim_start_matches(|c: char| c.is_ascii_digit()).to_string()
+            }
+            _ => text.to_string(),
+        }
+    }
 }
 
 /// The suspension `alert` announces (its description, read in Taiwan's calendar).
@@ -90,17 +117,20 @@ pub fn suspension(alert: &CapAlert) -> Option<Suspension> {
     let (area, rest) = text.split_once([':', '：'])?;
     let announced = rest.split('。').next().unwrap_or(rest).trim().to_string();
     let sent_day = alert.sent.to_zoned_datetime(taiwan()).date();
-    let day = if announced.starts_with("明天") {
+    // 明天, 明日, 明晚 are the day after it was sent; 今天, 今日, 今晚 that day; else M/D.
+    let day = if announced.starts_with('明') {
         sent_day.tomorrow().ok()?
-    } else if announced.starts_with("今天") {
+    } else if announced.starts_with('今') {
         sent_day
     } else {
         month_day(&announced, sent_day).unwrap_or(sent_day)
     };
-    let not = announced.contains("未達") || announced.contains("尚未");
+    let undecided = announced.contains("尚未");
+    let not = announced.contains("未達") || undecided;
     let work = !not && announced.contains("停止上班");
-    let classes = !not && (announced.contains("停止上課") || announced.contains("上班及上課"));
-    Some(Suspension { area: areas::official_spelling(area.trim()), announced, work, classes, day })
+    let classes = !not && (announced.contains("停止上課") || announced.contains("停止上班及上課"));
+    let area = areas::official_spelling(area.trim());
+    Some(Suspension { area, announced, work, classes, undecided, day })
 }
 
 /// The date of a leading `M/D` (7/24), in the year around `sent`.
@@ -199,6 +229,9 @@ pub struct Statement {
     /// It announces something (a suspension, a warning covering the place, a strong enough
     /// earthquake), rather than that nothing changes (照常上班).
     pub notable: bool,
+    /// What two statements are compared by: the sentence, with the day a suspension is for
+    /// (「明天停止上班」 on two evenings is two days off), and each earthquake its own.
+    pub key: String,
 }
 
 /// What `alert` says for `place`; `None` when it does not concern the place (or an earthquake
@@ -214,8 +247,10 @@ pub fn statement(alert: &CapAlert, kind: Kind, place: &Place, min_rank: u8) -> O
                     (Some(a), Some(p)) => a == p,
                     _ => true,
                 };
+            let text = format!("{}{}", s.area, s.announced);
             covers.then(|| Statement {
-                text: format!("{}{}", s.area, s.announced),
+                key: format!("{} {text}", s.day),
+                text,
                 notable: s.work || s.classes,
             })
         }
@@ -225,14 +260,15 @@ pub fn statement(alert: &CapAlert, kind: Kind, place: &Place, min_rank: u8) -> O
             let magnitude = parameter(alert, "EventMagnitudeDescription")
                 .map(|m| m.replace("芮氏", ""))
                 .unwrap_or_default();
-            let level = if level.ends_with('級') { level } else { format!("{level}級") };
-            Some(Statement {
-                text: format!("{at}{magnitude}地震，{}最大震度{level}", place.county)
-                    .trim_start_matches(['，'])
-                    .to_string(),
-                notable: rank >= min_rank,
-            })
-            .filter(|s| s.notable)
+            // 「4級」, but 「5弱」 as written.
+            let level = if level.ends_with(|c: char| c.is_ascii_digit()) {
+                format!("{level}級")
+            } else {
+                level
+            };
+            let text = format!("{at}{magnitude}地震，{}最大震度{level}", place.county);
+            Some(Statement { key: format!("{} {text}", alert.identifier), text, notable: true })
+                .filter(|_| rank >= min_rank)
         }
         Kind::Typhoon | Kind::Rain => {
             let found = areas_in(alert, place);
@@ -244,11 +280,12 @@ pub fn statement(alert: &CapAlert, kind: Kind, place: &Place, min_rank: u8) -> O
             let where_ = if towns.len() < found.len() || towns.is_empty() {
                 place.county.clone()
             } else if towns.len() > 5 {
-                format!("{}{}等{}區", place.county, towns[..5].join("、"), towns.len())
+                format!("{}{}等{}個鄉鎮市區", place.county, towns[..5].join("、"), towns.len())
             } else {
                 format!("{}{}", place.county, towns.join("、"))
             };
-            Some(Statement { text: format!("{headline}：{where_}"), notable: true })
+            let text = format!("{headline}：{where_}");
+            Some(Statement { key: text.clone(), text, notable: true })
         }
     }
 }
@@ -328,6 +365,17 @@ mod tests {
         ))
         .expect("read");
         assert_eq!(s.day, date(2027, 1, 2), "announced in December for January");
+        assert_eq!(s.on_the_day(), "停止上班、停止上課");
+        let read = |text: &str| suspension(&alert("workSchlClos", text, vec![])).expect("read");
+        let s = read("[停班停課通知]臺北市:明晚6:00起停止上班、停止上課。");
+        assert_eq!(
+            (s.day, s.on_the_day()),
+            (date(2026, 12, 4), "晚上6:00起停止上班、停止上課".to_string())
+        );
+        let s = read("[停班停課通知]臺中市:明天照常上班及上課。");
+        assert!(!s.work && !s.classes && !s.undecided);
+        let s = read("[停班停課通知]臺中市和平區:尚未宣布消息。");
+        assert!(s.undecided && !s.work && !s.classes);
     }
 
     #[test]
@@ -362,6 +410,8 @@ mod tests {
         let hualien =
             statement(&a, Kind::Earthquake, &place("花蓮"), threshold_rank(4)).expect("felt");
         assert_eq!(hualien.text, "花蓮縣壽豐鄉規模5.5地震，花蓮縣最大震度4級");
+        let taipei = statement(&a, Kind::Earthquake, &place("台北"), 1).expect("felt");
+        assert!(taipei.text.ends_with("臺北市最大震度5弱"), "{}", taipei.text);
         assert!(statement(&a, Kind::Earthquake, &place("花蓮"), threshold_rank(5)).is_none());
         assert!(
             statement(&a, Kind::Earthquake, &place("台北"), threshold_rank(5)).is_some(),

@@ -36,9 +36,9 @@ pub fn card(
 ) -> Card {
     let (icon, name) = kind_title(kind, lang);
     let title = match tell {
-        Tell::Updated => format!("{icon} {}{name}", lang.pick("更新・", "Update: ")),
+        Tell::Updated => format!("{icon} {}{name}", lang.pick("更新：", "Update: ")),
         Tell::Cancelled | Tell::NoLonger => {
-            format!("{icon} {}{name}", lang.pick("解除・", "Lifted: "))
+            format!("{icon} {}{name}", lang.pick("解除：", "Lifted: "))
         }
         _ => format!("{icon} {name}"),
     };
@@ -62,7 +62,7 @@ pub fn card(
         card.rows.push(CardRow::new(lang.pick("發布", "Issued by"), source.clone()));
     }
     card.rows.push(CardRow::new(lang.pick("時間", "Sent"), local_time(alert.sent, tz, lang)));
-    if kind != Kind::Suspension
+    if matches!(kind, Kind::Typhoon | Kind::Rain)
         && let Some(expires) = alert.expires
     {
         card.rows.push(CardRow::new(lang.pick("有效至", "Until"), local_time(expires, tz, lang)));

@@ -37,7 +37,8 @@ impl Tell {
 /// What the chat was told before.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Told<'a> {
-    /// The last sentence told in this thread, if any (empty when what was told was lifted).
+    /// The key of the last statement told in this thread, if any (empty when what was told was
+    /// lifted).
     pub in_thread: Option<&'a str>,
     /// The same sentence was told lately from another thread (an announcement repeated as a
     /// new alert).
@@ -47,15 +48,14 @@ pub struct Told<'a> {
 /// What a chat is told of an alert of `msg_type` that says `now` for its place (`None`: nothing
 /// for it), `expired` when it no longer holds.
 pub fn decide(msg_type: MsgType, expired: bool, now: Option<&Statement>, told: Told<'_>) -> Tell {
-    if expired {
-        return Tell::Skip;
-    }
     match (msg_type, now, told.in_thread) {
         (MsgType::Other, _, _) => Tell::Skip,
+        // A cancellation is told whatever its expiry says.
         (MsgType::Cancel, _, Some(before)) if !before.is_empty() => Tell::Cancelled,
         (MsgType::Cancel, _, _) => Tell::Skip,
+        _ if expired => Tell::Skip,
         (_, None, Some("")) => Tell::Skip,
-        (_, Some(s), Some(before)) if s.text == before => Tell::Skip,
+        (_, Some(s), Some(before)) if s.key == before => Tell::Skip,
         (_, Some(_), Some(_)) => Tell::Updated,
         (_, Some(s), None) if s.notable && !told.same_lately => Tell::New,
         (_, Some(_), None) => Tell::Skip,
@@ -69,14 +69,14 @@ mod tests {
     use super::*;
 
     fn says(text: &str, notable: bool) -> Statement {
-        Statement { text: text.into(), notable }
+        Statement { text: text.into(), notable, key: text.into() }
     }
 
     #[test]
     fn a_new_notable_alert_is_told_once_and_its_repeat_is_not() {
         let s = says("臺北市明天停止上班、停止上課", true);
         assert_eq!(decide(MsgType::Alert, false, Some(&s), Told::default()), Tell::New);
-        let told = Told { in_thread: Some(s.text.as_str()), same_lately: false };
+        let told = Told { in_thread: Some(s.key.as_str()), same_lately: false };
         assert_eq!(
             decide(MsgType::Update, false, Some(&s), told),
             Tell::Skip,

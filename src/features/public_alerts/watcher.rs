@@ -25,7 +25,10 @@ use crate::store::{FollowRow, NewPublicAlert, PublicAlertRow, StoreError, ToldRo
 /// How long the lease on reading the feed lasts (renewed every tick).
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
 /// Documents fetched per tick at most (the rest on the next ones).
-const FETCH_PER_TICK: usize = 30;
+const FETCH_PER_TICK: usize = 10;
+/// A document the feed lists but its host does not have yet (`404`) is asked again for this
+/// long before it is given up.
+const NOT_THERE_YET: SignedDuration = SignedDuration::from_mins(10);
 /// Entries older than this are not fetched (the feed reaches back days).
 const NEWER_THAN: SignedDuration = SignedDuration::from_hours(48);
 /// How long a kept alert is remembered (and not fetched again).
@@ -57,13 +60,21 @@ pub struct AlertWatcher {
     pusher: Pusher,
     feed: Option<CapFeed>,
     home: Option<String>,
+    gap: std::time::Duration,
 }
 
 impl AlertWatcher {
     /// A watcher reading `feed` (none: alerts are neither read nor told) and pushing through
     /// `pusher`; `home` is the place of a chat that named none (`HEARTH_HOME_LOCATION`).
     pub fn new(pusher: Pusher, feed: Option<CapFeed>, home: Option<String>) -> Self {
-        Self { pusher, feed, home }
+        Self { pusher, feed, home, gap: std::time::Duration::from_secs(3) }
+    }
+
+    /// The same watcher leaving `gap` between two requests to the feed's host (NCDR answers
+    /// `429` to requests less than 3 s apart; `HEARTH_ALERTS_REQUEST_GAP_MS`).
+    pub fn with_request_gap(mut self, gap: std::time::Duration) -> Self {
+        self.gap = gap;
+        self
     }
 
     /// Reads the feed and tells the chats, when this process holds the feed's lease.
@@ -112,7 +123,10 @@ impl AlertWatcher {
         self.pusher.store().release_alert_feed(self.pusher.owner()).await
     }
 
-    /// Fetches and keeps the new entries; false when some are left for a later tick.
+    /// Fetches and keeps the new entries, oldest first (an update is never kept before the alert
+    /// it updates), one request per [`Self::with_request_gap`], renewing the feed's lease as it
+    /// goes; stops at the first failure that may pass (a `429`, a timeout). False when some are
+    /// left for a later tick.
     async fn read_entries(
         &self,
         feed: &CapFeed,
@@ -125,38 +139,47 @@ impl AlertWatcher {
         let mut known = store.known_public_alerts(since).await?;
         let cutoff = now.saturating_sub(NEWER_THAN).unwrap_or(now);
         let mut fetched = 0;
-        let mut all_read = true;
         let mut seen = HashSet::new();
-        for entry in entries {
+        let mut oldest_first: Vec<&FeedEntry> = entries.iter().collect();
+        oldest_first.sort_by_key(|e| e.updated);
+        for entry in oldest_first {
             let relevant = entry.title.as_deref().is_none_or(|t| TITLES.contains(&t));
             let recent = entry.updated.is_none_or(|u| u >= cutoff);
             if known.contains(&entry.id) || !relevant || !recent || !seen.insert(&entry.id) {
                 continue;
             }
             if fetched == FETCH_PER_TICK {
-                all_read = false;
-                break;
+                return Ok(false);
             }
             fetched += 1;
+            tokio::time::sleep(self.gap).await;
+            self.renew_lease().await?;
             match feed.document(&entry.link).await {
                 Ok(bytes) => {
                     let kept = self.keep(entry, &bytes, now, report).await?;
                     known.extend(kept);
                 }
-                // Gone, or a body refused (too large): kept as unreadable, never asked again.
-                Err(e @ (UpstreamError::Status(_) | UpstreamError::Garbage(_))) if !matches!(&e, UpstreamError::Status(s) if s.is_server_error()) =>
-                {
+                Err(e) if refused_for_good(&e, entry, now) => {
                     tracing::warn!(entry = entry.id, error = %e, "an alert document was refused");
                     self.keep_unreadable(entry, now).await?;
                     report.unreadable += 1;
                 }
                 Err(e) => {
-                    tracing::warn!(entry = entry.id, error = %e, "an alert document could not be fetched");
-                    all_read = false;
+                    tracing::warn!(entry = entry.id, error = %e, "an alert document could not be fetched; read again next tick");
+                    return Ok(false);
                 }
             }
         }
-        Ok(all_read)
+        Ok(true)
+    }
+
+    /// Renews this process's lease on the feed (a long read must not let another take it).
+    async fn renew_lease(&self) -> Result<(), StoreError> {
+        let now = self.pusher.now();
+        let until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
+        let owner = self.pusher.owner();
+        self.pusher.store().claim_alert_feed(owner, now.as_millisecond(), until).await?;
+        Ok(())
     }
 
     /// Reads and keeps one document; the identifiers now known.
@@ -281,7 +304,7 @@ impl AlertWatcher {
         let said = reading::statement(alert, kind, &place, min_rank);
         let lately = now.saturating_sub(SAID_LATELY).unwrap_or(now).as_millisecond();
         let (in_thread, same_lately) = store
-            .told_before(chat, &row.thread, said.as_ref().map(|s| s.text.as_str()), lately)
+            .told_before(chat, &row.thread, said.as_ref().map(|s| s.key.as_str()), lately)
             .await?;
         let expired = render::holds_until(alert, kind) <= now;
         let told = Told { in_thread: in_thread.as_deref(), same_lately };
@@ -315,7 +338,7 @@ impl AlertWatcher {
         }
         // A lifted alert leaves nothing standing in its thread: recorded as an empty sentence.
         let statement = match (what, &said) {
-            (Tell::New | Tell::Updated, Some(s)) => s.text.as_str(),
+            (Tell::New | Tell::Updated, Some(s)) => s.key.as_str(),
             _ => "",
         };
         store
@@ -331,5 +354,19 @@ impl AlertWatcher {
             )
             .await?;
         Ok(Some(true))
+    }
+}
+
+/// True when a failed fetch will not pass: a body refused (too large, not text), a client
+/// error other than `404`, or a `404` for an entry listed longer than [`NOT_THERE_YET`] ago.
+fn refused_for_good(e: &UpstreamError, entry: &FeedEntry, now: Timestamp) -> bool {
+    match e {
+        UpstreamError::Garbage(_) => true,
+        UpstreamError::Status(s) if *s == reqwest::StatusCode::NOT_FOUND => {
+            let since = now.saturating_sub(NOT_THERE_YET).unwrap_or(now);
+            entry.updated.is_none_or(|listed| listed < since)
+        }
+        UpstreamError::Status(s) => s.is_client_error(),
+        _ => false,
     }
 }

@@ -108,7 +108,7 @@ pub fn by_code(code: &str) -> Option<&'static County> {
     let code = code.trim();
     COUNTIES.iter().find(|c| match code.len() {
         2 | 5 => code == c.code,
-        7 => code.starts_with(c.code) && (c.code.len() == 5 || &code[2..3] == "0"),
+        7 => code.is_ascii() && code.starts_with(c.code),
         _ => false,
     })
 }
@@ -144,7 +144,9 @@ impl Place {
             None => {
                 let (at, alias, name) = ALIASES
                     .iter()
-                    .filter_map(|(alias, name)| lower.find(alias).map(|i| (i, *alias, *name)))
+                    .filter_map(|(alias, name)| {
+                        find_word(&lower, alias).map(|i| (i, *alias, *name))
+                    })
                     .min_by_key(|(i, alias, _)| (*i, std::cmp::Reverse(alias.len())))?;
                 (by_name(name)?, at + alias.len())
             }
@@ -162,6 +164,20 @@ impl Place {
     pub fn label(&self) -> String {
         format!("{}{}", self.county, self.town.as_deref().unwrap_or(""))
     }
+}
+
+/// Where `alias` is in `text`: anywhere for a Chinese name, as a whole word for an English one
+/// ("ilan" is not in "milan").
+fn find_word(text: &str, alias: &str) -> Option<usize> {
+    if !alias.is_ascii() {
+        return text.find(alias);
+    }
+    text.match_indices(alias).map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + alias.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_alphabetic())
+            && !after.is_some_and(|c| c.is_ascii_alphabetic())
+    })
 }
 
 #[cfg(test)]
@@ -185,6 +201,8 @@ mod tests {
         assert_eq!(resolved("Hsinchu County"), Some(("新竹縣".into(), None)));
         assert_eq!(resolved("台東縣綠島鄉"), Some(("臺東縣".into(), Some("綠島鄉".into()))));
         assert_eq!(resolved("Tokyo"), None);
+        assert_eq!(resolved("Milan"), None, "ilan only as a word");
+        assert_eq!(resolved("Matsumoto"), None);
     }
 
     #[test]

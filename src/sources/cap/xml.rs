@@ -8,6 +8,9 @@
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
+/// Attributes kept per element (CAP and Atom use one or two).
+const MAX_ATTRIBUTES: usize = 8;
+
 /// What the reader accepts.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -98,7 +101,7 @@ fn local(name: &str) -> String {
 
 fn open(start: &BytesStart<'_>) -> Result<Element, XmlError> {
     let mut element = Element { name: local(start.name().as_ref()), ..Element::default() };
-    for attribute in start.attributes() {
+    for attribute in start.attributes().take(MAX_ATTRIBUTES) {
         let attribute = attribute.map_err(malformed)?;
         let value =
             attribute.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(malformed)?;
