@@ -8,6 +8,7 @@ use crate::features::alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::button::{ActionRegistry, ActionRegistryError};
 use crate::features::confirm::combined::{ConfirmCalls, DiscardCalls};
 use crate::features::confirm::{ConfirmCall, DiscardCall};
+use crate::features::family_page::{EndPageSessions, OpenPage};
 use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::features::reminders::actions::{CancelReminder, ReminderDone, SnoozeReminder};
@@ -31,6 +32,8 @@ pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
         .action::<ConfirmCalls>()
         .action::<DiscardCalls>()
         .action::<CheckListItem>()
+        .action::<OpenPage>()
+        .action::<EndPageSessions>()
         .build()
 }
 
@@ -59,9 +62,11 @@ mod tests {
                 "confirm_calls",
                 "discard_call",
                 "discard_calls",
+                "end_page_sessions",
                 "forget_all_memories",
                 "forget_memory",
                 "mute_price_alert",
+                "open_page",
                 "reminder_done",
                 "reminder_move",
                 "reminder_reschedule",

@@ -38,6 +38,8 @@ pub struct ActionServices {
     pub tools: Arc<Registry>,
     /// The working calendar workday reminders follow (moving one needs its schedule).
     pub work_calendar: crate::sources::calendar::WorkCalendar,
+    /// The public address of this server (`HEARTH_PUBLIC_URL`): the family page's links.
+    pub public_url: Option<String>,
 }
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.

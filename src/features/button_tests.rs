@@ -143,6 +143,7 @@ async fn services() -> ActionServices {
         reminder_nudge: Arc::new(Notify::new()),
         tools: Arc::new(Registry::builder().build().expect("no tools")),
         work_calendar: crate::sources::calendar::WorkCalendar::weekdays_only(),
+        public_url: None,
     }
 }
 

@@ -6,6 +6,7 @@
 //!   each watched symbol once per tick and pushes each fire once.
 //! - [`lists`]: shared lists: merging duplicates, caps, the list card and its ✓ buttons.
 //! - [`digest`]: the morning digest: when it is due, what it says, delivered once a day.
+//! - [`family_page`]: the way into the family page: one-time links for a member in a chat.
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget.
 //! - [`public_alerts`]: Taiwan's official alerts (suspensions, typhoon, rain, earthquakes) for
 //!   the family's place, told once to the chats that follow them.
@@ -26,6 +27,7 @@ pub mod charts;
 pub mod confirm;
 pub mod delivery;
 pub mod digest;
+pub mod family_page;
 pub mod lists;
 pub mod media;
 pub mod memory;

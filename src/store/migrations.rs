@@ -53,6 +53,7 @@ embedded![
     "0022_chat_access.sql",
     "0023_reminder_days_before.sql",
     "0024_public_alerts.sql",
+    "0025_family_page.sql",
 ];
 
 /// SQLite's migrations.

@@ -72,6 +72,7 @@ mod reminders;
 mod retention;
 mod shared_files;
 mod values;
+mod web_sessions;
 mod welcomed;
 
 pub use crate::platform::config::redact_url;
@@ -100,6 +101,7 @@ pub use recurrence::{LunarMonth, Recurrence};
 pub use reminders::{DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow};
 pub use shared_files::FileRef;
 pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
+pub use web_sessions::{WebMember, WebSession};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

@@ -197,6 +197,9 @@ const GET: &str = concat!(
     row_columns!(),
     " FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2)"
 );
+const RENAME: &str = "UPDATE reminders SET text = $3 WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused')";
+const PAUSE_BY_FAMILY: &str = "UPDATE reminders SET status = 'paused', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND conversation_id = $2 AND status = 'active'";
+const RESUME: &str = "UPDATE reminders SET status = 'active', next_fire_at = $3 WHERE id = $1 AND conversation_id = $2 AND status = 'paused'";
 const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
 const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT DO NOTHING RETURNING id";
 const RESCHEDULE_OCCURRENCE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT (snooze_of, snooze_occurrence) DO UPDATE SET anchor_local = excluded.anchor_local, next_fire_at = excluded.next_fire_at, next_occurrence = 0, status = 'active', claimed_by = NULL, claim_expires_at = NULL RETURNING id";
@@ -364,6 +367,40 @@ impl Store {
             .fetch_optional(db)
             .await)?;
         Ok(row.map(|(id,)| id))
+    }
+
+    /// Changes the text of an active or paused reminder of this conversation; false if there
+    /// was none.
+    pub async fn rename_reminder(
+        &self,
+        conversation_id: &str,
+        id: i64,
+        text: &str,
+    ) -> Result<bool, StoreError> {
+        let n = db!(self, db => sqlx::query(RENAME).bind(id).bind(conversation_id).bind(text)
+            .execute(db).await.map(|r| r.rows_affected()))?;
+        Ok(n > 0)
+    }
+
+    /// Pauses an active reminder of this conversation (nothing is pushed until it is resumed);
+    /// false if there was none.
+    pub async fn pause_reminder(&self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
+        let n = db!(self, db => sqlx::query(PAUSE_BY_FAMILY).bind(id).bind(conversation_id)
+            .execute(db).await.map(|r| r.rows_affected()))?;
+        Ok(n > 0)
+    }
+
+    /// Resumes a paused reminder of this conversation, next due at `next_fire_at`; false if
+    /// there was none.
+    pub async fn resume_reminder(
+        &self,
+        conversation_id: &str,
+        id: i64,
+        next_fire_at: i64,
+    ) -> Result<bool, StoreError> {
+        let n = db!(self, db => sqlx::query(RESUME).bind(id).bind(conversation_id).bind(next_fire_at)
+            .execute(db).await.map(|r| r.rows_affected()))?;
+        Ok(n > 0)
     }
 
     /// Moves an active or paused reminder of this conversation to a new rule (`m`): it starts
