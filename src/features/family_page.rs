@@ -56,6 +56,21 @@ pub fn open_button(lang: Lang) -> CardButton {
     )
 }
 
+/// `card` with the 🏠 button at its end.
+pub fn with_open_button(mut card: Card, lang: Lang) -> Card {
+    card.buttons.push(open_button(lang));
+    card
+}
+
+/// Takes the 🏠 buttons off `cards` (a server without `HEARTH_PUBLIC_URL` has no page).
+pub fn without_open_buttons(cards: &mut [Card]) {
+    for card in cards {
+        card.buttons.retain(
+            |b| !matches!(b, CardButton::Postback { action, .. } if action == OpenPage::NAME),
+        );
+    }
+}
+
 impl Action for OpenPage {
     const NAME: &'static str = "open_page";
 

@@ -125,6 +125,10 @@ pub struct Hearth {
     pub alerts: AlertPoller,
     /// Pushes the daily digests.
     pub digests: DigestSender,
+    /// The family page's rate limits.
+    pub(crate) page_limits: crate::server::family::PageLimits,
+    /// What the family page says after a change.
+    pub(crate) page_flash: crate::server::family::PageFlash,
     /// Reads Taiwan's official alerts and tells the chats that follow them.
     pub official_alerts: AlertWatcher,
     /// Seconds between reads of the official alerts feed (0: off).
@@ -303,6 +307,8 @@ impl Hearth {
             alerts,
             digests,
             official_alerts,
+            page_limits: Default::default(),
+            page_flash: Default::default(),
             official_poll_secs: config.alerts_poll_secs,
             outbox: pusher,
             allowance,

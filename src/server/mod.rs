@@ -12,6 +12,7 @@
 pub mod app;
 pub mod background;
 pub mod backups;
+pub mod family;
 pub mod inbox;
 pub mod listen;
 
@@ -47,7 +48,8 @@ pub fn router(app: Arc<Hearth>) -> Router {
         .route("/callback", post(callback))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
-        .route("/charts/{file}", get(chart));
+        .route("/charts/{file}", get(chart))
+        .merge(family::routes());
     let routes = match app.serving.metrics_listen {
         Some(_) => routes,
         None => routes.route("/metrics", get(metrics)),

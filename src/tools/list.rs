@@ -10,6 +10,7 @@ pub mod clear;
 pub mod remove;
 pub mod show;
 
+use crate::features::family_page;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -147,7 +148,9 @@ impl Tool for List {
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         match out {
             Output::Add(out) => self.add.card(ctx, out),
-            Output::Show(out) => self.show.card(ctx, out),
+            Output::Show(out) => {
+                self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
+            }
             Output::Check(out) => self.check.card(ctx, out),
             Output::Remove(out) => self.remove.card(ctx, out),
             Output::Clear(out) => self.clear.card(ctx, out),

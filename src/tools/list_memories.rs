@@ -85,5 +85,6 @@ impl Tool for ListMemories {
             Lang::ZhTw => format!("共 {count} 件，這裡列出最新的 {shown} 件"),
             Lang::En => format!("{count} in all; the newest {shown} are shown"),
         })
+        .map(|c| crate::features::family_page::with_open_button(c, lang))
     }
 }

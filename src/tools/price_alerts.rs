@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use crate::contract::show_or_cancel::{self, Action};
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::features::family_page;
 use crate::sources::securities::Securities;
 use crate::store::Store;
 
@@ -77,7 +78,9 @@ impl Tool for PriceAlerts {
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         match out {
-            show_or_cancel::Output::Show(out) => self.show.card(ctx, out),
+            show_or_cancel::Output::Show(out) => {
+                self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
+            }
             show_or_cancel::Output::Cancel(_) => None,
         }
     }

@@ -147,6 +147,6 @@ impl Tool for Quota {
                 },
             ));
         }
-        Some(card)
+        Some(crate::features::family_page::with_open_button(card, lang))
     }
 }

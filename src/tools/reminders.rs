@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::contract::show_or_cancel::{self, Action};
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::features::family_page;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
 
@@ -76,7 +77,9 @@ impl Tool for Reminders {
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         match out {
-            show_or_cancel::Output::Show(out) => self.show.card(ctx, out),
+            show_or_cancel::Output::Show(out) => {
+                self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
+            }
             show_or_cancel::Output::Cancel(_) => None,
         }
     }

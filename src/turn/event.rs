@@ -237,8 +237,10 @@ impl Turns {
         }
         self.charge(conversation, usage, kept);
         let mut answer = self.with_quota_notice(conversation, answer, lang).await;
-        if let Some(charts) = &self.charts {
-            charts.illustrate(&mut answer.cards, &self.tz).await;
+        match &self.charts {
+            Some(charts) => charts.illustrate(&mut answer.cards, &self.tz).await,
+            // Charts and the family page are both served at HEARTH_PUBLIC_URL.
+            None => crate::features::family_page::without_open_buttons(&mut answer.cards),
         }
         let style = self.reply_style(conversation);
         let mut replies = assemble(&answer, &style);

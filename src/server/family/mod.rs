@@ -1,0 +1,334 @@
+//! The family page: everything hearth keeps for one chat, on a page opened from LINE, made for a
+//! phone in LINE's in-app browser and safe to leave on the internet.
+//!
+//! - **Getting in.** `GET /family/open?t=…` takes a one-time link minted by the 🏠 button
+//!   ([`crate::features::family_page`]): unknown, used or expired links are refused alike. It
+//!   opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
+//!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
+//!   reads the session and acts on its chat only: no route takes a chat id from the request.
+//! - **Changing things.** Every change is a `POST` carrying the session's CSRF token (compared in
+//!   constant time); with `SameSite=Lax` a cross-site form cannot carry the cookie either. A
+//!   change is the very operation the chat uses: the tools (`list`, `digest`, `quiet_hours`,
+//!   `reminders`, `price_alerts`) through the registry, and the card buttons through the button
+//!   actions, with the session's chat and member as their context ([`forms`]).
+//! - **Bounded.** Bodies are capped at [`MAX_FORM_BYTES`]; each session and each address has a
+//!   rate limit; every answer carries a Content-Security-Policy without scripts (the page needs
+//!   none), `nosniff`, `no-referrer`, `no-store` and `frame-ancestors 'none'`. Pages are drawn by
+//!   compile-time templates (`maud`), which escape everything they print ([`view`]); they show
+//!   names, never LINE user ids or tokens.
+
+mod forms;
+mod view;
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde::Deserialize;
+
+use crate::contract::ToolCtx;
+use crate::features::family_page::{SESSION_TTL, new_token, token_hash};
+use crate::platform::conversation::Conversation;
+use crate::server::app::Hearth;
+use crate::store::WebSession;
+
+/// The session cookie.
+const COOKIE_NAME: &str = "hearth_family";
+/// The largest form accepted.
+pub const MAX_FORM_BYTES: usize = 8 * 1024;
+/// The policy every answer carries: no scripts at all, styles and images from this server.
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// The address a request came from (set by the connection, [`crate::server::listen`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub Option<IpAddr>);
+
+/// The family page's rate limits: per session and per address.
+pub struct PageLimits {
+    per_session: DefaultKeyedRateLimiter<String>,
+    per_address: DefaultKeyedRateLimiter<String>,
+}
+
+impl Default for PageLimits {
+    fn default() -> Self {
+        let per_minute = |n: u32| Quota::per_minute(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
+        Self {
+            per_session: RateLimiter::keyed(
+                per_minute(60).allow_burst(NonZeroU32::MIN.saturating_add(29)),
+            ),
+            per_address: RateLimiter::keyed(
+                per_minute(120).allow_burst(NonZeroU32::MIN.saturating_add(59)),
+            ),
+        }
+    }
+}
+
+impl PageLimits {
+    fn address_allows(&self, peer: Peer) -> bool {
+        let key = peer.0.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
+        let allowed = self.per_address.check_key(&key).is_ok();
+        if self.per_address.len() > 10_000 {
+            self.per_address.retain_recent();
+        }
+        allowed
+    }
+
+    fn session_allows(&self, hash: &str) -> bool {
+        let allowed = self.per_session.check_key(&hash.to_string()).is_ok();
+        if self.per_session.len() > 10_000 {
+            self.per_session.retain_recent();
+        }
+        allowed
+    }
+}
+
+/// What the page says after a change, kept for the page shown next (one per session, a minute).
+#[derive(Default)]
+pub struct PageFlash(
+    std::sync::Mutex<std::collections::HashMap<String, (String, std::time::Instant)>>,
+);
+
+impl PageFlash {
+    /// Keeps `said` for the session `hash`'s next page.
+    pub fn put(&self, hash: &str, said: &str) {
+        let mut kept = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.retain(|_, (_, at)| at.elapsed() < std::time::Duration::from_secs(60));
+        if kept.len() < 10_000 {
+            kept.insert(hash.to_string(), (said.to_string(), std::time::Instant::now()));
+        }
+    }
+
+    /// What to say on the session `hash`'s page, once.
+    pub fn take(&self, hash: &str) -> Option<String> {
+        let mut kept = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.remove(hash).map(|(said, _)| said)
+    }
+}
+
+/// The family page's routes.
+pub fn routes() -> Router<Arc<Hearth>> {
+    Router::new()
+        .route("/family", get(view::page))
+        .route("/family/open", get(open))
+        .route("/family/act", post(forms::act))
+        .route("/family/lists", post(forms::lists))
+        .route("/family/reminders", post(forms::reminders))
+        .route("/family/settings", post(forms::settings))
+        .route("/family/logout", post(logout))
+        .route("/family/style.css", get(style))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
+        .layer(axum::middleware::map_response(protect))
+}
+
+/// Adds the page's security headers to every answer.
+async fn protect(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        ("content-security-policy", CSP),
+        ("x-content-type-options", "nosniff"),
+        ("referrer-policy", "no-referrer"),
+        ("x-frame-options", "DENY"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    headers.entry(CACHE_CONTROL).or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn style() -> Response {
+    (
+        [(CONTENT_TYPE, "text/css; charset=utf-8"), (CACHE_CONTROL, "public, max-age=3600")],
+        include_str!("../../../assets/family.css"),
+    )
+        .into_response()
+}
+
+/// A request's session: whose, for which chat, and what a tool or button sees as its context.
+pub struct Session {
+    /// The stored session.
+    pub row: WebSession,
+    /// Its token's hash.
+    pub hash: String,
+}
+
+impl Session {
+    /// The context every tool and button run from the page gets: the session's chat and member.
+    pub fn ctx(&self, app: &Hearth) -> ToolCtx {
+        ToolCtx {
+            conversation: Conversation::from_id(&self.row.conversation_id),
+            user_id: Some(self.row.user_id.clone()),
+            display_name: None,
+            tz: app.tz.clone(),
+            lang: self.row.lang,
+            clock: app.clock.clone(),
+        }
+    }
+}
+
+/// Why a request was not served.
+pub enum Refusal {
+    /// No session, or one that ended or expired.
+    NoSession,
+    /// Too many requests.
+    TooMany,
+    /// A change without the session's CSRF token.
+    Forged,
+    /// The store failed.
+    Unavailable,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let (status, zh, en) = match self {
+            Refusal::NoSession => (
+                StatusCode::UNAUTHORIZED,
+                "請從 LINE 卡片上的「🏠 在網頁上打開」按鈕進來（連結 10 分鐘內有效、只能用一次）。",
+                "Open this page from the 「🏠 Open the page」 button on a card in LINE (a link works once, within 10 minutes).",
+            ),
+            Refusal::TooMany => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "太快了，請稍等一下再試。",
+                "Too fast: please wait a moment.",
+            ),
+            Refusal::Forged => (
+                StatusCode::FORBIDDEN,
+                "這個操作沒有通過檢查，什麼都沒有改。請重新整理頁面再試。",
+                "This change did not pass the check, so nothing changed. Reload the page and try again.",
+            ),
+            Refusal::Unavailable => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "暫時無法使用，請稍後再試。",
+                "Not available right now; please try again later.",
+            ),
+        };
+        (status, view::notice(zh, en)).into_response()
+    }
+}
+
+/// The session token in the request's cookies, if any.
+fn session_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE_NAME)
+        .map(|(_, value)| value.to_string())
+        .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The request's session, within the rate limits.
+pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Session, Refusal> {
+    if !app.page_limits.address_allows(peer) {
+        return Err(Refusal::TooMany);
+    }
+    let token = session_token(headers).ok_or(Refusal::NoSession)?;
+    let hash = token_hash(&token);
+    if !app.page_limits.session_allows(&hash) {
+        return Err(Refusal::TooMany);
+    }
+    let now = app.clock.now().as_millisecond();
+    match app.store.web_session(&hash, now).await {
+        Ok(Some(row)) => Ok(Session { row, hash }),
+        Ok(None) => Err(Refusal::NoSession),
+        Err(e) => {
+            tracing::error!(error = %e, "family page: could not read a session");
+            Err(Refusal::Unavailable)
+        }
+    }
+}
+
+/// Checks a form's CSRF token against the session's, in constant time.
+pub fn check_csrf(session: &Session, given: &str) -> Result<(), Refusal> {
+    use subtle::ConstantTimeEq;
+    let expected = session.row.csrf.as_bytes();
+    if bool::from(expected.ct_eq(given.as_bytes())) { Ok(()) } else { Err(Refusal::Forged) }
+}
+
+#[derive(Deserialize)]
+struct OpenQuery {
+    t: Option<String>,
+}
+
+/// `GET /family/open?t=…`: takes the one-time link and opens a session.
+async fn open(
+    State(app): State<Arc<Hearth>>,
+    axum::Extension(peer): axum::Extension<Peer>,
+    Query(query): Query<OpenQuery>,
+) -> Result<Response, Refusal> {
+    if !app.page_limits.address_allows(peer) {
+        return Err(Refusal::TooMany);
+    }
+    let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
+    let now = app.clock.now();
+    let member = match app.store.take_web_link(&token_hash(&token), now.as_millisecond()).await {
+        Ok(Some(member)) => member,
+        Ok(None) => return Err(Refusal::NoSession),
+        Err(e) => {
+            tracing::error!(error = %e, "family page: could not take a link");
+            return Err(Refusal::Unavailable);
+        }
+    };
+    let session = new_token();
+    let csrf = new_token();
+    let expires = now.saturating_add(SESSION_TTL).unwrap_or(now);
+    let opened = app
+        .store
+        .open_web_session(
+            &token_hash(&session),
+            &member,
+            &csrf,
+            now.as_millisecond(),
+            expires.as_millisecond(),
+        )
+        .await;
+    if let Err(e) = opened {
+        tracing::error!(error = %e, "family page: could not open a session");
+        return Err(Refusal::Unavailable);
+    }
+    let cookie = format!(
+        "{COOKIE_NAME}={session}; Path=/family; Max-Age={}; HttpOnly; Secure; SameSite=Lax",
+        SESSION_TTL.as_secs()
+    );
+    Ok((StatusCode::SEE_OTHER, [(SET_COOKIE, cookie), (LOCATION, "/family".to_string())])
+        .into_response())
+}
+
+#[derive(Deserialize)]
+struct LogoutForm {
+    csrf: String,
+}
+
+/// `POST /family/logout`: ends this session.
+async fn logout(
+    State(app): State<Arc<Hearth>>,
+    axum::Extension(peer): axum::Extension<Peer>,
+    headers: HeaderMap,
+    axum::Form(form): axum::Form<LogoutForm>,
+) -> Result<Response, Refusal> {
+    let session = session(&app, &headers, peer).await?;
+    check_csrf(&session, &form.csrf)?;
+    if let Err(e) = app.store.end_web_session(&session.hash).await {
+        tracing::error!(error = %e, "family page: could not end a session");
+        return Err(Refusal::Unavailable);
+    }
+    let gone = format!("{COOKIE_NAME}=; Path=/family; Max-Age=0; HttpOnly; Secure; SameSite=Lax");
+    let lang = session.row.lang;
+    Ok((
+        [(SET_COOKIE, gone)],
+        view::notice_in(
+            lang,
+            "已登出。要再打開，請按 LINE 卡片上的「🏠 在網頁上打開」。",
+            "Signed out. To open the page again, tap 「🏠 Open the page」 on a card in LINE.",
+        ),
+    )
+        .into_response())
+}
