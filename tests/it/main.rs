@@ -18,6 +18,7 @@ mod doctor;
 mod eval;
 mod export;
 mod failures;
+mod family_page;
 mod forget;
 mod hardening_caps;
 mod hardening_ops;

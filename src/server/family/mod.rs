@@ -60,11 +60,12 @@ impl Default for PageLimits {
     fn default() -> Self {
         let per_minute = |n: u32| Quota::per_minute(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
         Self {
+            // A member taps a few times a minute; a page with its changes passes in a burst.
             per_session: RateLimiter::keyed(
-                per_minute(60).allow_burst(NonZeroU32::MIN.saturating_add(29)),
+                per_minute(120).allow_burst(NonZeroU32::MIN.saturating_add(59)),
             ),
             per_address: RateLimiter::keyed(
-                per_minute(120).allow_burst(NonZeroU32::MIN.saturating_add(59)),
+                per_minute(300).allow_burst(NonZeroU32::MIN.saturating_add(149)),
             ),
         }
     }

@@ -38,6 +38,9 @@ pub const TABS: &[(&str, &str, &str)] = &[
     ("quota", "✉️ 訊息額度", "✉️ Messages"),
 ];
 
+/// One occurrence on the agenda: its local time, the reminder's text and who it is for.
+type Due<'a> = (String, &'a str, Option<&'a str>);
+
 /// How far ahead the agenda reaches.
 const AGENDA: SignedDuration = SignedDuration::from_hours(14 * 24);
 
@@ -236,7 +239,7 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     }
     agenda.sort_by_key(|(at, _, _)| *at);
     let tz = &app.tz;
-    let mut days: Vec<(String, Vec<(String, &str, Option<&str>)>)> = Vec::new();
+    let mut days: Vec<(String, Vec<Due<'_>>)> = Vec::new();
     for (at, text, who) in agenda {
         let local = at.to_zoned_datetime(tz.clone());
         let day = short_date(local.date(), lang);

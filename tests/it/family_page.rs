@@ -1,0 +1,473 @@
+//! The family page against the real server: a member gets a link from the 🏠 button on a card,
+//! opens a session with it, and sees and changes that chat's lists, reminders, price alerts,
+//! memories and settings — through the chat's own tools and buttons, so the next tool call in the
+//! chat sees each change. Every refusal is tried: a reused, expired or unknown link, no cookie, a
+//! forged cookie, another chat's session on every route, a missing or wrong CSRF token, too many
+//! requests, an oversized form, a signed-out session, a forgotten chat.
+
+use std::collections::HashMap;
+
+use crate::common::harness::{DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_group, postback_data};
+use reqwest::header::{COOKIE, HeaderMap, LOCATION, SET_COOKIE};
+use serde_json::{Value, json};
+
+const PUBLIC: &str = "https://hearth.example";
+
+async fn start() -> Harness {
+    Harness::start_with(|c| c.public_url = Some(PUBLIC.into()), None).await
+}
+
+/// A phone's browser on the family page: one cookie, no redirects followed.
+struct Browser {
+    base: String,
+    http: reqwest::Client,
+    cookie: Option<String>,
+}
+
+/// An answer: status, headers, body.
+struct Page {
+    status: u16,
+    headers: HeaderMap,
+    body: String,
+}
+
+impl Page {
+    /// The CSRF token of the page's forms.
+    fn csrf(&self) -> String {
+        let at = self.body.find("name=\"csrf\" value=\"").expect("a form") + 19;
+        self.body[at..at + 64].to_string()
+    }
+}
+
+impl Browser {
+    fn new(h: &Harness) -> Self {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        Self { base: h.url.clone(), http, cookie: None }
+    }
+
+    async fn answer(&self, request: reqwest::RequestBuilder) -> Page {
+        let request = match &self.cookie {
+            Some(cookie) => request.header(COOKIE, cookie),
+            None => request,
+        };
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        Page { status, headers, body: response.text().await.expect("body") }
+    }
+
+    async fn get(&self, path: &str) -> Page {
+        self.answer(self.http.get(format!("{}{path}", self.base))).await
+    }
+
+    async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
+        let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+        let request = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(body);
+        self.answer(request).await
+    }
+
+    /// Opens a minted link (its path and query); keeps the session cookie.
+    async fn open(&mut self, link: &str) -> Page {
+        let page = self.get(link).await;
+        if let Some(set) = page.headers.get(SET_COOKIE).and_then(|v| v.to_str().ok()) {
+            self.cookie = set.split(';').next().map(str::to_string);
+        }
+        page
+    }
+}
+
+/// `member` taps 🏠 on the shopping list's card in `chat`; the link hearth answers with (its
+/// path and query on this server).
+async fn mint(h: &Harness, source: Value) -> String {
+    h.call_tool(
+        source.clone(),
+        "小幫手 購物清單有什麼",
+        "list",
+        json!({"action": "show", "list": null, "items": null, "only_checked": null}),
+    )
+    .await;
+    let card = h.line.replies().last().expect("a reply").body.clone();
+    let data = postback_data(&card, "open_page").expect("the 🏠 button on the list card");
+    let before = h.line.replies().len();
+    h.send(vec![h.postback(source, &data)]).await;
+    let replies = h.line.replies();
+    let reply = &replies.get(before).expect("an answer to the tap").body;
+    let text = reply.to_string();
+    let at = text.find("/family/open?t=").expect("a link");
+    let link = &text[at..at + "/family/open?t=".len() + 64];
+    assert!(text.contains(&format!("{PUBLIC}{link}")), "the link is on the public address");
+    link.to_string()
+}
+
+/// A browser with a session for `user` in `chat`.
+async fn signed_in(h: &Harness, source: Value) -> Browser {
+    let link = mint(h, source).await;
+    let mut browser = Browser::new(h);
+    let opened = browser.open(&link).await;
+    assert_eq!(opened.status, 303, "{}", opened.body);
+    browser
+}
+
+/// Things kept for the family group: a list item, a reminder, a memory.
+async fn family_things(h: &Harness) {
+    let group = in_group(FAMILY, MOM);
+    h.call_tool(group.clone(), "小幫手 牛奶", "list", json!({"action": "add", "list": null, "items": [{"name": "牛奶", "quantity": null}], "only_checked": null})).await;
+    let r = h
+        .call_tool(
+            group.clone(),
+            "小幫手 明天八點提醒倒垃圾",
+            "reminder",
+            json!({"text": "倒垃圾", "at": "2026-12-01T08:00"}),
+        )
+        .await;
+    assert!(r.get("error").is_none(), "{r}");
+    h.call_tool(group, "小幫手 記得阿嬤對花生過敏", "remember", json!({"fact": "阿嬤對花生過敏"}))
+        .await;
+}
+
+/// The family's only list, with its items.
+async fn shopping_list(
+    store: &hearth::store::Store,
+) -> (hearth::store::ListRow, Vec<hearth::store::ListItem>) {
+    let id = store.lists(FAMILY).await.expect("store")[0].id;
+    store.list_by_id(FAMILY, id).await.expect("store").expect("the shopping list")
+}
+
+#[tokio::test]
+async fn a_member_opens_the_page_from_a_card_once_and_sees_that_chat_without_ids_or_scripts() {
+    let h = start().await;
+    family_things(&h).await;
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    let mut browser = Browser::new(&h);
+    let opened = browser.open(&link).await;
+    assert_eq!(opened.status, 303);
+    assert_eq!(opened.headers[LOCATION], "/family");
+    let cookie = opened.headers[SET_COOKIE].to_str().expect("cookie");
+    for part in ["HttpOnly", "Secure", "SameSite=Lax", "Path=/family", "Max-Age=2592000"] {
+        assert!(cookie.contains(part), "{part} in {cookie}");
+    }
+    for tab in ["lists", "reminders", "alerts", "memories", "settings", "quota"] {
+        let page = browser.get(&format!("/family?tab={tab}")).await;
+        assert_eq!(page.status, 200, "{tab}");
+        let csp = page.headers["content-security-policy"].to_str().expect("csp");
+        assert!(csp.contains("default-src 'none'") && !csp.contains("unsafe"), "{csp}");
+        assert!(!page.body.contains("<script"), "{tab}: no script");
+        for secret in [MOM, FAMILY, "test-access-token"] {
+            assert!(!page.body.contains(secret), "{tab} shows {secret}");
+        }
+    }
+    assert!(browser.get("/family?tab=lists").await.body.contains("牛奶"));
+    assert!(browser.get("/family?tab=reminders").await.body.contains("倒垃圾"));
+    assert!(browser.get("/family?tab=memories").await.body.contains("阿嬤對花生過敏"));
+    // The same link again opens nothing.
+    let mut again = Browser::new(&h);
+    assert_eq!(again.open(&link).await.status, 401);
+    assert!(again.cookie.is_none());
+}
+
+#[tokio::test]
+async fn an_expired_unknown_or_reused_link_and_a_forged_or_missing_cookie_open_nothing() {
+    let h = start().await;
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    h.set_clock("2026-11-30T12:10:01Z"); // ten minutes and a second later
+    let mut late = Browser::new(&h);
+    assert_eq!(late.open(&link).await.status, 401, "expired");
+    let mut unknown = Browser::new(&h);
+    assert_eq!(unknown.open(&format!("/family/open?t={}", "a".repeat(64))).await.status, 401);
+    assert_eq!(unknown.open("/family/open?t=short").await.status, 401);
+    let mut forged = Browser::new(&h);
+    forged.cookie = Some(format!("hearth_family={}", "0f".repeat(32)));
+    let nobody = Browser::new(&h);
+    for browser in [&forged, &nobody] {
+        assert_eq!(browser.get("/family").await.status, 401);
+        for path in [
+            "/family/act",
+            "/family/lists",
+            "/family/reminders",
+            "/family/settings",
+            "/family/logout",
+        ] {
+            let page = browser
+                .post(
+                    path,
+                    &[
+                        ("csrf", &"0".repeat(64)),
+                        ("op", "add"),
+                        ("item", "x"),
+                        ("action", "forget_memory"),
+                        ("id", "1"),
+                    ],
+                )
+                .await;
+            assert_eq!(page.status, 401, "{path}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() {
+    let h = start().await;
+    family_things(&h).await;
+    let store = h.app.store.clone();
+    let (list, items) = shopping_list(&store).await;
+    let milk = items[0].id;
+    let reminder_before = store.list_reminders(FAMILY).await.expect("store")[0].clone();
+    let reminder = reminder_before.id;
+    let memory = store.memories(FAMILY).await.expect("store")[0].id;
+    let other = signed_in(&h, in_group(OTHER_GROUP, DAD)).await;
+    for tab in ["lists", "reminders", "alerts", "memories", "settings", "quota"] {
+        let page = other.get(&format!("/family?tab={tab}")).await;
+        for theirs in ["牛奶", "倒垃圾", "花生"] {
+            assert!(!page.body.contains(theirs), "{tab} shows the family's {theirs}");
+        }
+    }
+    let csrf = other.get("/family").await.csrf();
+    let check = hearth::features::button::encode(&hearth::features::lists::view::CheckListItem {
+        list: list.id,
+        item: milk,
+        lang: hearth::platform::i18n::Lang::ZhTw,
+    })
+    .expect("data");
+    let (milk_id, reminder_id, memory_id) =
+        (milk.to_string(), reminder.to_string(), memory.to_string());
+    let tries: Vec<(&str, Vec<(&str, &str)>)> = vec![
+        ("/family/act", vec![("action", "check_list_item"), ("id", &check)]),
+        ("/family/act", vec![("action", "forget_memory"), ("id", &memory_id)]),
+        ("/family/act", vec![("action", "cancel_reminder"), ("id", &reminder_id)]),
+        (
+            "/family/act",
+            vec![("action", "reminder_move"), ("id", &reminder_id), ("picked", "2026-12-02T09:00")],
+        ),
+        ("/family/act", vec![("action", "forget_all_memories"), ("id", &memory_id)]),
+        ("/family/lists", vec![("op", "uncheck"), ("id", &milk_id)]),
+        ("/family/lists", vec![("op", "remove"), ("list", "購物清單"), ("item", "牛奶")]),
+        ("/family/reminders", vec![("op", "pause"), ("id", &reminder_id)]),
+        ("/family/reminders", vec![("op", "text"), ("id", &reminder_id), ("text", "改掉")]),
+    ];
+    for (path, mut form) in tries {
+        form.push(("csrf", &csrf));
+        let page = other.post(path, &form).await;
+        assert_eq!(page.status, 303, "{path} {form:?}: {}", page.body);
+    }
+    let (_, items) = shopping_list(&store).await;
+    assert_eq!((items.len(), items[0].checked_at), (1, None), "the milk is untouched");
+    let reminders = store.list_reminders(FAMILY).await.expect("store");
+    assert_eq!(reminders[0].text, "倒垃圾");
+    assert_eq!(reminders[0].status, hearth::store::ReminderStatus::Active);
+    assert_eq!(reminders[0].next_fire_at, reminder_before.next_fire_at, "not moved");
+    assert_eq!(store.memories(FAMILY).await.expect("store").len(), 1, "the memory is kept");
+}
+
+#[tokio::test]
+async fn every_change_needs_the_session_s_csrf_token() {
+    let h = start().await;
+    let browser = signed_in(&h, in_group(FAMILY, MOM)).await;
+    for csrf in ["", "wrong", &"0".repeat(64)] {
+        let page =
+            browser.post("/family/lists", &[("csrf", csrf), ("op", "add"), ("item", "醬油")]).await;
+        assert_eq!(page.status, 403, "csrf {csrf:?}");
+    }
+    let missing = browser.post("/family/lists", &[("op", "add"), ("item", "醬油")]).await;
+    assert!(missing.status >= 400, "no token at all");
+    assert!(h.app.store.lists(FAMILY).await.expect("store").is_empty(), "nothing was added");
+}
+
+#[tokio::test]
+async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() {
+    let h = start().await;
+    family_things(&h).await;
+    let browser = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let csrf = browser.get("/family").await.csrf();
+    let post = |path: &'static str, form: Vec<(&'static str, String)>| {
+        let mut form = form;
+        form.push(("csrf", csrf.clone()));
+        let browser = &browser;
+        async move {
+            let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let page = browser.post(path, &pairs).await;
+            assert_eq!(page.status, 303, "{path}: {}", page.body);
+            browser.get(page.headers[LOCATION].to_str().expect("location")).await.body
+        }
+    };
+    let add = |item: &str| {
+        vec![
+            ("op", "add".to_string()),
+            ("list", "購物清單".to_string()),
+            ("item", item.to_string()),
+        ]
+    };
+    assert!(post("/family/lists", add("雞蛋")).await.contains("已加入"));
+    post("/family/lists", add("牛奶")).await; // merged like the tool: 牛奶 ×2
+    let too_long = post("/family/lists", add(&"長".repeat(300))).await;
+    assert!(too_long.contains("沒有改"), "the tool's own cap: {too_long}");
+    let store = &h.app.store;
+    let (list, items) = shopping_list(store).await;
+    let egg = items.iter().find(|i| i.name == "雞蛋").expect("egg").id;
+    assert_eq!(items.iter().find(|i| i.name == "牛奶").map(|i| i.quantity), Some(2));
+    let check = hearth::features::button::encode(&hearth::features::lists::view::CheckListItem {
+        list: list.id,
+        item: egg,
+        lang: hearth::platform::i18n::Lang::ZhTw,
+    })
+    .expect("data");
+    post(
+        "/family/act",
+        vec![("action", "check_list_item".into()), ("id", check), ("tab", "lists".into())],
+    )
+    .await;
+    post("/family/lists", vec![("op", "uncheck".into()), ("id", egg.to_string())]).await;
+    let shown = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 購物清單有什麼",
+            "list",
+            json!({"action": "show", "list": null, "items": null, "only_checked": null}),
+        )
+        .await;
+    let open: Vec<&str> = shown["list"]["open"]
+        .as_array()
+        .expect("open")
+        .iter()
+        .filter_map(|i| i["name"].as_str())
+        .collect();
+    assert!(open.contains(&"雞蛋") && open.contains(&"牛奶"), "{shown}");
+
+    // A reminder moved, renamed, paused and resumed; the chat's reminders tool sees it.
+    let reminder = store.list_reminders(FAMILY).await.expect("store")[0].id;
+    let moved = post(
+        "/family/act",
+        vec![
+            ("action", "reminder_move".into()),
+            ("id", reminder.to_string()),
+            ("picked", "2026-12-01T09:30".into()),
+            ("tab", "reminders".into()),
+        ],
+    )
+    .await;
+    assert!(moved.contains("09:30"), "{moved}");
+    post(
+        "/family/reminders",
+        vec![("op", "text".into()), ("id", reminder.to_string()), ("text", "倒垃圾和回收".into())],
+    )
+    .await;
+    post("/family/reminders", vec![("op", "pause".into()), ("id", reminder.to_string())]).await;
+    assert_eq!(
+        store.list_reminders(FAMILY).await.expect("store")[0].status,
+        hearth::store::ReminderStatus::Paused
+    );
+    post("/family/reminders", vec![("op", "resume".into()), ("id", reminder.to_string())]).await;
+    let seen = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 有哪些提醒",
+            "reminders",
+            json!({"action": "show", "id": null, "description": null}),
+        )
+        .await
+        .to_string();
+    assert!(seen.contains("倒垃圾和回收") && seen.contains("09:30"), "{seen}");
+
+    // A memory deleted; the settings set through their tools.
+    let memory = store.memories(FAMILY).await.expect("store")[0].id;
+    post(
+        "/family/act",
+        vec![
+            ("action", "forget_memory".into()),
+            ("id", memory.to_string()),
+            ("tab", "memories".into()),
+        ],
+    )
+    .await;
+    assert!(store.memories(FAMILY).await.expect("store").is_empty());
+    let digest = post(
+        "/family/settings",
+        vec![("op", "digest".into()), ("time", "07:30".into()), ("place", "台北".into())],
+    )
+    .await;
+    assert!(digest.contains("每日摘要已設定"), "{digest}");
+    post(
+        "/family/settings",
+        vec![("op", "quiet".into()), ("start", "22:00".into()), ("end", "07:00".into())],
+    )
+    .await;
+    assert_eq!(
+        store.digest(FAMILY).await.expect("store").map(|d| d.local_time),
+        Some("07:30".into())
+    );
+    assert!(store.quiet_hours(FAMILY).await.expect("store").is_some());
+    let wrong = post(
+        "/family/settings",
+        vec![("op", "quiet".into()), ("start", "25:00".into()), ("end", "07:00".into())],
+    )
+    .await;
+    assert!(wrong.contains("沒有改"), "the tool's own validation: {wrong}");
+}
+
+#[tokio::test]
+async fn forgetting_everything_takes_a_confirm_and_a_button_outside_the_page_list_is_refused() {
+    let h = start().await;
+    family_things(&h).await;
+    let browser = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let page = browser.get("/family?tab=memories").await;
+    assert!(!page.body.contains("確定全部忘記"), "no confirm button before asking");
+    let confirm = browser.get("/family?tab=memories&confirm=1").await;
+    assert!(confirm.body.contains("確定全部忘記"));
+    let csrf = confirm.csrf();
+    let odd = browser
+        .post("/family/act", &[("csrf", &csrf), ("action", "confirm_call"), ("id", "1")])
+        .await;
+    assert_eq!(odd.status, 303);
+    let said = browser.get("/family").await.body;
+    assert!(said.contains("不能在網頁上用"), "{said}");
+}
+
+#[tokio::test]
+async fn signing_out_ends_the_session_and_forgetting_the_chat_ends_every_session_of_it() {
+    let h = start().await;
+    let mom = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let dad = signed_in(&h, in_group(FAMILY, DAD)).await;
+    let csrf = mom.get("/family").await.csrf();
+    let out = mom.post("/family/logout", &[("csrf", &csrf)]).await;
+    assert_eq!(out.status, 200);
+    assert!(out.headers[SET_COOKIE].to_str().expect("cookie").contains("Max-Age=0"));
+    assert_eq!(mom.get("/family").await.status, 401, "signed out");
+    assert_eq!(dad.get("/family").await.status, 200, "Dad's session is his own");
+    h.app.store.forget_conversation(FAMILY).await.expect("forget");
+    assert_eq!(dad.get("/family").await.status, 401, "the chat was forgotten");
+}
+
+#[tokio::test]
+async fn the_page_limits_requests_per_session_and_refuses_a_large_form() {
+    let h = start().await;
+    let browser = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let mut statuses: HashMap<u16, usize> = HashMap::new();
+    for _ in 0..80 {
+        *statuses.entry(browser.get("/family").await.status).or_default() += 1;
+    }
+    assert!(statuses.get(&429).copied().unwrap_or(0) > 0, "{statuses:?}");
+    let other = signed_in(&h, in_group(OTHER_GROUP, DAD)).await;
+    let big = "x".repeat(20 * 1024);
+    let page = other.post("/family/lists", &[("csrf", "x"), ("op", "add"), ("item", &big)]).await;
+    assert_eq!(page.status, 413);
+}
+
+#[tokio::test]
+async fn without_a_public_address_cards_carry_no_page_button() {
+    let h = Harness::start().await;
+    h.call_tool(
+        in_group(FAMILY, MOM),
+        "小幫手 購物清單有什麼",
+        "list",
+        json!({"action": "show", "list": null, "items": null, "only_checked": null}),
+    )
+    .await;
+    let card = h.line.replies().last().expect("a reply").body.clone();
+    assert!(postback_data(&card, "open_page").is_none());
+}
