@@ -127,6 +127,8 @@ pub struct Hearth {
     pub digests: DigestSender,
     /// The family page's rate limits.
     pub(crate) page_limits: crate::server::family::PageLimits,
+    /// The Taiwan securities table (names on the family page).
+    pub(crate) securities: Arc<crate::sources::securities::Securities>,
     /// What the family page says after a change.
     pub(crate) page_flash: crate::server::family::PageFlash,
     /// Reads Taiwan's official alerts and tells the chats that follow them.
@@ -308,6 +310,7 @@ impl Hearth {
             digests,
             official_alerts,
             page_limits: Default::default(),
+            securities: services.sources.securities.clone(),
             page_flash: Default::default(),
             official_poll_secs: config.alerts_poll_secs,
             outbox: pusher,

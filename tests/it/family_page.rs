@@ -471,3 +471,78 @@ async fn without_a_public_address_cards_carry_no_page_button() {
     let card = h.line.replies().last().expect("a reply").body.clone();
     assert!(postback_data(&card, "open_page").is_none());
 }
+
+/// The Python with Selenium that drives Chromium (`.ci/run` makes it).
+fn browser_python() -> String {
+    std::env::var("HEARTH_BROWSER_PYTHON").unwrap_or_else(|_| "target/ci-venv/bin/python".into())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromium, chromedriver and Selenium (HEARTH_BROWSER_PYTHON): .ci/run installs them"]
+async fn in_a_real_browser_a_member_adds_checks_moves_and_deletes_and_the_chat_sees_each_change() {
+    let h = start().await;
+    family_things(&h).await;
+    let group = in_group(FAMILY, MOM);
+    h.quote("2330", 1000.0);
+    let alert = h
+        .call_tool(group.clone(), "小幫手 台積電漲到1100通知我", "price_alert", json!({"symbol": "2330", "direction": "rises_to", "level": 1100.0, "frequency": null, "accept_cost": null}))
+        .await;
+    assert!(alert.get("error").is_none(), "{alert}");
+    h.call_tool(group.clone(), "小幫手 每個初一十五提醒拜拜", "reminder", json!({"text": "拜拜", "at": "2026-11-30T07:00", "repeat": {"every": "lunar_monthly", "interval": null, "weekdays": null, "day_of_month": null, "count": null, "until": null, "lunar": {"days": [1, 15], "month": null, "leap": null, "days_before": null}}})).await;
+    h.call_tool(
+        group.clone(),
+        "小幫手 每天七點摘要",
+        "digest",
+        json!({"time": "07:00", "place": "台北", "only_when_something": null, "off": null}),
+    )
+    .await;
+    h.call_tool(
+        group.clone(),
+        "小幫手 晚上十點到七點不要吵",
+        "quiet_hours",
+        json!({"start": "22:00", "end": "07:00", "off": null}),
+    )
+    .await;
+    let link = mint(&h, group.clone()).await;
+    let shots =
+        std::env::var("HEARTH_SCREENSHOTS").unwrap_or_else(|_| "target/tmp/family-page".into());
+    let (base, python) = (h.url.clone(), browser_python());
+    let run = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(python)
+            .args(["scripts/browser_family_page.py", &base, &link, &shots])
+            .output()
+            .expect("run the browser (HEARTH_BROWSER_PYTHON: a Python with selenium)")
+    })
+    .await
+    .expect("browser");
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    assert!(run.status.success() && stdout.contains("\"ok\": true"), "{stdout}\n{stderr}");
+
+    let list = h
+        .call_tool(
+            group.clone(),
+            "小幫手 購物清單有什麼",
+            "list",
+            json!({"action": "show", "list": null, "items": null, "only_checked": null}),
+        )
+        .await
+        .to_string();
+    assert!(list.contains("醬油") && list.contains("衛生紙"), "both added: {list}");
+    let (_, items) = shopping_list(&h.app.store).await;
+    let tissue = items.iter().find(|i| i.name == "衛生紙").expect("衛生紙");
+    assert!(tissue.checked_at.is_some(), "checked off");
+    let reminders = h
+        .call_tool(
+            group.clone(),
+            "小幫手 有哪些提醒",
+            "reminders",
+            json!({"action": "show", "id": null, "description": null}),
+        )
+        .await
+        .to_string();
+    assert!(reminders.contains("09:30"), "moved: {reminders}");
+    let memories =
+        h.call_tool(group, "小幫手 你記得什麼", "list_memories", json!({})).await.to_string();
+    assert!(!memories.contains("花生"), "deleted: {memories}");
+}

@@ -168,7 +168,10 @@ async fn lists(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
         @if lists.is_empty() { p.empty { (lang.pick("還沒有清單。", "No lists yet.")) } }
         @for (list, items) in &lists {
             section.card {
-                h2 { (list.name) }
+                h2 {
+                    @if list.key == crate::features::lists::SHOPPING { (lang.pick("🛒 購物清單", "🛒 Shopping list")) }
+                    @else { "📝 " (list.name) }
+                }
                 ul.items {
                     @for item in items.iter().filter(|i| i.checked_at.is_none()) {
                         li {
@@ -330,7 +333,7 @@ async fn alerts(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
         @if rows.is_empty() { p.empty { (lang.pick("沒有價格通知。", "No price alerts.")) } }
         @for (row, chart) in rows.iter().zip(&charts) {
             section.card {
-                h2 { (row.name.as_deref().unwrap_or(&row.symbol)) " " small { (row.symbol) } }
+                h2 { (app.securities.label(&row.symbol, row.name.as_deref(), lang)) }
                 p.headline { (crate::features::alerts::describe::condition(row.direction, row.level, lang)) }
                 p.sub { (crate::features::alerts::describe::frequency(row.frequency, row.cooldown_s, lang)) }
                 @if let Some(src) = chart { img.chart src=(src) alt=(lang.pick("今日走勢與通知價位", "Today's price and the alert level")); }

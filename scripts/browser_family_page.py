@@ -1,0 +1,106 @@
+"""Drives the family page in a real headless Chromium, as a family member on a phone would.
+
+Run by the Rust test `family_page_browser::` (tests/it/family_page_browser.rs), which starts hearth
+with its fakes, mints a one-time link and then checks, through the chat's own tools, that every
+change made here is seen there:
+
+    python scripts/browser_family_page.py BASE LINK [SCREENSHOT_DIR]
+
+BASE is the server (http://127.0.0.1:PORT), LINK the minted link's path and query. The page is
+390 px wide (a phone). With SCREENSHOT_DIR, each tab is saved there as a PNG.
+
+Steps: open the link; add two items to the shopping list; check one off; move the reminder to
+2026-12-01 09:30; delete the memory. Prints one JSON line: {"ok": true, ...}.
+"""
+
+import json
+import os
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+TABS = ["lists", "reminders", "alerts", "memories", "settings", "quota"]
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=390,1200",
+                "--lang=zh-TW", "--disable-dev-shm-usage"]:
+        options.add_argument(arg)
+    binary = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        options.binary_location = binary
+    driver = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def press(driver, button):
+    """Clicks a form's button and waits for the page it leads to."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    button.click()
+    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(old))
+
+
+def said(driver):
+    found = driver.find_elements(By.CSS_SELECTOR, "p.said")
+    return found[0].text if found else ""
+
+
+def add_item(driver, name):
+    form = driver.find_elements(By.CSS_SELECTOR, "form.add")[-1]
+    form.find_element(By.NAME, "item").send_keys(name)
+    press(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    assert "已加入" in said(driver), said(driver)
+
+
+def item_row(driver, name):
+    for row in driver.find_elements(By.CSS_SELECTOR, "ul.items li"):
+        if name in row.find_element(By.CSS_SELECTOR, ".name").text:
+            return row
+    raise AssertionError(f"{name} is not on the page")
+
+
+def main():
+    base, link = sys.argv[1], sys.argv[2]
+    shots = sys.argv[3] if len(sys.argv) > 3 else None
+    driver = browser()
+    try:
+        driver.get(base + link)
+        assert driver.current_url.endswith("/family"), driver.current_url
+        assert "家庭網頁" in driver.title or "清單" in driver.title, driver.title
+
+        add_item(driver, "衛生紙")
+        add_item(driver, "醬油")
+        press(driver, item_row(driver, "衛生紙").find_element(By.XPATH, ".//button[text()='✓']"))
+        assert "衛生紙" in driver.find_element(By.CSS_SELECTOR, "li.done").text
+
+        driver.get(base + "/family?tab=reminders")
+        card = driver.find_element(By.XPATH, "//section[h2[text()='倒垃圾']]")
+        field = card.find_element(By.CSS_SELECTOR, "input[type=datetime-local]")
+        driver.execute_script("arguments[0].value = arguments[1]", field, "2026-12-01T09:30")
+        press(driver, field.find_element(By.XPATH, "ancestor::form//button"))
+        moved = said(driver)
+        assert "09:30" in moved, driver.find_element(By.TAG_NAME, "main").text
+
+        driver.get(base + "/family?tab=memories")
+        press(driver, driver.find_element(By.XPATH, "//ul[@class='items']//button[text()='🗑']"))
+        assert "忘記" in said(driver), said(driver)
+
+        if shots:
+            os.makedirs(shots, exist_ok=True)
+            for tab in TABS:
+                driver.get(f"{base}/family?tab={tab}")
+                height = driver.execute_script("return document.body.scrollHeight")
+                driver.set_window_size(390, max(700, min(int(height) + 40, 2400)))
+                driver.save_screenshot(os.path.join(shots, f"{tab}.png"))
+        print(json.dumps({"ok": True, "moved": moved}, ensure_ascii=False))
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()
