@@ -126,11 +126,11 @@ pub struct Hearth {
     /// Pushes the daily digests.
     pub digests: DigestSender,
     /// The family page's rate limits.
-    pub(crate) page_limits: crate::server::family::PageLimits,
+    pub(crate) page_limits: crate::server::page_state::PageLimits,
     /// The Taiwan securities table (names on the family page).
     pub(crate) securities: Arc<crate::sources::securities::Securities>,
     /// What the family page says after a change.
-    pub(crate) page_flash: crate::server::family::PageFlash,
+    pub(crate) page_flash: crate::server::page_state::PageFlash,
     /// Reads Taiwan's official alerts and tells the chats that follow them.
     pub official_alerts: AlertWatcher,
     /// Seconds between reads of the official alerts feed (0: off).

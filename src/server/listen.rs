@@ -82,7 +82,7 @@ async fn connection(stream: TcpStream, routes: Router, header_timeout: Duration,
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(header_timeout);
     // The family page's limits per address read who connected.
-    let peer = crate::server::family::Peer(stream.peer_addr().ok().map(|a| a.ip()));
+    let peer = crate::server::page_state::Peer(stream.peer_addr().ok().map(|a| a.ip()));
     let routes = routes.layer(axum::Extension(peer));
     let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(routes));
     tokio::pin!(conn);

@@ -15,6 +15,7 @@ pub mod backups;
 pub mod family;
 pub mod inbox;
 pub mod listen;
+pub mod page_state;
 
 use std::future::Future;
 use std::sync::Arc;

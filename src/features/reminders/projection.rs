@@ -128,14 +128,34 @@ async fn alerts_and_digests(
     from: Timestamp,
     to: Timestamp,
 ) -> Result<Vec<(String, Timestamp)>, StoreError> {
-    let store = allowance.store();
+    let mut out = alert_pushes(allowance, from, to).await?;
+    out.extend(digest_pushes(allowance, from, to).await?);
+    Ok(out)
+}
+
+/// The pushes expected of the active price alerts in `[from, to)`.
+async fn alert_pushes(
+    allowance: &Allowance,
+    from: Timestamp,
+    to: Timestamp,
+) -> Result<Vec<(String, Timestamp)>, StoreError> {
     let mut out = Vec::new();
-    for row in store.scheduled_alerts(MAX_REMINDERS).await? {
+    for row in allowance.store().scheduled_alerts(MAX_REMINDERS).await? {
         let created = Timestamp::from_millisecond(row.created_at).unwrap_or(from);
         let n = expected_fires(row.frequency, row.fire_seq, created, from, to);
         out.extend(spread(from, to, n).into_iter().map(|t| (alert_target(&row).to_string(), t)));
     }
-    for row in store.due_digests(to.as_millisecond(), MAX_REMINDERS).await? {
+    Ok(out)
+}
+
+/// The digests due in `[from, to)`.
+async fn digest_pushes(
+    allowance: &Allowance,
+    from: Timestamp,
+    to: Timestamp,
+) -> Result<Vec<(String, Timestamp)>, StoreError> {
+    let mut out = Vec::new();
+    for row in allowance.store().due_digests(to.as_millisecond(), MAX_REMINDERS).await? {
         let Ok(time) = crate::platform::clock::parse_local_time(&row.local_time) else { continue };
         let Ok(tz) = TimeZone::get(&row.tz) else { continue };
         let next_at = Timestamp::from_millisecond(row.next_at).unwrap_or(from);
@@ -143,6 +163,45 @@ async fn alerts_and_digests(
         out.extend(days.into_iter().map(|t| (row.conversation_id.clone(), t)));
     }
     Ok(out)
+}
+
+/// What one chat's scheduled pushes will spend in `[from, to)`, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ByKind {
+    /// Its reminders.
+    pub reminders: i64,
+    /// Its price alerts' expected fires.
+    pub alerts: i64,
+    /// Its daily digest.
+    pub digest: i64,
+}
+
+/// What the pushes to `chat` scheduled in `[from, to)` will spend, by kind (the family page's
+/// chart). Workday reminders follow `work_calendar`.
+pub async fn by_kind(
+    allowance: &Allowance,
+    work_calendar: &WorkCalendar,
+    chat: &str,
+    from: Timestamp,
+    to: Timestamp,
+) -> Result<ByKind, StoreError> {
+    let cost = allowance.cost_of(chat).await;
+    let count = |pushes: &[(String, Timestamp)]| {
+        pushes.iter().filter(|(to, _)| to == chat).count() as i64 * cost
+    };
+    let mut reminders = 0;
+    for row in allowance.store().scheduled_reminders(to.as_millisecond(), MAX_REMINDERS).await? {
+        if row.target() != chat {
+            continue;
+        }
+        let Some(schedule) = row.schedule(work_calendar) else { continue };
+        reminders += occurrences_between(&schedule, from, to).len() as i64 * cost;
+    }
+    Ok(ByKind {
+        reminders,
+        alerts: count(&alert_pushes(allowance, from, to).await?),
+        digest: count(&digest_pushes(allowance, from, to).await?),
+    })
 }
 
 /// What every active reminder, digest and price alert (its expected fires) will spend in

@@ -20,8 +20,6 @@
 mod forms;
 mod view;
 
-use std::net::IpAddr;
-use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use axum::Router;
@@ -30,13 +28,13 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, COOKIE, LOCATION, SET_COOK
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 
 use crate::contract::ToolCtx;
 use crate::features::family_page::{SESSION_TTL, new_token, token_hash};
 use crate::platform::conversation::Conversation;
 use crate::server::app::Hearth;
+pub use crate::server::page_state::Peer;
 use crate::store::WebSession;
 
 /// The session cookie.
@@ -45,73 +43,6 @@ const COOKIE_NAME: &str = "hearth_family";
 pub const MAX_FORM_BYTES: usize = 8 * 1024;
 /// The policy every answer carries: no scripts at all, styles and images from this server.
 const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/// The address a request came from (set by the connection, [`crate::server::listen`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Peer(pub Option<IpAddr>);
-
-/// The family page's rate limits: per session and per address.
-pub struct PageLimits {
-    per_session: DefaultKeyedRateLimiter<String>,
-    per_address: DefaultKeyedRateLimiter<String>,
-}
-
-impl Default for PageLimits {
-    fn default() -> Self {
-        let per_minute = |n: u32| Quota::per_minute(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
-        Self {
-            // A member taps a few times a minute; a page with its changes passes in a burst.
-            per_session: RateLimiter::keyed(
-                per_minute(120).allow_burst(NonZeroU32::MIN.saturating_add(59)),
-            ),
-            per_address: RateLimiter::keyed(
-                per_minute(300).allow_burst(NonZeroU32::MIN.saturating_add(149)),
-            ),
-        }
-    }
-}
-
-impl PageLimits {
-    fn address_allows(&self, peer: Peer) -> bool {
-        let key = peer.0.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
-        let allowed = self.per_address.check_key(&key).is_ok();
-        if self.per_address.len() > 10_000 {
-            self.per_address.retain_recent();
-        }
-        allowed
-    }
-
-    fn session_allows(&self, hash: &str) -> bool {
-        let allowed = self.per_session.check_key(&hash.to_string()).is_ok();
-        if self.per_session.len() > 10_000 {
-            self.per_session.retain_recent();
-        }
-        allowed
-    }
-}
-
-/// What the page says after a change, kept for the page shown next (one per session, a minute).
-#[derive(Default)]
-pub struct PageFlash(
-    std::sync::Mutex<std::collections::HashMap<String, (String, std::time::Instant)>>,
-);
-
-impl PageFlash {
-    /// Keeps `said` for the session `hash`'s next page.
-    pub fn put(&self, hash: &str, said: &str) {
-        let mut kept = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.retain(|_, (_, at)| at.elapsed() < std::time::Duration::from_secs(60));
-        if kept.len() < 10_000 {
-            kept.insert(hash.to_string(), (said.to_string(), std::time::Instant::now()));
-        }
-    }
-
-    /// What to say on the session `hash`'s page, once.
-    pub fn take(&self, hash: &str) -> Option<String> {
-        let mut kept = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.remove(hash).map(|(said, _)| said)
-    }
-}
 
 /// The family page's routes.
 pub fn routes() -> Router<Arc<Hearth>> {

@@ -22,7 +22,7 @@ use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::features::reminders::actions::CancelReminder;
 use crate::features::reminders::describe::{local_time, repetition};
 use crate::features::reminders::picker::MoveReminder;
-use crate::features::reminders::projection::occurrences_between;
+use crate::features::reminders::projection::{self, occurrences_between};
 use crate::platform::format::short_date;
 use crate::platform::i18n::Lang;
 use crate::server::app::Hearth;
@@ -449,6 +449,14 @@ async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
         number("projected").unwrap_or(0),
         number("limit"),
     );
+    let now = app.clock.now();
+    let end = app.allowance.month().end(app.allowance.tz());
+    let calendar = &app.turns.action_services.work_calendar;
+    let chat = &s.row.conversation_id;
+    let kinds = projection::by_kind(&app.allowance, calendar, chat, now, end).await?;
+    let here = (kinds.reminders + kinds.alerts + kinds.digest).max(1) as f64;
+    let share = |n: i64| n as f64 / here * 100.0;
+    let (r, a) = (share(kinds.reminders), share(kinds.alerts));
     let scale = limit.unwrap_or(projected.max(used)).max(1) as f64;
     let width = |n: i64| format!("{:.1}", (n as f64 / scale * 100.0).clamp(0.0, 100.0));
     Ok(html! {
@@ -470,6 +478,21 @@ async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
                 }
                 p.sub { (lang.pick("綠色：已用；橘色：到月底預估。回覆不花額度，主動推播才算。", "Green: used; orange: projected by the month's end. Replies are free; pushes count.")) }
             }
+        }
+        section.card {
+            h2 { (lang.pick("這個聊天室到月底還會用", "This chat, to the month's end")) }
+            table.numbers {
+                tr { th { "⏰ " (lang.pick("提醒", "Reminders")) } td { (kinds.reminders) } }
+                tr { th { "📈 " (lang.pick("價格通知（預估）", "Price alerts (expected)")) } td { (kinds.alerts) } }
+                tr { th { "☀️ " (lang.pick("每日摘要", "Daily digest")) } td { (kinds.digest) } }
+            }
+            svg.bar viewBox="0 0 100 12" role="img" aria-label=(lang.pick("各類用量", "By kind")) {
+                rect x="0" y="0" width="100" height="12" fill="#e8e8e8" {}
+                rect x="0" y="0" width=(format!("{r:.1}")) height="12" fill="#2f7d4f" {}
+                rect x=(format!("{r:.1}")) y="0" width=(format!("{a:.1}")) height="12" fill="#c0392b" {}
+                rect x=(format!("{:.1}", r + a)) y="0" width=(format!("{:.1}", share(kinds.digest))) height="12" fill="#f4c27a" {}
+            }
+            p.sub { (lang.pick("綠：提醒；紅：價格通知；橘：每日摘要（每則推播依聊天室人數計）。", "Green: reminders; red: price alerts; orange: the digest (each push counts once per member).")) }
         }
     })
 }
