@@ -40,6 +40,8 @@ pub struct ActionServices {
     pub work_calendar: crate::sources::calendar::WorkCalendar,
     /// The public address of this server (`HEARTH_PUBLIC_URL`): the family page's links.
     pub public_url: Option<String>,
+    /// The LIFF app the family page's links open in (`HEARTH_LIFF_ID`), if any.
+    pub liff_id: Option<String>,
 }
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.

@@ -144,6 +144,7 @@ async fn services() -> ActionServices {
         tools: Arc::new(Registry::builder().build().expect("no tools")),
         work_calendar: crate::sources::calendar::WorkCalendar::weekdays_only(),
         public_url: None,
+        liff_id: None,
     }
 }
 

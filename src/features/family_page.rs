@@ -3,7 +3,9 @@
 //! chat** — a random token, kept only as its SHA-256, valid [`LINK_TTL`] and once — and answers
 //! with it; opening it starts a session of [`SESSION_TTL`] that only ever shows that chat.
 //! 「登出網頁」 ends the member's sessions of the chat; forgetting the chat (or hearth leaving it)
-//! ends them all, since both tables carry its `conversation_id`.
+//! ends them all, since both tables carry its `conversation_id`. With a LIFF app
+//! (`HEARTH_LIFF_ID`) the link opens it inside LINE, and the page also checks LINE's ID token of
+//! whoever opens it ([`crate::server::family`]).
 
 use jiff::SignedDuration;
 use serde::{Deserialize, Serialize};
@@ -105,7 +107,11 @@ impl Action for OpenPage {
             tracing::error!(error = %e, "could not mint a family page link");
             return text(Failure::Internal.message(lang));
         }
-        let url = format!("{}{OPEN_PATH}?t={token}", base.trim_end_matches('/'));
+        // Through the LIFF app when there is one (inside LINE, LINE's ID token is checked).
+        let url = match &services.liff_id {
+            Some(liff) => format!("https://liff.line.me/{liff}?t={token}"),
+            None => format!("{}{OPEN_PATH}?t={token}", base.trim_end_matches('/')),
+        };
         let mut card = Card::new(lang.pick("🏠 家庭網頁", "🏠 The family page"));
         card.subtitle = Some(
             lang.pick(

@@ -403,6 +403,45 @@ impl LineClient {
     }
 }
 
+/// What LINE says of a LIFF ID token it verified.
+#[derive(Debug, Clone, serde::Deserialize)]
+struct VerifiedIdToken {
+    /// The user it was issued to.
+    sub: String,
+    /// The LINE Login channel it was issued for.
+    aud: String,
+}
+
+impl LineClient {
+    /// Verifies a LIFF ID token with LINE (`POST /oauth2/v2.1/verify`) for the LINE Login
+    /// channel `client_id`; the user it was issued to. A token LINE refuses, or one issued for
+    /// another channel, is an error.
+    pub async fn verify_id_token(
+        &self,
+        id_token: &str,
+        client_id: &str,
+    ) -> Result<String, LineError> {
+        const PATH: &str = "/oauth2/v2.1/verify";
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("id_token", id_token)
+            .append_pair("client_id", client_id)
+            .finish();
+        let request = self
+            .http
+            .post(format!("{}{PATH}", self.base))
+            .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(body);
+        let verified: VerifiedIdToken = read_json(send(request).await?, PATH)?;
+        if verified.aud != client_id {
+            return Err(LineError::Rejected {
+                status: StatusCode::BAD_REQUEST,
+                message: "the ID token was issued for another channel".into(),
+            });
+        }
+        Ok(verified.sub)
+    }
+}
+
 /// The JSON of a successful answer to `path`; an unsuccessful or unreadable one is an error.
 fn read_json<T: serde::de::DeserializeOwned>(answer: Answer, path: &str) -> Result<T, LineError> {
     if !answer.status.is_success() {

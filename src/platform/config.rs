@@ -292,6 +292,11 @@ pub struct Config {
     /// fetches from here. Without it, cards have no chart.
     #[arg(long, env = "HEARTH_PUBLIC_URL", value_parser = public_url, global = true)]
     pub public_url: Option<String>,
+    /// A LIFF app (its ID, `1234567890-AbCdEfGh`) whose endpoint is HEARTH_PUBLIC_URL/family/liff:
+    /// the family page's links then open inside LINE, and LINE's ID token of whoever opens one
+    /// is verified before the page counts them as that member. Empty: plain links.
+    #[arg(long, env = "HEARTH_LIFF_ID", default_value = "", value_parser = liff_id, global = true)]
+    pub liff_id: String,
 
     /// Base URL of the Open-Meteo forecast API.
     #[arg(
@@ -653,6 +658,21 @@ impl<W: std::io::Write> std::io::Write for Redacting<W> {
 
 /// Parses `HEARTH_PUBLIC_URL`: an `https://` URL without query or fragment (LINE fetches images
 /// over HTTPS only), kept without its trailing slash.
+fn liff_id(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    let well_formed = value.split_once('-').is_some_and(|(channel, rest)| {
+        !channel.is_empty()
+            && channel.bytes().all(|b| b.is_ascii_digit())
+            && !rest.is_empty()
+            && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+    });
+    if value.is_empty() || well_formed {
+        Ok(value.to_string())
+    } else {
+        Err("a LIFF ID looks like 1234567890-AbCdEfGh".into())
+    }
+}
+
 fn public_url(value: &str) -> Result<String, String> {
     let url = url::Url::parse(value).map_err(|e| format!("not a URL: {e}"))?;
     if url.scheme() != "https" || url.host_str().is_none() {

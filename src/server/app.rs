@@ -127,6 +127,8 @@ pub struct Hearth {
     pub digests: DigestSender,
     /// The family page's rate limits.
     pub(crate) page_limits: crate::server::page_state::PageLimits,
+    /// The LIFF app the family page opens in (`HEARTH_LIFF_ID`), if any.
+    pub(crate) liff_id: Option<String>,
     /// The Taiwan securities table (names on the family page).
     pub(crate) securities: Arc<crate::sources::securities::Securities>,
     /// What the family page says after a change.
@@ -218,6 +220,7 @@ impl Hearth {
             tools: registry.clone(),
             work_calendar: services.work_calendar.clone(),
             public_url: config.public_url.clone(),
+            liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
         };
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
@@ -311,6 +314,7 @@ impl Hearth {
             official_alerts,
             page_limits: Default::default(),
             securities: services.sources.securities.clone(),
+            liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
             page_flash: Default::default(),
             official_poll_secs: config.alerts_poll_secs,
             outbox: pusher,

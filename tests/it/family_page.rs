@@ -546,3 +546,88 @@ async fn in_a_real_browser_a_member_adds_checks_moves_and_deletes_and_the_chat_s
         h.call_tool(group, "小幫手 你記得什麼", "list_memories", json!({})).await.to_string();
     assert!(!memories.contains("花生"), "deleted: {memories}");
 }
+
+const LIFF: &str = "1234567890-AbCdEfGh";
+
+/// `member` taps 🏠 with a LIFF app configured; the token of the LIFF link hearth answers with.
+async fn mint_liff(h: &Harness, source: Value) -> String {
+    h.call_tool(
+        source.clone(),
+        "小幫手 購物清單有什麼",
+        "list",
+        json!({"action": "show", "list": null, "items": null, "only_checked": null}),
+    )
+    .await;
+    let card = h.line.replies().last().expect("a reply").body.clone();
+    let data = postback_data(&card, "open_page").expect("the 🏠 button");
+    let before = h.line.replies().len();
+    h.send(vec![h.postback(source, &data)]).await;
+    let text = h.line.replies()[before].body.to_string();
+    let prefix = format!("https://liff.line.me/{LIFF}?t=");
+    let at = text.find(&prefix).expect("a LIFF link") + prefix.len();
+    text[at..at + 64].to_string()
+}
+
+#[tokio::test]
+async fn with_a_liff_app_a_link_counts_only_for_the_member_line_verifies() {
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.liff_id = LIFF.into();
+        },
+        None,
+    )
+    .await;
+    h.line.set_id_token("mom-token", MOM, "1234567890");
+    h.line.set_id_token("dad-token", DAD, "1234567890");
+    h.line.set_id_token("mom-elsewhere", MOM, "999");
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    let mut browser = Browser::new(&h);
+    let page = browser.get(&format!("/family/liff?t={token}")).await;
+    assert_eq!(page.status, 200);
+    let csp = page.headers["content-security-policy"].to_str().expect("csp");
+    assert!(
+        csp.contains("script-src 'self' https://static.line-scdn.net") && !csp.contains("unsafe"),
+        "{csp}"
+    );
+    assert!(page.body.contains(&format!("data-liff-id=\"{LIFF}\"")), "{}", page.body);
+    assert!(page.body.contains("<script src=\"/family/liff.js\"></script>"), "no inline script");
+    assert!(browser.get("/family/liff.js").await.body.contains("liff.getIDToken()"));
+
+    assert_eq!(liff_sign_in(&browser, &token, "forged").await.status, 401, "LINE did not issue it");
+    assert_eq!(
+        liff_sign_in(&browser, &token, "mom-elsewhere").await.status,
+        401,
+        "another channel's"
+    );
+    let dad = liff_sign_in(&browser, &token, "dad-token").await;
+    assert_eq!(dad.status, 403, "Mom's link opened by Dad");
+    assert_eq!(liff_sign_in(&browser, &token, "mom-token").await.status, 401, "and it is used up");
+
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    let opened = liff_sign_in(&browser, &token, "mom-token").await;
+    assert_eq!(opened.status, 303, "{}", opened.body);
+    browser.cookie = opened.headers[SET_COOKIE]
+        .to_str()
+        .ok()
+        .and_then(|c| c.split(';').next())
+        .map(str::to_string);
+    assert_eq!(browser.get("/family").await.status, 200);
+    let verified = h.line.requests().iter().filter(|r| r.path == "/oauth2/v2.1/verify").count();
+    assert_eq!(verified, 5, "each sign-in asked LINE");
+}
+
+#[tokio::test]
+async fn without_a_liff_app_its_routes_are_not_there() {
+    let h = start().await;
+    let browser = Browser::new(&h);
+    assert_eq!(browser.get("/family/liff").await.status, 404);
+    assert_eq!(browser.get("/family/liff.js").await.status, 404);
+    let page = browser.post("/family/liff", &[("t", &"a".repeat(64)), ("id_token", "x")]).await;
+    assert_eq!(page.status, 404);
+}
+
+/// The LIFF page's sign-in: the link's token with an ID token.
+async fn liff_sign_in(browser: &Browser, token: &str, id_token: &str) -> Page {
+    browser.post("/family/liff", &[("t", token), ("id_token", id_token)]).await
+}

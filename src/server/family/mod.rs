@@ -18,6 +18,7 @@
 //!   names, never LINE user ids or tokens.
 
 mod forms;
+mod liff;
 mod view;
 
 use std::sync::Arc;
@@ -55,6 +56,8 @@ pub fn routes() -> Router<Arc<Hearth>> {
         .route("/family/settings", post(forms::settings))
         .route("/family/logout", post(logout))
         .route("/family/style.css", get(style))
+        .route("/family/liff", get(liff::page).post(liff::sign_in))
+        .route("/family/liff.js", get(liff::script))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(axum::middleware::map_response(protect))
 }
@@ -62,8 +65,9 @@ pub fn routes() -> Router<Arc<Hearth>> {
 /// Adds the page's security headers to every answer.
 async fn protect(mut response: Response) -> Response {
     let headers = response.headers_mut();
+    // The LIFF page sets a policy of its own (LINE's script).
+    headers.entry("content-security-policy").or_insert(HeaderValue::from_static(CSP));
     for (name, value) in [
-        ("content-security-policy", CSP),
         ("x-content-type-options", "nosniff"),
         ("referrer-policy", "no-referrer"),
         ("x-frame-options", "DENY"),
@@ -112,6 +116,8 @@ pub enum Refusal {
     TooMany,
     /// A change without the session's CSRF token.
     Forged,
+    /// A link opened (in LINE) by someone it was not minted for.
+    NotYours,
     /// The store failed.
     Unavailable,
 }
@@ -123,6 +129,11 @@ impl IntoResponse for Refusal {
                 StatusCode::UNAUTHORIZED,
                 "請從 LINE 卡片上的「🏠 在網頁上打開」按鈕進來（連結 10 分鐘內有效、只能用一次）。",
                 "Open this page from the 「🏠 Open the page」 button on a card in LINE (a link works once, within 10 minutes).",
+            ),
+            Refusal::NotYours => (
+                StatusCode::FORBIDDEN,
+                "這個連結是給別人的。請在你的 LINE 裡按「🏠 在網頁上打開」拿你自己的連結。",
+                "This link was made for someone else. Tap 「🏠 Open the page」 in your own LINE for yours.",
             ),
             Refusal::TooMany => (
                 StatusCode::TOO_MANY_REQUESTS,
@@ -209,6 +220,15 @@ async fn open(
             return Err(Refusal::Unavailable);
         }
     };
+    start_session(&app, &member).await
+}
+
+/// Opens a session for `member`: its cookie, and on to the page.
+async fn start_session(
+    app: &Hearth,
+    member: &crate::store::WebMember,
+) -> Result<Response, Refusal> {
+    let now = app.clock.now();
     let session = new_token();
     let csrf = new_token();
     let expires = now.saturating_add(SESSION_TTL).unwrap_or(now);
@@ -216,7 +236,7 @@ async fn open(
         .store
         .open_web_session(
             &token_hash(&session),
-            &member,
+            member,
             &csrf,
             now.as_millisecond(),
             expires.as_millisecond(),

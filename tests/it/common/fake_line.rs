@@ -148,6 +148,8 @@ struct LineState {
     non_friends: HashSet<String>,
     /// The channel's webhook settings and LINE's test of them (`hearth doctor`).
     pub(crate) channel: rules::Channel,
+    /// LIFF ID tokens LINE would verify: token → (user, LINE Login channel).
+    id_tokens: HashMap<String, (String, String)>,
 }
 
 /// A token bucket: `rate` tokens a second, at most `rate` stored (one second of burst).
@@ -328,6 +330,12 @@ impl FakeLine {
     /// Makes a user with a profile a non-friend: `GET /v2/bot/profile/{id}` answers `404`.
     pub fn set_not_friend(&self, user_id: &str) {
         self.lock().non_friends.insert(user_id.to_owned());
+    }
+
+    /// Makes LINE verify `token` as a LIFF ID token of `user_id` for the LINE Login channel
+    /// `channel_id`.
+    pub fn set_id_token(&self, token: &str, user_id: &str, channel_id: &str) {
+        self.lock().id_tokens.insert(token.to_owned(), (user_id.to_owned(), channel_id.to_owned()));
     }
 
     /// Registers a profile served by the user, group-member and room-member profile endpoints.

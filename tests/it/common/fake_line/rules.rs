@@ -4,6 +4,7 @@
 //! Everything here is synchronous and runs under the state lock, so a request is processed
 //! completely before any stall delays its answer.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -51,6 +52,10 @@ pub(super) fn dispatch(
     body: &Value,
     request_id: &str,
 ) -> Outcome {
+    // LINE Login's ID token verification takes no channel access token.
+    if method == "POST" && path == "/oauth2/v2.1/verify" {
+        return verify_id_token(state, body);
+    }
     let authorized = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -373,4 +378,27 @@ fn server_error() -> Outcome {
 
 fn not_found() -> Outcome {
     Outcome::new(StatusCode::NOT_FOUND, json!({"message": "Not found"}))
+}
+
+/// `POST /oauth2/v2.1/verify` (form: `id_token`, `client_id`): the token's claims when it was
+/// issued (`FakeLine::set_id_token`) for that channel, else LINE's `400`.
+fn verify_id_token(state: &LineState, body: &Value) -> Outcome {
+    let form: HashMap<String, String> =
+        url::form_urlencoded::parse(body.as_str().unwrap_or("").as_bytes()).into_owned().collect();
+    let token = form.get("id_token").map(String::as_str).unwrap_or("");
+    let client = form.get("client_id").map(String::as_str).unwrap_or("");
+    match state.id_tokens.get(token) {
+        Some((user, channel)) if channel == client => Outcome::new(
+            StatusCode::OK,
+            json!({"iss": "https://access.line.me", "sub": user, "aud": channel, "exp": 4102444800_i64, "iat": 1764500000, "name": "媽媽", "amr": ["linesso"]}),
+        ),
+        Some(_) => Outcome::new(
+            StatusCode::BAD_REQUEST,
+            json!({"error": "invalid_request", "error_description": "Invalid IdToken Audience."}),
+        ),
+        None => Outcome::new(
+            StatusCode::BAD_REQUEST,
+            json!({"error": "invalid_request", "error_description": "Invalid IdToken."}),
+        ),
+    }
 }
