@@ -83,9 +83,8 @@ impl Browser {
     }
 }
 
-/// `member` taps 🏠 on the shopping list's card in `chat`; the link hearth answers with (its
-/// path and query on this server).
-async fn mint(h: &Harness, source: Value) -> String {
+/// `member` taps 🏠 on the shopping list's card in `chat`; hearth's answer, as JSON text.
+async fn tap_open_page(h: &Harness, source: Value) -> String {
     h.call_tool(
         source.clone(),
         "小幫手 購物清單有什麼",
@@ -98,8 +97,12 @@ async fn mint(h: &Harness, source: Value) -> String {
     let before = h.line.replies().len();
     h.send(vec![h.postback(source, &data)]).await;
     let replies = h.line.replies();
-    let reply = &replies.get(before).expect("an answer to the tap").body;
-    let text = reply.to_string();
+    replies.get(before).expect("an answer to the tap").body.to_string()
+}
+
+/// `member` taps 🏠 in `chat`; the link hearth answers with (its path and query on this server).
+async fn mint(h: &Harness, source: Value) -> String {
+    let text = tap_open_page(h, source).await;
     let at = text.find("/family/open?t=").expect("a link");
     let link = &text[at..at + "/family/open?t=".len() + 64];
     assert!(text.contains(&format!("{PUBLIC}{link}")), "the link is on the public address");
@@ -551,18 +554,7 @@ const LIFF: &str = "1234567890-AbCdEfGh";
 
 /// `member` taps 🏠 with a LIFF app configured; the token of the LIFF link hearth answers with.
 async fn mint_liff(h: &Harness, source: Value) -> String {
-    h.call_tool(
-        source.clone(),
-        "小幫手 購物清單有什麼",
-        "list",
-        json!({"action": "show", "list": null, "items": null, "only_checked": null}),
-    )
-    .await;
-    let card = h.line.replies().last().expect("a reply").body.clone();
-    let data = postback_data(&card, "open_page").expect("the 🏠 button");
-    let before = h.line.replies().len();
-    h.send(vec![h.postback(source, &data)]).await;
-    let text = h.line.replies()[before].body.to_string();
+    let text = tap_open_page(h, source).await;
     let prefix = format!("https://liff.line.me/{LIFF}?t=");
     let at = text.find(&prefix).expect("a LIFF link") + prefix.len();
     text[at..at + 64].to_string()
