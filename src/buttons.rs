@@ -6,6 +6,7 @@
 
 use crate::features::alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::button::{ActionRegistry, ActionRegistryError};
+use crate::features::care::actions::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
 use crate::features::confirm::combined::{ConfirmCalls, DiscardCalls};
 use crate::features::confirm::{ConfirmCall, DiscardCall};
 use crate::features::family_page::{EndPageSessions, OpenPage};
@@ -34,6 +35,11 @@ pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
         .action::<CheckListItem>()
         .action::<OpenPage>()
         .action::<EndPageSessions>()
+        .action::<CareTaken>()
+        .action::<CareLater>()
+        .action::<CareOnIt>()
+        .action::<CareStart>()
+        .action::<CareStop>()
         .build()
 }
 
@@ -57,6 +63,11 @@ mod tests {
             [
                 "cancel_price_alert",
                 "cancel_reminder",
+                "care_later",
+                "care_on_it",
+                "care_start",
+                "care_stop",
+                "care_taken",
                 "check_list_item",
                 "confirm_call",
                 "confirm_calls",

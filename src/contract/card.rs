@@ -130,6 +130,10 @@ pub struct Card {
     /// The picture's URL, once the chart is drawn and published (see
     /// [`crate::features::charts::publish`]); tools leave it empty.
     pub image_url: Option<String>,
+    /// Shown for someone who reads small print badly (an elder's 「吃了嗎？」): the headline
+    /// larger and the buttons big and filled.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub large: bool,
 }
 
 impl Card {
@@ -144,6 +148,7 @@ impl Card {
             footnote: None,
             chart: None,
             image_url: None,
+            large: false,
         }
     }
 

@@ -36,6 +36,23 @@ pub struct ForecastDay {
     pub rain_pct: Option<f64>,
 }
 
+/// One day of a care plan's weekly chart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CareDay {
+    /// The label under the day ("12/01").
+    pub label: String,
+    /// Doses confirmed.
+    pub taken: u32,
+    /// Doses not confirmed.
+    pub missed: u32,
+    /// The day's mean systolic pressure, mmHg.
+    pub systolic: Option<f64>,
+    /// The day's mean diastolic pressure.
+    pub diastolic: Option<f64>,
+    /// The day's mean glucose, mg/dL.
+    pub glucose: Option<f64>,
+}
+
 /// What a card's picture shows. Tools describe it; [`publish`] fetches the data it still needs,
 /// draws it and gives the card its URL.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -57,6 +74,13 @@ pub enum ChartSpec {
         /// The days, today first.
         days: Vec<ForecastDay>,
     },
+    /// A care plan's week: doses confirmed and not as bars, the readings' daily means as lines.
+    Care {
+        /// The plan (part of the cache key).
+        plan: i64,
+        /// The days, oldest first.
+        days: Vec<CareDay>,
+    },
 }
 
 impl ChartSpec {
@@ -71,6 +95,24 @@ impl ChartSpec {
             ChartSpec::Forecast { place, days } => {
                 let first = days.first().map_or("", |d| d.label.as_str());
                 format!("forecast:{place}:{first}:{}", days.len())
+            }
+            ChartSpec::Care { plan, days } => {
+                let each: Vec<String> = days
+                    .iter()
+                    .map(|d| {
+                        let v = |x: Option<f64>| x.map_or(-1, |x| x.round() as i64);
+                        format!(
+                            "{}:{}:{}:{}:{}",
+                            d.taken,
+                            d.missed,
+                            v(d.systolic),
+                            v(d.diastolic),
+                            v(d.glucose)
+                        )
+                    })
+                    .collect();
+                let first = days.first().map_or("", |d| d.label.as_str());
+                format!("care:{plan}:{first}:{}", each.join(","))
             }
         }
     }

@@ -42,6 +42,9 @@ pub struct ActionServices {
     pub public_url: Option<String>,
     /// The LIFF app the family page's links open in (`HEARTH_LIFF_ID`), if any.
     pub liff_id: Option<String>,
+    /// The quota's bookkeeping, which also knows who has hearth as a friend (where a care
+    /// notice goes).
+    pub allowance: crate::features::delivery::Allowance,
 }
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.

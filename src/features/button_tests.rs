@@ -138,8 +138,19 @@ fn the_registry_refuses_duplicate_and_bad_names() {
 }
 
 async fn services() -> ActionServices {
+    let store = Store::in_memory().await.expect("store");
+    let line =
+        crate::line::client::LineClient::new("http://127.0.0.1:9", "".into(), 10).expect("client");
+    let allowance = crate::features::delivery::Allowance::new(
+        store.clone(),
+        line,
+        Arc::new(SystemClock),
+        TimeZone::UTC,
+        true,
+    );
     ActionServices {
-        store: Store::in_memory().await.expect("store"),
+        store,
+        allowance,
         reminder_nudge: Arc::new(Notify::new()),
         tools: Arc::new(Registry::builder().build().expect("no tools")),
         work_calendar: crate::sources::calendar::WorkCalendar::weekdays_only(),

@@ -236,6 +236,7 @@ fn kind_name(kind: PushKind) -> &'static str {
         PushKind::Alert => "alert",
         PushKind::Digest => "digest",
         PushKind::Urgent => "urgent",
+        PushKind::Care => "care",
     }
 }
 
@@ -245,6 +246,7 @@ fn kind_of(name: &str) -> PushKind {
         "reminder" => PushKind::Reminder,
         "digest" => PushKind::Digest,
         "urgent" => PushKind::Urgent,
+        "care" => PushKind::Care,
         _ => PushKind::Alert,
     }
 }

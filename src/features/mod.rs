@@ -6,6 +6,8 @@
 //!   each watched symbol once per tick and pushes each fire once.
 //! - [`lists`]: shared lists: merging duplicates, caps, the list card and its ✓ buttons.
 //! - [`digest`]: the morning digest: when it is due, what it says, delivered once a day.
+//! - [`care`]: care plans for an elder: doses asked and confirmed, caregivers told when one is
+//!   not, readings against their limits, the weekly report.
 //! - [`family_page`]: the way into the family page: one-time links for a member in a chat.
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget.
 //! - [`public_alerts`]: Taiwan's official alerts (suspensions, typhoon, rain, earthquakes) for
@@ -23,6 +25,7 @@
 
 pub mod alerts;
 pub mod button;
+pub mod care;
 pub mod charts;
 pub mod confirm;
 pub mod delivery;

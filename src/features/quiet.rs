@@ -26,6 +26,9 @@ pub enum PushKind {
     Alert,
     /// The daily digest: can wait.
     Digest,
+    /// A care plan's prompt or escalation (「阿嬤 08:00 的血壓藥還沒確認」): never held, whatever
+    /// the chat asked.
+    Care,
     /// An official alert that cannot wait (an earthquake, a work or school suspension): never
     /// held, unless the chat asked for it (then it is pushed as an [`PushKind::Alert`]).
     Urgent,
@@ -95,7 +98,7 @@ pub fn decide(
     quiet: Option<&QuietHours>,
 ) -> Decision {
     match (kind, quiet.and_then(|q| q.ends_after(now, tz))) {
-        (PushKind::Reminder | PushKind::Urgent, _) | (_, None) => Decision::Now,
+        (PushKind::Reminder | PushKind::Urgent | PushKind::Care, _) | (_, None) => Decision::Now,
         (PushKind::Alert | PushKind::Digest, Some(end)) => Decision::HoldUntil(end),
     }
 }
@@ -163,6 +166,14 @@ mod tests {
     fn an_urgent_official_alert_is_not_held_at_night() {
         assert_eq!(
             decide(PushKind::Urgent, ts("2026-11-30T15:30:00Z"), &taipei(), Some(&night())),
+            Decision::Now
+        );
+    }
+
+    #[test]
+    fn a_care_prompt_or_escalation_is_never_held_at_night() {
+        assert_eq!(
+            decide(PushKind::Care, ts("2026-11-30T15:30:00Z"), &taipei(), Some(&night())),
             Decision::Now
         );
     }

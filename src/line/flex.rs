@@ -124,7 +124,8 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
         body.push(text(sub, "sm", Some(MUTED), false));
     }
     if let Some(h) = &card.headline {
-        body.push(text(&h.text, "xl", palette.color(h.tone), true));
+        let size = if card.large { "3xl" } else { "xl" };
+        body.push(text(&h.text, size, palette.color(h.tone), true));
     }
     if !card.rows.is_empty() {
         body.push(json!({"type": "separator", "margin": "md"}));
@@ -171,7 +172,13 @@ pub fn bubble(card: &Card, palette: Palette, signer: Option<&ButtonSigner>) -> V
         bubble["hero"] = json!({"type": "image", "url": url, "size": "full",
                                 "aspectRatio": "2:1", "aspectMode": "fit"});
     }
-    let buttons: Vec<Value> = card.buttons.iter().filter_map(|b| button(b, signer)).collect();
+    let mut buttons: Vec<Value> = card.buttons.iter().filter_map(|b| button(b, signer)).collect();
+    if card.large {
+        for (i, b) in buttons.iter_mut().enumerate() {
+            b["height"] = json!("md");
+            b["style"] = json!(if i == 0 { "primary" } else { "secondary" });
+        }
+    }
     if !buttons.is_empty() {
         bubble["footer"] =
             with_contents(json!({"type": "box", "layout": "vertical", "spacing": "sm"}), buttons);

@@ -221,6 +221,7 @@ impl Hearth {
             work_calendar: services.work_calendar.clone(),
             public_url: config.public_url.clone(),
             liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
+            allowance: services.allowance.clone(),
         };
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();

@@ -54,6 +54,7 @@ embedded![
     "0023_reminder_days_before.sql",
     "0024_public_alerts.sql",
     "0025_family_page.sql",
+    "0026_care_plans.sql",
 ];
 
 /// SQLite's migrations.

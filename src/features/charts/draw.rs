@@ -10,7 +10,7 @@ use jiff::tz::TimeZone;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use super::{ForecastDay, Period};
+use super::{CareDay, ForecastDay, Period};
 use crate::platform::config::PriceColors;
 
 /// The width of every chart, in pixels.
@@ -302,6 +302,113 @@ pub fn forecast(days: &[ForecastDay]) -> Result<Vec<u8>, DrawError> {
                     EmptyElement::at((x, t))
                         + Circle::new((0, 0), 6, color.filled())
                         + Text::new(format!("{t:.0}°"), (-18, offset), style.clone())
+                }))
+                .map_err(plot)?;
+        }
+        root.present().map_err(plot)?;
+    }
+    encode(&buf)
+}
+
+/// Draws a care plan's week: doses confirmed (green) and not (red) as stacked bars along the
+/// bottom with their counts, and the daily means of the readings (systolic, diastolic,
+/// glucose) as lines with their values above. Returns PNG bytes of [`WIDTH`]×[`HEIGHT`].
+pub fn care(days: &[CareDay]) -> Result<Vec<u8>, DrawError> {
+    let doses: Vec<u32> = days.iter().map(|d| d.taken + d.missed).collect();
+    let values: Vec<f64> = days
+        .iter()
+        .flat_map(|d| [d.systolic, d.diastolic, d.glucose])
+        .flatten()
+        .filter(|v| v.is_finite())
+        .collect();
+    if days.is_empty() || (values.is_empty() && doses.iter().all(|n| *n == 0)) {
+        return Err(DrawError::NotEnoughData);
+    }
+    font()?;
+    let (lo, hi) = match values.is_empty() {
+        true => (0.0, 1.0),
+        false => (
+            values.iter().copied().fold(f64::MAX, f64::min),
+            values.iter().copied().fold(f64::MIN, f64::max),
+        ),
+    };
+    let span = (hi - lo).max(20.0);
+    let (ylo, yhi) = (lo - span * 0.9, hi + span * 0.25);
+    let most = doses.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let n = days.len();
+    let labels: Vec<String> = days.iter().map(|d| d.label.clone()).collect();
+    let mut buf = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot)?;
+        let mut plot_area = ChartBuilder::on(&root)
+            .margin(20)
+            .x_label_area_size(44)
+            .y_label_area_size(0)
+            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), ylo..yhi)
+            .map_err(plot)?;
+        plot_area
+            .configure_mesh()
+            .disable_mesh()
+            .disable_y_axis()
+            .axis_style(GREY)
+            .x_labels(n)
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (x - i).abs() > 1e-6 || i < 0.0 {
+                    return String::new();
+                }
+                labels.get(i as usize).cloned().unwrap_or_default()
+            })
+            .label_style((FAMILY, 24).into_font().color(&GREY))
+            .draw()
+            .map_err(plot)?;
+        let bar_room = span * 0.6;
+        let count_label = (FAMILY, 22).into_font().color(&GREY);
+        for (i, day) in days.iter().enumerate() {
+            let x = i as f64;
+            let taken_top = ylo + bar_room * f64::from(day.taken) / most;
+            let missed_top = taken_top + bar_room * f64::from(day.missed) / most;
+            plot_area
+                .draw_series([
+                    Rectangle::new([(x - 0.3, ylo), (x + 0.3, taken_top)], GREEN.filled()),
+                    Rectangle::new([(x - 0.3, taken_top), (x + 0.3, missed_top)], RED.filled()),
+                ])
+                .map_err(plot)?;
+            plot_area
+                .draw_series(std::iter::once(
+                    EmptyElement::at((x, missed_top))
+                        + Text::new(
+                            format!("{}/{}", day.taken, day.taken + day.missed),
+                            (-20, -26),
+                            count_label.clone(),
+                        ),
+                ))
+                .map_err(plot)?;
+        }
+        let lines: [(fn(&CareDay) -> Option<f64>, RGBColor, i32); 3] = [
+            (|d| d.systolic, HIGH_TEMP, -36),
+            (|d| d.diastolic, LOW_TEMP, 12),
+            (|d| d.glucose, AMBER, -36),
+        ];
+        for (pick, color, offset) in lines {
+            let line: Vec<(f64, f64)> = days
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| pick(d).filter(|v| v.is_finite()).map(|v| (i as f64, v)))
+                .collect();
+            if line.is_empty() {
+                continue;
+            }
+            plot_area
+                .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(4)))
+                .map_err(plot)?;
+            let style = (FAMILY, 26).into_font().color(&color);
+            plot_area
+                .draw_series(line.iter().map(|&(x, v)| {
+                    EmptyElement::at((x, v))
+                        + Circle::new((0, 0), 6, color.filled())
+                        + Text::new(format!("{v:.0}"), (-18, offset), style.clone())
                 }))
                 .map_err(plot)?;
         }

@@ -7,4 +7,4 @@ pub mod draw;
 pub mod images;
 pub mod publish;
 
-pub use crate::contract::chart::{ChartSpec, ForecastDay, Period};
+pub use crate::contract::chart::{CareDay, ChartSpec, ForecastDay, Period};

@@ -160,6 +160,10 @@ impl Charts {
                 let days = days.clone();
                 Box::new(move || draw::forecast(&days))
             }
+            ChartSpec::Care { days, .. } => {
+                let days = days.clone();
+                Box::new(move || draw::care(&days))
+            }
         };
         let drawn = tokio::time::timeout(DRAW_TIMEOUT, tokio::task::spawn_blocking(job))
             .await

@@ -67,6 +67,23 @@ impl Allowance {
         Month::of(self.clock.now(), &self.tz)
     }
 
+    /// What the rest of the month is kept for care plans (their prompts still due and a few
+    /// unconfirmed doses each, [`crate::features::care::cost::reserve`]); 0 when it cannot be
+    /// read.
+    pub async fn care_reserve(&self) -> i64 {
+        let plans = match self.store.active_care_plans().await {
+            Ok(rows) => rows,
+            Err(e) => {
+                tracing::error!(error = %e, "care plans unreadable; nothing kept for them");
+                return 0;
+            }
+        };
+        let plans: Vec<_> =
+            plans.into_iter().filter_map(crate::features::care::Plan::read).collect();
+        let now = self.clock.now();
+        crate::features::care::cost::reserve(&plans, now, self.month().end(&self.tz))
+    }
+
     /// Where the current month stands: LINE's last reading plus what was pushed since.
     pub async fn standing(&self) -> Result<Standing, StoreError> {
         Ok(self.standing_and_held("").await?.0)

@@ -190,7 +190,18 @@ impl Pusher {
             planned = planned.saturating_add(
                 cost.saturating_mul(i64::try_from(requests.len()).unwrap_or(i64::MAX)),
             );
-            if let Decision::Hold(reason) = quota::decide([quota::quota_hold(&standing, planned)]) {
+            let can_wait = group
+                .iter()
+                .all(|i| matches!(kind_of(&i.kind), PushKind::Alert | PushKind::Digest));
+            let kept = match can_wait && quota::running_out(&standing) {
+                true => {
+                    quota::care_first_hold(&standing, planned, self.allowance.care_reserve().await)
+                }
+                false => None,
+            };
+            if let Decision::Hold(reason) =
+                quota::decide([kept, quota::quota_hold(&standing, planned)])
+            {
                 tracing::warn!(to, ?reason, items = group.len(), "push held");
                 self.hold(&group, &payloads, &mut settled).await?;
                 for (_, later, _) in rest.by_ref() {

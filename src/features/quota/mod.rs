@@ -14,7 +14,8 @@ pub mod standing;
 pub use month::Month;
 pub use route::{Route, route};
 pub use standing::{
-    Decision, HoldReason, Reading, Standing, decide, quota_hold, running_out, warning_due,
+    Decision, HoldReason, Reading, Standing, care_first_hold, decide, quota_hold, running_out,
+    warning_due,
 };
 
 /// What one push into a chat costs: one message per person it reaches (a user's 1:1 chat is

@@ -67,6 +67,9 @@ pub enum HoldReason {
     /// The chat's quiet hours: the item waits until they end (Unix ms), then goes with
     /// everything else held for that chat.
     QuietUntil(i64),
+    /// The month is nearly spent and what is left is kept for care plans' prompts and
+    /// escalations: a digest or a price alert waits for the chat's next reply.
+    KeptForCare,
 }
 
 /// What to do with an item due now.
@@ -87,6 +90,14 @@ pub fn decide(reasons: impl IntoIterator<Item = Option<HoldReason>>) -> Decision
 /// count says it cannot pay for it.
 pub fn quota_hold(standing: &Standing, cost: i64) -> Option<HoldReason> {
     (!standing.affords(cost)).then_some(HoldReason::QuotaOut)
+}
+
+/// The reason to hold a push costing `cost` that can wait (a digest, a price alert) when the
+/// month is running out: it may not spend the `reserve` kept for care messages. Pushes that
+/// cannot wait (care, reminders, urgent official alerts) are asked only [`quota_hold`].
+pub fn care_first_hold(standing: &Standing, cost: i64, reserve: i64) -> Option<HoldReason> {
+    (running_out(standing) && !standing.affords(cost.saturating_add(reserve)))
+        .then_some(HoldReason::KeptForCare)
 }
 
 /// The share of the month's limit at which chats are warned, in percent.
@@ -162,6 +173,19 @@ mod tests {
             Decision::Hold(HoldReason::QuietUntil(7))
         );
         assert_eq!(decide([None, quota_hold(&fine, 5)]), Decision::SendNow);
+    }
+
+    #[test]
+    fn near_the_end_of_the_month_a_digest_waits_so_the_care_reserve_stays() {
+        let near = Standing { limit: Some(200), used: 180, exhausted: false };
+        // 20 left, 15 kept for care: a digest costing 5 goes, one costing 6 waits.
+        assert_eq!(care_first_hold(&near, 5, 15), None);
+        assert_eq!(care_first_hold(&near, 6, 15), Some(HoldReason::KeptForCare));
+        // The care message itself only needs what is left.
+        assert_eq!(quota_hold(&near, 20), None);
+        // Far from the limit nothing is kept back.
+        let early = Standing { limit: Some(200), used: 100, exhausted: false };
+        assert_eq!(care_first_hold(&early, 5, 500), None);
     }
 
     #[test]
