@@ -1,19 +1,18 @@
 //! THE list of tools. Adding a tool is one new file in `src/tools/` and one line here; the name
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
+pub mod care;
 pub mod digest;
-pub mod forget;
 pub mod fx;
 pub mod get_quote;
 pub mod list;
-pub mod list_memories;
+pub mod memory;
 pub mod official_alerts;
 pub mod price_alert;
 pub mod price_alerts;
 pub mod quiet_hours;
 pub mod quota;
 pub mod recap;
-pub mod remember;
 pub mod reminder;
 pub mod reminders;
 pub mod summarize_url;
@@ -103,13 +102,12 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         ))
         .tool(price_alerts::PriceAlerts::new(s.store.clone(), s.sources.securities.clone()))
         .tool(recap::Recap::new(s.store.clone()))
-        .tool(remember::Remember::new(s.store.clone()))
-        .tool(forget::Forget::new(s.store.clone()))
-        .tool(list_memories::ListMemories::new(s.store.clone()))
+        .tool(memory::Memory::new(s.store.clone()))
         .tool(list::List::new(s.store.clone()))
         .tool(digest::Digest::new(s.store.clone(), s.sources.weather.clone(), s.home.clone()))
         .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
+        .tool(care::Care::new(s.store.clone(), s.allowance.clone(), s.work_calendar.clone()))
         .tool(official_alerts::OfficialAlerts::new(
             s.store.clone(),
             s.work_calendar.clone(),

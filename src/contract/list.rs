@@ -1,6 +1,6 @@
-//! One card for the tools that list things (`reminders` and `price_alerts` with `show`,
-//! `list_memories`): a title, one row per item carrying the button that acts on it, at most a few
-//! rows, and a footnote for the ones left out.
+//! One card for the tools that list things (`reminders`, `price_alerts` and `memory` with
+//! `show`): a title, one row per item carrying the button that acts on it, at most a few rows,
+//! and a footnote for the ones left out.
 
 use super::{Card, CardButton, CardRow};
 use crate::platform::i18n::Lang;

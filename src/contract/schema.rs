@@ -221,6 +221,10 @@ fn make_strict(value: &mut Value) {
     for key in DROPPED {
         map.remove(*key);
     }
+    // `#[schemars(description = "")]`: a field whose name says it all is sent without words.
+    if map.get("description").is_some_and(|d| d.as_str() == Some("")) {
+        map.remove("description");
+    }
     if let Some(one_of) = map.remove("oneOf") {
         map.insert("anyOf".into(), one_of);
     }

@@ -364,6 +364,19 @@ pub struct Config {
     /// less than 3 s apart).
     #[arg(long, env = "HEARTH_ALERTS_REQUEST_GAP_MS", default_value_t = 3000, global = true)]
     pub alerts_request_gap_ms: u64,
+    /// Seconds between rounds of the care loop (doses asked, caregivers told, weekly reports);
+    /// 0 turns it off.
+    #[arg(long, env = "HEARTH_CARE_TICK_SECS", default_value_t = 15, global = true)]
+    pub care_tick_secs: u64,
+    /// Days care plans' readings and doses are kept (then deleted).
+    #[arg(
+        long,
+        env = "HEARTH_CARE_RETENTION_DAYS",
+        default_value_t = 365,
+        value_parser = clap::value_parser!(u32).range(7..=3650),
+        global = true
+    )]
+    pub care_retention_days: u32,
 
     /// Base URL of a SearXNG instance with the JSON format enabled (e.g. http://searxng:8080);
     /// the self-hosted search provider, used first when set. With no search provider configured

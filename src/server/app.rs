@@ -137,6 +137,12 @@ pub struct Hearth {
     pub official_alerts: AlertWatcher,
     /// Seconds between reads of the official alerts feed (0: off).
     pub(crate) official_poll_secs: u64,
+    /// Asks care plans' doses and tells their caregivers.
+    pub care: crate::features::care::watcher::CareWatcher,
+    /// Seconds between rounds of the care loop (0: off).
+    pub(crate) care_tick_secs: u64,
+    /// How long care readings and doses are kept (`HEARTH_CARE_RETENTION_DAYS`).
+    pub(crate) care_retention: jiff::SignedDuration,
     /// The per-chat outbox's sender: pushes together what the loops above handed to it.
     pub outbox: Pusher,
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
@@ -260,6 +266,11 @@ impl Hearth {
             AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone())
                 .with_request_gap(Duration::from_millis(config.alerts_request_gap_ms));
         let alerts = alerts.with_charts(charts.clone());
+        let care = crate::features::care::watcher::CareWatcher::new(
+            pusher.clone(),
+            services.work_calendar.clone(),
+        )
+        .with_charts(charts.clone());
         let vision = match config.vision_model.trim() {
             "" => None,
             model => Some(llm.with_model(model)),
@@ -318,6 +329,9 @@ impl Hearth {
             liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
             page_flash: Default::default(),
             official_poll_secs: config.alerts_poll_secs,
+            care,
+            care_tick_secs: config.care_tick_secs,
+            care_retention: days(config.care_retention_days),
             outbox: pusher,
             allowance,
             alert_poll_secs: config.alert_poll_secs,

@@ -1,5 +1,6 @@
 //! The periodic work of a serving process: delivering due reminders and daily digests, pushing
 //! what waits in the per-chat outbox, watching prices for alerts, reading Taiwan's official alerts,
+//! asking care plans' doses and telling their caregivers,
 //! taking webhook events that wait in the inbox (left there while the queue was full, or by a
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
 //! a while, reading LINE's message quota, and the daily backup of a SQLite database.
@@ -65,6 +66,7 @@ pub fn start(app: Arc<Hearth>) -> Loops {
             spawn("prices", watch_prices(app.clone())),
             spawn("digests", deliver_digests(app.clone())),
             spawn("official alerts", watch_official_alerts(app.clone())),
+            spawn("care", watch_care(app.clone())),
             spawn("outbox", deliver_outbox(app.clone())),
             spawn("prune", prune(app.clone())),
             spawn("quota", read_quota(app.clone())),
@@ -158,6 +160,27 @@ async fn watch_prices(app: Arc<Hearth>) {
             }
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "price-alert tick failed"),
+        }
+    }
+}
+
+/// Asks the doses of care plans that came due, tells the caregivers of those nobody confirmed
+/// and of readings outside their limits, and sends the weekly reports, every
+/// `HEARTH_CARE_TICK_SECS`.
+async fn watch_care(app: Arc<Hearth>) {
+    if app.care_tick_secs == 0 {
+        return;
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs(app.care_tick_secs));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match app.care.tick().await {
+            Ok(round) if round != crate::features::care::watcher::CareRound::default() => {
+                tracing::info!(?round, "care plans")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "care tick failed"),
         }
     }
 }
@@ -261,6 +284,10 @@ async fn prune(app: Arc<Hearth>) {
         let kept_since = now.saturating_sub(watcher::KEPT_FOR).unwrap_or(now);
         if let Err(e) = app.store.prune_public_alerts(kept_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune the official alerts");
+        }
+        let care_since = now.saturating_sub(app.care_retention).unwrap_or(now);
+        if let Err(e) = app.store.prune_care(care_since.as_millisecond()).await {
+            tracing::warn!(error = %e, "could not prune care readings");
         }
         app.metrics.upkeep();
     }

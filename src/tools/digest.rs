@@ -19,13 +19,13 @@ const MAX_PLACE_CHARS: usize = 40;
 /// Arguments of `digest`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Daily time HH:MM, 24-hour ("早上七點" → "07:00"); null keeps the current one.
+    /// HH:MM (早上七點 → 07:00); null keeps it.
     pub time: Option<String>,
-    /// The city for the weather ("台北"); null keeps the one set, else the family's home.
+    /// The weather's city; null keeps it.
     pub place: Option<String>,
-    /// true: only days with more than the weather (有事才通知); null keeps it.
+    /// true: only days with more than the weather (有事才通知).
     pub only_when_something: Option<bool>,
-    /// true to stop the digest (不要每日摘要了); else null.
+    /// true: stop (不要每日摘要了).
     pub off: Option<bool>,
 }
 
@@ -74,7 +74,7 @@ impl Digest {
 
 impl Tool for Digest {
     const NAME: &'static str = "digest";
-    const DESCRIPTION: &'static str = "This chat's daily digest (每日摘要, 早安摘要, 'morning summary'): weather, today's reminders and birthdays, open list items, moved prices, lunar date, official alerts. Set, change, or stop (off).";
+    const DESCRIPTION: &'static str = "This chat's daily digest (每日摘要, 早安摘要, 'morning summary'): weather, today's reminders and birthdays, list items, moved prices, lunar date, official alerts. Set, change, or off.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -40,11 +40,11 @@ pub enum Action {
 pub struct Args {
     /// What to do.
     pub action: Action,
-    /// The list as the family names it ("露營要帶的", "待辦", "packing"); null for the shopping list.
+    /// As the family names it (露營要帶的, 待辦); null: the shopping list.
     pub list: Option<String>,
-    /// add, check, remove: one entry per thing ("牛奶、雞蛋" is two); else null.
+    /// One entry per thing (牛奶、雞蛋 is two).
     pub items: Option<Vec<add::Item>>,
-    /// clear: true to remove only the checked items (把買好的清掉); else null.
+    /// clear: only the checked ones (把買好的清掉).
     pub only_checked: Option<bool>,
 }
 
@@ -96,7 +96,7 @@ fn named(items: Option<Vec<add::Item>>, action: &str) -> Result<Vec<add::Item>, 
 
 impl Tool for List {
     const NAME: &'static str = "list";
-    const DESCRIPTION: &'static str = "This chat's shared lists: the shopping list unless another is named (露營要帶的, 待辦). A thing to buy is a list item (要買衛生紙, 沒有醬油了, 'we're out of rice'), not a memory; things to do at a time are reminders. add merges repeats; check is for bought or done (買好牛奶了, 'got the eggs'), remove for no longer needed; clear only when asked to empty or delete a list. A card with ✓ buttons shows the list: do not repeat every item.";
+    const DESCRIPTION: &'static str = "This chat's shared lists, the shopping list unless another is named (露營要帶的, 待辦). A thing to buy is a list item (要買衛生紙, 沒有醬油了), not a memory; things to do at a time are reminders. check: bought or done (買好牛奶了); remove: no longer needed; clear only when asked. Its card shows the items: do not repeat them.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

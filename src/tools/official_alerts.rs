@@ -40,7 +40,7 @@ pub struct Args {
     pub action: Action,
     /// check: YYYY-MM-DD; null: tomorrow.
     pub date: Option<String>,
-    /// A place named in Taiwan; else null.
+    /// A place named in Taiwan.
     pub place: Option<String>,
     /// follow: earthquakes from intensity 1–7; null: 4.
     pub min_intensity: Option<u8>,

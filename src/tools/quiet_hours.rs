@@ -19,11 +19,11 @@ pub const DEFAULT_END: &str = "07:00";
 /// Arguments of `quiet_hours`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// Start HH:MM (晚上十點 → 22:00); null keeps it, else 22:00.
+    /// HH:MM (晚上十點 → 22:00); null keeps it, else 22:00.
     pub start: Option<String>,
-    /// End HH:MM; null keeps it, else 07:00.
+    /// null keeps it, else 07:00.
     pub end: Option<String>,
-    /// true to end quiet hours (可以吵了); else null.
+    /// true: end them (可以吵了).
     pub off: Option<bool>,
 }
 

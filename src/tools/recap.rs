@@ -27,11 +27,11 @@ const MAX_MESSAGE_CHARS: usize = 500;
 /// Arguments of `recap`. Give at most one of `since_minutes` and `since_local_time`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Args {
-    /// "the last hour": minutes back (1-44640); else null.
+    /// "the last hour" → 60.
     pub since_minutes: Option<u32>,
-    /// "today", "since this morning": the local start "YYYY-MM-DDTHH:MM"; else null.
+    /// "today", "since this morning": local start YYYY-MM-DDTHH:MM.
     pub since_local_time: Option<String>,
-    /// "the last 50 messages": how many (1-200); else null.
+    /// "the last 50 messages" → 50.
     pub last_messages: Option<u32>,
 }
 
@@ -169,7 +169,7 @@ impl Recap {
 
 impl Tool for Recap {
     const NAME: &'static str = "recap";
-    const DESCRIPTION: &'static str = "Recap THIS chat's recent messages for you to summarise: 剛剛大家講了什麼, 'what did I miss?'. Only this chat's messages exist for you. Pick one window; be brief, name people.";
+    const DESCRIPTION: &'static str = "Recap THIS chat's recent messages to summarise (剛剛大家講了什麼, 'what did I miss?'); only this chat's exist for you. One window; be brief, name people.";
     type Args = Args;
     type Output = Output;
 

@@ -60,6 +60,7 @@ pub enum Repeat {
 /// A day of the week.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "snake_case")]
+#[schemars(description = "")]
 pub enum Day {
     /// Monday.
     Mon,
@@ -81,21 +82,21 @@ pub enum Day {
 /// Arguments of `reminder`: the common case is `text` and `at` (or `in_minutes`), the rest null.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// What, short, in the user's words ("帶便當").
+    /// Short, in the user's words (帶便當).
     pub text: String,
-    /// Local "YYYY-MM-DDTHH:MM"; null with in_minutes. No hour said: 早上 08:00, 中午 12:00, 下午 15:00, 晚上 20:00, else 09:00. Lunar and workdays: today's date with the time.
+    /// Local "YYYY-MM-DDTHH:MM". No hour said: 早上 08:00, 中午 12:00, 下午 15:00, 晚上 20:00, else 09:00. Lunar and workdays: today's date with the time.
     pub at: Option<String>,
-    /// "半小時後" → 30; else null.
+    /// 半小時後 → 30.
     pub in_minutes: Option<u32>,
-    /// null for once.
+    /// null: once.
     #[serde(default, deserialize_with = "repetition_given")]
     pub repeat: Option<Repetition>,
-    /// Who it is for: null for the asker (提醒我), a member's name (提醒爸爸 → "爸爸"), or "everyone" (提醒大家).
+    /// null: the asker; a member's name (提醒爸爸 → 爸爸); everyone (提醒大家).
     #[schemars(extend("x-group-only" = true))]
     pub for_member: Option<String>,
-    /// IANA zone, only when another place's time is named; else null.
+    /// IANA zone, only if another place's time is named.
     pub timezone: Option<String>,
-    /// true only after the user accepted a quota warning; else null.
+    /// true only after the user accepted a quota warning.
     pub accept_cost: Option<bool>,
     /// The earlier flat form's details (not offered to the model).
     #[serde(flatten)]
@@ -106,32 +107,32 @@ pub struct Args {
 /// How a reminder repeats.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
 pub struct Repetition {
-    /// lunar_monthly: 初一/十五; lunar_yearly: a lunar date each year; workdays: 每個上班日.
+    /// lunar_yearly: a lunar date each year.
     pub every: Repeat,
-    /// Every N (2: every other); null for 1.
+    /// 2: every other.
     pub interval: Option<u32>,
-    /// weekly: the days; null for the weekday of at.
+    /// null: at's weekday.
     pub weekdays: Option<Vec<Day>>,
-    /// monthly: 1-31, or -1 for the last day; null for the day of at.
+    /// 1-31, -1: the last day; null: at's day.
     pub day_of_month: Option<i32>,
-    /// lunar_*: the lunar date as said; else null.
+    /// The lunar date as said.
     pub lunar: Option<LunarDate>,
-    /// The last date "YYYY-MM-DD"; else null.
+    /// The last date YYYY-MM-DD.
     pub until: Option<String>,
-    /// How many times in all; else null.
+    /// Times in all.
     pub count: Option<u32>,
 }
 
 /// A lunar date of a repeating reminder.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
 pub struct LunarDate {
-    /// Lunar days 1-30 (初一、十五 → [1, 15]).
+    /// 初一、十五 → [1, 15].
     pub days: Vec<u8>,
-    /// lunar_yearly: 1-12 (正月 = 1); else null.
+    /// 1-12 (正月 = 1).
     pub month: Option<u8>,
-    /// true for a leap month (閏四月); else null.
+    /// 閏四月 → true.
     pub leap: Option<bool>,
-    /// lunar_yearly: remind this many days before the date (前一天 → 1); else null.
+    /// Days before the date (前一天 → 1).
     pub days_before: Option<u8>,
 }
 
@@ -447,7 +448,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "Create a reminder (提醒我…, 'remind me to…'), pushed at the time with buttons. Once: text and at (or in_minutes), the rest null. Repeating: daily, weekly, monthly, yearly, lunar (every 初一/十五; a lunar date every year, e.g. a lunar birthday) or Taiwan workdays (每個上班日). Give lunar dates as said, never converted. A repeating one's result says its monthly LINE quota cost; beyond the month it is not created until the user accepts. A fact without a time: remember; a price level: price_alert.";
+    const DESCRIPTION: &'static str = "A reminder (提醒我…, 'remind me to…') pushed at its time. Once: text and at (or in_minutes). Repeating: daily, weekly, monthly, yearly, lunar (初一/十五, a lunar birthday) or Taiwan workdays (每個上班日); lunar dates as said, never converted. Beyond the month's LINE quota it waits for the user to accept. A fact without a time: memory; a price level: price_alert; an elder's medicine to confirm: care.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -95,11 +95,10 @@ fn confused(expected: &[Value]) -> Vec<(String, Value)> {
     let swap = |tool: &str| match tool {
         "get_quote" => Some("fx"),
         "fx" => Some("get_quote"),
-        "remember" => Some("reminder"),
-        "reminder" => Some("remember"),
+        "memory" => Some("reminder"),
+        "reminder" => Some("memory"),
         "recap" | "weather" | "summarize_url" => Some("web_search"),
-        "list_memories" => None,
-        _ => Some("list_memories"),
+        _ => Some("memory"),
     };
     if expected.is_empty() {
         return vec![("web_search".into(), json!({"query": "?"}))];
@@ -173,9 +172,7 @@ fn the_built_in_set_asks_for_every_tool_five_times_and_covers_the_hard_cases() {
         "price_alert",
         "price_alerts",
         "recap",
-        "remember",
-        "forget",
-        "list_memories",
+        "memory",
         "list",
         "digest",
         "quiet_hours",
@@ -242,7 +239,7 @@ async fn the_model_is_sent_hearths_own_prompt_and_tools_each_case_in_its_setting
     let system = |r: &Value| r["messages"][0]["content"].as_str().unwrap_or_default().to_string();
     let news = find("今天有什麼新聞", true);
     assert!(system(news).contains("web_search"));
-    assert_eq!(news["tools"].as_array().map(Vec::len), Some(18), "every tool of hearth's own");
+    assert_eq!(news["tools"].as_array().map(Vec::len), Some(16), "every tool of hearth's own");
     assert_eq!(news["tool_choice"], "auto");
     let no_search = system(find("今天有什麼新聞", false));
     assert!(

@@ -15,8 +15,8 @@ async fn an_export_holds_every_kind_of_thing_kept_for_the_chat_and_nothing_of_an
     let lunar = json!({"text": "阿嬤生日", "at": "2026-11-30T09:00", "repeat": {"every": "lunar_yearly",
         "lunar": {"days": [5], "month": 3, "leap": null, "days_before": 1}}});
     h.call_tool(in_dm(MOM), "阿嬤農曆三月初五生日前一天提醒我", "reminder", lunar).await;
-    let other = json!({"fact": "家裡的秘密"});
-    h.call_tool(in_group(FAMILY, MOM), "小幫手 記得家裡的秘密", "remember", other).await;
+    let other = json!({"action": "remember", "fact": "家裡的秘密"});
+    h.call_tool(in_group(FAMILY, MOM), "小幫手 記得家裡的秘密", "memory", other).await;
 
     let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
     let calendar = hearth::sources::calendar::WorkCalendar::builtin().expect("calendar");

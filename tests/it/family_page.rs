@@ -131,8 +131,13 @@ async fn family_things(h: &Harness) {
         )
         .await;
     assert!(r.get("error").is_none(), "{r}");
-    h.call_tool(group, "小幫手 記得阿嬤對花生過敏", "remember", json!({"fact": "阿嬤對花生過敏"}))
-        .await;
+    h.call_tool(
+        group,
+        "小幫手 記得阿嬤對花生過敏",
+        "memory",
+        json!({"action": "remember", "fact": "阿嬤對花生過敏"}),
+    )
+    .await;
 }
 
 /// The family's only list, with its items.
@@ -545,8 +550,10 @@ async fn in_a_real_browser_a_member_adds_checks_moves_and_deletes_and_the_chat_s
         .await
         .to_string();
     assert!(reminders.contains("09:30"), "moved: {reminders}");
-    let memories =
-        h.call_tool(group, "小幫手 你記得什麼", "list_memories", json!({})).await.to_string();
+    let memories = h
+        .call_tool(group, "小幫手 你記得什麼", "memory", json!({"action": "show"}))
+        .await
+        .to_string();
     assert!(!memories.contains("花生"), "deleted: {memories}");
 }
 

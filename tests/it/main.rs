@@ -9,6 +9,7 @@ mod access;
 mod alerts;
 mod backup;
 mod calendar_reminders;
+mod care;
 mod charts;
 mod cli;
 mod copy_data;

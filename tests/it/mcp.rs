@@ -199,7 +199,7 @@ async fn untrusted_mcp_output_holds_a_later_state_change_in_the_turn() {
     let home = HttpHome::start().await;
     let h = harness(json!({"home": {"url": home.url}})).await;
     h.llm.reply_tool_calls(&[("home_lookup", json!({"room": "客廳", "humidity": null}))]);
-    h.llm.reply_tool_calls(&[("remember", json!({"fact": "客廳燈壞了"}))]);
+    h.llm.reply_tool_calls(&[("memory", json!({"action": "remember", "fact": "客廳燈壞了"}))]);
     h.llm.reply_text("好");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 看一下客廳")]).await;
     let held = tool_results(&h.llm.requests()[2]).pop().expect("a result");
@@ -308,7 +308,7 @@ async fn a_stdio_server_that_dies_is_withdrawn_and_back_when_it_returns() {
 async fn a_name_taken_by_a_built_in_tool_stops_start() {
     let home = HttpHome::start().await;
     let path = config_file(
-        json!({"home": {"url": home.url, "prefix": "list", "allowedTools": ["memories"]}}),
+        json!({"home": {"url": home.url, "prefix": "price", "allowedTools": ["alerts"]}}),
     );
     let mut config = hearth::platform::config::Config::defaults();
     config.mcp_config = Some(path);
@@ -325,7 +325,7 @@ async fn a_name_taken_by_a_built_in_tool_stops_start() {
     )
     .err()
     .expect("refused");
-    assert!(error.to_string().contains("\"list_memories\" is already taken"), "{error}");
+    assert!(error.to_string().contains("\"price_alerts\" is already taken"), "{error}");
 }
 
 #[tokio::test]
@@ -389,10 +389,10 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_req
         assert!(tools <= 20, "request {n} carried {tools} tools");
         let offered = offered(&h, n);
         assert!(offered.iter().any(|t| t == "find_tools"), "request {n}: {offered:?}");
-        // The room the built-in tools leave (none is taken by web search here) holds two of
+        // The room the built-in tools leave (none is taken by web search here) holds a few of
         // the house's tools beside the finder; the others are found through it.
         let listed = offered.iter().filter(|t| t.starts_with("house_")).count();
-        assert!(listed <= 2, "{offered:?}");
+        assert!(listed <= 4, "{offered:?}");
     }
     let found = tool_results(&h.llm.requests()[1]).last().cloned().expect("a search");
     let names = found["found"].to_string();

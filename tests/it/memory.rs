@@ -88,7 +88,7 @@ async fn start() -> Harness {
 
 /// Asks hearth in `group_id` to remember `fact` (one scripted tool call and answer).
 async fn remember(h: &Harness, group_id: &str, fact: &str) {
-    h.llm.reply_tool_calls(&[("remember", json!({"fact": fact}))]);
+    h.llm.reply_tool_calls(&[("memory", json!({"action": "remember", "fact": fact}))]);
     h.llm.reply_text("好，我記住了。");
     h.send(vec![h.group_text(group_id, MOM, &format!("小幫手 記得{fact}"))]).await;
 }
@@ -123,7 +123,10 @@ async fn a_fact_remembered_in_a_group_is_in_that_groups_prompts_only() {
 #[tokio::test]
 async fn a_fact_remembered_in_a_one_to_one_chat_never_reaches_a_group() {
     let h = start().await;
-    h.llm.reply_tool_calls(&[("remember", json!({"fact": "my PIN hint is the dog's name"}))]);
+    h.llm.reply_tool_calls(&[(
+        "memory",
+        json!({"action": "remember", "fact": "my PIN hint is the dog's name"}),
+    )]);
     h.llm.reply_text("Got it.");
     h.send(vec![h.dm(MOM, "remember my PIN hint is the dog's name")]).await;
     let card = messages_of(&h.line.replies()[0].body)[1]["contents"].to_string();
@@ -138,12 +141,12 @@ async fn forget_by_description_removes_it_and_bad_requests_change_nothing() {
     remember(&h, FAMILY, "奶奶對花生過敏").await;
     remember(&h, FAMILY, "爸爸週三要加班").await;
     h.llm.reply_tool_calls(&[
-        ("forget", json!({"description": "花生"})),
-        ("forget", json!({"description": "生日"})),
-        ("forget", json!({"id": 999})),
-        ("forget", json!({})),
-        ("remember", json!({"fact": "  "})),
-        ("remember", json!({"fact": "字".repeat(501)})),
+        ("memory", json!({"action": "forget", "words": "花生"})),
+        ("memory", json!({"action": "forget", "description": "生日"})),
+        ("memory", json!({"action": "forget", "id": 999})),
+        ("memory", json!({"action": "forget"})),
+        ("memory", json!({"action": "remember", "fact": "  "})),
+        ("memory", json!({"action": "remember", "fact": "字".repeat(501)})),
     ]);
     h.llm.reply_text("好，已經忘記花生那件事了。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 忘記花生那件事")]).await;
@@ -165,7 +168,7 @@ async fn delete_buttons_work_in_their_chat_and_are_refused_elsewhere() {
     let h = start().await;
     remember(&h, FAMILY, "奶奶對花生過敏").await;
     remember(&h, FAMILY, "爸爸週三要加班").await;
-    h.llm.reply_tool_calls(&[("list_memories", json!({}))]);
+    h.llm.reply_tool_calls(&[("memory", json!({"action": "show"}))]);
     h.llm.reply_text("我記得兩件事。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 你記得什麼？")]).await;
     let list = buttons(&h);
@@ -197,7 +200,7 @@ async fn forgetting_everything_waits_for_a_confirmation_tap_in_the_same_chat() {
         remember(&h, FAMILY, fact).await;
     }
     remember(&h, OTHER_GROUP, "別的群組的事").await;
-    h.llm.reply_tool_calls(&[("forget", json!({"all": true}))]);
+    h.llm.reply_tool_calls(&[("memory", json!({"action": "forget", "all": true}))]);
     h.llm.reply_text("確定要全部忘記嗎？請按下確認。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 忘記所有事")]).await;
     let results = tool_results(h.llm.requests().last().expect("request"));
@@ -370,7 +373,7 @@ async fn with_hundreds_of_memories_the_prompt_stays_within_its_budget() {
 #[tokio::test]
 async fn listing_when_nothing_is_remembered_says_so_without_a_card() {
     let h = start().await;
-    h.llm.reply_tool_calls(&[("list_memories", json!({}))]);
+    h.llm.reply_tool_calls(&[("memory", json!({"action": "show"}))]);
     h.llm.reply_text("我還沒有記住任何事。");
     h.send(vec![h.dm(MOM, "你記得什麼？")]).await;
     let result = &tool_results(&h.llm.requests()[1])[0];

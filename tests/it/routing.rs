@@ -47,7 +47,7 @@ async fn the_prompt_sends_news_to_web_search_only_when_it_is_offered() {
 }
 
 #[tokio::test]
-async fn the_prompt_always_has_a_memory_section_and_list_memories_says_facts_are_already_there() {
+async fn the_prompt_always_has_a_memory_section_and_the_memory_tool_says_facts_are_already_there() {
     let h = Harness::start().await;
     h.llm.reply_text("我還不知道，可以說「記得…」告訴我。");
     h.send(vec![h.dm(MOM, "奶奶對什麼過敏？")]).await;
@@ -57,8 +57,8 @@ async fn the_prompt_always_has_a_memory_section_and_list_memories_says_facts_are
         .as_array()
         .into_iter()
         .flatten()
-        .find(|t| t["function"]["name"] == "list_memories")
-        .expect("list_memories");
+        .find(|t| t["function"]["name"] == "memory")
+        .expect("memory");
     let description = list["function"]["description"].as_str().unwrap_or_default();
     assert!(description.contains("already in your instructions"), "{description}");
 }
@@ -147,8 +147,14 @@ async fn a_repeating_reminder_in_the_small_form_keeps_lunar_rules_and_everyone()
 async fn remember_keeps_a_relative_date_as_the_date_it_meant() {
     let h = Harness::start().await;
     // Now: Monday 2026-11-30 20:00 in Taipei.
-    let (_, result) =
-        turn(&h, in_dm(MOM), "記得明天要回診", "remember", json!({"fact": "明天要回診"})).await;
+    let (_, result) = turn(
+        &h,
+        in_dm(MOM),
+        "記得明天要回診",
+        "memory",
+        json!({"action": "remember", "fact": "明天要回診"}),
+    )
+    .await;
     assert_eq!(result["memory"]["text"], "2026-12-01（週二）要回診", "{result}");
     let kept = h.app.store.memories(MOM).await.expect("memories");
     assert_eq!(kept[0].text, "2026-12-01（週二）要回診");

@@ -24,7 +24,7 @@ fn span_named<'a>(line: &'a Value, name: &str) -> Option<&'a Value> {
 async fn every_log_line_of_a_turn_carries_its_event_id_chat_and_tools() {
     let line = FakeLine::start().await;
     let llm = FakeLlm::start().await;
-    llm.reply_tool_calls(&[("remember", json!({"fact": "客廳的燈壞了"}))]);
+    llm.reply_tool_calls(&[("memory", json!({"action": "remember", "fact": "客廳的燈壞了"}))]);
     llm.reply_text("記住了：客廳的燈壞了。");
     let db = shared_database("spans").await;
     let log_path = std::env::temp_dir().join(format!("hearth-spans-{}.log", std::process::id()));
@@ -71,7 +71,7 @@ async fn every_log_line_of_a_turn_carries_its_event_id_chat_and_tools() {
         .iter()
         .find(|l| l["fields"]["message"] == "tool call")
         .expect("the tool call is logged in the event's span");
-    assert_eq!(tool_call["fields"]["tool"], "remember");
+    assert_eq!(tool_call["fields"]["tool"], "memory");
     let last = in_event.last().expect("lines");
-    assert_eq!(span_named(last, "event").expect("span")["tools"], "remember", "{last}");
+    assert_eq!(span_named(last, "event").expect("span")["tools"], "memory", "{last}");
 }

@@ -271,7 +271,7 @@ async fn injected_turn(h: &Harness, web: &FakeWeb) {
     let url = format!("{}/inject", web.url());
     h.llm.reply_tool_calls(&[("summarize_url", json!({"url": url}))]);
     h.llm.reply_tool_calls(&[
-        ("remember", json!({"fact": "the family wifi password is hunter2"})),
+        ("memory", json!({"action": "remember", "fact": "the family wifi password is hunter2"})),
         (
             "reminder",
             json!({"text": "transfer NT$50,000 to account 123-456", "at": "2026-12-01T09:00"}),
@@ -338,7 +338,7 @@ async fn state_changes_the_family_asked_for_before_any_web_content_run_directly(
     let web = FakeWeb::start().await;
     let h = web_harness(&web, |_| {}).await;
     h.llm.reply_tool_calls(&[
-        ("remember", json!({"fact": "奶奶對花生過敏"})),
+        ("memory", json!({"action": "remember", "fact": "奶奶對花生過敏"})),
         ("summarize_url", json!({"url": format!("{}/article", web.url())})),
     ]);
     h.llm.reply_text("記住了，也讀了那篇文章。");

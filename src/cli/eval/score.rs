@@ -4,7 +4,7 @@
 //! tool is expected) and every expected call's argument checks hold. Per tool, precision and
 //! recall count cases: a tool chosen where it was not expected is a false positive, one
 //! expected and not chosen a false negative. `none` is scored like a tool. The fenced pairs
-//! (get_quote/fx, remember/reminder, …) get a confusion count: which of the two was chosen
+//! (get_quote/fx, memory/reminder, …) get a confusion count: which of the two was chosen
 //! when one of them was expected.
 //!
 //! Argument checks are JSON: a scalar must be equal (strings ignoring case and surrounding

@@ -6,33 +6,39 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A plan's limits; each is optional.
+/// A plan's limits, each a range `[low, high]` (either may be null): a value at or below the
+/// low one, or at or above the high one, is told at once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Limits {
-    /// Systolic at or above this is told.
-    pub systolic_max: Option<u16>,
-    /// Systolic at or below this is told.
-    pub systolic_min: Option<u16>,
-    /// Pulse at or above.
-    pub pulse_max: Option<u16>,
-    /// Pulse at or below.
-    pub pulse_min: Option<u16>,
-    /// Glucose (mg/dL) at or above.
-    pub glucose_max: Option<u16>,
-    /// Glucose at or below.
-    pub glucose_min: Option<u16>,
+    /// Systolic mmHg.
+    #[schemars(description = "")]
+    pub systolic: Option<Range>,
+    /// Pulse, beats a minute.
+    #[schemars(description = "")]
+    pub pulse: Option<Range>,
+    /// Glucose, mg/dL.
+    #[schemars(description = "")]
+    pub glucose: Option<Range>,
 }
+
+/// `[low, high]`, either null.
+pub type Range = [Option<u16>; 2];
 
 /// A reading as reported.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(description = "")]
 pub struct Reading {
     /// Systolic mmHg (135 of 135/85).
+    #[schemars(description = "")]
     pub systolic: Option<u16>,
     /// Diastolic mmHg.
+    #[schemars(description = "")]
     pub diastolic: Option<u16>,
     /// Pulse, beats a minute.
+    #[schemars(description = "")]
     pub pulse: Option<u16>,
     /// Glucose, mg/dL.
+    #[schemars(description = "")]
     pub glucose: Option<u16>,
 }
 
@@ -90,9 +96,12 @@ pub fn outside(r: &Reading, limits: &Limits, zh: bool) -> Vec<String> {
             out.push(format!("{name} {v} ≤ {min}"));
         }
     };
-    test(r.systolic, limits.systolic_max, limits.systolic_min, "收縮壓", "systolic");
-    test(r.pulse, limits.pulse_max, limits.pulse_min, "心跳", "pulse");
-    test(r.glucose, limits.glucose_max, limits.glucose_min, "血糖", "glucose");
+    let [lo, hi] = limits.systolic.unwrap_or_default();
+    test(r.systolic, hi, lo, "收縮壓", "systolic");
+    let [lo, hi] = limits.pulse.unwrap_or_default();
+    test(r.pulse, hi, lo, "心跳", "pulse");
+    let [lo, hi] = limits.glucose.unwrap_or_default();
+    test(r.glucose, hi, lo, "血糖", "glucose");
     out
 }
 
@@ -138,8 +147,7 @@ mod tests {
 
     #[test]
     fn values_at_or_beyond_a_limit_are_named_and_the_rest_are_not() {
-        let limits =
-            Limits { systolic_max: Some(160), systolic_min: Some(90), ..Limits::default() };
+        let limits = Limits { systolic: Some([Some(90), Some(160)]), ..Limits::default() };
         assert!(outside(&bp(135, 85), &limits, true).is_empty());
         assert_eq!(outside(&bp(160, 95), &limits, true), ["收縮壓 160 ≥ 160"]);
         assert_eq!(outside(&bp(88, 60), &limits, false), ["systolic 88 ≤ 90"]);

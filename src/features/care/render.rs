@@ -254,9 +254,12 @@ fn limits_text(plan: &Plan) -> String {
         (Some(lo), None) => parts.push(format!("{name} > {lo}")),
         (None, None) => {}
     };
-    range(if zh { "收縮壓" } else { "systolic" }, l.systolic_min, l.systolic_max);
-    range(if zh { "心跳" } else { "pulse" }, l.pulse_min, l.pulse_max);
-    range(if zh { "血糖" } else { "glucose" }, l.glucose_min, l.glucose_max);
+    let [lo, hi] = l.systolic.unwrap_or_default();
+    range(if zh { "收縮壓" } else { "systolic" }, lo, hi);
+    let [lo, hi] = l.pulse.unwrap_or_default();
+    range(if zh { "心跳" } else { "pulse" }, lo, hi);
+    let [lo, hi] = l.glucose.unwrap_or_default();
+    range(if zh { "血糖" } else { "glucose" }, lo, hi);
     parts.join(if zh { "、" } else { ", " })
 }
 

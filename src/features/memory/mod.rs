@@ -1,9 +1,9 @@
 //! Long-term memory in the prompt: the facts a conversation asked hearth to remember are placed
 //! in the system prompt of every later turn of **that** conversation, within a fixed character
 //! budget. When they do not all fit, the ones sharing most words with the current message come
-//! first, then the newest; a note says how many were left out. The same word overlap matches a
-//! description to a memory when the family asks hearth to forget something.
-//! A memory's card row and its delete button live here too, shared by the memory tools.
+//! first, then the newest; a note says how many were left out. The same word overlap matches
+//! words to a memory when the family asks hearth to forget something.
+//! A memory's card row and its delete button live here too, shared by the `memory` tool's actions.
 
 use std::collections::HashSet;
 
@@ -23,11 +23,11 @@ use crate::store::{Memory, Store};
 /// The most characters the memory section adds to the system prompt.
 pub const PROMPT_BUDGET_CHARS: usize = 1500;
 
-const HEADER: &str = "Things this chat asked you to remember (#id, who said it, when). Answer questions about them from here, without calling list_memories (that only shows this list as a card, when they ask what you remember); the family can ask you to forget one with the forget tool:";
+const HEADER: &str = "Things this chat asked you to remember (#id, who said it, when). Answer questions about them from here, without calling memory to show them (that only shows this list as a card, when they ask what you remember); the family can ask you to forget one (memory, forget):";
 
 /// The memory section when nothing is remembered: present all the same, so the model knows it
 /// has looked and need not call a tool to find out.
-const NOTHING: &str = "Things this chat asked you to remember: nothing remembered yet. If they ask about something personal (an allergy, a birthday), say you have not been told and that they can say 記得… / remember … — do not call list_memories for it.";
+const NOTHING: &str = "Things this chat asked you to remember: nothing remembered yet. If they ask about something personal (an allergy, a birthday), say you have not been told and that they can say 記得… / remember … — do not call memory for it.";
 
 /// English words too common to say which memory is meant.
 const STOP_WORDS: &[&str] = &[
@@ -82,7 +82,7 @@ pub fn prompt_section(memories: &[Memory], current: &str, tz: &TimeZone, budget:
 }
 
 fn omitted_note(left_out: usize) -> String {
-    format!("\n({left_out} more not shown here; list_memories lists them all.)")
+    format!("\n({left_out} more not shown here; memory with show lists them all.)")
 }
 
 fn who(m: &Memory) -> &str {
@@ -211,7 +211,7 @@ mod tests {
     #[test]
     fn with_no_memories_the_section_says_nothing_is_remembered_yet() {
         let s = prompt_section(&[], "奶奶對什麼過敏？", &taipei(), 1500);
-        assert!(s.contains("nothing remembered yet") && s.contains("list_memories"), "{s}");
+        assert!(s.contains("nothing remembered yet") && s.contains("do not call memory"), "{s}");
     }
 
     #[test]

@@ -23,10 +23,11 @@ pub struct Args {
 
 /// One thing.
 #[derive(Debug, JsonSchema)]
+#[schemars(description = "")]
 pub struct Item {
-    /// The thing without its number ("牛奶").
+    /// Without its number (牛奶).
     pub name: String,
-    /// Only when a number was said (兩瓶牛奶 → 2); else null.
+    /// 兩瓶牛奶 → 2.
     pub quantity: Option<i64>,
 }
 

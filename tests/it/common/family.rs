@@ -12,8 +12,8 @@ pub async fn keep_one_of_each(h: &Harness) {
     h.call_tool(in_dm(MOM), "提醒我明天八點吃藥", "reminder", reminder).await;
     let milk = json!({"action": "add", "items": [{"name": "牛奶", "quantity": 2}, {"name": "雞蛋", "quantity": null}]});
     h.call_tool(in_dm(MOM), "要買兩瓶牛奶和雞蛋", "list", milk).await;
-    let fact = json!({"fact": "奶奶對花生過敏"});
-    h.call_tool(in_dm(MOM), "記得奶奶對花生過敏", "remember", fact).await;
+    let fact = json!({"action": "remember", "fact": "奶奶對花生過敏"});
+    h.call_tool(in_dm(MOM), "記得奶奶對花生過敏", "memory", fact).await;
     h.quote("BTC-USD", 91_000.0);
     let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000.5});
     h.call_tool(in_dm(MOM), "比特幣到十萬通知我", "price_alert", alert).await;

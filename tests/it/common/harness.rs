@@ -108,6 +108,8 @@ impl Harness {
         // The official alerts feed is on the internet: off unless a test serves a fake one
         // (tests/official_alerts.rs).
         config.alerts_feed_url = String::new();
+        // The care loop is ticked by hand on the manual clock (tests/care.rs).
+        config.care_tick_secs = 0;
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.database_url).await.expect("store");

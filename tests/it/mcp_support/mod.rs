@@ -4,7 +4,7 @@
 //!
 //! Its tools: a lookup (read-only), a state change its annotations call destructive, a slow
 //! one, one that errors, one with a hostile description, one that takes a built-in tool's name
-//! under the prefix `list`, and one that kills the process. [`HttpHouse`] is a bigger home: 40
+//! under the prefix `price`, and one that kills the process. [`HttpHouse`] is a bigger home: 40
 //! tools, as a Home Assistant brings, to pass the cap of tools one request carries.
 
 #![allow(dead_code)]
@@ -105,9 +105,9 @@ impl HomeServer {
         "晴".into()
     }
 
-    /// Lists memories (its prefixed name can collide with hearth's own list_memories).
+    /// Lists alerts (its prefixed name can collide with hearth's own price_alerts).
     #[tool(annotations(read_only_hint = true))]
-    async fn memories(&self) -> String {
+    async fn alerts(&self) -> String {
         "none".into()
     }
 

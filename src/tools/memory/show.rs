@@ -1,12 +1,12 @@
-//! `list_memories`: what this conversation asked hearth to remember ("你記得什麼？"), as a card
-//! with a delete button for each memory shown (a postback signed for this conversation). Read
-//! only; deleting happens on a tap, by [`crate::features::memory::actions::ForgetMemory`].
+//! `memory` with `action: "show"`: what this conversation asked hearth to remember ("你記得什麼？"),
+//! as a card with a delete button for each memory shown (a postback signed for this
+//! conversation). Read only; deleting happens on a tap, by
+//! [`crate::features::memory::actions::ForgetMemory`].
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::contract::list::{Keep, ListCard};
-use crate::contract::{Card, CardButton, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, CardButton, ToolCtx, ToolError};
 use crate::features::memory::actions::delete_button;
 use crate::features::memory::{MemoryView, memory_row};
 use crate::platform::i18n::Lang;
@@ -17,11 +17,7 @@ const MAX_LISTED: usize = 50;
 /// The most memories on the card (the newest), each with its delete button.
 pub const MAX_ON_CARD: usize = 10;
 
-/// Arguments of `list_memories`: none.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct Args {}
-
-/// The result of `list_memories`.
+/// The result of `show`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     /// How many memories this chat has.
@@ -32,25 +28,19 @@ pub struct Output {
     pub note: &'static str,
 }
 
-/// The list_memories tool.
-pub struct ListMemories {
+/// The `show` action.
+pub struct ShowMemories {
     store: Store,
 }
 
-impl ListMemories {
-    /// The tool over the store.
+impl ShowMemories {
+    /// The action over the store.
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for ListMemories {
-    const NAME: &'static str = "list_memories";
-    const DESCRIPTION: &'static str = "Show what this chat asked you to remember (你記得什麼？) as a card with delete buttons. The facts are already in your instructions: answer from there, without this.";
-    type Args = Args;
-    type Output = Output;
-
-    async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
         let memories = self.store.memories(&ctx.conversation.id).await?;
         let count = memories.len();
         let newest = &memories[count.saturating_sub(MAX_LISTED)..];
@@ -65,7 +55,8 @@ impl Tool for ListMemories {
         })
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The memories' card, a delete button on each row, with the button opening the family page.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let list = ListCard {
             title: lang.pick("🧠 我記得的事", "🧠 What I remember").into(),

@@ -1,12 +1,12 @@
-//! `remember`: stores a fact for this conversation ("記得奶奶對花生過敏"), with who said it and
-//! when. The conversation's memories are placed in the system prompt of its later turns (see
-//! [`crate::features::memory`]); no other conversation ever sees them. Relative dates in the fact
-//! ("明天", "下週五", "tomorrow") are kept as the dates they mean ([`crate::features::memory::relative`]).
+//! `memory` with `action: "remember"`: stores a fact for this conversation ("記得奶奶對花生過敏"),
+//! with who said it and when. The conversation's memories are placed in the system prompt of its
+//! later turns (see [`crate::features::memory`]); no other conversation ever sees them. Relative
+//! dates in the fact ("明天", "下週五", "tomorrow") are kept as the dates they mean
+//! ([`crate::features::memory::relative`]).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::contract::{Card, CardRow, Chip, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, CardRow, Chip, ToolCtx, ToolError};
 use crate::features::memory::MemoryView;
 use crate::features::memory::actions::delete_button;
 use crate::store::{NewMemory, Store};
@@ -16,10 +16,11 @@ pub const MAX_FACT_CHARS: usize = 500;
 /// The most memories one conversation keeps (enforced by the store).
 pub use crate::store::MAX_MEMORIES;
 
-/// Arguments of `remember`.
-#[derive(Debug, Deserialize, JsonSchema)]
+/// What `remember` reads of the arguments.
+#[derive(Debug)]
 pub struct Args {
-    /// One short self-contained sentence in the user's language: names, not pronouns; dates, not 明天 (read on later days).
+    /// One short self-contained sentence in the user's language: names, not pronouns; dates,
+    /// not 明天 (read on later days).
     pub fact: String,
 }
 
@@ -32,30 +33,24 @@ pub struct Output {
     pub already_remembered: bool,
 }
 
-/// The remember tool.
+/// The `remember` action.
 pub struct Remember {
     store: Store,
 }
 
 impl Remember {
-    /// The tool over the store.
+    /// The action over the store.
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for Remember {
-    const NAME: &'static str = "remember";
-    const DESCRIPTION: &'static str = "Keep a fact for this chat (記得…, 'remember that…'): allergies, birthdays, preferences, who is who. Not for a reminder at a time (提醒我…, 記得提醒我…: reminder) nor things to buy (list).";
-    type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
-
-    fn check(&self, ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+    /// Checks the fact as [`Remember::run`] does first, changing nothing.
+    pub fn check(&self, ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
         fact_of(ctx, args).map(|_| ())
     }
 
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let resolved = fact_of(ctx, &args)?;
         let fact = resolved.as_str();
         let conversation = &ctx.conversation.id;
@@ -83,7 +78,8 @@ impl Tool for Remember {
         Ok(Output { memory: MemoryView::new(&stored, &ctx.tz), already_remembered: false })
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The memory's card, with its delete button.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let m = &out.memory;
         let mut card = Card::new(lang.pick("📝 記住了", "📝 Remembered"));
@@ -94,7 +90,8 @@ impl Tool for Remember {
         Some(card)
     }
 
-    fn quick_replies(&self, ctx: &ToolCtx, _out: &Output) -> Vec<Chip> {
+    /// A chip asking what is remembered.
+    pub fn quick_replies(&self, ctx: &ToolCtx, _out: &Output) -> Vec<Chip> {
         let lang = ctx.lang;
         vec![Chip::new(
             lang.pick("你記得什麼？", "Memories?"),

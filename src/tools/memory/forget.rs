@@ -1,31 +1,44 @@
-//! `forget`: removes one of this conversation's memories, by id or by description ("忘記花生那件
-//! 事"). Forgetting everything ("忘記所有事") deletes nothing by itself: it returns a card with a
-//! confirmation button (a postback signed for this conversation), and only a tap on it in this
-//! same conversation deletes — see [`ForgetAllMemories`]. The delete buttons of memory cards
-//! are [`crate::features::memory::actions::ForgetMemory`].
+//! `memory` with `action: "forget"`: removes one of this conversation's memories, by id or by
+//! words from it ("忘記花生那件事"). Forgetting everything ("忘記所有事") deletes nothing by
+//! itself: it returns a card with a confirmation button (a postback signed for this
+//! conversation), and only a tap on it in this same conversation deletes — see
+//! [`ForgetAllMemories`]. The delete buttons of memory cards are
+//! [`crate::features::memory::actions::ForgetMemory`].
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::button::Action;
 use crate::features::memory::actions::{ForgetAllMemories, delete_button};
 use crate::features::memory::{MemoryView, memory_row, overlap, tokens};
 use crate::platform::i18n::Lang;
 use crate::store::{Memory, Store};
 
-/// The most candidates shown when a description matches several memories.
+/// The most candidates shown when the words match several memories.
 const MAX_CANDIDATES: usize = 10;
 
-/// Arguments of `forget`: exactly one way of saying what to forget.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+/// What `forget` reads of the arguments: one way of saying what to forget.
+#[derive(Debug)]
 pub struct Args {
-    /// The #id; else null.
+    /// The memory's #id.
     pub id: Option<i64>,
-    /// Words from the memory; else null.
-    pub description: Option<String>,
-    /// true only for 忘記所有事; else null.
+    /// Or words from the memory ("花生").
+    pub words: Option<String>,
+    /// Or true for everything (忘記所有事): only a confirmation button is shown.
     pub all: Option<bool>,
+}
+
+impl Args {
+    /// True when they say what to forget: everything, an id, or some words.
+    pub fn name_something(&self) -> bool {
+        let words = self.words.as_deref().map(str::trim).unwrap_or_default();
+        self.all == Some(true) || self.id.is_some() || !words.is_empty()
+    }
+}
+
+/// Nothing says what to forget.
+pub fn unnamed() -> ToolError {
+    ToolError::InvalidArgs("say what to forget: a memory's #id, words from it, or all".into())
 }
 
 /// The result of `forget`.
@@ -37,7 +50,7 @@ pub enum Output {
         /// What was forgotten.
         memory: MemoryView,
     },
-    /// Several memories match the description: nothing was deleted.
+    /// Several memories match the words: nothing was deleted.
     Ambiguous {
         /// The candidates; a card with a delete button for each is shown.
         candidates: Vec<MemoryView>,
@@ -55,26 +68,19 @@ pub enum Output {
     },
 }
 
-/// The forget tool.
+/// The `forget` action.
 pub struct Forget {
     store: Store,
 }
 
 impl Forget {
-    /// The tool over the store.
+    /// The action over the store.
     pub fn new(store: Store) -> Self {
         Self { store }
     }
-}
 
-impl Tool for Forget {
-    const NAME: &'static str = "forget";
-    const DESCRIPTION: &'static str = "Forget a remembered fact by #id or words (忘記花生那件事 → \"花生\"), or everything (all: only shows a confirm button). Several matches: nothing is deleted, a card lets them pick.";
-    type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
-
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+    /// Does it.
+    pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
         if args.all == Some(true) {
             let memories = self.store.memories(conversation).await?;
@@ -94,18 +100,14 @@ impl Tool for Forget {
                 None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
             };
         }
-        let description = args.description.as_deref().map(str::trim).unwrap_or_default();
-        if description.is_empty() {
-            return Err(ToolError::InvalidArgs(
-                "say what to forget: a memory's #id, a description, or all".into(),
-            ));
+        let words = args.words.as_deref().map(str::trim).unwrap_or_default();
+        if words.is_empty() {
+            return Err(unnamed());
         }
         let memories = self.store.memories(conversation).await?;
-        let mut matches = matching(&memories, description);
+        let mut matches = matching(&memories, words);
         match matches.len() {
-            0 => Err(ToolError::NotFound(format!(
-                "nothing this chat remembers matches {description:?}"
-            ))),
+            0 => Err(ToolError::NotFound(format!("nothing this chat remembers matches {words:?}"))),
             1 => {
                 let id = matches[0].id;
                 match self.store.delete_memory(conversation, id).await? {
@@ -117,13 +119,14 @@ impl Tool for Forget {
                 matches.truncate(MAX_CANDIDATES);
                 Ok(Output::Ambiguous {
                     candidates: matches.iter().map(|m| MemoryView::new(m, &ctx.tz)).collect(),
-                    note: "Nothing was deleted: ask which one (the card has a delete button for each), or call forget again with its id.",
+                    note: "Nothing was deleted: ask which one (the card has a delete button for each), or forget it again by its id.",
                 })
             }
         }
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+    /// The card: the candidates with a delete button each, or the confirmation button.
+    pub fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         match out {
             Output::Forgotten { .. } => None,
@@ -156,16 +159,16 @@ impl Tool for Forget {
     }
 }
 
-/// The memories `description` points at: those containing it, else those sharing the most
-/// words with it (none when no word is shared).
-pub fn matching<'a>(memories: &'a [Memory], description: &str) -> Vec<&'a Memory> {
-    let needle = description.to_lowercase();
+/// The memories `words` point at: those containing them, else those sharing the most words
+/// with them (none when no word is shared).
+pub fn matching<'a>(memories: &'a [Memory], words: &str) -> Vec<&'a Memory> {
+    let needle = words.to_lowercase();
     let containing: Vec<&Memory> =
         memories.iter().filter(|m| m.text.to_lowercase().contains(&needle)).collect();
     if !containing.is_empty() {
         return containing;
     }
-    let wanted = tokens(description);
+    let wanted = tokens(words);
     let scored: Vec<(usize, &Memory)> =
         memories.iter().map(|m| (overlap(&wanted, &m.text), m)).collect();
     let best = scored.iter().map(|(s, _)| *s).max().unwrap_or(0);
@@ -184,7 +187,7 @@ mod tests {
     }
 
     #[test]
-    fn descriptions_match_by_containment_then_shared_words() {
+    fn words_match_by_containment_then_shared_words() {
         let all = [
             memory(1, "奶奶對花生過敏"),
             memory(2, "爸爸的班機 12/5 18:40 到"),

@@ -1,0 +1,532 @@
+//! Care plans end to end, with the fake LINE API and the manual clock: 小美 sets 阿嬤's plan in
+//! the family group (血壓藥 at 08:00 and 20:00; tell 小美 and 哥哥) and taps ✅ 開始. 阿嬤 is asked
+//! in her own 1:1 chat with two big buttons; a dose confirmed on time tells nobody, ⏰ 等一下 asks
+//! again 20 minutes later, a dose never confirmed tells each caregiver once in their 1:1 chat
+//! and then the group once, 我來打電話 stops the rest and tells the others who is on it. A dose
+//! due while hearth was down is asked when it comes back; two replicas ask and escalate once;
+//! quiet hours hold nothing; near the end of the month's quota a digest waits and the care
+//! message goes. Readings typed or read from a photo (after a confirm tap) are kept, those
+//! outside the limits told at once; the weekly report carries a chart; a tap from another chat
+//! changes nothing; stopping a plan deletes its records only after a tap. Runs on SQLite, and
+//! on PostgreSQL with `HEARTH_TEST_BACKEND=postgres` (the replicas always on PostgreSQL).
+
+use std::sync::Arc;
+
+use hearth::features::care::watcher::CareRound;
+use hearth::server::app::Hearth;
+use hearth::store::Store;
+use serde_json::{Value, json};
+
+use crate::common::fake_media::{FakeMedia, jpeg};
+use crate::common::harness::{
+    DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, messages_of, postback_data, texts_of,
+};
+
+const GRANDMA: &str = "Ua1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
+
+/// 08:00 on Tuesday 1 December 2026 in Taipei.
+const EIGHT: &str = "2026-12-01T00:00:00Z";
+
+/// The family: 小美 (MOM), 哥哥 (DAD) and 阿嬤, each a friend of hearth and known in the group.
+async fn family(h: &Harness) {
+    let now = h.now_ms();
+    for (id, name) in [(MOM, "小美"), (DAD, "哥哥"), (GRANDMA, "阿嬤")] {
+        h.line.set_profile(id, name);
+        h.app.store.save_member(FAMILY, id, name, now).await.expect("member");
+    }
+}
+
+/// 小美 sets 阿嬤's plan in the group (`extra` arguments over the usual ones) and taps ✅ 開始
+/// on its card; the tool's result.
+async fn plan(h: &Harness, extra: Value) -> Value {
+    family(h).await;
+    let mut args = json!({"action": "set", "person": "阿嬤", "what": "血壓藥",
+        "times": ["08:00", "20:00"], "notify": ["我", "哥哥"]});
+    if let (Some(all), Some(more)) = (args.as_object_mut(), extra.as_object()) {
+        all.extend(more.clone());
+    }
+    let set = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 阿嬤每天早上八點跟晚上八點要吃血壓藥，沒確認的話通知我跟哥哥",
+            "care",
+            args,
+        )
+        .await;
+    assert_eq!(set["status"], "draft", "{set}");
+    let body = h.line.replies().last().expect("the plan's card").body.clone();
+    let start = postback_data(&body, "care_start").expect("✅ 開始 on the card");
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &start)]).await;
+    assert!(last_reply(h).contains("開始"), "{}", last_reply(h));
+    set
+}
+
+/// The text of the last reply.
+fn last_reply(h: &Harness) -> String {
+    let body = h.line.replies().last().map(|r| r.body.clone()).unwrap_or_default();
+    format!("{}{}", texts_of(&body), body)
+}
+
+/// Sets the clock to `instant` and runs a round of the care loop.
+async fn at(h: &Harness, instant: &str) -> CareRound {
+    h.set_clock(instant);
+    h.app.care.tick().await.expect("care round")
+}
+
+/// The accepted pushes to `to`.
+fn pushes_to(h: &Harness, to: &str) -> Vec<Value> {
+    h.line.accepted_pushes().into_iter().filter(|p| p.body["to"] == to).map(|p| p.body).collect()
+}
+
+/// The last accepted push to `to`.
+fn last_push(h: &Harness, to: &str) -> Value {
+    pushes_to(h, to).pop().unwrap_or_else(|| panic!("nothing was pushed to {to}"))
+}
+
+/// `who` taps the button `action` of the last push to `chat`, from `chat`.
+async fn tap(h: &Harness, chat: &str, source: Value, action: &str) {
+    let data = postback_data(&last_push(h, chat), action)
+        .unwrap_or_else(|| panic!("no {action} button in {}", last_push(h, chat)));
+    h.send(vec![h.postback(source, &data)]).await;
+}
+
+/// The stored state of the plan's only dose due at `due` (RFC 3339).
+async fn dose_state(h: &Harness, plan: i64, due: &str) -> String {
+    let due = due.parse::<jiff::Timestamp>().expect("instant").as_millisecond();
+    let doses = h.app.store.care_doses_between(plan, due, due + 1).await.expect("doses");
+    doses.first().map(|d| d.state.clone()).unwrap_or_else(|| "none".into())
+}
+
+#[tokio::test]
+async fn a_plan_set_by_talking_shows_its_card_and_asks_nothing_until_started() {
+    let h = Harness::start().await;
+    family(&h).await;
+    let set = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 阿嬤每天早上八點跟晚上八點要吃血壓藥，沒確認的話通知我跟哥哥",
+            "care",
+            json!({"action": "set", "person": "阿嬤", "what": "血壓藥", "times": ["20:00", "08:00"],
+                "notify": ["我", "哥哥"], "limits": {"systolic": [90, 160]}}),
+        )
+        .await;
+    assert_eq!(set["times"], json!(["08:00", "20:00"]), "{set}");
+    assert_eq!(set["confirmed_by"], "阿嬤");
+    assert_eq!(set["caregivers"], json!(["小美", "哥哥"]));
+    assert_eq!(
+        (set["after_minutes"].as_i64(), set["group_after_minutes"].as_i64()),
+        (Some(30), Some(30))
+    );
+    // Asked in her 1:1 chat: one message a dose, 60 a month.
+    assert_eq!(set["messages_a_month"], 60, "{set}");
+    let card = h.line.replies().last().expect("card").body.to_string();
+    for words in [
+        "照顧計畫：阿嬤",
+        "08:00、20:00 每天",
+        "30 分鐘沒確認通知 小美、哥哥",
+        "收縮壓 90–160",
+        "約 60 則",
+    ] {
+        assert!(card.contains(words), "{words} not on {card}");
+    }
+    assert!(at(&h, EIGHT).await == CareRound::default(), "a draft asks nothing");
+    assert!(pushes_to(&h, GRANDMA).is_empty());
+    let unknown = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 阿公也要",
+            "care",
+            json!({"action": "set", "person": "阿公", "what": "藥", "times": ["08:00"], "notify": ["姑姑"]}),
+        )
+        .await;
+    assert!(unknown["error"]["message"].as_str().unwrap_or("").contains("姑姑"), "{unknown}");
+    let nonsense = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手",
+            "care",
+            json!({"action": "set", "person": "阿公", "what": "藥", "times": ["早上"]}),
+        )
+        .await;
+    assert!(nonsense.get("error").is_some(), "{nonsense}");
+}
+
+#[tokio::test]
+async fn a_dose_confirmed_on_time_tells_nobody() {
+    let h = Harness::start().await;
+    plan(&h, json!({})).await;
+    let round = at(&h, EIGHT).await;
+    assert_eq!((round.recorded, round.prompts), (1, 1), "{round:?}");
+    let prompt = last_push(&h, GRANDMA);
+    let text = prompt.to_string();
+    assert!(text.contains("08:00 的血壓藥吃了嗎？"), "{text}");
+    assert!(
+        text.contains("\"3xl\"") && text.contains("\"primary\""),
+        "large text, big buttons: {text}"
+    );
+    assert!(postback_data(&prompt, "care_later").is_some());
+    h.set_clock("2026-12-01T00:10:00Z");
+    tap(&h, GRANDMA, in_dm(GRANDMA), "care_taken").await;
+    assert!(last_reply(&h).contains("記下了"), "{}", last_reply(&h));
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await, CareRound::default());
+    assert_eq!(at(&h, "2026-12-01T01:30:00Z").await, CareRound::default());
+    for chat in [MOM, DAD, FAMILY] {
+        assert!(pushes_to(&h, chat).is_empty(), "{chat} was told");
+    }
+}
+
+#[tokio::test]
+async fn later_asks_again_twenty_minutes_on_and_a_late_confirmation_tells_nobody() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    at(&h, EIGHT).await;
+    h.set_clock("2026-12-01T00:05:00Z");
+    tap(&h, GRANDMA, in_dm(GRANDMA), "care_later").await;
+    assert!(last_reply(&h).contains("20 分鐘後"), "{}", last_reply(&h));
+    assert_eq!(at(&h, "2026-12-01T00:24:00Z").await, CareRound::default(), "not yet");
+    assert_eq!(at(&h, "2026-12-01T00:25:00Z").await.prompts, 1, "asked again");
+    assert_eq!(pushes_to(&h, GRANDMA).len(), 2);
+    // 08:30 was the first escalation; after ⏰ it waits for 30 minutes after the new prompt.
+    assert_eq!(at(&h, "2026-12-01T00:31:00Z").await.caregivers, 0);
+    h.set_clock("2026-12-01T00:40:00Z");
+    tap(&h, GRANDMA, in_dm(GRANDMA), "care_taken").await;
+    assert_eq!(dose_state(&h, set["id"].as_i64().expect("id"), EIGHT).await, "taken");
+    assert_eq!(at(&h, "2026-12-01T01:30:00Z").await, CareRound::default());
+    assert!(pushes_to(&h, MOM).is_empty() && pushes_to(&h, DAD).is_empty());
+}
+
+#[tokio::test]
+async fn a_dose_never_confirmed_tells_each_caregiver_once_then_the_group_once() {
+    let h = Harness::start().await;
+    plan(&h, json!({})).await;
+    assert_eq!(at(&h, EIGHT).await.prompts, 1);
+    assert_eq!(at(&h, "2026-12-01T00:29:00Z").await, CareRound::default());
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await.caregivers, 2);
+    assert_eq!(at(&h, "2026-12-01T00:45:00Z").await, CareRound::default());
+    assert_eq!(at(&h, "2026-12-01T01:00:00Z").await.groups, 1);
+    assert_eq!(at(&h, "2026-12-01T03:00:00Z").await, CareRound::default());
+    for (chat, n) in [(GRANDMA, 1), (MOM, 1), (DAD, 1), (FAMILY, 1)] {
+        assert_eq!(pushes_to(&h, chat).len(), n, "pushes to {chat}");
+    }
+    for chat in [MOM, DAD, FAMILY] {
+        let push = last_push(&h, chat);
+        assert!(push.to_string().contains("阿嬤 08:00 的血壓藥還沒確認"), "{push}");
+        assert!(
+            postback_data(&push, "care_on_it").is_some()
+                && postback_data(&push, "care_taken").is_some()
+        );
+    }
+}
+
+#[tokio::test]
+async fn i_will_call_stops_the_rest_and_tells_the_others_who_is_on_it() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    at(&h, EIGHT).await;
+    at(&h, "2026-12-01T00:30:00Z").await;
+    h.set_clock("2026-12-01T00:35:00Z");
+    tap(&h, DAD, in_dm(DAD), "care_on_it").await;
+    assert!(last_reply(&h).contains("交給你了"), "{}", last_reply(&h));
+    h.app.outbox.flush_due().await.expect("outbox");
+    let told = last_push(&h, MOM).to_string();
+    assert!(told.contains("哥哥 會打電話給阿嬤"), "{told}");
+    assert_eq!(at(&h, "2026-12-01T01:00:00Z").await.groups, 0, "the group is not told");
+    assert!(pushes_to(&h, FAMILY).is_empty());
+    // 小美's own 我來打電話 after him changes nothing.
+    tap(&h, MOM, in_dm(MOM), "care_on_it").await;
+    assert!(last_reply(&h).contains("哥哥 已經在處理了"), "{}", last_reply(&h));
+    // He calls; she had taken it: 她吃了.
+    tap(&h, DAD, in_dm(DAD), "care_taken").await;
+    assert_eq!(dose_state(&h, set["id"].as_i64().expect("id"), EIGHT).await, "taken");
+    h.app.outbox.flush_due().await.expect("outbox");
+    assert!(last_push(&h, MOM).to_string().contains("哥哥 確認阿嬤 08:00 的血壓藥吃了"));
+    assert_eq!(pushes_to(&h, MOM).len(), 3, "the escalation, who is on it, taken");
+}
+
+#[tokio::test]
+async fn a_tap_from_another_chat_changes_nothing() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    at(&h, EIGHT).await;
+    let data = postback_data(&last_push(&h, GRANDMA), "care_taken").expect("✅");
+    for source in [in_group(OTHER_GROUP, MOM), in_dm(DAD), in_group(FAMILY, MOM)] {
+        h.send(vec![h.postback(source, &data)]).await;
+        assert!(last_reply(&h).contains("不屬於這個聊天室"), "{}", last_reply(&h));
+    }
+    assert_eq!(dose_state(&h, set["id"].as_i64().expect("id"), EIGHT).await, "asked");
+    // A stranger's 1:1 chat sees no plan either.
+    let other = h
+        .call_tool(
+            in_dm("Ub2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"),
+            "小幫手",
+            "care",
+            json!({"action": "show"}),
+        )
+        .await;
+    assert_eq!(other["plans"], json!([]), "{other}");
+    let caregiver =
+        h.call_tool(in_dm(DAD), "小幫手 阿嬤今天吃藥了嗎", "care", json!({"action": "show"})).await;
+    assert_eq!(caregiver["plans"][0]["today"], json!([["08:00", "asked"]]), "{caregiver}");
+}
+
+#[tokio::test]
+async fn a_dose_due_while_hearth_was_down_is_asked_after_the_restart_and_escalated() {
+    let db = temp_db("care-restart");
+    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    plan(&h, json!({})).await;
+    // Down from 07:50 to 08:40; the process that comes back asks at once.
+    h.set_clock("2026-12-01T00:40:00Z");
+    let restarted = second_process(&h, &db).await;
+    let round = restarted.care.tick().await.expect("round");
+    assert_eq!((round.recorded, round.prompts), (1, 1), "{round:?}");
+    assert!(last_push(&h, GRANDMA).to_string().contains("08:00 的血壓藥吃了嗎"));
+    h.set_clock("2026-12-01T01:10:00Z");
+    assert_eq!(restarted.care.tick().await.expect("round").caregivers, 2);
+}
+
+#[tokio::test]
+async fn two_replicas_ask_once_and_escalate_once() {
+    let db = crate::common::db::fresh_postgres().await.expect(crate::common::db::NEEDS_POSTGRES);
+    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    plan(&h, json!({})).await;
+    let other = second_process(&h, &db).await;
+    for instant in [EIGHT, "2026-12-01T00:30:00Z", "2026-12-01T01:00:00Z"] {
+        h.set_clock(instant);
+        let (a, b) = tokio::join!(h.app.care.tick(), other.care.tick());
+        a.expect("round a");
+        b.expect("round b");
+    }
+    for (chat, n) in [(GRANDMA, 1), (MOM, 1), (DAD, 1), (FAMILY, 1)] {
+        assert_eq!(pushes_to(&h, chat).len(), n, "pushes to {chat}");
+    }
+}
+
+#[tokio::test]
+async fn quiet_hours_hold_no_care_prompt_nor_escalation() {
+    let h = Harness::start().await;
+    plan(&h, json!({})).await;
+    for source in [in_group(FAMILY, MOM), in_dm(MOM), in_dm(DAD), in_dm(GRANDMA)] {
+        let quiet = h
+            .call_tool(
+                source,
+                "小幫手 早上七點到十點不要吵",
+                "quiet_hours",
+                json!({"start": "07:00", "end": "10:00"}),
+            )
+            .await;
+        assert!(quiet.get("error").is_none(), "{quiet}");
+    }
+    assert_eq!(at(&h, EIGHT).await.prompts, 1);
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await.caregivers, 2);
+    assert_eq!(at(&h, "2026-12-01T01:00:00Z").await.groups, 1);
+    for chat in [GRANDMA, MOM, DAD, FAMILY] {
+        assert_eq!(pushes_to(&h, chat).len(), 1, "{chat} was held");
+    }
+}
+
+#[tokio::test]
+async fn near_the_end_of_the_quota_the_digest_waits_and_the_care_escalation_goes() {
+    let h = Harness::start().await;
+    plan(&h, json!({})).await;
+    h.line.set_chat_size(FAMILY, 5);
+    let digest = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 每天早上八點半摘要",
+            "digest",
+            json!({"time": "08:30", "place": "台北"}),
+        )
+        .await;
+    assert!(digest.get("error").is_none(), "{digest}");
+    // 200 a month, 185 used: 15 left, less than the care plan still needs this month.
+    h.line.set_quota(Some(200));
+    h.line.set_quota_used(185);
+    h.app.allowance.refresh().await;
+    at(&h, EIGHT).await;
+    h.set_clock("2026-12-01T00:30:00Z");
+    h.app.digests.tick().await.expect("digest round");
+    assert!(pushes_to(&h, FAMILY).is_empty(), "the digest waits for the chat's next reply");
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await.caregivers, 2);
+    assert_eq!(pushes_to(&h, MOM).len() + pushes_to(&h, DAD).len(), 2, "the care messages went");
+}
+
+#[tokio::test]
+async fn a_typed_reading_is_kept_and_one_outside_the_limits_tells_the_other_caregivers_at_once() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
+    let reading = |systolic: u32, diastolic: u32| json!({"action": "reading", "reading": {"systolic": systolic, "diastolic": diastolic, "pulse": 72}});
+    let fine = h
+        .call_tool(
+            in_group(FAMILY, DAD),
+            "小幫手 阿嬤血壓 135/85 心跳 72",
+            "care",
+            reading(135, 85),
+        )
+        .await;
+    assert_eq!(
+        (fine["kept"].as_bool(), fine["outside"].clone()),
+        (Some(true), json!([])),
+        "{fine}"
+    );
+    assert_eq!(at(&h, "2026-11-30T12:05:00Z").await.readings, 0);
+    let high = h
+        .call_tool(
+            in_group(FAMILY, DAD),
+            "小幫手 阿嬤血壓 172/95 心跳 72",
+            "care",
+            reading(172, 95),
+        )
+        .await;
+    assert_eq!(high["outside"], json!(["收縮壓 172 ≥ 160"]), "{high}");
+    assert_eq!(at(&h, "2026-11-30T12:06:00Z").await.readings, 1, "小美 only: 哥哥 reported it");
+    let told = last_push(&h, MOM).to_string();
+    assert!(told.contains("阿嬤 血壓 172/95、心跳 72（收縮壓 172 ≥ 160） — 哥哥"), "{told}");
+    assert!(pushes_to(&h, DAD).is_empty());
+    assert_eq!(at(&h, "2026-11-30T12:07:00Z").await.readings, 0, "told once");
+    let absurd = h
+        .call_tool(in_group(FAMILY, DAD), "小幫手 阿嬤血壓 1350/85", "care", reading(1350, 85))
+        .await;
+    assert!(absurd.get("error").is_some(), "{absurd}");
+    let kept = h
+        .app
+        .store
+        .care_readings_between(set["id"].as_i64().expect("id"), 0, i64::MAX)
+        .await
+        .expect("readings");
+    assert_eq!(kept.len(), 2);
+    assert_eq!(kept[1].reporter_name.as_deref(), Some("哥哥"));
+}
+
+#[tokio::test]
+async fn a_photo_of_the_monitor_is_kept_only_after_a_confirm_tap() {
+    let media = FakeMedia::start().await;
+    media.put("7301", "image/jpeg", jpeg(600, 400));
+    media.put("7302", "image/jpeg", jpeg(600, 400));
+    let url = media.url();
+    let h = Harness::start_with(move |c| c.line_data_api_base = url, None).await;
+    let set = plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
+    let plan_id = set["id"].as_i64().expect("id");
+    let photo = |id: &str| json!({"id": id, "type": "image", "quoteToken": format!("q-{id}"), "contentProvider": {"type": "line"}});
+    for (id, tapped) in [("7301", "confirm_call"), ("7302", "discard_call")] {
+        h.send(vec![h.event(in_group(FAMILY, DAD), photo(id))]).await;
+        h.llm.reply_tool_calls(&[(
+            "care",
+            json!({"action": "reading", "reading": {"systolic": 168, "diastolic": 92, "pulse": 80}}),
+        )]);
+        h.llm.reply_text("血壓計上是 168/92，按確認就幫你記下。");
+        h.send(vec![h.group_text(FAMILY, DAD, "小幫手 這是阿嬤剛量的")]).await;
+        let body = h.line.replies().last().expect("reply").body.clone();
+        assert!(body.to_string().contains("168"), "the numbers are shown: {body}");
+        assert!(
+            h.app.store.care_readings_between(plan_id, 0, i64::MAX).await.expect("readings").len()
+                <= 1
+        );
+        let data = postback_data(&body, tapped).expect("the confirm card");
+        h.send(vec![h.postback(in_group(FAMILY, DAD), &data)]).await;
+    }
+    let kept = h.app.store.care_readings_between(plan_id, 0, i64::MAX).await.expect("readings");
+    assert_eq!(kept.len(), 1, "the confirmed photo only");
+    assert_eq!(kept[0].systolic, Some(168));
+    assert_eq!(at(&h, "2026-11-30T12:10:00Z").await.readings, 1);
+}
+
+#[tokio::test]
+async fn the_weekly_report_goes_to_each_caregiver_on_sunday_evening_with_its_chart() {
+    let h =
+        Harness::start_with(|c| c.public_url = Some("https://hearth.example".into()), None).await;
+    plan(&h, json!({})).await;
+    at(&h, EIGHT).await;
+    tap(&h, GRANDMA, in_dm(GRANDMA), "care_taken").await;
+    h.call_tool(
+        in_group(FAMILY, MOM),
+        "小幫手 阿嬤血壓 135/85",
+        "care",
+        json!({"action": "reading", "reading": {"systolic": 135, "diastolic": 85}}),
+    )
+    .await;
+    // Nobody confirms anything else until Sunday 6 December, 20:00.
+    let round = at(&h, "2026-12-06T12:00:00Z").await;
+    assert_eq!(round.reports, 2, "{round:?}");
+    let report = last_push(&h, MOM);
+    let text = report.to_string();
+    assert!(text.contains("阿嬤 這週的血壓藥") && text.contains("確認 1/"), "{text}");
+    let flex = messages_of(&report).into_iter().find(|m| m["type"] == "flex").expect("a card");
+    let hero = flex["contents"]["hero"]["url"].as_str().expect("the chart").to_string();
+    assert!(hero.starts_with("https://hearth.example/charts/"), "{hero}");
+    let path = hero.trim_start_matches("https://hearth.example");
+    let png = crate::common::get(format!("{}{path}", h.url)).await.expect("chart");
+    assert_eq!(png.headers()["content-type"], "image/png");
+    assert_eq!(pushes_to(&h, DAD).len(), 1, "哥哥's report, in one push");
+    assert_eq!(at(&h, "2026-12-06T12:30:00Z").await.reports, 0, "once a week");
+    let asked =
+        h.call_tool(in_dm(DAD), "小幫手 阿嬤這週狀況", "care", json!({"action": "report"})).await;
+    assert_eq!(asked["taken"], 1, "{asked}");
+}
+
+#[tokio::test]
+async fn stopping_a_plan_deletes_its_records_only_after_the_tap() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    let id = set["id"].as_i64().expect("id");
+    at(&h, EIGHT).await;
+    h.call_tool(
+        in_group(FAMILY, MOM),
+        "小幫手 阿嬤血壓 135/85",
+        "care",
+        json!({"action": "reading", "reading": {"systolic": 135, "diastolic": 85}}),
+    )
+    .await;
+    let stop = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 阿嬤的照顧計畫停掉",
+            "care",
+            json!({"action": "stop"}),
+        )
+        .await;
+    assert_eq!(stop["needs_tap"], true, "{stop}");
+    assert!(h.app.store.care_plan(id).await.expect("plan").is_some(), "nothing deleted yet");
+    let body = h.line.replies().last().expect("card").body.clone();
+    let data = postback_data(&body, "care_stop").expect("🛑");
+    h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &data)]).await;
+    assert!(h.app.store.care_plan(id).await.expect("plan").is_some(), "not from another chat");
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &data)]).await;
+    assert!(last_reply(&h).contains("刪除"), "{}", last_reply(&h));
+    assert!(h.app.store.care_plan(id).await.expect("plan").is_none());
+    assert!(h.app.store.care_doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
+    assert!(h.app.store.care_readings_between(id, 0, i64::MAX).await.expect("readings").is_empty());
+    assert_eq!(at(&h, "2026-12-01T01:00:00Z").await, CareRound::default());
+}
+
+#[tokio::test]
+async fn forgetting_the_group_deletes_its_plans_doses_and_readings() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    let id = set["id"].as_i64().expect("id");
+    at(&h, EIGHT).await;
+    h.call_tool(
+        in_group(FAMILY, MOM),
+        "小幫手 阿嬤血壓 135/85",
+        "care",
+        json!({"action": "reading", "reading": {"systolic": 135, "diastolic": 85}}),
+    )
+    .await;
+    h.app.store.forget_conversation(FAMILY).await.expect("forget");
+    assert!(h.app.store.care_plan(id).await.expect("plan").is_none());
+    assert!(h.app.store.care_doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
+    assert!(h.app.store.care_readings_between(id, 0, i64::MAX).await.expect("readings").is_empty());
+}
+
+/// Another process on the same database and clock.
+async fn second_process(h: &Harness, db: &str) -> Arc<Hearth> {
+    let store = Store::connect(db).await.expect("reopen");
+    Hearth::with_tools(&h.config, h.clock.clone(), store, hearth::tools::registry)
+        .expect("second hearth")
+}
+
+fn temp_db(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("hearth-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    format!("sqlite://{}", dir.join("hearth.db").display())
+}
