@@ -233,7 +233,8 @@ async fn i_will_call_stops_the_rest_and_tells_the_others_who_is_on_it() {
     assert_eq!(at(&h, "2026-12-01T01:00:00Z").await.groups, 0, "the group is not told");
     assert!(pushes_to(&h, FAMILY).is_empty());
     // 小美's own 我來打電話 after him changes nothing.
-    tap(&h, MOM, in_dm(MOM), "care_on_it").await;
+    let hers = postback_data(&pushes_to(&h, MOM)[0], "care_on_it").expect("her 我來打電話");
+    h.send(vec![h.postback(in_dm(MOM), &hers)]).await;
     assert!(last_reply(&h).contains("哥哥 已經在處理了"), "{}", last_reply(&h));
     // He calls; she had taken it: 她吃了.
     tap(&h, DAD, in_dm(DAD), "care_taken").await;
@@ -338,10 +339,12 @@ async fn near_the_end_of_the_quota_the_digest_waits_and_the_care_escalation_goes
         )
         .await;
     assert!(digest.get("error").is_none(), "{digest}");
-    // 200 a month, 185 used: 15 left, less than the care plan still needs this month.
+    // December: 200 a month, 185 used: 15 left, less than the care plan still needs this month.
+    h.set_clock(EIGHT);
     h.line.set_quota(Some(200));
     h.line.set_quota_used(185);
     h.app.allowance.refresh().await;
+    assert!(h.app.allowance.care_reserve().await > 15);
     at(&h, EIGHT).await;
     h.set_clock("2026-12-01T00:30:00Z");
     h.app.digests.tick().await.expect("digest round");

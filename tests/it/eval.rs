@@ -177,6 +177,7 @@ fn the_built_in_set_asks_for_every_tool_five_times_and_covers_the_hard_cases() {
         "digest",
         "quiet_hours",
         "quota",
+        "care",
         "official_alerts",
         "web_search",
         "summarize_url",
@@ -239,7 +240,7 @@ async fn the_model_is_sent_hearths_own_prompt_and_tools_each_case_in_its_setting
     let system = |r: &Value| r["messages"][0]["content"].as_str().unwrap_or_default().to_string();
     let news = find("今天有什麼新聞", true);
     assert!(system(news).contains("web_search"));
-    assert_eq!(news["tools"].as_array().map(Vec::len), Some(16), "every tool of hearth's own");
+    assert_eq!(news["tools"].as_array().map(Vec::len), Some(17), "every tool of hearth's own");
     assert_eq!(news["tool_choice"], "auto");
     let no_search = system(find("今天有什麼新聞", false));
     assert!(

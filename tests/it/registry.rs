@@ -76,6 +76,7 @@ async fn production_tools_have_the_seed_wire_names() {
             "digest",
             "quiet_hours",
             "quota",
+            "care",
             "official_alerts",
             "web_search",
             "summarize_url"
@@ -103,6 +104,7 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
             "list",
             "digest",
             "quiet_hours",
+            "care",
             "official_alerts",
         ]
     );

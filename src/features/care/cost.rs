@@ -13,11 +13,11 @@ use super::schedule;
 /// Unconfirmed doses a plan's reserve allows for, each told to everyone it names.
 pub const RESERVED_MISSES: i64 = 3;
 
-/// The doses of `plan` from `from` until `to`.
+/// The doses of `plan` after `from`, until `to` included.
 pub fn doses_between(plan: &Plan, from: Timestamp, to: Timestamp) -> i64 {
     let mut n = 0i64;
     let mut at = from;
-    while let Some(next) = schedule::next_dose(plan, at, None).filter(|t| *t < to) {
+    while let Some(next) = schedule::next_dose(plan, at, None).filter(|t| *t <= to) {
         n += 1;
         at = next;
         if n > 1_000 {
