@@ -310,6 +310,9 @@ pub fn forecast(days: &[ForecastDay]) -> Result<Vec<u8>, DrawError> {
     encode(&buf)
 }
 
+/// One of a care day's values.
+type Pick = fn(&CareDay) -> Option<f64>;
+
 /// Draws a care plan's week: doses confirmed (green) and not (red) as stacked bars along the
 /// bottom with their counts, and the daily means of the readings (systolic, diastolic,
 /// glucose) as lines with their values above. Returns PNG bytes of [`WIDTH`]×[`HEIGHT`].
@@ -386,7 +389,7 @@ pub fn care(days: &[CareDay]) -> Result<Vec<u8>, DrawError> {
                 ))
                 .map_err(plot)?;
         }
-        let lines: [(fn(&CareDay) -> Option<f64>, RGBColor, i32); 3] = [
+        let lines: [(Pick, RGBColor, i32); 3] = [
             (|d| d.systolic, HIGH_TEMP, -36),
             (|d| d.diastolic, LOW_TEMP, 12),
             (|d| d.glucose, AMBER, -36),
