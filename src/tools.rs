@@ -39,6 +39,8 @@ pub struct Services {
     pub store: Store,
     /// Wakes the reminder scheduler when a reminder is due soon.
     pub reminder_nudge: Arc<Notify>,
+    /// Wakes the care loop (a reading outside its limits is told at once).
+    pub care_nudge: Arc<Notify>,
     /// Taiwan's working calendar (workday reminders).
     pub work_calendar: WorkCalendar,
     /// LINE's monthly message quota (costs, friends, where the month stands).
@@ -72,6 +74,7 @@ impl Services {
             sources,
             store,
             reminder_nudge: Arc::default(),
+            care_nudge: Arc::default(),
             work_calendar,
             allowance,
             home: config.home(),
@@ -107,7 +110,12 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(digest::Digest::new(s.store.clone(), s.sources.weather.clone(), s.home.clone()))
         .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
-        .tool(care::Care::new(s.store.clone(), s.allowance.clone(), s.work_calendar.clone()))
+        .tool(care::Care::new(
+            s.store.clone(),
+            s.allowance.clone(),
+            s.work_calendar.clone(),
+            s.care_nudge.clone(),
+        ))
         .tool(official_alerts::OfficialAlerts::new(
             s.store.clone(),
             s.work_calendar.clone(),

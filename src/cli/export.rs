@@ -1,7 +1,9 @@
 //! `hearth export --chat ID`: one JSON document of everything hearth keeps for a chat, readable
 //! by a person — its reminders (with their repetition in words and next time), lists and their
-//! items, memories, price alerts, daily digest, quiet hours and the family's messages still in
-//! the chat log. The format is documented in `docs/export.md`; `format` and `version` name it.
+//! items, memories, price alerts, daily digest, quiet hours, care plans ([`care`]) and the
+//! family's messages still in the chat log. The format is documented in `docs/export.md`; `format` and `version` name it.
+
+mod care;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -44,6 +46,9 @@ pub struct Export {
     pub digest: Option<ExportedDigest>,
     /// Quiet hours, if set.
     pub quiet_hours: Option<ExportedQuietHours>,
+    /// Care plans set in this chat, with their doses and readings (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub care_plans: Vec<care::ExportedCarePlan>,
     /// The family's messages still in the chat log, oldest first (hearth's answers are not
     /// kept there).
     pub messages: Vec<ExportedMessage>,
@@ -253,6 +258,7 @@ pub async fn export(
         price_alerts,
         digest,
         quiet_hours,
+        care_plans: care::plans(store, chat, tz).await?,
         messages,
     })
 }

@@ -111,8 +111,11 @@ impl ChartSpec {
                         )
                     })
                     .collect();
+                // Hashed: the key is logged when a drawing fails, and health data never is.
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                std::hash::Hash::hash(&each, &mut hasher);
                 let first = days.first().map_or("", |d| d.label.as_str());
-                format!("care:{plan}:{first}:{}", each.join(","))
+                format!("care:{plan}:{first}:{:016x}", std::hash::Hasher::finish(&hasher))
             }
         }
     }

@@ -230,7 +230,7 @@ impl Pusher {
 }
 
 /// The stored name of a kind of push.
-fn kind_name(kind: PushKind) -> &'static str {
+pub fn kind_name(kind: PushKind) -> &'static str {
     match kind {
         PushKind::Reminder => "reminder",
         PushKind::Alert => "alert",

@@ -151,6 +151,8 @@ pub struct Hearth {
     pub(crate) alert_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
     pub reminder_nudge: Arc<Notify>,
+    /// Wakes the care loop early (a reading outside its limits was kept).
+    pub care_nudge: Arc<Notify>,
     /// How long shutdown waits for turns in hand.
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
@@ -206,11 +208,13 @@ impl Hearth {
             clock.clone(),
             tz.clone(),
             config.personal_reminders_1to1,
-        );
+        )
+        .keeping_back(Arc::new(crate::features::care::cost::CareReserve::new(store.clone())));
         let services = Services {
             sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
+            care_nudge: Arc::new(Notify::new()),
             work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
             allowance: allowance.clone(),
             home: config.home(),
@@ -335,6 +339,7 @@ impl Hearth {
             outbox: pusher,
             allowance,
             alert_poll_secs: config.alert_poll_secs,
+            care_nudge: services.care_nudge.clone(),
             reminder_nudge: services.reminder_nudge,
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
             metrics: Metrics::install(),

@@ -171,16 +171,17 @@ async fn watch_care(app: Arc<Hearth>) {
     if app.care_tick_secs == 0 {
         return;
     }
-    let mut tick = tokio::time::interval(Duration::from_secs(app.care_tick_secs));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tick.tick().await;
         match app.care.tick().await {
             Ok(round) if round != crate::features::care::watcher::CareRound::default() => {
                 tracing::info!(?round, "care plans")
             }
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "care tick failed"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(app.care_tick_secs)) => {}
+            _ = app.care_nudge.notified() => {}
         }
     }
 }

@@ -162,6 +162,17 @@ pub struct NewCarePlan<'a> {
     pub now_ms: i64,
 }
 
+/// A dose to record.
+#[derive(Debug, Clone, Copy)]
+pub struct NewDose {
+    /// When it is due (Unix ms).
+    pub due_at: i64,
+    /// Its first state.
+    pub state: &'static str,
+    /// When its first step is due (Unix ms).
+    pub step_at: Option<i64>,
+}
+
 /// A reading to keep.
 #[derive(Debug, Clone)]
 pub struct NewReading<'a> {
@@ -402,37 +413,40 @@ impl Store {
         Ok(db!(self, db => sqlx::query_as(DUE_PLANS).bind(now_ms).bind(limit).fetch_all(db).await)?)
     }
 
-    /// Records `doses` of plan `plan` (due time, state, first step), each once whoever records
-    /// it, then moves the plan's next dose from `from` to `next`; false when another process
-    /// moved it first (its doses are the same ones, recorded once).
+    /// Moves active plan `plan`'s next dose from the one read to `next` and records `doses`,
+    /// in one transaction; false (and nothing recorded) when another process moved it first,
+    /// or the plan was paused or stopped meanwhile.
     pub async fn record_care_doses(
         &self,
         plan: &CarePlanRow,
-        doses: &[(i64, &str, Option<i64>)],
+        doses: &[NewDose],
         next: Option<i64>,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => {
+        Ok(db!(self, db => {
             transaction!(db, tx);
-            for (due_at, state, step_at) in doses {
-                sqlx::query(ADD_DOSE)
-                    .bind(plan.id)
-                    .bind(&plan.conversation_id)
-                    .bind(due_at)
-                    .bind(*state)
-                    .bind(step_at)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            let n = sqlx::query(ADVANCE_PLAN)
+            let moved = sqlx::query(ADVANCE_PLAN)
                 .bind(plan.id)
                 .bind(plan.next_due_at)
                 .bind(next)
                 .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
-            Ok::<u64, sqlx::Error>(n.rows_affected())
-        })?;
-        Ok(n == 1)
+                .await?
+                .rows_affected()
+                == 1;
+            if moved {
+                for dose in doses {
+                    sqlx::query(ADD_DOSE)
+                        .bind(plan.id)
+                        .bind(&plan.conversation_id)
+                        .bind(dose.due_at)
+                        .bind(dose.state)
+                        .bind(dose.step_at)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+            }
+            Ok::<bool, sqlx::Error>(moved)
+        })?)
     }
 
     /// Active plans whose weekly report is due by `now_ms`.

@@ -83,7 +83,9 @@ pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use backup::{BackupError, ServeLock, Snapshot};
 pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
-pub use care::{CarePlanRow, DoseRow, MAX_CARE_PLANS, NewCarePlan, NewReading, ReadingRow};
+pub use care::{
+    CarePlanRow, DoseRow, MAX_CARE_PLANS, NewCarePlan, NewDose, NewReading, ReadingRow,
+};
 pub use copy::{CopyError, copy_data};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;

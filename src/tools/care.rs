@@ -11,15 +11,16 @@
 //! to the model is what the turn needs — the plan, today's doses, the week's counts and means —
 //! never the list of readings.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
 
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
-use crate::features::button::Action as _;
-use crate::features::care::actions::CareStop;
 use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
-use crate::features::care::{Member, Plan, render, report, schedule};
+use crate::features::care::{Member, Plan, render, report, schedule, words};
 use crate::features::delivery::Allowance;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
@@ -28,8 +29,10 @@ use crate::store::{CarePlanRow, NewCarePlan, NewReading, Store};
 
 /// The longest name of a person or of what she takes.
 const MAX_NAME: usize = 40;
-/// The most dose times a day, and caregivers, a plan may have.
+/// The most dose times a day a plan may have.
 const MAX_TIMES: usize = 8;
+/// The most caregivers a plan may name.
+const MAX_CAREGIVERS: usize = 8;
 
 /// What to do.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -179,6 +182,7 @@ pub struct Care {
     store: Store,
     allowance: Allowance,
     calendar: WorkCalendar,
+    nudge: Arc<Notify>,
 }
 
 fn invalid(message: impl Into<String>) -> ToolError {
@@ -211,14 +215,26 @@ fn weekdays_of(days: &[u8]) -> Result<i64, ToolError> {
     })
 }
 
+fn unknown_member(name: &str) -> ToolError {
+    invalid(format!(
+        "I don't know a member called {name:?} here yet; they need to have written in this group once"
+    ))
+}
+
 fn is_me(name: &str) -> bool {
     matches!(name.trim().to_lowercase().as_str(), "我" | "me" | "myself" | "自己" | "i")
 }
 
 impl Care {
-    /// The tool over the store, the quota's bookkeeping (costs, friends) and the calendar.
-    pub fn new(store: Store, allowance: Allowance, calendar: WorkCalendar) -> Self {
-        Self { store, allowance, calendar }
+    /// The tool over the store, the quota's bookkeeping (costs, friends) and the calendar;
+    /// `nudge` wakes the care loop.
+    pub fn new(
+        store: Store,
+        allowance: Allowance,
+        calendar: WorkCalendar,
+        nudge: Arc<Notify>,
+    ) -> Self {
+        Self { store, allowance, calendar, nudge }
     }
 
     /// The member called `name` in this chat (the asker for 我).
@@ -316,22 +332,24 @@ impl Care {
             _ => self.member(ctx, &person).await?.map(|m| m.id),
         };
         let confirmer = match (&args.confirm_by, before) {
-            (Some(name), _) => Some(self.member(ctx, name).await?.ok_or_else(|| {
-                invalid(format!("I don't know a member called {name:?} here yet; they need to have written in this group once"))
-            })?),
-            (None, Some(b)) => b.row.confirmer_id.clone().map(|id| Member { id, name: b.row.confirmer_name.clone().unwrap_or_default() }),
+            (Some(name), _) => {
+                Some(self.member(ctx, name).await?.ok_or_else(|| unknown_member(name))?)
+            }
+            (None, Some(b)) => b
+                .row
+                .confirmer_id
+                .clone()
+                .map(|id| Member { id, name: b.row.confirmer_name.clone().unwrap_or_default() }),
             (None, None) => self.member(ctx, &person).await?,
         };
         let caregivers = match (&args.notify, before) {
             (Some(names), _) => {
-                if names.len() > MAX_TIMES {
-                    return Err(invalid(format!("at most {MAX_TIMES} caregivers")));
+                if names.len() > MAX_CAREGIVERS {
+                    return Err(invalid(format!("at most {MAX_CAREGIVERS} caregivers")));
                 }
                 let mut found: Vec<Member> = Vec::new();
                 for name in names {
-                    let m = self.member(ctx, name).await?.ok_or_else(|| {
-                        invalid(format!("I don't know a member called {name:?} here yet; they need to have written in this group once"))
-                    })?;
+                    let m = self.member(ctx, name).await?.ok_or_else(|| unknown_member(name))?;
                     if !found.iter().any(|f| f.id == m.id) {
                         found.push(m);
                     }
@@ -341,6 +359,9 @@ impl Care {
             (None, Some(b)) => b.caregivers.clone(),
             (None, None) => self.member(ctx, "我").await?.into_iter().collect(),
         };
+        if caregivers.is_empty() {
+            return Err(invalid("name at least one member to tell when a dose is not confirmed"));
+        }
         let after = match (args.after_minutes, before) {
             (Some(m), _) => i64::from(m),
             (None, Some(b)) => b.row.after_mins,
@@ -449,7 +470,7 @@ impl Care {
             messages_per_miss: cost.per_miss,
             today: doses
                 .iter()
-                .map(|d| (render::dose_time(plan, d.due_at, now), d.state.clone()))
+                .map(|d| (words::dose_time(plan, d.due_at, now), d.state.clone()))
                 .collect(),
             card: Some(card),
         })
@@ -463,6 +484,9 @@ impl Care {
         to: &str,
     ) -> Result<Output, ToolError> {
         let plan = self.plan(ctx, args.plan).await?;
+        if plan.row.conversation_id != ctx.conversation.id {
+            return Err(invalid("pause or resume the plan in the chat it was set in"));
+        }
         let now = ctx.now();
         let (next, report) = match to {
             "active" => (
@@ -503,22 +527,19 @@ impl Care {
                 outside: (!outside.is_empty()).then_some(joined.as_str()),
             })
             .await?;
+        if !outside.is_empty() {
+            // Told at once: the care loop's next round is now.
+            self.nudge.notify_one();
+        }
         Ok(Output::Reading { kept: true, outside })
     }
 
     async fn report(&self, ctx: &ToolCtx, args: &Args) -> Result<Output, ToolError> {
         let plan = self.plan(ctx, args.plan).await?;
         let now = ctx.now();
-        let last = now.to_zoned_datetime(plan.tz.clone()).date();
-        let from = last
-            .checked_sub(jiff::Span::new().days(report::DAYS - 1))
-            .ok()
-            .and_then(|d| d.to_zoned_datetime(plan.tz.clone()).ok())
-            .map_or(0, |z| z.timestamp().as_millisecond());
-        let to = now.as_millisecond().saturating_add(1);
-        let doses = self.store.care_doses_between(plan.row.id, from, to).await?;
-        let readings = self.store.care_readings_between(plan.row.id, from, to).await?;
-        let week = report::week(last, &plan.tz, &doses, &readings);
+        let to = now.saturating_add(jiff::SignedDuration::from_millis(1)).unwrap_or(now);
+        let from = to.saturating_sub(report::SPAN).unwrap_or(to);
+        let week = report::read(&self.store, &plan, from, to).await?;
         Ok(Output::Report {
             taken: week.taken,
             missed: week.missed,
@@ -576,25 +597,7 @@ impl Tool for Care {
                 if plan.row.conversation_id != ctx.conversation.id {
                     return Err(invalid("stop the plan in the chat it was set in"));
                 }
-                let lang = plan.row.lang;
-                let mut card = Card::new(match lang {
-                    Lang::ZhTw => format!("🛑 停止 {} 的照顧計畫？", plan.row.person),
-                    Lang::En => format!("🛑 Stop {}'s care plan?", plan.row.person),
-                });
-                card.subtitle = Some(
-                    lang.pick(
-                        "服藥與量測紀錄會一起刪除，無法復原。",
-                        "Its doses and readings are deleted too; this cannot be undone.",
-                    )
-                    .into(),
-                );
-                card.buttons.push(CareStop { plan: plan.row.id }.button(
-                    lang.pick("🛑 停止並刪除紀錄", "🛑 Stop and delete its records"),
-                    lang.pick(
-                        "🛑 停止照顧計畫並刪除紀錄",
-                        "🛑 Stop the care plan and delete its records",
-                    ),
-                ));
+                let card = render::stop_card(&plan);
                 Ok(Output::Stop { needs_tap: true, plan: plan.row.id, card: Some(card) })
             }
             Action::Show => {

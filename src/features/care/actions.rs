@@ -8,10 +8,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::steps::{self, Refusal, State, Tap};
-use super::{Plan, Route, render, schedule};
+use super::{Plan, Route, schedule, words};
 use crate::contract::{Answer, ToolCtx};
 use crate::features::button::{Action, ActionServices, text};
-use crate::features::delivery::retry_key;
+use crate::features::delivery::{kind_name, retry_key};
+use crate::features::quiet::PushKind;
 use crate::platform::i18n::Lang;
 use crate::store::{DoseRow, NewOutboxItem, StoreError};
 
@@ -121,7 +122,7 @@ async fn tell(
 ) -> Result<(), StoreError> {
     let mut keyed = Vec::new();
     for route in routes {
-        let payload = serde_json::to_string(&render::notice(route, line.to_string()))
+        let payload = serde_json::to_string(&words::notice(route, line.to_string()))
             .unwrap_or_else(|_| "[]".into());
         let key = retry_key(&format!("{name}:{}", route.to)).to_string();
         keyed.push((route.to.clone(), key, payload));
@@ -131,7 +132,7 @@ async fn tell(
         .map(|(to, key, payload)| NewOutboxItem {
             conversation_id: &plan.row.conversation_id,
             target: to,
-            kind: "care",
+            kind: kind_name(PushKind::Care),
             retry_key: key,
             payload,
             silent: false,
@@ -181,12 +182,12 @@ async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, tap: Tap) -> 
         }
         Err(e) => return failed(lang, &e),
     }
-    let when = render::dose_time(&plan, dose.due_at, now);
+    let when = words::dose_time(&plan, dose.due_at, now);
     let told = match tap {
         Tap::Taken if state.escalated() => {
             let routes =
                 others(services, &plan, ctx.user_id.as_deref(), state == State::GroupTold).await;
-            let line = render::taken_line(&plan, &dose, &by, now);
+            let line = words::taken_line(&plan, &dose, &by, now);
             tell(
                 services,
                 &plan,
@@ -200,7 +201,7 @@ async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, tap: Tap) -> 
         Tap::OnIt => {
             let routes =
                 others(services, &plan, ctx.user_id.as_deref(), state == State::GroupTold).await;
-            let line = render::on_it_line(&plan, &dose, &by, now);
+            let line = words::on_it_line(&plan, &dose, &by, now);
             tell(
                 services,
                 &plan,
@@ -298,7 +299,7 @@ impl Action for CareStart {
             Err(e) => return failed(lang, &e),
         }
         let first =
-            next.map(|t| render::dose_time(&plan, t.as_millisecond(), now)).unwrap_or_default();
+            next.map(|t| words::dose_time(&plan, t.as_millisecond(), now)).unwrap_or_default();
         text(match lang {
             Lang::ZhTw => format!("✅ 照顧計畫開始了。下一次：{first} {}", plan.row.what),
             Lang::En => format!("✅ The care plan is running. Next: {} at {first}", plan.row.what),

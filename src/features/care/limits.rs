@@ -42,6 +42,19 @@ pub struct Reading {
     pub glucose: Option<u16>,
 }
 
+impl Reading {
+    /// The values of a stored reading.
+    pub fn of_row(row: &crate::store::ReadingRow) -> Self {
+        let value = |v: Option<i64>| v.and_then(|v| u16::try_from(v).ok());
+        Self {
+            systolic: value(row.systolic),
+            diastolic: value(row.diastolic),
+            pulse: value(row.pulse),
+            glucose: value(row.glucose),
+        }
+    }
+}
+
 /// Why a reading is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadingError {

@@ -21,6 +21,7 @@ pub mod report;
 pub mod schedule;
 pub mod steps;
 pub mod watcher;
+pub mod words;
 
 use jiff::civil::Time;
 use jiff::tz::TimeZone;

@@ -1,58 +1,45 @@
-//! What care messages look like: the prompt (large text, one question, ✅ 吃了 and ⏰ 等一下), the
-//! caregivers' 「阿嬤 08:00 的血壓藥還沒確認」 with 我來打電話 and 她吃了, the short notices that
-//! follow a tap, a reading outside its limits, the plan's own card (checked before it starts,
-//! with what it costs a month) and the weekly report with its chart. In a group the member a
-//! message is for is @mentioned.
-
-use std::collections::BTreeMap;
+//! The cards of care messages: the prompt (large text, one question, ✅ 吃了 and ⏰ 等一下), the
+//! caregivers' 「阿嬤 08:00 的血壓藥還沒確認」 with 我來打電話 and 她吃了, the plan's own card
+//! (checked before it starts, with what it costs a month) and the weekly report with its chart.
+//! In a group the member a message is for is @mentioned. The plain lines (notices after a tap,
+//! a reading outside its limits) are [`super::words`].
 
 use jiff::Timestamp;
 
 use super::actions::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
 use super::cost::MonthlyCost;
 use super::report::Week;
+use super::words::{dose_time, mention};
 use super::{Plan, Route};
 use crate::contract::chart::ChartSpec;
 use crate::contract::{Card, CardRow, Styled, Tone};
 use crate::features::button::Action;
 use crate::line::flex::{self, Palette};
-use crate::line::message::{Mention, Message, Substitution};
+use crate::line::message::Message;
 use crate::line::postback::{ButtonSigner, PostbackKey};
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
 use crate::store::DoseRow;
 
-/// The dose's time as the family says it: 「08:00」 today, 「12/01 08:00」 another day.
-pub fn dose_time(plan: &Plan, due_ms: i64, now: Timestamp) -> String {
-    let Ok(due) = Timestamp::from_millisecond(due_ms) else { return String::new() };
-    let z = due.to_zoned_datetime(plan.tz.clone());
-    if z.date() == now.to_zoned_datetime(plan.tz.clone()).date() {
-        z.strftime("%H:%M").to_string()
-    } else {
-        z.strftime("%m/%d %H:%M").to_string()
-    }
-}
-
-/// A text that @mentions `route`'s member, when it has one.
-fn mention(route: &Route, text: String) -> Option<Message> {
-    let user = route.mention.as_ref()?;
-    let mut substitution = BTreeMap::new();
-    substitution
-        .insert("who".to_string(), Substitution::Mention { mentionee: Mention::user(user) });
-    Some(Message::TextV2 {
-        text: format!("{{who}} {}", text.replace('{', "{{").replace('}', "}}")),
-        substitution,
-        quick_reply: None,
-    })
-}
-
 /// The card as a message to `route.to`, its buttons signed for that chat.
 fn flex(card: &Card, route: &Route, palette: Palette, key: &PostbackKey, alt: &str) -> Message {
     let signer = ButtonSigner::new(key.clone(), &route.to);
-    match flex::container(std::slice::from_ref(card), palette, Some(&signer)) {
-        Some(contents) => {
-            Message::Flex { alt_text: truncate_graphemes(alt, 300), contents, quick_reply: None }
-        }
+    let mut message = as_message(card, palette, &signer);
+    if let Message::Flex { alt_text, .. } = &mut message {
+        *alt_text = truncate_graphemes(alt, 300);
+    }
+    message
+}
+
+/// The card as a Flex message (its title the alternative text), buttons signed by `signer`;
+/// as text when it cannot be one.
+pub fn as_message(card: &Card, palette: Palette, signer: &ButtonSigner) -> Message {
+    match flex::container(std::slice::from_ref(card), palette, Some(signer)) {
+        Some(contents) => Message::Flex {
+            alt_text: truncate_graphemes(&card.title, 300),
+            contents,
+            quick_reply: None,
+        },
         None => Message::text(card.to_text()),
     }
 }
@@ -120,47 +107,8 @@ pub fn unconfirmed(
     messages
 }
 
-/// A short notice to `route`: someone confirmed the dose, or took it in hand.
-pub fn notice(route: &Route, text: String) -> Vec<Message> {
-    match mention(route, text.clone()) {
-        Some(m) => vec![m],
-        None => vec![Message::text(text)],
-    }
-}
-
-/// 「小明 確認阿嬤 08:00 的血壓藥吃了」.
-pub fn taken_line(plan: &Plan, dose: &DoseRow, by: &str, now: Timestamp) -> String {
-    let when = dose_time(plan, dose.due_at, now);
-    match plan.row.lang {
-        Lang::ZhTw => format!("✅ {by} 確認{} {when} 的{}吃了", plan.row.person, plan.row.what),
-        Lang::En => format!("✅ {by} confirmed {}'s {} of {when}", plan.row.person, plan.row.what),
-    }
-}
-
-/// 「小明 會打電話給阿嬤（08:00 的血壓藥）」.
-pub fn on_it_line(plan: &Plan, dose: &DoseRow, by: &str, now: Timestamp) -> String {
-    let when = dose_time(plan, dose.due_at, now);
-    match plan.row.lang {
-        Lang::ZhTw => {
-            format!("📞 {by} 會打電話給{}（{when} 的{}）", plan.row.person, plan.row.what)
-        }
-        Lang::En => {
-            format!("📞 {by} is calling {} (the {} of {when})", plan.row.person, plan.row.what)
-        }
-    }
-}
-
-/// 「⚠️ 阿嬤 血壓 172/95（收縮壓 172 ≥ 160）— 小明 記錄」.
-pub fn reading_line(plan: &Plan, described: &str, outside: &str, by: Option<&str>) -> String {
-    let by = by.map(|b| format!(" — {b}")).unwrap_or_default();
-    match plan.row.lang {
-        Lang::ZhTw => format!("⚠️ {} {described}（{outside}）{by}", plan.row.person),
-        Lang::En => format!("⚠️ {}: {described} ({outside}){by}", plan.row.person),
-    }
-}
-
 /// The plan's card: what, when, who confirms, who is told and when, the limits, what it costs
-/// a month; ✅ 開始 on a draft, 🛑 停止 on a plan that runs.
+/// a month; ✅ 開始 on a draft.
 pub fn plan_card(plan: &Plan, cost: MonthlyCost) -> Card {
     let lang = plan.row.lang;
     let r = &plan.row;
@@ -211,15 +159,11 @@ pub fn plan_card(plan: &Plan, cost: MonthlyCost) -> Card {
             ),
         },
     ));
-    match r.status.as_str() {
-        "draft" => card.buttons.push(CareStart { plan: r.id }.button(
+    if r.status == "draft" {
+        card.buttons.push(CareStart { plan: r.id }.button(
             lang.pick("✅ 開始", "✅ Start"),
             lang.pick("✅ 開始照顧計畫", "✅ Start the care plan"),
-        )),
-        _ => card.buttons.push(CareStop { plan: r.id }.button(
-            lang.pick("🛑 停止並刪除紀錄", "🛑 Stop and delete its records"),
-            lang.pick("🛑 停止照顧計畫並刪除紀錄", "🛑 Stop the care plan and delete its records"),
-        )),
+        ));
     }
     card
 }
@@ -248,10 +192,12 @@ fn limits_text(plan: &Plan) -> String {
     let l = &plan.limits;
     let zh = plan.row.lang == Lang::ZhTw;
     let mut parts = Vec::new();
+    // The family is told at or beyond a limit: 「收縮壓 ≤ 90 或 ≥ 160」.
+    let or = if zh { "或" } else { "or" };
     let mut range = |name: &str, min: Option<u16>, max: Option<u16>| match (min, max) {
-        (Some(lo), Some(hi)) => parts.push(format!("{name} {lo}–{hi}")),
-        (None, Some(hi)) => parts.push(format!("{name} < {hi}")),
-        (Some(lo), None) => parts.push(format!("{name} > {lo}")),
+        (Some(lo), Some(hi)) => parts.push(format!("{name} ≤ {lo} {or} ≥ {hi}")),
+        (None, Some(hi)) => parts.push(format!("{name} ≥ {hi}")),
+        (Some(lo), None) => parts.push(format!("{name} ≤ {lo}")),
         (None, None) => {}
     };
     let [lo, hi] = l.systolic.unwrap_or_default();
@@ -261,6 +207,27 @@ fn limits_text(plan: &Plan) -> String {
     let [lo, hi] = l.glucose.unwrap_or_default();
     range(if zh { "血糖" } else { "glucose" }, lo, hi);
     parts.join(if zh { "、" } else { ", " })
+}
+
+/// The confirm step of stopping a plan: 🛑 停止並刪除紀錄 deletes it with its doses and readings.
+pub fn stop_card(plan: &Plan) -> Card {
+    let lang = plan.row.lang;
+    let mut card = Card::new(match lang {
+        Lang::ZhTw => format!("🛑 停止 {} 的照顧計畫？", plan.row.person),
+        Lang::En => format!("🛑 Stop {}'s care plan?", plan.row.person),
+    });
+    card.subtitle = Some(
+        lang.pick(
+            "服藥與量測紀錄會一起刪除，無法復原。",
+            "Its doses and readings are deleted too; this cannot be undone.",
+        )
+        .into(),
+    );
+    card.buttons.push(CareStop { plan: plan.row.id }.button(
+        lang.pick("🛑 停止並刪除紀錄", "🛑 Stop and delete its records"),
+        lang.pick("🛑 停止照顧計畫並刪除紀錄", "🛑 Stop the care plan and delete its records"),
+    ));
+    card
 }
 
 /// The weekly report's card, its chart described for the renderer to draw.
@@ -293,10 +260,17 @@ pub fn report_card(plan: &Plan, week: &Week) -> Card {
             CardRow::new(day.label.clone(), value).toned((day.missed > 0).then_some(Tone::Warning)),
         );
     }
-    card.footnote = Some(match lang {
+    let mut footnote = match lang {
         Lang::ZhTw => format!("量測 {} 次，{} 次超出範圍", week.readings, week.outside),
         Lang::En => format!("{} readings, {} outside the limits", week.readings, week.outside),
-    });
+    };
+    if week.waiting > 0 {
+        footnote.push_str(&match lang {
+            Lang::ZhTw => format!("；{} 次還在等確認", week.waiting),
+            Lang::En => format!("; {} still waiting", week.waiting),
+        });
+    }
+    card.footnote = Some(footnote);
     card.chart = Some(ChartSpec::Care { plan: plan.row.id, days: week.days.clone() });
     card
 }

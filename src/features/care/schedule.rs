@@ -7,11 +7,12 @@ use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
 use super::Plan;
+use super::steps::State;
 use crate::sources::calendar::WorkCalendar;
 
 /// A dose that came due longer ago than this when hearth first saw it is not asked about any
-/// more (asking 阿嬤 about yesterday's pill helps nobody): it is recorded as missed, and shows
-/// as such in the weekly report.
+/// more (asking 阿嬤 about yesterday's pill helps nobody): the caregivers are told at once that
+/// it was not confirmed, as if she had been asked, with their buttons.
 pub const ASK_WITHIN: SignedDuration = SignedDuration::from_hours(12);
 /// The most doses of one plan recorded in one round.
 pub const MAX_CATCH_UP: usize = 64;
@@ -94,13 +95,13 @@ pub fn due_until(
     (due, at)
 }
 
-/// How a dose due at `due` is first recorded at `now`: asked now, unless it is older than
-/// [`ASK_WITHIN`] (then missed, with nothing more to do).
+/// How a dose due at `due` is first recorded at `now`: to be asked at its time, unless it is
+/// older than [`ASK_WITHIN`] — then as asked, its caregivers to be told now. Never dropped.
 pub fn first_state(due: Timestamp, now: Timestamp) -> (&'static str, Option<i64>) {
     if now.duration_since(due) > ASK_WITHIN {
-        ("missed", None)
+        (State::Asked.as_str(), Some(now.as_millisecond()))
     } else {
-        ("due", Some(due.as_millisecond().max(0)))
+        (State::Due.as_str(), Some(due.as_millisecond().max(0)))
     }
 }
 
@@ -160,13 +161,12 @@ mod tests {
     }
 
     #[test]
-    fn a_dose_seen_within_twelve_hours_is_asked_and_an_older_one_is_recorded_missed() {
+    fn a_dose_seen_within_twelve_hours_is_asked_and_an_older_one_goes_to_the_caregivers_now() {
         let due = ts("2026-12-01T00:00:00Z");
-        assert_eq!(
-            first_state(due, ts("2026-12-01T03:00:00Z")),
-            ("due", Some(due.as_millisecond()))
-        );
-        assert_eq!(first_state(due, ts("2026-12-01T13:00:00Z")), ("missed", None));
+        let soon = ts("2026-12-01T03:00:00Z");
+        assert_eq!(first_state(due, soon), ("due", Some(due.as_millisecond())));
+        let later = ts("2026-12-01T13:00:00Z");
+        assert_eq!(first_state(due, later), ("asked", Some(later.as_millisecond())));
     }
 
     #[test]

@@ -6,32 +6,35 @@
 //! named after the dose and the step (`care:{dose}:ask:{n}`, `care:{dose}:tell:{member}`,
 //! `care:{dose}:group`): a step retried after a crash, or taken by two replicas at once, records
 //! the same items, which the outbox pushes once and LINE accepts once. A dose moves to its next
-//! state only from the state it was claimed in, so a tap meanwhile wins. Care prompts and
-//! escalations are [`PushKind::Care`]: quiet hours never hold them, and when the month's quota
-//! is nearly spent the quota keeps what they need (see [`super::cost`]).
+//! state only from the state it was claimed in, so a tap meanwhile wins — and when a tap landed
+//! while caregivers were being told, they are told who confirmed it or took it in hand. Care
+//! prompts and escalations are [`PushKind::Care`]: quiet hours never hold them, and when the
+//! month's quota is nearly spent the quota keeps what they need (see [`super::cost`]).
 
 use jiff::{SignedDuration, Timestamp};
 
 use super::steps::{self, Notice, State, Timing};
-use super::{Plan, Route, render, report, schedule};
+use super::{Plan, Route, render, report, schedule, words};
 use crate::features::charts::publish::Charts;
 use crate::features::delivery::{self, Item, Outcome, Pusher};
 use crate::features::quiet::PushKind;
 use crate::line::message::Message;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{DoseRow, ReadingRow, StoreError};
+use crate::store::{DoseRow, NewDose, ReadingRow, StoreError};
 
 /// How long a claim on a dose lasts; outlasts a push with its retries.
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
 /// Wait before a step whose push failed is tried again (same items, same keys).
 const RETRY_AFTER: SignedDuration = SignedDuration::from_mins(1);
-/// Plans, doses, readings and reports taken per round.
+/// Doses claimed per round (well within the lease, pushed one after another).
+const DOSES_PER_ROUND: i64 = 50;
+/// Plans, readings and reports taken per round.
 const BATCH: i64 = 200;
 
 /// What a round did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct CareRound {
-    /// Doses recorded as due (or as missed, when they came due long before).
+    /// Doses recorded as due.
     pub recorded: usize,
     /// Prompts pushed.
     pub prompts: usize,
@@ -47,12 +50,24 @@ pub struct CareRound {
     pub retrying: usize,
 }
 
-/// One message to push for a step.
-struct Out {
+/// One message to push: to which chat, under which retry key, what.
+struct Outgoing {
     to: String,
     key: String,
     payload: String,
     kind: PushKind,
+}
+
+impl Outgoing {
+    /// `messages` for `to`, keyed by the occurrence `name`.
+    fn care(to: &str, name: &str, messages: &[Message]) -> Self {
+        Self {
+            to: to.to_string(),
+            key: delivery::retry_key(name).to_string(),
+            payload: serde_json::to_string(messages).unwrap_or_else(|_| "[]".into()),
+            kind: PushKind::Care,
+        }
+    }
 }
 
 /// The care loop of one process.
@@ -81,8 +96,9 @@ impl CareWatcher {
         self.record_due(now, &mut round).await?;
         let lease_until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
         let store = self.pusher.store();
+        let owner = self.pusher.owner();
         let claimed = store
-            .claim_care_doses(self.pusher.owner(), now.as_millisecond(), lease_until, BATCH)
+            .claim_care_doses(owner, now.as_millisecond(), lease_until, DOSES_PER_ROUND)
             .await?;
         for dose in claimed {
             self.take_step(dose, now, &mut round).await?;
@@ -101,25 +117,22 @@ impl CareWatcher {
     async fn record_due(&self, now: Timestamp, round: &mut CareRound) -> Result<(), StoreError> {
         let store = self.pusher.store();
         for row in store.due_care_plans(now.as_millisecond(), BATCH).await? {
-            let id = row.id;
-            let Some(plan) = Plan::read(row) else {
-                tracing::error!(plan = id, "unreadable care plan; skipped");
-                continue;
-            };
+            let Some(plan) = Plan::read(row) else { continue };
             let Some(first) =
                 plan.row.next_due_at.and_then(|ms| Timestamp::from_millisecond(ms).ok())
             else {
                 continue;
             };
             let (due, next) = schedule::due_until(&plan, first, now, Some(&self.calendar));
-            let doses: Vec<(i64, &str, Option<i64>)> = due
+            let doses: Vec<NewDose> = due
                 .iter()
                 .map(|t| {
                     let (state, step_at) = schedule::first_state(*t, now);
-                    (t.as_millisecond(), state, step_at)
+                    NewDose { due_at: t.as_millisecond(), state, step_at }
                 })
                 .collect();
-            if store.record_care_doses(&plan.row, &doses, next.map(|t| t.as_millisecond())).await? {
+            let next = next.map(|t| t.as_millisecond());
+            if store.record_care_doses(&plan.row, &doses, next).await? {
                 round.recorded += doses.len();
             }
         }
@@ -141,9 +154,13 @@ impl CareWatcher {
             store.step_care_dose(&dose, owner, &dose.state, None, dose.prompts).await?;
             return Ok(());
         };
-        if plan.row.status != "active" && matches!(state, State::Due | State::Snoozed) {
-            // A paused plan asks nothing; the dose stays unconfirmed.
-            store.step_care_dose(&dose, owner, State::Missed.as_str(), None, dose.prompts).await?;
+        if plan.row.status != "active" {
+            // A paused plan asks and tells nothing more; an open dose stays unconfirmed.
+            let state = match state {
+                State::Due | State::Snoozed | State::Asked => State::Missed,
+                other => other,
+            };
+            store.step_care_dose(&dose, owner, state.as_str(), None, dose.prompts).await?;
             return Ok(());
         }
         let timing = Timing {
@@ -157,17 +174,50 @@ impl CareWatcher {
             let retry = now.saturating_add(RETRY_AFTER).unwrap_or(now).as_millisecond();
             return store.release_care_dose(dose.id, owner, retry).await;
         }
-        if store
+        if !store
             .step_care_dose(&dose, owner, step.state.as_str(), step.step_at, step.prompts)
             .await?
         {
-            match step.notice {
-                Some(Notice::Prompt) => round.prompts += 1,
-                Some(Notice::Caregivers) => round.caregivers += outs.len(),
-                Some(Notice::Group) => round.groups += 1,
-                None => {}
+            // A tap moved the dose while its step was pushed.
+            if matches!(step.notice, Some(Notice::Caregivers | Notice::Group)) {
+                self.tell_who_settled(&plan, &dose, &outs, now).await?;
+            }
+            return Ok(());
+        }
+        match step.notice {
+            Some(Notice::Prompt) => round.prompts += 1,
+            Some(Notice::Caregivers) => round.caregivers += outs.len(),
+            Some(Notice::Group) => round.groups += 1,
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Those just told a dose was not confirmed, after a tap settled it meanwhile, hear who
+    /// confirmed it or took it in hand.
+    async fn tell_who_settled(
+        &self,
+        plan: &Plan,
+        dose: &DoseRow,
+        told: &[Outgoing],
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let Some(settled) = self.pusher.store().care_dose(dose.id).await? else { return Ok(()) };
+        let by = settled.settled_by.clone().unwrap_or_default();
+        let (what, line) = match State::parse(&settled.state) {
+            Some(State::Taken) => ("taken", words::taken_line(plan, dose, &by, now)),
+            Some(State::Handled) => ("on-it", words::on_it_line(plan, dose, &by, now)),
+            _ => return Ok(()),
+        };
+        let mut outs: Vec<Outgoing> = Vec::new();
+        for o in told {
+            let route = Route { to: o.to.clone(), mention: None };
+            if !outs.iter().any(|x| x.to == o.to) {
+                let name = format!("care:{}:{what}:late:{}", dose.id, o.to);
+                outs.push(Outgoing::care(&o.to, &name, &words::notice(&route, line.clone())));
             }
         }
+        self.push_all(plan, &format!("care dose {} settled", dose.id), &outs).await;
         Ok(())
     }
 
@@ -180,7 +230,7 @@ impl CareWatcher {
         super::route(member, friend, &plan.row.conversation_id)
     }
 
-    /// The caregivers' routes (the plan's chat when it names none).
+    /// The caregivers with their routes (the plan's chat when it names none).
     async fn caregiver_routes(&self, plan: &Plan) -> Vec<(String, Route)> {
         let mut routes = Vec::new();
         for c in &plan.caregivers {
@@ -192,6 +242,18 @@ impl CareWatcher {
         routes
     }
 
+    /// The chats a plain notice for the caregivers goes to, each once, but not `except`'s.
+    async fn notice_chats(&self, plan: &Plan, except: Option<&str>) -> Vec<Route> {
+        let mut chats: Vec<Route> = Vec::new();
+        for (member, route) in self.caregiver_routes(plan).await {
+            let route = Route { mention: None, ..route };
+            if Some(member.as_str()) != except && !chats.contains(&route) {
+                chats.push(route);
+            }
+        }
+        chats
+    }
+
     /// The messages of `notice` for `dose`.
     async fn messages(
         &self,
@@ -200,41 +262,38 @@ impl CareWatcher {
         notice: Option<Notice>,
         prompts: i64,
         now: Timestamp,
-    ) -> Vec<Out> {
+    ) -> Vec<Outgoing> {
         let (palette, key) = (self.pusher.palette(), self.pusher.key());
-        let out = |to: &str, name: String, messages: Vec<Message>| Out {
-            to: to.to_string(),
-            key: delivery::retry_key(&name).to_string(),
-            payload: serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into()),
-            kind: PushKind::Care,
-        };
         match notice {
             None => Vec::new(),
             Some(Notice::Prompt) => {
                 let route = self.route_of(plan, plan.row.confirmer_id.as_deref()).await;
                 let messages = render::prompt(plan, dose, &route, now, palette, key);
-                vec![out(&route.to, format!("care:{}:ask:{prompts}", dose.id), messages)]
+                let name = format!("care:{}:ask:{prompts}", dose.id);
+                vec![Outgoing::care(&route.to, &name, &messages)]
             }
             Some(Notice::Caregivers) => {
                 let mut outs = Vec::new();
                 for (member, route) in self.caregiver_routes(plan).await {
                     let messages = render::unconfirmed(plan, dose, &route, now, palette, key);
-                    outs.push(out(&route.to, format!("care:{}:tell:{member}", dose.id), messages));
+                    let name = format!("care:{}:tell:{member}", dose.id);
+                    outs.push(Outgoing::care(&route.to, &name, &messages));
                 }
                 outs
             }
             Some(Notice::Group) => {
                 let route = Route { to: plan.row.conversation_id.clone(), mention: None };
                 let messages = render::unconfirmed(plan, dose, &route, now, palette, key);
-                vec![out(&route.to, format!("care:{}:group", dose.id), messages)]
+                vec![Outgoing::care(&route.to, &format!("care:{}:group", dose.id), &messages)]
             }
         }
     }
 
     /// Pushes `outs` (per chat, together); false when any has to be tried again.
-    async fn push_all(&self, plan: &Plan, what: &str, outs: &[Out]) -> bool {
+    async fn push_all(&self, plan: &Plan, what: &str, outs: &[Outgoing]) -> bool {
         let mut done = true;
         let mut targets: Vec<&str> = outs.iter().map(|o| o.to.as_str()).collect();
+        targets.sort_unstable();
         targets.dedup();
         for to in targets {
             let items: Vec<Item<'_>> = outs
@@ -266,35 +325,23 @@ impl CareWatcher {
         let Some(plan) = store.care_plan(reading.plan_id).await?.and_then(Plan::read) else {
             return store.care_reading_told(reading.id, now.as_millisecond()).await;
         };
-        let values = super::limits::Reading {
-            systolic: reading.systolic.and_then(|v| u16::try_from(v).ok()),
-            diastolic: reading.diastolic.and_then(|v| u16::try_from(v).ok()),
-            pulse: reading.pulse.and_then(|v| u16::try_from(v).ok()),
-            glucose: reading.glucose.and_then(|v| u16::try_from(v).ok()),
-        };
+        let values = super::limits::Reading::of_row(&reading);
         let zh = plan.row.lang == crate::platform::i18n::Lang::ZhTw;
-        let line = render::reading_line(
+        let line = words::reading_line(
             &plan,
             &super::limits::describe(&values, zh),
             reading.outside.as_deref().unwrap_or_default(),
             reading.reporter_name.as_deref(),
         );
-        let mut outs: Vec<Out> = Vec::new();
-        for (member, route) in self.caregiver_routes(&plan).await {
-            if reading.reported_by.as_deref() == Some(member.as_str())
-                || outs.iter().any(|o| o.to == route.to && route.mention.is_none())
-            {
-                continue;
-            }
-            outs.push(Out {
-                key: delivery::retry_key(&format!("care:reading:{}:{member}", reading.id))
-                    .to_string(),
-                payload: serde_json::to_string(&render::notice(&route, line.clone()))
-                    .unwrap_or_else(|_| "[]".into()),
-                to: route.to,
-                kind: PushKind::Care,
-            });
-        }
+        let outs: Vec<Outgoing> = self
+            .notice_chats(&plan, reading.reported_by.as_deref())
+            .await
+            .into_iter()
+            .map(|route| {
+                let name = format!("care:reading:{}:{}", reading.id, route.to);
+                Outgoing::care(&route.to, &name, &words::notice(&route, line.clone()))
+            })
+            .collect();
         if self.push_all(&plan, &format!("care reading {}", reading.id), &outs).await {
             round.readings += outs.len();
             store.care_reading_told(reading.id, now.as_millisecond()).await?;
@@ -312,44 +359,25 @@ impl CareWatcher {
         let store = self.pusher.store();
         let Some(due_ms) = plan.row.report_due_at else { return Ok(()) };
         let due = Timestamp::from_millisecond(due_ms).unwrap_or(now);
-        let last = due.to_zoned_datetime(plan.tz.clone()).date();
-        let from = last
-            .checked_sub(jiff::Span::new().days(report::DAYS - 1))
-            .ok()
-            .and_then(|d| d.to_zoned_datetime(plan.tz.clone()).ok())
-            .map_or(0, |z| z.timestamp().as_millisecond());
-        let doses = store.care_doses_between(plan.row.id, from, due_ms).await?;
-        let readings = store.care_readings_between(plan.row.id, from, due_ms).await?;
-        let week = report::week(last, &plan.tz, &doses, &readings);
+        let from = due.saturating_sub(report::SPAN).unwrap_or(due);
+        let week = report::read(store, &plan, from, due).await?;
         let mut card = render::report_card(&plan, &week);
         if let (Some(charts), Some(spec)) = (&self.charts, &card.chart) {
             card.image_url = charts.url(spec, &plan.tz).await;
         }
-        let mut outs = Vec::new();
-        for (member, route) in self.caregiver_routes(&plan).await {
-            if outs.iter().any(|o: &Out| o.to == route.to) {
-                continue;
-            }
-            let signer =
-                crate::line::postback::ButtonSigner::new(self.pusher.key().clone(), &route.to);
-            let message = match crate::line::flex::container(
-                std::slice::from_ref(&card),
-                self.pusher.palette(),
-                Some(&signer),
-            ) {
-                Some(contents) => {
-                    Message::Flex { alt_text: card.title.clone(), contents, quick_reply: None }
-                }
-                None => Message::text(card.to_text()),
-            };
-            outs.push(Out {
-                key: delivery::retry_key(&format!("care:{}:report:{due_ms}:{member}", plan.row.id))
-                    .to_string(),
-                payload: serde_json::to_string(&[message]).unwrap_or_else(|_| "[]".into()),
-                to: route.to,
-                kind: PushKind::Digest,
-            });
-        }
+        let palette = self.pusher.palette();
+        let outs: Vec<Outgoing> = self
+            .notice_chats(&plan, None)
+            .await
+            .into_iter()
+            .map(|route| {
+                let signer =
+                    crate::line::postback::ButtonSigner::new(self.pusher.key().clone(), &route.to);
+                let message = render::as_message(&card, palette, &signer);
+                let name = format!("care:{}:report:{due_ms}:{}", plan.row.id, route.to);
+                Outgoing { kind: PushKind::Digest, ..Outgoing::care(&route.to, &name, &[message]) }
+            })
+            .collect();
         if !self.push_all(&plan, &format!("care report {}", plan.row.id), &outs).await {
             round.retrying += 1;
             return Ok(());

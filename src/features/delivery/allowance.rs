@@ -2,10 +2,13 @@
 //! monthly-limit refusal), the running count between readings (what each push cost, recorded
 //! per chat and month), what a push into each chat costs (the member count, cached), whether a
 //! user has hearth as a friend (cached; a follow event or LINE's profile answer tells), and the
-//! once-a-month warning at 80 %. The decisions themselves are in [`crate::features::quota`].
+//! once-a-month warning at 80 %, and what the month keeps back for pushes that cannot wait
+//! ([`KeptBack`]: care plans'). The decisions themselves are in [`crate::features::quota`].
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
+use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
 use crate::features::quota::{self, Month, Reading, Standing};
@@ -18,6 +21,15 @@ use crate::store::{Store, StoreError};
 const CHAT_SIZE_TTL_MS: i64 = 24 * 3600 * 1000;
 /// Whether a user is a friend is asked again after this long (follow events update it sooner).
 const FRIEND_TTL_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// Messages the rest of the month must keep for pushes that cannot wait (a care plan's prompts
+/// and escalations): when the month runs out, a push that can wait (a digest, a price alert)
+/// may not spend them. Implemented where those pushes come from (`features::care`), so this
+/// module knows no feature above it.
+pub trait KeptBack: Send + Sync {
+    /// What to keep from `now` until `until` (the month's end).
+    fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64>;
+}
 
 /// The quota's bookkeeping, shared by the pushers, the tools and the conversation.
 #[derive(Clone)]
@@ -32,6 +44,8 @@ pub struct Allowance {
     reading: Arc<tokio::sync::Mutex<()>>,
     /// Held while a chat's member count is asked, so concurrent pushes ask LINE once.
     sizing: Arc<tokio::sync::Mutex<()>>,
+    /// What the month keeps back when it runs out, if anything does.
+    kept_back: Option<Arc<dyn KeptBack>>,
 }
 
 impl Allowance {
@@ -44,7 +58,22 @@ impl Allowance {
         tz: TimeZone,
         direct_on: bool,
     ) -> Self {
-        Self { store, line, clock, tz, direct_on, reading: Arc::default(), sizing: Arc::default() }
+        Self {
+            store,
+            line,
+            clock,
+            tz,
+            direct_on,
+            reading: Arc::default(),
+            sizing: Arc::default(),
+            kept_back: None,
+        }
+    }
+
+    /// The same bookkeeping, keeping back what `kept_back` says when the month runs out.
+    pub fn keeping_back(mut self, kept_back: Arc<dyn KeptBack>) -> Self {
+        self.kept_back = Some(kept_back);
+        self
     }
 
     /// The store.
@@ -67,21 +96,13 @@ impl Allowance {
         Month::of(self.clock.now(), &self.tz)
     }
 
-    /// What the rest of the month is kept for care plans (their prompts still due and a few
-    /// unconfirmed doses each, [`crate::features::care::cost::reserve`]); 0 when it cannot be
-    /// read.
-    pub async fn care_reserve(&self) -> i64 {
-        let plans = match self.store.active_care_plans().await {
-            Ok(rows) => rows,
-            Err(e) => {
-                tracing::error!(error = %e, "care plans unreadable; nothing kept for them");
-                return 0;
-            }
-        };
-        let plans: Vec<_> =
-            plans.into_iter().filter_map(crate::features::care::Plan::read).collect();
-        let now = self.clock.now();
-        crate::features::care::cost::reserve(&plans, now, self.month().end(&self.tz))
+    /// What the rest of the month keeps back for pushes that cannot wait; 0 with nothing to
+    /// keep.
+    pub async fn kept_back(&self) -> i64 {
+        match &self.kept_back {
+            Some(k) => k.messages(self.clock.now(), self.month().end(&self.tz)).await,
+            None => 0,
+        }
     }
 
     /// Where the current month stands: LINE's last reading plus what was pushed since.

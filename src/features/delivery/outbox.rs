@@ -195,7 +195,7 @@ impl Pusher {
                 .all(|i| matches!(kind_of(&i.kind), PushKind::Alert | PushKind::Digest));
             let kept = match can_wait && quota::running_out(&standing) {
                 true => {
-                    quota::care_first_hold(&standing, planned, self.allowance.care_reserve().await)
+                    quota::care_first_hold(&standing, planned, self.allowance.kept_back().await)
                 }
                 false => None,
             };

@@ -1,0 +1,75 @@
+//! The plain lines of care messages: a dose's time as the family says it, the notices after a
+//! tap (「哥哥 會打電話給阿嬤」, 「哥哥 確認阿嬤 08:00 的血壓藥吃了」), a reading outside its limits,
+//! each as a text that @mentions its member in a group.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use super::{Plan, Route};
+use crate::line::message::{Mention, Message, Substitution};
+use crate::platform::i18n::Lang;
+use crate::store::DoseRow;
+
+/// The dose's time as the family says it: 「08:00」 today, 「12/01 08:00」 another day.
+pub fn dose_time(plan: &Plan, due_ms: i64, now: Timestamp) -> String {
+    let Ok(due) = Timestamp::from_millisecond(due_ms) else { return String::new() };
+    let z = due.to_zoned_datetime(plan.tz.clone());
+    if z.date() == now.to_zoned_datetime(plan.tz.clone()).date() {
+        z.strftime("%H:%M").to_string()
+    } else {
+        z.strftime("%m/%d %H:%M").to_string()
+    }
+}
+
+/// A text that @mentions `route`'s member, when it has one.
+pub fn mention(route: &Route, text: String) -> Option<Message> {
+    let user = route.mention.as_ref()?;
+    let mut substitution = BTreeMap::new();
+    substitution
+        .insert("who".to_string(), Substitution::Mention { mentionee: Mention::user(user) });
+    Some(Message::TextV2 {
+        text: format!("{{who}} {}", text.replace('{', "{{").replace('}', "}}")),
+        substitution,
+        quick_reply: None,
+    })
+}
+
+/// A short notice to `route`: someone confirmed the dose, or took it in hand.
+pub fn notice(route: &Route, text: String) -> Vec<Message> {
+    match mention(route, text.clone()) {
+        Some(m) => vec![m],
+        None => vec![Message::text(text)],
+    }
+}
+
+/// 「小明 確認阿嬤 08:00 的血壓藥吃了」.
+pub fn taken_line(plan: &Plan, dose: &DoseRow, by: &str, now: Timestamp) -> String {
+    let when = dose_time(plan, dose.due_at, now);
+    match plan.row.lang {
+        Lang::ZhTw => format!("✅ {by} 確認{} {when} 的{}吃了", plan.row.person, plan.row.what),
+        Lang::En => format!("✅ {by} confirmed {}'s {} of {when}", plan.row.person, plan.row.what),
+    }
+}
+
+/// 「小明 會打電話給阿嬤（08:00 的血壓藥）」.
+pub fn on_it_line(plan: &Plan, dose: &DoseRow, by: &str, now: Timestamp) -> String {
+    let when = dose_time(plan, dose.due_at, now);
+    match plan.row.lang {
+        Lang::ZhTw => {
+            format!("📞 {by} 會打電話給{}（{when} 的{}）", plan.row.person, plan.row.what)
+        }
+        Lang::En => {
+            format!("📞 {by} is calling {} (the {} of {when})", plan.row.person, plan.row.what)
+        }
+    }
+}
+
+/// 「⚠️ 阿嬤 血壓 172/95（收縮壓 172 ≥ 160）— 小明 記錄」.
+pub fn reading_line(plan: &Plan, described: &str, outside: &str, by: Option<&str>) -> String {
+    let by = by.map(|b| format!(" — {b}")).unwrap_or_default();
+    match plan.row.lang {
+        Lang::ZhTw => format!("⚠️ {} {described}（{outside}）{by}", plan.row.person),
+        Lang::En => format!("⚠️ {}: {described} ({outside}){by}", plan.row.person),
+    }
+}
