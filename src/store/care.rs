@@ -4,7 +4,7 @@
 //! person cared for. Every statement a chat can reach is scoped to the plan's chats; the rows
 //! carry the plan's `conversation_id`, so forgetting that chat deletes them.
 
-use super::{Store, StoreError};
+use super::{CareStatus, Store, StoreError};
 use crate::platform::i18n::Lang;
 
 /// The most plans one chat may keep.
@@ -50,8 +50,8 @@ row! {
         pub prompt_cost: i64,
         /// What telling everyone of one unconfirmed dose costs at most.
         pub miss_cost: i64,
-        /// draft (shown, not yet started), active, paused.
-        pub status: String,
+        /// Where it is in its life.
+        pub status: CareStatus,
         /// The next dose not yet recorded (Unix ms).
         pub next_due_at: Option<i64>,
         /// When the next weekly report is due (Unix ms).
@@ -367,13 +367,12 @@ impl Store {
 
     /// Moves plan `id` of `chat` from status `from` to `to`, with its next dose and report;
     /// false when it was not in `from` (another tap won).
-    #[allow(clippy::too_many_arguments)]
     pub async fn set_care_status(
         &self,
         id: i64,
         chat: &str,
-        from: &str,
-        to: &str,
+        from: CareStatus,
+        to: CareStatus,
         next_due_at: Option<i64>,
         report_due_at: Option<i64>,
     ) -> Result<bool, StoreError> {

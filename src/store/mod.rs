@@ -104,7 +104,9 @@ pub use quoted::QuotedRow;
 pub use recurrence::{LunarMonth, Recurrence};
 pub use reminders::{DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow};
 pub use shared_files::FileRef;
-pub use values::{AlertStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side};
+pub use values::{
+    AlertStatus, CareStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side,
+};
 pub use web_sessions::{WebMember, WebSession};
 
 /// Why the store failed.

@@ -46,6 +46,26 @@ impl ReminderStatus {
 }
 
 text_enum! {
+    /// Where a care plan is in its life (`care_plans.status`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CareStatus {
+        /// Shown on its card, not started yet (✅ 開始).
+        Draft => "draft",
+        /// Asking its doses.
+        Active => "active",
+        /// Asking nothing until resumed.
+        Paused => "paused",
+    }
+}
+
+impl CareStatus {
+    /// Its stored name, which the model and the export read too.
+    pub fn as_str(self) -> &'static str {
+        super::columns::StoredText::text(&self)
+    }
+}
+
+text_enum! {
     /// Where a price alert is in its life (`price_alerts.status`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum AlertStatus {

@@ -25,7 +25,7 @@ use crate::features::delivery::Allowance;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{CarePlanRow, NewCarePlan, NewReading, Store};
+use crate::store::{CarePlanRow, CareStatus, NewCarePlan, NewReading, Store};
 
 /// The longest name of a person or of what she takes.
 const MAX_NAME: usize = 40;
@@ -107,7 +107,7 @@ pub struct PlanOut {
     /// Its id.
     pub id: i64,
     /// draft (needs ✅ 開始 on its card), active, paused.
-    pub status: String,
+    pub status: &'static str,
     /// Who is cared for.
     pub person: String,
     /// What.
@@ -458,7 +458,7 @@ impl Care {
         }
         Ok(PlanOut {
             id: plan.row.id,
-            status: plan.row.status.clone(),
+            status: plan.row.status.as_str(),
             person: plan.row.person.clone(),
             what: plan.row.what.clone(),
             times: plan.times.iter().map(|t| t.strftime("%H:%M").to_string()).collect(),
@@ -480,8 +480,8 @@ impl Care {
         &self,
         ctx: &ToolCtx,
         args: &Args,
-        from: &str,
-        to: &str,
+        from: CareStatus,
+        to: CareStatus,
     ) -> Result<Output, ToolError> {
         let plan = self.plan(ctx, args.plan).await?;
         if plan.row.conversation_id != ctx.conversation.id {
@@ -489,7 +489,7 @@ impl Care {
         }
         let now = ctx.now();
         let (next, report) = match to {
-            "active" => (
+            CareStatus::Active => (
                 schedule::next_dose(&plan, now, Some(&self.calendar)).map(|t| t.as_millisecond()),
                 schedule::next_report(now, &plan.tz).map(|t| t.as_millisecond()),
             ),
@@ -500,7 +500,11 @@ impl Care {
             .set_care_status(plan.row.id, &plan.row.conversation_id, from, to, next, report)
             .await?
         {
-            return Err(invalid(format!("the plan is {}, not {from}", plan.row.status)));
+            return Err(invalid(format!(
+                "the plan is {}, not {}",
+                plan.row.status.as_str(),
+                from.as_str()
+            )));
         }
         let plan = self.plan(ctx, Some(plan.row.id)).await?;
         Ok(Output::Plan(Box::new(self.out(&plan, ctx).await?)))
@@ -590,8 +594,8 @@ impl Tool for Care {
                 let plan = self.set(ctx, &args, Some(&before)).await?;
                 Ok(Output::Plan(Box::new(self.out(&plan, ctx).await?)))
             }
-            Action::Pause => self.status(ctx, &args, "active", "paused").await,
-            Action::Resume => self.status(ctx, &args, "paused", "active").await,
+            Action::Pause => self.status(ctx, &args, CareStatus::Active, CareStatus::Paused).await,
+            Action::Resume => self.status(ctx, &args, CareStatus::Paused, CareStatus::Active).await,
             Action::Stop => {
                 let plan = self.plan(ctx, args.plan).await?;
                 if plan.row.conversation_id != ctx.conversation.id {

@@ -20,7 +20,7 @@ pub struct ExportedCarePlan {
     /// The dose times, `HH:MM`.
     pub times: Vec<String>,
     /// draft, active or paused.
-    pub status: String,
+    pub status: &'static str,
     /// Who confirms each dose.
     pub confirmed_by: Option<String>,
     /// Who is told when a dose is not confirmed.
@@ -79,7 +79,7 @@ pub async fn plans(
             caregivers: plan.caregivers.iter().map(|c| c.name.clone()).collect(),
             person: plan.row.person,
             what: plan.row.what,
-            status: plan.row.status,
+            status: plan.row.status.as_str(),
             confirmed_by: plan.row.confirmer_name,
             doses: doses
                 .into_iter()

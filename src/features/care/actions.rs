@@ -14,7 +14,7 @@ use crate::features::button::{Action, ActionServices, text};
 use crate::features::delivery::{kind_name, retry_key};
 use crate::features::quiet::PushKind;
 use crate::platform::i18n::Lang;
-use crate::store::{DoseRow, NewOutboxItem, StoreError};
+use crate::store::{CareStatus, DoseRow, NewOutboxItem, StoreError};
 
 /// ✅ 吃了 (the one asked) or 她吃了 (a caregiver): dose `dose` was taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -287,7 +287,14 @@ impl Action for CareStart {
         let ms = |t: Option<jiff::Timestamp>| t.map(|t| t.as_millisecond());
         match services
             .store
-            .set_care_status(plan.row.id, chat, "draft", "active", ms(next), ms(report))
+            .set_care_status(
+                plan.row.id,
+                chat,
+                CareStatus::Draft,
+                CareStatus::Active,
+                ms(next),
+                ms(report),
+            )
             .await
         {
             Ok(true) => {}

@@ -91,12 +91,14 @@ impl KeptBack for CareReserve {
 }
 
 /// What one unconfirmed dose costs at most: a message to each caregiver who has hearth as a
-/// friend, one group push for those who do not (they are @mentioned together), and the group
-/// push of the second escalation. `group_cost` is what a push into the plan's chat costs.
+/// friend; for those who do not, pushes into the plan's chat (`group_cost` each), each of them
+/// @mentioned with the card (two messages) and the outbox packing five messages a request; and
+/// the group push of the second escalation.
 pub fn miss_cost(friends: &[bool], group_cost: i64, tells_group: bool) -> i64 {
     let direct = friends.iter().filter(|f| **f).count() as i64;
-    let in_group = if friends.iter().any(|f| !*f) { group_cost } else { 0 };
-    direct + in_group + if tells_group { group_cost } else { 0 }
+    let mentioned = friends.iter().filter(|f| !**f).count() as i64;
+    let requests = (mentioned * 2 + 4) / 5;
+    direct + requests * group_cost + if tells_group { group_cost } else { 0 }
 }
 
 #[cfg(test)]
@@ -124,7 +126,7 @@ mod tests {
             limits: "{}".into(),
             prompt_cost,
             miss_cost,
-            status: "active".into(),
+            status: crate::store::CareStatus::Active,
             next_due_at: None,
             report_due_at: None,
             created_by: None,
@@ -155,9 +157,10 @@ mod tests {
     }
 
     #[test]
-    fn a_miss_costs_the_friends_one_each_and_the_group_once_for_the_rest() {
+    fn a_miss_costs_the_friends_one_each_and_the_group_per_request_for_the_rest() {
         assert_eq!(miss_cost(&[true, true], 5, false), 2);
-        assert_eq!(miss_cost(&[true, false, false], 5, false), 6);
+        assert_eq!(miss_cost(&[true, false, false], 5, false), 6, "two mentions, one request");
+        assert_eq!(miss_cost(&[false, false, false], 5, false), 10, "three mentions, two requests");
         assert_eq!(miss_cost(&[true, true], 5, true), 7);
     }
 }

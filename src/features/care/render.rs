@@ -19,7 +19,7 @@ use crate::line::message::Message;
 use crate::line::postback::{ButtonSigner, PostbackKey};
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
-use crate::store::DoseRow;
+use crate::store::{CareStatus, DoseRow};
 
 /// The card as a message to `route.to`, its buttons signed for that chat.
 fn flex(card: &Card, route: &Route, palette: Palette, key: &PostbackKey, alt: &str) -> Message {
@@ -116,11 +116,14 @@ pub fn plan_card(plan: &Plan, cost: MonthlyCost) -> Card {
         Lang::ZhTw => format!("💊 照顧計畫：{}", r.person),
         Lang::En => format!("💊 Care plan: {}", r.person),
     });
-    card.subtitle = Some(match r.status.as_str() {
-        "draft" => lang.pick("請確認後按「開始」", "Check it, then tap Start").to_string(),
-        "paused" => lang.pick("已暫停", "Paused").to_string(),
-        _ => lang.pick("進行中", "Running").to_string(),
-    });
+    card.subtitle = Some(
+        match r.status {
+            CareStatus::Draft => lang.pick("請確認後按「開始」", "Check it, then tap Start"),
+            CareStatus::Paused => lang.pick("已暫停", "Paused"),
+            CareStatus::Active => lang.pick("進行中", "Running"),
+        }
+        .to_string(),
+    );
     card.headline = Some(Styled { text: r.what.clone(), tone: None });
     card.rows.push(CardRow::new(
         lang.pick("時間", "Times"),
@@ -159,7 +162,7 @@ pub fn plan_card(plan: &Plan, cost: MonthlyCost) -> Card {
             ),
         },
     ));
-    if r.status == "draft" {
+    if r.status == CareStatus::Draft {
         card.buttons.push(CareStart { plan: r.id }.button(
             lang.pick("✅ 開始", "✅ Start"),
             lang.pick("✅ 開始照顧計畫", "✅ Start the care plan"),

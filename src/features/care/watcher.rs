@@ -20,7 +20,7 @@ use crate::features::delivery::{self, Item, Outcome, Pusher};
 use crate::features::quiet::PushKind;
 use crate::line::message::Message;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{DoseRow, NewDose, ReadingRow, StoreError};
+use crate::store::{CareStatus, DoseRow, NewDose, ReadingRow, StoreError};
 
 /// How long a claim on a dose lasts; outlasts a push with its retries.
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
@@ -154,7 +154,7 @@ impl CareWatcher {
             store.step_care_dose(&dose, owner, &dose.state, None, dose.prompts).await?;
             return Ok(());
         };
-        if plan.row.status != "active" {
+        if plan.row.status != CareStatus::Active {
             // A paused plan asks and tells nothing more; an open dose stays unconfirmed.
             let state = match state {
                 State::Due | State::Snoozed | State::Asked => State::Missed,
