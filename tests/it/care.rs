@@ -10,16 +10,13 @@
 //! changes nothing; stopping a plan deletes its records only after a tap. Runs on SQLite, and
 //! on PostgreSQL with `HEARTH_TEST_BACKEND=postgres` (the replicas always on PostgreSQL).
 
-use std::sync::Arc;
-
 use hearth::features::care::watcher::CareRound;
-use hearth::server::app::Hearth;
-use hearth::store::Store;
 use serde_json::{Value, json};
 
 use crate::common::fake_media::{FakeMedia, jpeg};
 use crate::common::harness::{
-    DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, messages_of, postback_data, texts_of,
+    DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, messages_of, postback_data, temp_db,
+    texts_of,
 };
 
 const GRANDMA: &str = "Ua1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
@@ -277,7 +274,7 @@ async fn a_dose_due_while_hearth_was_down_is_asked_after_the_restart_and_escalat
     plan(&h, json!({})).await;
     // Down from 07:50 to 08:40; the process that comes back asks at once.
     h.set_clock("2026-12-01T00:40:00Z");
-    let restarted = second_process(&h, &db).await;
+    let restarted = h.second_process(&db).await;
     let round = restarted.care.tick().await.expect("round");
     assert_eq!((round.recorded, round.prompts), (1, 1), "{round:?}");
     assert!(last_push(&h, GRANDMA).to_string().contains("08:00 的血壓藥吃了嗎"));
@@ -313,7 +310,7 @@ async fn two_replicas_ask_once_and_escalate_once() {
     let db = crate::common::db::fresh_postgres().await.expect(crate::common::db::NEEDS_POSTGRES);
     let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
     plan(&h, json!({})).await;
-    let other = second_process(&h, &db).await;
+    let other = h.second_process(&db).await;
     for instant in [EIGHT, "2026-12-01T00:30:00Z", "2026-12-01T01:00:00Z"] {
         h.set_clock(instant);
         let (a, b) = tokio::join!(h.app.care.tick(), other.care.tick());
@@ -544,18 +541,4 @@ async fn forgetting_the_group_deletes_its_plans_doses_and_readings() {
     assert!(h.app.store.care_plan(id).await.expect("plan").is_none());
     assert!(h.app.store.care_doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
     assert!(h.app.store.care_readings_between(id, 0, i64::MAX).await.expect("readings").is_empty());
-}
-
-/// Another process on the same database and clock.
-async fn second_process(h: &Harness, db: &str) -> Arc<Hearth> {
-    let store = Store::connect(db).await.expect("reopen");
-    Hearth::with_tools(&h.config, h.clock.clone(), store, hearth::tools::registry)
-        .expect("second hearth")
-}
-
-fn temp_db(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("hearth-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    format!("sqlite://{}", dir.join("hearth.db").display())
 }

@@ -3,15 +3,12 @@
 //! safely through LINE failures, quota exhaustion, restarts and downtime.
 
 use crate::common::harness::last_tool_result as tool_result;
-
-use std::sync::Arc;
+use crate::common::harness::temp_db;
 
 use crate::common::PushMode;
 use crate::common::harness::{
     DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, messages_of, postback_data, texts_of,
 };
-use hearth::server::app::Hearth;
-use hearth::store::Store;
 use jiff::SignedDuration;
 use serde_json::{Value, json};
 
@@ -240,19 +237,6 @@ async fn line_down_for_a_while_retries_later_with_the_same_key() {
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
 
-async fn second_process(h: &Harness, db: &str) -> Arc<Hearth> {
-    let store = Store::connect(db).await.expect("reopen");
-    Hearth::with_tools(&h.config, h.clock.clone(), store, hearth::tools::registry)
-        .expect("second hearth")
-}
-
-fn temp_db(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("hearth-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    format!("sqlite://{}", dir.join("hearth.db").display())
-}
-
 #[tokio::test]
 async fn a_crash_after_recording_the_delivery_is_finished_by_the_next_process_once() {
     let db = temp_db("crash-before-push");
@@ -263,7 +247,7 @@ async fn a_crash_after_recording_the_delivery_is_finished_by_the_next_process_on
     let (prepared, _) = h.app.reminders.claim_and_prepare().await.expect("claim");
     assert_eq!(prepared.len(), 1);
     drop(prepared);
-    let restarted = second_process(&h, &db).await;
+    let restarted = h.second_process(&db).await;
     assert_eq!(restarted.reminders.tick().await.expect("tick").sent, 0, "the lease still holds");
     h.clock.advance(SignedDuration::from_mins(3));
     assert_eq!(restarted.reminders.tick().await.expect("tick").sent, 1);
@@ -283,7 +267,7 @@ async fn a_crash_after_the_push_is_not_shown_twice() {
     h.app.reminders.deliver(prepared).await;
     assert_eq!(h.line.accepted_pushes().len(), 1);
     h.clock.advance(SignedDuration::from_mins(3));
-    let restarted = second_process(&h, &db).await;
+    let restarted = h.second_process(&db).await;
     assert_eq!(restarted.reminders.tick().await.expect("tick").sent, 0, "recorded as sent");
     assert_eq!(h.line.pushes().len(), 1, "not pushed again");
     assert_eq!(h.line.accepted_pushes().len(), 1, "the family saw it once");

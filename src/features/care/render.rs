@@ -21,14 +21,21 @@ use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
 use crate::store::{CareStatus, DoseRow};
 
-/// The card as a message to `route.to`, its buttons signed for that chat.
-fn flex(card: &Card, route: &Route, palette: Palette, key: &PostbackKey, alt: &str) -> Message {
+/// `line` @mentioning `route`'s member (in a group), then the card (its alternative text
+/// `line`, its buttons signed for `route.to`).
+fn mentioned_card(
+    line: &str,
+    card: &Card,
+    route: &Route,
+    palette: Palette,
+    key: &PostbackKey,
+) -> Vec<Message> {
     let signer = ButtonSigner::new(key.clone(), &route.to);
     let mut message = as_message(card, palette, &signer);
     if let Message::Flex { alt_text, .. } = &mut message {
-        *alt_text = truncate_graphemes(alt, 300);
+        *alt_text = truncate_graphemes(line, 300);
     }
-    message
+    mention(route, line.to_string()).into_iter().chain([message]).collect()
 }
 
 /// The card as a Flex message (its title the alternative text), buttons signed by `signer`;
@@ -70,9 +77,7 @@ pub fn prompt(
         lang.pick("⏰ 等一下", "⏰ Later"),
         lang.pick("⏰ 等一下再提醒我", "⏰ Remind me later"),
     ));
-    let mut messages: Vec<Message> = mention(route, format!("💊 {question}")).into_iter().collect();
-    messages.push(flex(&card, route, palette, key, &format!("💊 {question}")));
-    messages
+    mentioned_card(&format!("💊 {question}"), &card, route, palette, key)
 }
 
 /// The caregivers' (or the group's) 「阿嬤 08:00 的血壓藥還沒確認」 with 我來打電話 and 她吃了.
@@ -102,9 +107,7 @@ pub fn unconfirmed(
         lang.pick("✅ 她吃了", "✅ It was taken"),
         lang.pick("✅ 她吃了", "✅ It was taken"),
     ));
-    let mut messages: Vec<Message> = mention(route, format!("⚠️ {line}")).into_iter().collect();
-    messages.push(flex(&card, route, palette, key, &format!("⚠️ {line}")));
-    messages
+    mentioned_card(&format!("⚠️ {line}"), &card, route, palette, key)
 }
 
 /// The plan's card: what, when, who confirms, who is told and when, the limits, what it costs

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
@@ -223,34 +224,30 @@ fn extremes(points: &[(i64, f64)]) -> (usize, usize) {
     (low, high)
 }
 
-/// Draws a forecast: highs and lows as two lines with their values, the chance of rain as bars
-/// along the bottom. Returns PNG bytes of [`WIDTH`]×[`HEIGHT`].
-pub fn forecast(days: &[ForecastDay]) -> Result<Vec<u8>, DrawError> {
-    let temps: Vec<f64> =
-        days.iter().flat_map(|d| [d.high, d.low]).flatten().filter(|t| t.is_finite()).collect();
-    if days.len() < 2 || temps.len() < 2 {
-        return Err(DrawError::NotEnoughData);
-    }
+/// The plot area of a chart over days: a slot per day along the bottom, no value axis.
+type DayArea<'a, 'b> =
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A chart over days labelled `labels`, values from `ylo` to `yhi`, drawn by `draw`; PNG bytes
+/// of [`WIDTH`]×[`HEIGHT`].
+fn over_days(
+    labels: &[String],
+    (ylo, yhi): (f64, f64),
+    draw: impl FnOnce(&mut DayArea<'_, '_>) -> Result<(), DrawError>,
+) -> Result<Vec<u8>, DrawError> {
     font()?;
-    let lo = temps.iter().copied().fold(f64::MAX, f64::min);
-    let hi = temps.iter().copied().fold(f64::MIN, f64::max);
-    // Room below the lines for the rain bars: the lower third of the plot.
-    let span = (hi - lo).max(4.0);
-    let (ylo, yhi) = (lo - span * 0.9, hi + span * 0.25);
-    let n = days.len();
-    let labels: Vec<String> = days.iter().map(|d| d.label.clone()).collect();
+    let n = labels.len();
     let mut buf = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(plot)?;
-        let mut plot_area = ChartBuilder::on(&root)
+        let mut area = ChartBuilder::on(&root)
             .margin(20)
             .x_label_area_size(44)
             .y_label_area_size(0)
             .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), ylo..yhi)
             .map_err(plot)?;
-        plot_area
-            .configure_mesh()
+        area.configure_mesh()
             .disable_mesh()
             .disable_y_axis()
             .axis_style(GREY)
@@ -265,24 +262,64 @@ pub fn forecast(days: &[ForecastDay]) -> Result<Vec<u8>, DrawError> {
             .label_style((FAMILY, 24).into_font().color(&GREY))
             .draw()
             .map_err(plot)?;
+        draw(&mut area)?;
+        root.present().map_err(plot)?;
+    }
+    encode(&buf)
+}
+
+/// A line through `points` (day, value) in `color`, each point marked with its value and
+/// `unit`, the label `offset` pixels above (negative) or below.
+fn labelled_line(
+    area: &mut DayArea<'_, '_>,
+    points: &[(f64, f64)],
+    color: RGBColor,
+    offset: i32,
+    unit: &str,
+) -> Result<(), DrawError> {
+    area.draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(4)))
+        .map_err(plot)?;
+    let style = (FAMILY, 26).into_font().color(&color);
+    area.draw_series(points.iter().map(|&(x, v)| {
+        EmptyElement::at((x, v))
+            + Circle::new((0, 0), 6, color.filled())
+            + Text::new(format!("{v:.0}{unit}"), (-18, offset), style.clone())
+    }))
+    .map_err(plot)?;
+    Ok(())
+}
+
+/// Draws a forecast: highs and lows as two lines with their values, the chance of rain as bars
+/// along the bottom. Returns PNG bytes of [`WIDTH`]×[`HEIGHT`].
+pub fn forecast(days: &[ForecastDay]) -> Result<Vec<u8>, DrawError> {
+    let temps: Vec<f64> =
+        days.iter().flat_map(|d| [d.high, d.low]).flatten().filter(|t| t.is_finite()).collect();
+    if days.len() < 2 || temps.len() < 2 {
+        return Err(DrawError::NotEnoughData);
+    }
+    let lo = temps.iter().copied().fold(f64::MAX, f64::min);
+    let hi = temps.iter().copied().fold(f64::MIN, f64::max);
+    // Room below the lines for the rain bars: the lower third of the plot.
+    let span = (hi - lo).max(4.0);
+    let (ylo, yhi) = (lo - span * 0.9, hi + span * 0.25);
+    let labels: Vec<String> = days.iter().map(|d| d.label.clone()).collect();
+    over_days(&labels, (ylo, yhi), |area| {
         let bar_room = span * 0.6;
         let rain_label = (FAMILY, 22).into_font().color(&LOW_TEMP);
         for (i, day) in days.iter().enumerate() {
             let Some(pct) = day.rain_pct.filter(|p| p.is_finite()) else { continue };
             let x = i as f64;
             let top = ylo + bar_room * pct.clamp(0.0, 100.0) / 100.0;
-            plot_area
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(x - 0.3, ylo), (x + 0.3, top)],
-                    RAIN.filled(),
-                )))
-                .map_err(plot)?;
-            plot_area
-                .draw_series(std::iter::once(
-                    EmptyElement::at((x, top))
-                        + Text::new(format!("{pct:.0}%"), (-22, -26), rain_label.clone()),
-                ))
-                .map_err(plot)?;
+            area.draw_series(std::iter::once(Rectangle::new(
+                [(x - 0.3, ylo), (x + 0.3, top)],
+                RAIN.filled(),
+            )))
+            .map_err(plot)?;
+            area.draw_series(std::iter::once(
+                EmptyElement::at((x, top))
+                    + Text::new(format!("{pct:.0}%"), (-22, -26), rain_label.clone()),
+            ))
+            .map_err(plot)?;
         }
         for (pick, color, offset) in [
             (ForecastDay::high as fn(&ForecastDay) -> Option<f64>, HIGH_TEMP, -36),
@@ -293,21 +330,10 @@ pub fn forecast(days: &[ForecastDay]) -> Result<Vec<u8>, DrawError> {
                 .enumerate()
                 .filter_map(|(i, d)| pick(d).filter(|t| t.is_finite()).map(|t| (i as f64, t)))
                 .collect();
-            plot_area
-                .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(4)))
-                .map_err(plot)?;
-            let style = (FAMILY, 26).into_font().color(&color);
-            plot_area
-                .draw_series(line.iter().map(|&(x, t)| {
-                    EmptyElement::at((x, t))
-                        + Circle::new((0, 0), 6, color.filled())
-                        + Text::new(format!("{t:.0}°"), (-18, offset), style.clone())
-                }))
-                .map_err(plot)?;
+            labelled_line(area, &line, color, offset, "°")?;
         }
-        root.present().map_err(plot)?;
-    }
-    encode(&buf)
+        Ok(())
+    })
 }
 
 /// One of a care day's values.
@@ -327,7 +353,6 @@ pub fn care(days: &[CareDay]) -> Result<Vec<u8>, DrawError> {
     if days.is_empty() || (values.is_empty() && doses.iter().all(|n| *n == 0)) {
         return Err(DrawError::NotEnoughData);
     }
-    font()?;
     let (lo, hi) = match values.is_empty() {
         true => (0.0, 1.0),
         false => (
@@ -338,56 +363,25 @@ pub fn care(days: &[CareDay]) -> Result<Vec<u8>, DrawError> {
     let span = (hi - lo).max(20.0);
     let (ylo, yhi) = (lo - span * 0.9, hi + span * 0.25);
     let most = doses.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let n = days.len();
     let labels: Vec<String> = days.iter().map(|d| d.label.clone()).collect();
-    let mut buf = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE).map_err(plot)?;
-        let mut plot_area = ChartBuilder::on(&root)
-            .margin(20)
-            .x_label_area_size(44)
-            .y_label_area_size(0)
-            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), ylo..yhi)
-            .map_err(plot)?;
-        plot_area
-            .configure_mesh()
-            .disable_mesh()
-            .disable_y_axis()
-            .axis_style(GREY)
-            .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() > 1e-6 || i < 0.0 {
-                    return String::new();
-                }
-                labels.get(i as usize).cloned().unwrap_or_default()
-            })
-            .label_style((FAMILY, 24).into_font().color(&GREY))
-            .draw()
-            .map_err(plot)?;
+    over_days(&labels, (ylo, yhi), |area| {
         let bar_room = span * 0.6;
         let count_label = (FAMILY, 22).into_font().color(&GREY);
         for (i, day) in days.iter().enumerate() {
             let x = i as f64;
             let taken_top = ylo + bar_room * f64::from(day.taken) / most;
             let missed_top = taken_top + bar_room * f64::from(day.missed) / most;
-            plot_area
-                .draw_series([
-                    Rectangle::new([(x - 0.3, ylo), (x + 0.3, taken_top)], GREEN.filled()),
-                    Rectangle::new([(x - 0.3, taken_top), (x + 0.3, missed_top)], RED.filled()),
-                ])
-                .map_err(plot)?;
-            plot_area
-                .draw_series(std::iter::once(
-                    EmptyElement::at((x, missed_top))
-                        + Text::new(
-                            format!("{}/{}", day.taken, day.taken + day.missed),
-                            (-20, -26),
-                            count_label.clone(),
-                        ),
-                ))
-                .map_err(plot)?;
+            area.draw_series([
+                Rectangle::new([(x - 0.3, ylo), (x + 0.3, taken_top)], GREEN.filled()),
+                Rectangle::new([(x - 0.3, taken_top), (x + 0.3, missed_top)], RED.filled()),
+            ])
+            .map_err(plot)?;
+            let count = format!("{}/{}", day.taken, day.taken + day.missed);
+            area.draw_series(std::iter::once(
+                EmptyElement::at((x, missed_top))
+                    + Text::new(count, (-20, -26), count_label.clone()),
+            ))
+            .map_err(plot)?;
         }
         let lines: [(Pick, RGBColor, i32); 3] = [
             (|d| d.systolic, HIGH_TEMP, -36),
@@ -400,24 +394,12 @@ pub fn care(days: &[CareDay]) -> Result<Vec<u8>, DrawError> {
                 .enumerate()
                 .filter_map(|(i, d)| pick(d).filter(|v| v.is_finite()).map(|v| (i as f64, v)))
                 .collect();
-            if line.is_empty() {
-                continue;
+            if !line.is_empty() {
+                labelled_line(area, &line, color, offset, "")?;
             }
-            plot_area
-                .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(4)))
-                .map_err(plot)?;
-            let style = (FAMILY, 26).into_font().color(&color);
-            plot_area
-                .draw_series(line.iter().map(|&(x, v)| {
-                    EmptyElement::at((x, v))
-                        + Circle::new((0, 0), 6, color.filled())
-                        + Text::new(format!("{v:.0}"), (-18, offset), style.clone())
-                }))
-                .map_err(plot)?;
         }
-        root.present().map_err(plot)?;
-    }
-    encode(&buf)
+        Ok(())
+    })
 }
 
 impl ForecastDay {

@@ -117,3 +117,35 @@ fn a_forecast_without_temperatures_is_not_drawn() {
         vec![ForecastDay { label: "a".into(), high: None, low: None, rain_pct: Some(10.0) }; 3];
     assert!(matches!(forecast(&days), Err(DrawError::NotEnoughData)));
 }
+
+#[test]
+fn a_care_week_shows_confirmed_and_missed_doses_as_bars_and_the_pressure_as_lines() {
+    let days: Vec<CareDay> = (0..7)
+        .map(|i| CareDay {
+            label: format!("12/{:02}", i + 1),
+            taken: 2 - u32::from(i == 3),
+            missed: u32::from(i == 3),
+            systolic: Some(130.0 + f64::from(i) * 3.0),
+            diastolic: Some(82.0),
+            glucose: None,
+        })
+        .collect();
+    let png_bytes = care(&days).expect("drawn");
+    let (w, h, pixels) = decode(&png_bytes);
+    assert_eq!((w, h), (WIDTH, HEIGHT));
+    assert!(count_of(&pixels, GREEN) > 1000 && count_of(&pixels, RED) > 300, "the dose bars");
+    assert!(count_of(&pixels, HIGH_TEMP) > 300 && count_of(&pixels, LOW_TEMP) > 300, "the lines");
+}
+
+#[test]
+fn a_care_week_with_nothing_in_it_is_not_drawn() {
+    let empty = CareDay {
+        label: "12/01".into(),
+        taken: 0,
+        missed: 0,
+        systolic: None,
+        diastolic: None,
+        glucose: None,
+    };
+    assert!(matches!(care(&vec![empty; 7]), Err(DrawError::NotEnoughData)));
+}

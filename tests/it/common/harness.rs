@@ -260,6 +260,14 @@ impl Harness {
         self.upstreams.set_market_time(symbol, self.clock.now().as_second());
     }
 
+    /// Another process on this harness's database and clock, not serving (its loops are
+    /// ticked by hand): a restart, or a second replica.
+    pub async fn second_process(&self, db: &str) -> Arc<Hearth> {
+        let store = Store::connect(db).await.expect("reopen");
+        Hearth::with_tools(&self.config, self.clock.clone(), store, hearth::tools::registry)
+            .expect("second hearth")
+    }
+
     /// Moves the clock and delivers the reminders due then.
     pub async fn advance_and_tick(
         &self,
@@ -336,4 +344,12 @@ pub fn chip_texts(body: &Value) -> Vec<String> {
         .iter()
         .filter_map(|i| i["action"]["text"].as_str().map(str::to_string))
         .collect()
+}
+
+/// A fresh SQLite database file named after `name`, for tests that open it from two processes.
+pub fn temp_db(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("hearth-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    format!("sqlite://{}", dir.join("hearth.db").display())
 }
