@@ -489,19 +489,26 @@ async fn the_weekly_report_goes_to_each_caregiver_on_sunday_evening_with_its_cha
     assert_eq!(asked["taken"], 1, "{asked}");
 }
 
-#[tokio::test]
-async fn stopping_a_plan_deletes_its_records_only_after_the_tap() {
+/// A started plan with its 08:00 dose asked and a reading kept; the plan's id.
+async fn a_plan_with_a_dose_and_a_reading() -> (Harness, i64) {
     let h = Harness::start().await;
     let set = plan(&h, json!({})).await;
-    let id = set["id"].as_i64().expect("id");
     at(&h, EIGHT).await;
-    h.call_tool(
-        in_group(FAMILY, MOM),
-        "小幫手 阿嬤血壓 135/85",
-        "care",
-        json!({"action": "reading", "reading": {"systolic": 135, "diastolic": 85}}),
-    )
-    .await;
+    let reading = json!({"action": "reading", "reading": {"systolic": 135, "diastolic": 85}});
+    h.call_tool(in_group(FAMILY, MOM), "小幫手 阿嬤血壓 135/85", "care", reading).await;
+    (h, set["id"].as_i64().expect("id"))
+}
+
+/// Nothing is kept of plan `id`: not the plan, its doses or its readings.
+async fn assert_nothing_kept(h: &Harness, id: i64) {
+    assert!(h.app.store.care_plan(id).await.expect("plan").is_none());
+    assert!(h.app.store.care_doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
+    assert!(h.app.store.care_readings_between(id, 0, i64::MAX).await.expect("readings").is_empty());
+}
+
+#[tokio::test]
+async fn stopping_a_plan_deletes_its_records_only_after_the_tap() {
+    let (h, id) = a_plan_with_a_dose_and_a_reading().await;
     let stop = h
         .call_tool(
             in_group(FAMILY, MOM),
@@ -518,27 +525,13 @@ async fn stopping_a_plan_deletes_its_records_only_after_the_tap() {
     assert!(h.app.store.care_plan(id).await.expect("plan").is_some(), "not from another chat");
     h.send(vec![h.postback(in_group(FAMILY, MOM), &data)]).await;
     assert!(last_reply(&h).contains("刪除"), "{}", last_reply(&h));
-    assert!(h.app.store.care_plan(id).await.expect("plan").is_none());
-    assert!(h.app.store.care_doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
-    assert!(h.app.store.care_readings_between(id, 0, i64::MAX).await.expect("readings").is_empty());
+    assert_nothing_kept(&h, id).await;
     assert_eq!(at(&h, "2026-12-01T01:00:00Z").await, CareRound::default());
 }
 
 #[tokio::test]
 async fn forgetting_the_group_deletes_its_plans_doses_and_readings() {
-    let h = Harness::start().await;
-    let set = plan(&h, json!({})).await;
-    let id = set["id"].as_i64().expect("id");
-    at(&h, EIGHT).await;
-    h.call_tool(
-        in_group(FAMILY, MOM),
-        "小幫手 阿嬤血壓 135/85",
-        "care",
-        json!({"action": "reading", "reading": {"systolic": 135, "diastolic": 85}}),
-    )
-    .await;
+    let (h, id) = a_plan_with_a_dose_and_a_reading().await;
     h.app.store.forget_conversation(FAMILY).await.expect("forget");
-    assert!(h.app.store.care_plan(id).await.expect("plan").is_none());
-    assert!(h.app.store.care_doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
-    assert!(h.app.store.care_readings_between(id, 0, i64::MAX).await.expect("readings").is_empty());
+    assert_nothing_kept(&h, id).await;
 }
