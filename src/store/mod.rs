@@ -52,6 +52,7 @@ mod batch;
 mod budget;
 mod capped;
 mod care;
+mod care_doses;
 mod chat_row;
 mod copy;
 mod digests;
@@ -83,9 +84,8 @@ pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use backup::{BackupError, ServeLock, Snapshot};
 pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
-pub use care::{
-    CarePlanRow, DoseRow, MAX_CARE_PLANS, NewCarePlan, NewDose, NewReading, ReadingRow,
-};
+pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
+pub use care_doses::{DoseRow, NewReading, ReadingRow};
 pub use copy::{CopyError, copy_data};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;

@@ -1,0 +1,120 @@
+//! `care`'s answers: a plan as the model reads it (with today's doses and its card), pause and
+//! resume, a reading kept against the plan's limits, and the week so far.
+
+use super::*;
+
+impl Care {
+    pub(super) async fn out(&self, plan: &Plan, ctx: &ToolCtx) -> Result<PlanOut, ToolError> {
+        let now = ctx.now();
+        let start = now
+            .to_zoned_datetime(plan.tz.clone())
+            .start_of_day()
+            .map_or(0, |z| z.timestamp().as_millisecond());
+        let doses = self
+            .store
+            .care_doses_between(plan.row.id, start, now.as_millisecond().saturating_add(1))
+            .await?;
+        let cost = cost::monthly(plan, now);
+        let mut card = render::plan_card(plan, cost);
+        if !plan.visible_in(&ctx.conversation.id) || plan.row.conversation_id != ctx.conversation.id
+        {
+            // Seen from a member's 1:1 chat: the buttons act on the plan's own chat.
+            card.buttons.clear();
+        }
+        Ok(PlanOut {
+            id: plan.row.id,
+            status: plan.row.status.as_str(),
+            person: plan.row.person.clone(),
+            what: plan.row.what.clone(),
+            times: plan.times.iter().map(|t| t.strftime("%H:%M").to_string()).collect(),
+            confirmed_by: plan.row.confirmer_name.clone(),
+            caregivers: plan.caregivers.iter().map(|c| c.name.clone()).collect(),
+            after_minutes: plan.row.after_mins,
+            group_after_minutes: plan.row.again_mins.filter(|_| plan.in_group()),
+            messages_a_month: cost.prompts,
+            messages_per_miss: cost.per_miss,
+            today: doses
+                .iter()
+                .map(|d| (words::dose_time(plan, d.due_at, now), d.state.clone()))
+                .collect(),
+            card: Some(card),
+        })
+    }
+
+    pub(super) async fn status(
+        &self,
+        ctx: &ToolCtx,
+        args: &Args,
+        from: CareStatus,
+        to: CareStatus,
+    ) -> Result<Output, ToolError> {
+        let plan = self.plan(ctx, args.plan).await?;
+        if plan.row.conversation_id != ctx.conversation.id {
+            return Err(invalid("pause or resume the plan in the chat it was set in"));
+        }
+        let now = ctx.now();
+        let (next, report) = match to {
+            CareStatus::Active => (
+                schedule::next_dose(&plan, now, Some(&self.calendar)).map(|t| t.as_millisecond()),
+                schedule::next_report(now, &plan.tz).map(|t| t.as_millisecond()),
+            ),
+            _ => (None, None),
+        };
+        if !self
+            .store
+            .set_care_status(plan.row.id, &plan.row.conversation_id, from, to, next, report)
+            .await?
+        {
+            return Err(invalid(format!(
+                "the plan is {}, not {}",
+                plan.row.status.as_str(),
+                from.as_str()
+            )));
+        }
+        let plan = self.plan(ctx, Some(plan.row.id)).await?;
+        Ok(Output::Plan(Box::new(self.out(&plan, ctx).await?)))
+    }
+
+    pub(super) async fn reading(&self, ctx: &ToolCtx, args: &Args) -> Result<Output, ToolError> {
+        let values = args.reading.ok_or_else(|| invalid("give the reading's values"))?;
+        limits::check(&values).map_err(|e| invalid(e.to_string()))?;
+        let plan = self.plan(ctx, args.plan).await?;
+        let zh = plan.row.lang == Lang::ZhTw;
+        let outside = limits::outside(&values, &plan.limits, zh);
+        let joined = outside.join(if zh { "、" } else { ", " });
+        self.store
+            .add_care_reading(&NewReading {
+                plan_id: plan.row.id,
+                conversation_id: &plan.row.conversation_id,
+                taken_at: ctx.now().as_millisecond(),
+                systolic: values.systolic.map(i64::from),
+                diastolic: values.diastolic.map(i64::from),
+                pulse: values.pulse.map(i64::from),
+                glucose: values.glucose.map(i64::from),
+                reported_by: ctx.user_id.as_deref(),
+                reporter_name: ctx.display_name.as_deref(),
+                outside: (!outside.is_empty()).then_some(joined.as_str()),
+            })
+            .await?;
+        if !outside.is_empty() {
+            // Told at once: the care loop's next round is now.
+            self.nudge.notify_one();
+        }
+        Ok(Output::Reading { kept: true, outside })
+    }
+
+    pub(super) async fn report(&self, ctx: &ToolCtx, args: &Args) -> Result<Output, ToolError> {
+        let plan = self.plan(ctx, args.plan).await?;
+        let now = ctx.now();
+        let to = now.saturating_add(jiff::SignedDuration::from_millis(1)).unwrap_or(now);
+        let from = to.saturating_sub(report::SPAN).unwrap_or(to);
+        let week = report::read(&self.store, &plan, from, to).await?;
+        Ok(Output::Report {
+            taken: week.taken,
+            missed: week.missed,
+            readings: week.readings,
+            outside: week.outside,
+            card: Some(render::report_card(&plan, &week)),
+        })
+    }
+}
