@@ -23,9 +23,9 @@ const CHAT_SIZE_TTL_MS: i64 = 24 * 3600 * 1000;
 const FRIEND_TTL_MS: i64 = 7 * 24 * 3600 * 1000;
 
 /// Messages the rest of the month must keep for pushes that cannot wait (a care plan's prompts
-/// and escalations): when the month runs out, a push that can wait (a digest, a price alert)
-/// may not spend them. Implemented where those pushes come from (`features::care`), so this
-/// module knows no feature above it.
+/// and escalations): when the month runs out, a push that can wait (a digest, a price alert
+/// firing again) may not spend them. Implemented where those pushes come from
+/// (`features::care`), so this module knows no feature above it.
 pub trait KeptBack: Send + Sync {
     /// What to keep from `now` until `until` (the month's end).
     fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64>;

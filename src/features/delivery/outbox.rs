@@ -71,6 +71,16 @@ fn quiet_reason(
     }
 }
 
+/// True for a push that gives way to care plans when the month runs out: a digest, or a price
+/// alert firing again (an every-time alert's later fires, the ones sent without a sound).
+fn yields_to_care(item: &OutboxItem) -> bool {
+    match kind_of(&item.kind) {
+        PushKind::Digest => true,
+        PushKind::Alert => item.silent,
+        PushKind::Reminder | PushKind::Urgent | PushKind::Care => false,
+    }
+}
+
 /// The groups of `items` to push, in order: those already put in a request keep it; the others
 /// are packed into as few requests as LINE allows. Each group with its key.
 fn groups<'a>(
@@ -190,9 +200,7 @@ impl Pusher {
             planned = planned.saturating_add(
                 cost.saturating_mul(i64::try_from(requests.len()).unwrap_or(i64::MAX)),
             );
-            let can_wait = group
-                .iter()
-                .all(|i| matches!(kind_of(&i.kind), PushKind::Alert | PushKind::Digest));
+            let can_wait = group.iter().all(|i| yields_to_care(i));
             let kept = match can_wait && quota::running_out(&standing) {
                 true => {
                     quota::care_first_hold(&standing, planned, self.allowance.kept_back().await)
@@ -363,5 +371,20 @@ mod tests {
         let reminder = OutboxItem { kind: "reminder".into(), ..item(2, "r", None) };
         assert_eq!(quiet_reason(&reminder, at_2330, quiet.as_ref()), None);
         assert_eq!(quiet_reason(&item(1, "a", None), at_2330, None), None);
+    }
+
+    #[test]
+    fn digests_and_every_time_alerts_firing_again_give_way_to_care_and_nothing_else_does() {
+        let with = |kind: &str, silent: bool| OutboxItem {
+            kind: kind.into(),
+            silent,
+            ..item(1, "k", None)
+        };
+        assert!(yields_to_care(&with("digest", false)));
+        assert!(yields_to_care(&with("alert", true)), "an every-time alert firing again");
+        assert!(!yields_to_care(&with("alert", false)), "a first fire, or a typhoon warning");
+        for kind in ["care", "reminder", "urgent"] {
+            assert!(!yields_to_care(&with(kind, false)), "{kind}");
+        }
     }
 }

@@ -92,9 +92,10 @@ pub fn quota_hold(standing: &Standing, cost: i64) -> Option<HoldReason> {
     (!standing.affords(cost)).then_some(HoldReason::QuotaOut)
 }
 
-/// The reason to hold a push costing `cost` that can wait (a digest, a price alert) when the
-/// month is running out: it may not spend the `reserve` kept for care messages. Pushes that
-/// cannot wait (care, reminders, urgent official alerts) are asked only [`quota_hold`].
+/// The reason to hold a push costing `cost` that can wait (a digest, a price alert firing
+/// again) when the month is running out: it may not spend the `reserve` kept for care
+/// messages. Pushes that cannot wait (care, reminders, urgent official alerts) are asked only
+/// [`quota_hold`].
 pub fn care_first_hold(standing: &Standing, cost: i64, reserve: i64) -> Option<HoldReason> {
     (running_out(standing) && !standing.affords(cost.saturating_add(reserve)))
         .then_some(HoldReason::KeptForCare)
