@@ -7,8 +7,9 @@
 //! quiet hours hold nothing; near the end of the month's quota a digest waits and the care
 //! message goes. Readings typed or read from a photo (after a confirm tap) are kept, those
 //! outside the limits told at once; the weekly report carries a chart; a tap from another chat
-//! changes nothing; stopping a plan deletes its records only after a tap. Runs on SQLite, and
-//! on PostgreSQL with `HEARTH_TEST_BACKEND=postgres` (the replicas always on PostgreSQL).
+//! changes nothing; stopping a plan deletes its records only after a tap; a real `hearth serve`
+//! logging at debug level writes no reading and no medicine. Runs on SQLite, and on PostgreSQL
+//! with `HEARTH_TEST_BACKEND=postgres` (the replicas always on PostgreSQL).
 
 use hearth::features::care::watcher::CareRound;
 use serde_json::{Value, json};
@@ -534,4 +535,81 @@ async fn forgetting_the_group_deletes_its_plans_doses_and_readings() {
     let (h, id) = a_plan_with_a_dose_and_a_reading().await;
     h.app.store.forget_conversation(FAMILY).await.expect("forget");
     assert_nothing_kept(&h, id).await;
+}
+
+/// A real `hearth serve` writing its log, at debug level: a reading outside the limits is
+/// reported, kept and told to the caregiver, and neither its values nor the medicine appear in
+/// a single log line.
+#[tokio::test]
+async fn a_reading_and_the_medicine_never_reach_the_log() {
+    use crate::common::replica::{Replica, envelope, event, shared_database};
+    use hearth::store::{CareStatus, NewCarePlan};
+    let (line, llm) =
+        (crate::common::FakeLine::start().await, crate::common::FakeLlm::start().await);
+    let db = shared_database("care-log").await;
+    let store = hearth::store::Store::connect(&db).await.expect("store");
+    store.migrate().await.expect("migrate");
+    let now = jiff::Timestamp::now();
+    let new = NewCarePlan {
+        conversation_id: MOM,
+        person: "阿嬤",
+        person_id: None,
+        confirmer_id: None,
+        confirmer_name: None,
+        what: "降壓錠",
+        times: "08:00,20:00",
+        weekdays: 0,
+        workdays: false,
+        tz: "Asia/Taipei",
+        lang: hearth::platform::i18n::Lang::ZhTw,
+        caregivers: &json!([{"id": DAD, "name": "哥哥"}]).to_string(),
+        after_mins: 30,
+        again_mins: None,
+        limits: r#"{"systolic": [90, 160]}"#,
+        prompt_cost: 1,
+        miss_cost: 1,
+        created_by: Some(MOM),
+        now_ms: now.as_millisecond(),
+    };
+    let plan = store.add_care_plan(&new).await.expect("plan").expect("kept");
+    let (draft, active) = (CareStatus::Draft, CareStatus::Active);
+    let later = now.as_millisecond() + 3_600_000;
+    store.set_care_status(plan.id, MOM, draft, active, Some(later), Some(later)).await.expect("on");
+    line.set_profile(DAD, "哥哥");
+    llm.reply_tool_calls(&[(
+        "care",
+        json!({"action": "reading", "reading": {"systolic": 187, "diastolic": 113, "pulse": 97}}),
+    )]);
+    llm.reply_text("記下了，已經通知哥哥。");
+    let log_path = std::env::temp_dir().join(format!("hearth-care-log-{}.log", std::process::id()));
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let env = [("RUST_LOG", "debug"), ("HEARTH_CARE_TICK_SECS", "1")];
+    let mut hearth = Replica::spawn_logging(&db, &line, &llm, &env, log).await;
+    assert_eq!(hearth.post(&envelope(vec![event(1, MOM, "阿嬤血壓 187/113 心跳 97")])).await, 200);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !line.accepted_pushes().iter().any(|p| p.body["to"] == DAD) {
+        assert!(std::time::Instant::now() < deadline, "the caregiver was not told");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(last_push_of(&line, DAD).contains("187/113"), "the caregiver reads the values");
+    hearth.kill();
+    let text = std::fs::read_to_string(&log_path).expect("log");
+    let _ = std::fs::remove_file(&log_path);
+    assert!(text.lines().count() > 10, "the log was written: {text}");
+    // The values as typed, as JSON arguments or as Rust's debug form; the medicine; the words.
+    let secrets =
+        ["187/113", "\"systolic\":187", "systolic: Some(187)", "降壓錠", "收縮壓", "血壓", "心跳"];
+    for secret in secrets {
+        let found: Vec<&str> = text.lines().filter(|l| l.contains(secret)).collect();
+        assert!(found.is_empty(), "{secret:?} in the log: {found:#?}");
+    }
+}
+
+fn last_push_of(line: &crate::common::FakeLine, to: &str) -> String {
+    line.accepted_pushes()
+        .iter()
+        .rev()
+        .find(|p| p.body["to"] == to)
+        .map(|p| p.body.to_string())
+        .unwrap_or_default()
 }
