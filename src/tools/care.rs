@@ -220,11 +220,14 @@ impl Care {
                 .into_iter()
                 .find(|p| p.row.id == id)
                 .ok_or_else(|| ToolError::NotFound(format!("this chat has no care plan {id}"))),
-            None if plans.len() == 1 => Ok(plans.into_iter().next().expect("one plan")),
-            None if plans.is_empty() => {
-                Err(ToolError::NotFound("this chat has no care plan yet".into()))
+            None => {
+                let mut plans = plans.into_iter();
+                match (plans.next(), plans.next()) {
+                    (Some(only), None) => Ok(only),
+                    (None, _) => Err(ToolError::NotFound("this chat has no care plan yet".into())),
+                    _ => Err(invalid("several care plans: ask which one, by its id from show")),
+                }
             }
-            None => Err(invalid("several care plans: ask which one, by its id from show")),
         }
     }
 }
