@@ -82,6 +82,34 @@ impl Message {
         }
     }
 
+    /// `text` after an @mention of `user_id` (a textV2 message: braces in `text` are escaped).
+    pub fn mentioning(user_id: &str, text: &str) -> Self {
+        let mut substitution = BTreeMap::new();
+        substitution
+            .insert("who".to_string(), Substitution::Mention { mentionee: Mention::user(user_id) });
+        let text = format!("{{who}} {}", text.replace('{', "{{").replace('}', "}}"));
+        Message::TextV2 { text, substitution, quick_reply: None }
+    }
+
+    /// One card as a Flex bubble previewed as `alt_text` (cut to 300 characters), its postback
+    /// buttons signed by `signer` (dropped without one); the card's text when it cannot be a
+    /// bubble.
+    pub fn card(
+        card: &Card,
+        alt_text: &str,
+        palette: Palette,
+        signer: Option<&ButtonSigner>,
+    ) -> Self {
+        match flex::container(std::slice::from_ref(card), palette, signer) {
+            Some(contents) => Message::Flex {
+                alt_text: truncate_graphemes(alt_text, 300),
+                contents,
+                quick_reply: None,
+            },
+            None => Message::text(card.to_text()),
+        }
+    }
+
     fn set_quick_reply(&mut self, qr: QuickReply) {
         match self {
             Message::Text { quick_reply, .. }
@@ -257,8 +285,18 @@ pub fn assemble(answer: &Answer, style: &ReplyStyle) -> Vec<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::line::text::utf16_len;
     use crate::platform::config::PriceColors;
+
+    #[test]
+    fn a_mention_comes_first_and_braces_in_the_text_are_escaped() {
+        let Message::TextV2 { text, substitution, .. } = Message::mentioning("U1", "a{b}c") else {
+            panic!("a textV2 message");
+        };
+        assert_eq!(text, "{who} a{{b}}c");
+        assert!(matches!(&substitution["who"], Substitution::Mention { .. }));
+    }
 
     fn style(prefix: Option<&str>) -> ReplyStyle {
         ReplyStyle {

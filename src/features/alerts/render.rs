@@ -11,7 +11,7 @@ use super::describe::{condition, frequency, price_time};
 use crate::contract::{Card, CardRow, Styled, Tone};
 use crate::features::button::Action;
 use crate::features::charts::{ChartSpec, Period};
-use crate::line::flex::{self, Palette};
+use crate::line::flex::Palette;
 use crate::line::message::Message;
 use crate::line::postback::{ButtonSigner, PostbackKey};
 use crate::platform::format::money;
@@ -48,10 +48,7 @@ pub fn fired(
         lang.pick("，現價 ", ": now "),
         money(quote.price)
     );
-    match flex::container(std::slice::from_ref(&card), palette, Some(&signer)) {
-        Some(contents) => vec![Message::Flex { alt_text, contents, quick_reply: None }],
-        None => vec![Message::text(card.to_text())],
-    }
+    vec![Message::card(&card, &alt_text, palette, Some(&signer))]
 }
 
 /// The chart a fire carries: the day of its symbol, with the alert's level drawn.

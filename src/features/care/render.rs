@@ -14,15 +14,14 @@ use super::{Plan, Route};
 use crate::contract::chart::ChartSpec;
 use crate::contract::{Card, CardRow, Styled, Tone};
 use crate::features::button::Action;
-use crate::line::flex::{self, Palette};
+use crate::line::flex::Palette;
 use crate::line::message::Message;
 use crate::line::postback::{ButtonSigner, PostbackKey};
 use crate::platform::i18n::Lang;
-use crate::platform::text::truncate_graphemes;
 use crate::store::{CareStatus, DoseRow};
 
-/// `line` @mentioning `route`'s member (in a group), then the card (its alternative text
-/// `line`, its buttons signed for `route.to`).
+/// `line` @mentioning `route`'s member (in a group), then the card (previewed as `line`, its
+/// buttons signed for `route.to`).
 fn mentioned_card(
     line: &str,
     card: &Card,
@@ -31,24 +30,8 @@ fn mentioned_card(
     key: &PostbackKey,
 ) -> Vec<Message> {
     let signer = ButtonSigner::new(key.clone(), &route.to);
-    let mut message = as_message(card, palette, &signer);
-    if let Message::Flex { alt_text, .. } = &mut message {
-        *alt_text = truncate_graphemes(line, 300);
-    }
-    mention(route, line.to_string()).into_iter().chain([message]).collect()
-}
-
-/// The card as a Flex message (its title the alternative text), buttons signed by `signer`;
-/// as text when it cannot be one.
-pub fn as_message(card: &Card, palette: Palette, signer: &ButtonSigner) -> Message {
-    match flex::container(std::slice::from_ref(card), palette, Some(signer)) {
-        Some(contents) => Message::Flex {
-            alt_text: truncate_graphemes(&card.title, 300),
-            contents,
-            quick_reply: None,
-        },
-        None => Message::text(card.to_text()),
-    }
+    let card = Message::card(card, line, palette, Some(&signer));
+    mention(route, line).into_iter().chain([card]).collect()
 }
 
 /// The prompt for `dose`: 「08:00 的血壓藥吃了嗎？」 with ✅ 吃了 and ⏰ 等一下.

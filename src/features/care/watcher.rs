@@ -373,7 +373,7 @@ impl CareWatcher {
             .map(|route| {
                 let signer =
                     crate::line::postback::ButtonSigner::new(self.pusher.key().clone(), &route.to);
-                let message = render::as_message(&card, palette, &signer);
+                let message = Message::card(&card, &card.title, palette, Some(&signer));
                 let name = format!("care:{}:report:{due_ms}:{}", plan.row.id, route.to);
                 Outgoing { kind: PushKind::Digest, ..Outgoing::care(&route.to, &name, &[message]) }
             })

@@ -2,12 +2,10 @@
 //! tap (「哥哥 會打電話給阿嬤」, 「哥哥 確認阿嬤 08:00 的血壓藥吃了」), a reading outside its limits,
 //! each as a text that @mentions its member in a group.
 
-use std::collections::BTreeMap;
-
 use jiff::Timestamp;
 
 use super::{Plan, Route};
-use crate::line::message::{Mention, Message, Substitution};
+use crate::line::message::Message;
 use crate::platform::i18n::Lang;
 use crate::store::DoseRow;
 
@@ -23,24 +21,13 @@ pub fn dose_time(plan: &Plan, due_ms: i64, now: Timestamp) -> String {
 }
 
 /// A text that @mentions `route`'s member, when it has one.
-pub fn mention(route: &Route, text: String) -> Option<Message> {
-    let user = route.mention.as_ref()?;
-    let mut substitution = BTreeMap::new();
-    substitution
-        .insert("who".to_string(), Substitution::Mention { mentionee: Mention::user(user) });
-    Some(Message::TextV2 {
-        text: format!("{{who}} {}", text.replace('{', "{{").replace('}', "}}")),
-        substitution,
-        quick_reply: None,
-    })
+pub fn mention(route: &Route, text: &str) -> Option<Message> {
+    route.mention.as_deref().map(|user| Message::mentioning(user, text))
 }
 
 /// A short notice to `route`: someone confirmed the dose, or took it in hand.
 pub fn notice(route: &Route, text: String) -> Vec<Message> {
-    match mention(route, text.clone()) {
-        Some(m) => vec![m],
-        None => vec![Message::text(text)],
-    }
+    vec![mention(route, &text).unwrap_or_else(|| Message::text(text))]
 }
 
 /// 「小明 確認阿嬤 08:00 的血壓藥吃了」.

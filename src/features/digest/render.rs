@@ -4,7 +4,7 @@
 //! few rows with a count of the rest, so the card stays within LINE's limits.
 
 use crate::contract::{Card, CardRow, Styled, Tone};
-use crate::line::flex::{self, Palette};
+use crate::line::flex::Palette;
 use crate::line::message::Message;
 use crate::platform::i18n::Lang;
 use crate::sources::calendar::lunar::{day_name, month_name, month_name_en};
@@ -142,12 +142,7 @@ pub fn card(c: &DigestContent) -> Card {
 /// The messages of a day's digest: the card as Flex (its text when it cannot be drawn).
 pub fn messages(c: &DigestContent, palette: Palette) -> Vec<Message> {
     let card = card(c);
-    match flex::container(std::slice::from_ref(&card), palette, None) {
-        Some(contents) => {
-            vec![Message::Flex { alt_text: card.title.clone(), contents, quick_reply: None }]
-        }
-        None => vec![Message::text(card.to_text())],
-    }
+    vec![Message::card(&card, &card.title, palette, None)]
 }
 
 #[cfg(test)]
@@ -242,6 +237,6 @@ mod tests {
         let json = serde_json::to_value(&messages[0]).expect("json");
         assert_eq!(json["type"], "flex");
         assert_eq!(json["contents"]["type"], "bubble");
-        assert!(json["contents"].to_string().len() <= flex::MAX_BUBBLE_BYTES);
+        assert!(json["contents"].to_string().len() <= crate::line::flex::MAX_BUBBLE_BYTES);
     }
 }

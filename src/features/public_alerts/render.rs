@@ -9,7 +9,7 @@ use super::reading::{self, Kind, Statement};
 use super::tell::Tell;
 use crate::contract::{Card, CardRow, Styled};
 use crate::features::reminders::describe::local_time;
-use crate::line::flex::{self, Palette};
+use crate::line::flex::Palette;
 use crate::line::message::Message;
 use crate::platform::format::short_date;
 use crate::platform::i18n::Lang;
@@ -79,10 +79,7 @@ pub fn messages(card: &Card, palette: Palette) -> Vec<Message> {
         "{icon} {}",
         card.headline.as_ref().map_or(card.title.as_str(), |h| h.text.as_str())
     );
-    match flex::container(std::slice::from_ref(card), palette, None) {
-        Some(contents) => vec![Message::Flex { alt_text, contents, quick_reply: None }],
-        None => vec![Message::text(card.to_text())],
-    }
+    vec![Message::card(card, &alt_text, palette, None)]
 }
 
 /// When an alert stops holding: a suspension at the end of the day it is for (its CAP expiry

@@ -1,8 +1,6 @@
 //! The push a reminder becomes: in a group, a text that @mentions the member it is for, then a
 //! card with ✅ done, ⏰ snooze and (for repeating ones) ❌ stop buttons.
 
-use std::collections::BTreeMap;
-
 use jiff::Timestamp;
 
 use super::actions::{CancelReminder, Occurrence, ReminderDone, SnoozeReminder};
@@ -10,8 +8,8 @@ use super::describe::{local_time, repetition};
 use super::recurrence::{Freq, Schedule};
 use crate::contract::{Card, CardRow, Styled, Tone};
 use crate::features::button::Action;
-use crate::line::flex::{self, Palette};
-use crate::line::message::{Mention, Message, Substitution};
+use crate::line::flex::Palette;
+use crate::line::message::Message;
 use crate::line::postback::{ButtonSigner, PostbackKey};
 use crate::platform::conversation::Conversation;
 use crate::platform::i18n::Lang;
@@ -31,22 +29,11 @@ pub fn delivery(
     let conversation = Conversation::from_id(row.target());
     let mut messages = Vec::new();
     if let (Some(user), true) = (&row.mention_user_id, conversation.is_multi_person()) {
-        let text = format!("{{who}} ⏰ {}", escape_braces(&row.text));
-        let mut substitution = BTreeMap::new();
-        substitution
-            .insert("who".to_string(), Substitution::Mention { mentionee: Mention::user(user) });
-        messages.push(Message::TextV2 { text, substitution, quick_reply: None });
+        messages.push(Message::mentioning(user, &format!("⏰ {}", row.text)));
     }
     let card = card(row, schedule, occurrence, at, late, lang);
     let signer = ButtonSigner::new(key.clone(), row.target());
-    match flex::container(std::slice::from_ref(&card), palette, Some(&signer)) {
-        Some(contents) => messages.push(Message::Flex {
-            alt_text: format!("⏰ {}", crate::platform::text::truncate_graphemes(&row.text, 300)),
-            contents,
-            quick_reply: None,
-        }),
-        None => messages.push(Message::text(card.to_text())),
-    }
+    messages.push(Message::card(&card, &format!("⏰ {}", row.text), palette, Some(&signer)));
     messages
 }
 
@@ -89,19 +76,4 @@ fn card(
         ));
     }
     card
-}
-
-/// textV2 reads `{key}` as a substitution: literal braces are doubled.
-fn escape_braces(s: &str) -> String {
-    s.replace('{', "{{").replace('}', "}}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn braces_in_the_text_are_escaped() {
-        assert_eq!(escape_braces("a{b}c"), "a{{b}}c");
-    }
 }
