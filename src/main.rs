@@ -161,7 +161,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Chats => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
-            print!("{}", hearth::turn::limits::access::render_chats(&store.chat_accesses().await?));
+            let mut chats = Vec::new();
+            for chat in store.chat_accesses().await? {
+                let held = match chat.status.as_str() {
+                    "revoked" => Some(store.held_back(&chat.conversation_id).await?),
+                    _ => None,
+                };
+                chats.push((chat, held));
+            }
+            print!("{}", hearth::turn::limits::access::render_chats(&chats));
         }
         Command::Approve { id } => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
@@ -172,8 +180,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Revoke { id } => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
             let id = hearth::turn::limits::access::chat_id(&id)?;
-            store.revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
-            println!("{id} is revoked: hearth stops serving it within half a minute");
+            let ended = store.revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
+            println!(
+                "{id} is revoked: hearth stops serving it within half a minute ({ended} family-page sessions ended; its reminders, alerts and plans are kept, not pushed, until `hearth approve`)"
+            );
         }
         Command::Pair => {
             let store = hearth::store::Store::connect(&config.database_url).await?;

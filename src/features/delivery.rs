@@ -10,7 +10,8 @@
 //! the items are held for the chat's next reply (free) instead of being lost. This module says
 //! what became of each item: LINE accepted it (a `409` for a repeated key counts), it was held,
 //! LINE refused it for good, the outcome is unknown and the same request is tried again later,
-//! or it waits in the outbox. A [`Pusher`] holds what a recorded push needs (the quota's
+//! or it waits in the outbox — or it was withheld, because the door is closed for its chat
+//! ([`crate::features::door`]: a revoked chat is neither pushed to nor charged). A [`Pusher`] holds what a recorded push needs (the quota's
 //! bookkeeping with the LINE client and the store, the button key, the palette, this process's
 //! name in claims and the outbox's tuning), once for all three.
 
@@ -56,6 +57,10 @@ pub enum Outcome {
     /// The outcome is unknown (timeout, server error, still rate limited): try the same request
     /// again later.
     RetryLater,
+    /// Not sent and not charged: the chat it is for is not served (revoked), or its target's
+    /// 1:1 chat is revoked. What it came from (a reminder, an alert, a plan) stays, and goes on
+    /// once the chat is approved again.
+    Withheld,
     /// Waiting in the outbox (for the chat's quiet hours to end, or for what else is due for the
     /// chat within the window): the outbox pushes it and records what became of it.
     Queued,
@@ -69,6 +74,7 @@ impl Outcome {
             Outcome::Held => Some(DeliveryStatus::Held),
             Outcome::Refused => Some(DeliveryStatus::Failed),
             Outcome::Queued => Some(DeliveryStatus::Queued),
+            Outcome::Withheld => Some(DeliveryStatus::Withheld),
             Outcome::RetryLater => None,
         }
     }
@@ -78,6 +84,7 @@ impl Outcome {
         match item.status.as_str() {
             "sent" => Outcome::Sent,
             "held" => Outcome::Held,
+            "withheld" => Outcome::Withheld,
             "failed" | "abandoned" => Outcome::Refused,
             _ if item.attempts > 0 => Outcome::RetryLater,
             _ => Outcome::Queued,
@@ -132,6 +139,7 @@ impl Default for OutboxSettings {
 #[derive(Clone)]
 pub struct Pusher {
     allowance: Allowance,
+    door: std::sync::Arc<crate::features::door::Door>,
     key: PostbackKey,
     palette: Palette,
     owner: String,
@@ -140,9 +148,15 @@ pub struct Pusher {
 
 impl Pusher {
     /// A pusher identified as `owner` in claims, spending through `allowance`, rendering
-    /// buttons signed with `key` in `palette`'s colours.
-    pub fn new(allowance: Allowance, key: PostbackKey, palette: Palette, owner: String) -> Self {
-        Self { allowance, key, palette, owner, outbox: OutboxSettings::default() }
+    /// buttons signed with `key` in `palette`'s colours, pushing only what `door` lets through.
+    pub fn new(
+        allowance: Allowance,
+        key: PostbackKey,
+        palette: Palette,
+        owner: String,
+        door: std::sync::Arc<crate::features::door::Door>,
+    ) -> Self {
+        Self { allowance, key, palette, owner, door, outbox: OutboxSettings::default() }
     }
 
     /// The same pusher with the outbox tuned by `settings`.

@@ -1,6 +1,8 @@
 //! One folder per capability: its rules, cards, buttons and background work. Their tools are in
 //! [`crate::tools`], their button actions in [`crate::buttons`].
 //!
+//! - [`door`]: who may see and change a chat — its standing, its members' presence — the one
+//!   rule that turns, taps, the family page and every push ask.
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
 //! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
 //!   each watched symbol once per tick and pushes each fire once.
@@ -30,6 +32,7 @@ pub mod charts;
 pub mod confirm;
 pub mod delivery;
 pub mod digest;
+pub mod door;
 pub mod family_page;
 pub mod lists;
 pub mod media;

@@ -74,6 +74,11 @@ pub enum EventKind {
         /// Their user ids (`joined.members[].userId`).
         user_ids: Vec<String>,
     },
+    /// Members left a group or room hearth is in.
+    MemberLeft {
+        /// Their user ids (`left.members[].userId`).
+        user_ids: Vec<String>,
+    },
     /// A message was unsent.
     Unsend {
         /// The id of the unsent message.
@@ -318,6 +323,8 @@ struct WireEvent {
     unsend: Option<WireUnsend>,
     #[serde(default)]
     joined: Option<WireJoined>,
+    #[serde(default)]
+    left: Option<WireJoined>,
 }
 
 #[derive(Deserialize)]
@@ -387,6 +394,16 @@ impl Event {
                     .joined
                     .as_ref()
                     .ok_or_else(|| missing("joined"))?
+                    .members
+                    .iter()
+                    .filter_map(|m| m.user_id.clone())
+                    .collect(),
+            },
+            "memberLeft" => EventKind::MemberLeft {
+                user_ids: wire
+                    .left
+                    .as_ref()
+                    .ok_or_else(|| missing("left"))?
                     .members
                     .iter()
                     .filter_map(|m| m.user_id.clone())
@@ -543,6 +560,12 @@ mod tests {
             joined.kind,
             EventKind::MemberJoined { user_ids: vec!["U1".into(), "U2".into()] }
         );
+        let left = Event::parse(json!({"type": "memberLeft", "timestamp": 1,
+            "webhookEventId": "01L", "mode": "active",
+            "source": {"type": "group", "groupId": "C1"},
+            "left": {"members": [{"type": "user", "userId": "U2"}]}}))
+        .expect("memberLeft");
+        assert_eq!(left.kind, EventKind::MemberLeft { user_ids: vec!["U2".into()] });
 
         let tap = Event::parse(json!({"type": "postback", "timestamp": 1, "webhookEventId": "01P",
             "mode": "active", "source": {"type": "user", "userId": "U1"},

@@ -148,6 +148,16 @@ pub fn pushes_held(count: u64) {
     metrics::counter!("hearth_pushes_held_total").increment(count);
 }
 
+/// An item not pushed because the door was closed for its chat (`revoked`, `pending`).
+pub fn pushes_withheld(reason: &'static str) {
+    metrics::counter!("hearth_pushes_withheld_total", "reason" => reason).increment(1);
+}
+
+/// A family-page request refused because the door was closed (`revoked`, `member_left`, …).
+pub fn page_refused(reason: &'static str) {
+    metrics::counter!("hearth_page_refused_total", "reason" => reason).increment(1);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

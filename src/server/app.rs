@@ -172,6 +172,11 @@ pub struct Hearth {
 }
 
 impl Hearth {
+    /// The one door: who may see and change each chat.
+    pub fn door(&self) -> &crate::features::door::Door {
+        &self.turns.limits.door
+    }
+
     /// Builds hearth from its configuration, with the production tools.
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
         let store = Store::connect(&config.database_url).await?;
@@ -245,8 +250,20 @@ impl Hearth {
             lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
             ..OutboxSettings::default()
         };
-        let pusher = Pusher::new(allowance.clone(), postback_key.clone(), palette, owner.clone())
-            .with_outbox(outbox);
+        let door = Arc::new(crate::features::door::Door::new(
+            store.clone(),
+            clock.clone(),
+            config.open,
+            crate::features::door::AllowList::new(&config.allowed_chats),
+        ));
+        let pusher = Pusher::new(
+            allowance.clone(),
+            postback_key.clone(),
+            palette,
+            owner.clone(),
+            door.clone(),
+        )
+        .with_outbox(outbox);
         let charts = config.public_url.as_deref().map(|url| {
             crate::features::charts::publish::Charts::new(
                 url,
@@ -287,7 +304,7 @@ impl Hearth {
         }
         let media = crate::features::media::Media::from_config(config, services.sandbox.clone())
             .map_err(StartError::http_client("LINE content or transcription"))?;
-        let limits = Limits::from_config(config, clock.clone());
+        let limits = Limits::from_config(config, clock.clone(), door);
         let turns = Arc::new(Turns {
             store: store.clone(),
             line,

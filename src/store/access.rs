@@ -1,7 +1,8 @@
-//! Which chats hearth serves (see `crate::turn::limits::access`): each chat's standing — pending,
-//! approved or revoked — with who decided and whether it was told it waits, and the one-time
-//! pairing codes (kept as hashes) that approve the chat they are sent in. Every change is one
-//! statement or one transaction, atomic across replicas on one database.
+//! What the door keeps (see `crate::features::door`): each chat's standing — pending, approved or revoked —
+//! with who decided and whether it was told it waits, the members who left a group, and the
+//! one-time pairing codes (kept as hashes) that approve the chat they are sent in. Every change
+//! is one statement or one transaction, atomic across replicas on one database: revoking a chat
+//! ends its family-page sessions and unused links with it, and a member leaving ends theirs.
 
 use super::{Store, StoreError};
 
@@ -31,6 +32,34 @@ const ADD_CODE: &str =
     "INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES ($1, $2, $3)";
 const USE_CODE: &str = "UPDATE pairing_codes SET used_at = $2, conversation_id = $3 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2";
 const PRUNE_CODES: &str = "DELETE FROM pairing_codes WHERE expires_at < $1";
+const END_CHAT_SESSIONS: &str = "DELETE FROM web_sessions WHERE conversation_id = $1";
+const END_CHAT_LINKS: &str = "DELETE FROM web_links WHERE conversation_id = $1";
+const LEFT_AT: &str =
+    "SELECT left_at FROM member_departures WHERE conversation_id = $1 AND user_id = $2";
+const NOTE_LEFT: &str = "INSERT INTO member_departures (conversation_id, user_id, left_at) VALUES ($1, $2, $3) ON CONFLICT (conversation_id, user_id) DO UPDATE SET left_at = excluded.left_at";
+const END_MEMBER_SESSIONS: &str =
+    "DELETE FROM web_sessions WHERE conversation_id = $1 AND user_id = $2";
+const END_MEMBER_LINKS: &str = "DELETE FROM web_links WHERE conversation_id = $1 AND user_id = $2";
+const NOTE_BACK: &str = "DELETE FROM member_departures WHERE conversation_id = $1 AND user_id = $2";
+const HELD_BACK: &str = "SELECT (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status = 'active') AS reminders, (SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active') AS alerts, (SELECT COUNT(*) FROM care_plans WHERE conversation_id = $1 AND status = 'active') AS care_plans, (SELECT COUNT(*) FROM digests WHERE conversation_id = $1) AS digests, (SELECT COUNT(*) FROM outbox WHERE conversation_id = $1 AND status = 'withheld') AS withheld";
+
+row! {
+    /// What a chat keeps that the loops would push, and what they did not push because the door
+    /// was closed (`hearth chats`, for a revoked chat).
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct HeldBack {
+        /// Active reminders.
+        pub reminders: i64,
+        /// Active price alerts.
+        pub alerts: i64,
+        /// Active care plans.
+        pub care_plans: i64,
+        /// Daily digests (0 or 1).
+        pub digests: i64,
+        /// Pushes not sent because the chat was not served.
+        pub withheld: i64,
+    }
+}
 
 impl Store {
     /// The chat's standing, `None` when hearth never heard from it.
@@ -69,9 +98,98 @@ impl Store {
         self.decide(conversation_id, "approved", by, now_ms).await
     }
 
-    /// Revokes a chat's approval: it is not served until approved again.
-    pub async fn revoke_chat(&self, conversation_id: &str, now_ms: i64) -> Result<(), StoreError> {
-        self.decide(conversation_id, "revoked", "cli", now_ms).await
+    /// Revokes a chat's approval, in one transaction with the end of its family-page sessions
+    /// and unused links: nothing of it is served until it is approved again (its reminders,
+    /// alerts and plans stay, not pushed). Says how many sessions ended.
+    pub async fn revoke_chat(&self, conversation_id: &str, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(db!(self, db => {
+            transaction!(db, tx);
+            sqlx::query(DECIDE)
+                .bind(conversation_id)
+                .bind("revoked")
+                .bind(now_ms)
+                .bind("cli")
+                .execute(&mut *tx)
+                .await?;
+            let ended = sqlx::query(END_CHAT_SESSIONS)
+                .bind(conversation_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            sqlx::query(END_CHAT_LINKS).bind(conversation_id).execute(&mut *tx).await?;
+            tx.commit().await?;
+            ended
+        }))
+    }
+
+    /// When `user_id` left the group `conversation_id`, if they did and are not back.
+    pub async fn member_left_at(
+        &self,
+        conversation_id: &str,
+        user_id: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        Ok(db!(self, db => sqlx::query_scalar(LEFT_AT)
+            .bind(conversation_id)
+            .bind(user_id)
+            .fetch_optional(db)
+            .await)?)
+    }
+
+    /// Notes that `user_ids` left the group `conversation_id`, in one transaction with the end
+    /// of their family-page sessions and unused links there; says how many sessions ended.
+    pub async fn members_left(
+        &self,
+        conversation_id: &str,
+        user_ids: &[String],
+        now_ms: i64,
+    ) -> Result<u64, StoreError> {
+        Ok(db!(self, db => {
+            transaction!(db, tx);
+            let mut ended = 0;
+            for user in user_ids {
+                sqlx::query(NOTE_LEFT)
+                    .bind(conversation_id)
+                    .bind(user)
+                    .bind(now_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                ended += sqlx::query(END_MEMBER_SESSIONS)
+                    .bind(conversation_id)
+                    .bind(user)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                sqlx::query(END_MEMBER_LINKS)
+                    .bind(conversation_id)
+                    .bind(user)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            ended
+        }))
+    }
+
+    /// Notes that `user_ids` are in the group `conversation_id` (again).
+    pub async fn members_back(
+        &self,
+        conversation_id: &str,
+        user_ids: &[String],
+    ) -> Result<(), StoreError> {
+        for user in user_ids {
+            db!(self, db => sqlx::query(NOTE_BACK)
+                .bind(conversation_id)
+                .bind(user)
+                .execute(db)
+                .await
+                .map(|_| ()))?;
+        }
+        Ok(())
+    }
+
+    /// What the chat keeps that the loops would push, and the pushes withheld from it.
+    pub async fn held_back(&self, conversation_id: &str) -> Result<HeldBack, StoreError> {
+        Ok(db!(self, db => sqlx::query_as(HELD_BACK).bind(conversation_id).fetch_one(db).await)?)
     }
 
     async fn decide(

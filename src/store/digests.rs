@@ -71,6 +71,8 @@ text_enum! {
         /// Handed to the outbox (waiting for quiet hours to end, or for the chat's other items
         /// due together), which records what became of it here.
         Queued => "queued",
+        /// Not sent, not charged: the chat was not served when it was due (revoked).
+        Withheld => "withheld",
     }
 }
 

@@ -5,6 +5,8 @@
 //! holds a conversation's data (deliveries included) carries that column; the tables without
 //! it hold no one conversation's data: the inbox of webhook events (a few minutes' work, pruned
 //! once handled), the watched symbols shared by every conversation, and the migration record.
+//! One row is kept: a chat's revocation (`chat_access` revoked), so that blocking and unblocking
+//! hearth, or removing and re-inviting it, does not undo it (`crate::features::door`).
 
 use super::{Backend, Store, StoreError};
 
@@ -55,7 +57,13 @@ impl Store {
             let tables: Vec<(String,)> = sqlx::query_as(catalogue).fetch_all(&mut *tx).await?;
             let mut deleted = Vec::with_capacity(tables.len());
             for (table,) in tables {
-                let sql = format!("DELETE FROM {} WHERE conversation_id = $1", quote_ident(&table));
+                let mut sql =
+                    format!("DELETE FROM {} WHERE conversation_id = $1", quote_ident(&table));
+                if table == "chat_access" {
+                    // Revoked stays revoked: a chat that blocks and unblocks hearth, or removes
+                    // and re-invites it, is not approved again by it.
+                    sql.push_str(" AND status <> 'revoked'");
+                }
                 let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
                     .bind(conversation_id)
                     .execute(&mut *tx)

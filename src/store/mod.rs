@@ -78,7 +78,7 @@ mod web_sessions;
 mod welcomed;
 
 pub use crate::platform::config::redact_url;
-pub use access::ChatAccess;
+pub use access::{ChatAccess, HeldBack};
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use backup::{BackupError, ServeLock, Snapshot};

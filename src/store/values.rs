@@ -97,6 +97,8 @@ text_enum! {
         /// Handed to the outbox, which pushes it with the chat's other items due together and
         /// records what became of it here.
         Queued => "queued",
+        /// Not sent, not charged: the chat was not served when it was due (revoked).
+        Withheld => "withheld",
     }
 }
 
@@ -203,6 +205,7 @@ mod tests {
             DeliveryStatus::Failed => "failed",
             DeliveryStatus::FailedQuota => "failed_quota",
             DeliveryStatus::Held => "held",
+            DeliveryStatus::Withheld => "withheld",
             DeliveryStatus::Abandoned => "abandoned",
             DeliveryStatus::Queued => "queued",
         );

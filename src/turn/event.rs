@@ -85,7 +85,23 @@ impl Turns {
                 self.on_postback(&event, &source, data, picked.as_ref(), received_at, kept).await
             }
             EventKind::MemberJoined { user_ids } => {
+                if let Err(e) =
+                    self.limits.door.members_back(&source.conversation.id, user_ids).await
+                {
+                    tracing::warn!(error = %e, "could not note members who joined");
+                }
                 self.welcome(&event, &source, user_ids, received_at, kept).await
+            }
+            EventKind::MemberLeft { user_ids } => {
+                match self.limits.door.members_left(&source.conversation.id, user_ids).await {
+                    Ok(ended) => tracing::info!(
+                        conversation = %source.conversation,
+                        members = user_ids.len(),
+                        sessions_ended = ended,
+                        "members left: their family-page doors are closed"
+                    ),
+                    Err(e) => tracing::error!(error = %e, "could not note members who left"),
+                }
             }
             EventKind::Follow | EventKind::Join => {
                 if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {

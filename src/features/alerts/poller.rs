@@ -214,7 +214,7 @@ impl AlertPoller {
                     Outcome::Sent => report.sent += 1,
                     Outcome::Held => report.held += 1,
                     Outcome::Refused => report.failed += 1,
-                    Outcome::RetryLater | Outcome::Queued => {}
+                    Outcome::RetryLater | Outcome::Queued | Outcome::Withheld => {}
                 }
             }
         }

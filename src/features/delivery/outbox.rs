@@ -5,7 +5,9 @@
 //! chat's quiet hours end, or hold for the chat's next reply when the month's quota cannot pay
 //! ([`crate::features::quota::decide`]).
 //!
-//! The guarantees of the loops are kept: a chat's due items are claimed under a lease (one
+//! Before anything is pushed, the door ([`crate::features::door`]) is asked for each item's chat: what a
+//! loop would push for a chat not served (revoked) is settled as withheld — not sent, not
+//! charged. The guarantees of the loops are kept: a chat's due items are claimed under a lease (one
 //! replica pushes them); which items go in which request, and that request's retry key, are
 //! recorded before its first attempt, so every attempt from any replica sends the same items
 //! with the same key (LINE answers a repeat with `409`, which counts as accepted); each request
@@ -165,7 +167,25 @@ impl Pusher {
         let quiet = self.quiet_hours(to).await?;
         let mut payloads = BTreeMap::new();
         let mut live = Vec::new();
+        let mut doors: BTreeMap<&str, crate::features::door::Verdict> = BTreeMap::new();
         for item in &claimed {
+            let home = item.conversation_id.as_str();
+            let verdict = match doors.get(home) {
+                Some(verdict) => *verdict,
+                None => *doors.entry(home).or_insert(self.door.push(home, to).await?),
+            };
+            if let Err(closed) = verdict {
+                tracing::info!(
+                    to,
+                    home,
+                    key = item.retry_key,
+                    reason = closed.reason(),
+                    "outbox: withheld, the chat is not served"
+                );
+                crate::platform::metrics::pushes_withheld(closed.reason());
+                self.settle(&[item], "withheld", Outcome::Withheld, &mut settled).await?;
+                continue;
+            }
             if item.attempts > 0 && item.first_attempt_at.is_some_and(|t| t < grace_start) {
                 // An attempt this old has an unknown outcome: abandon it, never resend.
                 tracing::warn!(to, key = item.retry_key, "outbox: stale attempt abandoned");

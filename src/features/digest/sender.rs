@@ -128,7 +128,7 @@ impl DigestSender {
                     Outcome::Sent => report.sent += 1,
                     Outcome::Held => report.held += 1,
                     Outcome::Refused => report.failed += 1,
-                    Outcome::RetryLater | Outcome::Queued => {}
+                    Outcome::RetryLater | Outcome::Queued | Outcome::Withheld => {}
                 }
             }
         }
@@ -213,6 +213,7 @@ impl DigestSender {
             // Waiting in the outbox (quiet hours, or the chat's other items due together).
             Outcome::Queued => Done::Finished(DigestStatus::Queued),
             Outcome::Refused => Done::Finished(DigestStatus::Failed),
+            Outcome::Withheld => Done::Finished(DigestStatus::Withheld),
             Outcome::RetryLater
                 if now.as_millisecond() - d.scheduled_for > GRACE.as_millis() as i64 =>
             {

@@ -284,7 +284,9 @@ impl ReminderScheduler {
             .collect();
         let outcomes = self.pusher.push(&to, &items).await;
         let next_of = |p: &Prepared, outcome: Outcome| match outcome {
-            Outcome::Sent | Outcome::Held | Outcome::Queued => p.next,
+            // Withheld (the chat is revoked): not sent, and the reminder moves on as if it had
+            // been, so approving the chat again resumes it at its next time.
+            Outcome::Sent | Outcome::Held | Outcome::Queued | Outcome::Withheld => p.next,
             Outcome::Refused => Next::Pause,
             Outcome::RetryLater => Next::Retry(
                 now.saturating_add(self.settings.retry_after)
@@ -312,7 +314,7 @@ impl ReminderScheduler {
                     Outcome::Sent => report.sent += 1,
                     Outcome::Held => report.held += 1,
                     Outcome::Refused => report.failed += 1,
-                    Outcome::RetryLater | Outcome::Queued => {}
+                    Outcome::RetryLater | Outcome::Queued | Outcome::Withheld => {}
                 }
             }
         }

@@ -15,7 +15,7 @@ use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, html};
 use serde::Deserialize;
 
-use super::{Peer, Refusal, start_session};
+use super::{Peer, Refusal, start_session, through_the_door};
 use crate::features::family_page::token_hash;
 use crate::server::app::Hearth;
 
@@ -117,5 +117,6 @@ pub async fn sign_in(
         tracing::warn!("family page: a link was opened by someone it was not minted for");
         return Err(Refusal::NotYours);
     }
+    through_the_door(&app, &member.conversation_id, &member.user_id).await?;
     start_session(&app, &member).await
 }

@@ -6,6 +6,9 @@
 //!   opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
 //!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
 //!   reads the session and acts on its chat only: no route takes a chat id from the request.
+//! - **The door.** Every request with a session, every link opened and every LIFF sign-in asks
+//!   the door ([`crate::features::door`]) whether that member may still see and change that chat: a chat
+//!   revoked, or a member who left the group, is refused (and the session ended) at once.
 //! - **Changing things.** Every change is a `POST` carrying the session's CSRF token (compared in
 //!   constant time); with `SameSite=Lax` a cross-site form cannot carry the cookie either. A
 //!   change is the very operation the chat uses: the tools (`list`, `digest`, `quiet_hours`,
@@ -118,6 +121,8 @@ pub enum Refusal {
     Forged,
     /// A link opened (in LINE) by someone it was not minted for.
     NotYours,
+    /// The door is closed: the chat is no longer served, or the member left it.
+    Closed,
     /// The store failed.
     Unavailable,
 }
@@ -134,6 +139,11 @@ impl IntoResponse for Refusal {
                 StatusCode::FORBIDDEN,
                 "這個連結是給別人的。請在你的 LINE 裡按「🏠 在網頁上打開」拿你自己的連結。",
                 "This link was made for someone else. Tap 「🏠 Open the page」 in your own LINE for yours.",
+            ),
+            Refusal::Closed => (
+                StatusCode::FORBIDDEN,
+                "這個家庭網頁已經關閉了：你已經不在這個群組，或這個聊天室已停用。",
+                "This family page is closed: you are no longer in this group, or hearth no longer serves this chat.",
             ),
             Refusal::TooMany => (
                 StatusCode::TOO_MANY_REQUESTS,
@@ -179,11 +189,40 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
         return Err(Refusal::TooMany);
     }
     let now = app.clock.now().as_millisecond();
-    match app.store.web_session(&hash, now).await {
-        Ok(Some(row)) => Ok(Session { row, hash }),
-        Ok(None) => Err(Refusal::NoSession),
+    let row = match app.store.web_session(&hash, now).await {
+        Ok(Some(row)) => row,
+        Ok(None) => return Err(Refusal::NoSession),
         Err(e) => {
             tracing::error!(error = %e, "family page: could not read a session");
+            return Err(Refusal::Unavailable);
+        }
+    };
+    if let Err(refusal) = through_the_door(app, &row.conversation_id, &row.user_id).await {
+        // A session the door no longer lets through is over.
+        if let Err(e) = app.store.end_web_session(&hash).await {
+            tracing::warn!(error = %e, "family page: could not end a closed session");
+        }
+        return Err(refusal);
+    }
+    Ok(Session { row, hash })
+}
+
+/// Asks the door ([`crate::features::door`]) whether `user_id` may see and change the chat
+/// `conversation_id` now: every read, form, link and sign-in of the page does.
+pub async fn through_the_door(
+    app: &Hearth,
+    conversation_id: &str,
+    user_id: &str,
+) -> Result<(), Refusal> {
+    match app.door().member(conversation_id, user_id).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(closed)) => {
+            tracing::info!(reason = closed.reason(), "family page: the door is closed");
+            crate::platform::metrics::page_refused(closed.reason());
+            Err(Refusal::Closed)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "family page: could not ask the door");
             Err(Refusal::Unavailable)
         }
     }
@@ -220,6 +259,7 @@ async fn open(
             return Err(Refusal::Unavailable);
         }
     };
+    through_the_door(&app, &member.conversation_id, &member.user_id).await?;
     start_session(&app, &member).await
 }
 

@@ -13,12 +13,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::features::door::Door;
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
 use crate::platform::conversation::Conversation;
 use crate::platform::retry::{Again, Backoff};
 use crate::store::StoreError;
 use crate::turn::gate::addressed;
-use crate::turn::limits::access::Access;
 
 use super::Inbox;
 use super::accept::Chatter;
@@ -35,7 +35,7 @@ const WRITE_RETRIES: Backoff = Backoff::doubling(5, Duration::from_millis(200));
 /// served, does not call hearth (no mention of it, no trigger keyword) and quotes nothing (a
 /// quote of one of hearth's messages calls it; telling needs the store, so quotes take the
 /// ordinary way).
-pub fn only_logged(event: &Event, keywords: &[String], access: &Access) -> bool {
+pub fn only_logged(event: &Event, keywords: &[String], door: &Door) -> bool {
     let (Some(source), EventKind::Message(IncomingMessage::Text(text))) =
         (&event.source, &event.kind)
     else {
@@ -43,7 +43,7 @@ pub fn only_logged(event: &Event, keywords: &[String], access: &Access) -> bool 
     };
     !event.standby
         && source.conversation.is_multi_person()
-        && access.known_served(&source.conversation)
+        && door.known_served(&source.conversation)
         && text.quoted_message_id.is_none()
         && addressed(text, true, keywords, false).is_none()
 }
@@ -66,7 +66,7 @@ impl Inbox {
     ) -> (Vec<Option<ChatLine>>, Arriving) {
         let mut lines = Vec::with_capacity(events.len());
         for event in events {
-            let line = if !only_logged(event, &self.turns.keywords, &self.turns.limits.access) {
+            let line = if !only_logged(event, &self.turns.keywords, &self.turns.limits.door) {
                 None
             } else if let Some((conversation, user)) = said_by(event) {
                 // Unknown here, the name is looked up in the lane.
@@ -155,9 +155,20 @@ impl Inbox {
 mod tests {
     use serde_json::json;
 
-    use crate::turn::limits::AllowList;
+    use crate::features::door::AllowList;
 
     use super::*;
+
+    /// A door of a fresh store (`open`: `HEARTH_OPEN`), with `served` known to be served.
+    async fn door(open: bool, listed: &[&str], served: &[&str]) -> Door {
+        let store = crate::store::Store::in_memory().await.expect("store");
+        let clock = std::sync::Arc::new(crate::platform::clock::SystemClock);
+        let door = Door::new(store, clock, open, AllowList::new(listed));
+        for chat in served {
+            door.remember_served(chat);
+        }
+        door
+    }
 
     fn event(source: serde_json::Value, message: serde_json::Value) -> Event {
         let raw = json!({
@@ -180,20 +191,19 @@ mod tests {
         vec!["小幫手".into()]
     }
 
-    #[test]
-    fn a_group_message_that_does_not_call_hearth_in_a_served_chat_is_only_logged() {
+    #[tokio::test]
+    async fn a_group_message_that_does_not_call_hearth_in_a_served_chat_is_only_logged() {
         let e = event(group(), text("今天晚餐吃什麼"));
-        assert!(only_logged(&e, &keywords(), &Access::new(true, AllowList::default())));
-        // A listed chat is asked about in the store once, the ordinary way, then remembered.
-        assert!(!only_logged(&e, &keywords(), &Access::new(false, AllowList::new(&["Cfamily"]))));
-        let approved = Access::new(false, AllowList::default());
-        approved.remember_approved("Cfamily");
-        assert!(only_logged(&e, &keywords(), &approved));
+        assert!(only_logged(&e, &keywords(), &door(false, &[], &["Cfamily"]).await));
+        // A listed chat, or any chat when everyone is served, is asked about in the store once,
+        // the ordinary way (it may be revoked), then remembered.
+        assert!(!only_logged(&e, &keywords(), &door(false, &["Cfamily"], &[]).await));
+        assert!(!only_logged(&e, &keywords(), &door(true, &[], &[]).await));
     }
 
-    #[test]
-    fn a_call_a_quote_a_one_to_one_chat_or_a_chat_not_served_takes_the_ordinary_way() {
-        let all = Access::new(true, AllowList::default());
+    #[tokio::test]
+    async fn a_call_a_quote_a_one_to_one_chat_or_a_chat_not_served_takes_the_ordinary_way() {
+        let all = door(true, &[], &["Cfamily", "Umom"]).await;
         let called = event(group(), text("小幫手 明天會下雨嗎"));
         assert!(!only_logged(&called, &keywords(), &all), "keyword");
         let mut quoting = text("對啊");
@@ -204,7 +214,7 @@ mod tests {
         let place = json!({"id": "2", "type": "location", "title": "家", "address": "台北",
                            "latitude": 25.03, "longitude": 121.56});
         assert!(!only_logged(&event(group(), place), &keywords(), &all), "not text");
-        let other = Access::new(false, AllowList::new(&["Cother"]));
+        let other = door(false, &["Cother"], &["Cother"]).await;
         assert!(
             !only_logged(&event(group(), text("吃飯了")), &keywords(), &other),
             "a chat not known to be served is turned away (or approved) the ordinary way"

@@ -181,7 +181,7 @@ impl Inbox {
     /// run of messages that are only logged is written in one go.
     async fn work_lane(self: Arc<Self>, conversation: String) {
         let only_logged = |job: &Job| {
-            chatter::only_logged(&job.event, &self.turns.keywords, &self.turns.limits.access)
+            chatter::only_logged(&job.event, &self.turns.keywords, &self.turns.limits.door)
         };
         while let Some(job) = self.queue.pop(&conversation) {
             if self.queue.is_closing() {

@@ -72,15 +72,10 @@ impl Inbox {
         Ok(())
     }
 
-    /// Whether `conversation` is served now (everyone is, or it is approved or listed).
+    /// Whether `conversation` is served now (the door is open for it).
     async fn serves(&self, conversation: &Conversation) -> bool {
-        let access = &self.turns.limits.access;
-        if access.known_served(conversation) || access.listed(conversation) {
-            return true;
-        }
-        let standing = self.store.chat_standing(&conversation.id).await.ok().flatten();
-        crate::turn::limits::access::Standing::kept(standing.as_deref())
-            == crate::turn::limits::access::Standing::Approved
+        let door = &self.turns.limits.door;
+        door.known_served(conversation) || matches!(door.chat(&conversation.id).await, Ok(Ok(())))
     }
 }
 

@@ -5,99 +5,23 @@
 //! is there). A pending chat is told once how to get approved; nothing it sends is downloaded,
 //! parsed, logged or sent to a model. `HEARTH_OPEN=true` serves everyone.
 //!
-//! The decisions here are pure: a chat's kept standing, the pairing code a message may carry,
-//! and the code's form (Crockford's base32, 40 bits with a digit and a letter, ten minutes, used
-//! once). Which chats were approved lately is remembered in memory for a short while, so the
-//! webhook's fast path for group chatter needs no store read.
+//! Whether a chat is served is the door's question ([`crate::features::door`]); this is how a chat becomes
+//! approved, as pure decisions: the pairing code a message may carry and the code's form
+//! (Crockford's base32, 40 bits with a digit and a letter, ten minutes, used once), and what a
+//! waiting chat is told.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::AllowList;
 use crate::platform::conversation::Conversation;
 
 /// How long a pairing code works.
 pub const PAIRING_VALID: Duration = Duration::from_secs(10 * 60);
-/// How long an approval is trusted from memory before the store is asked again (a revocation
-/// by another process takes effect within it).
-const REMEMBERED: Duration = Duration::from_secs(30);
-/// Approvals remembered at most (beyond it, the oldest are asked about again).
-const REMEMBERED_MAX: usize = 10_000;
 /// The pairing code's symbols: Crockford's base32 (no I, L, O or U).
 const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /// Symbols in a pairing code (5 bits each).
 const CODE_LEN: usize = 8;
-
-/// A chat's standing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Standing {
-    /// Served.
-    Approved,
-    /// Never approved (or never heard from).
-    Pending,
-    /// Approved once, then revoked.
-    Revoked,
-}
-
-impl Standing {
-    /// The standing kept in the store (`None`: never heard from).
-    pub fn kept(status: Option<&str>) -> Self {
-        match status {
-            Some("approved") => Standing::Approved,
-            Some("revoked") => Standing::Revoked,
-            _ => Standing::Pending,
-        }
-    }
-}
-
-/// Who this process serves without asking the store.
-pub struct Access {
-    open: bool,
-    allowed: AllowList,
-    approved: Mutex<HashMap<String, Instant>>,
-}
-
-impl Access {
-    /// Serving everyone when `open`, else the `allowed` chats and those approved.
-    pub fn new(open: bool, allowed: AllowList) -> Self {
-        Self { open, allowed, approved: Mutex::default() }
-    }
-
-    /// True when everyone is served (`HEARTH_OPEN`).
-    pub fn is_open(&self) -> bool {
-        self.open
-    }
-
-    /// True when `conversation` is on `HEARTH_ALLOWED_CHATS`.
-    pub fn listed(&self, conversation: &Conversation) -> bool {
-        self.allowed.lists(conversation)
-    }
-
-    /// Known to be served without asking the store: everyone is, or it was approved lately (a
-    /// listed chat too is asked about once, so it is approved in the store, shows in `hearth
-    /// chats` and can be revoked).
-    pub fn known_served(&self, conversation: &Conversation) -> bool {
-        if self.open {
-            return true;
-        }
-        let approved = self.approved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        approved.get(&conversation.id).is_some_and(|at| at.elapsed() < REMEMBERED)
-    }
-
-    /// Remembers that `conversation_id` is approved (for [`REMEMBERED`]).
-    pub fn remember_approved(&self, conversation_id: &str) {
-        let mut approved = self.approved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if approved.len() >= REMEMBERED_MAX {
-            approved.retain(|_, at| at.elapsed() < REMEMBERED);
-        }
-        if approved.len() < REMEMBERED_MAX {
-            approved.insert(conversation_id.to_string(), Instant::now());
-        }
-    }
-}
 
 /// A new pairing code from 40 random bits, shown as `XXXX-XXXX`, with at least one digit and
 /// one letter (so a word or a number a family types is never taken for one).
@@ -170,13 +94,16 @@ pub fn chat_id(typed: &str) -> Result<String, BadChatId> {
 #[error("{0:?} is not a LINE chat id (U…, C… or R… and 32 hexadecimal digits): see `hearth chats`")]
 pub struct BadChatId(String);
 
-/// `hearth chats`: one line a chat, pending ones first.
-pub fn render_chats(chats: &[crate::store::ChatAccess]) -> String {
+/// `hearth chats`: one line a chat, pending ones first; under a revoked chat, what it keeps that
+/// the loops would push and how many pushes were withheld from it.
+pub fn render_chats(
+    chats: &[(crate::store::ChatAccess, Option<crate::store::HeldBack>)],
+) -> String {
     if chats.is_empty() {
         return "no chat has talked to hearth yet\n".into();
     }
     let mut out = String::new();
-    for chat in chats {
+    for (chat, held) in chats {
         let kind = if Conversation::from_id(&chat.conversation_id).is_multi_person() {
             "group"
         } else {
@@ -184,8 +111,31 @@ pub fn render_chats(chats: &[crate::store::ChatAccess]) -> String {
         };
         let by = chat.decided_by.as_deref().map(|by| format!(" (by {by})")).unwrap_or_default();
         out.push_str(&format!("{:<9} {:<6} {}{by}\n", chat.status, kind, chat.conversation_id));
+        if let Some(held) = held {
+            out.push_str(&format!("          held back: {}\n", held_back(held)));
+        }
     }
     out
+}
+
+/// What a revoked chat keeps and was not pushed, in a few words.
+fn held_back(held: &crate::store::HeldBack) -> String {
+    let counted = |n: i64, one: &str, many: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {many}")),
+    };
+    let parts: Vec<String> = [
+        counted(held.reminders, "reminder", "reminders"),
+        counted(held.alerts, "price alert", "price alerts"),
+        counted(held.care_plans, "care plan", "care plans"),
+        counted(held.digests, "daily digest", "daily digests"),
+        counted(held.withheld, "push not sent", "pushes not sent"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if parts.is_empty() { "nothing".into() } else { parts.join(", ") }
 }
 
 /// What a chat is told when a pairing code approved it.
@@ -198,6 +148,34 @@ pub const CODE_REFUSED: &str = "這個配對碼不對或已經過期了，請重
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_revoked_chat_lists_what_it_keeps_and_what_was_not_pushed() {
+        let chat = |id: &str, status: &str| crate::store::ChatAccess {
+            conversation_id: id.into(),
+            status: status.into(),
+            first_seen_at: 0,
+            decided_at: Some(1),
+            decided_by: Some("cli".into()),
+        };
+        let held = crate::store::HeldBack {
+            reminders: 2,
+            alerts: 1,
+            care_plans: 0,
+            digests: 1,
+            withheld: 3,
+        };
+        let out = render_chats(&[
+            (chat("Cfamily", "revoked"), Some(held)),
+            (chat("Umom", "approved"), None),
+        ]);
+        assert!(
+            out.contains(
+                "held back: 2 reminders, 1 price alert, 1 daily digest, 3 pushes not sent"
+            )
+        );
+        assert_eq!(out.lines().count(), 3, "{out}");
+    }
 
     #[test]
     fn a_new_code_reads_back_as_itself_and_codes_differ() {
@@ -226,25 +204,5 @@ mod tests {
         assert_eq!(hash.len(), 64);
         assert!(!hash.contains("K7QX3M9P"));
         assert_eq!(hash, code_hash("K7QX3M9P"));
-    }
-
-    #[test]
-    fn approved_chats_are_remembered_and_everyone_is_served_when_open() {
-        let chat = Conversation::user("Umom");
-        let access = Access::new(false, AllowList::new(&["Cfamily"]));
-        assert!(!access.known_served(&chat));
-        access.remember_approved("Umom");
-        assert!(access.known_served(&chat));
-        assert!(!access.known_served(&Conversation::group("Cfamily")), "listed: asked about once");
-        assert!(access.listed(&Conversation::group("Cfamily")));
-        assert!(Access::new(true, AllowList::default()).known_served(&Conversation::user("Ux")));
-    }
-
-    #[test]
-    fn the_kept_standing_is_pending_unless_it_says_otherwise() {
-        assert_eq!(Standing::kept(Some("approved")), Standing::Approved);
-        assert_eq!(Standing::kept(Some("revoked")), Standing::Revoked);
-        assert_eq!(Standing::kept(Some("pending")), Standing::Pending);
-        assert_eq!(Standing::kept(None), Standing::Pending);
     }
 }

@@ -19,17 +19,18 @@ mod turns;
 
 use std::sync::Arc;
 
-pub use policy::{AllowList, Exhausted, TokenBudget, budget_day};
+pub use policy::{Exhausted, TokenBudget, budget_day};
 pub use rate::{RateVerdict, TurnRate};
 
+use crate::features::door::Door;
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
 use crate::platform::i18n::Lang;
 
 /// The limits one process applies.
 pub struct Limits {
-    /// The chats served.
-    pub access: access::Access,
+    /// Who may see and change each chat.
+    pub door: Arc<Door>,
     /// Turn rates per chat and per person.
     pub rate: TurnRate,
     /// Daily token budgets.
@@ -37,10 +38,10 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits the configuration sets, with rate limiters reading `clock`.
-    pub fn from_config(config: &Config, clock: Arc<dyn Clock>) -> Self {
+    /// The limits the configuration sets, with rate limiters reading `clock`, asking `door`.
+    pub fn from_config(config: &Config, clock: Arc<dyn Clock>, door: Arc<Door>) -> Self {
         Self {
-            access: access::Access::new(config.open, AllowList::new(&config.allowed_chats)),
+            door,
             rate: TurnRate::new(config.chat_turns_per_minute, config.user_turns_per_minute, clock),
             budget: TokenBudget {
                 per_chat: config.daily_tokens_per_chat,

@@ -4,8 +4,9 @@
 
 use jiff::Timestamp;
 
-use super::access::{self, Standing, code_hash, pairing_code_in};
+use super::access::{self, code_hash, pairing_code_in};
 use super::{RateVerdict, Refusal};
+use crate::features::door::{self, Standing};
 use crate::line::message::Message;
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
 use crate::llm::openai::Usage;
@@ -33,11 +34,18 @@ impl Turns {
         kept: &Kept,
     ) -> bool {
         let conversation = &source.conversation;
-        let access = &self.limits.access;
-        if access.known_served(conversation) {
+        let door = &self.limits.door;
+        if door.known_served(conversation) {
             return false;
         }
-        if matches!(event.kind, EventKind::Unsend { .. } | EventKind::Leave | EventKind::Unfollow) {
+        // What closes doors or takes something back is always handled.
+        if matches!(
+            event.kind,
+            EventKind::Unsend { .. }
+                | EventKind::Leave
+                | EventKind::Unfollow
+                | EventKind::MemberLeft { .. }
+        ) {
             return false;
         }
         let in_group = conversation.is_multi_person();
@@ -56,7 +64,7 @@ impl Turns {
         let now = self.clock.now().as_millisecond();
         match self.approved_now(event, source, called, now).await {
             Ok(true) => {
-                access.remember_approved(&conversation.id);
+                door.remember_served(&conversation.id);
                 return false;
             }
             Ok(false) => {}
@@ -93,9 +101,11 @@ impl Turns {
         true
     }
 
-    /// Whether the chat is approved — kept so, listed in `HEARTH_ALLOWED_CHATS` (approved from
-    /// now on, unless revoked), or a group where a member whose own chat is approved calls
-    /// hearth (`called`: a message that did not call it approves nothing).
+    /// Whether the chat is served — the door open for it ([`door::rule::chat`]: approved, or
+    /// everyone served) — or becomes approved now: listed in `HEARTH_ALLOWED_CHATS`, or a group
+    /// where a member whose own chat is approved calls hearth (`called`: a message that did not
+    /// call it approves nothing). A revoked chat stays revoked whatever the list, the member or
+    /// `HEARTH_OPEN` say.
     async fn approved_now(
         &self,
         event: &Event,
@@ -104,16 +114,16 @@ impl Turns {
         now: i64,
     ) -> Result<bool, crate::store::StoreError> {
         let conversation = &source.conversation;
-        let standing = self.store.chat_standing(&conversation.id).await?;
-        match Standing::kept(standing.as_deref()) {
-            Standing::Approved => return Ok(true),
-            // Revoked stays revoked until approved again by hand or by a code.
-            Standing::Revoked => return Ok(false),
-            Standing::Pending => {}
-        }
-        if self.limits.access.listed(conversation) {
-            self.store.approve_chat(&conversation.id, "allow-list", now).await?;
-            return Ok(true);
+        let door = &self.limits.door;
+        let facts = door.chat_facts(&conversation.id).await?;
+        match door::rule::chat(facts) {
+            Ok(()) if facts.standing == Standing::Pending && facts.listed => {
+                self.store.approve_chat(&conversation.id, "allow-list", now).await?;
+                return Ok(true);
+            }
+            Ok(()) => return Ok(true),
+            Err(door::Closed::Revoked | door::Closed::Left) => return Ok(false),
+            Err(door::Closed::Pending) => {}
         }
         let speaks = matches!(event.kind, EventKind::Message(_) | EventKind::Postback { .. });
         let Some(member) = source.user_id.as_deref().filter(|_| speaks && called) else {
@@ -122,10 +132,13 @@ impl Turns {
         if !conversation.is_multi_person() {
             return Ok(false);
         }
-        let member_chat = Conversation::user(member);
-        let member_approved = self.limits.access.listed(&member_chat)
-            || Standing::kept(self.store.chat_standing(member).await?.as_deref())
-                == Standing::Approved;
+        // The member's own 1:1 chat is approved (or listed, and not revoked).
+        let own = door.chat_facts(member).await?;
+        let member_approved = match own.standing {
+            Standing::Approved => true,
+            Standing::Pending => own.listed,
+            Standing::Revoked => false,
+        };
         if member_approved {
             tracing::info!(%conversation, "an approved member speaks in the group: approved");
             self.store.approve_chat(&conversation.id, "member", now).await?;
@@ -163,7 +176,7 @@ impl Turns {
         };
         let said = if paired {
             tracing::info!(%conversation, "chat approved by a pairing code");
-            self.limits.access.remember_approved(&conversation.id);
+            self.limits.door.remember_served(&conversation.id);
             access::PAIRED
         } else {
             crate::platform::metrics::turn_refused("pairing_refused");

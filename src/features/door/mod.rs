@@ -1,0 +1,148 @@
+//! One door: who may see and change a chat is decided here, and every way in asks it — turns
+//! and button taps ([`crate::turn`]), the family page's reads, forms, links and LIFF sign-in
+//! ([`crate::server`]), and every loop that pushes (reminders, price alerts, the digest, care
+//! plans, official alerts), through the one outbox ([`crate::features::delivery`]).
+//!
+//! It owns the **standing of a chat** (pending, approved, revoked; `chat_access`) and the
+//! **presence of a member** in a group (present, left; `member_departures`), and answers three
+//! questions with the pure rule of [`rule`]: may hearth serve this chat, may this member see or
+//! change it, may hearth push on its behalf. The events that close doors close all of them at
+//! once, in one transaction each: revoking a chat ends its page sessions and unused links (and
+//! the door then refuses its turns, taps and pushes); a member leaving ends their sessions and
+//! links in that group; hearth being removed or blocked forgets the chat — except a revocation,
+//! which is kept, so revoked stays revoked until `hearth approve` or a new pairing code.
+//!
+//! Which chats were served lately is remembered in memory for [`REMEMBERED`] (on the clock), so
+//! the webhook's fast path for group chatter needs no store read; a revocation by another
+//! process takes effect within it.
+
+mod allow_list;
+pub mod rule;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use jiff::{SignedDuration, Timestamp};
+
+pub use allow_list::AllowList;
+pub use rule::{Chat, Closed, Presence, Standing};
+
+use crate::platform::clock::Clock;
+use crate::platform::conversation::Conversation;
+use crate::store::{Store, StoreError};
+
+/// How long a served chat is trusted from memory before the store is asked again.
+pub const REMEMBERED: SignedDuration = SignedDuration::from_secs(30);
+/// Served chats remembered at most (beyond it, the oldest are asked about again).
+const REMEMBERED_MAX: usize = 10_000;
+
+/// The door's answer: open, or closed and why; a store failure is the caller's to handle
+/// (every caller treats it as closed).
+pub type Verdict = Result<(), Closed>;
+
+/// The one authority on who may see and change a chat.
+pub struct Door {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    open: bool,
+    allowed: AllowList,
+    served: Mutex<HashMap<String, Timestamp>>,
+}
+
+impl Door {
+    /// The door of `store`'s chats: `open` serves every chat not revoked (`HEARTH_OPEN`),
+    /// `allowed` chats are approved when they first call hearth.
+    pub fn new(store: Store, clock: Arc<dyn Clock>, open: bool, allowed: AllowList) -> Self {
+        Self { store, clock, open, allowed, served: Mutex::default() }
+    }
+
+    /// True when every chat not revoked is served (`HEARTH_OPEN`).
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// True when `conversation` is on `HEARTH_ALLOWED_CHATS`.
+    pub fn listed(&self, conversation: &Conversation) -> bool {
+        self.allowed.lists(conversation)
+    }
+
+    /// Known to be served without asking the store: it was found served lately.
+    pub fn known_served(&self, conversation: &Conversation) -> bool {
+        let now = self.clock.now();
+        let served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
+        served.get(&conversation.id).is_some_and(|at| now.duration_since(*at) < REMEMBERED)
+    }
+
+    /// Remembers that `conversation_id` is served (for [`REMEMBERED`]).
+    pub fn remember_served(&self, conversation_id: &str) {
+        let now = self.clock.now();
+        let mut served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
+        if served.len() >= REMEMBERED_MAX {
+            served.retain(|_, at| now.duration_since(*at) < REMEMBERED);
+        }
+        if served.len() < REMEMBERED_MAX {
+            served.insert(conversation_id.to_string(), now);
+        }
+    }
+
+    /// What the door knows of the chat `conversation_id`.
+    pub async fn chat_facts(&self, conversation_id: &str) -> Result<Chat, StoreError> {
+        let standing = Standing::kept(self.store.chat_standing(conversation_id).await?.as_deref());
+        Ok(Chat {
+            standing,
+            open: self.open,
+            listed: self.listed(&Conversation::from_id(conversation_id)),
+        })
+    }
+
+    /// May hearth serve the chat now (its standing as kept; a pending chat that may become
+    /// approved — a code, an approved member — is the turn's business).
+    pub async fn chat(&self, conversation_id: &str) -> Result<Verdict, StoreError> {
+        Ok(rule::chat(self.chat_facts(conversation_id).await?))
+    }
+
+    /// May `user_id` see or change the chat `conversation_id` now (the family page, its links).
+    pub async fn member(
+        &self,
+        conversation_id: &str,
+        user_id: &str,
+    ) -> Result<Verdict, StoreError> {
+        let chat = self.chat_facts(conversation_id).await?;
+        let left = Conversation::from_id(conversation_id).is_multi_person()
+            && self.store.member_left_at(conversation_id, user_id).await?.is_some();
+        let presence = if left { Presence::Left } else { Presence::Present };
+        Ok(rule::member(chat, presence))
+    }
+
+    /// May hearth push on behalf of the chat `home` to the chat `target` now (every loop, at
+    /// the outbox).
+    pub async fn push(&self, home: &str, target: &str) -> Result<Verdict, StoreError> {
+        let chat = self.chat_facts(home).await?;
+        let target = if target == home {
+            None
+        } else {
+            Some(Standing::kept(self.store.chat_standing(target).await?.as_deref()))
+        };
+        Ok(rule::push(chat, target))
+    }
+
+    /// Members left the group `conversation_id`: their page sessions and unused links there end
+    /// now, and the door refuses them until they are back.
+    pub async fn members_left(
+        &self,
+        conversation_id: &str,
+        user_ids: &[String],
+    ) -> Result<u64, StoreError> {
+        let now = self.clock.now().as_millisecond();
+        self.store.members_left(conversation_id, user_ids, now).await
+    }
+
+    /// Members (re)joined the group `conversation_id`.
+    pub async fn members_back(
+        &self,
+        conversation_id: &str,
+        user_ids: &[String],
+    ) -> Result<(), StoreError> {
+        self.store.members_back(conversation_id, user_ids).await
+    }
+}
