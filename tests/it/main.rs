@@ -16,6 +16,7 @@ mod copy_data;
 mod digest;
 mod digest_store;
 mod doctor;
+mod door;
 mod eval;
 mod export;
 mod failures;
