@@ -217,6 +217,10 @@ pub struct Config {
     /// grow memory.
     #[arg(long, env = "HEARTH_MAX_QUEUED_EVENTS", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=100_000), global = true)]
     pub max_queued_events: u64,
+    /// Seconds a webhook event's time stamp may run ahead of hearth's clock; an event stamped
+    /// further in the future is refused like one older than a day (logged, counted as `ahead`).
+    #[arg(long, env = "HEARTH_EVENT_MAX_SKEW_SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=1800), global = true)]
+    pub event_max_skew_secs: u64,
     /// Seconds a process holds a due reminder it claimed.
     #[arg(long, env = "HEARTH_REMINDER_LEASE_SECS", default_value_t = 120, global = true)]
     pub reminder_lease_secs: u64,

@@ -59,7 +59,7 @@ const EVENT_TYPES: [&str; 10] = [
 ];
 
 /// A webhook event and what became of it (`accepted` to be handled, `logged` as it was stored,
-/// `duplicate`, `malformed`, `too_old`).
+/// `duplicate`, `malformed`, `too_old`, `ahead`: stamped too far in the future).
 pub fn webhook_event(event_type: &str, outcome: &'static str) {
     let kind = EVENT_TYPES.into_iter().find(|t| *t == event_type).unwrap_or("other");
     metrics::counter!("hearth_webhook_events_total", "type" => kind, "outcome" => outcome)
