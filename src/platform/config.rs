@@ -484,6 +484,12 @@ pub struct Config {
     /// from `hearth pair`, HEARTH_ALLOWED_CHATS, or (for a group) an approved member.
     #[arg(long, env = "HEARTH_OPEN", default_value_t = false, action = clap::ArgAction::Set, global = true)]
     pub open: bool,
+    /// Most pairing codes the whole service checks per minute, across chats and replicas
+    /// (counted in the database; 0: no limit). Codes sent beyond it are not checked, and the
+    /// sender is told to wait a minute and send it again; `hearth doctor` warns when it was
+    /// reached in the last day (someone guessing codes).
+    #[arg(long, env = "HEARTH_PAIRING_GUESSES_PER_MIN", default_value_t = 30, global = true)]
+    pub pairing_guesses_per_min: u32,
     /// Most turns per minute in one chat (0: no limit); more get one short notice per minute.
     /// Counted per process.
     #[arg(long, env = "HEARTH_CHAT_TURNS_PER_MINUTE", default_value_t = 20, global = true)]
