@@ -416,7 +416,7 @@ async fn a_missing_variable_stops_start_naming_it() {
 }
 
 #[tokio::test]
-async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_request_carries_over_twenty()
+async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_after_a_tap_and_no_request_carries_over_twenty()
  {
     let house = HttpHouse::start().await;
     let h = harness_capped(json!({"house": {"url": house.url}}), 20).await;
@@ -429,7 +429,7 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_req
         "find_tools",
         json!({"query": null, "call": "house_air_conditioner_set", "arguments": "{\"level\": 26}"}),
     )]);
-    h.llm.reply_text("冷氣調到 26 度了。");
+    h.llm.reply_text("要把冷氣調到 26 度，請按確認。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 冷氣調到26度")]).await;
 
     for (n, request) in h.llm.requests().iter().enumerate() {
@@ -459,9 +459,27 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_req
     let beyond = h.app.turns.agent.registry().dispatch("find_tools", search, &ctx).await;
     let beyond = beyond.content.to_string();
     assert!(beyond.contains("house_tv_set"), "{beyond}");
+    // The search showed the house's own words (it is not trusted): the change asked for after
+    // it waits for the family's tap, and runs once on it.
+    assert!(house.calls.lock().expect("calls").is_empty(), "not run before the tap");
+    let held = tool_results(&h.llm.requests()[2]).last().cloned().expect("a call");
+    assert_eq!(held["status"], "needs_confirmation", "{held}");
+    let confirm = postback_data(&h.line.replies()[0].body, "confirm_call").expect("a button");
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
+    assert!(texts_of(&h.line.replies()[1].body).contains("已確認"));
     let calls = house.calls.lock().expect("calls").clone();
     assert_eq!(calls, [("air_conditioner_set".to_string(), r#"{"level":26}"#.to_string())]);
-    let done = tool_results(&h.llm.requests()[2]).last().cloned().expect("a call").to_string();
-    assert!(done.contains("air_conditioner_set ok") && done.contains(BEGIN), "{done}");
-    assert_eq!(texts_of(&h.line.replies()[0].body), "冷氣調到 26 度了。");
+
+    // Called through the finder without a search first (in a chat whose history holds no
+    // untrusted answer), a tool runs at once, its output fenced.
+    let before = h.llm.requests().len();
+    h.llm.reply_tool_calls(&[(
+        "find_tools",
+        json!({"query": null, "call": "house_tv_status", "arguments": null}),
+    )]);
+    h.llm.reply_text("電視開著。");
+    h.send(vec![h.group_text(OTHER_GROUP, MOM, "小幫手 電視開著嗎")]).await;
+    let done = tool_results(&h.llm.requests()[before + 1]).last().cloned().expect("a call");
+    let done = done.to_string();
+    assert!(done.contains("tv_status ok") && done.contains(BEGIN), "{done}");
 }
