@@ -5,7 +5,7 @@
 //! [`crate::server::listen`] with header and body read timeouts.
 //!
 //! The webhook verifies the signature over the raw bytes, parses each event on its own, refuses
-//! one stamped more than a day ago or further ahead than `HEARTH_EVENT_MAX_SKEW_SECS`, stores
+//! one stamped more than 23 hours ago or further ahead than `HEARTH_EVENT_MAX_SKEW_SECS`, stores
 //! the new ones in the durable inbox (a duplicate is stored once, so it is handled once; webhooks
 //! arriving together share one transaction, [`crate::server::inbox::accept`]), answers
 //! 200 at once and leaves all LLM and tool work to background tasks (see [`crate::server::inbox`]).
