@@ -55,6 +55,10 @@ pub struct ToolReply {
     pub links: Vec<String>,
     /// The error the call ended in, typed (`content` holds its envelope); `None` otherwise.
     pub error: Option<CallError>,
+    /// The reply itself carries outside words beyond what the tool's flag says: a search
+    /// through the finder that shows an untrusted server's tools (their descriptions). It taints
+    /// the turn like [`ToolTraits::untrusted_output`].
+    pub untrusted: bool,
 }
 
 impl ToolReply {
@@ -68,6 +72,7 @@ impl ToolReply {
             outcome: Outcome::Error(kind),
             links: Vec::new(),
             error: Some(error),
+            untrusted: false,
         }
     }
 }
@@ -189,7 +194,7 @@ async fn call_typed<T: Tool>(tool: &T, ctx: &ToolCtx, raw_args: &str) -> ToolRep
     let chips =
         guarded(T::NAME, "quick_replies", || tool.quick_replies(ctx, &output)).unwrap_or_default();
     let links = guarded(T::NAME, "links", || tool.links(&output)).unwrap_or_default();
-    ToolReply { content, card, chips, outcome: Outcome::Ok, links, error: None }
+    ToolReply { content, card, chips, outcome: Outcome::Ok, links, error: None, untrusted: false }
 }
 
 /// A tool known only at run time: its definition, raw JSON arguments in, JSON out.
@@ -243,6 +248,7 @@ async fn call_dynamic(tool: &dyn DynamicTool, ctx: &ToolCtx, raw_args: &str) -> 
             outcome: Outcome::Ok,
             links: Vec::new(),
             error: None,
+            untrusted: false,
         },
         Err(reply) => reply,
     }
@@ -514,20 +520,26 @@ impl Registry {
             || (name == finder::NAME && !self.split_dynamic().1.is_empty())
     }
 
-    /// What the finder answers a search with: the tools beyond the cap that fit `args`' words.
+    /// What the finder answers a search with: the tools beyond the cap that fit `args`' words,
+    /// untrusted ([`ToolReply::untrusted`]) when it shows a tool whose server's output is.
     fn find(&self, args: &str) -> ToolReply {
         let args: finder::Args = serde_json::from_str(normalized_args(args)).unwrap_or_default();
         // Every tool the sources offer now, not only those beyond the cap: a server that came
         // back since the request was built may have moved the line.
-        let tools: Vec<ToolDefinition> =
-            self.dynamic_tools().iter().map(|t| t.definition().clone()).collect();
+        let offered = self.dynamic_tools();
+        let tools: Vec<ToolDefinition> = offered.iter().map(|t| t.definition().clone()).collect();
+        let content = finder::search(&tools, args.query.as_deref());
+        let untrusted = finder::taints(&content, |name| {
+            offered.iter().any(|t| t.definition().name == name && t.traits().untrusted_output)
+        });
         ToolReply {
-            content: finder::search(&tools, args.query.as_deref()),
+            content,
             card: None,
             chips: Vec::new(),
             outcome: Outcome::Ok,
             links: Vec::new(),
             error: None,
+            untrusted,
         }
     }
 

@@ -138,6 +138,7 @@ pub async fn hold(
         outcome: Outcome::NeedsConfirmation,
         links: Vec::new(),
         error: None,
+        untrusted: false,
     }
 }
 

@@ -2,8 +2,10 @@
 //! results back, and stop at a text answer or when the rounds run out (then the model must
 //! answer without tools).
 //!
-//! Once a tool with untrusted output (web search, page text) succeeded in a turn — or the turn
-//! started tainted because its history holds an answer written after such content — later
+//! Once a tool with untrusted output (web search, page text, an untrusted MCP server's tool)
+//! succeeded in a turn, or a search through the finder showed such a server's tools (their
+//! descriptions are its words) — or the turn started tainted because its history holds an
+//! answer written after such content — later
 //! calls of state-changing tools in that turn are not run but held for the family's
 //! confirmation (`crate::features::confirm`), and so are outgoing requests the model chose that are not
 //! the family's own links, a search's results or the family's own words (`crate::contract::egress`). The
@@ -238,7 +240,7 @@ impl Agent {
             });
             for ((call, (name, _)), reply) in calls.iter().zip(&targets).zip(replies) {
                 if reply.outcome == Outcome::Ok {
-                    turn.tainted |= self.registry.untrusted_output(name);
+                    turn.tainted |= reply.untrusted || self.registry.untrusted_output(name);
                     turn.links.extend(reply.links);
                 }
                 messages.push(ChatMessage::Tool {

@@ -217,6 +217,10 @@ pub struct Config {
     /// grow memory.
     #[arg(long, env = "HEARTH_MAX_QUEUED_EVENTS", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=100_000), global = true)]
     pub max_queued_events: u64,
+    /// Seconds a webhook event's time stamp may run ahead of hearth's clock; an event stamped
+    /// further in the future is refused like one older than a day (logged, counted as `ahead`).
+    #[arg(long, env = "HEARTH_EVENT_MAX_SKEW_SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(0..=1800), global = true)]
+    pub event_max_skew_secs: u64,
     /// Seconds a process holds a due reminder it claimed.
     #[arg(long, env = "HEARTH_REMINDER_LEASE_SECS", default_value_t = 120, global = true)]
     pub reminder_lease_secs: u64,
@@ -480,6 +484,12 @@ pub struct Config {
     /// from `hearth pair`, HEARTH_ALLOWED_CHATS, or (for a group) an approved member.
     #[arg(long, env = "HEARTH_OPEN", default_value_t = false, action = clap::ArgAction::Set, global = true)]
     pub open: bool,
+    /// Most pairing codes the whole service checks per minute, across chats and replicas
+    /// (counted in the database; 0: no limit). Codes sent beyond it are not checked, and the
+    /// sender is told to wait a minute and send it again; `hearth doctor` warns when it was
+    /// reached in the last day (someone guessing codes).
+    #[arg(long, env = "HEARTH_PAIRING_GUESSES_PER_MIN", default_value_t = 30, global = true)]
+    pub pairing_guesses_per_min: u32,
     /// Most turns per minute in one chat (0: no limit); more get one short notice per minute.
     /// Counted per process.
     #[arg(long, env = "HEARTH_CHAT_TURNS_PER_MINUTE", default_value_t = 20, global = true)]

@@ -59,7 +59,7 @@ const EVENT_TYPES: [&str; 10] = [
 ];
 
 /// A webhook event and what became of it (`accepted` to be handled, `logged` as it was stored,
-/// `duplicate`, `malformed`, `too_old`).
+/// `duplicate`, `malformed`, `too_old`, `ahead`: stamped too far in the future).
 pub fn webhook_event(event_type: &str, outcome: &'static str) {
     let kind = EVENT_TYPES.into_iter().find(|t| *t == event_type).unwrap_or("other");
     metrics::counter!("hearth_webhook_events_total", "type" => kind, "outcome" => outcome)
@@ -95,7 +95,9 @@ pub fn scheduler_lag(lag: Duration) {
 }
 
 /// A message that got a notice or silence instead of a turn: `not_allowed` (not on the
-/// allow-list), `rate_limited` or `budget_exhausted`.
+/// allow-list), `rate_limited` or `budget_exhausted`; a pairing code `pairing_refused` (wrong or
+/// expired), or not checked: `pairing_over_rate`, `pairing_over_budget` (the service-wide
+/// budget of guesses this minute).
 pub fn turn_refused(reason: &'static str) {
     metrics::counter!("hearth_turns_refused_total", "reason" => reason).increment(1);
 }

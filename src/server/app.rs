@@ -161,6 +161,8 @@ pub struct Hearth {
     pub serving: crate::server::listen::ServeSettings,
     /// The channel secret that signs webhooks.
     pub(crate) channel_secret: crate::platform::config::Secret,
+    /// How far ahead of our clock a webhook event may be stamped (`HEARTH_EVENT_MAX_SKEW_SECS`).
+    pub(crate) event_max_skew: SignedDuration,
     /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
     pub(crate) log_retention: jiff::SignedDuration,
     /// How long settled pushes are remembered (`HEARTH_DELIVERY_RETENTION_DAYS`).
@@ -362,6 +364,9 @@ impl Hearth {
             metrics: Metrics::install(),
             serving: crate::server::listen::ServeSettings::from_config(config),
             channel_secret: config.line_channel_secret.clone(),
+            event_max_skew: SignedDuration::from_secs(
+                i64::try_from(config.event_max_skew_secs).unwrap_or(i64::MAX),
+            ),
             log_retention: days(config.log_retention_days),
             delivery_retention: days(config.delivery_retention_days),
             charts,

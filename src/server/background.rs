@@ -261,7 +261,7 @@ async fn renew_leases(app: Arc<Hearth>) {
 }
 
 /// Every hour: forgets what is past its retention (handled events, the chat log, token counts,
-/// settled pushes) and folds the metrics' histogram samples into their buckets.
+/// counts of pairing guesses, settled pushes) and folds the metrics' histogram samples into their buckets.
 async fn prune(app: Arc<Hearth>) {
     let mut tick = tokio::time::interval(PRUNE_TICK);
     loop {
@@ -278,6 +278,9 @@ async fn prune(app: Arc<Hearth>) {
         }
         if let Err(e) = app.turns.prune_token_counts().await {
             tracing::warn!(error = %e, "could not prune the daily token counts");
+        }
+        if let Err(e) = app.turns.prune_pairing_guesses().await {
+            tracing::warn!(error = %e, "could not prune the counts of pairing guesses");
         }
         if let Err(e) = app.prune_settled_pushes().await {
             tracing::warn!(error = %e, "could not prune settled pushes");

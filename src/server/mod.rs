@@ -4,7 +4,8 @@
 //! text; behind a bearer token or on an address of its own when configured). Connections are served by
 //! [`crate::server::listen`] with header and body read timeouts.
 //!
-//! The webhook verifies the signature over the raw bytes, parses each event on its own, stores
+//! The webhook verifies the signature over the raw bytes, parses each event on its own, refuses
+//! one stamped more than 23 hours ago or further ahead than `HEARTH_EVENT_MAX_SKEW_SECS`, stores
 //! the new ones in the durable inbox (a duplicate is stored once, so it is handled once; webhooks
 //! arriving together share one transaction, [`crate::server::inbox::accept`]), answers
 //! 200 at once and leaves all LLM and tool work to background tasks (see [`crate::server::inbox`]).
@@ -34,6 +35,7 @@ use crate::line::signature;
 use crate::line::webhook::{Envelope, Event};
 use crate::server::app::Hearth;
 use crate::server::inbox::accept::{Accepted, Fate};
+use crate::server::inbox::lease::{Timeliness, timeliness};
 use crate::server::inbox::queue::Room;
 
 /// Webhook bodies larger than this are refused (LINE's are a few kilobytes).
@@ -165,14 +167,22 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
         // Stored as received: the event's own JSON text, not a re-serialisation.
         let payload = String::from(Box::<str>::from(raw));
         match Event::parse_json(&payload) {
-            Ok(event) if inbox::lease::too_old(event.timestamp_ms, at) => {
-                crate::platform::metrics::webhook_event(&event.event_type, "too_old");
-                tracing::warn!(
-                    event_id = event.webhook_event_id,
-                    "event older than the dedupe window refused (a replay?)"
-                );
-            }
-            Ok(event) => parsed.push((event, payload)),
+            Ok(event) => match timeliness(event.timestamp_ms, at, app.event_max_skew) {
+                Timeliness::OnTime => parsed.push((event, payload)),
+                refused => {
+                    crate::platform::metrics::webhook_event(&event.event_type, refused.outcome());
+                    let ahead_ms = event.timestamp_ms.saturating_sub(at);
+                    tracing::warn!(
+                        event_id = event.webhook_event_id,
+                        ahead_secs = ahead_ms / 1000,
+                        "{}",
+                        match refused {
+                            Timeliness::Ahead => "event stamped in the future refused (a forgery?)",
+                            _ => "event older than the dedupe window refused (a replay?)",
+                        }
+                    );
+                }
+            },
             Err(e) => {
                 crate::platform::metrics::webhook_event("unknown", "malformed");
                 tracing::warn!(error = %e, "malformed webhook event skipped");

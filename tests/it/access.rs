@@ -176,3 +176,61 @@ async fn the_commands_pair_approve_list_and_revoke_chats_on_the_servers_database
     assert!(chats.contains(&format!("revoked   1:1    {MOM}")), "{chats}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What a chat is told when its code was not checked because too many were tried.
+const WAIT: &str = "請等一分鐘後再傳一次";
+
+/// Whether `chat` is approved in the store.
+async fn approved(h: &Harness, chat: &str) -> bool {
+    h.app.store.chat_standing(chat).await.expect("read").as_deref() == Some("approved")
+}
+
+#[tokio::test]
+async fn the_right_code_over_the_chat_s_guess_rate_is_not_checked_but_told_to_wait_then_approves() {
+    let h = Harness::start_with(
+        |c| {
+            c.open = false;
+            c.chat_turns_per_minute = 1;
+        },
+        None,
+    )
+    .await;
+    let code = pairing_code(&h).await;
+    h.send(vec![h.dm(MOM, "K7QX-3M9P")]).await;
+    assert!(sent(&h).last().expect("answered").contains("配對碼不對"), "a wrong guess");
+    h.send(vec![h.dm(MOM, &code)]).await;
+    let said = sent(&h).last().cloned().expect("answered, not ignored");
+    assert!(said.contains(WAIT) && said.contains("wait a minute"), "{said}");
+    assert!(!said.contains("配對碼不對"), "right or wrong is not told: {said}");
+    assert!(!approved(&h, MOM).await, "over the rate nothing is approved");
+
+    h.clock.advance(jiff::SignedDuration::from_secs(61));
+    h.send(vec![h.dm(MOM, &code)]).await;
+    assert!(sent(&h).last().expect("answered").contains("配對成功"), "the code still works");
+    assert!(approved(&h, MOM).await);
+}
+
+#[tokio::test]
+async fn once_many_chats_spent_the_service_wide_guess_budget_a_right_code_is_told_to_wait() {
+    let h = approval_harness(None).await;
+    assert_eq!(h.config.pairing_guesses_per_min, 30, "the default budget");
+    let code = pairing_code(&h).await;
+    // Thirty strangers, one guess each: within every chat's rate, but the service's minute is
+    // spent.
+    let guesses: Vec<_> =
+        (0..30).map(|n| h.dm(&format!("U{n:032x}"), &format!("K7QX-{:04}", 3000 + n))).collect();
+    h.send(guesses).await;
+    assert_eq!(sent(&h).iter().filter(|s| s.contains("配對碼不對")).count(), 30);
+
+    h.send(vec![h.dm(MOM, &code)]).await;
+    let said = sent(&h).last().cloned().expect("answered, not ignored");
+    assert!(said.contains(WAIT), "{said}");
+    assert!(!approved(&h, MOM).await, "nothing is approved over the budget");
+    h.send(vec![h.dm(DAD, "Z9Z9-Z9Z9")]).await;
+    assert!(sent(&h).last().expect("answered").contains(WAIT), "every code, right or wrong");
+
+    h.clock.advance(jiff::SignedDuration::from_secs(60));
+    h.send(vec![h.dm(MOM, &code)]).await;
+    assert!(sent(&h).last().expect("answered").contains("配對成功"), "a new minute, a new budget");
+    assert!(approved(&h, MOM).await);
+}

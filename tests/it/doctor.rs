@@ -393,3 +393,41 @@ async fn an_mcp_server_that_cannot_be_reached_fails_naming_it() {
             .any(|f| f.status == Status::Pass && f.message.contains("home"))
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pairing_guess_budget_reached_in_the_last_day_warns_with_the_fix() {
+    let mut d = Deployment::healthy().await;
+    d.config.pairing_guesses_per_min = 3;
+    let store = Store::open(&d.config.database_url).await.expect("open");
+    let minute_of = |ago_ms: i64| {
+        hearth::turn::limits::pairing::window(jiff::Timestamp::now().as_millisecond() - ago_ms)
+    };
+    // Four codes tried within one minute, as a serving hearth counts them: 25 hours ago ...
+    for _ in 0..4 {
+        store.count_pairing_guess(minute_of(25 * 3_600_000)).await.expect("counted");
+    }
+    let report = d.examine().await;
+    let calm = report.of("database");
+    assert!(
+        calm.iter().any(|f| f.status == Status::Pass && f.message.contains("pairing codes")),
+        "more than a day ago is not warned about: {}",
+        report.render()
+    );
+
+    // ... and an hour ago.
+    for _ in 0..4 {
+        store.count_pairing_guess(minute_of(3_600_000)).await.expect("counted");
+    }
+    let report = d.examine().await;
+    let warned: Vec<&Finding> = report
+        .of("database")
+        .into_iter()
+        .filter(|f| f.status == Status::Warn && f.message.contains("pairing codes"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{}", report.render());
+    assert!(warned[0].message.contains("1 minute(s)"), "{}", warned[0].message);
+    let fix = warned[0].fix.as_deref().unwrap_or_default();
+    assert!(fix.contains("HEARTH_PAIRING_GUESSES_PER_MIN"), "{fix}");
+    assert_eq!(report.count(Status::Fail), 0, "a warning, not a failure: {}", report.render());
+    assert!(report.render().contains("⚠ database"), "{}", report.render());
+}

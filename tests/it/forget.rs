@@ -20,6 +20,7 @@ const CHAT_FREE_TABLES: &[(&str, &str)] = &[
     ("quota_readings", "LINE's monthly quota readings for the whole account, no chat's data"),
     ("public_alerts", "Taiwan's official alerts as published, the same for every chat"),
     ("public_alert_feed", "the official alerts feed's validators and lease"),
+    ("pairing_guesses", "how many pairing codes were tried each minute, by every chat together"),
     (
         "token_usage",
         "token counts per day and scope (a chat or the service), no content; kept so removing \

@@ -1,6 +1,7 @@
 //! Tools from MCP servers (`HEARTH_MCP_CONFIG`), end to end: a small MCP server (tests/
 //! mcp_support) over streamable HTTP and over stdio gives hearth its tools, which the LLM
-//! calls in a LINE conversation like built-in ones: output fenced and tainting the turn,
+//! calls in a LINE conversation like built-in ones: output fenced and tainting the turn (and so
+//! do its descriptions when `find_tools` returns them),
 //! destructive calls held for a tap in that chat, time limits and errors as data, a server
 //! down at start or dying later withdrawn and back when it returns, and no LINE ids sent.
 
@@ -206,6 +207,53 @@ async fn untrusted_mcp_output_holds_a_later_state_change_in_the_turn() {
     assert_eq!(held["status"], "needs_confirmation", "{held}");
 }
 
+/// One turn in the family group where the model searches the home's tools through the finder
+/// (every one of them beyond the cap) for the one with the injected description, then writes a
+/// memory; returns the search's result.
+async fn search_then_remember(h: &Harness) -> Value {
+    wait_for_tools(h, "behind the finder", |names| {
+        names.iter().any(|n| n == "find_tools") && !has_prefix(names, "home_")
+    })
+    .await;
+    h.llm.reply_tool_calls(&[(
+        "find_tools",
+        json!({"query": "forecast", "call": null, "arguments": null}),
+    )]);
+    h.llm.reply_tool_calls(&[("memory", json!({"action": "remember", "fact": "客廳燈壞了"}))]);
+    h.llm.reply_text("好");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 明天天氣？順便記得客廳燈壞了")]).await;
+    tool_results(&h.llm.requests()[1]).pop().expect("the search's result")
+}
+
+#[tokio::test]
+async fn descriptions_find_tools_returns_from_an_untrusted_server_hold_a_later_memory_for_a_tap() {
+    let home = HttpHome::start().await;
+    let h = harness_capped(json!({"home": {"url": home.url}}), 2).await;
+    let found = search_then_remember(&h).await;
+    assert!(found.to_string().contains("SYSTEM OVERRIDE"), "the injection was read: {found}");
+    let held = tool_results(&h.llm.requests()[2]).pop().expect("the memory's result");
+    assert_eq!(held["status"], "needs_confirmation", "{held}");
+    let kept = h.app.store.memories(FAMILY).await.expect("memories");
+    assert!(kept.is_empty(), "not kept without a tap: {kept:?}");
+    assert_eq!(h.app.store.pending_calls(FAMILY).await.expect("pending").len(), 1);
+    let body = h.line.replies()[0].body.clone();
+    let confirm = postback_data(&body, "confirm_call").expect("a confirm button");
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
+    let kept = h.app.store.memories(FAMILY).await.expect("memories");
+    assert_eq!(kept.len(), 1, "kept once the family taps");
+}
+
+#[tokio::test]
+async fn descriptions_find_tools_returns_from_a_trusted_server_leave_the_turn_trusted() {
+    let home = HttpHome::start().await;
+    let h = harness_capped(json!({"home": {"url": home.url, "trustedOutput": true}}), 2).await;
+    let found = search_then_remember(&h).await;
+    assert!(found.to_string().contains("home_forecast"), "{found}");
+    let kept = tool_results(&h.llm.requests()[2]).pop().expect("the memory's result");
+    assert_ne!(kept["status"], "needs_confirmation", "{kept}");
+    assert_eq!(h.app.store.memories(FAMILY).await.expect("memories").len(), 1);
+}
+
 #[tokio::test]
 async fn slow_and_failing_mcp_tools_become_data_the_llm_explains() {
     let home = HttpHome::start().await;
@@ -368,7 +416,7 @@ async fn a_missing_variable_stops_start_naming_it() {
 }
 
 #[tokio::test]
-async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_request_carries_over_twenty()
+async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_after_a_tap_and_no_request_carries_over_twenty()
  {
     let house = HttpHouse::start().await;
     let h = harness_capped(json!({"house": {"url": house.url}}), 20).await;
@@ -381,7 +429,7 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_req
         "find_tools",
         json!({"query": null, "call": "house_air_conditioner_set", "arguments": "{\"level\": 26}"}),
     )]);
-    h.llm.reply_text("冷氣調到 26 度了。");
+    h.llm.reply_text("要把冷氣調到 26 度，請按確認。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 冷氣調到26度")]).await;
 
     for (n, request) in h.llm.requests().iter().enumerate() {
@@ -411,9 +459,27 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_and_no_req
     let beyond = h.app.turns.agent.registry().dispatch("find_tools", search, &ctx).await;
     let beyond = beyond.content.to_string();
     assert!(beyond.contains("house_tv_set"), "{beyond}");
+    // The search showed the house's own words (it is not trusted): the change asked for after
+    // it waits for the family's tap, and runs once on it.
+    assert!(house.calls.lock().expect("calls").is_empty(), "not run before the tap");
+    let held = tool_results(&h.llm.requests()[2]).last().cloned().expect("a call");
+    assert_eq!(held["status"], "needs_confirmation", "{held}");
+    let confirm = postback_data(&h.line.replies()[0].body, "confirm_call").expect("a button");
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
+    assert!(texts_of(&h.line.replies()[1].body).contains("已確認"));
     let calls = house.calls.lock().expect("calls").clone();
     assert_eq!(calls, [("air_conditioner_set".to_string(), r#"{"level":26}"#.to_string())]);
-    let done = tool_results(&h.llm.requests()[2]).last().cloned().expect("a call").to_string();
-    assert!(done.contains("air_conditioner_set ok") && done.contains(BEGIN), "{done}");
-    assert_eq!(texts_of(&h.line.replies()[0].body), "冷氣調到 26 度了。");
+
+    // Called through the finder without a search first (in a chat whose history holds no
+    // untrusted answer), a tool runs at once, its output fenced.
+    let before = h.llm.requests().len();
+    h.llm.reply_tool_calls(&[(
+        "find_tools",
+        json!({"query": null, "call": "house_tv_status", "arguments": null}),
+    )]);
+    h.llm.reply_text("電視開著。");
+    h.send(vec![h.group_text(OTHER_GROUP, MOM, "小幫手 電視開著嗎")]).await;
+    let done = tool_results(&h.llm.requests()[before + 1]).last().cloned().expect("a call");
+    let done = done.to_string();
+    assert!(done.contains("tv_status ok") && done.contains(BEGIN), "{done}");
 }

@@ -515,3 +515,23 @@ async fn a_thousand_and_more_events_in_hand_are_renewed_and_finished_in_one_call
         assert_eq!(finished.len(), 1_200, "{name}");
     }
 }
+
+#[tokio::test]
+async fn pairing_guesses_are_counted_once_each_per_minute_by_concurrent_callers() {
+    for s in stores().await {
+        let name = s.backend_name();
+        let minute = 29_434_320; // 2025-12-18 00:00 UTC
+        let counts = futures::future::join_all((0..40).map(|_| s.count_pairing_guess(minute)));
+        let mut places: Vec<i64> = counts.await.into_iter().map(|c| c.expect("counted")).collect();
+        places.sort_unstable();
+        assert_eq!(places, (1..=40).collect::<Vec<i64>>(), "each its own place: {name}");
+        assert_eq!(s.count_pairing_guess(minute + 1).await.expect("next minute"), 1, "{name}");
+        s.count_pairing_guess(minute - 2000).await.expect("long ago");
+
+        let over = s.pairing_guesses_over(minute - 10, 30).await.expect("over");
+        assert_eq!((over.minutes, over.last), (1, Some(minute)), "{name}");
+        let none = s.pairing_guesses_over(minute + 1, 30).await.expect("over");
+        assert_eq!((none.minutes, none.last), (0, None), "{name}");
+        assert_eq!(s.prune_pairing_guesses(minute - 10).await.expect("pruned"), 1, "{name}");
+    }
+}

@@ -79,6 +79,58 @@ async fn a_captured_body_replayed_after_the_dedupe_window_is_not_handled_again()
     assert!(h.line.accepted_pushes().is_empty(), "no second answer");
 }
 
+/// How many message events `/metrics` counts as refused for a stamp too far in the future (the
+/// counter is the test binary's: only the tests below send such events, so compare before and
+/// after within one test and expect at least the difference).
+fn refused_ahead(metrics: &str) -> u64 {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with(r#"hearth_webhook_events_total{type="message",outcome="ahead"}"#))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn events_stamped_48_hours_or_10_years_in_the_future_are_refused_logged_and_counted() {
+    let h = Harness::start().await;
+    h.llm.reply_text("四分鐘的時差還算準");
+    h.llm.reply_text("未來的訊息（不應出現）");
+    let before = refused_ahead(&h.metrics_text().await);
+    let mut two_days = h.dm(MOM, "提醒我後天繳費");
+    two_days["timestamp"] = json!(h.now_ms() + 48 * 3_600_000);
+    let mut ten_years = h.dm(DAD, "把記憶全部刪掉");
+    ten_years["timestamp"] = json!(h.now_ms() + 10 * 365 * 24 * 3_600_000);
+    assert_eq!(h.send(vec![two_days, ten_years]).await, 200, "acknowledged, not handled");
+    assert!(h.llm.requests().is_empty(), "no model call");
+    assert!(h.line.sends().is_empty(), "no reply, no push");
+    assert!(refused_ahead(&h.metrics_text().await) >= before + 2, "counted as `ahead`");
+
+    // Within the allowed skew (HEARTH_EVENT_MAX_SKEW_SECS, 300 by default) it is a clock
+    // difference, and answered.
+    let mut skewed = h.dm(MOM, "你好");
+    skewed["timestamp"] = json!(h.now_ms() + 4 * 60_000);
+    assert_eq!(h.send(vec![skewed]).await, 200);
+    assert_eq!(h.llm.requests().len(), 1);
+    assert_eq!(texts_of(&h.line.replies()[0].body), "四分鐘的時差還算準");
+}
+
+#[tokio::test]
+async fn a_body_stamped_ahead_within_the_skew_is_refused_when_replayed_after_its_id_is_forgotten() {
+    let h = Harness::start_with(|c| c.event_max_skew_secs = 1800, None).await;
+    h.llm.reply_text("第一次");
+    h.llm.reply_text("重播（不應出現）");
+    let mut event = h.dm(MOM, "提醒我明天繳費");
+    event["timestamp"] = json!(h.now_ms() + 30 * 60_000);
+    assert_eq!(h.send(vec![event.clone()]).await, 200);
+    assert_eq!(h.line.replies().len(), 1, "within the skew: answered");
+    h.clock.advance(jiff::SignedDuration::from_hours(24) + jiff::SignedDuration::from_secs(1));
+    let day_ago = h.now_ms() - 24 * 3_600_000;
+    assert_eq!(h.app.store.prune_inbox(day_ago).await.expect("prune"), 1, "its id forgotten");
+    assert_eq!(h.send(vec![event]).await, 200);
+    assert_eq!(h.llm.requests().len(), 1, "no second turn");
+    assert!(h.line.accepted_pushes().is_empty(), "no second answer");
+}
+
 #[tokio::test]
 async fn an_event_hours_old_but_within_the_window_is_still_answered_by_push() {
     let h = Harness::start().await;

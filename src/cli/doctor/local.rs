@@ -1,11 +1,13 @@
 //! The checks that need nothing outside this machine but the database: the settings (parsed
-//! exactly as `hearth serve` parses them) and the database with its migrations.
+//! exactly as `hearth serve` parses them) and the database with its migrations, what it set
+//! aside and whether pairing codes were being guessed.
 
 use futures::future::BoxFuture;
 
 use super::{Check, Finding, Probe, Status, verdict};
 use crate::platform::config::Config;
 use crate::store::{Store, redact_url, sqlite_file};
+use crate::turn::limits::pairing;
 
 /// The settings `hearth serve` needs are present, and those given are valid.
 pub struct Settings;
@@ -109,11 +111,12 @@ impl Check for Database {
     }
 
     fn run<'a>(&'a self, probe: &'a Probe) -> BoxFuture<'a, Vec<Finding>> {
-        Box::pin(async move { database(&probe.config.database_url).await })
+        Box::pin(async move { database(&probe.config).await })
     }
 }
 
-async fn database(url: &str) -> Vec<Finding> {
+async fn database(config: &Config) -> Vec<Finding> {
+    let url = config.database_url.as_str();
     if let Some(file) = sqlite_file(url)
         && !file.exists()
     {
@@ -144,6 +147,13 @@ async fn database(url: &str) -> Vec<Finding> {
     // An older schema has nothing set aside to count; the migration finding says so.
     if let Ok(count) = store.set_aside_count().await {
         findings.push(verdict::set_aside(count));
+    }
+    let budget = config.pairing_guesses_per_min;
+    let since = pairing::lately_from(jiff::Timestamp::now().as_millisecond());
+    if budget > 0
+        && let Ok(over) = store.pairing_guesses_over(since, budget).await
+    {
+        findings.push(verdict::pairing_guesses(over, budget));
     }
     findings
 }

@@ -5,7 +5,7 @@
 use super::Finding;
 use crate::line::channel::{WebhookEndpoint, WebhookTest};
 use crate::line::client::Quota;
-use crate::store::Migrations;
+use crate::store::{GuessesOver, Migrations};
 
 /// Share of the month's quota from which the doctor warns.
 pub const QUOTA_WARN_PERCENT: i64 = 80;
@@ -168,6 +168,26 @@ pub fn set_aside(count: i64) -> Finding {
     )
 }
 
+/// Whether the service-wide budget of pairing guesses (`per_minute`) was passed in the last
+/// day: then codes sent in those minutes, a family's too, were not checked.
+pub fn pairing_guesses(over: GuessesOver, per_minute: u32) -> Finding {
+    let Some(last) = over.last.filter(|_| over.minutes > 0) else {
+        return Finding::pass(format!(
+            "pairing codes: the service-wide budget ({per_minute} a minute) was not reached in the last day"
+        ));
+    };
+    let at = jiff::Timestamp::from_second(last.saturating_mul(60))
+        .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_default();
+    Finding::warn(
+        format!(
+            "pairing codes: the service-wide budget ({per_minute} a minute) was reached in {} minute(s) of the last day, last at {at}: someone may be guessing codes, and codes sent then were not checked",
+            over.minutes
+        ),
+        "nothing is approved by a code not checked; a family pairing then was told to wait and can send its code again (or run `hearth pair` for a new one). Look for \"pairing guesses is used up\" in the logs, and `hearth chats` for strangers waiting; raise HEARTH_PAIRING_GUESSES_PER_MIN only if many families pair at once",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,5 +284,20 @@ mod tests {
         assert!(pending.fix.as_deref().unwrap_or_default().contains("hearth migrate"));
         let newer = migrations("postgres", &m(&[1, 2, 9], &[1, 2]));
         assert!(newer.message.contains("migration 9"), "{}", newer.message);
+    }
+
+    #[test]
+    fn a_pairing_budget_reached_in_the_last_day_warns_with_when_and_the_fix() {
+        let calm = pairing_guesses(GuessesOver::default(), 30);
+        assert_eq!(calm.status, Status::Pass);
+        assert!(calm.message.contains("30 a minute"), "{}", calm.message);
+        // 2026-11-30 12:05 UTC, in minutes since the epoch.
+        let last = 1_796_040_300 / 60;
+        let hit = pairing_guesses(GuessesOver { minutes: 3, last: Some(last) }, 30);
+        assert_eq!(hit.status, Status::Warn);
+        assert!(hit.message.contains("3 minute(s)"), "{}", hit.message);
+        assert!(hit.message.contains("2026-11-30 12:05 UTC"), "{}", hit.message);
+        let fix = hit.fix.as_deref().unwrap_or_default();
+        assert!(fix.contains("HEARTH_PAIRING_GUESSES_PER_MIN") && fix.contains("hearth pair"));
     }
 }

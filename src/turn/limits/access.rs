@@ -145,6 +145,10 @@ pub const PAIRED: &str =
 /// What a chat is told when what it sent looks like a pairing code that does not work.
 pub const CODE_REFUSED: &str = "這個配對碼不對或已經過期了，請重新執行 hearth pair 取得新的 🙏\nThat pairing code is wrong or has expired: run hearth pair for a new one 🙏";
 
+/// What a chat is told when it sent a pairing code while too many were tried (by it, or by
+/// everyone this minute): the code was not checked, right or wrong ([`super::pairing`]).
+pub const PAIRING_WAIT: &str = "剛剛試了太多次配對碼，這次沒有檢查 🙏 請等一分鐘後再傳一次。\nToo many pairing codes were tried just now, so this one wasn't checked 🙏 Please wait a minute and send it again.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,8 @@
 //! - who is served ([`access`]): a new chat waits for approval, is told once — durably, by any
 //!   replica — how to get it, and then gets silence; nothing of it is downloaded, parsed, logged
 //!   or sent to the LLM;
+//! - how many pairing codes may be tried ([`pairing`]): per chat and person as often as the
+//!   turn rates allow, and by the whole service a budget a minute, counted in the database;
 //! - turn rates per chat and per person ([`rate`]): over them, one short notice a minute;
 //! - daily token budgets per chat and for the service, counted in the database from the LLM's
 //!   reported usage and starting afresh at local midnight: once reached, a short notice.
@@ -13,6 +15,7 @@
 //! are pure functions in [`policy`] and [`rate`]; [`turns`] applies them to events.
 
 pub mod access;
+pub mod pairing;
 pub mod policy;
 pub mod rate;
 mod turns;
@@ -35,6 +38,8 @@ pub struct Limits {
     pub rate: TurnRate,
     /// Daily token budgets.
     pub budget: TokenBudget,
+    /// The service-wide budget of pairing guesses.
+    pub pairing: pairing::GuessBudget,
 }
 
 impl Limits {
@@ -47,6 +52,7 @@ impl Limits {
                 per_chat: config.daily_tokens_per_chat,
                 total: config.daily_tokens_total,
             },
+            pairing: pairing::GuessBudget { per_minute: config.pairing_guesses_per_min },
         }
     }
 }

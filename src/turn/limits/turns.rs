@@ -5,6 +5,7 @@
 use jiff::Timestamp;
 
 use super::access::{self, code_hash, pairing_code_in};
+use super::pairing::{self, Guess};
 use super::{RateVerdict, Refusal};
 use crate::features::door::{self, Standing};
 use crate::line::message::Message;
@@ -152,7 +153,9 @@ impl Turns {
     }
 
     /// Tries a pairing code sent in a chat waiting for approval, within the turn rates (so a
-    /// stranger cannot try codes quickly); says whether it worked.
+    /// stranger cannot try codes quickly) and the service-wide budget of guesses (so many
+    /// strangers cannot either, see [`super::pairing`]); says whether it worked, or, over a
+    /// limit, that the code was not checked and to send it again in a minute.
     async fn pair(
         &self,
         event: &Event,
@@ -163,8 +166,12 @@ impl Turns {
         kept: &Kept,
     ) {
         let conversation = &source.conversation;
-        if self.limits.rate.check(&conversation.id, source.user_id.as_deref()) != RateVerdict::Go {
-            tracing::info!(%conversation, "pairing code over the turn rate: ignored");
+        let guess = self.guess(source, now).await;
+        if guess != Guess::Check {
+            crate::platform::metrics::turn_refused(guess.reason());
+            tracing::info!(%conversation, reason = guess.reason(), "pairing code not checked: told to wait");
+            let wait = Message::text(access::PAIRING_WAIT);
+            self.deliver(event, conversation, vec![wait], None, received_at, kept).await;
             return;
         }
         let paired = match self.store.pair_chat(&code_hash(code), &conversation.id, now).await {
@@ -183,6 +190,34 @@ impl Turns {
             access::CODE_REFUSED
         };
         self.deliver(event, conversation, vec![Message::text(said)], None, received_at, kept).await;
+    }
+
+    /// Whether a pairing code sent at `now` in `source`'s chat may be checked: within the
+    /// chat's and the person's turn rates, then counted against the service-wide budget.
+    async fn guess(&self, source: &EventSource, now: i64) -> Guess {
+        let chat = &source.conversation.id;
+        if self.limits.rate.check(chat, source.user_id.as_deref()) != RateVerdict::Go {
+            return Guess::OverRate;
+        }
+        let budget = self.limits.pairing;
+        if !budget.is_on() {
+            return Guess::Check;
+        }
+        let nth = match self.store.count_pairing_guess(pairing::window(now)).await {
+            Ok(nth) => Some(nth),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not count a pairing guess; the code is not checked");
+                None
+            }
+        };
+        let guess = Guess::counted(nth, budget);
+        if guess == Guess::OverBudget && nth == Some(i64::from(budget.per_minute) + 1) {
+            tracing::warn!(
+                per_minute = budget.per_minute,
+                "the service-wide budget of pairing guesses is used up this minute (someone guessing codes?); codes are not checked until the next"
+            );
+        }
+        guess
     }
 
     /// Checks the turn rates and the day's token budget before a turn in `source`'s chat (and
@@ -243,6 +278,13 @@ impl Turns {
         let now = self.clock.now();
         let week_ago = now.saturating_sub(KEEP_TOKEN_COUNTS).unwrap_or(now);
         self.store.prune_tokens(&super::budget_day(week_ago, &self.tz)).await
+    }
+
+    /// Forgets the counts of pairing guesses older than [`pairing::KEPT`] (the server calls it
+    /// hourly).
+    pub async fn prune_pairing_guesses(&self) -> Result<u64, crate::store::StoreError> {
+        let now = self.clock.now().as_millisecond();
+        self.store.prune_pairing_guesses(pairing::kept_from(now)).await
     }
 
     /// Counts the tokens a turn used against today's budgets of its chat and of the service.
