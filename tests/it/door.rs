@@ -133,16 +133,6 @@ fn source(chat: &str, user: &str) -> Value {
     if chat == FAMILY { in_group(FAMILY, user) } else { in_dm(user) }
 }
 
-/// A bare event of `kind` (no message) from `source`.
-fn bare(h: &Harness, kind: &str, source: Value) -> Value {
-    let mut event = h.event(source, json!({}));
-    event["type"] = json!(kind);
-    let o = event.as_object_mut().expect("object");
-    o.remove("message");
-    o.remove("replyToken");
-    event
-}
-
 /// A phone's browser on the family page: one cookie, no redirects followed.
 struct Browser {
     base: String,
@@ -449,17 +439,17 @@ impl Family {
                 h.app.store.revoke_chat(self.chat, h.now_ms()).await.expect("revoked");
             }
             Closing::MemberLeft => {
-                let mut left = bare(h, "memberLeft", json!({"type": "group", "groupId": FAMILY}));
+                let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
                 left["left"] = json!({"members": [{"type": "user", "userId": self.member}]});
                 h.send(vec![left]).await;
             }
             Closing::HearthRemoved => {
-                h.send(vec![bare(h, "leave", json!({"type": "group", "groupId": FAMILY}))]).await;
-                h.send(vec![bare(h, "join", json!({"type": "group", "groupId": FAMILY}))]).await;
+                h.send(vec![h.bare("leave", json!({"type": "group", "groupId": FAMILY}))]).await;
+                h.send(vec![h.bare("join", json!({"type": "group", "groupId": FAMILY}))]).await;
             }
             Closing::Block => {
-                h.send(vec![bare(h, "unfollow", in_dm(self.chat))]).await;
-                h.send(vec![bare(h, "follow", in_dm(self.chat))]).await;
+                h.send(vec![h.bare("unfollow", in_dm(self.chat))]).await;
+                h.send(vec![h.bare("follow", in_dm(self.chat))]).await;
             }
             Closing::Forget => {
                 h.app.store.forget_conversation(self.chat).await.expect("forgotten");
@@ -560,8 +550,8 @@ async fn a_revoked_chat_on_the_allow_list_stays_revoked_after_blocking_and_unblo
     h.app.store.revoke_chat(MOM, h.now_ms()).await.expect("revoked");
     h.clock.advance(jiff::SignedDuration::from_secs(31));
     assert!(!served(&h, in_dm(MOM)).await, "revoked");
-    h.send(vec![bare(&h, "unfollow", in_dm(MOM))]).await;
-    h.send(vec![bare(&h, "follow", in_dm(MOM))]).await;
+    h.send(vec![h.bare("unfollow", in_dm(MOM))]).await;
+    h.send(vec![h.bare("follow", in_dm(MOM))]).await;
     assert!(!served(&h, in_dm(MOM)).await, "blocking and unblocking does not undo it");
     let standing = h.app.store.chat_standing(MOM).await.expect("read");
     assert_eq!(standing.as_deref(), Some("revoked"));
@@ -578,8 +568,8 @@ async fn a_revoked_group_stays_revoked_when_re_invited_and_an_approved_member_ca
     h.app.store.revoke_chat(FAMILY, h.now_ms()).await.expect("revoked");
     h.clock.advance(jiff::SignedDuration::from_secs(31));
     assert!(!served(&h, in_group(FAMILY, MOM)).await, "revoked");
-    h.send(vec![bare(&h, "leave", json!({"type": "group", "groupId": FAMILY}))]).await;
-    h.send(vec![bare(&h, "join", json!({"type": "group", "groupId": FAMILY}))]).await;
+    h.send(vec![h.bare("leave", json!({"type": "group", "groupId": FAMILY}))]).await;
+    h.send(vec![h.bare("join", json!({"type": "group", "groupId": FAMILY}))]).await;
     assert!(!served(&h, in_group(FAMILY, MOM)).await, "removing and re-inviting does not undo it");
     let standing = h.app.store.chat_standing(FAMILY).await.expect("read");
     assert_eq!(standing.as_deref(), Some("revoked"));

@@ -26,16 +26,6 @@ fn tap(h: &Harness, group_id: Option<&str>, user: &str, data: &str) -> Value {
     event
 }
 
-/// A non-message event (`leave`, `unfollow`, `unsend`) from `source`.
-fn bare(h: &Harness, kind: &str, source: Value) -> Value {
-    let mut event = h.event(source, json!({}));
-    event["type"] = json!(kind);
-    let o = event.as_object_mut().expect("object");
-    o.remove("message");
-    o.remove("replyToken");
-    event
-}
-
 fn system_prompt(request: &Value) -> String {
     request["messages"][0]["content"].as_str().unwrap_or_default().to_string()
 }
@@ -284,7 +274,7 @@ async fn an_unsent_message_leaves_the_log_and_the_history() {
     let secret = crate::common::harness::text_message("密碼是 1234");
     let secret_id = secret["id"].clone();
     h.send(vec![h.event(group(FAMILY, DAD), secret), h.group_text(FAMILY, DAD, "晚上見")]).await;
-    let mut unsend = bare(&h, "unsend", group(FAMILY, DAD));
+    let mut unsend = h.bare("unsend", group(FAMILY, DAD));
     unsend["unsend"] = json!({"messageId": secret_id});
     h.send(vec![unsend]).await;
     assert!(h.line.replies().is_empty() && h.line.pushes().is_empty());
@@ -328,14 +318,14 @@ async fn leave_and_unfollow_delete_that_conversations_log_and_memories_only() {
         .expect("memory");
     let sent = h.line.sends().len();
 
-    h.send(vec![bare(&h, "leave", json!({"type": "group", "groupId": FAMILY}))]).await;
+    h.send(vec![h.bare("leave", json!({"type": "group", "groupId": FAMILY}))]).await;
     assert!(h.app.store.log_window(FAMILY, 0, 100).await.expect("log").is_empty());
     assert!(memory_texts(&h, FAMILY).await.is_empty());
     assert_eq!(memory_texts(&h, OTHER_GROUP).await, ["別的群組的事"]);
     assert!(!h.app.store.log_window(OTHER_GROUP, 0, 100).await.expect("log").is_empty());
     assert_eq!(memory_texts(&h, MOM).await, ["私人的事"]);
 
-    h.send(vec![bare(&h, "unfollow", json!({"type": "user", "userId": MOM}))]).await;
+    h.send(vec![h.bare("unfollow", json!({"type": "user", "userId": MOM}))]).await;
     assert!(h.app.store.log_window(MOM, 0, 100).await.expect("log").is_empty());
     assert!(memory_texts(&h, MOM).await.is_empty());
     assert_eq!(memory_texts(&h, OTHER_GROUP).await, ["別的群組的事"]);

@@ -225,6 +225,17 @@ impl Harness {
 }
 
 impl Harness {
+    /// An event of `kind` with no message (`leave`, `unfollow`, `memberLeft`…), from `source`.
+    pub fn bare(&self, kind: &str, source: Value) -> Value {
+        let mut event = self.event(source, json!({}));
+        event["type"] = json!(kind);
+        if let Some(o) = event.as_object_mut() {
+            o.remove("message");
+            o.remove("replyToken");
+        }
+        event
+    }
+
     /// A postback event (a button tap) with `data`, from `source`.
     pub fn postback(&self, source: Value, data: &str) -> Value {
         let n = NEXT_EVENT.fetch_add(1, Ordering::SeqCst);
