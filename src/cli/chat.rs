@@ -110,9 +110,10 @@ async fn local_media(
     };
     match command {
         "/image" => {
+            let sandbox = &app.media.sandbox;
+            let place = sandbox.place("terminal").await.map_err(|e| e.to_string())?;
             let bytes = read(path).await?;
-            let prepared =
-                app.media.sandbox.picture("terminal", bytes).await.map_err(|e| e.to_string())?;
+            let prepared = sandbox.picture(place, bytes).await.map_err(|e| e.to_string())?;
             let words = if question.trim().is_empty() {
                 crate::turn::media::PHOTO_ALONE.to_string()
             } else {

@@ -229,14 +229,18 @@ impl Turns {
             return Err(MediaProblem::TooLarge);
         }
         let at = ContentRef::Line(message_id.to_string());
-        let content = self.media.content.fetch(&at, &[""]).await?;
         let sandbox = &self.media.sandbox;
+        // A place in line first: a file waiting for a parser is not held in memory.
+        let place = sandbox.place(chat).await.map_err(MediaProblem::from)?;
+        let content = self.media.content.fetch(&at, &[""]).await?;
         let read = match kind {
-            DocKind::Text => sandbox.file_text(chat, content.bytes).await.map_err(|e| match e {
+            DocKind::Text => sandbox.file_text(place, content.bytes).await.map_err(|e| match e {
                 crate::sources::sandbox::SandboxError::Refused(_) => MediaProblem::FileKind,
                 other => MediaProblem::from(other),
             }),
-            DocKind::Pdf => sandbox.pdf_text(chat, content.bytes).await.map_err(MediaProblem::from),
+            DocKind::Pdf => {
+                sandbox.pdf_text(place, content.bytes).await.map_err(MediaProblem::from)
+            }
         };
         read.map_err(MediaProblem::of_file)
     }

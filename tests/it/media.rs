@@ -586,3 +586,26 @@ async fn hearth_chat_sends_a_local_photo_and_voice_recording_as_if_from_line() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_photo_waiting_for_a_parser_is_not_downloaded_until_one_is_free() {
+    let media = FakeMedia::start().await;
+    media.put("7801", "image/jpeg", jpeg(3000, 2000));
+    let h = media_harness(&media, |c| c.parsers = 1).await;
+    h.llm.reply_text("這是一張照片。");
+    // Another chat's file holds the only parser.
+    let sandbox = &h.app.turns.media.sandbox;
+    let busy = sandbox.place(DAD).await.expect("the only place");
+    let body = json!({"destination": crate::common::harness::BOT_ID,
+        "events": [h.event(in_dm(MOM), image("7801"))]})
+    .to_string();
+    assert_eq!(h.post_signed(&body).await, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(media.fetches().is_empty(), "waiting in line, not held in memory");
+    drop(busy);
+    h.settle().await;
+    assert_eq!(media.fetches().len(), 1, "downloaded once a parser was free");
+    let said: Vec<String> = h.line.sends().iter().map(|r| texts_of(&r.body)).collect();
+    assert_eq!(h.llm.requests().len(), 1, "answered: {said:?}");
+    assert_eq!(pictures(&h.llm.requests()[0]), vec![(1536, 1024)]);
+}

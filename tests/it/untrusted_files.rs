@@ -190,7 +190,10 @@ async fn six_huge_photos_at_once_are_all_refused_without_growing_the_server() {
     let before = peak_kb();
     let jobs = (0..6).map(|n| {
         let (sandbox, png) = (sandbox.clone(), png.clone());
-        async move { sandbox.picture(&format!("Uchat{n}"), png).await }
+        async move {
+            let place = sandbox.place(&format!("Uchat{n}")).await?;
+            sandbox.picture(place, png).await
+        }
     });
     let results = futures::future::join_all(jobs).await;
     for result in results {
@@ -206,7 +209,8 @@ async fn six_huge_photos_at_once_are_all_refused_without_growing_the_server() {
 #[tokio::test]
 async fn a_phone_photo_still_reaches_the_model_scaled_down() {
     let sandbox = crate::common::sandbox();
-    let prepared = sandbox.picture("Umom", black_png(4032, 3024)).await.expect("a photo");
+    let place = sandbox.place("Umom").await.expect("a place");
+    let prepared = sandbox.picture(place, black_png(4032, 3024)).await.expect("a photo");
     assert_eq!((prepared.width, prepared.height), (1536, 1152));
     assert_eq!(&prepared.jpeg[..2], &[0xFF, 0xD8]);
 }

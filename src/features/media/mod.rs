@@ -95,8 +95,10 @@ impl Media {
     ) -> Result<Vec<String>, MediaProblem> {
         let mut urls = Vec::with_capacity(photos.len());
         for at in photos {
+            // A place in line first: a photo waiting for a parser is not held in memory.
+            let place = self.sandbox.place(chat).await?;
             let content = self.content.fetch(at, &["image/"]).await.map_err(MediaProblem::from)?;
-            let prepared = self.sandbox.picture(chat, content.bytes).await?;
+            let prepared = self.sandbox.picture(place, content.bytes).await?;
             urls.push(prepared.data_url());
         }
         Ok(urls)

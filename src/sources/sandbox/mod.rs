@@ -11,7 +11,10 @@
 //!
 //! At most `HEARTH_PARSERS` children run at once. A chat has at most one job waiting for a
 //! child at a time, and waiters are served in arrival order, so one chat sending twenty PDFs
-//! does not hold up the others: they take turns.
+//! does not hold up the others: they take turns. A file from LINE is downloaded only once its
+//! job has a place ([`Sandbox::place`]), so the files waiting for a parser are not held in the
+//! server's memory: forty photos arriving at once cost `HEARTH_PARSERS` files of memory, not
+//! forty.
 //!
 //! The parsers themselves are plain functions ([`document`], [`picture`], and
 //! [`crate::sources::extract`]), tested in-process; [`child::answer`] is what the child runs.
@@ -114,6 +117,14 @@ fn this_executable() -> PathBuf {
     std::env::current_exe().unwrap_or(proc_self)
 }
 
+/// A place in line for one job: its chat's turn and a free child, held until dropped
+/// ([`Sandbox::place`]).
+#[derive(Debug)]
+pub struct Place {
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+}
+
 /// Runs parsing jobs in child processes. Cheap to clone; clones share the children's slots.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
@@ -137,25 +148,51 @@ impl Sandbox {
         Self::new(SandboxSettings::from_config(config))
     }
 
-    /// The text of a PDF shared in `chat` (see [`document::read_pdf`]).
-    pub async fn pdf_text(&self, chat: &str, bytes: Vec<u8>) -> Result<String, SandboxError> {
-        match self.run(chat, Job::Pdf, bytes, None).await? {
+    /// A place in line for `chat` (its turn, then a free child), waited for at most
+    /// [`QUEUE_WAIT`]. Take it **before** downloading what it will read: what waits for a
+    /// parser is then a place in line, not the file's bytes in the server's memory, so the
+    /// server holds at most `HEARTH_PARSERS` files however many arrive at once.
+    pub async fn place(&self, chat: &str) -> Result<Place, SandboxError> {
+        self.place_by(chat, Instant::now() + QUEUE_WAIT).await.inspect_err(|e| {
+            tracing::warn!(chat, error = %e, "no parser free for a file");
+            crate::platform::metrics::parse("file", e.outcome());
+        })
+    }
+
+    /// `chat`'s turn and a free child, by `deadline`.
+    async fn place_by(&self, chat: &str, deadline: Instant) -> Result<Place, SandboxError> {
+        let turn = self.chat_turn(chat);
+        let turn = tokio::time::timeout_at(deadline, turn.lock_owned())
+            .await
+            .map_err(|_| SandboxError::Busy)?;
+        let slot = tokio::time::timeout_at(deadline, self.slots.clone().acquire_owned())
+            .await
+            .map_err(|_| SandboxError::Busy)?
+            .map_err(|_| SandboxError::Busy)?;
+        Ok(Place { _turn: turn, _slot: slot })
+    }
+
+    /// The text of a PDF, read in the child `place` holds (see [`document::read_pdf`]).
+    pub async fn pdf_text(&self, place: Place, bytes: Vec<u8>) -> Result<String, SandboxError> {
+        match self.run_in(place, Job::Pdf, bytes, None).await? {
             (Answer::Text(text), _) => Ok(text),
             (other, _) => Err(unexpected(&other)),
         }
     }
 
-    /// The text of a plain-text file shared in `chat` (see [`document::read_text`]).
-    pub async fn file_text(&self, chat: &str, bytes: Vec<u8>) -> Result<String, SandboxError> {
-        match self.run(chat, Job::TextFile, bytes, None).await? {
+    /// The text of a plain-text file, read in the child `place` holds (see
+    /// [`document::read_text`]).
+    pub async fn file_text(&self, place: Place, bytes: Vec<u8>) -> Result<String, SandboxError> {
+        match self.run_in(place, Job::TextFile, bytes, None).await? {
             (Answer::Text(text), _) => Ok(text),
             (other, _) => Err(unexpected(&other)),
         }
     }
 
-    /// A photo sent in `chat`, ready for the model (see [`picture::prepare`]).
-    pub async fn picture(&self, chat: &str, bytes: Vec<u8>) -> Result<Prepared, SandboxError> {
-        match self.run(chat, Job::Picture, bytes, None).await? {
+    /// A photo, ready for the model, made in the child `place` holds (see
+    /// [`picture::prepare`]).
+    pub async fn picture(&self, place: Place, bytes: Vec<u8>) -> Result<Prepared, SandboxError> {
+        match self.run_in(place, Job::Picture, bytes, None).await? {
             (Answer::Picture { width, height, .. }, jpeg) => Ok(Prepared { jpeg, width, height }),
             (other, _) => Err(unexpected(&other)),
         }
@@ -206,26 +243,35 @@ impl Sandbox {
         bytes: Vec<u8>,
         deadline: Option<Instant>,
     ) -> Result<(Answer, Vec<u8>), SandboxError> {
-        let name = job_name(&job);
         let queue_deadline = deadline.unwrap_or_else(|| Instant::now() + QUEUE_WAIT);
-        let result = async {
-            let turn = self.chat_turn(chat);
-            let _turn = tokio::time::timeout_at(queue_deadline, turn.lock_owned())
-                .await
-                .map_err(|_| SandboxError::Busy)?;
-            let _slot = tokio::time::timeout_at(queue_deadline, self.slots.acquire())
-                .await
-                .map_err(|_| SandboxError::Busy)?
-                .map_err(|_| SandboxError::Busy)?;
-            let wall = Instant::now() + self.settings.wall;
-            let end = deadline.map_or(wall, |d| d.min(wall));
-            match tokio::time::timeout_at(end, self.in_child(job, bytes)).await {
-                Ok(answered) => answered,
-                // Dropping the child's future kills it (`kill_on_drop`).
-                Err(_) => Err(SandboxError::TimedOut),
+        match self.place_by(chat, queue_deadline).await {
+            Ok(place) => self.run_in(place, job, bytes, deadline).await,
+            Err(e) => {
+                crate::platform::metrics::parse(job_name(&job), e.outcome());
+                tracing::warn!(job = job_name(&job), error = %e, "untrusted content could not be parsed");
+                Err(e)
             }
         }
-        .await;
+    }
+
+    /// Runs `job` over `bytes` in the child `place` holds; over by `deadline` when one is
+    /// given, else within the wall-clock limit.
+    async fn run_in(
+        &self,
+        place: Place,
+        job: Job,
+        bytes: Vec<u8>,
+        deadline: Option<Instant>,
+    ) -> Result<(Answer, Vec<u8>), SandboxError> {
+        let name = job_name(&job);
+        let wall = Instant::now() + self.settings.wall;
+        let end = deadline.map_or(wall, |d| d.min(wall));
+        let result = match tokio::time::timeout_at(end, self.in_child(job, bytes)).await {
+            Ok(answered) => answered,
+            // Dropping the child's future kills it (`kill_on_drop`).
+            Err(_) => Err(SandboxError::TimedOut),
+        };
+        drop(place);
         let outcome = match &result {
             Ok((Answer::Refused(_), _)) => "refused",
             Ok(_) => "ok",
