@@ -598,7 +598,8 @@ pub const DEFAULT_MAX_TOOLS: usize = 20;
 /// Query parameters whose values are credentials, by what their names contain.
 const CREDENTIAL_PARAMS: [&str; 7] = ["pass", "pwd", "token", "key", "secret", "auth", "sig"];
 
-/// `url` with its credentials replaced by `***`: the password of its `user:password@` part and
+/// `url` with its credentials replaced by `***`: its whole `user:password@` part (a user name
+/// alone may be a key) and
 /// the values of query parameters named like credentials (`?password=`, `api_key=`,
 /// `access_token=`…). For everything that shows a URL setting: `--help`, `hearth doctor`, logs
 /// and errors. Anything that is not a URL comes back unchanged.
@@ -608,11 +609,9 @@ pub fn redact_url(url: &str) -> String {
     };
     let rest = &url[scheme_end..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    // The whole `user:password@` part: a user name alone is often a key (`https://KEY@host`).
     let authority = match rest[..authority_end].rfind('@') {
-        Some(at) => match rest[..at].split_once(':') {
-            Some((user, _password)) => format!("{user}:***{}", &rest[at..authority_end]),
-            None => rest[..authority_end].to_string(),
-        },
+        Some(at) => format!("***{}", &rest[at..authority_end]),
         None => rest[..authority_end].to_string(),
     };
     let tail = &rest[authority_end..];
@@ -729,7 +728,7 @@ mod redact_tests {
     fn a_password_in_a_url_is_masked_wherever_it_is() {
         assert_eq!(
             redact_url("mysql://hearth:hunter2@db.example:3306/hearth"),
-            "mysql://hearth:***@db.example:3306/hearth"
+            "mysql://***@db.example:3306/hearth"
         );
         assert_eq!(
             redact_url("postgres://u@h/db?sslmode=require&password=hunter2"),
@@ -751,9 +750,9 @@ mod redact_tests {
         );
         assert_eq!(
             said,
-            "error sending request for url (https://u:***@searx.example/search?token=***): refused"
+            "error sending request for url (https://***@searx.example/search?token=***): refused"
         );
-        assert!(!said.contains("pw@"));
+        assert!(!said.contains("pw@") && !said.contains("u:"));
     }
 }
 

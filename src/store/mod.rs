@@ -505,10 +505,10 @@ mod tests {
     fn a_password_in_a_database_url_is_redacted() {
         assert_eq!(
             redact_url("mysql://hearth:hunter2@db.example:3306/hearth"),
-            "mysql://hearth:***@db.example:3306/hearth"
+            "mysql://***@db.example:3306/hearth"
         );
-        assert_eq!(redact_url("postgres://u:p%40ss@h/db?x=@"), "postgres://u:***@h/db?x=@");
-        assert_eq!(redact_url("postgres://:secret@h/db"), "postgres://:***@h/db");
+        assert_eq!(redact_url("postgres://u:p%40ss@h/db?x=@"), "postgres://***@h/db?x=@");
+        assert_eq!(redact_url("postgres://:secret@h/db"), "postgres://***@h/db");
     }
 
     #[test]

@@ -394,6 +394,45 @@ async fn an_mcp_server_that_cannot_be_reached_fails_naming_it() {
     );
 }
 
+/// Processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(marker) {
+            found.push(format!("{}: {cmdline}", entry.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_server_that_fails_leaves_no_process_behind_and_a_urls_user_name_is_not_printed() {
+    let mut d = Deployment::healthy().await;
+    // A stdio server that starts a helper of its own, then fails the handshake.
+    let marker = format!("{}", 900_000 + std::process::id() % 99_999);
+    let script = format!("sleep {marker} </dev/null >/dev/null & exec cat /dev/null");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
+    let url = format!("http://garage-user-4711:pw@{}/mcp", closed.local_addr().expect("address"));
+    drop(closed);
+    let mcp = temp_path("mcp-children.json");
+    let servers = json!({"mcpServers": {
+        "shed": {"command": "sh", "args": ["-c", script]},
+        "garage": {"url": url},
+    }});
+    std::fs::write(&mcp, servers.to_string()).expect("write");
+    d.files.push(mcp.clone());
+    d.config.mcp_config = Some(mcp);
+    let report = d.examine().await;
+    assert_fails(&report, "MCP servers", "shed", "HEARTH_MCP_CONFIG");
+    assert_fails(&report, "MCP servers", "garage", "HEARTH_MCP_CONFIG");
+    let printed = report.render();
+    assert!(!printed.contains("garage-user-4711") && !printed.contains(":pw@"), "{printed}");
+    let left = processes_with(&format!("sleep {marker}"));
+    assert!(left.is_empty(), "the server's own child was ended with it: {left:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pairing_guess_budget_reached_in_the_last_day_warns_with_the_fix() {
     let mut d = Deployment::healthy().await;

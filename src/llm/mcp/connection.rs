@@ -49,6 +49,27 @@ pub struct Server {
     up: watch::Sender<Option<bool>>,
 }
 
+/// A connected server: its session, the tools hearth can use, and (stdio) its process group.
+struct Connected {
+    running: RunningService<RoleClient, ()>,
+    tools: Vec<Arc<dyn DynamicTool>>,
+    _group: Option<Group>,
+}
+
+/// The process group of a stdio server (its leader's id): ended, every process in it, when
+/// this is dropped — the server and whatever it started (`npx` and its `node`, a shell's
+/// children), even when hearth gave up waiting for its answer.
+struct Group(u32);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        use nix::sys::signal::{Signal, killpg};
+        let Ok(leader) = i32::try_from(self.0) else { return };
+        // Already gone (it exited and was reaped) is fine.
+        let _ = killpg(nix::unistd::Pid::from_raw(leader), Signal::SIGKILL);
+    }
+}
+
 #[derive(Default)]
 struct State {
     peer: Option<Peer<RoleClient>>,
@@ -93,11 +114,13 @@ impl Server {
     pub async fn probe(config: ServerConfig) -> Result<usize, String> {
         let server = Self::new(config);
         match tokio::time::timeout(CONNECT_TIMEOUT, server.connect()).await {
-            Ok(Ok((running, tools))) => {
-                let _ = running.cancel().await;
-                Ok(tools.len())
+            Ok(Ok(connected)) => {
+                let count = connected.tools.len();
+                let _ = connected.running.cancel().await;
+                Ok(count)
             }
-            Ok(Err(e)) => Err(e.to_string()),
+            // Errors quote the URLs they failed on: without their credentials.
+            Ok(Err(e)) => Err(crate::platform::config::redact_urls_in(&e.to_string())),
             Err(_) => Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
         }
     }
@@ -107,7 +130,7 @@ impl Server {
         let mut attempt = 0;
         loop {
             match tokio::time::timeout(CONNECT_TIMEOUT, self.connect()).await {
-                Ok(Ok((running, tools))) => {
+                Ok(Ok(Connected { running, tools, _group })) => {
                     tracing::info!(
                         server = self.name(),
                         tools = tools.len(),
@@ -166,13 +189,15 @@ impl Server {
         let _ = tokio::time::timeout(Duration::from_secs(5), waiting).await;
     }
 
-    async fn connect(
-        self: &Arc<Self>,
-    ) -> Result<(RunningService<RoleClient, ()>, Vec<Arc<dyn DynamicTool>>), ConnectError> {
+    async fn connect(self: &Arc<Self>) -> Result<Connected, ConnectError> {
+        // Whatever happens from here on (a failure, a timeout dropping this future), a stdio
+        // server's whole process group ends with this guard.
+        let mut group = None;
         let running = match &self.config.transport {
             Transport::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).env_clear();
+                // Its own process group, so everything it starts can be ended with it.
+                cmd.args(args).env_clear().process_group(0);
                 for var in INHERITED_VARS {
                     if let Ok(value) = std::env::var(var) {
                         cmd.env(var, value);
@@ -183,6 +208,7 @@ impl Server {
                     .stderr(std::process::Stdio::inherit())
                     .spawn()
                     .map_err(|e| ConnectError::Spawn(e.to_string()))?;
+                group = transport.id().map(Group);
                 ().serve(transport).await.map_err(|e| ConnectError::Handshake(e.to_string()))?
             }
             Transport::Http { url, headers } => {
@@ -208,7 +234,7 @@ impl Server {
         let listed =
             running.peer().list_all_tools().await.map_err(|e| ConnectError::List(e.to_string()))?;
         let tools = self.tools_from(listed);
-        Ok((running, tools))
+        Ok(Connected { running, tools, _group: group })
     }
 
     /// The offered tools hearth can use: allowed by the configuration, with a valid name and a
