@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::contract::{Answer, Card, CardButton, ToolCtx};
 use crate::features::button::{Action, ActionServices, text};
 use crate::platform::i18n::{Failure, Lang};
-use crate::store::WebMember;
+use crate::store::{LinkDoor, WebMember};
 
 /// How long a minted link may be opened.
 pub const LINK_TTL: SignedDuration = SignedDuration::from_mins(10);
@@ -92,6 +92,7 @@ impl Action for OpenPage {
         };
         let member = WebMember { conversation_id: ctx.conversation.id.clone(), user_id, lang };
         let token = new_token();
+        let door = if services.liff_id.is_some() { LinkDoor::Liff } else { LinkDoor::Plain };
         let now = ctx.now();
         let expires = now.saturating_add(LINK_TTL).unwrap_or(now);
         let minted = services
@@ -99,6 +100,7 @@ impl Action for OpenPage {
             .mint_web_link(
                 &token_hash(&token),
                 &member,
+                door,
                 now.as_millisecond(),
                 expires.as_millisecond(),
             )

@@ -55,6 +55,7 @@ embedded![
     "0024_public_alerts.sql",
     "0025_family_page.sql",
     "0026_care_plans.sql",
+    "0028_liff_links.sql",
 ];
 
 /// SQLite's migrations.

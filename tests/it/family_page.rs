@@ -630,3 +630,49 @@ async fn without_a_liff_app_its_routes_are_not_there() {
 async fn liff_sign_in(browser: &Browser, token: &str, id_token: &str) -> Page {
     browser.post("/family/liff", &[("t", token), ("id_token", id_token)]).await
 }
+
+#[tokio::test]
+async fn with_a_liff_app_a_forwarded_link_opened_at_the_plain_door_gets_nothing_and_stays_the_member_s()
+ {
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.liff_id = LIFF.into();
+        },
+        None,
+    )
+    .await;
+    h.line.set_id_token("mom-token", MOM, "1234567890");
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    let mut stranger = Browser::new(&h);
+    let refused = stranger.open(&format!("/family/open?t={token}")).await;
+    assert_eq!(refused.status, 401, "no session without LINE's ID token");
+    assert!(stranger.cookie.is_none());
+    assert_eq!(stranger.get("/family").await.status, 401);
+    let mom = Browser::new(&h);
+    let opened = liff_sign_in(&mom, &token, "mom-token").await;
+    assert_eq!(opened.status, 303, "the refused try did not use the link up: {}", opened.body);
+}
+
+#[tokio::test]
+async fn a_link_opens_only_through_the_door_it_was_minted_for_and_the_other_door_leaves_it_unused()
+{
+    use hearth::features::family_page::{new_token, token_hash};
+    use hearth::store::{LinkDoor, WebMember};
+    let h = start().await;
+    let store = &h.app.store;
+    let now = h.now_ms();
+    let member = WebMember {
+        conversation_id: FAMILY.into(),
+        user_id: MOM.into(),
+        lang: hearth::platform::i18n::Lang::ZhTw,
+    };
+    for (minted, other) in [(LinkDoor::Plain, LinkDoor::Liff), (LinkDoor::Liff, LinkDoor::Plain)] {
+        let hash = token_hash(&new_token());
+        store.mint_web_link(&hash, &member, minted, now, now + 600_000).await.expect("mint");
+        assert_eq!(store.take_web_link(&hash, other, now).await.expect("take"), None, "{other:?}");
+        let taken = store.take_web_link(&hash, minted, now).await.expect("take");
+        assert_eq!(taken.as_ref(), Some(&member), "{minted:?} after a try at {other:?}");
+        assert_eq!(store.take_web_link(&hash, minted, now).await.expect("take"), None, "once");
+    }
+}

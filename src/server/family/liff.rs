@@ -18,6 +18,7 @@ use serde::Deserialize;
 use super::{Peer, Refusal, start_session};
 use crate::features::family_page::token_hash;
 use crate::server::app::Hearth;
+use crate::store::LinkDoor;
 
 /// LINE's LIFF SDK.
 const SDK: &str = "https://static.line-scdn.net/liff/edge/2/sdk.js";
@@ -105,7 +106,7 @@ pub async fn sign_in(
         }
     };
     let now = app.clock.now().as_millisecond();
-    let member = match app.store.take_web_link(&token_hash(&form.t), now).await {
+    let member = match app.store.take_web_link(&token_hash(&form.t), LinkDoor::Liff, now).await {
         Ok(Some(member)) => member,
         Ok(None) => return Err(Refusal::NoSession),
         Err(e) => {

@@ -2,7 +2,8 @@
 //! phone in LINE's in-app browser and safe to leave on the internet.
 //!
 //! - **Getting in.** `GET /family/open?t=…` takes a one-time link minted by the 🏠 button
-//!   ([`crate::features::family_page`]): unknown, used or expired links are refused alike. It
+//!   ([`crate::features::family_page`]): unknown, used or expired links, and links minted for
+//!   the LIFF app (which open only through LINE's ID-token sign-in, [`liff`]), are refused alike. It
 //!   opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
 //!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
 //!   reads the session and acts on its chat only: no route takes a chat id from the request.
@@ -36,7 +37,7 @@ use crate::features::family_page::{SESSION_TTL, new_token, token_hash};
 use crate::platform::conversation::Conversation;
 use crate::server::app::Hearth;
 pub use crate::server::page_state::Peer;
-use crate::store::WebSession;
+use crate::store::{LinkDoor, WebSession};
 
 /// The session cookie.
 const COOKIE_NAME: &str = "hearth_family";
@@ -212,7 +213,8 @@ async fn open(
     }
     let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
     let now = app.clock.now();
-    let member = match app.store.take_web_link(&token_hash(&token), now.as_millisecond()).await {
+    let hash = token_hash(&token);
+    let member = match app.store.take_web_link(&hash, LinkDoor::Plain, now.as_millisecond()).await {
         Ok(Some(member)) => member,
         Ok(None) => return Err(Refusal::NoSession),
         Err(e) => {
