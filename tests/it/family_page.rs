@@ -676,3 +676,81 @@ async fn a_link_opens_only_through_the_door_it_was_minted_for_and_the_other_door
         assert_eq!(store.take_web_link(&hash, minted, now).await.expect("take"), None, "once");
     }
 }
+
+/// A stranger's try at a made-up link, forwarded for `forwarded_for` when given; the status.
+async fn bogus_link(h: &Harness, forwarded_for: Option<&str>) -> u16 {
+    let token = hearth::features::family_page::new_token();
+    let mut request = Browser::new(h).http.get(format!("{}/family/open?t={token}", h.url));
+    if let Some(address) = forwarded_for {
+        request = request.header("x-forwarded-for", address);
+    }
+    request.send().await.expect("request").status().as_u16()
+}
+
+#[tokio::test]
+async fn a_stranger_s_bogus_links_and_cookies_from_the_family_s_address_never_answer_its_session_429()
+ {
+    let h = start().await;
+    // Behind a proxy nobody trusted, everyone comes from one address: here, 127.0.0.1.
+    let family = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let mut forged = Browser::new(&h);
+    forged.cookie = Some(format!("hearth_family={}", "0f".repeat(32)));
+    let (mut stranger, mut loads): (HashMap<u16, usize>, HashMap<u16, usize>) = Default::default();
+    // 180 of the stranger's among 20 of the family's: more than any one address's burst.
+    for _ in 0..20 {
+        for _ in 0..8 {
+            *stranger.entry(bogus_link(&h, None).await).or_default() += 1;
+        }
+        *stranger.entry(forged.get("/family").await.status).or_default() += 1;
+        *loads.entry(family.get("/family").await.status).or_default() += 1;
+    }
+    assert!(stranger.get(&429).copied().unwrap_or(0) >= 100, "the flood is limited: {stranger:?}");
+    assert_eq!(loads, HashMap::from([(200, 20)]), "the family's page, every time");
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_nobody_else_s_header_counts()
+ {
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.trusted_proxies = "127.0.0.1".parse().expect("ranges");
+        },
+        None,
+    )
+    .await;
+    let mut flood: HashMap<u16, usize> = HashMap::new();
+    for _ in 0..40 {
+        *flood.entry(bogus_link(&h, Some("203.0.113.7")).await).or_default() += 1;
+    }
+    assert!(flood.get(&429).copied().unwrap_or(0) > 0, "{flood:?}");
+    assert_eq!(bogus_link(&h, Some("198.51.100.9")).await, 401, "another address is not limited");
+    assert_eq!(
+        bogus_link(&h, Some("198.51.100.9, 203.0.113.7")).await,
+        429,
+        "what a client writes left of the proxy's entry is not believed"
+    );
+    // A member opening a link from another address gets in.
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    let member = Browser::new(&h);
+    let opened = member
+        .answer(member.http.get(format!("{}{link}", h.url)).header("x-forwarded-for", "192.0.2.4"))
+        .await;
+    assert_eq!(opened.status, 303, "{}", opened.body);
+
+    // The same requests from a peer that is not a trusted proxy: its header is ignored.
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.trusted_proxies = "10.0.0.0/8".parse().expect("ranges");
+        },
+        None,
+    )
+    .await;
+    let mut rotating: HashMap<u16, usize> = HashMap::new();
+    for n in 0..40 {
+        let address = format!("198.51.100.{n}");
+        *rotating.entry(bogus_link(&h, Some(&address)).await).or_default() += 1;
+    }
+    assert!(rotating.get(&429).copied().unwrap_or(0) > 0, "one bucket for the peer: {rotating:?}");
+}

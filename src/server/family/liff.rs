@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use axum::Form;
 use axum::extract::{Extension, State};
-use axum::http::StatusCode;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, html};
 use serde::Deserialize;
@@ -85,12 +85,13 @@ pub struct SignIn {
 pub async fn sign_in(
     State(app): State<Arc<Hearth>>,
     Extension(peer): Extension<Peer>,
+    headers: HeaderMap,
     Form(form): Form<SignIn>,
 ) -> Result<Response, Refusal> {
     let Some(liff_id) = app.liff_id.as_deref() else {
         return Ok(StatusCode::NOT_FOUND.into_response());
     };
-    if !app.page_limits.address_allows(peer) {
+    if !app.page_limits.anonymous_allows(peer, &headers) {
         return Err(Refusal::TooMany);
     }
     if form.t.len() != 64 || form.id_token.is_empty() || form.id_token.len() > 4096 {

@@ -12,8 +12,9 @@
 //!   change is the very operation the chat uses: the tools (`list`, `digest`, `quiet_hours`,
 //!   `reminders`, `price_alerts`) through the registry, and the card buttons through the button
 //!   actions, with the session's chat and member as their context ([`forms`]).
-//! - **Bounded.** Bodies are capped at [`MAX_FORM_BYTES`]; each session and each address has a
-//!   rate limit; every answer carries a Content-Security-Policy without scripts (the page needs
+//! - **Bounded.** Bodies are capped at [`MAX_FORM_BYTES`]; each session has a rate limit, and
+//!   requests without one a limit per address of their own, so strangers cannot spend the
+//!   family's ([`crate::server::page_state`]); every answer carries a Content-Security-Policy without scripts (the page needs
 //!   none), `nosniff`, `no-referrer`, `no-store` and `frame-ancestors 'none'`. Pages are drawn by
 //!   compile-time templates (`maud`), which escape everything they print ([`view`]); they show
 //!   names, never LINE user ids or tokens.
@@ -169,20 +170,22 @@ fn session_token(headers: &HeaderMap) -> Option<String> {
         .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The request's session, within the rate limits.
+/// The request's session, within the rate limits: a request whose cookie names an open session
+/// counts in that session's bucket only; any other (no cookie, a cookie naming no session) in
+/// its address's bucket ([`crate::server::page_state`]), so a stranger never spends a session's.
 pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Session, Refusal> {
-    if !app.page_limits.address_allows(peer) {
-        return Err(Refusal::TooMany);
-    }
-    let token = session_token(headers).ok_or(Refusal::NoSession)?;
+    let limits = &app.page_limits;
+    let anonymous = || match limits.anonymous_allows(peer, headers) {
+        true => Refusal::NoSession,
+        false => Refusal::TooMany,
+    };
+    let token = session_token(headers).ok_or_else(anonymous)?;
     let hash = token_hash(&token);
-    if !app.page_limits.session_allows(&hash) {
-        return Err(Refusal::TooMany);
-    }
     let now = app.clock.now().as_millisecond();
     match app.store.web_session(&hash, now).await {
-        Ok(Some(row)) => Ok(Session { row, hash }),
-        Ok(None) => Err(Refusal::NoSession),
+        Ok(Some(row)) if limits.session_allows(&hash) => Ok(Session { row, hash }),
+        Ok(Some(_)) => Err(Refusal::TooMany),
+        Ok(None) => Err(anonymous()),
         Err(e) => {
             tracing::error!(error = %e, "family page: could not read a session");
             Err(Refusal::Unavailable)
@@ -206,9 +209,10 @@ struct OpenQuery {
 async fn open(
     State(app): State<Arc<Hearth>>,
     axum::Extension(peer): axum::Extension<Peer>,
+    headers: HeaderMap,
     Query(query): Query<OpenQuery>,
 ) -> Result<Response, Refusal> {
-    if !app.page_limits.address_allows(peer) {
+    if !app.page_limits.anonymous_allows(peer, &headers) {
         return Err(Refusal::TooMany);
     }
     let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
