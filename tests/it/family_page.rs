@@ -64,12 +64,20 @@ impl Browser {
     }
 
     async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
+        self.post_with(path, form, &[]).await
+    }
+
+    /// A form posted with these extra headers (what a browser says of where it comes from).
+    async fn post_with(&self, path: &str, form: &[(&str, &str)], headers: &[(&str, &str)]) -> Page {
         let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
-        let request = self
+        let mut request = self
             .http
             .post(format!("{}{path}", self.base))
             .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         self.answer(request).await
     }
 
@@ -753,4 +761,39 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_no
         *rotating.entry(bogus_link(&h, Some(&address)).await).or_default() += 1;
     }
     assert!(rotating.get(&429).copied().unwrap_or(0) > 0, "one bucket for the peer: {rotating:?}");
+}
+
+#[tokio::test]
+async fn a_change_sent_from_another_site_is_refused_even_with_the_right_csrf_token() {
+    let h = start().await;
+    let browser = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let csrf = browser.get("/family").await.csrf();
+    let add = [("csrf", csrf.as_str()), ("op", "add"), ("item", "醬油")];
+    let from_elsewhere: [&[(&str, &str)]; 5] = [
+        &[("sec-fetch-site", "cross-site")],
+        &[("sec-fetch-site", "same-site"), ("origin", "https://kids.hearth.example")],
+        &[("origin", "https://evil.example")],
+        &[("origin", "http://hearth.example")],
+        &[("sec-fetch-site", "cross-site"), ("origin", "null")],
+    ];
+    for headers in from_elsewhere {
+        let page = browser.post_with("/family/lists", &add, headers).await;
+        assert_eq!(page.status, 403, "{headers:?}");
+        let out = browser.post_with("/family/logout", &[("csrf", &csrf)], headers).await;
+        assert_eq!(out.status, 403, "{headers:?}");
+    }
+    assert!(h.app.store.lists(FAMILY).await.expect("store").is_empty(), "nothing was added");
+    assert_eq!(browser.get("/family").await.status, 200, "still signed in");
+    // The page's own forms, as a browser sends them, and a client that says nothing.
+    let own: [&[(&str, &str)]; 3] = [
+        &[("sec-fetch-site", "same-origin"), ("origin", PUBLIC)],
+        &[("sec-fetch-site", "same-origin"), ("origin", "null")],
+        &[],
+    ];
+    for headers in own {
+        let page = browser.post_with("/family/lists", &add, headers).await;
+        assert_eq!(page.status, 303, "{headers:?}: {}", page.body);
+    }
+    let (_, items) = shopping_list(&h.app.store).await;
+    assert_eq!(items.iter().map(|i| i.quantity).sum::<i64>(), 3, "added three times");
 }

@@ -8,7 +8,8 @@
 //!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
 //!   reads the session and acts on its chat only: no route takes a chat id from the request.
 //! - **Changing things.** Every change is a `POST` carrying the session's CSRF token (compared in
-//!   constant time); with `SameSite=Lax` a cross-site form cannot carry the cookie either. A
+//!   constant time), refused when the browser says it came from another site ([`origin`]);
+//!   with `SameSite=Lax` a cross-site form cannot carry the cookie either. A
 //!   change is the very operation the chat uses: the tools (`list`, `digest`, `quiet_hours`,
 //!   `reminders`, `price_alerts`) through the registry, and the card buttons through the button
 //!   actions, with the session's chat and member as their context ([`forms`]).
@@ -21,6 +22,7 @@
 
 mod forms;
 mod liff;
+mod origin;
 mod view;
 
 use std::sync::Arc;
@@ -47,8 +49,8 @@ pub const MAX_FORM_BYTES: usize = 8 * 1024;
 /// The policy every answer carries: no scripts at all, styles and images from this server.
 const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-/// The family page's routes.
-pub fn routes() -> Router<Arc<Hearth>> {
+/// The family page's routes (`app`: what the check of every change's origin reads).
+pub fn routes(app: &Arc<Hearth>) -> Router<Arc<Hearth>> {
     Router::new()
         .route("/family", get(view::page))
         .route("/family/open", get(open))
@@ -60,6 +62,7 @@ pub fn routes() -> Router<Arc<Hearth>> {
         .route("/family/style.css", get(style))
         .route("/family/liff", get(liff::page).post(liff::sign_in))
         .route("/family/liff.js", get(liff::script))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), origin::check))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(axum::middleware::map_response(protect))
 }
