@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 
-use crate::common::harness::{DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_group, postback_data};
+use crate::common::harness::{
+    DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, postback_data,
+};
 use reqwest::header::{COOKIE, HeaderMap, LOCATION, SET_COOKIE};
 use serde_json::{Value, json};
 
@@ -91,8 +93,15 @@ impl Browser {
     }
 }
 
-/// `member` taps 🏠 on the shopping list's card in `chat`; hearth's answer, as JSON text.
-async fn tap_open_page(h: &Harness, source: Value) -> String {
+/// What a tap on 🏠 brought: hearth's answer where it was tapped, and what it pushed because of
+/// the tap, each as JSON text.
+struct Tapped {
+    reply: String,
+    pushes: Vec<(String, String)>,
+}
+
+/// `member` taps 🏠 on the shopping list's card in `chat`; what hearth answered and pushed.
+async fn tap_open_page(h: &Harness, source: Value) -> Tapped {
     h.call_tool(
         source.clone(),
         "小幫手 購物清單有什麼",
@@ -102,19 +111,48 @@ async fn tap_open_page(h: &Harness, source: Value) -> String {
     .await;
     let card = h.line.replies().last().expect("a reply").body.clone();
     let data = postback_data(&card, "open_page").expect("the 🏠 button on the list card");
-    let before = h.line.replies().len();
+    let (replies, pushes) = (h.line.replies().len(), h.line.pushes().len());
     h.send(vec![h.postback(source, &data)]).await;
-    let replies = h.line.replies();
-    replies.get(before).expect("an answer to the tap").body.to_string()
+    let reply = h.line.replies().get(replies).expect("an answer to the tap").body.to_string();
+    let pushes = h.line.pushes()[pushes..]
+        .iter()
+        .map(|p| (p.body["to"].as_str().unwrap_or_default().to_string(), p.body.to_string()))
+        .collect();
+    Tapped { reply, pushes }
 }
 
-/// `member` taps 🏠 in `chat`; the link hearth answers with (its path and query on this server).
-async fn mint(h: &Harness, source: Value) -> String {
-    let text = tap_open_page(h, source).await;
-    let at = text.find("/family/open?t=").expect("a link");
+/// The plain link in `text` (its path and query on this server), if any.
+fn plain_link(text: &str) -> Option<String> {
+    let at = text.find("/family/open?t=")?;
     let link = &text[at..at + "/family/open?t=".len() + 64];
     assert!(text.contains(&format!("{PUBLIC}{link}")), "the link is on the public address");
-    link.to_string()
+    Some(link.to_string())
+}
+
+/// `member` has added hearth as a friend (as a follow event would tell it).
+async fn befriend(h: &Harness, member: &str) {
+    h.line.set_profile(member, if member == MOM { "媽媽" } else { "爸爸" });
+    h.app.allowance.note_friend(member, true).await;
+}
+
+/// `member` taps 🏠 in `chat`; the link hearth gives them (its path and query on this server):
+/// the answer in a 1:1 chat; for a group, where they have added hearth as a friend, the one
+/// message pushed to their 1:1 chat (the group's answer then carries no link).
+async fn mint(h: &Harness, source: Value) -> String {
+    if let Some(member) = source["userId"].as_str().filter(|_| source["type"] == "group") {
+        befriend(h, member).await;
+    }
+    let tapped = tap_open_page(h, source.clone()).await;
+    if source["type"] == "user" {
+        assert!(tapped.pushes.is_empty(), "a 1:1 chat is answered, not pushed to");
+        return plain_link(&tapped.reply).expect("a link in the answer");
+    }
+    assert_eq!(plain_link(&tapped.reply), None, "no link in the group: {}", tapped.reply);
+    let member = source["userId"].as_str().expect("a member");
+    match tapped.pushes.as_slice() {
+        [(to, body)] if to == member => plain_link(body).expect("a link in the push"),
+        other => panic!("one push to the member who tapped, not {other:?}"),
+    }
 }
 
 /// A browser with a session for `user` in `chat`.
@@ -569,7 +607,9 @@ const LIFF: &str = "1234567890-AbCdEfGh";
 
 /// `member` taps 🏠 with a LIFF app configured; the token of the LIFF link hearth answers with.
 async fn mint_liff(h: &Harness, source: Value) -> String {
-    let text = tap_open_page(h, source).await;
+    let tapped = tap_open_page(h, source).await;
+    assert!(tapped.pushes.is_empty(), "a LIFF link is answered where it was asked for");
+    let text = tapped.reply;
     let prefix = format!("https://liff.line.me/{LIFF}?t=");
     let at = text.find(&prefix).expect("a LIFF link") + prefix.len();
     text[at..at + 64].to_string()
@@ -727,17 +767,14 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_no
         None,
     )
     .await;
+    // The client writes what it likes left of the proxy's entry; only the proxy's counts.
     let mut flood: HashMap<u16, usize> = HashMap::new();
-    for _ in 0..40 {
-        *flood.entry(bogus_link(&h, Some("203.0.113.7")).await).or_default() += 1;
+    for n in 0..40 {
+        let forwarded = format!("198.51.100.{n}, 203.0.113.7");
+        *flood.entry(bogus_link(&h, Some(&forwarded)).await).or_default() += 1;
     }
-    assert!(flood.get(&429).copied().unwrap_or(0) > 0, "{flood:?}");
+    assert!(flood.get(&429).copied().unwrap_or(0) > 0, "203.0.113.7 is limited: {flood:?}");
     assert_eq!(bogus_link(&h, Some("198.51.100.9")).await, 401, "another address is not limited");
-    assert_eq!(
-        bogus_link(&h, Some("198.51.100.9, 203.0.113.7")).await,
-        429,
-        "what a client writes left of the proxy's entry is not believed"
-    );
     // A member opening a link from another address gets in.
     let link = mint(&h, in_group(FAMILY, MOM)).await;
     let member = Browser::new(&h);
@@ -796,4 +833,82 @@ async fn a_change_sent_from_another_site_is_refused_even_with_the_right_csrf_tok
     }
     let (_, items) = shopping_list(&h.app.store).await;
     assert_eq!(items.iter().map(|i| i.quantity).sum::<i64>(), 3, "added three times");
+}
+
+#[tokio::test]
+async fn in_a_group_the_link_goes_privately_to_the_member_who_tapped_and_the_push_is_counted() {
+    let h = start().await;
+    let before = h.app.allowance.standing().await.expect("standing").used;
+    // `mint` checks it: one push, to Mom's 1:1 chat, and no link in the group's answer.
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    let group = h.line.replies().last().expect("the group's answer").body.to_string();
+    assert!(group.contains("私訊給 媽媽"), "the group is told: {group}");
+    assert!(
+        postback_data(&h.line.replies().last().expect("answer").body, "end_page_sessions")
+            .is_some(),
+        "sign-out stays in the group"
+    );
+    let pushed = h.line.pushes().last().expect("the push").body.clone();
+    assert_eq!(pushed["messages"].as_array().map(Vec::len), Some(1), "one message");
+    assert!(pushed.to_string().contains("只私訊給你"), "the card says it is theirs: {pushed}");
+    let after = h.app.allowance.standing().await.expect("standing").used;
+    assert_eq!(after - before, 1, "the push is counted in the month's quota");
+    // It opens the group's page, as Mom.
+    let mut mom = Browser::new(&h);
+    assert_eq!(mom.open(&link).await.status, 303);
+    h.call_tool(in_group(FAMILY, DAD), "小幫手 牛奶", "list", json!({"action": "add", "list": null, "items": [{"name": "牛奶", "quantity": null}], "only_checked": null})).await;
+    assert!(mom.get("/family?tab=lists").await.body.contains("牛奶"));
+}
+
+#[tokio::test]
+async fn in_a_group_a_member_without_hearth_as_a_friend_gets_no_link_and_is_told_how_to_get_one() {
+    let h = start().await;
+    h.line.set_not_friend(MOM);
+    let links_before = h.line.pushes().len();
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    assert!(tapped.pushes.is_empty() && h.line.pushes().len() == links_before, "nothing pushed");
+    assert!(
+        !tapped.reply.contains("/family/open") && !tapped.reply.contains("t="),
+        "{}",
+        tapped.reply
+    );
+    assert!(tapped.reply.contains("加為好友"), "{}", tapped.reply);
+    // In Mom's own 1:1 chat the answer is the link, as before.
+    assert!(plain_link(&tap_open_page(&h, in_dm(MOM)).await.reply).is_some());
+}
+
+#[tokio::test]
+async fn when_the_month_cannot_pay_the_link_is_neither_pushed_nor_posted_in_the_group() {
+    let h = start().await;
+    h.line.set_quota(Some(200));
+    h.line.set_quota_used(200);
+    h.app.allowance.refresh().await;
+    befriend(&h, MOM).await;
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    assert!(tapped.pushes.is_empty(), "{:?}", tapped.pushes);
+    assert!(!tapped.reply.contains("/family/open"), "{}", tapped.reply);
+    assert!(tapped.reply.contains("額度用完"), "{}", tapped.reply);
+}
+
+#[tokio::test]
+async fn with_a_liff_app_the_group_s_answer_is_a_link_only_the_tapper_can_open() {
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.liff_id = LIFF.into();
+        },
+        None,
+    )
+    .await;
+    h.line.set_not_friend(MOM);
+    h.line.set_id_token("mom-token", MOM, "1234567890");
+    h.line.set_id_token("dad-token", DAD, "1234567890");
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    assert!(tapped.pushes.is_empty(), "free: answered in the group");
+    assert!(tapped.reply.contains("只有你能打開"), "{}", tapped.reply);
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    let browser = Browser::new(&h);
+    assert_eq!(liff_sign_in(&browser, &token, "dad-token").await.status, 403, "not Dad's");
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    assert_eq!(liff_sign_in(&browser, &token, "mom-token").await.status, 303);
 }
