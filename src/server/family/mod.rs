@@ -3,22 +3,22 @@
 //!
 //! - **Getting in.** `GET /family/open?t=…` takes a one-time link minted by the 🏠 button
 //!   ([`crate::features::family_page`]): unknown, used or expired links, and links minted for
-//!   the LIFF app (which open only through LINE's ID-token sign-in, [`liff`]), are refused alike. It
-//!   opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
+//!   the LIFF app (which open only through LINE's ID-token sign-in, [`liff`]), are refused
+//!   alike. It opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
 //!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
 //!   reads the session and acts on its chat only: no route takes a chat id from the request.
 //! - **Changing things.** Every change is a `POST` carrying the session's CSRF token (compared in
 //!   constant time), refused when the browser says it came from another site ([`origin`]);
-//!   with `SameSite=Lax` a cross-site form cannot carry the cookie either. A
-//!   change is the very operation the chat uses: the tools (`list`, `digest`, `quiet_hours`,
-//!   `reminders`, `price_alerts`) through the registry, and the card buttons through the button
-//!   actions, with the session's chat and member as their context ([`forms`]).
+//!   with `SameSite=Lax` a cross-site form cannot carry the cookie either. A change is the very
+//!   operation the chat uses: the tools (`list`, `digest`, `quiet_hours`, `reminders`,
+//!   `price_alerts`) through the registry, and the card buttons through the button actions,
+//!   with the session's chat and member as their context ([`forms`]).
 //! - **Bounded.** Bodies are capped at [`MAX_FORM_BYTES`]; each session has a rate limit, and
 //!   requests without one a limit per address of their own, so strangers cannot spend the
-//!   family's ([`crate::server::page_state`]); every answer carries a Content-Security-Policy without scripts (the page needs
-//!   none), `nosniff`, `no-referrer`, `no-store` and `frame-ancestors 'none'`. Pages are drawn by
-//!   compile-time templates (`maud`), which escape everything they print ([`view`]); they show
-//!   names, never LINE user ids or tokens.
+//!   family's ([`crate::server::page_state`]); every answer carries a Content-Security-Policy
+//!   without scripts (the page needs none), `nosniff`, `no-referrer`, `no-store` and
+//!   `frame-ancestors 'none'`. Pages are drawn by compile-time templates (`maud`), which escape
+//!   everything they print ([`view`]); they show names, never LINE user ids or tokens.
 
 mod forms;
 mod liff;

@@ -70,13 +70,14 @@ pub async fn check(State(app): State<Arc<Hearth>>, request: Request, next: Next)
     next.run(request).await
 }
 
+/// True when a change with `headers` may be from hearth's own page ([`from_own_page`]).
 fn allowed(app: &Hearth, headers: &HeaderMap) -> bool {
-    let text = |name| headers.get(name).and_then(|v: &axum::http::HeaderValue| v.to_str().ok());
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let own = match app.turns.action_services.public_url.as_deref() {
         Some(public) => Own::PublicUrl(public),
-        None => Own::Host(text(HOST)),
+        None => Own::Host(text(HOST.as_str())),
     };
-    from_own_page(text(axum::http::HeaderName::from_static("sec-fetch-site")), text(ORIGIN), own)
+    from_own_page(text("sec-fetch-site"), text(ORIGIN.as_str()), own)
 }
 
 #[cfg(test)]
