@@ -7,6 +7,8 @@ use std::net::SocketAddr;
 
 use clap::{Args, ValueEnum};
 
+use crate::platform::ip_range::IpRanges;
+
 /// A secret: shown as `[redacted]` in logs and debug output.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Secret(String);
@@ -301,6 +303,19 @@ pub struct Config {
     /// is verified before the page counts them as that member. Empty: plain links.
     #[arg(long, env = "HEARTH_LIFF_ID", default_value = "", value_parser = liff_id, global = true)]
     pub liff_id: String,
+    /// Reverse proxies whose `X-Forwarded-For` is believed: comma-separated addresses or CIDR
+    /// blocks (`127.0.0.1,10.0.0.0/8`). A request from one of them is counted, by the family
+    /// page's limit on requests without a session, as the right-most address of that header
+    /// not itself listed; every other request as the address it came from. Empty: nobody's.
+    #[arg(
+        long,
+        env = "HEARTH_TRUSTED_PROXIES",
+        default_value = "",
+        value_parser = trusted_proxies,
+        hide_default_value = true,
+        global = true
+    )]
+    pub trusted_proxies: IpRanges,
 
     /// Base URL of the Open-Meteo forecast API.
     #[arg(
@@ -695,6 +710,10 @@ fn liff_id(value: &str) -> Result<String, String> {
     }
 }
 
+fn trusted_proxies(value: &str) -> Result<IpRanges, String> {
+    value.parse().map_err(|e: crate::platform::ip_range::IpRangeError| e.to_string())
+}
+
 fn public_url(value: &str) -> Result<String, String> {
     let url = url::Url::parse(value).map_err(|e| format!("not a URL: {e}"))?;
     if url.scheme() != "https" || url.host_str().is_none() {
@@ -783,5 +802,31 @@ mod home_tests {
         assert_eq!(zone_city("America/New_York").as_deref(), Some("New York"));
         assert_eq!(zone_city("UTC"), None);
         assert_eq!(zone_city("Etc/GMT-8"), None);
+    }
+}
+
+#[cfg(test)]
+mod trusted_proxies_tests {
+    use super::Config;
+
+    #[derive(clap::Parser)]
+    struct Only {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    fn parse(value: &str) -> Result<Config, clap::Error> {
+        <Only as clap::Parser>::try_parse_from(["hearth", "--trusted-proxies", value])
+            .map(|o| o.config)
+    }
+
+    #[test]
+    fn trusted_proxies_are_none_by_default_and_a_bad_entry_stops_the_start() {
+        assert!(Config::defaults().trusted_proxies.is_empty());
+        let two = parse("127.0.0.1,10.0.0.0/8").expect("two ranges");
+        assert!(two.trusted_proxies.contains("10.9.8.7".parse().expect("ip")));
+        for bad in ["10.0.0.1/8", "proxy.internal", "10.0.0.0/8,", "127.0.0.1:8080"] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -1,12 +1,13 @@
 //! What every layer may use: settings ([`config`]), time ([`clock`]), language ([`i18n`]), who a
 //! chat is ([`conversation`]), amounts as the family reads them ([`format`]), Prometheus
-//! counters ([`metrics`]), trying work again ([`retry`]), text lengths and cuts a reader sees ([`text`]) and the one TLS configuration of every outgoing client ([`tls`]).
+//! counters ([`metrics`]), address ranges in settings ([`ip_range`]), trying work again ([`retry`]), text lengths and cuts a reader sees ([`text`]) and the one TLS configuration of every outgoing client ([`tls`]).
 
 pub mod clock;
 pub mod config;
 pub mod conversation;
 pub mod format;
 pub mod i18n;
+pub mod ip_range;
 pub mod metrics;
 pub mod retry;
 pub mod text;

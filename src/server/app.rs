@@ -347,7 +347,7 @@ impl Hearth {
             alerts,
             digests,
             official_alerts,
-            page_limits: Default::default(),
+            page_limits: crate::server::page_state::PageLimits::new(config.trusted_proxies.clone()),
             securities: services.sources.securities.clone(),
             liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
             page_flash: Default::default(),

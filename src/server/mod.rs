@@ -52,7 +52,7 @@ pub fn router(app: Arc<Hearth>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/charts/{file}", get(chart))
-        .merge(family::routes());
+        .merge(family::routes(&app));
     let routes = match app.serving.metrics_listen {
         Some(_) => routes,
         None => routes.route("/metrics", get(metrics)),

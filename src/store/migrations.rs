@@ -56,6 +56,7 @@ embedded![
     "0025_family_page.sql",
     "0026_care_plans.sql",
     "0027_member_departures.sql",
+    "0028_liff_links.sql",
     "0029_pairing_guesses.sql",
 ];
 

@@ -109,7 +109,7 @@ pub use shared_files::FileRef;
 pub use values::{
     AlertStatus, CareStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side,
 };
-pub use web_sessions::{WebMember, WebSession};
+pub use web_sessions::{LinkDoor, WebMember, WebSession};
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]

@@ -17,7 +17,7 @@ use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, text_me
 use hearth::features::family_page::{LINK_TTL, new_token, token_hash};
 use hearth::platform::clock::Clock;
 use hearth::platform::i18n::Lang;
-use hearth::store::WebMember;
+use hearth::store::{LinkDoor, WebMember};
 
 const GRANDMA: &str = "Ua1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
 const LIFF: &str = "1234567890-AbCdEfGh";
@@ -289,7 +289,7 @@ impl Family {
             link: String::new(),
             liff: String::new(),
         };
-        let link = family.mint().await;
+        let link = family.mint(LinkDoor::Plain).await;
         let (status, _) = family.browser.get(&format!("/family/open?t={link}")).await;
         assert_eq!(status, 303, "a session opened before the event");
         let (status, page) = family.browser.get("/family").await;
@@ -298,8 +298,8 @@ impl Family {
         family
     }
 
-    /// A link for the page's member in the chat, as the 🏠 button mints it.
-    async fn mint(&self) -> String {
+    /// A link for the page's member in the chat, for `door`, as the 🏠 button mints it.
+    async fn mint(&self, door: LinkDoor) -> String {
         let token = new_token();
         let now = self.h.clock.now();
         let expires = now.saturating_add(LINK_TTL).expect("expiry");
@@ -314,6 +314,7 @@ impl Family {
             .mint_web_link(
                 &token_hash(&token),
                 &member,
+                door,
                 now.as_millisecond(),
                 expires.as_millisecond(),
             )
@@ -362,12 +363,14 @@ impl Family {
                 items.iter().map(|l| l.open + l.checked).sum::<i64>() > 2 + round as i64
             }
             Surface::LinkOpen => {
-                let link = if round == 0 { self.mint().await } else { self.link.clone() };
+                let link =
+                    if round == 0 { self.mint(LinkDoor::Plain).await } else { self.link.clone() };
                 let (status, _) = Browser::new(h).get(&format!("/family/open?t={link}")).await;
                 status == 303
             }
             Surface::LiffOpen => {
-                let link = if round == 0 { self.mint().await } else { self.liff.clone() };
+                let link =
+                    if round == 0 { self.mint(LinkDoor::Liff).await } else { self.liff.clone() };
                 let form = [("t", link.as_str()), ("id_token", "member-token")];
                 let (status, _) = Browser::new(h).post("/family/liff", &form).await;
                 status == 303
@@ -429,8 +432,8 @@ impl Family {
 
     /// Mints what is opened after the event, then makes it happen.
     async fn close(&mut self, event: Closing) {
-        self.link = self.mint().await;
-        self.liff = self.mint().await;
+        self.link = self.mint(LinkDoor::Plain).await;
+        self.liff = self.mint(LinkDoor::Liff).await;
         let h = &self.h;
         match event {
             Closing::Revoke => {

@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 
-use crate::common::harness::{DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_group, postback_data};
+use crate::common::harness::{
+    DAD, FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, postback_data,
+};
 use reqwest::header::{COOKIE, HeaderMap, LOCATION, SET_COOKIE};
 use serde_json::{Value, json};
 
@@ -64,12 +66,20 @@ impl Browser {
     }
 
     async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
+        self.post_with(path, form, &[]).await
+    }
+
+    /// A form posted with these extra headers (what a browser says of where it comes from).
+    async fn post_with(&self, path: &str, form: &[(&str, &str)], headers: &[(&str, &str)]) -> Page {
         let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
-        let request = self
+        let mut request = self
             .http
             .post(format!("{}{path}", self.base))
             .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         self.answer(request).await
     }
 
@@ -83,8 +93,15 @@ impl Browser {
     }
 }
 
-/// `member` taps 🏠 on the shopping list's card in `chat`; hearth's answer, as JSON text.
-async fn tap_open_page(h: &Harness, source: Value) -> String {
+/// What a tap on 🏠 brought: hearth's answer where it was tapped, and what it pushed because of
+/// the tap, each as JSON text.
+struct Tapped {
+    reply: String,
+    pushes: Vec<(String, String)>,
+}
+
+/// `member` taps 🏠 on the shopping list's card in `chat`; what hearth answered and pushed.
+async fn tap_open_page(h: &Harness, source: Value) -> Tapped {
     h.call_tool(
         source.clone(),
         "小幫手 購物清單有什麼",
@@ -94,19 +111,48 @@ async fn tap_open_page(h: &Harness, source: Value) -> String {
     .await;
     let card = h.line.replies().last().expect("a reply").body.clone();
     let data = postback_data(&card, "open_page").expect("the 🏠 button on the list card");
-    let before = h.line.replies().len();
+    let (replies, pushes) = (h.line.replies().len(), h.line.pushes().len());
     h.send(vec![h.postback(source, &data)]).await;
-    let replies = h.line.replies();
-    replies.get(before).expect("an answer to the tap").body.to_string()
+    let reply = h.line.replies().get(replies).expect("an answer to the tap").body.to_string();
+    let pushes = h.line.pushes()[pushes..]
+        .iter()
+        .map(|p| (p.body["to"].as_str().unwrap_or_default().to_string(), p.body.to_string()))
+        .collect();
+    Tapped { reply, pushes }
 }
 
-/// `member` taps 🏠 in `chat`; the link hearth answers with (its path and query on this server).
-async fn mint(h: &Harness, source: Value) -> String {
-    let text = tap_open_page(h, source).await;
-    let at = text.find("/family/open?t=").expect("a link");
+/// The plain link in `text` (its path and query on this server), if any.
+fn plain_link(text: &str) -> Option<String> {
+    let at = text.find("/family/open?t=")?;
     let link = &text[at..at + "/family/open?t=".len() + 64];
     assert!(text.contains(&format!("{PUBLIC}{link}")), "the link is on the public address");
-    link.to_string()
+    Some(link.to_string())
+}
+
+/// `member` has added hearth as a friend (as a follow event would tell it).
+async fn befriend(h: &Harness, member: &str) {
+    h.line.set_profile(member, if member == MOM { "媽媽" } else { "爸爸" });
+    h.app.allowance.note_friend(member, true).await;
+}
+
+/// `member` taps 🏠 in `chat`; the link hearth gives them (its path and query on this server):
+/// the answer in a 1:1 chat; for a group, where they have added hearth as a friend, the one
+/// message pushed to their 1:1 chat (the group's answer then carries no link).
+async fn mint(h: &Harness, source: Value) -> String {
+    if let Some(member) = source["userId"].as_str().filter(|_| source["type"] == "group") {
+        befriend(h, member).await;
+    }
+    let tapped = tap_open_page(h, source.clone()).await;
+    if source["type"] == "user" {
+        assert!(tapped.pushes.is_empty(), "a 1:1 chat is answered, not pushed to");
+        return plain_link(&tapped.reply).expect("a link in the answer");
+    }
+    assert_eq!(plain_link(&tapped.reply), None, "no link in the group: {}", tapped.reply);
+    let member = source["userId"].as_str().expect("a member");
+    match tapped.pushes.as_slice() {
+        [(to, body)] if to == member => plain_link(body).expect("a link in the push"),
+        other => panic!("one push to the member who tapped, not {other:?}"),
+    }
 }
 
 /// A browser with a session for `user` in `chat`.
@@ -561,7 +607,9 @@ const LIFF: &str = "1234567890-AbCdEfGh";
 
 /// `member` taps 🏠 with a LIFF app configured; the token of the LIFF link hearth answers with.
 async fn mint_liff(h: &Harness, source: Value) -> String {
-    let text = tap_open_page(h, source).await;
+    let tapped = tap_open_page(h, source).await;
+    assert!(tapped.pushes.is_empty(), "a LIFF link is answered where it was asked for");
+    let text = tapped.reply;
     let prefix = format!("https://liff.line.me/{LIFF}?t=");
     let at = text.find(&prefix).expect("a LIFF link") + prefix.len();
     text[at..at + 64].to_string()
@@ -629,4 +677,238 @@ async fn without_a_liff_app_its_routes_are_not_there() {
 /// The LIFF page's sign-in: the link's token with an ID token.
 async fn liff_sign_in(browser: &Browser, token: &str, id_token: &str) -> Page {
     browser.post("/family/liff", &[("t", token), ("id_token", id_token)]).await
+}
+
+#[tokio::test]
+async fn with_a_liff_app_a_forwarded_link_opened_at_the_plain_door_gets_nothing_and_stays_the_member_s()
+ {
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.liff_id = LIFF.into();
+        },
+        None,
+    )
+    .await;
+    h.line.set_id_token("mom-token", MOM, "1234567890");
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    let mut stranger = Browser::new(&h);
+    let refused = stranger.open(&format!("/family/open?t={token}")).await;
+    assert_eq!(refused.status, 401, "no session without LINE's ID token");
+    assert!(stranger.cookie.is_none());
+    assert_eq!(stranger.get("/family").await.status, 401);
+    let mom = Browser::new(&h);
+    let opened = liff_sign_in(&mom, &token, "mom-token").await;
+    assert_eq!(opened.status, 303, "the refused try did not use the link up: {}", opened.body);
+}
+
+#[tokio::test]
+async fn a_link_opens_only_through_the_door_it_was_minted_for_and_the_other_door_leaves_it_unused()
+{
+    use hearth::features::family_page::{new_token, token_hash};
+    use hearth::store::{LinkDoor, WebMember};
+    let h = start().await;
+    let store = &h.app.store;
+    let now = h.now_ms();
+    let member = WebMember {
+        conversation_id: FAMILY.into(),
+        user_id: MOM.into(),
+        lang: hearth::platform::i18n::Lang::ZhTw,
+    };
+    for (minted, other) in [(LinkDoor::Plain, LinkDoor::Liff), (LinkDoor::Liff, LinkDoor::Plain)] {
+        let hash = token_hash(&new_token());
+        store.mint_web_link(&hash, &member, minted, now, now + 600_000).await.expect("mint");
+        assert_eq!(store.take_web_link(&hash, other, now).await.expect("take"), None, "{other:?}");
+        let taken = store.take_web_link(&hash, minted, now).await.expect("take");
+        assert_eq!(taken.as_ref(), Some(&member), "{minted:?} after a try at {other:?}");
+        assert_eq!(store.take_web_link(&hash, minted, now).await.expect("take"), None, "once");
+    }
+}
+
+/// A stranger's try at a made-up link, forwarded for `forwarded_for` when given; the status.
+async fn bogus_link(h: &Harness, forwarded_for: Option<&str>) -> u16 {
+    let token = hearth::features::family_page::new_token();
+    let mut request = Browser::new(h).http.get(format!("{}/family/open?t={token}", h.url));
+    if let Some(address) = forwarded_for {
+        request = request.header("x-forwarded-for", address);
+    }
+    request.send().await.expect("request").status().as_u16()
+}
+
+#[tokio::test]
+async fn a_stranger_s_bogus_links_and_cookies_from_the_family_s_address_never_answer_its_session_429()
+ {
+    let h = start().await;
+    // Behind a proxy nobody trusted, everyone comes from one address: here, 127.0.0.1.
+    let family = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let mut forged = Browser::new(&h);
+    forged.cookie = Some(format!("hearth_family={}", "0f".repeat(32)));
+    let (mut stranger, mut loads): (HashMap<u16, usize>, HashMap<u16, usize>) = Default::default();
+    // 180 of the stranger's among 20 of the family's: more than any one address's burst.
+    for _ in 0..20 {
+        for _ in 0..8 {
+            *stranger.entry(bogus_link(&h, None).await).or_default() += 1;
+        }
+        *stranger.entry(forged.get("/family").await.status).or_default() += 1;
+        *loads.entry(family.get("/family").await.status).or_default() += 1;
+    }
+    assert!(stranger.get(&429).copied().unwrap_or(0) >= 100, "the flood is limited: {stranger:?}");
+    assert_eq!(loads, HashMap::from([(200, 20)]), "the family's page, every time");
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_nobody_else_s_header_counts()
+ {
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.trusted_proxies = "127.0.0.1".parse().expect("ranges");
+        },
+        None,
+    )
+    .await;
+    // The client writes what it likes left of the proxy's entry; only the proxy's counts.
+    let mut flood: HashMap<u16, usize> = HashMap::new();
+    for n in 0..40 {
+        let forwarded = format!("198.51.100.{n}, 203.0.113.7");
+        *flood.entry(bogus_link(&h, Some(&forwarded)).await).or_default() += 1;
+    }
+    assert!(flood.get(&429).copied().unwrap_or(0) > 0, "203.0.113.7 is limited: {flood:?}");
+    assert_eq!(bogus_link(&h, Some("198.51.100.9")).await, 401, "another address is not limited");
+    // A member opening a link from another address gets in.
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    let member = Browser::new(&h);
+    let opened = member
+        .answer(member.http.get(format!("{}{link}", h.url)).header("x-forwarded-for", "192.0.2.4"))
+        .await;
+    assert_eq!(opened.status, 303, "{}", opened.body);
+
+    // The same requests from a peer that is not a trusted proxy: its header is ignored.
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.trusted_proxies = "10.0.0.0/8".parse().expect("ranges");
+        },
+        None,
+    )
+    .await;
+    let mut rotating: HashMap<u16, usize> = HashMap::new();
+    for n in 0..40 {
+        let address = format!("198.51.100.{n}");
+        *rotating.entry(bogus_link(&h, Some(&address)).await).or_default() += 1;
+    }
+    assert!(rotating.get(&429).copied().unwrap_or(0) > 0, "one bucket for the peer: {rotating:?}");
+}
+
+#[tokio::test]
+async fn a_change_sent_from_another_site_is_refused_even_with_the_right_csrf_token() {
+    let h = start().await;
+    let browser = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let csrf = browser.get("/family").await.csrf();
+    let add = [("csrf", csrf.as_str()), ("op", "add"), ("item", "醬油")];
+    let from_elsewhere: [&[(&str, &str)]; 5] = [
+        &[("sec-fetch-site", "cross-site")],
+        &[("sec-fetch-site", "same-site"), ("origin", "https://kids.hearth.example")],
+        &[("origin", "https://evil.example")],
+        &[("origin", "http://hearth.example")],
+        &[("sec-fetch-site", "cross-site"), ("origin", "null")],
+    ];
+    for headers in from_elsewhere {
+        let page = browser.post_with("/family/lists", &add, headers).await;
+        assert_eq!(page.status, 403, "{headers:?}");
+        let out = browser.post_with("/family/logout", &[("csrf", &csrf)], headers).await;
+        assert_eq!(out.status, 403, "{headers:?}");
+    }
+    assert!(h.app.store.lists(FAMILY).await.expect("store").is_empty(), "nothing was added");
+    assert_eq!(browser.get("/family").await.status, 200, "still signed in");
+    // The page's own forms, as a browser sends them, and a client that says nothing.
+    let own: [&[(&str, &str)]; 3] = [
+        &[("sec-fetch-site", "same-origin"), ("origin", PUBLIC)],
+        &[("sec-fetch-site", "same-origin"), ("origin", "null")],
+        &[],
+    ];
+    for headers in own {
+        let page = browser.post_with("/family/lists", &add, headers).await;
+        assert_eq!(page.status, 303, "{headers:?}: {}", page.body);
+    }
+    let (_, items) = shopping_list(&h.app.store).await;
+    assert_eq!(items.iter().map(|i| i.quantity).sum::<i64>(), 3, "added three times");
+}
+
+#[tokio::test]
+async fn in_a_group_the_link_goes_privately_to_the_member_who_tapped_and_the_push_is_counted() {
+    let h = start().await;
+    let before = h.app.allowance.standing().await.expect("standing").used;
+    // `mint` checks it: one push, to Mom's 1:1 chat, and no link in the group's answer.
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    let group = h.line.replies().last().expect("the group's answer").body.to_string();
+    assert!(group.contains("私訊給 媽媽"), "the group is told: {group}");
+    assert!(
+        postback_data(&h.line.replies().last().expect("answer").body, "end_page_sessions")
+            .is_some(),
+        "sign-out stays in the group"
+    );
+    let pushed = h.line.pushes().last().expect("the push").body.clone();
+    assert_eq!(pushed["messages"].as_array().map(Vec::len), Some(1), "one message");
+    assert!(pushed.to_string().contains("只私訊給你"), "the card says it is theirs: {pushed}");
+    let after = h.app.allowance.standing().await.expect("standing").used;
+    assert_eq!(after - before, 1, "the push is counted in the month's quota");
+    // It opens the group's page, as Mom.
+    let mut mom = Browser::new(&h);
+    assert_eq!(mom.open(&link).await.status, 303);
+    h.call_tool(in_group(FAMILY, DAD), "小幫手 牛奶", "list", json!({"action": "add", "list": null, "items": [{"name": "牛奶", "quantity": null}], "only_checked": null})).await;
+    assert!(mom.get("/family?tab=lists").await.body.contains("牛奶"));
+}
+
+#[tokio::test]
+async fn in_a_group_a_member_without_hearth_as_a_friend_gets_no_link_and_is_told_how_to_get_one() {
+    let h = start().await;
+    h.line.set_not_friend(MOM);
+    let links_before = h.line.pushes().len();
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    assert!(tapped.pushes.is_empty() && h.line.pushes().len() == links_before, "nothing pushed");
+    assert!(
+        !tapped.reply.contains("/family/open") && !tapped.reply.contains("t="),
+        "{}",
+        tapped.reply
+    );
+    assert!(tapped.reply.contains("加為好友"), "{}", tapped.reply);
+    // In Mom's own 1:1 chat the answer is the link, as before.
+    assert!(plain_link(&tap_open_page(&h, in_dm(MOM)).await.reply).is_some());
+}
+
+#[tokio::test]
+async fn when_the_month_cannot_pay_the_link_is_neither_pushed_nor_posted_in_the_group() {
+    let h = start().await;
+    h.line.set_quota(Some(200));
+    h.line.set_quota_used(200);
+    h.app.allowance.refresh().await;
+    befriend(&h, MOM).await;
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    assert!(tapped.pushes.is_empty(), "{:?}", tapped.pushes);
+    assert!(!tapped.reply.contains("/family/open"), "{}", tapped.reply);
+    assert!(tapped.reply.contains("額度用完"), "{}", tapped.reply);
+}
+
+#[tokio::test]
+async fn with_a_liff_app_the_group_s_answer_is_a_link_only_the_tapper_can_open() {
+    let h = Harness::start_with(
+        |c| {
+            c.public_url = Some(PUBLIC.into());
+            c.liff_id = LIFF.into();
+        },
+        None,
+    )
+    .await;
+    h.line.set_not_friend(MOM);
+    h.line.set_id_token("mom-token", MOM, "1234567890");
+    h.line.set_id_token("dad-token", DAD, "1234567890");
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    assert!(tapped.pushes.is_empty(), "free: answered in the group");
+    assert!(tapped.reply.contains("只有你能打開"), "{}", tapped.reply);
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    let browser = Browser::new(&h);
+    assert_eq!(liff_sign_in(&browser, &token, "dad-token").await.status, 403, "not Dad's");
+    let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
+    assert_eq!(liff_sign_in(&browser, &token, "mom-token").await.status, 303);
 }

@@ -11,8 +11,9 @@ use futures::future::BoxFuture;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use crate::features::quota::{self, Month, Reading, Standing};
-use crate::line::client::LineClient;
+use crate::features::quota::{self, Decision, Month, Reading, Standing};
+use crate::line::client::{LineClient, LineError};
+use crate::line::message::Message;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
 use crate::store::{Store, StoreError};
@@ -29,6 +30,17 @@ const FRIEND_TTL_MS: i64 = 7 * 24 * 3600 * 1000;
 pub trait KeptBack: Send + Sync {
     /// What to keep from `now` until `until` (the month's end).
     fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64>;
+}
+
+/// Why a push sent at once ([`Allowance::push_now`]) did not go.
+#[derive(Debug, thiserror::Error)]
+pub enum PushNowError {
+    /// The month's quota cannot pay for it (or LINE said the month is out).
+    #[error("the month's message quota cannot pay for this push")]
+    QuotaOut,
+    /// LINE did not take it.
+    #[error(transparent)]
+    Line(#[from] LineError),
 }
 
 /// The quota's bookkeeping, shared by the pushers, the tools and the conversation.
@@ -173,6 +185,40 @@ impl Allowance {
         crate::platform::metrics::push_cost(cost);
         if let Err(e) = self.store.record_push_cost(to, &self.month().key(), cost).await {
             tracing::warn!(error = %e, "could not record a push's cost");
+        }
+    }
+
+    /// Pushes `messages` to `to` at once, outside the outbox — the answer to a tap that someone
+    /// is waiting for (the family page's private link) — and counts it as the outbox counts
+    /// its pushes: the month's standing is asked first (like a push that can wait, it leaves
+    /// what is kept for care plans alone), the cost is recorded when LINE accepts it, and
+    /// LINE's monthly-limit answer marks the month out. `retry_key` is made once by the caller.
+    pub async fn push_now(
+        &self,
+        to: &str,
+        messages: &[Message],
+        retry_key: uuid::Uuid,
+    ) -> Result<(), PushNowError> {
+        let cost = self.cost_of(to).await;
+        let standing = self.standing().await.unwrap_or_default();
+        let kept = match quota::running_out(&standing) {
+            true => quota::care_first_hold(&standing, cost, self.kept_back().await),
+            false => None,
+        };
+        if let Decision::Hold(reason) = quota::decide([kept, quota::quota_hold(&standing, cost)]) {
+            tracing::warn!(?reason, "a push sent at once was held");
+            return Err(PushNowError::QuotaOut);
+        }
+        match self.line.push_with_retry(to, messages, retry_key, false).await {
+            Ok(_) => {
+                self.record_push(to, cost).await;
+                Ok(())
+            }
+            Err(LineError::QuotaExhausted) => {
+                self.exhausted().await;
+                Err(PushNowError::QuotaOut)
+            }
+            Err(e) => Err(e.into()),
         }
     }
 

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use axum::Form;
 use axum::extract::{Extension, State};
-use axum::http::StatusCode;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, html};
 use serde::Deserialize;
@@ -18,6 +18,7 @@ use serde::Deserialize;
 use super::{Peer, Refusal, start_session, through_the_door};
 use crate::features::family_page::token_hash;
 use crate::server::app::Hearth;
+use crate::store::LinkDoor;
 
 /// LINE's LIFF SDK.
 const SDK: &str = "https://static.line-scdn.net/liff/edge/2/sdk.js";
@@ -84,12 +85,13 @@ pub struct SignIn {
 pub async fn sign_in(
     State(app): State<Arc<Hearth>>,
     Extension(peer): Extension<Peer>,
+    headers: HeaderMap,
     Form(form): Form<SignIn>,
 ) -> Result<Response, Refusal> {
     let Some(liff_id) = app.liff_id.as_deref() else {
         return Ok(StatusCode::NOT_FOUND.into_response());
     };
-    if !app.page_limits.address_allows(peer) {
+    if !app.page_limits.anonymous_allows(peer, &headers) {
         return Err(Refusal::TooMany);
     }
     if form.t.len() != 64 || form.id_token.is_empty() || form.id_token.len() > 4096 {
@@ -105,7 +107,7 @@ pub async fn sign_in(
         }
     };
     let now = app.clock.now().as_millisecond();
-    let member = match app.store.take_web_link(&token_hash(&form.t), now).await {
+    let member = match app.store.take_web_link(&token_hash(&form.t), LinkDoor::Liff, now).await {
         Ok(Some(member)) => member,
         Ok(None) => return Err(Refusal::NoSession),
         Err(e) => {

@@ -2,26 +2,30 @@
 //! phone in LINE's in-app browser and safe to leave on the internet.
 //!
 //! - **Getting in.** `GET /family/open?t=…` takes a one-time link minted by the 🏠 button
-//!   ([`crate::features::family_page`]): unknown, used or expired links are refused alike. It
-//!   opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
+//!   ([`crate::features::family_page`]): unknown, used or expired links, and links minted for
+//!   the LIFF app (which open only through LINE's ID-token sign-in, [`liff`]), are refused
+//!   alike. It opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
 //!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
 //!   reads the session and acts on its chat only: no route takes a chat id from the request.
 //! - **The door.** Every request with a session, every link opened and every LIFF sign-in asks
 //!   the door ([`crate::features::door`]) whether that member may still see and change that chat: a chat
 //!   revoked, or a member who left the group, is refused (and the session ended) at once.
 //! - **Changing things.** Every change is a `POST` carrying the session's CSRF token (compared in
-//!   constant time); with `SameSite=Lax` a cross-site form cannot carry the cookie either. A
-//!   change is the very operation the chat uses: the tools (`list`, `digest`, `quiet_hours`,
-//!   `reminders`, `price_alerts`) through the registry, and the card buttons through the button
-//!   actions, with the session's chat and member as their context ([`forms`]).
-//! - **Bounded.** Bodies are capped at [`MAX_FORM_BYTES`]; each session and each address has a
-//!   rate limit; every answer carries a Content-Security-Policy without scripts (the page needs
-//!   none), `nosniff`, `no-referrer`, `no-store` and `frame-ancestors 'none'`. Pages are drawn by
-//!   compile-time templates (`maud`), which escape everything they print ([`view`]); they show
-//!   names, never LINE user ids or tokens.
+//!   constant time), refused when the browser says it came from another site ([`origin`]);
+//!   with `SameSite=Lax` a cross-site form cannot carry the cookie either. A change is the very
+//!   operation the chat uses: the tools (`list`, `digest`, `quiet_hours`, `reminders`,
+//!   `price_alerts`) through the registry, and the card buttons through the button actions,
+//!   with the session's chat and member as their context ([`forms`]).
+//! - **Bounded.** Bodies are capped at [`MAX_FORM_BYTES`]; each session has a rate limit, and
+//!   requests without one a limit per address of their own, so strangers cannot spend the
+//!   family's ([`crate::server::page_state`]); every answer carries a Content-Security-Policy
+//!   without scripts (the page needs none), `nosniff`, `no-referrer`, `no-store` and
+//!   `frame-ancestors 'none'`. Pages are drawn by compile-time templates (`maud`), which escape
+//!   everything they print ([`view`]); they show names, never LINE user ids or tokens.
 
 mod forms;
 mod liff;
+mod origin;
 mod view;
 
 use std::sync::Arc;
@@ -39,7 +43,7 @@ use crate::features::family_page::{SESSION_TTL, new_token, token_hash};
 use crate::platform::conversation::Conversation;
 use crate::server::app::Hearth;
 pub use crate::server::page_state::Peer;
-use crate::store::WebSession;
+use crate::store::{LinkDoor, WebSession};
 
 /// The session cookie.
 const COOKIE_NAME: &str = "hearth_family";
@@ -48,8 +52,8 @@ pub const MAX_FORM_BYTES: usize = 8 * 1024;
 /// The policy every answer carries: no scripts at all, styles and images from this server.
 const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-/// The family page's routes.
-pub fn routes() -> Router<Arc<Hearth>> {
+/// The family page's routes (`app`: what the check of every change's origin reads).
+pub fn routes(app: &Arc<Hearth>) -> Router<Arc<Hearth>> {
     Router::new()
         .route("/family", get(view::page))
         .route("/family/open", get(open))
@@ -61,6 +65,7 @@ pub fn routes() -> Router<Arc<Hearth>> {
         .route("/family/style.css", get(style))
         .route("/family/liff", get(liff::page).post(liff::sign_in))
         .route("/family/liff.js", get(liff::script))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), origin::check))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(axum::middleware::map_response(protect))
 }
@@ -178,20 +183,22 @@ fn session_token(headers: &HeaderMap) -> Option<String> {
         .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The request's session, within the rate limits.
+/// The request's session, within the rate limits: a request whose cookie names an open session
+/// counts in that session's bucket only; any other (no cookie, a cookie naming no session) in
+/// its address's bucket ([`crate::server::page_state`]), so a stranger never spends a session's.
 pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Session, Refusal> {
-    if !app.page_limits.address_allows(peer) {
-        return Err(Refusal::TooMany);
-    }
-    let token = session_token(headers).ok_or(Refusal::NoSession)?;
+    let limits = &app.page_limits;
+    let anonymous = || match limits.anonymous_allows(peer, headers) {
+        true => Refusal::NoSession,
+        false => Refusal::TooMany,
+    };
+    let token = session_token(headers).ok_or_else(anonymous)?;
     let hash = token_hash(&token);
-    if !app.page_limits.session_allows(&hash) {
-        return Err(Refusal::TooMany);
-    }
     let now = app.clock.now().as_millisecond();
     let row = match app.store.web_session(&hash, now).await {
-        Ok(Some(row)) => row,
-        Ok(None) => return Err(Refusal::NoSession),
+        Ok(Some(row)) if limits.session_allows(&hash) => row,
+        Ok(Some(_)) => return Err(Refusal::TooMany),
+        Ok(None) => return Err(anonymous()),
         Err(e) => {
             tracing::error!(error = %e, "family page: could not read a session");
             return Err(Refusal::Unavailable);
@@ -244,14 +251,16 @@ struct OpenQuery {
 async fn open(
     State(app): State<Arc<Hearth>>,
     axum::Extension(peer): axum::Extension<Peer>,
+    headers: HeaderMap,
     Query(query): Query<OpenQuery>,
 ) -> Result<Response, Refusal> {
-    if !app.page_limits.address_allows(peer) {
+    if !app.page_limits.anonymous_allows(peer, &headers) {
         return Err(Refusal::TooMany);
     }
     let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
     let now = app.clock.now();
-    let member = match app.store.take_web_link(&token_hash(&token), now.as_millisecond()).await {
+    let hash = token_hash(&token);
+    let member = match app.store.take_web_link(&hash, LinkDoor::Plain, now.as_millisecond()).await {
         Ok(Some(member)) => member,
         Ok(None) => return Err(Refusal::NoSession),
         Err(e) => {
