@@ -6,7 +6,8 @@
 //! (`VmHWM`). The children do the parsing; their memory is not the server's.
 //!
 //! Run with `cargo bench --bench untrusted` (a release build). `BENCH_ROUNDS` sets the rounds
-//! (default 10), `BENCH_HEARTH_BIN` another server binary to run.
+//! (default 10), `BENCH_HEARTH_BIN` another server binary to run. `BENCH_PHOTOS=40` runs one
+//! round of a different flood instead: that many chats each sending a 9.8 MB photo at once.
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -61,19 +62,32 @@ fn event(n: u64, user: &str, message: Value) -> Value {
 
 #[tokio::main]
 async fn main() {
-    let rounds: u64 = std::env::var("BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    let photos: Option<usize> = std::env::var("BENCH_PHOTOS").ok().and_then(|v| v.parse().ok());
+    let rounds: u64 = match photos {
+        Some(_) => 1,
+        None => std::env::var("BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(10),
+    };
     let line = FakeLine::start().await;
     let llm = FakeLlm::start().await;
     let media = FakeMedia::start().await;
     line.set_dump(false);
     llm.respond_with(|_| FakeLlm::text("好的"));
-    let kinds: Vec<(&str, &str, &str, Vec<u8>)> = vec![
-        ("form", "form.pdf", "application/pdf", self_drawing_form_pdf()),
-        ("bomb", "bomb.pdf", "application/pdf", zlib_bomb_pdf(1 << 30)),
-        ("loop", "loop.pdf", "application/pdf", own_parent_pdf()),
-        ("huge", "", "image/png", black_png(12_000, 11_600)),
-        ("photo", "", "image/jpeg", common::fake_media::jpeg(4032, 3024)),
-    ];
+    let kinds: Vec<(&str, &str, &str, Vec<u8>)> = match photos {
+        // As many chats at once, each with a phone photo of 9.8 MB (the picture, then what a
+        // camera appends after it, which a decoder skips).
+        Some(n) => {
+            let mut big = common::fake_media::jpeg(4032, 3024);
+            big.resize(9_800_000, 0x5A);
+            vec![("big", "", "image/jpeg", big); n]
+        }
+        None => vec![
+            ("form", "form.pdf", "application/pdf", self_drawing_form_pdf()),
+            ("bomb", "bomb.pdf", "application/pdf", zlib_bomb_pdf(1 << 30)),
+            ("loop", "loop.pdf", "application/pdf", own_parent_pdf()),
+            ("huge", "", "image/png", black_png(12_000, 11_600)),
+            ("photo", "", "image/jpeg", common::fake_media::jpeg(4032, 3024)),
+        ],
+    };
     for (kind, _, content_type, bytes) in &kinds {
         media.put(kind, content_type, bytes.clone());
     }
