@@ -123,3 +123,50 @@ pub fn holds_until(alert: &CapAlert, kind: Kind) -> Timestamp {
         .map(|z| z.timestamp());
     end_of_day.map_or(expires, |end| end.max(expires))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::cap::MsgType;
+
+    fn cancel(event_code: &str, description: &str) -> CapAlert {
+        CapAlert {
+            identifier: "x".into(),
+            sender: "s".into(),
+            sent: "2026-12-03T12:00:00Z".parse().expect("instant"),
+            status: "Actual".into(),
+            msg_type: MsgType::Cancel,
+            references: vec!["w".into()],
+            event: String::new(),
+            event_code: Some(event_code.into()),
+            severity: "Minor".into(),
+            effective: None,
+            expires: None,
+            sender_name: None,
+            headline: Some("解除".into()),
+            description: description.into(),
+            parameters: vec![],
+            areas: vec![],
+        }
+    }
+
+    #[test]
+    fn a_cancellation_names_the_place_and_what_was_lifted() {
+        let taipei = Place::resolve("台北市信義區").expect("place");
+        let dgpa = cancel("workSchlClos", "[停班停課通知]臺北市:明天停止上班、停止上課。");
+        assert_eq!(lifted(&dgpa, Kind::Suspension, &taipei, Lang::ZhTw), "臺北市 停班停課 已取消");
+        let unread = cancel("workSchlClos", "");
+        assert_eq!(
+            lifted(&unread, Kind::Suspension, &taipei, Lang::ZhTw),
+            "臺北市信義區 停班停課 已取消",
+            "the chat's place when the cancel names none"
+        );
+        let typhoon = cancel("typhoon", "");
+        assert_eq!(lifted(&typhoon, Kind::Typhoon, &taipei, Lang::ZhTw), "颱風警報解除");
+        assert_eq!(lifted(&typhoon, Kind::Typhoon, &taipei, Lang::En), "Typhoon warning lifted");
+        assert_eq!(
+            lifted(&dgpa, Kind::Suspension, &taipei, Lang::En),
+            "臺北市: Work/school suspension cancelled"
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! The Atom feed of CAP entries, read as a stream whatever its size: each `<entry>` is read on
 //! its own and either kept or dropped at once, so a busy week (NCDR's feed covers seven days:
-//! 944 entries on an ordinary July day, thousands in a typhoon week) costs the memory of the
-//! entries hearth wants, not of the feed. Only the newest [`MAX_ENTRIES`] of those the caller
+//! 944 entries on an ordinary July day, thousands in a typhoon week) costs its bytes and the
+//! entries hearth wants, never a tree of the whole feed. Only the newest [`MAX_ENTRIES`] of those the caller
 //! wants are kept, newest first. The feed is bounded by its bytes (and the time it takes to
 //! arrive), never by how many entries it lists.
 
