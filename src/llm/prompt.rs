@@ -50,7 +50,8 @@ pub fn system_prompt(ctx: &ToolCtx, setting: &Setting) -> String {
     } else {
         "You cannot search the web here (no search service is set up): for news and current events say briefly that you cannot look them up, and do not guess."
     };
-    let small_hours = if now.hour() < SMALL_HOURS_END {
+    // The rule official_alerts follows for a date not given (platform::clock::coming_day).
+    let small_hours = if now.hour() < crate::platform::clock::SMALL_HOURS_END {
         let yesterday =
             now.yesterday().map(|d| d.strftime("%Y-%m-%d").to_string()).unwrap_or_default();
         format!(
@@ -86,10 +87,6 @@ pub fn system_prompt(ctx: &ToolCtx, setting: &Setting) -> String {
         time = now.strftime("%H:%M"),
     )
 }
-
-/// Before this hour, "明天" said by someone still up means the coming day (today's date), and
-/// "today" for a recap reaches back to the previous morning.
-const SMALL_HOURS_END: i8 = 4;
 
 /// The latest message as the model reads it: labelled with its speaker in a group.
 pub fn request(speaker: Option<&str>, text: &str, in_group: bool) -> ChatMessage {

@@ -1,9 +1,10 @@
 //! The clock, injected so that time-dependent behaviour (the date in the prompt, reply-token
-//! freshness, caches) is tested without sleeping; and times of day as the family gives them (`07:00`).
+//! freshness, caches) is tested without sleeping; times of day as the family gives them (`07:00`);
+//! and the small-hours rule: after midnight, 明天 said by someone still up is the coming day.
 
 use std::sync::Mutex;
 
-use jiff::civil::Time;
+use jiff::civil::{Date, Time};
 use jiff::{SignedDuration, Timestamp};
 
 /// Where "now" comes from.
@@ -70,7 +71,37 @@ pub fn parse_local_time(text: &str) -> Result<Time, TimeError> {
     Time::new(h, m, 0, 0).map_err(|_| refuse())
 }
 
+/// Before this hour, 明天/tomorrow said by someone still up means the coming day (today's
+/// date), and "today" for a recap reaches back to the previous morning.
+pub const SMALL_HOURS_END: i8 = 4;
+
+/// The day 明天/tomorrow means at local time `now`: the calendar's next day, but in the small
+/// hours (before [`SMALL_HOURS_END`]) the coming day, today's date — what the system prompt
+/// tells the model, so a tool given no date agrees with it.
+pub fn coming_day(now: &jiff::ZonedDateTime) -> Date {
+    let today = now.date();
+    if now.hour() < SMALL_HOURS_END {
+        return today;
+    }
+    today.tomorrow().unwrap_or(today)
+}
+
 /// `time` as stored and shown: `07:00`.
 pub fn format_local_time(time: Time) -> String {
     format!("{:02}:{:02}", time.hour(), time.minute())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tomorrow_after_midnight_is_the_coming_day() {
+        let at = |t: &str| t.parse::<jiff::ZonedDateTime>().expect("zoned");
+        let day = |d: &str| d.parse::<Date>().expect("date");
+        assert_eq!(coming_day(&at("2026-12-01T00:30[Asia/Taipei]")), day("2026-12-01"));
+        assert_eq!(coming_day(&at("2026-12-01T03:59[Asia/Taipei]")), day("2026-12-01"));
+        assert_eq!(coming_day(&at("2026-12-01T04:00[Asia/Taipei]")), day("2026-12-02"));
+        assert_eq!(coming_day(&at("2026-12-31T23:30[Asia/Taipei]")), day("2027-01-01"));
+    }
 }

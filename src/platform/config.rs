@@ -383,6 +383,11 @@ pub struct Config {
     /// less than 3 s apart).
     #[arg(long, env = "HEARTH_ALERTS_REQUEST_GAP_MS", default_value_t = 3000, global = true)]
     pub alerts_request_gap_ms: u64,
+    /// Hosts besides the feed's own that alert documents may come from (and redirect to),
+    /// comma-separated: `cdn.example` (the feed's scheme, its default port), `cdn.example:8443`
+    /// or `https://cdn.example`. Any other host is refused and logged.
+    #[arg(long, env = "HEARTH_ALERTS_EXTRA_HOSTS", value_delimiter = ',', global = true)]
+    pub alerts_extra_hosts: Vec<String>,
     /// Seconds between rounds of the care loop (doses asked, caregivers told, weekly reports);
     /// 0 turns it off.
     #[arg(long, env = "HEARTH_CARE_TICK_SECS", default_value_t = 15, global = true)]

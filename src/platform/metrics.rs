@@ -160,6 +160,12 @@ pub fn page_refused(reason: &'static str) {
     metrics::counter!("hearth_page_refused_total", "reason" => reason).increment(1);
 }
 
+/// An official alert document and what became of it (`kept`, `unreadable`, `refused`: away
+/// from the allowed hosts, `failed`: asked again later, `given_up`: failing too long).
+pub fn official_alert_document(outcome: &'static str) {
+    metrics::counter!("hearth_official_alert_documents_total", "outcome" => outcome).increment(1);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

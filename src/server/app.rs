@@ -56,6 +56,9 @@ pub enum StartError {
     /// `HEARTH_ALERTS_FEED_URL` is not an http(s) URL.
     #[error("HEARTH_ALERTS_FEED_URL {0:?} is not an http(s) URL (empty turns the alerts off)")]
     AlertsFeed(String),
+    /// A host of `HEARTH_ALERTS_EXTRA_HOSTS` is not a host name, `host:port` or origin.
+    #[error("HEARTH_ALERTS_EXTRA_HOSTS: {0}")]
+    AlertsHost(#[source] crate::sources::cap::origins::BadHost),
     /// The Taiwan securities file was refused; hearth does not quietly use the built-in table
     /// instead of the one asked for.
     #[error("the Taiwan securities file (HEARTH_TW_SECURITIES_FILE) was refused")]
@@ -90,20 +93,28 @@ pub fn sources(config: &Config) -> Result<Sources, StartError> {
     })
 }
 
-/// The official alerts feed (`HEARTH_ALERTS_FEED_URL`), or none when it is turned off.
+/// The official alerts feed (`HEARTH_ALERTS_FEED_URL`), or none when it is turned off; its
+/// requests go only to its own host and `HEARTH_ALERTS_EXTRA_HOSTS`.
 fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, StartError> {
+    use crate::sources::cap::{CapFeed, FeedSetupError};
     let url = config.alerts_feed_url.trim();
     if url.is_empty() {
         return Ok(None);
     }
-    let http = crate::sources::http_client(
+    let builder = crate::sources::http_builder(
         &config.user_agent,
         Duration::from_secs(config.upstream_timeout_secs),
-    )
-    .map_err(StartError::http_client("the official alerts feed"))?;
-    crate::sources::cap::CapFeed::new(http, url)
-        .map(Some)
-        .ok_or_else(|| StartError::AlertsFeed(crate::platform::config::redact_url(url)))
+    );
+    match CapFeed::new(builder, url, &config.alerts_extra_hosts) {
+        Ok(feed) => Ok(Some(feed)),
+        Err(FeedSetupError::Url) => {
+            Err(StartError::AlertsFeed(crate::platform::config::redact_url(url)))
+        }
+        Err(FeedSetupError::Host(e)) => Err(StartError::AlertsHost(e)),
+        Err(FeedSetupError::Client(e)) => {
+            Err(StartError::http_client("the official alerts feed")(e))
+        }
+    }
 }
 
 /// The assembled application: the turn handler, the inbox that feeds it, and the background

@@ -63,12 +63,17 @@ impl From<reqwest::Error> for UpstreamError {
 /// User-Agent (some sources refuse others). Fails when the client cannot be built (a
 /// User-Agent that is not a valid header value, say): there is no fallback without time limits.
 pub fn http_client(user_agent: &str, timeout: Duration) -> Result<reqwest::Client, reqwest::Error> {
+    http_builder(user_agent, timeout).build()
+}
+
+/// The builder of [`http_client`], for a source that adds to it (the alerts feed's redirect
+/// policy).
+pub fn http_builder(user_agent: &str, timeout: Duration) -> reqwest::ClientBuilder {
     crate::platform::tls::client_builder()
         .user_agent(user_agent)
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(5))
         .no_proxy()
-        .build()
 }
 
 /// A raw answer: status and body, already size-checked.
@@ -90,6 +95,15 @@ impl RawResponse {
 
 /// Sends `request`; a 429 or 5xx is an error, other statuses are returned for the caller to read.
 pub async fn send(request: reqwest::RequestBuilder) -> Result<RawResponse, UpstreamError> {
+    send_limited(request, MAX_BODY_BYTES).await
+}
+
+/// [`send`], with bodies refused past `max_bytes` (counted while streaming) rather than the
+/// data sources' usual cap: for the one source that is large by nature (the alerts feed).
+pub async fn send_limited(
+    request: reqwest::RequestBuilder,
+    max_bytes: usize,
+) -> Result<RawResponse, UpstreamError> {
     let mut response = request.send().await?;
     let status = response.status();
     let headers = response.headers().clone();
@@ -101,7 +115,7 @@ pub async fn send(request: reqwest::RequestBuilder) -> Result<RawResponse, Upstr
     }
     let mut body = Vec::new();
     while let Some(chunk) = response.chunk().await? {
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
+        if body.len() + chunk.len() > max_bytes {
             return Err(UpstreamError::Garbage("response too large".into()));
         }
         body.extend_from_slice(&chunk);

@@ -1,10 +1,12 @@
 //! `official_alerts`: Taiwan's official word for the family's place. `check` answers
 //! 「明天要上班上課嗎？」/「有放颱風假嗎」 for a day: the working calendar (holiday, make-up
 //! workday) with the latest work/school suspension announced for each area of the place and the
-//! typhoon and heavy-rain warnings standing there, each with its source and time — and says
-//! nothing was announced when that is so. `follow` has the alerts pushed to this chat as they
-//! come (「颱風假、地震有消息就通知我們」), `stop` ends that. The place is the one named, else the
-//! one this chat follows the alerts for, else its digest's, else the family's home.
+//! typhoon and heavy-rain warnings standing there, each with its source and time, and the latest
+//! earthquake felt in its county (「剛剛是不是有地震」) — and says nothing was announced when that
+//! is so; no date means 明天 as the prompt's small-hours rule reads it. `follow` has the alerts
+//! pushed to this chat as they come (「颱風假、地震有消息就通知我們」), `stop` ends that. The
+//! place is the one named, else the one this chat follows the alerts for, else its digest's,
+//! else the family's home.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -38,7 +40,7 @@ pub enum Action {
 pub struct Args {
     /// What to do.
     pub action: Action,
-    /// check: YYYY-MM-DD; null: tomorrow.
+    /// check: YYYY-MM-DD; null: 明天 (after midnight, today).
     pub date: Option<String>,
     /// A place named in Taiwan.
     pub place: Option<String>,
@@ -134,7 +136,8 @@ impl OfficialAlerts {
             Some(d) => d
                 .parse::<jiff::civil::Date>()
                 .map_err(|_| ToolError::InvalidArgs(format!("date {d:?} is not YYYY-MM-DD")))?,
-            None => today.tomorrow().map_err(|_| ToolError::InvalidArgs("no tomorrow".into()))?,
+            // 明天 as the prompt defines it: after midnight, the coming day.
+            None => crate::platform::clock::coming_day(&now.to_zoned_datetime(reading::taiwan())),
         };
         if (date - today).get_days().abs() > 366 {
             return Err(ToolError::InvalidArgs("ask about a day within a year".into()));
@@ -168,7 +171,7 @@ impl OfficialAlerts {
 
 impl Tool for OfficialAlerts {
     const NAME: &'static str = "official_alerts";
-    const DESCRIPTION: &'static str = "Taiwan's official 停班停課 and typhoon, heavy-rain, earthquake alerts for the chat's place. 明天要上班上課嗎, 颱風假 → check; 有消息通知我們 → follow; stop.";
+    const DESCRIPTION: &'static str = "Taiwan's official 停班停課 and typhoon, heavy-rain, earthquake alerts for the chat's place. 明天要上班上課嗎, 颱風假, 剛剛有地震嗎 → check; 有消息通知我們 → follow; stop.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -6,12 +6,15 @@
 //! hold a typhoon warning but not a suspension, unless the chat asked; hostile documents (a
 //! billion laughs, 100 MB, deep nesting, malformed) change nothing and the feed keeps being read;
 //! 「明天要上班嗎？」 is answered from the calendar and the announcements; the digest carries
-//! today's; two replicas push each alert once. Runs on SQLite, and on PostgreSQL with
-//! `HEARTH_TEST_BACKEND=postgres`.
+//! today's; two replicas push each alert once. A feed of thousands of entries is read; a
+//! document that fails (an error, throttling, too slow) or leads away from the feed's host
+//! never holds back a newer suspension and is not hammered; a cancellation names the place and
+//! what was lifted; 「剛剛是不是有地震」 and 「明天」 after midnight are answered; feed text
+//! reaches the card plain. Runs on SQLite, and on PostgreSQL with `HEARTH_TEST_BACKEND=postgres`.
 
 use std::time::Duration;
 
-use crate::common::fake_cap::{self, FakeCap, FeedMode};
+use crate::common::fake_cap::{self, FakeCap, FeedMode, Misbehave};
 use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, messages_of};
 use hearth::features::public_alerts::watcher::WatchReport;
 use serde_json::{Value, json};
@@ -186,13 +189,13 @@ async fn an_update_that_changes_the_announcement_is_told_as_such_and_a_cancelled
     assert_eq!(
         alts,
         vec![
-            "🌀 解除颱風警報",
             "🌀 陸上颱風警報：臺北市",
+            "🌀 颱風警報解除",
             "🏫 臺北市明天停止上班、停止上課",
             "🏫 臺北市明天照常上班、停止上課",
         ],
     );
-    assert!(told[0].1.contains("解除：颱風警報"), "{}", told[0].1);
+    assert!(told[1].1.contains("解除：颱風警報"), "{}", told[1].1);
     assert!(told[2].1.contains("更新：停班停課"), "{}", told[2].1);
     assert!(!told[3].1.contains("更新"), "the first announcement is not an update");
     // A cancel of something never told is not told; the same cancel again neither.
@@ -578,4 +581,219 @@ async fn a_second_day_off_announced_the_next_evening_is_told_and_a_lifted_warnin
     let day_two = check(&h, "2026-12-02", None).await;
     assert_eq!(day_two["verdict"], "work_and_classes_suspended", "{day_two}");
     assert_eq!(day_two["warnings"], json!([]), "the warning was lifted: {day_two}");
+}
+
+#[tokio::test]
+async fn a_feed_of_five_thousand_entries_still_yields_a_new_suspension_for_taipei() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    // A typhoon week: thunderstorms and road closures by the thousand, and last week's
+    // suspensions, all listed before today's.
+    cap.publish_filler(3_000, "雷雨", "2026-11-30T20:00:00+08:00");
+    cap.publish_filler(1_000, "道路封閉", "2026-11-30T20:00:00+08:00");
+    cap.publish_filler(999, "停班停課", "2026-11-25T20:00:00+08:00");
+    let sent = "2026-11-30T20:10:00+08:00";
+    cap.publish(
+        "dgpa-63-001",
+        "停班停課",
+        taipei_suspension("dgpa-63-001", "Alert", &[], sent, TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T12:10:30Z");
+    let started = std::time::Instant::now();
+    let report = tick(&h).await;
+    let took = started.elapsed();
+    eprintln!("a tick over a feed of 5,000 entries took {took:?}");
+    assert!(!report.feed_failed, "{report:?}");
+    assert_eq!((report.kept, report.told), (1, 1), "{report:?}");
+    let told = pushes_to(&h, FAMILY);
+    assert_eq!(told[0].0, "🏫 臺北市明天停止上班、停止上課");
+    assert_eq!(cap.doc_hits("filler-停班停課-0"), 0, "last week's entries are not fetched");
+    // Read in full: the next read is a conditional one.
+    h.set_clock("2026-11-30T12:11:30Z");
+    tick(&h).await;
+    assert_eq!(cap.feed_hits(), (2, 1));
+}
+
+#[tokio::test]
+async fn a_failing_or_off_host_document_older_than_a_new_suspension_does_not_hold_it_back() {
+    let cap = FakeCap::start().await;
+    let elsewhere = FakeCap::start().await; // another port on the same host
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    let old = |id: &str, minute: u8| {
+        let sent = format!("2026-11-30T19:{minute:02}:00+08:00");
+        let xml = fake_cap::suspension(id, "Alert", &[], &sent, "臺中市", "66", TAIPEI_OFF);
+        cap.publish(id, "停班停課", xml.clone());
+        elsewhere.publish(id, "停班停課", xml);
+    };
+    for (n, id) in
+        ["err-500", "err-429", "slow", "link-away", "link-port", "to-port", "to-localhost"]
+            .iter()
+            .enumerate()
+    {
+        old(id, n as u8);
+    }
+    cap.misbehave("err-500", Some(Misbehave::Status(500)));
+    cap.misbehave("err-429", Some(Misbehave::Status(429)));
+    cap.misbehave("slow", Some(Misbehave::Slow(Duration::from_secs(4)))); // past the 2 s timeout
+    let localhost = format!("http://localhost:{}/Capstorage/link-away", cap.port());
+    cap.link_elsewhere("link-away", &localhost);
+    cap.link_elsewhere("link-port", &elsewhere.doc_url("link-port"));
+    cap.misbehave("to-port", Some(Misbehave::RedirectTo(elsewhere.doc_url("to-port"))));
+    let to_localhost = format!("http://localhost:{}/Capstorage/to-localhost", cap.port());
+    cap.misbehave("to-localhost", Some(Misbehave::RedirectTo(to_localhost)));
+    let sent = "2026-11-30T20:10:00+08:00";
+    cap.publish(
+        "dgpa-63-001",
+        "停班停課",
+        taipei_suspension("dgpa-63-001", "Alert", &[], sent, TAIPEI_OFF),
+    );
+
+    h.set_clock("2026-11-30T12:10:30Z");
+    let report = tick(&h).await;
+    assert_eq!((report.kept, report.told), (1, 1), "{report:?}");
+    assert_eq!((report.failed, report.off_host), (3, 4), "{report:?}");
+    assert_eq!(pushes_to(&h, FAMILY)[0].0, "🏫 臺北市明天停止上班、停止上課");
+    for id in ["link-port", "to-port", "to-localhost", "link-away"] {
+        assert_eq!(elsewhere.doc_hits(id), 0, "{id}: another port is never asked");
+    }
+    assert_eq!(cap.doc_hits("link-away"), 0, "a link to another host is not fetched");
+
+    // A tick every 5 s for 25 s: the failing ones wait out their backoff.
+    for second in [35, 40, 45, 50, 55] {
+        h.set_clock(&format!("2026-11-30T12:10:{second}Z"));
+        tick(&h).await;
+    }
+    for id in ["err-500", "err-429", "slow", "to-port", "to-localhost"] {
+        assert_eq!(cap.doc_hits(id), 1, "{id} asked once in 25 s");
+    }
+    // Asked again after the wait; the slow one answers at once now, and is kept.
+    cap.misbehave("slow", None);
+    h.set_clock("2026-11-30T12:11:01Z");
+    let report = tick(&h).await;
+    assert_eq!((report.kept, report.failed), (1, 2), "{report:?}");
+    assert_eq!(cap.doc_hits("err-500"), 2);
+    // Failing for an hour, the others are given up, counted, and never asked again.
+    let mut given_up = 0;
+    for minute in (10..=80).step_by(10) {
+        let base: jiff::Timestamp = "2026-11-30T12:11:01Z".parse().expect("time");
+        let at = base + jiff::SignedDuration::from_mins(minute);
+        h.set_clock(&at.to_string());
+        given_up += tick(&h).await.given_up;
+    }
+    assert_eq!(given_up, 2, "the 500 and the 429");
+    let asked = cap.doc_hits("err-500");
+    assert!(asked <= 10, "asked {asked} times in an hour");
+    h.set_clock("2026-11-30T14:00:00Z");
+    tick(&h).await;
+    assert_eq!(cap.doc_hits("err-500"), asked, "given up");
+    assert!(
+        h.metrics_text()
+            .await
+            .contains("hearth_official_alert_documents_total{outcome=\"given_up\"}")
+    );
+    assert_eq!(pushes_to(&h, FAMILY).len(), 1, "Taichung's are not told in Taipei");
+}
+
+#[tokio::test]
+async fn a_cancelled_suspension_names_the_county_and_what_was_lifted() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    let sent = "2026-11-30T20:00:00+08:00";
+    cap.publish("dgpa-1", "停班停課", taipei_suspension("dgpa-1", "Alert", &[], sent, TAIPEI_OFF));
+    h.set_clock("2026-11-30T12:01:00Z");
+    assert_eq!(tick(&h).await.told, 1);
+    let later = "2026-11-30T21:00:00+08:00";
+    cap.publish(
+        "dgpa-2",
+        "停班停課",
+        taipei_suspension("dgpa-2", "Cancel", &["dgpa-1"], later, TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T13:01:00Z");
+    assert_eq!(tick(&h).await.told, 1);
+    let (alt, card) = pushes_to(&h, FAMILY).remove(1);
+    assert_eq!(alt, "🏫 臺北市 停班停課 已取消");
+    assert!(card.contains("臺北市 停班停課 已取消"), "{card}");
+}
+
+#[tokio::test]
+async fn an_earthquake_just_felt_is_answered_with_its_intensity_and_time() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    cap.publish(
+        "CWA-EQ115002",
+        "地震",
+        fake_cap::earthquake(
+            "CWA-EQ115002",
+            "2026-11-30T20:08:00+08:00",
+            &[("4級", "花蓮縣", "10015"), ("3級", "臺北市", "63")],
+        ),
+    );
+    h.set_clock("2026-11-30T12:09:00Z");
+    assert_eq!(tick(&h).await.kept, 1);
+    let answer = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 剛剛是不是有地震",
+            "official_alerts",
+            json!({"action": "check", "date": null, "place": null, "min_intensity": null, "quiet_holds_all": null}),
+        )
+        .await;
+    let quake = &answer["earthquake"];
+    assert_eq!(quake["intensity"], "3級", "{answer}");
+    assert_eq!(quake["county"], "臺北市");
+    assert_eq!(quake["reported_at"], "2026-11-30（一）20:08");
+    assert_eq!(quake["said"], "花蓮縣壽豐鄉規模5.5地震，臺北市最大震度3級");
+    let far = check(&h, "2026-12-01", Some("高雄")).await;
+    assert_eq!(far["earthquake"], Value::Null, "not felt in Kaohsiung: {far}");
+}
+
+#[tokio::test]
+async fn tomorrow_asked_at_half_past_midnight_is_the_coming_day() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    let evening = "2026-11-30T22:00:00+08:00";
+    cap.publish(
+        "dgpa-1",
+        "停班停課",
+        taipei_suspension("dgpa-1", "Alert", &[], evening, TAIPEI_OFF),
+    );
+    h.set_clock("2026-11-30T14:01:00Z");
+    tick(&h).await;
+    h.set_clock("2026-11-30T16:30:00Z"); // 00:30 on 1 December in Taipei
+    let answer = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 明天要上班上課嗎？",
+            "official_alerts",
+            json!({"action": "check", "date": null, "place": null, "min_intensity": null, "quiet_holds_all": null}),
+        )
+        .await;
+    assert_eq!(answer["date"], "2026-12-01", "{answer}");
+    assert_eq!(answer["verdict"], "work_and_classes_suspended", "{answer}");
+}
+
+#[tokio::test]
+async fn markup_and_a_bidi_override_in_the_feed_reach_the_card_plain() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    let hostile =
+        "明天&lt;b&gt;停止上班&lt;/b&gt;、\u{202E}停止上課&lt;img src=x onerror=alert(1)&gt;";
+    let sent = "2026-11-30T20:00:00+08:00";
+    cap.publish("dgpa-1", "停班停課", taipei_suspension("dgpa-1", "Alert", &[], sent, hostile));
+    h.set_clock("2026-11-30T12:01:00Z");
+    assert_eq!(tick(&h).await.told, 1);
+    let (alt, card) = pushes_to(&h, FAMILY).remove(0);
+    assert_eq!(alt, "🏫 臺北市明天停止上班、停止上課");
+    for bad in ["<b>", "<img", "\u{202E}", "onerror"] {
+        assert!(!card.contains(bad) && !alt.contains(bad), "{bad:?} in {card}");
+    }
+    assert!(card.contains("臺北市明天停止上班、停止上課"), "{card}");
 }

@@ -1,6 +1,7 @@
 //! 「明天要上班上課嗎？」 answered as a pure function: the working calendar's word on the day
 //! (a holiday, a weekend, a make-up workday) with the latest suspension announced for each area
-//! of the place, and the warnings standing there — each with who said so and when.
+//! of the place, and the warnings standing there — each with who said so and when — and the
+//! latest earthquake report felt in the place's county (「剛剛是不是有地震」).
 
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -48,6 +49,25 @@ pub struct Announcement {
     pub whole_place: bool,
 }
 
+/// The latest earthquake felt in the place's county.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Quake {
+    /// What it was for the place (花蓮縣壽豐鄉規模5.5地震，臺北市最大震度3級).
+    pub said: String,
+    /// The highest intensity in the county, as written (3級, 5弱).
+    pub intensity: String,
+    /// The county.
+    pub county: String,
+    /// The epicentre, as the report names it.
+    pub epicentre: Option<String>,
+    /// Its magnitude (規模5.5).
+    pub magnitude: Option<String>,
+    /// When it was reported, local time.
+    pub reported_at: String,
+    /// Who reported it.
+    pub source: String,
+}
+
 /// The answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DayAnswer {
@@ -61,6 +81,9 @@ pub struct DayAnswer {
     pub announcements: Vec<Announcement>,
     /// Warnings standing for the place now (typhoon, heavy rain).
     pub warnings: Vec<String>,
+    /// The latest earthquake report felt in the place's county (in the days looked at); null
+    /// when none was.
+    pub earthquake: Option<Quake>,
     /// In a word: work_and_classes_suspended, classes_suspended, work_suspended,
     /// suspended_in_some_towns, not_yet_announced (尚未宣布), normal_announced, day_off,
     /// nothing_announced.
@@ -80,6 +103,7 @@ pub fn answer(
     let tz = reading::taiwan();
     let mut latest: Vec<Announcement> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
+    let mut earthquake: Option<Quake> = None;
     // An alert a later one updates or cancels no longer stands.
     let superseded: std::collections::HashSet<&str> =
         alerts.iter().flat_map(|a| a.references.iter().map(String::as_str)).collect();
@@ -124,7 +148,11 @@ pub fn answer(
                     warnings.push(format!("{icon} {}（{source} {sent}）", s.text));
                 }
             }
-            Kind::Earthquake => {}
+            Kind::Earthquake => {
+                if let Some(quake) = quake(alert, place, &tz, lang) {
+                    earthquake = Some(quake);
+                }
+            }
         }
     }
     let whole: Vec<&Announcement> = latest.iter().filter(|a| a.whole_place).collect();
@@ -147,8 +175,27 @@ pub fn answer(
         calendar,
         announcements: latest,
         warnings,
+        earthquake,
         verdict,
     }
+}
+
+/// The earthquake `alert` reports as felt in `place`'s county, if it was.
+fn quake(alert: &CapAlert, place: &Place, tz: &TimeZone, lang: Lang) -> Option<Quake> {
+    let (intensity, _) = reading::intensity_at(alert, &place.county_code)?;
+    let said = reading::statement(alert, Kind::Earthquake, place, 1)?;
+    let parameter = |name: &str| {
+        alert.parameters.iter().find(|(n, _)| n == name).map(|(_, v)| v.replace("芮氏", ""))
+    };
+    Some(Quake {
+        said: said.text,
+        intensity,
+        county: place.county.clone(),
+        epicentre: parameter("EventLocationName"),
+        magnitude: parameter("EventMagnitudeDescription"),
+        reported_at: local_time(alert.sent, tz, lang),
+        source: alert.sender_name.clone().unwrap_or_else(|| alert.sender.clone()),
+    })
 }
 
 /// The alerts standing for `place` at `now` for the morning digest: today's suspensions and
@@ -248,6 +295,44 @@ mod tests {
             Lang::ZhTw,
         );
         assert_eq!(today.verdict, "nothing_announced", "the announcement is for tomorrow");
+    }
+
+    #[test]
+    fn the_latest_earthquake_felt_in_the_county_is_answered_with_its_intensity_and_time() {
+        let report = |id: &str, sent: &str, taipei: &str| {
+            let mut a = dgpa(sent, "", "", MsgType::Alert);
+            a.identifier = id.into();
+            a.event = "地震".into();
+            a.event_code = Some("earthquake".into());
+            a.sender_name = Some("中央氣象署".into());
+            a.areas = vec![];
+            a.parameters = vec![
+                ("EventLocationName".into(), "花蓮縣壽豐鄉".into()),
+                ("EventMagnitudeDescription".into(), "芮氏規模5.5".into()),
+                (
+                    "LocalMaxIntensity".into(),
+                    format!("{taipei};\"臺北市\";Taiwan_Geocode_103;63;;;\"CAP-EQ:1.0\""),
+                ),
+            ];
+            a
+        };
+        let alerts = vec![
+            report("eq-1", "2026-12-03T01:00:00Z", "2級"),
+            report("eq-2", "2026-12-03T12:50:00Z", "3級"),
+        ];
+        let now = NOW.parse().expect("now");
+        let taipei = Place::resolve("台北").expect("place");
+        let a = answer(date(2026, 12, 4), &taipei, workday(), &alerts, now, Lang::ZhTw);
+        let quake = a.earthquake.expect("felt");
+        assert_eq!(quake.said, "花蓮縣壽豐鄉規模5.5地震，臺北市最大震度3級");
+        assert_eq!(
+            (quake.intensity.as_str(), quake.reported_at.as_str()),
+            ("3級", "2026-12-03（四）20:50")
+        );
+        assert_eq!(quake.source, "中央氣象署");
+        let kaohsiung = Place::resolve("高雄").expect("place");
+        let far = answer(date(2026, 12, 4), &kaohsiung, workday(), &alerts, now, Lang::ZhTw);
+        assert_eq!(far.earthquake, None, "not felt there");
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! typhoon and heavy-rain warnings, earthquakes felt there — read from NCDR's CAP feed
 //! ([`crate::sources::cap`]), told to the chats that follow them once each ([`watcher`]), in the
 //! morning digest, and behind 「明天要上班上課嗎？」 ([`day`]). What an alert says for a place
-//! ([`reading`]) and whether a chat is told ([`tell`]) are pure functions.
+//! ([`reading`]), whether a chat is told ([`tell`]) and which documents are fetched and retried
+//! ([`retry`]) are pure functions.
 
 pub mod day;
 pub mod reading;
 pub mod render;
+pub mod retry;
 pub mod tell;
 pub mod watcher;

@@ -1,6 +1,7 @@
 //! The push an official alert becomes: one card with what it says for the chat's place (the
 //! notification's preview says it too), the day a suspension is for, who issued it and when,
-//! and until when it holds; an update or a cancellation says so in its title.
+//! and until when it holds; an update or a cancellation says so in its title, and a
+//! cancellation names the place and what was lifted (「臺北市 停班停課 已取消」, 「颱風警報解除」).
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -14,6 +15,7 @@ use crate::line::message::Message;
 use crate::platform::format::short_date;
 use crate::platform::i18n::Lang;
 use crate::sources::cap::CapAlert;
+use crate::sources::cap::areas::{self, Place};
 
 /// The icon and name of a kind of alert.
 pub fn kind_title(kind: Kind, lang: Lang) -> (&'static str, &'static str) {
@@ -25,12 +27,37 @@ pub fn kind_title(kind: Kind, lang: Lang) -> (&'static str, &'static str) {
     }
 }
 
-/// The card of `alert` for a chat told `tell` with `said` (the sentence for its place).
+/// What a cancellation tells a chat in `place`: where, and what was lifted — a suspension's
+/// area (臺北市 停班停課 已取消), a warning by its name (颱風警報解除).
+pub fn lifted(alert: &CapAlert, kind: Kind, place: &Place, lang: Lang) -> String {
+    let (_, name) = kind_title(kind, lang);
+    let zh = lang == Lang::ZhTw;
+    match kind {
+        Kind::Suspension => {
+            let area = reading::suspension(alert)
+                .map(|s| s.area)
+                .filter(|a| areas::split_area(a).is_some_and(|(c, _)| c.code == place.county_code))
+                .unwrap_or_else(|| place.label());
+            if zh {
+                format!("{area} {name} 已取消")
+            } else {
+                format!("{area}: {name} cancelled")
+            }
+        }
+        Kind::Earthquake if zh => format!("{name}報告已撤回"),
+        Kind::Earthquake => "Earthquake report withdrawn".to_string(),
+        Kind::Typhoon | Kind::Rain if zh => format!("{name}解除"),
+        Kind::Typhoon | Kind::Rain => format!("{name} lifted"),
+    }
+}
+
+/// The card of `alert` for a chat in `place` told `tell` with `said` (the sentence for it).
 pub fn card(
     alert: &CapAlert,
     kind: Kind,
     tell: Tell,
     said: Option<&Statement>,
+    place: &Place,
     lang: Lang,
     tz: &TimeZone,
 ) -> Card {
@@ -44,13 +71,11 @@ pub fn card(
     };
     let mut card = Card::new(title);
     let headline = match (tell, said) {
-        (Tell::Cancelled, _) => alert
-            .headline
-            .clone()
-            .filter(|h| h.contains("解除"))
-            .unwrap_or_else(|| lang.pick("已取消", "Cancelled").to_string()),
+        (Tell::Cancelled, _) => lifted(alert, kind, place, lang),
         (_, Some(s)) => s.text.clone(),
-        (_, None) => lang.pick("已不包含你們的地區", "No longer covers your place").to_string(),
+        (_, None) => {
+            format!("{} {}", place.label(), lang.pick("已不在範圍內", "is no longer covered"))
+        }
     };
     card.headline = Some(Styled { text: headline, tone: None });
     if kind == Kind::Suspension
@@ -97,4 +122,51 @@ pub fn holds_until(alert: &CapAlert, kind: Kind) -> Timestamp {
         .and_then(|d| d.to_zoned_datetime(reading::taiwan()).ok())
         .map(|z| z.timestamp());
     end_of_day.map_or(expires, |end| end.max(expires))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::cap::MsgType;
+
+    fn cancel(event_code: &str, description: &str) -> CapAlert {
+        CapAlert {
+            identifier: "x".into(),
+            sender: "s".into(),
+            sent: "2026-12-03T12:00:00Z".parse().expect("instant"),
+            status: "Actual".into(),
+            msg_type: MsgType::Cancel,
+            references: vec!["w".into()],
+            event: String::new(),
+            event_code: Some(event_code.into()),
+            severity: "Minor".into(),
+            effective: None,
+            expires: None,
+            sender_name: None,
+            headline: Some("解除".into()),
+            description: description.into(),
+            parameters: vec![],
+            areas: vec![],
+        }
+    }
+
+    #[test]
+    fn a_cancellation_names_the_place_and_what_was_lifted() {
+        let taipei = Place::resolve("台北市信義區").expect("place");
+        let dgpa = cancel("workSchlClos", "[停班停課通知]臺北市:明天停止上班、停止上課。");
+        assert_eq!(lifted(&dgpa, Kind::Suspension, &taipei, Lang::ZhTw), "臺北市 停班停課 已取消");
+        let unread = cancel("workSchlClos", "");
+        assert_eq!(
+            lifted(&unread, Kind::Suspension, &taipei, Lang::ZhTw),
+            "臺北市信義區 停班停課 已取消",
+            "the chat's place when the cancel names none"
+        );
+        let typhoon = cancel("typhoon", "");
+        assert_eq!(lifted(&typhoon, Kind::Typhoon, &taipei, Lang::ZhTw), "颱風警報解除");
+        assert_eq!(lifted(&typhoon, Kind::Typhoon, &taipei, Lang::En), "Typhoon warning lifted");
+        assert_eq!(
+            lifted(&dgpa, Kind::Suspension, &taipei, Lang::En),
+            "臺北市: Work/school suspension cancelled"
+        );
+    }
 }

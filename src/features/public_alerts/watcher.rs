@@ -1,25 +1,31 @@
 //! The watcher of the official alerts. Each tick, the one process holding the feed's lease
-//! reads the feed (conditionally: an unchanged feed costs a `304`), fetches each new document
-//! of the kinds the family is told about once, and keeps it by its CAP identifier — an
-//! unreadable one too, so it is never fetched again. Then every kept alert not yet dispatched is
-//! looked at for each chat that follows the alerts: what it says for the chat's place
-//! ([`reading`]), and whether the chat is told ([`tell`]). A told alert is pushed through the
-//! per-chat outbox with the retry key `public-alert:{chat}:{identifier}`, so a chat is told of an
-//! alert once, whichever process pushes it and however often it is looked at again; urgent ones
-//! (an earthquake, a suspension) go through quiet hours unless the chat asked otherwise.
+//! reads the feed (conditionally: an unchanged feed costs a `304`; as a stream, whatever its
+//! size), fetches the new documents of the kinds the family is told about — urgent kinds and the
+//! newest first, each failing one on its own backoff ([`retry`]) so it never holds back the
+//! others — and keeps each by its CAP identifier: an unreadable one too, one leading away from
+//! the feed's host, and one failing past its budget, so none is fetched again. Then every kept
+//! alert not yet dispatched is looked at for each chat that follows the alerts: what it says for
+//! the chat's place ([`reading`]), and whether the chat is told ([`tell`]). A told alert is
+//! pushed through the per-chat outbox with the retry key `public-alert:{chat}:{identifier}`, so
+//! a chat is told of an alert once, whichever process pushes it and however often it is looked
+//! at again; urgent ones (an earthquake, a suspension) go through quiet hours unless the chat
+//! asked otherwise.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, PoisonError};
 
 use jiff::{SignedDuration, Timestamp};
 
 use super::reading::{self, Kind};
 use super::render;
+use super::retry::{self, AfterFailure, Failing};
 use super::tell::{self, Tell, Told};
 use crate::features::delivery::{self, Item, Outcome, Pusher};
 use crate::features::quiet::PushKind;
+use crate::platform::metrics;
 use crate::sources::UpstreamError;
 use crate::sources::cap::areas::Place;
-use crate::sources::cap::{self, CapAlert, CapFeed, FeedEntry, FeedPoll};
+use crate::sources::cap::{self, CapAlert, CapFeed, DocumentError, FeedEntry, FeedPoll};
 use crate::store::{FollowRow, NewPublicAlert, PublicAlertRow, StoreError, ToldRow};
 
 /// How long the lease on reading the feed lasts (renewed every tick).
@@ -51,6 +57,12 @@ pub struct WatchReport {
     pub kept: usize,
     /// Documents refused (kept as unreadable).
     pub unreadable: usize,
+    /// Documents refused because they, or a redirect on the way, lead away from the feed's host.
+    pub off_host: usize,
+    /// Documents that failed and are asked again later.
+    pub failed: usize,
+    /// Documents given up after failing too long.
+    pub given_up: usize,
     /// Alerts told to chats.
     pub told: usize,
 }
@@ -61,13 +73,21 @@ pub struct AlertWatcher {
     feed: Option<CapFeed>,
     home: Option<String>,
     gap: std::time::Duration,
+    /// The documents that failed and are asked again later, by entry (see [`retry`]).
+    failing: Mutex<HashMap<String, Failing>>,
 }
 
 impl AlertWatcher {
     /// A watcher reading `feed` (none: alerts are neither read nor told) and pushing through
     /// `pusher`; `home` is the place of a chat that named none (`HEARTH_HOME_LOCATION`).
     pub fn new(pusher: Pusher, feed: Option<CapFeed>, home: Option<String>) -> Self {
-        Self { pusher, feed, home, gap: std::time::Duration::from_secs(3) }
+        Self {
+            pusher,
+            feed,
+            home,
+            gap: std::time::Duration::from_secs(3),
+            failing: Mutex::default(),
+        }
     }
 
     /// The same watcher leaving `gap` between two requests to the feed's host (NCDR answers
@@ -90,7 +110,12 @@ impl AlertWatcher {
             return Ok(report);
         };
         report.held = true;
-        match feed.poll(etag.as_deref(), last_modified.as_deref()).await {
+        let cutoff = now.saturating_sub(NEWER_THAN).unwrap_or(now);
+        let wanted = |entry: &FeedEntry| {
+            entry.title.as_deref().is_none_or(|t| TITLES.contains(&t))
+                && entry.updated.is_none_or(|u| u >= cutoff)
+        };
+        match feed.poll(etag.as_deref(), last_modified.as_deref(), &wanted).await {
             Ok(FeedPoll::NotModified) => {
                 let (etag, last_modified) = (etag.as_deref(), last_modified.as_deref());
                 let now_ms = now.as_millisecond();
@@ -98,16 +123,13 @@ impl AlertWatcher {
             }
             Ok(FeedPoll::Entries { entries, etag, last_modified }) => {
                 let all_read = self.read_entries(feed, &entries, now, &mut report).await?;
-                if all_read {
-                    store
-                        .save_alert_feed(
-                            self.pusher.owner(),
-                            etag.as_deref(),
-                            last_modified.as_deref(),
-                            now.as_millisecond(),
-                        )
-                        .await?;
-                }
+                // With documents left for later, the next read is a full one (no validators).
+                let (etag, last_modified) = match all_read {
+                    true => (etag.as_deref(), last_modified.as_deref()),
+                    false => (None, None),
+                };
+                let now_ms = now.as_millisecond();
+                store.save_alert_feed(self.pusher.owner(), etag, last_modified, now_ms).await?;
             }
             Err(e) => {
                 report.feed_failed = true;
@@ -123,10 +145,12 @@ impl AlertWatcher {
         self.pusher.store().release_alert_feed(self.pusher.owner()).await
     }
 
-    /// Fetches and keeps the new entries, oldest first (an update is never kept before the alert
-    /// it updates), one request per [`Self::with_request_gap`], renewing the feed's lease as it
-    /// goes; stops at the first failure that may pass (a `429`, a timeout). False when some are
-    /// left for a later tick.
+    /// Fetches and keeps the new entries: the [`FETCH_PER_TICK`] first in [`retry::order`]
+    /// (urgent kinds, then the newest) of those not waiting out a backoff, fetched oldest first
+    /// among themselves (an update after the alert it updates), one request per
+    /// [`Self::with_request_gap`], renewing the feed's lease as it goes. A failure that may pass
+    /// puts that entry on its backoff and the read goes on; one failing past its budget is
+    /// given up. False when some are left for a later tick.
     async fn read_entries(
         &self,
         feed: &CapFeed,
@@ -137,40 +161,79 @@ impl AlertWatcher {
         let store = self.pusher.store();
         let since = now.saturating_sub(KEPT_FOR).unwrap_or(now).as_millisecond();
         let mut known = store.known_public_alerts(since).await?;
-        let cutoff = now.saturating_sub(NEWER_THAN).unwrap_or(now);
-        let mut fetched = 0;
         let mut seen = HashSet::new();
-        let mut oldest_first: Vec<&FeedEntry> = entries.iter().collect();
-        oldest_first.sort_by_key(|e| e.updated);
-        for entry in oldest_first {
-            let relevant = entry.title.as_deref().is_none_or(|t| TITLES.contains(&t));
-            let recent = entry.updated.is_none_or(|u| u >= cutoff);
-            if known.contains(&entry.id) || !relevant || !recent || !seen.insert(&entry.id) {
-                continue;
-            }
-            if fetched == FETCH_PER_TICK {
-                return Ok(false);
-            }
-            fetched += 1;
+        let new: Vec<&FeedEntry> =
+            entries.iter().filter(|e| !known.contains(&e.id) && seen.insert(&e.id)).collect();
+        let mut batch: Vec<&FeedEntry> = {
+            let mut failing = self.failing.lock().unwrap_or_else(PoisonError::into_inner);
+            // Only entries still waiting are remembered.
+            failing.retain(|id, _| seen.contains(id));
+            retry::order(new.iter().copied())
+                .into_iter()
+                .filter(|e| retry::may_ask(failing.get(&e.id), now))
+                .take(FETCH_PER_TICK)
+                .collect()
+        };
+        let mut left = new.len() - batch.len();
+        batch.sort_by_key(|e| (e.updated.is_none(), e.updated));
+        for entry in batch {
             tokio::time::sleep(self.gap).await;
             self.renew_lease().await?;
             match feed.document(&entry.link).await {
                 Ok(bytes) => {
-                    let kept = self.keep(entry, &bytes, now, report).await?;
+                    let late = self.failing_entry(&entry.id, None).is_some();
+                    let kept = self.keep(entry, &bytes, now, late, report).await?;
                     known.extend(kept);
                 }
-                Err(e) if refused_for_good(&e, entry, now) => {
+                Err(DocumentError::OffHost(to)) => {
+                    tracing::warn!(
+                        entry = entry.id,
+                        to,
+                        "an alert document leads away from the feed's host: refused"
+                    );
+                    self.keep_unreadable(entry, now).await?;
+                    metrics::official_alert_document("refused");
+                    report.off_host += 1;
+                }
+                Err(DocumentError::Upstream(e)) if refused_for_good(&e, entry, now) => {
                     tracing::warn!(entry = entry.id, error = %e, "an alert document was refused");
                     self.keep_unreadable(entry, now).await?;
+                    metrics::official_alert_document("unreadable");
                     report.unreadable += 1;
                 }
-                Err(e) => {
-                    tracing::warn!(entry = entry.id, error = %e, "an alert document could not be fetched; read again next tick");
-                    return Ok(false);
+                Err(DocumentError::Upstream(e)) => {
+                    let at = self.pusher.now();
+                    let before = self.failing_entry(&entry.id, None);
+                    match retry::after_failure(before, at) {
+                        AfterFailure::Retry(failing) => {
+                            let wait = failing.next.duration_since(at).as_secs();
+                            tracing::warn!(entry = entry.id, error = %e, failures = failing.failures, retry_in_secs = wait, "an alert document could not be fetched; asked again later");
+                            self.failing_entry(&entry.id, Some(failing));
+                            metrics::official_alert_document("failed");
+                            report.failed += 1;
+                            left += 1;
+                        }
+                        AfterFailure::GiveUp => {
+                            tracing::warn!(entry = entry.id, error = %e, "an alert document kept failing: given up");
+                            self.keep_unreadable(entry, now).await?;
+                            metrics::official_alert_document("given_up");
+                            report.given_up += 1;
+                        }
+                    }
                 }
             }
         }
-        Ok(true)
+        Ok(left == 0)
+    }
+
+    /// The backoff of a failing entry, removed — and replaced by `then`, when given.
+    fn failing_entry(&self, id: &str, then: Option<Failing>) -> Option<Failing> {
+        let mut failing = self.failing.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = failing.remove(id);
+        if let Some(then) = then {
+            failing.insert(id.to_string(), then);
+        }
+        before
     }
 
     /// Renews this process's lease on the feed (a long read must not let another take it).
@@ -182,12 +245,14 @@ impl AlertWatcher {
         Ok(())
     }
 
-    /// Reads and keeps one document; the identifiers now known.
+    /// Reads and keeps one document (`late`: after failing, so later ones may have replaced
+    /// it); the identifiers now known.
     async fn keep(
         &self,
         entry: &FeedEntry,
         bytes: &[u8],
         now: Timestamp,
+        late: bool,
         report: &mut WatchReport,
     ) -> Result<Vec<String>, StoreError> {
         let alert = match cap::parse_alert(bytes) {
@@ -195,10 +260,13 @@ impl AlertWatcher {
             Err(e) => {
                 tracing::warn!(entry = entry.id, error = %e, "an alert document was refused");
                 self.keep_unreadable(entry, now).await?;
+                metrics::official_alert_document("unreadable");
                 report.unreadable += 1;
                 return Ok(vec![entry.id.clone()]);
             }
         };
+        // One that arrives after an update or cancellation of it is kept, but not told.
+        let replaced = late && self.replaced(&alert).await?;
         let store = self.pusher.store();
         let thread = match alert.references.first() {
             None => alert.identifier.clone(),
@@ -219,9 +287,10 @@ impl AlertWatcher {
                 expires_at: alert.expires.map(|e| e.as_millisecond()),
                 alert: json.as_deref(),
                 now_ms: now.as_millisecond(),
-                settled: kind.is_none(),
+                settled: kind.is_none() || replaced,
             })
             .await?;
+        metrics::official_alert_document("kept");
         report.kept += 1;
         let mut known = vec![alert.identifier.clone()];
         // The feed named it otherwise: remember that name too, so it is not fetched again.
@@ -230,6 +299,16 @@ impl AlertWatcher {
             known.push(entry.id.clone());
         }
         Ok(known)
+    }
+
+    /// True when a kept alert updates or cancels `alert`.
+    async fn replaced(&self, alert: &CapAlert) -> Result<bool, StoreError> {
+        let since = alert.sent.as_millisecond();
+        let rows = self.pusher.store().public_alerts_since(since).await?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| serde_json::from_str::<CapAlert>(r.alert.as_deref()?).ok())
+            .any(|later| later.references.contains(&alert.identifier)))
     }
 
     async fn keep_unreadable(&self, entry: &FeedEntry, now: Timestamp) -> Result<bool, StoreError> {
@@ -313,7 +392,7 @@ impl AlertWatcher {
             return Ok(Some(false));
         }
         let tz = self.pusher.allowance().tz().clone();
-        let card = render::card(alert, kind, what, said.as_ref(), follower.lang, &tz);
+        let card = render::card(alert, kind, what, said.as_ref(), &place, follower.lang, &tz);
         let messages = render::messages(&card, self.pusher.palette());
         let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
         let key =
@@ -358,7 +437,8 @@ impl AlertWatcher {
 }
 
 /// True when a failed fetch will not pass: a body refused (too large, not text), a client
-/// error other than `404`, or a `404` for an entry listed longer than [`NOT_THERE_YET`] ago.
+/// error other than `404` and `429`, or a `404` for an entry listed longer than
+/// [`NOT_THERE_YET`] ago. Anything else (a `429`, a `5xx`, a timeout) may pass: retried.
 fn refused_for_good(e: &UpstreamError, entry: &FeedEntry, now: Timestamp) -> bool {
     match e {
         UpstreamError::Garbage(_) => true,

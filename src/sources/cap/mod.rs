@@ -3,13 +3,21 @@
 //! Protocol) from the Directorate-General of Personnel Administration (停班停課) and the Central
 //! Weather Administration (typhoon, rain, earthquake).
 //!
-//! The feed is read with conditional requests (ETag, Last-Modified); each document is fetched
-//! from the feed's own host only, within the data sources' size cap, and read by the bounded
-//! reader of [`xml`] (no DOCTYPE, so no entity is ever expanded; depth, element count and text
-//! bounded) into a [`CapAlert`]. [`areas`] knows Taiwan's counties and their geocodes.
+//! The feed is read with conditional requests (ETag, Last-Modified) and as a stream of entries
+//! ([`feed`]), bounded by its bytes and time, not by how many entries a busy week lists. Every
+//! request — a document's link and each hop of a redirect — goes only to the feed's own scheme,
+//! host and port or to the hosts the operator lists ([`origins`]). Each document is read within
+//! the data sources' size cap by the bounded reader of [`xml`] (no DOCTYPE, so no entity is ever
+//! expanded; depth, element count and text bounded) into a [`CapAlert`], its text made plain
+//! (no markup, bidi overrides or control characters). [`areas`] knows Taiwan's counties and
+//! their geocodes.
 
 pub mod areas;
+pub mod feed;
+pub mod origins;
 pub mod xml;
+
+pub use feed::{FeedEntry, parse_feed};
 
 use jiff::Timestamp;
 use reqwest::StatusCode;
@@ -17,10 +25,11 @@ use reqwest::header::{ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED};
 use serde::{Deserialize, Serialize};
 
 use super::UpstreamError;
+use crate::platform::text::plain_outside_text;
 use xml::{Element, Limits, XmlError};
 
-/// The most entries of a feed looked at.
-const MAX_ENTRIES: usize = 1_000;
+/// How long a read of the feed may take, body included (it is larger than any document).
+const FEED_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// The most areas and parameters kept of one document.
 const MAX_AREAS: usize = 400;
 
@@ -107,6 +116,7 @@ fn timestamp(text: Option<&str>) -> Option<Timestamp> {
 /// Reads a CAP 1.2 document.
 pub fn parse_alert(bytes: &[u8]) -> Result<CapAlert, CapError> {
     let root = xml::parse(bytes, Limits::default())?;
+    let plain = |text: Option<&str>| text.map(plain_outside_text).filter(|t| !t.is_empty());
     if root.name != "alert" {
         return Err(CapError::NotCap("CAP alert"));
     }
@@ -142,15 +152,13 @@ pub fn parse_alert(bytes: &[u8]) -> Result<CapAlert, CapError> {
     };
     let parameters = info
         .all("parameter")
-        .filter_map(|p| {
-            Some((p.text_of("valueName")?.to_string(), p.text_of("value")?.to_string()))
-        })
+        .filter_map(|p| Some((p.text_of("valueName")?.to_string(), plain(p.text_of("value"))?)))
         .take(MAX_AREAS)
         .collect();
     let areas = info
         .all("area")
         .map(|a| Area {
-            desc: a.text_of("areaDesc").unwrap_or("").to_string(),
+            desc: plain(a.text_of("areaDesc")).unwrap_or_default(),
             geocodes: a
                 .all("geocode")
                 .filter(|g| g.text_of("valueName").is_some_and(|n| n.starts_with("Taiwan_Geocode")))
@@ -166,58 +174,17 @@ pub fn parse_alert(bytes: &[u8]) -> Result<CapAlert, CapError> {
         status: root.text_of("status").unwrap_or("Actual").to_string(),
         msg_type,
         references,
-        event: info.text_of("event").unwrap_or("").to_string(),
+        event: plain(info.text_of("event")).unwrap_or_default(),
         event_code: code_of(info),
         severity: info.text_of("severity").unwrap_or("Unknown").to_string(),
         effective: timestamp(info.text_of("effective")),
         expires: timestamp(info.text_of("expires")),
-        sender_name: info.text_of("senderName").map(str::to_string),
-        headline: info.text_of("headline").map(str::to_string),
-        description: info.text_of("description").unwrap_or("").to_string(),
+        sender_name: plain(info.text_of("senderName")),
+        headline: plain(info.text_of("headline")),
+        description: plain(info.text_of("description")).unwrap_or_default(),
         parameters,
         areas,
     })
-}
-
-/// One entry of the feed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FeedEntry {
-    /// The CAP identifier.
-    pub id: String,
-    /// The CAP document's address.
-    pub link: String,
-    /// The kind of alert (停班停課, 颱風, 降雨, 地震), when the feed says.
-    pub title: Option<String>,
-    /// When the entry was last updated.
-    pub updated: Option<Timestamp>,
-}
-
-/// Reads an Atom feed of CAP entries.
-pub fn parse_feed(bytes: &[u8]) -> Result<Vec<FeedEntry>, CapError> {
-    let root = xml::parse(bytes, Limits { max_bytes: 4 << 20, ..Limits::default() })?;
-    if root.name != "feed" {
-        let said = root.text.chars().chain(root.children.iter().flat_map(|c| c.text.chars()));
-        return Err(CapError::Refused(said.take(80).collect()));
-    }
-    Ok(root
-        .all("entry")
-        .filter_map(|e| {
-            let link = e
-                .all("link")
-                .find(|l| l.attribute("rel").is_none_or(|r| r == "alternate"))
-                .and_then(|l| l.attribute("href"))?;
-            Some(FeedEntry {
-                id: e.text_of("id")?.to_string(),
-                link: link.to_string(),
-                title: e
-                    .text_of("title")
-                    .or_else(|| e.child("category").and_then(|c| c.attribute("term")))
-                    .map(str::to_string),
-                updated: timestamp(e.text_of("updated")),
-            })
-        })
-        .take(MAX_ENTRIES)
-        .collect())
 }
 
 /// What a poll of the feed found.
@@ -236,18 +203,55 @@ pub enum FeedPoll {
     },
 }
 
+/// Why the feed could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum FeedSetupError {
+    /// The feed's address is not an http(s) URL.
+    #[error("not an http(s) URL")]
+    Url,
+    /// A host the operator listed is not one.
+    #[error("HEARTH_ALERTS_EXTRA_HOSTS: {0}")]
+    Host(#[from] origins::BadHost),
+    /// The HTTP client could not be built.
+    #[error("cannot build the HTTP client")]
+    Client(#[from] reqwest::Error),
+}
+
+/// Why a document was not fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    /// Its link, or a redirect on the way, leads away from the allowed hosts: refused.
+    #[error("away from the feed's host: {0}")]
+    OffHost(String),
+    /// The fetch failed.
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
+}
+
 /// The feed and its documents over HTTP.
 #[derive(Clone)]
 pub struct CapFeed {
     http: reqwest::Client,
     url: url::Url,
+    origins: std::sync::Arc<Vec<origins::Origin>>,
 }
 
 impl CapFeed {
-    /// The feed at `url` (refused when it is not an http(s) URL).
-    pub fn new(http: reqwest::Client, url: &str) -> Option<Self> {
-        let url = url::Url::parse(url).ok().filter(|u| matches!(u.scheme(), "http" | "https"))?;
-        Some(Self { http, url })
+    /// The feed at `url`, its requests going only to its own scheme, host and port and to
+    /// `extra_hosts` (`HEARTH_ALERTS_EXTRA_HOSTS`), redirects included; the client is built
+    /// from `builder` with that redirect policy.
+    pub fn new(
+        builder: reqwest::ClientBuilder,
+        url: &str,
+        extra_hosts: &[String],
+    ) -> Result<Self, FeedSetupError> {
+        let url = url::Url::parse(url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+            .ok_or(FeedSetupError::Url)?;
+        let allowed = origins::allowed(&url, extra_hosts)?;
+        let http = builder.redirect(origins::redirect_policy(allowed.clone())).build()?;
+        Ok(Self { http, url, origins: std::sync::Arc::new(allowed) })
     }
 
     /// The feed's address.
@@ -255,20 +259,22 @@ impl CapFeed {
         &self.url
     }
 
-    /// Reads the feed, conditionally on the validators of the last read.
+    /// Reads the feed, conditionally on the validators of the last read: the newest entries
+    /// that are `wanted` ([`feed::parse_feed`]).
     pub async fn poll(
         &self,
         etag: Option<&str>,
         last_modified: Option<&str>,
+        wanted: &(dyn Fn(&FeedEntry) -> bool + Sync),
     ) -> Result<FeedPoll, UpstreamError> {
-        let mut request = self.http.get(self.url.clone());
+        let mut request = self.http.get(self.url.clone()).timeout(FEED_TIMEOUT);
         if let Some(etag) = etag {
             request = request.header(IF_NONE_MATCH, etag);
         }
         if let Some(since) = last_modified {
             request = request.header(IF_MODIFIED_SINCE, since);
         }
-        let response = super::send(request).await?;
+        let response = super::send_limited(request, feed::MAX_FEED_BYTES).await?;
         if response.status == StatusCode::NOT_MODIFIED {
             return Ok(FeedPoll::NotModified);
         }
@@ -283,24 +289,42 @@ impl CapFeed {
                 .map(str::to_string)
         };
         let entries =
-            parse_feed(&response.body).map_err(|e| UpstreamError::Garbage(Box::new(e)))?;
+            parse_feed(&response.body, wanted).map_err(|e| UpstreamError::Garbage(Box::new(e)))?;
         Ok(FeedPoll::Entries { entries, etag: header(ETAG), last_modified: header(LAST_MODIFIED) })
     }
 
-    /// Fetches the document an entry links to: only from the feed's own host.
-    pub async fn document(&self, link: &str) -> Result<bytes::Bytes, UpstreamError> {
+    /// Fetches the document an entry links to: only from the allowed hosts, redirects
+    /// included (a redirect elsewhere is refused, not followed).
+    pub async fn document(&self, link: &str) -> Result<bytes::Bytes, DocumentError> {
         let url = self.url.join(link).map_err(|e| UpstreamError::Garbage(Box::new(e)))?;
-        if url.host_str() != self.url.host_str() || url.scheme() != self.url.scheme() {
-            return Err(UpstreamError::Reported(format!(
-                "a document away from the feed's host ({})",
-                url.host_str().unwrap_or("")
-            )));
+        if !origins::permits(&self.origins, &url) {
+            return Err(DocumentError::OffHost(where_(&url)));
         }
         let response = super::send(self.http.get(url)).await?;
+        if response.status.is_redirection() {
+            let to = response
+                .headers
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| self.url.join(l).ok())
+                .map_or_else(
+                    || "a redirect".to_string(),
+                    |u| format!("a redirect to {}", where_(&u)),
+                );
+            return Err(DocumentError::OffHost(to));
+        }
         if !response.status.is_success() {
-            return Err(UpstreamError::Status(response.status));
+            return Err(UpstreamError::Status(response.status).into());
         }
         Ok(response.body)
+    }
+}
+
+/// The scheme, host and port of `url`, for the log (never its path or user name).
+fn where_(url: &url::Url) -> String {
+    match url.port() {
+        Some(port) => format!("{}://{}:{port}", url.scheme(), url.host_str().unwrap_or("")),
+        None => format!("{}://{}", url.scheme(), url.host_str().unwrap_or("")),
     }
 }
 
@@ -354,17 +378,15 @@ mod tests {
     }
 
     #[test]
-    fn a_feed_lists_its_entries_and_a_login_page_is_a_refusal() {
-        let feed = r#"<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:cap="urn:oasis:names:tc:emergency:cap:1.1"><id>https://alerts.ncdr.nat.gov.tw/RSS.aspx</id>
-<entry><id>dgpa-2</id><title>停班停課</title><updated>2026-12-03T20:00:00+08:00</updated><link rel="alternate" href="https://alerts.ncdr.nat.gov.tw/Capstorage/DGPA/2026/dgpa-2.cap"/><cap:msgType>Update</cap:msgType></entry>
-<entry><id>no-link</id></entry></feed>"#;
-        let entries = parse_feed(feed.as_bytes()).expect("feed");
-        assert_eq!(entries.len(), 1);
-        assert_eq!(entries[0].id, "dgpa-2");
-        assert_eq!(entries[0].title.as_deref(), Some("停班停課"));
-        let login = "<WarningMessage><Warning>請先登入會員。</Warning></WarningMessage>";
-        assert!(
-            matches!(parse_feed(login.as_bytes()), Err(CapError::Refused(s)) if s.contains("請先登入會員"))
+    fn feed_text_is_made_plain() {
+        let hostile = SUSPENSION.replace(
+            "[停班停課通知]臺北市:明天停止上班、停止上課。",
+            "<![CDATA[<b>[停班停課通知]</b>臺北市:\u{202E}明天停止上班、停止上課。<img src=x>]]>",
+        );
+        let alert = parse_alert(hostile.as_bytes()).expect("read");
+        assert_eq!(
+            alert.description,
+            "[停班停課通知]臺北市:明天停止上班、停止上課。行政院人事行政總處。"
         );
     }
 }

@@ -3,7 +3,8 @@
 //! DOCTYPE is refused outright, so no entity is ever declared, let alone expanded (a "billion
 //! laughs" document is refused before its first entity); only XML's five predefined entities and
 //! character references are resolved. Namespaces are dropped: elements are known by their local
-//! names, which is all the Atom feed and CAP need.
+//! names, which is all the Atom feed and CAP need. A long document of many like children (the
+//! feed's entries) is read as a stream of them ([`stream_children`]), one child's tree at a time.
 
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
@@ -118,6 +119,46 @@ fn push_text(text: &mut String, more: &str, max: usize) {
 
 /// Reads `bytes` into the tree of its root element, within `limits`.
 pub fn parse(bytes: &[u8], limits: Limits) -> Result<Element, XmlError> {
+    read(bytes, limits, None)
+}
+
+/// Reads `bytes` as a stream of its root element's children: each child's tree is handed to
+/// `each`, with the root's name, as soon as the child ends, and is not kept — so a document of
+/// any number of children is read in the memory of one. `max_elements` bounds each child
+/// rather than the document; `max_bytes`, the depth and the text stay bounded as in [`parse`].
+/// Returns the root without its children.
+pub fn stream_children(
+    bytes: &[u8],
+    limits: Limits,
+    each: &mut dyn FnMut(&str, Element),
+) -> Result<Element, XmlError> {
+    read(bytes, limits, Some(each))
+}
+
+/// What a stream hands each child of the root to, with the root's name.
+type Each<'a> = &'a mut dyn FnMut(&str, Element);
+
+/// Hands `element`, just ended, to its parent on `stack` (or to `each` when streaming and the
+/// parent is the root), or makes it the root.
+fn close(
+    element: Element,
+    stack: &mut [Element],
+    root: &mut Option<Element>,
+    each: &mut Option<Each<'_>>,
+    elements: &mut usize,
+) {
+    let depth = stack.len();
+    match (stack.last_mut(), each) {
+        (Some(parent), Some(each)) if depth == 1 => {
+            each(&parent.name, element);
+            *elements = 1;
+        }
+        (Some(parent), _) => parent.children.push(element),
+        (None, _) => *root = Some(element),
+    }
+}
+
+fn read(bytes: &[u8], limits: Limits, mut each: Option<Each<'_>>) -> Result<Element, XmlError> {
     if bytes.len() > limits.max_bytes {
         return Err(XmlError::TooLarge(limits.max_bytes));
     }
@@ -151,18 +192,12 @@ pub fn parse(bytes: &[u8], limits: Limits) -> Result<Element, XmlError> {
                     return Err(XmlError::TooManyElements(limits.max_elements));
                 }
                 let element = open(&start)?;
-                match stack.last_mut() {
-                    Some(parent) => parent.children.push(element),
-                    None => root = Some(element),
-                }
+                close(element, &mut stack, &mut root, &mut each, &mut elements);
             }
             Event::End(_) => {
                 let mut element = stack.pop().ok_or_else(|| malformed("unbalanced end tag"))?;
                 element.text = element.text.trim().to_string();
-                match stack.last_mut() {
-                    Some(parent) => parent.children.push(element),
-                    None => root = Some(element),
-                }
+                close(element, &mut stack, &mut root, &mut each, &mut elements);
             }
             Event::Text(text) => {
                 if let Some(element) = stack.last_mut() {
@@ -244,6 +279,28 @@ mod tests {
         assert_eq!(read(&many), Err(XmlError::TooManyElements(20_000)));
         let long = format!("<a>{}</a>", "字".repeat(20_000));
         assert_eq!(read(&long).expect("kept").text.chars().count(), 8_000);
+    }
+
+    #[test]
+    fn a_stream_hands_over_each_child_and_bounds_each_not_the_document() {
+        let many =
+            format!("<feed><title>t</title>{}</feed>", "<entry><id>1</id></entry>".repeat(30_000));
+        let limits = Limits { max_bytes: 4 << 20, ..Limits::default() };
+        let mut seen = 0;
+        let root = stream_children(many.as_bytes(), limits, &mut |root, child| {
+            assert_eq!(root, "feed");
+            seen += usize::from(child.name == "entry" && child.text_of("id") == Some("1"));
+        })
+        .expect("read");
+        assert_eq!((root.name.as_str(), root.children.len(), seen), ("feed", 0, 30_000));
+        let fat = format!("<feed><entry>{}</entry></feed>", "<b/>".repeat(30_000));
+        let refused = stream_children(fat.as_bytes(), limits, &mut |_, _| {});
+        assert_eq!(refused, Err(XmlError::TooManyElements(20_000)));
+        let laughs = r#"<!DOCTYPE feed [<!ENTITY a "a">]><feed/>"#;
+        assert_eq!(
+            stream_children(laughs.as_bytes(), limits, &mut |_, _| {}),
+            Err(XmlError::DocType)
+        );
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! Central Weather Administration's earthquake reports (a `LocalMaxIntensity` parameter per
 //! county and the `最大震度N級地區` areas), typhoon and rain warnings. The feed answers
 //! conditional requests with `304`; it can be taken down or made to answer NCDR's login page,
-//! and any document can be replaced by raw bytes (hostile XML) or by an endless body.
+//! and any document can be replaced by raw bytes (hostile XML) or by an endless body, made to
+//! answer an error status, to answer slowly, or to redirect elsewhere; an entry can link
+//! anywhere, and the feed can be filled with thousands of entries of a busy week.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -38,10 +40,31 @@ enum Doc {
     Endless(usize),
 }
 
+/// How a document misbehaves instead of answering.
+#[derive(Clone, Debug)]
+pub enum Misbehave {
+    /// Answers this status (`500`, `503`, `429`).
+    Status(u16),
+    /// Answers only after this long.
+    Slow(std::time::Duration),
+    /// Redirects (`302`) to this address.
+    RedirectTo(String),
+}
+
+/// One entry of the feed.
+struct Entry {
+    id: String,
+    title: String,
+    updated: String,
+    /// Where it links, when not to this fake's own `/Capstorage/{id}`.
+    link: Option<String>,
+}
+
 #[derive(Default)]
 struct CapState {
-    /// Entries, newest last: (identifier, title, updated).
-    entries: Vec<(String, String, String)>,
+    /// Entries, newest last.
+    entries: Vec<Entry>,
+    misbehaving: HashMap<String, Misbehave>,
     docs: HashMap<String, Doc>,
     mode: FeedMode,
     feed_hits: usize,
@@ -87,21 +110,61 @@ impl FakeCap {
         let updated = sent_of(&xml).unwrap_or_else(|| "2026-11-30T20:00:00+08:00".into());
         let mut s = self.lock();
         s.docs.insert(identifier.to_string(), Doc::Xml(xml));
-        s.entries.push((identifier.to_string(), title.to_string(), updated));
+        s.entries.push(Entry::new(identifier, title, &updated));
     }
 
     /// Publishes an entry whose document is raw text (malformed or hostile XML).
     pub fn publish_raw(&self, identifier: &str, title: &str, body: &str) {
         let mut s = self.lock();
         s.docs.insert(identifier.to_string(), Doc::Xml(body.to_string()));
-        s.entries.push((identifier.into(), title.into(), "2026-11-30T20:00:00+08:00".into()));
+        s.entries.push(Entry::new(identifier, title, "2026-11-30T20:00:00+08:00"));
     }
 
     /// Publishes an entry whose document is `bytes` long and never ends sooner.
     pub fn publish_endless(&self, identifier: &str, title: &str, bytes: usize) {
         let mut s = self.lock();
         s.docs.insert(identifier.to_string(), Doc::Endless(bytes));
-        s.entries.push((identifier.into(), title.into(), "2026-11-30T20:00:00+08:00".into()));
+        s.entries.push(Entry::new(identifier, title, "2026-11-30T20:00:00+08:00"));
+    }
+
+    /// Makes the document `identifier` misbehave `how` (or answer again, with `None`).
+    pub fn misbehave(&self, identifier: &str, how: Option<Misbehave>) {
+        let mut s = self.lock();
+        match how {
+            Some(how) => s.misbehaving.insert(identifier.to_string(), how),
+            None => s.misbehaving.remove(identifier),
+        };
+    }
+
+    /// Makes the entry `identifier` link to `link` instead of this fake's document.
+    pub fn link_elsewhere(&self, identifier: &str, link: &str) {
+        let mut s = self.lock();
+        if let Some(entry) = s.entries.iter_mut().find(|e| e.id == identifier) {
+            entry.link = Some(link.to_string());
+        }
+    }
+
+    /// Lists `count` entries of `title` (no documents behind them), one a minute up to
+    /// `newest`: the bulk of a busy week (thunderstorms, heat, road closures…).
+    pub fn publish_filler(&self, count: usize, title: &str, newest: &str) {
+        let newest: jiff::Timestamp = newest.parse().expect("newest");
+        let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
+        let mut s = self.lock();
+        for n in (0..count).rev() {
+            let at = newest - jiff::SignedDuration::from_mins(n as i64);
+            let updated = at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M:%S+08:00");
+            s.entries.push(Entry::new(&format!("filler-{title}-{n}"), title, &updated.to_string()));
+        }
+    }
+
+    /// The address of the document `identifier` on this fake.
+    pub fn doc_url(&self, identifier: &str) -> String {
+        format!("http://127.0.0.1:{}/Capstorage/{identifier}", self.port)
+    }
+
+    /// This fake's port.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Switches how the feed answers.
@@ -125,14 +188,20 @@ impl FakeCap {
         let mut xml = String::from(
             r#"<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:cap="urn:oasis:names:tc:emergency:cap:1.1"><id>https://alerts.ncdr.nat.gov.tw/RSS.aspx</id><title>NCDR_CAP-即時防災資訊</title><updated>2026-11-30T20:00:00+08:00</updated><author><name>NCDR</name></author><rights>Public Domain</rights>"#,
         );
-        for (id, title, updated) in s.entries.iter().rev() {
+        for Entry { id, title, updated, link } in s.entries.iter().rev() {
+            let link = link.clone().unwrap_or_else(|| self.doc_url(id));
             xml.push_str(&format!(
-                r#"<entry><id>{id}</id><title>{title}</title><updated>{updated}</updated><author><name>NCDR</name></author><link rel="alternate" href="http://127.0.0.1:{port}/Capstorage/{id}" /><summary type="html">{title}</summary><category term="{title}" /><cap:status>Actual</cap:status></entry>"#,
-                port = self.port
+                r#"<entry><id>{id}</id><title>{title}</title><updated>{updated}</updated><author><name>NCDR</name></author><link rel="alternate" href="{link}" /><summary type="html">{title}</summary><category term="{title}" /><cap:status>Actual</cap:status></entry>"#,
             ));
         }
         xml.push_str("</feed>");
         xml
+    }
+}
+
+impl Entry {
+    fn new(id: &str, title: &str, updated: &str) -> Self {
+        Self { id: id.into(), title: title.into(), updated: updated.into(), link: None }
     }
 }
 
@@ -172,11 +241,22 @@ fn fnv(bytes: &[u8]) -> u64 {
 }
 
 async fn document(State(fake): State<FakeCap>, Path(name): Path<String>) -> Response {
-    let doc = {
+    let (doc, misbehaving) = {
         let mut s = fake.lock();
         *s.doc_hits.entry(name.clone()).or_default() += 1;
-        s.docs.get(&name).cloned()
+        (s.docs.get(&name).cloned(), s.misbehaving.get(&name).cloned())
     };
+    match misbehaving {
+        Some(Misbehave::Status(code)) => {
+            let status = StatusCode::from_u16(code).expect("status");
+            return (status, [(header::RETRY_AFTER, "120")], "busy").into_response();
+        }
+        Some(Misbehave::RedirectTo(to)) => {
+            return (StatusCode::FOUND, [(header::LOCATION, to)]).into_response();
+        }
+        Some(Misbehave::Slow(wait)) => tokio::time::sleep(wait).await,
+        None => {}
+    }
     match doc {
         None => (StatusCode::NOT_FOUND, "not found").into_response(),
         Some(Doc::Xml(xml)) => ([(header::CONTENT_TYPE, "application/xml")], xml).into_response(),
