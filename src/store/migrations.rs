@@ -57,6 +57,7 @@ embedded![
     "0026_care_plans.sql",
     "0027_member_departures.sql",
     "0029_pairing_guesses.sql",
+    "0030_random_retry_keys.sql",
 ];
 
 /// SQLite's migrations.
