@@ -153,6 +153,37 @@ impl Snapshot {
         Ok(Self { path: path.to_path_buf(), version: applied.last().map(|(v,)| *v) })
     }
 
+    /// Whether `path` is a database hearth wrote: an SQLite file whose first migration is this
+    /// build's own (name and checksum). Anything else — another program's database, a file that
+    /// is not SQLite — is not, and pruning leaves it alone.
+    pub async fn is_hearths(path: &Path) -> bool {
+        let Ok(mut head) = File::open(path) else { return false };
+        let mut magic = [0u8; 16];
+        if std::io::Read::read_exact(&mut head, &mut magic).is_err()
+            || &magic != b"SQLite format 3\0"
+        {
+            return false;
+        }
+        let Ok(options) = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
+        else {
+            return false;
+        };
+        let Ok(pool) =
+            SqlitePoolOptions::new().max_connections(1).connect_with(options.read_only(true)).await
+        else {
+            return false;
+        };
+        let first: Result<Option<(i64, Vec<u8>)>, sqlx::Error> = sqlx::query_as(
+            "SELECT version, checksum FROM _sqlx_migrations ORDER BY version LIMIT 1",
+        )
+        .fetch_optional(&pool)
+        .await;
+        pool.close().await;
+        let Some(ours) = super::migrations::SQLITE_MIGRATIONS.iter().next() else { return false };
+        matches!(first, Ok(Some((version, checksum)))
+            if version == ours.version && checksum == ours.checksum.as_ref())
+    }
+
     /// Puts this copy in place of the database at `database`: written beside it, then renamed
     /// over it, its WAL files removed. The caller holds the [`ServeLock`].
     pub fn put_in_place(&self, database: &Path, _lock: &ServeLock) -> Result<(), BackupError> {
