@@ -3,10 +3,14 @@
 //! [`Store::backup_into`] writes a consistent copy with SQLite's `VACUUM INTO` (one read
 //! transaction: writers go on in the WAL while it runs) to a temporary name beside the target,
 //! then renames it, so a copy that exists is whole. [`Snapshot::check`] opens a copy read-only and
-//! says whether it can be put in place: `PRAGMA integrity_check` passes and every migration it
-//! has is one this build knows (a copy from a newer hearth is refused, named). [`ServeLock`] is
+//! says whether it can be put in place: `PRAGMA integrity_check` passes, every migration it
+//! has is one this build knows (a copy from a newer hearth is refused, named), and its schema is
+//! exactly what this build's migrations make ([`schema`]: a trigger, a view or a dropped table
+//! is refused, named). [`ServeLock`] is
 //! the lock a server holds on its SQLite file, so a restore (or a second server) cannot touch a
 //! database in use. On PostgreSQL, `pg_dump` is the tool.
+
+mod schema;
 
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
@@ -51,6 +55,14 @@ pub enum BackupError {
         path: PathBuf,
         /// The first unknown migration.
         version: i64,
+    },
+    /// The copy's schema is not what this build's migrations make.
+    #[error("{path} is not a database hearth made: {differences}")]
+    Schema {
+        /// The copy.
+        path: PathBuf,
+        /// What differs, one sentence each.
+        differences: String,
     },
     /// There is no database to copy.
     #[error("there is no database at {0}: check DATABASE_URL")]
@@ -144,13 +156,20 @@ impl Snapshot {
                 .fetch_all(&pool)
                 .await
                 .map_err(|e| damaged(format!("no migrations table ({e})")))?;
+        let found = schema::of(&pool).await;
         pool.close().await;
         let known: Vec<i64> =
             super::migrations::SQLITE_MIGRATIONS.iter().map(|m| m.version).collect();
         if let Some(&(version,)) = applied.iter().find(|(v,)| !known.contains(v)) {
             return Err(BackupError::Newer { path: path.to_path_buf(), version });
         }
-        Ok(Self { path: path.to_path_buf(), version: applied.last().map(|(v,)| *v) })
+        let version = applied.last().map(|(v,)| *v);
+        let differences = schema::differences(&schema::expected(version).await?, &found?);
+        if !differences.is_empty() {
+            let differences = differences.join("; ");
+            return Err(BackupError::Schema { path: path.to_path_buf(), differences });
+        }
+        Ok(Self { path: path.to_path_buf(), version })
     }
 
     /// Whether `path` is a database hearth wrote: an SQLite file whose first migration is this

@@ -327,3 +327,47 @@ async fn daily_copies_keep_a_week_of_days_through_a_crash_loop_and_touch_no_othe
     let oldest = Store::connect(&url(&copies.join("hearth-20261203.db"))).await.expect("open");
     assert_eq!(memories(&oldest).await, ["kept"]);
 }
+
+#[tokio::test]
+async fn a_copy_whose_schema_is_not_hearth_s_is_refused_named_and_the_database_is_untouched() {
+    let dir = folder("schema");
+    let database = dir.join("hearth.db");
+    let mut config = Config::defaults();
+    config.database_url = url(&database);
+    let store = Store::connect(&config.database_url).await.expect("store");
+    remember(&store, "kept").await;
+    let changes = [
+        (
+            "trigger.db",
+            "CREATE TRIGGER approve_all AFTER INSERT ON inbox BEGIN SELECT 1; END",
+            "a trigger `approve_all` on `inbox` that hearth does not make",
+        ),
+        ("dropped.db", "DROP TABLE reminders", "the table `reminders` is missing"),
+        (
+            "view.db",
+            "ALTER TABLE chat_access RENAME TO old_access; CREATE VIEW chat_access AS SELECT * FROM old_access",
+            "`chat_access` is a view, not a table",
+        ),
+    ];
+    for (name, change, named) in changes {
+        let copy = dir.join(name);
+        store.backup_into(&copy).await.expect("backup");
+        let mut edited = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url(&copy))
+            .await
+            .expect("open the copy");
+        sqlx::raw_sql(change).execute(&mut edited).await.expect("change the copy");
+        sqlx::Connection::close(edited).await.expect("close");
+        let refused = hearth::cli::backup::restore(&config, &copy).await;
+        match refused {
+            Err(BackupError::Schema { differences, .. }) => {
+                assert!(differences.contains(named), "{name}: {differences}")
+            }
+            other => panic!("{name}: restored: {other:?}"),
+        }
+    }
+    let store = Store::connect(&config.database_url).await.expect("reopen");
+    assert_eq!(memories(&store).await, ["kept"], "the live database is untouched");
+    let plain = dir.join("plain.db");
+    store.backup_into(&plain).await.expect("backup");
+    assert!(Snapshot::check(&plain).await.is_ok(), "hearth's own copy checks out");
+}
