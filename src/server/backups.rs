@@ -121,7 +121,8 @@ mod tests {
         let names = names(&["hearth-20261201.db", "hearth-20261203.db", "hearth-20261130.db"]);
         let mut gone = to_remove(&names, 2);
         gone.sort();
-        assert_eq!(gone, ["hearth-20261130.db", "hearth-20261201.db"]);
+        assert_eq!(gone, ["hearth-20261130.db"]);
+        assert_eq!(to_remove(&names, 1).len(), 2);
         assert!(to_remove(&names, 7).is_empty());
         assert_eq!(to_remove(&names, 0).len(), 2, "at least the newest day stays");
     }

@@ -10,7 +10,7 @@
 //! the lock a server holds on its SQLite file, so a restore (or a second server) cannot touch a
 //! database in use. On PostgreSQL, `pg_dump` is the tool.
 
-mod schema;
+use super::schema;
 
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};

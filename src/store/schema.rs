@@ -33,7 +33,7 @@ pub async fn of(pool: &SqlitePool) -> Result<Vec<Object>, sqlx::Error> {
 /// memory).
 pub async fn expected(version: Option<i64>) -> Result<Vec<Object>, sqlx::Error> {
     let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await?;
-    for m in super::super::migrations::SQLITE_MIGRATIONS.iter() {
+    for m in super::migrations::SQLITE_MIGRATIONS.iter() {
         if version.is_some_and(|v| m.version <= v) {
             sqlx::raw_sql(m.sql.clone()).execute(&pool).await?;
         }
