@@ -1,14 +1,17 @@
 //! Pushing recorded deliveries, shared by the reminder scheduler, the price-alert poller and the
 //! digest sender.
 //!
-//! Each records the rendered push and a deterministic `X-Line-Retry-Key` before the first
-//! attempt, then hands the item to one per-chat outbox ([`outbox`]): everything due for one chat
+//! Each records the rendered push under its occurrence's stable name ([`occurrence_key`]: how
+//! the loop finds its record again, never sent to LINE) before the first attempt, then hands the
+//! item to one per-chat outbox ([`outbox`]), which gives it a random `X-Line-Retry-Key` once and
+//! reuses it on every attempt: everything due for one chat
 //! within a short window — a reminder, an alert fire and the digest alike — goes in one push
 //! request ([`crate::features::quota::batch`]), so a group is charged once, not once per item or per loop.
 //! Before pushing, one decision per item asks the chat's quiet hours and the month's quota
 //! ([`allowance`]): an alert or digest waits for quiet hours to end; when the month cannot pay,
 //! the items are held for the chat's next reply (free) instead of being lost. This module says
-//! what became of each item: LINE accepted it (a `409` for a repeated key counts), it was held,
+//! what became of each item: LINE accepted it (a `409` for a key hearth sent before counts; one for a key it never sent
+//! is a message not delivered), it was held,
 //! LINE refused it for good, the outcome is unknown and the same request is tried again later,
 //! or it waits in the outbox — or it was withheld, because the door is closed for its chat
 //! ([`crate::features::door`]: a revoked chat is neither pushed to nor charged). A [`Pusher`] holds what a recorded push needs (the quota's
@@ -36,12 +39,15 @@ pub use retention::prune_settled;
 /// round may push it ([`Pusher::flush_waiting`]).
 pub const HANDOVER_LAG: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Namespace of hearth's retry keys (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
-pub const RETRY_KEY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
+/// Namespace of the stable names of occurrences (`reminder:{id}:{at}`, `alert:{id}:{fire_seq}`).
+pub const OCCURRENCE_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d72_656d_696e_6465_7273);
 
-/// The deterministic retry key of a named occurrence.
-pub fn retry_key(name: &str) -> Uuid {
-    Uuid::new_v5(&RETRY_KEY_NAMESPACE, name.as_bytes())
+/// The stable identity of a named occurrence: the same name gives the same key, so a loop that
+/// prepares an occurrence twice finds its first record (exactly once). It is an identity only,
+/// never an `X-Line-Retry-Key`: row ids come back after a restore, and LINE would drop a new
+/// message sent with an old key. The outbox gives every item a random key of its own.
+pub fn occurrence_key(name: &str) -> Uuid {
+    Uuid::new_v5(&OCCURRENCE_NAMESPACE, name.as_bytes())
 }
 
 /// What became of one item handed to the outbox.
@@ -97,8 +103,8 @@ impl Outcome {
 pub struct Item<'a> {
     /// Its stored messages (a JSON array).
     pub payload: &'a str,
-    /// Its retry key.
-    pub retry_key: &'a str,
+    /// The stable name of its occurrence ([`occurrence_key`]): how its record is found again.
+    pub occurrence: &'a str,
     /// The chat it belongs to (where it waits when held: the chat whose next reply carries it).
     pub home: &'a str,
     /// How the log names it (`reminder 42`, `alert 7:2`).
@@ -215,7 +221,7 @@ impl Pusher {
                 conversation_id: i.home,
                 target: to,
                 kind: kind_name(i.kind),
-                retry_key: i.retry_key,
+                occurrence: i.occurrence,
                 payload: i.payload,
                 silent: i.silent,
                 due_at: now,
@@ -230,7 +236,7 @@ impl Pusher {
         }
         let mut outcomes = Vec::with_capacity(items.len());
         for item in items {
-            outcomes.push(match self.store().outbox_item(item.retry_key).await {
+            outcomes.push(match self.store().outbox_item(item.occurrence).await {
                 Ok(Some(stored)) => Outcome::of(&stored),
                 Ok(None) => Outcome::RetryLater,
                 Err(e) => {

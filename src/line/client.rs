@@ -62,6 +62,12 @@ pub struct Sent {
     /// One entry per message sent.
     #[serde(default)]
     pub sent_messages: Vec<SentMessage>,
+    /// LINE answered `409`: a request with this retry key was accepted before.
+    #[serde(skip)]
+    pub repeated: bool,
+    /// An earlier attempt within this push had an unknown outcome, so a `409` may be its own.
+    #[serde(skip)]
+    pub after_unknown: bool,
 }
 
 impl Sent {
@@ -257,7 +263,8 @@ impl LineClient {
         Err(answer.error_with(message))
     }
 
-    /// Pushes once with `retry_key`; a 409 (the key was already accepted) counts as sent.
+    /// Pushes once with `retry_key`; a 409 (the key was already accepted) counts as sent, marked
+    /// [`Sent::repeated`] so a caller that never sent the key before can tell it was not.
     /// `messages` serialises to the `messages` array (built messages, or a stored payload);
     /// `quiet` sends it without a notification sound (`notificationDisabled`).
     pub async fn push<M: Serialize + ?Sized>(
@@ -286,7 +293,8 @@ impl LineClient {
             .json(&PushBody { to, messages, notification_disabled: quiet });
         let answer = send(request).await?;
         if answer.status.is_success() || answer.status == StatusCode::CONFLICT {
-            return Ok(serde_json::from_slice(&answer.body).unwrap_or_default());
+            let sent: Sent = serde_json::from_slice(&answer.body).unwrap_or_default();
+            return Ok(Sent { repeated: answer.status == StatusCode::CONFLICT, ..sent });
         }
         Err(answer.error())
     }
@@ -301,11 +309,13 @@ impl LineClient {
         quiet: bool,
     ) -> Result<Sent, LineError> {
         let mut tries = PUSH_RETRIES.tries();
+        let mut after_unknown = false;
         loop {
             let error = match self.push(to, messages, retry_key, quiet).await {
                 Err(e) => e,
-                sent => return sent,
+                Ok(sent) => return Ok(Sent { after_unknown, ..sent }),
             };
+            after_unknown |= error.outcome_unknown();
             let again = match &error {
                 LineError::RateLimited { retry_after } => Again::Backoff { asked: *retry_after },
                 e if e.outcome_unknown() => Again::Backoff { asked: None },

@@ -531,10 +531,12 @@ pub struct Config {
     #[arg(long, env = "HEARTH_MAX_TOOL_CALLS_PER_ROUND", default_value_t = 8, global = true)]
     pub max_tool_calls_per_round: usize,
 
-    /// A folder for the daily backup of the SQLite database `serve` takes (none: no backups).
+    /// A folder for the daily backup of the SQLite database `serve` takes: one per calendar day
+    /// in `HEARTH_TIMEZONE`, taken when today's is missing (none: no backups).
     #[arg(long, env = "HEARTH_BACKUP_DIR", global = true)]
     pub backup_dir: Option<std::path::PathBuf>,
-    /// How many daily backups are kept in `HEARTH_BACKUP_DIR` (the newest).
+    /// How many days' backups are kept in `HEARTH_BACKUP_DIR` (the newest days; only files hearth
+    /// wrote are removed).
     #[arg(long, env = "HEARTH_BACKUP_KEEP", default_value_t = 7, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=366), global = true)]
     pub backup_keep: usize,
 

@@ -155,6 +155,11 @@ pub fn pushes_withheld(reason: &'static str) {
     metrics::counter!("hearth_pushes_withheld_total", "reason" => reason).increment(1);
 }
 
+/// Pushes LINE answered `409` for a retry key hearth had never sent: not delivered.
+pub fn retry_key_conflicts(items: u64) {
+    metrics::counter!("hearth_retry_key_conflicts_total").increment(items);
+}
+
 /// A family-page request refused because the door was closed (`revoked`, `member_left`, …).
 pub fn page_refused(reason: &'static str) {
     metrics::counter!("hearth_page_refused_total", "reason" => reason).increment(1);

@@ -353,7 +353,7 @@ impl Hearth {
             inbox,
             store,
             clock,
-            tz,
+            tz: tz.clone(),
             reminders,
             alerts,
             digests,
@@ -381,10 +381,11 @@ impl Hearth {
             log_retention: days(config.log_retention_days),
             delivery_retention: days(config.delivery_retention_days),
             charts,
-            backups: config
-                .backup_dir
-                .clone()
-                .map(|dir| crate::server::backups::Backups { dir, keep: config.backup_keep }),
+            backups: config.backup_dir.clone().map(|dir| crate::server::backups::Backups {
+                dir,
+                keep: config.backup_keep,
+                tz: tz.clone(),
+            }),
         }))
     }
 

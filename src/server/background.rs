@@ -30,7 +30,7 @@ const GIVE_UP_TICK: Duration = Duration::from_secs(5);
 /// How often LINE's message quota is read (also at start and after a monthly-limit refusal).
 const QUOTA_TICK: Duration = Duration::from_secs(3600);
 /// How often the SQLite database is backed up (`HEARTH_BACKUP_DIR`).
-const BACKUP_TICK: Duration = Duration::from_secs(24 * 3600);
+const BACKUP_TICK: Duration = Duration::from_secs(3600);
 /// How often old data is pruned (handled webhook events, the chat log, token counts, settled
 /// pushes).
 const PRUNE_TICK: Duration = Duration::from_secs(3600);
@@ -110,7 +110,9 @@ async fn deliver_digests(app: Arc<Hearth>) {
     }
 }
 
-/// Takes a backup of a SQLite database at start and then once a day (`HEARTH_BACKUP_DIR`).
+/// Takes the day's backup of a SQLite database when it is missing: checked at start and then
+/// hourly, so there is one copy per calendar day however often the process restarts
+/// (`HEARTH_BACKUP_DIR`).
 async fn back_up_daily(app: Arc<Hearth>) {
     let Some(backups) = app.backups.clone() else { return };
     if app.store.backend_name() != "sqlite" {
@@ -122,7 +124,8 @@ async fn back_up_daily(app: Arc<Hearth>) {
     loop {
         tick.tick().await;
         match backups.take(&app.store, app.clock.now()).await {
-            Ok(path) => tracing::info!(file = %path.display(), "database backed up"),
+            Ok(Some(path)) => tracing::info!(file = %path.display(), "database backed up"),
+            Ok(None) => tracing::debug!("today's backup exists"),
             Err(e) => tracing::error!(error = %e, "daily backup failed"),
         }
     }

@@ -3,10 +3,14 @@
 //! [`Store::backup_into`] writes a consistent copy with SQLite's `VACUUM INTO` (one read
 //! transaction: writers go on in the WAL while it runs) to a temporary name beside the target,
 //! then renames it, so a copy that exists is whole. [`Snapshot::check`] opens a copy read-only and
-//! says whether it can be put in place: `PRAGMA integrity_check` passes and every migration it
-//! has is one this build knows (a copy from a newer hearth is refused, named). [`ServeLock`] is
+//! says whether it can be put in place: `PRAGMA integrity_check` passes, every migration it
+//! has is one this build knows (a copy from a newer hearth is refused, named), and its schema is
+//! exactly what this build's migrations make ([`schema`]: a trigger, a view or a dropped table
+//! is refused, named). [`ServeLock`] is
 //! the lock a server holds on its SQLite file, so a restore (or a second server) cannot touch a
 //! database in use. On PostgreSQL, `pg_dump` is the tool.
+
+use super::schema;
 
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
@@ -51,6 +55,14 @@ pub enum BackupError {
         path: PathBuf,
         /// The first unknown migration.
         version: i64,
+    },
+    /// The copy's schema is not what this build's migrations make.
+    #[error("{path} is not a database hearth made: {differences}")]
+    Schema {
+        /// The copy.
+        path: PathBuf,
+        /// What differs, one sentence each.
+        differences: String,
     },
     /// There is no database to copy.
     #[error("there is no database at {0}: check DATABASE_URL")]
@@ -144,13 +156,51 @@ impl Snapshot {
                 .fetch_all(&pool)
                 .await
                 .map_err(|e| damaged(format!("no migrations table ({e})")))?;
+        let found = schema::of(&pool).await;
         pool.close().await;
         let known: Vec<i64> =
             super::migrations::SQLITE_MIGRATIONS.iter().map(|m| m.version).collect();
         if let Some(&(version,)) = applied.iter().find(|(v,)| !known.contains(v)) {
             return Err(BackupError::Newer { path: path.to_path_buf(), version });
         }
-        Ok(Self { path: path.to_path_buf(), version: applied.last().map(|(v,)| *v) })
+        let version = applied.last().map(|(v,)| *v);
+        let differences = schema::differences(&schema::expected(version).await?, &found?);
+        if !differences.is_empty() {
+            let differences = differences.join("; ");
+            return Err(BackupError::Schema { path: path.to_path_buf(), differences });
+        }
+        Ok(Self { path: path.to_path_buf(), version })
+    }
+
+    /// Whether `path` is a database hearth wrote: an SQLite file whose first migration is this
+    /// build's own (name and checksum). Anything else — another program's database, a file that
+    /// is not SQLite — is not, and pruning leaves it alone.
+    pub async fn is_hearths(path: &Path) -> bool {
+        let Ok(mut head) = File::open(path) else { return false };
+        let mut magic = [0u8; 16];
+        if std::io::Read::read_exact(&mut head, &mut magic).is_err()
+            || &magic != b"SQLite format 3\0"
+        {
+            return false;
+        }
+        let Ok(options) = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
+        else {
+            return false;
+        };
+        let Ok(pool) =
+            SqlitePoolOptions::new().max_connections(1).connect_with(options.read_only(true)).await
+        else {
+            return false;
+        };
+        let first: Result<Option<(i64, Vec<u8>)>, sqlx::Error> = sqlx::query_as(
+            "SELECT version, checksum FROM _sqlx_migrations ORDER BY version LIMIT 1",
+        )
+        .fetch_optional(&pool)
+        .await;
+        pool.close().await;
+        let Some(ours) = super::migrations::SQLITE_MIGRATIONS.iter().next() else { return false };
+        matches!(first, Ok(Some((version, checksum)))
+            if version == ours.version && checksum == ours.checksum.as_ref())
     }
 
     /// Puts this copy in place of the database at `database`: written beside it, then renamed

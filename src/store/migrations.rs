@@ -58,6 +58,7 @@ embedded![
     "0027_member_departures.sql",
     "0028_liff_links.sql",
     "0029_pairing_guesses.sql",
+    "0030_random_retry_keys.sql",
 ];
 
 /// SQLite's migrations.

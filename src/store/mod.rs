@@ -73,6 +73,7 @@ mod quoted;
 mod recurrence;
 mod reminders;
 mod retention;
+mod schema;
 mod shared_files;
 mod values;
 mod web_sessions;

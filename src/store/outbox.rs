@@ -1,5 +1,8 @@
 //! The per-chat outbox in the store: every loop (reminders, alert fires, the digest) records its
-//! rendered item with its own retry key (recording twice is a no-op); the sender claims a chat's
+//! rendered item under its occurrence's stable name (recording twice is a no-op: the first
+//! record stays); recording gives the item a random `X-Line-Retry-Key` (UUID v4) of its own,
+//! stored beside it and reused by every attempt, so a new item never repeats an old key (not
+//! after a restore, not on another database). The sender claims a chat's
 //! due items under a lease (one replica at a time), fixes which items go in which request and
 //! that request's retry key before the first attempt, and settles each request as LINE answers
 //! it — mirroring the outcome onto the item's source record.
@@ -15,8 +18,9 @@ pub struct NewOutboxItem<'a> {
     pub target: &'a str,
     /// `reminder`, `alert` or `digest`.
     pub kind: &'a str,
-    /// Its own retry key (its source record's).
-    pub retry_key: &'a str,
+    /// The stable name of its occurrence (its source record's `retry_key`): how it is found
+    /// again, unique; never sent to LINE.
+    pub occurrence: &'a str,
     /// Its messages (a JSON array).
     pub payload: &'a str,
     /// It may go without a notification sound.
@@ -37,8 +41,11 @@ row! {
         pub target: String,
         /// `reminder`, `alert` or `digest`.
         pub kind: String,
-        /// Its own retry key.
+        /// The stable name of its occurrence (the column's historical name): never sent to LINE.
         pub retry_key: String,
+        /// Its `X-Line-Retry-Key`, random, made when it was recorded (none for an item a
+        /// release before random keys recorded and the migration did not reach).
+        pub line_key: Option<String>,
         /// Its messages (a JSON array).
         pub payload: String,
         /// It may go without a notification sound.
@@ -47,7 +54,8 @@ row! {
         pub due_at: i64,
         /// `pending`, `sent`, `held`, `failed` or `abandoned`.
         pub status: String,
-        /// The retry key of the request it was put in, once attempted.
+        /// The retry keys of the request it was put in (comma-separated, one per request LINE
+        /// needs), fixed before its first attempt.
         pub request_key: Option<String>,
         /// Attempts of unknown outcome so far.
         pub attempts: i64,
@@ -56,24 +64,25 @@ row! {
     }
 }
 
-const RECORD: &str = "INSERT INTO outbox (conversation_id, target, kind, retry_key, payload, silent, due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (retry_key) DO NOTHING";
+const RECORD: &str = "INSERT INTO outbox (conversation_id, target, kind, retry_key, payload, silent, due_at, created_at, line_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (retry_key) DO NOTHING";
 const DUE_TARGETS: &str = "SELECT target FROM outbox WHERE status = 'pending' AND claim_until <= $1 GROUP BY target HAVING MIN(due_at) <= $2 AND MAX(created_at) <= $4 ORDER BY MIN(due_at) LIMIT CAST($3 AS BIGINT)";
 const OLDEST_DUE: &str =
     "SELECT MIN(due_at) FROM outbox WHERE target = $1 AND status = 'pending' AND claim_until <= $2";
-const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4 AND created_at <= $5 RETURNING id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at";
+const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4 AND created_at <= $5 RETURNING id, conversation_id, target, kind, retry_key, line_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at";
 const SET_REQUEST: &str =
     "UPDATE outbox SET request_key = $3 WHERE id = $1 AND claimed_by = $2 AND request_key IS NULL";
 const DEFER: &str = "UPDATE outbox SET due_at = $3, claimed_by = NULL, claim_until = 0 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
 const SETTLE: &str = "UPDATE outbox SET status = $3, done_at = $4, claimed_by = NULL WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
 const RETRY: &str = "UPDATE outbox SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, $3), claimed_by = NULL, claim_until = $4 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
-const BY_KEY: &str = "SELECT id, conversation_id, target, kind, retry_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at FROM outbox WHERE retry_key = $1";
+const BY_KEY: &str = "SELECT id, conversation_id, target, kind, retry_key, line_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at FROM outbox WHERE retry_key = $1";
 const MIRROR_REMINDER: &str = "UPDATE reminder_deliveries SET status = $2 WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const MIRROR_ALERT: &str = "UPDATE alert_deliveries SET status = $2, claimed_by = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const MIRROR_DIGEST: &str = "UPDATE digest_deliveries SET status = $2, claimed_by = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const PENDING_COUNT: &str = "SELECT COUNT(*) FROM outbox WHERE status = 'pending'";
 
 impl Store {
-    /// Records items in the outbox; an item already recorded (same retry key) stays as it is.
+    /// Records items in the outbox, each with a fresh random retry key; an item already recorded
+    /// (same occurrence) stays as it is, its first key with it.
     pub async fn record_outbox(
         &self,
         items: &[NewOutboxItem<'_>],
@@ -86,11 +95,12 @@ impl Store {
                     .bind(i.conversation_id)
                     .bind(i.target)
                     .bind(i.kind)
-                    .bind(i.retry_key)
+                    .bind(i.occurrence)
                     .bind(i.payload)
                     .bind(i.silent)
                     .bind(i.due_at)
                     .bind(now_ms)
+                    .bind(uuid::Uuid::new_v4().to_string())
                     .execute(&mut *tx)
                     .await?;
             }
@@ -249,7 +259,7 @@ impl Store {
         Ok(())
     }
 
-    /// The item recorded with `retry_key`, if any.
+    /// The item recorded for the occurrence `retry_key`, if any.
     pub async fn outbox_item(&self, retry_key: &str) -> Result<Option<OutboxItem>, StoreError> {
         Ok(db!(self, db => sqlx::query_as(BY_KEY).bind(retry_key).fetch_optional(db).await)?)
     }
@@ -274,7 +284,7 @@ mod tests {
                 conversation_id: "Umom",
                 target: "Umom",
                 kind: "reminder",
-                retry_key: key,
+                occurrence: key,
                 payload: "[]",
                 silent: false,
                 due_at: 10,

@@ -286,3 +286,88 @@ async fn a_backup_taken_while_webhooks_are_acknowledged_and_reminders_fire_resto
     }
     assert_eq!(before.len(), 10);
 }
+
+#[tokio::test]
+async fn daily_copies_keep_a_week_of_days_through_a_crash_loop_and_touch_no_other_file() {
+    let dir = folder("daily");
+    let store = Store::connect(&url(&dir.join("hearth.db"))).await.expect("store");
+    remember(&store, "kept").await;
+    let copies = dir.join("backups");
+    std::fs::create_dir_all(&copies).expect("folder");
+    // The operator's own files, and one named like a copy that hearth did not write.
+    for own in ["hearth-0-grandma-photos-index.db", "hearth-keep.db", "hearth-20261101.db"] {
+        std::fs::write(copies.join(own), b"the operator's").expect("write");
+    }
+    let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
+    let backups = hearth::server::backups::Backups { dir: copies.clone(), keep: 7, tz: tz.clone() };
+    // Nine days, a copy each at 07:30 in Taipei (23:30 UTC the day before).
+    for day in 1..=9 {
+        let at = tz.to_timestamp(jiff::civil::date(2026, 12, day).at(7, 30, 0, 0)).expect("t");
+        let taken = backups.take(&store, at).await.expect("backup");
+        assert!(taken.is_some(), "day {day}");
+    }
+    // Then seven crash-restarts in 35 seconds on the ninth: today's copy is there already.
+    let ninth = tz.to_timestamp(jiff::civil::date(2026, 12, 9).at(9, 0, 0, 0)).expect("t");
+    for restart in 0..7 {
+        let at = ninth + jiff::SignedDuration::from_secs(5 * restart);
+        assert_eq!(backups.take(&store, at).await.expect("backup"), None);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&copies)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut expected: Vec<String> = (3..=9).map(|d| format!("hearth-202612{d:02}.db")).collect();
+    expected.extend(
+        ["hearth-0-grandma-photos-index.db", "hearth-20261101.db", "hearth-keep.db"]
+            .map(String::from),
+    );
+    expected.sort();
+    assert_eq!(names, expected, "a week of days, and every file hearth did not write");
+    let oldest = Store::connect(&url(&copies.join("hearth-20261203.db"))).await.expect("open");
+    assert_eq!(memories(&oldest).await, ["kept"]);
+}
+
+#[tokio::test]
+async fn a_copy_whose_schema_is_not_hearth_s_is_refused_named_and_the_database_is_untouched() {
+    let dir = folder("schema");
+    let database = dir.join("hearth.db");
+    let mut config = Config::defaults();
+    config.database_url = url(&database);
+    let store = Store::connect(&config.database_url).await.expect("store");
+    remember(&store, "kept").await;
+    let changes = [
+        (
+            "trigger.db",
+            "CREATE TRIGGER approve_all AFTER INSERT ON inbox BEGIN SELECT 1; END",
+            "a trigger `approve_all` on `inbox` that hearth does not make",
+        ),
+        ("dropped.db", "DROP TABLE reminders", "the table `reminders` is missing"),
+        (
+            "view.db",
+            "ALTER TABLE chat_access RENAME TO old_access; CREATE VIEW chat_access AS SELECT * FROM old_access",
+            "`chat_access` is a view, not a table",
+        ),
+    ];
+    for (name, change, named) in changes {
+        let copy = dir.join(name);
+        store.backup_into(&copy).await.expect("backup");
+        let mut edited = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url(&copy))
+            .await
+            .expect("open the copy");
+        sqlx::raw_sql(change).execute(&mut edited).await.expect("change the copy");
+        sqlx::Connection::close(edited).await.expect("close");
+        let refused = hearth::cli::backup::restore(&config, &copy).await;
+        match refused {
+            Err(BackupError::Schema { differences, .. }) => {
+                assert!(differences.contains(named), "{name}: {differences}")
+            }
+            other => panic!("{name}: restored: {other:?}"),
+        }
+    }
+    let store = Store::connect(&config.database_url).await.expect("reopen");
+    assert_eq!(memories(&store).await, ["kept"], "the live database is untouched");
+    let plain = dir.join("plain.db");
+    store.backup_into(&plain).await.expect("backup");
+    assert!(Snapshot::check(&plain).await.is_ok(), "hearth's own copy checks out");
+}

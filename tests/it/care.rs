@@ -613,3 +613,48 @@ fn last_push_of(line: &crate::common::FakeLine, to: &str) -> String {
         .map(|p| p.body.to_string())
         .unwrap_or_default()
 }
+
+#[tokio::test]
+async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_the_same_id() {
+    let db = temp_db("care-restore-keys");
+    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let set = plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
+    let file = std::path::PathBuf::from(db.trim_start_matches("sqlite://"));
+    let copy = file.with_file_name("before-the-readings.db");
+    hearth::cli::backup::backup(&h.config, &copy).await.expect("backup");
+
+    let reading = json!({"action": "reading", "reading": {"systolic": 172, "diastolic": 95}});
+    h.call_tool(in_group(FAMILY, DAD), "小幫手 阿嬤血壓 172/95", "care", reading).await;
+    assert_eq!(at(&h, "2026-11-30T12:06:00Z").await.readings, 1);
+    assert!(last_push(&h, MOM).to_string().contains("172/95"));
+
+    // The copy put back (as a restore on this machine or another would), and a new high
+    // reading kept there: it gets the id the first one had.
+    let mut config = h.config.clone();
+    let restored = file.with_file_name("restored.db");
+    config.database_url = format!("sqlite://{}", restored.display());
+    hearth::cli::backup::restore(&config, &copy).await.expect("restore");
+    let after = h.second_process(&config.database_url).await;
+    let id = after
+        .store
+        .add_care_reading(&hearth::store::NewReading {
+            plan_id: set["id"].as_i64().expect("plan id"),
+            conversation_id: FAMILY,
+            taken_at: h.now_ms(),
+            systolic: Some(181),
+            diastolic: Some(99),
+            pulse: None,
+            glucose: None,
+            reported_by: Some(DAD),
+            reporter_name: Some("哥哥"),
+            outside: Some("收縮壓 181 ≥ 160"),
+        })
+        .await
+        .expect("reading");
+    assert_eq!(id, 1, "the restored database gives the id again");
+    h.set_clock("2026-11-30T12:07:00Z");
+    assert_eq!(after.care.tick().await.expect("round").readings, 1);
+    let told = last_push(&h, MOM).to_string();
+    assert!(told.contains("181/99"), "LINE delivered the new reading: {told}");
+    assert_eq!(pushes_to(&h, MOM).len(), 2, "both readings reached 小美");
+}

@@ -205,12 +205,12 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
-    let own_key = hearth::features::delivery::retry_key("reminder:1:1").to_string();
+    let occurrence = hearth::features::delivery::occurrence_key("reminder:1:1").to_string();
     let item = hearth::store::NewOutboxItem {
         conversation_id: MOM,
         target: MOM,
         kind: "reminder",
-        retry_key: &own_key,
+        occurrence: &occurrence,
         payload: &payload,
         silent: false,
         due_at: now,
@@ -220,6 +220,7 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     store.record_outbox(&[item], now).await.expect("record");
     let claimed = store.claim_outbox("dead", MOM, now, now + 120_000, now).await.expect("claim");
     assert_eq!(claimed.len(), 1);
+    let own_key = claimed[0].line_key.clone().expect("recorded with a key of its own");
     store.set_outbox_request("dead", claimed[0].id, &own_key).await.expect("request");
     let accepted = hearth::platform::tls::client_builder()
         .build()
@@ -243,7 +244,7 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     // Done when the item is settled, not after a guessed wait.
     h.app.outbox.flush_due().await.expect("outbox");
     let deadline = std::time::Instant::now() + TWO_SECONDS * 5;
-    while store.outbox_item(&own_key).await.expect("item").expect("kept").status != "sent" {
+    while store.outbox_item(&occurrence).await.expect("item").expect("kept").status != "sent" {
         assert!(std::time::Instant::now() < deadline, "the item was never settled");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
@@ -312,8 +313,14 @@ async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_
     h.line.clear();
     assert_eq!(h.advance_and_tick(SignedDuration::from_mins(30)).await.sent, 1);
     let pushed = h.line.accepted_pushes();
-    let key = pushed[0].header("x-line-retry-key").expect("retry key").to_string();
-    assert_eq!(h.app.store.outbox_item(&key).await.expect("item").expect("kept").status, "sent");
+    let sent_with = pushed[0].header("x-line-retry-key").expect("retry key").to_string();
+    let at: jiff::Timestamp = "2026-11-30T12:30:00Z".parse().expect("20:30 in Taipei");
+    let occurrence = format!("reminder:1:{}", at.as_millisecond());
+    let key = hearth::features::delivery::occurrence_key(&occurrence).to_string();
+    let item = h.app.store.outbox_item(&key).await.expect("item").expect("kept");
+    assert_eq!(item.status, "sent");
+    assert_eq!(item.line_key.as_deref(), Some(sent_with.as_str()), "sent with its stored key");
+    assert_ne!(sent_with, key, "never the occurrence's name");
 
     h.clock.advance(SignedDuration::from_hours(24 * 29));
     assert_eq!(h.app.prune_settled_pushes().await.expect("prune"), 0, "29 days: kept");
@@ -325,4 +332,107 @@ async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_
     h.app.reminders.tick().await.expect("tick");
     h.app.outbox.flush_due().await.expect("outbox");
     assert_eq!(h.line.accepted_pushes().len(), 1, "nothing sent again");
+}
+
+#[tokio::test]
+async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and_counted() {
+    let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
+    let now = h.now_ms();
+    let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
+    let occurrence = hearth::features::delivery::occurrence_key("reminder:7:1").to_string();
+    let item = hearth::store::NewOutboxItem {
+        conversation_id: MOM,
+        target: MOM,
+        kind: "reminder",
+        occurrence: &occurrence,
+        payload: &payload,
+        silent: false,
+        due_at: now,
+    };
+    let store = &h.app.store;
+    store.record_outbox(&[item], now).await.expect("record");
+    let key = store.outbox_item(&occurrence).await.expect("item").expect("kept").line_key;
+    let key = key.expect("recorded with a key");
+    // Someone else's request already used the key (LINE remembers it for 24 hours).
+    let theirs = hearth::platform::tls::client_builder()
+        .build()
+        .expect("HTTP client")
+        .post(format!("{}/v2/bot/message/push", h.line.url()))
+        .bearer_auth("test-access-token")
+        .header("X-Line-Retry-Key", &key)
+        .json(&json!({"to": MOM, "messages": [{"type": "text", "text": "別人的訊息"}]}))
+        .send()
+        .await
+        .expect("push");
+    assert_eq!(theirs.status().as_u16(), 200);
+
+    h.clock.advance(SignedDuration::from_secs(3));
+    h.app.outbox.flush_due().await.expect("outbox");
+    let deadline = std::time::Instant::now() + TWO_SECONDS * 5;
+    while store.outbox_item(&occurrence).await.expect("item").expect("kept").status == "pending" {
+        assert!(std::time::Instant::now() < deadline, "the item was never settled");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let settled = store.outbox_item(&occurrence).await.expect("item").expect("kept");
+    assert_eq!(settled.status, "failed", "not counted as told");
+    assert_eq!(h.line.accepted_pushes().len(), 1, "only the other request was delivered");
+    let metrics = h.metrics_text().await;
+    assert!(metrics.contains("hearth_retry_key_conflicts_total 1"), "{metrics}");
+}
+
+/// Every `.rs` file under `dir`, with its text.
+fn sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).expect("read src").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).expect("read a source file");
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+            let name = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+            out.push((name.replace('\\', "/"), text));
+        }
+    }
+}
+
+#[test]
+fn no_retry_key_sent_to_line_is_derived_from_an_id() {
+    // The only name-based UUIDs in hearth, each with why it may be: none is made from a row id
+    // and sent to LINE, since ids come back after a restore and LINE drops a repeated key.
+    let allowed = [
+        // The identity of an occurrence (how a loop finds its record); never sent to LINE.
+        "src/features/delivery.rs",
+        // LINE's own webhookEventId: unique across every chat and never reused by LINE, so a
+        // re-run of the same event cannot answer (or apologise) twice.
+        "src/turn/event.rs",
+        "src/server/inbox/poison.rs",
+    ];
+    let mut files = Vec::new();
+    sources(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    assert!(files.len() > 50, "the sources were found");
+    let mut derived = Vec::new();
+    for (name, text) in &files {
+        for (n, line) in text.lines().enumerate() {
+            // A v5 UUID, or a key-making function fed a name (`retry_key(&format!("care:{id}"))`).
+            let deriving = line.contains("new_v5(")
+                || line.contains("retry_key(&")
+                || (line.contains("Retry-Key") && line.contains("format!("));
+            if deriving && !allowed.contains(&name.as_str()) {
+                derived.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(derived.is_empty(), "retry keys derived from ids:\n{}", derived.join("\n"));
+    let pushers: Vec<&str> = files
+        .iter()
+        .filter(|(_, text)| text.contains("push_with_retry("))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    for name in pushers {
+        let from_stored = name == "src/features/delivery/outbox.rs" || name == "src/line/client.rs";
+        assert!(
+            from_stored || allowed.contains(&name),
+            "{name} pushes to LINE: its key must be the outbox's stored random key"
+        );
+    }
 }

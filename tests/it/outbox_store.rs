@@ -20,7 +20,7 @@ fn item<'a>(home: &'a str, target: &'a str, key: &'a str, due_at: i64) -> NewOut
         conversation_id: home,
         target,
         kind: "alert",
-        retry_key: key,
+        occurrence: key,
         payload: "[]",
         silent: true,
         due_at,
@@ -45,6 +45,26 @@ async fn an_item_is_recorded_once_and_its_chat_is_due_only_after_the_window() {
         );
         assert_eq!(s.outbox_due_targets(4_000, 1_000, 4_000, 10).await.expect("due"), [GROUP]);
         assert_eq!(s.outbox_oldest_due(GROUP, 4_000).await.expect("oldest"), Some(1_000));
+    }
+}
+
+#[tokio::test]
+async fn each_item_gets_a_random_retry_key_when_recorded_and_recording_again_keeps_the_first() {
+    for s in stores().await {
+        let name = s.backend_name();
+        s.record_outbox(&[item(GROUP, GROUP, "k1", 1_000)], 1_000).await.expect("record");
+        let first = s.outbox_item("k1").await.expect("item").expect("kept").line_key;
+        s.record_outbox(&[item(GROUP, GROUP, "k1", 2_000)], 2_000).await.expect("again");
+        let again = s.outbox_item("k1").await.expect("item").expect("kept").line_key;
+        assert_eq!(first, again, "{name}: a retry of the item reuses its key");
+        s.record_outbox(&[item(USER, USER, "k2", 1_000)], 1_000).await.expect("record");
+        let other = s.outbox_item("k2").await.expect("item").expect("kept").line_key;
+        let key = |k: &Option<String>| {
+            uuid::Uuid::parse_str(k.as_deref().expect("a key")).expect("a UUID").get_version_num()
+        };
+        assert_eq!((key(&first), key(&other)), (4, 4), "{name}: random (v4)");
+        assert_ne!(first, other, "{name}: a new item never gets an old key");
+        assert_ne!(first.as_deref(), Some("k1"), "{name}: not its occurrence's name");
     }
 }
 

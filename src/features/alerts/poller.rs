@@ -311,7 +311,7 @@ impl AlertPoller {
                     price: quote.price,
                     conversation_id: row.conversation_id.clone(),
                     deliver_to: row.deliver_to.clone(),
-                    retry_key: delivery::retry_key(&format!(
+                    retry_key: delivery::occurrence_key(&format!(
                         "alert:{}:{}",
                         row.id,
                         row.fire_seq + 1
@@ -376,7 +376,7 @@ impl AlertPoller {
             .iter()
             .map(|d| Item {
                 payload: &d.payload,
-                retry_key: &d.retry_key,
+                occurrence: &d.retry_key,
                 home: &d.conversation_id,
                 what: format!("alert {}:{}", d.alert_id, d.fire_seq),
                 kind: PushKind::Alert,

@@ -11,7 +11,7 @@ use super::steps::{self, Refusal, State, Tap};
 use super::{Plan, Route, schedule, words};
 use crate::contract::{Answer, ToolCtx};
 use crate::features::button::{Action, ActionServices, text};
-use crate::features::delivery::{kind_name, retry_key};
+use crate::features::delivery::{kind_name, occurrence_key};
 use crate::features::quiet::PushKind;
 use crate::platform::i18n::Lang;
 use crate::store::{CareStatus, DoseRow, NewOutboxItem, StoreError};
@@ -124,7 +124,7 @@ async fn tell(
     for route in routes {
         let payload = serde_json::to_string(&words::notice(route, line.to_string()))
             .unwrap_or_else(|_| "[]".into());
-        let key = retry_key(&format!("{name}:{}", route.to)).to_string();
+        let key = occurrence_key(&format!("{name}:{}", route.to)).to_string();
         keyed.push((route.to.clone(), key, payload));
     }
     let items: Vec<NewOutboxItem<'_>> = keyed
@@ -133,7 +133,7 @@ async fn tell(
             conversation_id: &plan.row.conversation_id,
             target: to,
             kind: kind_name(PushKind::Care),
-            retry_key: key,
+            occurrence: key,
             payload,
             silent: false,
             due_at: now_ms,

@@ -63,7 +63,7 @@ impl Outgoing {
     fn care(to: &str, name: &str, messages: &[Message]) -> Self {
         Self {
             to: to.to_string(),
-            key: delivery::retry_key(name).to_string(),
+            key: delivery::occurrence_key(name).to_string(),
             payload: serde_json::to_string(messages).unwrap_or_else(|_| "[]".into()),
             kind: PushKind::Care,
         }
@@ -301,7 +301,7 @@ impl CareWatcher {
                 .filter(|o| o.to == to)
                 .map(|o| Item {
                     payload: &o.payload,
-                    retry_key: &o.key,
+                    occurrence: &o.key,
                     home: &plan.row.conversation_id,
                     what: what.to_string(),
                     kind: o.kind,

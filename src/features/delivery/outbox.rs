@@ -10,7 +10,8 @@
 //! charged. The guarantees of the loops are kept: a chat's due items are claimed under a lease (one
 //! replica pushes them); which items go in which request, and that request's retry key, are
 //! recorded before its first attempt, so every attempt from any replica sends the same items
-//! with the same key (LINE answers a repeat with `409`, which counts as accepted); each request
+//! with the same key (LINE answers a repeat with `409`, which counts as accepted; a `409` for a
+//! key hearth never sent is a message not delivered: logged, counted, settled as failed); each request
 //! is settled as LINE answers it, so a quota `429` after some requests were accepted holds only
 //! the rest; an attempt of unknown outcome is tried again later, and abandoned after the grace.
 
@@ -19,10 +20,10 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::{HANDOVER_LAG, Outcome, Pusher, kind_of, retry_key};
+use super::{HANDOVER_LAG, Outcome, Pusher, kind_of, occurrence_key};
 use crate::features::quiet::{self, PushKind, QuietHours};
 use crate::features::quota::{self, Decision, HoldReason, batch};
-use crate::line::client::LineError;
+use crate::line::client::{LineError, Sent};
 use crate::store::{OutboxItem, StoreError};
 
 /// Chats looked at per round.
@@ -37,22 +38,38 @@ pub struct Settled {
     pub outcome: Outcome,
 }
 
-/// The request key of a group of items pushed together: an item alone keeps its own key; a
-/// group gets a key of its own, from its items' keys (the same on every attempt).
-fn group_key(keys: &[&str]) -> String {
-    match keys {
-        [only] => (*only).to_string(),
-        _ => retry_key(&format!("batch:{}", keys.join(","))).to_string(),
+/// The retry keys of a group of items pushed together, one per request LINE needs (`count`),
+/// comma-separated: an item alone sends its first request with its own key (random, made when
+/// it was recorded); every other request gets a random key of its own. They are stored before the
+/// first attempt, so every attempt, from any replica, repeats them; none is derived from an id.
+fn group_keys(items: &[&OutboxItem], count: usize) -> String {
+    let mut keys: Vec<String> = match items {
+        [only] => only.line_key.iter().cloned().collect(),
+        _ => Vec::new(),
+    };
+    while keys.len() < count.max(1) {
+        keys.push(Uuid::new_v4().to_string());
+    }
+    keys.join(",")
+}
+
+/// The retry key of request `index` of a group whose stored keys are `keys`. A group stored
+/// before keys were random holds one key: its single request is sent with it, and its further
+/// requests with the names they had then (so a retry repeats them).
+fn request_key(keys: &str, index: usize) -> Uuid {
+    match keys.split(',').nth(index).map(Uuid::parse_str) {
+        Some(Ok(key)) => key,
+        _ if index == 0 => occurrence_key(keys),
+        _ => occurrence_key(&format!("{keys}:{index}")),
     }
 }
 
-/// The retry key of request `index` of `count` carrying a group keyed `key`.
-fn request_key(key: &str, index: usize, count: usize) -> Uuid {
-    if count == 1 {
-        Uuid::parse_str(key).unwrap_or_else(|_| retry_key(key))
-    } else {
-        retry_key(&format!("{key}:{index}"))
-    }
+/// Whether LINE's acceptance of a request is a message told. A `409` answers a key LINE has
+/// seen before: the family was told only if hearth itself sent that request before (it was
+/// attempted in an earlier round — `fixed_before` — or earlier in this push after an answer of
+/// unknown outcome). Otherwise the key was someone else's, and the message was not delivered.
+fn told(sent: &Sent, fixed_before: bool) -> bool {
+    !sent.repeated || fixed_before || sent.after_unknown
 }
 
 /// Quiet hours as a reason for the one send-or-hold decision ([`quota::decide`]): the reason
@@ -103,8 +120,8 @@ fn groups<'a>(
     let values: Vec<Value> = fresh.iter().map(|i| payloads[&i.id].clone()).collect();
     for packed in batch::pack(&values) {
         let group: Vec<&OutboxItem> = packed.iter().map(|&i| fresh[i]).collect();
-        let keys: Vec<&str> = group.iter().map(|i| i.retry_key.as_str()).collect();
-        out.push((group_key(&keys), group, true));
+        let messages: Vec<Value> = packed.iter().map(|&i| values[i].clone()).collect();
+        out.push((group_keys(&group, batch::requests(&messages).len()), group, true));
     }
     out
 }
@@ -244,15 +261,31 @@ impl Pusher {
             }
             let silent = group.iter().all(|i| i.silent);
             let mut answer = Ok(());
+            let mut not_ours = None;
             for (index, messages) in requests.iter().enumerate() {
-                let request = request_key(&key, index, requests.len());
+                let request = request_key(&key, index);
                 match self.allowance.line.push_with_retry(to, messages, request, silent).await {
+                    Ok(sent) if !told(&sent, !fresh) => {
+                        not_ours = Some(request);
+                        break;
+                    }
                     Ok(_) => self.allowance.record_push(to, cost).await,
                     Err(e) => {
                         answer = Err(e);
                         break;
                     }
                 }
+            }
+            if let Some(request) = not_ours {
+                tracing::warn!(
+                    to,
+                    key = %request,
+                    items = group.len(),
+                    "LINE answered 409 for a retry key hearth never sent: not delivered"
+                );
+                crate::platform::metrics::retry_key_conflicts(group.len() as u64);
+                self.settle(&group, "failed", Outcome::Refused, &mut settled).await?;
+                continue;
             }
             match answer {
                 Ok(()) => self.settle(&group, "sent", Outcome::Sent, &mut settled).await?,
@@ -334,6 +367,7 @@ mod tests {
             target: "Cgroup".into(),
             kind: "alert".into(),
             retry_key: key.into(),
+            line_key: Some(Uuid::new_v4().to_string()),
             payload: "[]".into(),
             silent: false,
             due_at: 0,
@@ -349,14 +383,39 @@ mod tests {
     }
 
     #[test]
-    fn an_item_alone_keeps_its_key_and_a_group_gets_the_same_key_on_every_attempt() {
-        let own = retry_key("reminder:1:5").to_string();
-        assert_eq!(group_key(&[own.as_str()]), own);
-        assert_eq!(request_key(&own, 0, 1).to_string(), own);
-        let group = group_key(&[own.as_str(), "b"]);
+    fn an_item_alone_keeps_the_random_key_it_was_recorded_with_and_a_group_gets_new_random_ones() {
+        let a = item(1, "reminder:1:5", None);
+        let own = a.line_key.clone().expect("recorded with a key");
+        assert_eq!(group_keys(&[&a], 1), own);
+        assert_eq!(request_key(&own, 0).to_string(), own);
+        let b = item(2, "reminder:2:5", None);
+        let group = group_keys(&[&a, &b], 1);
         assert_ne!(group, own);
-        assert_eq!(group, group_key(&[own.as_str(), "b"]));
-        assert_ne!(request_key(&group, 0, 2), request_key(&group, 1, 2));
+        assert_ne!(group, group_keys(&[&a, &b], 1), "random, never computed from the items");
+        let two = group_keys(&[&a], 2);
+        assert_eq!(request_key(&two, 0).to_string(), own);
+        assert_ne!(request_key(&two, 0), request_key(&two, 1));
+        for key in [request_key(&group, 0), request_key(&two, 1)] {
+            assert_eq!(key.get_version_num(), 4, "{key}");
+        }
+    }
+
+    #[test]
+    fn a_group_stored_before_keys_were_random_repeats_the_keys_it_was_sent_with() {
+        let old = occurrence_key("batch:a,b").to_string();
+        assert_eq!(request_key(&old, 0).to_string(), old);
+        assert_eq!(request_key(&old, 1), occurrence_key(&format!("{old}:1")));
+    }
+
+    #[test]
+    fn a_409_is_told_only_for_a_key_hearth_sent_before() {
+        let accepted = Sent::default();
+        let repeat = Sent { repeated: true, ..Sent::default() };
+        let after_timeout = Sent { repeated: true, after_unknown: true, ..Sent::default() };
+        assert!(told(&accepted, false));
+        assert!(told(&repeat, true), "attempted in an earlier round");
+        assert!(told(&after_timeout, false), "its own earlier attempt timed out");
+        assert!(!told(&repeat, false), "a key hearth never sent: not delivered");
     }
 
     #[test]
@@ -368,11 +427,12 @@ mod tests {
             .iter()
             .map(|(k, g, f)| (k.as_str(), g.iter().map(|i| i.id).collect(), *f))
             .collect();
-        assert_eq!(shape, vec![("K", vec![1, 2], false), ("c", vec![3], true)]);
+        let own = c.line_key.as_deref().expect("recorded with a key");
+        assert_eq!(shape, vec![("K", vec![1, 2], false), (own, vec![3], true)]);
         let (d, e) = (item(4, "d", None), item(5, "e", None));
         let fresh = groups(&[&d, &e], &[(4, card(4)), (5, card(5))].into());
         assert_eq!(fresh.len(), 1, "items due together go in one request");
-        assert_eq!(fresh[0].0, group_key(&["d", "e"]));
+        assert!(Uuid::parse_str(&fresh[0].0).is_ok_and(|k| k.get_version_num() == 4));
     }
 
     #[test]

@@ -152,8 +152,11 @@ impl DigestSender {
             let day = step.deliver.map(|(date, at)| DigestDay {
                 day: date.to_string(),
                 scheduled_for: at.as_millisecond(),
-                retry_key: delivery::retry_key(&format!("digest:{}:{date}", row.conversation_id))
-                    .to_string(),
+                retry_key: delivery::occurrence_key(&format!(
+                    "digest:{}:{date}",
+                    row.conversation_id
+                ))
+                .to_string(),
             });
             if day.is_none() {
                 tracing::warn!(
@@ -199,7 +202,7 @@ impl DigestSender {
         let what = format!("digest {} {}", d.conversation_id, d.day);
         let item = Item {
             payload: &payload,
-            retry_key: &d.retry_key,
+            occurrence: &d.retry_key,
             home: &d.conversation_id,
             what,
             kind: PushKind::Digest,

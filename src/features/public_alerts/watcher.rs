@@ -395,8 +395,8 @@ impl AlertWatcher {
         let card = render::card(alert, kind, what, said.as_ref(), &place, follower.lang, &tz);
         let messages = render::messages(&card, self.pusher.palette());
         let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
-        let key =
-            delivery::retry_key(&format!("public-alert:{chat}:{}", alert.identifier)).to_string();
+        let key = delivery::occurrence_key(&format!("public-alert:{chat}:{}", alert.identifier))
+            .to_string();
         let push_kind = if kind.urgent() && !follower.quiet_holds_urgent {
             PushKind::Urgent
         } else {
@@ -404,7 +404,7 @@ impl AlertWatcher {
         };
         let item = Item {
             payload: &payload,
-            retry_key: &key,
+            occurrence: &key,
             home: chat,
             what: format!("official alert {}", alert.identifier),
             kind: push_kind,

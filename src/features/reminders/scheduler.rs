@@ -252,7 +252,7 @@ impl ReminderScheduler {
         let (palette, key) = (self.pusher.palette(), self.pusher.key());
         let messages = render::delivery(&row, &schedule, occurrence, at, late, palette, key);
         let retry_key =
-            delivery::retry_key(&format!("reminder:{}:{}", row.id, at.as_millisecond()));
+            delivery::occurrence_key(&format!("reminder:{}:{}", row.id, at.as_millisecond()));
         let new = NewDelivery {
             reminder_id: row.id,
             scheduled_for: at.as_millisecond(),
@@ -275,7 +275,7 @@ impl ReminderScheduler {
             .iter()
             .map(|p| Item {
                 payload: &p.delivery.payload,
-                retry_key: &p.delivery.retry_key,
+                occurrence: &p.delivery.retry_key,
                 home: &p.row.conversation_id,
                 what: format!("reminder {}", p.row.id),
                 kind: PushKind::Reminder,
