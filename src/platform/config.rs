@@ -758,7 +758,7 @@ mod redact_tests {
         );
         assert_eq!(
             redact_url("postgres://u@h/db?sslmode=require&password=hunter2"),
-            "postgres://u@h/db?sslmode=require&password=***"
+            "postgres://***@h/db?sslmode=require&password=***"
         );
         assert_eq!(
             redact_url("https://s.example/search?api_key=k1&q=x&access_token=t#top"),

@@ -510,16 +510,12 @@ mod tests {
         );
         assert_eq!(redact_url("postgres://u:p%40ss@h/db?x=@"), "postgres://***@h/db?x=@");
         assert_eq!(redact_url("postgres://:secret@h/db"), "postgres://***@h/db");
+        assert_eq!(redact_url("postgres://hearth@h/db"), "postgres://***@h/db", "a user alone");
     }
 
     #[test]
     fn urls_without_credentials_are_unchanged() {
-        for url in [
-            "sqlite://hearth.db",
-            "postgres://hearth@h/db",
-            "postgres://h/db?user=a@b",
-            "sqlite::memory:",
-        ] {
+        for url in ["sqlite://hearth.db", "postgres://h/db?user=a@b", "sqlite::memory:"] {
             assert_eq!(redact_url(url), url);
         }
     }

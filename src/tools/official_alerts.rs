@@ -40,7 +40,7 @@ pub enum Action {
 pub struct Args {
     /// What to do.
     pub action: Action,
-    /// check: YYYY-MM-DD; null: 明天 (after midnight, today).
+    /// check: YYYY-MM-DD; null: 明天.
     pub date: Option<String>,
     /// A place named in Taiwan.
     pub place: Option<String>,
@@ -171,7 +171,7 @@ impl OfficialAlerts {
 
 impl Tool for OfficialAlerts {
     const NAME: &'static str = "official_alerts";
-    const DESCRIPTION: &'static str = "Taiwan's official 停班停課 and typhoon, heavy-rain, earthquake alerts for the chat's place. 明天要上班上課嗎, 颱風假, 剛剛有地震嗎 → check; 有消息通知我們 → follow; stop.";
+    const DESCRIPTION: &'static str = "Taiwan's official 停班停課, typhoon, heavy-rain and earthquake alerts for the chat's place. 明天要上班上課嗎, 剛剛有地震嗎 → check; 有消息通知我們 → follow; stop.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
