@@ -442,13 +442,32 @@ impl Turns {
         {
             return Some(name);
         }
+        let in_group = conversation.is_multi_person();
+        let member = [user_id.to_string()];
         match self.line.display_name(conversation, user_id).await {
             Ok(name) => {
                 if let Err(e) = self.store.save_member(&conversation.id, user_id, &name, now).await
                 {
                     tracing::warn!(error = %e, "could not cache a display name");
                 }
+                // LINE knows them in the group: present (again).
+                if in_group
+                    && let Err(e) = self.limits.door.members_back(&conversation.id, &member).await
+                {
+                    tracing::warn!(error = %e, "could not note a member present");
+                }
                 Some(name)
+            }
+            Err(LineError::Rejected { status, .. })
+                if in_group && status == reqwest::StatusCode::NOT_FOUND =>
+            {
+                // LINE no longer knows them in the group: they left it (the door closes the
+                // group's page to them, as a `memberLeft` would).
+                tracing::info!(%conversation, "a member is no longer in the group");
+                if let Err(e) = self.limits.door.members_left(&conversation.id, &member).await {
+                    tracing::warn!(error = %e, "could not note a member who left");
+                }
+                None
             }
             Err(e) => {
                 tracing::debug!(error = %e, "display name unavailable");

@@ -615,3 +615,36 @@ async fn hearth_chats_shows_what_a_revoked_chat_holds_back() {
     assert!(printed.contains(&format!("revoked   group  {FAMILY}")), "{printed}");
     assert!(printed.contains("held back: nothing"), "{printed}");
 }
+
+#[tokio::test]
+async fn a_member_line_no_longer_knows_in_the_group_loses_its_page_until_line_knows_them_again() {
+    let h = approval_harness(|c| c.public_url = Some("https://hearth.example".into())).await;
+    h.app.store.approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
+    let mint = || async {
+        let token = new_token();
+        let now = h.clock.now();
+        let member =
+            WebMember { conversation_id: FAMILY.into(), user_id: DAD.into(), lang: Lang::ZhTw };
+        let expires = now.saturating_add(LINK_TTL).expect("expiry").as_millisecond();
+        h.app
+            .store
+            .mint_web_link(&token_hash(&token), &member, LinkDoor::Plain, h.now_ms(), expires)
+            .await
+            .expect("minted");
+        token
+    };
+    let mut browser = Browser::new(&h);
+    let (status, _) = browser.get(&format!("/family/open?t={}", mint().await)).await;
+    assert_eq!(status, 303);
+    assert_eq!(browser.get("/family").await.0, 200, "the control: the page opens");
+    // Dad calls hearth, and LINE answers his profile in the group with 404: he is not in it.
+    served(&h, in_group(FAMILY, DAD)).await;
+    assert_eq!(browser.get("/family").await.0, 401, "his session was ended");
+    let (status, _) = Browser::new(&h).get(&format!("/family/open?t={}", mint().await)).await;
+    assert_eq!(status, 403, "and a link for him refused");
+    // LINE knows him in the group again.
+    h.line.set_profile(DAD, "爸爸");
+    served(&h, in_group(FAMILY, DAD)).await;
+    let (status, _) = Browser::new(&h).get(&format!("/family/open?t={}", mint().await)).await;
+    assert_eq!(status, 303, "a new link opens the page again");
+}

@@ -16,7 +16,17 @@ use serde_json::{Value, json};
 const PUBLIC: &str = "https://hearth.example";
 
 async fn start() -> Harness {
-    Harness::start_with(|c| c.public_url = Some(PUBLIC.into()), None).await
+    let h = Harness::start_with(|c| c.public_url = Some(PUBLIC.into()), None).await;
+    members_known(&h);
+    members_known(&h);
+    h
+}
+
+/// Mom and Dad are in the family group: LINE answers their profiles there (a member LINE does
+/// not know in a group has left it, and loses its page).
+fn members_known(h: &Harness) {
+    h.line.set_profile(MOM, "媽媽");
+    h.line.set_profile(DAD, "爸爸");
 }
 
 /// A phone's browser on the family page: one cookie, no redirects followed.
@@ -625,6 +635,7 @@ async fn with_a_liff_app_a_link_counts_only_for_the_member_line_verifies() {
         None,
     )
     .await;
+    members_known(&h);
     h.line.set_id_token("mom-token", MOM, "1234567890");
     h.line.set_id_token("dad-token", DAD, "1234567890");
     h.line.set_id_token("mom-elsewhere", MOM, "999");
@@ -690,6 +701,7 @@ async fn with_a_liff_app_a_forwarded_link_opened_at_the_plain_door_gets_nothing_
         None,
     )
     .await;
+    members_known(&h);
     h.line.set_id_token("mom-token", MOM, "1234567890");
     let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
     let mut stranger = Browser::new(&h);
@@ -767,6 +779,7 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_no
         None,
     )
     .await;
+    members_known(&h);
     // The client writes what it likes left of the proxy's entry; only the proxy's counts.
     let mut flood: HashMap<u16, usize> = HashMap::new();
     for n in 0..40 {
@@ -792,6 +805,7 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_no
         None,
     )
     .await;
+    members_known(&h);
     let mut rotating: HashMap<u16, usize> = HashMap::new();
     for n in 0..40 {
         let address = format!("198.51.100.{n}");
@@ -900,6 +914,7 @@ async fn with_a_liff_app_the_group_s_answer_is_a_link_only_the_tapper_can_open()
         None,
     )
     .await;
+    members_known(&h);
     h.line.set_not_friend(MOM);
     h.line.set_id_token("mom-token", MOM, "1234567890");
     h.line.set_id_token("dad-token", DAD, "1234567890");
