@@ -65,9 +65,13 @@ enum Command {
         /// The chat (its id, as `hearth chats` shows it).
         #[arg(long)]
         chat: String,
-        /// Write the document to this file instead of standard output.
+        /// Write the document to this new file instead of standard output (an existing file or
+        /// a symbolic link is refused unless `--force`).
         #[arg(long)]
         out: Option<std::path::PathBuf>,
+        /// Replace the file `--out` names if it exists.
+        #[arg(long)]
+        force: bool,
     },
     /// Put a copy made by `hearth backup` in place of the SQLite database, after checking it
     /// (integrity, migrations); refused while a server uses the database.
@@ -224,7 +228,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let total: i64 = counts.iter().map(|(_, rows)| rows).sum();
             println!("copied {total} rows in {} tables, every count checked", counts.len());
         }
-        Command::Export { chat, out } => {
+        Command::Export { chat, out, force } => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
             let chat = hearth::turn::limits::access::chat_id(&chat)?;
             let tz = jiff::tz::TimeZone::get(&config.timezone)?;
@@ -234,10 +238,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let now = jiff::Timestamp::now();
             let document =
                 hearth::cli::export::export(&store, &chat, &tz, lang, &calendar, now).await?;
+            // A typo must not read as a family with nothing kept.
+            if document.is_empty() && store.chat_standing(&chat).await?.is_none() {
+                anyhow::bail!(
+                    "hearth has never heard from {chat} and keeps nothing for it: see `hearth chats` for the chats it knows"
+                );
+            }
             let json = serde_json::to_string_pretty(&document)? + "\n";
             match out {
                 Some(path) => {
-                    std::fs::write(&path, json)
+                    hearth::cli::export::write_new(&path, json.as_bytes(), force)
                         .with_context(|| format!("cannot write {}", path.display()))?;
                     println!("wrote everything kept for {chat} to {}", path.display());
                 }

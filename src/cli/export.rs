@@ -54,6 +54,20 @@ pub struct Export {
     pub messages: Vec<ExportedMessage>,
 }
 
+impl Export {
+    /// True when nothing at all is kept for the chat.
+    pub fn is_empty(&self) -> bool {
+        self.reminders.is_empty()
+            && self.lists.is_empty()
+            && self.memories.is_empty()
+            && self.price_alerts.is_empty()
+            && self.digest.is_none()
+            && self.quiet_hours.is_none()
+            && self.care_plans.is_empty()
+            && self.messages.is_empty()
+    }
+}
+
 /// A reminder.
 #[derive(Debug, Serialize)]
 pub struct ExportedReminder {
@@ -190,7 +204,8 @@ pub async fn export(
     for summary in store.lists(chat).await? {
         let Some((list, items)) = store.list_by_id(chat, summary.id).await? else { continue };
         lists.push(ExportedList {
-            name: list.name,
+            // As the family sees it: the shopping list's name is its title (購物清單).
+            name: crate::features::lists::ListName { key: list.key, name: list.name }.display(lang),
             items: items
                 .into_iter()
                 .map(|i| ExportedItem {
@@ -261,4 +276,36 @@ pub async fn export(
         care_plans: care::plans(store, chat, tz).await?,
         messages,
     })
+}
+
+/// Writes `bytes` to `path`, a new file: an existing file, or a symbolic link (even one to
+/// nothing), is refused unless `force`, and a symbolic link is never written through.
+pub fn write_new(path: &std::path::Path, bytes: &[u8], force: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if link {
+        if !force {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "it is a symbolic link (use --force to replace the link itself)",
+            ));
+        }
+        std::fs::remove_file(path)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if force {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    let mut file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "the file exists (use --force to replace it)",
+        ),
+        _ => e,
+    })?;
+    file.write_all(bytes)?;
+    file.sync_all()
 }

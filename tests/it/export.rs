@@ -37,6 +37,7 @@ async fn an_export_holds_every_kind_of_thing_kept_for_the_chat_and_nothing_of_an
     assert_eq!(reminders.len(), 2, "{v}");
     assert!(reminders.iter().any(|r| r["text"] == "吃藥" && r["next"] == "2026-12-01T08:00+08:00"));
     assert!(reminders.iter().any(|r| r["repeats"].as_str().is_some_and(|t| t.contains("前1天"))));
+    assert_eq!(v["lists"][0]["name"], "購物清單", "the shopping list as the family sees it");
     assert_eq!(v["lists"][0]["items"][0]["name"], "牛奶");
     assert_eq!(v["lists"][0]["items"][0]["quantity"], 2);
     assert_eq!(v["memories"][0]["text"], "奶奶對花生過敏");
@@ -59,4 +60,63 @@ fn the_command_refuses_a_malformed_chat_id() {
         .output()
         .expect("run hearth");
     assert!(!out.status.success());
+}
+
+/// Runs `hearth export` with `args` on the database `db`: whether it succeeded, what it said.
+fn export_cli(db: &str, args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hearth"))
+        .arg("export")
+        .args(args)
+        .env("DATABASE_URL", db)
+        .output()
+        .expect("run hearth");
+    let said =
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), said)
+}
+
+#[tokio::test]
+async fn a_chat_hearth_never_heard_of_is_an_error_not_an_empty_family() {
+    let db = crate::common::harness::temp_db("export-unknown");
+    let store = hearth::store::Store::connect(&db).await.expect("store");
+    store.approve_chat(FAMILY, "cli", 1).await.expect("known");
+    let (ok, said) = export_cli(&db, &["--chat", MOM]);
+    assert!(!ok && said.contains("never heard from"), "{said}");
+    let (ok, said) = export_cli(&db, &["--chat", FAMILY]);
+    assert!(ok && said.contains("hearth-export"), "a chat hearth knows, with nothing kept: {said}");
+}
+
+#[tokio::test]
+async fn the_out_file_must_be_new_unless_forced_and_a_symbolic_link_is_never_written_through() {
+    let db = crate::common::harness::temp_db("export-out");
+    let store = hearth::store::Store::connect(&db).await.expect("store");
+    store.approve_chat(FAMILY, "cli", 1).await.expect("known");
+    let dir = std::env::temp_dir().join(format!("hearth-export-files-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let existing = dir.join("existing.json");
+    std::fs::write(&existing, "mine").expect("write");
+    let target = dir.join("target.txt");
+    std::fs::write(&target, "precious").expect("write");
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let path = |p: &std::path::Path| p.display().to_string();
+
+    let (ok, said) = export_cli(&db, &["--chat", FAMILY, "--out", &path(&existing)]);
+    assert!(!ok && said.contains("--force"), "{said}");
+    assert_eq!(std::fs::read_to_string(&existing).expect("read"), "mine", "left as it was");
+    let (ok, said) = export_cli(&db, &["--chat", FAMILY, "--out", &path(&link)]);
+    assert!(!ok && said.contains("symbolic link"), "{said}");
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), "precious", "not written through");
+
+    let (ok, said) = export_cli(&db, &["--chat", FAMILY, "--out", &path(&existing), "--force"]);
+    assert!(ok, "{said}");
+    assert!(std::fs::read_to_string(&existing).expect("read").contains("hearth-export"));
+    let (ok, said) = export_cli(&db, &["--chat", FAMILY, "--out", &path(&link), "--force"]);
+    assert!(ok, "{said}");
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), "precious", "the link replaced");
+    assert!(!std::fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
+    let fresh = dir.join("fresh.json");
+    assert!(export_cli(&db, &["--chat", FAMILY, "--out", &path(&fresh)]).0, "a new file");
+    let _ = std::fs::remove_dir_all(&dir);
 }
