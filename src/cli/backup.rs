@@ -15,6 +15,11 @@ pub async fn backup(config: &Config, path: &Path) -> Result<String, BackupError>
     if !database.is_file() {
         return Err(BackupError::Missing(database));
     }
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        && !folder.is_dir()
+    {
+        return Err(BackupError::NoFolder(folder.to_path_buf()));
+    }
     let store = Store::open(&config.database_url).await?;
     store.backup_into(path).await?;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or_default();
@@ -26,6 +31,9 @@ pub async fn restore(config: &Config, path: &Path) -> Result<String, BackupError
     let Some(database) = sqlite_file(&config.database_url) else {
         return Err(BackupError::Postgres);
     };
+    if !path.is_file() {
+        return Err(BackupError::NoCopy(path.to_path_buf()));
+    }
     let lock = ServeLock::take(&database)?;
     let copy = Snapshot::check(path).await?;
     copy.put_in_place(&database, &lock)?;

@@ -67,6 +67,12 @@ pub enum BackupError {
     /// There is no database to copy.
     #[error("there is no database at {0}: check DATABASE_URL")]
     Missing(PathBuf),
+    /// The copy to restore is not there.
+    #[error("there is no copy at {0}: name a file `hearth backup` wrote")]
+    NoCopy(PathBuf),
+    /// The folder a copy would be written in is not there.
+    #[error("the folder {0} does not exist: create it, or name a file in another folder")]
+    NoFolder(PathBuf),
     /// A server is using the database.
     #[error("a hearth server is using {0}: stop it first")]
     InUse(PathBuf),

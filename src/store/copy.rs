@@ -1,7 +1,9 @@
 //! Everything of a SQLite database copied into an empty PostgreSQL one (`hearth copy-data`),
 //! for a family outgrowing one machine: every table hearth keeps, row by row, in one
 //! transaction, each table's row count checked before it commits, the identity counters moved
-//! past the copied ids. A target that holds any row is refused, so nothing is ever merged.
+//! past the copied ids. A target that holds any row, or any table that is not hearth's, is
+//! refused before anything is written, so nothing is ever merged and another application's
+//! database is left as it was found.
 
 use sqlx::postgres::PgArguments;
 use sqlx::{Arguments, AssertSqlSafe, Row, TypeInfo, ValueRef};
@@ -19,8 +21,16 @@ pub enum CopyError {
     /// The source lacks migrations this build has.
     #[error("the source is not migrated to this hearth: run `hearth migrate` on it first")]
     SourceBehind,
+    /// The target holds a table that is not hearth's: another application's database.
+    #[error(
+        "the target is not empty: it holds {table}, which is not hearth's (nothing was written)"
+    )]
+    Foreign {
+        /// The first such table or view.
+        table: String,
+    },
     /// The target holds rows.
-    #[error("the target is not empty: table {table} holds {rows} rows")]
+    #[error("the target is not empty: table {table} holds {rows} rows (nothing was written)")]
     NotEmpty {
         /// The first table with rows.
         table: String,
@@ -59,6 +69,10 @@ impl From<sqlx::Error> for CopyError {
 }
 
 /// The tables of the target and their columns with their types, in order.
+/// Every table and view in the target's schema, before anything is written.
+const TARGET_RELATIONS: &str = "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name";
+/// The source's tables: hearth's own, all migrations applied.
+const SOURCE_TABLES: &str = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
 const TABLES: &str = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> '_sqlx_migrations' ORDER BY table_name";
 const COLUMNS: &str = "SELECT column_name, data_type, is_identity FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position";
 
@@ -79,6 +93,21 @@ pub async fn copy_data(from: &Store, to: &Store) -> Result<Vec<(String, i64)>, C
     let migrations = from.migrations().await?;
     if migrations.applied != migrations.known {
         return Err(CopyError::SourceBehind);
+    }
+    // Before anything is written: the target holds nothing but (empty) tables of hearth's.
+    let ours: Vec<(String,)> = sqlx::query_as(SOURCE_TABLES).fetch_all(source).await?;
+    let present: Vec<(String,)> = sqlx::query_as(TARGET_RELATIONS).fetch_all(target).await?;
+    for (table,) in &present {
+        if !ours.iter().any(|(t,)| t == table) {
+            return Err(CopyError::Foreign { table: table.clone() });
+        }
+        let (rows,): (i64,) =
+            sqlx::query_as(AssertSqlSafe(format!("SELECT COUNT(*) FROM \"{table}\"")))
+                .fetch_one(target)
+                .await?;
+        if rows > 0 && table != "_sqlx_migrations" {
+            return Err(CopyError::NotEmpty { table: table.clone(), rows });
+        }
     }
     to.migrate().await?;
     let tables: Vec<(String,)> = sqlx::query_as(TABLES).fetch_all(target).await?;

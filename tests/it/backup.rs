@@ -165,6 +165,17 @@ fn the_commands_exit_non_zero_with_the_reason() {
     assert!(!pg.status.success() && String::from_utf8_lossy(&pg.stderr).contains("pg_dump"));
     let back = run(&["restore", &copy.display().to_string()], &url(&database));
     assert!(back.status.success(), "{}", String::from_utf8_lossy(&back.stderr));
+    // A path that is not there is named once, in words.
+    let nowhere = dir.join("no-such-folder").join("copy.db");
+    let said = run(&["backup", &nowhere.display().to_string()], &url(&database));
+    let stderr = String::from_utf8_lossy(&said.stderr);
+    assert!(!said.status.success() && stderr.contains("does not exist"), "{stderr}");
+    assert!(!stderr.contains(".partial") && stderr.lines().count() == 1, "{stderr}");
+    let missing = dir.join("missing.db");
+    let said = run(&["restore", &missing.display().to_string()], &url(&database));
+    let stderr = String::from_utf8_lossy(&said.stderr);
+    assert!(!said.status.success() && stderr.contains("there is no copy at"), "{stderr}");
+    assert!(!stderr.contains("entity not found"), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -54,6 +54,35 @@ async fn every_row_of_a_family_s_sqlite_database_is_copied_into_an_empty_postgre
 }
 
 #[tokio::test]
+#[ignore = "needs PostgreSQL: set TEST_DATABASE_URL and pass --include-ignored"]
+async fn a_database_of_another_application_is_refused_before_anything_is_written() {
+    let (h, url) = family_database().await;
+    let source = Store::open(&url).await.expect("source");
+    let pg = crate::common::db::fresh_postgres().await.expect("TEST_DATABASE_URL");
+    let mut other = <sqlx::PgConnection as sqlx::Connection>::connect(&pg).await.expect("connect");
+    for sql in [
+        "CREATE TABLE orders (id BIGINT PRIMARY KEY, item TEXT)",
+        "INSERT INTO orders VALUES (1, 'tea')",
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut other).await.expect("their data");
+    }
+    let target = Store::open(&pg).await.expect("target");
+    let refused = copy_data(&source, &target).await;
+    assert!(
+        matches!(&refused, Err(CopyError::Foreign { table }) if table == "orders"),
+        "{refused:?}"
+    );
+    let tables: Vec<(String,)> = sqlx::query_as(
+        "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()",
+    )
+    .fetch_all(&mut other)
+    .await
+    .expect("tables");
+    assert_eq!(tables, vec![("orders".to_string(),)], "the target is as it was found");
+    drop(h);
+}
+
+#[tokio::test]
 async fn copy_data_copies_only_from_sqlite_into_postgresql() {
     let a = Store::in_memory().await.expect("store");
     let b = Store::in_memory().await.expect("store");
