@@ -434,6 +434,34 @@ async fn an_mcp_server_that_fails_leaves_no_process_behind_and_a_urls_user_name_
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_server_that_never_answers_is_ended_with_what_it_started_when_doctor_gives_up() {
+    let mut d = Deployment::healthy().await;
+    // A stdio server that starts a helper, then never says a word.
+    let marker = format!("{}", 800_000 + std::process::id() % 99_999);
+    let script = format!("sleep {marker} & exec sleep {marker}");
+    let mcp = temp_path("mcp-silent.json");
+    let servers = json!({"mcpServers": {"attic": {"command": "sh", "args": ["-c", script]}}});
+    std::fs::write(&mcp, servers.to_string()).expect("write");
+    d.files.push(mcp.clone());
+    d.config.mcp_config = Some(mcp);
+    d.options.timeout = std::time::Duration::from_secs(2);
+    let report = d.examine().await;
+    assert!(
+        report.of("MCP servers").iter().any(|f| f.status == Status::Fail),
+        "{}",
+        report.render()
+    );
+    // What a stopped group leaves is reaped by the system shortly after.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut left = processes_with(&format!("sleep {marker}"));
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        left = processes_with(&format!("sleep {marker}"));
+    }
+    assert!(left.is_empty(), "the server and its helper were ended: {left:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_pairing_guess_budget_reached_in_the_last_day_warns_with_the_fix() {
     let mut d = Deployment::healthy().await;
     d.config.pairing_guesses_per_min = 3;
