@@ -7,14 +7,11 @@ use std::fmt;
 use std::net::IpAddr;
 use std::str::FromStr;
 
-/// An address or a block of addresses.
+use ipnet::IpNet;
+
+/// An address or a block of addresses (an [`IpNet`] read strictly).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IpRange {
-    /// The block's first address.
-    base: IpAddr,
-    /// How many leading bits every address in it shares.
-    prefix: u8,
-}
+pub struct IpRange(IpNet);
 
 /// Why a range was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,30 +27,11 @@ pub enum IpRangeError {
     HostBits(String, IpRange),
 }
 
-/// The whole addresses of `ip` as one number, and its length in bits.
-fn bits(ip: IpAddr) -> (u128, u8) {
-    match ip {
-        IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32),
-        IpAddr::V6(v6) => (u128::from(v6), 128),
-    }
-}
-
-/// The mask of the first `prefix` of `len` bits.
-fn mask(prefix: u8, len: u8) -> u128 {
-    match prefix {
-        0 => 0,
-        p => (u128::MAX << (128 - u32::from(p))) >> (128 - u32::from(len)),
-    }
-}
-
 impl IpRange {
     /// True when `ip` is in the range (an IPv4 address written as IPv6, `::ffff:10.0.0.7`,
     /// counts as that IPv4 address).
     pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = ip.to_canonical();
-        let (base, len) = bits(self.base);
-        let (addr, addr_len) = bits(ip);
-        len == addr_len && addr & mask(self.prefix, len) == base
+        self.0.contains(&ip.to_canonical())
     }
 }
 
@@ -62,42 +40,31 @@ impl FromStr for IpRange {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let text = text.trim();
-        let (addr, prefix) = match text.split_once('/') {
-            Some((addr, prefix)) => (addr, Some(prefix)),
-            None => (text, None),
+        let Some((addr, prefix)) = text.split_once('/') else {
+            let addr: IpAddr = text.parse().map_err(|_| IpRangeError::Address(text.to_string()))?;
+            return Ok(Self(IpNet::from(addr)));
         };
         let base: IpAddr = addr.parse().map_err(|_| IpRangeError::Address(text.to_string()))?;
-        let (value, len) = bits(base);
-        let prefix = match prefix {
-            None => len,
-            Some(p) => p
-                .parse::<u8>()
-                .ok()
-                .filter(|n| *n <= len && p.bytes().all(|b| b.is_ascii_digit()))
-                .ok_or_else(|| IpRangeError::Prefix(text.to_string(), len))?,
-        };
-        let range = IpRange { base, prefix };
-        let masked = value & mask(prefix, len);
-        if masked != value {
-            let base = match base {
-                IpAddr::V4(_) => {
-                    IpAddr::from(u32::try_from(masked).unwrap_or_default().to_be_bytes())
-                }
-                IpAddr::V6(_) => IpAddr::from(masked.to_be_bytes()),
-            };
-            return Err(IpRangeError::HostBits(text.to_string(), IpRange { base, ..range }));
+        let len = if base.is_ipv4() { 32 } else { 128 };
+        let prefix = Some(prefix)
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse::<u8>().ok())
+            .ok_or_else(|| IpRangeError::Prefix(text.to_string(), len))?;
+        let net =
+            IpNet::new(base, prefix).map_err(|_| IpRangeError::Prefix(text.to_string(), len))?;
+        if net.trunc() != net {
+            return Err(IpRangeError::HostBits(text.to_string(), Self(net.trunc())));
         }
-        Ok(range)
+        Ok(Self(net))
     }
 }
 
 impl fmt::Display for IpRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (_, len) = bits(self.base);
-        if self.prefix == len {
-            write!(f, "{}", self.base)
+        if self.0.prefix_len() == self.0.max_prefix_len() {
+            write!(f, "{}", self.0.addr())
         } else {
-            write!(f, "{}/{}", self.base, self.prefix)
+            write!(f, "{}", self.0)
         }
     }
 }
