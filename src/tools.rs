@@ -25,6 +25,7 @@ use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
 use crate::features::delivery::Allowance;
+use crate::features::digest::setting::DigestSetting;
 use crate::sources::Sources;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
@@ -81,6 +82,11 @@ impl Services {
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
         })
     }
+
+    /// The chats' daily digest setting, which the `digest` tool and the family page share.
+    pub fn digest_setting(&self) -> DigestSetting {
+        DigestSetting::new(self.store.clone(), self.sources.weather.clone(), self.home.clone())
+    }
 }
 
 /// Builds the production registry.
@@ -107,7 +113,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(recap::Recap::new(s.store.clone()))
         .tool(memory::Memory::new(s.store.clone()))
         .tool(list::List::new(s.store.clone()))
-        .tool(digest::Digest::new(s.store.clone(), s.sources.weather.clone(), s.home.clone()))
+        .tool(digest::Digest::new(s.digest_setting()))
         .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(

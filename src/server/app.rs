@@ -294,6 +294,9 @@ impl Hearth {
                 work_calendar: services.work_calendar.clone(),
                 home: services.home.clone(),
             },
+        )
+        .with_open_page(
+            config.public_url.is_some().then_some(crate::features::family_page::open_button as _),
         );
         let (reminders, alerts) = pushers(config, pusher.clone(), &services);
         let official_alerts =

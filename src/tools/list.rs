@@ -1,14 +1,10 @@
 //! `list`: this chat's shared lists — the shopping list unless another is named — in one tool
-//! whose `action` says what to do: add things ([`add`]), show a list ([`show`]), check things off
-//! as bought or done ([`check`]), take things off ([`remove`]) or empty a list ([`clear`]). One
-//! tool instead of five keeps the definitions the model reads on every round short, and the
-//! fences between the actions sit in one description.
-
-pub mod add;
-pub mod check;
-pub mod clear;
-pub mod remove;
-pub mod show;
+//! whose `action` says what to do: add things, show a list, check things off as bought or done,
+//! take things off or empty a list. One tool instead of five keeps the definitions the model
+//! reads on every round short, and the fences between the actions sit in one description. What
+//! each action does is the lists' own operation (`features::lists::operations`), which the ✓
+//! button and the family page call too: this file is the model's side of it, the schema and the
+//! cards.
 
 use crate::features::family_page;
 use schemars::JsonSchema;
@@ -16,7 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
 use crate::features::lists::ListName;
-use crate::features::lists::plan::wanted_items;
+use crate::features::lists::operations::{
+    AddItems, Added, CheckedOff, Emptied, EmptyList, Lists, NamedItems, Removed, Shown,
+};
+use crate::features::lists::plan::{Wanted, wanted_items};
 use crate::store::Store;
 
 /// What to do with a list.
@@ -43,9 +42,37 @@ pub struct Args {
     /// As the family names it (露營要帶的, 待辦); null: the shopping list.
     pub list: Option<String>,
     /// One entry per thing (牛奶、雞蛋 is two).
-    pub items: Option<Vec<add::Item>>,
+    pub items: Option<Vec<Item>>,
     /// clear: only the checked ones (把買好的清掉).
     pub only_checked: Option<bool>,
+}
+
+/// One thing.
+#[derive(Debug, JsonSchema)]
+#[schemars(description = "")]
+pub struct Item {
+    /// Without its number (牛奶).
+    pub name: String,
+    /// 兩瓶牛奶 → 2.
+    pub quantity: Option<i64>,
+}
+
+/// An item as a model may write it: the object the schema asks for, or (smaller models do) the
+/// name alone.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ItemForm {
+    Name(String),
+    Full { name: String, quantity: Option<i64> },
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match ItemForm::deserialize(d)? {
+            ItemForm::Name(name) => Item { name, quantity: None },
+            ItemForm::Full { name, quantity } => Item { name, quantity },
+        })
+    }
 }
 
 /// The result of `list`: the action's own.
@@ -53,45 +80,37 @@ pub struct Args {
 #[serde(untagged)]
 pub enum Output {
     /// Of `add`.
-    Add(add::Output),
+    Add(Added),
     /// Of `show`.
-    Show(show::Output),
+    Show(Shown),
     /// Of `check`.
-    Check(check::Output),
+    Check(CheckedOff),
     /// Of `remove`.
-    Remove(remove::Output),
+    Remove(Removed),
     /// Of `clear`.
-    Clear(clear::Output),
+    Clear(Emptied),
 }
 
 /// The list tool.
 pub struct List {
-    add: add::AddListItems,
-    show: show::ShowList,
-    check: check::CheckListItems,
-    remove: remove::RemoveListItems,
-    clear: clear::ClearList,
+    lists: Lists,
 }
 
 impl List {
     /// The tool over the store.
     pub fn new(store: Store) -> Self {
-        Self {
-            add: add::AddListItems::new(store.clone()),
-            show: show::ShowList::new(store.clone()),
-            check: check::CheckListItems::new(store.clone()),
-            remove: remove::RemoveListItems::new(store.clone()),
-            clear: clear::ClearList::new(store),
-        }
+        Self { lists: Lists::new(store) }
     }
 }
 
-/// The things named, or a clear error for an action that needs some.
-fn named(items: Option<Vec<add::Item>>, action: &str) -> Result<Vec<add::Item>, ToolError> {
-    match items {
-        Some(items) if !items.is_empty() => Ok(items),
-        _ => Err(ToolError::InvalidArgs(format!("{action}: say which things (items)"))),
-    }
+/// The things named (with their quantities when adding), checked, or a clear error for an action
+/// that needs some.
+fn named(items: Option<&[Item]>, action: Action) -> Result<Vec<Wanted>, ToolError> {
+    let Some(items) = items.filter(|i| !i.is_empty()) else {
+        return Err(ToolError::InvalidArgs("say which things (items)".into()));
+    };
+    let quantity = |i: &Item| (action == Action::Add).then_some(i.quantity).flatten();
+    Ok(wanted_items(items.iter().map(|i| (i.name.clone(), quantity(i))))?)
 }
 
 impl Tool for List {
@@ -107,60 +126,54 @@ impl Tool for List {
 
     fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
         ListName::parse(args.list.as_deref())?;
-        match args.action {
-            Action::Add | Action::Check | Action::Remove => {
-                let Some(items) = args.items.as_deref().filter(|i| !i.is_empty()) else {
-                    return Err(ToolError::InvalidArgs("say which things (items)".into()));
-                };
-                let quantity =
-                    |i: &add::Item| (args.action == Action::Add).then_some(i.quantity).flatten();
-                wanted_items(items.iter().map(|i| (i.name.clone(), quantity(i))))?;
-                Ok(())
-            }
-            Action::Show | Action::Clear => Ok(()),
+        if matches!(args.action, Action::Add | Action::Check | Action::Remove) {
+            named(args.items.as_deref(), args.action)?;
         }
+        Ok(())
     }
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        self.check(ctx, &args)?;
-        let list = args.list;
+        let list = ListName::parse(args.list.as_deref())?;
+        let lists = &self.lists;
         Ok(match args.action {
             Action::Add => {
-                let items = named(args.items, "add")?;
-                Output::Add(self.add.run(ctx, add::Args { list, items }).await?)
+                let items = named(args.items.as_deref(), Action::Add)?;
+                Output::Add(lists.add(ctx, AddItems { list, items }).await?)
             }
-            Action::Show => Output::Show(self.show.run(ctx, show::Args { list }).await?),
+            Action::Show => Output::Show(lists.show(ctx, &list).await?),
             Action::Check => {
-                let items = named(args.items, "check")?.into_iter().map(|i| i.name).collect();
-                Output::Check(self.check.run(ctx, check::Args { list, items }).await?)
+                let words = named(args.items.as_deref(), Action::Check)?;
+                Output::Check(lists.check(ctx, NamedItems { list, words }).await?)
             }
             Action::Remove => {
-                let items = named(args.items, "remove")?.into_iter().map(|i| i.name).collect();
-                Output::Remove(self.remove.run(ctx, remove::Args { list, items }).await?)
+                let words = named(args.items.as_deref(), Action::Remove)?;
+                Output::Remove(lists.remove(ctx, NamedItems { list, words }).await?)
             }
             Action::Clear => {
-                let only_checked = args.only_checked;
-                Output::Clear(self.clear.run(ctx, clear::Args { list, only_checked }).await?)
+                let only_checked = args.only_checked.unwrap_or(false);
+                Output::Clear(lists.empty(ctx, EmptyList { list, only_checked }).await?)
             }
         })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        let lang = ctx.lang;
         match out {
-            Output::Add(out) => self.add.card(ctx, out),
-            Output::Show(out) => {
-                self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
+            Output::Add(Added { list, .. })
+            | Output::Check(CheckedOff { list, .. })
+            | Output::Remove(Removed { list, .. }) => Some(list.card(lang)),
+            Output::Show(Shown { list, .. }) => {
+                Some(family_page::with_open_button(list.card(lang), lang))
             }
-            Output::Check(out) => self.check.card(ctx, out),
-            Output::Remove(out) => self.remove.card(ctx, out),
-            Output::Clear(out) => self.clear.card(ctx, out),
+            Output::Clear(Emptied { list, .. }) => list.as_ref().map(|list| list.card(lang)),
         }
     }
 
     fn quick_replies(&self, ctx: &ToolCtx, out: &Output) -> Vec<Chip> {
         match out {
-            Output::Show(out) => self.show.quick_replies(ctx, out),
-            Output::Check(out) => self.check.quick_replies(ctx, out),
+            Output::Show(Shown { list, .. }) | Output::Check(CheckedOff { list, .. }) => {
+                list.chips(ctx.lang)
+            }
             _ => Vec::new(),
         }
     }

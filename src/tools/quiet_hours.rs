@@ -7,14 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
-use crate::features::quiet::QuietHours;
-use crate::platform::clock::{format_local_time, parse_local_time};
-use crate::store::{QuietRow, Store};
+use crate::features::quiet::setting::{QuietSetting, window};
+use crate::store::Store;
 
-/// When quiet hours start when no time is said ("晚上不要吵").
-pub const DEFAULT_START: &str = "22:00";
-/// When they end when no time is said.
-pub const DEFAULT_END: &str = "07:00";
+pub use crate::features::quiet::setting::{DEFAULT_END, DEFAULT_START};
 
 /// Arguments of `quiet_hours`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -42,13 +38,13 @@ pub struct Output {
 
 /// The quiet_hours tool.
 pub struct QuietHoursTool {
-    store: Store,
+    setting: QuietSetting,
 }
 
 impl QuietHoursTool {
     /// The tool over the store.
     pub fn new(store: Store) -> Self {
-        Self { store }
+        Self { setting: QuietSetting::new(store) }
     }
 }
 
@@ -68,40 +64,20 @@ impl Tool for QuietHoursTool {
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         if args.off == Some(true) {
-            if self.store.cancel_quiet_hours(&ctx.conversation.id).await? {
-                return Ok(Output {
-                    off: true,
-                    start: None,
-                    end: None,
-                    note: "Quiet hours are off: alerts and the digest come when they are due.",
-                });
-            }
-            return Err(ToolError::NotFound("this chat has no quiet hours".into()));
+            self.setting.end(ctx).await?;
+            return Ok(Output {
+                off: true,
+                start: None,
+                end: None,
+                note: "Quiet hours are off: alerts and the digest come when they are due.",
+            });
         }
-        // An end not given keeps the one set, else takes the default.
-        let stored = self.store.quiet_hours(&ctx.conversation.id).await?;
-        let start = args.start.as_deref().or(stored.as_ref().map(|r| r.start_local.as_str()));
-        let end = args.end.as_deref().or(stored.as_ref().map(|r| r.end_local.as_str()));
-        let hours = window(start, end)?;
-        let row = QuietRow {
-            start_local: format_local_time(hours.start),
-            end_local: format_local_time(hours.end),
-            tz: ctx.tz.iana_name().unwrap_or("UTC").to_string(),
-        };
-        self.store.save_quiet_hours(&ctx.conversation.id, &row, ctx.now().as_millisecond()).await?;
+        let set = self.setting.set(ctx, args.start.as_deref(), args.end.as_deref()).await?;
         Ok(Output {
             off: false,
-            start: Some(row.start_local),
-            end: Some(row.end_local),
+            start: Some(set.start),
+            end: Some(set.end),
             note: "Price alerts and the daily digest wait until the end; reminders set for those hours still come on time.",
         })
     }
-}
-
-/// The quiet hours from `start` to `end` (each the default when not given), checked.
-fn window(start: Option<&str>, end: Option<&str>) -> Result<QuietHours, ToolError> {
-    let invalid = |e: &dyn std::fmt::Display| ToolError::InvalidArgs(e.to_string());
-    let start = parse_local_time(start.unwrap_or(DEFAULT_START)).map_err(|e| invalid(&e))?;
-    let end = parse_local_time(end.unwrap_or(DEFAULT_END)).map_err(|e| invalid(&e))?;
-    QuietHours::new(start, end).map_err(|e| invalid(&e))
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, CardRow, Tone, Tool, ToolCtx, ToolError};
 use crate::features::delivery::Allowance;
-use crate::features::reminders::projection;
+use crate::features::reminders::month_ahead::{ChatSpend, month_ahead};
 use crate::platform::conversation::{ChatKind, Conversation};
 use crate::platform::i18n::Lang;
 use crate::sources::calendar::WorkCalendar;
@@ -97,31 +97,19 @@ impl Tool for Quota {
     type Output = Output;
 
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
-        let now = ctx.now();
         let here = &ctx.conversation.id;
-        let month = self.allowance.month();
-        let standing = self.allowance.standing().await?;
-        let spent = self.allowance.store().spent_by_chat(&month.key()).await?;
-        let end = month.end(self.allowance.tz());
-        let scheduled =
-            projection::scheduled(&self.allowance, &self.work_calendar, now, end, &[]).await?;
-        let rest: i64 = scheduled.iter().map(|c| c.cost).sum();
+        let month = month_ahead(&self.allowance, &self.work_calendar, ctx.now()).await?;
+        let lines = |rows: &[ChatSpend]| {
+            chat_lines(rows.iter().map(|c| (c.chat.as_str(), c.pushes, c.messages)), here, ctx.lang)
+        };
         Ok(Output {
-            month: month.key(),
-            limit: standing.limit,
-            used: standing.used,
-            left: standing.left(),
-            projected: standing.used + rest,
-            spent: chat_lines(
-                spent.iter().map(|c| (c.conversation_id.as_str(), c.pushes, c.cost)),
-                here,
-                ctx.lang,
-            ),
-            scheduled: chat_lines(
-                scheduled.iter().map(|c| (c.chat.as_str(), c.pushes, c.cost)),
-                here,
-                ctx.lang,
-            ),
+            spent: lines(&month.spent),
+            scheduled: lines(&month.scheduled),
+            month: month.month,
+            limit: month.limit,
+            used: month.used,
+            left: month.left,
+            projected: month.projected,
         })
     }
 

@@ -27,8 +27,7 @@ use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{NewReminder, Recurrence, Store};
 
-/// The longest reminder text.
-pub const MAX_TEXT: usize = 500;
+pub use crate::features::reminders::operations::MAX_TEXT;
 
 /// The most days a yearly lunar reminder may come before its date.
 const MAX_DAYS_BEFORE: u8 = 30;

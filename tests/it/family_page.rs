@@ -475,6 +475,44 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
 }
 
 #[tokio::test]
+async fn what_a_member_adds_and_checks_on_the_page_reads_as_theirs_in_the_chat_s_next_list_card() {
+    let h = start().await;
+    family_things(&h).await; // 媽媽 put 牛奶 on the list in the chat
+    let browser = signed_in(&h, in_group(FAMILY, DAD)).await;
+    let csrf = browser.get("/family").await.csrf();
+    let added =
+        browser.post("/family/lists", &[("csrf", &csrf), ("op", "add"), ("item", "衛生紙")]).await;
+    assert_eq!(added.status, 303, "{}", added.body);
+    let (list, items) = shopping_list(&h.app.store).await;
+    let milk = items.iter().find(|i| i.name == "牛奶").expect("牛奶").id;
+    let check = hearth::features::button::encode(&hearth::features::lists::view::CheckListItem {
+        list: list.id,
+        item: milk,
+        lang: hearth::platform::i18n::Lang::ZhTw,
+    })
+    .expect("data");
+    let checked = browser
+        .post("/family/act", &[("csrf", &csrf), ("action", "check_list_item"), ("id", &check)])
+        .await;
+    assert_eq!(checked.status, 303, "{}", checked.body);
+
+    let (_, items) = shopping_list(&h.app.store).await;
+    let by = |name: &str| items.iter().find(|i| i.name == name).expect(name).clone();
+    assert_eq!(by("衛生紙").added_by_name.as_deref(), Some("爸爸"));
+    assert_eq!(by("牛奶").checked_by_name.as_deref(), Some("爸爸"));
+    h.call_tool(
+        in_group(FAMILY, MOM),
+        "小幫手 購物清單有什麼",
+        "list",
+        json!({"action": "show", "list": null, "items": null, "only_checked": null}),
+    )
+    .await;
+    let card = h.line.replies().last().expect("the list card").body.to_string();
+    assert!(card.contains("衛生紙") && card.contains("✓ 爸爸"), "{card}");
+    assert!(!card.contains("有人"), "nobody is anonymous: {card}");
+}
+
+#[tokio::test]
 async fn forgetting_everything_takes_a_confirm_and_a_button_outside_the_page_list_is_refused() {
     let h = start().await;
     family_things(&h).await;
@@ -547,6 +585,17 @@ async fn in_a_real_browser_a_member_adds_checks_moves_and_deletes_and_the_chat_s
     let h = start().await;
     family_things(&h).await;
     let group = in_group(FAMILY, MOM);
+    let url = format!("https://example.com/{}", "recipes-for-grandma-".repeat(12));
+    let fact = format!("阿嬤的食譜在 {url}");
+    let kept = h
+        .call_tool(
+            group.clone(),
+            "小幫手 記得食譜網址",
+            "memory",
+            json!({"action": "remember", "fact": fact}),
+        )
+        .await;
+    assert!(kept.get("error").is_none(), "{kept}");
     h.quote("2330", 1000.0);
     let alert = h
         .call_tool(group.clone(), "小幫手 台積電漲到1100通知我", "price_alert", json!({"symbol": "2330", "direction": "rises_to", "level": 1100.0, "frequency": null, "accept_cost": null}))

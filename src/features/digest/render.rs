@@ -3,9 +3,10 @@
 //! prices that moved. Pure: the card is a function of [`DigestContent`]; long parts are cut to a
 //! few rows with a count of the rest, so the card stays within LINE's limits.
 
-use crate::contract::{Card, CardRow, Styled, Tone};
+use crate::contract::{Card, CardButton, CardRow, Styled, Tone};
 use crate::line::flex::Palette;
 use crate::line::message::Message;
+use crate::line::postback::ButtonSigner;
 use crate::platform::i18n::Lang;
 use crate::sources::calendar::lunar::{day_name, month_name, month_name_en};
 
@@ -139,10 +140,17 @@ pub fn card(c: &DigestContent) -> Card {
     card
 }
 
-/// The messages of a day's digest: the card as Flex (its text when it cannot be drawn).
-pub fn messages(c: &DigestContent, palette: Palette) -> Vec<Message> {
-    let card = card(c);
-    vec![Message::card(&card, &card.title, palette, None)]
+/// The messages of a day's digest: the card as Flex (its text when it cannot be drawn), with
+/// `button` (the family page's 🏠, when it is served) signed for the chat by `signer`.
+pub fn messages(
+    c: &DigestContent,
+    palette: Palette,
+    button: Option<CardButton>,
+    signer: &ButtonSigner,
+) -> Vec<Message> {
+    let mut card = card(c);
+    card.buttons.extend(button);
+    vec![Message::card(&card, &card.title, palette, Some(signer))]
 }
 
 #[cfg(test)]
@@ -230,13 +238,30 @@ mod tests {
         assert!(card(&d).footnote.is_some());
     }
 
+    fn signer() -> ButtonSigner {
+        use crate::line::postback::PostbackKey;
+        use crate::platform::config::Secret;
+        ButtonSigner::new(PostbackKey::new(&Secret::default(), &Secret::from("s")), "Cfamily")
+    }
+
     #[test]
     fn the_rendered_card_is_one_flex_bubble_within_limits() {
-        let messages = messages(&day(Lang::ZhTw), Palette::new(Default::default()));
+        let palette = Palette::new(Default::default());
+        let messages = messages(&day(Lang::ZhTw), palette, None, &signer());
         assert_eq!(messages.len(), 1);
         let json = serde_json::to_value(&messages[0]).expect("json");
         assert_eq!(json["type"], "flex");
         assert_eq!(json["contents"]["type"], "bubble");
         assert!(json["contents"].to_string().len() <= crate::line::flex::MAX_BUBBLE_BYTES);
+        assert!(!json.to_string().contains("open_page"), "no page, no 🏠");
+    }
+
+    #[test]
+    fn a_button_given_is_on_the_card_signed_for_its_chat() {
+        let palette = Palette::new(Default::default());
+        let open = crate::features::family_page::open_button(Lang::ZhTw);
+        let messages = messages(&day(Lang::ZhTw), palette, Some(open), &signer());
+        let json = serde_json::to_string(&messages[0]).expect("json");
+        assert!(json.contains("🏠 在網頁上打開") && json.contains("open_page"), "{json}");
     }
 }

@@ -18,9 +18,12 @@ use jiff::{SignedDuration, Timestamp};
 use super::content::{self, DigestContent, MovedQuote, TodayReminder, WeatherLine};
 use super::render;
 use super::schedule::{self, GRACE};
+use super::setting::DigestSetting;
+use crate::contract::CardButton;
 use crate::features::delivery::{self, Item, Outcome, Pusher};
 use crate::features::public_alerts;
 use crate::features::quiet::PushKind;
+use crate::line::postback::ButtonSigner;
 use crate::platform::i18n::Lang;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::calendar::lunar::LunarDate;
@@ -80,6 +83,9 @@ pub struct DigestSources {
 pub struct DigestSender {
     pusher: Pusher,
     sources: DigestSources,
+    /// The family page's 🏠 in the card's language, when the page is served
+    /// (`HEARTH_PUBLIC_URL`): the lists and reminders the card shows live there.
+    open_page: Option<fn(Lang) -> CardButton>,
 }
 
 enum Done {
@@ -91,7 +97,19 @@ enum Done {
 impl DigestSender {
     /// A sender pushing through `pusher`, composing from `sources`.
     pub fn new(pusher: Pusher, sources: DigestSources) -> Self {
-        Self { pusher, sources }
+        Self { pusher, sources, open_page: None }
+    }
+
+    /// The setting of the chats' digests this sender delivers (the family page's settings).
+    pub fn setting(&self) -> DigestSetting {
+        let sources = &self.sources;
+        let store = self.pusher.store().clone();
+        DigestSetting::new(store, sources.weather.clone(), sources.home.clone())
+    }
+
+    /// The sender, its cards offering the family page's 🏠 (`button`, in the card's language).
+    pub fn with_open_page(self, button: Option<fn(Lang) -> CardButton>) -> Self {
+        Self { open_page: button, ..self }
     }
 
     /// Records the days that came due and delivers every recorded day not yet delivered.
@@ -191,7 +209,11 @@ impl DigestSender {
                 if row.only_when_something && !content.has_something() {
                     return self.finish(&d, Done::Finished(DigestStatus::Skipped)).await;
                 }
-                let messages = render::messages(&content, self.pusher.palette());
+                let messages = {
+                    let signer = ButtonSigner::new(self.pusher.key().clone(), &d.conversation_id);
+                    let open_page = self.open_page.map(|button| button(content.lang));
+                    render::messages(&content, self.pusher.palette(), open_page, &signer)
+                };
                 let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
                 if !store.keep_digest_payload(owner, &d, &payload).await? {
                     return Ok(Done::Lost);

@@ -1,30 +1,28 @@
 //! The ✓ button of a list card: checks the item off for whoever tapped, and answers with the
-//! updated card. A tap on an item someone already checked says who did; a tap on an item no
+//! updated card (through the lists' own operation, as the tool and the page do). A tap on an item someone already checked says who did; a tap on an item no
 //! longer on the list (cleared) says so and shows the list as it is now. The postback was
 //! verified against this conversation; every store call is scoped to it too.
 
-use super::view::{CheckListItem, ListView};
+use super::operations::Lists;
+use super::view::CheckListItem;
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::button::{Action, ActionServices};
 use crate::platform::i18n::{Failure, Lang};
-use crate::store::{Checked, Store};
+use crate::store::Checked;
 
 impl Action for CheckListItem {
     const NAME: &'static str = "check_list_item";
 
     async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        check_tapped(&services.store, ctx, self).await
+        check_tapped(&Lists::new(services.store.clone()), ctx, self).await
     }
 }
 
-async fn check_tapped(store: &Store, ctx: &ToolCtx, tap: CheckListItem) -> Answer {
+async fn check_tapped(lists: &Lists, ctx: &ToolCtx, tap: CheckListItem) -> Answer {
     let lang = tap.lang;
-    let conversation = &ctx.conversation.id;
-    let who = ctx.user_id.as_deref();
     let name = ctx.display_name.as_deref();
-    let at = ctx.now().as_millisecond();
-    let text = match store.check_list_item(conversation, tap.item, who, name, at).await {
+    let text = match lists.check_item(ctx, tap.item).await {
         Ok(Checked::Now(item)) => match (lang, name) {
             (Lang::ZhTw, Some(name)) => format!("✓ {name}勾掉了「{}」", item.name),
             (Lang::ZhTw, None) => format!("✓ 已勾掉「{}」", item.name),
@@ -46,17 +44,15 @@ async fn check_tapped(store: &Store, ctx: &ToolCtx, tap: CheckListItem) -> Answe
             return crate::features::button::text(Failure::Internal.message(lang));
         }
     };
-    let list = match store.list_by_id(conversation, tap.list).await {
+    let shown = ToolCtx { lang, ..ctx.clone() };
+    let list = match lists.by_id(&shown, tap.list).await {
         Ok(list) => list,
         Err(e) => {
             tracing::error!(error = %e, "could not read a list after a tap");
             None
         }
     };
-    let cards = match list {
-        Some((list, items)) => vec![ListView::new(&list, &items, &ctx.tz, lang).card(lang)],
-        None => Vec::new(),
-    };
+    let cards = list.map(|list| list.card(lang)).into_iter().collect();
     Answer { text, cards, ..Answer::default() }
 }
 

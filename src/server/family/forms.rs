@@ -1,9 +1,10 @@
 //! The family page's changes. Each is the operation the chat itself uses, run with the session's
-//! chat and member as its context: a card button (`/family/act`, through the button actions,
-//! which act on their context's chat only), a tool (`list`, `digest`, `quiet_hours`, through the
-//! registry: the same validation, caps and merging), or — for what the chat has no words for
-//! (un-checking an item, renaming, pausing or resuming a reminder) — the store, scoped to the
-//! session's chat. After a change the page is shown again (`303`) with what happened.
+//! chat and member as its context, so it is recorded as done by that member: a card button
+//! (`/family/act`, through the button actions, which act on their context's chat only) or the
+//! capability's own typed operation — the lists' (`features::lists::operations`), the
+//! reminders' (`features::reminders::operations`), the digest's and quiet hours' settings — with
+//! the same validation, caps and merging as a tool call. None is reached by a tool's name or
+//! around its capability. After a change the page is shown again (`303`) with what happened.
 
 use std::sync::Arc;
 
@@ -14,16 +15,19 @@ use axum::http::StatusCode;
 use axum::http::header::LOCATION;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::{Peer, Refusal, Session, check_csrf, session};
-use crate::contract::ErrorKind;
-use crate::features::reminders::projection::occurrences_between;
+use crate::contract::{ErrorKind, ToolError};
+use crate::features::digest::setting::DigestRequest;
+use crate::features::lists::ListName;
+use crate::features::lists::operations::{AddItems, EmptyList, Lists, NamedItems};
+use crate::features::lists::plan::wanted_items;
+use crate::features::quiet::setting::QuietSetting;
+use crate::features::reminders::operations::{Changed, Reminders};
 use crate::line::postback::Postback;
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
 use crate::server::app::Hearth;
-use crate::tools::reminder::MAX_TEXT;
 
 /// The card buttons the page offers; any other action is refused.
 const PAGE_ACTIONS: &[&str] = &[
@@ -40,23 +44,6 @@ const PAGE_ACTIONS: &[&str] = &[
 fn back(app: &Hearth, session: &Session, tab: &str, said: &str) -> Response {
     app.page_flash.put(&session.hash, said);
     (StatusCode::SEE_OTHER, [(LOCATION, format!("/family?tab={tab}"))]).into_response()
-}
-
-/// A tool run from the page, as a sentence for the family.
-async fn tool(
-    app: &Hearth,
-    session: &Session,
-    name: &str,
-    args: Value,
-    done: (&str, &str),
-) -> String {
-    let ctx = session.ctx(app);
-    let reply = app.turns.action_services.tools.dispatch(name, &args.to_string(), &ctx).await;
-    let lang = session.row.lang;
-    match reply.error {
-        None => lang.pick(done.0, done.1).to_string(),
-        Some(e) => failed(lang, e.kind).to_string(),
-    }
 }
 
 /// What a refused change is called, for the family.
@@ -106,7 +93,7 @@ pub async fn act(
             lang.pick("這個按鈕不能在網頁上用。", "That button does not work here."),
         ));
     }
-    let ctx = session.ctx(&app);
+    let ctx = session.ctx(&app).await;
     let postback = Postback { action: form.action, id: form.id };
     let picked = form.picked.filter(|p| !p.is_empty()).map(Picked::DateTime);
     let turns = &app.turns;
@@ -153,37 +140,58 @@ pub async fn lists(
     let session = session(&app, &headers, peer).await?;
     check_csrf(&session, &form.csrf)?;
     let lang = session.row.lang;
-    let list = form.list.filter(|l| !l.trim().is_empty());
-    let item = form.item.unwrap_or_default();
-    let said = match form.op.as_str() {
-        "add" => {
-            let quantity = form.quantity.as_deref().and_then(|q| q.trim().parse::<i64>().ok());
-            let args = json!({"action": "add", "list": list, "items": [{"name": item, "quantity": quantity}], "only_checked": null});
-            tool(&app, &session, "list", args, ("已加入。", "Added.")).await
-        }
-        "remove" => {
-            let args = json!({"action": "remove", "list": list, "items": [{"name": item, "quantity": null}], "only_checked": null});
-            tool(&app, &session, "list", args, ("已移除。", "Removed.")).await
-        }
-        "clear_checked" => {
-            let args =
-                json!({"action": "clear", "list": list, "items": null, "only_checked": true});
-            tool(&app, &session, "list", args, ("已清掉買好的。", "Checked items cleared.")).await
-        }
-        "uncheck" => {
-            let id = form.id.unwrap_or(0);
-            match app.store.uncheck_list_item(&session.row.conversation_id, id).await {
-                Ok(true) => lang.pick("已放回清單。", "Back on the list.").to_string(),
-                Ok(false) => failed(lang, ErrorKind::NotFound).to_string(),
-                Err(e) => {
-                    tracing::error!(error = %e, "family page: could not un-check an item");
-                    failed(lang, ErrorKind::Internal).to_string()
-                }
-            }
-        }
-        _ => failed(lang, ErrorKind::InvalidArguments).to_string(),
+    let said = match list_change(&app, &session, form).await {
+        Ok(done) => lang.pick(done.0, done.1).to_string(),
+        Err(kind) => failed(lang, kind).to_string(),
     };
     Ok(back(&app, &session, "lists", &said))
+}
+
+/// Carries out a change of the lists form through the lists' own operations, as the session's
+/// member: what happened, in both languages, or why nothing did.
+async fn list_change(
+    app: &Hearth,
+    session: &Session,
+    form: ListForm,
+) -> Result<(&'static str, &'static str), ErrorKind> {
+    let ctx = session.ctx(app).await;
+    let lists = Lists::new(app.store.clone());
+    let refused = |e: ToolError| e.kind();
+    let list = ListName::parse(form.list.as_deref()).map_err(|e| refused(e.into()))?;
+    let named = |quantity: Option<i64>| {
+        let item = form.item.clone().unwrap_or_default();
+        wanted_items([(item, quantity)]).map_err(|e| refused(e.into()))
+    };
+    match form.op.as_str() {
+        "add" => {
+            let quantity = form.quantity.as_deref().and_then(|q| q.trim().parse::<i64>().ok());
+            let items = named(quantity)?;
+            lists.add(&ctx, AddItems { list, items }).await.map_err(refused)?;
+            Ok(("已加入。", "Added."))
+        }
+        "remove" => {
+            let words = named(None)?;
+            let removed = lists.remove(&ctx, NamedItems { list, words }).await.map_err(refused)?;
+            if removed.removed.is_empty() {
+                return Err(ErrorKind::NotFound);
+            }
+            Ok(("已移除。", "Removed."))
+        }
+        "clear_checked" => {
+            let only_checked = true;
+            lists.empty(&ctx, EmptyList { list, only_checked }).await.map_err(refused)?;
+            Ok(("已清掉買好的。", "Checked items cleared."))
+        }
+        "uncheck" => match lists.uncheck_item(&ctx, form.id.unwrap_or(0)).await {
+            Ok(true) => Ok(("已放回清單。", "Back on the list.")),
+            Ok(false) => Err(ErrorKind::NotFound),
+            Err(e) => {
+                tracing::error!(error = %e, "family page: could not un-check an item");
+                Err(ErrorKind::Internal)
+            }
+        },
+        _ => Err(ErrorKind::InvalidArguments),
+    }
 }
 
 /// A change to a reminder the chat has no words for.
@@ -206,33 +214,22 @@ pub async fn reminders(
     let session = session(&app, &headers, peer).await?;
     check_csrf(&session, &form.csrf)?;
     let lang = session.row.lang;
-    let chat = session.row.conversation_id.clone();
-    let store = &app.store;
-    let result = match form.op.as_str() {
+    let ctx = session.ctx(&app).await;
+    let reminders =
+        Reminders::new(app.store.clone(), app.turns.action_services.work_calendar.clone());
+    let (result, done) = match form.op.as_str() {
         "text" => {
             let text = form.text.unwrap_or_default();
-            let text = text.trim();
-            if text.is_empty() || crate::platform::text::grapheme_len(text) > MAX_TEXT {
-                Ok(None)
-            } else {
-                store
-                    .rename_reminder(&chat, form.id, text)
-                    .await
-                    .map(|ok| ok.then_some(("已改好內容。", "Text changed.")))
-            }
+            (reminders.rename(&ctx, form.id, &text).await, ("已改好內容。", "Text changed."))
         }
-        "pause" => store
-            .pause_reminder(&chat, form.id)
-            .await
-            .map(|ok| ok.then_some(("已暫停。", "Paused."))),
-        "resume" => {
-            resume(&app, &chat, form.id).await.map(|ok| ok.then_some(("已恢復。", "Resumed.")))
-        }
-        _ => Ok(None),
+        "pause" => (reminders.pause(&ctx, form.id).await, ("已暫停。", "Paused.")),
+        "resume" => (reminders.resume(&ctx, form.id).await, ("已恢復。", "Resumed.")),
+        _ => (Ok(Changed::Refused), ("", "")),
     };
     let said = match result {
-        Ok(Some(done)) => lang.pick(done.0, done.1).to_string(),
-        Ok(None) => failed(lang, ErrorKind::InvalidArguments).to_string(),
+        Ok(Changed::Done) => lang.pick(done.0, done.1).to_string(),
+        Ok(Changed::NotFound) => failed(lang, ErrorKind::NotFound).to_string(),
+        Ok(Changed::Refused) => failed(lang, ErrorKind::InvalidArguments).to_string(),
         Err(e) => {
             tracing::error!(error = %e, "family page: could not change a reminder");
             failed(lang, ErrorKind::Internal).to_string()
@@ -240,23 +237,6 @@ pub async fn reminders(
     };
     app.reminder_nudge.notify_one();
     Ok(back(&app, &session, "reminders", &said))
-}
-
-/// Resumes a paused reminder at its next occurrence from now; false when it has none.
-async fn resume(app: &Hearth, chat: &str, id: i64) -> Result<bool, crate::store::StoreError> {
-    let Some(row) = app.store.reminder(chat, id).await? else { return Ok(false) };
-    let calendar = &app.turns.action_services.work_calendar;
-    let Some(schedule) = row.schedule(calendar) else { return Ok(false) };
-    let now = app.clock.now();
-    let horizon = now.saturating_add(jiff::SignedDuration::from_hours(24 * 800)).unwrap_or(now);
-    let next = match row.next_fire_at.and_then(|at| jiff::Timestamp::from_millisecond(at).ok()) {
-        Some(at) if at > now => Some(at),
-        _ => occurrences_between(&schedule, now, horizon).into_iter().find(|at| *at > now),
-    };
-    match next {
-        Some(at) => app.store.resume_reminder(chat, id, at.as_millisecond()).await,
-        None => Ok(false),
-    }
 }
 
 /// A change of the chat's settings.
@@ -281,31 +261,49 @@ pub async fn settings(
 ) -> Result<Response, Refusal> {
     let session = session(&app, &headers, peer).await?;
     check_csrf(&session, &form.csrf)?;
-    let given = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-    let said = match form.op.as_str() {
-        "digest" => {
-            let only = form.only_when_something.is_some();
-            let args = json!({"time": given(form.time), "place": given(form.place), "only_when_something": only, "off": null});
-            tool(&app, &session, "digest", args, ("每日摘要已設定。", "The daily digest is set."))
-                .await
-        }
-        "digest_off" => {
-            let args =
-                json!({"time": null, "place": null, "only_when_something": null, "off": true});
-            tool(&app, &session, "digest", args, ("每日摘要已停止。", "The daily digest is off."))
-                .await
-        }
-        "quiet" => {
-            let args = json!({"start": given(form.start), "end": given(form.end), "off": null});
-            tool(&app, &session, "quiet_hours", args, ("勿擾時段已設定。", "Quiet hours are set."))
-                .await
-        }
-        "quiet_off" => {
-            let args = json!({"start": null, "end": null, "off": true});
-            tool(&app, &session, "quiet_hours", args, ("勿擾時段已取消。", "Quiet hours are off."))
-                .await
-        }
-        _ => failed(session.row.lang, ErrorKind::InvalidArguments).to_string(),
+    let lang = session.row.lang;
+    let said = match settings_change(&app, &session, form).await {
+        Ok(done) => lang.pick(done.0, done.1).to_string(),
+        Err(kind) => failed(lang, kind).to_string(),
     };
     Ok(back(&app, &session, "settings", &said))
+}
+
+/// Carries out a change of the settings form through the digest's and quiet hours' own
+/// operations, as the session's member: what happened, in both languages, or why nothing did.
+async fn settings_change(
+    app: &Hearth,
+    session: &Session,
+    form: SettingsForm,
+) -> Result<(&'static str, &'static str), ErrorKind> {
+    let ctx = session.ctx(app).await;
+    let given = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    let refused = |e: ToolError| e.kind();
+    let quiet = QuietSetting::new(app.store.clone());
+    let digest = app.digests.setting();
+    match form.op.as_str() {
+        "digest" => {
+            let request = DigestRequest {
+                time: given(form.time),
+                place: given(form.place),
+                only_when_something: Some(form.only_when_something.is_some()),
+            };
+            digest.set(&ctx, request).await.map_err(refused)?;
+            Ok(("每日摘要已設定。", "The daily digest is set."))
+        }
+        "digest_off" => {
+            digest.stop(&ctx).await.map_err(refused)?;
+            Ok(("每日摘要已停止。", "The daily digest is off."))
+        }
+        "quiet" => {
+            let (start, end) = (given(form.start), given(form.end));
+            quiet.set(&ctx, start.as_deref(), end.as_deref()).await.map_err(refused)?;
+            Ok(("勿擾時段已設定。", "Quiet hours are set."))
+        }
+        "quiet_off" => {
+            quiet.end(&ctx).await.map_err(refused)?;
+            Ok(("勿擾時段已取消。", "Quiet hours are off."))
+        }
+        _ => Err(ErrorKind::InvalidArguments),
+    }
 }

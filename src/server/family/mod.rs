@@ -103,12 +103,21 @@ pub struct Session {
 }
 
 impl Session {
-    /// The context every tool and button run from the page gets: the session's chat and member.
-    pub fn ctx(&self, app: &Hearth) -> ToolCtx {
+    /// The context of everything done from the page: the session's chat and member, named as the
+    /// chat last knew them, so a change made here reads as theirs in the chat (「爸爸勾掉了…」).
+    pub async fn ctx(&self, app: &Hearth) -> ToolCtx {
+        let (chat, member) = (&self.row.conversation_id, &self.row.user_id);
+        let display_name = match app.store.member_name(chat, member).await {
+            Ok(name) => name.map(|(name, _)| name),
+            Err(e) => {
+                tracing::warn!(error = %e, "family page: the member's name is unavailable");
+                None
+            }
+        };
         ToolCtx {
-            conversation: Conversation::from_id(&self.row.conversation_id),
-            user_id: Some(self.row.user_id.clone()),
-            display_name: None,
+            conversation: Conversation::from_id(chat),
+            user_id: Some(member.clone()),
+            display_name,
             tz: app.tz.clone(),
             lang: self.row.lang,
             clock: app.clock.clone(),

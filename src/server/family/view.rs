@@ -21,6 +21,7 @@ use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::features::reminders::actions::CancelReminder;
 use crate::features::reminders::describe::{local_time, repetition};
+use crate::features::reminders::month_ahead::month_ahead;
 use crate::features::reminders::picker::MoveReminder;
 use crate::features::reminders::projection::{self, occurrences_between};
 use crate::platform::format::short_date;
@@ -440,18 +441,18 @@ fn setting_off(csrf: &str, op: &str, label: &str) -> Markup {
 
 async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let lang = s.row.lang;
-    let ctx = s.ctx(app);
-    let reply = app.turns.action_services.tools.dispatch("quota", "{}", &ctx).await;
-    let number = |key: &str| reply.content[key].as_i64();
-    let (used, left, projected, limit) = (
-        number("used").unwrap_or(0),
-        number("left"),
-        number("projected").unwrap_or(0),
-        number("limit"),
-    );
     let now = app.clock.now();
-    let end = app.allowance.month().end(app.allowance.tz());
     let calendar = &app.turns.action_services.work_calendar;
+    let month = month_ahead(&app.allowance, calendar, now).await;
+    if let Err(e) = &month {
+        tracing::warn!(error = %e, "family page: the month's quota is unavailable");
+    }
+    let unreadable = month.is_err();
+    let (used, left, projected, limit) = match &month {
+        Ok(m) => (m.used, m.left, m.projected, m.limit),
+        Err(_) => (0, None, 0, None),
+    };
+    let end = app.allowance.month().end(app.allowance.tz());
     let chat = &s.row.conversation_id;
     let kinds = projection::by_kind(&app.allowance, calendar, chat, now, end).await?;
     let here = (kinds.reminders + kinds.alerts + kinds.digest).max(1) as f64;
@@ -462,7 +463,7 @@ async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     Ok(html! {
         section.card {
             h2 { (lang.pick("這個月的訊息", "This month's messages")) }
-            @if reply.error.is_some() {
+            @if unreadable {
                 p.warn { (lang.pick("暫時讀不到 LINE 的額度。", "LINE's quota cannot be read right now.")) }
             } @else {
                 table.numbers {

@@ -2,6 +2,9 @@
 //! can wait are held, and the pure decision of whether a push goes now or waits — and until
 //! when. A reminder the family set for a time inside the window still fires then (they asked for
 //! it); an alert fire or a digest waits for the window's end, when everything held is delivered.
+//! Setting them, from the chat or the family page, is [`setting`].
+
+pub mod setting;
 
 use jiff::Timestamp;
 use jiff::civil::{Date, Time};
