@@ -43,6 +43,8 @@ macro_rules! transaction {
 
 #[macro_use]
 mod columns;
+#[macro_use]
+pub mod lease;
 
 mod access;
 mod alert_deliveries;
@@ -92,6 +94,7 @@ pub use copy::{CopyError, copy_data};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;
 pub use inbox::{Claim, InboxEvent, Intake, LoggedEvent, MAX_UNFINISHED, PendingEvent, TurnWrites};
+pub use lease::{HANDED_BACK, LEASED, Lease, Leased};
 pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, ListSummary};
 pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};

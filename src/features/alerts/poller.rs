@@ -401,11 +401,6 @@ impl AlertPoller {
         }
         Ok(outcomes)
     }
-
-    /// Gives back this process's symbol leases (graceful shutdown).
-    pub async fn release(&self) -> Result<u64, StoreError> {
-        self.store().release_symbol_claims(self.owner()).await
-    }
 }
 
 /// The rule and state of a stored alert.
