@@ -11,4 +11,5 @@ pub mod ip_range;
 pub mod metrics;
 pub mod retry;
 pub mod text;
+pub mod timing;
 pub mod tls;

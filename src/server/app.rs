@@ -159,7 +159,7 @@ pub struct Hearth {
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
     pub allowance: Allowance,
     /// Seconds between alert polls (0: off).
-    pub(crate) alert_poll_secs: u64,
+    pub(crate) price_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
     pub reminder_nudge: Arc<Notify>,
     /// Wakes the care loop early (a reading outside its limits was kept).
@@ -368,7 +368,7 @@ impl Hearth {
             care_retention: days(config.care_retention_days),
             outbox: pusher,
             allowance,
-            alert_poll_secs: config.alert_poll_secs,
+            price_poll_secs: config.price_poll_secs,
             care_nudge: services.care_nudge.clone(),
             reminder_nudge: services.reminder_nudge,
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),

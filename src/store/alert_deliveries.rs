@@ -34,7 +34,7 @@ impl AlertDelivery {
 
 const CLAIM_DELIVERIES: super::lease::ClaimSql = claim_sql!(
     table: "alert_deliveries",
-    key: "(alert_id, fire_seq)",
+    key: "alert_id, fire_seq",
     due: "status = 'pending'",
     order: "alert_id, fire_seq",
     returning: "alert_id, fire_seq, conversation_id, deliver_to, retry_key, payload, first_attempt_at",

@@ -112,7 +112,7 @@ const ADVANCE: &str = "UPDATE digests SET next_at = $3 WHERE conversation_id = $
 const RECORD_DAY: &str = "INSERT INTO digest_deliveries (conversation_id, day, scheduled_for, retry_key) VALUES ($1, $2, $3, $4) ON CONFLICT (conversation_id, day) DO NOTHING";
 const CLAIM: super::lease::ClaimSql = claim_sql!(
     table: "digest_deliveries",
-    key: "(conversation_id, day)",
+    key: "conversation_id, day",
     due: "status = 'pending'",
     order: "scheduled_for",
     returning: "conversation_id, day, scheduled_for, retry_key, payload",

@@ -518,7 +518,9 @@ mod tests {
     /// SQLite's plan for claiming waiting events.
     async fn claim_plan() -> String {
         let store = Store::in_memory().await.expect("store");
-        let crate::store::Backend::Sqlite(pool) = &*store.backend else { unreachable!("in-memory is SQLite") };
+        let crate::store::Backend::Sqlite(pool) = &*store.backend else {
+            unreachable!("in-memory is SQLite")
+        };
         let rows: Vec<(i64, i64, i64, String)> =
             sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {}", CLAIM.sqlite)))
                 .bind("owner")

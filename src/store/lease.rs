@@ -44,7 +44,8 @@ impl ClaimSql {
     }
 }
 
-/// The claim of up to `$4` due rows of a table for `$1` until `$2`, at `$3` (now), in `order`;
+/// The claim of up to `$4` due rows of a table (its rows named by the `key` columns, one or
+/// several) for `$1` until `$2`, at `$3` (now), in `order`;
 /// `$5`… are the table's own (`due` may use them). `set` adds to the claim's `SET`
 /// (`", attempts = attempts + 1"`). The rows are re-checked as free when updated, so a row two
 /// claimants picked at once is taken once.
@@ -66,7 +67,7 @@ macro_rules! claim_sql {
     (@one $table:literal, $key:literal, $due:literal, $order:literal, $returning:expr, $lock:literal, $($set:literal)?) => {
         concat!(
             "UPDATE ", $table, " SET lease_owner = $1, lease_until = $2", $($set,)?
-            " WHERE ", $key, " IN (SELECT ", $key, " FROM ", $table, " WHERE ", $due,
+            " WHERE (", $key, ") IN (SELECT ", $key, " FROM ", $table, " WHERE ", $due,
             " AND (lease_until IS NULL OR lease_until <= $3) ORDER BY ", $order,
             " LIMIT CAST($4 AS BIGINT)", $lock,
             ") AND (lease_until IS NULL OR lease_until <= $3) RETURNING ", $returning
@@ -226,7 +227,7 @@ mod tests {
     fn a_claim_takes_free_due_rows_and_rechecks_them_when_it_writes() {
         assert_eq!(
             SOME.sqlite,
-            "UPDATE things SET lease_owner = $1, lease_until = $2, tries = tries + 1 WHERE id IN \
+            "UPDATE things SET lease_owner = $1, lease_until = $2, tries = tries + 1 WHERE (id) IN \
              (SELECT id FROM things WHERE due_at <= $3 AND (lease_until IS NULL OR lease_until \
              <= $3) ORDER BY due_at LIMIT CAST($4 AS BIGINT)) AND (lease_until IS NULL OR \
              lease_until <= $3) RETURNING id"
