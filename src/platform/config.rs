@@ -294,7 +294,7 @@ pub struct Config {
     #[arg(long, env = "HEARTH_PRICE_COLORS", value_enum, default_value_t = PriceColors::Tw, global = true)]
     pub price_colors: PriceColors,
     /// The public HTTPS address of this server (the base of its webhook URL, e.g.
-    /// https://hearth.example.com): quote, alert and weather cards then carry a chart that LINE
+    /// <https://hearth.example.com>): quote, alert and weather cards then carry a chart that LINE
     /// fetches from here. Without it, cards have no chart.
     #[arg(long, env = "HEARTH_PUBLIC_URL", value_parser = public_url, global = true)]
     pub public_url: Option<String>,

@@ -5,7 +5,7 @@
 //! and `lease_until` (Unix ms; the lease is over at that instant: a row with no lease, or a
 //! past one, is free). The cycle is the same everywhere:
 //!
-//! - **claim**: one statement takes due rows that are free ([`claim_sql!`]); on PostgreSQL the
+//! - **claim**: one statement takes due rows that are free (`claim_sql!`); on PostgreSQL the
 //!   candidates are locked `FOR UPDATE SKIP LOCKED`, so replicas split the due rows instead of
 //!   queueing behind each other. That choice is made here, once per backend.
 //! - **renew**: a live holder pushes `lease_until` on while it works (the inbox's heartbeat, the
@@ -23,14 +23,14 @@ use sqlx::{FromRow, Row};
 
 use super::{Backend, Store, StoreError};
 
-/// A claim statement for each backend (made by [`claim_sql!`]).
+/// A claim statement for each backend (made by `claim_sql!`).
 pub struct ClaimSql {
     pub(super) sqlite: &'static str,
     pub(super) postgres: &'static str,
 }
 
 impl ClaimSql {
-    /// Made by [`claim_sql!`] only.
+    /// Made by `claim_sql!` only.
     #[doc(hidden)]
     pub const fn new(sqlite: &'static str, postgres: &'static str) -> Self {
         Self { sqlite, postgres }

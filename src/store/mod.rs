@@ -1,7 +1,7 @@
 //! The store: everything hearth keeps, behind one [`Store`] type whose callers never see the
 //! database. Two backends: SQLite (the default: one file, WAL) and PostgreSQL (several replicas
 //! on one database). The SQL is portable (`$n` placeholders, `ON CONFLICT`, `RETURNING`, integer
-//! times in Unix milliseconds) and written once: the [`db!`] macro compiles each statement for
+//! times in Unix milliseconds) and written once: the `db!` macro compiles each statement for
 //! both backends. Each backend has its own embedded migrations.
 //!
 //! A row limit from a parameter is written `LIMIT CAST($n AS BIGINT)`, never `LIMIT $n`: SQLite
@@ -29,7 +29,7 @@ macro_rules! db {
     };
 }
 
-/// Opens the transaction `$tx` in a [`db!`] body, on a connection of the pool `$db` (optionally
+/// Opens the transaction `$tx` in a `db!` body, on a connection of the pool `$db` (optionally
 /// with its own `BEGIN` statement, `$begin`). A transaction dropped without a commit is rolled
 /// back by sqlx before its connection serves anyone else.
 macro_rules! transaction {
