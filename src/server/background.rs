@@ -354,3 +354,17 @@ async fn prune(app: Arc<Hearth>) -> After {
     }
     After::Wait
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{HEARTBEAT, LOOPS};
+
+    #[test]
+    fn each_loop_is_listed_once_under_its_own_name_and_the_heartbeat_apart() {
+        let mut names: Vec<&str> = LOOPS.iter().map(|l| l.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), LOOPS.len());
+        assert!(!names.contains(&HEARTBEAT.name), "the heartbeat outlives the others");
+    }
+}

@@ -242,4 +242,9 @@ mod tests {
         assert_eq!(names.len(), LEASED.len());
         assert!(LEASED.iter().all(|l| l.release.contains("lease_owner = NULL")));
     }
+
+    #[test]
+    fn what_a_stopping_process_hands_back_is_listed_leased() {
+        assert!(HANDED_BACK.iter().all(|h| LEASED.iter().any(|l| l.name == h.name)));
+    }
 }
