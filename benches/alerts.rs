@@ -68,7 +68,7 @@ async fn main() {
     config.line_channel_secret = "bench-secret".into();
     config.line_channel_access_token = "bench-token".into();
     config.yahoo_url = upstreams.url();
-    config.alert_poll_secs = 0;
+    config.price_poll_secs = 0;
     let start: Timestamp = "2026-11-30T12:00:00Z".parse().expect("instant");
     let clock = Arc::new(ManualClock::new(start));
     let store = Store::connect(&config.database_url).await.expect("store");

@@ -2,7 +2,8 @@
 //! `tests/it/mcp_support` over stdin and stdout. While the file named by `HEARTH_TEST_MCP_DOWN`
 //! exists it exits at once (status 4), so a test can take it down and bring it back.
 //!
-//! Built by `cargo test` with the other examples; not for use outside the tests.
+//! Built by `cargo test` with the other examples, or by the first MCP test that needs it (a
+//! filtered run builds no example); not for use outside the tests.
 
 #[path = "../tests/it/mcp_support/mod.rs"]
 mod mcp_support;

@@ -53,7 +53,7 @@ pub struct CareDay {
     pub glucose: Option<f64>,
 }
 
-/// What a card's picture shows. Tools describe it; [`publish`] fetches the data it still needs,
+/// What a card's picture shows. Tools describe it; [`publish`](crate::features::charts::publish) fetches the data it still needs,
 /// draws it and gives the card its URL.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -594,6 +594,13 @@ impl Registry {
     /// search through the finder answers with what it found; a call through it must have been
     /// unwrapped ([`finder::unwrap`]) and is refused here.
     pub async fn dispatch(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
+        let span = tracing::info_span!("tool", tool = name, outcome = tracing::field::Empty);
+        let call = self.dispatch_in_span(name, args, ctx);
+        crate::platform::timing::timed(span, call, |reply| outcome_label(reply.outcome)).await
+    }
+
+    /// [`Registry::dispatch`] inside the call's span.
+    async fn dispatch_in_span(&self, name: &str, args: &str, ctx: &ToolCtx) -> ToolReply {
         if name == finder::NAME {
             // A call through the finder is unwrapped by the agent before it decides whether to
             // hold it; one that reaches here (wrapped twice, say) is refused, never run unheld.

@@ -488,8 +488,26 @@ impl Answer {
     }
 }
 
+/// Sends one request to LINE in its span (`line`: the API's path and the outcome, its status
+/// or why there was none).
 async fn send(request: reqwest::RequestBuilder) -> Result<Answer, LineError> {
-    let response = request.send().await.map_err(transport)?;
+    let (client, request) = request.build_split();
+    let request = request.map_err(transport)?;
+    let api = request.url().path().to_owned();
+    let span = tracing::info_span!("line", api, outcome = tracing::field::Empty);
+    let outcome = |answer: &Result<Answer, LineError>| match answer {
+        Ok(answer) => answer.status.as_u16().to_string(),
+        Err(LineError::Timeout) => "timeout".to_string(),
+        Err(_) => "connect_error".to_string(),
+    };
+    crate::platform::timing::timed(span, send_built(client, request), outcome).await
+}
+
+async fn send_built(
+    client: reqwest::Client,
+    request: reqwest::Request,
+) -> Result<Answer, LineError> {
+    let response = client.execute(request).await.map_err(transport)?;
     let status = response.status();
     if let Some(id) = response.headers().get("x-line-request-id").and_then(|v| v.to_str().ok()) {
         tracing::debug!(request_id = id, %status, "LINE answered");

@@ -318,13 +318,10 @@ impl LlmClient {
             (false, false) => Some("none"),
         };
         let body = Request { model: &self.model, messages, tools, tool_choice };
-        let result = self.send(&body).await;
-        let (outcome, usage) = match &result {
-            Ok(c) => ("ok", c.usage.unwrap_or_default()),
-            Err(LlmError::Timeout) => ("timeout", Usage::default()),
-            Err(LlmError::RateLimited) => ("rate_limited", Usage::default()),
-            Err(_) => ("error", Usage::default()),
-        };
+        let span = tracing::info_span!("llm", model = %self.model, outcome = tracing::field::Empty);
+        let result = crate::platform::timing::timed(span, self.send(&body), outcome_of).await;
+        let usage = result.as_ref().ok().and_then(|c| c.usage).unwrap_or_default();
+        let outcome = outcome_of(&result);
         crate::platform::metrics::llm_call(outcome, usage.prompt_tokens, usage.completion_tokens);
         result
     }
@@ -349,6 +346,16 @@ impl LlmClient {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(LlmError::Unauthorized(status)),
             _ => Err(LlmError::Status { status, detail: error_detail(&bytes) }),
         }
+    }
+}
+
+/// How a call to the model ended, for its span and metrics.
+fn outcome_of(result: &Result<Completion, LlmError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(LlmError::Timeout) => "timeout",
+        Err(LlmError::RateLimited) => "rate_limited",
+        Err(_) => "error",
     }
 }
 

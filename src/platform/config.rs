@@ -294,7 +294,7 @@ pub struct Config {
     #[arg(long, env = "HEARTH_PRICE_COLORS", value_enum, default_value_t = PriceColors::Tw, global = true)]
     pub price_colors: PriceColors,
     /// The public HTTPS address of this server (the base of its webhook URL, e.g.
-    /// https://hearth.example.com): quote, alert and weather cards then carry a chart that LINE
+    /// <https://hearth.example.com>): quote, alert and weather cards then carry a chart that LINE
     /// fetches from here. Without it, cards have no chart.
     #[arg(long, env = "HEARTH_PUBLIC_URL", value_parser = public_url, global = true)]
     pub public_url: Option<String>,
@@ -362,9 +362,19 @@ pub struct Config {
     #[arg(long, env = "HEARTH_UPSTREAM_TIMEOUT_SECS", default_value_t = 8, global = true)]
     pub upstream_timeout_secs: u64,
     /// Seconds between price-alert polls (each watched symbol is fetched on its own cadence:
-    /// 30 s near a level, up to 10 min far from one); 0 turns the poller off.
-    #[arg(long, env = "HEARTH_ALERT_POLL_SECS", default_value_t = 5, global = true)]
-    pub alert_poll_secs: u64,
+    /// 30 s near a level, up to 10 min far from one); 0 turns the poller off. Its former name,
+    /// `HEARTH_ALERT_POLL_SECS` (`--alert-poll-secs`), is still read when this is not set.
+    #[arg(
+        long,
+        alias = "alert-poll-secs",
+        env = "HEARTH_PRICE_POLL_SECS",
+        default_value_t = price_poll_default(std::env::var(FORMER_PRICE_POLL).ok()),
+        global = true
+    )]
+    pub price_poll_secs: u64,
+    /// `HEARTH_PRICE_POLL_SECS`'s former name, read only as its default (and checked here).
+    #[arg(long = "former-alert-poll-secs", env = FORMER_PRICE_POLL, hide = true, global = true)]
+    pub former_alert_poll_secs: Option<u64>,
     /// The feed of Taiwan's official alerts: an Atom feed of CAP 1.2 documents (NCDR's public
     /// alert platform); work/school suspensions, typhoon, heavy-rain and earthquake alerts for
     /// the chats that follow them. Empty turns the alerts off.
@@ -812,6 +822,16 @@ mod home_tests {
     }
 }
 
+/// The former name of `HEARTH_PRICE_POLL_SECS`, from when the official alerts'
+/// `HEARTH_ALERTS_POLL_SECS` was one letter away.
+const FORMER_PRICE_POLL: &str = "HEARTH_ALERT_POLL_SECS";
+
+/// `HEARTH_PRICE_POLL_SECS`'s default: the value of its former name when that is set (one that
+/// is not a number is refused by its own argument), else 5 s.
+fn price_poll_default(former: Option<String>) -> u64 {
+    former.and_then(|v| v.trim().parse().ok()).unwrap_or(5)
+}
+
 #[cfg(test)]
 mod trusted_proxies_tests {
     use super::Config;
@@ -835,5 +855,15 @@ mod trusted_proxies_tests {
         for bad in ["10.0.0.1/8", "proxy.internal", "10.0.0.0/8,", "127.0.0.1:8080"] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_price_poll_keeps_its_former_name_as_an_alias() {
+        assert_eq!(super::price_poll_default(None), 5);
+        assert_eq!(super::price_poll_default(Some("12".into())), 12);
+        let flag = <Only as clap::Parser>::try_parse_from(["hearth", "--alert-poll-secs", "9"]);
+        assert_eq!(flag.expect("the former flag").config.price_poll_secs, 9);
+        let bad = ["hearth", "--former-alert-poll-secs", "often"];
+        assert!(<Only as clap::Parser>::try_parse_from(bad).is_err());
     }
 }

@@ -159,7 +159,7 @@ pub struct Hearth {
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
     pub allowance: Allowance,
     /// Seconds between alert polls (0: off).
-    pub(crate) alert_poll_secs: u64,
+    pub(crate) price_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
     pub reminder_nudge: Arc<Notify>,
     /// Wakes the care loop early (a reading outside its limits was kept).
@@ -371,7 +371,7 @@ impl Hearth {
             care_retention: days(config.care_retention_days),
             outbox: pusher,
             allowance,
-            alert_poll_secs: config.alert_poll_secs,
+            price_poll_secs: config.price_poll_secs,
             care_nudge: services.care_nudge.clone(),
             reminder_nudge: services.reminder_nudge,
             shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
@@ -427,24 +427,16 @@ impl Hearth {
         }
     }
 
-    /// Hands back what this process still holds (unfinished events, reminder claims) so another
-    /// process can take it at once: the last step of a graceful shutdown.
+    /// Hands back what this process still holds (unfinished events, reminder and price claims,
+    /// the official alerts feed: [`crate::store::HANDED_BACK`]) so another process can take it
+    /// at once: the last step of a graceful shutdown.
     pub async fn hand_back(&self) {
-        match self.store.release_events(&self.inbox.owner).await {
-            Ok(n) if n > 0 => tracing::info!(released = n, "unfinished events handed back"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "could not hand back events"),
-        }
-        match self.reminders.release().await {
-            Ok(n) if n > 0 => tracing::info!(released = n, "reminder claims handed back"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "could not release reminder claims"),
-        }
-        if let Err(e) = self.alerts.release().await {
-            tracing::warn!(error = %e, "could not release price-alert claims");
-        }
-        if let Err(e) = self.official_alerts.release().await {
-            tracing::warn!(error = %e, "could not release the official alerts feed");
+        for leased in crate::store::HANDED_BACK {
+            match self.store.release_leases(leased, &self.inbox.owner).await {
+                Ok(n) if n > 0 => tracing::info!(released = n, what = leased.name, "handed back"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, what = leased.name, "could not hand back"),
+            }
         }
     }
 

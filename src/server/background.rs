@@ -5,9 +5,11 @@
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
 //! a while, reading LINE's message quota, and the daily backup of a SQLite database.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
@@ -35,6 +37,109 @@ const BACKUP_TICK: Duration = Duration::from_secs(3600);
 /// pushes).
 const PRUNE_TICK: Duration = Duration::from_secs(3600);
 
+/// What a loop does once a tick is over.
+enum After {
+    /// Waits for its interval, or for whatever wakes it sooner.
+    Wait,
+    /// Ticks again at once (there is more to take).
+    AtOnce,
+}
+
+/// A tick in progress.
+type Tick = Pin<Box<dyn Future<Output = After> + Send>>;
+
+/// A background loop: its name (its span's, which every line it logs carries), how long it
+/// waits between ticks (`None`: switched off by its setting), what wakes it sooner, and its
+/// tick. A loop ticks once as it starts.
+struct Loop {
+    name: &'static str,
+    every: fn(&Hearth) -> Option<Duration>,
+    wake: fn(&Hearth) -> Option<&Notify>,
+    tick: fn(Arc<Hearth>) -> Tick,
+}
+
+/// Every loop that takes work, once: a new loop joins this list (the leased tables it claims
+/// join [`crate::store::LEASED`]).
+const LOOPS: &[Loop] = &[
+    Loop {
+        name: "reminders",
+        every: |_| Some(REMINDER_TICK),
+        wake: |app| Some(app.reminder_nudge.as_ref()),
+        tick: |app| Box::pin(deliver_reminders(app)),
+    },
+    Loop {
+        name: "waiting events",
+        every: |_| Some(INBOX_TICK),
+        wake: |app| Some(&app.inbox.queue.wake),
+        tick: |app| Box::pin(take_waiting_events(app)),
+    },
+    Loop {
+        name: "poison events",
+        every: |_| Some(GIVE_UP_TICK),
+        wake: |_| None,
+        tick: |app| Box::pin(set_aside_poison_events(app)),
+    },
+    Loop {
+        name: "prices",
+        every: |app| (app.price_poll_secs > 0).then(|| Duration::from_secs(app.price_poll_secs)),
+        wake: |_| None,
+        tick: |app| Box::pin(watch_prices(app)),
+    },
+    Loop {
+        name: "digests",
+        every: |_| Some(DIGEST_TICK),
+        wake: |_| None,
+        tick: |app| Box::pin(deliver_digests(app)),
+    },
+    Loop {
+        name: "official alerts",
+        every: |app| {
+            (app.official_poll_secs > 0).then(|| Duration::from_secs(app.official_poll_secs))
+        },
+        wake: |_| None,
+        tick: |app| Box::pin(watch_official_alerts(app)),
+    },
+    Loop {
+        name: "care",
+        every: |app| (app.care_tick_secs > 0).then(|| Duration::from_secs(app.care_tick_secs)),
+        wake: |app| Some(app.care_nudge.as_ref()),
+        tick: |app| Box::pin(watch_care(app)),
+    },
+    Loop {
+        name: "outbox",
+        every: |_| Some(OUTBOX_TICK),
+        wake: |_| None,
+        tick: |app| Box::pin(deliver_outbox(app)),
+    },
+    Loop {
+        name: "prune",
+        every: |_| Some(PRUNE_TICK),
+        wake: |_| None,
+        tick: |app| Box::pin(prune(app)),
+    },
+    Loop {
+        name: "quota",
+        every: |_| Some(QUOTA_TICK),
+        wake: |_| None,
+        tick: |app| Box::pin(read_quota(app)),
+    },
+    Loop {
+        name: "backup",
+        every: backup_every,
+        wake: |_| None,
+        tick: |app| Box::pin(back_up(app)),
+    },
+];
+
+/// The heartbeat: renews the leases of the events this process holds, so none is taken from a
+/// live process however long its turn. It keeps going while the others stop.
+const HEARTBEAT: Loop = Loop {
+    name: "leases",
+    every: |app| Some(lease::renew_every(app.inbox.lease)),
+    wake: |_| None,
+    tick: |app| Box::pin(renew_leases(app)),
+};
+
 /// The running loops.
 pub struct Loops {
     work: Vec<JoinHandle<()>>,
@@ -56,219 +161,168 @@ impl Loops {
     }
 }
 
-/// Starts the loops, each in a span of its own (`loop`, with its name), which every line it
-/// logs carries.
+/// Starts the loops, each in a span of its own (`loop`, with its name).
 pub fn start(app: Arc<Hearth>) -> Loops {
     Loops {
-        work: vec![
-            spawn("reminders", deliver_reminders(app.clone())),
-            spawn("waiting events", take_waiting_events(app.clone())),
-            spawn("prices", watch_prices(app.clone())),
-            spawn("digests", deliver_digests(app.clone())),
-            spawn("official alerts", watch_official_alerts(app.clone())),
-            spawn("care", watch_care(app.clone())),
-            spawn("outbox", deliver_outbox(app.clone())),
-            spawn("prune", prune(app.clone())),
-            spawn("quota", read_quota(app.clone())),
-            spawn("backup", back_up_daily(app.clone())),
-        ],
-        heartbeat: spawn("leases", renew_leases(app)),
+        work: LOOPS.iter().map(|part| spawn(&app, part)).collect(),
+        heartbeat: spawn(&app, &HEARTBEAT),
     }
 }
 
-fn spawn(name: &'static str, work: impl Future<Output = ()> + Send + 'static) -> JoinHandle<()> {
-    tokio::spawn(work.instrument(tracing::info_span!("loop", name)))
-}
-
-async fn deliver_reminders(app: Arc<Hearth>) {
-    loop {
-        match app.reminders.tick().await {
-            Ok(report) if report != Default::default() => {
-                tracing::info!(?report, "reminders delivered")
+fn spawn(app: &Arc<Hearth>, part: &'static Loop) -> JoinHandle<()> {
+    let app = app.clone();
+    let run = async move {
+        let Some(every) = (part.every)(&app) else { return };
+        loop {
+            if let After::AtOnce = (part.tick)(app.clone()).await {
+                continue;
             }
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "reminder tick failed"),
+            match (part.wake)(&app) {
+                Some(wake) => tokio::select! {
+                    _ = tokio::time::sleep(every) => {}
+                    _ = wake.notified() => {}
+                },
+                None => tokio::time::sleep(every).await,
+            }
         }
-        tokio::select! {
-            _ = tokio::time::sleep(REMINDER_TICK) => {}
-            _ = app.reminder_nudge.notified() => {}
-        }
+    };
+    tokio::spawn(run.instrument(tracing::info_span!("loop", name = part.name)))
+}
+
+/// Logs a tick's outcome: its report when `worth_telling`, its failure always.
+fn report<R: std::fmt::Debug, E: std::fmt::Display>(
+    outcome: Result<R, E>,
+    worth_telling: impl FnOnce(&R) -> bool,
+    done: &str,
+    failed: &str,
+) -> After {
+    match outcome {
+        Ok(report) if worth_telling(&report) => tracing::info!(?report, "{done}"),
+        Ok(_) => {}
+        Err(e) => tracing::error!(error = %e, "{failed}"),
     }
+    After::Wait
+}
+
+/// Pushes the reminders that came due (a new reminder due sooner wakes the loop).
+async fn deliver_reminders(app: Arc<Hearth>) -> After {
+    let outcome = app.reminders.tick().await;
+    report(outcome, |r| *r != Default::default(), "reminders delivered", "reminder tick failed")
 }
 
 /// Pushes the daily digests that came due.
-async fn deliver_digests(app: Arc<Hearth>) {
-    let mut tick = tokio::time::interval(DIGEST_TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        match app.digests.tick().await {
-            Ok(report) if report != Default::default() => tracing::info!(?report, "digests"),
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "digest tick failed"),
-        }
+async fn deliver_digests(app: Arc<Hearth>) -> After {
+    let outcome = app.digests.tick().await;
+    report(outcome, |r| *r != Default::default(), "digests", "digest tick failed")
+}
+
+/// Backs a SQLite database up hourly when `HEARTH_BACKUP_DIR` is set; never on PostgreSQL.
+fn backup_every(app: &Hearth) -> Option<Duration> {
+    app.backups.as_ref()?;
+    if app.store.backend_name() != "sqlite" {
+        tracing::warn!("HEARTH_BACKUP_DIR is set but the database is PostgreSQL: use pg_dump");
+        return None;
     }
+    Some(BACKUP_TICK)
 }
 
 /// Takes the day's backup of a SQLite database when it is missing: checked at start and then
 /// hourly, so there is one copy per calendar day however often the process restarts
 /// (`HEARTH_BACKUP_DIR`).
-async fn back_up_daily(app: Arc<Hearth>) {
-    let Some(backups) = app.backups.clone() else { return };
-    if app.store.backend_name() != "sqlite" {
-        tracing::warn!("HEARTH_BACKUP_DIR is set but the database is PostgreSQL: use pg_dump");
-        return;
+async fn back_up(app: Arc<Hearth>) -> After {
+    let Some(backups) = &app.backups else { return After::Wait };
+    match backups.take(&app.store, app.clock.now()).await {
+        Ok(Some(path)) => tracing::info!(file = %path.display(), "database backed up"),
+        Ok(None) => tracing::debug!("today's backup exists"),
+        Err(e) => tracing::error!(error = %e, "daily backup failed"),
     }
-    let mut tick = tokio::time::interval(BACKUP_TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        match backups.take(&app.store, app.clock.now()).await {
-            Ok(Some(path)) => tracing::info!(file = %path.display(), "database backed up"),
-            Ok(None) => tracing::debug!("today's backup exists"),
-            Err(e) => tracing::error!(error = %e, "daily backup failed"),
-        }
-    }
+    After::Wait
 }
 
 /// Pushes what waits in the per-chat outbox once its chat's window has passed.
-async fn deliver_outbox(app: Arc<Hearth>) {
-    let mut tick = tokio::time::interval(OUTBOX_TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        match app.outbox.flush_waiting().await {
-            Ok(settled) if !settled.is_empty() => {
-                tracing::info!(items = settled.len(), "outbox pushed")
-            }
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "outbox tick failed"),
+async fn deliver_outbox(app: Arc<Hearth>) -> After {
+    match app.outbox.flush_waiting().await {
+        Ok(settled) if !settled.is_empty() => {
+            tracing::info!(items = settled.len(), "outbox pushed")
         }
+        Ok(_) => {}
+        Err(e) => tracing::error!(error = %e, "outbox tick failed"),
     }
+    After::Wait
 }
 
-/// Polls watched prices and pushes the alerts that fire, every `HEARTH_ALERT_POLL_SECS` (each
+/// Polls watched prices and pushes the alerts that fire, every `HEARTH_PRICE_POLL_SECS` (each
 /// symbol on its own cadence).
-async fn watch_prices(app: Arc<Hearth>) {
-    if app.alert_poll_secs == 0 {
-        return;
-    }
-    let mut tick = tokio::time::interval(Duration::from_secs(app.alert_poll_secs));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        match app.alerts.tick().await {
-            Ok(report) if report.fired + report.sent + report.failed + report.retrying > 0 => {
-                tracing::info!(?report, "price alerts")
-            }
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "price-alert tick failed"),
-        }
-    }
+async fn watch_prices(app: Arc<Hearth>) -> After {
+    let outcome = app.alerts.tick().await;
+    let telling = |r: &crate::features::alerts::poller::TickReport| {
+        r.fired + r.sent + r.failed + r.retrying > 0
+    };
+    report(outcome, telling, "price alerts", "price-alert tick failed")
 }
 
 /// Asks the doses of care plans that came due, tells the caregivers of those nobody confirmed
 /// and of readings outside their limits, and sends the weekly reports, every
 /// `HEARTH_CARE_TICK_SECS`.
-async fn watch_care(app: Arc<Hearth>) {
-    if app.care_tick_secs == 0 {
-        return;
-    }
-    loop {
-        match app.care.tick().await {
-            Ok(round) if round != crate::features::care::watcher::CareRound::default() => {
-                tracing::info!(?round, "care plans")
-            }
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "care tick failed"),
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(Duration::from_secs(app.care_tick_secs)) => {}
-            _ = app.care_nudge.notified() => {}
-        }
-    }
+async fn watch_care(app: Arc<Hearth>) -> After {
+    let outcome = app.care.tick().await;
+    report(outcome, |r| *r != Default::default(), "care plans", "care tick failed")
 }
 
 /// Reads the official alerts feed every `HEARTH_ALERTS_POLL_SECS` (the process holding its
 /// lease) and tells the chats that follow the alerts.
-async fn watch_official_alerts(app: Arc<Hearth>) {
-    if app.official_poll_secs == 0 {
-        return;
-    }
-    let mut tick = tokio::time::interval(Duration::from_secs(app.official_poll_secs));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        match app.official_alerts.tick().await {
-            Ok(report) if report.kept + report.unreadable + report.told > 0 => {
-                tracing::info!(?report, "official alerts")
-            }
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "official alerts tick failed"),
-        }
-    }
+async fn watch_official_alerts(app: Arc<Hearth>) -> After {
+    let outcome = app.official_alerts.tick().await;
+    let telling = |r: &watcher::WatchReport| r.kept + r.unreadable + r.told > 0;
+    report(outcome, telling, "official alerts", "official alerts tick failed")
 }
 
 /// Reads LINE's message quota at start and hourly, and shows the month's projection (what is
 /// used plus what the scheduled reminders will spend) in `/metrics`.
-async fn read_quota(app: Arc<Hearth>) {
-    let mut tick = tokio::time::interval(QUOTA_TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        app.read_quota().await;
-    }
+async fn read_quota(app: Arc<Hearth>) -> After {
+    app.read_quota().await;
+    After::Wait
 }
 
-async fn take_waiting_events(app: Arc<Hearth>) {
-    // Poison events are looked for at start too: a process that just came back from a crash
-    // must not be the one that retries them a third time.
-    let mut last_give_up: Option<tokio::time::Instant> = None;
-    loop {
-        match app.inbox.take_waiting_events().await {
-            // The store may hold more: look again at once.
-            Ok(n)
-                if n > 0
-                    && app.inbox.queue.has_backlog()
-                    && app.inbox.queue.free_slots_available() =>
-            {
-                continue;
-            }
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "could not take waiting events"),
+/// Takes the events that wait in the inbox, and looks again at once while it may hold more
+/// and this process has room.
+async fn take_waiting_events(app: Arc<Hearth>) -> After {
+    match app.inbox.take_waiting_events().await {
+        Ok(n)
+            if n > 0 && app.inbox.queue.has_backlog() && app.inbox.queue.free_slots_available() =>
+        {
+            After::AtOnce
         }
-        if last_give_up.is_none_or(|at| at.elapsed() >= GIVE_UP_TICK) {
-            last_give_up = Some(tokio::time::Instant::now());
-            if let Err(e) = app.inbox.set_aside_poison_events().await {
-                tracing::error!(error = %e, "could not set failed events aside");
-            }
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(INBOX_TICK) => {}
-            _ = app.inbox.queue.wake.notified() => {}
+        Ok(_) => After::Wait,
+        Err(e) => {
+            tracing::error!(error = %e, "could not take waiting events");
+            After::Wait
         }
     }
 }
 
-/// The heartbeat: renews the leases of the events this process holds, so none is taken from a
-/// live process however long its turn.
-async fn renew_leases(app: Arc<Hearth>) {
-    let mut tick = tokio::time::interval(lease::renew_every(app.inbox.lease));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        if let Err(e) = app.inbox.renew_leases().await {
-            tracing::error!(error = %e, "could not renew inbox leases");
-        }
+/// Sets aside the events whose handling did not finish twice. Looked for at start too: a
+/// process that just came back from a crash must not be the one that retries them a third
+/// time.
+async fn set_aside_poison_events(app: Arc<Hearth>) -> After {
+    if let Err(e) = app.inbox.set_aside_poison_events().await {
+        tracing::error!(error = %e, "could not set failed events aside");
     }
+    After::Wait
+}
+
+/// Renews the leases of the events this process holds.
+async fn renew_leases(app: Arc<Hearth>) -> After {
+    if let Err(e) = app.inbox.renew_leases().await {
+        tracing::error!(error = %e, "could not renew inbox leases");
+    }
+    After::Wait
 }
 
 /// Every hour: forgets what is past its retention (handled events, the chat log, token counts,
 /// counts of pairing guesses, settled pushes) and folds the metrics' histogram samples into their buckets.
-async fn prune(app: Arc<Hearth>) {
-    let mut tick = tokio::time::interval(PRUNE_TICK);
-    loop {
-        tick.tick().await;
+async fn prune(app: Arc<Hearth>) -> After {
+    {
         let now = app.clock.now();
         let before = now.saturating_sub(lease::DEDUPE_WINDOW).unwrap_or(now);
         match app.store.prune_inbox(before.as_millisecond()).await {
@@ -297,5 +351,20 @@ async fn prune(app: Arc<Hearth>) {
             tracing::warn!(error = %e, "could not prune care readings");
         }
         app.metrics.upkeep();
+    }
+    After::Wait
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HEARTBEAT, LOOPS};
+
+    #[test]
+    fn each_loop_is_listed_once_under_its_own_name_and_the_heartbeat_apart() {
+        let mut names: Vec<&str> = LOOPS.iter().map(|l| l.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), LOOPS.len());
+        assert!(!names.contains(&HEARTBEAT.name), "the heartbeat outlives the others");
     }
 }

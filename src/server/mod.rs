@@ -202,7 +202,7 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
 }
 
 /// Stores a webhook's verified `events` (each with its JSON as received) — logging, in the
-/// same transaction, the untriggered group messages that can be ([`Hearth::log_on_arrival`]) —
+/// same transaction, the untriggered group messages that can be ([`crate::server::inbox::Inbox::log_on_arrival`]) —
 /// and queues those to handle; the status LINE gets.
 async fn store_and_queue(
     app: Arc<Hearth>,

@@ -32,9 +32,15 @@ impl AlertDelivery {
     }
 }
 
-const CLAIM_DELIVERIES: &str = "UPDATE alert_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING alert_id, fire_seq, conversation_id, deliver_to, retry_key, payload, first_attempt_at";
-const FINISH_DELIVERY: &str = "UPDATE alert_deliveries SET status = $4, attempts = attempts + 1, claimed_by = NULL, sent_at = CASE WHEN $4 = 'sent' THEN $5 ELSE sent_at END WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
-const RETRY_DELIVERY: &str = "UPDATE alert_deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_expires_at = $4 WHERE alert_id = $1 AND fire_seq = $2 AND claimed_by = $3 AND status = 'pending'";
+const CLAIM_DELIVERIES: super::lease::ClaimSql = claim_sql!(
+    table: "alert_deliveries",
+    key: "alert_id, fire_seq",
+    due: "status = 'pending'",
+    order: "alert_id, fire_seq",
+    returning: "alert_id, fire_seq, conversation_id, deliver_to, retry_key, payload, first_attempt_at",
+);
+const FINISH_DELIVERY: &str = "UPDATE alert_deliveries SET status = $4, attempts = attempts + 1, lease_owner = NULL, sent_at = CASE WHEN $4 = 'sent' THEN $5 ELSE sent_at END WHERE alert_id = $1 AND fire_seq = $2 AND lease_owner = $3 AND status = 'pending'";
+const RETRY_DELIVERY: &str = "UPDATE alert_deliveries SET attempts = attempts + 1, lease_owner = NULL, lease_until = $4 WHERE alert_id = $1 AND fire_seq = $2 AND lease_owner = $3 AND status = 'pending'";
 
 impl Store {
     /// Claims the pending alert deliveries whose earlier attempt's claim or wait is over.
@@ -44,14 +50,8 @@ impl Store {
         now_ms: i64,
         lease_until_ms: i64,
     ) -> Result<Vec<AlertDelivery>, StoreError> {
-        db!(self, db => {
-            Ok(sqlx::query_as(CLAIM_DELIVERIES)
-                .bind(owner)
-                .bind(lease_until_ms)
-                .bind(now_ms)
-                .fetch_all(db)
-                .await?)
-        })
+        let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
+        self.claim(&CLAIM_DELIVERIES, lease, i64::MAX, &[]).await
     }
 
     /// Records the outcome of a push `owner` attempted: a final `status`, or (with `None`) a

@@ -153,15 +153,18 @@ const SCHEDULED: &str = "SELECT id, conversation_id, created_by, symbol, name, c
 const CANCEL: &str = "UPDATE price_alerts SET status = 'cancelled' WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status = 'active'";
 const CANCEL_SYMBOL: &str = "UPDATE price_alerts SET status = 'cancelled' WHERE conversation_id = $1 AND symbol = $2 AND status = 'active' RETURNING id";
 const MUTE: &str = "UPDATE price_alerts SET muted_until = $3 WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status = 'active'";
-const CLAIM_SYMBOLS: &str = "UPDATE alert_symbols SET lease_owner = $1, lease_until = $2 WHERE symbol IN (SELECT symbol FROM alert_symbols WHERE next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_check_at LIMIT CAST($4 AS BIGINT)) RETURNING symbol, failures";
-const CLAIM_SYMBOLS_SKIP_LOCKED: &str = "UPDATE alert_symbols SET lease_owner = $1, lease_until = $2 WHERE symbol IN (SELECT symbol FROM alert_symbols WHERE next_check_at <= $3 AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_check_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING symbol, failures";
+const CLAIM_SYMBOLS: super::lease::ClaimSql = claim_sql!(
+    table: "alert_symbols",
+    key: "symbol",
+    due: "next_check_at <= $3",
+    order: "next_check_at",
+    returning: "symbol, failures",
+);
 const RESCHEDULE: &str = "UPDATE alert_symbols SET next_check_at = $3, failures = $4, last_price = COALESCE($5, last_price), lease_owner = NULL, lease_until = NULL WHERE symbol = $1 AND lease_owner = $2";
 const UNWATCH: &str = "DELETE FROM alert_symbols WHERE symbol = $1 AND NOT EXISTS (SELECT 1 FROM price_alerts WHERE symbol = $1 AND status = 'active')";
 const SET_STATE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4 WHERE id = $1 AND fire_seq = $2 AND status = 'active'";
 const FIRE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4, last_fired_at = $5, last_price = $6, fire_seq = fire_seq + 1, status = CASE WHEN frequency = 'once' THEN 'triggered' ELSE status END WHERE id = $1 AND fire_seq = $2 AND status = 'active'";
-const RECORD_DELIVERY: &str = "INSERT INTO alert_deliveries (alert_id, fire_seq, conversation_id, retry_key, payload, status, attempts, first_attempt_at, claimed_by, claim_expires_at, deliver_to) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $9) ON CONFLICT (alert_id, fire_seq) DO NOTHING";
-const RELEASE_SYMBOLS: &str =
-    "UPDATE alert_symbols SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1";
+const RECORD_DELIVERY: &str = "INSERT INTO alert_deliveries (alert_id, fire_seq, conversation_id, retry_key, payload, status, attempts, first_attempt_at, lease_owner, lease_until, deliver_to) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $9) ON CONFLICT (alert_id, fire_seq) DO NOTHING";
 
 impl Store {
     /// Creates an alert and puts its symbol on the poller's list, due at once; `None` if the
@@ -276,19 +279,8 @@ impl Store {
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<SymbolRow>, StoreError> {
-        let sql = match &*self.backend {
-            super::Backend::Sqlite(_) => CLAIM_SYMBOLS,
-            super::Backend::Postgres(_) => CLAIM_SYMBOLS_SKIP_LOCKED,
-        };
-        db!(self, db => {
-            Ok(sqlx::query_as(sql)
-                .bind(owner)
-                .bind(lease_until_ms)
-                .bind(now_ms)
-                .bind(limit)
-                .fetch_all(db)
-                .await?)
-        })
+        let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
+        self.claim(&CLAIM_SYMBOLS, lease, limit, &[]).await
     }
 
     /// Every conversation's active alerts (at most `limit`): their fires are expected to spend
@@ -404,13 +396,6 @@ impl Store {
             sqlx::query(UNWATCH).bind(symbol).execute(&mut *tx).await?;
             tx.commit().await?;
             Ok(())
-        })
-    }
-
-    /// Gives back every symbol lease `owner` holds (graceful shutdown).
-    pub async fn release_symbol_claims(&self, owner: &str) -> Result<u64, StoreError> {
-        db!(self, db => {
-            Ok(sqlx::query(RELEASE_SYMBOLS).bind(owner).execute(db).await?.rows_affected())
         })
     }
 }

@@ -97,13 +97,12 @@ macro_rules! reading_columns {
     };
 }
 
-const CLAIM_DOSES: &str = concat!(
-    "UPDATE care_doses SET lease_owner = $1, lease_until = $2 WHERE id IN (SELECT id FROM care_doses WHERE step_at <= $3 AND lease_until <= $3 ORDER BY step_at LIMIT CAST($4 AS BIGINT)) AND lease_until <= $3 RETURNING ",
-    dose_columns!()
-);
-const CLAIM_DOSES_SKIP_LOCKED: &str = concat!(
-    "UPDATE care_doses SET lease_owner = $1, lease_until = $2 WHERE id IN (SELECT id FROM care_doses WHERE step_at <= $3 AND lease_until <= $3 ORDER BY step_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) AND lease_until <= $3 RETURNING ",
-    dose_columns!()
+const CLAIM_DOSES: super::lease::ClaimSql = claim_sql!(
+    table: "care_doses",
+    key: "id",
+    due: "step_at <= $3",
+    order: "step_at",
+    returning: dose_columns!(),
 );
 const STEP_DOSE: &str = "UPDATE care_doses SET state = $3, step_at = $4, prompts = $5, lease_owner = NULL, lease_until = 0 WHERE id = $1 AND lease_owner = $2 AND state = $6";
 const RELEASE_DOSE: &str =
@@ -139,17 +138,8 @@ impl Store {
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<DoseRow>, StoreError> {
-        let sql = match &*self.backend {
-            super::Backend::Sqlite(_) => CLAIM_DOSES,
-            super::Backend::Postgres(_) => CLAIM_DOSES_SKIP_LOCKED,
-        };
-        Ok(db!(self, db => sqlx::query_as(sql)
-            .bind(owner)
-            .bind(lease_until_ms)
-            .bind(now_ms)
-            .bind(limit)
-            .fetch_all(db)
-            .await)?)
+        let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
+        self.claim(&CLAIM_DOSES, lease, limit, &[]).await
     }
 
     /// Records the step a claimed dose took (from state `from`) and gives up the claim; false

@@ -1,7 +1,7 @@
 //! How rows and values cross the store's boundary, without sqlx's derive macros (which would
-//! compile sqlx's drivers a second time, for the compiler): [`row!`] declares a struct read
-//! column by column, by field name, from a row of either backend; [`text_enum!`] declares an
-//! enum kept in a TEXT column as the strings it names; [`text_column!`] makes any [`StoredText`]
+//! compile sqlx's drivers a second time, for the compiler): `row!` declares a struct read
+//! column by column, by field name, from a row of either backend; `text_enum!` declares an
+//! enum kept in a TEXT column as the strings it names; `text_column!` makes any [`StoredText`]
 //! readable and writable as TEXT by SQLite and PostgreSQL alike.
 
 use sqlx::Database;

@@ -110,10 +110,16 @@ const CANCEL: &str = "DELETE FROM digests WHERE conversation_id = $1";
 const DUE: &str = "SELECT conversation_id, local_time, tz, place, lang, only_when_something, next_at FROM digests WHERE next_at <= $1 ORDER BY next_at LIMIT CAST($2 AS BIGINT)";
 const ADVANCE: &str = "UPDATE digests SET next_at = $3 WHERE conversation_id = $1 AND next_at = $2";
 const RECORD_DAY: &str = "INSERT INTO digest_deliveries (conversation_id, day, scheduled_for, retry_key) VALUES ($1, $2, $3, $4) ON CONFLICT (conversation_id, day) DO NOTHING";
-const CLAIM: &str = "UPDATE digest_deliveries SET claimed_by = $1, claim_expires_at = $2 WHERE status = 'pending' AND claim_expires_at <= $3 RETURNING conversation_id, day, scheduled_for, retry_key, payload";
-const KEEP_PAYLOAD: &str = "UPDATE digest_deliveries SET payload = $4 WHERE conversation_id = $1 AND day = $2 AND claimed_by = $3 AND payload IS NULL";
-const FINISH: &str = "UPDATE digest_deliveries SET status = $4, attempts = attempts + 1, claimed_by = NULL, sent_at = $5 WHERE conversation_id = $1 AND day = $2 AND claimed_by = $3 AND status = 'pending'";
-const RETRY: &str = "UPDATE digest_deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_expires_at = $4 WHERE conversation_id = $1 AND day = $2 AND claimed_by = $3 AND status = 'pending'";
+const CLAIM: super::lease::ClaimSql = claim_sql!(
+    table: "digest_deliveries",
+    key: "conversation_id, day",
+    due: "status = 'pending'",
+    order: "scheduled_for",
+    returning: "conversation_id, day, scheduled_for, retry_key, payload",
+);
+const KEEP_PAYLOAD: &str = "UPDATE digest_deliveries SET payload = $4 WHERE conversation_id = $1 AND day = $2 AND lease_owner = $3 AND payload IS NULL";
+const FINISH: &str = "UPDATE digest_deliveries SET status = $4, attempts = attempts + 1, lease_owner = NULL, sent_at = $5 WHERE conversation_id = $1 AND day = $2 AND lease_owner = $3 AND status = 'pending'";
+const RETRY: &str = "UPDATE digest_deliveries SET attempts = attempts + 1, lease_owner = NULL, lease_until = $4 WHERE conversation_id = $1 AND day = $2 AND lease_owner = $3 AND status = 'pending'";
 const STATUS: &str = "SELECT status FROM digest_deliveries WHERE conversation_id = $1 AND day = $2";
 
 impl Store {
@@ -193,12 +199,8 @@ impl Store {
         now_ms: i64,
         lease_until_ms: i64,
     ) -> Result<Vec<DigestDelivery>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(CLAIM)
-            .bind(owner)
-            .bind(lease_until_ms)
-            .bind(now_ms)
-            .fetch_all(db)
-            .await)?)
+        let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
+        self.claim(&CLAIM, lease, i64::MAX, &[]).await
     }
 
     /// Keeps the composed `payload` of a claimed delivery that had none; false when the claim

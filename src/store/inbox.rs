@@ -8,7 +8,7 @@
 //! process has taken an event over (the lease ran out: the first process died or stalled), the
 //! first can neither renew nor finish it, and sees so before it starts.
 
-use super::{Backend, NewMessage, Store, StoreError};
+use super::{NewMessage, Store, StoreError};
 
 /// A verified event to store.
 #[derive(Debug, Clone)]
@@ -89,22 +89,27 @@ const ACCEPT_CHUNK: usize = 1000;
 /// tree deeper than 1,000, and each `OR` adds a level.
 const MATCH_CHUNK: usize = 400;
 
-const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, claimed_by, claim_expires_at, attempts, done_at) ";
+const ACCEPT_HEAD: &str = "INSERT INTO inbox (event_id, event_type, payload, received_at, status, lease_owner, lease_until, attempts, done_at) ";
 const ACCEPT_TAIL: &str = " ON CONFLICT (event_id) DO NOTHING RETURNING event_id";
 const FINISH_MANY_HEAD: &str = "UPDATE inbox SET status = 'done', done_at = ";
-const FINISH_MANY_WHERE: &str = ", claimed_by = NULL WHERE status = 'pending' AND claimed_by = ";
+const FINISH_MANY_WHERE: &str = ", lease_owner = NULL WHERE status = 'pending' AND lease_owner = ";
 const LOG_MANY_HEAD: &str = "INSERT INTO chat_log (conversation_id, message_id, user_id, speaker, from_bot, text, at_ms, tainted) ";
-const FINISH: &str = "UPDATE inbox SET status = 'done', done_at = $4, claimed_by = NULL WHERE event_id = $1 AND claimed_by = $2 AND attempts = $3 AND status = 'pending'";
-const CONFIRM: &str = "UPDATE inbox SET claim_expires_at = $3 WHERE event_id = $1 AND claimed_by = $2 AND status = 'pending' RETURNING attempts";
-const RENEW_HEAD: &str = "UPDATE inbox SET claim_expires_at = CASE WHEN claim_expires_at < ";
+const FINISH: &str = "UPDATE inbox SET status = 'done', done_at = $4, lease_owner = NULL WHERE event_id = $1 AND lease_owner = $2 AND attempts = $3 AND status = 'pending'";
+const CONFIRM: &str = "UPDATE inbox SET lease_until = $3 WHERE event_id = $1 AND lease_owner = $2 AND status = 'pending' RETURNING attempts";
+const RENEW_HEAD: &str = "UPDATE inbox SET lease_until = CASE WHEN lease_until < ";
 const RENEW_MID: &str = " THEN ";
-const RENEW_WHERE: &str = " ELSE claim_expires_at END WHERE status = 'pending' AND claimed_by = ";
-const CLAIM: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND started - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT)) RETURNING event_id, payload, received_at, attempts";
-const CLAIM_SKIP_LOCKED: &str = "UPDATE inbox SET claimed_by = $1, claim_expires_at = $2, attempts = attempts + 1 WHERE event_id IN (SELECT event_id FROM inbox WHERE status = 'pending' AND claim_expires_at < $3 AND started - released < $5 ORDER BY received_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING event_id, payload, received_at, attempts";
-const POISONED: &str = "SELECT event_id, payload, received_at, attempts FROM inbox WHERE status = 'pending' AND claim_expires_at < $1 AND started - released >= $2 ORDER BY received_at LIMIT 100";
-const SET_ASIDE: &str = "UPDATE inbox SET status = 'set_aside', done_at = $3, claimed_by = NULL WHERE event_id = $1 AND attempts = $2 AND status = 'pending' AND claim_expires_at < $3";
+const RENEW_WHERE: &str = " ELSE lease_until END WHERE status = 'pending' AND lease_owner = ";
+const CLAIM: super::lease::ClaimSql = claim_sql!(
+    table: "inbox",
+    key: "event_id",
+    due: "status = 'pending' AND started - released < $5",
+    order: "received_at",
+    returning: "event_id, payload, received_at, attempts",
+    set: ", attempts = attempts + 1",
+);
+const POISONED: &str = "SELECT event_id, payload, received_at, attempts FROM inbox WHERE status = 'pending' AND lease_until <= $1 AND started - released >= $2 ORDER BY received_at LIMIT 100";
+const SET_ASIDE: &str = "UPDATE inbox SET status = 'set_aside', done_at = $3, lease_owner = NULL WHERE event_id = $1 AND attempts = $2 AND status = 'pending' AND lease_until <= $3";
 const COUNT_SET_ASIDE: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'set_aside'";
-const RELEASE: &str = "UPDATE inbox SET claimed_by = NULL, claim_expires_at = 0, released = released + CASE WHEN started_claim = attempts THEN 1 ELSE 0 END WHERE claimed_by = $1 AND status = 'pending'";
 const START: &str = "UPDATE inbox SET started = started + 1, started_claim = $2 WHERE event_id = $1 AND attempts = $2 AND status = 'pending'";
 const PRUNE: &str = "DELETE FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
@@ -437,18 +442,9 @@ impl Store {
         if limit <= 0 {
             return Ok(Vec::new());
         }
-        let sql = match &*self.backend {
-            Backend::Sqlite(_) => CLAIM,
-            Backend::Postgres(_) => CLAIM_SKIP_LOCKED,
-        };
-        let mut claimed: Vec<PendingEvent> = db!(self, db => sqlx::query_as(sql)
-            .bind(owner)
-            .bind(lease_until_ms)
-            .bind(now_ms)
-            .bind(limit)
-            .bind(MAX_UNFINISHED)
-            .fetch_all(db)
-            .await)?;
+        let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
+        let mut claimed: Vec<PendingEvent> =
+            self.claim(&CLAIM, lease, limit, &[MAX_UNFINISHED]).await?;
         // PostgreSQL returns updated rows in no particular order, and the events of one webhook
         // share a `received_at`: LINE's webhook event ids are ULIDs, ordered by time, so they
         // keep a chat's messages in the order they were sent.
@@ -500,16 +496,6 @@ impl Store {
         Ok(db!(self, db => sqlx::query_scalar(COUNT_SET_ASIDE).fetch_one(db).await)?)
     }
 
-    /// Gives back `owner`'s unfinished events at once (graceful shutdown): another process may
-    /// claim them immediately.
-    pub async fn release_events(&self, owner: &str) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(RELEASE)
-            .bind(owner)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?)
-    }
-
     /// How many stored events are not handled yet: waiting for a process, or in one's hands.
     pub async fn pending_events(&self) -> Result<i64, StoreError> {
         Ok(db!(self, db => sqlx::query_scalar(COUNT_PENDING).fetch_one(db).await)?)
@@ -532,9 +518,11 @@ mod tests {
     /// SQLite's plan for claiming waiting events.
     async fn claim_plan() -> String {
         let store = Store::in_memory().await.expect("store");
-        let Backend::Sqlite(pool) = &*store.backend else { unreachable!("in-memory is SQLite") };
+        let crate::store::Backend::Sqlite(pool) = &*store.backend else {
+            unreachable!("in-memory is SQLite")
+        };
         let rows: Vec<(i64, i64, i64, String)> =
-            sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {CLAIM}")))
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {}", CLAIM.sqlite)))
                 .bind("owner")
                 .bind(0i64)
                 .bind(0i64)

@@ -1,7 +1,7 @@
 //! The store: everything hearth keeps, behind one [`Store`] type whose callers never see the
 //! database. Two backends: SQLite (the default: one file, WAL) and PostgreSQL (several replicas
 //! on one database). The SQL is portable (`$n` placeholders, `ON CONFLICT`, `RETURNING`, integer
-//! times in Unix milliseconds) and written once: the [`db!`] macro compiles each statement for
+//! times in Unix milliseconds) and written once: the `db!` macro compiles each statement for
 //! both backends. Each backend has its own embedded migrations.
 //!
 //! A row limit from a parameter is written `LIMIT CAST($n AS BIGINT)`, never `LIMIT $n`: SQLite
@@ -29,7 +29,7 @@ macro_rules! db {
     };
 }
 
-/// Opens the transaction `$tx` in a [`db!`] body, on a connection of the pool `$db` (optionally
+/// Opens the transaction `$tx` in a `db!` body, on a connection of the pool `$db` (optionally
 /// with its own `BEGIN` statement, `$begin`). A transaction dropped without a commit is rolled
 /// back by sqlx before its connection serves anyone else.
 macro_rules! transaction {
@@ -43,6 +43,8 @@ macro_rules! transaction {
 
 #[macro_use]
 mod columns;
+#[macro_use]
+pub mod lease;
 
 mod access;
 mod alert_deliveries;
@@ -92,6 +94,7 @@ pub use copy::{CopyError, copy_data};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;
 pub use inbox::{Claim, InboxEvent, Intake, LoggedEvent, MAX_UNFINISHED, PendingEvent, TurnWrites};
+pub use lease::{HANDED_BACK, LEASED, Lease, Leased};
 pub use lists::{Checked, ItemChange, ListEdit, ListItem, ListRow, ListState, ListSummary};
 pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};

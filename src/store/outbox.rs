@@ -65,19 +65,19 @@ row! {
 }
 
 const RECORD: &str = "INSERT INTO outbox (conversation_id, target, kind, retry_key, payload, silent, due_at, created_at, line_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (retry_key) DO NOTHING";
-const DUE_TARGETS: &str = "SELECT target FROM outbox WHERE status = 'pending' AND claim_until <= $1 GROUP BY target HAVING MIN(due_at) <= $2 AND MAX(created_at) <= $4 ORDER BY MIN(due_at) LIMIT CAST($3 AS BIGINT)";
+const DUE_TARGETS: &str = "SELECT target FROM outbox WHERE status = 'pending' AND lease_until <= $1 GROUP BY target HAVING MIN(due_at) <= $2 AND MAX(created_at) <= $4 ORDER BY MIN(due_at) LIMIT CAST($3 AS BIGINT)";
 const OLDEST_DUE: &str =
-    "SELECT MIN(due_at) FROM outbox WHERE target = $1 AND status = 'pending' AND claim_until <= $2";
-const CLAIM: &str = "UPDATE outbox SET claimed_by = $1, claim_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND claim_until <= $4 AND created_at <= $5 RETURNING id, conversation_id, target, kind, retry_key, line_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at";
+    "SELECT MIN(due_at) FROM outbox WHERE target = $1 AND status = 'pending' AND lease_until <= $2";
+const CLAIM: &str = "UPDATE outbox SET lease_owner = $1, lease_until = $2 WHERE target = $3 AND status = 'pending' AND due_at <= $4 AND lease_until <= $4 AND created_at <= $5 RETURNING id, conversation_id, target, kind, retry_key, line_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at";
 const SET_REQUEST: &str =
-    "UPDATE outbox SET request_key = $3 WHERE id = $1 AND claimed_by = $2 AND request_key IS NULL";
-const DEFER: &str = "UPDATE outbox SET due_at = $3, claimed_by = NULL, claim_until = 0 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
-const SETTLE: &str = "UPDATE outbox SET status = $3, done_at = $4, claimed_by = NULL WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
-const RETRY: &str = "UPDATE outbox SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, $3), claimed_by = NULL, claim_until = $4 WHERE id = $1 AND claimed_by = $2 AND status = 'pending'";
+    "UPDATE outbox SET request_key = $3 WHERE id = $1 AND lease_owner = $2 AND request_key IS NULL";
+const DEFER: &str = "UPDATE outbox SET due_at = $3, lease_owner = NULL, lease_until = 0 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'";
+const SETTLE: &str = "UPDATE outbox SET status = $3, done_at = $4, lease_owner = NULL WHERE id = $1 AND lease_owner = $2 AND status = 'pending'";
+const RETRY: &str = "UPDATE outbox SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, $3), lease_owner = NULL, lease_until = $4 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'";
 const BY_KEY: &str = "SELECT id, conversation_id, target, kind, retry_key, line_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at FROM outbox WHERE retry_key = $1";
 const MIRROR_REMINDER: &str = "UPDATE reminder_deliveries SET status = $2 WHERE retry_key = $1 AND status IN ('pending', 'queued')";
-const MIRROR_ALERT: &str = "UPDATE alert_deliveries SET status = $2, claimed_by = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
-const MIRROR_DIGEST: &str = "UPDATE digest_deliveries SET status = $2, claimed_by = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
+const MIRROR_ALERT: &str = "UPDATE alert_deliveries SET status = $2, lease_owner = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
+const MIRROR_DIGEST: &str = "UPDATE digest_deliveries SET status = $2, lease_owner = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const PENDING_COUNT: &str = "SELECT COUNT(*) FROM outbox WHERE status = 'pending'";
 
 impl Store {
@@ -147,6 +147,8 @@ impl Store {
     /// that no one holds, until `lease_until_ms`, and returns what this claim took, oldest
     /// first. The claim is one statement that returns its own rows: two senders of one process
     /// claiming at the same instant (same owner, same lease end) cannot both take an item.
+    /// Unlike the other claims (see [`super::lease`]) it skips no locked row: a chat's items go
+    /// to one claimer together, so a second claimant waits and then finds them held.
     pub async fn claim_outbox(
         &self,
         owner: &str,

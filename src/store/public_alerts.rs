@@ -62,11 +62,9 @@ pub struct ToldRow<'a> {
 
 const FEED_ROW: &str =
     "INSERT INTO public_alert_feed (id, lease_until) VALUES (1, 0) ON CONFLICT (id) DO NOTHING";
-const CLAIM_FEED: &str = "UPDATE public_alert_feed SET owner = $1, lease_until = $2 WHERE id = 1 AND (owner = $1 OR lease_until <= $3) RETURNING etag, last_modified";
-const SAVE_FEED: &str = "UPDATE public_alert_feed SET etag = $2, last_modified = $3, polled_at = $4 WHERE id = 1 AND owner = $1";
+const CLAIM_FEED: &str = "UPDATE public_alert_feed SET lease_owner = $1, lease_until = $2 WHERE id = 1 AND (lease_owner = $1 OR lease_until <= $3) RETURNING etag, last_modified";
+const SAVE_FEED: &str = "UPDATE public_alert_feed SET etag = $2, last_modified = $3, polled_at = $4 WHERE id = 1 AND lease_owner = $1";
 const READ_AT: &str = "SELECT polled_at FROM public_alert_feed WHERE id = 1";
-const RELEASE_FEED: &str =
-    "UPDATE public_alert_feed SET lease_until = 0 WHERE id = 1 AND owner = $1";
 const KNOWN: &str = "SELECT identifier FROM public_alerts WHERE fetched_at >= $1";
 const KEEP: &str = "INSERT INTO public_alerts (identifier, thread, kind, msg_type, sent_at, expires_at, alert, fetched_at, dispatched_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (identifier) DO NOTHING";
 const THREAD: &str = "SELECT thread FROM public_alerts WHERE identifier = $1";
@@ -140,12 +138,6 @@ impl Store {
         let row: Option<(Option<i64>,)> =
             db!(self, db => sqlx::query_as(READ_AT).fetch_optional(db).await)?;
         Ok(row.and_then(|(at,)| at))
-    }
-
-    /// Gives up `owner`'s lease on the feed (shutdown).
-    pub async fn release_alert_feed(&self, owner: &str) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(RELEASE_FEED).bind(owner).execute(db).await.map(|_| ()))?;
-        Ok(())
     }
 
     /// The identifiers of the alerts fetched since `since_ms`.

@@ -198,36 +198,33 @@ const GET: &str = concat!(
     " FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2)"
 );
 const RENAME: &str = "UPDATE reminders SET text = $3 WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused')";
-const PAUSE_BY_FAMILY: &str = "UPDATE reminders SET status = 'paused', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND conversation_id = $2 AND status = 'active'";
+const PAUSE_BY_FAMILY: &str = "UPDATE reminders SET status = 'paused', lease_owner = NULL, lease_until = NULL WHERE id = $1 AND conversation_id = $2 AND status = 'active'";
 const RESUME: &str = "UPDATE reminders SET status = 'active', next_fire_at = $3 WHERE id = $1 AND conversation_id = $2 AND status = 'paused'";
-const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
+const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', lease_owner = NULL, lease_until = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
 const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT DO NOTHING RETURNING id";
-const RESCHEDULE_OCCURRENCE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT (snooze_of, snooze_occurrence) DO UPDATE SET anchor_local = excluded.anchor_local, next_fire_at = excluded.next_fire_at, next_occurrence = 0, status = 'active', claimed_by = NULL, claim_expires_at = NULL RETURNING id";
-const MOVE: &str = "UPDATE reminders SET anchor_local = $3, weekdays = $4, month_day = $5, max_count = $6, next_fire_at = $7, next_occurrence = 0, claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
+const RESCHEDULE_OCCURRENCE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT (snooze_of, snooze_occurrence) DO UPDATE SET anchor_local = excluded.anchor_local, next_fire_at = excluded.next_fire_at, next_occurrence = 0, status = 'active', lease_owner = NULL, lease_until = NULL RETURNING id";
+const MOVE: &str = "UPDATE reminders SET anchor_local = $3, weekdays = $4, month_day = $5, max_count = $6, next_fire_at = $7, next_occurrence = 0, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
 /// Finished copies of earlier occurrences no longer block a snooze of the moved series' first.
 const DETACH_SNOOZES: &str =
     "UPDATE reminders SET snooze_occurrence = NULL WHERE snooze_of = $1 AND status <> 'active'";
-const CLAIM: &str = concat!(
-    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT CAST($4 AS BIGINT)) RETURNING ",
-    row_columns!()
-);
-const CLAIM_SKIP_LOCKED: &str = concat!(
-    "UPDATE reminders SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (SELECT id FROM reminders WHERE status = 'active' AND next_fire_at <= $3 AND (claim_expires_at IS NULL OR claim_expires_at < $3) ORDER BY next_fire_at LIMIT CAST($4 AS BIGINT) FOR UPDATE SKIP LOCKED) RETURNING ",
-    row_columns!()
+const CLAIM: super::lease::ClaimSql = claim_sql!(
+    table: "reminders",
+    key: "id",
+    due: "status = 'active' AND next_fire_at <= $3",
+    order: "next_fire_at",
+    returning: row_columns!(),
 );
 const PREPARE: &str = "INSERT INTO reminder_deliveries (reminder_id, scheduled_for, conversation_id, retry_key, payload, status, attempts, first_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6) ON CONFLICT (reminder_id, scheduled_for) DO NOTHING";
 const READ_DELIVERY: &str = "SELECT reminder_id, scheduled_for, retry_key, payload, status, attempts, first_attempt_at FROM reminder_deliveries WHERE reminder_id = $1 AND scheduled_for = $2";
 const SET_DELIVERY: &str = "UPDATE reminder_deliveries SET status = $3, attempts = attempts + 1, sent_at = CASE WHEN $3 = 'sent' THEN $4 ELSE sent_at END WHERE reminder_id = $1 AND scheduled_for = $2 AND status = 'pending'";
-const ADVANCE: &str = "UPDATE reminders SET next_fire_at = $4, next_occurrence = $5, last_fired_at = $6, status = $7, claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
-const RETRY: &str = "UPDATE reminders SET claimed_by = NULL, claim_expires_at = $4 WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
-const PAUSE: &str = "UPDATE reminders SET status = 'paused', claimed_by = NULL, claim_expires_at = NULL WHERE id = $1 AND next_fire_at = $2 AND claimed_by = $3";
+const ADVANCE: &str = "UPDATE reminders SET next_fire_at = $4, next_occurrence = $5, last_fired_at = $6, status = $7, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND next_fire_at = $2 AND lease_owner = $3";
+const RETRY: &str = "UPDATE reminders SET lease_owner = NULL, lease_until = $4 WHERE id = $1 AND next_fire_at = $2 AND lease_owner = $3";
+const PAUSE: &str = "UPDATE reminders SET status = 'paused', lease_owner = NULL, lease_until = NULL WHERE id = $1 AND next_fire_at = $2 AND lease_owner = $3";
 const SCHEDULED: &str = concat!(
     "SELECT ",
     row_columns!(),
     " FROM reminders WHERE status = 'active' AND next_fire_at IS NOT NULL AND next_fire_at < $1 ORDER BY id LIMIT CAST($2 AS BIGINT)"
 );
-const RELEASE_ALL: &str =
-    "UPDATE reminders SET claimed_by = NULL, claim_expires_at = NULL WHERE claimed_by = $1";
 const FIND_MEMBER: &str = "SELECT user_id, display_name FROM members WHERE conversation_id = $1 AND (display_name = $2 OR display_name LIKE '%' || $2 || '%') ORDER BY display_name = $2 DESC, length(display_name) LIMIT 1";
 
 impl Store {
@@ -434,8 +431,8 @@ impl Store {
         Ok(moved)
     }
 
-    /// Claims up to `limit` due reminders for `owner` until `lease_until_ms`. On PostgreSQL the
-    /// candidates are locked with `SKIP LOCKED`, so replicas split the due rows between them.
+    /// Claims up to `limit` due reminders for `owner` until `lease_until_ms` (see
+    /// [`super::lease`]: replicas split the due rows between them).
     pub async fn claim_due_reminders(
         &self,
         owner: &str,
@@ -443,17 +440,8 @@ impl Store {
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<ReminderRow>, StoreError> {
-        let sql = match &*self.backend {
-            super::Backend::Sqlite(_) => CLAIM,
-            super::Backend::Postgres(_) => CLAIM_SKIP_LOCKED,
-        };
-        Ok(db!(self, db => sqlx::query_as(sql)
-            .bind(owner)
-            .bind(lease_until_ms)
-            .bind(now_ms)
-            .bind(limit)
-            .fetch_all(db)
-            .await)?)
+        let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
+        self.claim(&CLAIM, lease, limit, &[]).await
     }
 
     /// Records the intent to deliver each of `deliveries` (an earlier row for the same occurrence
@@ -543,15 +531,6 @@ impl Store {
             tx.commit().await?;
         });
         Ok(())
-    }
-
-    /// Gives back every claim `owner` holds (graceful shutdown).
-    pub async fn release_reminder_claims(&self, owner: &str) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(RELEASE_ALL)
-            .bind(owner)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?)
     }
 
     /// A member of the conversation whose display name is (or contains) `name`.

@@ -1,7 +1,7 @@
 //! How photos, voice messages and files become turns. A photo is noted (by reference) and, in a
 //! 1:1 chat, answered once its whole set has arrived; in a group it only waits to be asked
 //! about — by its sender calling hearth within minutes, or by anyone quote-replying it while
-//! calling hearth ([`super::pick`]). A photo from an external content provider is fetched from
+//! calling hearth ([`Turns::attach_media`]). A photo from an external content provider is fetched from
 //! its URL and answered at once in a 1:1 chat; it is not noted (only LINE's content can be
 //! fetched again by message id), so it cannot be asked about later or in a group. A voice
 //! message is transcribed and then handled exactly like the same words typed (in groups only

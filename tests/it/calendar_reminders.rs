@@ -256,7 +256,7 @@ async fn bad_lunar_and_workday_requests_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn the_alert_poller_does_not_fetch_taiwan_quotes_on_twse_holidays() {
-    let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
     h.upstreams.set_price("2330.TW", 1_450.0);
     h.upstreams.set_market_time("2330.TW", h.clock.now().as_second());
     h.llm.reply_tool_calls(&[(

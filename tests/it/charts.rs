@@ -16,7 +16,7 @@ async fn start() -> Harness {
     Harness::start_with(
         |c| {
             c.public_url = Some(PUBLIC.into());
-            c.alert_poll_secs = 0;
+            c.price_poll_secs = 0;
         },
         None,
     )

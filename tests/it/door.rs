@@ -228,7 +228,7 @@ impl Family {
                 c.alerts_feed_url = feed;
                 c.alerts_poll_secs = 0;
                 c.alerts_request_gap_ms = 0;
-                c.alert_poll_secs = 0;
+                c.price_poll_secs = 0;
             },
             None,
         )

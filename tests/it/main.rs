@@ -26,6 +26,7 @@ mod hardening_caps;
 mod hardening_ops;
 mod hostile_pages;
 mod layers;
+mod lease_table;
 mod leases;
 mod limits;
 mod lists;

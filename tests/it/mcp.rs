@@ -91,17 +91,9 @@ fn has_prefix(names: &[String], prefix: &str) -> bool {
     names.iter().any(|n| n.starts_with(prefix))
 }
 
-/// A stdio server entry running the `mcp_stdio_server` example (built by `cargo test` beside
-/// this test binary), down while `down` exists.
+/// A stdio server entry running the `mcp_stdio_server` example, down while `down` exists.
 fn stdio_server(down: &std::path::Path) -> Value {
-    let exe = std::env::current_exe().expect("test binary");
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
-    let server = profile_dir.join("examples").join("mcp_stdio_server");
-    assert!(
-        server.exists(),
-        "{} is built by cargo test (cargo build --examples)",
-        server.display()
-    );
+    let server = built_example("mcp_stdio_server");
     json!({
         "command": server,
         "args": [],
@@ -482,4 +474,31 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_after_a_ta
     let done = tool_results(&h.llm.requests()[before + 1]).last().cloned().expect("a call");
     let done = done.to_string();
     assert!(done.contains("tv_status ok") && done.contains(BEGIN), "{done}");
+}
+
+/// The example `name`, built beside this test binary (in its profile) by the first test that
+/// needs it: a filtered run (`cargo test --test it -- mcp::`) builds no example by itself.
+fn built_example(name: &str) -> std::path::PathBuf {
+    static BUILT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let exe = std::env::current_exe().expect("test binary");
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
+    let profile = profile_dir.file_name().and_then(|p| p.to_str()).unwrap_or("debug");
+    let built = BUILT.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let profile = if profile == "debug" { "dev" } else { profile };
+        let out = std::process::Command::new(cargo)
+            .args(["build", "--quiet", "--manifest-path", manifest, "--profile", profile])
+            .args(["--example", name])
+            .output()
+            .map_err(|e| format!("could not run cargo: {e}"))?;
+        match out.status.success() {
+            true => Ok(()),
+            false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+        }
+    });
+    if let Err(e) = built {
+        panic!("building the example {name} failed: {e}");
+    }
+    profile_dir.join("examples").join(name)
 }

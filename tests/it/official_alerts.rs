@@ -27,7 +27,7 @@ async fn start(cap: &FakeCap) -> Harness {
             c.alerts_feed_url = url;
             c.alerts_poll_secs = 0;
             c.alerts_request_gap_ms = 0;
-            c.alert_poll_secs = 0;
+            c.price_poll_secs = 0;
         },
         None,
     )

@@ -30,7 +30,7 @@ fn cards_of(body: &Value) -> usize {
 async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_one_push() {
     let h = Harness::start_with(
         |c| {
-            c.alert_poll_secs = 0;
+            c.price_poll_secs = 0;
             c.outbox_window_secs = 3;
         },
         None,
@@ -88,7 +88,7 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
 
 #[tokio::test]
 async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() {
-    let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
     let dm = || in_dm(MOM);
     h.call_tool(
         dm(),
@@ -126,7 +126,7 @@ async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() 
 
 #[tokio::test]
 async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours() {
-    let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
     h.line.set_chat_size(FAMILY, 5);
     h.line.set_profile(DAD, "爸爸");
     // Dad's own chat with hearth is quiet at night; the family group is not.

@@ -85,7 +85,7 @@ fn cards_of(body: &Value) -> usize {
 async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
     let h = Harness::start_with(
         |c| {
-            c.alert_poll_secs = 0;
+            c.price_poll_secs = 0;
             c.personal_reminders_1to1 = now_mode;
             // Now: everything goes through the per-chat outbox with its window (what is due for a
             // chat within it goes in one push); naive: each item pushed as it comes due.

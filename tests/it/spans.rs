@@ -20,14 +20,15 @@ fn span_named<'a>(line: &'a Value, name: &str) -> Option<&'a Value> {
     spans(line).into_iter().find(|s| s["name"] == name)
 }
 
-#[tokio::test]
-async fn every_log_line_of_a_turn_carries_its_event_id_chat_and_tools() {
+/// The JSON lines a real `hearth serve` (its database and log named after `name`) logged at
+/// debug while it answered one message with a `memory` call, and the message's event id.
+async fn log_of_one_turn(name: &str) -> (Vec<Value>, String) {
     let line = FakeLine::start().await;
     let llm = FakeLlm::start().await;
     llm.reply_tool_calls(&[("memory", json!({"action": "remember", "fact": "客廳的燈壞了"}))]);
     llm.reply_text("記住了：客廳的燈壞了。");
-    let db = shared_database("spans").await;
-    let log_path = std::env::temp_dir().join(format!("hearth-spans-{}.log", std::process::id()));
+    let db = shared_database(name).await;
+    let log_path = std::env::temp_dir().join(format!("hearth-{name}-{}.log", std::process::id()));
     let log = std::fs::File::create(&log_path).expect("log file");
     let env = [("RUST_LOG", "hearth=debug"), ("HEARTH_LOG_FORMAT", "json")];
     let mut hearth = Replica::spawn_logging(&db, &line, &llm, &env, log).await;
@@ -43,11 +44,17 @@ async fn every_log_line_of_a_turn_carries_its_event_id_chat_and_tools() {
 
     let text = std::fs::read_to_string(&log_path).expect("log");
     let _ = std::fs::remove_file(&log_path);
-    let after: Vec<Value> = text
+    let after = text
         .lines()
         .skip(started)
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect();
+    (after, event_id)
+}
+
+#[tokio::test]
+async fn every_log_line_of_a_turn_carries_its_event_id_chat_and_tools() {
+    let (after, event_id) = log_of_one_turn("spans").await;
     let in_event: Vec<&Value> = after.iter().filter(|l| span_named(l, "event").is_some()).collect();
     // Whatever is logged after the webhook arrived is inside a span: the webhook's, the event's,
     // or a background loop's.
@@ -74,4 +81,35 @@ async fn every_log_line_of_a_turn_carries_its_event_id_chat_and_tools() {
     assert_eq!(tool_call["fields"]["tool"], "memory");
     let last = in_event.last().expect("lines");
     assert_eq!(span_named(last, "event").expect("span")["tools"], "memory", "{last}");
+}
+
+/// The lines that end a call: its span with the outcome recorded, and how long it took.
+fn calls_done<'a>(lines: &'a [Value], span: &str) -> Vec<(&'a Value, &'a Value)> {
+    lines
+        .iter()
+        .filter(|l| l["fields"]["message"] == "call done")
+        .filter_map(|l| Some((*spans(l).last()?, &l["fields"]["elapsed_ms"])))
+        .filter(|(s, _)| s["name"] == span)
+        .collect()
+}
+
+#[tokio::test]
+async fn each_model_tool_and_line_call_of_a_turn_has_a_timed_span_with_its_outcome() {
+    let (after, _) = log_of_one_turn("timed-spans").await;
+    let in_event: Vec<Value> =
+        after.into_iter().filter(|l| span_named(l, "event").is_some()).collect();
+
+    let llm = calls_done(&in_event, "llm");
+    assert_eq!(llm.len(), 2, "two rounds with the model: {llm:?}");
+    assert!(llm.iter().all(|(s, ms)| s["outcome"] == "ok" && ms.is_u64()), "{llm:?}");
+
+    let tools = calls_done(&in_event, "tool");
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!((&tools[0].0["tool"], &tools[0].0["outcome"]), (&json!("memory"), &json!("ok")));
+
+    let line = calls_done(&in_event, "line");
+    let reply = line.iter().find(|(s, _)| s["api"] == "/v2/bot/message/reply");
+    let (span, elapsed) = reply.unwrap_or_else(|| panic!("no reply among {line:?}"));
+    assert_eq!(span["outcome"], "200");
+    assert!(elapsed.is_u64());
 }

@@ -93,7 +93,10 @@ async fn unfinished_events_are_claimed_by_another_process_after_their_lease() {
             s.confirm_claim("01B", "dead", 90_000).await.expect("fenced").is_none(),
             "{name}: nor start it"
         );
-        assert_eq!(s.release_events("alive").await.expect("release"), 2);
+        assert_eq!(
+            s.release_leases(&hearth::store::lease::INBOX, "alive").await.expect("release"),
+            2
+        );
         assert_eq!(
             s.claim_events("third", 8_000, 68_000, 10).await.expect("claim").len(),
             2,

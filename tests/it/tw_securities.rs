@@ -94,7 +94,7 @@ async fn english_speakers_see_the_english_name_on_the_card() {
 
 #[tokio::test]
 async fn alerts_on_a_taiwan_security_by_name_are_named_the_family_way_on_every_card() {
-    let h = Harness::start_with(|c| c.alert_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
     let args =
         json!({"symbol": "元太", "direction": "rises_to", "level": 300, "frequency": "every_time"});
     let created = call(&h, "元太每次漲到300都通知我", "price_alert", args).await;

@@ -5,7 +5,7 @@
 //! configured, or worth a look.
 //!
 //! - [`local`]: the settings, the database and its migrations.
-//! - [`line`]: the channel access token, the webhook URL at LINE and LINE's own test of it,
+//! - [`line`](mod@line): the channel access token, the webhook URL at LINE and LINE's own test of it,
 //!   the month's message quota.
 //! - [`llm`]: the LLM endpoint, the model, a tiny request with a tool, the optional models.
 //! - [`services`]: the search provider, the MCP servers.

@@ -1,7 +1,7 @@
 //! The price-alert poller. Each tick claims the watched symbols that are due (with a lease, so
 //! several processes split them), fetches each **once** however many conversations watch it —
 //! through the same cached [`QuoteSource`] as `get_quote`, at most `concurrency` at a time —
-//! evaluates all its alerts with the pure [`crossing`](super::crossing) state machine, and
+//! evaluates all its alerts with the pure [`super::crossing`] state machine, and
 //! records state changes and fires in one transaction (each fire fenced on `fire_seq`, its
 //! rendered push and retry key `uuid_v5("alert:{id}:{fire_seq}")` recorded with it). Then the
 //! recorded pushes go out through [`crate::features::delivery`]'s per-chat outbox, like reminders and the
@@ -400,11 +400,6 @@ impl AlertPoller {
             outcomes.push(Some(outcome));
         }
         Ok(outcomes)
-    }
-
-    /// Gives back this process's symbol leases (graceful shutdown).
-    pub async fn release(&self) -> Result<u64, StoreError> {
-        self.store().release_symbol_claims(self.owner()).await
     }
 }
 

@@ -4,7 +4,7 @@
 //! plain-text files read like a page, both in child processes ([`crate::sources::sandbox`]); voice is
 //! transcribed ([`transcribe`]). Which recent photos a question is about is a pure decision
 //! ([`pick`]).
-//! How media messages become turns is in [`turns`].
+//! How media messages become turns is in [`crate::turn::media`].
 //!
 //! Everything read from a photo or a file is untrusted content, like a web page: a turn that
 //! carries it is tainted, so the agent holds state-changing calls for a tap.

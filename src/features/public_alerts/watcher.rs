@@ -140,11 +140,6 @@ impl AlertWatcher {
         Ok(report)
     }
 
-    /// Gives up the feed's lease (shutdown), so another process reads it at once.
-    pub async fn release(&self) -> Result<(), StoreError> {
-        self.pusher.store().release_alert_feed(self.pusher.owner()).await
-    }
-
     /// Fetches and keeps the new entries: the [`FETCH_PER_TICK`] first in [`retry::order`]
     /// (urgent kinds, then the newest) of those not waiting out a backoff, fetched oldest first
     /// among themselves (an update after the alert it updates), one request per

@@ -320,11 +320,6 @@ impl ReminderScheduler {
         }
         Ok(())
     }
-
-    /// Gives back this process's claims (graceful shutdown).
-    pub async fn release(&self) -> Result<u64, StoreError> {
-        self.pusher.store().release_reminder_claims(self.pusher.owner()).await
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //!
 //! When nothing of its conversation is in hand and the speaker's name is known, such a message
 //! is logged in the transaction that stores its event, which is stored done: one write, no lane,
-//! no claim ([`Hearth::log_on_arrival`]). Otherwise it takes its place in its conversation's lane,
+//! no claim ([`Inbox::log_on_arrival`]). Otherwise it takes its place in its conversation's lane,
 //! which takes every such message waiting in a row at its front; they are logged and their
 //! events marked done in one transaction, shared with the other lanes doing the same
 //! ([`super::commit`]). There the claim fences both writes: an event another process took over

@@ -242,7 +242,7 @@ impl Inbox {
     /// answers, the answers it sent, the tokens it used) in the same batch. The claim is still
     /// held (and renewed) meanwhile, so a busy database is waited out rather than letting the
     /// event lapse and be handled again; should the batch keep failing, the done mark is written
-    /// alone and the rest as it can be ([`Hearth::finish_apart`]).
+    /// alone and the rest as it can be ([`Inbox::finish_apart`]).
     async fn finish(&self, id: &str, token: i64, kept: &KeptWrites) {
         let writes = kept.writes();
         self.queue.finishing(id);
