@@ -16,6 +16,8 @@
 //!   the family's place, told once to the chats that follow them.
 //! - [`media`]: photos, voice messages and files: LINE's content, transcription, and which photo
 //!   a question is about.
+//! - [`speech`]: answers she can hear: spoken answers as LINE audio messages, the text read the
+//!   way a person says it, the M4A they are served in.
 //! - [`charts`]: the charts on quote, alert and weather cards, drawn, kept and served.
 //! - [`confirm`]: state-changing calls made after untrusted content entered a turn, held until
 //!   the family taps confirm.
@@ -41,3 +43,4 @@ pub mod public_alerts;
 pub mod quiet;
 pub mod quota;
 pub mod reminders;
+pub mod speech;
