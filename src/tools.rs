@@ -15,6 +15,7 @@ pub mod quota;
 pub mod recap;
 pub mod reminder;
 pub mod reminders;
+pub mod spoken_answers;
 pub mod summarize_url;
 pub mod weather;
 pub mod web_search;
@@ -50,6 +51,8 @@ pub struct Services {
     pub home: Option<String>,
     /// Where untrusted content (pages, photos, files) is parsed: child processes.
     pub sandbox: crate::sources::sandbox::Sandbox,
+    /// The deployment can speak answers (`HEARTH_TTS_MODEL` and `HEARTH_PUBLIC_URL`).
+    pub speaks: bool,
 }
 
 impl Services {
@@ -79,6 +82,7 @@ impl Services {
             allowance,
             home: config.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
+            speaks: config.speaks(),
         })
     }
 }
@@ -109,6 +113,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(list::List::new(s.store.clone()))
         .tool(digest::Digest::new(s.store.clone(), s.sources.weather.clone(), s.home.clone()))
         .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
+        .tool_if(s.speaks.then(|| spoken_answers::SpokenAnswers::new(s.store.clone())))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(
             s.store.clone(),

@@ -24,10 +24,12 @@
 //! - [`delivery`]: pushing recorded deliveries with their retry keys, everything due for a chat
 //!   in one push, held when the month's quota cannot pay; [`quota`]: LINE's monthly message quota
 //!   as pure decisions; [`quiet`]: quiet hours.
+//! - [`budget`]: the daily token budgets of a chat and of the service, as pure decisions.
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
 
 pub mod alerts;
+pub mod budget;
 pub mod button;
 pub mod care;
 pub mod charts;

@@ -598,6 +598,11 @@ impl Config {
         <Only as clap::Parser>::parse_from(["hearth"]).config
     }
 
+    /// Whether answers can be spoken: a speech model, and a public address to serve the audio.
+    pub fn speaks(&self) -> bool {
+        !self.tts_model.trim().is_empty() && self.public_url.is_some()
+    }
+
     /// The settings `hearth serve` cannot run without that are missing, by environment name.
     pub fn missing_for_serve(&self) -> Vec<&'static str> {
         let mut missing = self.missing_for_llm();

@@ -9,7 +9,7 @@ const ASKED: &str = "SELECT COUNT(*) FROM spoken_answers WHERE conversation_id =
 
 impl Store {
     /// Turns spoken answers on or off in `conversation_id`: for the whole chat (`member` `None`)
-    /// or for one member of it. False when turning off found nothing to turn off.
+    /// or for one member of it. False when nothing changed.
     pub async fn set_spoken(
         &self,
         conversation_id: &str,

@@ -5,8 +5,8 @@
 //! concurrent requests for it wait for one drawing. Any failure is logged and the card goes
 //! without its picture.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;

@@ -14,8 +14,10 @@ pub const MAX_FRAMES: usize = 16_384;
 /// Samples in one AAC frame.
 const SAMPLES_PER_FRAME: u32 = 1024;
 /// The sampling rates an ADTS header can name, by index.
-const RATES: [u32; 13] =
-    [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350];
+const RATES: [u32; 13] = [
+    96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000,
+    7_350,
+];
 
 /// Why ADTS audio could not be put into M4A.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -164,7 +166,13 @@ fn descriptor(tag: u8, body: &[u8]) -> Vec<u8> {
     [&[tag, body.len() as u8][..], body].concat()
 }
 
-fn moov(config: Config, payloads: &[&[u8]], samples: u64, duration_ms: u64, data_at: u32) -> Vec<u8> {
+fn moov(
+    config: Config,
+    payloads: &[&[u8]],
+    samples: u64,
+    duration_ms: u64,
+    data_at: u32,
+) -> Vec<u8> {
     let duration_ms = u32::try_from(duration_ms).unwrap_or(u32::MAX);
     let samples = u32::try_from(samples).unwrap_or(u32::MAX);
     let count = payloads.len() as u32;
@@ -184,14 +192,25 @@ fn moov(config: Config, payloads: &[&[u8]], samples: u64, duration_ms: u64, data
     let tkhd = full(
         b"tkhd",
         0x03,
-        &[be32(&[0, 0, 1, 0, duration_ms, 0, 0]), vec![0, 0, 0, 0, 0x01, 0x00, 0, 0], matrix(), be32(&[0, 0])]
-            .concat(),
+        &[
+            be32(&[0, 0, 1, 0, duration_ms, 0, 0]),
+            vec![0, 0, 0, 0, 0x01, 0x00, 0, 0],
+            matrix(),
+            be32(&[0, 0]),
+        ]
+        .concat(),
     );
-    let mdhd = full(b"mdhd", 0, &[be32(&[0, 0, config.rate(), samples]), vec![0x55, 0xC4, 0, 0]].concat());
-    let hdlr = full(b"hdlr", 0, &[be32(&[0]), b"soun".to_vec(), vec![0; 12], b"SoundHandler\0".to_vec()].concat());
+    let mdhd =
+        full(b"mdhd", 0, &[be32(&[0, 0, config.rate(), samples]), vec![0x55, 0xC4, 0, 0]].concat());
+    let hdlr = full(
+        b"hdlr",
+        0,
+        &[be32(&[0]), b"soun".to_vec(), vec![0; 12], b"SoundHandler\0".to_vec()].concat(),
+    );
     let largest = payloads.iter().map(|p| p.len()).max().unwrap_or(0) as u32;
     let seconds = (samples / config.rate()).max(1);
-    let average = (payloads.iter().map(|p| p.len()).sum::<usize>() as u32).saturating_mul(8) / seconds;
+    let average =
+        (payloads.iter().map(|p| p.len()).sum::<usize>() as u32).saturating_mul(8) / seconds;
     let decoder = descriptor(
         0x04,
         &[
@@ -224,8 +243,11 @@ fn moov(config: Config, payloads: &[&[u8]], samples: u64, duration_ms: u64, data
             full(
                 b"stsz",
                 0,
-                &[be32(&[0, count]), payloads.iter().flat_map(|p| (p.len() as u32).to_be_bytes()).collect()]
-                    .concat(),
+                &[
+                    be32(&[0, count]),
+                    payloads.iter().flat_map(|p| (p.len() as u32).to_be_bytes()).collect(),
+                ]
+                .concat(),
             ),
             full(b"stco", 0, &be32(&[1, data_at])),
         ]

@@ -20,15 +20,18 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use jiff::SignedDuration;
+use jiff::tz::TimeZone;
 use reqwest::StatusCode;
 use serde_json::json;
 
+use crate::features::budget::{TokenBudget, budget_day};
 use crate::features::charts::images::{Bounds, Shelf};
 use crate::line::message::Message;
 use crate::llm::endpoint::Endpoint;
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
 use crate::platform::i18n::Lang;
+use crate::store::Store;
 
 /// The most characters spoken of one answer (OpenAI's speech models take 4096): about two
 /// minutes of speech; a longer answer is spoken up to a sentence's end before it.
@@ -114,16 +117,24 @@ struct Inner {
     base_url: String,
     shelf: Shelf,
     voice_for_voice: bool,
+    clock: Arc<dyn Clock>,
+    tz: TimeZone,
+    budget: TokenBudget,
 }
 
 impl Speech {
     /// From the settings: `None` when `HEARTH_TTS_MODEL` is empty or there is no
     /// `HEARTH_PUBLIC_URL` to serve the audio from; fails when the HTTP client cannot be built.
-    pub fn from_config(config: &Config, clock: Arc<dyn Clock>) -> Result<Option<Self>, reqwest::Error> {
-        let model = config.tts_model.trim();
-        let Some(public) = config.public_url.as_deref().filter(|_| !model.is_empty()) else {
+    pub fn from_config(
+        config: &Config,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Option<Self>, reqwest::Error> {
+        let (model, Some(public)) = (config.tts_model.trim(), config.public_url.as_deref()) else {
             return Ok(None);
         };
+        if !config.speaks() {
+            return Ok(None);
+        }
         let (base, key) = if config.tts_url.trim().is_empty() {
             (&config.openai_base_url, &config.openai_api_key)
         } else {
@@ -136,8 +147,14 @@ impl Speech {
                 model: model.to_string(),
                 voice: config.tts_voice.trim().to_string(),
                 base_url: public.trim_end_matches('/').to_string(),
-                shelf: Shelf::new(AUDIO_BOUNDS, clock),
+                shelf: Shelf::new(AUDIO_BOUNDS, clock.clone()),
                 voice_for_voice: config.tts_for_voice,
+                clock,
+                tz: TimeZone::get(&config.timezone).unwrap_or(TimeZone::UTC),
+                budget: TokenBudget {
+                    per_chat: config.daily_tokens_per_chat,
+                    total: config.daily_tokens_total,
+                },
             }),
         }))
     }
@@ -186,6 +203,39 @@ impl Speech {
             },
             tokens: said.chars().count() as u64,
         })
+    }
+
+    /// `text` spoken for a push to `chat` (no turn paid for it): only while the chat and the
+    /// service have tokens left today, and counted against them. `None` (logged) when it is
+    /// not spoken.
+    pub async fn speak_for_push(
+        &self,
+        store: &Store,
+        chat: &str,
+        text: &str,
+        lang: Lang,
+    ) -> Option<Message> {
+        let day = budget_day(self.inner.clock.now(), &self.inner.tz);
+        match store.tokens_used(&day, chat).await {
+            Ok(used) if self.inner.budget.check(used.chat, used.service).is_err() => {
+                tracing::info!(chat, "the day's token budget is spent: the push is not spoken");
+                return None;
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "token budget unavailable; speaking anyway"),
+        }
+        match self.speak(text, lang).await {
+            Ok(spoken) => {
+                if let Err(e) = store.add_tokens(&day, chat, spoken.tokens).await {
+                    tracing::warn!(error = %e, "the spoken push's tokens were not counted");
+                }
+                Some(spoken.message)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "push not spoken; it goes as text");
+                None
+            }
+        }
     }
 
     /// The audio under `token`, while it is served.

@@ -154,12 +154,16 @@ fn date(chars: &[char], at: usize, whole: &str, end: usize) -> Option<(String, u
         let (month, day) = (second.parse::<u32>().ok()?, third.parse::<u32>().ok()?);
         if (1..=12).contains(&month) && (1..=31).contains(&day) && third.len() <= 2 {
             let year: String = whole.chars().map(digit_said).collect();
-            return Some((format!("{year}年{}月{}日", integer(month.into()), integer(day.into())), after));
+            return Some((
+                format!("{year}年{}月{}日", integer(month.into()), integer(day.into())),
+                after,
+            ));
         }
         return None;
     }
     let (month, day) = (whole.parse::<u32>().ok()?, second.parse::<u32>().ok()?);
-    let followed_by_digit = chars.get(after_second).is_some_and(|c| c.is_ascii_digit() || *c == '/');
+    let followed_by_digit =
+        chars.get(after_second).is_some_and(|c| c.is_ascii_digit() || *c == '/');
     (sep == '/'
         && whole.len() <= 2
         && (1..=2).contains(&second.len())
