@@ -109,6 +109,16 @@ pub static CHECKS: &[&dyn Check] = &[
         },
         unset: llm::Unset::Off("voice messages are not transcribed"),
     },
+    &llm::OptionalModel {
+        name: "speech model",
+        setting: "HEARTH_TTS_MODEL",
+        model: |c| &c.tts_model,
+        endpoint: |c| match c.tts_url.trim() {
+            "" => (&c.openai_base_url, &c.openai_api_key),
+            _ => (&c.tts_url, &c.tts_api_key),
+        },
+        unset: llm::Unset::Off("answers are never spoken"),
+    },
     &services::Search,
     &line::Quota,
     &services::Mcp,
