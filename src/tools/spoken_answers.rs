@@ -12,11 +12,10 @@ use crate::store::Store;
 /// Arguments of `spoken_answers`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// true: stop (不用語音了).
-    pub off: Option<bool>,
-    /// true: only for the asker, not the group.
+    on: bool,
+    /// true: the asker only.
     #[schemars(extend("x-group-only" = true))]
-    pub just_me: Option<bool>,
+    just_me: Option<bool>,
 }
 
 /// The result of `spoken_answers`.
@@ -42,13 +41,14 @@ impl SpokenAnswers {
 
 impl Tool for SpokenAnswers {
     const NAME: &'static str = "spoken_answers";
-    const DESCRIPTION: &'static str = "Answers here also as a voice message (用講的回答我, 聽不清楚字用語音), or off (不用語音了).";
+    const DESCRIPTION: &'static str =
+        "Voice-message answers here: on (用講的回答我) or off (不用語音了).";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let on = args.off != Some(true);
+        let on = args.on;
         let member = match (args.just_me, ctx.conversation.is_multi_person()) {
             (Some(true), true) => Some(ctx.user_id.as_deref().ok_or_else(|| {
                 ToolError::InvalidArgs("the asker is unknown: set it for the chat".into())

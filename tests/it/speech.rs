@@ -195,7 +195,7 @@ async fn a_failed_speech_request_still_delivers_the_text() {
 async fn spoken_answers_are_turned_on_and_off_by_asking() {
     let media = FakeMedia::start().await;
     let h = speaking(&media, |_| {}).await;
-    let on = h.call_tool(in_dm(MOM), "用講的回答我", "spoken_answers", json!({})).await;
+    let on = h.call_tool(in_dm(MOM), "用講的回答我", "spoken_answers", json!({"on": true})).await;
     assert_eq!(on, json!({"spoken": true, "for_whom": "chat"}));
     let said_on = h.line.replies().last().expect("reply").body.clone();
     assert!(audio_of(&said_on).is_some(), "the answer saying so is spoken: {said_on}");
@@ -206,7 +206,7 @@ async fn spoken_answers_are_turned_on_and_off_by_asking() {
     assert!(audio_of(&typed).is_some(), "a typed question is answered aloud too: {typed}");
     assert_eq!(media.speech_requests().last().expect("spoken")["input"], "現在 晚上八點");
 
-    let off = h.call_tool(in_dm(MOM), "不用語音了", "spoken_answers", json!({"off": true})).await;
+    let off = h.call_tool(in_dm(MOM), "不用語音了", "spoken_answers", json!({"on": false})).await;
     assert_eq!(off["spoken"], false);
     h.llm.reply_text("好的");
     h.send(vec![h.event(in_dm(MOM), text_message("謝謝"))]).await;
@@ -223,7 +223,7 @@ async fn in_a_group_one_member_can_ask_for_spoken_answers_for_herself() {
             in_group(FAMILY, MOM),
             "小幫手 我聽不清楚字，用語音",
             "spoken_answers",
-            json!({"just_me": true}),
+            json!({"on": true, "just_me": true}),
         )
         .await;
     assert_eq!(mine["for_whom"], "asker");
@@ -261,14 +261,16 @@ async fn without_a_speech_model_nothing_is_spoken_and_the_tool_is_not_offered() 
 }
 
 #[tokio::test]
-async fn the_tool_definitions_with_spoken_answers_stay_within_the_token_budget() {
+async fn spoken_answers_cost_the_definitions_at_most_seventy_tokens_and_stay_within_the_budget() {
     let media = FakeMedia::start().await;
     let h = speaking(&media, |_| {}).await;
     let registry = h.app.turns.agent.registry();
     for (audience, budget) in [(Audience::OneToOne, 3_800), (Audience::Group, 4_300)] {
         let definitions = registry.definitions(audience);
-        assert!(definitions.iter().any(|d| d.name == "spoken_answers"));
         let (each, total) = hearth::llm::tokens::of_tools(&definitions, true);
+        let spoken = each.iter().find(|(name, _)| name == "spoken_answers").map(|(_, n)| *n);
+        let most = if audience == Audience::OneToOne { 70 } else { 95 };
+        assert!(spoken.is_some_and(|n| n <= most), "{audience:?}: {spoken:?}");
         assert!(total <= budget, "{audience:?}: {total} tokens > {budget}: {each:?}");
     }
 }
@@ -278,7 +280,7 @@ async fn a_care_prompt_to_someone_who_asked_for_spoken_answers_is_spoken_with_it
     let media = FakeMedia::start().await;
     let h = speaking(&media, |_| {}).await;
     plan(&h, json!({})).await;
-    h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({})).await;
+    h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
     let spoken_before = media.speech_requests().len();
     assert_eq!(at(&h, EIGHT).await.prompts, 1);
     let push = last_push(&h, GRANDMA);
