@@ -603,6 +603,14 @@ impl Config {
         !self.tts_model.trim().is_empty() && self.public_url.is_some()
     }
 
+    /// Where speech is asked for: `HEARTH_TTS_URL` with its key, else the LLM's endpoint.
+    pub fn tts_endpoint(&self) -> (&str, &Secret) {
+        match self.tts_url.trim() {
+            "" => (&self.openai_base_url, &self.openai_api_key),
+            _ => (&self.tts_url, &self.tts_api_key),
+        }
+    }
+
     /// The settings `hearth serve` cannot run without that are missing, by environment name.
     pub fn missing_for_serve(&self) -> Vec<&'static str> {
         let mut missing = self.missing_for_llm();

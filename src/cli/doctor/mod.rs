@@ -113,10 +113,7 @@ pub static CHECKS: &[&dyn Check] = &[
         name: "speech model",
         setting: "HEARTH_TTS_MODEL",
         model: |c| &c.tts_model,
-        endpoint: |c| match c.tts_url.trim() {
-            "" => (&c.openai_base_url, &c.openai_api_key),
-            _ => (&c.tts_url, &c.tts_api_key),
-        },
+        endpoint: Config::tts_endpoint,
         unset: llm::Unset::Off("answers are never spoken"),
     },
     &services::Search,

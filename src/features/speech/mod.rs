@@ -129,17 +129,11 @@ impl Speech {
         config: &Config,
         clock: Arc<dyn Clock>,
     ) -> Result<Option<Self>, reqwest::Error> {
-        let (model, Some(public)) = (config.tts_model.trim(), config.public_url.as_deref()) else {
+        let Some(public) = config.public_url.as_deref().filter(|_| config.speaks()) else {
             return Ok(None);
         };
-        if !config.speaks() {
-            return Ok(None);
-        }
-        let (base, key) = if config.tts_url.trim().is_empty() {
-            (&config.openai_base_url, &config.openai_api_key)
-        } else {
-            (&config.tts_url, &config.tts_api_key)
-        };
+        let model = config.tts_model.trim();
+        let (base, key) = config.tts_endpoint();
         let timeout = Duration::from_secs(config.llm_timeout_secs.max(1));
         Ok(Some(Self {
             inner: Arc::new(Inner {
