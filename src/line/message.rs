@@ -326,6 +326,35 @@ mod tests {
     use crate::line::text::utf16_len;
     use crate::platform::config::PriceColors;
 
+    fn audio() -> Message {
+        Message::Audio {
+            original_content_url: "https://h.example/speech/t.m4a".into(),
+            duration: 1500,
+            quick_reply: None,
+        }
+    }
+
+    #[test]
+    fn audio_goes_last_and_takes_the_chips_with_it() {
+        let chips = [Chip::new("再問", "再問一次")];
+        let mut messages = vec![Message::text("答案")];
+        messages[0].set_quick_reply(quick_reply(&chips, None).expect("chips"));
+        assert!(append_last(&mut messages, audio()));
+        let json = serde_json::to_value(&messages).expect("json");
+        assert!(json[0].get("quickReply").is_none(), "{json}");
+        assert_eq!(json[1]["type"], "audio");
+        assert_eq!(json[1]["originalContentUrl"], "https://h.example/speech/t.m4a");
+        assert_eq!(json[1]["duration"], 1500);
+        assert!(json[1]["quickReply"]["items"].is_array(), "{json}");
+    }
+
+    #[test]
+    fn a_full_reply_takes_no_audio() {
+        let mut messages = vec![Message::text("x"); MAX_MESSAGES];
+        assert!(!append_last(&mut messages, audio()));
+        assert_eq!(messages.len(), MAX_MESSAGES);
+    }
+
     #[test]
     fn a_mention_comes_first_and_braces_in_the_text_are_escaped() {
         let Message::TextV2 { text, substitution, .. } = Message::mentioning("U1", "a{b}c") else {

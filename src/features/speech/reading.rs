@@ -66,9 +66,15 @@ fn read_number(chars: &[char], at: usize, out: &mut String) -> usize {
         decimals = d;
         end = after;
     }
-    let negative = out.ends_with('-') && !out.ends_with("--");
-    if negative {
+    let before = |k: usize| at.checked_sub(k).map(|i| chars[i]);
+    let after_digit = before(2).is_some_and(|c| c.is_ascii_digit());
+    let negative = before(1) == Some('-') && !before(2).is_some_and(|c| c.is_ascii_alphanumeric());
+    if negative || (after_digit && matches!(before(1), Some('-' | '~' | '～' | '–'))) {
+        // 「-3」 is 負三; 「3-5」 and 「3~5」 are 三到五.
         out.pop();
+        if !negative {
+            out.push('到');
+        }
     }
     let number = number_said(&whole, &decimals, negative);
     let in_brackets = matches!(out.chars().last(), Some('(' | '（'))
@@ -334,6 +340,9 @@ mod tests {
         assert_eq!(zh("最低 18℃"), "最低 攝氏十八度");
         assert_eq!(zh("降雨機率 30%"), "降雨機率 百分之三十");
         assert_eq!(zh("跌了 -2.5%"), "跌了 百分之負二點五");
+        assert_eq!(zh("氣溫 -3°C"), "氣溫 攝氏負三度");
+        assert_eq!(zh("3-5天"), "三到五天");
+        assert_eq!(zh("20~25 度"), "二十到二十五 度");
     }
 
     #[test]
