@@ -300,3 +300,18 @@ fn the_care_prompts_words_and_the_examples_of_the_issue_read_as_said() {
     assert_eq!(speakable("15:00", Lang::ZhTw), "下午三點");
     assert_eq!(speakable("23°C", Lang::ZhTw), "攝氏二十三度");
 }
+
+#[tokio::test]
+async fn a_care_prompt_is_not_spoken_once_her_chat_spent_the_days_tokens_but_still_goes() {
+    let media = FakeMedia::start().await;
+    let h = speaking(&media, |c| c.daily_tokens_per_chat = 1_000).await;
+    plan(&h, json!({})).await;
+    h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
+    h.app.store.add_tokens("2026-12-01", GRANDMA, 1_000).await.expect("spent");
+    let spoken_before = media.speech_requests().len();
+    assert_eq!(at(&h, EIGHT).await.prompts, 1);
+    let push = last_push(&h, GRANDMA);
+    assert_eq!(messages_of(&push).len(), 1, "the card alone: {push}");
+    assert!(postback_data(&push, "care_taken").is_some());
+    assert_eq!(media.speech_requests().len(), spoken_before, "the speech server was not asked");
+}
