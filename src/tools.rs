@@ -15,6 +15,7 @@ pub mod quota;
 pub mod recap;
 pub mod reminder;
 pub mod reminders;
+pub mod spoken_answers;
 pub mod summarize_url;
 pub mod weather;
 pub mod web_search;
@@ -51,6 +52,8 @@ pub struct Services {
     pub home: Option<String>,
     /// Where untrusted content (pages, photos, files) is parsed: child processes.
     pub sandbox: crate::sources::sandbox::Sandbox,
+    /// The deployment can speak answers (`HEARTH_TTS_MODEL` and `HEARTH_PUBLIC_URL`).
+    pub speaks: bool,
 }
 
 impl Services {
@@ -80,6 +83,7 @@ impl Services {
             allowance,
             home: config.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
+            speaks: config.speaks(),
         })
     }
 
@@ -115,6 +119,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(list::List::new(s.store.clone()))
         .tool(digest::Digest::new(s.digest_setting()))
         .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
+        .tool_if(s.speaks.then(|| spoken_answers::SpokenAnswers::new(s.store.clone())))
         .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(
             s.store.clone(),

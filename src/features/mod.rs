@@ -16,16 +16,20 @@
 //!   the family's place, told once to the chats that follow them.
 //! - [`media`]: photos, voice messages and files: LINE's content, transcription, and which photo
 //!   a question is about.
+//! - [`speech`]: answers she can hear: spoken answers as LINE audio messages, the text read the
+//!   way a person says it, the M4A they are served in.
 //! - [`charts`]: the charts on quote, alert and weather cards, drawn, kept and served.
 //! - [`confirm`]: state-changing calls made after untrusted content entered a turn, held until
 //!   the family taps confirm.
 //! - [`delivery`]: pushing recorded deliveries with their retry keys, everything due for a chat
 //!   in one push, held when the month's quota cannot pay; [`quota`]: LINE's monthly message quota
 //!   as pure decisions; [`quiet`]: quiet hours.
+//! - [`budget`]: the daily token budgets of a chat and of the service, as pure decisions.
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
 
 pub mod alerts;
+pub mod budget;
 pub mod button;
 pub mod care;
 pub mod charts;
@@ -41,3 +45,4 @@ pub mod public_alerts;
 pub mod quiet;
 pub mod quota;
 pub mod reminders;
+pub mod speech;

@@ -59,6 +59,17 @@ pub enum Message {
         #[serde(skip_serializing_if = "Option::is_none")]
         quick_reply: Option<QuickReply>,
     },
+    /// An audio message: an M4A file LINE fetches over HTTPS, and how long it plays.
+    #[serde(rename_all = "camelCase")]
+    Audio {
+        /// Where LINE fetches the file (HTTPS, at most 2000 characters).
+        original_content_url: String,
+        /// Its length in milliseconds.
+        duration: u64,
+        /// Chips, on the last message only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quick_reply: Option<QuickReply>,
+    },
     /// A Flex message.
     #[serde(rename_all = "camelCase")]
     Flex {
@@ -115,18 +126,44 @@ impl Message {
             Message::Text { quick_reply, .. }
             | Message::TextV2 { quick_reply, .. }
             | Message::Sticker { quick_reply, .. }
+            | Message::Audio { quick_reply, .. }
             | Message::Flex { quick_reply, .. } => *quick_reply = Some(qr),
         }
     }
 
-    /// The text of a text message, the altText of a Flex message, `(sticker)` for a sticker.
+    fn take_quick_reply(&mut self) -> Option<QuickReply> {
+        match self {
+            Message::Text { quick_reply, .. }
+            | Message::TextV2 { quick_reply, .. }
+            | Message::Sticker { quick_reply, .. }
+            | Message::Audio { quick_reply, .. }
+            | Message::Flex { quick_reply, .. } => quick_reply.take(),
+        }
+    }
+
+    /// The text of a text message, the altText of a Flex message, `(sticker)` for a sticker,
+    /// nothing for audio (it says the text beside it).
     pub fn preview(&self) -> &str {
         match self {
             Message::Text { text, .. } | Message::TextV2 { text, .. } => text,
             Message::Flex { alt_text, .. } => alt_text,
             Message::Sticker { .. } => "(sticker)",
+            Message::Audio { .. } => "",
         }
     }
+}
+
+/// Adds `audio` after `messages`, the chips moving onto it (they belong on the last message);
+/// false, and nothing changes, when there is no room for one more message.
+pub fn append_last(messages: &mut Vec<Message>, mut audio: Message) -> bool {
+    if messages.len() >= MAX_MESSAGES {
+        return false;
+    }
+    if let Some(qr) = messages.last_mut().and_then(Message::take_quick_reply) {
+        audio.set_quick_reply(qr);
+    }
+    messages.push(audio);
+    true
 }
 
 /// Quotes the message of `token` on the first plain text of `messages`, so a group sees whose
@@ -288,6 +325,35 @@ mod tests {
 
     use crate::line::text::utf16_len;
     use crate::platform::config::PriceColors;
+
+    fn audio() -> Message {
+        Message::Audio {
+            original_content_url: "https://h.example/speech/t.m4a".into(),
+            duration: 1500,
+            quick_reply: None,
+        }
+    }
+
+    #[test]
+    fn audio_goes_last_and_takes_the_chips_with_it() {
+        let chips = [Chip::new("再問", "再問一次")];
+        let mut messages = vec![Message::text("答案")];
+        messages[0].set_quick_reply(quick_reply(&chips, None).expect("chips"));
+        assert!(append_last(&mut messages, audio()));
+        let json = serde_json::to_value(&messages).expect("json");
+        assert!(json[0].get("quickReply").is_none(), "{json}");
+        assert_eq!(json[1]["type"], "audio");
+        assert_eq!(json[1]["originalContentUrl"], "https://h.example/speech/t.m4a");
+        assert_eq!(json[1]["duration"], 1500);
+        assert!(json[1]["quickReply"]["items"].is_array(), "{json}");
+    }
+
+    #[test]
+    fn a_full_reply_takes_no_audio() {
+        let mut messages = vec![Message::text("x"); MAX_MESSAGES];
+        assert!(!append_last(&mut messages, audio()));
+        assert_eq!(messages.len(), MAX_MESSAGES);
+    }
 
     #[test]
     fn a_mention_comes_first_and_braces_in_the_text_are_escaped() {

@@ -1,7 +1,7 @@
 //! One endpoint of an OpenAI-compatible server as hearth calls it: a path under the base URL
 //! (which carries the version, e.g. `…/v1`), the key sent as a bearer token when there is one,
 //! and an HTTP client with a time limit for the whole answer. The chat completions client and
-//! the voice transcription client post through it; each maps the answer to its own errors.
+//! the voice transcription and speech clients post through it; each maps the answer to its own errors.
 
 use std::time::Duration;
 
@@ -34,17 +34,38 @@ impl Endpoint {
         Ok(Self { http, url: format!("{}/{path}", base_url.trim_end_matches('/')), api_key })
     }
 
+    /// The request `body` makes, with the key when there is one.
+    fn request(&self, body: impl FnOnce(RequestBuilder) -> RequestBuilder) -> RequestBuilder {
+        let request = body(self.http.post(&self.url));
+        if self.api_key.is_empty() { request } else { request.bearer_auth(self.api_key.expose()) }
+    }
+
     /// Posts what `body` puts in the request; the answer's status and its whole body.
     pub async fn post(
         &self,
         body: impl FnOnce(RequestBuilder) -> RequestBuilder,
     ) -> Result<(StatusCode, Bytes), reqwest::Error> {
-        let mut request = body(self.http.post(&self.url));
-        if !self.api_key.is_empty() {
-            request = request.bearer_auth(self.api_key.expose());
-        }
-        let response = request.send().await?;
+        let response = self.request(body).send().await?;
         let status = response.status();
         Ok((status, response.bytes().await?))
+    }
+
+    /// [`Endpoint::post`] reading at most `max_bytes` of the answer: `None` for the body when
+    /// the answer is longer (what was read is dropped).
+    pub async fn post_capped(
+        &self,
+        body: impl FnOnce(RequestBuilder) -> RequestBuilder,
+        max_bytes: usize,
+    ) -> Result<(StatusCode, Option<Vec<u8>>), reqwest::Error> {
+        let mut response = self.request(body).send().await?;
+        let status = response.status();
+        let mut read = Vec::new();
+        while let Some(chunk) = response.chunk().await? {
+            if read.len() + chunk.len() > max_bytes {
+                return Ok((status, None));
+            }
+            read.extend_from_slice(&chunk);
+        }
+        Ok((status, Some(read)))
     }
 }

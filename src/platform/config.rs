@@ -172,6 +172,34 @@ pub struct Config {
     /// ignored.
     #[arg(long, env = "HEARTH_GROUP_VOICE", default_value_t = false, action = clap::ArgAction::Set, global = true)]
     pub group_voice: bool,
+    /// The model that speaks answers (an OpenAI-compatible `/audio/speech`, e.g. gpt-4o-mini-tts
+    /// or tts-1): a chat that asks for spoken answers, and a voice message, get the answer as
+    /// text and as a voice message. Empty: answers are never spoken. Needs HEARTH_PUBLIC_URL
+    /// (LINE fetches the audio from there).
+    #[arg(long, env = "HEARTH_TTS_MODEL", default_value = "", global = true)]
+    pub tts_model: String,
+    /// The voice HEARTH_TTS_MODEL speaks with (OpenAI: alloy, nova, shimmer, …).
+    #[arg(long, env = "HEARTH_TTS_VOICE", default_value = "nova", global = true)]
+    pub tts_voice: String,
+    /// Base URL of the OpenAI-compatible speech API, with the version (a local server, say);
+    /// empty: OPENAI_BASE_URL with OPENAI_API_KEY.
+    #[arg(long, env = "HEARTH_TTS_URL", default_value = "", global = true)]
+    pub tts_url: String,
+    /// API key for HEARTH_TTS_URL (OPENAI_API_KEY is never sent to another server); may be
+    /// empty for local servers.
+    #[arg(
+        long,
+        env = "HEARTH_TTS_API_KEY",
+        default_value = "",
+        hide_default_value = true,
+        hide_env_values = true,
+        global = true
+    )]
+    pub tts_api_key: Secret,
+    /// Answer a voice message with a spoken answer too (besides the text), whatever the chat
+    /// asked for; off: only chats that asked for spoken answers get them.
+    #[arg(long, env = "HEARTH_TTS_FOR_VOICE", default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    pub tts_for_voice: bool,
     /// Most bytes of a photo, voice message or file downloaded from LINE; larger ones are refused.
     #[arg(long, env = "HEARTH_MEDIA_MAX_BYTES", default_value_t = 10_000_000, global = true)]
     pub media_max_bytes: usize,
@@ -578,6 +606,19 @@ impl Config {
             config: Config,
         }
         <Only as clap::Parser>::parse_from(["hearth"]).config
+    }
+
+    /// Whether answers can be spoken: a speech model, and a public address to serve the audio.
+    pub fn speaks(&self) -> bool {
+        !self.tts_model.trim().is_empty() && self.public_url.is_some()
+    }
+
+    /// Where speech is asked for: `HEARTH_TTS_URL` with its key, else the LLM's endpoint.
+    pub fn tts_endpoint(&self) -> (&str, &Secret) {
+        match self.tts_url.trim() {
+            "" => (&self.openai_base_url, &self.openai_api_key),
+            _ => (&self.tts_url, &self.tts_api_key),
+        }
     }
 
     /// The settings `hearth serve` cannot run without that are missing, by environment name.

@@ -71,6 +71,12 @@ pub fn turn(elapsed: Duration) {
     metrics::histogram!("hearth_turn_seconds").record(elapsed.as_secs_f64());
 }
 
+/// An answer spoken: one more audio message, and the characters sent to the speech model.
+pub fn spoken(chars: usize) {
+    metrics::counter!("hearth_spoken_answers_total").increment(1);
+    metrics::counter!("hearth_spoken_chars_total").increment(chars as u64);
+}
+
 /// An LLM call and its outcome (`ok`, `timeout`, `rate_limited`, `error`), with tokens used.
 pub fn llm_call(outcome: &'static str, prompt_tokens: u64, completion_tokens: u64) {
     metrics::counter!("hearth_llm_calls_total", "outcome" => outcome).increment(1);

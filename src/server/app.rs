@@ -180,6 +180,8 @@ pub struct Hearth {
     pub(crate) delivery_retention: jiff::SignedDuration,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
     pub charts: Option<crate::features::charts::publish::Charts>,
+    /// Speaks answers and serves the audio; `None` unless answers can be spoken.
+    pub speech: Option<crate::features::speech::Speech>,
     /// The daily backup of a SQLite database; `None` without `HEARTH_BACKUP_DIR`.
     pub backups: Option<crate::server::backups::Backups>,
 }
@@ -237,6 +239,7 @@ impl Hearth {
             allowance: allowance.clone(),
             home: config.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
+            speaks: config.speaks(),
         };
         let registry = Arc::new(
             tools(&services)?.with_sources(mcp.sources())?.with_max_tools(config.max_tools),
@@ -303,11 +306,14 @@ impl Hearth {
             AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone())
                 .with_request_gap(Duration::from_millis(config.alerts_request_gap_ms));
         let alerts = alerts.with_charts(charts.clone());
+        let speech = crate::features::speech::Speech::from_config(config, clock.clone())
+            .map_err(StartError::http_client("speech"))?;
         let care = crate::features::care::watcher::CareWatcher::new(
             pusher.clone(),
             services.work_calendar.clone(),
         )
-        .with_charts(charts.clone());
+        .with_charts(charts.clone())
+        .with_speech(speech.clone());
         let vision = match config.vision_model.trim() {
             "" => None,
             model => Some(llm.with_model(model)),
@@ -343,6 +349,7 @@ impl Hearth {
             charts: charts.clone(),
             home: services.home.clone(),
             media,
+            speech: speech.clone(),
         });
         let inbox = Arc::new(Inbox::new(
             turns.clone(),
@@ -384,6 +391,7 @@ impl Hearth {
             log_retention: days(config.log_retention_days),
             delivery_retention: days(config.delivery_retention_days),
             charts,
+            speech,
             backups: config.backup_dir.clone().map(|dir| crate::server::backups::Backups {
                 dir,
                 keep: config.backup_keep,

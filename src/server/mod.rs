@@ -52,6 +52,7 @@ pub fn router(app: Arc<Hearth>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/charts/{file}", get(chart))
+        .route("/speech/{file}", get(spoken))
         .merge(family::routes(&app));
     let routes = match app.serving.metrics_listen {
         Some(_) => routes,
@@ -72,6 +73,24 @@ async fn chart(State(app): State<Arc<Hearth>>, Path(file): Path<String>) -> Resp
         Some(png) => (
             [(CONTENT_TYPE, "image/png"), (CACHE_CONTROL, "public, max-age=86400, immutable")],
             png,
+        )
+            .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// `GET /speech/{token}.m4a`: a spoken answer, while it is served; anything else is 404.
+async fn spoken(State(app): State<Arc<Hearth>>, Path(file): Path<String>) -> Response {
+    let audio = file
+        .strip_suffix(".m4a")
+        .and_then(|token| app.speech.as_ref().and_then(|speech| speech.audio(token)));
+    match audio {
+        Some(m4a) => (
+            [
+                (CONTENT_TYPE, crate::features::speech::CONTENT_TYPE),
+                (CACHE_CONTROL, "public, max-age=86400, immutable"),
+            ],
+            m4a,
         )
             .into_response(),
         None => StatusCode::NOT_FOUND.into_response(),

@@ -77,6 +77,7 @@ mod reminders;
 mod retention;
 mod schema;
 mod shared_files;
+mod spoken;
 mod values;
 mod web_sessions;
 mod welcomed;

@@ -5,15 +5,14 @@
 
 use std::sync::Arc;
 
-use jiff::{SignedDuration, Timestamp};
-use uuid::Uuid;
+use jiff::Timestamp;
 
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::media::{MediaProblem, TurnMedia};
 use crate::features::quota::notice;
 use crate::line::client::LineError;
-use crate::line::message::{MAX_MESSAGES, Message, ReplyStyle, assemble, quote};
+use crate::line::message::{MAX_MESSAGES, Message, append_last, assemble, quote};
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};
 use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
@@ -21,19 +20,13 @@ use crate::platform::conversation::Conversation;
 use crate::platform::i18n::{Failure, Lang, greeting};
 use crate::turn::Turns;
 use crate::turn::answers::ChatLine;
-use crate::turn::answers::{Kept, SentAnswer};
+use crate::turn::answers::Kept;
 use crate::turn::gate::addressed;
 use crate::turn::privacy;
 use crate::turn::quoted::{Quoted, with_quote};
 
-/// A reply token is used only this soon after the webhook arrived (LINE guarantees one minute).
-pub(crate) const REPLY_TOKEN_FRESH: SignedDuration = SignedDuration::from_secs(50);
-/// LINE refuses reply tokens of events older than this, even on redelivery.
-const EVENT_REPLYABLE: SignedDuration = SignedDuration::from_mins(20);
 /// Display names are looked up again after this long.
 const NAME_TTL_MS: i64 = 24 * 3600 * 1000;
-/// Namespace of the deterministic push retry keys.
-const RETRY_NAMESPACE: Uuid = Uuid::from_u128(0x6865_6172_7468_2d6c_696e_652d_7265_7479);
 
 impl Turns {
     /// Handles one acknowledged event. Never fails: problems are logged and, where someone is
@@ -244,6 +237,8 @@ impl Turns {
                 Answer { text: failure_for(&e).message(lang).to_string(), ..Answer::default() }
             }
         };
+        let said = crate::turn::speech::said_of(&answer);
+        let by_voice = turn.media.heard.is_some();
         let mut answer = crate::features::media::dress(answer, turn.media, lang);
         if shared {
             answer.cards = crate::features::confirm::combined::combine(
@@ -251,7 +246,6 @@ impl Turns {
                 lang,
             );
         }
-        self.charge(conversation, usage, kept);
         let mut answer = self.with_quota_notice(conversation, answer, lang).await;
         match &self.charts {
             Some(charts) => charts.illustrate(&mut answer.cards, &self.tz).await,
@@ -269,6 +263,12 @@ impl Turns {
             // The sticker goes first: the chips stay on the last message.
             replies.insert(0, sticker);
         }
+        if let Some(audio) =
+            self.spoken_answer(source, by_voice, &said, lang, replies.len(), &mut usage).await
+        {
+            append_last(&mut replies, audio);
+        }
+        self.charge(conversation, usage, kept);
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at, kept)
             .await;
         crate::platform::metrics::turn(started.elapsed());
@@ -474,89 +474,6 @@ impl Turns {
                 None
             }
         }
-    }
-
-    /// Sends `messages` for `event`: reply while the token is fresh; push when LINE says the
-    /// token is invalid or there is none; never repeat a reply whose outcome is unknown. If LINE
-    /// rejects the messages themselves, the answer is sent again with its cards as text.
-    pub(crate) async fn deliver(
-        &self,
-        event: &Event,
-        conversation: &Conversation,
-        mut messages: Vec<Message>,
-        answer: Option<(&Answer, &ReplyStyle)>,
-        received_at: Timestamp,
-        kept: &Kept,
-    ) {
-        let now = self.clock.now();
-        let token_left = REPLY_TOKEN_FRESH - now.duration_since(received_at);
-        let fresh = token_left.is_positive()
-            && now.duration_since(Timestamp::from_millisecond(event.timestamp_ms).unwrap_or(now))
-                < EVENT_REPLYABLE;
-        let mut token = event.reply_token.as_deref().filter(|_| fresh);
-        let token_left = token_left.unsigned_abs();
-        let mut plain_retry_left = answer.is_some();
-        loop {
-            let result = match token {
-                Some(t) => self.line.reply(t, &messages, token_left).await,
-                None => {
-                    let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
-                    self.line.push_with_retry(&conversation.id, &messages, key, false).await
-                }
-            };
-            match result {
-                Ok(sent) => {
-                    let tainted = answer.is_some_and(|(answer, _)| answer.tainted);
-                    self.remember_sent(conversation, &messages, &sent.ids(), tainted, kept);
-                    return;
-                }
-                Err(LineError::InvalidReplyToken) => {
-                    tracing::info!("reply token refused; pushing");
-                    token = None;
-                }
-                // Nothing was delivered, and the token cannot wait as long as LINE asks.
-                Err(LineError::RateLimited { .. }) if token.is_some() => {
-                    tracing::warn!("reply rate limited beyond the token's life; pushing");
-                    token = None;
-                }
-                Err(LineError::Rejected { status, message }) if plain_retry_left => {
-                    tracing::error!(%status, message, "LINE rejected the answer; resending as text");
-                    plain_retry_left = false;
-                    if let Some((answer, style)) = answer {
-                        let plain = Answer { cards: Vec::new(), ..answer.clone() };
-                        let mut text = plain.text.clone();
-                        for card in &answer.cards {
-                            text.push_str(&format!("\n\n{}", card.to_text()));
-                        }
-                        messages = assemble(&Answer { text, ..plain }, style);
-                    }
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, unknown_outcome = e.outcome_unknown(), "answer not delivered");
-                    return;
-                }
-            }
-        }
-    }
-
-    pub(crate) fn remember_sent(
-        &self,
-        conversation: &Conversation,
-        messages: &[Message],
-        ids: &[String],
-        tainted: bool,
-        kept: &Kept,
-    ) {
-        let text: Vec<&str> = messages.iter().map(Message::preview).collect();
-        let answer = SentAnswer {
-            conversation_id: conversation.id.clone(),
-            message_ids: ids.to_vec(),
-            text: text.join("\n"),
-            at_ms: self.clock.now().as_millisecond(),
-            tainted,
-        };
-        // Recorded with the event's done mark.
-        kept.answer(answer);
     }
 }
 

@@ -1,10 +1,11 @@
 //! What happens to one event: whether a group message called hearth ([`gate`]), who is served
-//! and how often ([`limits`]), the event itself ([`event`]: log, agent, delivery), the quoted
+//! and how often ([`limits`]), the event itself ([`event`]: log, agent; [`deliver`]: reply or push), the quoted
 //! message of a quote-reply ([`quoted`]), stickers ([`sticker`]), photos, voice and files
-//! ([`media`]), the one welcome ([`welcome`]), the chat log's retention ([`privacy`]) and the
+//! ([`media`]), spoken answers ([`speech`]), the one welcome ([`welcome`]), the chat log's retention ([`privacy`]) and the
 //! writes a turn keeps for its end ([`answers`]).
 
 pub mod answers;
+pub mod deliver;
 pub mod event;
 pub mod gate;
 pub mod limits;
@@ -12,6 +13,7 @@ pub mod media;
 pub mod native;
 pub mod privacy;
 pub mod quoted;
+pub mod speech;
 pub mod sticker;
 pub mod welcome;
 
@@ -69,6 +71,8 @@ pub struct Turns {
     pub home: Option<String>,
     /// Photos, voice messages and files: LINE's content, transcription, limits.
     pub media: crate::features::media::Media,
+    /// Speaks answers; `None` without `HEARTH_TTS_MODEL` or `HEARTH_PUBLIC_URL`.
+    pub speech: Option<crate::features::speech::Speech>,
 }
 
 impl Turns {

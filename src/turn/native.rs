@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
-use super::event::{REPLY_TOKEN_FRESH, Turn};
+use super::deliver::REPLY_TOKEN_FRESH;
+use super::event::Turn;
 use crate::features::media::TurnMedia;
 use crate::line::webhook::{Event, EventSource, StickerMessage};
 use crate::platform::conversation::Conversation;

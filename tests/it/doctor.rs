@@ -71,7 +71,7 @@ impl Deployment {
         line.set_webhook(&format!("{PUBLIC_URL}/callback"), true);
         line.set_quota(Some(200));
         line.set_quota_used(12);
-        llm.set_models(&["fake-model", "fake-vision", "fake-whisper"]);
+        llm.set_models(&["fake-model", "fake-vision", "fake-whisper", "fake-tts"]);
         let mcp = temp_path("mcp.json");
         std::fs::write(&mcp, json!({"mcpServers": {"home": {"url": home.url}}}).to_string())
             .expect("write the MCP configuration");
@@ -99,6 +99,7 @@ impl Deployment {
         config.vision_model = "fake-vision".into();
         config.transcribe_model = "fake-whisper".into();
         config.transcribe_url = String::new();
+        config.tts_model = "fake-tts".into();
         let options = Options { webhook_url: None, timeout: Duration::from_secs(10) };
         let mut files = vec![config.mcp_config.clone().expect("set")];
         files.extend(hearth::store::sqlite_file(&config.database_url));
@@ -129,6 +130,7 @@ impl Deployment {
             ("HEARTH_MCP_CONFIG", c.mcp_config.as_ref().expect("set").display().to_string()),
             ("HEARTH_VISION_MODEL", "fake-vision".into()),
             ("HEARTH_TRANSCRIBE_MODEL", "fake-whisper".into()),
+            ("HEARTH_TTS_MODEL", "fake-tts".into()),
         ]
     }
 }
@@ -239,8 +241,12 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
     d.config.open = true;
     d.config.vision_model = String::new();
     d.config.transcribe_model = String::new();
+    d.config.tts_model = String::new();
     let report = d.examine().await;
     assert_eq!(only(&report, "search").status, Status::Warn);
+    let speech = only(&report, "speech model");
+    assert_eq!(speech.status, Status::Warn);
+    assert!(speech.message.contains("answers are never spoken"), "{}", speech.message);
     let vision = only(&report, "vision model");
     assert_eq!(vision.status, Status::Pass, "photos go to HEARTH_MODEL");
     assert!(vision.message.contains("HEARTH_MODEL (fake-model) is used"), "{}", vision.message);
@@ -305,7 +311,7 @@ async fn a_webhook_elsewhere_off_or_unanswered_fails_with_the_url_to_set() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_model_the_endpoint_does_not_offer_fails_naming_what_it_offers() {
     let d = Deployment::healthy().await;
-    d.llm.set_models(&["gpt-4o-mini", "fake-vision", "fake-whisper"]);
+    d.llm.set_models(&["gpt-4o-mini", "fake-vision", "fake-whisper", "fake-tts"]);
     let report = d.examine().await;
     assert_fails(&report, "LLM model", "does not offer fake-model", "HEARTH_MODEL");
     assert!(only(&report, "LLM model").message.contains("gpt-4o-mini"));

@@ -49,6 +49,7 @@ mod reminders;
 mod replicas;
 mod routing;
 mod spans;
+mod speech;
 mod ssrf;
 mod startup;
 mod store;

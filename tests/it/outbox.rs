@@ -404,7 +404,7 @@ fn no_retry_key_sent_to_line_is_derived_from_an_id() {
         "src/features/delivery.rs",
         // LINE's own webhookEventId: unique across every chat and never reused by LINE, so a
         // re-run of the same event cannot answer (or apologise) twice.
-        "src/turn/event.rs",
+        "src/turn/deliver.rs",
         "src/server/inbox/poison.rs",
         // A push made at once (the family page's private link), its key a fresh v4 made by the
         // caller for that one message.

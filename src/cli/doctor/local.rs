@@ -72,6 +72,12 @@ fn settings(config: &Config, webhook_flag: bool) -> Vec<Finding> {
             "set HEARTH_PUBLIC_URL to the https:// address LINE reaches hearth at",
         ));
     }
+    if !config.tts_model.trim().is_empty() && config.public_url.is_none() {
+        found.push(Finding::warn(
+            "HEARTH_TTS_MODEL is set but HEARTH_PUBLIC_URL is not: answers are never spoken (LINE fetches the audio from hearth)",
+            "set HEARTH_PUBLIC_URL to the https:// address LINE reaches hearth at",
+        ));
+    }
     if config.open {
         found.push(Finding::warn(
             "HEARTH_OPEN is on: anyone who adds the bot is served and spends your LLM budget",

@@ -109,6 +109,13 @@ pub static CHECKS: &[&dyn Check] = &[
         },
         unset: llm::Unset::Off("voice messages are not transcribed"),
     },
+    &llm::OptionalModel {
+        name: "speech model",
+        setting: "HEARTH_TTS_MODEL",
+        model: |c| &c.tts_model,
+        endpoint: Config::tts_endpoint,
+        unset: llm::Unset::Off("answers are never spoken"),
+    },
     &services::Search,
     &line::Quota,
     &services::Mcp,

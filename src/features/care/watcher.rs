@@ -9,7 +9,8 @@
 //! state only from the state it was claimed in, so a tap meanwhile wins — and when a tap landed
 //! while caregivers were being told, they are told who confirmed it or took it in hand. Care
 //! prompts and escalations are [`PushKind::Care`]: quiet hours never hold them, and when the
-//! month's quota is nearly spent the quota keeps what they need (see [`super::cost`]).
+//! month's quota is nearly spent the quota keeps what they need (see [`super::cost`]). A prompt
+//! to someone who asked for spoken answers carries the question spoken too, in the same push.
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -18,7 +19,8 @@ use super::{Plan, Route, render, report, schedule, words};
 use crate::features::charts::publish::Charts;
 use crate::features::delivery::{self, Item, Outcome, Pusher};
 use crate::features::quiet::PushKind;
-use crate::line::message::Message;
+use crate::features::speech::Speech;
+use crate::line::message::{Message, append_last};
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{CareStatus, DoseRow, NewDose, ReadingRow, StoreError};
 
@@ -75,17 +77,24 @@ pub struct CareWatcher {
     pusher: Pusher,
     calendar: WorkCalendar,
     charts: Option<Charts>,
+    speech: Option<Speech>,
 }
 
 impl CareWatcher {
     /// A watcher pushing through `pusher`; plans on workdays follow `calendar`.
     pub fn new(pusher: Pusher, calendar: WorkCalendar) -> Self {
-        Self { pusher, calendar, charts: None }
+        Self { pusher, calendar, charts: None, speech: None }
     }
 
     /// The same watcher drawing the weekly report's chart with `charts`.
     pub fn with_charts(mut self, charts: Option<Charts>) -> Self {
         self.charts = charts;
+        self
+    }
+
+    /// The same watcher speaking the prompts to whoever asked for spoken answers.
+    pub fn with_speech(mut self, speech: Option<Speech>) -> Self {
+        self.speech = speech;
         self
     }
 
@@ -267,8 +276,12 @@ impl CareWatcher {
         match notice {
             None => Vec::new(),
             Some(Notice::Prompt) => {
-                let route = self.route_of(plan, plan.row.confirmer_id.as_deref()).await;
-                let messages = render::prompt(plan, dose, &route, now, palette, key);
+                let confirmer = plan.row.confirmer_id.as_deref();
+                let route = self.route_of(plan, confirmer).await;
+                let mut messages = render::prompt(plan, dose, &route, now, palette, key);
+                if let Some(audio) = self.spoken_prompt(plan, dose, &route, confirmer, now).await {
+                    append_last(&mut messages, audio);
+                }
                 let name = format!("care:{}:ask:{prompts}", dose.id);
                 vec![Outgoing::care(&route.to, &name, &messages)]
             }
@@ -287,6 +300,30 @@ impl CareWatcher {
                 vec![Outgoing::care(&route.to, &format!("care:{}:group", dose.id), &messages)]
             }
         }
+    }
+
+    /// The prompt spoken (「阿嬤，晚上八點了，該吃血壓藥了」), when whoever confirms asked for
+    /// spoken answers where it goes and the day's budget allows.
+    async fn spoken_prompt(
+        &self,
+        plan: &Plan,
+        dose: &DoseRow,
+        route: &Route,
+        confirmer: Option<&str>,
+        now: Timestamp,
+    ) -> Option<Message> {
+        let speech = self.speech.as_ref()?;
+        let store = self.pusher.store();
+        match store.spoken(&route.to, confirmer).await {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => {
+                tracing::warn!(error = %e, "spoken answers setting unavailable");
+                return None;
+            }
+        }
+        let said = words::spoken_prompt(plan, dose, now);
+        speech.speak_for_push(store, &route.to, &said, plan.row.lang).await
     }
 
     /// Pushes `outs` (per chat, together); false when any has to be tried again.

@@ -5,6 +5,7 @@
 use jiff::Timestamp;
 
 use super::{Plan, Route};
+use crate::features::speech::reading::time_of_day;
 use crate::line::message::Message;
 use crate::platform::i18n::Lang;
 use crate::store::DoseRow;
@@ -17,6 +18,24 @@ pub fn dose_time(plan: &Plan, due_ms: i64, now: Timestamp) -> String {
         z.strftime("%H:%M").to_string()
     } else {
         z.strftime("%m/%d %H:%M").to_string()
+    }
+}
+
+/// The prompt as it is spoken: 「阿嬤，晚上八點了，該吃血壓藥了」.
+pub fn spoken_prompt(plan: &Plan, dose: &DoseRow, now: Timestamp) -> String {
+    let due = Timestamp::from_millisecond(dose.due_at).unwrap_or(now);
+    let local = due.to_zoned_datetime(plan.tz.clone());
+    let (person, what) = (&plan.row.person, &plan.row.what);
+    match plan.row.lang {
+        Lang::ZhTw => {
+            let when = time_of_day(
+                local.hour().unsigned_abs().into(),
+                local.minute().unsigned_abs().into(),
+                false,
+            );
+            format!("{person}，{when}了，該吃{what}了")
+        }
+        Lang::En => format!("{person}, it's {}. Time for the {what}.", local.strftime("%-I:%M %p")),
     }
 }
 

@@ -1,10 +1,46 @@
-//! The drawn images hearth serves, by token: bounded by count and by bytes (the oldest go first),
-//! each until its expiry. Only what was put here is ever served; a token not here, or expired,
-//! is not found. Pure: the caller passes the time.
+//! The files hearth serves by token (drawn charts, spoken answers): bounded by count and by
+//! bytes (the oldest go first), each until its expiry. Only what was put here is ever served; a
+//! token not here, or expired, is not found. [`Images`] is pure (the caller passes the time);
+//! [`Shelf`] is the same store shared behind a lock, timed by a clock, handing out random tokens.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
+use jiff::SignedDuration;
+use uuid::Uuid;
+
+use crate::platform::clock::Clock;
+
+/// Files served under unguessable tokens until they expire; clones share the files.
+#[derive(Clone)]
+pub struct Shelf {
+    files: Arc<Mutex<Images>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Shelf {
+    /// An empty shelf within `bounds`, timed by `clock`.
+    pub fn new(bounds: Bounds, clock: Arc<dyn Clock>) -> Self {
+        Self { files: Arc::new(Mutex::new(Images::new(bounds))), clock }
+    }
+
+    /// Keeps `bytes` for `lifetime` under a new random token, which it returns; `None` when the
+    /// bytes are larger than the bounds allow.
+    pub fn keep(&self, bytes: Bytes, lifetime: SignedDuration) -> Option<String> {
+        let token = Uuid::new_v4().simple().to_string();
+        let now = self.clock.now();
+        let expires = now.saturating_add(lifetime).unwrap_or(now).as_millisecond();
+        let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
+        files.insert(token.clone(), bytes, expires, now.as_millisecond()).then_some(token)
+    }
+
+    /// The file under `token`, while it is served.
+    pub fn get(&self, token: &str) -> Option<Bytes> {
+        let now = self.clock.now().as_millisecond();
+        self.files.lock().unwrap_or_else(PoisonError::into_inner).get(token, now)
+    }
+}
 
 /// The bounds of the store.
 #[derive(Debug, Clone, Copy)]

@@ -5,18 +5,17 @@
 //! concurrent requests for it wait for one drawing. Any failure is logged and the card goes
 //! without its picture.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
 use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 use moka::future::Cache;
-use uuid::Uuid;
 
 use super::draw::{self, DrawError, PriceChart};
-use super::images::{Bounds, Images};
+use super::images::{Bounds, Shelf};
 use super::{ChartSpec, Period};
 use crate::contract::Card;
 use crate::platform::clock::Clock;
@@ -66,8 +65,7 @@ struct Inner {
     base_url: String,
     quotes: QuoteSource,
     colors: PriceColors,
-    clock: Arc<dyn Clock>,
-    images: Mutex<Images>,
+    images: Shelf,
     /// The token of a recent drawing, by what it shows.
     recent: Cache<String, String>,
     drawings: AtomicU64,
@@ -87,8 +85,7 @@ impl Charts {
                 base_url: base_url.trim_end_matches('/').to_string(),
                 quotes,
                 colors,
-                clock,
-                images: Mutex::new(Images::new(IMAGE_BOUNDS)),
+                images: Shelf::new(IMAGE_BOUNDS, clock),
                 recent: Cache::builder().max_capacity(1_000).time_to_live(REDRAW_AFTER).build(),
                 drawings: AtomicU64::new(0),
             }),
@@ -125,8 +122,7 @@ impl Charts {
 
     /// The image under `token`, while it is served.
     pub fn image(&self, token: &str) -> Option<Bytes> {
-        let now = self.inner.clock.now().as_millisecond();
-        self.inner.images.lock().unwrap_or_else(PoisonError::into_inner).get(token, now)
+        self.inner.images.get(token)
     }
 
     /// How many charts were drawn since start.
@@ -170,15 +166,6 @@ impl Charts {
             .map_err(|_| ChartError::TimedOut)?
             .map_err(|_| ChartError::Panicked)??;
         self.inner.drawings.fetch_add(1, Ordering::Relaxed);
-        let token = Uuid::new_v4().simple().to_string();
-        let now = self.inner.clock.now();
-        let expires = now.saturating_add(IMAGE_LIFETIME).unwrap_or(now).as_millisecond();
-        let kept = self.inner.images.lock().unwrap_or_else(PoisonError::into_inner).insert(
-            token.clone(),
-            Bytes::from(drawn),
-            expires,
-            now.as_millisecond(),
-        );
-        if kept { Ok(token) } else { Err(ChartError::NotKept) }
+        self.inner.images.keep(Bytes::from(drawn), IMAGE_LIFETIME).ok_or(ChartError::NotKept)
     }
 }

@@ -12,17 +12,16 @@
 //!   reported usage and starting afresh at local midnight: once reached, a short notice.
 //!
 //! The cap on tool calls per LLM round lives in the agent (`crate::llm::agent`). The decisions
-//! are pure functions in [`policy`] and [`rate`]; [`turns`] applies them to events.
+//! are pure functions in [`crate::features::budget`] and [`rate`]; [`turns`] applies them to events.
 
 pub mod access;
 pub mod pairing;
-pub mod policy;
 pub mod rate;
 mod turns;
 
 use std::sync::Arc;
 
-pub use policy::{Exhausted, TokenBudget, budget_day};
+pub use crate::features::budget::{Exhausted, TokenBudget, budget_day};
 pub use rate::{RateVerdict, TurnRate};
 
 use crate::features::door::Door;

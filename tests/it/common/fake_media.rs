@@ -1,7 +1,8 @@
 //! A fake of LINE's content endpoint (`GET /v2/bot/message/{id}/content` on api-data), of an
 //! external content provider (`GET /cdn/{name}`, the `originalContentUrl` of a message) and of an
-//! OpenAI-compatible transcription endpoint (`POST /audio/transcriptions`, multipart), on
-//! `127.0.0.1`. Tests put content under a message id or a file name (bytes and content type, or a
+//! OpenAI-compatible transcription endpoint (`POST /audio/transcriptions`, multipart) and speech
+//! endpoint (`POST /audio/speech`: real AAC in ADTS frames, `tests/fixtures/speech.aac` made by
+//! `scripts/speech_fixture.sh`, or an error status), on `127.0.0.1`. Tests put content under a message id or a file name (bytes and content type, or a
 //! status); unknown ones get a 404. Every fetch (`cdn/NAME` for the provider) and every
 //! transcription body is recorded.
 
@@ -33,7 +34,12 @@ struct MediaState {
     transcript: String,
     transcriptions: Vec<Vec<u8>>,
     transcription_auth: Vec<Option<String>>,
+    speech_requests: Vec<serde_json::Value>,
+    speech_status: u16,
 }
+
+/// What the fake speech endpoint answers: 1.5 s of AAC LC, mono, 24 kHz, in ADTS frames.
+pub const SPEECH_AAC: &[u8] = include_bytes!("../../fixtures/speech.aac");
 
 impl FakeMedia {
     /// Binds `127.0.0.1:0` and serves the fake on a background task.
@@ -46,6 +52,8 @@ impl FakeMedia {
             .route("/cdn/{name}", get(external))
             .route("/audio/transcriptions", post(transcribe))
             .route("/v1/audio/transcriptions", post(transcribe))
+            .route("/audio/speech", post(speak))
+            .route("/v1/audio/speech", post(speak))
             .with_state(media.clone());
         tokio::spawn(async move {
             axum::serve(listener, router).await.expect("fake media server");
@@ -98,6 +106,17 @@ impl FakeMedia {
         self.lock().transcription_auth.clone()
     }
 
+    /// The JSON bodies the speech endpoint received.
+    pub fn speech_requests(&self) -> Vec<serde_json::Value> {
+        self.lock().speech_requests.clone()
+    }
+
+    /// The speech endpoint answers `status` (with an OpenAI-style error) from now on; 200 (the
+    /// default) answers the AAC fixture.
+    pub fn set_speech_status(&self, status: u16) {
+        self.lock().speech_status = status;
+    }
+
     fn lock(&self) -> MutexGuard<'_, MediaState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -141,6 +160,22 @@ async fn transcribe(
         state.transcript.clone()
     };
     axum::Json(json!({"text": text})).into_response()
+}
+
+async fn speak(State(media): State<FakeMedia>, body: Bytes) -> Response {
+    let status = {
+        let mut state = media.lock();
+        state.speech_requests.push(serde_json::from_slice(&body).unwrap_or_default());
+        state.speech_status
+    };
+    match status {
+        0 | 200 => ([(CONTENT_TYPE, "audio/aac")], SPEECH_AAC).into_response(),
+        status => {
+            let status = StatusCode::from_u16(status).expect("status");
+            let error = json!({"error": {"message": "speech failed", "type": "server_error"}});
+            (status, axum::Json(error)).into_response()
+        }
+    }
 }
 
 /// A phone-camera-like photo (`width`×`height`, a gradient with some texture) as JPEG.

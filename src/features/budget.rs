@@ -1,4 +1,5 @@
-//! The decisions behind the spending limits, as pure functions: is this turn within the day's token budget, which day a budget belongs to.
+//! The decisions behind the daily token budgets, as pure functions: is this turn (or spoken
+//! push) within the day's token budget, which day a budget belongs to.
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;

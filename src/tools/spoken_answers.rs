@@ -1,0 +1,75 @@
+//! `spoken_answers`: answers in this chat also come as a voice message (「用講的回答我」,
+//! 「阿嬤聽不清楚字，用語音」), or no longer (「不用語音了」); in a group, for the whole group or
+//! only the one asking. Offered only when the deployment can speak (`HEARTH_TTS_MODEL` and
+//! `HEARTH_PUBLIC_URL`); see [`crate::features::speech`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{Tool, ToolCtx, ToolError};
+use crate::store::Store;
+
+/// Arguments of `spoken_answers`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    on: bool,
+    /// true: the asker only.
+    #[schemars(extend("x-group-only" = true))]
+    just_me: Option<bool>,
+}
+
+/// The result of `spoken_answers`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// Whether answers are now spoken.
+    pub spoken: bool,
+    /// Whose answers: `chat` or `asker`.
+    pub for_whom: &'static str,
+}
+
+/// The spoken_answers tool.
+pub struct SpokenAnswers {
+    store: Store,
+}
+
+impl SpokenAnswers {
+    /// The tool over the store.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl Tool for SpokenAnswers {
+    const NAME: &'static str = "spoken_answers";
+    const DESCRIPTION: &'static str =
+        "Voice-message answers here: on (用講的回答我) or off (不用語音了).";
+    type Args = Args;
+    type Output = Output;
+    const CHANGES_STATE: bool = true;
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        let on = args.on;
+        let member = match (args.just_me, ctx.conversation.is_multi_person()) {
+            (Some(true), true) => Some(ctx.user_id.as_deref().ok_or_else(|| {
+                ToolError::InvalidArgs("the asker is unknown: set it for the chat".into())
+            })?),
+            _ => None,
+        };
+        let now = ctx.now().as_millisecond();
+        let chat = &ctx.conversation.id;
+        if on {
+            self.store.set_spoken(chat, member, true, now).await?;
+        } else {
+            // 「不用語音了」 ends it for the asker, whoever asked for it.
+            self.store.set_spoken(chat, member, false, now).await?;
+            if member.is_none() && ctx.conversation.is_multi_person() {
+                self.store.set_spoken(chat, ctx.user_id.as_deref(), false, now).await?;
+            }
+        }
+        Ok(Output { spoken: on, for_whom: whom(member) })
+    }
+}
+
+fn whom(member: Option<&str>) -> &'static str {
+    if member.is_some() { "asker" } else { "chat" }
+}
