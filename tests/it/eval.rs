@@ -237,7 +237,7 @@ async fn the_model_is_sent_hearths_own_prompt_and_tools_each_case_in_its_setting
             })
             .unwrap_or_else(|| panic!("a request for {text:?}"))
     };
-    let system = |r: &Value| r["messages"][0]["content"].as_str().unwrap_or_default().to_string();
+    let system = |r: &Value| crate::common::harness::instructions(r);
     let news = find("今天有什麼新聞", true);
     assert!(system(news).contains("web_search"));
     assert_eq!(news["tools"].as_array().map(Vec::len), Some(17), "every tool of hearth's own");

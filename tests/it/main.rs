@@ -40,6 +40,7 @@ mod ops;
 mod outbox;
 mod outbox_store;
 mod parsers_fuzz;
+mod prompt_prefix;
 mod quiet_hours;
 mod quota;
 mod quota_month;

@@ -20,7 +20,7 @@ async fn turn(h: &Harness, source: Value, said: &str, tool: &str, args: Value) -
 }
 
 fn system(request: &Value) -> String {
-    request["messages"][0]["content"].as_str().unwrap_or_default().to_string()
+    crate::common::harness::instructions(request)
 }
 
 fn offered(request: &Value) -> Vec<String> {

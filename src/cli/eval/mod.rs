@@ -373,11 +373,14 @@ fn messages(set: &DataSet, case: &Case, tools: &[String]) -> Vec<ChatMessage> {
             tainted: false,
         })
         .collect();
-    let system = crate::features::memory::with_memories(&ctx, &setting, &memories, &case.text);
-    let mut messages = vec![ChatMessage::System { content: system }];
-    messages.extend(prompt::history(&history, case.group));
-    messages.push(prompt::request(Some(&speaker), &case.text, case.group));
-    messages
+    let chat = crate::features::memory::chat_part(&ctx, &memories, &case.text);
+    prompt::messages(
+        &ctx,
+        &setting,
+        chat,
+        prompt::history(&history, case.group),
+        prompt::request(Some(&speaker), &case.text, case.group),
+    )
 }
 
 /// A model's call as scored: its arguments parsed (a string when they are not JSON).

@@ -70,20 +70,10 @@ impl PromptCache {
         })
     }
 
-    /// The request's prompt as tokens: the first message, the tools, the other messages.
+    /// The request's prompt as tokens ([`rendered`]).
     fn rendered(&mut self, request: &Value) -> Vec<u32> {
-        let messages = request["messages"].as_array().cloned().unwrap_or_default();
-        let mut pieces: Vec<String> = Vec::new();
-        let mut rest = messages.iter();
-        if let Some(first) = rest.next() {
-            pieces.push(first.to_string());
-        }
-        if let Some(tools) = request.get("tools") {
-            pieces.push(tools.to_string());
-        }
-        pieces.extend(rest.map(Value::to_string));
         let mut tokens = Vec::new();
-        for piece in pieces {
+        for piece in rendered(request) {
             let encoded =
                 self.pieces.entry(piece).or_insert_with_key(|text| Arc::new(encode(text))).clone();
             tokens.extend_from_slice(&encoded);
@@ -112,6 +102,23 @@ impl PromptCache {
     }
 }
 
-fn encode(text: &str) -> Vec<u32> {
+/// A request as a chat template lays it out, as JSON pieces: the first message, the tool
+/// definitions, then the other messages in order.
+pub fn rendered(request: &Value) -> Vec<String> {
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let mut pieces: Vec<String> = Vec::new();
+    let mut rest = messages.iter();
+    if let Some(first) = rest.next() {
+        pieces.push(first.to_string());
+    }
+    if let Some(tools) = request.get("tools") {
+        pieces.push(tools.to_string());
+    }
+    pieces.extend(rest.map(Value::to_string));
+    pieces
+}
+
+/// The o200k tokens of `text`.
+pub fn encode(text: &str) -> Vec<u32> {
     tiktoken_rs::o200k_base_singleton().encode_ordinary(text)
 }
