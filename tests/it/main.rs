@@ -57,5 +57,6 @@ mod taint;
 mod turns;
 mod tw_securities;
 mod untrusted_files;
+mod usage;
 mod web;
 mod webhook;
