@@ -208,11 +208,13 @@ async fn with_two_care_plans_the_person_named_picks_the_plan_for_a_reading() {
         json!({"action": "reading", "plan": null, "person": person,
                "reading": {"systolic": 135, "diastolic": 85, "pulse": null, "glucose": null}})
     };
-    let kept =
-        h.call_tool(in_group(FAMILY, MOM), "小幫手 阿嬤血壓 135/85", "care", reading(json!("阿嬤"))).await;
+    let kept = h
+        .call_tool(in_group(FAMILY, MOM), "小幫手 阿嬤血壓 135/85", "care", reading(json!("阿嬤")))
+        .await;
     assert_eq!(kept["kept"], true, "{kept}");
-    let unsure =
-        h.call_tool(in_group(FAMILY, MOM), "小幫手 血壓 135/85", "care", reading(Value::Null)).await;
+    let unsure = h
+        .call_tool(in_group(FAMILY, MOM), "小幫手 血壓 135/85", "care", reading(Value::Null))
+        .await;
     assert!(
         unsure["error"]["message"].as_str().is_some_and(|m| m.contains("ask which one")),
         "{unsure}"
