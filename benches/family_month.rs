@@ -4,7 +4,8 @@
 //! an hour apart) against a fake model with a provider's prompt cache
 //! (`tests/it/common/prompt_cache.rs`: the longest prefix seen before is cached, in steps of 128
 //! tokens from 1,024). The model calls the tools the eval case expects, then answers in a short
-//! sentence. Prints the input, cached and output tokens and the cost at gpt-4o-mini's prices.
+//! sentence. Prints the input, cached and output tokens and the cost at gpt-4o-mini's prices,
+//! then what hearth counted itself (`hearth usage`).
 //!
 //! Run with `cargo bench --bench family_month` (not run in CI). `BENCH_DAYS` (default 30) and
 //! `BENCH_TURNS_PER_DAY` (default 30) change the month.
@@ -167,5 +168,10 @@ fn main() {
             PRICES[0], PRICES[1], PRICES[2]
         );
         println!("replayed in {:.1} s", started.elapsed().as_secs_f64());
+        // What hearth itself counted, as `hearth usage` prints it.
+        let prices =
+            hearth::cli::usage::Prices { input: PRICES[0], cached: PRICES[1], output: PRICES[2] };
+        let month = hearth::cli::usage::report(&h.app.store, "2026-12", Some(prices)).await;
+        println!("\nhearth usage --month 2026-12:\n{}", month.expect("usage"));
     });
 }

@@ -89,7 +89,7 @@ impl PromptCache {
         for (i, token) in tokens.iter().enumerate() {
             hash = (hash ^ u64::from(*token)).wrapping_mul(0x0100_0000_01b3);
             let length = i + 1;
-            if length >= CACHE_MIN && (length - CACHE_MIN) % CACHE_STEP == 0 {
+            if length >= CACHE_MIN && (length - CACHE_MIN).is_multiple_of(CACHE_STEP) {
                 let known = !self.seen.insert(hash);
                 if known && !missed {
                     cached = length;
