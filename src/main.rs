@@ -1,6 +1,7 @@
 //! The `hearth` command: `serve` (the LINE webhook), `chat` (the agent in a terminal), `tools`
 //! (the tool definitions as sent to the LLM), `migrate`, `doctor` (checks a deployment), `eval`
-//! (the model's tool routing, scored), and who is served: `chats`, `approve`, `revoke`, `pair`.
+//! (the model's tool routing, scored), `usage` (each chat's LLM tokens and cost in a month), and
+//! who is served: `chats`, `approve`, `revoke`, `pair`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -97,6 +98,13 @@ enum Command {
         /// The chat: a user (U…), group (C…) or room (R…) id.
         id: String,
     },
+    /// Print each chat's turns, LLM tokens (input / cached / output) and cost in a month (the
+    /// cost when HEARTH_PRICE_INPUT, HEARTH_PRICE_CACHED and HEARTH_PRICE_OUTPUT are set).
+    Usage {
+        /// The month, YYYY-MM (default: this month in HEARTH_TIMEZONE).
+        #[arg(long, value_parser = hearth::cli::usage::month)]
+        month: Option<String>,
+    },
     /// Print a one-time pairing code: sent by a person in a chat within ten minutes, it
     /// approves that chat (the way a family sets hearth up from their phones).
     Pair,
@@ -188,6 +196,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!(
                 "{id} is revoked: hearth stops serving it within half a minute ({ended} family-page sessions ended; its reminders, alerts and plans are kept, not pushed, until `hearth approve`)"
             );
+        }
+        Command::Usage { month } => {
+            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let month = match month {
+                Some(month) => month,
+                None => {
+                    let tz = jiff::tz::TimeZone::get(&config.timezone)?;
+                    jiff::Timestamp::now().to_zoned_datetime(tz).strftime("%Y-%m").to_string()
+                }
+            };
+            let prices = hearth::cli::usage::Prices::from_config(&config);
+            print!("{}", hearth::cli::usage::report(&store, &month, prices).await?);
         }
         Command::Pair => {
             let store = hearth::store::Store::connect(&config.database_url).await?;
@@ -318,6 +338,7 @@ fn default_log_level(command: &Command) -> &'static str {
         | Command::Chats
         | Command::Approve { .. }
         | Command::Revoke { .. }
+        | Command::Usage { .. }
         | Command::Pair => "warn",
         Command::Serve | Command::Tools { .. } | Command::Migrate => "info",
         Command::Backup { .. }

@@ -55,18 +55,10 @@ pub async fn run(app: Arc<Turns>) -> std::io::Result<()> {
             lang: Lang::detect(&words),
             clock: app.clock.clone(),
         };
-        let mut messages = vec![ChatMessage::System {
-            content: crate::features::memory::system_prompt(
-                &app.store,
-                &ctx,
-                &words,
-                &app.prompt_setting(),
-            )
-            .await,
-        }];
-        messages.extend(history.iter().cloned());
+        let chat = crate::features::memory::chat_part_from(&app.store, &ctx, &words).await;
         let shared = user.has_image();
-        messages.push(user);
+        let messages =
+            crate::llm::prompt::messages(&ctx, &app.prompt_setting(), chat, history.clone(), user);
         let rendered = match app.agent.answer(&ctx, messages, tainted || shared).await {
             Ok(mut answer) => {
                 tainted |= answer.tainted;

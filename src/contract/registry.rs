@@ -378,6 +378,7 @@ impl RegistryBuilder {
             tools.push(tool);
         }
         let by_name_len = by_name.len();
+        shared_first(&mut definitions);
         Ok(Registry {
             by_name,
             definitions,
@@ -386,6 +387,22 @@ impl RegistryBuilder {
             sources: Vec::new(),
             max_tools: crate::platform::config::DEFAULT_MAX_TOOLS.max(by_name_len + 1),
         })
+    }
+}
+
+/// Puts the tools whose definition is the same in a 1:1 chat and in a group first in both lists
+/// (in the list's order), then the others: the two requests then share the longest prefix a
+/// provider's prompt cache can reuse.
+fn shared_first(definitions: &mut [Vec<ToolDefinition>; 2]) {
+    let [one, group] = definitions;
+    let same: Vec<bool> =
+        one.iter().zip(group.iter()).map(|(a, b)| a.parameters == b.parameters).collect();
+    for list in [one, group] {
+        let mut tagged: Vec<(bool, ToolDefinition)> =
+            same.iter().copied().zip(std::mem::take(list)).collect();
+        // A stable sort: each half keeps the list's order.
+        tagged.sort_by_key(|(same, _)| !same);
+        list.extend(tagged.into_iter().map(|(_, d)| d));
     }
 }
 

@@ -129,6 +129,8 @@ struct Request<'a> {
     tools: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<&'a str>,
 }
 
 /// The `tools` of a request, serialised once: a turn's requests (and, while the tools do not
@@ -257,6 +259,7 @@ pub struct LlmClient {
     endpoint: Endpoint,
     model: String,
     strict: bool,
+    prompt_cache_key: Option<String>,
 }
 
 impl LlmClient {
@@ -273,7 +276,15 @@ impl LlmClient {
             endpoint: Endpoint::new(base_url, "chat/completions", api_key, timeout)?,
             model: model.to_string(),
             strict,
+            prompt_cache_key: None,
         })
+    }
+
+    /// The same client sending `key` as every request's `prompt_cache_key`
+    /// (`HEARTH_PROMPT_CACHE_KEY`; `None` or empty: not sent).
+    pub fn with_prompt_cache_key(mut self, key: Option<String>) -> Self {
+        self.prompt_cache_key = key.filter(|k| !k.trim().is_empty());
+        self
     }
 
     /// The same client asking `model` instead (the vision model for turns with pictures).
@@ -317,12 +328,23 @@ impl LlmClient {
             (false, true) => Some("auto"),
             (false, false) => Some("none"),
         };
-        let body = Request { model: &self.model, messages, tools, tool_choice };
+        let body = Request {
+            model: &self.model,
+            messages,
+            tools,
+            tool_choice,
+            prompt_cache_key: self.prompt_cache_key.as_deref(),
+        };
         let span = tracing::info_span!("llm", model = %self.model, outcome = tracing::field::Empty);
         let result = crate::platform::timing::timed(span, self.send(&body), outcome_of).await;
         let usage = result.as_ref().ok().and_then(|c| c.usage).unwrap_or_default();
         let outcome = outcome_of(&result);
-        crate::platform::metrics::llm_call(outcome, usage.prompt_tokens, usage.completion_tokens);
+        crate::platform::metrics::llm_call(
+            outcome,
+            usage.prompt_tokens,
+            usage.cached_tokens,
+            usage.completion_tokens,
+        );
         result
     }
 

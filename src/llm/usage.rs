@@ -1,20 +1,60 @@
 //! The tokens an LLM call used, as OpenAI-compatible servers report them in `usage`: what the
-//! daily budgets (`crate::turn::limits`) count and the metrics show.
+//! daily budgets (`crate::turn::limits`) count, what the store keeps per chat and day (`hearth
+//! usage`) and the metrics show. The prompt tokens a provider served from its prompt cache are
+//! read from `prompt_tokens_details.cached_tokens` (OpenAI, Gemini's OpenAI endpoint, vLLM) or
+//! DeepSeek's `prompt_cache_hit_tokens`.
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 
 /// Token counts, when the server reports them (a missing or `null` count is 0).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "WireUsage")]
 pub struct Usage {
-    /// Prompt tokens.
-    #[serde(default, deserialize_with = "count")]
+    /// Prompt tokens, the cached ones included.
     pub prompt_tokens: u64,
+    /// Of the prompt tokens, those served from the provider's prompt cache (never more than
+    /// `prompt_tokens`).
+    pub cached_tokens: u64,
     /// Completion tokens.
-    #[serde(default, deserialize_with = "count")]
     pub completion_tokens: u64,
     /// Both, as the server counted them (some count reasoning or cached tokens in it).
-    #[serde(default, deserialize_with = "count")]
     pub total_tokens: u64,
+}
+
+/// `usage` as servers write it.
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    total_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+    /// DeepSeek's count of cached prompt tokens.
+    #[serde(default)]
+    prompt_cache_hit_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(wire: WireUsage) -> Self {
+        let prompt_tokens = wire.prompt_tokens.unwrap_or_default();
+        let details = wire.prompt_tokens_details.and_then(|d| d.cached_tokens);
+        let cached = details.or(wire.prompt_cache_hit_tokens).unwrap_or_default();
+        Self {
+            prompt_tokens,
+            cached_tokens: cached.min(prompt_tokens),
+            completion_tokens: wire.completion_tokens.unwrap_or_default(),
+            total_tokens: wire.total_tokens.unwrap_or_default(),
+        }
+    }
 }
 
 impl Usage {
@@ -30,14 +70,10 @@ impl Usage {
     /// Adds another call's counts.
     pub fn add(&mut self, other: Usage) {
         self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
         self.completion_tokens = self.completion_tokens.saturating_add(other.completion_tokens);
         self.total_tokens = self.total_tokens.saturating_add(other.tokens());
     }
-}
-
-/// A token count that may be `null`.
-fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    Ok(Option::<u64>::deserialize(d)?.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -68,8 +104,26 @@ mod tests {
         sum.add(parse(r#"{"prompt_tokens":1,"completion_tokens":2}"#));
         assert_eq!(
             sum,
-            Usage { prompt_tokens: 43, completion_tokens: 9, total_tokens: 52 },
+            Usage { prompt_tokens: 43, cached_tokens: 0, completion_tokens: 9, total_tokens: 52 },
             "a call without a total adds its parts"
         );
+    }
+
+    #[test]
+    fn cached_prompt_tokens_are_read_from_openai_and_deepseek_and_never_exceed_the_prompt() {
+        let openai = parse(
+            r#"{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0}}"#,
+        );
+        assert_eq!((openai.prompt_tokens, openai.cached_tokens), (2006, 1920));
+        let deepseek = parse(
+            r#"{"prompt_tokens":1100,"completion_tokens":5,"prompt_cache_hit_tokens":1024,"prompt_cache_miss_tokens":76}"#,
+        );
+        assert_eq!(deepseek.cached_tokens, 1024);
+        let odd = parse(r#"{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":99}}"#);
+        assert_eq!(odd.cached_tokens, 10, "a server's odd count is capped at the prompt");
+        assert_eq!(parse(r#"{"prompt_tokens_details":null}"#).cached_tokens, 0);
+        let mut sum = openai;
+        sum.add(deepseek);
+        assert_eq!(sum.cached_tokens, 2944);
     }
 }

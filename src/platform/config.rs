@@ -219,6 +219,21 @@ pub struct Config {
     /// Send tool schemas with `strict: true` (turn off for servers that reject it).
     #[arg(long, env = "HEARTH_LLM_STRICT", default_value_t = true, action = clap::ArgAction::Set, global = true)]
     pub llm_strict: bool,
+    /// Sent with every LLM request as `prompt_cache_key` (OpenAI routes requests with the same
+    /// key and prefix to the same prompt cache); unset: not sent. For OpenAI: other servers may
+    /// refuse a field they do not know.
+    #[arg(long, env = "HEARTH_PROMPT_CACHE_KEY", global = true)]
+    pub prompt_cache_key: Option<String>,
+    /// US$ per million input tokens the LLM costs (`hearth usage` and `hearth doctor` show the
+    /// money when the three prices are set).
+    #[arg(long, env = "HEARTH_PRICE_INPUT", value_parser = price, global = true)]
+    pub price_input: Option<f64>,
+    /// US$ per million input tokens served from the provider's prompt cache.
+    #[arg(long, env = "HEARTH_PRICE_CACHED", value_parser = price, global = true)]
+    pub price_cached: Option<f64>,
+    /// US$ per million output tokens.
+    #[arg(long, env = "HEARTH_PRICE_OUTPUT", value_parser = price, global = true)]
+    pub price_output: Option<f64>,
     /// Seconds to wait for one LLM response.
     #[arg(long, env = "HEARTH_LLM_TIMEOUT_SECS", default_value_t = 60, global = true)]
     pub llm_timeout_secs: u64,
@@ -753,6 +768,14 @@ impl<W: std::io::Write> std::io::Write for Redacting<W> {
 
 /// Parses `HEARTH_PUBLIC_URL`: an `https://` URL without query or fragment (LINE fetches images
 /// over HTTPS only), kept without its trailing slash.
+/// A price in US$ per million tokens: a number from 0 to 1,000.
+fn price(value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(p) if (0.0..=1000.0).contains(&p) => Ok(p),
+        _ => Err(format!("{value:?} is not a price in US$ per million tokens (like 0.15)")),
+    }
+}
+
 fn liff_id(value: &str) -> Result<String, String> {
     let value = value.trim();
     let well_formed = value.split_once('-').is_some_and(|(channel, rest)| {

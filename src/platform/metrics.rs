@@ -77,12 +77,13 @@ pub fn spoken(chars: usize) {
     metrics::counter!("hearth_spoken_chars_total").increment(chars as u64);
 }
 
-/// An LLM call and its outcome (`ok`, `timeout`, `rate_limited`, `error`), with tokens used.
-pub fn llm_call(outcome: &'static str, prompt_tokens: u64, completion_tokens: u64) {
+/// An LLM call and its outcome (`ok`, `timeout`, `rate_limited`, `error`), with the tokens used:
+/// prompt (the cached ones included), cached and completion.
+pub fn llm_call(outcome: &'static str, prompt: u64, cached: u64, completion: u64) {
     metrics::counter!("hearth_llm_calls_total", "outcome" => outcome).increment(1);
-    metrics::counter!("hearth_llm_tokens_total", "kind" => "prompt").increment(prompt_tokens);
-    metrics::counter!("hearth_llm_tokens_total", "kind" => "completion")
-        .increment(completion_tokens);
+    metrics::counter!("hearth_llm_tokens_total", "kind" => "prompt").increment(prompt);
+    metrics::counter!("hearth_llm_tokens_total", "kind" => "cached").increment(cached);
+    metrics::counter!("hearth_llm_tokens_total", "kind" => "completion").increment(completion);
 }
 
 /// A tool call and its outcome (`ok` or the error kind).

@@ -483,6 +483,7 @@ pub fn llm_client(config: &Config) -> Result<LlmClient, StartError> {
         config.llm_strict,
         Duration::from_secs(config.llm_timeout_secs),
     )
+    .map(|llm| llm.with_prompt_cache_key(config.prompt_cache_key.clone()))
     .map_err(StartError::http_client("the LLM"))
 }
 

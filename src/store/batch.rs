@@ -147,7 +147,12 @@ mod tests {
 
     /// `tokens` for `conversation` on the test day.
     fn charge(conversation: &str, tokens: u64) -> Charge {
-        Charge { day: "2026-12-02".into(), conversation_id: conversation.into(), tokens }
+        Charge {
+            day: "2026-12-02".into(),
+            conversation_id: conversation.into(),
+            tokens,
+            parts: Default::default(),
+        }
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! What the spending limits keep (see `crate::turn::limits`): the LLM tokens used per day by each
 //! conversation and by the whole service, in single statements, atomic across replicas on one
-//! database. (Who is served is kept in `access`; `refused_chats` only remembers the chats an
+//! database; beside them the turns and the tokens in their parts (input, cached, output) that
+//! `hearth usage` sums by month. (Who is served is kept in `access`; `refused_chats` only remembers the chats an
 //! earlier allow-list refused, so upgrading does not approve them.)
 
 use super::{Store, StoreError};
@@ -17,7 +18,8 @@ pub struct TokensUsed {
     pub service: u64,
 }
 
-const ADD_TOKENS: &str = "INSERT INTO token_usage (day, scope, tokens) VALUES ($1, $2, $4), ($1, $3, $4) ON CONFLICT (day, scope) DO UPDATE SET tokens = token_usage.tokens + excluded.tokens";
+const ADD_TOKENS: &str = "INSERT INTO token_usage (day, scope, tokens, turns, input_tokens, cached_tokens, output_tokens) VALUES ($1, $2, $4, $5, $6, $7, $8), ($1, $3, $4, $5, $6, $7, $8) ON CONFLICT (day, scope) DO UPDATE SET tokens = token_usage.tokens + excluded.tokens, turns = token_usage.turns + excluded.turns, input_tokens = token_usage.input_tokens + excluded.input_tokens, cached_tokens = token_usage.cached_tokens + excluded.cached_tokens, output_tokens = token_usage.output_tokens + excluded.output_tokens";
+const MONTH_USAGE: &str = "SELECT scope, CAST(SUM(turns) AS BIGINT), CAST(SUM(input_tokens) AS BIGINT), CAST(SUM(cached_tokens) AS BIGINT), CAST(SUM(output_tokens) AS BIGINT) FROM token_usage WHERE day >= $1 AND day < $2 GROUP BY scope";
 const TOKENS_USED: &str =
     "SELECT scope, tokens FROM token_usage WHERE day = $1 AND scope IN ($2, $3)";
 const PRUNE_TOKENS: &str = "DELETE FROM token_usage WHERE day < $1";
@@ -31,6 +33,44 @@ pub struct Charge {
     pub conversation_id: String,
     /// The tokens.
     pub tokens: u64,
+    /// The same turn's tokens in their parts.
+    pub parts: TokenParts,
+}
+
+/// The turns answered and the tokens they used, in their parts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenParts {
+    /// Turns.
+    pub turns: u64,
+    /// Input (prompt) tokens, the cached ones included.
+    pub input: u64,
+    /// Of the input, the tokens the provider served from its prompt cache.
+    pub cached: u64,
+    /// Output (completion) tokens.
+    pub output: u64,
+}
+
+impl TokenParts {
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: TokenParts) {
+        self.turns = self.turns.saturating_add(other.turns);
+        self.input = self.input.saturating_add(other.input);
+        self.cached = self.cached.saturating_add(other.cached);
+        self.output = self.output.saturating_add(other.output);
+    }
+}
+
+/// One chat's (or the whole service's, [`SERVICE_SCOPE`]) use in a month.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatUsage {
+    /// The chat, or [`SERVICE_SCOPE`].
+    pub scope: String,
+    /// Its turns and tokens.
+    pub parts: TokenParts,
+}
+
+fn db_count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 impl Charge {
@@ -41,29 +81,69 @@ impl Charge {
             .bind(self.day.as_str())
             .bind(self.conversation_id.as_str())
             .bind(SERVICE_SCOPE)
-            .bind(i64::try_from(self.tokens).unwrap_or(i64::MAX));
+            .bind(db_count(self.tokens))
+            .bind(db_count(self.parts.turns))
+            .bind(db_count(self.parts.input))
+            .bind(db_count(self.parts.cached))
+            .bind(db_count(self.parts.output));
     }
 }
 
 impl Store {
-    /// Adds `tokens` to the day's count of the conversation and of the whole service, in one
-    /// statement.
+    /// Adds `tokens` (one turn's, with no parts known) to the day's count of the conversation
+    /// and of the whole service, in one statement.
     pub async fn add_tokens(
         &self,
         day: &str,
         conversation_id: &str,
         tokens: u64,
     ) -> Result<(), StoreError> {
-        let tokens = i64::try_from(tokens).unwrap_or(i64::MAX);
+        let parts = TokenParts { turns: 1, ..TokenParts::default() };
+        let charge =
+            Charge { day: day.into(), conversation_id: conversation_id.into(), tokens, parts };
+        self.add_charge(&charge).await
+    }
+
+    /// Adds a turn's charge to the day's counts of its conversation and of the whole service,
+    /// in one statement.
+    pub async fn add_charge(&self, charge: &Charge) -> Result<(), StoreError> {
         db!(self, db => sqlx::query(ADD_TOKENS)
-            .bind(day)
-            .bind(conversation_id)
+            .bind(charge.day.as_str())
+            .bind(charge.conversation_id.as_str())
             .bind(SERVICE_SCOPE)
-            .bind(tokens)
+            .bind(db_count(charge.tokens))
+            .bind(db_count(charge.parts.turns))
+            .bind(db_count(charge.parts.input))
+            .bind(db_count(charge.parts.cached))
+            .bind(db_count(charge.parts.output))
             .execute(db)
             .await
             .map(|_| ()))?;
         Ok(())
+    }
+
+    /// Each chat's turns and tokens in `month` (`YYYY-MM`), and the whole service's
+    /// ([`SERVICE_SCOPE`]), in no particular order.
+    pub async fn month_usage(&self, month: &str) -> Result<Vec<ChatUsage>, StoreError> {
+        let (from, to) = (format!("{month}-01"), format!("{month}-32"));
+        let rows: Vec<(String, i64, i64, i64, i64)> = db!(self, db => sqlx::query_as(MONTH_USAGE)
+            .bind(from.as_str())
+            .bind(to.as_str())
+            .fetch_all(db)
+            .await)?;
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        Ok(rows
+            .into_iter()
+            .map(|(scope, turns, input, cached, output)| ChatUsage {
+                scope,
+                parts: TokenParts {
+                    turns: count(turns),
+                    input: count(input),
+                    cached: count(cached),
+                    output: count(output),
+                },
+            })
+            .collect())
     }
 
     /// The tokens the conversation and the whole service used on `day`.

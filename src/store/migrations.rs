@@ -59,6 +59,7 @@ embedded![
     "0028_liff_links.sql",
     "0029_pairing_guesses.sql",
     "0030_random_retry_keys.sql",
+    "0031_token_usage_parts.sql",
     "0033_spoken_answers.sql",
     "0034_one_lease_vocabulary.sql",
 ];

@@ -87,7 +87,7 @@ pub use access::{ChatAccess, HeldBack};
 pub use alert_deliveries::AlertDelivery;
 pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use backup::{BackupError, ServeLock, Snapshot};
-pub use budget::{Charge, SERVICE_SCOPE, TokensUsed};
+pub use budget::{Charge, ChatUsage, SERVICE_SCOPE, TokenParts, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
 pub use care_doses::{DoseRow, NewReading, ReadingRow};

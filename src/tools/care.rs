@@ -64,10 +64,10 @@ pub enum Action {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
     /// What to do.
-    #[schemars(description = "")]
+    #[schemars(description = "show: the plans; report: the week")]
     pub action: Action,
-    /// The plan's id; null if only one.
-    #[schemars(description = "")]
+    /// The plan's id; null: the only plan, or the one for `person`.
+    #[schemars(description = "id; null: the only one, or person's")]
     pub plan: Option<i64>,
     /// Who is cared for (阿嬤).
     #[schemars(description = "阿嬤")]
@@ -82,7 +82,7 @@ pub struct Args {
     #[schemars(description = "1-7 (Mon-Sun); null: daily")]
     pub days: Option<Vec<u8>>,
     /// Only on Taiwan's workdays.
-    #[schemars(description = "")]
+    #[schemars(description = "Taiwan workdays only")]
     pub workdays: Option<bool>,
     /// The member who confirms each dose; null: the person, if she is a member.
     #[schemars(extend("x-group-only" = true), description = "member; null: person")]
@@ -91,7 +91,7 @@ pub struct Args {
     #[schemars(extend("x-group-only" = true), description = "members told if unconfirmed; 我=asker")]
     pub notify: Option<Vec<String>>,
     /// Minutes before they are told; null: 30.
-    #[schemars(description = "")]
+    #[schemars(description = "then caregivers told; null: 30")]
     pub after_minutes: Option<u32>,
     /// Minutes after that before the whole group is told; 0: never; null: 30.
     #[schemars(extend("x-group-only" = true), description = "then group; 0: never")]
@@ -204,8 +204,14 @@ impl Care {
         Self { store, allowance, calendar, nudge }
     }
 
-    /// The plan `id` (or the only one) this chat may see.
-    async fn plan(&self, ctx: &ToolCtx, id: Option<i64>) -> Result<Plan, ToolError> {
+    /// The plan `id` this chat may see; without an id, the only one, or among several the only
+    /// one for `person` (「阿嬤血壓 135/85」 with a plan for 阿嬤 and one for 阿公).
+    async fn plan(
+        &self,
+        ctx: &ToolCtx,
+        id: Option<i64>,
+        person: Option<&str>,
+    ) -> Result<Plan, ToolError> {
         let chat = &ctx.conversation.id;
         let plans: Vec<Plan> = self
             .store
@@ -215,19 +221,23 @@ impl Care {
             .filter_map(Plan::read)
             .filter(|p| p.visible_in(chat))
             .collect();
-        match id {
-            Some(id) => plans
+        if let Some(id) = id {
+            return plans
                 .into_iter()
                 .find(|p| p.row.id == id)
-                .ok_or_else(|| ToolError::NotFound(format!("this chat has no care plan {id}"))),
-            None => {
-                let mut plans = plans.into_iter();
-                match (plans.next(), plans.next()) {
-                    (Some(only), None) => Ok(only),
-                    (None, _) => Err(ToolError::NotFound("this chat has no care plan yet".into())),
-                    _ => Err(invalid("several care plans: ask which one, by its id from show")),
-                }
-            }
+                .ok_or_else(|| ToolError::NotFound(format!("this chat has no care plan {id}")));
+        }
+        let mut all = plans.iter();
+        match (all.next(), all.next()) {
+            (Some(only), None) => return Ok(only.clone()),
+            (None, _) => return Err(ToolError::NotFound("this chat has no care plan yet".into())),
+            _ => {}
+        }
+        let person = person.map(str::trim).filter(|p| !p.is_empty());
+        let mut theirs = plans.into_iter().filter(|p| person == Some(p.row.person.trim()));
+        match (theirs.next(), theirs.next()) {
+            (Some(only), None) => Ok(only),
+            _ => Err(invalid("several care plans: ask which one, by its id from show")),
         }
     }
 }
@@ -265,7 +275,7 @@ impl Tool for Care {
                 Ok(Output::Plan(Box::new(self.out(&plan, ctx).await?)))
             }
             Action::Change => {
-                let before = self.plan(ctx, args.plan).await?;
+                let before = self.plan(ctx, args.plan, args.person.as_deref()).await?;
                 if before.row.conversation_id != ctx.conversation.id {
                     return Err(invalid("change the plan in the chat it was set in"));
                 }
@@ -275,7 +285,7 @@ impl Tool for Care {
             Action::Pause => self.status(ctx, &args, CareStatus::Active, CareStatus::Paused).await,
             Action::Resume => self.status(ctx, &args, CareStatus::Paused, CareStatus::Active).await,
             Action::Stop => {
-                let plan = self.plan(ctx, args.plan).await?;
+                let plan = self.plan(ctx, args.plan, args.person.as_deref()).await?;
                 if plan.row.conversation_id != ctx.conversation.id {
                     return Err(invalid("stop the plan in the chat it was set in"));
                 }

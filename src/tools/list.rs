@@ -115,7 +115,7 @@ fn named(items: Option<&[Item]>, action: Action) -> Result<Vec<Wanted>, ToolErro
 
 impl Tool for List {
     const NAME: &'static str = "list";
-    const DESCRIPTION: &'static str = "This chat's shared lists, the shopping list unless another is named (露營要帶的, 待辦). A thing to buy is a list item (要買衛生紙, 沒有醬油了), not a memory; things to do at a time are reminders. check: bought or done (買好牛奶了); remove: no longer needed; clear only when asked. Its card shows the items: do not repeat them.";
+    const DESCRIPTION: &'static str = "This chat's shared lists, the shopping list unless another is named (露營要帶的, 待辦). A thing to buy is a list item (要買衛生紙, 沒有醬油了), not a memory. check: bought or done (買好牛奶了); remove: no longer needed; clear only when asked.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

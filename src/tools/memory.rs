@@ -94,7 +94,7 @@ fn forget_args(args: &Args) -> forget::Args {
 
 impl Tool for Memory {
     const NAME: &'static str = "memory";
-    const DESCRIPTION: &'static str = "This chat's remembered facts (記得…, 'remember that…': allergies, birthdays, who is who): remember, forget (#id, words, or all), show (你記得什麼). Not a reminder at a time (提醒我…, 記得提醒我…: reminder) nor things to buy (list). The facts are already in your instructions: answer from there.";
+    const DESCRIPTION: &'static str = "This chat's remembered facts (記得…: allergies, birthdays, who is who): remember, forget (#id, words, or all), show (only to list them: 你記得什麼). They are already in your instructions: answer questions from there. A fact, even dated (記得明天爸爸出差), is memory; a thing to do or bring (記得明天要帶傘, 記得提醒我…) is a reminder; to buy: list.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -171,7 +171,7 @@ impl OfficialAlerts {
 
 impl Tool for OfficialAlerts {
     const NAME: &'static str = "official_alerts";
-    const DESCRIPTION: &'static str = "Taiwan's official 停班停課, typhoon, heavy-rain and earthquake alerts for the chat's place. 明天要上班上課嗎, 剛剛有地震嗎 → check; 有消息通知我們 → follow; stop.";
+    const DESCRIPTION: &'static str = "Taiwan's official 停班停課, typhoon, heavy-rain and earthquake alerts for the chat's place. check: a day's, with the latest quake (明天要上班上課嗎, 剛剛有地震嗎); follow: push them here (有消息通知我們); stop.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

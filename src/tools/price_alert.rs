@@ -184,7 +184,7 @@ fn invalid(msg: impl Into<String>) -> ToolError {
 impl Tool for PriceAlert {
     const NAME: &'static str = "price_alert";
     const CHANGES_STATE: bool = true;
-    const DESCRIPTION: &'static str = "Push a message when a stock, ETF, index or crypto rises to or falls to a level (台積電漲到1500通知我, BTC 跌破 80000 跟我說). Once, or every_time it crosses again (beyond the month's LINE quota it waits for the user to accept). Current price: get_quote.";
+    const DESCRIPTION: &'static str = "Push a message when a stock, ETF, index or crypto rises to or falls to a level (台積電漲到1500通知我, BTC 跌破 80000 跟我說). Once, or every_time it crosses again. Current price: get_quote.";
     type Args = Args;
     type Output = Output;
 

@@ -24,7 +24,7 @@ pub struct Args {
     pub action: Action,
     /// cancel: from the card or the confirmation; else null.
     pub id: Option<i64>,
-    /// cancel: or a symbol or name ("台積電", "BTC"); else null.
+    /// cancel without an id: a symbol or name ("台積電", "BTC"); else null.
     pub symbol: Option<String>,
 }
 

@@ -50,7 +50,7 @@ impl QuietHoursTool {
 
 impl Tool for QuietHoursTool {
     const NAME: &'static str = "quiet_hours";
-    const DESCRIPTION: &'static str = "This chat's quiet hours (勿擾, 晚上不要吵, 'don't message us at night'): alerts and the digest wait until they end; reminders still come on time. Set, change, or end (off).";
+    const DESCRIPTION: &'static str = "This chat's quiet hours (勿擾, 晚上不要吵): alerts and the digest wait until they end; reminders still come on time. Set, change, or end (off).";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -90,7 +90,7 @@ pub struct Args {
     /// null: once.
     #[serde(default, deserialize_with = "repetition_given")]
     pub repeat: Option<Repetition>,
-    /// null: the asker; a member's name (提醒爸爸 → 爸爸); everyone (提醒大家).
+    /// null: the asker; a member's name (提醒爸爸 → 爸爸); "everyone" (提醒大家).
     #[schemars(extend("x-group-only" = true))]
     pub for_member: Option<String>,
     /// IANA zone, only if another place's time is named.
@@ -447,7 +447,7 @@ fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError
 
 impl Tool for Reminder {
     const NAME: &'static str = "reminder";
-    const DESCRIPTION: &'static str = "A reminder (提醒我…, 'remind me to…') pushed at its time. Once: text and at (or in_minutes). Repeating: daily, weekly, monthly, yearly, lunar (初一/十五, a lunar birthday) or Taiwan workdays (每個上班日); lunar dates as said, never converted. Beyond the month's LINE quota it waits for the user to accept. A fact without a time: memory; a price level: price_alert; an elder's medicine to confirm: care.";
+    const DESCRIPTION: &'static str = "A reminder (提醒我…, 'remind me to…') pushed at its time. Once: text and at (or in_minutes). Repeating: daily, weekly, monthly, yearly, lunar (初一/十五, a lunar birthday) or Taiwan workdays (每個上班日); lunar dates as said, never converted. A fact to know: memory; a price level: price_alert; an elder's medicine to confirm: care.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

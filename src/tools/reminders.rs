@@ -22,7 +22,7 @@ pub struct Args {
     pub action: Action,
     /// cancel: from the card or the confirmation; else null.
     pub id: Option<i64>,
-    /// cancel: or words from its text ("倒垃圾"); else null.
+    /// cancel without an id: words from its text ("倒垃圾"); else null.
     pub description: Option<String>,
 }
 

@@ -178,6 +178,11 @@ mod tests {
     }
 
     fn charge(tokens: u64) -> Charge {
-        Charge { day: "2026-12-02".into(), conversation_id: "Ufamily".into(), tokens }
+        Charge {
+            day: "2026-12-02".into(),
+            conversation_id: "Ufamily".into(),
+            tokens,
+            parts: Default::default(),
+        }
     }
 }

@@ -290,7 +290,8 @@ impl Turns {
         kept.incoming(ChatLine::said(source, message_id, text, speaker, event.timestamp_ms));
     }
 
-    /// The messages sent to the LLM for `request`: the system prompt, the history (the message
+    /// The messages sent to the LLM for `request` ([`prompt::messages`]): the instructions, the
+    /// chat's part with its memories, the history (the message
     /// being answered is kept for the turn's end, so it is not in it yet), and the request (with its speaker in a group); and whether that history
     /// holds untrusted content.
     async fn prompt(
@@ -313,11 +314,14 @@ impl Turns {
                 tracing::warn!(error = %e, "history and memories unavailable");
                 Default::default()
             });
-        let setting = self.prompt_setting();
-        let system = crate::features::memory::with_memories(ctx, &setting, &memories, request);
-        let mut messages = vec![ChatMessage::System { content: system }];
-        messages.extend(prompt::history(&history, in_group));
-        messages.push(prompt::request(speaker, request, in_group));
+        let chat = crate::features::memory::chat_part(ctx, &memories, request);
+        let messages = prompt::messages(
+            ctx,
+            &self.prompt_setting(),
+            chat,
+            prompt::history(&history, in_group),
+            prompt::request(speaker, request, in_group),
+        );
         (messages, prompt::history_tainted(&history))
     }
 

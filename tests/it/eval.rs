@@ -155,6 +155,10 @@ async fn a_model_that_routes_every_case_right_scores_full_marks_on_at_least_200_
     assert!(report["args_checked"].as_u64().expect("checked") >= 150, "{report}");
     assert!(stdout.contains("precision") && stdout.contains("get_quote / fx"), "{stdout}");
     assert_eq!(report["tokens"]["prompt_mean"], 42, "the fake counts 42 a request: {report}");
+    assert_eq!(report["tokens"]["cached_mean"], 0, "and caches nothing: {report}");
+    let stable = report["tokens"]["stable_prefix"].as_u64().unwrap_or_default();
+    let tools = report["tokens"]["tools_one_to_one"].as_u64().unwrap_or_default();
+    assert!(stable > tools + 300, "the instructions and the tools every request begins with");
     let tools = report["tokens"]["tools_one_to_one"].as_u64().expect("counted");
     assert!((1_000..=3_800).contains(&tools), "{report}");
     assert!(stdout.contains("tokens per request: prompt 42 mean"), "{stdout}");
@@ -237,7 +241,7 @@ async fn the_model_is_sent_hearths_own_prompt_and_tools_each_case_in_its_setting
             })
             .unwrap_or_else(|| panic!("a request for {text:?}"))
     };
-    let system = |r: &Value| r["messages"][0]["content"].as_str().unwrap_or_default().to_string();
+    let system = |r: &Value| crate::common::harness::instructions(r);
     let news = find("今天有什麼新聞", true);
     assert!(system(news).contains("web_search"));
     assert_eq!(news["tools"].as_array().map(Vec::len), Some(17), "every tool of hearth's own");

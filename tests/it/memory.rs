@@ -27,7 +27,7 @@ fn tap(h: &Harness, group_id: Option<&str>, user: &str, data: &str) -> Value {
 }
 
 fn system_prompt(request: &Value) -> String {
-    request["messages"][0]["content"].as_str().unwrap_or_default().to_string()
+    crate::common::harness::instructions(request)
 }
 
 /// The (label, data) of the postback buttons of the last reply's card.

@@ -66,9 +66,7 @@ async fn production_tools_have_the_seed_wire_names() {
             "weather",
             "fx",
             "get_quote",
-            "reminder",
             "reminders",
-            "price_alert",
             "price_alerts",
             "recap",
             "memory",
@@ -76,10 +74,13 @@ async fn production_tools_have_the_seed_wire_names() {
             "digest",
             "quiet_hours",
             "quota",
-            "care",
             "official_alerts",
             "web_search",
-            "summarize_url"
+            "summarize_url",
+            // Those with group-only arguments last: a 1:1 chat and a group share the rest.
+            "reminder",
+            "price_alert",
+            "care",
         ]
     );
 }
@@ -96,16 +97,16 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
     assert_eq!(
         changing,
         [
-            "reminder",
             "reminders",
-            "price_alert",
             "price_alerts",
             "memory",
             "list",
             "digest",
             "quiet_hours",
-            "care",
             "official_alerts",
+            "reminder",
+            "price_alert",
+            "care",
         ]
     );
     let untrusted: Vec<String> = registry

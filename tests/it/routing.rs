@@ -20,7 +20,7 @@ async fn turn(h: &Harness, source: Value, said: &str, tool: &str, args: Value) -
 }
 
 fn system(request: &Value) -> String {
-    request["messages"][0]["content"].as_str().unwrap_or_default().to_string()
+    crate::common::harness::instructions(request)
 }
 
 fn offered(request: &Value) -> Vec<String> {
@@ -171,4 +171,52 @@ async fn in_a_1to1_chat_a_reminder_for_someone_else_is_refused_with_the_way_to_d
     let mine = json!({"text": "吃藥", "at": "2026-12-01T08:00", "for_member": "我"});
     let set = h.call_tool(in_dm(MOM), "提醒我明天吃藥", "reminder", mine).await;
     assert!(set["id"].is_i64(), "for the speaker it is set: {set}");
+}
+
+#[tokio::test]
+async fn in_a_1to1_chat_a_care_plan_naming_a_caregiver_is_refused_with_the_way_to_do_it() {
+    let h = Harness::start().await;
+    let plan = json!({"action": "set", "person": "阿嬤", "what": "血壓藥", "times": ["08:00"],
+                      "notify": ["哥哥"]});
+    let said = "阿嬤每天早上八點吃血壓藥，沒吃的話通知哥哥";
+    let (request, refused) = turn(&h, in_dm(MOM), said, "care", plan).await;
+    assert_eq!(refused["error"]["kind"], "invalid_arguments", "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("哥哥") && message.contains("family group"), "{message}");
+    assert!(h.app.store.care_plans_of_chat(MOM).await.expect("plans").is_empty(), "nothing set");
+    let prompt = system(&request);
+    assert!(prompt.contains("care plans set here are for the person speaking only"), "{prompt}");
+}
+
+/// Sets and starts a plan for `person` in the family group; its id.
+async fn started_plan(h: &Harness, person: &str) -> i64 {
+    let args = json!({"action": "set", "person": person, "what": "血壓藥", "times": ["08:00"],
+                      "notify": ["我"]});
+    let set = h.call_tool(in_group(FAMILY, MOM), "小幫手 照顧計畫", "care", args).await;
+    let body = h.line.replies().last().expect("the plan's card").body.clone();
+    let start = crate::common::harness::postback_data(&body, "care_start").expect("✅ 開始");
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &start)]).await;
+    set["id"].as_i64().expect("an id")
+}
+
+#[tokio::test]
+async fn with_two_care_plans_the_person_named_picks_the_plan_for_a_reading() {
+    let h = Harness::start().await;
+    started_plan(&h, "阿嬤").await;
+    started_plan(&h, "阿公").await;
+    let reading = |person: Value| {
+        json!({"action": "reading", "plan": null, "person": person,
+               "reading": {"systolic": 135, "diastolic": 85, "pulse": null, "glucose": null}})
+    };
+    let kept = h
+        .call_tool(in_group(FAMILY, MOM), "小幫手 阿嬤血壓 135/85", "care", reading(json!("阿嬤")))
+        .await;
+    assert_eq!(kept["kept"], true, "{kept}");
+    let unsure = h
+        .call_tool(in_group(FAMILY, MOM), "小幫手 血壓 135/85", "care", reading(Value::Null))
+        .await;
+    assert!(
+        unsure["error"]["message"].as_str().is_some_and(|m| m.contains("ask which one")),
+        "{unsure}"
+    );
 }

@@ -27,7 +27,7 @@ async fn dm_weather_question_is_answered_with_a_card_and_chips() {
         .filter_map(|t| t["function"]["name"].as_str())
         .collect();
     assert!(names.starts_with(&["weather", "fx", "get_quote"]), "{names:?}");
-    let system = requests[0]["messages"][0]["content"].as_str().expect("system prompt");
+    let system = &crate::common::harness::instructions(&requests[0]);
     assert!(
         system.contains("2026-11-30") && system.contains("20:00"),
         "local date and time: {system}"
@@ -247,7 +247,7 @@ async fn english_question_gets_english_cards() {
     h.llm.reply_tool_calls(&[("weather", json!({"location": "Tokyo", "days": 1}))]);
     h.llm.reply_text("Cloudy in Tokyo today.");
     h.send(vec![h.dm(MOM, "weather in Tokyo today?")]).await;
-    let system = h.llm.requests()[0]["messages"][0]["content"].as_str().unwrap_or("").to_string();
+    let system = crate::common::harness::instructions(&h.llm.requests()[0]);
     assert!(system.contains("answer in English"), "{system}");
     let card = messages_of(&h.line.replies()[0].body)[1]["contents"].to_string();
     assert!(card.contains("weather") && card.contains("Today"), "{card}");

@@ -187,7 +187,7 @@ async fn an_article_is_read_without_its_navigation_ads_and_scripts() {
     let card = messages_of(&h.line.replies()[0].body)[1]["contents"].to_string();
     assert!(card.contains("Riverside bike paths"), "{card}");
     assert!(card.contains(&format!(r#""uri":"{url}""#)), "open-the-page button: {card}");
-    let prompt = h.llm.requests()[0]["messages"][0]["content"].as_str().unwrap_or("").to_string();
+    let prompt = crate::common::harness::instructions(&h.llm.requests()[0]);
     assert!(prompt.contains("summarize_url") && prompt.contains("UNTRUSTED"), "{prompt}");
 }
 

@@ -1,6 +1,6 @@
 //! The checks that need nothing outside this machine but the database: the settings (parsed
 //! exactly as `hearth serve` parses them) and the database with its migrations, what it set
-//! aside and whether pairing codes were being guessed.
+//! aside, whether pairing codes were being guessed, and the month's LLM use so far.
 
 use futures::future::BoxFuture;
 
@@ -160,6 +160,12 @@ async fn database(config: &Config) -> Vec<Finding> {
         && let Ok(over) = store.pairing_guesses_over(since, budget).await
     {
         findings.push(verdict::pairing_guesses(over, budget));
+    }
+    let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
+    let month = jiff::Timestamp::now().to_zoned_datetime(tz).strftime("%Y-%m").to_string();
+    if let Ok(rows) = store.month_usage(&month).await {
+        let prices = crate::cli::usage::Prices::from_config(config);
+        findings.push(Finding::pass(crate::cli::usage::month_line(&month, &rows, prices)));
     }
     findings
 }

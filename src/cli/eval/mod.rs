@@ -204,8 +204,8 @@ impl DataSet {
     }
 }
 
-/// A model's first round: its calls and the prompt tokens its server counted.
-type Answered = (Vec<Call>, Option<u64>);
+/// A model's first round: its calls and the prompt tokens its server counted (all, cached).
+type Answered = (Vec<Call>, Option<(u64, u64)>);
 
 /// The JSON report: the score, with what was measured.
 #[derive(Debug, Serialize)]
@@ -250,7 +250,10 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
                 let completion = agent.first_round(&messages, audience, &case.without).await;
                 completion
                     .map(|c| {
-                        let prompt = c.usage.map(|u| u.prompt_tokens).filter(|&t| t > 0);
+                        let prompt = c
+                            .usage
+                            .map(|u| (u.prompt_tokens, u.cached_tokens))
+                            .filter(|&(t, _)| t > 0);
                         (c.tool_calls.iter().map(call).collect(), prompt)
                     })
                     .map_err(|e| {
@@ -262,8 +265,10 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
         .buffered(args.concurrency.max(1))
         .collect()
         .await;
-    let prompt_tokens: Vec<u64> =
+    let counted: Vec<(u64, u64)> =
         answers.iter().filter_map(|a| a.as_ref().ok().and_then(|(_, t)| *t)).collect();
+    let prompt_tokens: Vec<u64> = counted.iter().map(|(all, _)| *all).collect();
+    let mean = |n: u64| n.checked_div(counted.len() as u64);
     let answers: Vec<Result<Vec<Call>, String>> =
         answers.into_iter().map(|a| a.map(|(calls, _)| calls)).collect();
     if let Some(Err(first)) = answers.first()
@@ -278,18 +283,19 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
         .map(|(case, got)| Outcome { id: &case.id, text: &case.text, expected: &case.expect, got })
         .collect();
     let mut report = score::score(&outcomes, &set.setting.fenced);
+    let tools_one_to_one =
+        tokens::of_tools(&agent.tool_definitions(Audience::OneToOne), config.llm_strict).1;
+    let instructions = prompt::instructions(&prompt::Setting::new(
+        tools.iter().map(String::as_str),
+        set.setting.home.clone(),
+    ));
     report.tokens = score::Tokens {
-        tools_one_to_one: tokens::of_tools(
-            &agent.tool_definitions(Audience::OneToOne),
-            config.llm_strict,
-        )
-        .1,
+        tools_one_to_one,
+        stable_prefix: tokens::count(&instructions) + tools_one_to_one,
         tools_group: tokens::of_tools(&agent.tool_definitions(Audience::Group), config.llm_strict)
             .1,
-        prompt_mean: match prompt_tokens.len() {
-            0 => None,
-            n => Some(prompt_tokens.iter().sum::<u64>() / n as u64),
-        },
+        prompt_mean: mean(prompt_tokens.iter().sum()),
+        cached_mean: mean(counted.iter().map(|(_, cached)| cached).sum()),
         prompt_max: prompt_tokens.iter().copied().max(),
     };
     if let Some(path) = &args.out {
@@ -373,11 +379,14 @@ fn messages(set: &DataSet, case: &Case, tools: &[String]) -> Vec<ChatMessage> {
             tainted: false,
         })
         .collect();
-    let system = crate::features::memory::with_memories(&ctx, &setting, &memories, &case.text);
-    let mut messages = vec![ChatMessage::System { content: system }];
-    messages.extend(prompt::history(&history, case.group));
-    messages.push(prompt::request(Some(&speaker), &case.text, case.group));
-    messages
+    let chat = crate::features::memory::chat_part(&ctx, &memories, &case.text);
+    prompt::messages(
+        &ctx,
+        &setting,
+        chat,
+        prompt::history(&history, case.group),
+        prompt::request(Some(&speaker), &case.text, case.group),
+    )
 }
 
 /// A model's call as scored: its arguments parsed (a string when they are not JSON).

@@ -125,8 +125,13 @@ pub struct Tokens {
     pub tools_one_to_one: usize,
     /// The tool definitions of a group (o200k, as sent).
     pub tools_group: usize,
+    /// The part every request begins with, the same bytes for every case: the instructions
+    /// and a 1:1 chat's tool definitions (o200k), what a provider's prompt cache reuses.
+    pub stable_prefix: usize,
     /// The prompt tokens the model's server counted, mean over the requests that said.
     pub prompt_mean: Option<u64>,
+    /// Of them, the tokens the server said it served from its prompt cache, mean.
+    pub cached_mean: Option<u64>,
     /// The largest prompt.
     pub prompt_max: Option<u64>,
 }
@@ -324,9 +329,11 @@ pub fn render(report: &Report, model: &str) -> String {
     let t = &report.tokens;
     let counted = |n: Option<u64>| n.map_or_else(|| "not reported".to_string(), |n| n.to_string());
     out.push_str(&format!(
-        "tokens per request: prompt {} mean, {} max (the server's count) · tool definitions {} in a 1:1 chat, {} in a group (o200k)\n\n",
+        "tokens per request: prompt {} mean, {} max, {} cached mean (the server's count) · stable prefix {} (instructions and tools) · tool definitions {} in a 1:1 chat, {} in a group (o200k)\n\n",
         counted(t.prompt_mean),
         counted(t.prompt_max),
+        counted(t.cached_mean),
+        t.stable_prefix,
         t.tools_one_to_one,
         t.tools_group,
     ));

@@ -160,31 +160,21 @@ pub fn memory_row(m: &MemoryView) -> CardRow {
     )
 }
 
-/// The system prompt of a turn in `ctx`'s conversation whose message is `current`: the standing
-/// prompt for `setting` plus that conversation's memories from `store` (and no other
+/// The chat's part of a turn's prompt in `ctx`'s conversation whose message is `current`:
+/// [`prompt::chat_part`] plus that conversation's memories from `store` (and no other
 /// conversation's).
-pub async fn system_prompt(
-    store: &Store,
-    ctx: &ToolCtx,
-    current: &str,
-    setting: &prompt::Setting,
-) -> String {
+pub async fn chat_part_from(store: &Store, ctx: &ToolCtx, current: &str) -> String {
     let memories = store.memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
         tracing::warn!(error = %e, "memories unavailable for the prompt");
         Vec::new()
     });
-    with_memories(ctx, setting, &memories, current)
+    chat_part(ctx, &memories, current)
 }
 
-/// The system prompt for `setting` with the memory section for `memories` (all of one
-/// conversation) appended.
-pub fn with_memories(
-    ctx: &ToolCtx,
-    setting: &prompt::Setting,
-    memories: &[Memory],
-    current: &str,
-) -> String {
-    let mut content = prompt::system_prompt(ctx, setting);
+/// [`prompt::chat_part`] with the memory section for `memories` (all of one conversation)
+/// appended.
+pub fn chat_part(ctx: &ToolCtx, memories: &[Memory], current: &str) -> String {
+    let mut content = prompt::chat_part(&ctx.conversation);
     content.push_str("\n\n");
     content.push_str(&prompt_section(memories, current, &ctx.tz, PROMPT_BUDGET_CHARS));
     content

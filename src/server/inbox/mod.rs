@@ -293,7 +293,7 @@ impl Inbox {
             }
         }
         for c in writes.charges {
-            if let Err(e) = self.store.add_tokens(&c.day, &c.conversation_id, c.tokens).await {
+            if let Err(e) = self.store.add_charge(c).await {
                 tracing::warn!(error = %e, "could not count a turn's tokens");
             }
         }

@@ -48,7 +48,7 @@ impl Care {
         from: CareStatus,
         to: CareStatus,
     ) -> Result<Output, ToolError> {
-        let plan = self.plan(ctx, args.plan).await?;
+        let plan = self.plan(ctx, args.plan, args.person.as_deref()).await?;
         if plan.row.conversation_id != ctx.conversation.id {
             return Err(invalid("pause or resume the plan in the chat it was set in"));
         }
@@ -71,14 +71,14 @@ impl Care {
                 from.as_str()
             )));
         }
-        let plan = self.plan(ctx, Some(plan.row.id)).await?;
+        let plan = self.plan(ctx, Some(plan.row.id), None).await?;
         Ok(Output::Plan(Box::new(self.out(&plan, ctx).await?)))
     }
 
     pub(super) async fn reading(&self, ctx: &ToolCtx, args: &Args) -> Result<Output, ToolError> {
         let values = args.reading.ok_or_else(|| invalid("give the reading's values"))?;
         limits::check(&values).map_err(|e| invalid(e.to_string()))?;
-        let plan = self.plan(ctx, args.plan).await?;
+        let plan = self.plan(ctx, args.plan, args.person.as_deref()).await?;
         let zh = plan.row.lang == Lang::ZhTw;
         let outside = limits::outside(&values, &plan.limits, zh);
         let joined = outside.join(if zh { "、" } else { ", " });
@@ -104,7 +104,7 @@ impl Care {
     }
 
     pub(super) async fn report(&self, ctx: &ToolCtx, args: &Args) -> Result<Output, ToolError> {
-        let plan = self.plan(ctx, args.plan).await?;
+        let plan = self.plan(ctx, args.plan, args.person.as_deref()).await?;
         let now = ctx.now();
         let to = now.saturating_add(jiff::SignedDuration::from_millis(1)).unwrap_or(now);
         let from = to.saturating_sub(report::SPAN).unwrap_or(to);

@@ -40,7 +40,24 @@ fn is_me(name: &str) -> bool {
     matches!(name.trim().to_lowercase().as_str(), "我" | "me" | "myself" | "自己" | "i")
 }
 
+/// Why a care plan set in a 1:1 chat cannot have `name` confirm or be told.
+fn only_the_asker_here(name: &str) -> ToolError {
+    invalid(format!(
+        "in a 1:1 chat a care plan can ask and tell only the person speaking: to have {name} confirm or be told, set the plan in the family group, where hearth can @mention them"
+    ))
+}
+
 impl Care {
+    /// The member called `name` who confirms doses or is told of a missed one: in a 1:1 chat
+    /// only the asker (anyone else is refused with the way to do it), else a member the group
+    /// knows.
+    async fn caregiver(&self, ctx: &ToolCtx, name: &str) -> Result<Member, ToolError> {
+        if !ctx.conversation.is_multi_person() && !is_me(name) {
+            return Err(only_the_asker_here(name));
+        }
+        self.member(ctx, name).await?.ok_or_else(|| unknown_member(name))
+    }
+
     /// The member called `name` in this chat (the asker for 我).
     pub(super) async fn member(
         &self,
@@ -115,9 +132,7 @@ impl Care {
             _ => self.member(ctx, &person).await?.map(|m| m.id),
         };
         let confirmer = match (&args.confirm_by, before) {
-            (Some(name), _) => {
-                Some(self.member(ctx, name).await?.ok_or_else(|| unknown_member(name))?)
-            }
+            (Some(name), _) => Some(self.caregiver(ctx, name).await?),
             (None, Some(b)) => b
                 .row
                 .confirmer_id
@@ -132,7 +147,7 @@ impl Care {
                 }
                 let mut found: Vec<Member> = Vec::new();
                 for name in names {
-                    let m = self.member(ctx, name).await?.ok_or_else(|| unknown_member(name))?;
+                    let m = self.caregiver(ctx, name).await?;
                     if !found.iter().any(|f| f.id == m.id) {
                         found.push(m);
                     }

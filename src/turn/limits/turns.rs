@@ -18,8 +18,9 @@ use crate::turn::Turns;
 use crate::turn::answers::Kept;
 use crate::turn::gate::addressed;
 
-/// Daily token counts are kept this long (for the operator's curiosity; only today's matter).
-const KEEP_TOKEN_COUNTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(7 * 24);
+/// Daily token counts are kept this long: only today's matter to the budgets, and `hearth usage`
+/// shows a month as far back as the same month last year.
+const KEEP_TOKEN_COUNTS: jiff::SignedDuration = jiff::SignedDuration::from_hours(400 * 24);
 
 impl Turns {
     /// Handles an event from a chat that is not approved (see [`super::access`]); returns
@@ -273,11 +274,12 @@ impl Turns {
         }
     }
 
-    /// Forgets the token counts of days more than a week old (the server calls it hourly).
+    /// Forgets the token counts of days more than about thirteen months old (the server calls
+    /// it hourly).
     pub async fn prune_token_counts(&self) -> Result<u64, crate::store::StoreError> {
         let now = self.clock.now();
-        let week_ago = now.saturating_sub(KEEP_TOKEN_COUNTS).unwrap_or(now);
-        self.store.prune_tokens(&super::budget_day(week_ago, &self.tz)).await
+        let oldest = now.saturating_sub(KEEP_TOKEN_COUNTS).unwrap_or(now);
+        self.store.prune_tokens(&super::budget_day(oldest, &self.tz)).await
     }
 
     /// Forgets the counts of pairing guesses older than [`pairing::KEPT`] (the server calls it
@@ -287,17 +289,21 @@ impl Turns {
         self.store.prune_pairing_guesses(pairing::kept_from(now)).await
     }
 
-    /// Counts the tokens a turn used against today's budgets of its chat and of the service.
+    /// Counts the tokens a turn used against today's budgets of its chat and of the service,
+    /// with the turn and its tokens' parts (input, cached, output) for `hearth usage`.
     pub(crate) fn charge(&self, conversation: &Conversation, usage: Usage, kept: &Kept) {
         let tokens = usage.tokens();
-        if tokens == 0 {
-            return;
-        }
         crate::platform::metrics::budget_tokens(tokens);
         let charge = Charge {
             day: super::budget_day(self.clock.now(), &self.tz),
             conversation_id: conversation.id.clone(),
             tokens,
+            parts: crate::store::TokenParts {
+                turns: 1,
+                input: usage.prompt_tokens,
+                cached: usage.cached_tokens,
+                output: usage.completion_tokens,
+            },
         };
         // Counted with the event's done mark.
         kept.charge(charge);

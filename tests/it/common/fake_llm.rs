@@ -22,6 +22,8 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+use super::prompt_cache::{CacheTotals, PromptCache};
+
 /// Source of completion ids (`chatcmpl-fake-N`).
 static NEXT_COMPLETION: AtomicU64 = AtomicU64::new(1);
 
@@ -62,6 +64,9 @@ struct LlmState {
     auth_headers: Vec<Option<String>>,
     /// The model ids `GET /models` lists (`None`: just `fake-model`).
     models: Option<Vec<String>>,
+    /// When set, every `200` answer reports the usage a provider's prompt cache would
+    /// ([`FakeLlm::cache_prompts`]).
+    cache: Option<PromptCache>,
 }
 
 impl FakeLlm {
@@ -111,6 +116,18 @@ impl FakeLlm {
     /// reads the request (for runs too long or too concurrent to script in order).
     pub fn respond_with(&self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) {
         self.lock().responder = Some(Arc::new(answer));
+    }
+
+    /// From now on, every `200` answer reports the usage of a provider with a prompt cache:
+    /// the request's o200k tokens, those of a prefix seen before as
+    /// `prompt_tokens_details.cached_tokens` ([`PromptCache`]), and the answer's tokens.
+    pub fn cache_prompts(&self) {
+        self.lock().cache = Some(PromptCache::default());
+    }
+
+    /// What the prompt cache counted so far (zero when it is off).
+    pub fn cache_totals(&self) -> CacheTotals {
+        self.lock().cache.as_ref().map(|c| c.totals).unwrap_or_default()
     }
 
     /// Number of scripted steps not consumed yet.
@@ -189,6 +206,14 @@ impl FakeLlm {
         body
     }
 
+    /// `body` reporting this usage with `cached` of the prompt tokens served from the
+    /// provider's prompt cache, as OpenAI reports it (`prompt_tokens_details.cached_tokens`).
+    pub fn with_cached_usage(body: Value, prompt: u64, cached: u64, completion: u64) -> Value {
+        let mut body = Self::with_usage(body, prompt, completion);
+        body["usage"]["prompt_tokens_details"] = json!({"cached_tokens": cached});
+        body
+    }
+
     fn lock(&self) -> MutexGuard<'_, LlmState> {
         self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -237,8 +262,14 @@ async fn complete(State(llm): State<FakeLlm>, headers: HeaderMap, raw: Bytes) ->
         (state.script.pop_front(), state.responder.clone())
     };
     let step = step.or_else(|| responder.map(|answer| Step::Json(answer(&body))));
+    let request = body;
     match step {
-        Some(Step::Json(body)) => Json(body).into_response(),
+        Some(Step::Json(mut body)) => {
+            if let Some(cache) = llm.lock().cache.as_mut() {
+                body["usage"] = cache.usage(&request, &body);
+            }
+            Json(body).into_response()
+        }
         Some(Step::Status(code, body)) => {
             let status =
                 StatusCode::from_u16(code).expect("Step::Status needs a valid status code");

@@ -364,3 +364,11 @@ pub fn temp_db(name: &str) -> String {
     std::fs::create_dir_all(&dir).expect("dir");
     format!("sqlite://{}", dir.join("hearth.db").display())
 }
+
+/// What a recorded LLM request told the model besides the conversation: its system messages
+/// (the instructions, the chat's part, the turn's note), joined.
+pub fn instructions(request: &Value) -> String {
+    let messages = request["messages"].as_array().into_iter().flatten();
+    let system = messages.filter(|m| m["role"] == "system");
+    system.filter_map(|m| m["content"].as_str()).collect::<Vec<_>>().join("\n\n")
+}
