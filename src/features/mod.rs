@@ -22,6 +22,8 @@
 //! - [`delivery`]: pushing recorded deliveries with their retry keys, everything due for a chat
 //!   in one push, held when the month's quota cannot pay; [`quota`]: LINE's monthly message quota
 //!   as pure decisions; [`quiet`]: quiet hours.
+//! - [`richmenu`]: hearth's rich menus (the everyday one, the care one): their buttons, their
+//!   image, drawn, and the name that says which version is installed.
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
 
@@ -38,6 +40,7 @@ pub mod lists;
 pub mod media;
 pub mod memory;
 pub mod public_alerts;
+pub mod richmenu;
 pub mod quiet;
 pub mod quota;
 pub mod reminders;

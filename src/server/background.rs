@@ -182,6 +182,11 @@ async fn watch_care(app: Arc<Hearth>) {
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "care tick failed"),
         }
+        match app.care_menus.sync().await {
+            Ok(round) if round != Default::default() => tracing::info!(?round, "care menus"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "care menu links not checked"),
+        }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(app.care_tick_secs)) => {}
             _ = app.care_nudge.notified() => {}

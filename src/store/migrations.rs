@@ -59,6 +59,7 @@ embedded![
     "0028_liff_links.sql",
     "0029_pairing_guesses.sql",
     "0030_random_retry_keys.sql",
+    "0032_care_menu.sql",
 ];
 
 /// SQLite's migrations.
