@@ -1,10 +1,11 @@
 //! The commands besides `serve`: [`chat`] (the assistant in a terminal), [`doctor`] (the checks
 //! of a deployment), [`eval`] (the model's routing over family requests, scored),
-//! [`backup`] (a copy of the SQLite database, and putting one back) and [`export`] (everything
-//! kept for one chat, as one JSON document).
+//! [`backup`] (a copy of the SQLite database, and putting one back), [`export`] (everything
+//! kept for one chat, as one JSON document) and [`richmenu`] (hearth's rich menus at LINE).
 
 pub mod backup;
 pub mod chat;
 pub mod doctor;
 pub mod eval;
 pub mod export;
+pub mod richmenu;

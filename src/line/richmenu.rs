@@ -231,6 +231,11 @@ impl LineClient {
         self.succeed(self.request(Method::POST, &format!("/v2/bot/user/all/richmenu/{id}"))).await
     }
 
+    /// Leaves everyone without a default menu.
+    pub async fn cancel_default_rich_menu(&self) -> Result<(), LineError> {
+        self.remove("/v2/bot/user/all/richmenu").await
+    }
+
     /// Shows menu `id` to `user_id` instead of the default.
     pub async fn link_rich_menu(&self, user_id: &str, id: &str) -> Result<(), LineError> {
         let path = format!("/v2/bot/user/{user_id}/richmenu/{id}");

@@ -6,7 +6,7 @@
 //!
 //! - [`local`]: the settings, the database and its migrations.
 //! - [`line`]: the channel access token, the webhook URL at LINE and LINE's own test of it,
-//!   the month's message quota.
+//!   the month's message quota, hearth's rich menus.
 //! - [`llm`]: the LLM endpoint, the model, a tiny request with a tool, the optional models.
 //! - [`services`]: the search provider, the MCP servers.
 //! - [`verdict`]: the pure decisions (URL match, quota, migrations, model names) they share.
@@ -111,6 +111,7 @@ pub static CHECKS: &[&dyn Check] = &[
     },
     &services::Search,
     &line::Quota,
+    &line::RichMenus,
     &services::Mcp,
 ];
 

@@ -196,7 +196,7 @@ fn icon(root: &Area<'_>, icon: Icon, (cx, cy): (i32, i32), tile: RGBColor) -> Re
         }
         Icon::Question => {
             ring(root, (cx, cy), r * 95 / 100, tile)?;
-            let style = TextStyle::from((FAMILY, f64::from(r * 13 / 10)).into_font())
+            let style = TextStyle::from((FAMILY, f64::from(r * 2)).into_font())
                 .color(&WHITE)
                 .pos(Pos::new(HPos::Center, VPos::Center));
             root.draw(&Text::new("?", (cx, cy), style)).map_err(plot)?;
