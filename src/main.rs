@@ -261,11 +261,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Richmenu(command) => {
             use hearth::cli::richmenu::{self, RichMenuCommand};
+            let store = || hearth::store::Store::connect(&config.database_url);
             print!(
                 "{}",
                 match command {
-                    RichMenuCommand::Install => richmenu::install(&config).await?,
-                    RichMenuCommand::Remove => richmenu::remove(&config).await?,
+                    RichMenuCommand::Install => richmenu::install(&config, &store().await?).await?,
+                    RichMenuCommand::Remove => richmenu::remove(&config, &store().await?).await?,
                     RichMenuCommand::Draw { out } => richmenu::draw(&config, &out)?,
                 }
             );

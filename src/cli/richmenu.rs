@@ -104,8 +104,8 @@ fn hearths(menus: &[RichMenu]) -> Vec<String> {
         .collect()
 }
 
-/// `hearth richmenu install`; what was done, to print.
-pub async fn install(config: &Config) -> Result<String, RichMenuError> {
+/// `hearth richmenu install`, keeping who has the care menu in `store`; what was done, to print.
+pub async fn install(config: &Config, store: &Store) -> Result<String, RichMenuError> {
     let line = client(config)?;
     let built = built(config)?;
     let before = hearths(&line.rich_menus().await.map_err(at_line("listing the rich menus"))?);
@@ -139,10 +139,7 @@ pub async fn install(config: &Config) -> Result<String, RichMenuError> {
         .map_err(at_line("making the everyday menu the default"))?;
     report += &format!("{} is everyone's default\n", layout::EVERYDAY.alias);
     let care = &created[1].1;
-    let store = Store::connect(&config.database_url)
-        .await
-        .map_err(|e| RichMenuError::Store(e.to_string()))?;
-    let relinked = CareMenuLinks::new(line.clone(), store)
+    let relinked = CareMenuLinks::new(line.clone(), store.clone())
         .relink_all(care)
         .await
         .map_err(|e| RichMenuError::Store(e.to_string()))?;
@@ -157,8 +154,9 @@ pub async fn install(config: &Config) -> Result<String, RichMenuError> {
     Ok(report)
 }
 
-/// `hearth richmenu remove`; what was done, to print.
-pub async fn remove(config: &Config) -> Result<String, RichMenuError> {
+/// `hearth richmenu remove`, recording in `store` that nobody has the care menu; what was
+/// done, to print.
+pub async fn remove(config: &Config, store: &Store) -> Result<String, RichMenuError> {
     let line = client(config)?;
     let ours = hearths(&line.rich_menus().await.map_err(at_line("listing the rich menus"))?);
     let mut report = String::new();
@@ -173,9 +171,6 @@ pub async fn remove(config: &Config) -> Result<String, RichMenuError> {
         line.delete_rich_menu(id).await.map_err(at_line("deleting a menu"))?;
         report += &format!("deleted {id}\n");
     }
-    let store = Store::connect(&config.database_url)
-        .await
-        .map_err(|e| RichMenuError::Store(e.to_string()))?;
     let linked = store.care_menu_links().await.map_err(|e| RichMenuError::Store(e.to_string()))?;
     for (user, _) in linked {
         store

@@ -20,13 +20,13 @@ use crate::common::harness::{
     texts_of,
 };
 
-const GRANDMA: &str = "Ua1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
+pub(crate) const GRANDMA: &str = "Ua1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
 
 /// 08:00 on Tuesday 1 December 2026 in Taipei.
-const EIGHT: &str = "2026-12-01T00:00:00Z";
+pub(crate) const EIGHT: &str = "2026-12-01T00:00:00Z";
 
 /// The family: 小美 (MOM), 哥哥 (DAD) and 阿嬤, each a friend of hearth and known in the group.
-async fn family(h: &Harness) {
+pub(crate) async fn family(h: &Harness) {
     let now = h.now_ms();
     for (id, name) in [(MOM, "小美"), (DAD, "哥哥"), (GRANDMA, "阿嬤")] {
         h.line.set_profile(id, name);
@@ -36,7 +36,7 @@ async fn family(h: &Harness) {
 
 /// 小美 sets 阿嬤's plan in the group (`extra` arguments over the usual ones) and taps ✅ 開始
 /// on its card; the tool's result.
-async fn plan(h: &Harness, extra: Value) -> Value {
+pub(crate) async fn plan(h: &Harness, extra: Value) -> Value {
     family(h).await;
     let mut args = json!({"action": "set", "person": "阿嬤", "what": "血壓藥",
         "times": ["08:00", "20:00"], "notify": ["我", "哥哥"]});
@@ -60,24 +60,24 @@ async fn plan(h: &Harness, extra: Value) -> Value {
 }
 
 /// The text of the last reply.
-fn last_reply(h: &Harness) -> String {
+pub(crate) fn last_reply(h: &Harness) -> String {
     let body = h.line.replies().last().map(|r| r.body.clone()).unwrap_or_default();
     format!("{}{}", texts_of(&body), body)
 }
 
 /// Sets the clock to `instant` and runs a round of the care loop.
-async fn at(h: &Harness, instant: &str) -> CareRound {
+pub(crate) async fn at(h: &Harness, instant: &str) -> CareRound {
     h.set_clock(instant);
     h.app.care.tick().await.expect("care round")
 }
 
 /// The accepted pushes to `to`.
-fn pushes_to(h: &Harness, to: &str) -> Vec<Value> {
+pub(crate) fn pushes_to(h: &Harness, to: &str) -> Vec<Value> {
     h.line.accepted_pushes().into_iter().filter(|p| p.body["to"] == to).map(|p| p.body).collect()
 }
 
 /// The last accepted push to `to`.
-fn last_push(h: &Harness, to: &str) -> Value {
+pub(crate) fn last_push(h: &Harness, to: &str) -> Value {
     pushes_to(h, to).pop().unwrap_or_else(|| panic!("nothing was pushed to {to}"))
 }
 
@@ -89,7 +89,7 @@ async fn tap(h: &Harness, chat: &str, source: Value, action: &str) {
 }
 
 /// The stored state of the plan's only dose due at `due` (RFC 3339).
-async fn dose_state(h: &Harness, plan: i64, due: &str) -> String {
+pub(crate) async fn dose_state(h: &Harness, plan: i64, due: &str) -> String {
     let due = due.parse::<jiff::Timestamp>().expect("instant").as_millisecond();
     let doses = h.app.store.care_doses_between(plan, due, due + 1).await.expect("doses");
     doses.first().map(|d| d.state.clone()).unwrap_or_else(|| "none".into())

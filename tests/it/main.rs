@@ -45,6 +45,7 @@ mod quota;
 mod quota_month;
 mod registry;
 mod reminders;
+mod richmenu;
 mod replicas;
 mod routing;
 mod spans;
