@@ -47,6 +47,9 @@ pub enum RichMenuError {
     /// A menu's image could not be drawn.
     #[error("the {0} menu's image could not be drawn")]
     Draw(&'static str, #[source] richmenu::draw::DrawError),
+    /// The drawing thread ended without an image.
+    #[error("the menus' images could not be drawn")]
+    Drawing,
     /// LINE refused or failed a step.
     #[error("LINE: {step} failed: {source}")]
     Line {
@@ -87,6 +90,14 @@ pub fn built(config: &Config) -> Result<Vec<Built>, RichMenuError> {
         .collect()
 }
 
+/// [`built`] on a blocking thread: drawing takes a while and must not stall other requests.
+async fn built_aside(config: &Config) -> Result<Vec<Built>, RichMenuError> {
+    let config = config.clone();
+    tokio::task::spawn_blocking(move || built(&config))
+        .await
+        .unwrap_or_else(|_| Err(RichMenuError::Drawing))
+}
+
 fn client(config: &Config) -> Result<LineClient, RichMenuError> {
     if config.line_channel_access_token.is_empty() {
         return Err(RichMenuError::NoToken);
@@ -107,7 +118,7 @@ fn hearths(menus: &[RichMenu]) -> Vec<String> {
 /// `hearth richmenu install`, keeping who has the care menu in `store`; what was done, to print.
 pub async fn install(config: &Config, store: &Store) -> Result<String, RichMenuError> {
     let line = client(config)?;
-    let built = built(config)?;
+    let built = built_aside(config).await?;
     let before = hearths(&line.rich_menus().await.map_err(at_line("listing the rich menus"))?);
     let mut report = String::new();
     let mut created = Vec::new();
@@ -126,11 +137,7 @@ pub async fn install(config: &Config, store: &Store) -> Result<String, RichMenuE
         line.set_rich_menu_alias(alias, &id)
             .await
             .map_err(at_line(format!("pointing the alias {alias}")))?;
-        report += &format!(
-            "created {} ({id}, {} bytes of image)\n",
-            menu.name(),
-            menu.image.len()
-        );
+        report += &format!("created {} ({id}, {} bytes of image)\n", menu.name(), menu.image.len());
         created.push((alias, id));
     }
     let everyday = &created[0].1;
@@ -242,11 +249,10 @@ pub fn verdict(
 
 /// Reads the menus at LINE and says whether hearth's are installed and current.
 pub async fn check(config: &Config, line: &LineClient) -> Result<Finding, LineError> {
-    let built = match built(config) {
-        Ok(built) => built,
-        Err(e) => return Ok(Finding::fail(e.to_string(), "report this as a bug")),
-    };
-    let expected: Vec<(&str, &str)> = built.iter().map(|b| (b.menu.alias, b.name())).collect();
+    let key = key(config);
+    let named: Vec<(&str, String)> =
+        layout::MENUS.iter().map(|m| (m.alias, richmenu::request(m, &key).name)).collect();
+    let expected: Vec<(&str, &str)> = named.iter().map(|(a, n)| (*a, n.as_str())).collect();
     let menus = line.rich_menus().await?;
     let aliases = line.rich_menu_aliases().await?;
     let default = line.default_rich_menu().await?;

@@ -40,7 +40,7 @@ pub mod lists;
 pub mod media;
 pub mod memory;
 pub mod public_alerts;
-pub mod richmenu;
 pub mod quiet;
 pub mod quota;
 pub mod reminders;
+pub mod richmenu;

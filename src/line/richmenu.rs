@@ -257,7 +257,8 @@ mod tests {
 
     #[test]
     fn areas_serialise_as_line_s_action_objects() {
-        let message = AreaAction::Message { label: "今天天氣".into(), text: "今天天氣".into() };
+        let message =
+            AreaAction::Message { label: "今天天氣".into(), text: "今天天氣".into() };
         assert_eq!(
             serde_json::to_value(&message).expect("json"),
             serde_json::json!({"type": "message", "label": "今天天氣", "text": "今天天氣"})

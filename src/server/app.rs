@@ -343,8 +343,10 @@ impl Hearth {
             home: services.home.clone(),
             media,
         });
-        let care_menus =
-            crate::features::care::menu::links::CareMenuLinks::new(turns.line.clone(), store.clone());
+        let care_menus = crate::features::care::menu::links::CareMenuLinks::new(
+            turns.line.clone(),
+            store.clone(),
+        );
         let inbox = Arc::new(Inbox::new(
             turns.clone(),
             owner,

@@ -59,10 +59,17 @@ async fn install_twice_leaves_one_set_of_hearth_s_menus_and_every_other_menu_alo
     assert_eq!(ours.len(), 2, "one everyday and one care menu: {ours:#?}");
     let everyday = menu(&h, "hearth-everyday");
     assert_eq!(h.line.default_rich_menu().as_deref(), everyday["richMenuId"].as_str());
-    let labels: Vec<&str> =
-        everyday["areas"].as_array().expect("areas").iter().filter_map(|a| a["action"]["label"].as_str()).collect();
+    let labels: Vec<&str> = everyday["areas"]
+        .as_array()
+        .expect("areas")
+        .iter()
+        .filter_map(|a| a["action"]["label"].as_str())
+        .collect();
     assert_eq!(labels, ["今天天氣", "我的提醒", "購物清單", "股價", "家庭網頁", "說明"]);
-    assert_eq!(everyday["areas"][0]["action"], json!({"type": "message", "label": "今天天氣", "text": "今天天氣"}));
+    assert_eq!(
+        everyday["areas"][0]["action"],
+        json!({"type": "message", "label": "今天天氣", "text": "今天天氣"})
+    );
     let care = menu(&h, "hearth-care");
     assert_eq!(care["areas"].as_array().map(Vec::len), Some(6));
     assert!(postback_data(&care, "care_menu_taken").is_some(), "✅ is a signed postback: {care}");
@@ -77,7 +84,8 @@ async fn install_twice_leaves_one_set_of_hearth_s_menus_and_every_other_menu_alo
     assert!(h.line.rich_menus().iter().any(|m| m["richMenuId"] == foreign.as_str()));
     assert_eq!(h.line.rich_menu_alias("spring-sale").as_deref(), Some(foreign.as_str()));
     // Validated before each creation; the image went to the data host.
-    let paths: Vec<String> = h.line.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+    let paths: Vec<String> =
+        h.line.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
     assert_eq!(paths.iter().filter(|p| *p == "POST /v2/bot/richmenu/validate").count(), 4);
     assert_eq!(paths.iter().filter(|p| p.ends_with("/content")).count(), 4);
     let found = richmenu::check(&h.config, &line_client(&h)).await.expect("check");
@@ -93,7 +101,8 @@ async fn install_twice_leaves_one_set_of_hearth_s_menus_and_every_other_menu_alo
 }
 
 fn line_client(h: &Harness) -> hearth::line::client::LineClient {
-    hearth::line::client::LineClient::new(&h.line.url(), "test-access-token".into(), 1).expect("client")
+    hearth::line::client::LineClient::new(&h.line.url(), "test-access-token".into(), 1)
+        .expect("client")
 }
 
 #[tokio::test]
@@ -126,8 +135,13 @@ async fn a_care_plan_started_links_the_care_menu_to_her_and_stopped_unlinks_it()
     assert_ne!(new, care);
     assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(new));
     // Stopped: 🛑 on the stop card.
-    h.call_tool(in_group(FAMILY, MOM), "小幫手 阿嬤的照顧計畫停掉", "care", json!({"action": "stop"}))
-        .await;
+    h.call_tool(
+        in_group(FAMILY, MOM),
+        "小幫手 阿嬤的照顧計畫停掉",
+        "care",
+        json!({"action": "stop"}),
+    )
+    .await;
     let body = h.line.replies().last().expect("card").body.clone();
     let stop = postback_data(&body, "care_stop").expect("🛑");
     h.send(vec![h.postback(in_group(FAMILY, MOM), &stop)]).await;

@@ -67,7 +67,12 @@ pub fn open_dose(doses: &[DoseRow]) -> Option<&DoseRow> {
 
 fn failed(lang: Lang, e: &StoreError) -> Answer {
     tracing::error!(error = %e, "care menu: store error");
-    text(lang.pick("暫時查不到，請稍後再按一次 🙏", "I couldn't look that up; please tap again soon 🙏"))
+    text(
+        lang.pick(
+            "暫時查不到，請稍後再按一次 🙏",
+            "I couldn't look that up; please tap again soon 🙏",
+        ),
+    )
 }
 
 /// The plans that ask the tapper, in her own 1:1 chat, with a status in `statuses`; empty
@@ -137,7 +142,10 @@ impl Action for CareMenuCall {
         };
         let now = ctx.now();
         let since = now.saturating_sub(CALL_GAP).unwrap_or(now);
-        match services.store.claim_care_call(user, now.as_millisecond(), since.as_millisecond()).await
+        match services
+            .store
+            .claim_care_call(user, now.as_millisecond(), since.as_millisecond())
+            .await
         {
             Ok(true) => {}
             Ok(false) => {
@@ -150,7 +158,10 @@ impl Action for CareMenuCall {
         }
         let line = match lang {
             Lang::ZhTw => format!("📞 {} 按了「叫家人」，請打電話給她。", first.row.person),
-            Lang::En => format!("📞 {} tapped \"call the family\": please give them a call.", first.row.person),
+            Lang::En => format!(
+                "📞 {} tapped \"call the family\": please give them a call.",
+                first.row.person
+            ),
         };
         let mut told: Vec<Route> = Vec::new();
         let mut names: Vec<String> = Vec::new();
@@ -216,7 +227,10 @@ mod tests {
         assert_eq!(open_dose(&doses).map(|d| d.id), Some(2));
         let settled = [dose(1, 10, "taken"), dose(2, 20, "missed")];
         assert_eq!(open_dose(&settled), None);
-        assert_eq!(open_dose(&[dose(4, 5, "handled"), dose(5, 1, "snoozed")]).map(|d| d.id), Some(4));
+        assert_eq!(
+            open_dose(&[dose(4, 5, "handled"), dose(5, 1, "snoozed")]).map(|d| d.id),
+            Some(4)
+        );
         assert_eq!(open_dose(&[dose(6, 5, "gibberish")]), None);
         assert_eq!(open_dose(&[]), None);
     }

@@ -15,8 +15,12 @@ use super::layout::{Button, Icon, Menu};
 use super::{HEIGHT, WIDTH, bounds};
 use crate::line::richmenu::limits::MAX_BYTES;
 
+/// The version of the drawing: raise it when a change here changes the images, so installed
+/// menus read as out of date.
+pub const VERSION: u32 = 1;
+
 /// The menu font (see `assets/fonts/LICENSE-NotoSansCJK.txt`).
-const FONT: &[u8] = include_bytes!("../../../assets/fonts/NotoSansCJKtc-Bold-menu.otf");
+pub const FONT: &[u8] = include_bytes!("../../../assets/fonts/NotoSansCJKtc-Bold-menu.otf");
 const FAMILY: &str = "hearth-menu";
 /// The white line between tiles, on each side of a tile.
 const GUTTER: i32 = 10;
@@ -149,10 +153,18 @@ fn stroke(
         let offset = |x: i32, y: i32, sign: f64| {
             // Pixel coordinates: rounding keeps them in range.
             #[allow(clippy::cast_possible_truncation)]
-            let p = ((f64::from(x) + sign * nx).round() as i32, (f64::from(y) + sign * ny).round() as i32);
+            let p = (
+                (f64::from(x) + sign * nx).round() as i32,
+                (f64::from(y) + sign * ny).round() as i32,
+            );
             p
         };
-        let quad = vec![offset(x0, y0, 1.0), offset(x1, y1, 1.0), offset(x1, y1, -1.0), offset(x0, y0, -1.0)];
+        let quad = vec![
+            offset(x0, y0, 1.0),
+            offset(x1, y1, 1.0),
+            offset(x1, y1, -1.0),
+            offset(x0, y0, -1.0),
+        ];
         root.draw(&Polygon::new(quad, colour.filled())).map_err(plot)?;
     }
     for &point in points {
@@ -162,14 +174,33 @@ fn stroke(
 }
 
 /// The icon's white shapes around `(cx, cy)`, on a tile of colour `tile`.
-fn icon(root: &Area<'_>, icon: Icon, (cx, cy): (i32, i32), tile: RGBColor) -> Result<(), DrawError> {
+fn icon(
+    root: &Area<'_>,
+    icon: Icon,
+    (cx, cy): (i32, i32),
+    tile: RGBColor,
+) -> Result<(), DrawError> {
     let r = ICON;
     let at = |fx: i32, fy: i32| (cx + r * fx / 100, cy + r * fy / 100);
     match icon {
         Icon::Sun => {
             dot(root, (cx, cy), r * 45 / 100, WHITE)?;
-            for (dx, dy) in [(100, 0), (71, 71), (0, 100), (-71, 71), (-100, 0), (-71, -71), (0, -100), (71, -71)] {
-                stroke(root, &[at(dx * 68 / 100, dy * 68 / 100), at(dx * 97 / 100, dy * 97 / 100)], STROKE, WHITE)?;
+            for (dx, dy) in [
+                (100, 0),
+                (71, 71),
+                (0, 100),
+                (-71, 71),
+                (-100, 0),
+                (-71, -71),
+                (0, -100),
+                (71, -71),
+            ] {
+                stroke(
+                    root,
+                    &[at(dx * 68 / 100, dy * 68 / 100), at(dx * 97 / 100, dy * 97 / 100)],
+                    STROKE,
+                    WHITE,
+                )?;
             }
         }
         Icon::Clock => {
@@ -215,7 +246,8 @@ fn icon(root: &Area<'_>, icon: Icon, (cx, cy): (i32, i32), tile: RGBColor) -> Re
             dot(root, at(45, -30), r * 52 / 100, WHITE)?;
             root.draw(&Polygon::new(vec![at(-94, -12), at(94, -12), at(0, 92)], WHITE.filled()))
                 .map_err(plot)?;
-            let pulse = [at(-70, -10), at(-30, -10), at(-15, -45), at(8, 25), at(25, -10), at(70, -10)];
+            let pulse =
+                [at(-70, -10), at(-30, -10), at(-15, -45), at(8, 25), at(25, -10), at(70, -10)];
             stroke(root, &pulse, STROKE * 2 / 3, tile)?;
         }
     }

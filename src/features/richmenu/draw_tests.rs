@@ -44,9 +44,7 @@ fn each_tile_is_its_colour_with_white_text_and_a_white_gutter_between() {
         assert_eq!(at(b.x + 40, b.y + 40), button.tile, "{} tile corner", button.label);
         assert_eq!(at(b.x + 2, b.y + 2), (255, 255, 255), "{} gutter", button.label);
         let label_row = b.y + b.height * 79 / 100;
-        let white = (b.x..b.x + b.width)
-            .filter(|&x| at(x, label_row) == (255, 255, 255))
-            .count();
+        let white = (b.x..b.x + b.width).filter(|&x| at(x, label_row) == (255, 255, 255)).count();
         assert!(white > 40, "{}: its label is drawn ({white} white pixels)", button.label);
     }
 }

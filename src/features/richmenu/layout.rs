@@ -89,9 +89,13 @@ const SLATE: (u8, u8, u8) = (0x26, 0x32, 0x38);
 const BROWN: (u8, u8, u8) = (0x4E, 0x34, 0x2E);
 
 const WEATHER: Button =
-    Button { label: "今天天氣", icon: Icon::Sun, tile: BLUE, press: Press::Say("今天天氣") };
+    Button {
+        label: "今天天氣", icon: Icon::Sun, tile: BLUE, press: Press::Say("今天天氣")
+    };
 const REMINDERS: Button =
-    Button { label: "我的提醒", icon: Icon::Clock, tile: PURPLE, press: Press::Say("我的提醒") };
+    Button {
+        label: "我的提醒", icon: Icon::Clock, tile: PURPLE, press: Press::Say("我的提醒")
+    };
 const FAMILY_PAGE: Button = Button {
     label: "家庭網頁",
     icon: Icon::House,
@@ -107,7 +111,9 @@ pub const EVERYDAY: Menu = Menu {
     buttons: [
         WEATHER,
         REMINDERS,
-        Button { label: "購物清單", icon: Icon::List, tile: TEAL, press: Press::Say("購物清單") },
+        Button {
+            label: "購物清單", icon: Icon::List, tile: TEAL, press: Press::Say("購物清單")
+        },
         Button { label: "股價", icon: Icon::Chart, tile: GREEN, press: Press::Say("股價") },
         FAMILY_PAGE,
         Button { label: "說明", icon: Icon::Question, tile: SLATE, press: Press::Say("說明") },
@@ -150,5 +156,7 @@ pub const MENUS: [&Menu; 2] = [&EVERYDAY, &CARE];
 /// True for an alias LINE accepts (`[a-z0-9_-]{1,32}`).
 pub fn is_alias(alias: &str) -> bool {
     (1..=32).contains(&alias.len())
-        && alias.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        && alias
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
 }

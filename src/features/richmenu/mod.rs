@@ -9,13 +9,16 @@
 //!   her own chat only.
 //!
 //! A menu is a pure value ([`Menu`], [`layout`]): the request LINE gets and the image hearth
-//! draws ([`draw`]) follow from it and the postback key alone. Its name carries a hash of both
-//! ([`Built::name`]), so `hearth doctor` can tell a menu that is current from one an older
+//! draws ([`draw`]) follow from it and the postback key alone. Its name carries a hash of the
+//! request and of what the image is drawn from ([`request`]), so `hearth doctor` can tell a menu that is current from one an older
 //! hearth (or another key) installed; `hearth richmenu install` puts the current ones in place
 //! ([`crate::cli::richmenu`]).
 
 pub mod draw;
 pub mod layout;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
@@ -31,6 +34,13 @@ pub const NAME_PREFIX: &str = "hearth-";
 pub const WIDTH: u32 = 2500;
 /// The image's height in pixels (two rows of three).
 pub const HEIGHT: u32 = 1686;
+// LINE's limits on a menu's image (`MIN_ASPECT` is 1.45), checked when hearth is built.
+const _: () = {
+    use crate::line::richmenu::limits::{MAX_WIDTH, MIN_HEIGHT, MIN_WIDTH};
+    assert!(WIDTH >= MIN_WIDTH && WIDTH <= MAX_WIDTH && HEIGHT >= MIN_HEIGHT);
+    assert!(WIDTH * 100 >= HEIGHT * 145);
+};
+
 /// Columns of buttons.
 const COLUMNS: u32 = 3;
 /// Rows of buttons.
@@ -76,7 +86,7 @@ fn action(button: &Button, key: &PostbackKey) -> AreaAction {
         Press::Tap { action, id } => AreaAction::Postback {
             label: button.label.into(),
             data: key.sign(MENU_SCOPE, action, id),
-            display_text: button.display_text().into(),
+            display_text: button.display_text(),
         },
     }
 }
@@ -98,20 +108,39 @@ fn unnamed(menu: &Menu, key: &PostbackKey) -> RichMenu {
     }
 }
 
-/// The first 12 hex digits of SHA-256 over the request and the image.
-fn content_hash(request: &RichMenu, image: &[u8]) -> String {
+/// The first 12 hex digits of SHA-256 over the request and what its image is drawn from: the
+/// menu's definition, the drawing's version and the font (the image is a pure function of
+/// them, so the doctor need not draw it to know).
+fn content_hash(request: &RichMenu, menu: &Menu) -> String {
     let mut hasher = Sha256::new();
     hasher.update(serde_json::to_vec(request).unwrap_or_default());
-    hasher.update(image);
+    hasher.update(format!("{menu:?}").as_bytes());
+    hasher.update(draw::VERSION.to_be_bytes());
+    hasher.update(draw::FONT);
     hasher.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The request for `menu` (postbacks signed with `key`), named with its content hash.
+pub fn request(menu: &Menu, key: &PostbackKey) -> RichMenu {
+    let mut request = unnamed(menu, key);
+    request.name = format!("{} {}", menu.alias, content_hash(&request, menu));
+    request
+}
+
+/// The image of `menu`, drawn once per process (it depends on the menu alone).
+fn image(menu: &'static Menu) -> Result<Vec<u8>, draw::DrawError> {
+    static DRAWN: Mutex<BTreeMap<&'static str, Vec<u8>>> = Mutex::new(BTreeMap::new());
+    if let Some(png) = DRAWN.lock().unwrap_or_else(|e| e.into_inner()).get(menu.alias) {
+        return Ok(png.clone());
+    }
+    let png = draw::menu(menu)?;
+    DRAWN.lock().unwrap_or_else(|e| e.into_inner()).insert(menu.alias, png.clone());
+    Ok(png)
 }
 
 /// `menu` built: its request (postbacks signed with `key`), its image and its hashed name.
 pub fn build(menu: &'static Menu, key: &PostbackKey) -> Result<Built, draw::DrawError> {
-    let image = draw::menu(menu)?;
-    let mut request = unnamed(menu, key);
-    request.name = format!("{} {}", menu.alias, content_hash(&request, &image));
-    Ok(Built { menu, request, image })
+    Ok(Built { menu, request: request(menu, key), image: image(menu)? })
 }
 
 /// True when `name` is one hearth gives its menus.
@@ -153,20 +182,19 @@ mod tests {
                 };
                 assert!(label.chars().count() <= 20 && long.len() <= 300, "{area:?}");
             }
-            assert!((limits::MIN_WIDTH..=limits::MAX_WIDTH).contains(&WIDTH));
-            assert!(HEIGHT >= limits::MIN_HEIGHT);
-            assert!(f64::from(WIDTH) / f64::from(HEIGHT) >= limits::MIN_ASPECT);
             assert!(layout::is_alias(menu.alias), "{}", menu.alias);
         }
     }
 
     #[test]
     fn the_name_changes_with_the_definition_or_the_key_and_nothing_else() {
-        let image = vec![1, 2, 3];
-        let a = content_hash(&unnamed(&layout::CARE, &key("one")), &image);
-        assert_eq!(a, content_hash(&unnamed(&layout::CARE, &key("one")), &image), "stable");
-        assert_ne!(a, content_hash(&unnamed(&layout::CARE, &key("two")), &image), "the key");
-        assert_ne!(a, content_hash(&unnamed(&layout::CARE, &key("one")), &[1, 2]), "the image");
+        let care = &layout::CARE;
+        let a = content_hash(&unnamed(care, &key("one")), care);
+        assert_eq!(a, content_hash(&unnamed(care, &key("one")), care), "stable");
+        assert_ne!(a, content_hash(&unnamed(care, &key("two")), care), "the key");
+        let mut recoloured = layout::CARE;
+        recoloured.buttons[0].tile = (0, 0, 0);
+        assert_ne!(a, content_hash(&unnamed(care, &key("one")), &recoloured), "the image");
         assert_eq!(a.len(), 12);
         assert!(is_hearths(&format!("{} {a}", layout::CARE.alias)));
         assert!(!is_hearths("spring sale"));

@@ -45,9 +45,7 @@ pub(super) fn image_summary(headers: &HeaderMap, raw: &[u8]) -> Value {
     let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let png = raw.len() >= 24 && raw.starts_with(b"\x89PNG\r\n\x1a\n");
     let dimension = |at: usize| {
-        raw.get(at..at + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-            .filter(|_| png)
+        raw.get(at..at + 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])).filter(|_| png)
     };
     json!({"bytes": raw.len(), "contentType": content_type, "png": png,
         "width": dimension(16), "height": dimension(20)})
@@ -112,8 +110,8 @@ pub(super) fn dispatch(
             }
             None => not_found(),
         },
-        ("POST", ["v2", "bot", "richmenu", "alias"]) => check_json(headers, body)
-            .unwrap_or_else(|| {
+        ("POST", ["v2", "bot", "richmenu", "alias"]) => {
+            check_json(headers, body).unwrap_or_else(|| {
                 let alias = body["richMenuAliasId"].as_str().unwrap_or_default().to_string();
                 let id = body["richMenuId"].as_str().unwrap_or_default().to_string();
                 if menus.aliases.contains_key(&alias) {
@@ -124,7 +122,8 @@ pub(super) fn dispatch(
                     menus.aliases.insert(alias, id);
                     ok()
                 }
-            }),
+            })
+        }
         ("POST", ["v2", "bot", "richmenu", "alias", alias]) => check_json(headers, body)
             .unwrap_or_else(|| {
                 let id = body["richMenuId"].as_str().unwrap_or_default().to_string();
@@ -178,7 +177,8 @@ pub(super) fn dispatch(
 /// LINE's checks of a rich menu object: a size, areas inside it, at most 20, a short chat bar
 /// text; `None` when it passes.
 fn invalid(body: &Value) -> Option<Outcome> {
-    let (Some(width), Some(height)) = (body["size"]["width"].as_u64(), body["size"]["height"].as_u64())
+    let (Some(width), Some(height)) =
+        (body["size"]["width"].as_u64(), body["size"]["height"].as_u64())
     else {
         return Some(bad_request("must be specified", "size"));
     };
@@ -194,10 +194,13 @@ fn invalid(body: &Value) -> Option<Outcome> {
     };
     for area in areas {
         let b = &area["bounds"];
-        let fits = match (b["x"].as_u64(), b["y"].as_u64(), b["width"].as_u64(), b["height"].as_u64()) {
-            (Some(x), Some(y), Some(w), Some(h)) => w > 0 && h > 0 && x + w <= width && y + h <= height,
-            _ => false,
-        };
+        let fits =
+            match (b["x"].as_u64(), b["y"].as_u64(), b["width"].as_u64(), b["height"].as_u64()) {
+                (Some(x), Some(y), Some(w), Some(h)) => {
+                    w > 0 && h > 0 && x + w <= width && y + h <= height
+                }
+                _ => false,
+            };
         if !fits || area["action"]["type"].as_str().is_none() {
             return Some(bad_request("area out of the image, or without an action", "areas"));
         }
@@ -211,7 +214,10 @@ fn upload(menus: &mut RichMenus, id: &str, image: &Value) -> Outcome {
     let Some(menu) = menus.menus.get(id) else { return not_found() };
     let content_type = image["contentType"].as_str().unwrap_or_default();
     if !matches!(content_type, "image/png" | "image/jpeg") {
-        return Outcome::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, json!({"message": "Unsupported Media Type"}));
+        return Outcome::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            json!({"message": "Unsupported Media Type"}),
+        );
     }
     if menus.images.contains_key(id) {
         return bad_request("An image has already been uploaded to the richmenu", "content");
