@@ -88,7 +88,8 @@ async fn install_twice_leaves_one_set_of_hearth_s_menus_and_every_other_menu_alo
         h.line.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
     assert_eq!(paths.iter().filter(|p| *p == "POST /v2/bot/richmenu/validate").count(), 4);
     assert_eq!(paths.iter().filter(|p| p.ends_with("/content")).count(), 4);
-    let found = richmenu::check(&h.config, &line_client(&h)).await.expect("check");
+    let found =
+        hearth::cli::doctor::menus::check(&h.config, &line_client(&h)).await.expect("check");
     assert_eq!(found.status, Status::Pass, "{found:?}");
 
     let removed = richmenu::remove(&h.config, &h.app.store).await.expect("remove");
@@ -96,7 +97,8 @@ async fn install_twice_leaves_one_set_of_hearth_s_menus_and_every_other_menu_alo
     assert!(hearths_menus(&h).is_empty());
     assert_eq!(h.line.rich_menu_aliases(), vec![("spring-sale".to_string(), foreign.clone())]);
     assert!(h.line.rich_menus().iter().any(|m| m["richMenuId"] == foreign.as_str()));
-    let found = richmenu::check(&h.config, &line_client(&h)).await.expect("check");
+    let found =
+        hearth::cli::doctor::menus::check(&h.config, &line_client(&h)).await.expect("check");
     assert!(found.message.contains("not installed"), "{found:?}");
 }
 
@@ -111,7 +113,7 @@ async fn doctor_says_menus_of_another_key_are_out_of_date() {
     install(&h).await;
     let mut other = h.config.clone();
     other.postback_key = "another key".into();
-    let found = richmenu::check(&other, &line_client(&h)).await.expect("check");
+    let found = hearth::cli::doctor::menus::check(&other, &line_client(&h)).await.expect("check");
     assert_eq!(found.status, Status::Warn);
     assert!(found.message.contains("out of date"), "{found:?}");
 }

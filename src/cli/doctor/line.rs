@@ -141,7 +141,7 @@ impl Check for RichMenus {
                 Ok(line) => line,
                 Err(finding) => return vec![finding],
             };
-            vec![match crate::cli::richmenu::check(&probe.config, &line).await {
+            vec![match super::menus::check(&probe.config, &line).await {
                 Ok(finding) => finding,
                 Err(e) => line_error("the rich menus", &probe.config.line_api_base, &e),
             }]

@@ -143,6 +143,11 @@ pub fn build(menu: &'static Menu, key: &PostbackKey) -> Result<Built, draw::Draw
     Ok(Built { menu, request: request(menu, key), image: image(menu)? })
 }
 
+/// The ids of hearth's menus among `menus` (by name).
+pub fn hearths(menus: &[RichMenu]) -> Vec<String> {
+    menus.iter().filter(|m| is_hearths(&m.name)).filter_map(|m| m.rich_menu_id.clone()).collect()
+}
+
 /// True when `name` is one hearth gives its menus.
 pub fn is_hearths(name: &str) -> bool {
     name.starts_with(NAME_PREFIX)
