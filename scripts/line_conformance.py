@@ -7,7 +7,8 @@ Usage:
 
 Every ``*.json`` file under the given directories is checked; its kind comes from the suffix
 before ``.json`` (``NAME.reply.json``, ``NAME.push.json``, ``NAME.loading.json``,
-``NAME.callback.json``, ``NAME.message.json``). Other files are ignored, so a deliberately
+``NAME.callback.json``, ``NAME.message.json``, ``NAME.richmenu.json``, ``NAME.richmenualias.json``,
+``NAME.richmenualiasupdate.json``). Other files are ignored, so a deliberately
 invalid fixture can be kept as e.g. ``NAME.callback.invalid.json``.
 
 Checks per file:
@@ -34,7 +35,9 @@ Checks per file:
    only on the last message, every item label present and <= 20 graphemes; message-action
    ``text`` and postback ``displayText`` <= 300 graphemes; flex button label <= 40 graphemes;
    flex bubble <= 30000 bytes and carousel <= 12 bubbles and <= 50000 bytes of minified UTF-8
-   JSON; loadingSeconds a multiple of 5 in 5..60 and chatId a user ID (1:1 chats only). Graphemes are approximated: code points,
+   JSON; loadingSeconds a multiple of 5 in 5..60 and chatId a user ID (1:1 chats only); a rich
+   menu's image 800..2500 pixels wide, at least 250 high, width/height >= 1.45, at most 20
+   areas, each inside the image, each action's label <= 20 graphemes. Graphemes are approximated: code points,
    not counting combining marks, variation selectors, emoji modifiers, tag characters, the
    character after a zero-width joiner, and the second regional indicator of a flag.
 4. If ``LINE_OPENAPI_DIR`` names a directory with ``messaging-api.yml`` and ``webhook.yml``,
@@ -62,7 +65,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-KINDS = ("reply", "push", "loading", "callback", "message")
+KINDS = ("reply", "push", "loading", "callback", "message", "richmenu", "richmenualias", "richmenualiasupdate")
 SCHEMA_PREFIX = "#/components/schemas/"
 OPENAPI_SKIPPED = "openapi: skipped (LINE_OPENAPI_DIR not set or not found)"
 
@@ -76,6 +79,8 @@ MAX_FLEX_BUTTON_LABEL = 40
 MAX_BUBBLE_BYTES = 30_000
 MAX_CAROUSEL_BUBBLES = 12
 MAX_CAROUSEL_BYTES = 50_000
+MAX_RICH_MENU_AREAS = 20
+MAX_RICH_MENU_LABEL = 20
 
 
 class Report:
@@ -163,6 +168,9 @@ def sdk():
         "message": messaging.Message,
         "event": webhooks.Event,
         "callback": webhooks.CallbackRequest,
+        "richmenu": messaging.RichMenuRequest,
+        "richmenualias": messaging.CreateRichMenuAliasRequest,
+        "richmenualiasupdate": messaging.UpdateRichMenuAliasRequest,
         # Name-mangled class attribute of the generated model: the SDK's known event types.
         "event_types": set(getattr(webhooks.Event, "_Event__discriminator_value_class_map")),
     }
@@ -489,6 +497,44 @@ def check_message(body: object, report: Report) -> None:
     check_openapi("messaging-api.yml", "Message", body, report)
 
 
+def check_rich_menu(body: object, report: Report) -> None:
+    """A rich menu object: the SDK round trip, the image's size, the areas within it, the spec."""
+    sdk_round_trip(sdk()["richmenu"], body, "$", report)
+    size = body.get("size") if isinstance(body, dict) else None
+    width, height = (size.get("width"), size.get("height")) if isinstance(size, dict) else (None, None)
+    if not (isinstance(width, int) and isinstance(height, int)):
+        report.fail("limit: $.size: width and height are required")
+        return
+    if not 800 <= width <= 2500 or height < 250 or width / height < 1.45:
+        report.fail(f"limit: $.size: {width}x{height} (800..2500 wide, >= 250 high, width/height >= 1.45)")
+    chat_bar = body.get("chatBarText")
+    if not isinstance(chat_bar, str) or not 1 <= len(chat_bar) <= 14:
+        report.fail("limit: $.chatBarText: 1 to 14 characters")
+    areas = body.get("areas") if isinstance(body.get("areas"), list) else []
+    if len(areas) > MAX_RICH_MENU_AREAS:
+        report.fail(f"limit: $.areas: {len(areas)} areas (max {MAX_RICH_MENU_AREAS})")
+    for index, area in enumerate(areas):
+        bounds = area.get("bounds") if isinstance(area, dict) else None
+        values = [bounds.get(k) for k in ("x", "y", "width", "height")] if isinstance(bounds, dict) else []
+        if len(values) != 4 or not all(isinstance(v, int) for v in values) \
+                or values[0] + values[2] > width or values[1] + values[3] > height:
+            report.fail(f"limit: $.areas[{index}].bounds: not inside the {width}x{height} image")
+        action = area.get("action") if isinstance(area, dict) else None
+        check_action(action, f"$.areas[{index}].action", report, in_quick_reply=False)
+        label = action.get("label") if isinstance(action, dict) else None
+        if isinstance(label, str) and grapheme_len(label) > MAX_RICH_MENU_LABEL:
+            report.fail(f"limit: $.areas[{index}].action.label: {grapheme_len(label)} graphemes (max {MAX_RICH_MENU_LABEL})")
+    check_openapi("messaging-api.yml", "RichMenuRequest", body, report)
+
+
+def check_alias(kind: str, schema: str, body: object, report: Report) -> None:
+    sdk_round_trip(sdk()[kind], body, "$", report)
+    alias = body.get("richMenuAliasId", "") if isinstance(body, dict) else ""
+    if kind == "richmenualias" and not re.fullmatch(r"[a-z0-9_-]{1,32}", str(alias)):
+        report.fail(f"limit: $.richMenuAliasId: {alias!r} is not [a-z0-9_-]{{1,32}}")
+    check_openapi("messaging-api.yml", schema, body, report)
+
+
 def check_callback(body: object, report: Report) -> None:
     if not isinstance(body, dict) or not isinstance(body.get("events"), list):
         report.fail("callback: expected an object with an 'events' array")
@@ -521,6 +567,9 @@ CHECKS = {
     "loading": check_loading,
     "callback": check_callback,
     "message": check_message,
+    "richmenu": check_rich_menu,
+    "richmenualias": lambda body, report: check_alias("richmenualias", "CreateRichMenuAliasRequest", body, report),
+    "richmenualiasupdate": lambda body, report: check_alias("richmenualiasupdate", "UpdateRichMenuAliasRequest", body, report),
 }
 
 
@@ -646,6 +695,17 @@ def good_callback() -> dict:
     ]}
 
 
+def good_rich_menu() -> dict:
+    third, half = 2500 // 3, 1686 // 2
+    return {"size": {"width": 2500, "height": 1686}, "selected": False, "name": "hearth-everyday 0123456789ab",
+            "chatBarText": "選單", "areas": [
+                {"bounds": {"x": 0, "y": 0, "width": third, "height": half},
+                 "action": {"type": "message", "label": "今天天氣", "text": "今天天氣"}},
+                {"bounds": {"x": third, "y": 0, "width": third, "height": half},
+                 "action": {"type": "postback", "label": "我吃藥了", "data": "a=care_menu_taken&i=0&s=abc", "displayText": "✅ 我吃藥了"}},
+            ]}
+
+
 def mutate(body: dict, change) -> dict:
     body = copy.deepcopy(body)
     change(body)
@@ -672,12 +732,17 @@ def bad_cases() -> list[tuple[str, str, dict, str]]:
         ("21-grapheme label", "message", {"type": "text", "text": "x", "quickReply": {"items": [
             {"type": "action", "action": {"type": "message", "label": "標" * 21, "text": "x"}}]}}, "21 graphemes"),
         ("null key", "message", {"type": "text", "text": "x", "sender": None}, "null value"),
+        ("rich menu area outside", "richmenu", mutate(good_rich_menu(), lambda b: b["areas"][1]["bounds"].update(x=2400)), "not inside"),
+        ("rich menu too narrow", "richmenu", mutate(good_rich_menu(), lambda b: b["size"].update(width=1686)), "width/height"),
+        ("chat bar of 15", "richmenu", mutate(good_rich_menu(), lambda b: b.update(chatBarText="選" * 15)), "chatBarText"),
+        ("alias in capitals", "richmenualias", {"richMenuAliasId": "Hearth-Care", "richMenuId": "richmenu-1"}, "richMenuAliasId"),
         ("text without quoteToken", "callback", mutate(good_callback(), lambda b: b["events"][0]["message"].pop("quoteToken")), "quoteToken"),
     ]
 
 
 # Bad cases that the OpenAPI check must catch on its own when the spec is available.
-OPENAPI_CATCHES = ("box layout diagonal", "14 quick-reply items", "6 messages", "loadingSeconds 61", "text without quoteToken")
+OPENAPI_CATCHES = ("box layout diagonal", "14 quick-reply items", "6 messages", "loadingSeconds 61", "text without quoteToken",
+                   "chat bar of 15", "alias in capitals")
 
 
 def self_test() -> int:
@@ -688,7 +753,10 @@ def self_test() -> int:
              ("good push", "push", {"to": USER, "messages": good_reply()["messages"], "notificationDisabled": True}),
              ("good loading", "loading", {"chatId": USER, "loadingSeconds": 20}),
              ("good message", "message", good_reply()["messages"][1]),
-             ("good callback", "callback", good_callback())]
+             ("good callback", "callback", good_callback()),
+             ("good rich menu", "richmenu", good_rich_menu()),
+             ("good alias", "richmenualias", {"richMenuAliasId": "hearth-care", "richMenuId": "richmenu-1"}),
+             ("good alias update", "richmenualiasupdate", {"richMenuId": "richmenu-1"})]
     if grapheme_len("👨‍👩‍👧🇹🇼e\u0301") != 3 or utf16_len("🍎") != 2:
         failures.append("counting")
     for name, kind, body in goods:

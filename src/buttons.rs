@@ -7,6 +7,7 @@
 use crate::features::alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::button::{ActionRegistry, ActionRegistryError};
 use crate::features::care::actions::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
+use crate::features::care::menu::{CareMenuCall, CareMenuReading, CareMenuTaken};
 use crate::features::confirm::combined::{ConfirmCalls, DiscardCalls};
 use crate::features::confirm::{ConfirmCall, DiscardCall};
 use crate::features::family_page::{EndPageSessions, OpenPage};
@@ -40,6 +41,9 @@ pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
         .action::<CareOnIt>()
         .action::<CareStart>()
         .action::<CareStop>()
+        .action::<CareMenuTaken>()
+        .action::<CareMenuCall>()
+        .action::<CareMenuReading>()
         .build()
 }
 
@@ -64,6 +68,9 @@ mod tests {
                 "cancel_price_alert",
                 "cancel_reminder",
                 "care_later",
+                "care_menu_call",
+                "care_menu_reading",
+                "care_menu_taken",
                 "care_on_it",
                 "care_start",
                 "care_stop",

@@ -1,7 +1,7 @@
 //! The `hearth` command: `serve` (the LINE webhook), `chat` (the agent in a terminal), `tools`
 //! (the tool definitions as sent to the LLM), `migrate`, `doctor` (checks a deployment), `eval`
-//! (the model's tool routing, scored), `usage` (each chat's LLM tokens and cost in a month), and
-//! who is served: `chats`, `approve`, `revoke`, `pair`.
+//! (the model's tool routing, scored), `usage` (each chat's LLM tokens and cost in a month),
+//! `richmenu` (hearth's rich menus at LINE), and who is served: `chats`, `approve`, `revoke`, `pair`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -105,6 +105,10 @@ enum Command {
         #[arg(long, value_parser = hearth::cli::usage::month)]
         month: Option<String>,
     },
+    /// hearth's rich menus at LINE (the panel of big buttons under a 1:1 chat): `install`
+    /// (replacing hearth's earlier ones), `remove`, or `draw` their images to look at.
+    #[command(subcommand)]
+    Richmenu(hearth::cli::richmenu::RichMenuCommand),
     /// Print a one-time pairing code: sent by a person in a chat within ten minutes, it
     /// approves that chat (the way a family sets hearth up from their phones).
     Pair,
@@ -274,6 +278,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 None => print!("{json}"),
             }
         }
+        Command::Richmenu(command) => {
+            use hearth::cli::richmenu::{self, RichMenuCommand};
+            let store = || hearth::store::Store::connect(&config.database_url);
+            print!(
+                "{}",
+                match command {
+                    RichMenuCommand::Install => richmenu::install(&config, &store().await?).await?,
+                    RichMenuCommand::Remove => richmenu::remove(&config, &store().await?).await?,
+                    RichMenuCommand::Draw { out } => richmenu::draw(&config, &out)?,
+                }
+            );
+        }
         Command::Restore { path } => {
             print!("{}", hearth::cli::backup::restore(&config, &path).await?);
         }
@@ -344,6 +360,7 @@ fn default_log_level(command: &Command) -> &'static str {
         Command::Backup { .. }
         | Command::Restore { .. }
         | Command::Export { .. }
+        | Command::Richmenu(_)
         | Command::CopyData { .. } => "warn",
     }
 }

@@ -25,6 +25,8 @@
 //!   in one push, held when the month's quota cannot pay; [`quota`]: LINE's monthly message quota
 //!   as pure decisions; [`quiet`]: quiet hours.
 //! - [`budget`]: the daily token budgets of a chat and of the service, as pure decisions.
+//! - [`richmenu`]: hearth's rich menus (the everyday one, the care one): their buttons, their
+//!   image, drawn, and the name that says which version is installed.
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
 
@@ -45,4 +47,5 @@ pub mod public_alerts;
 pub mod quiet;
 pub mod quota;
 pub mod reminders;
+pub mod richmenu;
 pub mod speech;

@@ -380,6 +380,18 @@ impl LineClient {
         read_json(send(self.post(path).json(body)).await?, path)
     }
 
+    /// A `method` request to `path`, or to a full URL (the data host), with the access token.
+    pub(super) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let url = if path.starts_with('/') { format!("{}{path}", self.base) } else { path.into() };
+        self.http.request(method, url).bearer_auth(self.token.expose())
+    }
+
+    /// Sends `request`; any successful answer will do.
+    pub(super) async fn succeed(&self, request: reqwest::RequestBuilder) -> Result<(), LineError> {
+        let answer = send(request).await?;
+        if answer.status.is_success() { Ok(()) } else { Err(answer.error()) }
+    }
+
     /// The month's quota and what is used of it.
     pub async fn quota(&self) -> Result<Quota, LineError> {
         let quota: QuotaBody = self.get_json("/v2/bot/message/quota").await?;

@@ -1,5 +1,5 @@
 //! LINE: webhook signature and events in, messages and the Messaging API client out; what LINE
-//! knows about the channel ([`channel`]).
+//! knows about the channel ([`channel`]); rich menus ([`richmenu`]).
 
 pub mod channel;
 pub mod client;
@@ -7,6 +7,7 @@ pub mod flex;
 pub mod message;
 pub mod postback;
 pub mod retry;
+pub mod richmenu;
 pub mod signature;
 pub mod text;
 pub mod webhook;

@@ -6,6 +6,10 @@
 //! conversation of the tap event, so a card forwarded to (or tapped in) another chat, a stale
 //! card from another group, or hand-made data all fail verification and change nothing.
 //! What an action and its id mean is not known here: see [`crate::features::button`].
+//!
+//! A rich menu is the same for everyone it is shown to, so its buttons are signed for
+//! [`MENU_SCOPE`] instead of a chat; such data is accepted only in a 1:1 chat (where LINE
+//! shows menus), and its actions act for the person who taps, in their own chat.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -15,6 +19,10 @@ use sha2::Sha256;
 use crate::platform::config::Secret;
 
 type HmacSha256 = Hmac<Sha256>;
+
+/// What rich menus' buttons are signed for: never a chat id (those are `U`, `C` or `R` and 32
+/// hex digits).
+pub const MENU_SCOPE: &str = "richmenu";
 
 /// LINE's limit on postback data.
 pub const MAX_DATA_LEN: usize = 300;
@@ -102,6 +110,23 @@ impl PostbackKey {
             return Err(PostbackError::BadSignature);
         }
         Ok(Postback { action: action.to_string(), id: id.to_string() })
+    }
+}
+
+impl PostbackKey {
+    /// Checks `data` from a postback event in `conversation`: signed for it, or, in a 1:1 chat,
+    /// a rich menu's button (signed for [`MENU_SCOPE`]).
+    pub fn verify_in(
+        &self,
+        conversation: &crate::platform::conversation::Conversation,
+        data: &str,
+    ) -> Result<Postback, PostbackError> {
+        self.verify(&conversation.id, data).or_else(|refused| {
+            if conversation.is_multi_person() {
+                return Err(refused);
+            }
+            self.verify(MENU_SCOPE, data).map_err(|_| refused)
+        })
     }
 }
 
@@ -212,6 +237,19 @@ mod tests {
                 prop_assert_eq!(key().sign(conversation, &pb.action, &pb.id), data);
             }
         }
+    }
+
+    #[test]
+    fn a_menu_button_verifies_in_any_one_to_one_chat_and_in_no_group() {
+        use crate::platform::conversation::Conversation;
+        let data = key().sign(MENU_SCOPE, "care_menu_taken", "0");
+        let dm = Conversation::from_id("U00000000000000000000000000000001");
+        let group = Conversation::from_id("C00000000000000000000000000000001");
+        assert_eq!(key().verify_in(&dm, &data).map(|p| p.action), Ok("care_menu_taken".into()));
+        assert_eq!(key().verify_in(&group, &data), Err(PostbackError::BadSignature));
+        let card = key().sign(&group.id, "cancel_reminder", "42");
+        assert!(key().verify_in(&group, &card).is_ok());
+        assert_eq!(key().verify_in(&dm, &card), Err(PostbackError::BadSignature));
     }
 
     #[test]

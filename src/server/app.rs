@@ -150,6 +150,8 @@ pub struct Hearth {
     pub(crate) official_poll_secs: u64,
     /// Asks care plans' doses and tells their caregivers.
     pub care: crate::features::care::watcher::CareWatcher,
+    /// Links the care menu to whoever a care plan asks, and takes it away after.
+    pub care_menus: crate::features::care::menu::links::CareMenuLinks,
     /// Seconds between rounds of the care loop (0: off).
     pub(crate) care_tick_secs: u64,
     /// How long care readings and doses are kept (`HEARTH_CARE_RETENTION_DAYS`).
@@ -351,6 +353,10 @@ impl Hearth {
             media,
             speech: speech.clone(),
         });
+        let care_menus = crate::features::care::menu::links::CareMenuLinks::new(
+            turns.line.clone(),
+            store.clone(),
+        );
         let inbox = Arc::new(Inbox::new(
             turns.clone(),
             owner,
@@ -374,6 +380,7 @@ impl Hearth {
             page_flash: Default::default(),
             official_poll_secs: config.alerts_poll_secs,
             care,
+            care_menus,
             care_tick_secs: config.care_tick_secs,
             care_retention: days(config.care_retention_days),
             outbox: pusher,

@@ -266,7 +266,13 @@ async fn watch_prices(app: Arc<Hearth>) -> After {
 /// `HEARTH_CARE_TICK_SECS`.
 async fn watch_care(app: Arc<Hearth>) -> After {
     let outcome = app.care.tick().await;
-    report(outcome, |r| *r != Default::default(), "care plans", "care tick failed")
+    let after = report(outcome, |r| *r != Default::default(), "care plans", "care tick failed");
+    match app.care_menus.sync().await {
+        Ok(round) if round != Default::default() => tracing::info!(?round, "care menus"),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "care menu links not checked"),
+    }
+    after
 }
 
 /// Reads the official alerts feed every `HEARTH_ALERTS_POLL_SECS` (the process holding its

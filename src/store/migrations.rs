@@ -60,6 +60,7 @@ embedded![
     "0029_pairing_guesses.sql",
     "0030_random_retry_keys.sql",
     "0031_token_usage_parts.sql",
+    "0032_care_menu.sql",
     "0033_spoken_answers.sql",
     "0034_one_lease_vocabulary.sql",
 ];

@@ -55,6 +55,7 @@ mod budget;
 mod capped;
 mod care;
 mod care_doses;
+mod care_menu;
 mod chat_row;
 mod copy;
 mod digests;

@@ -380,7 +380,7 @@ impl Turns {
         kept: &Kept,
     ) {
         let conversation = &source.conversation;
-        let answer = match self.postback_key.verify(&conversation.id, data) {
+        let answer = match self.postback_key.verify_in(conversation, data) {
             Ok(postback) => {
                 let speaker = match &source.user_id {
                     Some(user) => self.display_name(conversation, user).await,

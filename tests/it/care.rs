@@ -26,7 +26,7 @@ pub(crate) const GRANDMA: &str = "Ua1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
 pub(crate) const EIGHT: &str = "2026-12-01T00:00:00Z";
 
 /// The family: 小美 (MOM), 哥哥 (DAD) and 阿嬤, each a friend of hearth and known in the group.
-async fn family(h: &Harness) {
+pub(crate) async fn family(h: &Harness) {
     let now = h.now_ms();
     for (id, name) in [(MOM, "小美"), (DAD, "哥哥"), (GRANDMA, "阿嬤")] {
         h.line.set_profile(id, name);
@@ -60,7 +60,7 @@ pub(crate) async fn plan(h: &Harness, extra: Value) -> Value {
 }
 
 /// The text of the last reply.
-fn last_reply(h: &Harness) -> String {
+pub(crate) fn last_reply(h: &Harness) -> String {
     let body = h.line.replies().last().map(|r| r.body.clone()).unwrap_or_default();
     format!("{}{}", texts_of(&body), body)
 }
@@ -89,7 +89,7 @@ async fn tap(h: &Harness, chat: &str, source: Value, action: &str) {
 }
 
 /// The stored state of the plan's only dose due at `due` (RFC 3339).
-async fn dose_state(h: &Harness, plan: i64, due: &str) -> String {
+pub(crate) async fn dose_state(h: &Harness, plan: i64, due: &str) -> String {
     let due = due.parse::<jiff::Timestamp>().expect("instant").as_millisecond();
     let doses = h.app.store.care_doses_between(plan, due, due + 1).await.expect("doses");
     doses.first().map(|d| d.state.clone()).unwrap_or_else(|| "none".into())

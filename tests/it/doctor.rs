@@ -100,6 +100,9 @@ impl Deployment {
         config.transcribe_model = "fake-whisper".into();
         config.transcribe_url = String::new();
         config.tts_model = "fake-tts".into();
+        config.line_data_api_base = line.url();
+        let store = Store::open(&config.database_url).await.expect("open the database");
+        hearth::cli::richmenu::install(&config, &store).await.expect("install the rich menus");
         let options = Options { webhook_url: None, timeout: Duration::from_secs(10) };
         let mut files = vec![config.mcp_config.clone().expect("set")];
         files.extend(hearth::store::sqlite_file(&config.database_url));

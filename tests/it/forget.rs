@@ -20,6 +20,11 @@ const CHAT_FREE_TABLES: &[(&str, &str)] = &[
     ("quota_readings", "LINE's monthly quota readings for the whole account, no chat's data"),
     ("public_alerts", "Taiwan's official alerts as published, the same for every chat"),
     ("public_alert_feed", "the official alerts feed's validators and lease"),
+    (
+        "care_menu_users",
+        "which LINE users hearth linked the care menu to and when each last tapped 📞: a user id \
+         and two values, no chat's data",
+    ),
     ("pairing_guesses", "how many pairing codes were tried each minute, by every chat together"),
     (
         "token_usage",

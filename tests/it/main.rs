@@ -48,6 +48,7 @@ mod quota_month;
 mod registry;
 mod reminders;
 mod replicas;
+mod richmenu;
 mod routing;
 mod spans;
 mod speech;

@@ -1,5 +1,6 @@
 //! The checks at LINE: the channel access token (the bot's info), the webhook URL registered
-//! in the console with LINE's own test request to it, and the month's message quota.
+//! in the console with LINE's own test request to it, the month's message quota, and whether
+//! hearth's rich menus are installed and current.
 
 use futures::future::BoxFuture;
 use reqwest::StatusCode;
@@ -121,6 +122,28 @@ impl Check for Quota {
             vec![match line.quota().await {
                 Ok(quota) => verdict::quota(quota),
                 Err(e) => line_error("the quota", &probe.config.line_api_base, &e),
+            }]
+        })
+    }
+}
+
+/// hearth's rich menus are installed at LINE and are the ones this build would install.
+pub struct RichMenus;
+
+impl Check for RichMenus {
+    fn name(&self) -> &'static str {
+        "rich menus"
+    }
+
+    fn run<'a>(&'a self, probe: &'a Probe) -> BoxFuture<'a, Vec<Finding>> {
+        Box::pin(async move {
+            let line = match client(probe) {
+                Ok(line) => line,
+                Err(finding) => return vec![finding],
+            };
+            vec![match super::menus::check(&probe.config, &line).await {
+                Ok(finding) => finding,
+                Err(e) => line_error("the rich menus", &probe.config.line_api_base, &e),
             }]
         })
     }

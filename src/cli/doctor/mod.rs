@@ -7,6 +7,7 @@
 //! - [`local`]: the settings, the database and its migrations.
 //! - [`line`](mod@line): the channel access token, the webhook URL at LINE and LINE's own test of it,
 //!   the month's message quota.
+//! - [`menus`]: hearth's rich menus, installed and current.
 //! - [`llm`]: the LLM endpoint, the model, a tiny request with a tool, the optional models.
 //! - [`services`]: the search provider, the MCP servers.
 //! - [`verdict`]: the pure decisions (URL match, quota, migrations, model names) they share.
@@ -14,6 +15,7 @@
 pub mod line;
 pub mod llm;
 pub mod local;
+pub mod menus;
 pub mod services;
 pub mod verdict;
 
@@ -118,6 +120,7 @@ pub static CHECKS: &[&dyn Check] = &[
     },
     &services::Search,
     &line::Quota,
+    &line::RichMenus,
     &services::Mcp,
 ];
 

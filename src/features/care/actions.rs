@@ -88,7 +88,7 @@ fn tapper(ctx: &ToolCtx) -> String {
 
 /// Where the others hear of a tap: each caregiver but the tapper in their 1:1 chat, or the
 /// plan's chat once for all who have none; the plan's chat too when it was told already.
-async fn others(
+pub(super) async fn others(
     services: &ActionServices,
     plan: &Plan,
     tapper: Option<&str>,
@@ -112,7 +112,7 @@ async fn others(
 
 /// Records `line` for each of `routes` in the outbox (pushed by the outbox's next round), each
 /// under a retry key of `name` and its chat.
-async fn tell(
+pub(super) async fn tell(
     services: &ActionServices,
     plan: &Plan,
     routes: &[Route],
@@ -143,7 +143,7 @@ async fn tell(
 }
 
 /// Carries out `tap` on dose `id`.
-async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, tap: Tap) -> Answer {
+pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, tap: Tap) -> Answer {
     let lang = ctx.lang;
     let (dose, plan) = match dose_here(services, ctx, id).await {
         Ok(Some(found)) => found,

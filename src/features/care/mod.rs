@@ -8,7 +8,7 @@
 //! against the plan's limits ([`limits`]); a weekly report with a chart goes to the caregivers
 //! ([`report`]). What a plan costs of LINE's monthly quota, and what the quota keeps for care
 //! messages when the month is nearly spent, is [`cost`]. Cards are [`render`], buttons
-//! [`actions`].
+//! [`actions`]; the rich menu of whoever a plan asks, its buttons and its links, [`menu`].
 //!
 //! Health data stays within the plan's chats: a chat sees a plan only when it was set there or
 //! is the 1:1 chat of someone in it, and no reading or medicine is ever logged.
@@ -16,6 +16,7 @@
 pub mod actions;
 pub mod cost;
 pub mod limits;
+pub mod menu;
 pub mod render;
 pub mod report;
 pub mod schedule;
@@ -72,6 +73,11 @@ impl Plan {
             || self.row.person_id.as_deref() == Some(chat)
             || self.row.confirmer_id.as_deref() == Some(chat)
             || self.caregivers.iter().any(|c| c.id == chat)
+    }
+
+    /// The member asked to confirm each dose: the confirmer, else the person, if a member.
+    pub fn asked(&self) -> Option<&str> {
+        self.row.confirmer_id.as_deref().or(self.row.person_id.as_deref())
     }
 
     /// True when the plan was set in a group or room (there is a group to tell).

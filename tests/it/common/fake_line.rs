@@ -3,10 +3,13 @@
 //! It checks the bearer token, enforces the reply-token and retry-key rules, counts pushes
 //! against a monthly quota (one message per person reached; `GET /v2/bot/message/quota`,
 //! `/quota/consumption`, `members/count`), serves the channel's bot info, webhook endpoint and
-//! webhook test (`hearth doctor`), can be switched into
+//! webhook test (`hearth doctor`), keeps rich menus (their images, aliases, the default and
+//! per-user links), can be switched into
 //! failure modes, records every request for assertions, and writes each reply, push and loading
-//! body to `$CARGO_TARGET_TMPDIR/line-requests/` so CI can validate them with LINE's own SDK.
+//! body, and each rich menu and alias body, to `$CARGO_TARGET_TMPDIR/line-requests/` so CI can
+//! validate them with LINE's own SDK.
 
+mod richmenus;
 mod rules;
 
 use std::collections::{HashMap, HashSet};
@@ -150,6 +153,8 @@ struct LineState {
     pub(crate) channel: rules::Channel,
     /// LIFF ID tokens LINE would verify: token → (user, LINE Login channel).
     id_tokens: HashMap<String, (String, String)>,
+    /// Rich menus, their images, aliases, the default and per-user links.
+    richmenus: richmenus::RichMenus,
 }
 
 /// A token bucket: `rate` tokens a second, at most `rate` stored (one second of burst).
@@ -361,6 +366,53 @@ impl FakeLine {
         self.lock().channel.webhook_test_status = status;
     }
 
+    /// The rich menus as LINE lists them (with their ids).
+    pub fn rich_menus(&self) -> Vec<Value> {
+        self.lock().richmenus.menus.values().cloned().collect()
+    }
+
+    /// What was uploaded as menu `id`'s image: bytes, contentType, width, height.
+    pub fn rich_menu_image(&self, id: &str) -> Option<Value> {
+        self.lock().richmenus.images.get(id).cloned()
+    }
+
+    /// The menu `alias` names.
+    pub fn rich_menu_alias(&self, alias: &str) -> Option<String> {
+        self.lock().richmenus.aliases.get(alias).cloned()
+    }
+
+    /// Every alias, with the menu it names.
+    pub fn rich_menu_aliases(&self) -> Vec<(String, String)> {
+        self.lock().richmenus.aliases.clone().into_iter().collect()
+    }
+
+    /// The default menu.
+    pub fn default_rich_menu(&self) -> Option<String> {
+        self.lock().richmenus.default.clone()
+    }
+
+    /// The menu linked to `user_id`.
+    pub fn linked_rich_menu(&self, user_id: &str) -> Option<String> {
+        self.lock().richmenus.links.get(user_id).cloned()
+    }
+
+    /// Creates a menu that is not hearth's (another tool's), with an image, as the default
+    /// when `default`; its id.
+    pub fn add_foreign_rich_menu(&self, name: &str, default: bool) -> String {
+        let mut state = self.lock();
+        let menus = &mut state.richmenus;
+        let id = format!("richmenu-foreign{:016x}", menus.menus.len());
+        let menu = serde_json::json!({"richMenuId": id, "size": {"width": 2500, "height": 843},
+            "selected": false, "name": name, "chatBarText": "Menu", "areas": []});
+        menus.menus.insert(id.clone(), menu);
+        menus.images.insert(id.clone(), serde_json::json!({"bytes": 1}));
+        menus.aliases.insert("spring-sale".into(), id.clone());
+        if default {
+            menus.default = Some(id.clone());
+        }
+        id
+    }
+
     fn lock(&self) -> MutexGuard<'_, LineState> {
         self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -403,7 +455,7 @@ impl FakeLine {
             REPLY_PATH => Some("reply"),
             PUSH_PATH => Some("push"),
             LOADING_PATH => Some("loading"),
-            _ => None,
+            _ => richmenus::dump_kind(path),
         };
         if let Some(kind) = kind.filter(|_| *method == Method::POST && !raw.is_empty()) {
             self.dump(kind, index + 1, raw);
@@ -432,7 +484,11 @@ async fn handle(
     raw: Bytes,
 ) -> Response {
     let request_id = format!("req-{:06}", NEXT_REQUEST_ID.fetch_add(1, Ordering::Relaxed));
-    let body = parse_body(&raw);
+    let body = if method == Method::POST && uri.path().ends_with("/content") {
+        richmenus::image_summary(&headers, &raw)
+    } else {
+        parse_body(&raw)
+    };
     let index = line.record(&method, uri.path(), &headers, body.clone(), &raw);
     let outcome = {
         let mut state = line.lock();

@@ -28,7 +28,7 @@ pub(super) struct Outcome {
 }
 
 impl Outcome {
-    fn new(status: StatusCode, body: Value) -> Self {
+    pub(super) fn new(status: StatusCode, body: Value) -> Self {
         Self { status, body, headers: Vec::new(), delay: None }
     }
 
@@ -68,6 +68,11 @@ pub(super) fn dispatch(
         return Outcome::new(StatusCode::UNAUTHORIZED, json!({"message": "Authentication failed"}));
     }
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    if let Some(outcome) =
+        super::richmenus::dispatch(&mut state.richmenus, method, &segments, headers, body)
+    {
+        return outcome;
+    }
     match (method, segments.as_slice()) {
         ("POST", ["v2", "bot", "message", "reply"]) => {
             check_json(headers, body).unwrap_or_else(|| reply(state, headers, body))
@@ -319,7 +324,7 @@ fn profile(state: &LineState, user_id: &str) -> Outcome {
 }
 
 /// `415` unless the request declares JSON, `400` unless the body is a JSON object.
-fn check_json(headers: &HeaderMap, body: &Value) -> Option<Outcome> {
+pub(super) fn check_json(headers: &HeaderMap, body: &Value) -> Option<Outcome> {
     let is_json = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -364,7 +369,7 @@ fn sent_messages(messages: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-fn bad_request(detail: &str, property: &str) -> Outcome {
+pub(super) fn bad_request(detail: &str, property: &str) -> Outcome {
     let body = json!({
         "message": "The request body has 1 error(s)",
         "details": [{"message": detail, "property": property}],
@@ -376,7 +381,7 @@ fn server_error() -> Outcome {
     Outcome::new(StatusCode::INTERNAL_SERVER_ERROR, json!({"message": "Internal server error"}))
 }
 
-fn not_found() -> Outcome {
+pub(super) fn not_found() -> Outcome {
     Outcome::new(StatusCode::NOT_FOUND, json!({"message": "Not found"}))
 }
 

@@ -1,0 +1,177 @@
+//! Linking the care menu to whoever a care plan asks, and taking it away when no plan asks her
+//! any more. A round compares the people started (or paused) plans ask with the people the
+//! store says are linked ([`changes`], a pure decision), links the new ones to the menu the
+//! `hearth-care` alias names and unlinks the others, recording each change only once LINE
+//! accepted it. The care loop runs a round after each of its own, so a plan started or stopped
+//! is reflected within a round. Without an installed care menu nobody is linked (and the alias
+//! is looked up again after [`RETRY_MISSING`]).
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::features::richmenu::layout::CARE;
+use crate::line::client::{LineClient, LineError};
+use crate::store::{Store, StoreError};
+
+/// How long a care menu found missing is not looked up again.
+pub const RETRY_MISSING: Duration = Duration::from_secs(300);
+
+/// What a round should do.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Changes {
+    /// People to link to the care menu.
+    pub link: Vec<String>,
+    /// People to take it from.
+    pub unlink: Vec<String>,
+}
+
+/// The changes from the people `linked` (user, menu) to `wanted`, the care menu being
+/// `current` when known: a wanted person linked to another menu is linked again.
+pub fn changes(wanted: &[String], linked: &[(String, String)], current: Option<&str>) -> Changes {
+    let link = wanted
+        .iter()
+        .filter(|w| w.starts_with('U'))
+        .filter(|w| match linked.iter().find(|(user, _)| user == *w) {
+            None => true,
+            Some((_, menu)) => current.is_some_and(|c| c != menu),
+        })
+        .cloned()
+        .collect();
+    let unlink =
+        linked.iter().filter(|(user, _)| !wanted.contains(user)).map(|(u, _)| u.clone()).collect();
+    Changes { link, unlink }
+}
+
+/// What a round did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LinkRound {
+    /// People linked.
+    pub linked: usize,
+    /// People unlinked.
+    pub unlinked: usize,
+    /// Changes LINE refused or did not answer (tried again next round).
+    pub failed: usize,
+}
+
+/// Why a round stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// LINE could not say which menu the care alias names.
+    #[error("the care menu's alias could not be read")]
+    Alias(#[source] LineError),
+}
+
+/// Links and unlinks the care menu.
+pub struct CareMenuLinks {
+    line: LineClient,
+    store: Store,
+    /// When the alias was last found to name no menu.
+    missing_since: Mutex<Option<Instant>>,
+}
+
+impl CareMenuLinks {
+    /// Links through `line`, keeping who is linked in `store`.
+    pub fn new(line: LineClient, store: Store) -> Self {
+        Self { line, store, missing_since: Mutex::new(None) }
+    }
+
+    fn recently_missing(&self) -> bool {
+        let since = self.missing_since.lock().unwrap_or_else(|e| e.into_inner());
+        since.is_some_and(|at| at.elapsed() < RETRY_MISSING)
+    }
+
+    /// One round.
+    pub async fn sync(&self) -> Result<LinkRound, LinkError> {
+        let wanted = self.store.care_menu_wanted().await?;
+        let linked = self.store.care_menu_links().await?;
+        let mut changes = changes(&wanted, &linked, None);
+        let mut round = LinkRound::default();
+        if !changes.link.is_empty() && !self.recently_missing() {
+            match self.line.rich_menu_alias(CARE.alias).await.map_err(LinkError::Alias)? {
+                Some(menu) => {
+                    *self.missing_since.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                    for user in std::mem::take(&mut changes.link) {
+                        match self.line.link_rich_menu(&user, &menu).await {
+                            Ok(()) => {
+                                self.store.set_care_menu_link(&user, Some(&menu)).await?;
+                                round.linked += 1;
+                            }
+                            Err(e) => {
+                                tracing::warn!(error = %e, "the care menu was not linked");
+                                round.failed += 1;
+                            }
+                        }
+                    }
+                }
+                None => {
+                    tracing::warn!(
+                        "a care plan asks someone but the care menu is not installed: run `hearth richmenu install`"
+                    );
+                    *self.missing_since.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(Instant::now());
+                }
+            }
+        }
+        for user in changes.unlink {
+            match self.line.unlink_rich_menu(&user).await {
+                Ok(()) => {
+                    self.store.set_care_menu_link(&user, None).await?;
+                    round.unlinked += 1;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the care menu was not unlinked");
+                    round.failed += 1;
+                }
+            }
+        }
+        Ok(round)
+    }
+
+    /// Links everyone the store says is linked to `menu` (a new install's care menu); how many.
+    pub async fn relink_all(&self, menu: &str) -> Result<usize, LinkError> {
+        let linked = self.store.care_menu_links().await?;
+        let wanted: Vec<String> = linked.iter().map(|(u, _)| u.clone()).collect();
+        let mut done = 0;
+        for user in changes(&wanted, &linked, Some(menu)).link {
+            match self.line.link_rich_menu(&user, menu).await {
+                Ok(()) => {
+                    self.store.set_care_menu_link(&user, Some(menu)).await?;
+                    done += 1;
+                }
+                Err(e) => tracing::warn!(error = %e, "the new care menu was not linked"),
+            }
+        }
+        Ok(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_string()).collect()
+    }
+
+    #[test]
+    fn the_newly_asked_are_linked_and_those_no_plan_asks_unlinked() {
+        let linked = vec![("Ua".to_string(), "m1".to_string()), ("Ub".to_string(), "m1".into())];
+        let c = changes(&ids(&["Ua", "Uc"]), &linked, None);
+        assert_eq!(c, Changes { link: ids(&["Uc"]), unlink: ids(&["Ub"]) });
+        assert_eq!(changes(&ids(&["Ua", "Ub"]), &linked, Some("m1")), Changes::default());
+    }
+
+    #[test]
+    fn a_new_care_menu_is_linked_again_to_everyone_on_the_old_one() {
+        let linked = vec![("Ua".to_string(), "old".to_string())];
+        assert_eq!(changes(&ids(&["Ua"]), &linked, Some("new")).link, ids(&["Ua"]));
+    }
+
+    #[test]
+    fn only_user_ids_are_linked() {
+        assert!(changes(&ids(&["Cgroup", "Rroom"]), &[], None).link.is_empty());
+    }
+}
