@@ -414,8 +414,14 @@ impl ForecastDay {
 
 /// Encodes an RGB buffer of [`WIDTH`]×[`HEIGHT`] as PNG.
 fn encode(rgb: &[u8]) -> Result<Vec<u8>, DrawError> {
+    Ok(png_of_rgb(rgb, WIDTH, HEIGHT)?)
+}
+
+/// Encodes an RGB buffer of `width`×`height` as PNG, compressed hard (what hearth draws is
+/// served to LINE, which limits the bytes).
+pub fn png_of_rgb(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, png::EncodingError> {
     let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, WIDTH, HEIGHT);
+    let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_compression(png::Compression::High);

@@ -255,15 +255,7 @@ fn icon(
 }
 
 fn encode(rgb: &[u8]) -> Result<Vec<u8>, DrawError> {
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, WIDTH, HEIGHT);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::High);
-    let mut writer = encoder.write_header()?;
-    writer.write_image_data(rgb)?;
-    writer.finish()?;
-    Ok(out)
+    Ok(crate::features::charts::draw::png_of_rgb(rgb, WIDTH, HEIGHT)?)
 }
 
 #[cfg(test)]
