@@ -25,8 +25,10 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
+use crate::features::alerts::create::PriceAlertCreation;
 use crate::features::delivery::Allowance;
 use crate::features::digest::setting::DigestSetting;
+use crate::features::reminders::create::ReminderCreation;
 use crate::sources::Sources;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
@@ -99,20 +101,20 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(weather::Weather::new(s.sources.weather.clone(), s.store.clone(), s.home.clone()))
         .tool(fx::Fx::new(s.sources.fx.clone()))
         .tool(get_quote::GetQuote::new(s.sources.quotes.clone(), s.sources.securities.clone()))
-        .tool(reminder::Reminder::new(
+        .tool(reminder::Reminder::new(ReminderCreation::new(
             s.store.clone(),
             s.reminder_nudge.clone(),
             s.allowance.clone(),
             s.work_calendar.clone(),
-        ))
+        )))
         .tool(reminders::Reminders::new(s.store.clone(), s.work_calendar.clone()))
-        .tool(price_alert::PriceAlert::new(
+        .tool(price_alert::PriceAlert::new(PriceAlertCreation::new(
             s.store.clone(),
             s.sources.quotes.clone(),
             s.sources.securities.clone(),
             s.allowance.clone(),
             s.work_calendar.clone(),
-        ))
+        )))
         .tool(price_alerts::PriceAlerts::new(s.store.clone(), s.sources.securities.clone()))
         .tool(recap::Recap::new(s.store.clone()))
         .tool(memory::Memory::new(s.store.clone()))

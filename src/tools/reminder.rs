@@ -2,35 +2,26 @@
 //! calendar, or on Taiwan's workdays) — and confirms what was understood (the exact local time,
 //! the repetition in words, the next dates of a lunar or workday rule) on a card.
 
-use std::sync::Arc;
-
-use jiff::civil::{Date, DateTime};
+use jiff::Timestamp;
+use jiff::civil::Weekday;
 use jiff::tz::TimeZone;
-use jiff::{SignedDuration, Timestamp};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::sync::Notify;
 
 use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 use crate::features::button::Action;
-use crate::features::delivery::Allowance;
 use crate::features::reminders::actions::CancelReminder;
-use crate::features::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
+use crate::features::reminders::create::ReminderCreation;
 use crate::features::reminders::describe::{
     calendar_notes, local_time, repetition, upcoming, zone_label,
 };
 use crate::features::reminders::picker;
-use crate::features::reminders::recurrence::{Freq, Schedule};
-use crate::features::reminders::spend::{self, Plan, Spend};
+use crate::features::reminders::recurrence::Freq;
+use crate::features::reminders::request::{
+    LunarRequest, ReminderRequest, RepetitionRequest, WhenRequest,
+};
+use crate::features::reminders::spend::{self, Spend};
 use crate::platform::i18n::Lang;
-use crate::platform::text::grapheme_len;
-use crate::sources::calendar::WorkCalendar;
-use crate::store::{NewReminder, Recurrence, Store};
-
-pub use crate::features::reminders::operations::MAX_TEXT;
-
-/// The most days a yearly lunar reminder may come before its date.
-const MAX_DAYS_BEFORE: u8 = 30;
 
 /// How a reminder repeats.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq)]
@@ -239,209 +230,78 @@ pub struct Output {
 
 /// The reminder tool.
 pub struct Reminder {
-    store: Store,
-    nudge: Arc<Notify>,
-    allowance: Allowance,
-    work_calendar: WorkCalendar,
+    creation: ReminderCreation,
 }
 
 impl Reminder {
-    /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon;
-    /// `allowance` tells what pushes cost and who has hearth as a friend; workday reminders
-    /// follow `work_calendar`.
-    pub fn new(
-        store: Store,
-        nudge: Arc<Notify>,
-        allowance: Allowance,
-        work_calendar: WorkCalendar,
-    ) -> Self {
-        Self { store, nudge, allowance, work_calendar }
+    /// The tool over the reminders' creation.
+    pub fn new(creation: ReminderCreation) -> Self {
+        Self { creation }
     }
 }
 
-/// The other person a reminder asked for in a 1:1 chat is for (a model not shown that the
-/// argument is for groups may still pass it): nobody there but the person speaking can be
-/// reminded. `None` for a group, for no name, or for the speaker themselves.
-fn someone_else_in_a_1to1_chat<'a>(ctx: &ToolCtx, args: &'a Args) -> Option<&'a str> {
-    if ctx.conversation.is_multi_person() {
-        return None;
-    }
-    let name = args.for_member.as_deref().map(str::trim).map(|n| n.trim_start_matches('@'))?;
-    let speaker = ctx.display_name.as_deref().map(str::trim);
-    let own = name.is_empty()
-        || matches!(name, "me" | "myself" | "我" | "自己" | "我自己" | "本人")
-        || Some(name) == speaker;
-    (!own).then_some(name)
-}
-
-fn invalid(msg: impl Into<String>) -> ToolError {
-    ToolError::InvalidArgs(msg.into())
-}
-
-/// The validated schedule for `args`, relative to `now` in `default_tz`; workdays follow
-/// `work_calendar`.
-pub fn schedule_from(
-    args: &Args,
-    now: Timestamp,
-    default_tz: &TimeZone,
-    work_calendar: &WorkCalendar,
-) -> Result<Schedule, ToolError> {
-    let tz = time_zone(args, default_tz)?;
-    let rule = args.repetition().unwrap_or_default();
-    let (freq, interval, weekdays, month_day) = repeat_rule(&rule)?;
-    let lunar_date = rule.lunar.clone().unwrap_or_default();
-    let days_before = match lunar_date.days_before.unwrap_or(0) {
-        0 => 0,
-        n if freq != Freq::LunarYearly => {
-            return Err(invalid(format!(
-                "days_before ({n}) is only for a yearly lunar date (lunar_yearly)"
-            )));
+impl From<Day> for Weekday {
+    fn from(day: Day) -> Self {
+        match day {
+            Day::Mon => Weekday::Monday,
+            Day::Tue => Weekday::Tuesday,
+            Day::Wed => Weekday::Wednesday,
+            Day::Thu => Weekday::Thursday,
+            Day::Fri => Weekday::Friday,
+            Day::Sat => Weekday::Saturday,
+            Day::Sun => Weekday::Sunday,
         }
-        n if n > MAX_DAYS_BEFORE => {
-            return Err(invalid(format!("days_before is at most {MAX_DAYS_BEFORE}")));
-        }
-        n => n,
-    };
-    let lunar =
-        lunar_rule(freq, &lunar_date.days, lunar_date.month, lunar_date.leap.unwrap_or(false))
-            .map_err(|e| invalid(e.to_string()))?;
-    let mut anchor = anchor(args, now, &tz)?;
-    if is_calendar_rule(freq) {
-        anchor = start_not_before(anchor, now, &tz);
-    }
-    let count = match rule.count {
-        Some(c) if !(1..=1000).contains(&c) => {
-            return Err(invalid("count must be between 1 and 1000"));
-        }
-        other => other,
-    };
-    let until = until(&rule, &tz)?;
-    let schedule = Schedule {
-        tz,
-        anchor,
-        rule: Recurrence {
-            freq,
-            interval,
-            weekdays,
-            month_day,
-            until,
-            count,
-            lunar_days: lunar.days,
-            lunar_month: lunar.month,
-            days_before,
-        },
-        work_calendar: work_calendar.clone(),
-    };
-    still_ahead(schedule, now)
-}
-
-/// The reminder's time zone: the one named in `args`, else the conversation's.
-fn time_zone(args: &Args, default_tz: &TimeZone) -> Result<TimeZone, ToolError> {
-    match &args.timezone {
-        Some(name) => TimeZone::get(name.trim()).map_err(|_| {
-            invalid(format!("unknown time zone {name:?}; use an IANA name like Asia/Taipei"))
-        }),
-        None => Ok(default_tz.clone()),
     }
 }
 
-/// The first local time: `at` as given, or `in_minutes` from `now` (to the minute).
-fn anchor(args: &Args, now: Timestamp, tz: &TimeZone) -> Result<DateTime, ToolError> {
-    match (&args.at, args.in_minutes) {
-        (Some(_), Some(_)) => Err(invalid("give either at or in_minutes, not both")),
-        (None, None) => Err(invalid("say when: at (local date-time) or in_minutes")),
-        (None, Some(m)) => {
-            if !(1..=525_600).contains(&m) {
-                return Err(invalid("in_minutes must be between 1 and 525600 (a year)"));
-            }
-            let at = now
-                .saturating_add(SignedDuration::from_mins(i64::from(m)))
-                .map_err(|_| invalid("time out of range"))?;
-            let local = at.to_zoned_datetime(tz.clone()).datetime();
-            Ok(local.round(jiff::Unit::Minute).unwrap_or(local))
+impl From<Repeat> for Freq {
+    fn from(every: Repeat) -> Self {
+        match every {
+            Repeat::Once => Freq::Once,
+            Repeat::Daily => Freq::Daily,
+            Repeat::Weekly => Freq::Weekly,
+            Repeat::Monthly => Freq::Monthly,
+            Repeat::Yearly => Freq::Yearly,
+            Repeat::LunarMonthly => Freq::LunarMonthly,
+            Repeat::LunarYearly => Freq::LunarYearly,
+            Repeat::Workdays => Freq::Workdays,
         }
-        (Some(at), None) => local_date_time(at).ok_or_else(|| {
-            invalid(format!(
-                "{at:?} is not a valid local date-time; use YYYY-MM-DDTHH:MM with a real date"
-            ))
-        }),
     }
 }
 
-/// A local date-time "YYYY-MM-DDTHH:MM"; a date alone means 09:00 that day (no hour said).
-fn local_date_time(at: &str) -> Option<DateTime> {
-    let at = at.trim();
-    if !at.contains(':') {
-        let date = at.parse::<Date>().ok()?;
-        return Some(date.to_datetime(jiff::civil::time(9, 0, 0, 0)));
+impl From<Repetition> for RepetitionRequest {
+    fn from(rule: Repetition) -> Self {
+        Self {
+            freq: rule.every.into(),
+            interval: rule.interval,
+            weekdays: rule.weekdays.map(|days| days.into_iter().map(Weekday::from).collect()),
+            day_of_month: rule.day_of_month,
+            lunar: rule.lunar.map(|lunar| LunarRequest {
+                days: lunar.days,
+                month: lunar.month,
+                leap: lunar.leap.unwrap_or(false),
+                days_before: lunar.days_before,
+            }),
+            until: rule.until,
+            count: rule.count,
+        }
     }
-    at.parse::<DateTime>().ok()
 }
 
-/// How it repeats: the frequency, the interval, the weekday mask and the day of the month.
-fn repeat_rule(args: &Repetition) -> Result<(Freq, u32, u8, Option<i8>), ToolError> {
-    let freq = match args.every {
-        Repeat::Once => Freq::Once,
-        Repeat::Daily => Freq::Daily,
-        Repeat::Weekly => Freq::Weekly,
-        Repeat::Monthly => Freq::Monthly,
-        Repeat::Yearly => Freq::Yearly,
-        Repeat::LunarMonthly => Freq::LunarMonthly,
-        Repeat::LunarYearly => Freq::LunarYearly,
-        Repeat::Workdays => Freq::Workdays,
-    };
-    let interval = args.interval.unwrap_or(1);
-    if !(1..=100).contains(&interval) {
-        return Err(invalid("interval must be between 1 and 100"));
-    }
-    if interval != 1 && is_calendar_rule(freq) {
-        return Err(invalid("lunar and workday reminders repeat every time; interval must be 1"));
-    }
-    let weekdays = match &args.weekdays {
-        Some(days) if !days.is_empty() => {
-            if freq != Freq::Weekly {
-                return Err(invalid("weekdays only apply to weekly reminders"));
-            }
-            days.iter().fold(0u8, |mask, d| mask | (1 << (*d as u8)))
+impl From<&Args> for ReminderRequest {
+    fn from(args: &Args) -> Self {
+        Self {
+            text: args.text.clone(),
+            when: WhenRequest {
+                at: args.at.clone(),
+                in_minutes: args.in_minutes,
+                timezone: args.timezone.clone(),
+                repetition: args.repetition().map(RepetitionRequest::from),
+            },
+            for_member: args.for_member.clone(),
+            for_everyone: args.for_everyone(),
+            accept_cost: args.accept_cost == Some(true),
         }
-        _ => 0,
-    };
-    let month_day = match args.day_of_month {
-        None => None,
-        Some(_) if freq != Freq::Monthly => {
-            return Err(invalid("day_of_month only applies to monthly reminders"));
-        }
-        Some(d) if d == -1 || (1..=31).contains(&d) => Some(d as i8),
-        Some(_) => return Err(invalid("day_of_month must be 1-31, or -1 for the last day")),
-    };
-    Ok((freq, interval, weekdays, month_day))
-}
-
-/// The end of the `until` date, local time, if one is given.
-fn until(args: &Repetition, tz: &TimeZone) -> Result<Option<Timestamp>, ToolError> {
-    let Some(u) = &args.until else { return Ok(None) };
-    let date: Date =
-        u.trim().parse().map_err(|_| invalid(format!("{u:?} is not a valid date (YYYY-MM-DD)")))?;
-    let end = date
-        .to_datetime(jiff::civil::Time::MAX)
-        .to_zoned_datetime(tz.clone())
-        .map_err(|_| invalid("until is out of range"))?;
-    Ok(Some(end.timestamp()))
-}
-
-/// `schedule`, if its first occurrence is after `now`.
-fn still_ahead(schedule: Schedule, now: Timestamp) -> Result<Schedule, ToolError> {
-    let first = schedule.occurrences().next().map(|(_, t)| t);
-    match first {
-        None => Err(invalid("that repetition never happens (check until, count and the days)")),
-        Some(t) if t <= now => {
-            let now_local =
-                now.to_zoned_datetime(schedule.tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
-            Err(invalid(format!(
-                "that time has already passed (it is now {now_local} local time); ask for a future time"
-            )))
-        }
-        Some(_) => Ok(schedule),
     }
 }
 
@@ -453,86 +313,27 @@ impl Tool for Reminder {
     const CHANGES_STATE: bool = true;
 
     fn check(&self, ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
-        let text = args.text.trim();
-        if text.is_empty() {
-            return Err(invalid("the reminder needs a text"));
-        }
-        if grapheme_len(text) > MAX_TEXT {
-            return Err(invalid(format!(
-                "the reminder text is too long (at most {MAX_TEXT} characters)"
-            )));
-        }
-        if let Some(other) = someone_else_in_a_1to1_chat(ctx, args) {
-            return Err(invalid(format!(
-                "in this 1:1 chat a reminder can only be for the person speaking; to remind {other}, set it in the family group, where hearth can @mention them"
-            )));
-        }
-        let schedule = schedule_from(args, ctx.now(), &ctx.tz, &self.work_calendar)?;
-        schedule.occurrences().next().map(|_| ()).ok_or_else(|| invalid("no occurrence"))
+        self.creation.check(ctx, &ReminderRequest::from(args)).map(|_| ())
     }
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        self.check(ctx, &args)?;
-        let text = args.text.trim();
-        let now = ctx.now();
-        let schedule = schedule_from(&args, now, &ctx.tz, &self.work_calendar)?;
-        let everyone = args.for_everyone() && ctx.conversation.is_multi_person();
-        let (mention_id, mention_name) = match everyone {
-            true => (None, None),
-            false => self.mention(ctx, args.for_member.as_deref()).await?,
-        };
-        let deliver_to =
-            self.allowance.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
-        let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
-        let spend = match schedule.rule.freq {
-            Freq::Once => None,
-            _ => {
-                let plan = Plan::Reminder(&schedule);
-                Some(
-                    spend::estimate(&self.allowance, plan, &self.work_calendar, target, now)
-                        .await?,
-                )
-            }
-        };
-        let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
-        let out = Output {
-            id: None,
-            text: text.to_string(),
-            first_time: local_time(first, &schedule.tz, ctx.lang),
-            timezone: zone_label(&schedule.tz, ctx.lang),
-            repeats: repetition(&schedule, ctx.lang),
-            mention: mention_name.clone(),
-            delivered_privately_to: deliver_to.as_ref().map(|_| {
-                mention_name.clone().unwrap_or_else(|| ctx.lang.pick("你", "you").to_string())
+        let created = self.creation.create(ctx, &ReminderRequest::from(&args)).await?;
+        let (schedule, first, lang) = (&created.schedule, created.first, ctx.lang);
+        Ok(Output {
+            id: created.id,
+            first_time: local_time(first, &schedule.tz, lang),
+            timezone: zone_label(&schedule.tz, lang),
+            repeats: repetition(schedule, lang),
+            delivered_privately_to: created.delivered_privately.then(|| {
+                created.mention.clone().unwrap_or_else(|| lang.pick("你", "you").to_string())
             }),
-            spend,
-            upcoming: upcoming(&schedule, ctx.lang),
-            notes: calendar_notes(&schedule, first, ctx.lang),
+            upcoming: upcoming(schedule, lang),
+            notes: calendar_notes(schedule, first, lang),
             first_at: Some((first, schedule.tz.clone())),
-        };
-        if spend.is_some_and(|s| s.over_quota) && args.accept_cost != Some(true) {
-            return Ok(out);
-        }
-        let tz_name = schedule.tz.iana_name().unwrap_or("UTC").to_string();
-        let anchor_local = schedule.anchor.strftime("%Y-%m-%dT%H:%M").to_string();
-        let row = self
-            .store
-            .create_reminder(&NewReminder {
-                conversation_id: &ctx.conversation.id,
-                created_by: ctx.user_id.as_deref(),
-                mention_user_id: mention_id.as_deref(),
-                mention_name: mention_name.as_deref(),
-                text,
-                tz: &tz_name,
-                anchor_local: &anchor_local,
-                rule: schedule.rule,
-                first_fire_at: first.as_millisecond(),
-                created_at: now.as_millisecond(),
-                deliver_to: deliver_to.as_deref(),
-            })
-            .await?;
-        self.nudge.notify_one();
-        Ok(Output { id: Some(row.id), ..out })
+            mention: created.mention,
+            spend: created.spend,
+            text: created.text,
+        })
     }
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
@@ -613,36 +414,5 @@ impl Tool for Reminder {
             },
         ));
         chips
-    }
-}
-
-impl Reminder {
-    /// Who to @mention on delivery: only in groups; the named member or the asker.
-    async fn mention(
-        &self,
-        ctx: &ToolCtx,
-        for_member: Option<&str>,
-    ) -> Result<(Option<String>, Option<String>), ToolError> {
-        if !ctx.conversation.is_multi_person() {
-            return Ok((None, None));
-        }
-        let name = for_member
-            .map(str::trim)
-            .filter(|n| !n.is_empty() && !matches!(*n, "me" | "我" | "自己"));
-        match name {
-            None => Ok((ctx.user_id.clone(), ctx.display_name.clone())),
-            Some(name) => {
-                let found = self
-                    .store
-                    .find_member(&ctx.conversation.id, name.trim_start_matches('@'))
-                    .await?;
-                let (id, display) = found.ok_or_else(|| {
-                    invalid(format!(
-                        "I don't know a member called {name:?} in this group yet; they need to have written here once"
-                    ))
-                })?;
-                Ok((Some(id), Some(display)))
-            }
-        }
     }
 }

@@ -12,11 +12,9 @@ use crate::platform::i18n::Lang;
 use crate::sources::securities::{Securities, TaiwanName};
 use crate::store::AlertRow;
 
-/// One alert as the `price_alerts` tool reports it (show and cancel).
+/// What a price alert watches for, as the tools report it (a new alert, a shown or cancelled one).
 #[derive(Debug, Clone, Serialize)]
-pub struct AlertItem {
-    /// Its id (for `price_alerts` cancel).
-    pub id: i64,
+pub struct AlertTerms {
     /// The symbol.
     pub symbol: String,
     /// The instrument's name.
@@ -30,6 +28,16 @@ pub struct AlertItem {
     pub level: f64,
     /// `once` or `every_time`.
     pub frequency: Frequency,
+}
+
+/// One alert as the `price_alerts` tool reports it (show and cancel).
+#[derive(Debug, Clone, Serialize)]
+pub struct AlertItem {
+    /// Its id (for `price_alerts` cancel).
+    pub id: i64,
+    /// What it watches for.
+    #[serde(flatten)]
+    pub terms: AlertTerms,
     /// Muted (by its 🔕 button) until this local time.
     pub muted_until: Option<String>,
 }
@@ -50,12 +58,14 @@ impl AlertItem {
             .map(|t| t.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string());
         Self {
             id: row.id,
-            symbol: row.symbol.clone(),
-            name: row.name.clone(),
-            taiwan: securities.taiwan_name(&row.symbol),
-            direction: row.direction,
-            level: row.level,
-            frequency: row.frequency,
+            terms: AlertTerms {
+                symbol: row.symbol.clone(),
+                name: row.name.clone(),
+                taiwan: securities.taiwan_name(&row.symbol),
+                direction: row.direction,
+                level: row.level,
+                frequency: row.frequency,
+            },
             muted_until,
         }
     }

@@ -2,11 +2,12 @@
 //! band and cooldown ([`crossing`], pure), market hours, freshness and polling cadence
 //! ([`market`]), alerts in words ([`describe`]), the push a fire becomes ([`render`]), the poller
 //! that fetches each watched symbol once per tick and delivers each fire once ([`poller`]),
-//! what the buttons on an alert card do ([`actions`]), and the cheaper ways offered when an
-//! every-time alert would push the month over LINE's quota ([`cheaper`]).
+//! what the buttons on an alert card do ([`actions`]), creating one ([`create`]), and the cheaper
+//! ways offered when an every-time alert would push the month over LINE's quota ([`cheaper`]).
 
 pub mod actions;
 pub mod cheaper;
+pub mod create;
 pub mod crossing;
 pub mod describe;
 pub mod market;

@@ -2,11 +2,13 @@
 //! [`calendar_rule`]), how they are described to the family
 //! ([`describe`]), what a delivery looks like ([`render`]), how it is delivered exactly once
 //! ([`scheduler`]), what its buttons do ([`actions`]; 📅 change time in [`picker`]) and what the scheduled ones will spend of
-//! LINE's monthly quota ([`projection`], [`spend`], the month as a whole in [`month_ahead`]); the family page's changes are
-//! [`operations`].
+//! LINE's monthly quota ([`projection`], [`spend`], the month as a whole in [`month_ahead`]). A new
+//! reminder is a [`request`] checked and created by [`create`]; the changes the family page makes
+//! are [`operations`].
 
 pub mod actions;
 pub mod calendar_rule;
+pub mod create;
 pub mod describe;
 pub mod month_ahead;
 pub mod operations;
@@ -14,6 +16,7 @@ pub mod picker;
 pub mod projection;
 pub mod recurrence;
 pub mod render;
+pub mod request;
 pub mod scheduler;
 pub mod spend;
 

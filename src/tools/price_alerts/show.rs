@@ -58,17 +58,18 @@ impl ShowPriceAlerts {
             keep: Keep::First,
         };
         let row = |item: &AlertItem| {
+            let muted = if item.muted_until.is_some() { " 🔕" } else { "" };
+            let (id, item) = (item.id, &item.terms);
             let every = match item.frequency {
                 Frequency::EveryTime => lang.pick("（每次）", " (every time)"),
                 Frequency::Once => "",
             };
-            let muted = if item.muted_until.is_some() { " 🔕" } else { "" };
             let value = format!("{}{every}{muted}", condition(item.direction, item.level, lang));
             let title = self.securities.title(&item.symbol, item.name.as_deref(), lang);
             CardRow::new(title.clone(), value).with_button(cancel_button(
                 lang,
                 &title,
-                |label, text| CancelPriceAlert { id: item.id }.button(label, text),
+                |label, text| CancelPriceAlert { id }.button(label, text),
             ))
         };
         list.build(&out.alerts, out.alerts.len(), row, plus_more)
