@@ -11,8 +11,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::contract::show_or_cancel::{self, Action};
-use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::contract::show_or_cancel::{self, Action, ShowOrCancel, ShowOrCancelArgs};
+use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::family_page;
 use crate::sources::securities::Securities;
 use crate::store::Store;
@@ -47,41 +47,35 @@ impl PriceAlerts {
     }
 }
 
-impl Tool for PriceAlerts {
+impl ShowOrCancelArgs for Args {
+    fn action(&self) -> Action {
+        self.action
+    }
+}
+
+impl ShowOrCancel for PriceAlerts {
     const NAME: &'static str = "price_alerts";
     const DESCRIPTION: &'static str = "This chat's price alerts: show them (a card with cancel buttons), or cancel one by id or every alert on a symbol.";
     type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
+    type Shown = show::Output;
+    type Cancelled = cancel::Output;
 
-    fn changes_state(&self, args: &Args) -> bool {
-        args.action != Action::Show
-    }
-
-    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
-        if args.action == Action::Cancel && args.id.is_none() && args.symbol.is_none() {
-            return Err(cancel::unnamed());
+    fn check_cancel(&self, args: &Args) -> Result<(), ToolError> {
+        match args.id.is_none() && args.symbol.is_none() {
+            true => Err(cancel::unnamed()),
+            false => Ok(()),
         }
-        Ok(())
     }
 
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        self.check(ctx, &args)?;
-        Ok(match args.action {
-            Action::Show => show_or_cancel::Output::Show(self.show.run(ctx).await?),
-            Action::Cancel => {
-                let args = cancel::Args { id: args.id, symbol: args.symbol };
-                show_or_cancel::Output::Cancel(self.cancel.run(ctx, args).await?)
-            }
-        })
+    async fn show(&self, ctx: &ToolCtx) -> Result<show::Output, ToolError> {
+        self.show.run(ctx).await
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
-        match out {
-            show_or_cancel::Output::Show(out) => {
-                self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
-            }
-            show_or_cancel::Output::Cancel(_) => None,
-        }
+    async fn cancel(&self, ctx: &ToolCtx, args: Args) -> Result<cancel::Output, ToolError> {
+        self.cancel.run(ctx, cancel::Args { id: args.id, symbol: args.symbol }).await
+    }
+
+    fn show_card(&self, ctx: &ToolCtx, out: &show::Output) -> Option<Card> {
+        self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
     }
 }

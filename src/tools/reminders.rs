@@ -9,8 +9,8 @@ pub mod show;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::contract::show_or_cancel::{self, Action};
-use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::contract::show_or_cancel::{self, Action, ShowOrCancel, ShowOrCancelArgs};
+use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::family_page;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
@@ -45,42 +45,35 @@ impl Reminders {
     }
 }
 
-impl Tool for Reminders {
+impl ShowOrCancelArgs for Args {
+    fn action(&self) -> Action {
+        self.action
+    }
+}
+
+impl ShowOrCancel for Reminders {
     const NAME: &'static str = "reminders";
     const DESCRIPTION: &'static str = "This chat's reminders: show them (a card with cancel buttons), or cancel one by id or by words from its text; if several match, ask which.";
     type Args = Args;
-    type Output = Output;
-    const CHANGES_STATE: bool = true;
+    type Shown = show::Output;
+    type Cancelled = cancel::Output;
 
-    fn changes_state(&self, args: &Args) -> bool {
-        args.action != Action::Show
-    }
-
-    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
-        let unnamed = args.id.is_none() && cancel::described(args.description.as_deref()).is_none();
-        if args.action == Action::Cancel && unnamed {
-            return Err(cancel::unnamed());
+    fn check_cancel(&self, args: &Args) -> Result<(), ToolError> {
+        match args.id.is_none() && cancel::described(args.description.as_deref()).is_none() {
+            true => Err(cancel::unnamed()),
+            false => Ok(()),
         }
-        Ok(())
     }
 
-    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        self.check(ctx, &args)?;
-        Ok(match args.action {
-            Action::Show => show_or_cancel::Output::Show(self.show.run(ctx).await?),
-            Action::Cancel => {
-                let args = cancel::Args { id: args.id, description: args.description };
-                show_or_cancel::Output::Cancel(self.cancel.run(ctx, args).await?)
-            }
-        })
+    async fn show(&self, ctx: &ToolCtx) -> Result<show::Output, ToolError> {
+        self.show.run(ctx).await
     }
 
-    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
-        match out {
-            show_or_cancel::Output::Show(out) => {
-                self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
-            }
-            show_or_cancel::Output::Cancel(_) => None,
-        }
+    async fn cancel(&self, ctx: &ToolCtx, args: Args) -> Result<cancel::Output, ToolError> {
+        self.cancel.run(ctx, cancel::Args { id: args.id, description: args.description }).await
+    }
+
+    fn show_card(&self, ctx: &ToolCtx, out: &show::Output) -> Option<Card> {
+        self.show.card(ctx, out).map(|c| family_page::with_open_button(c, ctx.lang))
     }
 }
