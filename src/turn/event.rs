@@ -146,17 +146,9 @@ impl Turns {
         kept: &Kept,
     ) {
         let conversation = &source.conversation;
-        let speaker = match &source.user_id {
-            Some(user) => self.display_name(conversation, user).await,
-            None => None,
-        };
-        self.log_incoming(event, source, &message.id, &message.text, speaker.as_deref(), kept);
-        let quotes_bot = match (&message.quoted_message_id, conversation.is_multi_person()) {
-            (Some(quoted), true) => {
-                self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
-            }
-            _ => false,
-        };
+        let speaker = self.arrived(event, source, &message.id, &message.text, kept).await;
+        let quotes_bot = conversation.is_multi_person()
+            && self.quotes_hearth(conversation, message.quoted_message_id.as_deref()).await;
         let in_group = conversation.is_multi_person();
         let Some(request) = addressed(message, in_group, &self.keywords, quotes_bot) else {
             return;

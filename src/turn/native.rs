@@ -1,6 +1,7 @@
 //! The events that make hearth feel native in LINE, beside the text turn of its parent: a
 //! sticker (answered in kind, see [`crate::turn::sticker`]), the message a quote-reply quotes (see
-//! [`crate::turn::quoted`]), and members joining a group (one welcome, see [`crate::turn::welcome`]).
+//! [`crate::turn::quoted`]), and members joining a group (one welcome, see [`crate::turn::welcome`]);
+//! and the entry every turn shares: what arrived logged, who wrote it, whether it quotes hearth.
 
 use std::sync::Arc;
 
@@ -28,17 +29,11 @@ impl Turns {
         kept: &Kept,
     ) {
         let conversation = &source.conversation;
-        let speaker = match &source.user_id {
-            Some(user) => self.display_name(conversation, user).await,
-            None => None,
-        };
         let log_text = crate::turn::sticker::log_text(sticker);
-        self.log_incoming(event, source, &sticker.id, &log_text, speaker.as_deref(), kept);
-        if conversation.is_multi_person() {
-            let Some(quoted) = &sticker.quoted_message_id else { return };
-            if !self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false) {
-                return;
-            }
+        let speaker = self.arrived(event, source, &sticker.id, &log_text, kept).await;
+        let quoted = sticker.quoted_message_id.as_deref();
+        if conversation.is_multi_person() && !self.quotes_hearth(conversation, quoted).await {
+            return;
         }
         let turn = Turn {
             lang: sticker.text.as_deref().map(Lang::detect).unwrap_or_default(),
@@ -51,6 +46,38 @@ impl Turns {
             asked_about: None,
         };
         self.turn(event, source, speaker.as_deref(), turn, received_at, kept).await;
+    }
+
+    /// Logs what arrived (`text` of message `message_id`) and answers who wrote it (their
+    /// display name, when known): the entry of every turn.
+    pub(super) async fn arrived(
+        &self,
+        event: &Event,
+        source: &EventSource,
+        message_id: &str,
+        text: &str,
+        kept: &Kept,
+    ) -> Option<String> {
+        let speaker = match &source.user_id {
+            Some(user) => self.display_name(&source.conversation, user).await,
+            None => None,
+        };
+        self.log_incoming(event, source, message_id, text, speaker.as_deref(), kept);
+        speaker
+    }
+
+    /// True when the message quotes (`quoted`, its id) one of hearth's own in `conversation`.
+    pub(super) async fn quotes_hearth(
+        &self,
+        conversation: &Conversation,
+        quoted: Option<&str>,
+    ) -> bool {
+        match quoted {
+            Some(quoted) => {
+                self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
+            }
+            None => false,
+        }
     }
 
     /// The message a request quotes: from the chat log, else what is known of it.

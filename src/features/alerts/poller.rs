@@ -208,16 +208,10 @@ impl AlertPoller {
             }
         }
         // What waits in the outbox (fires held for quiet hours, or due with other items).
-        for settled in self.pusher.flush_waiting().await? {
-            if settled.kind == PushKind::Alert {
-                match settled.outcome {
-                    Outcome::Sent => report.sent += 1,
-                    Outcome::Held => report.held += 1,
-                    Outcome::Refused => report.failed += 1,
-                    Outcome::RetryLater | Outcome::Queued | Outcome::Withheld => {}
-                }
-            }
-        }
+        let flushed = self.pusher.flush_waiting_counting(PushKind::Alert).await?;
+        report.sent += flushed.sent;
+        report.held += flushed.held;
+        report.failed += flushed.failed;
         Ok(report)
     }
 

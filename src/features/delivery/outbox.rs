@@ -38,6 +38,17 @@ pub struct Settled {
     pub outcome: Outcome,
 }
 
+/// How many items of one kind a flush sent, held or gave up.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SettledCount {
+    /// Pushed (LINE accepted them).
+    pub sent: usize,
+    /// Held for the chat's next reply.
+    pub held: usize,
+    /// Given up for good.
+    pub failed: usize,
+}
+
 /// The retry keys of a group of items pushed together, one per request LINE needs (`count`),
 /// comma-separated: an item alone sends its first request with its own key (random, made when
 /// it was recorded); every other request gets a random key of its own. They are stored before the
@@ -139,6 +150,23 @@ impl Pusher {
     /// [`Pusher::push`], which reports it, never by another loop running at the same instant.
     pub async fn flush_waiting(&self) -> Result<Vec<Settled>, StoreError> {
         self.flush_overdue(HANDOVER_LAG).await
+    }
+
+    /// [`Self::flush_waiting`], counting what became of the items of `kind` (each loop reports
+    /// its own).
+    pub async fn flush_waiting_counting(&self, kind: PushKind) -> Result<SettledCount, StoreError> {
+        let mut count = SettledCount::default();
+        for settled in self.flush_waiting().await? {
+            if settled.kind == kind {
+                match settled.outcome {
+                    Outcome::Sent => count.sent += 1,
+                    Outcome::Held => count.held += 1,
+                    Outcome::Refused => count.failed += 1,
+                    Outcome::RetryLater | Outcome::Queued | Outcome::Withheld => {}
+                }
+            }
+        }
+        Ok(count)
     }
 
     /// [`Self::flush_due`] for the items recorded at least `lag` ago.

@@ -140,16 +140,10 @@ impl DigestSender {
         }
         // What waits in the outbox (a digest held for quiet hours goes with the alerts held
         // with it).
-        for settled in self.pusher.flush_waiting().await? {
-            if settled.kind == PushKind::Digest {
-                match settled.outcome {
-                    Outcome::Sent => report.sent += 1,
-                    Outcome::Held => report.held += 1,
-                    Outcome::Refused => report.failed += 1,
-                    Outcome::RetryLater | Outcome::Queued | Outcome::Withheld => {}
-                }
-            }
-        }
+        let flushed = self.pusher.flush_waiting_counting(PushKind::Digest).await?;
+        report.sent += flushed.sent;
+        report.held += flushed.held;
+        report.failed += flushed.failed;
         Ok(report)
     }
 

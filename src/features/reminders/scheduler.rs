@@ -308,16 +308,10 @@ impl ReminderScheduler {
     /// Pushes what waits in the outbox for chats whose window has passed (items held for quiet
     /// hours or handed over by another loop); counts the reminders among them into `report`.
     async fn flush(&self, report: &mut TickReport) -> Result<(), StoreError> {
-        for settled in self.pusher.flush_waiting().await? {
-            if settled.kind == PushKind::Reminder {
-                match settled.outcome {
-                    Outcome::Sent => report.sent += 1,
-                    Outcome::Held => report.held += 1,
-                    Outcome::Refused => report.failed += 1,
-                    Outcome::RetryLater | Outcome::Queued | Outcome::Withheld => {}
-                }
-            }
-        }
+        let flushed = self.pusher.flush_waiting_counting(PushKind::Reminder).await?;
+        report.sent += flushed.sent;
+        report.held += flushed.held;
+        report.failed += flushed.failed;
         Ok(())
     }
 }
