@@ -11,7 +11,7 @@ use super::lookup::{OtherList, find_list, other_lists};
 use super::plan::{Addition, Found, Wanted, find_item, plan_additions};
 use super::view::ListView;
 use crate::contract::{ToolCtx, ToolError};
-use crate::store::{Checked, ListEdit, Store, StoreError};
+use crate::store::{Checked, ListEdit, ListItem, Store, StoreError};
 
 /// The lists of every chat, over the store.
 #[derive(Clone)]
@@ -44,6 +44,26 @@ pub struct EmptyList {
     pub list: ListName,
     /// Only the checked things.
     pub only_checked: bool,
+}
+
+/// A list's words matched to its things, before anything is done to them.
+struct Matched {
+    /// The list's id.
+    list_id: i64,
+    /// Its name.
+    name: ListName,
+    /// Each of the words, with what it fits.
+    words: Vec<(String, Fit)>,
+}
+
+/// What words fit on a list.
+enum Fit {
+    /// This thing.
+    One(ListItem),
+    /// Several things (their names): which one is meant?
+    Several(Vec<String>),
+    /// Nothing.
+    None,
 }
 
 /// What adding did.
@@ -178,34 +198,28 @@ impl Lists {
 
     /// Checks off, for `ctx`'s member, each thing `request`'s words point at.
     pub async fn check(&self, ctx: &ToolCtx, request: NamedItems) -> Result<CheckedOff, ToolError> {
-        let NamedItems { list: name, words } = request;
-        let Some((list, items)) = find_list(&self.store, ctx, &name).await? else {
-            return Err(ToolError::NotFound("the shopping list is empty".into()));
-        };
+        let matched = self.matched(ctx, request).await?;
         let mut out = CheckedOff {
             checked: Vec::new(),
             already_checked: Vec::new(),
             not_found: Vec::new(),
             ambiguous: Vec::new(),
-            list: ListView::empty(&name, ctx.lang),
+            list: ListView::empty(&matched.name, ctx.lang),
         };
-        for w in words {
-            match find_item(&items, &w.name) {
-                Found::One(item) => match self.check_item(ctx, item.id).await? {
+        for (words, fit) in matched.words {
+            match fit {
+                Fit::One(item) => match self.check_item(ctx, item.id).await? {
                     Checked::Now(item) => out.checked.push(item.name),
                     Checked::Already(item) => out
                         .already_checked
                         .push(AlreadyChecked { item: item.name, by: item.checked_by_name }),
-                    Checked::Gone => out.not_found.push(item.name.clone()),
+                    Checked::Gone => out.not_found.push(item.name),
                 },
-                Found::Several(fits) => out.ambiguous.push(Ambiguous {
-                    words: w.name,
-                    items: fits.iter().map(|i| i.name.clone()).collect(),
-                }),
-                Found::None => out.not_found.push(w.name),
+                Fit::Several(items) => out.ambiguous.push(Ambiguous { words, items }),
+                Fit::None => out.not_found.push(words),
             }
         }
-        out.list = self.view(ctx, list.id, &name).await?;
+        out.list = self.view(ctx, matched.list_id, &matched.name).await?;
         Ok(out)
     }
 
@@ -223,30 +237,49 @@ impl Lists {
 
     /// Takes off each thing `request`'s words point at.
     pub async fn remove(&self, ctx: &ToolCtx, request: NamedItems) -> Result<Removed, ToolError> {
-        let NamedItems { list: name, words } = request;
-        let Some((list, items)) = find_list(&self.store, ctx, &name).await? else {
-            return Err(ToolError::NotFound("the shopping list is empty".into()));
-        };
+        let matched = self.matched(ctx, request).await?;
         let conversation = &ctx.conversation.id;
         let mut out = Removed {
             removed: Vec::new(),
             not_found: Vec::new(),
             ambiguous: Vec::new(),
-            list: ListView::empty(&name, ctx.lang),
+            list: ListView::empty(&matched.name, ctx.lang),
         };
-        for w in words {
-            match find_item(&items, &w.name) {
-                Found::One(item) => match self.store.remove_list_item(conversation, item.id).await?
-                {
+        for (words, fit) in matched.words {
+            match fit {
+                Fit::One(item) => match self.store.remove_list_item(conversation, item.id).await? {
                     Some(gone) => out.removed.push(gone.name),
-                    None => out.not_found.push(w.name),
+                    None => out.not_found.push(words),
                 },
-                Found::Several(_) => out.ambiguous.push(w.name),
-                Found::None => out.not_found.push(w.name),
+                Fit::Several(_) => out.ambiguous.push(words),
+                Fit::None => out.not_found.push(words),
             }
         }
-        out.list = self.view(ctx, list.id, &name).await?;
+        out.list = self.view(ctx, matched.list_id, &matched.name).await?;
         Ok(out)
+    }
+
+    /// The list `request` names in `ctx`'s chat, with each of its words and the thing(s) they
+    /// fit there; not found when the list has nothing.
+    async fn matched(&self, ctx: &ToolCtx, request: NamedItems) -> Result<Matched, ToolError> {
+        let NamedItems { list: name, words } = request;
+        let Some((list, items)) = find_list(&self.store, ctx, &name).await? else {
+            return Err(ToolError::NotFound("the shopping list is empty".into()));
+        };
+        let words = words
+            .into_iter()
+            .map(|w| {
+                let fit = match find_item(&items, &w.name) {
+                    Found::One(item) => Fit::One(item.clone()),
+                    Found::Several(fits) => {
+                        Fit::Several(fits.iter().map(|i| i.name.clone()).collect())
+                    }
+                    Found::None => Fit::None,
+                };
+                (w.name, fit)
+            })
+            .collect();
+        Ok(Matched { list_id: list.id, name, words })
     }
 
     /// Empties a list (a named list is deleted), or takes off only its checked things.
