@@ -4,7 +4,6 @@
 //! its data was verified against the tap's conversation (see [`crate::line::postback`]), and each
 //! action acts on that conversation only.
 
-use crate::features::alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::button::{ActionRegistry, ActionRegistryError};
 use crate::features::care::actions::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
 use crate::features::care::menu::{CareMenuCall, CareMenuReading, CareMenuTaken};
@@ -13,6 +12,7 @@ use crate::features::confirm::{ConfirmCall, DiscardCall};
 use crate::features::family_page::{EndPageSessions, OpenPage};
 use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
+use crate::features::price_alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::reminders::actions::{CancelReminder, ReminderDone, SnoozeReminder};
 use crate::features::reminders::picker::{MoveReminder, RescheduleOccurrence};
 use crate::platform::i18n::Lang;

@@ -8,12 +8,10 @@ pub mod get_quote;
 pub mod list;
 pub mod memory;
 pub mod official_alerts;
-pub mod price_alert;
 pub mod price_alerts;
 pub mod quiet_hours;
 pub mod quota;
 pub mod recap;
-pub mod reminder;
 pub mod reminders;
 pub mod spoken_answers;
 pub mod summarize_url;
@@ -25,9 +23,9 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
-use crate::features::alerts::create::PriceAlertCreation;
 use crate::features::delivery::Allowance;
 use crate::features::digest::setting::DigestSetting;
+use crate::features::price_alerts::create::PriceAlertCreation;
 use crate::features::reminders::create::ReminderCreation;
 use crate::sources::Sources;
 use crate::sources::calendar::WorkCalendar;
@@ -101,14 +99,14 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(weather::Weather::new(s.sources.weather.clone(), s.store.clone(), s.home.clone()))
         .tool(fx::Fx::new(s.sources.fx.clone()))
         .tool(get_quote::GetQuote::new(s.sources.quotes.clone(), s.sources.securities.clone()))
-        .tool(reminder::Reminder::new(ReminderCreation::new(
+        .tool(reminders::set::Reminder::new(ReminderCreation::new(
             s.store.clone(),
             s.reminder_nudge.clone(),
             s.allowance.clone(),
             s.work_calendar.clone(),
         )))
         .tool(reminders::Reminders::new(s.store.clone(), s.work_calendar.clone()))
-        .tool(price_alert::PriceAlert::new(PriceAlertCreation::new(
+        .tool(price_alerts::set::PriceAlert::new(PriceAlertCreation::new(
             s.store.clone(),
             s.sources.quotes.clone(),
             s.sources.securities.clone(),

@@ -4,7 +4,7 @@
 //! - [`door`]: who may see and change a chat — its standing, its members' presence — the one
 //!   rule that turns, taps, the family page and every push ask.
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
-//! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
+//! - [`price_alerts`]: price alerts (a stock or a coin reaching a level): the crossing state machine, market hours, the poller that fetches
 //!   each watched symbol once per tick and pushes each fire once.
 //! - [`lists`]: shared lists: merging duplicates, caps, the list card and its ✓ buttons.
 //! - [`digest`]: the morning digest: when it is due, what it says, delivered once a day.
@@ -12,7 +12,7 @@
 //!   not, readings against their limits, the weekly report.
 //! - [`family_page`]: the way into the family page: one-time links for a member in a chat.
 //! - [`memory`]: a conversation's memories in its system prompt, within a budget.
-//! - [`public_alerts`]: Taiwan's official alerts (suspensions, typhoon, rain, earthquakes) for
+//! - [`official_alerts`]: Taiwan's official alerts (suspensions, typhoon, rain, earthquakes) for
 //!   the family's place, told once to the chats that follow them.
 //! - [`media`]: photos, voice messages and files: LINE's content, transcription, and which photo
 //!   a question is about.
@@ -30,7 +30,6 @@
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
 
-pub mod alerts;
 pub mod budget;
 pub mod button;
 pub mod care;
@@ -43,7 +42,8 @@ pub mod family_page;
 pub mod lists;
 pub mod media;
 pub mod memory;
-pub mod public_alerts;
+pub mod official_alerts;
+pub mod price_alerts;
 pub mod quiet;
 pub mod quota;
 pub mod reminders;

@@ -9,11 +9,11 @@ use jiff::tz::TimeZone;
 use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
-use crate::features::alerts::poller::{AlertPoller, PollerSettings};
 use crate::features::button::{ActionRegistryError, ActionServices};
 use crate::features::delivery::{Allowance, OutboxSettings, Pusher};
 use crate::features::digest::sender::{DigestSender, DigestSources};
-use crate::features::public_alerts::watcher::AlertWatcher;
+use crate::features::official_alerts::watcher::AlertWatcher;
+use crate::features::price_alerts::poller::{AlertPoller, PollerSettings};
 use crate::features::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;

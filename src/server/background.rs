@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
-use crate::features::public_alerts::watcher;
+use crate::features::official_alerts::watcher;
 use crate::server::app::Hearth;
 use crate::server::inbox::lease;
 
@@ -255,7 +255,7 @@ async fn deliver_outbox(app: Arc<Hearth>) -> After {
 /// symbol on its own cadence).
 async fn watch_prices(app: Arc<Hearth>) -> After {
     let outcome = app.alerts.tick().await;
-    let telling = |r: &crate::features::alerts::poller::TickReport| {
+    let telling = |r: &crate::features::price_alerts::poller::TickReport| {
         r.fired + r.sent + r.failed + r.retrying > 0
     };
     report(outcome, telling, "price alerts", "price-alert tick failed")

@@ -3,7 +3,7 @@
 //! stored strings are exactly those the migrations document (`active`, `every_time`, …); the
 //! enums name them, they do not change them. Each derives `sqlx::Type` as TEXT with snake_case
 //! names, which SQLite and PostgreSQL read and write alike. The domain's own rules live beside
-//! the domain (`Direction::target` in `crate::features::alerts::crossing`, the recurrence of [`Freq`] in
+//! the domain (`Direction::target` in `crate::features::price_alerts::crossing`, the recurrence of [`Freq`] in
 //! `crate::features::reminders::recurrence`); the stored language is `crate::platform::i18n::Lang`.
 
 use serde::{Deserialize, Serialize};

@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
-use crate::features::public_alerts::day::{self, CalendarDay, DayAnswer};
-use crate::features::public_alerts::reading;
+use crate::features::official_alerts::day::{self, CalendarDay, DayAnswer};
+use crate::features::official_alerts::reading;
 use crate::features::reminders::describe::local_time;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::cap::CapAlert;

@@ -1,9 +1,11 @@
 //! `price_alerts`: this conversation's price alerts in one tool whose `action` says what to do:
 //! show the active ones as a card with a cancel button on each ([`show`]) or cancel one by id or
-//! every alert on a symbol ([`cancel`]). Setting one is the `price_alert` tool. One tool instead
+//! every alert on a symbol ([`cancel`]). Setting one is the `price_alert`
+//! tool, [`set`], kept beside them. One tool instead
 //! of two keeps the definitions the model reads on every round short.
 
 pub mod cancel;
+pub mod set;
 pub mod show;
 
 use std::sync::Arc;

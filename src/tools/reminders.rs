@@ -1,9 +1,11 @@
 //! `reminders`: this conversation's reminders in one tool whose `action` says what to do: show
 //! them as a card with a cancel button on each ([`show`]) or cancel one by id or by words from
-//! its text ([`cancel`]). Setting one is the `reminder` tool. One tool instead of two keeps the
+//! its text ([`cancel`]). Setting one is the `reminder` tool,
+//! [`set`], kept beside them. One tool instead of two keeps the
 //! definitions the model reads on every round short.
 
 pub mod cancel;
+pub mod set;
 pub mod show;
 
 use schemars::JsonSchema;

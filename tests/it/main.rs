@@ -6,7 +6,6 @@ mod common;
 mod mcp_support;
 
 mod access;
-mod alerts;
 mod backup;
 mod calendar_reminders;
 mod care;
@@ -41,6 +40,7 @@ mod ops;
 mod outbox;
 mod outbox_store;
 mod parsers_fuzz;
+mod price_alerts;
 mod prompt_prefix;
 mod quiet_hours;
 mod quota;

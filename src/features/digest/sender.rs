@@ -21,7 +21,7 @@ use super::schedule::{self, GRACE};
 use super::setting::DigestSetting;
 use crate::contract::CardButton;
 use crate::features::delivery::{self, Item, Outcome, Pusher};
-use crate::features::public_alerts;
+use crate::features::official_alerts;
 use crate::features::quiet::PushKind;
 use crate::line::postback::ButtonSigner;
 use crate::platform::i18n::Lang;
@@ -351,7 +351,7 @@ impl DigestSender {
             .into_iter()
             .filter_map(|row| serde_json::from_str(row.alert.as_deref()?).ok())
             .collect();
-        Ok(public_alerts::day::standing_lines(&place, &alerts, now, tz, lang))
+        Ok(official_alerts::day::standing_lines(&place, &alerts, now, tz, lang))
     }
 
     async fn weather(&self, place: &str, fallback_tz: &str, lang: Lang) -> Option<WeatherLine> {

@@ -14,11 +14,11 @@ use maud::{DOCTYPE, Markup, html};
 use serde::Deserialize;
 
 use super::{Peer, Refusal, Session, session};
-use crate::features::alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::button::encode;
 use crate::features::charts::{ChartSpec, Period};
 use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
+use crate::features::price_alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::reminders::actions::CancelReminder;
 use crate::features::reminders::describe::{local_time, repetition};
 use crate::features::reminders::month_ahead::month_ahead;
@@ -335,8 +335,8 @@ async fn alerts(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
         @for (row, chart) in rows.iter().zip(&charts) {
             section.card {
                 h2 { (app.securities.label(&row.symbol, row.name.as_deref(), lang)) }
-                p.headline { (crate::features::alerts::describe::condition(row.direction, row.level, lang)) }
-                p.sub { (crate::features::alerts::describe::frequency(row.frequency, row.cooldown_s, lang)) }
+                p.headline { (crate::features::price_alerts::describe::condition(row.direction, row.level, lang)) }
+                p.sub { (crate::features::price_alerts::describe::frequency(row.frequency, row.cooldown_s, lang)) }
                 @if let Some(src) = chart { img.chart src=(src) alt=(lang.pick("今日走勢與通知價位", "Today's price and the alert level")); }
                 div.row {
                     (act(csrf, "alerts", "cancel_price_alert", &data(&CancelPriceAlert { id: row.id }), lang.pick("❌ 取消", "❌ Cancel"), "danger"))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::contract::{ToolCtx, ToolError};
-use crate::features::alerts::describe::AlertItem;
+use crate::features::price_alerts::describe::AlertItem;
 use crate::sources::securities::Securities;
 use crate::sources::symbols::resolve_symbol;
 use crate::store::{AlertStatus, Store};

@@ -8,10 +8,10 @@ use serde::Serialize;
 
 use crate::contract::list::{Keep, ListCard, cancel_button, plus_more};
 use crate::contract::{Card, CardRow, ToolCtx, ToolError};
-use crate::features::alerts::actions::CancelPriceAlert;
-use crate::features::alerts::crossing::Frequency;
-use crate::features::alerts::describe::{AlertItem, condition};
 use crate::features::button::Action;
+use crate::features::price_alerts::actions::CancelPriceAlert;
+use crate::features::price_alerts::crossing::Frequency;
+use crate::features::price_alerts::describe::{AlertItem, condition};
 use crate::sources::securities::Securities;
 use crate::store::Store;
 

@@ -1,21 +1,21 @@
 //! `price_alert`: watches a symbol for this conversation and pushes a card when the price rises
 //! to or falls to a level — once, or every time it crosses again. What is checked and created is
-//! [`crate::features::alerts::create`]; this tool reads the model's arguments and draws the
+//! [`crate::features::price_alerts::create`]; this tool reads the model's arguments and draws the
 //! confirmation card (or, when the quota would not pay, the refusal with the cheaper ways).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
-use crate::features::alerts::actions::CancelPriceAlert;
-use crate::features::alerts::cheaper;
-use crate::features::alerts::create::{
+use crate::features::button::Action;
+use crate::features::price_alerts::actions::CancelPriceAlert;
+use crate::features::price_alerts::cheaper;
+use crate::features::price_alerts::create::{
     COOLDOWN_S, CreatedAlert, PriceAlertCreation, PriceAlertRequest,
 };
-use crate::features::alerts::crossing::{Direction, Frequency};
-use crate::features::alerts::describe::{condition, frequency};
-use crate::features::alerts::render::tone_of;
-use crate::features::button::Action;
+use crate::features::price_alerts::crossing::{Direction, Frequency};
+use crate::features::price_alerts::describe::{condition, frequency};
+use crate::features::price_alerts::render::tone_of;
 use crate::features::reminders::spend;
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
