@@ -45,7 +45,7 @@ pub struct ToolReply {
     pub error: Option<CallError>,
     /// The reply itself carries outside words beyond what the tool's flag says: a search
     /// through the finder that shows an untrusted server's tools (their descriptions). It taints
-    /// the turn like [`ToolTraits::untrusted_output`].
+    /// the turn like [`super::ToolTraits::untrusted_output`].
     pub untrusted: bool,
 }
 
