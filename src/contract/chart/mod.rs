@@ -1,5 +1,5 @@
 //! What a card's picture shows, as the tools describe it: a price over a stretch of time, or the
-//! days of a forecast. Drawn and published by `contract::chart`.
+//! days of a forecast. Drawn ([`draw`]), kept ([`images`]) and published ([`publish`]) here.
 
 pub mod draw;
 pub mod images;
@@ -57,7 +57,7 @@ pub struct CareDay {
     pub glucose: Option<f64>,
 }
 
-/// What a card's picture shows. Tools describe it; [`publish`](crate::contract::chart::publish) fetches the data it still needs,
+/// What a card's picture shows. Tools describe it; [`publish`] fetches the data it still needs,
 /// draws it and gives the card its URL.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
