@@ -223,7 +223,7 @@ async fn the_service_budget_covers_every_chat() {
     h.send(vec![h.dm(DAD, "hello there")]).await;
     assert_eq!(h.llm.requests().len(), 1);
     let texts = sent_texts(&h);
-    assert!(texts[1].contains("I've used up today's quota"), "English for English: {texts:?}");
+    assert!(texts[1].contains("I've used up today's allowance"), "English for English: {texts:?}");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 在嗎")]).await;
     assert!(sent_texts(&h)[2].contains(SERVICE_BUDGET_NOTICE));
 }
