@@ -14,10 +14,10 @@ use super::cheaper::{self, Cheaper};
 use super::crossing::{Direction, Frequency, Side};
 use super::describe::{AlertTerms, condition};
 use crate::contract::{ToolCtx, ToolError};
-use crate::features::delivery::Allowance;
 use crate::features::reminders::spend::{self, Plan, Spend};
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::Securities;
@@ -82,14 +82,14 @@ pub struct CreatedAlert {
 }
 
 /// The price alerts that can be created, over the store, the shared quote source and the Taiwan
-/// securities table; `allowance` tells what a push into the chat costs and what is left this
+/// securities table; `quota` tells what a push into the chat costs and what is left this
 /// month (workday reminders in the projection follow `work_calendar`).
 #[derive(Clone)]
 pub struct PriceAlertCreation {
     store: Store,
     quotes: QuoteSource,
     securities: Arc<Securities>,
-    allowance: Allowance,
+    quota: QuotaTracker,
     work_calendar: WorkCalendar,
 }
 
@@ -103,10 +103,10 @@ impl PriceAlertCreation {
         store: Store,
         quotes: QuoteSource,
         securities: Arc<Securities>,
-        allowance: Allowance,
+        quota: QuotaTracker,
         work_calendar: WorkCalendar,
     ) -> Self {
-        Self { store, quotes, securities, allowance, work_calendar }
+        Self { store, quotes, securities, quota, work_calendar }
     }
 
     /// The Taiwan securities table the alerts' symbols are named from.
@@ -130,7 +130,7 @@ impl PriceAlertCreation {
         let side = Side::initial(price, level);
         let already = side == direction.target();
         let deliver_to =
-            self.allowance.route(&ctx.conversation, ctx.user_id.as_deref(), request.everyone).await;
+            self.quota.route(&ctx.conversation, ctx.user_id.as_deref(), request.everyone).await;
         let target = deliver_to.as_deref().unwrap_or(conversation);
         let now = ctx.now();
         let (messages_per_fire, spend) = self.spend(freq, target, now).await?;
@@ -201,9 +201,8 @@ impl PriceAlertCreation {
             return Ok((None, None));
         }
         let plan = Plan::EveryTimeAlert;
-        let spend =
-            spend::estimate(&self.allowance, plan, &self.work_calendar, target, now).await?;
-        Ok((Some(self.allowance.cost_of(target).await), Some(spend)))
+        let spend = spend::estimate(&self.quota, plan, &self.work_calendar, target, now).await?;
+        Ok((Some(self.quota.cost_of(target).await), Some(spend)))
     }
 
     /// The cheaper ways for an alert that would go to `ctx`'s chat unless `private`.
@@ -212,7 +211,7 @@ impl PriceAlertCreation {
         let multi = conversation.is_multi_person();
         let direct = multi
             && !private
-            && self.allowance.route(conversation, ctx.user_id.as_deref(), false).await.is_some();
+            && self.quota.route(conversation, ctx.user_id.as_deref(), false).await.is_some();
         let has_digest = self.store.digest(&conversation.id).await?.is_some();
         Ok(cheaper::ways(multi, !private, direct, has_digest))
     }

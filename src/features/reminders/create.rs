@@ -14,8 +14,8 @@ use super::recurrence::{Freq, Schedule};
 use super::request::{ReminderRequest, schedule_of};
 use super::spend::{self, Plan, Spend};
 use crate::contract::{ToolCtx, ToolError};
-use crate::features::delivery::Allowance;
 use crate::platform::text::grapheme_len;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{NewReminder, Store};
 
@@ -40,13 +40,13 @@ pub struct Created {
 }
 
 /// The reminders that can be created, over the store; `nudge` wakes the scheduler for one due
-/// soon, `allowance` tells what pushes cost and who has hearth as a friend, and workday
+/// soon, `quota` tells what pushes cost and who has hearth as a friend, and workday
 /// reminders follow `work_calendar`.
 #[derive(Clone)]
 pub struct ReminderCreation {
     store: Store,
     nudge: Arc<Notify>,
-    allowance: Allowance,
+    quota: QuotaTracker,
     work_calendar: WorkCalendar,
 }
 
@@ -59,10 +59,10 @@ impl ReminderCreation {
     pub fn new(
         store: Store,
         nudge: Arc<Notify>,
-        allowance: Allowance,
+        quota: QuotaTracker,
         work_calendar: WorkCalendar,
     ) -> Self {
-        Self { store, nudge, allowance, work_calendar }
+        Self { store, nudge, quota, work_calendar }
     }
 
     /// Checks `request` for `ctx`'s chat without creating anything; returns its schedule.
@@ -98,17 +98,13 @@ impl ReminderCreation {
             true => (None, None),
             false => self.mention(ctx, request.for_member.as_deref()).await?,
         };
-        let deliver_to =
-            self.allowance.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
+        let deliver_to = self.quota.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
         let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
         let spend = match schedule.rule.freq {
             Freq::Once => None,
             _ => {
                 let plan = Plan::Reminder(&schedule);
-                Some(
-                    spend::estimate(&self.allowance, plan, &self.work_calendar, target, now)
-                        .await?,
-                )
+                Some(spend::estimate(&self.quota, plan, &self.work_calendar, target, now).await?)
             }
         };
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;
