@@ -7,9 +7,9 @@
 use crate::features::button::{ActionRegistry, ActionRegistryError};
 use crate::features::care::actions::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
 use crate::features::care::menu::{CareMenuCall, CareMenuReading, CareMenuTaken};
-use crate::features::confirm::combined::{ConfirmCalls, DiscardCalls};
-use crate::features::confirm::{ConfirmCall, DiscardCall};
 use crate::features::family_page::{EndPageSessions, OpenPage};
+use crate::features::held_calls::combined::{ConfirmCalls, DiscardCalls};
+use crate::features::held_calls::{ConfirmCall, DiscardCall};
 use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::features::price_alerts::actions::{CancelPriceAlert, MutePriceAlert};
