@@ -44,7 +44,7 @@ pub struct ActionServices {
     pub liff_id: Option<String>,
     /// The quota's bookkeeping, which also knows who has hearth as a friend (where a care
     /// notice goes).
-    pub allowance: crate::features::delivery::Allowance,
+    pub quota: crate::push::quota::QuotaTracker,
 }
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.

@@ -3,13 +3,14 @@
 //! or held (and why), when a chat is warned, what is scheduled to spend the rest of the month,
 //! which chat a personal reminder goes to, how the items due for one chat become one push, and
 //! what a reply says about it.
-//! No I/O here: [`crate::features::delivery`] reads LINE and the store and asks these functions.
+//! No I/O here: [`crate::push::delivery`] reads LINE and the store and asks these functions.
 
 pub mod batch;
 pub mod month;
 pub mod notice;
 pub mod route;
 pub mod standing;
+pub mod tracking;
 
 pub use month::Month;
 pub use route::{Route, route};
@@ -17,6 +18,7 @@ pub use standing::{
     Decision, HoldReason, Reading, Standing, care_first_hold, decide, quota_hold, running_out,
     warning_due,
 };
+pub use tracking::QuotaTracker;
 
 /// What one push into a chat costs: one message per person it reaches (a user's 1:1 chat is
 /// one person; a group or room is its member count, at least one), however many message

@@ -24,9 +24,9 @@ use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
 use crate::features::care::{Member, Plan, render, report, schedule, words};
-use crate::features::delivery::Allowance;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{CarePlanRow, CareStatus, NewCarePlan, NewReading, Store};
 
@@ -183,7 +183,7 @@ pub enum Output {
 /// The care tool.
 pub struct Care {
     store: Store,
-    allowance: Allowance,
+    quota: QuotaTracker,
     calendar: WorkCalendar,
     nudge: Arc<Notify>,
 }
@@ -197,11 +197,11 @@ impl Care {
     /// `nudge` wakes the care loop.
     pub fn new(
         store: Store,
-        allowance: Allowance,
+        quota: QuotaTracker,
         calendar: WorkCalendar,
         nudge: Arc<Notify>,
     ) -> Self {
-        Self { store, allowance, calendar, nudge }
+        Self { store, quota, calendar, nudge }
     }
 
     /// The plan `id` this chat may see; without an id, the only one, or among several the only

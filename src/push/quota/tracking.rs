@@ -3,7 +3,7 @@
 //! per chat and month), what a push into each chat costs (the member count, cached), whether a
 //! user has hearth as a friend (cached; a follow event or LINE's profile answer tells), and the
 //! once-a-month warning at 80 %, and what the month keeps back for pushes that cannot wait
-//! ([`KeptBack`]: care plans'). The decisions themselves are in [`crate::features::quota`].
+//! ([`KeptBack`]: care plans'). The decisions themselves are in [`crate::push::quota`].
 
 use std::sync::Arc;
 
@@ -11,11 +11,11 @@ use futures::future::BoxFuture;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use crate::features::quota::{self, Decision, Month, Reading, Standing};
 use crate::line::client::{LineClient, LineError};
 use crate::line::message::Message;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
+use crate::push::quota::{self, Decision, Month, Reading, Standing};
 use crate::store::{Store, StoreError};
 
 /// A chat's member count is asked again after this long (Unix ms).
@@ -32,7 +32,7 @@ pub trait KeptBack: Send + Sync {
     fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64>;
 }
 
-/// Why a push sent at once ([`Allowance::push_now`]) did not go.
+/// Why a push sent at once ([`QuotaTracker::push_now`]) did not go.
 #[derive(Debug, thiserror::Error)]
 pub enum PushNowError {
     /// The month's quota cannot pay for it (or LINE said the month is out).
@@ -45,10 +45,10 @@ pub enum PushNowError {
 
 /// The quota's bookkeeping, shared by the pushers, the tools and the conversation.
 #[derive(Clone)]
-pub struct Allowance {
-    pub(super) store: Store,
-    pub(super) line: LineClient,
-    pub(super) clock: Arc<dyn Clock>,
+pub struct QuotaTracker {
+    pub(in crate::push) store: Store,
+    pub(in crate::push) line: LineClient,
+    pub(in crate::push) clock: Arc<dyn Clock>,
     tz: TimeZone,
     direct_on: bool,
     /// Held while LINE's quota is read and saved, so an earlier reading never lands after a
@@ -60,7 +60,7 @@ pub struct Allowance {
     kept_back: Option<Arc<dyn KeptBack>>,
 }
 
-impl Allowance {
+impl QuotaTracker {
     /// Bookkeeping over the store and LINE, counting months in `tz`; `direct_on`: personal
     /// reminders set in a group go to the person's 1:1 chat (`HEARTH_PERSONAL_REMINDERS_1TO1`).
     pub fn new(
