@@ -172,9 +172,8 @@ impl Inbox {
         let conversation =
             event.source.as_ref().map(|s| s.conversation.id.clone()).unwrap_or_default();
         if self.queue.push(&conversation, Job { event, received_at, held }) {
-            // Boxed where it is made: a lane's future holds a turn's whole way through the
-            // store (kilobytes), which spawning would otherwise copy at every wrapper.
-            self.spawn_tracked(Box::pin(self.clone().work_lane(conversation)));
+            let worker = self.clone();
+            self.spawn_tracked(async move { worker.work_lane(conversation).await });
         }
     }
 
