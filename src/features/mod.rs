@@ -17,7 +17,7 @@
 //!   a question is about.
 //! - [`speech`]: answers she can hear: spoken answers as LINE audio messages, the text read the
 //!   way a person says it, the M4A they are served in.
-//! - [`confirm`]: state-changing calls made after untrusted content entered a turn, held until
+//! - [`held_calls`]: state-changing calls made after untrusted content entered a turn, held until
 //!   the family taps confirm.
 //! - [`budget`]: the daily token budgets of a chat and of the service, as pure decisions.
 //! - [`richmenu`]: hearth's rich menus (the everyday one, the care one): their buttons, their
@@ -29,9 +29,9 @@ pub mod alerts;
 pub mod budget;
 pub mod button;
 pub mod care;
-pub mod confirm;
 pub mod digest;
 pub mod family_page;
+pub mod held_calls;
 pub mod lists;
 pub mod media;
 pub mod memory;

@@ -318,7 +318,7 @@ impl Hearth {
         };
         let mut agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
-            .with_held_calls(Arc::new(crate::features::confirm::Confirmations::new(store.clone())));
+            .with_held_calls(Arc::new(crate::features::held_calls::HeldCalls::new(store.clone())));
         if let Some(vision) = vision {
             agent = agent.with_vision(vision);
         }

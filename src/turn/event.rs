@@ -241,7 +241,7 @@ impl Turns {
         let by_voice = turn.media.heard.is_some();
         let mut answer = crate::features::media::dress(answer, turn.media, lang);
         if shared {
-            answer.cards = crate::features::confirm::combined::combine(
+            answer.cards = crate::features::held_calls::combined::combine(
                 std::mem::take(&mut answer.cards),
                 lang,
             );

@@ -79,7 +79,7 @@ pub async fn estimate(
         per_month,
         left_this_month: standing.left(),
         rest_of_month: with_it,
-        over_quota: quota::standing::over_budget(&standing, before, with_it - before),
+        over_quota: quota::standing::over_quota(&standing, before, with_it - before),
     })
 }
 

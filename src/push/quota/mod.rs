@@ -23,7 +23,7 @@ pub use tracking::QuotaTracker;
 /// What one push into a chat costs: one message per person it reaches (a user's 1:1 chat is
 /// one person; a group or room is its member count, at least one), however many message
 /// objects the push carries.
-pub fn cost_per_push(multi_person: bool, members: Option<i64>) -> i64 {
+pub fn messages_per_push(multi_person: bool, members: Option<i64>) -> i64 {
     if multi_person { members.unwrap_or(1).max(1) } else { 1 }
 }
 
@@ -33,10 +33,10 @@ mod tests {
 
     #[test]
     fn a_push_costs_one_per_person_it_reaches() {
-        assert_eq!(cost_per_push(false, None), 1);
-        assert_eq!(cost_per_push(false, Some(5)), 1);
-        assert_eq!(cost_per_push(true, Some(5)), 5);
-        assert_eq!(cost_per_push(true, Some(0)), 1);
-        assert_eq!(cost_per_push(true, None), 1);
+        assert_eq!(messages_per_push(false, None), 1);
+        assert_eq!(messages_per_push(false, Some(5)), 1);
+        assert_eq!(messages_per_push(true, Some(5)), 5);
+        assert_eq!(messages_per_push(true, Some(0)), 1);
+        assert_eq!(messages_per_push(true, None), 1);
     }
 }

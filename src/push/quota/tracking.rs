@@ -227,31 +227,31 @@ impl QuotaTracker {
     pub async fn cost_of(&self, conversation_id: &str) -> i64 {
         let conversation = Conversation::from_id(conversation_id);
         if !conversation.is_multi_person() {
-            return quota::cost_per_push(false, None);
+            return quota::messages_per_push(false, None);
         }
         let now = self.clock.now().as_millisecond();
         let fresh =
             |cached: Option<(i64, i64)>| cached.filter(|(_, at)| now - at < CHAT_SIZE_TTL_MS);
         let cached = self.store.chat_size(conversation_id).await.ok().flatten();
         if let Some((members, _)) = fresh(cached) {
-            return quota::cost_per_push(true, Some(members));
+            return quota::messages_per_push(true, Some(members));
         }
         let _one_at_a_time = self.sizing.lock().await;
         let cached = self.store.chat_size(conversation_id).await.ok().flatten();
         if let Some((members, _)) = fresh(cached) {
-            return quota::cost_per_push(true, Some(members));
+            return quota::messages_per_push(true, Some(members));
         }
         match self.line.members_count(&conversation).await {
             Ok(Some(members)) => {
                 if let Err(e) = self.store.save_chat_size(conversation_id, members, now).await {
                     tracing::warn!(error = %e, "could not cache a chat's size");
                 }
-                quota::cost_per_push(true, Some(members))
+                quota::messages_per_push(true, Some(members))
             }
-            Ok(None) => quota::cost_per_push(false, None),
+            Ok(None) => quota::messages_per_push(false, None),
             Err(e) => {
                 tracing::warn!(error = %e, "members count unavailable");
-                quota::cost_per_push(true, cached.map(|(members, _)| members))
+                quota::messages_per_push(true, cached.map(|(members, _)| members))
             }
         }
     }
