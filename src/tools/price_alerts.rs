@@ -49,7 +49,7 @@ impl PriceAlerts {
 
 impl Tool for PriceAlerts {
     const NAME: &'static str = "price_alerts";
-    const DESCRIPTION: &'static str = "This chat's price alerts: show them (a card with cancel buttons), or cancel one by id or every alert on a symbol.";
+    const DESCRIPTION: &'static str = "This chat's price alerts: show (a card with cancel buttons), or cancel one by id or every alert on a symbol.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

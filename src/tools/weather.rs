@@ -14,7 +14,7 @@ use crate::store::Store;
 /// Arguments of `weather`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The place as written ("台北", "Tokyo"); null when none is named.
+    /// As written ("台北", "Tokyo").
     pub location: Option<String>,
     /// Days from today through the last day asked: 1 today, 2 tomorrow, 3 後天; 這週末 to Sunday. Default 3.
     pub days: Option<u8>,
