@@ -149,6 +149,7 @@ async fn services() -> ActionServices {
         true,
     );
     ActionServices {
+        care_plans: crate::features::care::lifecycle::CarePlans::new(store.clone(), None),
         store,
         allowance,
         reminder_nudge: Arc::new(Notify::new()),

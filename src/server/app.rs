@@ -232,7 +232,14 @@ impl Hearth {
             config.personal_reminders_1to1,
         )
         .keeping_back(Arc::new(crate::features::care::cost::CareReserve::new(store.clone())));
+        let care_menus =
+            crate::features::care::menu::links::CareMenuLinks::new(line.clone(), store.clone());
+        let care_plans = crate::features::care::lifecycle::CarePlans::new(
+            store.clone(),
+            Some(care_menus.clone()),
+        );
         let services = Services {
+            care_plans: care_plans.clone(),
             sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
@@ -255,6 +262,7 @@ impl Hearth {
             public_url: config.public_url.clone(),
             liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
             allowance: services.allowance.clone(),
+            care_plans,
         };
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
@@ -352,11 +360,8 @@ impl Hearth {
             home: services.home.clone(),
             media,
             speech: speech.clone(),
+            english_menu: care_menus.english().clone(),
         });
-        let care_menus = crate::features::care::menu::links::CareMenuLinks::new(
-            turns.line.clone(),
-            store.clone(),
-        );
         let inbox = Arc::new(Inbox::new(
             turns.clone(),
             owner,

@@ -63,6 +63,7 @@ embedded![
     "0032_care_menu.sql",
     "0033_spoken_answers.sql",
     "0034_one_lease_vocabulary.sql",
+    "0035_person_menus.sql",
 ];
 
 /// SQLite's migrations.

@@ -5,7 +5,8 @@ use super::{Store, StoreError};
 
 const ON: &str = "INSERT INTO spoken_answers (conversation_id, user_id, set_at) VALUES ($1, $2, $3) ON CONFLICT (conversation_id, user_id) DO UPDATE SET set_at = excluded.set_at";
 const OFF: &str = "DELETE FROM spoken_answers WHERE conversation_id = $1 AND user_id = $2";
-const ASKERS: &str = "SELECT user_id FROM spoken_answers WHERE conversation_id = $1 ORDER BY user_id";
+const ASKERS: &str =
+    "SELECT user_id FROM spoken_answers WHERE conversation_id = $1 ORDER BY user_id";
 const ASKED: &str = "SELECT COUNT(*) FROM spoken_answers WHERE conversation_id = $1 AND (user_id = '' OR user_id = $2)";
 
 impl Store {

@@ -22,6 +22,7 @@ use tokio::sync::Notify;
 
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::features::care::cost;
+use crate::features::care::lifecycle::CarePlans;
 use crate::features::care::limits::{self, Limits, Reading};
 use crate::features::care::{Member, Plan, render, report, schedule, words};
 use crate::features::delivery::Allowance;
@@ -183,6 +184,8 @@ pub enum Output {
 /// The care tool.
 pub struct Care {
     store: Store,
+    /// Changes plans, the care menu following.
+    plans: CarePlans,
     allowance: Allowance,
     calendar: WorkCalendar,
     nudge: Arc<Notify>,
@@ -193,15 +196,16 @@ fn invalid(message: impl Into<String>) -> ToolError {
 }
 
 impl Care {
-    /// The tool over the store, the quota's bookkeeping (costs, friends) and the calendar;
-    /// `nudge` wakes the care loop.
+    /// The tool over the store, changing plans through `plans`, with the quota's bookkeeping
+    /// (costs, friends) and the calendar; `nudge` wakes the care loop.
     pub fn new(
         store: Store,
+        plans: CarePlans,
         allowance: Allowance,
         calendar: WorkCalendar,
         nudge: Arc<Notify>,
     ) -> Self {
-        Self { store, allowance, calendar, nudge }
+        Self { store, plans, allowance, calendar, nudge }
     }
 
     /// The plan `id` this chat may see; without an id, the only one, or among several the only

@@ -47,7 +47,7 @@ impl Reminders {
 
 impl Tool for Reminders {
     const NAME: &'static str = "reminders";
-    const DESCRIPTION: &'static str = "This chat's reminders: show (a card with cancel buttons), or cancel one by id or by words from its text; if several match, ask which.";
+    const DESCRIPTION: &'static str = "This chat's reminders: show (a card with cancel buttons), or cancel by id or by words from its text; if several match, ask which.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -85,7 +85,7 @@ impl Weather {
 
 impl Tool for Weather {
     const NAME: &'static str = "weather";
-    const DESCRIPTION: &'static str = "Weather forecast: now, and each day's high/low and chance of rain (7 days). For weather, rain, umbrellas (要帶傘嗎), clothes. No place named: location null; do not ask which city.";
+    const DESCRIPTION: &'static str = "Forecast: now, and each day's high/low and chance of rain (7 days), for weather, rain, umbrellas (要帶傘嗎), clothes. No place named: location null; do not ask which city.";
     type Args = Args;
     type Output = Output;
 

@@ -126,10 +126,9 @@ async fn exported(h: &Harness, chat: &str) -> Value {
     let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
     let calendar = hearth::sources::calendar::WorkCalendar::builtin().expect("calendar");
     let now = hearth::platform::clock::Clock::now(&*h.clock);
-    let document =
-        hearth::cli::export::export(&h.app.store, chat, &tz, Lang::ZhTw, &calendar, now)
-            .await
-            .expect("export");
+    let document = hearth::cli::export::export(&h.app.store, chat, &tz, Lang::ZhTw, &calendar, now)
+        .await
+        .expect("export");
     serde_json::to_value(&document).expect("json")
 }
 

@@ -8,6 +8,9 @@
 //!   家庭網頁. Its state-changing buttons are signed postbacks acting for the one who taps, in
 //!   her own chat only.
 //!
+//! - **The everyday menu in English**, linked to each person whose LINE profile says English
+//!   ([`english`]): Weather today · My reminders · Shopping list · Stocks · Family page · Help.
+//!
 //! A menu is a pure value ([`Menu`], [`layout`]): the request LINE gets and the image hearth
 //! draws ([`draw`]) follow from it and the postback key alone. Its name carries a hash of the
 //! request and of what the image is drawn from ([`request`]), so `hearth doctor` can tell a menu that is current from one an older
@@ -15,6 +18,7 @@
 //! ([`crate::cli::richmenu`]).
 
 pub mod draw;
+pub mod english;
 pub mod layout;
 
 use std::collections::BTreeMap;
