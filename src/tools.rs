@@ -55,7 +55,7 @@ pub struct Services {
     /// The deployment can speak answers (`HEARTH_TTS_MODEL` and `HEARTH_PUBLIC_URL`).
     pub speaks: bool,
     /// Starts and stops care plans, the care menu following at once.
-    pub care_plans: crate::features::care::lifecycle::CarePlans,
+    pub care_plans: crate::features::richmenu::care_plans::CarePlans,
 }
 
 impl Services {
@@ -78,7 +78,7 @@ impl Services {
         let allowance = Allowance::new(store.clone(), line, clock, tz, true);
         Ok(Self {
             sources,
-            care_plans: crate::features::care::lifecycle::CarePlans::new(store.clone(), None),
+            care_plans: crate::features::richmenu::care_plans::CarePlans::new(store.clone(), None),
             store,
             reminder_nudge: Arc::default(),
             care_nudge: Arc::default(),

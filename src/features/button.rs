@@ -46,7 +46,7 @@ pub struct ActionServices {
     /// notice goes).
     pub allowance: crate::features::delivery::Allowance,
     /// Starts and stops care plans, the care menu following at once.
-    pub care_plans: crate::features::care::lifecycle::CarePlans,
+    pub care_plans: crate::features::richmenu::care_plans::CarePlans,
 }
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.

@@ -149,7 +149,7 @@ async fn services() -> ActionServices {
         true,
     );
     ActionServices {
-        care_plans: crate::features::care::lifecycle::CarePlans::new(store.clone(), None),
+        care_plans: crate::features::richmenu::care_plans::CarePlans::new(store.clone(), None),
         store,
         allowance,
         reminder_nudge: Arc::new(Notify::new()),

@@ -151,7 +151,7 @@ pub struct Hearth {
     /// Asks care plans' doses and tells their caregivers.
     pub care: crate::features::care::watcher::CareWatcher,
     /// Links the care menu to whoever a care plan asks, and takes it away after.
-    pub care_menus: crate::features::care::menu::links::CareMenuLinks,
+    pub care_menus: crate::features::richmenu::care_links::CareMenuLinks,
     /// Seconds between rounds of the care loop (0: off).
     pub(crate) care_tick_secs: u64,
     /// How long care readings and doses are kept (`HEARTH_CARE_RETENTION_DAYS`).
@@ -233,8 +233,8 @@ impl Hearth {
         )
         .keeping_back(Arc::new(crate::features::care::cost::CareReserve::new(store.clone())));
         let care_menus =
-            crate::features::care::menu::links::CareMenuLinks::new(line.clone(), store.clone());
-        let care_plans = crate::features::care::lifecycle::CarePlans::new(
+            crate::features::richmenu::care_links::CareMenuLinks::new(line.clone(), store.clone());
+        let care_plans = crate::features::richmenu::care_plans::CarePlans::new(
             store.clone(),
             Some(care_menus.clone()),
         );

@@ -22,10 +22,10 @@ use tokio::sync::Notify;
 
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::features::care::cost;
-use crate::features::care::lifecycle::CarePlans;
 use crate::features::care::limits::{self, Limits, Reading};
 use crate::features::care::{Member, Plan, render, report, schedule, words};
 use crate::features::delivery::Allowance;
+use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;

@@ -99,8 +99,6 @@ impl Turns {
             EventKind::Follow | EventKind::Join => {
                 if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
                     self.allowance.note_friend(user, true).await;
-                    // Their profile (and so their language's menu), learned now.
-                    self.display_name(&source.conversation, user).await;
                 }
                 let text = greeting(
                     source.conversation.is_multi_person(),

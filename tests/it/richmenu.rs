@@ -4,7 +4,7 @@
 //! one set and every other menu alone; `remove` takes hearth's away; the doctor says whether
 //! they are current. A care plan started links the care menu to 阿嬤 at once, stopped unlinks it
 //! at once (no care round needed); someone whose LINE profile says English gets the English
-//! menu on follow or at their first message, the care menu first while a plan asks them and
+//! menu at their first message, the care menu first while a plan asks them and
 //! the English menu back after; ✅ 我吃藥了 confirms her open dose once, and from no one else's
 //! chat; 📞 叫家人 tells her caregivers at most once per 10 minutes; 🩺 量血壓 asks for the
 //! reading.
@@ -138,11 +138,10 @@ async fn doctor_says_menus_of_another_key_are_out_of_date() {
     assert!(found.message.contains("out of date"), "{found:?}");
 }
 
-/// `user` adds hearth as a friend.
-async fn followed(h: &Harness, user: &str) {
-    let mut follow = h.bare("follow", in_dm(user));
-    follow["replyToken"] = json!(format!("reply-token-follow-{user}"));
-    h.send(vec![follow]).await;
+/// `user` says hello in their 1:1 chat, where hearth first learns their profile.
+async fn says_hello(h: &Harness, user: &str) {
+    h.llm.reply_text("Hello!");
+    h.send(vec![h.dm(user, "Hello")]).await;
 }
 
 /// 小美 stops 阿嬤's plan: 🛑 on the stop card in the group.
@@ -200,15 +199,15 @@ async fn pausing_and_resuming_a_plan_by_the_tool_keeps_her_menu_and_stopping_tak
 }
 
 #[tokio::test]
-async fn an_english_speaker_gets_the_english_menu_on_follow_and_the_care_menu_comes_first() {
+async fn an_english_speaker_gets_the_english_menu_and_the_care_menu_comes_first() {
     let h = harness().await;
     install(&h).await;
     let english = h.line.rich_menu_alias("hearth-everyday-en").expect("English menu");
     let care = h.line.rich_menu_alias("hearth-care").expect("care menu");
     h.line.set_profile(GRANDMA, "Grandma");
     h.line.set_profile_language(GRANDMA, "en");
-    followed(&h, GRANDMA).await;
-    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(english.clone()), "on follow");
+    says_hello(&h, GRANDMA).await;
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(english.clone()), "at her first message");
     // A plan asks her: the care menu, at once; stopped: the English menu again, not the default.
     plan(&h, json!({})).await;
     assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(care));
@@ -248,7 +247,7 @@ async fn without_an_installed_english_menu_nobody_is_linked_until_install() {
     let h = harness().await;
     h.line.set_profile(DAD, "Dad");
     h.line.set_profile_language(DAD, "en");
-    followed(&h, DAD).await;
+    says_hello(&h, DAD).await;
     assert_eq!(h.line.linked_rich_menu(DAD), None);
     let said = install(&h).await;
     assert!(said.contains("hearth-everyday-en is linked to 1 person"), "{said}");

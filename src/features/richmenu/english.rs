@@ -1,9 +1,9 @@
 //! The English everyday menu, linked per person. Everyone sees the default everyday menu (in
 //! zh-TW); someone whose LINE profile says English (`en`, `en-GB`…) is linked to the English
-//! one as soon as hearth learns their profile — on follow, or at the first message of their
-//! 1:1 chat — and unlinked if their profile later says otherwise. The care menu comes first:
+//! one as soon as hearth learns their profile — at their first message in their 1:1 chat (a
+//! follow alone asks LINE nothing) — and unlinked if their profile later says otherwise. The care menu comes first:
 //! someone a care plan asks keeps the care menu, and gets the English menu back when no plan
-//! asks her any more ([`crate::features::care::menu::links`]). A link is recorded only once
+//! asks her any more ([`crate::features::richmenu::care_links`]). A link is recorded only once
 //! LINE accepted it; without an installed English menu nobody is linked, and `hearth richmenu
 //! install` links every English speaker to the new one.
 

@@ -1,10 +1,10 @@
 //! A plan's changes as one operation whatever the surface (the `care` tool, a card's button):
 //! starting, pausing, resuming, changing or stopping a plan writes it and, at once, links the
 //! care menu to whoever it now asks and takes it from whoever no plan asks any more
-//! ([`super::menu::links`]), instead of leaving that to the next care round. A link LINE
+//! ([`super::care_links`]), instead of leaving that to the next care round. A link LINE
 //! refuses is retried by the care loop; the plan's change stands either way.
 
-use super::menu::links::CareMenuLinks;
+use super::care_links::CareMenuLinks;
 use crate::store::{CarePlanRow, CareStatus, NewCarePlan, Store, StoreError};
 
 /// Changes plans, the care menu following.
