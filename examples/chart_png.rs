@@ -2,8 +2,8 @@
 //! `cargo run --example chart_png -- docs` writes `docs/chart-quote.png` (a day of 2330.TW, up
 //! from its previous close, red in Taiwan) and `docs/chart-weather.png` (a week's forecast).
 
-use hearth::features::charts::draw::{PriceChart, forecast, price};
-use hearth::features::charts::{ForecastDay, Period};
+use hearth::contract::chart::draw::{PriceChart, forecast, price};
+use hearth::contract::chart::{ForecastDay, Period};
 use hearth::platform::config::PriceColors;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

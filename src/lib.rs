@@ -16,13 +16,15 @@
 //! | 3 | `turn` | what happens to one event: the gate, limits, the agent's turn, media, delivery of the answer |
 //! | 4 | `buttons` | THE list of button actions |
 //! | 5 | `tools` | THE list of tools, one file per tool |
-//! | 6 | `features` | one folder per capability: reminders, alerts, lists, digest, memory, media, charts, … |
-//! | 7 | `line` | LINE: webhook events, signature, messages, Flex cards, signed postbacks, the API client |
-//! | 8 | `llm` | the OpenAI-compatible client, the system prompt, the tool loop, MCP servers' tools |
-//! | 9 | `contract` | what a tool is: its context, errors, cards and chips, the registry, schemas, untrusted content |
-//! | 10 | `sources` | the data sources, the calendars, and the sandbox that parses untrusted bytes |
-//! | 11 | `store` | everything kept, on SQLite or PostgreSQL, behind one type |
-//! | 12 | `platform` | settings, clock, language, conversations, metrics, TLS |
+//! | 6 | `features` | one folder per capability: reminders, alerts, lists, digest, memory, media, care, … |
+//! | 7 | `push` | the push machinery every capability pushes through: the one outbox, LINE's monthly message quota, quiet hours |
+//! | 8 | `door` | who may see, change and be pushed to a chat: the one rule turns, taps, the page and every push ask |
+//! | 9 | `line` | LINE: webhook events, signature, messages, Flex cards, signed postbacks, the API client |
+//! | 10 | `llm` | the OpenAI-compatible client, the system prompt, the tool loop, MCP servers' tools |
+//! | 11 | `contract` | what a tool is: its context, errors, cards and chips and the charts drawn on them, the registry, schemas, untrusted content |
+//! | 12 | `sources` | the data sources, the calendars, and the sandbox that parses untrusted bytes |
+//! | 13 | `store` | everything kept, on SQLite or PostgreSQL, behind one type |
+//! | 14 | `platform` | settings, clock, language, conversations, metrics, TLS |
 
 // The documentation is read with its private items (`cargo doc --document-private-items`,
 // checked in CI without warnings), so a public item's doc may link to a private one.
@@ -31,10 +33,12 @@
 pub mod buttons;
 pub mod cli;
 pub mod contract;
+pub mod door;
 pub mod features;
 pub mod line;
 pub mod llm;
 pub mod platform;
+pub mod push;
 pub mod server;
 pub mod sources;
 pub mod store;

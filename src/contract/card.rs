@@ -128,7 +128,7 @@ pub struct Card {
     /// The chart the card would carry as its picture, when `HEARTH_PUBLIC_URL` is set.
     pub chart: Option<ChartSpec>,
     /// The picture's URL, once the chart is drawn and published (see
-    /// [`crate::features::charts::publish`]); tools leave it empty.
+    /// [`crate::contract::chart::publish`]); tools leave it empty.
     pub image_url: Option<String>,
     /// Shown for someone who reads small print badly (an elder's 「吃了嗎？」): the headline
     /// larger and the buttons big and filled.

@@ -8,7 +8,7 @@
 //! - a search runs if its whole query is a piece of what the family wrote (compared without
 //!   case and whitespace), so the model cannot compose new text into it.
 //!
-//! Anything else is held for the family's confirmation like a state change (`crate::features::confirm`).
+//! Anything else is held for the family's confirmation like a state change (`crate::features::held_calls`).
 
 use url::Url;
 

@@ -2,7 +2,7 @@
 //! [`ToolError`] a tool may return, and the optional presentation ([`Card`], [`Chip`]).
 //!
 //! Adding a tool is one new file under `src/tools/` implementing [`Tool`], and one line in the
-//! list in `src/tools.rs`. The JSON schema the LLM sees is derived from `Args`; the `///` comments
+//! list in `src/tools/mod.rs`. The JSON schema the LLM sees is derived from `Args`; the `///` comments
 //! on its fields are the parameter descriptions the LLM reads.
 
 use std::future::Future;

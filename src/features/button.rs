@@ -44,7 +44,7 @@ pub struct ActionServices {
     pub liff_id: Option<String>,
     /// The quota's bookkeeping, which also knows who has hearth as a friend (where a care
     /// notice goes).
-    pub allowance: crate::features::delivery::Allowance,
+    pub quota: crate::push::quota::QuotaTracker,
     /// Starts and stops care plans, the care menu following at once.
     pub care_plans: crate::features::richmenu::care_plans::CarePlans,
 }

@@ -141,7 +141,7 @@ async fn services() -> ActionServices {
     let store = Store::in_memory().await.expect("store");
     let line =
         crate::line::client::LineClient::new("http://127.0.0.1:9", "".into(), 10).expect("client");
-    let allowance = crate::features::delivery::Allowance::new(
+    let quota = crate::push::quota::QuotaTracker::new(
         store.clone(),
         line,
         Arc::new(SystemClock),
@@ -151,7 +151,7 @@ async fn services() -> ActionServices {
     ActionServices {
         care_plans: crate::features::richmenu::care_plans::CarePlans::new(store.clone(), None),
         store,
-        allowance,
+        quota,
         reminder_nudge: Arc::new(Notify::new()),
         tools: Arc::new(Registry::builder().build().expect("no tools")),
         work_calendar: crate::sources::calendar::WorkCalendar::weekdays_only(),

@@ -17,11 +17,11 @@ use sha2::{Digest, Sha256};
 
 use crate::contract::{Answer, Card, CardButton, ToolCtx};
 use crate::features::button::{Action, ActionServices, text};
-use crate::features::delivery::allowance::PushNowError;
 use crate::line::flex::Palette;
 use crate::line::message::Message;
 use crate::platform::config::PriceColors;
 use crate::platform::i18n::{Failure, Lang};
+use crate::push::quota::tracking::PushNowError;
 use crate::store::{LinkDoor, WebMember};
 
 /// How long a minted link may be opened.
@@ -172,7 +172,7 @@ impl Action for OpenPage {
         let multi = ctx.conversation.is_multi_person();
         let liff = services.liff_id.is_some();
         // Only asked when it matters: a plain link tapped for in a group.
-        let friend = multi && !liff && services.allowance.is_friend(&user_id).await;
+        let friend = multi && !liff && services.quota.is_friend(&user_id).await;
         let route = link_route(multi, liff, friend);
         if route == LinkRoute::AddFriendFirst {
             return text(lang.pick(
@@ -213,7 +213,7 @@ impl Action for OpenPage {
         // would be signed for that chat, not this one). The card has no tones: any palette.
         let alt = lang.pick("🏠 家庭網頁的連結", "🏠 Your link to the family page");
         let message = Message::card(&card, alt, Palette::new(PriceColors::Tw), None);
-        match services.allowance.push_now(&member.user_id, &[message], uuid::Uuid::new_v4()).await {
+        match services.quota.push_now(&member.user_id, &[message], uuid::Uuid::new_v4()).await {
             Ok(()) => sent_privately(lang, ctx.display_name.as_deref()),
             Err(PushNowError::QuotaOut) => text(lang.pick(
                 "這個月的 LINE 訊息額度用完了，沒辦法私訊連結給你；為了安全，連結不會貼在群組裡。下個月再按一次 🏠。",

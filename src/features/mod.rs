@@ -1,8 +1,7 @@
 //! One folder per capability: its rules, cards, buttons and background work. Their tools are in
-//! [`crate::tools`], their button actions in [`crate::buttons`].
+//! [`crate::tools`], their button actions in [`crate::buttons`]; they push through
+//! [`crate::push`], and the charts on their cards are [`crate::contract::chart`]'s.
 //!
-//! - [`door`]: who may see and change a chat — its standing, its members' presence — the one
-//!   rule that turns, taps, the family page and every push ask.
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
 //! - [`alerts`]: price alerts: the crossing state machine, market hours, the poller that fetches
 //!   each watched symbol once per tick and pushes each fire once.
@@ -18,12 +17,8 @@
 //!   a question is about.
 //! - [`speech`]: answers she can hear: spoken answers as LINE audio messages, the text read the
 //!   way a person says it, the M4A they are served in.
-//! - [`charts`]: the charts on quote, alert and weather cards, drawn, kept and served.
-//! - [`confirm`]: state-changing calls made after untrusted content entered a turn, held until
+//! - [`held_calls`]: state-changing calls made after untrusted content entered a turn, held until
 //!   the family taps confirm.
-//! - [`delivery`]: pushing recorded deliveries with their retry keys, everything due for a chat
-//!   in one push, held when the month's quota cannot pay; [`quota`]: LINE's monthly message quota
-//!   as pure decisions; [`quiet`]: quiet hours.
 //! - [`budget`]: the daily token budgets of a chat and of the service, as pure decisions.
 //! - [`richmenu`]: hearth's rich menus (the everyday one, the care one): their buttons, their
 //!   image, drawn, and the name that says which version is installed.
@@ -34,18 +29,13 @@ pub mod alerts;
 pub mod budget;
 pub mod button;
 pub mod care;
-pub mod charts;
-pub mod confirm;
-pub mod delivery;
 pub mod digest;
-pub mod door;
 pub mod family_page;
+pub mod held_calls;
 pub mod lists;
 pub mod media;
 pub mod memory;
 pub mod public_alerts;
-pub mod quiet;
-pub mod quota;
 pub mod reminders;
 pub mod richmenu;
 pub mod speech;

@@ -7,7 +7,7 @@
 //! descriptions are its words) — or the turn started tainted because its history holds an
 //! answer written after such content — later
 //! calls of state-changing tools in that turn are not run but held for the family's
-//! confirmation (`crate::features::confirm`), and so are outgoing requests the model chose that are not
+//! confirmation (`crate::features::held_calls`), and so are outgoing requests the model chose that are not
 //! the family's own links, a search's results or the family's own words (`crate::contract::egress`). The
 //! agent decides from the registry's flags, never from tool names. A tool whose every call needs
 //! the family's confirmation (one its MCP server declares destructive) is always held. The answer of a tainted turn

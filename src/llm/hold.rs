@@ -1,5 +1,5 @@
 //! Holding a call instead of running it: what the tool loop asks of whoever keeps calls for the
-//! family's confirmation (`crate::features::confirm` implements it), so the loop itself knows nothing of
+//! family's confirmation (`crate::features::held_calls` implements it), so the loop itself knows nothing of
 //! confirmation cards or where held calls are kept.
 
 use futures::future::BoxFuture;

@@ -36,7 +36,7 @@ impl Lang {
         if latin >= 2 { Lang::En } else { Lang::ZhTw }
     }
 
-    /// The language's code, as stored (`price_alerts.lang`, `pending_calls.lang`) and sent to
+    /// The language's code, as stored (`price_alerts.lang`, `held_calls.lang`) and sent to
     /// search providers: `zh-TW` or `en`.
     pub fn code(self) -> &'static str {
         match self {

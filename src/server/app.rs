@@ -11,7 +11,6 @@ use tokio::sync::Notify;
 use crate::contract::registry::{Registry, RegistryError};
 use crate::features::alerts::poller::{AlertPoller, PollerSettings};
 use crate::features::button::{ActionRegistryError, ActionServices};
-use crate::features::delivery::{Allowance, OutboxSettings, Pusher};
 use crate::features::digest::sender::{DigestSender, DigestSources};
 use crate::features::public_alerts::watcher::AlertWatcher;
 use crate::features::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
@@ -24,6 +23,8 @@ use crate::llm::openai::LlmClient;
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
 use crate::platform::metrics::Metrics;
+use crate::push::delivery::{OutboxSettings, Pusher};
+use crate::push::quota::QuotaTracker;
 use crate::server::inbox::Inbox;
 use crate::sources::calendar::{CalendarError, WorkCalendar};
 use crate::sources::{Sources, SourcesError};
@@ -159,7 +160,7 @@ pub struct Hearth {
     /// The per-chat outbox's sender: pushes together what the loops above handed to it.
     pub outbox: Pusher,
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
-    pub allowance: Allowance,
+    pub quota: QuotaTracker,
     /// Seconds between alert polls (0: off).
     pub(crate) price_poll_secs: u64,
     /// Wakes the reminder loop early (a reminder due soon was created).
@@ -181,7 +182,7 @@ pub struct Hearth {
     /// How long settled pushes are remembered (`HEARTH_DELIVERY_RETENTION_DAYS`).
     pub(crate) delivery_retention: jiff::SignedDuration,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
-    pub charts: Option<crate::features::charts::publish::Charts>,
+    pub charts: Option<crate::contract::chart::publish::Charts>,
     /// Speaks answers and serves the audio; `None` unless answers can be spoken.
     pub speech: Option<crate::features::speech::Speech>,
     /// The daily backup of a SQLite database; `None` without `HEARTH_BACKUP_DIR`.
@@ -190,7 +191,7 @@ pub struct Hearth {
 
 impl Hearth {
     /// The one door: who may see and change each chat.
-    pub fn door(&self) -> &crate::features::door::Door {
+    pub fn door(&self) -> &crate::door::Door {
         &self.turns.limits.door
     }
 
@@ -224,7 +225,7 @@ impl Hearth {
         let tz = TimeZone::get(&config.timezone)
             .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
         let (llm, line) = clients(config)?;
-        let allowance = Allowance::new(
+        let quota = QuotaTracker::new(
             store.clone(),
             line.clone(),
             clock.clone(),
@@ -245,7 +246,7 @@ impl Hearth {
             reminder_nudge: Arc::new(Notify::new()),
             care_nudge: Arc::new(Notify::new()),
             work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
-            allowance: allowance.clone(),
+            quota: quota.clone(),
             home: config.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
             speaks: config.speaks(),
@@ -261,7 +262,7 @@ impl Hearth {
             work_calendar: services.work_calendar.clone(),
             public_url: config.public_url.clone(),
             liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
-            allowance: services.allowance.clone(),
+            quota: services.quota.clone(),
             care_plans,
         };
         let palette = Palette::new(config.price_colors);
@@ -276,22 +277,17 @@ impl Hearth {
             lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
             ..OutboxSettings::default()
         };
-        let door = Arc::new(crate::features::door::Door::new(
+        let door = Arc::new(crate::door::Door::new(
             store.clone(),
             clock.clone(),
             config.open,
-            crate::features::door::AllowList::new(&config.allowed_chats),
+            crate::door::AllowList::new(&config.allowed_chats),
         ));
-        let pusher = Pusher::new(
-            allowance.clone(),
-            postback_key.clone(),
-            palette,
-            owner.clone(),
-            door.clone(),
-        )
-        .with_outbox(outbox);
+        let pusher =
+            Pusher::new(quota.clone(), postback_key.clone(), palette, owner.clone(), door.clone())
+                .with_outbox(outbox);
         let charts = config.public_url.as_deref().map(|url| {
-            crate::features::charts::publish::Charts::new(
+            crate::contract::chart::publish::Charts::new(
                 url,
                 services.sources.quotes.clone(),
                 config.price_colors,
@@ -330,7 +326,7 @@ impl Hearth {
         };
         let mut agent = Agent::new(llm, registry, config.max_tool_rounds)
             .with_max_calls_per_round(config.max_tool_calls_per_round)
-            .with_held_calls(Arc::new(crate::features::confirm::Confirmations::new(store.clone())));
+            .with_held_calls(Arc::new(crate::features::held_calls::HeldCalls::new(store.clone())));
         if let Some(vision) = vision {
             agent = agent.with_vision(vision);
         }
@@ -348,7 +344,7 @@ impl Hearth {
             postback_key,
             actions,
             action_services,
-            allowance: allowance.clone(),
+            quota: quota.clone(),
             limits,
             history_messages: config.history_messages,
             history_chars: config.history_chars,
@@ -389,7 +385,7 @@ impl Hearth {
             care_tick_secs: config.care_tick_secs,
             care_retention: days(config.care_retention_days),
             outbox: pusher,
-            allowance,
+            quota,
             price_poll_secs: config.price_poll_secs,
             care_nudge: services.care_nudge.clone(),
             reminder_nudge: services.reminder_nudge,
@@ -422,21 +418,17 @@ impl Hearth {
     /// Deletes settled pushes older than their retention (measured on the injected clock), in
     /// bounded batches; returns how many rows went. The server calls it hourly.
     pub async fn prune_settled_pushes(&self) -> Result<u64, StoreError> {
-        crate::features::delivery::prune_settled(
-            &self.store,
-            self.clock.now(),
-            self.delivery_retention,
-        )
-        .await
+        crate::push::delivery::prune_settled(&self.store, self.clock.now(), self.delivery_retention)
+            .await
     }
 
     /// Reads LINE's message quota and shows the month's projection (what is used plus what the
     /// scheduled reminders will spend) in `/metrics`. The server calls it at start and hourly.
     pub async fn read_quota(&self) {
-        self.allowance.refresh().await;
-        let used = self.allowance.standing().await.map(|s| s.used);
+        self.quota.refresh().await;
+        let used = self.quota.standing().await.map(|s| s.used);
         let rest = crate::features::reminders::projection::rest_of_month(
-            &self.allowance,
+            &self.quota,
             self.reminders.work_calendar(),
             self.clock.now(),
         )

@@ -1,4 +1,4 @@
-//! What the door keeps (see `crate::features::door`): each chat's standing — pending, approved or revoked —
+//! What the door keeps (see `crate::door`): each chat's standing — pending, approved or revoked —
 //! with who decided and whether it was told it waits, the members who left a group, and the
 //! one-time pairing codes (kept as hashes) that approve the chat they are sent in. Every change
 //! is one statement or one transaction, atomic across replicas on one database: revoking a chat

@@ -6,7 +6,7 @@
 //! it hold no one conversation's data: the inbox of webhook events (a few minutes' work, pruned
 //! once handled), the watched symbols shared by every conversation, and the migration record.
 //! One row is kept: a chat's revocation (`chat_access` revoked), so that blocking and unblocking
-//! hearth, or removing and re-inviting it, does not undo it (`crate::features::door`).
+//! hearth, or removing and re-inviting it, does not undo it (`crate::door`).
 
 use super::{Backend, Store, StoreError};
 

@@ -110,7 +110,7 @@ const CLAIM: super::lease::ClaimSql = claim_sql!(
 const POISONED: &str = "SELECT event_id, payload, received_at, attempts FROM inbox WHERE status = 'pending' AND lease_until <= $1 AND started - released >= $2 ORDER BY received_at LIMIT 100";
 const SET_ASIDE: &str = "UPDATE inbox SET status = 'set_aside', done_at = $3, lease_owner = NULL WHERE event_id = $1 AND attempts = $2 AND status = 'pending' AND lease_until <= $3";
 const COUNT_SET_ASIDE: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'set_aside'";
-const START: &str = "UPDATE inbox SET started = started + 1, started_claim = $2 WHERE event_id = $1 AND attempts = $2 AND status = 'pending'";
+const START: &str = "UPDATE inbox SET started = started + 1, started_attempt = $2 WHERE event_id = $1 AND attempts = $2 AND status = 'pending'";
 const PRUNE: &str = "DELETE FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 

@@ -112,7 +112,7 @@ pub const ALERT_DELIVERIES: Leased = leased!("price-alert deliveries", "alert_de
 pub const INBOX: Leased = leased!(
     "inbox events",
     "inbox",
-    on_release: ", released = released + CASE WHEN started_claim = attempts AND status = 'pending' THEN 1 ELSE 0 END"
+    on_release: ", released = released + CASE WHEN started_attempt = attempts AND status = 'pending' THEN 1 ELSE 0 END"
 );
 /// Pushes waiting in the per-chat outbox.
 pub const OUTBOX: Leased = leased!("outbox items", "outbox");

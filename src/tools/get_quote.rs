@@ -8,8 +8,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::contract::chart::{ChartSpec, Period};
 use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
-use crate::features::charts::{ChartSpec, Period};
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
 use crate::sources::quotes::{QuoteError, QuoteSource};

@@ -17,10 +17,10 @@ use crate::features::alerts::crossing::{Direction, Frequency, Side};
 use crate::features::alerts::describe::{condition, frequency};
 use crate::features::alerts::render::tone_of;
 use crate::features::button::Action;
-use crate::features::delivery::Allowance;
 use crate::features::reminders::spend::{self, Plan, Spend};
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
 use crate::sources::securities::{Securities, TaiwanName};
@@ -120,22 +120,22 @@ pub struct PriceAlert {
     store: Store,
     quotes: QuoteSource,
     securities: Arc<Securities>,
-    allowance: Allowance,
+    quota: QuotaTracker,
     work_calendar: WorkCalendar,
 }
 
 impl PriceAlert {
     /// The tool over the store, the shared quote source and the Taiwan securities table;
-    /// `allowance` tells what a push into the chat costs and what is left this month (workday
+    /// `quota` tells what a push into the chat costs and what is left this month (workday
     /// reminders in the projection follow `work_calendar`).
     pub fn new(
         store: Store,
         quotes: QuoteSource,
         securities: Arc<Securities>,
-        allowance: Allowance,
+        quota: QuotaTracker,
         work_calendar: WorkCalendar,
     ) -> Self {
-        Self { store, quotes, securities, allowance, work_calendar }
+        Self { store, quotes, securities, quota, work_calendar }
     }
 
     /// What an every-time alert pushed to `target` costs a fire and is expected to spend.
@@ -149,9 +149,8 @@ impl PriceAlert {
             return Ok((None, None));
         }
         let plan = Plan::EveryTimeAlert;
-        let spend =
-            spend::estimate(&self.allowance, plan, &self.work_calendar, target, now).await?;
-        Ok((Some(self.allowance.cost_of(target).await), Some(spend)))
+        let spend = spend::estimate(&self.quota, plan, &self.work_calendar, target, now).await?;
+        Ok((Some(self.quota.cost_of(target).await), Some(spend)))
     }
 
     /// The cheaper ways for an alert that would go to `ctx`'s chat unless `private`.
@@ -160,7 +159,7 @@ impl PriceAlert {
         let multi = conversation.is_multi_person();
         let direct = multi
             && !private
-            && self.allowance.route(conversation, ctx.user_id.as_deref(), false).await.is_some();
+            && self.quota.route(conversation, ctx.user_id.as_deref(), false).await.is_some();
         let has_digest = self.store.digest(&conversation.id).await?.is_some();
         Ok(cheaper::ways(multi, !private, direct, has_digest))
     }
@@ -199,7 +198,7 @@ impl Tool for PriceAlert {
         let side = Side::initial(price, level);
         let already = side == direction.target();
         let deliver_to = self
-            .allowance
+            .quota
             .route(&ctx.conversation, ctx.user_id.as_deref(), args.everyone == Some(true))
             .await;
         let target = deliver_to.as_deref().unwrap_or(conversation);

@@ -7,10 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
-use crate::features::quiet::setting::{QuietSetting, window};
+use crate::push::quiet::setting::{QuietSetting, window};
 use crate::store::Store;
 
-pub use crate::features::quiet::setting::{DEFAULT_END, DEFAULT_START};
+pub use crate::push::quiet::setting::{DEFAULT_END, DEFAULT_START};
 
 /// Arguments of `quiet_hours`.
 #[derive(Debug, Deserialize, JsonSchema)]

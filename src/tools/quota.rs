@@ -6,10 +6,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, CardRow, Tone, Tool, ToolCtx, ToolError};
-use crate::features::delivery::Allowance;
 use crate::features::reminders::month_ahead::{ChatSpend, month_ahead};
 use crate::platform::conversation::{ChatKind, Conversation};
 use crate::platform::i18n::Lang;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 
 /// The most chats listed.
@@ -51,14 +51,14 @@ pub struct Output {
 
 /// The quota tool.
 pub struct Quota {
-    allowance: Allowance,
+    quota: QuotaTracker,
     work_calendar: WorkCalendar,
 }
 
 impl Quota {
     /// The tool over the quota's bookkeeping; workday reminders follow `work_calendar`.
-    pub fn new(allowance: Allowance, work_calendar: WorkCalendar) -> Self {
-        Self { allowance, work_calendar }
+    pub fn new(quota: QuotaTracker, work_calendar: WorkCalendar) -> Self {
+        Self { quota, work_calendar }
     }
 }
 
@@ -98,7 +98,7 @@ impl Tool for Quota {
 
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
         let here = &ctx.conversation.id;
-        let month = month_ahead(&self.allowance, &self.work_calendar, ctx.now()).await?;
+        let month = month_ahead(&self.quota, &self.work_calendar, ctx.now()).await?;
         let lines = |rows: &[ChatSpend]| {
             chat_lines(rows.iter().map(|c| (c.chat.as_str(), c.pushes, c.messages)), here, ctx.lang)
         };

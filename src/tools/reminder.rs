@@ -13,7 +13,6 @@ use tokio::sync::Notify;
 
 use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 use crate::features::button::Action;
-use crate::features::delivery::Allowance;
 use crate::features::reminders::actions::CancelReminder;
 use crate::features::reminders::calendar_rule::{is_calendar_rule, lunar_rule, start_not_before};
 use crate::features::reminders::describe::{
@@ -24,6 +23,7 @@ use crate::features::reminders::recurrence::{Freq, Schedule};
 use crate::features::reminders::spend::{self, Plan, Spend};
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{NewReminder, Recurrence, Store};
 
@@ -241,21 +241,21 @@ pub struct Output {
 pub struct Reminder {
     store: Store,
     nudge: Arc<Notify>,
-    allowance: Allowance,
+    quota: QuotaTracker,
     work_calendar: WorkCalendar,
 }
 
 impl Reminder {
     /// The tool over the store; `nudge` wakes the scheduler for a reminder due soon;
-    /// `allowance` tells what pushes cost and who has hearth as a friend; workday reminders
+    /// `quota` tells what pushes cost and who has hearth as a friend; workday reminders
     /// follow `work_calendar`.
     pub fn new(
         store: Store,
         nudge: Arc<Notify>,
-        allowance: Allowance,
+        quota: QuotaTracker,
         work_calendar: WorkCalendar,
     ) -> Self {
-        Self { store, nudge, allowance, work_calendar }
+        Self { store, nudge, quota, work_calendar }
     }
 }
 
@@ -481,17 +481,13 @@ impl Tool for Reminder {
             true => (None, None),
             false => self.mention(ctx, args.for_member.as_deref()).await?,
         };
-        let deliver_to =
-            self.allowance.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
+        let deliver_to = self.quota.route(&ctx.conversation, mention_id.as_deref(), everyone).await;
         let target = deliver_to.as_deref().unwrap_or(&ctx.conversation.id);
         let spend = match schedule.rule.freq {
             Freq::Once => None,
             _ => {
                 let plan = Plan::Reminder(&schedule);
-                Some(
-                    spend::estimate(&self.allowance, plan, &self.work_calendar, target, now)
-                        .await?,
-                )
+                Some(spend::estimate(&self.quota, plan, &self.work_calendar, target, now).await?)
             }
         };
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;

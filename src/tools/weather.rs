@@ -5,8 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::contract::chart::{ChartSpec, ForecastDay};
 use crate::contract::{Card, CardRow, Chip, Tone, Tool, ToolCtx, ToolError};
-use crate::features::charts::{ChartSpec, ForecastDay};
 use crate::platform::i18n::Lang;
 use crate::sources::weather::{WeatherSource, describe_code};
 use crate::store::Store;

@@ -10,7 +10,6 @@ use jiff::Timestamp;
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::media::{MediaProblem, TurnMedia};
-use crate::features::quota::notice;
 use crate::line::client::LineError;
 use crate::line::message::{MAX_MESSAGES, Message, append_last, assemble, quote};
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};
@@ -18,6 +17,7 @@ use crate::llm::openai::{ChatMessage, LlmError, Usage};
 use crate::llm::prompt;
 use crate::platform::conversation::Conversation;
 use crate::platform::i18n::{Failure, Lang, greeting};
+use crate::push::quota::notice;
 use crate::turn::Turns;
 use crate::turn::answers::ChatLine;
 use crate::turn::answers::Kept;
@@ -98,7 +98,7 @@ impl Turns {
             }
             EventKind::Follow | EventKind::Join => {
                 if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
-                    self.allowance.note_friend(user, true).await;
+                    self.quota.note_friend(user, true).await;
                 }
                 let text = greeting(
                     source.conversation.is_multi_person(),
@@ -241,7 +241,7 @@ impl Turns {
         let by_voice = turn.media.heard.is_some();
         let mut answer = crate::features::media::dress(answer, turn.media, lang);
         if shared {
-            answer.cards = crate::features::confirm::combined::combine(
+            answer.cards = crate::features::held_calls::combined::combine(
                 std::mem::take(&mut answer.cards),
                 lang,
             );
@@ -337,10 +337,9 @@ impl Turns {
         let mut notes = Vec::new();
         // Items are rarely held: the quota's read says whether to take any (when it fails,
         // they are taken anyway, as before the read told).
-        let held = match self.allowance.standing_and_held(&conversation.id).await {
+        let held = match self.quota.standing_and_held(&conversation.id).await {
             Ok((standing, held)) => {
-                if let Some(standing) = self.allowance.warning_due(&conversation.id, standing).await
-                {
+                if let Some(standing) = self.quota.warning_due(&conversation.id, standing).await {
                     notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
                 }
                 held

@@ -23,7 +23,6 @@ use std::sync::Arc;
 use jiff::tz::TimeZone;
 
 use crate::features::button::{ActionRegistry, ActionServices};
-use crate::features::delivery::Allowance;
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::line::message::ReplyStyle;
@@ -31,6 +30,7 @@ use crate::line::postback::{ButtonSigner, PostbackKey};
 use crate::llm::agent::Agent;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
+use crate::push::quota::QuotaTracker;
 use crate::store::Store;
 use limits::Limits;
 
@@ -58,7 +58,7 @@ pub struct Turns {
     /// What the button actions work with.
     pub action_services: ActionServices,
     /// LINE's monthly message quota (answers say when it runs low).
-    pub allowance: Allowance,
+    pub quota: QuotaTracker,
     /// Who may use hearth, how often, and how many tokens a day.
     pub limits: Limits,
     /// History bounds.
@@ -67,7 +67,7 @@ pub struct Turns {
     /// Display names by (conversation, user), kept for an hour in front of the store.
     pub(crate) names: privacy::NameCache,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
-    pub charts: Option<crate::features::charts::publish::Charts>,
+    pub charts: Option<crate::contract::chart::publish::Charts>,
     /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city).
     pub home: Option<String>,
     /// Photos, voice messages and files: LINE's content, transcription, limits.

@@ -22,8 +22,8 @@ pub async fn prune_chat_log(
 ) -> Result<u64, StoreError> {
     let cutoff = now.saturating_sub(retention).unwrap_or(now);
     let pruned = store.prune_chat_log(cutoff.as_millisecond()).await?;
-    let expired = now.saturating_sub(crate::features::confirm::EXPIRY).unwrap_or(now);
-    store.prune_pending_calls(expired.as_millisecond()).await?;
+    let expired = now.saturating_sub(crate::features::held_calls::EXPIRY).unwrap_or(now);
+    store.prune_held_calls(expired.as_millisecond()).await?;
     if pruned > 0 {
         tracing::info!(pruned, "chat log older than the retention period deleted");
     }

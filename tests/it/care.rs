@@ -364,8 +364,8 @@ async fn near_the_end_of_the_quota_the_digest_waits_and_the_care_escalation_goes
     h.set_clock(EIGHT);
     h.line.set_quota(Some(200));
     h.line.set_quota_used(185);
-    h.app.allowance.refresh().await;
-    assert!(h.app.allowance.kept_back().await > 15);
+    h.app.quota.refresh().await;
+    assert!(h.app.quota.kept_back().await > 15);
     at(&h, EIGHT).await;
     h.set_clock("2026-12-01T00:30:00Z");
     h.app.digests.tick().await.expect("digest round");

@@ -6,7 +6,7 @@
 
 use crate::common::Route;
 use crate::common::harness::{FAMILY, Harness, MOM, in_dm, in_group, messages_of, text_message};
-use hearth::features::charts::{ChartSpec, Period};
+use hearth::contract::chart::{ChartSpec, Period};
 use hearth::platform::clock::Clock;
 use serde_json::{Value, json};
 

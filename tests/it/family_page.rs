@@ -142,7 +142,7 @@ fn plain_link(text: &str) -> Option<String> {
 /// `member` has added hearth as a friend (as a follow event would tell it).
 async fn befriend(h: &Harness, member: &str) {
     h.line.set_profile(member, if member == MOM { "媽媽" } else { "爸爸" });
-    h.app.allowance.note_friend(member, true).await;
+    h.app.quota.note_friend(member, true).await;
 }
 
 /// `member` taps 🏠 in `chat`; the link hearth gives them (its path and query on this server):
@@ -901,7 +901,7 @@ async fn a_change_sent_from_another_site_is_refused_even_with_the_right_csrf_tok
 #[tokio::test]
 async fn in_a_group_the_link_goes_privately_to_the_member_who_tapped_and_the_push_is_counted() {
     let h = start().await;
-    let before = h.app.allowance.standing().await.expect("standing").used;
+    let before = h.app.quota.standing().await.expect("standing").used;
     // `mint` checks it: one push, to Mom's 1:1 chat, and no link in the group's answer.
     let link = mint(&h, in_group(FAMILY, MOM)).await;
     let group = h.line.replies().last().expect("the group's answer").body.to_string();
@@ -914,7 +914,7 @@ async fn in_a_group_the_link_goes_privately_to_the_member_who_tapped_and_the_pus
     let pushed = h.line.pushes().last().expect("the push").body.clone();
     assert_eq!(pushed["messages"].as_array().map(Vec::len), Some(1), "one message");
     assert!(pushed.to_string().contains("只私訊給你"), "the card says it is theirs: {pushed}");
-    let after = h.app.allowance.standing().await.expect("standing").used;
+    let after = h.app.quota.standing().await.expect("standing").used;
     assert_eq!(after - before, 1, "the push is counted in the month's quota");
     // It opens the group's page, as Mom.
     let mut mom = Browser::new(&h);
@@ -945,7 +945,7 @@ async fn when_the_month_cannot_pay_the_link_is_neither_pushed_nor_posted_in_the_
     let h = start().await;
     h.line.set_quota(Some(200));
     h.line.set_quota_used(200);
-    h.app.allowance.refresh().await;
+    h.app.quota.refresh().await;
     befriend(&h, MOM).await;
     let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
     assert!(tapped.pushes.is_empty(), "{:?}", tapped.pushes);

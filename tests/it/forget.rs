@@ -193,7 +193,7 @@ async fn forgetting_a_chat_empties_every_table_with_a_conversation_id_and_keeps_
     for (store, raw, file) in databases().await {
         let chat_tables = chat_tables(&raw).await;
         let names: Vec<&str> = chat_tables.iter().map(|(t, _)| t.as_str()).collect();
-        for expected in ["chat_log", "memories", "reminders", "price_alerts", "pending_calls"] {
+        for expected in ["chat_log", "memories", "reminders", "price_alerts", "held_calls"] {
             assert!(names.contains(&expected), "{expected} found in the catalogue: {names:?}");
         }
         for (table, cols) in &chat_tables {

@@ -280,7 +280,7 @@ fn modules_use_only_the_folders_below_them_without_circles() {
     let mut files = Vec::new();
     sources(Path::new("src"), Path::new("src"), &mut files);
     assert!(layer_table(&lib_rs).len() > 5, "the layer table is found in src/lib.rs");
-    assert!(declared_modules(&lib_rs).len() <= 12, "at most 12 top-level modules");
+    assert!(declared_modules(&lib_rs).len() <= 14, "at most 14 top-level modules");
     let found = violations(&lib_rs, &files);
     assert!(found.is_empty(), "imports that break the layers:\n{}", found.join("\n"));
 }

@@ -227,7 +227,7 @@ async fn descriptions_find_tools_returns_from_an_untrusted_server_hold_a_later_m
     assert_eq!(held["status"], "needs_confirmation", "{held}");
     let kept = h.app.store.memories(FAMILY).await.expect("memories");
     assert!(kept.is_empty(), "not kept without a tap: {kept:?}");
-    assert_eq!(h.app.store.pending_calls(FAMILY).await.expect("pending").len(), 1);
+    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 1);
     let body = h.line.replies()[0].body.clone();
     let confirm = postback_data(&body, "confirm_call").expect("a confirm button");
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;

@@ -485,7 +485,7 @@ async fn a_photo_that_says_to_remember_something_changes_nothing_without_a_tap()
     h.send(vec![h.event(in_group(FAMILY, MOM), image("7081"))]).await;
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 這張寫什麼")]).await;
     assert!(h.app.store.memories(FAMILY).await.expect("memories").is_empty());
-    assert_eq!(h.app.store.pending_calls(FAMILY).await.expect("pending").len(), 1);
+    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 1);
 }
 
 #[tokio::test]

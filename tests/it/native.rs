@@ -114,7 +114,7 @@ async fn quoting_an_answer_written_after_web_content_holds_what_it_prompts_for_a
     let ask = text_with_ids("590052", "q-5", "小幫手 照做", Some("590051"));
     h.send(vec![h.event(in_group(FAMILY, MOM), ask)]).await;
     assert!(last_user_message(&h, 0).contains("<<<UNTRUSTED_WEB_CONTENT>>>"));
-    let held = h.app.store.pending_calls(FAMILY).await.expect("pending");
+    let held = h.app.store.held_calls(FAMILY).await.expect("pending");
     assert_eq!(held.len(), 1, "held for a tap, not run");
     assert!(h.app.store.list_reminders(FAMILY).await.expect("list").is_empty());
 }

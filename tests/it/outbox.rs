@@ -160,7 +160,7 @@ async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours(
 async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     let h = Harness::start().await;
     h.line.set_quota(Some(200));
-    h.app.allowance.refresh().await;
+    h.app.quota.refresh().await;
     for (text, at) in
         [("吃藥", "2026-11-30T20:30"), ("量血壓", "2026-11-30T20:30"), ("喝水", "2026-11-30T20:31")]
     {
@@ -187,7 +187,7 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     // Next month: nothing accepted is sent again; the held one came with a reply.
     h.set_clock("2026-12-01T00:00:00Z");
     h.line.set_quota_used(0);
-    h.app.allowance.refresh().await;
+    h.app.quota.refresh().await;
     h.app.reminders.tick().await.expect("tick");
     assert_eq!(h.line.accepted_pushes().len(), 1, "nothing duplicated");
     h.llm.reply_text("好的");
@@ -205,7 +205,7 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
-    let occurrence = hearth::features::delivery::occurrence_key("reminder:1:1").to_string();
+    let occurrence = hearth::push::delivery::occurrence_key("reminder:1:1").to_string();
     let item = hearth::store::NewOutboxItem {
         conversation_id: MOM,
         target: MOM,
@@ -316,7 +316,7 @@ async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_
     let sent_with = pushed[0].header("x-line-retry-key").expect("retry key").to_string();
     let at: jiff::Timestamp = "2026-11-30T12:30:00Z".parse().expect("20:30 in Taipei");
     let occurrence = format!("reminder:1:{}", at.as_millisecond());
-    let key = hearth::features::delivery::occurrence_key(&occurrence).to_string();
+    let key = hearth::push::delivery::occurrence_key(&occurrence).to_string();
     let item = h.app.store.outbox_item(&key).await.expect("item").expect("kept");
     assert_eq!(item.status, "sent");
     assert_eq!(item.line_key.as_deref(), Some(sent_with.as_str()), "sent with its stored key");
@@ -339,7 +339,7 @@ async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and
     let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
-    let occurrence = hearth::features::delivery::occurrence_key("reminder:7:1").to_string();
+    let occurrence = hearth::push::delivery::occurrence_key("reminder:7:1").to_string();
     let item = hearth::store::NewOutboxItem {
         conversation_id: MOM,
         target: MOM,
@@ -401,14 +401,14 @@ fn no_retry_key_sent_to_line_is_derived_from_an_id() {
     // and sent to LINE, since ids come back after a restore and LINE drops a repeated key.
     let allowed = [
         // The identity of an occurrence (how a loop finds its record); never sent to LINE.
-        "src/features/delivery.rs",
+        "src/push/delivery/mod.rs",
         // LINE's own webhookEventId: unique across every chat and never reused by LINE, so a
         // re-run of the same event cannot answer (or apologise) twice.
         "src/turn/deliver.rs",
         "src/server/inbox/poison.rs",
         // A push made at once (the family page's private link), its key a fresh v4 made by the
         // caller for that one message.
-        "src/features/delivery/allowance.rs",
+        "src/push/quota/tracking.rs",
     ];
     let mut files = Vec::new();
     sources(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
@@ -432,7 +432,7 @@ fn no_retry_key_sent_to_line_is_derived_from_an_id() {
         .map(|(name, _)| name.as_str())
         .collect();
     for name in pushers {
-        let from_stored = name == "src/features/delivery/outbox.rs" || name == "src/line/client.rs";
+        let from_stored = name == "src/push/delivery/outbox.rs" || name == "src/line/client.rs";
         assert!(
             from_stored || allowed.contains(&name),
             "{name} pushes to LINE: its key must be the outbox's stored random key"

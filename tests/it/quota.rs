@@ -58,7 +58,7 @@ fn set_clock(h: &Harness, at: &str) {
 async fn quota(h: &Harness, limit: i64, used: i64) {
     h.line.set_quota(Some(limit));
     h.line.set_quota_used(used);
-    h.app.allowance.refresh().await;
+    h.app.quota.refresh().await;
 }
 
 fn pushes_to(h: &Harness, to: &str) -> Vec<crate::common::Recorded> {
@@ -76,7 +76,7 @@ async fn a_push_into_a_group_costs_its_member_count_recorded_per_chat_and_month(
     h.advance_and_tick(mins(1)).await;
     assert_eq!(pushes_to(&h, FAMILY).len(), 2);
     assert_eq!(h.line.quota_used(), 10, "five members, twice");
-    let month = h.app.allowance.month().key();
+    let month = h.app.quota.month().key();
     let spent = h.app.store.spent_by_chat(&month).await.expect("spent");
     assert_eq!(
         (spent[0].conversation_id.as_str(), spent[0].pushes, spent[0].cost),
@@ -507,10 +507,7 @@ async fn a_follow_event_makes_the_user_a_friend_without_asking_line() {
     follow["follow"] = json!({"isUnblocked": false});
     follow.as_object_mut().map(|o| o.remove("message"));
     h.send(vec![follow]).await;
-    assert!(
-        h.app.allowance.is_friend(DAD).await,
-        "no profile on the fake, so only the event tells"
-    );
+    assert!(h.app.quota.is_friend(DAD).await, "no profile on the fake, so only the event tells");
     let asked = h.line.requests().iter().filter(|r| r.path.starts_with("/v2/bot/profile/")).count();
     assert_eq!(asked, 0);
 }

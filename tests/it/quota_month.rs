@@ -105,7 +105,7 @@ async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
     let (start, end): (Timestamp, Timestamp) =
         (MONTH_START.parse().expect("start"), MONTH_END.parse().expect("end"));
     h.clock.set(start);
-    h.app.allowance.refresh().await;
+    h.app.quota.refresh().await;
     let set_prices = |t: Timestamp| {
         for (i, (symbol, level)) in WATCHED.iter().enumerate() {
             h.upstreams.set_price(symbol, price(*level, i, t, start, end));

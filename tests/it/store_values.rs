@@ -6,7 +6,7 @@
 use hearth::platform::i18n::Lang;
 use hearth::store::{
     AlertFire, AlertStatus, AlertUpdate, Direction, Finish, Freq, Frequency, LunarMonth, NewAlert,
-    NewPendingCall, NewReminder, Next, Recurrence, ReminderStatus, Side, Store,
+    NewHeldCall, NewReminder, Next, Recurrence, ReminderStatus, Side, Store,
 };
 
 async fn stores() -> Vec<Store> {
@@ -128,15 +128,15 @@ async fn alert_rows_decode_to_their_direction_frequency_side_language_and_status
 #[tokio::test]
 async fn a_held_call_keeps_its_language() {
     for s in stores().await {
-        let call = NewPendingCall {
+        let call = NewHeldCall {
             conversation_id: "C1",
             tool: "reminder",
             args: "{}",
             lang: Lang::En,
             at_ms: 0,
         };
-        let held = s.add_pending_call(&call).await.expect("hold");
-        let taken = s.take_pending_call("C1", held).await.expect("take").expect("held");
+        let held = s.add_held_call(&call).await.expect("hold");
+        let taken = s.take_held_call("C1", held).await.expect("take").expect("held");
         assert_eq!(taken.lang, Lang::En, "{}", s.backend_name());
     }
 }

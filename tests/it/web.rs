@@ -344,7 +344,7 @@ async fn state_changes_the_family_asked_for_before_any_web_content_run_directly(
     h.llm.reply_text("記住了，也讀了那篇文章。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 記得奶奶對花生過敏")]).await;
     assert_eq!(h.app.store.memories(FAMILY).await.expect("memories").len(), 1);
-    assert!(h.app.store.pending_calls(FAMILY).await.expect("pending").is_empty());
+    assert!(h.app.store.held_calls(FAMILY).await.expect("pending").is_empty());
 }
 
 #[tokio::test]
@@ -352,12 +352,12 @@ async fn a_group_that_removes_hearth_loses_its_held_calls() {
     let web = FakeWeb::start().await;
     let h = web_harness(&web, |_| {}).await;
     injected_turn(&h, &web).await;
-    assert_eq!(h.app.store.pending_calls(FAMILY).await.expect("pending").len(), 2);
+    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 2);
     let mut leave = h.event(json!({"type": "group", "groupId": FAMILY}), json!({}));
     leave["type"] = json!("leave");
     let o = leave.as_object_mut().expect("object");
     o.remove("message");
     o.remove("replyToken");
     h.send(vec![leave]).await;
-    assert!(h.app.store.pending_calls(FAMILY).await.expect("pending").is_empty());
+    assert!(h.app.store.held_calls(FAMILY).await.expect("pending").is_empty());
 }

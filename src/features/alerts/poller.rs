@@ -4,7 +4,7 @@
 //! evaluates all its alerts with the pure [`super::crossing`] state machine, and
 //! records state changes and fires in one transaction (each fire fenced on `fire_seq`, its
 //! rendered push and retry key `uuid_v5("alert:{id}:{fire_seq}")` recorded with it). Then the
-//! recorded pushes go out through [`crate::features::delivery`]'s per-chat outbox, like reminders and the
+//! recorded pushes go out through [`crate::push::delivery`]'s per-chat outbox, like reminders and the
 //! digest: what is due for one chat in one push, re-fires without a notification sound, held
 //! until the quiet hours of the chat they go to end, or for its next reply when the month's
 //! quota cannot pay.
@@ -19,9 +19,9 @@ use jiff::{SignedDuration, Timestamp};
 use super::crossing::{self, Rule, Sample, Side, State};
 use super::market::{Market, cadence, is_fresh};
 use super::render;
-use crate::features::charts::publish::Charts;
-use crate::features::delivery::{self, Item, Outcome, Pusher};
-use crate::features::quiet::PushKind;
+use crate::contract::chart::publish::Charts;
+use crate::push::delivery::{self, Item, Outcome, Pusher};
+use crate::push::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::quotes::{Quote, QuoteError, QuoteSource};
@@ -285,7 +285,7 @@ impl AlertPoller {
             let mut row = row.clone();
             if step.fire
                 && let Some(user) = row.deliver_to.clone()
-                && !self.pusher.allowance().is_friend(&user).await
+                && !self.pusher.quota().is_friend(&user).await
             {
                 // No longer a friend: this fire goes to the chat the alert was set in.
                 row.deliver_to = None;

@@ -11,9 +11,9 @@ use super::steps::{self, Refusal, State, Tap};
 use super::{Plan, Route, schedule, words};
 use crate::contract::{Answer, ToolCtx};
 use crate::features::button::{Action, ActionServices, text};
-use crate::features::delivery::{kind_name, occurrence_key};
-use crate::features::quiet::PushKind;
 use crate::platform::i18n::Lang;
+use crate::push::delivery::{kind_name, occurrence_key};
+use crate::push::quiet::PushKind;
 use crate::store::{CareStatus, DoseRow, NewOutboxItem, StoreError};
 
 /// ✅ 吃了 (the one asked) or 她吃了 (a caregiver): dose `dose` was taken.
@@ -96,7 +96,7 @@ pub(super) async fn others(
 ) -> Vec<Route> {
     let mut routes: Vec<Route> = Vec::new();
     for c in plan.caregivers.iter().filter(|c| Some(c.id.as_str()) != tapper) {
-        let friend = services.allowance.is_friend(&c.id).await;
+        let friend = services.quota.is_friend(&c.id).await;
         let route = super::route(Some(&c.id), friend, &plan.row.conversation_id);
         let route = Route { mention: None, ..route };
         if !routes.contains(&route) && Some(route.to.as_str()) != tapper {

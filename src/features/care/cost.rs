@@ -10,7 +10,7 @@ use jiff::Timestamp;
 
 use super::Plan;
 use super::schedule;
-use crate::features::delivery::allowance::KeptBack;
+use crate::push::quota::tracking::KeptBack;
 use crate::store::Store;
 
 /// Unconfirmed doses a plan's reserve allows for, each told to everyone it names.

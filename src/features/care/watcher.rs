@@ -2,7 +2,7 @@
 //! takes each dose's due step — the prompt, the caregivers, the group — under a lease, tells the
 //! caregivers of readings outside their limits, and sends the weekly reports.
 //!
-//! Every push goes through the per-chat outbox ([`crate::features::delivery`]) under a retry key
+//! Every push goes through the per-chat outbox ([`crate::push::delivery`]) under a retry key
 //! named after the dose and the step (`care:{dose}:ask:{n}`, `care:{dose}:tell:{member}`,
 //! `care:{dose}:group`): a step retried after a crash, or taken by two replicas at once, records
 //! the same items, which the outbox pushes once and LINE accepts once. A dose moves to its next
@@ -16,11 +16,11 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::steps::{self, Notice, State, Timing};
 use super::{Plan, Route, render, report, schedule, words};
-use crate::features::charts::publish::Charts;
-use crate::features::delivery::{self, Item, Outcome, Pusher};
-use crate::features::quiet::PushKind;
+use crate::contract::chart::publish::Charts;
 use crate::features::speech::Speech;
 use crate::line::message::{Message, append_last};
+use crate::push::delivery::{self, Item, Outcome, Pusher};
+use crate::push::quiet::PushKind;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{CareStatus, DoseRow, NewDose, ReadingRow, StoreError};
 
@@ -233,7 +233,7 @@ impl CareWatcher {
     /// Where a member's message goes: their 1:1 chat when they are a friend.
     async fn route_of(&self, plan: &Plan, member: Option<&str>) -> Route {
         let friend = match member {
-            Some(id) => self.pusher.allowance().is_friend(id).await,
+            Some(id) => self.pusher.quota().is_friend(id).await,
             None => false,
         };
         super::route(member, friend, &plan.row.conversation_id)

@@ -3,7 +3,7 @@
 //! composes each once (weather, reminders, lists, watched prices, the lunar and working
 //! calendars, the official alerts standing for the place), keeps the composed messages and pushes them with the day's deterministic retry key.
 //! A push of unknown outcome is tried again with the same key until the day's grace runs out. The
-//! push goes through the per-chat outbox ([`crate::features::delivery`]): with the chat's reminders and
+//! push goes through the per-chat outbox ([`crate::push::delivery`]): with the chat's reminders and
 //! alert fires due at the same time in one request, and, when it comes due inside the
 //! conversation's quiet hours, held until their end — then delivered together with the alerts
 //! held with it.
@@ -20,11 +20,11 @@ use super::render;
 use super::schedule::{self, GRACE};
 use super::setting::DigestSetting;
 use crate::contract::CardButton;
-use crate::features::delivery::{self, Item, Outcome, Pusher};
 use crate::features::public_alerts;
-use crate::features::quiet::PushKind;
 use crate::line::postback::ButtonSigner;
 use crate::platform::i18n::Lang;
+use crate::push::delivery::{self, Item, Outcome, Pusher};
+use crate::push::quiet::PushKind;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::calendar::lunar::LunarDate;
 use crate::sources::cap::CapAlert;

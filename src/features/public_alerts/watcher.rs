@@ -20,9 +20,9 @@ use super::reading::{self, Kind};
 use super::render;
 use super::retry::{self, AfterFailure, Failing};
 use super::tell::{self, Tell, Told};
-use crate::features::delivery::{self, Item, Outcome, Pusher};
-use crate::features::quiet::PushKind;
 use crate::platform::metrics;
+use crate::push::delivery::{self, Item, Outcome, Pusher};
+use crate::push::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::cap::areas::Place;
 use crate::sources::cap::{self, CapAlert, CapFeed, DocumentError, FeedEntry, FeedPoll};
@@ -386,7 +386,7 @@ impl AlertWatcher {
         if what == Tell::Skip {
             return Ok(Some(false));
         }
-        let tz = self.pusher.allowance().tz().clone();
+        let tz = self.pusher.quota().tz().clone();
         let card = render::card(alert, kind, what, said.as_ref(), &place, follower.lang, &tz);
         let messages = render::messages(&card, self.pusher.palette());
         let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());

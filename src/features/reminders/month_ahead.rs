@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 
 use super::projection;
-use crate::features::delivery::Allowance;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::StoreError;
 
@@ -39,17 +39,17 @@ pub struct MonthAhead {
     pub scheduled: Vec<ChatSpend>,
 }
 
-/// The month of `allowance`'s quota at `now`; workday reminders follow `calendar`.
+/// The month of `quota`'s quota at `now`; workday reminders follow `calendar`.
 pub async fn month_ahead(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     calendar: &WorkCalendar,
     now: Timestamp,
 ) -> Result<MonthAhead, StoreError> {
-    let month = allowance.month();
-    let standing = allowance.standing().await?;
-    let spent = allowance.store().spent_by_chat(&month.key()).await?;
-    let end = month.end(allowance.tz());
-    let scheduled = projection::scheduled(allowance, calendar, now, end, &[]).await?;
+    let month = quota.month();
+    let standing = quota.standing().await?;
+    let spent = quota.store().spent_by_chat(&month.key()).await?;
+    let end = month.end(quota.tz());
+    let scheduled = projection::scheduled(quota, calendar, now, end, &[]).await?;
     let rest: i64 = scheduled.iter().map(|c| c.cost).sum();
     Ok(MonthAhead {
         month: month.key(),

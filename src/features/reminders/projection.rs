@@ -14,7 +14,7 @@ use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
 use super::recurrence::Schedule;
-use crate::features::delivery::Allowance;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{AlertRow, Frequency, StoreError};
 
@@ -124,23 +124,23 @@ fn alert_target(row: &AlertRow) -> &str {
 
 /// The pushes expected of the active alerts and the digests in `[from, to)`.
 async fn alerts_and_digests(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     from: Timestamp,
     to: Timestamp,
 ) -> Result<Vec<(String, Timestamp)>, StoreError> {
-    let mut out = alert_pushes(allowance, from, to).await?;
-    out.extend(digest_pushes(allowance, from, to).await?);
+    let mut out = alert_pushes(quota, from, to).await?;
+    out.extend(digest_pushes(quota, from, to).await?);
     Ok(out)
 }
 
 /// The pushes expected of the active price alerts in `[from, to)`.
 async fn alert_pushes(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     from: Timestamp,
     to: Timestamp,
 ) -> Result<Vec<(String, Timestamp)>, StoreError> {
     let mut out = Vec::new();
-    for row in allowance.store().scheduled_alerts(MAX_REMINDERS).await? {
+    for row in quota.store().scheduled_alerts(MAX_REMINDERS).await? {
         let created = Timestamp::from_millisecond(row.created_at).unwrap_or(from);
         let n = expected_fires(row.frequency, row.fire_seq, created, from, to);
         out.extend(spread(from, to, n).into_iter().map(|t| (alert_target(&row).to_string(), t)));
@@ -150,12 +150,12 @@ async fn alert_pushes(
 
 /// The digests due in `[from, to)`.
 async fn digest_pushes(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     from: Timestamp,
     to: Timestamp,
 ) -> Result<Vec<(String, Timestamp)>, StoreError> {
     let mut out = Vec::new();
-    for row in allowance.store().due_digests(to.as_millisecond(), MAX_REMINDERS).await? {
+    for row in quota.store().due_digests(to.as_millisecond(), MAX_REMINDERS).await? {
         let Ok(time) = crate::platform::clock::parse_local_time(&row.local_time) else { continue };
         let Ok(tz) = TimeZone::get(&row.tz) else { continue };
         let next_at = Timestamp::from_millisecond(row.next_at).unwrap_or(from);
@@ -179,18 +179,18 @@ pub struct ByKind {
 /// What the pushes to `chat` scheduled in `[from, to)` will spend, by kind (the family page's
 /// chart). Workday reminders follow `work_calendar`.
 pub async fn by_kind(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     work_calendar: &WorkCalendar,
     chat: &str,
     from: Timestamp,
     to: Timestamp,
 ) -> Result<ByKind, StoreError> {
-    let cost = allowance.cost_of(chat).await;
+    let cost = quota.cost_of(chat).await;
     let count = |pushes: &[(String, Timestamp)]| {
         pushes.iter().filter(|(to, _)| to == chat).count() as i64 * cost
     };
     let mut reminders = 0;
-    for row in allowance.store().scheduled_reminders(to.as_millisecond(), MAX_REMINDERS).await? {
+    for row in quota.store().scheduled_reminders(to.as_millisecond(), MAX_REMINDERS).await? {
         if row.target() != chat {
             continue;
         }
@@ -199,8 +199,8 @@ pub async fn by_kind(
     }
     Ok(ByKind {
         reminders,
-        alerts: count(&alert_pushes(allowance, from, to).await?),
-        digest: count(&digest_pushes(allowance, from, to).await?),
+        alerts: count(&alert_pushes(quota, from, to).await?),
+        digest: count(&digest_pushes(quota, from, to).await?),
     })
 }
 
@@ -208,15 +208,15 @@ pub async fn by_kind(
 /// `[from, to)`, by chat, the costliest first; with `extra` occurrences added (a reminder about
 /// to be created). Workday reminders follow `work_calendar`.
 pub async fn scheduled(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     work_calendar: &WorkCalendar,
     from: Timestamp,
     to: Timestamp,
     extra: &[(String, Timestamp)],
 ) -> Result<Vec<ChatProjection>, StoreError> {
-    let rows = allowance.store().scheduled_reminders(to.as_millisecond(), MAX_REMINDERS).await?;
+    let rows = quota.store().scheduled_reminders(to.as_millisecond(), MAX_REMINDERS).await?;
     let mut occurrences: Vec<(String, Timestamp)> = extra.to_vec();
-    occurrences.extend(alerts_and_digests(allowance, from, to).await?);
+    occurrences.extend(alerts_and_digests(quota, from, to).await?);
     for row in &rows {
         let Some(schedule) = row.schedule(work_calendar) else { continue };
         for at in occurrences_between(&schedule, from, to) {
@@ -225,7 +225,7 @@ pub async fn scheduled(
     }
     let mut out = Vec::new();
     for (chat, pushes) in pushes_by_chat(&occurrences) {
-        let cost = pushes * allowance.cost_of(&chat).await;
+        let cost = pushes * quota.cost_of(&chat).await;
         out.push(ChatProjection { chat, pushes, cost });
     }
     out.sort_by(|a, b| b.cost.cmp(&a.cost).then_with(|| a.chat.cmp(&b.chat)));
@@ -235,12 +235,12 @@ pub async fn scheduled(
 /// What everything scheduled will spend from now to the end of the month, all chats together
 /// (`/metrics` shows it added to what is used).
 pub async fn rest_of_month(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     work_calendar: &WorkCalendar,
     now: Timestamp,
 ) -> Result<i64, StoreError> {
-    let end = allowance.month().end(allowance.tz());
-    Ok(scheduled(allowance, work_calendar, now, end, &[]).await?.iter().map(|c| c.cost).sum())
+    let end = quota.month().end(quota.tz());
+    Ok(scheduled(quota, work_calendar, now, end, &[]).await?.iter().map(|c| c.cost).sum())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `X-Line-Retry-Key`) before sending, push the recorded payload, then advance the reminder fenced
 //! on the claimed occurrence and the owner. A retry — in this process or another after a crash —
 //! sends the identical request with the same key, and LINE answers a repeat with 409, which
-//! counts as delivered. Occurrences are handed to the per-chat outbox ([`crate::features::delivery`]), so
+//! counts as delivered. Occurrences are handed to the per-chat outbox ([`crate::push::delivery`]), so
 //! what is due together for one chat — with alert fires and the digest — goes out in one push (a
 //! group is charged once); when the month's quota cannot pay, they are held for the chat's next
 //! reply and the reminder moves on. A personal reminder routed to its person's 1:1 chat goes back to the
@@ -14,8 +14,8 @@ use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
 use super::render;
-use crate::features::delivery::{self, Item, Outcome, Pusher};
-use crate::features::quiet::PushKind;
+use crate::push::delivery::{self, Item, Outcome, Pusher};
+use crate::push::quiet::PushKind;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{
     DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, StoreError,
@@ -191,7 +191,7 @@ impl ReminderScheduler {
         let mut news = Vec::new();
         for mut row in rows {
             if let Some(user) = row.deliver_to.clone()
-                && !self.pusher.allowance().is_friend(&user).await
+                && !self.pusher.quota().is_friend(&user).await
             {
                 // No longer a friend: this occurrence goes to the chat it was set in.
                 row.deliver_to = None;

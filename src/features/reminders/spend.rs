@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::projection::{self, expected_fires, occurrences_between, spread};
 use super::recurrence::Schedule;
 use crate::contract::{Card, CardRow, Styled, Tone};
-use crate::features::delivery::Allowance;
-use crate::features::quota;
 use crate::platform::i18n::Lang;
+use crate::push::quota;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{Frequency, StoreError};
 
@@ -55,31 +55,31 @@ pub struct Spend {
 /// What `plan`, pushed to `target`, will spend, from `now`; the reminders already scheduled on
 /// workdays follow `work_calendar`.
 pub async fn estimate(
-    allowance: &Allowance,
+    quota: &QuotaTracker,
     plan: Plan<'_>,
     work_calendar: &WorkCalendar,
     target: &str,
     now: Timestamp,
 ) -> Result<Spend, StoreError> {
-    let cost = allowance.cost_of(target).await;
+    let cost = quota.cost_of(target).await;
     let month_later = now.saturating_add(MONTH).unwrap_or(now);
     let per_month = plan.pushes(now, now, month_later).len() as i64 * cost;
-    let end = allowance.month().end(allowance.tz());
-    let scheduled = projection::scheduled(allowance, work_calendar, now, end, &[]).await?;
+    let end = quota.month().end(quota.tz());
+    let scheduled = projection::scheduled(quota, work_calendar, now, end, &[]).await?;
     let before: i64 = scheduled.iter().map(|c| c.cost).sum();
     let extra: Vec<(String, Timestamp)> =
         plan.pushes(now, now, end).into_iter().map(|t| (target.to_string(), t)).collect();
-    let with_it: i64 = projection::scheduled(allowance, work_calendar, now, end, &extra)
+    let with_it: i64 = projection::scheduled(quota, work_calendar, now, end, &extra)
         .await?
         .iter()
         .map(|c| c.cost)
         .sum();
-    let standing = allowance.standing().await?;
+    let standing = quota.standing().await?;
     Ok(Spend {
         per_month,
         left_this_month: standing.left(),
         rest_of_month: with_it,
-        over_quota: quota::standing::over_budget(&standing, before, with_it - before),
+        over_quota: quota::standing::over_quota(&standing, before, with_it - before),
     })
 }
 

@@ -255,7 +255,7 @@ fn icon(
 }
 
 fn encode(rgb: &[u8]) -> Result<Vec<u8>, DrawError> {
-    Ok(crate::features::charts::draw::png_of_rgb(rgb, WIDTH, HEIGHT)?)
+    Ok(crate::contract::chart::draw::png_of_rgb(rgb, WIDTH, HEIGHT)?)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! AAC in ADTS frames, at most [`MAX_AUDIO_BYTES`] — is put into the M4A file LINE requires,
 //! its duration counted from the frames ([`m4a`]). The file is served from `HEARTH_PUBLIC_URL`
 //! under `/speech/{token}.m4a`, an unguessable token that expires like the charts' images
-//! ([`crate::features::charts::images::Shelf`]). Any failure is logged and the text goes alone.
+//! ([`crate::contract::chart::images::Shelf`]). Any failure is logged and the text goes alone.
 //! What speaking costs is counted with the turn's tokens against the day's budgets
 //! ([`Spoken::tokens`]).
 
@@ -24,8 +24,8 @@ use jiff::tz::TimeZone;
 use reqwest::StatusCode;
 use serde_json::json;
 
+use crate::contract::chart::images::{Bounds, Shelf};
 use crate::features::budget::{TokenBudget, budget_day};
-use crate::features::charts::images::{Bounds, Shelf};
 use crate::line::message::Message;
 use crate::llm::endpoint::Endpoint;
 use crate::platform::clock::Clock;
@@ -39,7 +39,7 @@ pub const MAX_SPOKEN_CHARS: usize = 600;
 /// The largest answer read from the speech server (AAC of two minutes is about 1 MB).
 pub const MAX_AUDIO_BYTES: usize = 4 * 1024 * 1024;
 /// How long a spoken answer is served: as long as a chart, for the same reasons.
-pub const AUDIO_LIFETIME: SignedDuration = crate::features::charts::publish::IMAGE_LIFETIME;
+pub const AUDIO_LIFETIME: SignedDuration = crate::contract::chart::publish::IMAGE_LIFETIME;
 /// What the audio store holds at most.
 pub const AUDIO_BOUNDS: Bounds = Bounds { max_images: 512, max_bytes: 64 * 1024 * 1024 };
 /// The path spoken answers are served under: `/speech/{token}.m4a`.

@@ -22,11 +22,11 @@ use crate::features::digest::setting::DigestRequest;
 use crate::features::lists::ListName;
 use crate::features::lists::operations::{AddItems, EmptyList, Lists, NamedItems};
 use crate::features::lists::plan::wanted_items;
-use crate::features::quiet::setting::QuietSetting;
 use crate::features::reminders::operations::{Changed, Reminders};
 use crate::line::postback::Postback;
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
+use crate::push::quiet::setting::QuietSetting;
 use crate::server::app::Hearth;
 
 /// The card buttons the page offers; any other action is refused.

@@ -8,7 +8,7 @@
 //!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
 //!   reads the session and acts on its chat only: no route takes a chat id from the request.
 //! - **The door.** Every request with a session, every link opened and every LIFF sign-in asks
-//!   the door ([`crate::features::door`]) whether that member may still see and change that chat: a chat
+//!   the door ([`crate::door`]) whether that member may still see and change that chat: a chat
 //!   revoked, or a member who left the group, is refused (and the session ended) at once.
 //! - **Changing things.** Every change is a `POST` carrying the session's CSRF token (compared in
 //!   constant time), refused when the browser says it came from another site ([`origin`]);
@@ -223,7 +223,7 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
     Ok(Session { row, hash })
 }
 
-/// Asks the door ([`crate::features::door`]) whether `user_id` may see and change the chat
+/// Asks the door ([`crate::door`]) whether `user_id` may see and change the chat
 /// `conversation_id` now: every read, form, link and sign-in of the page does.
 pub async fn through_the_door(
     app: &Hearth,

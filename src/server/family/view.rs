@@ -14,9 +14,9 @@ use maud::{DOCTYPE, Markup, html};
 use serde::Deserialize;
 
 use super::{Peer, Refusal, Session, session};
+use crate::contract::chart::{ChartSpec, Period};
 use crate::features::alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::button::encode;
-use crate::features::charts::{ChartSpec, Period};
 use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::features::reminders::actions::CancelReminder;
@@ -443,7 +443,7 @@ async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let lang = s.row.lang;
     let now = app.clock.now();
     let calendar = &app.turns.action_services.work_calendar;
-    let month = month_ahead(&app.allowance, calendar, now).await;
+    let month = month_ahead(&app.quota, calendar, now).await;
     if let Err(e) = &month {
         tracing::warn!(error = %e, "family page: the month's quota is unavailable");
     }
@@ -452,9 +452,9 @@ async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
         Ok(m) => (m.used, m.left, m.projected, m.limit),
         Err(_) => (0, None, 0, None),
     };
-    let end = app.allowance.month().end(app.allowance.tz());
+    let end = app.quota.month().end(app.quota.tz());
     let chat = &s.row.conversation_id;
-    let kinds = projection::by_kind(&app.allowance, calendar, chat, now, end).await?;
+    let kinds = projection::by_kind(&app.quota, calendar, chat, now, end).await?;
     let here = (kinds.reminders + kinds.alerts + kinds.digest).max(1) as f64;
     let share = |n: i64| n as f64 / here * 100.0;
     let (r, a) = (share(kinds.reminders), share(kinds.alerts));

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::features::door::Door;
+use crate::door::Door;
 use crate::line::webhook::{Event, EventKind, IncomingMessage};
 use crate::platform::conversation::Conversation;
 use crate::platform::retry::{Again, Backoff};
@@ -155,7 +155,7 @@ impl Inbox {
 mod tests {
     use serde_json::json;
 
-    use crate::features::door::AllowList;
+    use crate::door::AllowList;
 
     use super::*;
 

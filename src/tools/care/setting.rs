@@ -87,14 +87,14 @@ impl Care {
         caregivers: &[Member],
         tells_group: bool,
     ) -> (i64, i64) {
-        let group_cost = self.allowance.cost_of(chat).await;
+        let group_cost = self.quota.cost_of(chat).await;
         let prompt = match confirmer {
-            Some(id) if self.allowance.is_friend(id).await => 1,
+            Some(id) if self.quota.is_friend(id).await => 1,
             _ => group_cost,
         };
         let mut friends = Vec::new();
         for c in caregivers {
-            friends.push(self.allowance.is_friend(&c.id).await);
+            friends.push(self.quota.is_friend(&c.id).await);
         }
         (prompt, cost::miss_cost(&friends, group_cost, tells_group))
     }

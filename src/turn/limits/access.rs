@@ -5,7 +5,7 @@
 //! is there). A pending chat is told once how to get approved; nothing it sends is downloaded,
 //! parsed, logged or sent to a model. `HEARTH_OPEN=true` serves everyone.
 //!
-//! Whether a chat is served is the door's question ([`crate::features::door`]); this is how a chat becomes
+//! Whether a chat is served is the door's question ([`crate::door`]); this is how a chat becomes
 //! approved, as pure decisions: the pairing code a message may carry and the code's form
 //! (Crockford's base32, 40 bits with a digit and a letter, ten minutes, used once), and what a
 //! waiting chat is told.

@@ -24,7 +24,7 @@ use std::sync::Arc;
 pub use crate::features::budget::{Exhausted, TokenBudget, budget_day};
 pub use rate::{RateVerdict, TurnRate};
 
-use crate::features::door::Door;
+use crate::door::Door;
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
 use crate::platform::i18n::Lang;

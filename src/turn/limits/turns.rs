@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use super::access::{self, code_hash, pairing_code_in};
 use super::pairing::{self, Guess};
 use super::{RateVerdict, Refusal};
-use crate::features::door::{self, Standing};
+use crate::door::{self, Standing};
 use crate::line::message::Message;
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
 use crate::llm::openai::Usage;

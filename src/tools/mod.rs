@@ -25,8 +25,8 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
-use crate::features::delivery::Allowance;
 use crate::features::digest::setting::DigestSetting;
+use crate::push::quota::QuotaTracker;
 use crate::sources::Sources;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
@@ -46,7 +46,7 @@ pub struct Services {
     /// Taiwan's working calendar (workday reminders).
     pub work_calendar: WorkCalendar,
     /// LINE's monthly message quota (costs, friends, where the month stands).
-    pub allowance: Allowance,
+    pub quota: QuotaTracker,
     /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city): the weather's
     /// place when none is named.
     pub home: Option<String>,
@@ -75,7 +75,7 @@ impl Services {
         let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
         let clock: Arc<dyn crate::platform::clock::Clock> =
             Arc::new(crate::platform::clock::SystemClock);
-        let allowance = Allowance::new(store.clone(), line, clock, tz, true);
+        let quota = QuotaTracker::new(store.clone(), line, clock, tz, true);
         Ok(Self {
             sources,
             care_plans: crate::features::richmenu::care_plans::CarePlans::new(store.clone(), None),
@@ -83,7 +83,7 @@ impl Services {
             reminder_nudge: Arc::default(),
             care_nudge: Arc::default(),
             work_calendar,
-            allowance,
+            quota,
             home: config.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
             speaks: config.speaks(),
@@ -105,7 +105,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(reminder::Reminder::new(
             s.store.clone(),
             s.reminder_nudge.clone(),
-            s.allowance.clone(),
+            s.quota.clone(),
             s.work_calendar.clone(),
         ))
         .tool(reminders::Reminders::new(s.store.clone(), s.work_calendar.clone()))
@@ -113,7 +113,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
             s.store.clone(),
             s.sources.quotes.clone(),
             s.sources.securities.clone(),
-            s.allowance.clone(),
+            s.quota.clone(),
             s.work_calendar.clone(),
         ))
         .tool(price_alerts::PriceAlerts::new(s.store.clone(), s.sources.securities.clone()))
@@ -123,11 +123,11 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(digest::Digest::new(s.digest_setting()))
         .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
         .tool_if(s.speaks.then(|| spoken_answers::SpokenAnswers::new(s.store.clone())))
-        .tool(quota::Quota::new(s.allowance.clone(), s.work_calendar.clone()))
+        .tool(quota::Quota::new(s.quota.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(
             s.store.clone(),
             s.care_plans.clone(),
-            s.allowance.clone(),
+            s.quota.clone(),
             s.work_calendar.clone(),
             s.care_nudge.clone(),
         ))

@@ -6,30 +6,29 @@
 //! item to one per-chat outbox ([`outbox`]), which gives it a random `X-Line-Retry-Key` once and
 //! reuses it on every attempt: everything due for one chat
 //! within a short window — a reminder, an alert fire and the digest alike — goes in one push
-//! request ([`crate::features::quota::batch`]), so a group is charged once, not once per item or per loop.
+//! request ([`crate::push::quota::batch`]), so a group is charged once, not once per item or per loop.
 //! Before pushing, one decision per item asks the chat's quiet hours and the month's quota
-//! ([`allowance`]): an alert or digest waits for quiet hours to end; when the month cannot pay,
+//! ([`crate::push::quota::tracking`]): an alert or digest waits for quiet hours to end; when the month cannot pay,
 //! the items are held for the chat's next reply (free) instead of being lost. This module says
 //! what became of each item: LINE accepted it (a `409` for a key hearth sent before counts; one for a key it never sent
 //! is a message not delivered), it was held,
 //! LINE refused it for good, the outcome is unknown and the same request is tried again later,
 //! or it waits in the outbox — or it was withheld, because the door is closed for its chat
-//! ([`crate::features::door`]: a revoked chat is neither pushed to nor charged). A [`Pusher`] holds what a recorded push needs (the quota's
+//! ([`crate::door`]: a revoked chat is neither pushed to nor charged). A [`Pusher`] holds what a recorded push needs (the quota's
 //! bookkeeping with the LINE client and the store, the button key, the palette, this process's
 //! name in claims and the outbox's tuning), once for all three.
 
-pub mod allowance;
 mod outbox;
 mod retention;
 
 use jiff::{SignedDuration, Timestamp};
 use uuid::Uuid;
 
-pub use allowance::Allowance;
+use crate::push::quota::QuotaTracker;
 
-use crate::features::quiet::{self, PushKind};
 use crate::line::flex::Palette;
 use crate::line::postback::PostbackKey;
+use crate::push::quiet::{self, PushKind};
 use crate::store::{DeliveryStatus, NewOutboxItem, OutboxItem, Store, StoreError};
 
 pub use outbox::Settled;
@@ -144,8 +143,8 @@ impl Default for OutboxSettings {
 /// digest sender.
 #[derive(Clone)]
 pub struct Pusher {
-    allowance: Allowance,
-    door: std::sync::Arc<crate::features::door::Door>,
+    quota: QuotaTracker,
+    door: std::sync::Arc<crate::door::Door>,
     key: PostbackKey,
     palette: Palette,
     owner: String,
@@ -153,16 +152,16 @@ pub struct Pusher {
 }
 
 impl Pusher {
-    /// A pusher identified as `owner` in claims, spending through `allowance`, rendering
+    /// A pusher identified as `owner` in claims, spending through `quota`, rendering
     /// buttons signed with `key` in `palette`'s colours, pushing only what `door` lets through.
     pub fn new(
-        allowance: Allowance,
+        quota: QuotaTracker,
         key: PostbackKey,
         palette: Palette,
         owner: String,
-        door: std::sync::Arc<crate::features::door::Door>,
+        door: std::sync::Arc<crate::door::Door>,
     ) -> Self {
-        Self { allowance, key, palette, owner, door, outbox: OutboxSettings::default() }
+        Self { quota, key, palette, owner, door, outbox: OutboxSettings::default() }
     }
 
     /// The same pusher with the outbox tuned by `settings`.
@@ -173,12 +172,12 @@ impl Pusher {
 
     /// The store the deliveries are recorded in.
     pub fn store(&self) -> &Store {
-        &self.allowance.store
+        &self.quota.store
     }
 
     /// The quota's bookkeeping.
-    pub fn allowance(&self) -> &Allowance {
-        &self.allowance
+    pub fn quota(&self) -> &QuotaTracker {
+        &self.quota
     }
 
     /// This process's name in claims.
@@ -188,7 +187,7 @@ impl Pusher {
 
     /// The current time.
     pub fn now(&self) -> Timestamp {
-        self.allowance.clock.now()
+        self.quota.clock.now()
     }
 
     /// The key that signs the buttons of rendered pushes.

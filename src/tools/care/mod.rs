@@ -24,10 +24,10 @@ use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
 use crate::features::care::{Member, Plan, render, report, schedule, words};
-use crate::features::delivery::Allowance;
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{CarePlanRow, CareStatus, NewCarePlan, NewReading, Store};
 
@@ -186,7 +186,7 @@ pub struct Care {
     store: Store,
     /// Changes plans, the care menu following.
     plans: CarePlans,
-    allowance: Allowance,
+    quota: QuotaTracker,
     calendar: WorkCalendar,
     nudge: Arc<Notify>,
 }
@@ -201,11 +201,11 @@ impl Care {
     pub fn new(
         store: Store,
         plans: CarePlans,
-        allowance: Allowance,
+        quota: QuotaTracker,
         calendar: WorkCalendar,
         nudge: Arc<Notify>,
     ) -> Self {
-        Self { store, plans, allowance, calendar, nudge }
+        Self { store, plans, quota, calendar, nudge }
     }
 
     /// The plan `id` this chat may see; without an id, the only one, or among several the only

@@ -1,5 +1,9 @@
 //! What a card's picture shows, as the tools describe it: a price over a stretch of time, or the
-//! days of a forecast. Drawn and published by `features::charts`.
+//! days of a forecast. Drawn ([`draw`]), kept ([`images`]) and published ([`publish`]) here.
+
+pub mod draw;
+pub mod images;
+pub mod publish;
 
 use serde::Serialize;
 
@@ -53,7 +57,7 @@ pub struct CareDay {
     pub glucose: Option<f64>,
 }
 
-/// What a card's picture shows. Tools describe it; [`publish`](crate::features::charts::publish) fetches the data it still needs,
+/// What a card's picture shows. Tools describe it; [`publish`] fetches the data it still needs,
 /// draws it and gives the card its URL.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

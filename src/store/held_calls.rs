@@ -1,4 +1,4 @@
-//! State-changing tool calls held for confirmation (see `crate::features::confirm`). A held call belongs
+//! State-changing tool calls held for confirmation (see `crate::features::held_calls`). A held call belongs
 //! to one conversation and is only read or deleted through that conversation's id; taking it is
 //! one `DELETE … RETURNING`, so a double tap runs it once.
 
@@ -8,7 +8,7 @@ use crate::platform::i18n::Lang;
 row! {
     /// A held tool call.
     #[derive(Debug, Clone, PartialEq, Eq)]
-    pub struct PendingCall {
+    pub struct HeldCall {
         /// Its id (in the confirm button's data).
         pub id: i64,
         /// The conversation it was made in; only a tap there runs it.
@@ -26,7 +26,7 @@ row! {
 
 /// A call to hold.
 #[derive(Debug, Clone)]
-pub struct NewPendingCall<'a> {
+pub struct NewHeldCall<'a> {
     /// The conversation.
     pub conversation_id: &'a str,
     /// The tool's wire name.
@@ -39,14 +39,14 @@ pub struct NewPendingCall<'a> {
     pub at_ms: i64,
 }
 
-const ADD_PENDING: &str = "INSERT INTO pending_calls (conversation_id, tool, args, lang, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
-const TAKE_PENDING: &str = "DELETE FROM pending_calls WHERE conversation_id = $1 AND id = $2 RETURNING id, conversation_id, tool, args, lang, created_at";
-const PENDING: &str = "SELECT id, conversation_id, tool, args, lang, created_at FROM pending_calls WHERE conversation_id = $1 ORDER BY id";
-const PRUNE_PENDING: &str = "DELETE FROM pending_calls WHERE created_at < $1";
+const ADD_PENDING: &str = "INSERT INTO held_calls (conversation_id, tool, args, lang, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
+const TAKE_PENDING: &str = "DELETE FROM held_calls WHERE conversation_id = $1 AND id = $2 RETURNING id, conversation_id, tool, args, lang, created_at";
+const PENDING: &str = "SELECT id, conversation_id, tool, args, lang, created_at FROM held_calls WHERE conversation_id = $1 ORDER BY id";
+const PRUNE_PENDING: &str = "DELETE FROM held_calls WHERE created_at < $1";
 
 impl Store {
     /// Holds a call; returns its id.
-    pub async fn add_pending_call(&self, c: &NewPendingCall<'_>) -> Result<i64, StoreError> {
+    pub async fn add_held_call(&self, c: &NewHeldCall<'_>) -> Result<i64, StoreError> {
         let (id,): (i64,) = db!(self, db => sqlx::query_as(ADD_PENDING)
             .bind(c.conversation_id)
             .bind(c.tool)
@@ -60,11 +60,11 @@ impl Store {
 
     /// Removes and returns held call `id` of the conversation; `None` if the conversation has
     /// no such call (another conversation's call is never touched).
-    pub async fn take_pending_call(
+    pub async fn take_held_call(
         &self,
         conversation_id: &str,
         id: i64,
-    ) -> Result<Option<PendingCall>, StoreError> {
+    ) -> Result<Option<HeldCall>, StoreError> {
         Ok(db!(self, db => sqlx::query_as(TAKE_PENDING)
             .bind(conversation_id)
             .bind(id)
@@ -73,15 +73,12 @@ impl Store {
     }
 
     /// The conversation's held calls, oldest first.
-    pub async fn pending_calls(
-        &self,
-        conversation_id: &str,
-    ) -> Result<Vec<PendingCall>, StoreError> {
+    pub async fn held_calls(&self, conversation_id: &str) -> Result<Vec<HeldCall>, StoreError> {
         Ok(db!(self, db => sqlx::query_as(PENDING).bind(conversation_id).fetch_all(db).await)?)
     }
 
     /// Deletes calls held before `before_ms`; returns how many.
-    pub async fn prune_pending_calls(&self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune_held_calls(&self, before_ms: i64) -> Result<u64, StoreError> {
         Ok(
             db!(self, db => sqlx::query(PRUNE_PENDING).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?,
         )

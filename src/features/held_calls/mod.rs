@@ -24,7 +24,7 @@ use crate::features::button::{Action, ActionServices};
 use crate::llm::hold::{CallHolder, Held};
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
-use crate::store::{NewPendingCall, Store};
+use crate::store::{NewHeldCall, Store};
 
 /// ✅: run held call `id` here, once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,18 +66,18 @@ const MAX_ARG_ROWS: usize = 6;
 const MAX_TARGET_CHARS: usize = 1000;
 
 /// Holds calls in the store, with a confirmation card: what the tool loop gives held calls to.
-pub struct Confirmations {
+pub struct HeldCalls {
     store: Store,
 }
 
-impl Confirmations {
-    /// Confirmations kept in `store`.
+impl HeldCalls {
+    /// HeldCalls kept in `store`.
     pub fn new(store: Store) -> Self {
         Self { store }
     }
 }
 
-impl CallHolder for Confirmations {
+impl CallHolder for HeldCalls {
     fn hold<'a>(
         &'a self,
         ctx: &'a ToolCtx,
@@ -98,14 +98,14 @@ pub async fn hold(
     args: &str,
     why: Held<'_>,
 ) -> ToolReply {
-    let call = NewPendingCall {
+    let call = NewHeldCall {
         conversation_id: &ctx.conversation.id,
         tool,
         args,
         lang: ctx.lang,
         at_ms: ctx.now().as_millisecond(),
     };
-    let id = match store.add_pending_call(&call).await {
+    let id = match store.add_held_call(&call).await {
         Ok(id) => id,
         Err(e) => {
             tracing::error!(error = %e, tool, "could not hold a call for confirmation");
@@ -213,7 +213,7 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
             .into(),
         ..Answer::default()
     };
-    let call = match store.take_pending_call(&ctx.conversation.id, id).await {
+    let call = match store.take_held_call(&ctx.conversation.id, id).await {
         Ok(Some(call)) => call,
         Ok(None) => return gone(),
         Err(e) => {
@@ -255,7 +255,7 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
 
 /// ✖️ tapped: the held call is dropped.
 async fn discard_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
-    if let Err(e) = store.take_pending_call(&ctx.conversation.id, id).await {
+    if let Err(e) = store.take_held_call(&ctx.conversation.id, id).await {
         tracing::warn!(error = %e, "could not drop a held call");
     }
     Answer {

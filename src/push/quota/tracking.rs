@@ -3,7 +3,7 @@
 //! per chat and month), what a push into each chat costs (the member count, cached), whether a
 //! user has hearth as a friend (cached; a follow event or LINE's profile answer tells), and the
 //! once-a-month warning at 80 %, and what the month keeps back for pushes that cannot wait
-//! ([`KeptBack`]: care plans'). The decisions themselves are in [`crate::features::quota`].
+//! ([`KeptBack`]: care plans'). The decisions themselves are in [`crate::push::quota`].
 
 use std::sync::Arc;
 
@@ -11,11 +11,11 @@ use futures::future::BoxFuture;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use crate::features::quota::{self, Decision, Month, Reading, Standing};
 use crate::line::client::{LineClient, LineError};
 use crate::line::message::Message;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
+use crate::push::quota::{self, Decision, Month, Reading, Standing};
 use crate::store::{Store, StoreError};
 
 /// A chat's member count is asked again after this long (Unix ms).
@@ -32,7 +32,7 @@ pub trait KeptBack: Send + Sync {
     fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64>;
 }
 
-/// Why a push sent at once ([`Allowance::push_now`]) did not go.
+/// Why a push sent at once ([`QuotaTracker::push_now`]) did not go.
 #[derive(Debug, thiserror::Error)]
 pub enum PushNowError {
     /// The month's quota cannot pay for it (or LINE said the month is out).
@@ -45,10 +45,10 @@ pub enum PushNowError {
 
 /// The quota's bookkeeping, shared by the pushers, the tools and the conversation.
 #[derive(Clone)]
-pub struct Allowance {
-    pub(super) store: Store,
-    pub(super) line: LineClient,
-    pub(super) clock: Arc<dyn Clock>,
+pub struct QuotaTracker {
+    pub(in crate::push) store: Store,
+    pub(in crate::push) line: LineClient,
+    pub(in crate::push) clock: Arc<dyn Clock>,
     tz: TimeZone,
     direct_on: bool,
     /// Held while LINE's quota is read and saved, so an earlier reading never lands after a
@@ -60,7 +60,7 @@ pub struct Allowance {
     kept_back: Option<Arc<dyn KeptBack>>,
 }
 
-impl Allowance {
+impl QuotaTracker {
     /// Bookkeeping over the store and LINE, counting months in `tz`; `direct_on`: personal
     /// reminders set in a group go to the person's 1:1 chat (`HEARTH_PERSONAL_REMINDERS_1TO1`).
     pub fn new(
@@ -227,31 +227,31 @@ impl Allowance {
     pub async fn cost_of(&self, conversation_id: &str) -> i64 {
         let conversation = Conversation::from_id(conversation_id);
         if !conversation.is_multi_person() {
-            return quota::cost_per_push(false, None);
+            return quota::messages_per_push(false, None);
         }
         let now = self.clock.now().as_millisecond();
         let fresh =
             |cached: Option<(i64, i64)>| cached.filter(|(_, at)| now - at < CHAT_SIZE_TTL_MS);
         let cached = self.store.chat_size(conversation_id).await.ok().flatten();
         if let Some((members, _)) = fresh(cached) {
-            return quota::cost_per_push(true, Some(members));
+            return quota::messages_per_push(true, Some(members));
         }
         let _one_at_a_time = self.sizing.lock().await;
         let cached = self.store.chat_size(conversation_id).await.ok().flatten();
         if let Some((members, _)) = fresh(cached) {
-            return quota::cost_per_push(true, Some(members));
+            return quota::messages_per_push(true, Some(members));
         }
         match self.line.members_count(&conversation).await {
             Ok(Some(members)) => {
                 if let Err(e) = self.store.save_chat_size(conversation_id, members, now).await {
                     tracing::warn!(error = %e, "could not cache a chat's size");
                 }
-                quota::cost_per_push(true, Some(members))
+                quota::messages_per_push(true, Some(members))
             }
-            Ok(None) => quota::cost_per_push(false, None),
+            Ok(None) => quota::messages_per_push(false, None),
             Err(e) => {
                 tracing::warn!(error = %e, "members count unavailable");
-                quota::cost_per_push(true, cached.map(|(members, _)| members))
+                quota::messages_per_push(true, cached.map(|(members, _)| members))
             }
         }
     }

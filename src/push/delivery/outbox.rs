@@ -1,11 +1,11 @@
 //! The sender of the per-chat outbox. Every loop hands its rendered items (each with its own
 //! retry key) to the outbox; this pushes everything due for one chat within a short window in
 //! one request — at most five message objects, cards gathered into a carousel, more requests
-//! only beyond that ([`crate::features::quota::batch`]). One decision per item says push, hold until the
+//! only beyond that ([`crate::push::quota::batch`]). One decision per item says push, hold until the
 //! chat's quiet hours end, or hold for the chat's next reply when the month's quota cannot pay
-//! ([`crate::features::quota::decide`]).
+//! ([`crate::push::quota::decide`]).
 //!
-//! Before anything is pushed, the door ([`crate::features::door`]) is asked for each item's chat: what a
+//! Before anything is pushed, the door ([`crate::door`]) is asked for each item's chat: what a
 //! loop would push for a chat not served (revoked) is settled as withheld — not sent, not
 //! charged. The guarantees of the loops are kept: a chat's due items are claimed under a lease (one
 //! replica pushes them); which items go in which request, and that request's retry key, are
@@ -21,9 +21,9 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::{HANDOVER_LAG, Outcome, Pusher, kind_of, occurrence_key};
-use crate::features::quiet::{self, PushKind, QuietHours};
-use crate::features::quota::{self, Decision, HoldReason, batch};
 use crate::line::client::{LineError, Sent};
+use crate::push::quiet::{self, PushKind, QuietHours};
+use crate::push::quota::{self, Decision, HoldReason, batch};
 use crate::store::{OutboxItem, StoreError};
 
 /// Chats looked at per round.
@@ -184,7 +184,7 @@ impl Pusher {
         let quiet = self.quiet_hours(to).await?;
         let mut payloads = BTreeMap::new();
         let mut live = Vec::new();
-        let mut doors: BTreeMap<&str, crate::features::door::Verdict> = BTreeMap::new();
+        let mut doors: BTreeMap<&str, crate::door::Verdict> = BTreeMap::new();
         for item in &claimed {
             let home = item.conversation_id.as_str();
             let verdict = match doors.get(home) {
@@ -227,8 +227,8 @@ impl Pusher {
         if live.is_empty() {
             return Ok(settled);
         }
-        let cost = self.allowance.cost_of(to).await;
-        let standing = self.allowance.standing().await.unwrap_or_default();
+        let cost = self.quota.cost_of(to).await;
+        let standing = self.quota.standing().await.unwrap_or_default();
         let mut planned = 0i64;
         let mut rest = groups(&live, &payloads).into_iter();
         while let Some((key, group, fresh)) = rest.next() {
@@ -239,9 +239,7 @@ impl Pusher {
             );
             let can_wait = group.iter().all(|i| yields_to_care(i));
             let kept = match can_wait && quota::running_out(&standing) {
-                true => {
-                    quota::care_first_hold(&standing, planned, self.allowance.kept_back().await)
-                }
+                true => quota::care_first_hold(&standing, planned, self.quota.kept_back().await),
                 false => None,
             };
             if let Decision::Hold(reason) =
@@ -264,12 +262,12 @@ impl Pusher {
             let mut not_ours = None;
             for (index, messages) in requests.iter().enumerate() {
                 let request = request_key(&key, index);
-                match self.allowance.line.push_with_retry(to, messages, request, silent).await {
+                match self.quota.line.push_with_retry(to, messages, request, silent).await {
                     Ok(sent) if !told(&sent, !fresh) => {
                         not_ours = Some(request);
                         break;
                     }
-                    Ok(_) => self.allowance.record_push(to, cost).await,
+                    Ok(_) => self.quota.record_push(to, cost).await,
                     Err(e) => {
                         answer = Err(e);
                         break;
@@ -291,7 +289,7 @@ impl Pusher {
                 Ok(()) => self.settle(&group, "sent", Outcome::Sent, &mut settled).await?,
                 Err(LineError::QuotaExhausted) => {
                     // What LINE accepted before stays sent; this request and the rest wait.
-                    self.allowance.exhausted().await;
+                    self.quota.exhausted().await;
                     self.hold(&group, &payloads, &mut settled).await?;
                     for (_, later, _) in rest.by_ref() {
                         self.hold(&later, &payloads, &mut settled).await?;

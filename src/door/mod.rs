@@ -1,7 +1,7 @@
 //! One door: who may see and change a chat is decided here, and every way in asks it — turns
 //! and button taps ([`crate::turn`]), the family page's reads, forms, links and LIFF sign-in
 //! ([`crate::server`]), and every loop that pushes (reminders, price alerts, the digest, care
-//! plans, official alerts), through the one outbox ([`crate::features::delivery`]).
+//! plans, official alerts), through the one outbox ([`crate::push::delivery`]).
 //!
 //! It owns the **standing of a chat** (pending, approved, revoked; `chat_access`) and the
 //! **presence of a member** in a group (present, left; `member_departures`), and answers three

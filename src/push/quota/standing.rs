@@ -120,7 +120,7 @@ pub fn warning_due(standing: &Standing, has_scheduled: bool, told_this_month: bo
 
 /// True when what is already scheduled for the rest of the month plus `adding` would spend
 /// more than is left.
-pub fn over_budget(standing: &Standing, scheduled: i64, adding: i64) -> bool {
+pub fn over_quota(standing: &Standing, scheduled: i64, adding: i64) -> bool {
     standing.left().is_some_and(|left| scheduled.saturating_add(adding) > left)
 }
 
@@ -217,8 +217,8 @@ mod tests {
     #[test]
     fn what_is_scheduled_plus_the_new_item_must_fit_what_is_left() {
         let s = Standing { limit: Some(200), used: 80, exhausted: false };
-        assert!(!over_budget(&s, 60, 60));
-        assert!(over_budget(&s, 60, 61));
-        assert!(!over_budget(&Standing::default(), 1_000, 1_000), "no known limit");
+        assert!(!over_quota(&s, 60, 60));
+        assert!(over_quota(&s, 60, 61));
+        assert!(!over_quota(&Standing::default(), 1_000, 1_000), "no known limit");
     }
 }
