@@ -15,6 +15,12 @@
 //! under `taskset -c` that CPU; run the bench itself pinned to another:
 //! `taskset -c 1 cargo bench --bench webhook` with `BENCH_SERVER_CPU=0`). The flood alone:
 //! `BENCH_TURNS=0 BENCH_RATES= BENCH_SUSTAINED=0 BENCH_FLOOD=160000 cargo bench --bench webhook`.
+//!
+//! `BENCH_PEER=1` sends the same load to the peer instead of hearth: `scripts/peer_bot.py`, a
+//! Python LINE bot's webhook (aiohttp and LINE's SDK: the signature checked, the events parsed,
+//! 200), run by `BENCH_PEER_PYTHON` (default `python3`; it needs
+//! `scripts/requirements-bench.txt`) and pinned like hearth. Only the phases that ask for an
+//! acknowledgement run against it: the ack rates and the flood's ack rate.
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -31,8 +37,9 @@ const SECRET: &str = "8c570fa6dd201bb328f1c1eac23a96d8";
 struct Server {
     child: Child,
     url: String,
-    db: String,
-    _dir: TempDir,
+    /// hearth's database; none for the peer.
+    db: Option<String>,
+    _dir: Option<TempDir>,
 }
 
 struct TempDir(std::path::PathBuf);
@@ -71,17 +78,7 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .unwrap_or_else(|_| format!("sqlite://{}", dir.join("hearth.db").display()));
     let binary =
         std::env::var("BENCH_HEARTH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_hearth").into());
-    // Pinned to one core (`BENCH_SERVER_CPU`), the server competes with the fakes and the load
-    // generator only when the bench itself is pinned to the same one.
-    let mut command = match std::env::var("BENCH_SERVER_CPU") {
-        Ok(cpu) if !cpu.is_empty() => {
-            let mut taskset = Command::new("taskset");
-            taskset.args(["-c", &cpu, &binary]);
-            taskset
-        }
-        _ => Command::new(&binary),
-    };
-    let child = command
+    let child = pinned(&binary)
         .arg("serve")
         .env("LINE_CHANNEL_SECRET", SECRET)
         .env("LINE_CHANNEL_ACCESS_TOKEN", "bench-token")
@@ -110,12 +107,47 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
         .spawn()
         .expect("spawn hearth serve");
     let url = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(10);
+    healthy(&url, Duration::from_secs(10)).await;
+    Server { child, url, db: Some(db), _dir: Some(TempDir(dir)) }
+}
+
+/// Starts the peer (`scripts/peer_bot.py` under `BENCH_PEER_PYTHON`) with hearth's channel
+/// secret, pinned like hearth.
+async fn start_peer() -> Server {
+    let port = free_port();
+    let python = std::env::var("BENCH_PEER_PYTHON").unwrap_or_else(|_| "python3".into());
+    let child = pinned(&python)
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/peer_bot.py"))
+        .arg(format!("127.0.0.1:{port}"))
+        .env("LINE_CHANNEL_SECRET", SECRET)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn the peer (BENCH_PEER_PYTHON with scripts/requirements-bench.txt)");
+    let url = format!("http://127.0.0.1:{port}");
+    healthy(&url, Duration::from_secs(30)).await;
+    Server { child, url, db: None, _dir: None }
+}
+
+/// `program` run pinned to the CPU `BENCH_SERVER_CPU` when it is set: the server then competes
+/// with the fakes and the load generator only when the bench itself is pinned to the same one.
+fn pinned(program: &str) -> Command {
+    match std::env::var("BENCH_SERVER_CPU") {
+        Ok(cpu) if !cpu.is_empty() => {
+            let mut taskset = Command::new("taskset");
+            taskset.args(["-c", &cpu, program]);
+            taskset
+        }
+        _ => Command::new(program),
+    }
+}
+
+/// Waits until `url` answers `/healthz`, at most `within`.
+async fn healthy(url: &str, within: Duration) {
+    let deadline = Instant::now() + within;
     while common::get(format!("{url}/healthz")).await.is_err() {
-        assert!(Instant::now() < deadline, "hearth did not start");
+        assert!(Instant::now() < deadline, "the server did not start");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    Server { child, url, db, _dir: TempDir(dir) }
 }
 
 /// (VmRSS, VmHWM) of a process, in KiB.
@@ -306,11 +338,11 @@ async fn flood_connection(address: String, first: u64, mine: impl Iterator<Item 
     acked
 }
 
-/// Posts `count` untriggered group messages as fast as hearth takes them (`connections` in
-/// flight), then waits until every one is handled (logged, its inbox row done). Returns the
-/// acknowledged count, the time the acks took, the time until all were handled, hearth's CPU
-/// time over the flood (clock ticks), the peak RSS seen (KiB) and whether each message was
-/// logged exactly once.
+/// Posts `count` untriggered group messages as fast as the server takes them (`connections` in
+/// flight), then (hearth) waits until every one is handled (logged, its inbox row done). Returns
+/// the acknowledged count, the time the acks took, the time until all were handled, the
+/// server's CPU time over the flood (clock ticks), the peak RSS seen (KiB) and whether each
+/// message was logged exactly once.
 async fn flood(server: &Server, first: u64, count: u64, connections: u64) -> FloodReport {
     let pid = server.pid();
     let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
@@ -340,7 +372,10 @@ async fn flood(server: &Server, first: u64, count: u64, connections: u64) -> Flo
     }
     let acked_in = start.elapsed();
     let rss_after_acks = memory_kib(pid).0;
-    let drain = drained(&server.db).await;
+    let drain = match &server.db {
+        Some(db) => Some(drained(db).await),
+        None => None,
+    };
     let handled_in = start.elapsed();
     let cpu = cpu_ticks(pid) - cpu_before;
     sampling.store(false, std::sync::atomic::Ordering::SeqCst);
@@ -404,12 +439,13 @@ struct FloodReport {
     acked: u64,
     acked_in: Duration,
     handled_in: Duration,
-    /// hearth's CPU time from the first message until all were handled, in clock ticks (the
-    /// drain's polling of the store included).
+    /// The server's CPU time from the first message until all were handled, in clock ticks
+    /// (the drain's polling of the store included).
     cpu: u64,
     peak_rss: u64,
     rss_after_acks: u64,
-    drain: Drain,
+    /// What hearth's store held after it; none for the peer, which keeps nothing.
+    drain: Option<Drain>,
 }
 
 #[tokio::main]
@@ -429,7 +465,12 @@ async fn main() {
     }
     let llm = FakeLlm::start().await;
     let upstreams = FakeUpstreams::start().await;
-    let server = start_server(&line, &llm, &upstreams).await;
+    let peer = std::env::var("BENCH_PEER").is_ok_and(|v| v == "1");
+    let server = if peer {
+        start_peer().await
+    } else {
+        start_server(&line, &llm, &upstreams).await
+    };
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (idle_rss, _) = memory_kib(server.pid());
     let backend = if std::env::var("BENCH_DATABASE_URL").is_ok_and(|u| u.starts_with("postgres")) {
@@ -437,11 +478,80 @@ async fn main() {
     } else {
         "an SQLite file in WAL mode"
     };
-    println!("hearth serve (release) on {backend}, fakes in the bench process");
+    if peer {
+        println!("the peer (scripts/peer_bot.py: aiohttp and line-bot-sdk), the load from the bench process");
+    } else {
+        println!("hearth serve (release) on {backend}, fakes in the bench process");
+    }
     println!("idle RSS after start: {:.1} MiB", idle_rss as f64 / 1024.0);
+    if !peer {
+        full_turns(&server, &line, &llm, turns).await;
+    }
 
-    // Full turns, one at a time: webhook → LLM asks for weather → forecast → LLM answers →
-    // reply with a card. Every fake answers at once, so the time is hearth's own plus loopback.
+    let mut first = 10_000_000;
+    for rate in rates {
+        let (latencies, failures, peak_rss) = steady_load(&server, first, rate, secs).await;
+        first += rate * secs;
+        // Let the background turns drain before the next rate.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        line.clear();
+        println!(
+            "ack at {rate} events/s for {secs} s ({} events, {failures} failed): p50 {} p99 {} max {}; RSS under load up to {:.1} MiB",
+            latencies.len(),
+            ms(percentile(&latencies, 50.0)),
+            ms(percentile(&latencies, 99.0)),
+            ms(latencies.last().copied().unwrap_or_default()),
+            peak_rss as f64 / 1024.0,
+        );
+    }
+    let sustained: u64 = match peer {
+        true => 0,
+        false => std::env::var("BENCH_SUSTAINED").ok().and_then(|s| s.parse().ok()).unwrap_or(3000),
+    };
+    if sustained > 0 {
+        let (events, elapsed) = sustained_turns(&server, &line, first, sustained).await;
+        println!(
+            "sustained full turns (fake LLM answering at once): {events} events answered in {:.1} s = {:.0} turns/s",
+            elapsed.as_secs_f64(),
+            events as f64 / elapsed.as_secs_f64()
+        );
+    }
+    let flood_events: u64 =
+        std::env::var("BENCH_FLOOD").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    if flood_events > 0 {
+        let r = flood(&server, first + sustained, flood_events, 32).await;
+        println!(
+            "flood of untriggered group messages (32 connections): {} of {flood_events} acked in {:.1} s = {:.0}/s; server CPU per message {:.1} µs; RSS at the end of the acks {:.1} MiB, peak {:.1} MiB",
+            r.acked,
+            r.acked_in.as_secs_f64(),
+            r.acked as f64 / r.acked_in.as_secs_f64(),
+            r.cpu as f64 / TICKS_PER_SECOND * 1e6 / flood_events as f64,
+            r.rss_after_acks as f64 / 1024.0,
+            r.peak_rss as f64 / 1024.0,
+        );
+        if let Some(drain) = &r.drain {
+            println!(
+                "  all handled after {:.1} s = {:.0}/s handled; {drain}; each logged once: {}",
+                r.handled_in.as_secs_f64(),
+                (drain.logged.max(0) as f64) / r.handled_in.as_secs_f64(),
+                drain.pending == 0
+                    && drain.logged == flood_events as i64
+                    && drain.distinct == flood_events as i64,
+            );
+        }
+    }
+    let (rss, hwm) = memory_kib(server.pid());
+    println!(
+        "RSS after the load: {:.1} MiB (peak {:.1} MiB)",
+        rss as f64 / 1024.0,
+        hwm as f64 / 1024.0
+    );
+}
+
+/// `turns` full turns, one at a time, and what they took: webhook → LLM asks for weather →
+/// forecast → LLM answers → reply with a card. Every fake answers at once, so the time is
+/// hearth's own plus loopback.
+async fn full_turns(server: &Server, line: &FakeLine, llm: &FakeLlm, turns: u64) {
     let mut turn_latency = Vec::new();
     let turns = turns.max(1);
     let cpu_before = cpu_ticks(server.pid());
@@ -487,55 +597,4 @@ async fn main() {
         cpu_ticks_used as f64 / TICKS_PER_SECOND * 1e3 / turns as f64,
     );
     line.clear();
-
-    let mut first = 10_000_000;
-    for rate in rates {
-        let (latencies, failures, peak_rss) = steady_load(&server, first, rate, secs).await;
-        first += rate * secs;
-        // Let the background turns drain before the next rate.
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        line.clear();
-        println!(
-            "ack at {rate} events/s for {secs} s ({} events, {failures} failed): p50 {} p99 {} max {}; RSS under load up to {:.1} MiB",
-            latencies.len(),
-            ms(percentile(&latencies, 50.0)),
-            ms(percentile(&latencies, 99.0)),
-            ms(latencies.last().copied().unwrap_or_default()),
-            peak_rss as f64 / 1024.0,
-        );
-    }
-    let sustained: u64 =
-        std::env::var("BENCH_SUSTAINED").ok().and_then(|s| s.parse().ok()).unwrap_or(3000);
-    let (events, elapsed) = sustained_turns(&server, &line, first, sustained).await;
-    println!(
-        "sustained full turns (fake LLM answering at once): {events} events answered in {:.1} s = {:.0} turns/s",
-        elapsed.as_secs_f64(),
-        events as f64 / elapsed.as_secs_f64()
-    );
-    let flood_events: u64 =
-        std::env::var("BENCH_FLOOD").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    if flood_events > 0 {
-        let r = flood(&server, first + sustained, flood_events, 32).await;
-        println!(
-            "flood of untriggered group messages (32 connections): {} of {flood_events} acked in {:.1} s = {:.0}/s; all handled after {:.1} s = {:.0}/s handled; hearth CPU per message {:.1} µs; RSS at the end of the acks {:.1} MiB, peak {:.1} MiB; {}; each logged once: {}",
-            r.acked,
-            r.acked_in.as_secs_f64(),
-            r.acked as f64 / r.acked_in.as_secs_f64(),
-            r.handled_in.as_secs_f64(),
-            (r.drain.logged.max(0) as f64) / r.handled_in.as_secs_f64(),
-            r.cpu as f64 / TICKS_PER_SECOND * 1e6 / flood_events as f64,
-            r.rss_after_acks as f64 / 1024.0,
-            r.peak_rss as f64 / 1024.0,
-            r.drain,
-            r.drain.pending == 0
-                && r.drain.logged == flood_events as i64
-                && r.drain.distinct == flood_events as i64,
-        );
-    }
-    let (rss, hwm) = memory_kib(server.pid());
-    println!(
-        "RSS after the load: {:.1} MiB (peak {:.1} MiB)",
-        rss as f64 / 1024.0,
-        hwm as f64 / 1024.0
-    );
 }
