@@ -2,15 +2,16 @@
 //! them away, or writes their images for a look (what `hearth doctor` says of them:
 //! [`crate::cli::doctor::menus`]).
 //!
-//! `install` draws both menus, has LINE validate each, creates it, uploads its image (on the
-//! data host), points its alias (`hearth-everyday`, `hearth-care`) at it, makes the everyday
-//! menu the default for everyone, links the new care menu to whoever had the old one, and only
-//! then deletes hearth's older menus. Menus are hearth's by name (`hearth-…`): any other menu,
+//! `install` draws the menus, has LINE validate each, creates it, uploads its image (on the
+//! data host), points its alias (`hearth-everyday`, `hearth-care`, `hearth-everyday-en`) at it,
+//! makes the everyday menu the default for everyone, links the new care menu to whoever had the
+//! old one and the English menu to every English speaker no care plan asks, and only then
+//! deletes hearth's older menus. Menus are hearth's by name (`hearth-…`): any other menu,
 //! alias or default of the channel is left as it was. Running it twice leaves one set.
 
 use std::path::Path;
 
-use crate::features::care::menu::links::CareMenuLinks;
+use crate::features::richmenu::care_links::CareMenuLinks;
 use crate::features::richmenu::{self, Built, layout};
 use crate::line::client::{LineClient, LineError};
 use crate::line::postback::PostbackKey;
@@ -79,7 +80,7 @@ pub fn key(config: &Config) -> PostbackKey {
     PostbackKey::new(&config.postback_key, &config.line_channel_secret)
 }
 
-/// Both menus, built with this deployment's key.
+/// Every menu, built with this deployment's key.
 pub fn built(config: &Config) -> Result<Vec<Built>, RichMenuError> {
     let key = key(config);
     layout::MENUS
@@ -130,19 +131,30 @@ pub async fn install(config: &Config, store: &Store) -> Result<String, RichMenuE
         report += &format!("created {} ({id}, {} bytes of image)\n", menu.name(), menu.image.len());
         created.push((alias, id));
     }
-    let everyday = &created[0].1;
-    line.set_default_rich_menu(everyday)
+    let id_of = |alias: &str| {
+        created.iter().find(|(a, _)| *a == alias).map(|(_, id)| id.clone()).unwrap_or_default()
+    };
+    line.set_default_rich_menu(&id_of(layout::EVERYDAY.alias))
         .await
         .map_err(at_line("making the everyday menu the default"))?;
     report += &format!("{} is everyone's default\n", layout::EVERYDAY.alias);
-    let care = &created[1].1;
-    let relinked = CareMenuLinks::new(line.clone(), store.clone())
-        .relink_all(care)
+    let links = CareMenuLinks::new(line.clone(), store.clone());
+    let relinked = links
+        .relink_all(&id_of(layout::CARE.alias))
         .await
         .map_err(|e| RichMenuError::Store(e.to_string()))?;
     report += &format!(
         "{} is linked to {relinked} person(s) a care plan asks (others follow within a care round)\n",
         layout::CARE.alias
+    );
+    let english = links
+        .english()
+        .relink_all(&id_of(layout::EVERYDAY_EN.alias))
+        .await
+        .map_err(|e| RichMenuError::Store(e.to_string()))?;
+    report += &format!(
+        "{} is linked to {english} person(s) whose LINE profile says English\n",
+        layout::EVERYDAY_EN.alias
     );
     for old in before {
         line.delete_rich_menu(&old).await.map_err(at_line("deleting an older hearth menu"))?;
@@ -176,6 +188,11 @@ pub async fn remove(config: &Config, store: &Store) -> Result<String, RichMenuEr
             .await
             .map_err(|e| RichMenuError::Store(e.to_string()))?;
     }
+    CareMenuLinks::new(line.clone(), store.clone())
+        .english()
+        .forget_links()
+        .await
+        .map_err(|e| RichMenuError::Store(e.to_string()))?;
     if ours.is_empty() {
         report += "hearth has no rich menus installed\n";
     }

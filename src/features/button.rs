@@ -45,6 +45,8 @@ pub struct ActionServices {
     /// The quota's bookkeeping, which also knows who has hearth as a friend (where a care
     /// notice goes).
     pub quota: crate::push::quota::QuotaTracker,
+    /// Starts and stops care plans, the care menu following at once.
+    pub care_plans: crate::features::richmenu::care_plans::CarePlans,
 }
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.

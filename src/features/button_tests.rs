@@ -149,6 +149,7 @@ async fn services() -> ActionServices {
         true,
     );
     ActionServices {
+        care_plans: crate::features::richmenu::care_plans::CarePlans::new(store.clone(), None),
         store,
         quota,
         reminder_nudge: Arc::new(Notify::new()),

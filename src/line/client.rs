@@ -100,10 +100,16 @@ struct ErrorBody {
     message: String,
 }
 
-#[derive(Deserialize)]
+/// What LINE's profile says of a user.
+#[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Profile {
-    display_name: String,
+pub struct Profile {
+    /// Their display name.
+    pub display_name: String,
+    /// Their language (a BCP 47 tag: `en`, `zh-TW`), in the profile of a 1:1 chat only, and
+    /// only once they consented to LINE's privacy policy.
+    #[serde(default)]
+    pub language: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -337,12 +343,13 @@ impl LineClient {
         if answer.status.is_success() { Ok(()) } else { Err(answer.error()) }
     }
 
-    /// A user's display name, through the profile API that fits the conversation.
-    pub async fn display_name(
+    /// A user's profile, through the profile API that fits the conversation (a group's or
+    /// room's has no language).
+    pub async fn profile(
         &self,
         conversation: &Conversation,
         user_id: &str,
-    ) -> Result<String, LineError> {
+    ) -> Result<Profile, LineError> {
         let path = match conversation.kind {
             ChatKind::User => format!("/v2/bot/profile/{user_id}"),
             ChatKind::Group => format!("/v2/bot/group/{}/member/{user_id}", conversation.id),
@@ -355,9 +362,8 @@ impl LineClient {
             return Err(answer.error());
         }
         let status = answer.status;
-        let profile: Profile = serde_json::from_slice(&answer.body)
-            .map_err(|_| LineError::Rejected { status, message: "unreadable profile".into() })?;
-        Ok(profile.display_name)
+        serde_json::from_slice(&answer.body)
+            .map_err(|_| LineError::Rejected { status, message: "unreadable profile".into() })
     }
 }
 

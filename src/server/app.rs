@@ -152,7 +152,7 @@ pub struct Hearth {
     /// Asks care plans' doses and tells their caregivers.
     pub care: crate::features::care::watcher::CareWatcher,
     /// Links the care menu to whoever a care plan asks, and takes it away after.
-    pub care_menus: crate::features::care::menu::links::CareMenuLinks,
+    pub care_menus: crate::features::richmenu::care_links::CareMenuLinks,
     /// Seconds between rounds of the care loop (0: off).
     pub(crate) care_tick_secs: u64,
     /// How long care readings and doses are kept (`HEARTH_CARE_RETENTION_DAYS`).
@@ -233,7 +233,14 @@ impl Hearth {
             config.personal_reminders_1to1,
         )
         .keeping_back(Arc::new(crate::features::care::cost::CareReserve::new(store.clone())));
+        let care_menus =
+            crate::features::richmenu::care_links::CareMenuLinks::new(line.clone(), store.clone());
+        let care_plans = crate::features::richmenu::care_plans::CarePlans::new(
+            store.clone(),
+            Some(care_menus.clone()),
+        );
         let services = Services {
+            care_plans: care_plans.clone(),
             sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
@@ -256,6 +263,7 @@ impl Hearth {
             public_url: config.public_url.clone(),
             liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
             quota: services.quota.clone(),
+            care_plans,
         };
         let palette = Palette::new(config.price_colors);
         let owner = process_owner();
@@ -348,11 +356,8 @@ impl Hearth {
             home: services.home.clone(),
             media,
             speech: speech.clone(),
+            english_menu: care_menus.english().clone(),
         });
-        let care_menus = crate::features::care::menu::links::CareMenuLinks::new(
-            turns.line.clone(),
-            store.clone(),
-        );
         let inbox = Arc::new(Inbox::new(
             turns.clone(),
             owner,

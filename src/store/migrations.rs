@@ -63,6 +63,7 @@ embedded![
     "0032_care_menu.sql",
     "0033_spoken_answers.sql",
     "0034_one_lease_vocabulary.sql",
+    "0035_person_menus.sql",
     "0036_held_calls_and_lease_words.sql",
 ];
 

@@ -67,6 +67,7 @@ mod memory;
 mod migrations;
 mod outbox;
 mod pairing_guesses;
+mod person_menus;
 mod photos;
 mod places;
 mod public_alerts;

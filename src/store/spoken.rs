@@ -5,6 +5,8 @@ use super::{Store, StoreError};
 
 const ON: &str = "INSERT INTO spoken_answers (conversation_id, user_id, set_at) VALUES ($1, $2, $3) ON CONFLICT (conversation_id, user_id) DO UPDATE SET set_at = excluded.set_at";
 const OFF: &str = "DELETE FROM spoken_answers WHERE conversation_id = $1 AND user_id = $2";
+const ASKERS: &str =
+    "SELECT user_id FROM spoken_answers WHERE conversation_id = $1 ORDER BY user_id";
 const ASKED: &str = "SELECT COUNT(*) FROM spoken_answers WHERE conversation_id = $1 AND (user_id = '' OR user_id = $2)";
 
 impl Store {
@@ -51,5 +53,15 @@ impl Store {
             .fetch_one(db)
             .await)?;
         Ok(n > 0)
+    }
+
+    /// Who asked for spoken answers in `conversation_id`: `""` for the whole chat, else a
+    /// member's user id.
+    pub async fn spoken_askers(&self, conversation_id: &str) -> Result<Vec<String>, StoreError> {
+        let rows: Vec<(String,)> = db!(self, db => sqlx::query_as(ASKERS)
+            .bind(conversation_id)
+            .fetch_all(db)
+            .await)?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 }

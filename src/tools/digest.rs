@@ -60,7 +60,7 @@ fn request(args: &Args) -> DigestRequest {
 
 impl Tool for Digest {
     const NAME: &'static str = "digest";
-    const DESCRIPTION: &'static str = "This chat's daily digest (每日摘要, 早安摘要): weather, today's reminders and birthdays, list items, moved prices, lunar date, official alerts. Set, change, or off.";
+    const DESCRIPTION: &'static str = "This chat's daily digest (每日摘要, 早安摘要): weather, reminders, birthdays, lists, moved prices, lunar date, official alerts. Set, change, or off.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -92,7 +92,7 @@ fn currency_code(input: &str) -> Result<String, ToolError> {
 
 impl Tool for Fx {
     const NAME: &'static str = "fx";
-    const DESCRIPTION: &'static str = "Convert between fiat currencies (ISO 4217: USD, TWD, JPY, EUR…) at today's rate. Does NOT handle cryptocurrencies (BTC, ETH, USDT…): see get_quote.";
+    const DESCRIPTION: &'static str = "Convert fiat currencies (USD, TWD, JPY, EUR…) at today's rate. Does NOT handle cryptocurrencies (BTC, USDT…): get_quote.";
     type Args = Args;
     type Output = Output;
 

@@ -82,7 +82,7 @@ impl GetQuote {
 
 impl Tool for GetQuote {
     const NAME: &'static str = "get_quote";
-    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or crypto (Taiwan, US; crypto in USD): 股價, ETF, 指數, 比特幣. For another currency (0.1 BTC 換台幣) also call fx from USD (amount 1) in the same round and multiply. To be told when a price reaches a level: price_alert.";
+    const DESCRIPTION: &'static str = "Current price and today's change of a stock, ETF, index or crypto (Taiwan, US; crypto in USD): 股價, 指數, 比特幣. For another currency (0.1 BTC 換台幣) also call fx from USD (amount 1) in the same round and multiply.";
     type Args = Args;
     type Output = Output;
 

@@ -54,6 +54,8 @@ pub struct Services {
     pub sandbox: crate::sources::sandbox::Sandbox,
     /// The deployment can speak answers (`HEARTH_TTS_MODEL` and `HEARTH_PUBLIC_URL`).
     pub speaks: bool,
+    /// Starts and stops care plans, the care menu following at once.
+    pub care_plans: crate::features::richmenu::care_plans::CarePlans,
 }
 
 impl Services {
@@ -76,6 +78,7 @@ impl Services {
         let quota = QuotaTracker::new(store.clone(), line, clock, tz, true);
         Ok(Self {
             sources,
+            care_plans: crate::features::richmenu::care_plans::CarePlans::new(store.clone(), None),
             store,
             reminder_nudge: Arc::default(),
             care_nudge: Arc::default(),
@@ -123,6 +126,7 @@ pub fn registry(s: &Services) -> Result<Registry, RegistryError> {
         .tool(quota::Quota::new(s.quota.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(
             s.store.clone(),
+            s.care_plans.clone(),
             s.quota.clone(),
             s.work_calendar.clone(),
             s.care_nudge.clone(),

@@ -92,7 +92,7 @@ fn chat_label(chat: &str, here: &str, lang: Lang) -> String {
 
 impl Tool for Quota {
     const NAME: &'static str = "quota";
-    const DESCRIPTION: &'static str = "This month's LINE message quota (額度還剩多少): used, left, and what scheduled pushes will spend. Replies are free; pushes cost one message per person in the chat.";
+    const DESCRIPTION: &'static str = "This month's LINE message quota (額度還剩多少): used, left, what scheduled pushes will spend. Replies are free; a push costs one per person in the chat.";
     type Args = Args;
     type Output = Output;
 

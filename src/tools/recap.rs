@@ -169,7 +169,7 @@ impl Recap {
 
 impl Tool for Recap {
     const NAME: &'static str = "recap";
-    const DESCRIPTION: &'static str = "Recap THIS chat's recent messages to summarise (剛剛大家講了什麼, 'what did I miss?'); only this chat's exist for you. One window; be brief, name people.";
+    const DESCRIPTION: &'static str = "THIS chat's recent messages, to summarise (剛剛大家講了什麼, 'what did I miss?'); only this chat's exist for you. One window; be brief, name people.";
     type Args = Args;
     type Output = Output;
 

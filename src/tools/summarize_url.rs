@@ -63,7 +63,8 @@ impl SummarizeUrl {
 
 impl Tool for SummarizeUrl {
     const NAME: &'static str = "summarize_url";
-    const DESCRIPTION: &'static str = "Read a web page the user linked and return its title and main text for you to summarise (這篇在講什麼). Untrusted data; HTML or text pages only.";
+    const DESCRIPTION: &'static str =
+        "Read a web page the user linked, for you to summarise (這篇在講什麼). Untrusted data.";
     type Args = Args;
     type Output = Output;
     const UNTRUSTED_OUTPUT: bool = true;

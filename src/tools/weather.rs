@@ -14,7 +14,7 @@ use crate::store::Store;
 /// Arguments of `weather`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// The place as written ("台北", "Tokyo"); null when none is named.
+    /// As written ("台北", "Tokyo").
     pub location: Option<String>,
     /// Days from today through the last day asked: 1 today, 2 tomorrow, 3 後天; 這週末 to Sunday. Default 3.
     pub days: Option<u8>,
@@ -85,7 +85,7 @@ impl Weather {
 
 impl Tool for Weather {
     const NAME: &'static str = "weather";
-    const DESCRIPTION: &'static str = "Weather forecast: now, and each day's high/low and chance of rain (7 days). For weather, rain, umbrellas (要帶傘嗎), clothes. No place named: location null; do not ask which city.";
+    const DESCRIPTION: &'static str = "Forecast: now, and each day's high/low and chance of rain (7 days), for weather, rain, umbrellas (要帶傘嗎), clothes. No place named: location null; do not ask which city.";
     type Args = Args;
     type Output = Output;
 

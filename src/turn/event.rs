@@ -389,7 +389,8 @@ impl Turns {
             }
         };
         let style = self.reply_style(conversation);
-        let replies = assemble(&answer, &style);
+        let mut replies = assemble(&answer, &style);
+        self.speak_tapped(source, &answer, &mut replies).await;
         self.deliver(event, conversation, replies, Some((&answer, &style)), received_at, kept)
             .await;
     }
@@ -439,8 +440,12 @@ impl Turns {
         }
         let in_group = conversation.is_multi_person();
         let member = [user_id.to_string()];
-        match self.line.display_name(conversation, user_id).await {
-            Ok(name) => {
+        match self.line.profile(conversation, user_id).await {
+            Ok(profile) => {
+                if let Some(language) = profile.language.as_deref().filter(|_| !in_group) {
+                    self.menu_for_language(user_id, language, now).await;
+                }
+                let name = profile.display_name;
                 if let Err(e) = self.store.save_member(&conversation.id, user_id, &name, now).await
                 {
                     tracing::warn!(error = %e, "could not cache a display name");

@@ -1,7 +1,7 @@
 //! What happens to one event: whether a group message called hearth ([`gate`]), who is served
 //! and how often ([`limits`]), the event itself ([`event`]: log, agent; [`deliver`]: reply or push), the quoted
 //! message of a quote-reply ([`quoted`]), stickers ([`sticker`]), photos, voice and files
-//! ([`media`]), spoken answers ([`speech`]), the one welcome ([`welcome`]), the chat log's retention ([`privacy`]) and the
+//! ([`media`]), spoken answers ([`speech`]), the menu of a person's language ([`menus`]), the one welcome ([`welcome`]), the chat log's retention ([`privacy`]) and the
 //! writes a turn keeps for its end ([`answers`]).
 
 pub mod answers;
@@ -10,6 +10,7 @@ pub mod event;
 pub mod gate;
 pub mod limits;
 pub mod media;
+pub mod menus;
 pub mod native;
 pub mod privacy;
 pub mod quoted;
@@ -73,6 +74,8 @@ pub struct Turns {
     pub media: crate::features::media::Media,
     /// Speaks answers; `None` without `HEARTH_TTS_MODEL` or `HEARTH_PUBLIC_URL`.
     pub speech: Option<crate::features::speech::Speech>,
+    /// Links the English everyday menu to whoever's LINE profile says English.
+    pub english_menu: crate::features::richmenu::english::EnglishMenu,
 }
 
 impl Turns {

@@ -2,11 +2,12 @@
 //! or of a question that came as a voice message, also goes as an audio message at the end of
 //! the same reply ([`crate::features::speech`]). What it costs is added to the turn's tokens,
 //! so it counts against the same daily budgets; a speech request that fails leaves the text
-//! to go alone.
+//! to go alone. The text answer to a tapped button (a rich menu's, a card's) is spoken the same
+//! way, within the same budgets.
 
 use crate::contract::Answer;
 use crate::features::speech;
-use crate::line::message::{MAX_MESSAGES, Message};
+use crate::line::message::{MAX_MESSAGES, Message, append_last};
 use crate::line::webhook::EventSource;
 use crate::llm::openai::Usage;
 use crate::platform::i18n::Lang;
@@ -38,14 +39,7 @@ impl Turns {
         if replies >= MAX_MESSAGES {
             return None;
         }
-        let chat = &source.conversation.id;
-        let asked_for = match self.store.spoken(chat, source.user_id.as_deref()).await {
-            Ok(asked_for) => asked_for,
-            Err(e) => {
-                tracing::warn!(error = %e, "spoken answers setting unavailable");
-                false
-            }
-        };
+        let asked_for = self.asked_for_speech(source).await;
         if !speech::wanted(asked_for, by_voice, speech.voice_for_voice()) {
             return None;
         }
@@ -57,6 +51,43 @@ impl Turns {
             Err(error) => {
                 tracing::warn!(%error, "answer not spoken; the text goes alone");
                 None
+            }
+        }
+    }
+
+    /// Adds to `replies` the audio of a tapped button's text `answer`, when `source`'s chat (or
+    /// its member) asked for spoken answers and there is room for it. A tap is not a turn: as
+    /// for a spoken push, the chat's and the service's tokens left today are checked and the
+    /// speech is counted against them.
+    pub(crate) async fn speak_tapped(
+        &self,
+        source: &EventSource,
+        answer: &Answer,
+        replies: &mut Vec<Message>,
+    ) {
+        let Some(speech) = self.speech.as_ref() else { return };
+        if answer.text.trim().is_empty()
+            || replies.len() >= MAX_MESSAGES
+            || !self.asked_for_speech(source).await
+        {
+            return;
+        }
+        let chat = &source.conversation.id;
+        if let Some(audio) =
+            speech.speak_for_push(&self.store, chat, &answer.text, Lang::ZhTw).await
+        {
+            append_last(replies, audio);
+        }
+    }
+
+    /// Whether `source`'s chat, or its member, asked for spoken answers (a store failure: no).
+    async fn asked_for_speech(&self, source: &EventSource) -> bool {
+        let chat = &source.conversation.id;
+        match self.store.spoken(chat, source.user_id.as_deref()).await {
+            Ok(asked_for) => asked_for,
+            Err(e) => {
+                tracing::warn!(error = %e, "spoken answers setting unavailable");
+                false
             }
         }
     }

@@ -120,3 +120,28 @@ async fn the_out_file_must_be_new_unless_forced_and_a_symbolic_link_is_never_wri
     assert!(export_cli(&db, &["--chat", FAMILY, "--out", &path(&fresh)]).0, "a new file");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `chat`'s export as JSON.
+async fn exported(h: &Harness, chat: &str) -> Value {
+    let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
+    let calendar = hearth::sources::calendar::WorkCalendar::builtin().expect("calendar");
+    let now = hearth::platform::clock::Clock::now(&*h.clock);
+    let document = hearth::cli::export::export(&h.app.store, chat, &tz, Lang::ZhTw, &calendar, now)
+        .await
+        .expect("export");
+    serde_json::to_value(&document).expect("json")
+}
+
+#[tokio::test]
+async fn an_export_says_who_asked_for_spoken_answers() {
+    let h = Harness::start().await;
+    let store = &h.app.store;
+    assert!(exported(&h, MOM).await["spoken_answers"].is_null(), "nobody asked");
+    store.set_spoken(MOM, None, true, 1).await.expect("on");
+    store.save_member(FAMILY, MOM, "媽媽", 1).await.expect("name");
+    store.set_spoken(FAMILY, Some(MOM), true, 1).await.expect("on for her");
+    let dm = exported(&h, MOM).await;
+    assert_eq!(dm["spoken_answers"], json!({"whole_chat": true, "members": []}), "{dm}");
+    let group = exported(&h, FAMILY).await;
+    assert_eq!(group["spoken_answers"], json!({"whole_chat": false, "members": ["媽媽"]}));
+}

@@ -25,6 +25,11 @@ const CHAT_FREE_TABLES: &[(&str, &str)] = &[
         "which LINE users hearth linked the care menu to and when each last tapped 📞: a user id \
          and two values, no chat's data",
     ),
+    (
+        "person_menus",
+        "the language LINE's profile gives a LINE user and the English menu linked to them: a \
+         user id and three values, no chat's data",
+    ),
     ("pairing_guesses", "how many pairing codes were tried each minute, by every chat together"),
     (
         "token_usage",

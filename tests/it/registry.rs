@@ -291,7 +291,21 @@ async fn dispatch_turns_every_problem_into_an_error_reply() {
 
 #[tokio::test]
 async fn the_definitions_stay_within_the_token_budget_and_twenty_tools_in_both_kinds_of_chat() {
-    let registry = production().await;
+    // The most a deployment offers: web search and spoken answers both configured.
+    let mut config = Config::defaults();
+    config.searxng_url = "http://searxng.invalid:8080".into();
+    config.tts_model = "tts-test".into();
+    config.tts_url = "http://speech.invalid".into();
+    config.public_url = Some("https://hearth.example".into());
+    let services = hearth::tools::Services::offline(
+        &config,
+        Sources::from_config(&config).expect("sources"),
+        Store::in_memory().await.expect("store"),
+        hearth::sources::calendar::WorkCalendar::builtin().expect("calendar"),
+    )
+    .expect("services");
+    let registry = hearth::tools::registry(&services).expect("registry");
+    assert!(registry.offers("spoken_answers") && registry.offers("web_search"));
     for (audience, budget) in [(Audience::OneToOne, 3_800), (Audience::Group, 4_300)] {
         let definitions = registry.definitions(audience);
         let (each, total) = hearth::llm::tokens::of_tools(&definitions, true);

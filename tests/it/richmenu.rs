@@ -1,10 +1,13 @@
 //! hearth's rich menus against the fake LINE API: `hearth richmenu install` creates the
-//! everyday and care menus (validated, their images uploaded on the data host, aliased, the
-//! everyday one everyone's default) and, run again, replaces them and leaves one set and every
-//! other menu alone; `remove` takes hearth's away; the doctor says whether they are current. A
-//! care plan started links the care menu to 阿嬤, stopped unlinks it; ✅ 我吃藥了 confirms her
-//! open dose once, and from no one else's chat; 📞 叫家人 tells her caregivers at most once per
-//! 10 minutes; 🩺 量血壓 asks for the reading.
+//! everyday, care and English everyday menus (validated, their images uploaded on the data
+//! host, aliased, the everyday one everyone's default) and, run again, replaces them and leaves
+//! one set and every other menu alone; `remove` takes hearth's away; the doctor says whether
+//! they are current. A care plan started links the care menu to 阿嬤 at once, stopped unlinks it
+//! at once (no care round needed); someone whose LINE profile says English gets the English
+//! menu at their first message, the care menu first while a plan asks them and
+//! the English menu back after; ✅ 我吃藥了 confirms her open dose once, and from no one else's
+//! chat; 📞 叫家人 tells her caregivers at most once per 10 minutes; 🩺 量血壓 asks for the
+//! reading.
 
 use serde_json::{Value, json};
 
@@ -56,7 +59,7 @@ async fn install_twice_leaves_one_set_of_hearth_s_menus_and_every_other_menu_alo
     let second = install(&h).await;
     assert!(second.contains("deleted the older"), "{second}");
     let ours = hearths_menus(&h);
-    assert_eq!(ours.len(), 2, "one everyday and one care menu: {ours:#?}");
+    assert_eq!(ours.len(), 3, "one everyday, one care and one English menu: {ours:#?}");
     let everyday = menu(&h, "hearth-everyday");
     assert_eq!(h.line.default_rich_menu().as_deref(), everyday["richMenuId"].as_str());
     let labels: Vec<&str> = everyday["areas"]
@@ -86,8 +89,25 @@ async fn install_twice_leaves_one_set_of_hearth_s_menus_and_every_other_menu_alo
     // Validated before each creation; the image went to the data host.
     let paths: Vec<String> =
         h.line.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
-    assert_eq!(paths.iter().filter(|p| *p == "POST /v2/bot/richmenu/validate").count(), 4);
-    assert_eq!(paths.iter().filter(|p| p.ends_with("/content")).count(), 4);
+    assert_eq!(paths.iter().filter(|p| *p == "POST /v2/bot/richmenu/validate").count(), 6);
+    assert_eq!(paths.iter().filter(|p| p.ends_with("/content")).count(), 6);
+    let english = menu(&h, "hearth-everyday-en");
+    let labels: Vec<&str> = english["areas"]
+        .as_array()
+        .expect("areas")
+        .iter()
+        .filter_map(|a| a["action"]["label"].as_str())
+        .collect();
+    assert_eq!(
+        labels,
+        ["Weather today", "My reminders", "Shopping list", "Stocks", "Family page", "Help"]
+    );
+    assert_eq!(
+        english["areas"][0]["action"],
+        json!({"type": "message", "label": "Weather today", "text": "Weather today"}),
+        "what typing it in English would do"
+    );
+    assert!(postback_data(&english, "open_page").is_some(), "🏠 as on the zh-TW menu");
     let found =
         hearth::cli::doctor::menus::check(&h.config, &line_client(&h)).await.expect("check");
     assert_eq!(found.status, Status::Pass, "{found:?}");
@@ -118,25 +138,14 @@ async fn doctor_says_menus_of_another_key_are_out_of_date() {
     assert!(found.message.contains("out of date"), "{found:?}");
 }
 
-#[tokio::test]
-async fn a_care_plan_started_links_the_care_menu_to_her_and_stopped_unlinks_it() {
-    let h = harness().await;
-    install(&h).await;
-    let care = h.line.rich_menu_alias("hearth-care").expect("care menu");
-    plan(&h, json!({})).await;
-    let round = h.app.care_menus.sync().await.expect("links");
-    assert_eq!(round.linked, 1, "{round:?}");
-    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(care.clone()));
-    for caregiver in [MOM, DAD] {
-        assert_eq!(h.line.linked_rich_menu(caregiver), None, "the everyday menu stays theirs");
-    }
-    assert_eq!(h.app.care_menus.sync().await.expect("links"), Default::default(), "once");
-    // A new install moves her to the new care menu.
-    install(&h).await;
-    let new = h.line.rich_menu_alias("hearth-care").expect("care menu");
-    assert_ne!(new, care);
-    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(new));
-    // Stopped: 🛑 on the stop card.
+/// `user` says hello in their 1:1 chat, where hearth first learns their profile.
+async fn says_hello(h: &Harness, user: &str) {
+    h.llm.reply_text("Hello!");
+    h.send(vec![h.dm(user, "Hello")]).await;
+}
+
+/// 小美 stops 阿嬤's plan: 🛑 on the stop card in the group.
+async fn stop_plan(h: &Harness) {
     h.call_tool(
         in_group(FAMILY, MOM),
         "小幫手 阿嬤的照顧計畫停掉",
@@ -147,8 +156,103 @@ async fn a_care_plan_started_links_the_care_menu_to_her_and_stopped_unlinks_it()
     let body = h.line.replies().last().expect("card").body.clone();
     let stop = postback_data(&body, "care_stop").expect("🛑");
     h.send(vec![h.postback(in_group(FAMILY, MOM), &stop)]).await;
-    assert_eq!(h.app.care_menus.sync().await.expect("links").unlinked, 1);
+}
+
+#[tokio::test]
+async fn a_care_plan_started_links_the_care_menu_to_her_and_stopped_unlinks_it() {
+    let h = harness().await;
+    install(&h).await;
+    let care = h.line.rich_menu_alias("hearth-care").expect("care menu");
+    plan(&h, json!({})).await;
+    // At once: the tap on ✅ 開始 linked it, no care round ran.
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(care.clone()));
+    for caregiver in [MOM, DAD] {
+        assert_eq!(h.line.linked_rich_menu(caregiver), None, "the everyday menu stays theirs");
+    }
+    assert_eq!(h.app.care_menus.sync().await.expect("links"), Default::default(), "once");
+    // A new install moves her to the new care menu.
+    install(&h).await;
+    let new = h.line.rich_menu_alias("hearth-care").expect("care menu");
+    assert_ne!(new, care);
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(new));
+    // Stopped: 🛑 on the stop card takes it away at once.
+    stop_plan(&h).await;
     assert_eq!(h.line.linked_rich_menu(GRANDMA), None);
+    assert_eq!(h.app.care_menus.sync().await.expect("links"), Default::default(), "done");
+}
+
+#[tokio::test]
+async fn pausing_and_resuming_a_plan_by_the_tool_keeps_her_menu_and_stopping_takes_it_at_once() {
+    let h = harness().await;
+    install(&h).await;
+    let care = h.line.rich_menu_alias("hearth-care").expect("care menu");
+    plan(&h, json!({})).await;
+    let group = in_group(FAMILY, MOM);
+    for action in ["pause", "resume"] {
+        h.call_tool(group.clone(), "小幫手 阿嬤的照顧計畫", "care", json!({"action": action}))
+            .await;
+        assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(care.clone()), "{action}");
+    }
+    // Stopped by the tool's 🛑: taken away at once.
+    stop_plan(&h).await;
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), None);
+}
+
+#[tokio::test]
+async fn an_english_speaker_gets_the_english_menu_and_the_care_menu_comes_first() {
+    let h = harness().await;
+    install(&h).await;
+    let english = h.line.rich_menu_alias("hearth-everyday-en").expect("English menu");
+    let care = h.line.rich_menu_alias("hearth-care").expect("care menu");
+    h.line.set_profile(GRANDMA, "Grandma");
+    h.line.set_profile_language(GRANDMA, "en");
+    says_hello(&h, GRANDMA).await;
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(english.clone()), "at her first message");
+    // A plan asks her: the care menu, at once; stopped: the English menu again, not the default.
+    plan(&h, json!({})).await;
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(care));
+    stop_plan(&h).await;
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(english.clone()));
+    // A new install moves her to the new English menu; remove takes it away.
+    install(&h).await;
+    let new = h.line.rich_menu_alias("hearth-everyday-en").expect("English menu");
+    assert_ne!(new, english);
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), Some(new));
+}
+
+#[tokio::test]
+async fn an_english_speaker_s_first_message_links_the_english_menu_and_others_keep_the_default() {
+    let h = harness().await;
+    install(&h).await;
+    let english = h.line.rich_menu_alias("hearth-everyday-en").expect("English menu");
+    h.line.set_profile(DAD, "Dad");
+    h.line.set_profile_language(DAD, "en-GB");
+    h.line.set_profile(MOM, "媽媽");
+    for (who, said) in [(DAD, "What's the weather today?"), (MOM, "今天天氣")] {
+        h.llm.reply_text("☀️");
+        h.send(vec![h.dm(who, said)]).await;
+    }
+    assert_eq!(h.line.linked_rich_menu(DAD), Some(english));
+    assert_eq!(h.line.linked_rich_menu(MOM), None, "the default (zh-TW) menu");
+    // In a group, whose member profiles carry no language, nothing is linked.
+    h.line.set_profile(GRANDMA, "Grandma");
+    h.line.set_profile_language(GRANDMA, "en");
+    h.llm.reply_text("☀️");
+    h.send(vec![h.group_text(FAMILY, GRANDMA, "小幫手 weather")]).await;
+    assert_eq!(h.line.linked_rich_menu(GRANDMA), None);
+}
+
+#[tokio::test]
+async fn without_an_installed_english_menu_nobody_is_linked_until_install() {
+    let h = harness().await;
+    h.line.set_profile(DAD, "Dad");
+    h.line.set_profile_language(DAD, "en");
+    says_hello(&h, DAD).await;
+    assert_eq!(h.line.linked_rich_menu(DAD), None);
+    let said = install(&h).await;
+    assert!(said.contains("hearth-everyday-en is linked to 1 person"), "{said}");
+    let english = h.line.rich_menu_alias("hearth-everyday-en").expect("English menu");
+    assert_eq!(h.line.linked_rich_menu(DAD), Some(english));
 }
 
 #[tokio::test]

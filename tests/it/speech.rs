@@ -315,3 +315,49 @@ async fn a_care_prompt_is_not_spoken_once_her_chat_spent_the_days_tokens_but_sti
     assert!(postback_data(&push, "care_taken").is_some());
     assert_eq!(media.speech_requests().len(), spoken_before, "the speech server was not asked");
 }
+
+/// What 阿嬤 hears back after tapping ✅ on her 08:00 prompt: the reply's body.
+async fn tap_taken(h: &Harness) -> Value {
+    let data = postback_data(&last_push(h, GRANDMA), "care_taken").expect("✅ on the prompt");
+    h.send(vec![h.postback(in_dm(GRANDMA), &data)]).await;
+    h.line.replies().last().expect("a reply").body.clone()
+}
+
+#[tokio::test]
+async fn a_tapped_button_s_answer_is_spoken_once_she_asked_for_spoken_answers() {
+    let media = FakeMedia::start().await;
+    let h = speaking(&media, |_| {}).await;
+    plan(&h, json!({})).await;
+    assert_eq!(at(&h, EIGHT).await.prompts, 1);
+    let unspoken = tap_taken(&h).await;
+    assert!(audio_of(&unspoken).is_none(), "she has not asked: {unspoken}");
+    assert!(media.speech_requests().is_empty());
+    h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
+    let before = h.app.store.tokens_used("2026-12-01", GRANDMA).await.expect("read").chat;
+    let spoken_before = media.speech_requests().len();
+    let body = tap_taken(&h).await;
+    let messages = messages_of(&body);
+    assert_eq!(messages.len(), 2, "the text and its audio in one reply: {body}");
+    assert_eq!(messages[0]["type"], "text");
+    assert!(audio_of(&body).is_some(), "{body}");
+    let said = media.speech_requests();
+    assert_eq!(said.len(), spoken_before + 1);
+    let spoken = said.last().expect("spoken")["input"].as_str().unwrap_or_default().to_string();
+    assert!(!spoken.is_empty());
+    let after = h.app.store.tokens_used("2026-12-01", GRANDMA).await.expect("read").chat;
+    assert_eq!(after - before, spoken.chars().count() as u64, "the speech is counted");
+}
+
+#[tokio::test]
+async fn a_tapped_button_s_answer_is_not_spoken_once_her_chat_spent_the_days_tokens() {
+    let media = FakeMedia::start().await;
+    let h = speaking(&media, |c| c.daily_tokens_per_chat = 1_000).await;
+    plan(&h, json!({})).await;
+    h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
+    assert_eq!(at(&h, EIGHT).await.prompts, 1);
+    h.app.store.add_tokens("2026-12-01", GRANDMA, 1_000).await.expect("spent");
+    let spoken_before = media.speech_requests().len();
+    let body = tap_taken(&h).await;
+    assert_eq!(messages_of(&body).len(), 1, "the text alone: {body}");
+    assert_eq!(media.speech_requests().len(), spoken_before, "the speech server was not asked");
+}

@@ -1,7 +1,7 @@
 //! `hearth export --chat ID`: one JSON document of everything hearth keeps for a chat, readable
 //! by a person — its reminders (with their repetition in words and next time), lists and their
-//! items, memories, price alerts, daily digest, quiet hours, care plans ([`care`]) and the
-//! family's messages still in the chat log. The format is documented in `docs/export.md`; `format` and `version` name it.
+//! items, memories, price alerts, daily digest, quiet hours, spoken answers, care plans
+//! ([`care`]) and the family's messages still in the chat log. The format is documented in `docs/export.md`; `format` and `version` name it.
 
 mod care;
 
@@ -46,6 +46,8 @@ pub struct Export {
     pub digest: Option<ExportedDigest>,
     /// Quiet hours, if set.
     pub quiet_hours: Option<ExportedQuietHours>,
+    /// Whether answers are also spoken, if the chat (or a member of it) asked.
+    pub spoken_answers: Option<ExportedSpoken>,
     /// Care plans set in this chat, with their doses and readings (left out when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub care_plans: Vec<care::ExportedCarePlan>,
@@ -63,6 +65,7 @@ impl Export {
             && self.price_alerts.is_empty()
             && self.digest.is_none()
             && self.quiet_hours.is_none()
+            && self.spoken_answers.is_none()
             && self.care_plans.is_empty()
             && self.messages.is_empty()
     }
@@ -157,6 +160,15 @@ pub struct ExportedQuietHours {
     pub start: String,
     /// End, HH:MM.
     pub end: String,
+}
+
+/// Spoken answers (「用講的回答我」): for the whole chat, or for some of its members.
+#[derive(Debug, Serialize)]
+pub struct ExportedSpoken {
+    /// Every answer in the chat is spoken.
+    pub whole_chat: bool,
+    /// The members who asked for themselves (their names when hearth knows them).
+    pub members: Vec<String>,
 }
 
 /// A message of the chat log.
@@ -254,6 +266,7 @@ pub async fn export(
         .quiet_hours(chat)
         .await?
         .map(|q| ExportedQuietHours { start: q.start_local, end: q.end_local });
+    let spoken_answers = spoken(store, chat).await?;
     let mut messages: Vec<ExportedMessage> = store
         .log_window(chat, 0, MAX_MESSAGES)
         .await?
@@ -273,9 +286,24 @@ pub async fn export(
         price_alerts,
         digest,
         quiet_hours,
+        spoken_answers,
         care_plans: care::plans(store, chat, tz).await?,
         messages,
     })
+}
+
+/// Who asked for spoken answers in `chat`, members by name when known; `None` when nobody.
+async fn spoken(store: &Store, chat: &str) -> Result<Option<ExportedSpoken>, StoreError> {
+    let askers = store.spoken_askers(chat).await?;
+    if askers.is_empty() {
+        return Ok(None);
+    }
+    let mut members = Vec::new();
+    for user in askers.iter().filter(|u| !u.is_empty()) {
+        let name = store.member_name(chat, user).await?.map(|(name, _)| name);
+        members.push(name.unwrap_or_else(|| user.clone()));
+    }
+    Ok(Some(ExportedSpoken { whole_chat: askers.iter().any(String::is_empty), members }))
 }
 
 /// Writes `bytes` to `path`, a new file: an existing file, or a symbolic link (even one to

@@ -286,12 +286,11 @@ impl Action for CareStart {
         let report = schedule::next_report(now, &plan.tz);
         let ms = |t: Option<jiff::Timestamp>| t.map(|t| t.as_millisecond());
         match services
-            .store
-            .set_care_status(
+            .care_plans
+            .set_status(
                 plan.row.id,
                 chat,
-                CareStatus::Draft,
-                CareStatus::Active,
+                (CareStatus::Draft, CareStatus::Active),
                 ms(next),
                 ms(report),
             )
@@ -319,7 +318,7 @@ impl Action for CareStop {
 
     async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
-        match services.store.delete_care_plan(self.plan, &ctx.conversation.id).await {
+        match services.care_plans.stop(self.plan, &ctx.conversation.id).await {
             Ok(true) => text(lang.pick(
                 "🛑 照顧計畫停止了，它的服藥與量測紀錄都刪除了。",
                 "🛑 The care plan is stopped and its doses and readings are deleted.",

@@ -8,7 +8,8 @@
 //! against the plan's limits ([`limits`]); a weekly report with a chart goes to the caregivers
 //! ([`report`]). What a plan costs of LINE's monthly quota, and what the quota keeps for care
 //! messages when the month is nearly spent, is [`cost`]. Cards are [`render`], buttons
-//! [`actions`]; the rich menu of whoever a plan asks, its buttons and its links, [`menu`].
+//! [`actions`]; the rich menu of whoever a plan asks and its buttons, [`menu`], linked at
+//! each change of a plan at once ([`crate::features::richmenu::care_plans`]).
 //!
 //! Health data stays within the plan's chats: a chat sees a plan only when it was set there or
 //! is the 1:1 chat of someone in it, and no reading or medicine is ever logged.

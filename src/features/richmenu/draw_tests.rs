@@ -33,19 +33,23 @@ fn each_menu_is_a_png_within_line_s_size_aspect_and_byte_limits() {
 
 #[test]
 fn each_tile_is_its_colour_with_white_text_and_a_white_gutter_between() {
-    let png_bytes = super::menu(&crate::features::richmenu::layout::CARE).expect("drawn");
-    let (_, _, pixels) = decode(&png_bytes);
-    let at = |x: u32, y: u32| {
-        let i = usize::try_from((y * WIDTH + x) * 3).expect("index");
-        (pixels[i], pixels[i + 1], pixels[i + 2])
-    };
-    for (index, button) in crate::features::richmenu::layout::CARE.buttons.iter().enumerate() {
-        let b = bounds(index);
-        assert_eq!(at(b.x + 40, b.y + 40), button.tile, "{} tile corner", button.label);
-        assert_eq!(at(b.x + 2, b.y + 2), (255, 255, 255), "{} gutter", button.label);
-        let label_row = b.y + b.height * 79 / 100;
-        let white = (b.x..b.x + b.width).filter(|&x| at(x, label_row) == (255, 255, 255)).count();
-        assert!(white > 40, "{}: its label is drawn ({white} white pixels)", button.label);
+    // The English menu's longer labels too.
+    for menu in MENUS {
+        let png_bytes = super::menu(menu).expect("drawn");
+        let (_, _, pixels) = decode(&png_bytes);
+        let at = |x: u32, y: u32| {
+            let i = usize::try_from((y * WIDTH + x) * 3).expect("index");
+            (pixels[i], pixels[i + 1], pixels[i + 2])
+        };
+        for (index, button) in menu.buttons.iter().enumerate() {
+            let b = bounds(index);
+            assert_eq!(at(b.x + 40, b.y + 40), button.tile, "{} tile corner", button.label);
+            assert_eq!(at(b.x + 2, b.y + 2), (255, 255, 255), "{} gutter", button.label);
+            let label_row = b.y + b.height * 79 / 100;
+            let white =
+                (b.x..b.x + b.width).filter(|&x| at(x, label_row) == (255, 255, 255)).count();
+            assert!(white > 40, "{}: its label is drawn ({white} white pixels)", button.label);
+        }
     }
 }
 

@@ -120,6 +120,37 @@ pub const EVERYDAY: Menu = Menu {
     ],
 };
 
+/// The everyday menu in English, linked to each person whose LINE profile says English (see
+/// [`super::english`]): each button sends what typing it in English would.
+pub const EVERYDAY_EN: Menu = Menu {
+    alias: "hearth-everyday-en",
+    chat_bar_text: "Menu",
+    open_at_first: false,
+    buttons: [
+        Button {
+            label: "Weather today",
+            icon: Icon::Sun,
+            tile: BLUE,
+            press: Press::Say("Weather today"),
+        },
+        Button {
+            label: "My reminders",
+            icon: Icon::Clock,
+            tile: PURPLE,
+            press: Press::Say("My reminders"),
+        },
+        Button {
+            label: "Shopping list",
+            icon: Icon::List,
+            tile: TEAL,
+            press: Press::Say("Shopping list"),
+        },
+        Button { label: "Stocks", icon: Icon::Chart, tile: GREEN, press: Press::Say("Stocks") },
+        Button { label: "Family page", ..FAMILY_PAGE },
+        Button { label: "Help", icon: Icon::Question, tile: SLATE, press: Press::Say("Help") },
+    ],
+};
+
 /// The menu of whoever a care plan asks.
 pub const CARE: Menu = Menu {
     alias: "hearth-care",
@@ -151,7 +182,7 @@ pub const CARE: Menu = Menu {
 };
 
 /// Every menu hearth installs, the default first.
-pub const MENUS: [&Menu; 2] = [&EVERYDAY, &CARE];
+pub const MENUS: [&Menu; 3] = [&EVERYDAY, &CARE, &EVERYDAY_EN];
 
 /// True for an alias LINE accepts (`[a-z0-9_-]{1,32}`).
 pub fn is_alias(alias: &str) -> bool {

@@ -8,13 +8,19 @@
 //!   家庭網頁. Its state-changing buttons are signed postbacks acting for the one who taps, in
 //!   her own chat only.
 //!
+//! - **The everyday menu in English**, linked to each person whose LINE profile says English
+//!   ([`english`]): Weather today · My reminders · Shopping list · Stocks · Family page · Help.
+//!
 //! A menu is a pure value ([`Menu`], [`layout`]): the request LINE gets and the image hearth
 //! draws ([`draw`]) follow from it and the postback key alone. Its name carries a hash of the
 //! request and of what the image is drawn from ([`request`]), so `hearth doctor` can tell a menu that is current from one an older
 //! hearth (or another key) installed; `hearth richmenu install` puts the current ones in place
 //! ([`crate::cli::richmenu`]).
 
+pub mod care_links;
+pub mod care_plans;
 pub mod draw;
+pub mod english;
 pub mod layout;
 
 use std::collections::BTreeMap;

@@ -61,8 +61,8 @@ impl Care {
             _ => (None, None),
         };
         if !self
-            .store
-            .set_care_status(plan.row.id, &plan.row.conversation_id, from, to, next, report)
+            .plans
+            .set_status(plan.row.id, &plan.row.conversation_id, (from, to), next, report)
             .await?
         {
             return Err(invalid(format!(

@@ -24,6 +24,7 @@ use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
 use crate::features::care::{Member, Plan, render, report, schedule, words};
+use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
 use crate::push::quota::QuotaTracker;
@@ -183,6 +184,8 @@ pub enum Output {
 /// The care tool.
 pub struct Care {
     store: Store,
+    /// Changes plans, the care menu following.
+    plans: CarePlans,
     quota: QuotaTracker,
     calendar: WorkCalendar,
     nudge: Arc<Notify>,
@@ -193,15 +196,16 @@ fn invalid(message: impl Into<String>) -> ToolError {
 }
 
 impl Care {
-    /// The tool over the store, the quota's bookkeeping (costs, friends) and the calendar;
-    /// `nudge` wakes the care loop.
+    /// The tool over the store, changing plans through `plans`, with the quota's bookkeeping
+    /// (costs, friends) and the calendar; `nudge` wakes the care loop.
     pub fn new(
         store: Store,
+        plans: CarePlans,
         quota: QuotaTracker,
         calendar: WorkCalendar,
         nudge: Arc<Notify>,
     ) -> Self {
-        Self { store, quota, calendar, nudge }
+        Self { store, plans, quota, calendar, nudge }
     }
 
     /// The plan `id` this chat may see; without an id, the only one, or among several the only

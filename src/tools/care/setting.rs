@@ -229,9 +229,7 @@ impl Care {
                 });
                 let next =
                     probe.and_then(|p| schedule::next_dose(&p, ctx.now(), Some(&self.calendar)));
-                self.store
-                    .change_care_plan(b.row.id, &new, next.map(|t| t.as_millisecond()))
-                    .await?
+                self.plans.change(b.row.id, &new, next.map(|t| t.as_millisecond())).await?
             }
         };
         row.and_then(Plan::read).ok_or_else(|| ToolError::NotFound("that care plan is gone".into()))

@@ -57,7 +57,7 @@ impl ShowOrCancelArgs for Args {
 
 impl ShowOrCancel for PriceAlerts {
     const NAME: &'static str = "price_alerts";
-    const DESCRIPTION: &'static str = "This chat's price alerts: show them (a card with cancel buttons), or cancel one by id or every alert on a symbol.";
+    const DESCRIPTION: &'static str = "This chat's price alerts: show (a card with cancel buttons), or cancel one by id or every alert on a symbol.";
     type Args = Args;
     type Shown = show::Output;
     type Cancelled = cancel::Output;

@@ -43,7 +43,7 @@ pub enum Often {
 /// Arguments of `price_alert`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
-    /// As for get_quote ("2330", "台積電", "AAPL", "^TWII", "BTC-USD").
+    /// As for get_quote ("台積電", "BTC-USD").
     pub symbol: String,
     /// rises_to (漲到, 突破) or falls_to (跌到, 跌破).
     pub direction: Way,

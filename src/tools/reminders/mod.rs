@@ -55,7 +55,7 @@ impl ShowOrCancelArgs for Args {
 
 impl ShowOrCancel for Reminders {
     const NAME: &'static str = "reminders";
-    const DESCRIPTION: &'static str = "This chat's reminders: show them (a card with cancel buttons), or cancel one by id or by words from its text; if several match, ask which.";
+    const DESCRIPTION: &'static str = "This chat's reminders: show (a card with cancel buttons), or cancel by id or by words from its text; if several match, ask which.";
     type Args = Args;
     type Shown = show::Output;
     type Cancelled = cancel::Output;

@@ -137,6 +137,8 @@ struct LineState {
     accepted_keys: HashMap<String, (String, Value)>,
     /// User id → display name.
     profiles: HashMap<String, String>,
+    /// User id → the language their 1:1 profile gives (`zh-TW` when not set).
+    languages: HashMap<String, String>,
     /// LINE's per-channel push rate limit, when enforced.
     push_bucket: Option<TokenBucket>,
     /// Keep only `to` of request bodies in `requests()` (benchmarks, to save memory).
@@ -346,6 +348,12 @@ impl FakeLine {
     /// Registers a profile served by the user, group-member and room-member profile endpoints.
     pub fn set_profile(&self, user_id: &str, display_name: &str) {
         self.lock().profiles.insert(user_id.to_owned(), display_name.to_owned());
+    }
+
+    /// Sets the language `GET /v2/bot/profile/{id}` gives `user_id` (group and room member
+    /// profiles have none).
+    pub fn set_profile_language(&self, user_id: &str, language: &str) {
+        self.lock().languages.insert(user_id.to_owned(), language.to_owned());
     }
 
     /// Accepts only this access token from now on; any other gets LINE's `401`.

@@ -1,5 +1,5 @@
 //! The care menu: the rich menu LINE shows whoever a care plan asks, while a plan asks her
-//! (linked by [`links`]), and its three buttons of her own.
+//! (linked by [`crate::features::richmenu::care_links`]), and its three buttons of her own.
 //!
 //! - **✅ 我吃藥了** confirms her open dose — the latest one asked and not yet confirmed, of the
 //!   plans that ask her — through the same operation as ✅ 吃了 on the prompt.
@@ -11,8 +11,6 @@
 //! a chat (see [`crate::line::postback::MENU_SCOPE`]): they are accepted in 1:1 chats only and
 //! act for the person who taps, in her own chat. Tapped by anyone a plan does not ask, they
 //! change nothing.
-
-pub mod links;
 
 use jiff::SignedDuration;
 use serde::{Deserialize, Serialize};

@@ -84,8 +84,8 @@ pub(super) fn dispatch(
             check_json(headers, body).unwrap_or_else(|| loading(body))
         }
         ("GET", ["v2", "bot", "profile", user]) if state.non_friends.contains(*user) => not_found(),
-        ("GET", ["v2", "bot", "profile", user])
-        | ("GET", ["v2", "bot", "group" | "room", _, "member", user]) => profile(state, user),
+        ("GET", ["v2", "bot", "profile", user]) => profile(state, user, true),
+        ("GET", ["v2", "bot", "group" | "room", _, "member", user]) => profile(state, user, false),
         ("GET", ["v2", "bot", "message", "quota"]) => match state.quota_limit {
             Some(limit) => Outcome::new(StatusCode::OK, json!({"type": "limited", "value": limit})),
             None => Outcome::new(StatusCode::OK, json!({"type": "none"})),
@@ -308,17 +308,22 @@ fn loading(body: &Value) -> Outcome {
     }
 }
 
-fn profile(state: &LineState, user_id: &str) -> Outcome {
+/// A user's profile; with their `language` in the 1:1 profile only (`UserProfileResponse`; a
+/// group or room member's has none).
+fn profile(state: &LineState, user_id: &str, language: bool) -> Outcome {
     match state.profiles.get(user_id) {
-        Some(name) => Outcome::new(
-            StatusCode::OK,
-            json!({
+        Some(name) => {
+            let mut body = json!({
                 "userId": user_id,
                 "displayName": name,
                 "pictureUrl": "https://example.com/p.png",
-                "language": "zh-TW",
-            }),
-        ),
+            });
+            if language {
+                let said = state.languages.get(user_id).map_or("zh-TW", String::as_str);
+                body["language"] = json!(said);
+            }
+            Outcome::new(StatusCode::OK, body)
+        }
         None => not_found(),
     }
 }

@@ -2,13 +2,17 @@
 //! any more. A round compares the people started (or paused) plans ask with the people the
 //! store says are linked ([`changes`], a pure decision), links the new ones to the menu the
 //! `hearth-care` alias names and unlinks the others, recording each change only once LINE
-//! accepted it. The care loop runs a round after each of its own, so a plan started or stopped
-//! is reflected within a round. Without an installed care menu nobody is linked (and the alias
-//! is looked up again after [`RETRY_MISSING`]).
+//! accepted it. A plan started, paused, resumed, changed or stopped runs a round at once
+//! ([`crate::features::richmenu::care_plans`]); the care loop also runs one after each of its own,
+//! which retries what LINE refused. Someone the care menu is taken from whose LINE profile says
+//! English gets the English everyday menu back ([`crate::features::richmenu::english`]), anyone
+//! else the default. Without an installed care menu nobody is linked (and the alias is looked
+//! up again after [`RETRY_MISSING`]).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::features::richmenu::english::EnglishMenu;
 use crate::features::richmenu::layout::CARE;
 use crate::line::client::{LineClient, LineError};
 use crate::store::{Store, StoreError};
@@ -62,20 +66,32 @@ pub enum LinkError {
     /// LINE could not say which menu the care alias names.
     #[error("the care menu's alias could not be read")]
     Alias(#[source] LineError),
+    /// LINE did not take the menu away.
+    #[error("the care menu was not taken away")]
+    Unlink(#[source] LineError),
 }
 
-/// Links and unlinks the care menu.
+/// Links and unlinks the care menu (clones share what they learned of the alias).
+#[derive(Clone)]
 pub struct CareMenuLinks {
     line: LineClient,
     store: Store,
+    /// What an English speaker gets back when the care menu is taken away.
+    english: EnglishMenu,
     /// When the alias was last found to name no menu.
-    missing_since: Mutex<Option<Instant>>,
+    missing_since: Arc<Mutex<Option<Instant>>>,
 }
 
 impl CareMenuLinks {
     /// Links through `line`, keeping who is linked in `store`.
     pub fn new(line: LineClient, store: Store) -> Self {
-        Self { line, store, missing_since: Mutex::new(None) }
+        let english = EnglishMenu::new(line.clone(), store.clone());
+        Self { line, store, english, missing_since: Arc::default() }
+    }
+
+    /// The English everyday menu's links, which give way to the care menu.
+    pub fn english(&self) -> &EnglishMenu {
+        &self.english
     }
 
     fn recently_missing(&self) -> bool {
@@ -97,6 +113,8 @@ impl CareMenuLinks {
                         match self.line.link_rich_menu(&user, &menu).await {
                             Ok(()) => {
                                 self.store.set_care_menu_link(&user, Some(&menu)).await?;
+                                // It took the English menu's place, if she had it.
+                                self.store.set_english_menu_link(&user, None).await?;
                                 round.linked += 1;
                             }
                             Err(e) => {
@@ -116,7 +134,7 @@ impl CareMenuLinks {
             }
         }
         for user in changes.unlink {
-            match self.line.unlink_rich_menu(&user).await {
+            match self.take_away(&user).await {
                 Ok(()) => {
                     self.store.set_care_menu_link(&user, None).await?;
                     round.unlinked += 1;
@@ -128,6 +146,19 @@ impl CareMenuLinks {
             }
         }
         Ok(round)
+    }
+
+    /// Takes the care menu from `user`: the English everyday menu in its place for an English
+    /// speaker (when installed), else the default.
+    async fn take_away(&self, user: &str) -> Result<(), LinkError> {
+        if self.english.speaks_english(user).await? {
+            match self.english.link(user).await {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(e) => tracing::warn!(error = %e, "the English menu was not linked back"),
+            }
+        }
+        self.line.unlink_rich_menu(user).await.map_err(LinkError::Unlink)
     }
 
     /// Links everyone the store says is linked to `menu` (a new install's care menu); how many.
