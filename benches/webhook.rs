@@ -466,11 +466,8 @@ async fn main() {
     let llm = FakeLlm::start().await;
     let upstreams = FakeUpstreams::start().await;
     let peer = std::env::var("BENCH_PEER").is_ok_and(|v| v == "1");
-    let server = if peer {
-        start_peer().await
-    } else {
-        start_server(&line, &llm, &upstreams).await
-    };
+    let server =
+        if peer { start_peer().await } else { start_server(&line, &llm, &upstreams).await };
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (idle_rss, _) = memory_kib(server.pid());
     let backend = if std::env::var("BENCH_DATABASE_URL").is_ok_and(|u| u.starts_with("postgres")) {
@@ -479,7 +476,9 @@ async fn main() {
         "an SQLite file in WAL mode"
     };
     if peer {
-        println!("the peer (scripts/peer_bot.py: aiohttp and line-bot-sdk), the load from the bench process");
+        println!(
+            "the peer (scripts/peer_bot.py: aiohttp and line-bot-sdk), the load from the bench process"
+        );
     } else {
         println!("hearth serve (release) on {backend}, fakes in the bench process");
     }
