@@ -94,6 +94,7 @@ async fn main() {
             let level = base_price(k) * if up { 1.0 + pct / 100.0 } else { 1.0 - pct / 100.0 };
             let conversation = format!("U{j:032x}");
             store
+                .price_alerts()
                 .create_alert(&NewAlert {
                     conversation_id: &conversation,
                     created_by: None,

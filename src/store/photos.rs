@@ -3,7 +3,7 @@
 //! content itself is never stored; references older than the caller's horizon are deleted as
 //! new ones arrive.
 
-use super::{Store, StoreError};
+use super::{MediaStore, StoreError};
 
 /// A photo sent to a chat, by reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,17 +38,17 @@ row! {
     }
 }
 
-impl Store {
+impl MediaStore<'_> {
     /// Notes a photo sent to the conversation and deletes every reference older than
     /// `prune_before_ms`.
     pub async fn note_photo(
-        &self,
+        self,
         conversation_id: &str,
         photo: &PhotoRef,
         prune_before_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(PRUNE).bind(prune_before_ms).execute(db).await.map(|_| ()))?;
-        db!(self, db => sqlx::query(NOTE)
+        db!(self.store, db => sqlx::query(PRUNE).bind(prune_before_ms).execute(db).await.map(|_| ()))?;
+        db!(self.store, db => sqlx::query(NOTE)
             .bind(conversation_id)
             .bind(&photo.message_id)
             .bind(photo.user_id.as_deref())
@@ -64,11 +64,11 @@ impl Store {
 
     /// The photos sent to the conversation since `since_ms`, oldest first.
     pub async fn recent_photos(
-        &self,
+        self,
         conversation_id: &str,
         since_ms: i64,
     ) -> Result<Vec<PhotoRef>, StoreError> {
-        let rows: Vec<Row> = db!(self, db => sqlx::query_as(RECENT)
+        let rows: Vec<Row> = db!(self.store, db => sqlx::query_as(RECENT)
             .bind(conversation_id)
             .bind(since_ms)
             .fetch_all(db)
@@ -88,12 +88,12 @@ impl Store {
 
     /// Drops the reference to a photo or a file its sender unsent.
     pub async fn unsend_media(
-        &self,
+        self,
         conversation_id: &str,
         message_id: &str,
     ) -> Result<(), StoreError> {
         for unsend in [UNSEND, super::shared_files::UNSEND] {
-            db!(self, db => sqlx::query(unsend)
+            db!(self.store, db => sqlx::query(unsend)
                 .bind(conversation_id)
                 .bind(message_id)
                 .execute(db)

@@ -2,10 +2,10 @@
 //! name, when), so the file a question refers to is found. The chat log only says
 //! `[file: NAME]` (`features::media::pick::file_log`), which a person could type too, so the
 //! references are kept apart. The content itself is never stored; references older than the
-//! caller's horizon are deleted as new ones arrive, an unsent file is forgotten at once (`Store::unsend_media`), and a
+//! caller's horizon are deleted as new ones arrive, an unsent file is forgotten at once (`crate::store::MediaStore::unsend_media`), and a
 //! forgotten chat takes its references with it.
 
-use super::{Store, StoreError};
+use super::{MediaStore, StoreError};
 
 /// A file shared in a chat (its reference is kept apart from the chat log's `[file: NAME]` text).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub struct FileRef {
 const NOTE: &str = "INSERT INTO recent_files (conversation_id, message_id, user_id, file_name, at_ms) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (conversation_id, message_id) DO NOTHING";
 const PRUNE: &str = "DELETE FROM recent_files WHERE at_ms < $1";
 const RECENT: &str = "SELECT message_id, user_id, file_name, at_ms FROM recent_files WHERE conversation_id = $1 AND at_ms >= $2 ORDER BY at_ms";
-/// Forgets an unsent file (run by [`Store::unsend_media`]).
+/// Forgets an unsent file (run by [`crate::store::MediaStore::unsend_media`]).
 pub(super) const UNSEND: &str =
     "DELETE FROM recent_files WHERE conversation_id = $1 AND message_id = $2";
 
@@ -36,17 +36,17 @@ row! {
     }
 }
 
-impl Store {
+impl MediaStore<'_> {
     /// Notes a file shared in the conversation and deletes every reference older than
     /// `prune_before_ms`.
     pub async fn note_file(
-        &self,
+        self,
         conversation_id: &str,
         file: &FileRef,
         prune_before_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(PRUNE).bind(prune_before_ms).execute(db).await.map(|_| ()))?;
-        db!(self, db => sqlx::query(NOTE)
+        db!(self.store, db => sqlx::query(PRUNE).bind(prune_before_ms).execute(db).await.map(|_| ()))?;
+        db!(self.store, db => sqlx::query(NOTE)
             .bind(conversation_id)
             .bind(&file.message_id)
             .bind(file.user_id.as_deref())
@@ -60,11 +60,11 @@ impl Store {
 
     /// The files shared in the conversation since `since_ms`, oldest first.
     pub async fn recent_files(
-        &self,
+        self,
         conversation_id: &str,
         since_ms: i64,
     ) -> Result<Vec<FileRef>, StoreError> {
-        let rows: Vec<Row> = db!(self, db => sqlx::query_as(RECENT)
+        let rows: Vec<Row> = db!(self.store, db => sqlx::query_as(RECENT)
             .bind(conversation_id)
             .bind(since_ms)
             .fetch_all(db)

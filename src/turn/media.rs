@@ -58,7 +58,7 @@ impl Turns {
         let on_line = image.content_provider.is_line();
         if on_line
             && let Err(e) =
-                self.store.note_photo(&conversation.id, &photo, now - QUOTE_WINDOW_MS).await
+                self.store.media().note_photo(&conversation.id, &photo, now - QUOTE_WINDOW_MS).await
         {
             tracing::warn!(error = %e, "could not note a photo");
         }
@@ -68,6 +68,7 @@ impl Turns {
         let complete = !on_line
             || self
                 .store
+                .media()
                 .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
                 .await
                 .map(|recent| pick::set_complete(&recent, &photo))
@@ -84,6 +85,7 @@ impl Turns {
         };
         let photos = if on_line {
             self.store
+                .media()
                 .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
                 .await
                 .map(|recent| pick::photos_for(&recent, None, Some(&image.id), now))
@@ -180,7 +182,8 @@ impl Turns {
                 at_ms: event.timestamp_ms,
             };
             let prune_before = self.clock.now().as_millisecond() - QUOTE_WINDOW_MS;
-            let noted = self.store.note_file(&source.conversation.id, &shared, prune_before).await;
+            let noted =
+                self.store.media().note_file(&source.conversation.id, &shared, prune_before).await;
             if let Err(e) = noted {
                 tracing::warn!(error = %e, "could not note a shared file");
             }
@@ -324,7 +327,7 @@ impl Turns {
         let conversation = &source.conversation;
         let now = self.clock.now().as_millisecond();
         let since = now - QUOTE_WINDOW_MS;
-        let photos = match self.store.recent_photos(&conversation.id, since).await {
+        let photos = match self.store.media().recent_photos(&conversation.id, since).await {
             Ok(recent) => recent,
             Err(e) => {
                 tracing::warn!(error = %e, "recent photos unavailable");
@@ -332,7 +335,7 @@ impl Turns {
             }
         };
         let mut files = if conversation.is_multi_person() {
-            self.store.recent_files(&conversation.id, since).await.unwrap_or_else(|e| {
+            self.store.media().recent_files(&conversation.id, since).await.unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "recent files unavailable");
                 Vec::new()
             })

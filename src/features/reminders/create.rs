@@ -125,6 +125,7 @@ impl ReminderCreation {
         let anchor_local = schedule.anchor.strftime("%Y-%m-%dT%H:%M").to_string();
         let row = self
             .store
+            .reminders()
             .create_reminder(&NewReminder {
                 conversation_id: &ctx.conversation.id,
                 created_by: ctx.user_id.as_deref(),
@@ -161,6 +162,7 @@ impl ReminderCreation {
             Some(name) => {
                 let found = self
                     .store
+                    .reminders()
                     .find_member(&ctx.conversation.id, name.trim_start_matches('@'))
                     .await?;
                 let (id, display) = found.ok_or_else(|| {

@@ -107,7 +107,12 @@ pub async fn sign_in(
         }
     };
     let now = app.clock.now().as_millisecond();
-    let member = match app.store.take_web_link(&token_hash(&form.t), LinkDoor::Liff, now).await {
+    let member = match app
+        .store
+        .web_sessions()
+        .take_web_link(&token_hash(&form.t), LinkDoor::Liff, now)
+        .await
+    {
         Ok(Some(member)) => member,
         Ok(None) => return Err(Refusal::NoSession),
         Err(e) => {

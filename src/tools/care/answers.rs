@@ -12,6 +12,7 @@ impl Care {
             .map_or(0, |z| z.timestamp().as_millisecond());
         let doses = self
             .store
+            .care()
             .care_doses_between(plan.row.id, start, now.as_millisecond().saturating_add(1))
             .await?;
         let cost = cost::monthly(plan, now);
@@ -83,6 +84,7 @@ impl Care {
         let outside = limits::outside(&values, &plan.limits, zh);
         let joined = outside.join(if zh { "、" } else { ", " });
         self.store
+            .care()
             .add_care_reading(&NewReading {
                 plan_id: plan.row.id,
                 conversation_id: &plan.row.conversation_id,

@@ -219,6 +219,7 @@ impl Care {
         let chat = &ctx.conversation.id;
         let plans: Vec<Plan> = self
             .store
+            .care()
             .care_plans_of_chat(chat)
             .await?
             .into_iter()
@@ -299,8 +300,13 @@ impl Tool for Care {
             Action::Show => {
                 let chat = &ctx.conversation.id;
                 let mut plans = Vec::new();
-                for plan in
-                    self.store.care_plans_of_chat(chat).await?.into_iter().filter_map(Plan::read)
+                for plan in self
+                    .store
+                    .care()
+                    .care_plans_of_chat(chat)
+                    .await?
+                    .into_iter()
+                    .filter_map(Plan::read)
                 {
                     if plan.visible_in(chat) {
                         plans.push(self.out(&plan, ctx).await?);
