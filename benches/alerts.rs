@@ -95,7 +95,7 @@ async fn main() {
             let conversation = format!("U{j:032x}");
             store
                 .price_alerts()
-                .create_alert(&NewAlert {
+                .create(&NewAlert {
                     conversation_id: &conversation,
                     created_by: None,
                     symbol: &sym,

@@ -188,7 +188,7 @@ impl Action for OpenPage {
         let minted = services
             .store
             .web_sessions()
-            .mint_web_link(
+            .mint_link(
                 &token_hash(&token),
                 &member,
                 door,
@@ -239,7 +239,7 @@ impl Action for EndPageSessions {
         let Some(user_id) = ctx.user_id.as_deref() else {
             return text(lang.pick("我看不出是誰按的 🙏", "I can't tell who tapped 🙏"));
         };
-        match services.store.web_sessions().end_web_sessions(&ctx.conversation.id, user_id).await {
+        match services.store.web_sessions().end_all(&ctx.conversation.id, user_id).await {
             Ok(0) => text(
                 lang.pick("你在這個聊天室沒有開著的網頁。", "You had no page open for this chat."),
             ),

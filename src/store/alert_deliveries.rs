@@ -44,7 +44,7 @@ const RETRY_DELIVERY: &str = "UPDATE alert_deliveries SET attempts = attempts + 
 
 impl PriceAlertStore<'_> {
     /// Claims the pending alert deliveries whose earlier attempt's claim or wait is over.
-    pub async fn claim_alert_deliveries(
+    pub async fn claim_deliveries(
         self,
         owner: &str,
         now_ms: i64,
@@ -56,7 +56,7 @@ impl PriceAlertStore<'_> {
 
     /// Records the outcome of a push `owner` attempted: a final `status`, or (with `None`) a
     /// retry not before `retry_at_ms`.
-    pub async fn finish_alert_delivery(
+    pub async fn finish_delivery(
         self,
         owner: &str,
         d: &AlertDelivery,

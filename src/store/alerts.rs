@@ -170,7 +170,7 @@ impl PriceAlertStore<'_> {
     /// Creates an alert and puts its symbol on the poller's list, due at once; `None` if the
     /// conversation already has the same active alert, [`StoreError::Full`] if it already has
     /// [`super::MAX_ALERTS`] (checked atomically in the insert itself).
-    pub async fn create_alert(self, a: &NewAlert<'_>) -> Result<Option<i64>, StoreError> {
+    pub async fn create(self, a: &NewAlert<'_>) -> Result<Option<i64>, StoreError> {
         let cap = super::capped::cap(super::MAX_ALERTS);
         db!(self.store, db => {
             transaction!(db, tx);
@@ -212,25 +212,21 @@ impl PriceAlertStore<'_> {
     }
 
     /// One alert of this conversation (another conversation's id finds nothing).
-    pub async fn alert(
-        self,
-        conversation_id: &str,
-        id: i64,
-    ) -> Result<Option<AlertRow>, StoreError> {
+    pub async fn get(self, conversation_id: &str, id: i64) -> Result<Option<AlertRow>, StoreError> {
         db!(self.store, db => {
             Ok(sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(db).await?)
         })
     }
 
     /// The conversation's active alerts, by symbol and level.
-    pub async fn list_alerts(self, conversation_id: &str) -> Result<Vec<AlertRow>, StoreError> {
+    pub async fn list(self, conversation_id: &str) -> Result<Vec<AlertRow>, StoreError> {
         db!(self.store, db => {
             Ok(sqlx::query_as(LIST).bind(conversation_id).fetch_all(db).await?)
         })
     }
 
     /// Cancels an active alert of this conversation; false if there was none.
-    pub async fn cancel_alert(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
+    pub async fn cancel(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
         db!(self.store, db => {
             let done = sqlx::query(CANCEL).bind(id).bind(conversation_id).execute(db).await?;
             Ok(done.rows_affected() == 1)
@@ -238,7 +234,7 @@ impl PriceAlertStore<'_> {
     }
 
     /// Cancels every active alert of this conversation on `symbol`; returns their ids.
-    pub async fn cancel_alerts_on(
+    pub async fn cancel_on(
         self,
         conversation_id: &str,
         symbol: &str,
@@ -254,7 +250,7 @@ impl PriceAlertStore<'_> {
     }
 
     /// Mutes an active alert of this conversation until `until_ms`; false if there was none.
-    pub async fn mute_alert(
+    pub async fn mute(
         self,
         conversation_id: &str,
         id: i64,
@@ -285,12 +281,12 @@ impl PriceAlertStore<'_> {
 
     /// Every conversation's active alerts (at most `limit`): their fires are expected to spend
     /// LINE's quota.
-    pub async fn scheduled_alerts(self, limit: i64) -> Result<Vec<AlertRow>, StoreError> {
+    pub async fn scheduled(self, limit: i64) -> Result<Vec<AlertRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(SCHEDULED).bind(limit).fetch_all(db).await)?)
     }
 
     /// The active alerts on `symbol`, every conversation's.
-    pub async fn active_alerts_on(self, symbol: &str) -> Result<Vec<AlertRow>, StoreError> {
+    pub async fn active_on(self, symbol: &str) -> Result<Vec<AlertRow>, StoreError> {
         db!(self.store, db => {
             Ok(sqlx::query_as(FOR_SYMBOL).bind(symbol).fetch_all(db).await?)
         })

@@ -161,10 +161,7 @@ const DELETE_READINGS: &str =
 impl CareStore<'_> {
     /// Keeps a new plan as a draft (it starts when the family confirms its card); `None` when
     /// the chat already keeps [`MAX_CARE_PLANS`].
-    pub async fn add_care_plan(
-        self,
-        p: &NewCarePlan<'_>,
-    ) -> Result<Option<CarePlanRow>, StoreError> {
+    pub async fn add_plan(self, p: &NewCarePlan<'_>) -> Result<Option<CarePlanRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(INSERT_PLAN)
             .bind(p.conversation_id)
             .bind(p.person)
@@ -192,7 +189,7 @@ impl CareStore<'_> {
 
     /// Changes plan `id` of chat `p.conversation_id` to `p`; an active plan's next dose becomes
     /// `next_due_at`. `None` when the chat has no such plan.
-    pub async fn change_care_plan(
+    pub async fn change_plan(
         self,
         id: i64,
         p: &NewCarePlan<'_>,
@@ -221,12 +218,12 @@ impl CareStore<'_> {
     }
 
     /// Plan `id`, whichever chat it is in (callers check the chat may see it).
-    pub async fn care_plan(self, id: i64) -> Result<Option<CarePlanRow>, StoreError> {
+    pub async fn plan(self, id: i64) -> Result<Option<CarePlanRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(PLAN).bind(id).fetch_optional(db).await)?)
     }
 
     /// The plans chat `chat` may see: set there, or for which it is a member's own 1:1 chat.
-    pub async fn care_plans_of_chat(self, chat: &str) -> Result<Vec<CarePlanRow>, StoreError> {
+    pub async fn plans_of_chat(self, chat: &str) -> Result<Vec<CarePlanRow>, StoreError> {
         let quoted = format!("%\"{}\"%", chat.replace(['%', '_', '"'], ""));
         Ok(db!(self.store, db => sqlx::query_as(PLANS_OF_CHAT)
             .bind(chat)
@@ -236,13 +233,13 @@ impl CareStore<'_> {
     }
 
     /// Every active plan (the quota's reserve for care messages).
-    pub async fn active_care_plans(self) -> Result<Vec<CarePlanRow>, StoreError> {
+    pub async fn active_plans(self) -> Result<Vec<CarePlanRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(ACTIVE_PLANS).fetch_all(db).await)?)
     }
 
     /// Moves plan `id` of `chat` from status `from` to `to`, with its next dose and report;
     /// false when it was not in `from` (another tap won).
-    pub async fn set_care_status(
+    pub async fn set_status(
         self,
         id: i64,
         chat: &str,
@@ -266,7 +263,7 @@ impl CareStore<'_> {
 
     /// Deletes plan `id` of `chat` with its doses and readings, in one transaction; false when
     /// the chat has no such plan.
-    pub async fn delete_care_plan(self, id: i64, chat: &str) -> Result<bool, StoreError> {
+    pub async fn delete_plan(self, id: i64, chat: &str) -> Result<bool, StoreError> {
         let n = db!(self.store, db => {
             transaction!(db, tx);
             sqlx::query(DELETE_DOSES).bind(id).bind(chat).execute(&mut *tx).await?;
@@ -279,11 +276,7 @@ impl CareStore<'_> {
     }
 
     /// Active plans whose next dose is due by `now_ms`.
-    pub async fn due_care_plans(
-        self,
-        now_ms: i64,
-        limit: i64,
-    ) -> Result<Vec<CarePlanRow>, StoreError> {
+    pub async fn due_plans(self, now_ms: i64, limit: i64) -> Result<Vec<CarePlanRow>, StoreError> {
         Ok(
             db!(self.store, db => sqlx::query_as(DUE_PLANS).bind(now_ms).bind(limit).fetch_all(db).await)?,
         )
@@ -292,7 +285,7 @@ impl CareStore<'_> {
     /// Moves active plan `plan`'s next dose from the one read to `next` and records `doses`,
     /// in one transaction; false (and nothing recorded) when another process moved it first,
     /// or the plan was paused or stopped meanwhile.
-    pub async fn record_care_doses(
+    pub async fn record_doses(
         self,
         plan: &CarePlanRow,
         doses: &[NewDose],
@@ -326,7 +319,7 @@ impl CareStore<'_> {
     }
 
     /// Active plans whose weekly report is due by `now_ms`.
-    pub async fn care_reports_due(
+    pub async fn reports_due(
         self,
         now_ms: i64,
         limit: i64,
@@ -337,12 +330,7 @@ impl CareStore<'_> {
     }
 
     /// Moves plan `id`'s next report from `from` to `next`; false when another process did.
-    pub async fn advance_care_report(
-        self,
-        id: i64,
-        from: i64,
-        next: i64,
-    ) -> Result<bool, StoreError> {
+    pub async fn advance_report(self, id: i64, from: i64, next: i64) -> Result<bool, StoreError> {
         let n = db!(self.store, db => sqlx::query(ADVANCE_REPORT)
             .bind(id)
             .bind(from)

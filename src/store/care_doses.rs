@@ -131,7 +131,7 @@ const PRUNE_DOSES: &str = "DELETE FROM care_doses WHERE due_at < $1 AND step_at 
 
 impl CareStore<'_> {
     /// Claims for `owner` until `lease_until_ms` up to `limit` doses whose next step is due.
-    pub async fn claim_care_doses(
+    pub async fn claim_doses(
         self,
         owner: &str,
         now_ms: i64,
@@ -144,7 +144,7 @@ impl CareStore<'_> {
 
     /// Records the step a claimed dose took (from state `from`) and gives up the claim; false
     /// when the claim was lost or a tap moved the dose meanwhile.
-    pub async fn step_care_dose(
+    pub async fn step_dose(
         self,
         dose: &DoseRow,
         owner: &str,
@@ -167,7 +167,7 @@ impl CareStore<'_> {
 
     /// Gives up the claim on a dose whose step could not be taken; it is tried again from
     /// `retry_at_ms`.
-    pub async fn release_care_dose(
+    pub async fn release_dose(
         self,
         id: i64,
         owner: &str,
@@ -184,12 +184,12 @@ impl CareStore<'_> {
     }
 
     /// Dose `id`.
-    pub async fn care_dose(self, id: i64) -> Result<Option<DoseRow>, StoreError> {
+    pub async fn dose(self, id: i64) -> Result<Option<DoseRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(DOSE).bind(id).fetch_optional(db).await)?)
     }
 
     /// Moves dose `dose` (as read) to `state` by a tap of `by`; false when it had moved since.
-    pub async fn settle_care_dose(
+    pub async fn settle_dose(
         self,
         dose: &DoseRow,
         state: &str,
@@ -211,7 +211,7 @@ impl CareStore<'_> {
     }
 
     /// Plan `plan`'s doses due from `from_ms` until `to_ms`.
-    pub async fn care_doses_between(
+    pub async fn doses_between(
         self,
         plan: i64,
         from_ms: i64,
@@ -226,7 +226,7 @@ impl CareStore<'_> {
     }
 
     /// Keeps a reading; its id.
-    pub async fn add_care_reading(self, r: &NewReading<'_>) -> Result<i64, StoreError> {
+    pub async fn add_reading(self, r: &NewReading<'_>) -> Result<i64, StoreError> {
         let (id,): (i64,) = db!(self.store, db => sqlx::query_as(ADD_READING)
             .bind(r.plan_id)
             .bind(r.conversation_id)
@@ -244,7 +244,7 @@ impl CareStore<'_> {
     }
 
     /// Plan `plan`'s readings from `from_ms` until `to_ms`, oldest first.
-    pub async fn care_readings_between(
+    pub async fn readings_between(
         self,
         plan: i64,
         from_ms: i64,
@@ -259,12 +259,12 @@ impl CareStore<'_> {
     }
 
     /// Readings outside their limits whose caregivers were not told yet.
-    pub async fn care_readings_to_tell(self, limit: i64) -> Result<Vec<ReadingRow>, StoreError> {
+    pub async fn readings_to_tell(self, limit: i64) -> Result<Vec<ReadingRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(READINGS_TO_TELL).bind(limit).fetch_all(db).await)?)
     }
 
     /// Notes that reading `id`'s caregivers were told.
-    pub async fn care_reading_told(self, id: i64, now_ms: i64) -> Result<(), StoreError> {
+    pub async fn reading_told(self, id: i64, now_ms: i64) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(READING_TOLD)
             .bind(id)
             .bind(now_ms)
@@ -276,7 +276,7 @@ impl CareStore<'_> {
 
     /// Deletes readings taken, and settled doses due, before `before_ms` (the retention
     /// setting); how many rows went.
-    pub async fn prune_care(self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         Ok(db!(self.store, db => {
             let a = sqlx::query(PRUNE_READINGS).bind(before_ms).execute(db).await?;
             let b = sqlx::query(PRUNE_DOSES).bind(before_ms).execute(db).await?;

@@ -124,7 +124,7 @@ const STATUS: &str = "SELECT status FROM digest_deliveries WHERE conversation_id
 
 impl DigestStore<'_> {
     /// Creates the conversation's digest, or changes the one it has.
-    pub async fn save_digest(self, d: &NewDigest<'_>) -> Result<(), StoreError> {
+    pub async fn save(self, d: &NewDigest<'_>) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(SAVE)
             .bind(d.conversation_id)
             .bind(d.local_time)
@@ -142,24 +142,24 @@ impl DigestStore<'_> {
     }
 
     /// The conversation's digest, if it has one.
-    pub async fn digest(self, conversation_id: &str) -> Result<Option<DigestRow>, StoreError> {
+    pub async fn get(self, conversation_id: &str) -> Result<Option<DigestRow>, StoreError> {
         self.store.chats().chat_row(GET, conversation_id).await
     }
 
     /// Stops the conversation's digest; false when it had none.
-    pub async fn cancel_digest(self, conversation_id: &str) -> Result<bool, StoreError> {
+    pub async fn cancel(self, conversation_id: &str) -> Result<bool, StoreError> {
         self.store.chats().delete_chat_row(CANCEL, conversation_id).await
     }
 
     /// Up to `limit` digests due at `now_ms`, earliest first.
-    pub async fn due_digests(self, now_ms: i64, limit: i64) -> Result<Vec<DigestRow>, StoreError> {
+    pub async fn due(self, now_ms: i64, limit: i64) -> Result<Vec<DigestRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(DUE).bind(now_ms).bind(limit).fetch_all(db).await)?)
     }
 
     /// Moves a due digest on from `was` to `next_at` and, when `day` is given, records that
     /// day's delivery, in one transaction. False when another process moved it first (nothing is
     /// recorded then).
-    pub async fn advance_digest(
+    pub async fn advance(
         self,
         conversation_id: &str,
         was: i64,
@@ -193,7 +193,7 @@ impl DigestStore<'_> {
 
     /// Claims the pending digest deliveries whose earlier claim or wait is over, until
     /// `lease_until_ms`.
-    pub async fn claim_digest_deliveries(
+    pub async fn claim_deliveries(
         self,
         owner: &str,
         now_ms: i64,
@@ -205,7 +205,7 @@ impl DigestStore<'_> {
 
     /// Keeps the composed `payload` of a claimed delivery that had none; false when the claim
     /// was lost or a payload is kept already.
-    pub async fn keep_digest_payload(
+    pub async fn keep_payload(
         self,
         owner: &str,
         d: &DigestDelivery,
@@ -224,7 +224,7 @@ impl DigestStore<'_> {
 
     /// Records the outcome of a delivery `owner` claimed: a final `status`, or (with `None`) a
     /// retry not before `retry_at_ms`.
-    pub async fn finish_digest_delivery(
+    pub async fn finish_delivery(
         self,
         owner: &str,
         d: &DigestDelivery,
@@ -252,7 +252,7 @@ impl DigestStore<'_> {
     }
 
     /// What became of the conversation's digest of `day`, if one was recorded.
-    pub async fn digest_status(
+    pub async fn status(
         self,
         conversation_id: &str,
         day: &str,

@@ -46,7 +46,7 @@ const PRUNE_PENDING: &str = "DELETE FROM held_calls WHERE created_at < $1";
 
 impl HeldCallStore<'_> {
     /// Holds a call; returns its id.
-    pub async fn add_held_call(self, c: &NewHeldCall<'_>) -> Result<i64, StoreError> {
+    pub async fn add(self, c: &NewHeldCall<'_>) -> Result<i64, StoreError> {
         let (id,): (i64,) = db!(self.store, db => sqlx::query_as(ADD_PENDING)
             .bind(c.conversation_id)
             .bind(c.tool)
@@ -60,7 +60,7 @@ impl HeldCallStore<'_> {
 
     /// Removes and returns held call `id` of the conversation; `None` if the conversation has
     /// no such call (another conversation's call is never touched).
-    pub async fn take_held_call(
+    pub async fn take(
         self,
         conversation_id: &str,
         id: i64,
@@ -80,7 +80,7 @@ impl HeldCallStore<'_> {
     }
 
     /// Deletes calls held before `before_ms`; returns how many.
-    pub async fn prune_held_calls(self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         Ok(
             db!(self.store, db => sqlx::query(PRUNE_PENDING).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?,
         )

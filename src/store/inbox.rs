@@ -502,7 +502,7 @@ impl InboxStore<'_> {
     }
 
     /// Forgets handled events finished before `before_ms`; returns how many.
-    pub async fn prune_inbox(self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         Ok(db!(self.store, db => sqlx::query(PRUNE)
             .bind(before_ms)
             .execute(db)

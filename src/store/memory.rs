@@ -104,7 +104,7 @@ impl MemoryStore<'_> {
 
     /// Stores a memory; returns its id. [`StoreError::Full`] when the conversation already has
     /// [`super::MAX_MEMORIES`] (checked atomically in the insert itself).
-    pub async fn add_memory(self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
+    pub async fn add(self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
         let id: Option<(i64,)> = db!(self.store, db => {
             transaction!(db, tx);
             if let Some(lock) = self.store.conversation_lock() {
@@ -134,7 +134,7 @@ impl MemoryStore<'_> {
 
     /// Deletes memory `id` of the conversation; returns it, or `None` if the conversation has no
     /// such memory (a memory of another conversation is never touched).
-    pub async fn delete_memory(
+    pub async fn delete(
         self,
         conversation_id: &str,
         id: i64,
@@ -148,11 +148,7 @@ impl MemoryStore<'_> {
 
     /// Deletes the conversation's memories with ids up to `max_id` (those that existed when the
     /// family was asked to confirm); returns how many.
-    pub async fn delete_memories_up_to(
-        self,
-        conversation_id: &str,
-        max_id: i64,
-    ) -> Result<u64, StoreError> {
+    pub async fn delete_up_to(self, conversation_id: &str, max_id: i64) -> Result<u64, StoreError> {
         Ok(db!(self.store, db => sqlx::query(DELETE_MEMORIES_UP_TO)
             .bind(conversation_id)
             .bind(max_id)

@@ -83,11 +83,7 @@ const PENDING_COUNT: &str = "SELECT COUNT(*) FROM outbox WHERE status = 'pending
 impl OutboxStore<'_> {
     /// Records items in the outbox, each with a fresh random retry key; an item already recorded
     /// (same occurrence) stays as it is, its first key with it.
-    pub async fn record_outbox(
-        self,
-        items: &[NewOutboxItem<'_>],
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
+    pub async fn record(self, items: &[NewOutboxItem<'_>], now_ms: i64) -> Result<(), StoreError> {
         db!(self.store, db => {
             transaction!(db, tx);
             for i in items {
@@ -112,7 +108,7 @@ impl OutboxStore<'_> {
     /// The chats whose oldest unclaimed pending item is due at or before `oldest_by_ms` (the
     /// window has passed) and whose pending items were all recorded by `recorded_by_ms`, oldest
     /// first.
-    pub async fn outbox_due_targets(
+    pub async fn due_targets(
         self,
         now_ms: i64,
         oldest_by_ms: i64,
@@ -130,11 +126,7 @@ impl OutboxStore<'_> {
     }
 
     /// When the oldest unclaimed pending item for `target` is due, if any.
-    pub async fn outbox_oldest_due(
-        self,
-        target: &str,
-        now_ms: i64,
-    ) -> Result<Option<i64>, StoreError> {
+    pub async fn oldest_due(self, target: &str, now_ms: i64) -> Result<Option<i64>, StoreError> {
         let row: Option<(Option<i64>,)> = db!(self.store, db => sqlx::query_as(OLDEST_DUE)
             .bind(target)
             .bind(now_ms)
@@ -149,7 +141,7 @@ impl OutboxStore<'_> {
     /// claiming at the same instant (same owner, same lease end) cannot both take an item.
     /// Unlike the other claims (see [`super::lease`]) it skips no locked row: a chat's items go
     /// to one claimer together, so a second claimant waits and then finds them held.
-    pub async fn claim_outbox(
+    pub async fn claim(
         self,
         owner: &str,
         target: &str,
@@ -171,7 +163,7 @@ impl OutboxStore<'_> {
     }
 
     /// Fixes the request a claimed item goes in (only before its first attempt).
-    pub async fn set_outbox_request(
+    pub async fn set_request(
         self,
         owner: &str,
         id: i64,
@@ -188,12 +180,7 @@ impl OutboxStore<'_> {
     }
 
     /// Gives a claimed item back, not to be pushed before `due_at_ms` (quiet hours).
-    pub async fn defer_outbox(
-        self,
-        owner: &str,
-        id: i64,
-        due_at_ms: i64,
-    ) -> Result<(), StoreError> {
+    pub async fn defer(self, owner: &str, id: i64, due_at_ms: i64) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(DEFER)
             .bind(id)
             .bind(owner)
@@ -206,7 +193,7 @@ impl OutboxStore<'_> {
 
     /// Settles claimed items for good (`sent`, `held`, `failed`, `abandoned`) and mirrors the
     /// outcome onto their source records, in one transaction.
-    pub async fn settle_outbox(
+    pub async fn settle(
         self,
         owner: &str,
         items: &[&OutboxItem],
@@ -238,7 +225,7 @@ impl OutboxStore<'_> {
 
     /// Gives claimed items back after an attempt of unknown outcome: tried again (with the same
     /// request and key) not before `retry_at_ms`.
-    pub async fn retry_outbox(
+    pub async fn retry(
         self,
         owner: &str,
         items: &[&OutboxItem],
@@ -262,12 +249,12 @@ impl OutboxStore<'_> {
     }
 
     /// The item recorded for the occurrence `retry_key`, if any.
-    pub async fn outbox_item(self, retry_key: &str) -> Result<Option<OutboxItem>, StoreError> {
+    pub async fn item(self, retry_key: &str) -> Result<Option<OutboxItem>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(BY_KEY).bind(retry_key).fetch_optional(db).await)?)
     }
 
     /// Items waiting in the outbox (all chats).
-    pub async fn outbox_pending(self) -> Result<i64, StoreError> {
+    pub async fn pending(self) -> Result<i64, StoreError> {
         let (n,): (i64,) =
             db!(self.store, db => sqlx::query_as(PENDING_COUNT).fetch_one(db).await)?;
         Ok(n)
@@ -294,17 +281,15 @@ mod tests {
                 due_at: 10,
             })
             .collect();
-        store.outbox().record_outbox(&items, 10).await.expect("record");
+        store.outbox().record(&items, 10).await.expect("record");
         let (first, second) = tokio::join!(
-            store.outbox().claim_outbox("me", "Umom", 10, 100, 10),
-            store.outbox().claim_outbox("me", "Umom", 10, 100, 10)
+            store.outbox().claim("me", "Umom", 10, 100, 10),
+            store.outbox().claim("me", "Umom", 10, 100, 10)
         );
         let (first, second) = (first.expect("claim"), second.expect("claim"));
         assert_eq!(first.len() + second.len(), 2, "each item taken once: {first:?} {second:?}");
         let taken = if first.is_empty() { &second } else { &first };
         assert_eq!(taken.iter().map(|i| i.retry_key.as_str()).collect::<Vec<_>>(), ["k1", "k2"]);
-        assert!(
-            store.outbox().claim_outbox("me", "Umom", 10, 100, 10).await.expect("claim").is_empty()
-        );
+        assert!(store.outbox().claim("me", "Umom", 10, 100, 10).await.expect("claim").is_empty());
     }
 }

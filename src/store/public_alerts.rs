@@ -107,7 +107,7 @@ pub struct NewPublicAlert<'a> {
 impl OfficialAlertStore<'_> {
     /// Takes (or renews) the lease on reading the feed for `owner` until `lease_until_ms`;
     /// the feed's validators when this process holds it, `None` when another does.
-    pub async fn claim_alert_feed(
+    pub async fn claim_feed(
         self,
         owner: &str,
         now_ms: i64,
@@ -120,7 +120,7 @@ impl OfficialAlertStore<'_> {
     }
 
     /// Keeps the feed's validators after a read by `owner`.
-    pub async fn save_alert_feed(
+    pub async fn save_feed(
         self,
         owner: &str,
         etag: Option<&str>,
@@ -134,14 +134,14 @@ impl OfficialAlertStore<'_> {
     }
 
     /// When the feed was last read in full, Unix ms.
-    pub async fn alert_feed_read_at(self) -> Result<Option<i64>, StoreError> {
+    pub async fn feed_read_at(self) -> Result<Option<i64>, StoreError> {
         let row: Option<(Option<i64>,)> =
             db!(self.store, db => sqlx::query_as(READ_AT).fetch_optional(db).await)?;
         Ok(row.and_then(|(at,)| at))
     }
 
     /// The identifiers of the alerts fetched since `since_ms`.
-    pub async fn known_public_alerts(
+    pub async fn known(
         self,
         since_ms: i64,
     ) -> Result<std::collections::HashSet<String>, StoreError> {
@@ -151,7 +151,7 @@ impl OfficialAlertStore<'_> {
     }
 
     /// Keeps an alert; false when it was kept already.
-    pub async fn keep_public_alert(self, a: &NewPublicAlert<'_>) -> Result<bool, StoreError> {
+    pub async fn keep(self, a: &NewPublicAlert<'_>) -> Result<bool, StoreError> {
         let dispatched = a.settled.then_some(a.now_ms);
         let n = db!(self.store, db => sqlx::query(KEEP)
             .bind(a.identifier).bind(a.thread).bind(a.kind).bind(a.msg_type).bind(a.sent_at)
@@ -161,10 +161,7 @@ impl OfficialAlertStore<'_> {
     }
 
     /// The thread of the first of `identifiers` that is kept.
-    pub async fn public_alert_thread(
-        self,
-        identifiers: &[String],
-    ) -> Result<Option<String>, StoreError> {
+    pub async fn thread(self, identifiers: &[String]) -> Result<Option<String>, StoreError> {
         for identifier in identifiers {
             let row: Option<(String,)> = db!(self.store, db => sqlx::query_as(THREAD)
                 .bind(identifier).fetch_optional(db).await)?;
@@ -176,34 +173,24 @@ impl OfficialAlertStore<'_> {
     }
 
     /// Alerts not yet dispatched to the chats, oldest first.
-    pub async fn public_alerts_to_dispatch(
-        self,
-        limit: i64,
-    ) -> Result<Vec<PublicAlertRow>, StoreError> {
+    pub async fn to_dispatch(self, limit: i64) -> Result<Vec<PublicAlertRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(TO_DISPATCH).bind(limit).fetch_all(db).await)?)
     }
 
     /// Records that an alert was dispatched to every chat following.
-    pub async fn public_alert_dispatched(
-        self,
-        identifier: &str,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
+    pub async fn dispatched(self, identifier: &str, now_ms: i64) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(DISPATCHED).bind(identifier).bind(now_ms)
             .execute(db).await.map(|_| ()))?;
         Ok(())
     }
 
     /// The readable alerts sent since `since_ms`, oldest first.
-    pub async fn public_alerts_since(
-        self,
-        since_ms: i64,
-    ) -> Result<Vec<PublicAlertRow>, StoreError> {
+    pub async fn since(self, since_ms: i64) -> Result<Vec<PublicAlertRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(SENT_SINCE).bind(since_ms).fetch_all(db).await)?)
     }
 
     /// Makes the chat follow the alerts (or changes how).
-    pub async fn follow_public_alerts(self, f: &FollowRow, now_ms: i64) -> Result<(), StoreError> {
+    pub async fn follow(self, f: &FollowRow, now_ms: i64) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(FOLLOW)
             .bind(&f.conversation_id).bind(&f.place).bind(f.lang.code())
             .bind(f.min_intensity).bind(f.quiet_holds_urgent).bind(now_ms)
@@ -212,20 +199,17 @@ impl OfficialAlertStore<'_> {
     }
 
     /// How the chat follows the alerts, if it does.
-    pub async fn public_alert_follow(
-        self,
-        conversation_id: &str,
-    ) -> Result<Option<FollowRow>, StoreError> {
+    pub async fn following(self, conversation_id: &str) -> Result<Option<FollowRow>, StoreError> {
         self.store.chats().chat_row(FOLLOWING, conversation_id).await
     }
 
     /// Every chat that follows the alerts.
-    pub async fn public_alert_followers(self) -> Result<Vec<FollowRow>, StoreError> {
+    pub async fn followers(self) -> Result<Vec<FollowRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(FOLLOWERS).fetch_all(db).await)?)
     }
 
     /// Stops the chat following the alerts; false when it did not.
-    pub async fn unfollow_public_alerts(self, conversation_id: &str) -> Result<bool, StoreError> {
+    pub async fn unfollow(self, conversation_id: &str) -> Result<bool, StoreError> {
         self.store.chats().delete_chat_row(UNFOLLOW, conversation_id).await
     }
 
@@ -261,7 +245,7 @@ impl OfficialAlertStore<'_> {
     }
 
     /// Deletes alerts fetched, and what was told, before `before_ms`.
-    pub async fn prune_public_alerts(self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         let mut n = 0;
         for sql in [PRUNE_ALERTS, PRUNE_TOLD] {
             n += db!(self.store, db => sqlx::query(sql).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?;

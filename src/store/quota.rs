@@ -98,7 +98,7 @@ impl QuotaStore<'_> {
     }
 
     /// Saves LINE's reading of `month` (a monthly-limit refusal already noted stays).
-    pub async fn save_quota_reading(
+    pub async fn save_reading(
         self,
         month: &str,
         limit: Option<i64>,
@@ -119,7 +119,7 @@ impl QuotaStore<'_> {
     }
 
     /// Notes that LINE refused a push in `month` for the monthly limit.
-    pub async fn mark_quota_exhausted(self, month: &str, at_ms: i64) -> Result<(), StoreError> {
+    pub async fn mark_exhausted(self, month: &str, at_ms: i64) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(MARK_EXHAUSTED)
             .bind(month)
             .bind(at_ms)
@@ -130,15 +130,15 @@ impl QuotaStore<'_> {
     }
 
     /// LINE's last reading of `month`, if any.
-    pub async fn quota_reading(self, month: &str) -> Result<Option<QuotaReading>, StoreError> {
+    pub async fn reading(self, month: &str) -> Result<Option<QuotaReading>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(READING).bind(month).fetch_optional(db).await)?)
     }
 
-    /// LINE's last reading of `month` (as [`crate::store::QuotaStore::quota_reading`]), what hearth's pushes cost
+    /// LINE's last reading of `month` (as [`crate::store::QuotaStore::reading`]), what hearth's pushes cost
     /// in it (as [`crate::store::QuotaStore::month_spent`]), and whether items are held for `conversation_id` (as
     /// [`crate::store::QuotaStore::take_held`] would find; none for `""`), in one statement: a turn reads them all,
     /// and items are rarely held.
-    pub async fn quota_month_and_held(
+    pub async fn month_and_held(
         self,
         month: &str,
         conversation_id: &str,
@@ -239,7 +239,7 @@ impl QuotaStore<'_> {
     }
 
     /// Notes that the chat was warned in `month`; false if it already was.
-    pub async fn note_quota_warning(
+    pub async fn note_warning(
         self,
         conversation_id: &str,
         month: &str,
@@ -254,11 +254,7 @@ impl QuotaStore<'_> {
     }
 
     /// True if the chat was warned in `month`.
-    pub async fn quota_warned(
-        self,
-        conversation_id: &str,
-        month: &str,
-    ) -> Result<bool, StoreError> {
+    pub async fn warned(self, conversation_id: &str, month: &str) -> Result<bool, StoreError> {
         let row: Option<(String,)> = db!(self.store, db => sqlx::query_as(WARNED)
             .bind(conversation_id)
             .bind(month)

@@ -231,7 +231,7 @@ impl ReminderStore<'_> {
     /// Creates a reminder; it is due at `first_fire_at`. [`StoreError::Full`] when the
     /// conversation already has [`super::MAX_REMINDERS`] (checked atomically in the insert
     /// itself).
-    pub async fn create_reminder(self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
+    pub async fn create(self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
         let rule = r.rule.columns();
         let row: Option<ReminderRow> = db!(self.store, db => {
             transaction!(db, tx);
@@ -269,15 +269,12 @@ impl ReminderStore<'_> {
     }
 
     /// The conversation's active and paused reminders, soonest first.
-    pub async fn list_reminders(
-        self,
-        conversation_id: &str,
-    ) -> Result<Vec<ReminderRow>, StoreError> {
+    pub async fn list(self, conversation_id: &str) -> Result<Vec<ReminderRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(LIST).bind(conversation_id).fetch_all(db).await)?)
     }
 
     /// One reminder of this conversation (another conversation's id finds nothing).
-    pub async fn reminder(
+    pub async fn get(
         self,
         conversation_id: &str,
         id: i64,
@@ -288,7 +285,7 @@ impl ReminderStore<'_> {
     }
 
     /// Cancels a reminder of this conversation; false if there was none to cancel.
-    pub async fn cancel_reminder(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
+    pub async fn cancel(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
         let n = db!(self.store, db => sqlx::query(CANCEL)
             .bind(id)
             .bind(conversation_id)
@@ -300,7 +297,7 @@ impl ReminderStore<'_> {
 
     /// Schedules a one-off copy of occurrence `occurrence` of reminder `id` at `at_ms` (local
     /// `anchor_local`); `None` if that occurrence was already snoozed or the id is not here.
-    pub async fn snooze_reminder(
+    pub async fn snooze(
         self,
         conversation_id: &str,
         id: i64,
@@ -364,7 +361,7 @@ impl ReminderStore<'_> {
 
     /// Changes the text of an active or paused reminder of this conversation; false if there
     /// was none.
-    pub async fn rename_reminder(
+    pub async fn rename(
         self,
         conversation_id: &str,
         id: i64,
@@ -377,7 +374,7 @@ impl ReminderStore<'_> {
 
     /// Pauses an active reminder of this conversation (nothing is pushed until it is resumed);
     /// false if there was none.
-    pub async fn pause_reminder(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
+    pub async fn pause(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
         let n = db!(self.store, db => sqlx::query(PAUSE_BY_FAMILY).bind(id).bind(conversation_id)
             .execute(db).await.map(|r| r.rows_affected()))?;
         Ok(n > 0)
@@ -385,7 +382,7 @@ impl ReminderStore<'_> {
 
     /// Resumes a paused reminder of this conversation, next due at `next_fire_at`; false if
     /// there was none.
-    pub async fn resume_reminder(
+    pub async fn resume(
         self,
         conversation_id: &str,
         id: i64,
@@ -398,7 +395,7 @@ impl ReminderStore<'_> {
 
     /// Moves an active or paused reminder of this conversation to a new rule (`m`): it starts
     /// again from its new anchor, due at `m.next_fire_at`. False if there was none to move.
-    pub async fn move_reminder(
+    pub async fn move_rule(
         self,
         conversation_id: &str,
         id: i64,
@@ -429,7 +426,7 @@ impl ReminderStore<'_> {
 
     /// Claims up to `limit` due reminders for `owner` until `lease_until_ms` (see
     /// [`super::lease`]: replicas split the due rows between them).
-    pub async fn claim_due_reminders(
+    pub async fn claim_due(
         self,
         owner: &str,
         now_ms: i64,
@@ -477,7 +474,7 @@ impl ReminderStore<'_> {
     /// Records the outcome of a tick for each claimed reminder, in one transaction. Every update
     /// is fenced on the claimed occurrence and the owner, so a reminder another process took
     /// over is left alone.
-    pub async fn finish_reminders(
+    pub async fn finish(
         self,
         owner: &str,
         now_ms: i64,
@@ -544,7 +541,7 @@ impl ReminderStore<'_> {
 
     /// Every conversation's active reminders due before `before_ms` (at most `limit`): what is
     /// scheduled to spend LINE's quota.
-    pub async fn scheduled_reminders(
+    pub async fn scheduled(
         self,
         before_ms: i64,
         limit: i64,

@@ -64,7 +64,7 @@ const PRUNE_SESSIONS: &str = "DELETE FROM web_sessions WHERE expires_at < $1";
 impl WebSessionStore<'_> {
     /// Keeps a link (by its token's hash) for `member`, to be opened through `door`, valid
     /// until `expires_ms`.
-    pub async fn mint_web_link(
+    pub async fn mint_link(
         self,
         token_hash: &str,
         member: &WebMember,
@@ -82,7 +82,7 @@ impl WebSessionStore<'_> {
     /// Takes the link with this token hash at `door`: whose it is, once, while it is valid;
     /// `None` for a link unknown, used, expired or minted for the other door (which is left as
     /// it was).
-    pub async fn take_web_link(
+    pub async fn take_link(
         self,
         token_hash: &str,
         door: LinkDoor,
@@ -94,7 +94,7 @@ impl WebSessionStore<'_> {
     }
 
     /// Opens a session (by its token's hash) for `member` until `expires_ms`.
-    pub async fn open_web_session(
+    pub async fn open(
         self,
         token_hash: &str,
         member: &WebMember,
@@ -110,7 +110,7 @@ impl WebSessionStore<'_> {
     }
 
     /// The open session with this token hash, if any.
-    pub async fn web_session(
+    pub async fn get(
         self,
         token_hash: &str,
         now_ms: i64,
@@ -121,23 +121,19 @@ impl WebSessionStore<'_> {
     }
 
     /// Ends the session with this token hash.
-    pub async fn end_web_session(self, token_hash: &str) -> Result<(), StoreError> {
+    pub async fn end(self, token_hash: &str) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(END_ONE).bind(token_hash).execute(db).await.map(|_| ()))?;
         Ok(())
     }
 
     /// Ends every session of `user_id` in the chat; how many there were.
-    pub async fn end_web_sessions(
-        self,
-        conversation_id: &str,
-        user_id: &str,
-    ) -> Result<u64, StoreError> {
+    pub async fn end_all(self, conversation_id: &str, user_id: &str) -> Result<u64, StoreError> {
         Ok(db!(self.store, db => sqlx::query(END_MEMBER).bind(conversation_id).bind(user_id)
             .execute(db).await.map(|r| r.rows_affected()))?)
     }
 
     /// Deletes links and sessions that expired before `before_ms`.
-    pub async fn prune_web_sessions(self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         let mut n = 0;
         for sql in [PRUNE_LINKS, PRUNE_SESSIONS] {
             n += db!(self.store, db => sqlx::query(sql).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?;

@@ -23,7 +23,7 @@ pub async fn prune_chat_log(
     let cutoff = now.saturating_sub(retention).unwrap_or(now);
     let pruned = store.memory().prune_chat_log(cutoff.as_millisecond()).await?;
     let expired = now.saturating_sub(crate::features::held_calls::EXPIRY).unwrap_or(now);
-    store.held_calls().prune_held_calls(expired.as_millisecond()).await?;
+    store.held_calls().prune(expired.as_millisecond()).await?;
     if pruned > 0 {
         tracing::info!(pruned, "chat log older than the retention period deleted");
     }

@@ -26,7 +26,7 @@ fn url(path: &Path) -> String {
 async fn remember(store: &Store, text: &str) -> i64 {
     let memory =
         NewMemory { conversation_id: "Ufamily", text, user_id: None, speaker: None, at_ms: 1 };
-    store.memory().add_memory(&memory).await.expect("remember")
+    store.memory().add(&memory).await.expect("remember")
 }
 
 async fn memories(store: &Store) -> Vec<String> {
@@ -62,7 +62,7 @@ async fn a_backup_taken_while_writes_go_on_is_whole_and_holds_every_row_written_
                     speaker: None,
                     at_ms: 2,
                 };
-                store.memory().add_memory(&memory).await.expect("write during the backup");
+                store.memory().add(&memory).await.expect("write during the backup");
                 written.fetch_add(1, Ordering::SeqCst);
                 n += 1;
             }
@@ -249,7 +249,7 @@ async fn a_backup_taken_while_webhooks_are_acknowledged_and_reminders_fire_resto
         let reminder = crate::common::rows::once_reminder(chat, "吃藥", due);
         store
             .reminders()
-            .create_reminder(&hearth::store::NewReminder { created_by: None, ..reminder })
+            .create(&hearth::store::NewReminder { created_by: None, ..reminder })
             .await
             .expect("reminder");
     }

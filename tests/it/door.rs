@@ -312,7 +312,7 @@ impl Family {
             .app
             .store
             .web_sessions()
-            .mint_web_link(
+            .mint_link(
                 &token_hash(&token),
                 &member,
                 door,
@@ -630,7 +630,7 @@ async fn a_member_line_no_longer_knows_in_the_group_loses_its_page_until_line_kn
         h.app
             .store
             .web_sessions()
-            .mint_web_link(&token_hash(&token), &member, LinkDoor::Plain, h.now_ms(), expires)
+            .mint_link(&token_hash(&token), &member, LinkDoor::Plain, h.now_ms(), expires)
             .await
             .expect("minted");
         token

@@ -282,7 +282,7 @@ async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() 
     let store = h.app.store.clone();
     let (list, items) = shopping_list(&store).await;
     let milk = items[0].id;
-    let reminder_before = store.reminders().list_reminders(FAMILY).await.expect("store")[0].clone();
+    let reminder_before = store.reminders().list(FAMILY).await.expect("store")[0].clone();
     let reminder = reminder_before.id;
     let memory = store.memory().memories(FAMILY).await.expect("store")[0].id;
     let other = signed_in(&h, in_group(OTHER_GROUP, DAD)).await;
@@ -322,7 +322,7 @@ async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() 
     }
     let (_, items) = shopping_list(&store).await;
     assert_eq!((items.len(), items[0].checked_at), (1, None), "the milk is untouched");
-    let reminders = store.reminders().list_reminders(FAMILY).await.expect("store");
+    let reminders = store.reminders().list(FAMILY).await.expect("store");
     assert_eq!(reminders[0].text, "倒垃圾");
     assert_eq!(reminders[0].status, hearth::store::ReminderStatus::Active);
     assert_eq!(reminders[0].next_fire_at, reminder_before.next_fire_at, "not moved");
@@ -411,7 +411,7 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
     assert!(open.contains(&"雞蛋") && open.contains(&"牛奶"), "{shown}");
 
     // A reminder moved, renamed, paused and resumed; the chat's reminders tool sees it.
-    let reminder = store.reminders().list_reminders(FAMILY).await.expect("store")[0].id;
+    let reminder = store.reminders().list(FAMILY).await.expect("store")[0].id;
     let moved = post(
         "/family/act",
         vec![
@@ -430,7 +430,7 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
     .await;
     post("/family/reminders", vec![("op", "pause".into()), ("id", reminder.to_string())]).await;
     assert_eq!(
-        store.reminders().list_reminders(FAMILY).await.expect("store")[0].status,
+        store.reminders().list(FAMILY).await.expect("store")[0].status,
         hearth::store::ReminderStatus::Paused
     );
     post("/family/reminders", vec![("op", "resume".into()), ("id", reminder.to_string())]).await;
@@ -469,7 +469,7 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
     )
     .await;
     assert_eq!(
-        store.digests().digest(FAMILY).await.expect("store").map(|d| d.local_time),
+        store.digests().get(FAMILY).await.expect("store").map(|d| d.local_time),
         Some("07:30".into())
     );
     assert!(store.chats().quiet_hours(FAMILY).await.expect("store").is_some());
@@ -787,18 +787,18 @@ async fn a_link_opens_only_through_the_door_it_was_minted_for_and_the_other_door
         let hash = token_hash(&new_token());
         store
             .web_sessions()
-            .mint_web_link(&hash, &member, minted, now, now + 600_000)
+            .mint_link(&hash, &member, minted, now, now + 600_000)
             .await
             .expect("mint");
         assert_eq!(
-            store.web_sessions().take_web_link(&hash, other, now).await.expect("take"),
+            store.web_sessions().take_link(&hash, other, now).await.expect("take"),
             None,
             "{other:?}"
         );
-        let taken = store.web_sessions().take_web_link(&hash, minted, now).await.expect("take");
+        let taken = store.web_sessions().take_link(&hash, minted, now).await.expect("take");
         assert_eq!(taken.as_ref(), Some(&member), "{minted:?} after a try at {other:?}");
         assert_eq!(
-            store.web_sessions().take_web_link(&hash, minted, now).await.expect("take"),
+            store.web_sessions().take_link(&hash, minted, now).await.expect("take"),
             None,
             "once"
         );

@@ -54,13 +54,13 @@ const TABLE: &[Row] = &[
             let store = store.clone();
             Box::pin(async move {
                 let reminder = crate::common::rows::once_reminder(MOM, "吃藥", DUE);
-                store.reminders().create_reminder(&reminder).await.expect("reminder");
+                store.reminders().create(&reminder).await.expect("reminder");
             })
         },
         claim: |store, owner, now, until| {
-            Box::pin(async move {
-                Ok(store.reminders().claim_due_reminders(owner, now, until, 10).await?.len())
-            })
+            Box::pin(
+                async move { Ok(store.reminders().claim_due(owner, now, until, 10).await?.len()) },
+            )
         },
     },
     Row {
@@ -87,7 +87,7 @@ const TABLE: &[Row] = &[
         },
         claim: |store, owner, now, until| {
             Box::pin(async move {
-                Ok(store.price_alerts().claim_alert_deliveries(owner, now, until).await?.len())
+                Ok(store.price_alerts().claim_deliveries(owner, now, until).await?.len())
             })
         },
     },
@@ -120,9 +120,9 @@ const TABLE: &[Row] = &[
             )
         },
         claim: |store, owner, now, until| {
-            Box::pin(async move {
-                Ok(store.outbox().claim_outbox(owner, MOM, now, until, now).await?.len())
-            })
+            Box::pin(
+                async move { Ok(store.outbox().claim(owner, MOM, now, until, now).await?.len()) },
+            )
         },
     },
     Row {
@@ -134,9 +134,9 @@ const TABLE: &[Row] = &[
             )
         },
         claim: |store, owner, now, until| {
-            Box::pin(async move {
-                Ok(store.digests().claim_digest_deliveries(owner, now, until).await?.len())
-            })
+            Box::pin(
+                async move { Ok(store.digests().claim_deliveries(owner, now, until).await?.len()) },
+            )
         },
     },
     Row {
@@ -148,9 +148,9 @@ const TABLE: &[Row] = &[
             )
         },
         claim: |store, owner, now, until| {
-            Box::pin(async move {
-                Ok(store.care().claim_care_doses(owner, now, until, 10).await?.len())
-            })
+            Box::pin(
+                async move { Ok(store.care().claim_doses(owner, now, until, 10).await?.len()) },
+            )
         },
     },
     Row {
@@ -160,7 +160,7 @@ const TABLE: &[Row] = &[
         claim: |store, owner, now, until| {
             Box::pin(async move {
                 Ok(usize::from(
-                    store.official_alerts().claim_alert_feed(owner, now, until).await?.is_some(),
+                    store.official_alerts().claim_feed(owner, now, until).await?.is_some(),
                 ))
             })
         },

@@ -269,6 +269,6 @@ async fn only_the_cap_of_250_tool_calls_in_one_round_run_and_the_rest_are_errors
     assert!(results[8..].iter().all(|r| r["error"]["kind"] == "too_many_calls"));
     let message = results[8]["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("too many tool calls in one round"), "{message}");
-    assert_eq!(h.app.store.reminders().list_reminders(MOM).await.expect("list").len(), 8);
+    assert_eq!(h.app.store.reminders().list(MOM).await.expect("list").len(), 8);
     assert!(metric(&h, "hearth_tool_calls_dropped_total").await >= 242.0);
 }

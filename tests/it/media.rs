@@ -501,7 +501,7 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
     h.llm.reply_text("我讀到兩個日期，按 ✅ 就幫你設提醒。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 幫我把這張通知的日期都設提醒")]).await;
 
-    assert!(h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
     let body = h.line.replies()[0].body.clone();
     assert!(postback_data(&body, "confirm_call").is_none(), "not a card per reminder: {body}");
     let text = body.to_string();
@@ -511,14 +511,12 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
     let confirm = postback_data(&body, "confirm_calls").expect("one confirm button for all");
 
     h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &confirm)]).await;
-    assert!(
-        h.app.store.reminders().list_reminders(OTHER_GROUP).await.expect("reminders").is_empty()
-    );
-    assert!(h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(OTHER_GROUP).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
 
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
-    let set = h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders");
+    let set = h.app.store.reminders().list(FAMILY).await.expect("reminders");
     assert_eq!(set.len(), 2, "each created once");
 }
 

@@ -308,7 +308,7 @@ async fn leave_and_unfollow_delete_that_conversations_log_and_memories_only() {
     h.app
         .store
         .memory()
-        .add_memory(&NewMemory {
+        .add(&NewMemory {
             conversation_id: MOM,
             text: "私人的事",
             user_id: Some(MOM),
@@ -345,10 +345,10 @@ async fn with_hundreds_of_memories_the_prompt_stays_within_its_budget() {
             speaker: Some("媽媽"),
             at_ms: h.now_ms(),
         };
-        h.app.store.memory().add_memory(&m).await.expect("memory");
+        h.app.store.memory().add(&m).await.expect("memory");
         if i == 10 {
             let old = NewMemory { text: "奶奶對花生過敏", ..m.clone() };
-            h.app.store.memory().add_memory(&old).await.expect("memory");
+            h.app.store.memory().add(&old).await.expect("memory");
         }
     }
     let question = "小幫手 奶奶可以吃花生醬嗎";

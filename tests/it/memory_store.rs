@@ -31,16 +31,16 @@ fn message<'a>(conversation: &'a str, id: &'a str, text: &'a str, at_ms: i64) ->
 #[tokio::test]
 async fn memories_belong_to_their_conversation() {
     for s in stores().await {
-        let a = s.memory().add_memory(&memory("C1", "奶奶對花生過敏")).await.expect("add");
-        let b = s.memory().add_memory(&memory("C2", "別的群組")).await.expect("add");
+        let a = s.memory().add(&memory("C1", "奶奶對花生過敏")).await.expect("add");
+        let b = s.memory().add(&memory("C2", "別的群組")).await.expect("add");
         assert_eq!(s.memory().memories("C1").await.expect("list").len(), 1);
         assert_eq!(
-            s.memory().delete_memory("C1", b).await.expect("delete"),
+            s.memory().delete("C1", b).await.expect("delete"),
             None,
             "C2's memory untouched"
         );
         assert_eq!(s.memory().memories("C2").await.expect("list").len(), 1);
-        let gone = s.memory().delete_memory("C1", a).await.expect("delete").expect("deleted");
+        let gone = s.memory().delete("C1", a).await.expect("delete").expect("deleted");
         assert_eq!(gone.text, "奶奶對花生過敏");
         assert!(s.memory().memories("C1").await.expect("list").is_empty());
     }
@@ -49,9 +49,9 @@ async fn memories_belong_to_their_conversation() {
 #[tokio::test]
 async fn a_turn_reads_its_history_and_memories_at_once_as_each_read_gives_them() {
     for s in stores().await {
-        s.memory().add_memory(&memory("C1", "奶奶對花生過敏")).await.expect("add");
-        s.memory().add_memory(&memory("C2", "別的群組")).await.expect("add");
-        s.memory().add_memory(&memory("C1", "爸爸週三加班")).await.expect("add");
+        s.memory().add(&memory("C1", "奶奶對花生過敏")).await.expect("add");
+        s.memory().add(&memory("C2", "別的群組")).await.expect("add");
+        s.memory().add(&memory("C1", "爸爸週三加班")).await.expect("add");
         s.chat_log().log_message(&message("C1", "m1", "第一句很長很長很長", 1)).await.expect("log");
         s.chat_log().log_message(&message("C2", "x1", "別的群組的話", 2)).await.expect("log");
         let tainted = NewMessage { from_bot: true, tainted: true, ..message("C1", "m2", "答", 3) };
@@ -88,12 +88,12 @@ async fn a_turn_reads_its_history_and_memories_at_once_as_each_read_gives_them()
 #[tokio::test]
 async fn forgetting_all_stops_at_the_confirmed_id_and_at_the_conversation() {
     for s in stores().await {
-        let first = s.memory().add_memory(&memory("C1", "一")).await.expect("add");
-        let second = s.memory().add_memory(&memory("C1", "二")).await.expect("add");
-        s.memory().add_memory(&memory("C2", "別的")).await.expect("add");
-        let later = s.memory().add_memory(&memory("C1", "三")).await.expect("add");
+        let first = s.memory().add(&memory("C1", "一")).await.expect("add");
+        let second = s.memory().add(&memory("C1", "二")).await.expect("add");
+        s.memory().add(&memory("C2", "別的")).await.expect("add");
+        let later = s.memory().add(&memory("C1", "三")).await.expect("add");
         assert!(first < second && second < later);
-        assert_eq!(s.memory().delete_memories_up_to("C1", second).await.expect("delete"), 2);
+        assert_eq!(s.memory().delete_up_to("C1", second).await.expect("delete"), 2);
         let left: Vec<String> =
             s.memory().memories("C1").await.expect("list").into_iter().map(|m| m.text).collect();
         assert_eq!(left, ["三"]);
@@ -147,7 +147,7 @@ async fn unsend_prune_and_forget_conversation_delete_what_they_say() {
             "old sent ids pruned too"
         );
 
-        s.memory().add_memory(&memory("C1", "記得")).await.expect("add");
+        s.memory().add(&memory("C1", "記得")).await.expect("add");
         s.chat_log().save_member("C1", "U1", "媽媽", 1).await.expect("member");
         let removed = s.forget_conversation("C1").await.expect("forget");
         assert_eq!(removed, Removed { messages: 1, memories: 1, reminders: 0, alerts: 0 });

@@ -116,7 +116,7 @@ async fn quoting_an_answer_written_after_web_content_holds_what_it_prompts_for_a
     assert!(last_user_message(&h, 0).contains("<<<UNTRUSTED_WEB_CONTENT>>>"));
     let held = h.app.store.held_calls().of_chat(FAMILY).await.expect("pending");
     assert_eq!(held.len(), 1, "held for a tap, not run");
-    assert!(h.app.store.reminders().list_reminders(FAMILY).await.expect("list").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("list").is_empty());
 }
 
 #[tokio::test]

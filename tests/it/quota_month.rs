@@ -166,11 +166,7 @@ async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
         h.clock.set(t.saturating_add(SignedDuration::from_secs(3)).expect("time"));
         h.app.outbox.flush_due().await.expect("outbox");
     }
-    assert_eq!(
-        h.app.store.outbox().outbox_pending().await.expect("outbox"),
-        0,
-        "nothing left waiting"
-    );
+    assert_eq!(h.app.store.outbox().pending().await.expect("outbox"), 0, "nothing left waiting");
     let accepted = h.line.accepted_pushes();
     m.requests = accepted.len();
     m.pushed = accepted.iter().map(|p| cards_of(&p.body)).sum();

@@ -36,7 +36,7 @@ async fn insert_due_reminders(db: &str, count: usize, due_ms: i64) {
         let conversation = format!("U{i:032x}");
         store
             .reminders()
-            .create_reminder(&NewReminder {
+            .create(&NewReminder {
                 created_by: None,
                 ..crate::common::rows::once_reminder(&conversation, "提醒", due_ms)
             })

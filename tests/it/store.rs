@@ -56,7 +56,7 @@ async fn an_event_is_new_only_once_and_forgotten_only_after_it_was_handled() {
             [false]
         );
         assert_eq!(
-            s.inbox().prune_inbox(10_000).await.expect("prune"),
+            s.inbox().prune(10_000).await.expect("prune"),
             0,
             "{name}: pending events are kept"
         );
@@ -69,7 +69,7 @@ async fn an_event_is_new_only_once_and_forgotten_only_after_it_was_handled() {
             "{name}: token"
         );
         assert!(s.inbox().finish_event("01A", "p1", 1, 3_000).await.expect("finish"));
-        assert_eq!(s.inbox().prune_inbox(10_000).await.expect("prune"), 1);
+        assert_eq!(s.inbox().prune(10_000).await.expect("prune"), 1);
         assert_eq!(
             s.inbox()
                 .accept_events(&[event("01A", 20_000)], claim("p1", 80_000))
@@ -244,11 +244,7 @@ async fn a_message_logged_as_its_event_is_stored_is_done_at_once_and_logged_once
             .map(|m| m.text)
             .collect();
         assert_eq!(log, ["晚餐吃什麼", "滷味"], "{name}: each once, in order; 重送 is its lane's");
-        assert_eq!(
-            s.inbox().prune_inbox(1_001).await.expect("prune"),
-            2,
-            "{name}: done when stored"
-        );
+        assert_eq!(s.inbox().prune(1_001).await.expect("prune"), 2, "{name}: done when stored");
     }
 }
 
@@ -326,25 +322,15 @@ fn reminder<'a>(conversation: &'a str, text: &'a str, at: i64) -> NewReminder<'a
 async fn due_reminders_are_claimed_once_recorded_once_and_advanced_fenced() {
     for s in stores().await {
         let name = s.backend_name();
-        let r =
-            s.reminders().create_reminder(&reminder("C1", "帶便當", 1_000)).await.expect("create");
+        let r = s.reminders().create(&reminder("C1", "帶便當", 1_000)).await.expect("create");
         assert!(
-            s.reminders()
-                .claim_due_reminders("p1", 999, 60_000, 10)
-                .await
-                .expect("claim")
-                .is_empty(),
+            s.reminders().claim_due("p1", 999, 60_000, 10).await.expect("claim").is_empty(),
             "{name}: not due"
         );
-        let claimed =
-            s.reminders().claim_due_reminders("p1", 1_000, 60_000, 10).await.expect("claim");
+        let claimed = s.reminders().claim_due("p1", 1_000, 60_000, 10).await.expect("claim");
         assert_eq!(claimed.len(), 1);
         assert!(
-            s.reminders()
-                .claim_due_reminders("p2", 2_000, 60_000, 10)
-                .await
-                .expect("claim")
-                .is_empty(),
+            s.reminders().claim_due("p2", 2_000, 60_000, 10).await.expect("claim").is_empty(),
             "{name}: leased"
         );
         let delivery = |payload: &str| NewDelivery {
@@ -366,17 +352,14 @@ async fn due_reminders_are_claimed_once_recorded_once_and_advanced_fenced() {
             delivery: Some((1_000, DeliveryStatus::Sent)),
             next: Next::Done,
         };
-        s.reminders()
-            .finish_reminders("p2", 3_000, std::slice::from_ref(&finish))
-            .await
-            .expect("fenced");
+        s.reminders().finish("p2", 3_000, std::slice::from_ref(&finish)).await.expect("fenced");
         assert_eq!(
-            s.reminders().list_reminders("C1").await.expect("list").len(),
+            s.reminders().list("C1").await.expect("list").len(),
             1,
             "{name}: p2 does not own it"
         );
-        s.reminders().finish_reminders("p1", 3_000, &[finish]).await.expect("finish");
-        assert!(s.reminders().list_reminders("C1").await.expect("list").is_empty(), "{name}: done");
+        s.reminders().finish("p1", 3_000, &[finish]).await.expect("finish");
+        assert!(s.reminders().list("C1").await.expect("list").is_empty(), "{name}: done");
         let done = s.reminders().prepare_deliveries(&[delivery("[3]")]).await.expect("read");
         assert_eq!(done[0].status, DeliveryStatus::Sent);
     }
@@ -385,32 +368,31 @@ async fn due_reminders_are_claimed_once_recorded_once_and_advanced_fenced() {
 #[tokio::test]
 async fn reminders_are_cancelled_and_snoozed_only_within_their_conversation() {
     for s in stores().await {
-        let r =
-            s.reminders().create_reminder(&reminder("C1", "倒垃圾", 1_000)).await.expect("create");
-        assert!(s.reminders().reminder("C2", r.id).await.expect("get").is_none());
-        assert!(!s.reminders().cancel_reminder("C2", r.id).await.expect("cancel"));
+        let r = s.reminders().create(&reminder("C1", "倒垃圾", 1_000)).await.expect("create");
+        assert!(s.reminders().get("C2", r.id).await.expect("get").is_none());
+        assert!(!s.reminders().cancel("C2", r.id).await.expect("cancel"));
         assert_eq!(
             s.reminders()
-                .snooze_reminder("C2", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
+                .snooze("C2", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
                 .await
                 .expect("snooze"),
             None
         );
         assert!(
             s.reminders()
-                .snooze_reminder("C1", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
+                .snooze("C1", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
                 .await
                 .expect("snooze")
                 .is_some()
         );
         assert_eq!(
             s.reminders()
-                .snooze_reminder("C1", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
+                .snooze("C1", r.id, 0, "2026-12-01T08:10", 2_000, 1_000)
                 .await
                 .expect("again"),
             None
         );
-        assert!(s.reminders().cancel_reminder("C1", r.id).await.expect("cancel"));
+        assert!(s.reminders().cancel("C1", r.id).await.expect("cancel"));
     }
 }
 
@@ -429,19 +411,16 @@ async fn push_costs_add_up_per_chat_and_month_and_between_readings() {
             by_chat.iter().map(|c| (c.conversation_id.as_str(), c.pushes, c.cost)).collect();
         assert_eq!(rows, [("C1", 2, 10), ("U1", 1, 1)], "{name}");
 
-        s.quota().save_quota_reading("2026-12", Some(200), 120, 11, 1_000).await.expect("read");
-        s.quota().mark_quota_exhausted("2026-12", 2_000).await.expect("out");
-        s.quota()
-            .save_quota_reading("2026-12", Some(200), 200, 11, 3_000)
-            .await
-            .expect("read again");
-        let r = s.quota().quota_reading("2026-12").await.expect("reading").expect("kept");
+        s.quota().save_reading("2026-12", Some(200), 120, 11, 1_000).await.expect("read");
+        s.quota().mark_exhausted("2026-12", 2_000).await.expect("out");
+        s.quota().save_reading("2026-12", Some(200), 200, 11, 3_000).await.expect("read again");
+        let r = s.quota().reading("2026-12").await.expect("reading").expect("kept");
         assert_eq!(
             (r.quota_limit, r.used, r.recorded, r.exhausted_at),
             (Some(200), 200, 11, Some(2_000)),
             "{name}"
         );
-        assert!(s.quota().quota_reading("2027-01").await.expect("none").is_none(), "{name}");
+        assert!(s.quota().reading("2027-01").await.expect("none").is_none(), "{name}");
     }
 }
 
@@ -452,25 +431,24 @@ async fn a_month_s_reading_spending_and_held_items_are_read_together_as_each_rea
         s.quota().record_push_cost("C1", "2026-12", 5).await.expect("cost");
         s.quota().record_push_cost("U1", "2026-12", 1).await.expect("cost");
         s.quota().record_push_cost("C1", "2027-01", 5).await.expect("cost");
-        s.quota().save_quota_reading("2026-12", None, 40, 6, 1_000).await.expect("read");
-        s.quota().mark_quota_exhausted("2027-02", 2_000).await.expect("out, unread");
+        s.quota().save_reading("2026-12", None, 40, 6, 1_000).await.expect("read");
+        s.quota().mark_exhausted("2027-02", 2_000).await.expect("out, unread");
         for month in ["2026-12", "2027-01", "2027-02", "2027-03"] {
             assert_eq!(
-                s.quota().quota_month_and_held(month, "C1").await.expect("month"),
+                s.quota().month_and_held(month, "C1").await.expect("month"),
                 (
-                    s.quota().quota_reading(month).await.expect("reading"),
+                    s.quota().reading(month).await.expect("reading"),
                     s.quota().month_spent(month).await.expect("spent"),
                     false
                 ),
                 "{name} {month}"
             );
         }
-        let (reading, spent, _) =
-            s.quota().quota_month_and_held("2026-12", "").await.expect("month");
+        let (reading, spent, _) = s.quota().month_and_held("2026-12", "").await.expect("month");
         let reading = reading.expect("a reading without a limit is a reading");
         assert_eq!((reading.quota_limit, reading.used, spent), (None, 40, 6), "{name}");
         assert_eq!(
-            s.quota().quota_month_and_held("2027-03", "").await.expect("month"),
+            s.quota().month_and_held("2027-03", "").await.expect("month"),
             (None, 0, false),
             "{name}"
         );
@@ -487,7 +465,7 @@ async fn held_items_wait_per_chat_and_are_taken_once_oldest_first() {
         assert_eq!(s.quota().held_count().await.expect("count"), 3, "{name}");
         let held_here = |chat: &'static str| {
             let s = s.clone();
-            async move { s.quota().quota_month_and_held("2026-12", chat).await.expect("read").2 }
+            async move { s.quota().month_and_held("2026-12", chat).await.expect("read").2 }
         };
         assert!(held_here("C1").await && held_here("C2").await && !held_here("C3").await);
         let held = s.quota().take_held("C1").await.expect("take");
@@ -511,11 +489,11 @@ async fn chat_sizes_friends_and_monthly_warnings_are_remembered() {
         s.quota().save_friend("U2", false, 10).await.expect("friend");
         assert_eq!(s.quota().friend("U1").await.expect("friend"), Some((true, 10)), "{name}");
         assert_eq!(s.quota().friend("U2").await.expect("friend"), Some((false, 10)), "{name}");
-        assert!(!s.quota().quota_warned("C1", "2026-12").await.expect("warned"), "{name}");
-        assert!(s.quota().note_quota_warning("C1", "2026-12").await.expect("warn"), "{name}");
-        assert!(!s.quota().note_quota_warning("C1", "2026-12").await.expect("once"), "{name}");
-        assert!(s.quota().quota_warned("C1", "2026-12").await.expect("warned"), "{name}");
-        assert!(s.quota().note_quota_warning("C1", "2027-01").await.expect("next month"), "{name}");
+        assert!(!s.quota().warned("C1", "2026-12").await.expect("warned"), "{name}");
+        assert!(s.quota().note_warning("C1", "2026-12").await.expect("warn"), "{name}");
+        assert!(!s.quota().note_warning("C1", "2026-12").await.expect("once"), "{name}");
+        assert!(s.quota().warned("C1", "2026-12").await.expect("warned"), "{name}");
+        assert!(s.quota().note_warning("C1", "2027-01").await.expect("next month"), "{name}");
     }
 }
 
@@ -527,23 +505,16 @@ async fn a_reminder_routed_to_a_1to1_chat_is_scheduled_there_and_managed_from_th
             deliver_to: Some("Ugrandma"),
             ..crate::common::rows::once_reminder("C1", "吃藥", 5_000)
         };
-        let r = s.reminders().create_reminder(&routed).await.expect("create");
+        let r = s.reminders().create(&routed).await.expect("create");
         assert_eq!(r.target(), "Ugrandma", "{name}");
         assert!(s.quota().has_scheduled_pushes("Ugrandma").await.expect("scheduled"), "{name}");
         assert!(s.quota().has_scheduled_pushes("C1").await.expect("scheduled"), "{name}");
         assert!(!s.quota().has_scheduled_pushes("C2").await.expect("none"), "{name}");
-        assert_eq!(
-            s.reminders().scheduled_reminders(6_000, 10).await.expect("all").len(),
-            1,
-            "{name}"
-        );
-        assert!(
-            s.reminders().scheduled_reminders(5_000, 10).await.expect("later").is_empty(),
-            "{name}"
-        );
-        assert!(s.reminders().reminder("Ugrandma", r.id).await.expect("read").is_some(), "{name}");
-        assert!(s.reminders().reminder("C2", r.id).await.expect("read").is_none(), "{name}");
-        assert!(s.reminders().cancel_reminder("Ugrandma", r.id).await.expect("cancel"), "{name}");
+        assert_eq!(s.reminders().scheduled(6_000, 10).await.expect("all").len(), 1, "{name}");
+        assert!(s.reminders().scheduled(5_000, 10).await.expect("later").is_empty(), "{name}");
+        assert!(s.reminders().get("Ugrandma", r.id).await.expect("read").is_some(), "{name}");
+        assert!(s.reminders().get("C2", r.id).await.expect("read").is_none(), "{name}");
+        assert!(s.reminders().cancel("Ugrandma", r.id).await.expect("cancel"), "{name}");
     }
 }
 

@@ -167,7 +167,7 @@ async fn the_turn_after_an_answer_written_from_a_page_holds_a_reminder() {
     h.llm.reply_text("好的。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 好，照你說的做")]).await;
 
-    assert!(h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
     assert_eq!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").len(), 1);
     assert_eq!(results(&h, 3)[0]["status"], "needs_confirmation");
     let history = h.llm.requests()[2]["messages"].to_string();
@@ -185,7 +185,7 @@ async fn an_answer_without_web_content_leaves_the_next_turn_free() {
     h.llm.reply_tool_calls(&[("reminder", json!({"text": "倒垃圾", "at": "2026-12-01T09:00"}))]);
     h.llm.reply_text("好的。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 明天九點提醒我倒垃圾")]).await;
-    assert_eq!(h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders").len(), 1);
+    assert_eq!(h.app.store.reminders().list(FAMILY).await.expect("reminders").len(), 1);
     assert!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").is_empty());
 }
 
@@ -232,7 +232,7 @@ async fn a_call_through_find_tools_is_held_as_the_tool_it_names_and_a_double_wra
         1,
         "one hold"
     );
-    assert!(h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
 }
 
 #[tokio::test]

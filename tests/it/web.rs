@@ -291,7 +291,7 @@ async fn a_page_cannot_change_state_without_a_confirmation_tap() {
         h.app.store.memory().memories(FAMILY).await.expect("memories").is_empty(),
         "nothing remembered"
     );
-    assert!(h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
     let results = tool_results(&h, 2);
     assert_eq!(results.len(), 3, "the page, then the two calls it asked for");
     let held = &results[1..];
@@ -320,7 +320,7 @@ async fn a_page_cannot_change_state_without_a_confirmation_tap() {
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
     assert!(texts_of(&h.line.replies()[3].body).contains("已經處理過"));
     assert_eq!(h.app.store.memory().memories(FAMILY).await.expect("memories").len(), 1);
-    assert!(h.app.store.reminders().list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
 }
 
 #[tokio::test]

@@ -72,7 +72,7 @@ async fn a_captured_body_replayed_after_the_dedupe_window_is_not_handled_again()
     // A day and more later the event's id has been forgotten (pruned) ...
     h.clock.advance(jiff::SignedDuration::from_hours(25));
     let day_ago = h.now_ms() - 24 * 3_600_000;
-    assert_eq!(h.app.store.inbox().prune_inbox(day_ago).await.expect("prune"), 1);
+    assert_eq!(h.app.store.inbox().prune(day_ago).await.expect("prune"), 1);
     // ... so the same signed body, replayed, is refused by its age.
     assert_eq!(h.send(vec![event]).await, 200);
     assert_eq!(h.llm.requests().len(), 1, "no second turn");
@@ -125,11 +125,7 @@ async fn a_body_stamped_ahead_within_the_skew_is_refused_when_replayed_after_its
     assert_eq!(h.line.replies().len(), 1, "within the skew: answered");
     h.clock.advance(jiff::SignedDuration::from_hours(24) + jiff::SignedDuration::from_secs(1));
     let day_ago = h.now_ms() - 24 * 3_600_000;
-    assert_eq!(
-        h.app.store.inbox().prune_inbox(day_ago).await.expect("prune"),
-        1,
-        "its id forgotten"
-    );
+    assert_eq!(h.app.store.inbox().prune(day_ago).await.expect("prune"), 1, "its id forgotten");
     assert_eq!(h.send(vec![event]).await, 200);
     assert_eq!(h.llm.requests().len(), 1, "no second turn");
     assert!(h.line.accepted_pushes().is_empty(), "no second answer");

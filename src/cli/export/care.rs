@@ -66,17 +66,13 @@ pub async fn plans(
     tz: &TimeZone,
 ) -> Result<Vec<ExportedCarePlan>, StoreError> {
     let mut out = Vec::new();
-    for row in store
-        .care()
-        .care_plans_of_chat(chat)
-        .await?
-        .into_iter()
-        .filter(|p| p.conversation_id == chat)
+    for row in
+        store.care().plans_of_chat(chat).await?.into_iter().filter(|p| p.conversation_id == chat)
     {
         let Some(plan) = Plan::read(row) else { continue };
         let id = plan.row.id;
-        let doses = store.care().care_doses_between(id, 0, i64::MAX).await?;
-        let readings = store.care().care_readings_between(id, 0, i64::MAX).await?;
+        let doses = store.care().doses_between(id, 0, i64::MAX).await?;
+        let readings = store.care().readings_between(id, 0, i64::MAX).await?;
         out.push(ExportedCarePlan {
             id,
             times: plan.times.iter().map(|t| t.strftime("%H:%M").to_string()).collect(),

@@ -201,7 +201,7 @@ pub async fn export(
 ) -> Result<Export, StoreError> {
     let reminders = store
         .reminders()
-        .list_reminders(chat)
+        .list(chat)
         .await?
         .into_iter()
         .map(|r| ExportedReminder {
@@ -247,7 +247,7 @@ pub async fn export(
         .collect();
     let price_alerts = store
         .price_alerts()
-        .list_alerts(chat)
+        .list(chat)
         .await?
         .into_iter()
         .map(|a| ExportedAlert {
@@ -262,7 +262,7 @@ pub async fn export(
             frequency: a.frequency,
         })
         .collect();
-    let digest = store.digests().digest(chat).await?.map(|d| ExportedDigest {
+    let digest = store.digests().get(chat).await?.map(|d| ExportedDigest {
         time: d.local_time,
         place: d.place,
         only_when_something: d.only_when_something,

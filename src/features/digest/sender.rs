@@ -1,5 +1,5 @@
 //! Delivers the digests: each tick records the day of every digest that came due (one process
-//! wins each day, see `crate::store::DigestStore::advance_digest`), then claims the recorded days under a lease,
+//! wins each day, see `crate::store::DigestStore::advance`), then claims the recorded days under a lease,
 //! composes each once (weather, reminders, lists, watched prices, the lunar and working
 //! calendars, the official alerts standing for the place), keeps the composed messages and pushes them with the day's deterministic retry key.
 //! A push of unknown outcome is tried again with the same key until the day's grace runs out. The
@@ -121,7 +121,7 @@ impl DigestSender {
             .pusher
             .store()
             .digests()
-            .claim_digest_deliveries(self.pusher.owner(), now.as_millisecond(), lease_until)
+            .claim_deliveries(self.pusher.owner(), now.as_millisecond(), lease_until)
             .await?;
         let results: Vec<Result<Done, StoreError>> = futures::stream::iter(claimed)
             .map(|d| self.deliver(d))
@@ -152,7 +152,7 @@ impl DigestSender {
     async fn record_due_days(&self) -> Result<(), StoreError> {
         let now = self.pusher.now();
         let store = self.pusher.store();
-        for row in store.digests().due_digests(now.as_millisecond(), BATCH).await? {
+        for row in store.digests().due(now.as_millisecond(), BATCH).await? {
             let Some((time, tz)) = when(&row) else {
                 tracing::error!(
                     conversation = row.conversation_id,
@@ -179,7 +179,7 @@ impl DigestSender {
             }
             store
                 .digests()
-                .advance_digest(
+                .advance(
                     &row.conversation_id,
                     row.next_at,
                     step.next_at.as_millisecond(),
@@ -197,7 +197,7 @@ impl DigestSender {
         let payload = match &d.payload {
             Some(p) => p.clone(),
             None => {
-                let Some(row) = store.digests().digest(&d.conversation_id).await? else {
+                let Some(row) = store.digests().get(&d.conversation_id).await? else {
                     // Cancelled after the day was recorded: nothing is sent.
                     return self.finish(&d, Done::Finished(DigestStatus::Skipped)).await;
                 };
@@ -211,7 +211,7 @@ impl DigestSender {
                     render::messages(&content, self.pusher.palette(), open_page, &signer)
                 };
                 let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
-                if !store.digests().keep_digest_payload(owner, &d, &payload).await? {
+                if !store.digests().keep_payload(owner, &d, &payload).await? {
                     return Ok(Done::Lost);
                 }
                 payload
@@ -256,7 +256,7 @@ impl DigestSender {
         self.pusher
             .store()
             .digests()
-            .finish_digest_delivery(self.pusher.owner(), d, status, now.as_millisecond(), retry_at)
+            .finish_delivery(self.pusher.owner(), d, status, now.as_millisecond(), retry_at)
             .await?;
         Ok(done)
     }
@@ -287,7 +287,7 @@ impl DigestSender {
             .map_or(i64::MAX, |t| t.as_millisecond());
         let mut reminders = Vec::new();
         let mut birthdays = Vec::new();
-        for r in store.reminders().list_reminders(&row.conversation_id).await? {
+        for r in store.reminders().list(&row.conversation_id).await? {
             let Some(at) =
                 r.next_fire_at.filter(|at| *at >= now.as_millisecond() && *at < end_of_day)
             else {
@@ -350,7 +350,7 @@ impl DigestSender {
             .pusher
             .store()
             .official_alerts()
-            .public_alerts_since(since)
+            .since(since)
             .await?
             .into_iter()
             .filter_map(|row| serde_json::from_str(row.alert.as_deref()?).ok())
@@ -397,7 +397,7 @@ impl DigestSender {
             .pusher
             .store()
             .price_alerts()
-            .list_alerts(conversation_id)
+            .list(conversation_id)
             .await?
             .into_iter()
             .map(|a| (a.symbol, a.name))

@@ -106,7 +106,7 @@ impl AlertWatcher {
         let store = self.pusher.store();
         let Some((etag, last_modified)) = store
             .official_alerts()
-            .claim_alert_feed(self.pusher.owner(), now.as_millisecond(), until)
+            .claim_feed(self.pusher.owner(), now.as_millisecond(), until)
             .await?
         else {
             return Ok(report);
@@ -123,7 +123,7 @@ impl AlertWatcher {
                 let now_ms = now.as_millisecond();
                 store
                     .official_alerts()
-                    .save_alert_feed(self.pusher.owner(), etag, last_modified, now_ms)
+                    .save_feed(self.pusher.owner(), etag, last_modified, now_ms)
                     .await?;
             }
             Ok(FeedPoll::Entries { entries, etag, last_modified }) => {
@@ -136,7 +136,7 @@ impl AlertWatcher {
                 let now_ms = now.as_millisecond();
                 store
                     .official_alerts()
-                    .save_alert_feed(self.pusher.owner(), etag, last_modified, now_ms)
+                    .save_feed(self.pusher.owner(), etag, last_modified, now_ms)
                     .await?;
             }
             Err(e) => {
@@ -163,7 +163,7 @@ impl AlertWatcher {
     ) -> Result<bool, StoreError> {
         let store = self.pusher.store();
         let since = now.saturating_sub(KEPT_FOR).unwrap_or(now).as_millisecond();
-        let mut known = store.official_alerts().known_public_alerts(since).await?;
+        let mut known = store.official_alerts().known(since).await?;
         let mut seen = HashSet::new();
         let new: Vec<&FeedEntry> =
             entries.iter().filter(|e| !known.contains(&e.id) && seen.insert(&e.id)).collect();
@@ -247,7 +247,7 @@ impl AlertWatcher {
         self.pusher
             .store()
             .official_alerts()
-            .claim_alert_feed(owner, now.as_millisecond(), until)
+            .claim_feed(owner, now.as_millisecond(), until)
             .await?;
         Ok(())
     }
@@ -279,7 +279,7 @@ impl AlertWatcher {
             None => alert.identifier.clone(),
             Some(first) => store
                 .official_alerts()
-                .public_alert_thread(&alert.references)
+                .thread(&alert.references)
                 .await?
                 .unwrap_or_else(|| first.clone()),
         };
@@ -288,7 +288,7 @@ impl AlertWatcher {
         let msg_type = format!("{:?}", alert.msg_type);
         store
             .official_alerts()
-            .keep_public_alert(&NewPublicAlert {
+            .keep(&NewPublicAlert {
                 identifier: &alert.identifier,
                 thread: &thread,
                 kind: kind.map_or("other", Kind::name),
@@ -314,7 +314,7 @@ impl AlertWatcher {
     /// True when a kept alert updates or cancels `alert`.
     async fn replaced(&self, alert: &CapAlert) -> Result<bool, StoreError> {
         let since = alert.sent.as_millisecond();
-        let rows = self.pusher.store().official_alerts().public_alerts_since(since).await?;
+        let rows = self.pusher.store().official_alerts().since(since).await?;
         Ok(rows
             .iter()
             .filter_map(|r| serde_json::from_str::<CapAlert>(r.alert.as_deref()?).ok())
@@ -325,7 +325,7 @@ impl AlertWatcher {
         self.pusher
             .store()
             .official_alerts()
-            .keep_public_alert(&NewPublicAlert {
+            .keep(&NewPublicAlert {
                 identifier: &entry.id,
                 thread: &entry.id,
                 kind: "unreadable",
@@ -342,11 +342,11 @@ impl AlertWatcher {
     /// Tells the chats of the alerts not yet dispatched; how many were told.
     async fn dispatch(&self, now: Timestamp) -> Result<usize, StoreError> {
         let store = self.pusher.store();
-        let rows = store.official_alerts().public_alerts_to_dispatch(DISPATCH_PER_TICK).await?;
+        let rows = store.official_alerts().to_dispatch(DISPATCH_PER_TICK).await?;
         if rows.is_empty() {
             return Ok(0);
         }
-        let followers = store.official_alerts().public_alert_followers().await?;
+        let followers = store.official_alerts().followers().await?;
         let mut told = 0;
         for row in rows {
             let alert = row.alert.as_deref().and_then(|a| serde_json::from_str::<CapAlert>(a).ok());
@@ -361,10 +361,7 @@ impl AlertWatcher {
                 }
             }
             if settled {
-                store
-                    .official_alerts()
-                    .public_alert_dispatched(&row.identifier, now.as_millisecond())
-                    .await?;
+                store.official_alerts().dispatched(&row.identifier, now.as_millisecond()).await?;
             }
         }
         Ok(told)
@@ -374,7 +371,7 @@ impl AlertWatcher {
     async fn place_of(&self, follower: &FollowRow) -> Result<Option<Place>, StoreError> {
         let digest = match &follower.place {
             Some(_) => None,
-            None => self.pusher.store().digests().digest(&follower.conversation_id).await?,
+            None => self.pusher.store().digests().get(&follower.conversation_id).await?,
         };
         let named = follower.place.clone().or(digest.and_then(|d| d.place)).or(self.home.clone());
         Ok(named.as_deref().and_then(Place::resolve))
@@ -427,7 +424,7 @@ impl AlertWatcher {
         };
         let outcome = self.pusher.push(chat, &[item]).await;
         if outcome.first() == Some(&Outcome::RetryLater)
-            && store.outbox().outbox_item(&key).await?.is_none()
+            && store.outbox().item(&key).await?.is_none()
         {
             return Ok(None);
         }

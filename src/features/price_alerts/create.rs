@@ -165,7 +165,7 @@ impl PriceAlertCreation {
         let created = self
             .store
             .price_alerts()
-            .create_alert(&NewAlert {
+            .create(&NewAlert {
                 conversation_id: conversation,
                 created_by: ctx.user_id.as_deref(),
                 symbol: &symbol,
@@ -213,7 +213,7 @@ impl PriceAlertCreation {
         let direct = multi
             && !private
             && self.quota.route(conversation, ctx.user_id.as_deref(), false).await.is_some();
-        let has_digest = self.store.digests().digest(&conversation.id).await?.is_some();
+        let has_digest = self.store.digests().get(&conversation.id).await?.is_some();
         Ok(cheaper::ways(multi, !private, direct, has_digest))
     }
 

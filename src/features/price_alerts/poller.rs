@@ -185,10 +185,7 @@ impl AlertPoller {
             }
         }
         deliveries.extend(
-            self.store()
-                .price_alerts()
-                .claim_alert_deliveries(self.owner(), now_ms, lease_until)
-                .await?,
+            self.store().price_alerts().claim_deliveries(self.owner(), now_ms, lease_until).await?,
         );
         let mut by_chat: std::collections::BTreeMap<String, Vec<AlertDelivery>> =
             Default::default();
@@ -265,7 +262,7 @@ impl AlertPoller {
         quote: &Quote,
         now: Timestamp,
     ) -> Result<Vec<AlertDelivery>, StoreError> {
-        let alerts = self.store().price_alerts().active_alerts_on(symbol).await?;
+        let alerts = self.store().price_alerts().active_on(symbol).await?;
         let now_ms = now.as_millisecond();
         let market = Market::of(symbol);
         let max_age = self.settings.max_quote_age;
@@ -360,7 +357,7 @@ impl AlertPoller {
                 // An attempt this old has an unknown outcome: abandon it, never resend.
                 self.store()
                     .price_alerts()
-                    .finish_alert_delivery(
+                    .finish_delivery(
                         self.owner(),
                         &d,
                         Some(DeliveryStatus::Abandoned),
@@ -393,7 +390,7 @@ impl AlertPoller {
         for (d, outcome) in live.iter().zip(pushed) {
             self.store()
                 .price_alerts()
-                .finish_alert_delivery(
+                .finish_delivery(
                     self.owner(),
                     d,
                     outcome.status(),

@@ -126,7 +126,7 @@ impl ReminderCreation {
         let row = self
             .store
             .reminders()
-            .create_reminder(&NewReminder {
+            .create(&NewReminder {
                 conversation_id: &ctx.conversation.id,
                 created_by: ctx.user_id.as_deref(),
                 mention_user_id: mention_id.as_deref(),

@@ -171,7 +171,7 @@ impl ReminderScheduler {
             return Ok(());
         }
         let p = &self.pusher;
-        p.store().reminders().finish_reminders(p.owner(), p.now().as_millisecond(), finishes).await
+        p.store().reminders().finish(p.owner(), p.now().as_millisecond(), finishes).await
     }
 
     /// Claims due reminders and records their deliveries; returns what is to be pushed and what
@@ -185,7 +185,7 @@ impl ReminderScheduler {
             .pusher
             .store()
             .reminders()
-            .claim_due_reminders(self.pusher.owner(), now_ms, lease_until, self.settings.batch)
+            .claim_due(self.pusher.owner(), now_ms, lease_until, self.settings.batch)
             .await?;
         let mut finishes = Vec::new();
         let mut planned = Vec::new();

@@ -130,7 +130,7 @@ impl QuotaTracker {
     ) -> Result<(Standing, bool), StoreError> {
         let month = self.month().key();
         let (reading, recorded, held) =
-            self.store.quota().quota_month_and_held(&month, conversation_id).await?;
+            self.store.quota().month_and_held(&month, conversation_id).await?;
         let standing = Standing::from_reading(
             reading.map(|r| Reading {
                 limit: r.quota_limit,
@@ -158,10 +158,7 @@ impl QuotaTracker {
         let month = self.month().key();
         let saved = async {
             let recorded = self.store.quota().month_spent(&month).await?;
-            self.store
-                .quota()
-                .save_quota_reading(&month, quota.limit, quota.used, recorded, now)
-                .await
+            self.store.quota().save_reading(&month, quota.limit, quota.used, recorded, now).await
         };
         match saved.await {
             Ok(()) => {
@@ -177,7 +174,7 @@ impl QuotaTracker {
     pub async fn exhausted(&self) {
         let now = self.clock.now().as_millisecond();
         tracing::error!(month = %self.month(), "LINE's monthly message quota is used up: pushes are held until next month");
-        if let Err(e) = self.store.quota().mark_quota_exhausted(&self.month().key(), now).await {
+        if let Err(e) = self.store.quota().mark_exhausted(&self.month().key(), now).await {
             tracing::warn!(error = %e, "could not record the exhausted quota");
         }
         self.refresh().await;
@@ -315,15 +312,10 @@ impl QuotaTracker {
             return None;
         }
         let scheduled = self.store.quota().has_scheduled_pushes(conversation_id).await.ok()?;
-        let told = self.store.quota().quota_warned(conversation_id, &month).await.ok()?;
+        let told = self.store.quota().warned(conversation_id, &month).await.ok()?;
         if !quota::warning_due(&standing, scheduled, told) {
             return None;
         }
-        self.store
-            .quota()
-            .note_quota_warning(conversation_id, &month)
-            .await
-            .ok()?
-            .then_some(standing)
+        self.store.quota().note_warning(conversation_id, &month).await.ok()?.then_some(standing)
     }
 }

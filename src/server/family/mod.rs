@@ -204,7 +204,7 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
     let token = session_token(headers).ok_or_else(anonymous)?;
     let hash = token_hash(&token);
     let now = app.clock.now().as_millisecond();
-    let row = match app.store.web_sessions().web_session(&hash, now).await {
+    let row = match app.store.web_sessions().get(&hash, now).await {
         Ok(Some(row)) if limits.session_allows(&hash) => row,
         Ok(Some(_)) => return Err(Refusal::TooMany),
         Ok(None) => return Err(anonymous()),
@@ -215,7 +215,7 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
     };
     if let Err(refusal) = through_the_door(app, &row.conversation_id, &row.user_id).await {
         // A session the door no longer lets through is over.
-        if let Err(e) = app.store.web_sessions().end_web_session(&hash).await {
+        if let Err(e) = app.store.web_sessions().end(&hash).await {
             tracing::warn!(error = %e, "family page: could not end a closed session");
         }
         return Err(refusal);
@@ -272,7 +272,7 @@ async fn open(
     let member = match app
         .store
         .web_sessions()
-        .take_web_link(&hash, LinkDoor::Plain, now.as_millisecond())
+        .take_link(&hash, LinkDoor::Plain, now.as_millisecond())
         .await
     {
         Ok(Some(member)) => member,
@@ -298,13 +298,7 @@ async fn start_session(
     let opened = app
         .store
         .web_sessions()
-        .open_web_session(
-            &token_hash(&session),
-            member,
-            &csrf,
-            now.as_millisecond(),
-            expires.as_millisecond(),
-        )
+        .open(&token_hash(&session), member, &csrf, now.as_millisecond(), expires.as_millisecond())
         .await;
     if let Err(e) = opened {
         tracing::error!(error = %e, "family page: could not open a session");
@@ -332,7 +326,7 @@ async fn logout(
 ) -> Result<Response, Refusal> {
     let session = session(&app, &headers, peer).await?;
     check_csrf(&session, &form.csrf)?;
-    if let Err(e) = app.store.web_sessions().end_web_session(&session.hash).await {
+    if let Err(e) = app.store.web_sessions().end(&session.hash).await {
         tracing::error!(error = %e, "family page: could not end a session");
         return Err(Refusal::Unavailable);
     }

@@ -229,7 +229,7 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let rows: Vec<_> = app
         .store
         .reminders()
-        .list_reminders(chat)
+        .list(chat)
         .await?
         .into_iter()
         .filter(|r| matches!(r.status, ReminderStatus::Active | ReminderStatus::Paused))
@@ -317,7 +317,7 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
 
 async fn alerts(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let rows = app.store.price_alerts().list_alerts(chat).await?;
+    let rows = app.store.price_alerts().list(chat).await?;
     let mut charts = Vec::new();
     for row in &rows {
         let spec = ChartSpec::Price {
@@ -389,7 +389,7 @@ async fn memories(app: &Hearth, s: &Session, confirm: bool) -> Result<Markup, St
 
 async fn settings(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let digest = app.store.digests().digest(chat).await?;
+    let digest = app.store.digests().get(chat).await?;
     let quiet = app.store.chats().quiet_hours(chat).await?;
     Ok(html! {
         section.card {

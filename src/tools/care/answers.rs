@@ -13,7 +13,7 @@ impl Care {
         let doses = self
             .store
             .care()
-            .care_doses_between(plan.row.id, start, now.as_millisecond().saturating_add(1))
+            .doses_between(plan.row.id, start, now.as_millisecond().saturating_add(1))
             .await?;
         let cost = cost::monthly(plan, now);
         let mut card = render::plan_card(plan, cost);
@@ -85,7 +85,7 @@ impl Care {
         let joined = outside.join(if zh { "、" } else { ", " });
         self.store
             .care()
-            .add_care_reading(&NewReading {
+            .add_reading(&NewReading {
                 plan_id: plan.row.id,
                 conversation_id: &plan.row.conversation_id,
                 taken_at: ctx.now().as_millisecond(),

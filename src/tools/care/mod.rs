@@ -220,7 +220,7 @@ impl Care {
         let plans: Vec<Plan> = self
             .store
             .care()
-            .care_plans_of_chat(chat)
+            .plans_of_chat(chat)
             .await?
             .into_iter()
             .filter_map(Plan::read)
@@ -300,13 +300,8 @@ impl Tool for Care {
             Action::Show => {
                 let chat = &ctx.conversation.id;
                 let mut plans = Vec::new();
-                for plan in self
-                    .store
-                    .care()
-                    .care_plans_of_chat(chat)
-                    .await?
-                    .into_iter()
-                    .filter_map(Plan::read)
+                for plan in
+                    self.store.care().plans_of_chat(chat).await?.into_iter().filter_map(Plan::read)
                 {
                     if plan.visible_in(chat) {
                         plans.push(self.out(&plan, ctx).await?);

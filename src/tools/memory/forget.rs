@@ -94,7 +94,7 @@ impl Forget {
             });
         }
         if let Some(id) = args.id {
-            let forgotten = self.store.memory().delete_memory(conversation, id).await?;
+            let forgotten = self.store.memory().delete(conversation, id).await?;
             return match forgotten {
                 Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
                 None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
@@ -110,7 +110,7 @@ impl Forget {
             0 => Err(ToolError::NotFound(format!("nothing this chat remembers matches {words:?}"))),
             1 => {
                 let id = matches[0].id;
-                match self.store.memory().delete_memory(conversation, id).await? {
+                match self.store.memory().delete(conversation, id).await? {
                     Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
                     None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
                 }

@@ -67,7 +67,7 @@ impl Remember {
             speaker: ctx.display_name.as_deref(),
             at_ms: ctx.now().as_millisecond(),
         };
-        let id = self.store.memory().add_memory(&memory).await?;
+        let id = self.store.memory().add(&memory).await?;
         let stored = crate::store::Memory {
             id,
             text: fact.to_string(),

@@ -86,7 +86,7 @@ async fn her_plans(
     Ok(services
         .store
         .care()
-        .care_plans_of_chat(user)
+        .plans_of_chat(user)
         .await?
         .into_iter()
         .filter(|row| statuses.contains(&row.status))
@@ -108,7 +108,7 @@ impl Action for CareMenuTaken {
         let from = now - i64::try_from(OPEN_FOR.as_millis()).unwrap_or(0);
         let mut doses = Vec::new();
         for plan in &plans {
-            match services.store.care().care_doses_between(plan.row.id, from, now + 1).await {
+            match services.store.care().doses_between(plan.row.id, from, now + 1).await {
                 Ok(found) => doses.extend(found),
                 Err(e) => return failed(lang, &e),
             }
