@@ -38,7 +38,7 @@ pub async fn on_unsend(store: &Store, conversation: &Conversation, message_id: &
         }
         Err(e) => tracing::error!(error = %e, "could not remove an unsent message"),
     }
-    if let Err(e) = store.media().unsend_media(&conversation.id, message_id).await {
+    if let Err(e) = store.media().unsend(&conversation.id, message_id).await {
         tracing::error!(error = %e, "could not forget an unsent photo or file");
     }
 }
