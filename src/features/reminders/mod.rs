@@ -14,11 +14,11 @@ pub mod month_ahead;
 pub mod operations;
 pub mod picker;
 pub mod projection;
+pub mod quota_cost;
 pub mod recurrence;
 pub mod render;
 pub mod request;
 pub mod scheduler;
-pub mod spend;
 
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
