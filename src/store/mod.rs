@@ -5,8 +5,10 @@
 //! statement for both backends. Each backend has its own embedded migrations.
 //!
 //! What is kept is reached by part: [`Store::reminders`], [`Store::inbox`], [`Store::care`]…
-//! each hands out a repository whose methods are that part's reads and writes. The store itself keeps what concerns the whole database: opening and
-//! migrating it, backups, the leases a stopping process gives back, forgetting a chat.
+//! each hands out a repository (a `…Store` that borrows the store) whose methods are that
+//! part's reads and writes, in the files named after it. The store itself keeps what concerns
+//! the whole database: opening and migrating it, backups, the leases a stopping process gives
+//! back, forgetting a chat.
 
 use sql::Backend;
 
