@@ -51,7 +51,17 @@ impl Drop for TempDir {
 }
 
 impl Drop for Server {
+    /// Stops the server as a service manager would (SIGTERM, then SIGKILL after 60 s), so a
+    /// wrapper given as `BENCH_HEARTH_BIN` (callgrind, perf) writes what it measured.
     fn drop(&mut self) {
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
