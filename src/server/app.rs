@@ -98,15 +98,15 @@ pub fn sources(config: &Config) -> Result<Sources, StartError> {
 /// requests go only to its own host and `HEARTH_ALERTS_EXTRA_HOSTS`.
 fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, StartError> {
     use crate::sources::cap::{CapFeed, FeedSetupError};
-    let url = config.alerts_feed_url.trim();
+    let url = config.loops.alerts_feed_url.trim();
     if url.is_empty() {
         return Ok(None);
     }
     let builder = crate::sources::http_builder(
-        &config.user_agent,
-        Duration::from_secs(config.upstream_timeout_secs),
+        &config.sources.user_agent,
+        Duration::from_secs(config.sources.upstream_timeout_secs),
     );
-    match CapFeed::new(builder, url, &config.alerts_extra_hosts) {
+    match CapFeed::new(builder, url, &config.loops.alerts_extra_hosts) {
         Ok(feed) => Ok(Some(feed)),
         Err(FeedSetupError::Url) => {
             Err(StartError::AlertsFeed(crate::platform::config::redact_url(url)))
@@ -197,7 +197,7 @@ impl Hearth {
 
     /// Builds hearth from its configuration, with the production tools.
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
-        let store = Store::connect(&config.database_url).await?;
+        let store = Store::connect(&config.store.database_url).await?;
         let mcp = McpServers::start(config).await?;
         Self::with_tools_and_mcp(config, clock, store, &mcp, crate::tools::registry)
     }
@@ -222,15 +222,15 @@ impl Hearth {
         mcp: &McpServers,
         tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
     ) -> Result<Arc<Self>, StartError> {
-        let tz = TimeZone::get(&config.timezone)
-            .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
+        let tz = TimeZone::get(&config.family.timezone)
+            .map_err(|_| StartError::TimeZone(config.family.timezone.clone()))?;
         let (llm, line) = clients(config)?;
         let quota = QuotaTracker::new(
             store.clone(),
             line.clone(),
             clock.clone(),
             tz.clone(),
-            config.personal_reminders_1to1,
+            config.push.personal_reminders_1to1,
         )
         .keeping_back(Arc::new(crate::features::care::cost::CareReserve::new(store.clone())));
         let care_menus =
@@ -245,14 +245,14 @@ impl Hearth {
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
             care_nudge: Arc::new(Notify::new()),
-            work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
+            work_calendar: WorkCalendar::load(config.family.work_calendar.as_deref())?,
             quota: quota.clone(),
-            home: config.home(),
+            home: config.family.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
             speaks: config.speaks(),
         };
         let registry = Arc::new(
-            tools(&services)?.with_sources(mcp.sources())?.with_max_tools(config.max_tools),
+            tools(&services)?.with_sources(mcp.sources())?.with_max_tools(config.llm.max_tools),
         );
         let actions = crate::buttons::registry()?;
         let action_services = ActionServices {
@@ -260,37 +260,38 @@ impl Hearth {
             reminder_nudge: services.reminder_nudge.clone(),
             tools: registry.clone(),
             work_calendar: services.work_calendar.clone(),
-            public_url: config.public_url.clone(),
-            liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
+            public_url: config.server.public_url.clone(),
+            liff_id: Some(config.page.liff_id.clone()).filter(|id| !id.is_empty()),
             quota: services.quota.clone(),
             care_plans,
         };
-        let palette = Palette::new(config.price_colors);
+        let palette = Palette::new(config.family.price_colors);
         let owner = process_owner();
-        let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
-        let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
+        let inbox_lease = SignedDuration::from_secs(config.turns.inbox_lease_secs.max(1) as i64);
+        let postback_key =
+            PostbackKey::new(&config.line.postback_key, &config.line.line_channel_secret);
         let outbox = OutboxSettings {
             window: SignedDuration::from_secs(
-                i64::try_from(config.outbox_window_secs).unwrap_or(0),
+                i64::try_from(config.push.outbox_window_secs).unwrap_or(0),
             ),
             // A chat's items are claimed like due reminders (`HEARTH_REMINDER_LEASE_SECS`).
-            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
             ..OutboxSettings::default()
         };
         let door = Arc::new(crate::door::Door::new(
             store.clone(),
             clock.clone(),
-            config.open,
-            crate::door::AllowList::new(&config.allowed_chats),
+            config.access.open,
+            crate::door::AllowList::new(&config.access.allowed_chats),
         ));
         let pusher =
             Pusher::new(quota.clone(), postback_key.clone(), palette, owner.clone(), door.clone())
                 .with_outbox(outbox);
-        let charts = config.public_url.as_deref().map(|url| {
+        let charts = config.server.public_url.as_deref().map(|url| {
             crate::contract::chart::publish::Charts::new(
                 url,
                 services.sources.quotes.clone(),
-                config.price_colors,
+                config.family.price_colors,
                 clock.clone(),
             )
         });
@@ -305,12 +306,16 @@ impl Hearth {
             },
         )
         .with_open_page(
-            config.public_url.is_some().then_some(crate::features::family_page::open_button as _),
+            config
+                .server
+                .public_url
+                .is_some()
+                .then_some(crate::features::family_page::open_button as _),
         );
         let (reminders, alerts) = pushers(config, pusher.clone(), &services);
         let official_alerts =
             AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone())
-                .with_request_gap(Duration::from_millis(config.alerts_request_gap_ms));
+                .with_request_gap(Duration::from_millis(config.loops.alerts_request_gap_ms));
         let alerts = alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;
@@ -320,12 +325,12 @@ impl Hearth {
         )
         .with_charts(charts.clone())
         .with_speech(speech.clone());
-        let vision = match config.vision_model.trim() {
+        let vision = match config.llm.vision_model.trim() {
             "" => None,
             model => Some(llm.with_model(model)),
         };
-        let mut agent = Agent::new(llm, registry, config.max_tool_rounds)
-            .with_max_calls_per_round(config.max_tool_calls_per_round)
+        let mut agent = Agent::new(llm, registry, config.llm.max_tool_rounds)
+            .with_max_calls_per_round(config.llm.max_tool_calls_per_round)
             .with_held_calls(Arc::new(crate::features::held_calls::HeldCalls::new(store.clone())));
         if let Some(vision) = vision {
             agent = agent.with_vision(vision);
@@ -339,15 +344,15 @@ impl Hearth {
             agent,
             clock: clock.clone(),
             tz: tz.clone(),
-            keywords: config.keywords(),
+            keywords: config.turns.keywords(),
             palette,
             postback_key,
             actions,
             action_services,
             quota: quota.clone(),
             limits,
-            history_messages: config.history_messages,
-            history_chars: config.history_chars,
+            history_messages: config.turns.history_messages,
+            history_chars: config.turns.history_chars,
             names: moka::future::Cache::builder()
                 .max_capacity(10_000)
                 .time_to_live(Duration::from_secs(3600))
@@ -362,8 +367,8 @@ impl Hearth {
             turns.clone(),
             owner,
             inbox_lease,
-            usize::try_from(config.max_queued_events).unwrap_or(usize::MAX),
-            config.max_concurrent_turns,
+            usize::try_from(config.turns.max_queued_events).unwrap_or(usize::MAX),
+            config.turns.max_concurrent_turns,
         ));
         Ok(Arc::new(Self {
             turns,
@@ -375,34 +380,36 @@ impl Hearth {
             alerts,
             digests,
             official_alerts,
-            page_limits: crate::server::page_state::PageLimits::new(config.trusted_proxies.clone()),
+            page_limits: crate::server::page_state::PageLimits::new(
+                config.page.trusted_proxies.clone(),
+            ),
             securities: services.sources.securities.clone(),
-            liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
+            liff_id: Some(config.page.liff_id.clone()).filter(|id| !id.is_empty()),
             page_flash: Default::default(),
-            official_poll_secs: config.alerts_poll_secs,
+            official_poll_secs: config.loops.alerts_poll_secs,
             care,
             care_menus,
-            care_tick_secs: config.care_tick_secs,
-            care_retention: days(config.care_retention_days),
+            care_tick_secs: config.loops.care_tick_secs,
+            care_retention: days(config.loops.care_retention_days),
             outbox: pusher,
             quota,
-            price_poll_secs: config.price_poll_secs,
+            price_poll_secs: config.loops.price_poll_secs,
             care_nudge: services.care_nudge.clone(),
             reminder_nudge: services.reminder_nudge,
-            shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
+            shutdown_grace: Duration::from_secs(config.turns.shutdown_grace_secs),
             metrics: Metrics::install(),
             serving: crate::server::listen::ServeSettings::from_config(config),
-            channel_secret: config.line_channel_secret.clone(),
+            channel_secret: config.line.line_channel_secret.clone(),
             event_max_skew: SignedDuration::from_secs(
-                i64::try_from(config.event_max_skew_secs).unwrap_or(i64::MAX),
+                i64::try_from(config.turns.event_max_skew_secs).unwrap_or(i64::MAX),
             ),
-            log_retention: days(config.log_retention_days),
-            delivery_retention: days(config.delivery_retention_days),
+            log_retention: days(config.store.log_retention_days),
+            delivery_retention: days(config.store.delivery_retention_days),
             charts,
             speech,
-            backups: config.backup_dir.clone().map(|dir| crate::server::backups::Backups {
+            backups: config.store.backup_dir.clone().map(|dir| crate::server::backups::Backups {
                 dir,
-                keep: config.backup_keep,
+                keep: config.store.backup_keep,
                 tz: tz.clone(),
             }),
         }))
@@ -481,22 +488,22 @@ impl Hearth {
 /// The LLM client at the configured endpoint (`hearth eval` uses it alone).
 pub fn llm_client(config: &Config) -> Result<LlmClient, StartError> {
     LlmClient::new(
-        &config.openai_base_url,
-        config.openai_api_key.clone(),
-        &config.model,
-        config.llm_strict,
-        Duration::from_secs(config.llm_timeout_secs),
+        &config.llm.openai_base_url,
+        config.llm.openai_api_key.clone(),
+        &config.llm.model,
+        config.llm.llm_strict,
+        Duration::from_secs(config.llm.llm_timeout_secs),
     )
-    .map(|llm| llm.with_prompt_cache_key(config.prompt_cache_key.clone()))
+    .map(|llm| llm.with_prompt_cache_key(config.llm.prompt_cache_key.clone()))
     .map_err(StartError::http_client("the LLM"))
 }
 
 fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
     let llm = llm_client(config)?;
     let line = LineClient::new(
-        &config.line_api_base,
-        config.line_channel_access_token.clone(),
-        config.push_rate,
+        &config.line.line_api_base,
+        config.line.line_channel_access_token.clone(),
+        config.push.push_rate,
     )
     .map_err(StartError::http_client("LINE"))?;
     Ok((llm, line))
@@ -518,7 +525,7 @@ fn pushers(
     let reminders = ReminderScheduler::new(
         pusher,
         SchedulerSettings {
-            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
             ..SchedulerSettings::default()
         },
         services.work_calendar.clone(),

@@ -39,10 +39,10 @@ impl ServeSettings {
     /// The settings of `config` (a zero timeout is taken as one second).
     pub fn from_config(config: &Config) -> Self {
         Self {
-            header_read_timeout: Duration::from_secs(config.header_read_timeout_secs.max(1)),
-            body_read_timeout: Duration::from_secs(config.body_read_timeout_secs.max(1)),
-            metrics_token: config.metrics_token.clone(),
-            metrics_listen: config.metrics_listen,
+            header_read_timeout: Duration::from_secs(config.server.header_read_timeout_secs.max(1)),
+            body_read_timeout: Duration::from_secs(config.server.body_read_timeout_secs.max(1)),
+            metrics_token: config.server.metrics_token.clone(),
+            metrics_listen: config.server.metrics_listen,
         }
     }
 }

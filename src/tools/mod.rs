@@ -68,11 +68,12 @@ impl Services {
         work_calendar: WorkCalendar,
     ) -> Result<Self, reqwest::Error> {
         let line = crate::line::client::LineClient::new(
-            &config.line_api_base,
-            config.line_channel_access_token.clone(),
-            config.push_rate,
+            &config.line.line_api_base,
+            config.line.line_channel_access_token.clone(),
+            config.push.push_rate,
         )?;
-        let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
+        let tz =
+            jiff::tz::TimeZone::get(&config.family.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
         let clock: Arc<dyn crate::platform::clock::Clock> =
             Arc::new(crate::platform::clock::SystemClock);
         let quota = QuotaTracker::new(store.clone(), line, clock, tz, true);
@@ -84,7 +85,7 @@ impl Services {
             care_nudge: Arc::default(),
             work_calendar,
             quota,
-            home: config.home(),
+            home: config.family.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
             speaks: config.speaks(),
         })

@@ -186,7 +186,7 @@ async fn a_newer_calendar_file_makes_its_years_known() {
         "days_off": [{"date": "2028-10-03", "name": "中秋節"}],
         "make_up_workdays": [{"date": "2028-09-30", "name": "補班"}], "twse_closed": []}]});
     std::fs::write(&path, file.to_string()).expect("write");
-    let h = Harness::start_with(|c| c.work_calendar = Some(path.clone()), None).await;
+    let h = Harness::start_with(|c| c.family.work_calendar = Some(path.clone()), None).await;
     let result = create(
         &h,
         in_dm(MOM),
@@ -256,7 +256,7 @@ async fn bad_lunar_and_workday_requests_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn the_alert_poller_does_not_fetch_taiwan_quotes_on_twse_holidays() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     h.upstreams.set_price("2330.TW", 1_450.0);
     h.upstreams.set_market_time("2330.TW", h.clock.now().as_second());
     h.llm.reply_tool_calls(&[(

@@ -271,7 +271,7 @@ async fn a_tap_from_another_chat_changes_nothing() {
 #[tokio::test]
 async fn a_dose_due_while_hearth_was_down_is_asked_after_the_restart_and_escalated() {
     let db = temp_db("care-restart");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     plan(&h, json!({})).await;
     // Down from 07:50 to 08:40; the process that comes back asks at once.
     h.set_clock("2026-12-01T00:40:00Z");
@@ -309,7 +309,7 @@ async fn doses_too_old_to_ask_after_a_long_outage_go_to_the_caregivers_not_dropp
 #[ignore = "needs PostgreSQL: set TEST_DATABASE_URL and pass --include-ignored"]
 async fn two_replicas_ask_once_and_escalate_once() {
     let db = crate::common::db::fresh_postgres().await.expect(crate::common::db::NEEDS_POSTGRES);
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     plan(&h, json!({})).await;
     let other = h.second_process(&db).await;
     for instant in [EIGHT, "2026-12-01T00:30:00Z", "2026-12-01T01:00:00Z"] {
@@ -427,7 +427,7 @@ async fn a_photo_of_the_monitor_is_kept_only_after_a_confirm_tap() {
     media.put("7301", "image/jpeg", jpeg(600, 400));
     media.put("7302", "image/jpeg", jpeg(600, 400));
     let url = media.url();
-    let h = Harness::start_with(move |c| c.line_data_api_base = url, None).await;
+    let h = Harness::start_with(move |c| c.line.line_data_api_base = url, None).await;
     let set = plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
     let plan_id = set["id"].as_i64().expect("id");
     let photo = |id: &str| json!({"id": id, "type": "image", "quoteToken": format!("q-{id}"), "contentProvider": {"type": "line"}});
@@ -457,7 +457,8 @@ async fn a_photo_of_the_monitor_is_kept_only_after_a_confirm_tap() {
 #[tokio::test]
 async fn the_weekly_report_goes_to_each_caregiver_on_sunday_evening_with_its_chart() {
     let h =
-        Harness::start_with(|c| c.public_url = Some("https://hearth.example".into()), None).await;
+        Harness::start_with(|c| c.server.public_url = Some("https://hearth.example".into()), None)
+            .await;
     plan(&h, json!({})).await;
     at(&h, EIGHT).await;
     tap(&h, GRANDMA, in_dm(GRANDMA), "care_taken").await;
@@ -617,7 +618,7 @@ fn last_push_of(line: &crate::common::FakeLine, to: &str) -> String {
 #[tokio::test]
 async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_the_same_id() {
     let db = temp_db("care-restore-keys");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     let set = plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
     let file = std::path::PathBuf::from(db.trim_start_matches("sqlite://"));
     let copy = file.with_file_name("before-the-readings.db");
@@ -632,9 +633,9 @@ async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_t
     // reading kept there: it gets the id the first one had.
     let mut config = h.config.clone();
     let restored = file.with_file_name("restored.db");
-    config.database_url = format!("sqlite://{}", restored.display());
+    config.store.database_url = format!("sqlite://{}", restored.display());
     hearth::cli::backup::restore(&config, &copy).await.expect("restore");
-    let after = h.second_process(&config.database_url).await;
+    let after = h.second_process(&config.store.database_url).await;
     let id = after
         .store
         .add_care_reading(&hearth::store::NewReading {

@@ -15,8 +15,8 @@ const PUBLIC: &str = "https://hearth.example";
 async fn start() -> Harness {
     Harness::start_with(
         |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.price_poll_secs = 0;
+            c.server.public_url = Some(PUBLIC.into());
+            c.loops.price_poll_secs = 0;
         },
         None,
     )

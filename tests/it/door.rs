@@ -222,13 +222,13 @@ impl Family {
         let feed = cap.feed_url();
         let h = Harness::start_with(
             move |c| {
-                c.open = false;
-                c.public_url = Some("https://hearth.example".into());
-                c.liff_id = LIFF.into();
-                c.alerts_feed_url = feed;
-                c.alerts_poll_secs = 0;
-                c.alerts_request_gap_ms = 0;
-                c.price_poll_secs = 0;
+                c.access.open = false;
+                c.server.public_url = Some("https://hearth.example".into());
+                c.page.liff_id = LIFF.into();
+                c.loops.alerts_feed_url = feed;
+                c.loops.alerts_poll_secs = 0;
+                c.loops.alerts_request_gap_ms = 0;
+                c.loops.price_poll_secs = 0;
             },
             None,
         )
@@ -530,7 +530,7 @@ async fn a_forgotten_chat_closes_every_door() {
 async fn approval_harness(tweak: impl FnOnce(&mut hearth::platform::config::Config)) -> Harness {
     Harness::start_with(
         |c| {
-            c.open = false;
+            c.access.open = false;
             tweak(c);
         },
         None,
@@ -548,7 +548,7 @@ async fn served(h: &Harness, source: Value) -> bool {
 
 #[tokio::test]
 async fn a_revoked_chat_on_the_allow_list_stays_revoked_after_blocking_and_unblocking() {
-    let h = approval_harness(|c| c.allowed_chats = vec![MOM.into()]).await;
+    let h = approval_harness(|c| c.access.allowed_chats = vec![MOM.into()]).await;
     assert!(served(&h, in_dm(MOM)).await, "listed: approved on its first call");
     h.app.store.revoke_chat(MOM, h.now_ms()).await.expect("revoked");
     h.clock.advance(jiff::SignedDuration::from_secs(31));
@@ -618,7 +618,7 @@ async fn hearth_chats_shows_what_a_revoked_chat_holds_back() {
 
 #[tokio::test]
 async fn a_member_line_no_longer_knows_in_the_group_loses_its_page_until_line_knows_them_again() {
-    let h = approval_harness(|c| c.public_url = Some("https://hearth.example".into())).await;
+    let h = approval_harness(|c| c.server.public_url = Some("https://hearth.example".into())).await;
     h.app.store.approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
     let mint = || async {
         let token = new_token();

@@ -24,10 +24,10 @@ async fn start(cap: &FakeCap) -> Harness {
     let url = cap.feed_url();
     Harness::start_with(
         move |c| {
-            c.alerts_feed_url = url;
-            c.alerts_poll_secs = 0;
-            c.alerts_request_gap_ms = 0;
-            c.price_poll_secs = 0;
+            c.loops.alerts_feed_url = url;
+            c.loops.alerts_poll_secs = 0;
+            c.loops.alerts_request_gap_ms = 0;
+            c.loops.price_poll_secs = 0;
         },
         None,
     )
@@ -455,7 +455,7 @@ async fn a_make_up_workday_is_a_workday_and_without_the_feed_the_answer_says_ale
     let calendar = json!({"years": [{"year": 2026, "source": "test", "days_off": [],
         "make_up_workdays": [{"date": "2026-12-05", "name": "補班"}], "twse_closed": []}]});
     std::fs::write(&file, calendar.to_string()).expect("calendar");
-    let h = Harness::start_with(move |c| c.work_calendar = Some(file), None).await;
+    let h = Harness::start_with(move |c| c.family.work_calendar = Some(file), None).await;
     let saturday = check(&h, "2026-12-05", None).await;
     assert_eq!(saturday["calendar"]["make_up_workday"], true, "{saturday}");
     assert_eq!(saturday["calendar"]["workday"], true);

@@ -30,8 +30,8 @@ fn cards_of(body: &Value) -> usize {
 async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_one_push() {
     let h = Harness::start_with(
         |c| {
-            c.price_poll_secs = 0;
-            c.outbox_window_secs = 3;
+            c.loops.price_poll_secs = 0;
+            c.push.outbox_window_secs = 3;
         },
         None,
     )
@@ -88,7 +88,7 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
 
 #[tokio::test]
 async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     let dm = || in_dm(MOM);
     h.call_tool(
         dm(),
@@ -126,7 +126,7 @@ async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() 
 
 #[tokio::test]
 async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     h.line.set_chat_size(FAMILY, 5);
     h.line.set_profile(DAD, "爸爸");
     // Dad's own chat with hearth is quiet at night; the family group is not.
@@ -202,7 +202,7 @@ const TWO_SECONDS: std::time::Duration = std::time::Duration::from_secs(2);
 async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeated_with_its_key_and_seen_once()
  {
     // A window, so the server's own loop leaves the item to the dead process until the clock moves.
-    let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
+    let h = Harness::start_with(|c| c.push.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
     let occurrence = hearth::push::delivery::occurrence_key("reminder:1:1").to_string();
@@ -269,8 +269,8 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     };
     let h = Harness::start_with(
         |c| {
-            c.database_url = db.clone();
-            c.outbox_window_secs = 3;
+            c.store.database_url = db.clone();
+            c.push.outbox_window_secs = 3;
         },
         None,
     )
@@ -336,7 +336,7 @@ async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_
 
 #[tokio::test]
 async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and_counted() {
-    let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
+    let h = Harness::start_with(|c| c.push.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
     let occurrence = hearth::push::delivery::occurrence_key("reminder:7:1").to_string();

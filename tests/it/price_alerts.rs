@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 /// hearth with the background poller off: the tests tick it themselves.
 async fn start() -> Harness {
-    Harness::start_with(|c| c.price_poll_secs = 0, None).await
+    Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await
 }
 
 /// Sets `symbol`'s price with a provider timestamp of "now" on the harness clock.

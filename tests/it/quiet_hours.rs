@@ -9,7 +9,7 @@ use crate::common::harness::{DAD, Harness, MOM, in_dm};
 use serde_json::json;
 
 async fn start() -> Harness {
-    Harness::start_with(|c| c.price_poll_secs = 0, None).await // 2026-11-30 20:00 in Taipei
+    Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await // 2026-11-30 20:00 in Taipei
 }
 
 async fn night(h: &Harness, who: &str) {

@@ -85,11 +85,11 @@ fn cards_of(body: &Value) -> usize {
 async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
     let h = Harness::start_with(
         |c| {
-            c.price_poll_secs = 0;
-            c.personal_reminders_1to1 = now_mode;
+            c.loops.price_poll_secs = 0;
+            c.push.personal_reminders_1to1 = now_mode;
             // Now: everything goes through the per-chat outbox with its window (what is due for a
             // chat within it goes in one push); naive: each item pushed as it comes due.
-            c.outbox_window_secs = if now_mode { 3 } else { 0 };
+            c.push.outbox_window_secs = if now_mode { 3 } else { 0 };
         },
         None,
     )

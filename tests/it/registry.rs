@@ -19,7 +19,7 @@ use serde_json::Value;
 /// The production registry with a search provider configured (so `web_search` is in it).
 async fn production() -> Registry {
     let mut config = Config::defaults();
-    config.searxng_url = "http://searxng.invalid:8080".into();
+    config.web.searxng_url = "http://searxng.invalid:8080".into();
     let services = hearth::tools::Services::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
@@ -122,9 +122,9 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
 #[tokio::test]
 async fn without_a_search_provider_web_search_is_not_registered() {
     let mut config = Config::defaults();
-    config.searxng_url = String::new();
-    config.tavily_api_key = Default::default();
-    config.brave_api_key = Default::default();
+    config.web.searxng_url = String::new();
+    config.web.tavily_api_key = Default::default();
+    config.web.brave_api_key = Default::default();
     let services = hearth::tools::Services::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
@@ -140,7 +140,7 @@ async fn without_a_search_provider_web_search_is_not_registered() {
         "{names:?}"
     );
     assert!(!registry.offers("web_search") && registry.offers("summarize_url"));
-    config.tavily_api_key = "tvly-x".into();
+    config.web.tavily_api_key = "tvly-x".into();
     let services = hearth::tools::Services {
         sources: Sources::from_config(&config).expect("sources"),
         ..services
@@ -293,10 +293,10 @@ async fn dispatch_turns_every_problem_into_an_error_reply() {
 async fn the_definitions_stay_within_the_token_budget_and_twenty_tools_in_both_kinds_of_chat() {
     // The most a deployment offers: web search and spoken answers both configured.
     let mut config = Config::defaults();
-    config.searxng_url = "http://searxng.invalid:8080".into();
-    config.tts_model = "tts-test".into();
-    config.tts_url = "http://speech.invalid".into();
-    config.public_url = Some("https://hearth.example".into());
+    config.web.searxng_url = "http://searxng.invalid:8080".into();
+    config.speech.tts_model = "tts-test".into();
+    config.speech.tts_url = "http://speech.invalid".into();
+    config.server.public_url = Some("https://hearth.example".into());
     let services = hearth::tools::Services::offline(
         &config,
         Sources::from_config(&config).expect("sources"),

@@ -240,7 +240,7 @@ async fn line_down_for_a_while_retries_later_with_the_same_key() {
 #[tokio::test]
 async fn a_crash_after_recording_the_delivery_is_finished_by_the_next_process_once() {
     let db = temp_db("crash-before-push");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     create(&h, in_dm(MOM), json!({"text": "接小孩", "in_minutes": 1})).await;
     h.clock.advance(SignedDuration::from_mins(1));
     // The first process claims the reminder and records the delivery, then dies before pushing.
@@ -257,7 +257,7 @@ async fn a_crash_after_recording_the_delivery_is_finished_by_the_next_process_on
 #[tokio::test]
 async fn a_crash_after_the_push_is_not_shown_twice() {
     let db = temp_db("crash-after-push");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     create(&h, in_dm(MOM), json!({"text": "接小孩", "in_minutes": 1})).await;
     h.clock.advance(SignedDuration::from_mins(1));
     // The first process pushes, then dies before moving the reminder on. The outbox recorded

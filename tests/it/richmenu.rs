@@ -20,7 +20,7 @@ use hearth::cli::richmenu;
 async fn harness() -> Harness {
     let h = Harness::start().await;
     let mut h = h;
-    h.config.line_data_api_base = h.line.url();
+    h.config.line.line_data_api_base = h.line.url();
     h
 }
 
@@ -132,7 +132,7 @@ async fn doctor_says_menus_of_another_key_are_out_of_date() {
     let h = harness().await;
     install(&h).await;
     let mut other = h.config.clone();
-    other.postback_key = "another key".into();
+    other.line.postback_key = "another key".into();
     let found = hearth::cli::doctor::menus::check(&other, &line_client(&h)).await.expect("check");
     assert_eq!(found.status, Status::Warn);
     assert!(found.message.contains("out of date"), "{found:?}");

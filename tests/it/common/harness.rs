@@ -79,40 +79,40 @@ impl Harness {
         let llm = FakeLlm::start().await;
         let upstreams = FakeUpstreams::start().await;
         let mut config = Config::defaults();
-        config.line_channel_secret = SECRET.into();
-        config.line_channel_access_token = "test-access-token".into();
-        config.line_api_base = line.url();
-        config.openai_base_url = llm.url();
-        config.openai_api_key = "sk-test".into();
-        config.model = "fake-model".into();
-        config.database_url = super::db::harness_database().await;
-        config.trigger_keywords = vec!["小幫手".into(), "hearth".into()];
-        config.timezone = "Asia/Taipei".into();
-        config.open_meteo_url = upstreams.url();
-        config.geocoding_url = upstreams.url();
-        config.fx_url = upstreams.url();
-        config.yahoo_url = upstreams.url();
-        config.llm_timeout_secs = 3;
-        config.upstream_timeout_secs = 2;
+        config.line.line_channel_secret = SECRET.into();
+        config.line.line_channel_access_token = "test-access-token".into();
+        config.line.line_api_base = line.url();
+        config.llm.openai_base_url = llm.url();
+        config.llm.openai_api_key = "sk-test".into();
+        config.llm.model = "fake-model".into();
+        config.store.database_url = super::db::harness_database().await;
+        config.turns.trigger_keywords = vec!["小幫手".into(), "hearth".into()];
+        config.family.timezone = "Asia/Taipei".into();
+        config.sources.open_meteo_url = upstreams.url();
+        config.sources.geocoding_url = upstreams.url();
+        config.sources.fx_url = upstreams.url();
+        config.sources.yahoo_url = upstreams.url();
+        config.llm.llm_timeout_secs = 3;
+        config.sources.upstream_timeout_secs = 2;
         // Tests send many turns at one instant of the manual clock: the turn rates are off
         // unless a test sets them (tests/limits.rs). The other limits keep their defaults.
-        config.chat_turns_per_minute = 0;
-        config.user_turns_per_minute = 0;
+        config.limits.chat_turns_per_minute = 0;
+        config.limits.user_turns_per_minute = 0;
         // Tests tick the loops one at a time on the manual clock: what is due is pushed by the
         // tick that hands it over, unless a test sets a window (tests/outbox.rs).
-        config.outbox_window_secs = 0;
+        config.push.outbox_window_secs = 0;
         // Untrusted content is parsed by this build's `hearth` (the test binary is not one).
-        config.parser_program = Some(super::hearth_exe());
+        config.media.parser_program = Some(super::hearth_exe());
         // Every chat is served unless a test is about who is (tests/limits.rs, tests/access.rs).
-        config.open = true;
+        config.access.open = true;
         // The official alerts feed is on the internet: off unless a test serves a fake one
         // (tests/official_alerts.rs).
-        config.alerts_feed_url = String::new();
+        config.loops.alerts_feed_url = String::new();
         // The care loop is ticked by hand on the manual clock (tests/care.rs).
-        config.care_tick_secs = 0;
+        config.loops.care_tick_secs = 0;
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
-        let store = Store::connect(&config.database_url).await.expect("store");
+        let store = Store::connect(&config.store.database_url).await.expect("store");
         let mcp = hearth::llm::mcp::McpServers::start(&config).await.expect("MCP configuration");
         let app =
             Hearth::with_tools_and_mcp(
