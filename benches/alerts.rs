@@ -126,7 +126,7 @@ async fn main() {
     for round in 1..=2 {
         let hits = upstreams.hits(Route::Yahoo);
         let t = Instant::now();
-        let report = app.alerts.tick().await.expect("tick");
+        let report = app.loops.price_alerts.tick().await.expect("tick");
         let requests = upstreams.hits(Route::Yahoo) - hits;
         println!(
             "tick {round}: {} symbols due, {requests} upstream requests, {} fired, {:.0} ms (fetches from the local fake included); {}",
@@ -169,7 +169,8 @@ async fn main() {
         let t = Instant::now();
         let mut fired = 0;
         for (sym, quote) in &quotes {
-            fired += app.alerts.evaluate(sym, quote, now).await.expect("evaluate").len();
+            fired +=
+                app.loops.price_alerts.evaluate(sym, quote, now).await.expect("evaluate").len();
         }
         let elapsed = t.elapsed();
         println!(

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::FromRef;
 use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 use tokio::sync::Notify;
@@ -26,6 +27,10 @@ use crate::platform::metrics::Metrics;
 use crate::push::delivery::{OutboxSettings, Pusher};
 use crate::push::quota::QuotaTracker;
 use crate::server::inbox::Inbox;
+use crate::server::listen::Serving;
+use crate::server::loops::{Loops, Paces, Retention};
+use crate::server::page_state::PageState;
+use crate::server::{Published, Webhook};
 use crate::sources::calendar::{CalendarError, WorkCalendar};
 use crate::sources::{Sources, SourcesError};
 use crate::store::{Store, StoreError};
@@ -118,75 +123,56 @@ fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, 
     }
 }
 
-/// The assembled application: the turn handler, the inbox that feeds it, and the background
-/// work (reminders, price alerts, digests, the outbox), shared by the webhook server.
+/// The assembled application: the turn handler, the webhook and the inbox it fills, the
+/// background loops and the state of each router, shared by the webhook server. Each router
+/// takes only its own part ([`Webhook`], [`PageState`], [`Published`], [`Serving`]) through
+/// axum's `FromRef`.
 pub struct Hearth {
     /// What handles each event.
     pub turns: Arc<Turns>,
-    /// The webhook's events, held and handed to the turn handler.
-    pub inbox: Arc<Inbox>,
+    /// The webhook: its secret, its events' timeliness and the inbox it fills.
+    pub webhook: Webhook,
     /// The store.
     pub store: Store,
     /// The clock.
     pub clock: Arc<dyn Clock>,
     /// The family's time zone.
     pub tz: TimeZone,
-    /// Delivers due reminders.
-    pub reminders: ReminderScheduler,
-    /// Watches prices and pushes the alerts that fire.
-    pub alerts: AlertPoller,
-    /// Pushes the daily digests.
-    pub digests: DigestSender,
-    /// The family page's rate limits.
-    pub(crate) page_limits: crate::server::page_state::PageLimits,
-    /// The LIFF app the family page opens in (`HEARTH_LIFF_ID`), if any.
-    pub(crate) liff_id: Option<String>,
-    /// The Taiwan securities table (names on the family page).
-    pub(crate) securities: Arc<crate::sources::securities::Securities>,
-    /// What the family page says after a change.
-    pub(crate) page_flash: crate::server::page_state::PageFlash,
-    /// Reads Taiwan's official alerts and tells the chats that follow them.
-    pub official_alerts: AlertWatcher,
-    /// Seconds between reads of the official alerts feed (0: off).
-    pub(crate) official_poll_secs: u64,
-    /// Asks care plans' doses and tells their caregivers.
-    pub care: crate::features::care::watcher::CareWatcher,
-    /// Links the care menu to whoever a care plan asks, and takes it away after.
-    pub care_menus: crate::features::richmenu::care_links::CareMenuLinks,
-    /// Seconds between rounds of the care loop (0: off).
-    pub(crate) care_tick_secs: u64,
-    /// How long care readings and doses are kept (`HEARTH_CARE_RETENTION_DAYS`).
-    pub(crate) care_retention: jiff::SignedDuration,
-    /// The per-chat outbox's sender: pushes together what the loops above handed to it.
-    pub outbox: Pusher,
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
     pub quota: QuotaTracker,
-    /// Seconds between alert polls (0: off).
-    pub(crate) price_poll_secs: u64,
-    /// Wakes the reminder loop early (a reminder due soon was created).
-    pub reminder_nudge: Arc<Notify>,
-    /// Wakes the care loop early (a reading outside its limits was kept).
-    pub care_nudge: Arc<Notify>,
-    /// How long shutdown waits for turns in hand.
-    pub shutdown_grace: Duration,
-    /// The metrics served at `/metrics`.
-    pub metrics: Metrics,
-    /// Limits and addresses of the HTTP server (read timeouts, who may read `/metrics`).
-    pub serving: crate::server::listen::ServeSettings,
-    /// The channel secret that signs webhooks.
-    pub(crate) channel_secret: crate::platform::config::Secret,
-    /// How far ahead of our clock a webhook event may be stamped (`HEARTH_EVENT_MAX_SKEW_SECS`).
-    pub(crate) event_max_skew: SignedDuration,
-    /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
-    pub(crate) log_retention: jiff::SignedDuration,
-    /// How long settled pushes are remembered (`HEARTH_DELIVERY_RETENTION_DAYS`).
-    pub(crate) delivery_retention: jiff::SignedDuration,
-    /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
-    pub charts: Option<crate::contract::chart::publish::Charts>,
-    /// Speaks answers and serves the audio; `None` unless answers can be spoken.
-    pub speech: Option<crate::features::speech::Speech>,
-    /// The daily backup of a SQLite database; `None` without `HEARTH_BACKUP_DIR`.
-    pub backups: Option<crate::server::backups::Backups>,
+    /// The parts the background loops drive (reminders, price and official alerts, digests,
+    /// care, the outbox), their paces and what wakes them.
+    pub loops: Loops,
+    /// The family page's own state.
+    pub page: PageState,
+    /// The charts and spoken answers LINE fetches.
+    pub published: Published,
+    /// The HTTP server's limits, addresses and metrics.
+    pub serving: Serving,
+}
+
+impl FromRef<Arc<Hearth>> for Webhook {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.webhook.clone()
+    }
+}
+
+impl FromRef<Arc<Hearth>> for PageState {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.page.clone()
+    }
+}
+
+impl FromRef<Arc<Hearth>> for Published {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.published.clone()
+    }
+}
+
+impl FromRef<Arc<Hearth>> for Serving {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.serving.clone()
+    }
 }
 
 impl Hearth {
@@ -312,11 +298,11 @@ impl Hearth {
                 .is_some()
                 .then_some(crate::features::family_page::open_button as _),
         );
-        let (reminders, alerts) = pushers(config, pusher.clone(), &services);
+        let (reminders, price_alerts) = pushers(config, pusher.clone(), &services);
         let official_alerts =
             AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone())
                 .with_request_gap(Duration::from_millis(config.loops.alerts_request_gap_ms));
-        let alerts = alerts.with_charts(charts.clone());
+        let price_alerts = price_alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;
         let care = crate::features::care::watcher::CareWatcher::new(
@@ -370,63 +356,61 @@ impl Hearth {
             usize::try_from(config.turns.max_queued_events).unwrap_or(usize::MAX),
             config.turns.max_concurrent_turns,
         ));
+        let page =
+            PageState::new(&config.page, &config.server, services.sources.securities.clone());
         Ok(Arc::new(Self {
             turns,
-            inbox,
+            webhook: Webhook::new(inbox, config),
             store,
             clock,
             tz: tz.clone(),
-            reminders,
-            alerts,
-            digests,
-            official_alerts,
-            page_limits: crate::server::page_state::PageLimits::new(
-                config.page.trusted_proxies.clone(),
-            ),
-            securities: services.sources.securities.clone(),
-            liff_id: Some(config.page.liff_id.clone()).filter(|id| !id.is_empty()),
-            page_flash: Default::default(),
-            official_poll_secs: config.loops.alerts_poll_secs,
-            care,
-            care_menus,
-            care_tick_secs: config.loops.care_tick_secs,
-            care_retention: days(config.loops.care_retention_days),
-            outbox: pusher,
             quota,
-            price_poll_secs: config.loops.price_poll_secs,
-            care_nudge: services.care_nudge.clone(),
-            reminder_nudge: services.reminder_nudge,
-            shutdown_grace: Duration::from_secs(config.turns.shutdown_grace_secs),
-            metrics: Metrics::install(),
-            serving: crate::server::listen::ServeSettings::from_config(config),
-            channel_secret: config.line.line_channel_secret.clone(),
-            event_max_skew: SignedDuration::from_secs(
-                i64::try_from(config.turns.event_max_skew_secs).unwrap_or(i64::MAX),
-            ),
-            log_retention: days(config.store.log_retention_days),
-            delivery_retention: days(config.store.delivery_retention_days),
-            charts,
-            speech,
-            backups: config.store.backup_dir.clone().map(|dir| crate::server::backups::Backups {
-                dir,
-                keep: config.store.backup_keep,
-                tz: tz.clone(),
-            }),
+            loops: Loops {
+                reminders,
+                price_alerts,
+                digests,
+                official_alerts,
+                care,
+                care_menus,
+                outbox: pusher,
+                reminder_nudge: services.reminder_nudge.clone(),
+                care_nudge: services.care_nudge.clone(),
+                paces: Paces::new(&config.loops),
+                retention: Retention::new(config),
+                backups: config.store.backup_dir.clone().map(|dir| {
+                    crate::server::backups::Backups {
+                        dir,
+                        keep: config.store.backup_keep,
+                        tz: tz.clone(),
+                    }
+                }),
+            },
+            page,
+            published: Published { charts, speech },
+            serving: Serving::new(config, Metrics::install()),
         }))
     }
 
     /// Deletes the chat log older than the retention period (measured on the injected clock);
     /// returns how many messages went. The server calls it hourly; tests call it directly.
     pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
-        crate::turn::privacy::prune_chat_log(&self.store, self.clock.now(), self.log_retention)
-            .await
+        crate::turn::privacy::prune_chat_log(
+            &self.store,
+            self.clock.now(),
+            self.loops.retention.chat_log,
+        )
+        .await
     }
 
     /// Deletes settled pushes older than their retention (measured on the injected clock), in
     /// bounded batches; returns how many rows went. The server calls it hourly.
     pub async fn prune_settled_pushes(&self) -> Result<u64, StoreError> {
-        crate::push::delivery::prune_settled(&self.store, self.clock.now(), self.delivery_retention)
-            .await
+        crate::push::delivery::prune_settled(
+            &self.store,
+            self.clock.now(),
+            self.loops.retention.settled_pushes,
+        )
+        .await
     }
 
     /// Reads LINE's message quota and shows the month's projection (what is used plus what the
@@ -436,7 +420,7 @@ impl Hearth {
         let used = self.quota.standing().await.map(|s| s.used);
         let rest = crate::features::reminders::projection::rest_of_month(
             &self.quota,
-            self.reminders.work_calendar(),
+            self.loops.reminders.work_calendar(),
             self.clock.now(),
         )
         .await;
@@ -451,7 +435,7 @@ impl Hearth {
     /// at once: the last step of a graceful shutdown.
     pub async fn hand_back(&self) {
         for leased in crate::store::HANDED_BACK {
-            match self.store.release_leases(leased, &self.inbox.owner).await {
+            match self.store.release_leases(leased, &self.webhook.inbox.owner).await {
                 Ok(n) if n > 0 => tracing::info!(released = n, what = leased.name, "handed back"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, what = leased.name, "could not hand back"),
@@ -459,28 +443,20 @@ impl Hearth {
         }
     }
 
-    /// Runs `work` in the background, counted so shutdown and tests can wait for it.
-    pub(crate) fn spawn_tracked<T: Send + 'static>(
-        &self,
-        work: impl std::future::Future<Output = T> + Send + 'static,
-    ) -> tokio::task::JoinHandle<T> {
-        self.inbox.spawn_tracked(work)
-    }
-
     /// How many webhook events this process holds in memory (at most `HEARTH_MAX_QUEUED_EVENTS`).
     pub fn events_in_memory(&self) -> usize {
-        self.inbox.queue.len()
+        self.webhook.inbox.queue.len()
     }
 
     /// Waits until the work in hand is done (shutdown: what waits in the inbox stays there).
     pub async fn wait_in_hand(&self) {
-        self.inbox.wait_in_hand().await;
+        self.webhook.inbox.wait_in_hand().await;
     }
 
     /// Waits until no background work is running and no event waits in the inbox for this
     /// process to take it.
     pub async fn wait_idle(&self) {
-        self.inbox.wait_idle().await;
+        self.webhook.inbox.wait_idle().await;
     }
 }
 
@@ -538,9 +514,4 @@ fn pushers(
 fn process_owner() -> String {
     let random = uuid::Uuid::new_v4().simple().to_string();
     format!("hearth-{}-{}", std::process::id(), &random[..16])
-}
-
-/// `n` days (at least one).
-fn days(n: u32) -> jiff::SignedDuration {
-    jiff::SignedDuration::from_hours(24 * i64::from(n.max(1)))
 }

@@ -33,7 +33,7 @@ fn last_card(h: &Harness) -> String {
 async fn tick_at(h: &Harness, local: &str) -> usize {
     let at: Timestamp = format!("{local}+08:00").parse().expect("local time");
     h.clock.set(at);
-    h.app.reminders.tick().await.expect("tick").sent
+    h.app.loops.reminders.tick().await.expect("tick").sent
 }
 
 #[tokio::test]
@@ -268,12 +268,12 @@ async fn the_alert_poller_does_not_fetch_taiwan_quotes_on_twse_holidays() {
     // Friday 2026-12-25 10:00 Taipei: a weekday inside trading hours, but 行憲紀念日.
     h.clock.set("2026-12-25T02:00:00Z".parse().expect("instant"));
     let hits = h.upstreams.hits(Route::Yahoo);
-    let report = h.app.alerts.tick().await.expect("tick");
+    let report = h.app.loops.price_alerts.tick().await.expect("tick");
     assert_eq!(report.closed, 1, "{report:?}");
     assert_eq!(h.upstreams.hits(Route::Yahoo), hits, "not fetched on a TWSE holiday");
     // Monday 12-28 09:00: open again.
     h.clock.set("2026-12-28T01:00:00Z".parse().expect("instant"));
     h.upstreams.set_market_time("2330.TW", h.clock.now().as_second());
-    assert_eq!(h.app.alerts.tick().await.expect("tick").closed, 0);
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").closed, 0);
     assert_eq!(h.upstreams.hits(Route::Yahoo), hits + 1);
 }

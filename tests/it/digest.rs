@@ -15,7 +15,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
 async fn tick(h: &Harness) -> DigestReport {
-    h.app.digests.tick().await.expect("digest tick")
+    h.app.loops.digests.tick().await.expect("digest tick")
 }
 
 /// Sets the clock to `instant` and runs a digest tick.
@@ -313,7 +313,7 @@ async fn several_processes_on_one_database_send_each_day_once() {
                 .checked_add(SignedDuration::from_hours(24 * day))
                 .expect("day"),
         );
-        let ticks = replicas.iter().map(|r| r.digests.tick());
+        let ticks = replicas.iter().map(|r| r.loops.digests.tick());
         let reports = futures::future::join_all(ticks).await;
         let sent: usize = reports.into_iter().map(|r| r.expect("tick").sent).sum();
         // What LINE received is the guarantee. A tick's report may also count a digest another

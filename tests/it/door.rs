@@ -378,35 +378,35 @@ impl Family {
             Surface::Reminder => {
                 let before = self.pushed();
                 h.clock.set(at("08:00"));
-                h.app.reminders.tick().await.expect("reminders");
+                h.app.loops.reminders.tick().await.expect("reminders");
                 self.pushed() > before
             }
             Surface::CarePrompt => {
                 let before = self.pushed();
                 h.clock.set(at("08:00"));
-                h.app.care.tick().await.expect("care");
+                h.app.loops.care.tick().await.expect("care");
                 self.pushed() > before
             }
             Surface::CareEscalation => {
                 let before = self.pushed();
                 h.clock.set(at("08:30"));
-                h.app.care.tick().await.expect("care");
+                h.app.loops.care.tick().await.expect("care");
                 self.pushed() > before
             }
             Surface::Digest => {
                 let before = self.pushed();
                 h.clock.set(at("07:00"));
-                h.app.digests.tick().await.expect("digest");
+                h.app.loops.digests.tick().await.expect("digest");
                 self.pushed() > before
             }
             Surface::PriceAlert => {
                 let before = self.pushed();
                 h.clock.set(at("10:00"));
-                h.app.alerts.tick().await.expect("alerts");
+                h.app.loops.price_alerts.tick().await.expect("alerts");
                 h.clock.set(at("10:10"));
                 let (symbol, price) = [("BTC-USD", 100_500.0), ("ETH-USD", 5_100.0)][round];
                 h.quote(symbol, price);
-                h.app.alerts.tick().await.expect("alerts");
+                h.app.loops.price_alerts.tick().await.expect("alerts");
                 self.pushed() > before
             }
             Surface::OfficialAlert => {
@@ -424,7 +424,7 @@ impl Family {
                 );
                 self.cap.publish(&id, "停班停課", xml);
                 h.clock.set(at("11:01"));
-                h.app.official_alerts.tick().await.expect("official alerts");
+                h.app.loops.official_alerts.tick().await.expect("official alerts");
                 self.pushed() > before
             }
         }
@@ -587,7 +587,7 @@ async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_
     assert!(r.get("error").is_none(), "{r}");
     h.app.store.revoke_chat(FAMILY, h.now_ms()).await.expect("revoked");
     h.set_clock("2026-12-01T00:00:00Z");
-    h.app.reminders.tick().await.expect("tick");
+    h.app.loops.reminders.tick().await.expect("tick");
     assert!(h.line.pushes().is_empty(), "nothing asked of LINE, so nothing charged");
     let held = h.app.store.held_back(FAMILY).await.expect("held back");
     assert_eq!((held.reminders, held.withheld), (1, 1), "kept, and one push withheld");
@@ -596,7 +596,7 @@ async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_
 
     h.app.store.approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved again");
     h.set_clock("2026-12-02T00:00:00Z");
-    h.app.reminders.tick().await.expect("tick");
+    h.app.loops.reminders.tick().await.expect("tick");
     assert_eq!(h.line.accepted_pushes().len(), 1, "the next day's occurrence is pushed");
 }
 

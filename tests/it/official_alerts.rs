@@ -35,7 +35,7 @@ async fn start(cap: &FakeCap) -> Harness {
 }
 
 async fn tick(h: &Harness) -> WatchReport {
-    h.app.official_alerts.tick().await.expect("official alerts tick")
+    h.app.loops.official_alerts.tick().await.expect("official alerts tick")
 }
 
 /// The chat `source` follows the alerts (for `place`, or its home: Taipei).
@@ -319,7 +319,7 @@ async fn quiet_hours_hold_a_typhoon_warning_but_not_a_suspension_unless_the_chat
     assert_eq!(family, vec!["🏫 臺北市明天停止上班、停止上課"], "the suspension comes at night");
     assert!(pushes_to(&h, MOM).is_empty(), "Mom asked for everything to wait");
     h.set_clock("2026-11-30T23:00:05Z"); // 07:00:05
-    h.app.outbox.flush_waiting().await.expect("outbox");
+    h.app.loops.outbox.flush_waiting().await.expect("outbox");
     assert_eq!(pushes_to(&h, FAMILY).len(), 2, "the warning comes in the morning");
     assert_eq!(pushes_to(&h, MOM).len(), 2, "both come in the morning");
 }
@@ -485,7 +485,11 @@ async fn the_morning_digest_carries_today_s_suspension() {
     tick(&h).await;
     h.line.clear();
     h.set_clock("2026-11-30T23:00:00Z"); // 07:00 on 1 December
-    assert_eq!(h.app.digests.tick().await.expect("digest").sent, 1, "a day with a suspension");
+    assert_eq!(
+        h.app.loops.digests.tick().await.expect("digest").sent,
+        1,
+        "a day with a suspension"
+    );
     let card = pushes_to(&h, FAMILY).remove(0).1;
     assert!(card.contains("臺北市 停止上班、停止上課"), "{card}");
 }

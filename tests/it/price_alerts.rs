@@ -28,7 +28,7 @@ fn quote(h: &Harness, symbol: &str, price: f64) {
 /// Moves the clock and runs one poller tick.
 async fn tick(h: &Harness, by: SignedDuration) -> TickReport {
     h.clock.advance(by);
-    h.app.alerts.tick().await.expect("alert tick")
+    h.app.loops.price_alerts.tick().await.expect("alert tick")
 }
 
 fn mins(m: i64) -> SignedDuration {

@@ -429,7 +429,7 @@ async fn a_re_fire_of_an_every_time_alert_is_pushed_without_a_notification_sound
     for p in [96_000.0, 90_000.0, 96_000.0] {
         h.clock.advance(SignedDuration::from_hours(2));
         price(p);
-        h.app.alerts.tick().await.expect("tick");
+        h.app.loops.price_alerts.tick().await.expect("tick");
     }
     let confirmation = h.line.replies()[0].body.to_string();
     assert!(confirmation.contains("每次通知 1 則"), "what each fire costs: {confirmation}");
@@ -486,7 +486,7 @@ async fn a_personal_price_alert_set_in_a_group_fires_in_the_friend_s_1to1_chat()
     h.clock.advance(SignedDuration::from_mins(10));
     h.upstreams.set_price("ETH-USD", 3_600.0);
     h.upstreams.set_market_time("ETH-USD", h.clock.now().as_second());
-    assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 1);
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").sent, 1);
     assert!(pushes_to(&h, FAMILY).is_empty());
     let private = pushes_to(&h, MOM);
     assert_eq!(private.len(), 1);

@@ -158,13 +158,13 @@ async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
                 crate::common::harness::texts_of(&h.line.replies().last().expect("reply").body);
             missed_lines += reply.lines().filter(|l| l.starts_with("• ")).count();
         }
-        h.app.reminders.tick().await.expect("reminders");
-        let fired = h.app.alerts.tick().await.expect("alerts").fired;
+        h.app.loops.reminders.tick().await.expect("reminders");
+        let fired = h.app.loops.price_alerts.tick().await.expect("alerts").fired;
         m.due += fired;
         // The outbox's sender, once the window has passed (the server's loop does this every
         // second).
         h.clock.set(t.saturating_add(SignedDuration::from_secs(3)).expect("time"));
-        h.app.outbox.flush_due().await.expect("outbox");
+        h.app.loops.outbox.flush_due().await.expect("outbox");
     }
     assert_eq!(h.app.store.outbox_pending().await.expect("outbox"), 0, "nothing left waiting");
     let accepted = h.line.accepted_pushes();

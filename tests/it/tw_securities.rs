@@ -114,7 +114,7 @@ async fn alerts_on_a_taiwan_security_by_name_are_named_the_family_way_on_every_c
     h.clock.set("2026-12-01T01:05:00Z".parse().expect("instant"));
     h.upstreams.set_price("8069.TWO", 301.0);
     h.upstreams.set_market_time("8069.TWO", h.clock.now().as_second());
-    let report = h.app.alerts.tick().await.expect("alert tick");
+    let report = h.app.loops.price_alerts.tick().await.expect("alert tick");
     assert_eq!(report.fired, 1, "{report:?}");
     let pushed = h.line.accepted_pushes()[0].body.clone();
     assert!(card_of(&pushed).contains("\"元太 8069\""), "{pushed}");

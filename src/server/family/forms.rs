@@ -42,7 +42,7 @@ const PAGE_ACTIONS: &[&str] = &[
 
 /// The page again, on `tab`, saying `said`.
 fn back(app: &Hearth, session: &Session, tab: &str, said: &str) -> Response {
-    app.page_flash.put(&session.hash, said);
+    app.page.flash.put(&session.hash, said);
     (StatusCode::SEE_OTHER, [(LOCATION, format!("/family?tab={tab}"))]).into_response()
 }
 
@@ -235,7 +235,7 @@ pub async fn reminders(
             failed(lang, ErrorKind::Internal).to_string()
         }
     };
-    app.reminder_nudge.notify_one();
+    app.loops.reminder_nudge.notify_one();
     Ok(back(&app, &session, "reminders", &said))
 }
 
@@ -280,7 +280,7 @@ async fn settings_change(
     let given = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     let refused = |e: ToolError| e.kind();
     let quiet = QuietSetting::new(app.store.clone());
-    let digest = app.digests.setting();
+    let digest = app.loops.digests.setting();
     match form.op.as_str() {
         "digest" => {
             let request = DigestRequest {

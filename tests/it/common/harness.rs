@@ -285,7 +285,7 @@ impl Harness {
         by: jiff::SignedDuration,
     ) -> hearth::features::reminders::scheduler::TickReport {
         self.clock.advance(by);
-        self.app.reminders.tick().await.expect("tick")
+        self.app.loops.reminders.tick().await.expect("tick")
     }
 }
 
