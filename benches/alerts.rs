@@ -94,7 +94,8 @@ async fn main() {
             let level = base_price(k) * if up { 1.0 + pct / 100.0 } else { 1.0 - pct / 100.0 };
             let conversation = format!("U{j:032x}");
             store
-                .create_alert(&NewAlert {
+                .price_alerts()
+                .create(&NewAlert {
                     conversation_id: &conversation,
                     created_by: None,
                     symbol: &sym,

@@ -180,9 +180,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Chats => {
             let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let mut chats = Vec::new();
-            for chat in store.chat_accesses().await? {
+            for chat in store.access().chat_accesses().await? {
                 let held = match chat.status.as_str() {
-                    "revoked" => Some(store.held_back(&chat.conversation_id).await?),
+                    "revoked" => Some(store.access().held_back(&chat.conversation_id).await?),
                     _ => None,
                 };
                 chats.push((chat, held));
@@ -192,13 +192,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Approve { id } => {
             let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let id = hearth::turn::limits::access::chat_id(&id)?;
-            store.approve_chat(&id, "cli", jiff::Timestamp::now().as_millisecond()).await?;
+            store
+                .access()
+                .approve_chat(&id, "cli", jiff::Timestamp::now().as_millisecond())
+                .await?;
             println!("{id} is approved: hearth serves it from now on");
         }
         Command::Revoke { id } => {
             let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let id = hearth::turn::limits::access::chat_id(&id)?;
-            let ended = store.revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
+            let ended =
+                store.access().revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
             println!(
                 "{id} is revoked: hearth stops serving it within half a minute ({ended} family-page sessions ended; its reminders, alerts and plans are kept, not pushed, until `hearth approve`)"
             );
@@ -224,6 +228,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let valid = hearth::turn::limits::access::PAIRING_VALID;
             let expires = now + i64::try_from(valid.as_millis()).unwrap_or(i64::MAX);
             store
+                .access()
                 .add_pairing_code(
                     &hearth::turn::limits::access::code_hash(&normalised),
                     now,
@@ -266,7 +271,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let document =
                 hearth::cli::export::export(&store, &chat, &tz, lang, &calendar, now).await?;
             // A typo must not read as a family with nothing kept.
-            if document.is_empty() && store.chat_standing(&chat).await?.is_none() {
+            if document.is_empty() && store.access().chat_standing(&chat).await?.is_none() {
                 anyhow::bail!(
                     "hearth has never heard from {chat} and keeps nothing for it: see `hearth chats` for the chats it knows"
                 );

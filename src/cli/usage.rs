@@ -113,7 +113,7 @@ pub async fn report(
     month: &str,
     prices: Option<Prices>,
 ) -> Result<String, StoreError> {
-    Ok(render(month, &store.month_usage(month).await?, prices))
+    Ok(render(month, &store.usage().month_usage(month).await?, prices))
 }
 
 /// One line for `hearth doctor`: the month so far, all chats together.

@@ -87,7 +87,8 @@ impl Door {
 
     /// What the door knows of the chat `conversation_id`.
     pub async fn chat_facts(&self, conversation_id: &str) -> Result<Chat, StoreError> {
-        let standing = Standing::kept(self.store.chat_standing(conversation_id).await?.as_deref());
+        let standing =
+            Standing::kept(self.store.access().chat_standing(conversation_id).await?.as_deref());
         Ok(Chat {
             standing,
             open: self.open,
@@ -109,7 +110,7 @@ impl Door {
     ) -> Result<Verdict, StoreError> {
         let chat = self.chat_facts(conversation_id).await?;
         let left = Conversation::from_id(conversation_id).is_multi_person()
-            && self.store.member_left_at(conversation_id, user_id).await?.is_some();
+            && self.store.access().member_left_at(conversation_id, user_id).await?.is_some();
         let presence = if left { Presence::Left } else { Presence::Present };
         Ok(rule::member(chat, presence))
     }
@@ -121,7 +122,7 @@ impl Door {
         let target = if target == home {
             None
         } else {
-            Some(Standing::kept(self.store.chat_standing(target).await?.as_deref()))
+            Some(Standing::kept(self.store.access().chat_standing(target).await?.as_deref()))
         };
         Ok(rule::push(chat, target))
     }
@@ -134,7 +135,7 @@ impl Door {
         user_ids: &[String],
     ) -> Result<u64, StoreError> {
         let now = self.clock.now().as_millisecond();
-        self.store.members_left(conversation_id, user_ids, now).await
+        self.store.access().members_left(conversation_id, user_ids, now).await
     }
 
     /// Members (re)joined the group `conversation_id`.
@@ -143,6 +144,6 @@ impl Door {
         conversation_id: &str,
         user_ids: &[String],
     ) -> Result<(), StoreError> {
-        self.store.members_back(conversation_id, user_ids).await
+        self.store.access().members_back(conversation_id, user_ids).await
     }
 }

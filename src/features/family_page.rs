@@ -187,7 +187,8 @@ impl Action for OpenPage {
         let expires = now.saturating_add(LINK_TTL).unwrap_or(now);
         let minted = services
             .store
-            .mint_web_link(
+            .web_sessions()
+            .mint_link(
                 &token_hash(&token),
                 &member,
                 door,
@@ -238,7 +239,7 @@ impl Action for EndPageSessions {
         let Some(user_id) = ctx.user_id.as_deref() else {
             return text(lang.pick("我看不出是誰按的 🙏", "I can't tell who tapped 🙏"));
         };
-        match services.store.end_web_sessions(&ctx.conversation.id, user_id).await {
+        match services.store.web_sessions().end_all(&ctx.conversation.id, user_id).await {
             Ok(0) => text(
                 lang.pick("你在這個聊天室沒有開著的網頁。", "You had no page open for this chat."),
             ),

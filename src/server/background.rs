@@ -336,7 +336,7 @@ async fn prune(app: Arc<Hearth>) -> After {
     {
         let now = app.clock.now();
         let before = now.saturating_sub(lease::DEDUPE_WINDOW).unwrap_or(now);
-        match app.store.prune_inbox(before.as_millisecond()).await {
+        match app.store.inbox().prune(before.as_millisecond()).await {
             Ok(n) if n > 0 => tracing::info!(pruned = n, "handled webhook events forgotten"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "could not prune the inbox"),
@@ -354,11 +354,11 @@ async fn prune(app: Arc<Hearth>) -> After {
             tracing::warn!(error = %e, "could not prune settled pushes");
         }
         let kept_since = now.saturating_sub(watcher::KEPT_FOR).unwrap_or(now);
-        if let Err(e) = app.store.prune_public_alerts(kept_since.as_millisecond()).await {
+        if let Err(e) = app.store.official_alerts().prune(kept_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune the official alerts");
         }
         let care_since = now.saturating_sub(app.loops.retention.care).unwrap_or(now);
-        if let Err(e) = app.store.prune_care(care_since.as_millisecond()).await {
+        if let Err(e) = app.store.care().prune(care_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune care readings");
         }
         app.serving.metrics.upkeep();

@@ -4,7 +4,7 @@
 //! is one statement or one transaction, atomic across replicas on one database: revoking a chat
 //! ends its family-page sessions and unused links with it, and a member leaving ends theirs.
 
-use super::{Store, StoreError};
+use super::{AccessStore, StoreError};
 
 row! {
     /// A chat's standing as kept.
@@ -61,10 +61,10 @@ row! {
     }
 }
 
-impl Store {
+impl AccessStore<'_> {
     /// The chat's standing, `None` when hearth never heard from it.
-    pub async fn chat_standing(&self, conversation_id: &str) -> Result<Option<String>, StoreError> {
-        Ok(db!(self, db => sqlx::query_scalar(STANDING)
+    pub async fn chat_standing(self, conversation_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_scalar(STANDING)
             .bind(conversation_id)
             .fetch_optional(db)
             .await)?)
@@ -73,11 +73,11 @@ impl Store {
     /// Notes a chat that is not approved (pending when new); true the first time this is
     /// asked for a chat not approved: the one time it is told it waits for approval.
     pub async fn note_unapproved(
-        &self,
+        self,
         conversation_id: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        Ok(db!(self, db => {
+        Ok(db!(self.store, db => {
             sqlx::query(NOTE_PENDING).bind(conversation_id).bind(now_ms).execute(db).await?;
             sqlx::query(MARK_TOLD)
                 .bind(conversation_id)
@@ -90,7 +90,7 @@ impl Store {
 
     /// Approves a chat (`by`: who decided).
     pub async fn approve_chat(
-        &self,
+        self,
         conversation_id: &str,
         by: &str,
         now_ms: i64,
@@ -101,8 +101,8 @@ impl Store {
     /// Revokes a chat's approval, in one transaction with the end of its family-page sessions
     /// and unused links: nothing of it is served until it is approved again (its reminders,
     /// alerts and plans stay, not pushed). Says how many sessions ended.
-    pub async fn revoke_chat(&self, conversation_id: &str, now_ms: i64) -> Result<u64, StoreError> {
-        Ok(db!(self, db => {
+    pub async fn revoke_chat(self, conversation_id: &str, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => {
             transaction!(db, tx);
             sqlx::query(DECIDE)
                 .bind(conversation_id)
@@ -124,11 +124,11 @@ impl Store {
 
     /// When `user_id` left the group `conversation_id`, if they did and are not back.
     pub async fn member_left_at(
-        &self,
+        self,
         conversation_id: &str,
         user_id: &str,
     ) -> Result<Option<i64>, StoreError> {
-        Ok(db!(self, db => sqlx::query_scalar(LEFT_AT)
+        Ok(db!(self.store, db => sqlx::query_scalar(LEFT_AT)
             .bind(conversation_id)
             .bind(user_id)
             .fetch_optional(db)
@@ -138,12 +138,12 @@ impl Store {
     /// Notes that `user_ids` left the group `conversation_id`, in one transaction with the end
     /// of their family-page sessions and unused links there; says how many sessions ended.
     pub async fn members_left(
-        &self,
+        self,
         conversation_id: &str,
         user_ids: &[String],
         now_ms: i64,
     ) -> Result<u64, StoreError> {
-        Ok(db!(self, db => {
+        Ok(db!(self.store, db => {
             transaction!(db, tx);
             let mut ended = 0;
             for user in user_ids {
@@ -172,12 +172,12 @@ impl Store {
 
     /// Notes that `user_ids` are in the group `conversation_id` (again).
     pub async fn members_back(
-        &self,
+        self,
         conversation_id: &str,
         user_ids: &[String],
     ) -> Result<(), StoreError> {
         for user in user_ids {
-            db!(self, db => sqlx::query(NOTE_BACK)
+            db!(self.store, db => sqlx::query(NOTE_BACK)
                 .bind(conversation_id)
                 .bind(user)
                 .execute(db)
@@ -188,18 +188,20 @@ impl Store {
     }
 
     /// What the chat keeps that the loops would push, and the pushes withheld from it.
-    pub async fn held_back(&self, conversation_id: &str) -> Result<HeldBack, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(HELD_BACK).bind(conversation_id).fetch_one(db).await)?)
+    pub async fn held_back(self, conversation_id: &str) -> Result<HeldBack, StoreError> {
+        Ok(
+            db!(self.store, db => sqlx::query_as(HELD_BACK).bind(conversation_id).fetch_one(db).await)?,
+        )
     }
 
     async fn decide(
-        &self,
+        self,
         conversation_id: &str,
         status: &str,
         by: &str,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(DECIDE)
+        db!(self.store, db => sqlx::query(DECIDE)
             .bind(conversation_id)
             .bind(status)
             .bind(now_ms)
@@ -211,18 +213,18 @@ impl Store {
     }
 
     /// Every chat hearth has heard from, pending ones first.
-    pub async fn chat_accesses(&self) -> Result<Vec<ChatAccess>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(ALL).fetch_all(db).await)?)
+    pub async fn chat_accesses(self) -> Result<Vec<ChatAccess>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(ALL).fetch_all(db).await)?)
     }
 
     /// Keeps a new pairing code's hash until `expires_ms` (and forgets expired ones).
     pub async fn add_pairing_code(
-        &self,
+        self,
         code_hash: &str,
         now_ms: i64,
         expires_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             sqlx::query(PRUNE_CODES).bind(now_ms).execute(db).await?;
             sqlx::query(ADD_CODE)
                 .bind(code_hash)
@@ -238,12 +240,12 @@ impl Store {
     /// Uses the pairing code with this hash for `conversation_id`: if it exists, is unused and
     /// has not expired, it is used up and the chat approved, together; true then.
     pub async fn pair_chat(
-        &self,
+        self,
         code_hash: &str,
         conversation_id: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        Ok(db!(self, db => {
+        Ok(db!(self.store, db => {
             transaction!(db, tx);
             let used = sqlx::query(USE_CODE)
                 .bind(code_hash)
@@ -270,25 +272,31 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::store::Store;
 
     #[tokio::test]
     async fn a_chat_is_told_once_that_it_waits_and_served_once_approved() {
         let store = Store::in_memory().await.expect("store");
-        assert_eq!(store.chat_standing("Ustranger").await.expect("read"), None);
-        assert!(store.note_unapproved("Ustranger", 1).await.expect("note"), "told the first time");
-        assert!(!store.note_unapproved("Ustranger", 2).await.expect("note"), "then not again");
+        assert_eq!(store.access().chat_standing("Ustranger").await.expect("read"), None);
+        assert!(
+            store.access().note_unapproved("Ustranger", 1).await.expect("note"),
+            "told the first time"
+        );
+        assert!(
+            !store.access().note_unapproved("Ustranger", 2).await.expect("note"),
+            "then not again"
+        );
         assert_eq!(
-            store.chat_standing("Ustranger").await.expect("read").as_deref(),
+            store.access().chat_standing("Ustranger").await.expect("read").as_deref(),
             Some("pending")
         );
-        store.approve_chat("Ustranger", "cli", 3).await.expect("approve");
+        store.access().approve_chat("Ustranger", "cli", 3).await.expect("approve");
         assert_eq!(
-            store.chat_standing("Ustranger").await.expect("read").as_deref(),
+            store.access().chat_standing("Ustranger").await.expect("read").as_deref(),
             Some("approved")
         );
-        store.revoke_chat("Ustranger", 4).await.expect("revoke");
-        let all = store.chat_accesses().await.expect("list");
+        store.access().revoke_chat("Ustranger", 4).await.expect("revoke");
+        let all = store.access().chat_accesses().await.expect("list");
         assert_eq!(all.len(), 1);
         assert_eq!(
             (all[0].status.as_str(), all[0].decided_by.as_deref()),
@@ -327,26 +335,36 @@ mod tests {
         old.close().await.expect("close");
         let store = Store::connect(&url).await.expect("upgraded");
         for chat in ["Ufamily", "Cfamily"] {
-            assert_eq!(store.chat_standing(chat).await.expect("read").as_deref(), Some("approved"));
+            assert_eq!(
+                store.access().chat_standing(chat).await.expect("read").as_deref(),
+                Some("approved")
+            );
         }
-        assert_eq!(store.chat_standing("Ustranger").await.expect("read"), None);
-        assert_eq!(store.chat_standing("Urefused").await.expect("read"), None, "still refused");
+        assert_eq!(store.access().chat_standing("Ustranger").await.expect("read"), None);
+        assert_eq!(
+            store.access().chat_standing("Urefused").await.expect("read"),
+            None,
+            "still refused"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[tokio::test]
     async fn a_pairing_code_approves_one_chat_once_and_not_after_it_expires() {
         let store = Store::in_memory().await.expect("store");
-        store.add_pairing_code("h1", 0, 1000).await.expect("code");
-        store.add_pairing_code("h2", 0, 1000).await.expect("code");
-        assert!(!store.pair_chat("h1", "Cfamily", 1000).await.expect("pair"), "expired at 1000");
-        assert!(store.pair_chat("h2", "Cfamily", 999).await.expect("pair"));
-        assert!(!store.pair_chat("h2", "Cother", 999).await.expect("pair"), "used once");
-        assert!(!store.pair_chat("nope", "Cother", 1).await.expect("pair"));
+        store.access().add_pairing_code("h1", 0, 1000).await.expect("code");
+        store.access().add_pairing_code("h2", 0, 1000).await.expect("code");
+        assert!(
+            !store.access().pair_chat("h1", "Cfamily", 1000).await.expect("pair"),
+            "expired at 1000"
+        );
+        assert!(store.access().pair_chat("h2", "Cfamily", 999).await.expect("pair"));
+        assert!(!store.access().pair_chat("h2", "Cother", 999).await.expect("pair"), "used once");
+        assert!(!store.access().pair_chat("nope", "Cother", 1).await.expect("pair"));
         assert_eq!(
-            store.chat_standing("Cfamily").await.expect("read").as_deref(),
+            store.access().chat_standing("Cfamily").await.expect("read").as_deref(),
             Some("approved")
         );
-        assert_eq!(store.chat_standing("Cother").await.expect("read"), None);
+        assert_eq!(store.access().chat_standing("Cother").await.expect("read"), None);
     }
 }

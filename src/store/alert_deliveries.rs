@@ -1,8 +1,8 @@
 //! Recorded price-alert pushes: a fire writes its delivery row (payload and retry key) in the
-//! same transaction as the fenced fire (see [`Store::record_evaluation`]); a push whose outcome is
+//! same transaction as the fenced fire (see [`crate::store::PriceAlertStore::record_evaluation`]); a push whose outcome is
 //! unknown stays pending and is claimed again, with a lease, by any process after its wait.
 
-use super::{DeliveryStatus, Store, StoreError};
+use super::{DeliveryStatus, PriceAlertStore, StoreError};
 
 row! {
     /// A recorded alert push to attempt.
@@ -42,29 +42,29 @@ const CLAIM_DELIVERIES: super::lease::ClaimSql = claim_sql!(
 const FINISH_DELIVERY: &str = "UPDATE alert_deliveries SET status = $4, attempts = attempts + 1, lease_owner = NULL, sent_at = CASE WHEN $4 = 'sent' THEN $5 ELSE sent_at END WHERE alert_id = $1 AND fire_seq = $2 AND lease_owner = $3 AND status = 'pending'";
 const RETRY_DELIVERY: &str = "UPDATE alert_deliveries SET attempts = attempts + 1, lease_owner = NULL, lease_until = $4 WHERE alert_id = $1 AND fire_seq = $2 AND lease_owner = $3 AND status = 'pending'";
 
-impl Store {
+impl PriceAlertStore<'_> {
     /// Claims the pending alert deliveries whose earlier attempt's claim or wait is over.
-    pub async fn claim_alert_deliveries(
-        &self,
+    pub async fn claim_deliveries(
+        self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
     ) -> Result<Vec<AlertDelivery>, StoreError> {
         let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
-        self.claim(&CLAIM_DELIVERIES, lease, i64::MAX, &[]).await
+        self.store.claim(&CLAIM_DELIVERIES, lease, i64::MAX, &[]).await
     }
 
     /// Records the outcome of a push `owner` attempted: a final `status`, or (with `None`) a
     /// retry not before `retry_at_ms`.
-    pub async fn finish_alert_delivery(
-        &self,
+    pub async fn finish_delivery(
+        self,
         owner: &str,
         d: &AlertDelivery,
         status: Option<DeliveryStatus>,
         now_ms: i64,
         retry_at_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             let query = match status {
                 Some(status) => sqlx::query(FINISH_DELIVERY)
                     .bind(d.alert_id)

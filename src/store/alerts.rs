@@ -5,7 +5,7 @@
 //! finish the delivery.
 
 use super::alert_deliveries::AlertDelivery;
-use super::{AlertStatus, Direction, Frequency, Side, Store, StoreError};
+use super::{AlertStatus, Direction, Frequency, PriceAlertStore, Side, StoreError};
 use crate::platform::i18n::Lang;
 
 row! {
@@ -166,15 +166,15 @@ const SET_STATE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4 WHER
 const FIRE: &str = "UPDATE price_alerts SET last_side = $3, armed = $4, last_fired_at = $5, last_price = $6, fire_seq = fire_seq + 1, status = CASE WHEN frequency = 'once' THEN 'triggered' ELSE status END WHERE id = $1 AND fire_seq = $2 AND status = 'active'";
 const RECORD_DELIVERY: &str = "INSERT INTO alert_deliveries (alert_id, fire_seq, conversation_id, retry_key, payload, status, attempts, first_attempt_at, lease_owner, lease_until, deliver_to) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $7, $8, $9) ON CONFLICT (alert_id, fire_seq) DO NOTHING";
 
-impl Store {
+impl PriceAlertStore<'_> {
     /// Creates an alert and puts its symbol on the poller's list, due at once; `None` if the
     /// conversation already has the same active alert, [`StoreError::Full`] if it already has
     /// [`super::MAX_ALERTS`] (checked atomically in the insert itself).
-    pub async fn create_alert(&self, a: &NewAlert<'_>) -> Result<Option<i64>, StoreError> {
+    pub async fn create(self, a: &NewAlert<'_>) -> Result<Option<i64>, StoreError> {
         let cap = super::capped::cap(super::MAX_ALERTS);
-        db!(self, db => {
+        db!(self.store, db => {
             transaction!(db, tx);
-            if let Some(lock) = self.conversation_lock() {
+            if let Some(lock) = self.store.conversation_lock() {
                 sqlx::query(lock).bind(a.conversation_id).execute(&mut *tx).await?;
             }
             let id: Option<(i64,)> = sqlx::query_as(INSERT)
@@ -212,38 +212,34 @@ impl Store {
     }
 
     /// One alert of this conversation (another conversation's id finds nothing).
-    pub async fn alert(
-        &self,
-        conversation_id: &str,
-        id: i64,
-    ) -> Result<Option<AlertRow>, StoreError> {
-        db!(self, db => {
+    pub async fn get(self, conversation_id: &str, id: i64) -> Result<Option<AlertRow>, StoreError> {
+        db!(self.store, db => {
             Ok(sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(db).await?)
         })
     }
 
     /// The conversation's active alerts, by symbol and level.
-    pub async fn list_alerts(&self, conversation_id: &str) -> Result<Vec<AlertRow>, StoreError> {
-        db!(self, db => {
+    pub async fn list(self, conversation_id: &str) -> Result<Vec<AlertRow>, StoreError> {
+        db!(self.store, db => {
             Ok(sqlx::query_as(LIST).bind(conversation_id).fetch_all(db).await?)
         })
     }
 
     /// Cancels an active alert of this conversation; false if there was none.
-    pub async fn cancel_alert(&self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
-        db!(self, db => {
+    pub async fn cancel(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
+        db!(self.store, db => {
             let done = sqlx::query(CANCEL).bind(id).bind(conversation_id).execute(db).await?;
             Ok(done.rows_affected() == 1)
         })
     }
 
     /// Cancels every active alert of this conversation on `symbol`; returns their ids.
-    pub async fn cancel_alerts_on(
-        &self,
+    pub async fn cancel_on(
+        self,
         conversation_id: &str,
         symbol: &str,
     ) -> Result<Vec<i64>, StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             let rows: Vec<(i64,)> = sqlx::query_as(CANCEL_SYMBOL)
                 .bind(conversation_id)
                 .bind(symbol)
@@ -254,13 +250,13 @@ impl Store {
     }
 
     /// Mutes an active alert of this conversation until `until_ms`; false if there was none.
-    pub async fn mute_alert(
-        &self,
+    pub async fn mute(
+        self,
         conversation_id: &str,
         id: i64,
         until_ms: i64,
     ) -> Result<bool, StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             let done = sqlx::query(MUTE)
                 .bind(id)
                 .bind(conversation_id)
@@ -273,25 +269,25 @@ impl Store {
 
     /// Claims up to `limit` symbols due for a fetch, for `owner` until `lease_until_ms`.
     pub async fn claim_due_symbols(
-        &self,
+        self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<SymbolRow>, StoreError> {
         let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
-        self.claim(&CLAIM_SYMBOLS, lease, limit, &[]).await
+        self.store.claim(&CLAIM_SYMBOLS, lease, limit, &[]).await
     }
 
     /// Every conversation's active alerts (at most `limit`): their fires are expected to spend
     /// LINE's quota.
-    pub async fn scheduled_alerts(&self, limit: i64) -> Result<Vec<AlertRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(SCHEDULED).bind(limit).fetch_all(db).await)?)
+    pub async fn scheduled(self, limit: i64) -> Result<Vec<AlertRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(SCHEDULED).bind(limit).fetch_all(db).await)?)
     }
 
     /// The active alerts on `symbol`, every conversation's.
-    pub async fn active_alerts_on(&self, symbol: &str) -> Result<Vec<AlertRow>, StoreError> {
-        db!(self, db => {
+    pub async fn active_on(self, symbol: &str) -> Result<Vec<AlertRow>, StoreError> {
+        db!(self.store, db => {
             Ok(sqlx::query_as(FOR_SYMBOL).bind(symbol).fetch_all(db).await?)
         })
     }
@@ -301,7 +297,7 @@ impl Store {
     /// `lease_until_ms`), then the symbol's next check (fenced on the lease), or its removal when
     /// nothing watches it any more. Returns the deliveries to push now.
     pub async fn record_evaluation(
-        &self,
+        self,
         owner: &str,
         symbol: &str,
         updates: &[AlertUpdate],
@@ -309,7 +305,7 @@ impl Store {
         now_ms: i64,
         lease_until_ms: i64,
     ) -> Result<Vec<AlertDelivery>, StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             transaction!(db, tx);
             let mut fired = Vec::new();
             for u in updates {
@@ -377,13 +373,13 @@ impl Store {
 
     /// Sets when `symbol` is fetched next (and its failure count), releasing `owner`'s lease.
     pub async fn reschedule_symbol(
-        &self,
+        self,
         owner: &str,
         symbol: &str,
         next_check_at: i64,
         failures: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             transaction!(db, tx);
             sqlx::query(RESCHEDULE)
                 .bind(symbol)

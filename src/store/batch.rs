@@ -109,7 +109,7 @@ impl Store {
         if batch.statements.is_empty() {
             return Ok(Vec::new());
         }
-        let begin = self.write_transaction();
+        let begin = self.lists().write_transaction();
         db!(self, db => {
             transaction!(db, tx, begin);
             let mut changed = Vec::with_capacity(batch.len());
@@ -142,7 +142,7 @@ mod tests {
     }
 
     async fn tokens(store: &Store, conversation: &str) -> u64 {
-        store.tokens_used("2026-12-02", conversation).await.expect("read").chat
+        store.usage().tokens_used("2026-12-02", conversation).await.expect("read").chat
     }
 
     /// `tokens` for `conversation` on the test day.
@@ -179,7 +179,7 @@ mod tests {
         assert_eq!(tokens(&store, "Ua").await, 0, "the first statement was rolled back");
         // The write lock was let go: a write now does not wait out the busy timeout.
         let started = std::time::Instant::now();
-        store.add_tokens("2026-12-02", "Ua", 3).await.expect("written");
+        store.usage().add_tokens("2026-12-02", "Ua", 3).await.expect("written");
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
         assert_eq!(tokens(&store, "Ua").await, 3);
         let _ = std::fs::remove_dir_all(&dir);
@@ -198,7 +198,7 @@ mod tests {
                 .await;
         assert!(cut.is_err(), "abandoned before it finished");
         let started = std::time::Instant::now();
-        store.add_tokens("2026-12-02", "Ub", 3).await.expect("written");
+        store.usage().add_tokens("2026-12-02", "Ub", 3).await.expect("written");
         assert!(
             started.elapsed() < std::time::Duration::from_secs(4),
             "the lock went with the closed connection, not after the busy timeout"

@@ -4,7 +4,7 @@
 //! `hearth usage` sums by month. (Who is served is kept in `access`; `refused_chats` only remembers the chats an
 //! earlier allow-list refused, so upgrading does not approve them.)
 
-use super::{Store, StoreError};
+use super::{StoreError, UsageStore};
 
 /// The scope that counts the whole service's tokens (no conversation id starts with `*`).
 pub const SERVICE_SCOPE: &str = "*";
@@ -74,7 +74,7 @@ fn db_count(n: u64) -> i64 {
 }
 
 impl Charge {
-    /// Adds the count to `batch` (see [`Store::add_tokens`]).
+    /// Adds the count to `batch` (see [`crate::store::UsageStore::add_tokens`]).
     pub(super) fn add_to<'a>(&'a self, batch: &mut super::batch::Batch<'a>) {
         batch
             .push(ADD_TOKENS)
@@ -89,11 +89,11 @@ impl Charge {
     }
 }
 
-impl Store {
+impl UsageStore<'_> {
     /// Adds `tokens` (one turn's, with no parts known) to the day's count of the conversation
     /// and of the whole service, in one statement.
     pub async fn add_tokens(
-        &self,
+        self,
         day: &str,
         conversation_id: &str,
         tokens: u64,
@@ -106,8 +106,8 @@ impl Store {
 
     /// Adds a turn's charge to the day's counts of its conversation and of the whole service,
     /// in one statement.
-    pub async fn add_charge(&self, charge: &Charge) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(ADD_TOKENS)
+    pub async fn add_charge(self, charge: &Charge) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(ADD_TOKENS)
             .bind(charge.day.as_str())
             .bind(charge.conversation_id.as_str())
             .bind(SERVICE_SCOPE)
@@ -124,9 +124,9 @@ impl Store {
 
     /// Each chat's turns and tokens in `month` (`YYYY-MM`), and the whole service's
     /// ([`SERVICE_SCOPE`]), in no particular order.
-    pub async fn month_usage(&self, month: &str) -> Result<Vec<ChatUsage>, StoreError> {
+    pub async fn month_usage(self, month: &str) -> Result<Vec<ChatUsage>, StoreError> {
         let (from, to) = (format!("{month}-01"), format!("{month}-32"));
-        let rows: Vec<(String, i64, i64, i64, i64)> = db!(self, db => sqlx::query_as(MONTH_USAGE)
+        let rows: Vec<(String, i64, i64, i64, i64)> = db!(self.store, db => sqlx::query_as(MONTH_USAGE)
             .bind(from.as_str())
             .bind(to.as_str())
             .fetch_all(db)
@@ -148,11 +148,11 @@ impl Store {
 
     /// The tokens the conversation and the whole service used on `day`.
     pub async fn tokens_used(
-        &self,
+        self,
         day: &str,
         conversation_id: &str,
     ) -> Result<TokensUsed, StoreError> {
-        let rows: Vec<(String, i64)> = db!(self, db => sqlx::query_as(TOKENS_USED)
+        let rows: Vec<(String, i64)> = db!(self.store, db => sqlx::query_as(TOKENS_USED)
             .bind(day)
             .bind(conversation_id)
             .bind(SERVICE_SCOPE)
@@ -171,8 +171,8 @@ impl Store {
     }
 
     /// Forgets the counts of days before `day`; returns how many rows went.
-    pub async fn prune_tokens(&self, day: &str) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(PRUNE_TOKENS)
+    pub async fn prune_tokens(self, day: &str) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query(PRUNE_TOKENS)
             .bind(day)
             .execute(db)
             .await

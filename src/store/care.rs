@@ -5,7 +5,7 @@
 //! statement a chat can reach is scoped to the plan's chats; the rows carry the plan's
 //! `conversation_id`, so forgetting that chat deletes them.
 
-use super::{CareStatus, Store, StoreError};
+use super::{CareStatus, CareStore, StoreError};
 use crate::platform::i18n::Lang;
 
 /// The most plans one chat may keep.
@@ -158,14 +158,11 @@ const DELETE_DOSES: &str = "DELETE FROM care_doses WHERE plan_id = $1 AND conver
 const DELETE_READINGS: &str =
     "DELETE FROM care_readings WHERE plan_id = $1 AND conversation_id = $2";
 
-impl Store {
+impl CareStore<'_> {
     /// Keeps a new plan as a draft (it starts when the family confirms its card); `None` when
     /// the chat already keeps [`MAX_CARE_PLANS`].
-    pub async fn add_care_plan(
-        &self,
-        p: &NewCarePlan<'_>,
-    ) -> Result<Option<CarePlanRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(INSERT_PLAN)
+    pub async fn add_plan(self, p: &NewCarePlan<'_>) -> Result<Option<CarePlanRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(INSERT_PLAN)
             .bind(p.conversation_id)
             .bind(p.person)
             .bind(p.person_id)
@@ -192,13 +189,13 @@ impl Store {
 
     /// Changes plan `id` of chat `p.conversation_id` to `p`; an active plan's next dose becomes
     /// `next_due_at`. `None` when the chat has no such plan.
-    pub async fn change_care_plan(
-        &self,
+    pub async fn change_plan(
+        self,
         id: i64,
         p: &NewCarePlan<'_>,
         next_due_at: Option<i64>,
     ) -> Result<Option<CarePlanRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(CHANGE_PLAN)
+        Ok(db!(self.store, db => sqlx::query_as(CHANGE_PLAN)
             .bind(id)
             .bind(p.conversation_id)
             .bind(p.person)
@@ -221,14 +218,14 @@ impl Store {
     }
 
     /// Plan `id`, whichever chat it is in (callers check the chat may see it).
-    pub async fn care_plan(&self, id: i64) -> Result<Option<CarePlanRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(PLAN).bind(id).fetch_optional(db).await)?)
+    pub async fn plan(self, id: i64) -> Result<Option<CarePlanRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(PLAN).bind(id).fetch_optional(db).await)?)
     }
 
     /// The plans chat `chat` may see: set there, or for which it is a member's own 1:1 chat.
-    pub async fn care_plans_of_chat(&self, chat: &str) -> Result<Vec<CarePlanRow>, StoreError> {
+    pub async fn plans_of_chat(self, chat: &str) -> Result<Vec<CarePlanRow>, StoreError> {
         let quoted = format!("%\"{}\"%", chat.replace(['%', '_', '"'], ""));
-        Ok(db!(self, db => sqlx::query_as(PLANS_OF_CHAT)
+        Ok(db!(self.store, db => sqlx::query_as(PLANS_OF_CHAT)
             .bind(chat)
             .bind(&quoted)
             .fetch_all(db)
@@ -236,14 +233,14 @@ impl Store {
     }
 
     /// Every active plan (the quota's reserve for care messages).
-    pub async fn active_care_plans(&self) -> Result<Vec<CarePlanRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(ACTIVE_PLANS).fetch_all(db).await)?)
+    pub async fn active_plans(self) -> Result<Vec<CarePlanRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(ACTIVE_PLANS).fetch_all(db).await)?)
     }
 
     /// Moves plan `id` of `chat` from status `from` to `to`, with its next dose and report;
     /// false when it was not in `from` (another tap won).
-    pub async fn set_care_status(
-        &self,
+    pub async fn set_status(
+        self,
         id: i64,
         chat: &str,
         from: CareStatus,
@@ -251,7 +248,7 @@ impl Store {
         next_due_at: Option<i64>,
         report_due_at: Option<i64>,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(SET_STATUS)
+        let n = db!(self.store, db => sqlx::query(SET_STATUS)
             .bind(id)
             .bind(chat)
             .bind(to)
@@ -266,8 +263,8 @@ impl Store {
 
     /// Deletes plan `id` of `chat` with its doses and readings, in one transaction; false when
     /// the chat has no such plan.
-    pub async fn delete_care_plan(&self, id: i64, chat: &str) -> Result<bool, StoreError> {
-        let n = db!(self, db => {
+    pub async fn delete_plan(self, id: i64, chat: &str) -> Result<bool, StoreError> {
+        let n = db!(self.store, db => {
             transaction!(db, tx);
             sqlx::query(DELETE_DOSES).bind(id).bind(chat).execute(&mut *tx).await?;
             sqlx::query(DELETE_READINGS).bind(id).bind(chat).execute(&mut *tx).await?;
@@ -279,24 +276,22 @@ impl Store {
     }
 
     /// Active plans whose next dose is due by `now_ms`.
-    pub async fn due_care_plans(
-        &self,
-        now_ms: i64,
-        limit: i64,
-    ) -> Result<Vec<CarePlanRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(DUE_PLANS).bind(now_ms).bind(limit).fetch_all(db).await)?)
+    pub async fn due_plans(self, now_ms: i64, limit: i64) -> Result<Vec<CarePlanRow>, StoreError> {
+        Ok(
+            db!(self.store, db => sqlx::query_as(DUE_PLANS).bind(now_ms).bind(limit).fetch_all(db).await)?,
+        )
     }
 
     /// Moves active plan `plan`'s next dose from the one read to `next` and records `doses`,
     /// in one transaction; false (and nothing recorded) when another process moved it first,
     /// or the plan was paused or stopped meanwhile.
-    pub async fn record_care_doses(
-        &self,
+    pub async fn record_doses(
+        self,
         plan: &CarePlanRow,
         doses: &[NewDose],
         next: Option<i64>,
     ) -> Result<bool, StoreError> {
-        Ok(db!(self, db => {
+        Ok(db!(self.store, db => {
             transaction!(db, tx);
             let moved = sqlx::query(ADVANCE_PLAN)
                 .bind(plan.id)
@@ -324,24 +319,19 @@ impl Store {
     }
 
     /// Active plans whose weekly report is due by `now_ms`.
-    pub async fn care_reports_due(
-        &self,
+    pub async fn reports_due(
+        self,
         now_ms: i64,
         limit: i64,
     ) -> Result<Vec<CarePlanRow>, StoreError> {
         Ok(
-            db!(self, db => sqlx::query_as(REPORTS_DUE).bind(now_ms).bind(limit).fetch_all(db).await)?,
+            db!(self.store, db => sqlx::query_as(REPORTS_DUE).bind(now_ms).bind(limit).fetch_all(db).await)?,
         )
     }
 
     /// Moves plan `id`'s next report from `from` to `next`; false when another process did.
-    pub async fn advance_care_report(
-        &self,
-        id: i64,
-        from: i64,
-        next: i64,
-    ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(ADVANCE_REPORT)
+    pub async fn advance_report(self, id: i64, from: i64, next: i64) -> Result<bool, StoreError> {
+        let n = db!(self.store, db => sqlx::query(ADVANCE_REPORT)
             .bind(id)
             .bind(from)
             .bind(next)

@@ -3,7 +3,7 @@
 //! (only from the state it was read in), the readings with who reported them and whether the
 //! caregivers were told, the report's window, and the retention of both.
 
-use super::{Store, StoreError};
+use super::{CareStore, StoreError};
 
 row! {
     /// A dose as stored.
@@ -129,30 +129,30 @@ const READING_TOLD: &str = "UPDATE care_readings SET told_at = $2 WHERE id = $1"
 const PRUNE_READINGS: &str = "DELETE FROM care_readings WHERE taken_at < $1";
 const PRUNE_DOSES: &str = "DELETE FROM care_doses WHERE due_at < $1 AND step_at IS NULL";
 
-impl Store {
+impl CareStore<'_> {
     /// Claims for `owner` until `lease_until_ms` up to `limit` doses whose next step is due.
-    pub async fn claim_care_doses(
-        &self,
+    pub async fn claim_doses(
+        self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<DoseRow>, StoreError> {
         let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
-        self.claim(&CLAIM_DOSES, lease, limit, &[]).await
+        self.store.claim(&CLAIM_DOSES, lease, limit, &[]).await
     }
 
     /// Records the step a claimed dose took (from state `from`) and gives up the claim; false
     /// when the claim was lost or a tap moved the dose meanwhile.
-    pub async fn step_care_dose(
-        &self,
+    pub async fn step_dose(
+        self,
         dose: &DoseRow,
         owner: &str,
         state: &str,
         step_at: Option<i64>,
         prompts: i64,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(STEP_DOSE)
+        let n = db!(self.store, db => sqlx::query(STEP_DOSE)
             .bind(dose.id)
             .bind(owner)
             .bind(state)
@@ -167,13 +167,13 @@ impl Store {
 
     /// Gives up the claim on a dose whose step could not be taken; it is tried again from
     /// `retry_at_ms`.
-    pub async fn release_care_dose(
-        &self,
+    pub async fn release_dose(
+        self,
         id: i64,
         owner: &str,
         retry_at_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(RELEASE_DOSE)
+        db!(self.store, db => sqlx::query(RELEASE_DOSE)
             .bind(id)
             .bind(owner)
             .bind(retry_at_ms)
@@ -184,20 +184,20 @@ impl Store {
     }
 
     /// Dose `id`.
-    pub async fn care_dose(&self, id: i64) -> Result<Option<DoseRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(DOSE).bind(id).fetch_optional(db).await)?)
+    pub async fn dose(self, id: i64) -> Result<Option<DoseRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(DOSE).bind(id).fetch_optional(db).await)?)
     }
 
     /// Moves dose `dose` (as read) to `state` by a tap of `by`; false when it had moved since.
-    pub async fn settle_care_dose(
-        &self,
+    pub async fn settle_dose(
+        self,
         dose: &DoseRow,
         state: &str,
         step_at: Option<i64>,
         now_ms: i64,
         by: Option<&str>,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(SETTLE_DOSE)
+        let n = db!(self.store, db => sqlx::query(SETTLE_DOSE)
             .bind(dose.id)
             .bind(state)
             .bind(step_at)
@@ -211,13 +211,13 @@ impl Store {
     }
 
     /// Plan `plan`'s doses due from `from_ms` until `to_ms`.
-    pub async fn care_doses_between(
-        &self,
+    pub async fn doses_between(
+        self,
         plan: i64,
         from_ms: i64,
         to_ms: i64,
     ) -> Result<Vec<DoseRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(DOSES_BETWEEN)
+        Ok(db!(self.store, db => sqlx::query_as(DOSES_BETWEEN)
             .bind(plan)
             .bind(from_ms)
             .bind(to_ms)
@@ -226,8 +226,8 @@ impl Store {
     }
 
     /// Keeps a reading; its id.
-    pub async fn add_care_reading(&self, r: &NewReading<'_>) -> Result<i64, StoreError> {
-        let (id,): (i64,) = db!(self, db => sqlx::query_as(ADD_READING)
+    pub async fn add_reading(self, r: &NewReading<'_>) -> Result<i64, StoreError> {
+        let (id,): (i64,) = db!(self.store, db => sqlx::query_as(ADD_READING)
             .bind(r.plan_id)
             .bind(r.conversation_id)
             .bind(r.taken_at)
@@ -244,13 +244,13 @@ impl Store {
     }
 
     /// Plan `plan`'s readings from `from_ms` until `to_ms`, oldest first.
-    pub async fn care_readings_between(
-        &self,
+    pub async fn readings_between(
+        self,
         plan: i64,
         from_ms: i64,
         to_ms: i64,
     ) -> Result<Vec<ReadingRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(READINGS_BETWEEN)
+        Ok(db!(self.store, db => sqlx::query_as(READINGS_BETWEEN)
             .bind(plan)
             .bind(from_ms)
             .bind(to_ms)
@@ -259,13 +259,13 @@ impl Store {
     }
 
     /// Readings outside their limits whose caregivers were not told yet.
-    pub async fn care_readings_to_tell(&self, limit: i64) -> Result<Vec<ReadingRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(READINGS_TO_TELL).bind(limit).fetch_all(db).await)?)
+    pub async fn readings_to_tell(self, limit: i64) -> Result<Vec<ReadingRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(READINGS_TO_TELL).bind(limit).fetch_all(db).await)?)
     }
 
     /// Notes that reading `id`'s caregivers were told.
-    pub async fn care_reading_told(&self, id: i64, now_ms: i64) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(READING_TOLD)
+    pub async fn reading_told(self, id: i64, now_ms: i64) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(READING_TOLD)
             .bind(id)
             .bind(now_ms)
             .execute(db)
@@ -276,8 +276,8 @@ impl Store {
 
     /// Deletes readings taken, and settled doses due, before `before_ms` (the retention
     /// setting); how many rows went.
-    pub async fn prune_care(&self, before_ms: i64) -> Result<u64, StoreError> {
-        Ok(db!(self, db => {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => {
             let a = sqlx::query(PRUNE_READINGS).bind(before_ms).execute(db).await?;
             let b = sqlx::query(PRUNE_DOSES).bind(before_ms).execute(db).await?;
             Ok::<u64, sqlx::Error>(a.rows_affected() + b.rows_affected())

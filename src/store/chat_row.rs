@@ -5,28 +5,30 @@ use sqlx::FromRow;
 use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 
-use super::{Store, StoreError};
+use super::{ChatStore, StoreError};
 
-impl Store {
+impl ChatStore<'_> {
     /// The row `select` (a query whose `$1` is the conversation) finds, if any.
     pub(super) async fn chat_row<T>(
-        &self,
+        self,
         select: &'static str,
         conversation_id: &str,
     ) -> Result<Option<T>, StoreError>
     where
         T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin,
     {
-        Ok(db!(self, db => sqlx::query_as(select).bind(conversation_id).fetch_optional(db).await)?)
+        Ok(
+            db!(self.store, db => sqlx::query_as(select).bind(conversation_id).fetch_optional(db).await)?,
+        )
     }
 
     /// Runs `delete` (a statement whose `$1` is the conversation); false when it had no row.
     pub(super) async fn delete_chat_row(
-        &self,
+        self,
         delete: &'static str,
         conversation_id: &str,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(delete)
+        let n = db!(self.store, db => sqlx::query(delete)
             .bind(conversation_id)
             .execute(db)
             .await

@@ -7,7 +7,7 @@
 //! deliveries: composed once (the payload is kept, so every attempt sends the same request),
 //! pushed with a deterministic retry key, and finished fenced on the claim.
 
-use super::{Store, StoreError};
+use super::{DigestStore, StoreError};
 use crate::platform::i18n::Lang;
 
 row! {
@@ -122,10 +122,10 @@ const FINISH: &str = "UPDATE digest_deliveries SET status = $4, attempts = attem
 const RETRY: &str = "UPDATE digest_deliveries SET attempts = attempts + 1, lease_owner = NULL, lease_until = $4 WHERE conversation_id = $1 AND day = $2 AND lease_owner = $3 AND status = 'pending'";
 const STATUS: &str = "SELECT status FROM digest_deliveries WHERE conversation_id = $1 AND day = $2";
 
-impl Store {
+impl DigestStore<'_> {
     /// Creates the conversation's digest, or changes the one it has.
-    pub async fn save_digest(&self, d: &NewDigest<'_>) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(SAVE)
+    pub async fn save(self, d: &NewDigest<'_>) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(SAVE)
             .bind(d.conversation_id)
             .bind(d.local_time)
             .bind(d.tz)
@@ -142,31 +142,31 @@ impl Store {
     }
 
     /// The conversation's digest, if it has one.
-    pub async fn digest(&self, conversation_id: &str) -> Result<Option<DigestRow>, StoreError> {
-        self.chat_row(GET, conversation_id).await
+    pub async fn get(self, conversation_id: &str) -> Result<Option<DigestRow>, StoreError> {
+        self.store.chats().chat_row(GET, conversation_id).await
     }
 
     /// Stops the conversation's digest; false when it had none.
-    pub async fn cancel_digest(&self, conversation_id: &str) -> Result<bool, StoreError> {
-        self.delete_chat_row(CANCEL, conversation_id).await
+    pub async fn cancel(self, conversation_id: &str) -> Result<bool, StoreError> {
+        self.store.chats().delete_chat_row(CANCEL, conversation_id).await
     }
 
     /// Up to `limit` digests due at `now_ms`, earliest first.
-    pub async fn due_digests(&self, now_ms: i64, limit: i64) -> Result<Vec<DigestRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(DUE).bind(now_ms).bind(limit).fetch_all(db).await)?)
+    pub async fn due(self, now_ms: i64, limit: i64) -> Result<Vec<DigestRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(DUE).bind(now_ms).bind(limit).fetch_all(db).await)?)
     }
 
     /// Moves a due digest on from `was` to `next_at` and, when `day` is given, records that
     /// day's delivery, in one transaction. False when another process moved it first (nothing is
     /// recorded then).
-    pub async fn advance_digest(
-        &self,
+    pub async fn advance(
+        self,
         conversation_id: &str,
         was: i64,
         next_at: i64,
         day: Option<&DigestDay>,
     ) -> Result<bool, StoreError> {
-        let moved = db!(self, db => {
+        let moved = db!(self.store, db => {
             transaction!(db, tx);
             let moved = sqlx::query(ADVANCE)
                 .bind(conversation_id)
@@ -193,25 +193,25 @@ impl Store {
 
     /// Claims the pending digest deliveries whose earlier claim or wait is over, until
     /// `lease_until_ms`.
-    pub async fn claim_digest_deliveries(
-        &self,
+    pub async fn claim_deliveries(
+        self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
     ) -> Result<Vec<DigestDelivery>, StoreError> {
         let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
-        self.claim(&CLAIM, lease, i64::MAX, &[]).await
+        self.store.claim(&CLAIM, lease, i64::MAX, &[]).await
     }
 
     /// Keeps the composed `payload` of a claimed delivery that had none; false when the claim
     /// was lost or a payload is kept already.
-    pub async fn keep_digest_payload(
-        &self,
+    pub async fn keep_payload(
+        self,
         owner: &str,
         d: &DigestDelivery,
         payload: &str,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(KEEP_PAYLOAD)
+        let n = db!(self.store, db => sqlx::query(KEEP_PAYLOAD)
             .bind(&d.conversation_id)
             .bind(&d.day)
             .bind(owner)
@@ -224,15 +224,15 @@ impl Store {
 
     /// Records the outcome of a delivery `owner` claimed: a final `status`, or (with `None`) a
     /// retry not before `retry_at_ms`.
-    pub async fn finish_digest_delivery(
-        &self,
+    pub async fn finish_delivery(
+        self,
         owner: &str,
         d: &DigestDelivery,
         status: Option<DigestStatus>,
         now_ms: i64,
         retry_at_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             let query = match status {
                 Some(status) => sqlx::query(FINISH)
                     .bind(&d.conversation_id)
@@ -252,12 +252,12 @@ impl Store {
     }
 
     /// What became of the conversation's digest of `day`, if one was recorded.
-    pub async fn digest_status(
-        &self,
+    pub async fn status(
+        self,
         conversation_id: &str,
         day: &str,
     ) -> Result<Option<DigestStatus>, StoreError> {
-        let row: Option<(DigestStatus,)> = db!(self, db => sqlx::query_as(STATUS)
+        let row: Option<(DigestStatus,)> = db!(self.store, db => sqlx::query_as(STATUS)
             .bind(conversation_id)
             .bind(day)
             .fetch_optional(db)

@@ -2,7 +2,7 @@
 //! to one conversation and is only read or deleted through that conversation's id; taking it is
 //! one `DELETE … RETURNING`, so a double tap runs it once.
 
-use super::{Store, StoreError};
+use super::{HeldCallStore, StoreError};
 use crate::platform::i18n::Lang;
 
 row! {
@@ -44,10 +44,10 @@ const TAKE_PENDING: &str = "DELETE FROM held_calls WHERE conversation_id = $1 AN
 const PENDING: &str = "SELECT id, conversation_id, tool, args, lang, created_at FROM held_calls WHERE conversation_id = $1 ORDER BY id";
 const PRUNE_PENDING: &str = "DELETE FROM held_calls WHERE created_at < $1";
 
-impl Store {
+impl HeldCallStore<'_> {
     /// Holds a call; returns its id.
-    pub async fn add_held_call(&self, c: &NewHeldCall<'_>) -> Result<i64, StoreError> {
-        let (id,): (i64,) = db!(self, db => sqlx::query_as(ADD_PENDING)
+    pub async fn add(self, c: &NewHeldCall<'_>) -> Result<i64, StoreError> {
+        let (id,): (i64,) = db!(self.store, db => sqlx::query_as(ADD_PENDING)
             .bind(c.conversation_id)
             .bind(c.tool)
             .bind(c.args)
@@ -60,12 +60,12 @@ impl Store {
 
     /// Removes and returns held call `id` of the conversation; `None` if the conversation has
     /// no such call (another conversation's call is never touched).
-    pub async fn take_held_call(
-        &self,
+    pub async fn take(
+        self,
         conversation_id: &str,
         id: i64,
     ) -> Result<Option<HeldCall>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(TAKE_PENDING)
+        Ok(db!(self.store, db => sqlx::query_as(TAKE_PENDING)
             .bind(conversation_id)
             .bind(id)
             .fetch_optional(db)
@@ -73,14 +73,16 @@ impl Store {
     }
 
     /// The conversation's held calls, oldest first.
-    pub async fn held_calls(&self, conversation_id: &str) -> Result<Vec<HeldCall>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(PENDING).bind(conversation_id).fetch_all(db).await)?)
+    pub async fn of_chat(self, conversation_id: &str) -> Result<Vec<HeldCall>, StoreError> {
+        Ok(
+            db!(self.store, db => sqlx::query_as(PENDING).bind(conversation_id).fetch_all(db).await)?,
+        )
     }
 
     /// Deletes calls held before `before_ms`; returns how many.
-    pub async fn prune_held_calls(&self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         Ok(
-            db!(self, db => sqlx::query(PRUNE_PENDING).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?,
+            db!(self.store, db => sqlx::query(PRUNE_PENDING).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?,
         )
     }
 }

@@ -8,7 +8,7 @@
 //! process has taken an event over (the lease ran out: the first process died or stalled), the
 //! first can neither renew nor finish it, and sees so before it starts.
 
-use super::{NewMessage, Store, StoreError};
+use super::{InboxStore, NewMessage, StoreError};
 
 /// A verified event to store.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ pub struct InboxEvent<'a> {
 }
 
 /// Who takes newly stored events at once: the storing process, under a lease (its first claim,
-/// token 1). Events stored without one wait in the inbox for [`Store::claim_events`].
+/// token 1). Events stored without one wait in the inbox for [`crate::store::InboxStore::claim_events`].
 #[derive(Debug, Clone, Copy)]
 pub struct Claim<'a> {
     /// The claiming process.
@@ -38,7 +38,7 @@ pub struct Claim<'a> {
 pub enum Intake<'a> {
     /// Claimed by the storing process, to handle at once.
     Claimed(Claim<'a>),
-    /// Left waiting in the inbox for [`Store::claim_events`].
+    /// Left waiting in the inbox for [`crate::store::InboxStore::claim_events`].
     Waiting,
     /// Handled as it is stored: its message goes into the chat log in the same transaction
     /// and the event is done (an untriggered group message, [`crate::server::inbox::chatter`]). Its
@@ -114,15 +114,15 @@ const START: &str = "UPDATE inbox SET started = started + 1, started_attempt = $
 const PRUNE: &str = "DELETE FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
-/// What an inbox event's turn writes at its end, with its done mark ([`Store::finish_turn`]).
+/// What an inbox event's turn writes at its end, with its done mark ([`crate::store::InboxStore::finish_turn`]).
 #[derive(Debug, Default)]
 pub struct TurnWrites<'a> {
     /// The messages it took in, to log before its answers.
     pub incoming: Vec<NewMessage<'a>>,
     /// The answers it sent, each with the ids LINE gave its messages (see
-    /// [`Store::record_answer`]).
+    /// [`crate::store::ChatLogStore::record_answer`]).
     pub answers: Vec<(NewMessage<'a>, &'a [String])>,
-    /// The tokens it used (see [`Store::add_tokens`]).
+    /// The tokens it used (see [`crate::store::UsageStore::add_tokens`]).
     pub charges: &'a [super::Charge],
 }
 
@@ -160,22 +160,22 @@ fn first_copies<T>(events: &[(InboxEvent<'_>, T)], inserted: &[(String,)]) -> Ve
     events.iter().map(|(e, _)| fresh.remove(e.event_id)).collect()
 }
 
-impl Store {
+impl InboxStore<'_> {
     /// Whether a statement built for `rows` rows stays in the connection's statement cache. On
     /// SQLite the shapes that recur (one webhook's one event) do; a batch's size varies with the
     /// load, and each size would be a new entry, pushing the store's fixed statements out of the
     /// cache (sqlx keeps 100 per connection) and holding memory for shapes that may never come
     /// back. On PostgreSQL every shape is kept: a statement not kept costs a round trip to the
     /// server to prepare it each time.
-    fn cached(&self, rows: usize) -> bool {
-        rows <= 2 || matches!(&*self.backend, super::Backend::Postgres(_))
+    fn cached(self, rows: usize) -> bool {
+        rows <= 2 || matches!(&*self.store.backend, super::Backend::Postgres(_))
     }
 
     /// Stores verified events atomically (one statement, or one transaction of chunks of
     /// [`ACCEPT_CHUNK`] rows), claimed by `claim` or left waiting in the inbox; returns, for
     /// each, whether it is new (a duplicate is already stored and is not handled again).
     pub async fn accept_events(
-        &self,
+        self,
         events: &[InboxEvent<'_>],
         claim: Option<Claim<'_>>,
     ) -> Result<Vec<bool>, StoreError> {
@@ -190,7 +190,7 @@ impl Store {
     /// for each, whether it is new: an event stored before, or earlier in `events`, is not, and
     /// its message is not logged again.
     pub async fn accept(
-        &self,
+        self,
         events: &[(InboxEvent<'_>, Intake<'_>)],
     ) -> Result<Vec<bool>, StoreError> {
         if events.is_empty() {
@@ -228,7 +228,7 @@ impl Store {
         }
         let logs = events.iter().any(|(_, intake)| matches!(intake, Intake::Logged(_)));
         let mut inserted: Vec<(String,)> = Vec::new();
-        db!(self, db => {
+        db!(self.store, db => {
             if events.len() <= ACCEPT_CHUNK && !logs {
                 // One statement is atomic by itself: no transaction to open and commit (two
                 // round trips fewer for every acknowledgement).
@@ -273,7 +273,7 @@ impl Store {
     /// whose claim is no longer the latest (another process took it over) is neither finished
     /// nor logged here: whoever holds it logs it.
     pub async fn finish_logged(
-        &self,
+        self,
         owner: &str,
         now_ms: i64,
         events: &[LoggedEvent<'_>],
@@ -282,7 +282,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let mut finished: Vec<(String,)> = Vec::new();
-        db!(self, db => {
+        db!(self.store, db => {
             transaction!(db, tx);
             for chunk in events.chunks(MATCH_CHUNK) {
                 let mut update = sqlx::QueryBuilder::new(FINISH_MANY_HEAD);
@@ -328,13 +328,13 @@ impl Store {
     /// Marks an event handled under `owner`'s claim `token`; false if the claim is no longer
     /// the latest (another process took the event over).
     pub async fn finish_event(
-        &self,
+        self,
         event_id: &str,
         owner: &str,
         token: i64,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(FINISH)
+        let n = db!(self.store, db => sqlx::query(FINISH)
             .bind(event_id)
             .bind(owner)
             .bind(token)
@@ -345,11 +345,11 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// [`Store::finish_event`], recording atomically with it what the event's turn left for its
+    /// [`crate::store::InboxStore::finish_event`], recording atomically with it what the event's turn left for its
     /// end ([`TurnWrites`]), in one [`super::batch`]. They are recorded even when the claim is no
     /// longer the latest: the answers were sent and the tokens spent.
     pub async fn finish_turn(
-        &self,
+        self,
         event_id: &str,
         owner: &str,
         token: i64,
@@ -361,16 +361,16 @@ impl Store {
         }
         let mut batch = super::batch::Batch::new();
         for message in &writes.incoming {
-            super::log_message_in(&mut batch, message);
+            super::chat_log::log_message_in(&mut batch, message);
         }
         for (answer, ids) in &writes.answers {
-            super::record_answer_in(&mut batch, answer, ids);
+            super::chat_log::record_answer_in(&mut batch, answer, ids);
         }
         for charge in writes.charges {
             charge.add_to(&mut batch);
         }
         batch.push(FINISH).bind(event_id).bind(owner).bind(token).bind(now_ms);
-        let changed = self.run_batch(&batch).await?;
+        let changed = self.store.run_batch(&batch).await?;
         Ok(changed.last() == Some(&1))
     }
 
@@ -380,12 +380,12 @@ impl Store {
     /// again after its lease lapsed (owners are unique per process, so the claim is still the
     /// caller's); `None` when another process took it over or it is done.
     pub async fn confirm_claim(
-        &self,
+        self,
         event_id: &str,
         owner: &str,
         lease_until_ms: i64,
     ) -> Result<Option<i64>, StoreError> {
-        Ok(db!(self, db => sqlx::query_scalar(CONFIRM)
+        Ok(db!(self.store, db => sqlx::query_scalar(CONFIRM)
             .bind(event_id)
             .bind(owner)
             .bind(lease_until_ms)
@@ -397,14 +397,14 @@ impl Store {
     /// `lease_until_ms`, never shortening one; returns the ids still held (an id missing from
     /// the answer was taken over).
     pub async fn renew_events(
-        &self,
+        self,
         owner: &str,
         held: &[(&str, i64)],
         lease_until_ms: i64,
     ) -> Result<Vec<String>, StoreError> {
         let mut renewed = Vec::with_capacity(held.len());
         for chunk in held.chunks(MATCH_CHUNK) {
-            let rows: Vec<(String,)> = db!(self, db => {
+            let rows: Vec<(String,)> = db!(self.store, db => {
                 let mut update = sqlx::QueryBuilder::new(RENEW_HEAD);
                 update.push_bind(lease_until_ms);
                 update.push(RENEW_MID);
@@ -433,7 +433,7 @@ impl Store {
     /// Claims up to `limit` unfinished events no live process holds — waiting unclaimed, or
     /// whose lease ran out — oldest first, each with a new fencing token.
     pub async fn claim_events(
-        &self,
+        self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
@@ -444,7 +444,7 @@ impl Store {
         }
         let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
         let mut claimed: Vec<PendingEvent> =
-            self.claim(&CLAIM, lease, limit, &[MAX_UNFINISHED]).await?;
+            self.store.claim(&CLAIM, lease, limit, &[MAX_UNFINISHED]).await?;
         // PostgreSQL returns updated rows in no particular order, and the events of one webhook
         // share a `received_at`: LINE's webhook event ids are ULIDs, ordered by time, so they
         // keep a chat's messages in the order they were sent.
@@ -454,8 +454,8 @@ impl Store {
 
     /// Notes that handling of an event begins under claim `token` (what [`MAX_UNFINISHED`]
     /// counts: an event claimed by a process that died before reaching it was never tried).
-    pub async fn start_event(&self, event_id: &str, token: i64) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(START)
+    pub async fn start_event(self, event_id: &str, token: i64) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(START)
             .bind(event_id)
             .bind(token)
             .execute(db)
@@ -466,23 +466,23 @@ impl Store {
 
     /// Events whose handling began and did not finish [`MAX_UNFINISHED`] times and that nobody holds:
     /// poison events (or ones that crashed every process that took them), to set aside.
-    pub async fn poisoned_events(&self, now_ms: i64) -> Result<Vec<PendingEvent>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(POISONED)
+    pub async fn poisoned_events(self, now_ms: i64) -> Result<Vec<PendingEvent>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(POISONED)
             .bind(now_ms)
             .bind(MAX_UNFINISHED)
             .fetch_all(db)
             .await)?)
     }
 
-    /// Sets a poisoned event aside (see [`Store::poisoned_events`]) if it is still as it was read
+    /// Sets a poisoned event aside (see [`crate::store::InboxStore::poisoned_events`]) if it is still as it was read
     /// (the same claim, unheld); false when another process did first or took it meanwhile.
     pub async fn set_aside_event(
-        &self,
+        self,
         event_id: &str,
         attempts: i64,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        Ok(db!(self, db => sqlx::query(SET_ASIDE)
+        Ok(db!(self.store, db => sqlx::query(SET_ASIDE)
             .bind(event_id)
             .bind(attempts)
             .bind(now_ms)
@@ -492,18 +492,18 @@ impl Store {
     }
 
     /// How many events are set aside (within the inbox's retention).
-    pub async fn set_aside_count(&self) -> Result<i64, StoreError> {
-        Ok(db!(self, db => sqlx::query_scalar(COUNT_SET_ASIDE).fetch_one(db).await)?)
+    pub async fn set_aside_count(self) -> Result<i64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_scalar(COUNT_SET_ASIDE).fetch_one(db).await)?)
     }
 
     /// How many stored events are not handled yet: waiting for a process, or in one's hands.
-    pub async fn pending_events(&self) -> Result<i64, StoreError> {
-        Ok(db!(self, db => sqlx::query_scalar(COUNT_PENDING).fetch_one(db).await)?)
+    pub async fn pending_events(self) -> Result<i64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_scalar(COUNT_PENDING).fetch_one(db).await)?)
     }
 
     /// Forgets handled events finished before `before_ms`; returns how many.
-    pub async fn prune_inbox(&self, before_ms: i64) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(PRUNE)
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query(PRUNE)
             .bind(before_ms)
             .execute(db)
             .await
@@ -514,6 +514,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Store;
 
     /// SQLite's plan for claiming waiting events.
     async fn claim_plan() -> String {

@@ -8,7 +8,7 @@
 //! behind each other: SQLite takes the write lock when the transaction begins
 //! (`BEGIN IMMEDIATE`), PostgreSQL takes the conversation's advisory lock (see `capped`).
 
-use super::{Backend, Store, StoreError};
+use super::{Backend, ListStore, StoreError};
 
 row! {
     /// A list of a conversation.
@@ -161,19 +161,19 @@ const CLEAR_CHECKED: &str =
 const CLEAR_ITEMS: &str = "DELETE FROM list_items WHERE conversation_id = $1 AND list_id = $2";
 const DELETE_LIST: &str = "DELETE FROM lists WHERE conversation_id = $1 AND id = $2";
 
-impl Store {
+impl ListStore<'_> {
     /// The conversation's lists, oldest first, with their counts of open and checked items.
-    pub async fn lists(&self, conversation_id: &str) -> Result<Vec<ListSummary>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(LISTS).bind(conversation_id).fetch_all(db).await)?)
+    pub async fn of_chat(self, conversation_id: &str) -> Result<Vec<ListSummary>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(LISTS).bind(conversation_id).fetch_all(db).await)?)
     }
 
     /// The list named `key` of the conversation with its items, oldest first.
     pub async fn list_by_key(
-        &self,
+        self,
         conversation_id: &str,
         key: &str,
     ) -> Result<Option<(ListRow, Vec<ListItem>)>, StoreError> {
-        let list: Option<ListRow> = db!(self, db => sqlx::query_as(LIST_BY_KEY)
+        let list: Option<ListRow> = db!(self.store, db => sqlx::query_as(LIST_BY_KEY)
             .bind(conversation_id)
             .bind(key)
             .fetch_optional(db)
@@ -183,11 +183,11 @@ impl Store {
 
     /// List `id` of the conversation with its items, oldest first.
     pub async fn list_by_id(
-        &self,
+        self,
         conversation_id: &str,
         id: i64,
     ) -> Result<Option<(ListRow, Vec<ListItem>)>, StoreError> {
-        let list: Option<ListRow> = db!(self, db => sqlx::query_as(LIST_BY_ID)
+        let list: Option<ListRow> = db!(self.store, db => sqlx::query_as(LIST_BY_ID)
             .bind(conversation_id)
             .bind(id)
             .fetch_optional(db)
@@ -196,12 +196,12 @@ impl Store {
     }
 
     async fn with_items(
-        &self,
+        self,
         conversation_id: &str,
         list: Option<ListRow>,
     ) -> Result<Option<(ListRow, Vec<ListItem>)>, StoreError> {
         let Some(list) = list else { return Ok(None) };
-        let items = db!(self, db => sqlx::query_as(ITEMS)
+        let items = db!(self.store, db => sqlx::query_as(ITEMS)
             .bind(conversation_id)
             .bind(list.id)
             .fetch_all(db)
@@ -213,16 +213,16 @@ impl Store {
     /// reads the list as it is and says what changes, or refuses; its decision is applied in the
     /// same transaction. Returns the list and its items afterwards.
     pub async fn add_to_list<E: From<StoreError>>(
-        &self,
+        self,
         edit: &ListEdit<'_>,
         decide: impl FnOnce(&ListState) -> Result<Vec<ItemChange>, E>,
     ) -> Result<(ListRow, Vec<ListItem>), E> {
         let conversation = edit.conversation_id;
         let begin = self.write_transaction();
-        let outcome: Result<Result<(ListRow, Vec<ListItem>), E>, sqlx::Error> = db!(self, db => {
+        let outcome: Result<Result<(ListRow, Vec<ListItem>), E>, sqlx::Error> = db!(self.store, db => {
             async {
                 transaction!(db, tx, begin);
-                if let Some(lock) = self.conversation_lock() {
+                if let Some(lock) = self.store.conversation_lock() {
                     sqlx::query(lock).bind(conversation).execute(&mut *tx).await?;
                 }
                 let list: Option<ListRow> = sqlx::query_as(LIST_BY_KEY)
@@ -302,14 +302,14 @@ impl Store {
 
     /// Checks off item `id` of the conversation for `user_id` (`user_name`) at `at_ms`.
     pub async fn check_list_item(
-        &self,
+        self,
         conversation_id: &str,
         id: i64,
         user_id: Option<&str>,
         user_name: Option<&str>,
         at_ms: i64,
     ) -> Result<Checked, StoreError> {
-        let checked: Option<ListItem> = db!(self, db => sqlx::query_as(CHECK_ITEM)
+        let checked: Option<ListItem> = db!(self.store, db => sqlx::query_as(CHECK_ITEM)
             .bind(conversation_id)
             .bind(id)
             .bind(user_id)
@@ -320,7 +320,7 @@ impl Store {
         if let Some(item) = checked {
             return Ok(Checked::Now(item));
         }
-        let item: Option<ListItem> = db!(self, db => sqlx::query_as(ITEM)
+        let item: Option<ListItem> = db!(self.store, db => sqlx::query_as(ITEM)
             .bind(conversation_id)
             .bind(id)
             .fetch_optional(db)
@@ -331,11 +331,11 @@ impl Store {
     /// Puts checked item `id` of the conversation back on its list (the family page's ↩);
     /// false when it was not checked (or not there).
     pub async fn uncheck_list_item(
-        &self,
+        self,
         conversation_id: &str,
         id: i64,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(UNCHECK_ITEM)
+        let n = db!(self.store, db => sqlx::query(UNCHECK_ITEM)
             .bind(conversation_id)
             .bind(id)
             .execute(db)
@@ -346,11 +346,11 @@ impl Store {
 
     /// Removes item `id` of the conversation; returns it, or `None` if it was not there.
     pub async fn remove_list_item(
-        &self,
+        self,
         conversation_id: &str,
         id: i64,
     ) -> Result<Option<ListItem>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(REMOVE_ITEM)
+        Ok(db!(self.store, db => sqlx::query_as(REMOVE_ITEM)
             .bind(conversation_id)
             .bind(id)
             .fetch_optional(db)
@@ -360,13 +360,13 @@ impl Store {
     /// Removes the checked-off items of list `list_id` (`only_checked`), or the whole list with
     /// its items; returns how many items went.
     pub async fn clear_list(
-        &self,
+        self,
         conversation_id: &str,
         list_id: i64,
         only_checked: bool,
     ) -> Result<u64, StoreError> {
         let clear = if only_checked { CLEAR_CHECKED } else { CLEAR_ITEMS };
-        Ok(db!(self, db => {
+        Ok(db!(self.store, db => {
             transaction!(db, tx);
             let removed = sqlx::query(clear)
                 .bind(conversation_id)
@@ -384,8 +384,8 @@ impl Store {
 
     /// The statement that begins a transaction which will write: on SQLite it takes the write
     /// lock at once, so a concurrent writer waits instead of failing on a stale read.
-    pub(super) fn write_transaction(&self) -> &'static str {
-        match &*self.backend {
+    pub(super) fn write_transaction(self) -> &'static str {
+        match &*self.store.backend {
             Backend::Sqlite(_) => "BEGIN IMMEDIATE",
             Backend::Postgres(_) => "BEGIN",
         }

@@ -3,7 +3,7 @@
 //! that removed hearth is forgotten by `forget`). Every query is keyed by the conversation id; nothing here can read or
 //! delete another conversation's rows.
 
-use super::{LoggedMessage, Store, StoreError};
+use super::{LoggedMessage, MemoryStore, StoreError};
 
 row! {
     /// A fact a conversation asked hearth to remember.
@@ -63,18 +63,18 @@ row! {
     }
 }
 
-impl Store {
+impl MemoryStore<'_> {
     /// What a turn reads before it asks the model, in one statement: the history
-    /// [`Store::history`] reads and the memories [`Store::memories`] reads, of one conversation.
+    /// [`crate::store::ChatLogStore::history`] reads and the memories [`crate::store::MemoryStore::memories`] reads, of one conversation.
     pub async fn history_and_memories(
-        &self,
+        self,
         conversation_id: &str,
         before_id: i64,
         limit: usize,
         max_chars: usize,
     ) -> Result<(Vec<LoggedMessage>, Vec<Memory>), StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<TurnRow> = db!(self, db => sqlx::query_as(HISTORY_AND_MEMORIES)
+        let rows: Vec<TurnRow> = db!(self.store, db => sqlx::query_as(HISTORY_AND_MEMORIES)
             .bind(conversation_id)
             .bind(before_id)
             .bind(limit)
@@ -99,15 +99,15 @@ impl Store {
                 created_at: r.at_ms,
             })
             .collect();
-        Ok((super::oldest_first_within(history, max_chars), memories))
+        Ok((super::chat_log::oldest_first_within(history, max_chars), memories))
     }
 
     /// Stores a memory; returns its id. [`StoreError::Full`] when the conversation already has
     /// [`super::MAX_MEMORIES`] (checked atomically in the insert itself).
-    pub async fn add_memory(&self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
-        let id: Option<(i64,)> = db!(self, db => {
+    pub async fn add(self, m: &NewMemory<'_>) -> Result<i64, StoreError> {
+        let id: Option<(i64,)> = db!(self.store, db => {
             transaction!(db, tx);
-            if let Some(lock) = self.conversation_lock() {
+            if let Some(lock) = self.store.conversation_lock() {
                 sqlx::query(lock).bind(m.conversation_id).execute(&mut *tx).await?;
             }
             let id = sqlx::query_as(ADD_MEMORY)
@@ -126,18 +126,20 @@ impl Store {
     }
 
     /// Every memory of the conversation, oldest first.
-    pub async fn memories(&self, conversation_id: &str) -> Result<Vec<Memory>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(MEMORIES).bind(conversation_id).fetch_all(db).await)?)
+    pub async fn memories(self, conversation_id: &str) -> Result<Vec<Memory>, StoreError> {
+        Ok(
+            db!(self.store, db => sqlx::query_as(MEMORIES).bind(conversation_id).fetch_all(db).await)?,
+        )
     }
 
     /// Deletes memory `id` of the conversation; returns it, or `None` if the conversation has no
     /// such memory (a memory of another conversation is never touched).
-    pub async fn delete_memory(
-        &self,
+    pub async fn delete(
+        self,
         conversation_id: &str,
         id: i64,
     ) -> Result<Option<Memory>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(DELETE_MEMORY)
+        Ok(db!(self.store, db => sqlx::query_as(DELETE_MEMORY)
             .bind(conversation_id)
             .bind(id)
             .fetch_optional(db)
@@ -146,12 +148,8 @@ impl Store {
 
     /// Deletes the conversation's memories with ids up to `max_id` (those that existed when the
     /// family was asked to confirm); returns how many.
-    pub async fn delete_memories_up_to(
-        &self,
-        conversation_id: &str,
-        max_id: i64,
-    ) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(DELETE_MEMORIES_UP_TO)
+    pub async fn delete_up_to(self, conversation_id: &str, max_id: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query(DELETE_MEMORIES_UP_TO)
             .bind(conversation_id)
             .bind(max_id)
             .execute(db)
@@ -162,12 +160,12 @@ impl Store {
     /// The family's messages (not hearth's) of the conversation said at or after `since_ms`,
     /// newest first, at most `limit`.
     pub async fn log_window(
-        &self,
+        self,
         conversation_id: &str,
         since_ms: i64,
         limit: u32,
     ) -> Result<Vec<LoggedMessage>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(LOG_WINDOW)
+        Ok(db!(self.store, db => sqlx::query_as(LOG_WINDOW)
             .bind(conversation_id)
             .bind(since_ms)
             .bind(i64::from(limit))
@@ -177,11 +175,11 @@ impl Store {
 
     /// Removes an unsent message from the conversation's log; returns how many rows went.
     pub async fn unsend_message(
-        &self,
+        self,
         conversation_id: &str,
         message_id: &str,
     ) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(UNSEND)
+        Ok(db!(self.store, db => sqlx::query(UNSEND)
             .bind(conversation_id)
             .bind(message_id)
             .execute(db)
@@ -191,8 +189,8 @@ impl Store {
 
     /// Deletes the log of every conversation said before `before_ms`, and the ids of hearth's
     /// messages sent before then; returns how many log messages went.
-    pub async fn prune_chat_log(&self, before_ms: i64) -> Result<u64, StoreError> {
-        Ok(db!(self, db => {
+    pub async fn prune_chat_log(self, before_ms: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => {
             transaction!(db, tx);
             let messages =
                 sqlx::query(PRUNE_LOG).bind(before_ms).execute(&mut *tx).await?.rows_affected();

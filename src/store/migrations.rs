@@ -65,6 +65,7 @@ embedded![
     "0034_one_lease_vocabulary.sql",
     "0035_person_menus.sql",
     "0036_held_calls_and_lease_words.sql",
+    "0037_recent_media.sql",
 ];
 
 /// SQLite's migrations.

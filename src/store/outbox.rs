@@ -7,7 +7,7 @@
 //! that request's retry key before the first attempt, and settles each request as LINE answers
 //! it — mirroring the outcome onto the item's source record.
 
-use super::{Store, StoreError};
+use super::{OutboxStore, StoreError};
 
 /// An item to record in the outbox.
 #[derive(Debug, Clone)]
@@ -80,15 +80,11 @@ const MIRROR_ALERT: &str = "UPDATE alert_deliveries SET status = $2, lease_owner
 const MIRROR_DIGEST: &str = "UPDATE digest_deliveries SET status = $2, lease_owner = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const PENDING_COUNT: &str = "SELECT COUNT(*) FROM outbox WHERE status = 'pending'";
 
-impl Store {
+impl OutboxStore<'_> {
     /// Records items in the outbox, each with a fresh random retry key; an item already recorded
     /// (same occurrence) stays as it is, its first key with it.
-    pub async fn record_outbox(
-        &self,
-        items: &[NewOutboxItem<'_>],
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        db!(self, db => {
+    pub async fn record(self, items: &[NewOutboxItem<'_>], now_ms: i64) -> Result<(), StoreError> {
+        db!(self.store, db => {
             transaction!(db, tx);
             for i in items {
                 sqlx::query(RECORD)
@@ -112,14 +108,14 @@ impl Store {
     /// The chats whose oldest unclaimed pending item is due at or before `oldest_by_ms` (the
     /// window has passed) and whose pending items were all recorded by `recorded_by_ms`, oldest
     /// first.
-    pub async fn outbox_due_targets(
-        &self,
+    pub async fn due_targets(
+        self,
         now_ms: i64,
         oldest_by_ms: i64,
         recorded_by_ms: i64,
         limit: i64,
     ) -> Result<Vec<String>, StoreError> {
-        let rows: Vec<(String,)> = db!(self, db => sqlx::query_as(DUE_TARGETS)
+        let rows: Vec<(String,)> = db!(self.store, db => sqlx::query_as(DUE_TARGETS)
             .bind(now_ms)
             .bind(oldest_by_ms)
             .bind(limit)
@@ -130,12 +126,8 @@ impl Store {
     }
 
     /// When the oldest unclaimed pending item for `target` is due, if any.
-    pub async fn outbox_oldest_due(
-        &self,
-        target: &str,
-        now_ms: i64,
-    ) -> Result<Option<i64>, StoreError> {
-        let row: Option<(Option<i64>,)> = db!(self, db => sqlx::query_as(OLDEST_DUE)
+    pub async fn oldest_due(self, target: &str, now_ms: i64) -> Result<Option<i64>, StoreError> {
+        let row: Option<(Option<i64>,)> = db!(self.store, db => sqlx::query_as(OLDEST_DUE)
             .bind(target)
             .bind(now_ms)
             .fetch_optional(db)
@@ -149,15 +141,15 @@ impl Store {
     /// claiming at the same instant (same owner, same lease end) cannot both take an item.
     /// Unlike the other claims (see [`super::lease`]) it skips no locked row: a chat's items go
     /// to one claimer together, so a second claimant waits and then finds them held.
-    pub async fn claim_outbox(
-        &self,
+    pub async fn claim(
+        self,
         owner: &str,
         target: &str,
         now_ms: i64,
         lease_until_ms: i64,
         recorded_by_ms: i64,
     ) -> Result<Vec<OutboxItem>, StoreError> {
-        let mut claimed: Vec<OutboxItem> = db!(self, db => sqlx::query_as(CLAIM)
+        let mut claimed: Vec<OutboxItem> = db!(self.store, db => sqlx::query_as(CLAIM)
             .bind(owner)
             .bind(lease_until_ms)
             .bind(target)
@@ -171,13 +163,13 @@ impl Store {
     }
 
     /// Fixes the request a claimed item goes in (only before its first attempt).
-    pub async fn set_outbox_request(
-        &self,
+    pub async fn set_request(
+        self,
         owner: &str,
         id: i64,
         request_key: &str,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(SET_REQUEST)
+        db!(self.store, db => sqlx::query(SET_REQUEST)
             .bind(id)
             .bind(owner)
             .bind(request_key)
@@ -188,13 +180,8 @@ impl Store {
     }
 
     /// Gives a claimed item back, not to be pushed before `due_at_ms` (quiet hours).
-    pub async fn defer_outbox(
-        &self,
-        owner: &str,
-        id: i64,
-        due_at_ms: i64,
-    ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(DEFER)
+    pub async fn defer(self, owner: &str, id: i64, due_at_ms: i64) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(DEFER)
             .bind(id)
             .bind(owner)
             .bind(due_at_ms)
@@ -206,14 +193,14 @@ impl Store {
 
     /// Settles claimed items for good (`sent`, `held`, `failed`, `abandoned`) and mirrors the
     /// outcome onto their source records, in one transaction.
-    pub async fn settle_outbox(
-        &self,
+    pub async fn settle(
+        self,
         owner: &str,
         items: &[&OutboxItem],
         status: &str,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             transaction!(db, tx);
             for item in items {
                 sqlx::query(SETTLE)
@@ -238,14 +225,14 @@ impl Store {
 
     /// Gives claimed items back after an attempt of unknown outcome: tried again (with the same
     /// request and key) not before `retry_at_ms`.
-    pub async fn retry_outbox(
-        &self,
+    pub async fn retry(
+        self,
         owner: &str,
         items: &[&OutboxItem],
         now_ms: i64,
         retry_at_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             transaction!(db, tx);
             for item in items {
                 sqlx::query(RETRY)
@@ -262,13 +249,14 @@ impl Store {
     }
 
     /// The item recorded for the occurrence `retry_key`, if any.
-    pub async fn outbox_item(&self, retry_key: &str) -> Result<Option<OutboxItem>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(BY_KEY).bind(retry_key).fetch_optional(db).await)?)
+    pub async fn item(self, retry_key: &str) -> Result<Option<OutboxItem>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(BY_KEY).bind(retry_key).fetch_optional(db).await)?)
     }
 
     /// Items waiting in the outbox (all chats).
-    pub async fn outbox_pending(&self) -> Result<i64, StoreError> {
-        let (n,): (i64,) = db!(self, db => sqlx::query_as(PENDING_COUNT).fetch_one(db).await)?;
+    pub async fn pending(self) -> Result<i64, StoreError> {
+        let (n,): (i64,) =
+            db!(self.store, db => sqlx::query_as(PENDING_COUNT).fetch_one(db).await)?;
         Ok(n)
     }
 }
@@ -276,6 +264,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Store;
 
     #[tokio::test]
     async fn two_claims_by_one_process_at_one_instant_take_an_item_once() {
@@ -292,15 +281,15 @@ mod tests {
                 due_at: 10,
             })
             .collect();
-        store.record_outbox(&items, 10).await.expect("record");
+        store.outbox().record(&items, 10).await.expect("record");
         let (first, second) = tokio::join!(
-            store.claim_outbox("me", "Umom", 10, 100, 10),
-            store.claim_outbox("me", "Umom", 10, 100, 10)
+            store.outbox().claim("me", "Umom", 10, 100, 10),
+            store.outbox().claim("me", "Umom", 10, 100, 10)
         );
         let (first, second) = (first.expect("claim"), second.expect("claim"));
         assert_eq!(first.len() + second.len(), 2, "each item taken once: {first:?} {second:?}");
         let taken = if first.is_empty() { &second } else { &first };
         assert_eq!(taken.iter().map(|i| i.retry_key.as_str()).collect::<Vec<_>>(), ["k1", "k2"]);
-        assert!(store.claim_outbox("me", "Umom", 10, 100, 10).await.expect("claim").is_empty());
+        assert!(store.outbox().claim("me", "Umom", 10, 100, 10).await.expect("claim").is_empty());
     }
 }

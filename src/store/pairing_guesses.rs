@@ -1,7 +1,7 @@
 //! The service-wide count of pairing-code guesses (see `crate::turn::limits::pairing`): codes
 //! tried per minute window, counted in one statement, atomic across replicas on one database.
 
-use super::{Store, StoreError};
+use super::{AccessStore, StoreError};
 
 const COUNT: &str = "INSERT INTO pairing_guesses (minute, guesses) VALUES ($1, 1) ON CONFLICT (minute) DO UPDATE SET guesses = pairing_guesses.guesses + 1 RETURNING guesses";
 const OVER: &str =
@@ -17,20 +17,20 @@ pub struct GuessesOver {
     pub last: Option<i64>,
 }
 
-impl Store {
+impl AccessStore<'_> {
     /// Counts one pairing guess in the minute window `minute`; returns its place in that
     /// minute (1 for the first), across every process on this database.
-    pub async fn count_pairing_guess(&self, minute: i64) -> Result<i64, StoreError> {
-        Ok(db!(self, db => sqlx::query_scalar(COUNT).bind(minute).fetch_one(db).await)?)
+    pub async fn count_pairing_guess(self, minute: i64) -> Result<i64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_scalar(COUNT).bind(minute).fetch_one(db).await)?)
     }
 
     /// The minute windows from `since` on in which more than `budget` guesses were counted.
     pub async fn pairing_guesses_over(
-        &self,
+        self,
         since: i64,
         budget: u32,
     ) -> Result<GuessesOver, StoreError> {
-        let (minutes, last): (i64, Option<i64>) = db!(self, db => sqlx::query_as(OVER)
+        let (minutes, last): (i64, Option<i64>) = db!(self.store, db => sqlx::query_as(OVER)
             .bind(since)
             .bind(i64::from(budget))
             .fetch_one(db)
@@ -39,8 +39,8 @@ impl Store {
     }
 
     /// Forgets the counts of windows before `minute`; returns how many went.
-    pub async fn prune_pairing_guesses(&self, minute: i64) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(PRUNE)
+    pub async fn prune_pairing_guesses(self, minute: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query(PRUNE)
             .bind(minute)
             .execute(db)
             .await

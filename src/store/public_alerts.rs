@@ -4,7 +4,7 @@
 //! replica that reads it; the chats that follow the alerts; and what each chat was told
 //! (keyed by chat and identifier, so a chat is told of an alert once).
 
-use super::{Store, StoreError};
+use super::{OfficialAlertStore, StoreError};
 use crate::platform::i18n::Lang;
 
 row! {
@@ -104,56 +104,56 @@ pub struct NewPublicAlert<'a> {
     pub settled: bool,
 }
 
-impl Store {
+impl OfficialAlertStore<'_> {
     /// Takes (or renews) the lease on reading the feed for `owner` until `lease_until_ms`;
     /// the feed's validators when this process holds it, `None` when another does.
-    pub async fn claim_alert_feed(
-        &self,
+    pub async fn claim_feed(
+        self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
     ) -> Result<Option<(Option<String>, Option<String>)>, StoreError> {
-        Ok(db!(self, db => {
+        Ok(db!(self.store, db => {
             sqlx::query(FEED_ROW).execute(db).await?;
             sqlx::query_as(CLAIM_FEED).bind(owner).bind(lease_until_ms).bind(now_ms).fetch_optional(db).await
         })?)
     }
 
     /// Keeps the feed's validators after a read by `owner`.
-    pub async fn save_alert_feed(
-        &self,
+    pub async fn save_feed(
+        self,
         owner: &str,
         etag: Option<&str>,
         last_modified: Option<&str>,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(SAVE_FEED)
+        db!(self.store, db => sqlx::query(SAVE_FEED)
             .bind(owner).bind(etag).bind(last_modified).bind(now_ms)
             .execute(db).await.map(|_| ()))?;
         Ok(())
     }
 
     /// When the feed was last read in full, Unix ms.
-    pub async fn alert_feed_read_at(&self) -> Result<Option<i64>, StoreError> {
+    pub async fn feed_read_at(self) -> Result<Option<i64>, StoreError> {
         let row: Option<(Option<i64>,)> =
-            db!(self, db => sqlx::query_as(READ_AT).fetch_optional(db).await)?;
+            db!(self.store, db => sqlx::query_as(READ_AT).fetch_optional(db).await)?;
         Ok(row.and_then(|(at,)| at))
     }
 
     /// The identifiers of the alerts fetched since `since_ms`.
-    pub async fn known_public_alerts(
-        &self,
+    pub async fn known(
+        self,
         since_ms: i64,
     ) -> Result<std::collections::HashSet<String>, StoreError> {
         let rows: Vec<(String,)> =
-            db!(self, db => sqlx::query_as(KNOWN).bind(since_ms).fetch_all(db).await)?;
+            db!(self.store, db => sqlx::query_as(KNOWN).bind(since_ms).fetch_all(db).await)?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
     /// Keeps an alert; false when it was kept already.
-    pub async fn keep_public_alert(&self, a: &NewPublicAlert<'_>) -> Result<bool, StoreError> {
+    pub async fn keep(self, a: &NewPublicAlert<'_>) -> Result<bool, StoreError> {
         let dispatched = a.settled.then_some(a.now_ms);
-        let n = db!(self, db => sqlx::query(KEEP)
+        let n = db!(self.store, db => sqlx::query(KEEP)
             .bind(a.identifier).bind(a.thread).bind(a.kind).bind(a.msg_type).bind(a.sent_at)
             .bind(a.expires_at).bind(a.alert).bind(a.now_ms).bind(dispatched)
             .execute(db).await.map(|r| r.rows_affected()))?;
@@ -161,12 +161,9 @@ impl Store {
     }
 
     /// The thread of the first of `identifiers` that is kept.
-    pub async fn public_alert_thread(
-        &self,
-        identifiers: &[String],
-    ) -> Result<Option<String>, StoreError> {
+    pub async fn thread(self, identifiers: &[String]) -> Result<Option<String>, StoreError> {
         for identifier in identifiers {
-            let row: Option<(String,)> = db!(self, db => sqlx::query_as(THREAD)
+            let row: Option<(String,)> = db!(self.store, db => sqlx::query_as(THREAD)
                 .bind(identifier).fetch_optional(db).await)?;
             if let Some((thread,)) = row {
                 return Ok(Some(thread));
@@ -176,35 +173,25 @@ impl Store {
     }
 
     /// Alerts not yet dispatched to the chats, oldest first.
-    pub async fn public_alerts_to_dispatch(
-        &self,
-        limit: i64,
-    ) -> Result<Vec<PublicAlertRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(TO_DISPATCH).bind(limit).fetch_all(db).await)?)
+    pub async fn to_dispatch(self, limit: i64) -> Result<Vec<PublicAlertRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(TO_DISPATCH).bind(limit).fetch_all(db).await)?)
     }
 
     /// Records that an alert was dispatched to every chat following.
-    pub async fn public_alert_dispatched(
-        &self,
-        identifier: &str,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(DISPATCHED).bind(identifier).bind(now_ms)
+    pub async fn dispatched(self, identifier: &str, now_ms: i64) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(DISPATCHED).bind(identifier).bind(now_ms)
             .execute(db).await.map(|_| ()))?;
         Ok(())
     }
 
     /// The readable alerts sent since `since_ms`, oldest first.
-    pub async fn public_alerts_since(
-        &self,
-        since_ms: i64,
-    ) -> Result<Vec<PublicAlertRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(SENT_SINCE).bind(since_ms).fetch_all(db).await)?)
+    pub async fn since(self, since_ms: i64) -> Result<Vec<PublicAlertRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(SENT_SINCE).bind(since_ms).fetch_all(db).await)?)
     }
 
     /// Makes the chat follow the alerts (or changes how).
-    pub async fn follow_public_alerts(&self, f: &FollowRow, now_ms: i64) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(FOLLOW)
+    pub async fn follow(self, f: &FollowRow, now_ms: i64) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(FOLLOW)
             .bind(&f.conversation_id).bind(&f.place).bind(f.lang.code())
             .bind(f.min_intensity).bind(f.quiet_holds_urgent).bind(now_ms)
             .execute(db).await.map(|_| ()))?;
@@ -212,37 +199,34 @@ impl Store {
     }
 
     /// How the chat follows the alerts, if it does.
-    pub async fn public_alert_follow(
-        &self,
-        conversation_id: &str,
-    ) -> Result<Option<FollowRow>, StoreError> {
-        self.chat_row(FOLLOWING, conversation_id).await
+    pub async fn following(self, conversation_id: &str) -> Result<Option<FollowRow>, StoreError> {
+        self.store.chats().chat_row(FOLLOWING, conversation_id).await
     }
 
     /// Every chat that follows the alerts.
-    pub async fn public_alert_followers(&self) -> Result<Vec<FollowRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(FOLLOWERS).fetch_all(db).await)?)
+    pub async fn followers(self) -> Result<Vec<FollowRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(FOLLOWERS).fetch_all(db).await)?)
     }
 
     /// Stops the chat following the alerts; false when it did not.
-    pub async fn unfollow_public_alerts(&self, conversation_id: &str) -> Result<bool, StoreError> {
-        self.delete_chat_row(UNFOLLOW, conversation_id).await
+    pub async fn unfollow(self, conversation_id: &str) -> Result<bool, StoreError> {
+        self.store.chats().delete_chat_row(UNFOLLOW, conversation_id).await
     }
 
     /// The last sentence the chat was told in `thread`, and whether `statement` was told to it
     /// since `lately_ms` (from any thread).
     pub async fn told_before(
-        &self,
+        self,
         conversation_id: &str,
         thread: &str,
         statement: Option<&str>,
         lately_ms: i64,
     ) -> Result<(Option<String>, bool), StoreError> {
-        let in_thread: Option<(String,)> = db!(self, db => sqlx::query_as(IN_THREAD)
+        let in_thread: Option<(String,)> = db!(self.store, db => sqlx::query_as(IN_THREAD)
             .bind(conversation_id).bind(thread).fetch_optional(db).await)?;
         let said = match statement {
             Some(s) => {
-                let (n,): (i64,) = db!(self, db => sqlx::query_as(SAID_LATELY)
+                let (n,): (i64,) = db!(self.store, db => sqlx::query_as(SAID_LATELY)
                     .bind(conversation_id).bind(s).bind(lately_ms).fetch_one(db).await)?;
                 n > 0
             }
@@ -252,8 +236,8 @@ impl Store {
     }
 
     /// Records what the chat was told (once per chat and alert).
-    pub async fn record_told(&self, t: &ToldRow<'_>, now_ms: i64) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(TELL)
+    pub async fn record_told(self, t: &ToldRow<'_>, now_ms: i64) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(TELL)
             .bind(t.conversation_id).bind(t.identifier).bind(t.thread).bind(t.statement)
             .bind(t.told).bind(now_ms)
             .execute(db).await.map(|_| ()))?;
@@ -261,10 +245,10 @@ impl Store {
     }
 
     /// Deletes alerts fetched, and what was told, before `before_ms`.
-    pub async fn prune_public_alerts(&self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         let mut n = 0;
         for sql in [PRUNE_ALERTS, PRUNE_TOLD] {
-            n += db!(self, db => sqlx::query(sql).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?;
+            n += db!(self.store, db => sqlx::query(sql).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?;
         }
         Ok(n)
     }

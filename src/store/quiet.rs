@@ -1,7 +1,7 @@
 //! What the store keeps for quiet hours: one window per conversation (what waits for the window
 //! to end waits in the per-chat outbox, `store::outbox`).
 
-use super::{Store, StoreError};
+use super::{ChatStore, StoreError};
 
 row! {
     /// A conversation's quiet hours as stored.
@@ -20,15 +20,15 @@ const SAVE: &str = "INSERT INTO quiet_hours (conversation_id, start_local, end_l
 const GET: &str = "SELECT start_local, end_local, tz FROM quiet_hours WHERE conversation_id = $1";
 const CANCEL: &str = "DELETE FROM quiet_hours WHERE conversation_id = $1";
 
-impl Store {
+impl ChatStore<'_> {
     /// Sets (or changes) the conversation's quiet hours.
     pub async fn save_quiet_hours(
-        &self,
+        self,
         conversation_id: &str,
         row: &QuietRow,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(SAVE)
+        db!(self.store, db => sqlx::query(SAVE)
             .bind(conversation_id)
             .bind(&row.start_local)
             .bind(&row.end_local)
@@ -41,12 +41,12 @@ impl Store {
     }
 
     /// The conversation's quiet hours, if set.
-    pub async fn quiet_hours(&self, conversation_id: &str) -> Result<Option<QuietRow>, StoreError> {
+    pub async fn quiet_hours(self, conversation_id: &str) -> Result<Option<QuietRow>, StoreError> {
         self.chat_row(GET, conversation_id).await
     }
 
     /// Ends the conversation's quiet hours; false when it had none.
-    pub async fn cancel_quiet_hours(&self, conversation_id: &str) -> Result<bool, StoreError> {
+    pub async fn cancel_quiet_hours(self, conversation_id: &str) -> Result<bool, StoreError> {
         self.delete_chat_row(CANCEL, conversation_id).await
     }
 }

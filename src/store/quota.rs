@@ -2,7 +2,7 @@
 //! the cached size of each chat and whether a user has hearth as a friend, the items held while
 //! the month is out (delivered with the chat's next reply), and the chats warned this month.
 
-use super::{Store, StoreError};
+use super::{QuotaStore, StoreError};
 
 row! {
     /// LINE's quota as read for a month.
@@ -67,15 +67,15 @@ const WARNED: &str =
     "SELECT conversation_id FROM quota_warnings WHERE conversation_id = $1 AND month = $2";
 const HAS_SCHEDULED: &str = "SELECT (SELECT COUNT(*) FROM reminders WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active' AND next_fire_at IS NOT NULL) + (SELECT COUNT(*) FROM price_alerts WHERE (conversation_id = $1 OR deliver_to = $1) AND status = 'active') + (SELECT COUNT(*) FROM digests WHERE conversation_id = $1)";
 
-impl Store {
+impl QuotaStore<'_> {
     /// Records one push into `conversation_id` costing `cost` in `month`.
     pub async fn record_push_cost(
-        &self,
+        self,
         conversation_id: &str,
         month: &str,
         cost: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(RECORD_COST)
+        db!(self.store, db => sqlx::query(RECORD_COST)
             .bind(conversation_id)
             .bind(month)
             .bind(cost)
@@ -86,27 +86,27 @@ impl Store {
     }
 
     /// What hearth's pushes cost in `month`, all chats together.
-    pub async fn month_spent(&self, month: &str) -> Result<i64, StoreError> {
+    pub async fn month_spent(self, month: &str) -> Result<i64, StoreError> {
         let (spent,): (i64,) =
-            db!(self, db => sqlx::query_as(MONTH_SPENT).bind(month).fetch_one(db).await)?;
+            db!(self.store, db => sqlx::query_as(MONTH_SPENT).bind(month).fetch_one(db).await)?;
         Ok(spent)
     }
 
     /// What each chat's pushes cost in `month`, the costliest first.
-    pub async fn spent_by_chat(&self, month: &str) -> Result<Vec<ChatSpend>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(SPENT_BY_CHAT).bind(month).fetch_all(db).await)?)
+    pub async fn spent_by_chat(self, month: &str) -> Result<Vec<ChatSpend>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(SPENT_BY_CHAT).bind(month).fetch_all(db).await)?)
     }
 
     /// Saves LINE's reading of `month` (a monthly-limit refusal already noted stays).
-    pub async fn save_quota_reading(
-        &self,
+    pub async fn save_reading(
+        self,
         month: &str,
         limit: Option<i64>,
         used: i64,
         recorded: i64,
         read_at: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(SAVE_READING)
+        db!(self.store, db => sqlx::query(SAVE_READING)
             .bind(month)
             .bind(limit)
             .bind(used)
@@ -119,8 +119,8 @@ impl Store {
     }
 
     /// Notes that LINE refused a push in `month` for the monthly limit.
-    pub async fn mark_quota_exhausted(&self, month: &str, at_ms: i64) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(MARK_EXHAUSTED)
+    pub async fn mark_exhausted(self, month: &str, at_ms: i64) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(MARK_EXHAUSTED)
             .bind(month)
             .bind(at_ms)
             .execute(db)
@@ -130,21 +130,21 @@ impl Store {
     }
 
     /// LINE's last reading of `month`, if any.
-    pub async fn quota_reading(&self, month: &str) -> Result<Option<QuotaReading>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(READING).bind(month).fetch_optional(db).await)?)
+    pub async fn reading(self, month: &str) -> Result<Option<QuotaReading>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(READING).bind(month).fetch_optional(db).await)?)
     }
 
-    /// LINE's last reading of `month` (as [`Store::quota_reading`]), what hearth's pushes cost
-    /// in it (as [`Store::month_spent`]), and whether items are held for `conversation_id` (as
-    /// [`Store::take_held`] would find; none for `""`), in one statement: a turn reads them all,
+    /// LINE's last reading of `month` (as [`crate::store::QuotaStore::reading`]), what hearth's pushes cost
+    /// in it (as [`crate::store::QuotaStore::month_spent`]), and whether items are held for `conversation_id` (as
+    /// [`crate::store::QuotaStore::take_held`] would find; none for `""`), in one statement: a turn reads them all,
     /// and items are rarely held.
-    pub async fn quota_month_and_held(
-        &self,
+    pub async fn month_and_held(
+        self,
         month: &str,
         conversation_id: &str,
     ) -> Result<(Option<QuotaReading>, i64, bool), StoreError> {
         type Row = (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, i64, i64);
-        let row: Row = db!(self, db => sqlx::query_as(READING_SPENT_AND_HELD)
+        let row: Row = db!(self.store, db => sqlx::query_as(READING_SPENT_AND_HELD)
             .bind(month)
             .bind(conversation_id)
             .fetch_one(db)
@@ -160,20 +160,20 @@ impl Store {
     }
 
     /// The cached member count of a group or room, with when it was checked.
-    pub async fn chat_size(&self, conversation_id: &str) -> Result<Option<(i64, i64)>, StoreError> {
+    pub async fn chat_size(self, conversation_id: &str) -> Result<Option<(i64, i64)>, StoreError> {
         Ok(
-            db!(self, db => sqlx::query_as(CHAT_SIZE).bind(conversation_id).fetch_optional(db).await)?,
+            db!(self.store, db => sqlx::query_as(CHAT_SIZE).bind(conversation_id).fetch_optional(db).await)?,
         )
     }
 
     /// Caches the member count of a group or room.
     pub async fn save_chat_size(
-        &self,
+        self,
         conversation_id: &str,
         members: i64,
         at_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(SAVE_CHAT_SIZE)
+        db!(self.store, db => sqlx::query(SAVE_CHAT_SIZE)
             .bind(conversation_id)
             .bind(members)
             .bind(at_ms)
@@ -184,18 +184,18 @@ impl Store {
     }
 
     /// Whether `user_id` has hearth as a friend, as cached, with when it was learned.
-    pub async fn friend(&self, user_id: &str) -> Result<Option<(bool, i64)>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(FRIEND).bind(user_id).fetch_optional(db).await)?)
+    pub async fn friend(self, user_id: &str) -> Result<Option<(bool, i64)>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(FRIEND).bind(user_id).fetch_optional(db).await)?)
     }
 
     /// Caches whether `user_id` has hearth as a friend.
     pub async fn save_friend(
-        &self,
+        self,
         user_id: &str,
         is_friend: bool,
         at_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(SAVE_FRIEND)
+        db!(self.store, db => sqlx::query(SAVE_FRIEND)
             .bind(user_id)
             .bind(is_friend)
             .bind(at_ms)
@@ -207,12 +207,12 @@ impl Store {
 
     /// Keeps an item that was due while the month's quota was out, for the chat's next reply.
     pub async fn hold_push(
-        &self,
+        self,
         conversation_id: &str,
         summary: &str,
         held_at: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(HOLD)
+        db!(self.store, db => sqlx::query(HOLD)
             .bind(conversation_id)
             .bind(summary)
             .bind(held_at)
@@ -223,8 +223,8 @@ impl Store {
     }
 
     /// Takes (and removes) the chat's held items, oldest first.
-    pub async fn take_held(&self, conversation_id: &str) -> Result<Vec<HeldPush>, StoreError> {
-        let mut rows: Vec<(i64, String, i64)> = db!(self, db => sqlx::query_as(TAKE_HELD)
+    pub async fn take_held(self, conversation_id: &str) -> Result<Vec<HeldPush>, StoreError> {
+        let mut rows: Vec<(i64, String, i64)> = db!(self.store, db => sqlx::query_as(TAKE_HELD)
             .bind(conversation_id)
             .fetch_all(db)
             .await)?;
@@ -233,18 +233,18 @@ impl Store {
     }
 
     /// How many items wait in all chats.
-    pub async fn held_count(&self) -> Result<i64, StoreError> {
-        let (n,): (i64,) = db!(self, db => sqlx::query_as(HELD_COUNT).fetch_one(db).await)?;
+    pub async fn held_count(self) -> Result<i64, StoreError> {
+        let (n,): (i64,) = db!(self.store, db => sqlx::query_as(HELD_COUNT).fetch_one(db).await)?;
         Ok(n)
     }
 
     /// Notes that the chat was warned in `month`; false if it already was.
-    pub async fn note_quota_warning(
-        &self,
+    pub async fn note_warning(
+        self,
         conversation_id: &str,
         month: &str,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(WARN)
+        let n = db!(self.store, db => sqlx::query(WARN)
             .bind(conversation_id)
             .bind(month)
             .execute(db)
@@ -254,12 +254,8 @@ impl Store {
     }
 
     /// True if the chat was warned in `month`.
-    pub async fn quota_warned(
-        &self,
-        conversation_id: &str,
-        month: &str,
-    ) -> Result<bool, StoreError> {
-        let row: Option<(String,)> = db!(self, db => sqlx::query_as(WARNED)
+    pub async fn warned(self, conversation_id: &str, month: &str) -> Result<bool, StoreError> {
+        let row: Option<(String,)> = db!(self.store, db => sqlx::query_as(WARNED)
             .bind(conversation_id)
             .bind(month)
             .fetch_optional(db)
@@ -269,8 +265,8 @@ impl Store {
 
     /// True if pushes are scheduled to the chat: an active reminder set there or delivered
     /// there, an active price alert, or a daily digest.
-    pub async fn has_scheduled_pushes(&self, conversation_id: &str) -> Result<bool, StoreError> {
-        let (n,): (i64,) = db!(self, db => sqlx::query_as(HAS_SCHEDULED).bind(conversation_id).fetch_one(db).await)?;
+    pub async fn has_scheduled_pushes(self, conversation_id: &str) -> Result<bool, StoreError> {
+        let (n,): (i64,) = db!(self.store, db => sqlx::query_as(HAS_SCHEDULED).bind(conversation_id).fetch_one(db).await)?;
         Ok(n > 0)
     }
 }

@@ -1,7 +1,7 @@
 //! Finding a message in the chat log by its LINE message id: the message a member quoted
 //! (replied to) when calling hearth.
 
-use super::{Store, StoreError};
+use super::{ChatLogStore, StoreError};
 
 row! {
     /// A logged message found by its LINE message id.
@@ -20,14 +20,14 @@ row! {
 
 const QUOTED: &str = "SELECT speaker, from_bot, text, tainted FROM chat_log WHERE conversation_id = $1 AND message_id = $2 ORDER BY id LIMIT 1";
 
-impl Store {
+impl ChatLogStore<'_> {
     /// The logged message `message_id` of this conversation (another chat's id finds nothing).
     pub async fn quoted_message(
-        &self,
+        self,
         conversation_id: &str,
         message_id: &str,
     ) -> Result<Option<QuotedRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(QUOTED)
+        Ok(db!(self.store, db => sqlx::query_as(QUOTED)
             .bind(conversation_id)
             .bind(message_id)
             .fetch_optional(db)

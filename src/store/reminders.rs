@@ -4,7 +4,7 @@
 
 use sqlx::FromRow;
 
-use super::{DeliveryStatus, Recurrence, ReminderStatus, Store, StoreError};
+use super::{DeliveryStatus, Recurrence, ReminderStatus, ReminderStore, StoreError};
 
 /// A stored reminder.
 #[derive(Debug, Clone, PartialEq)]
@@ -227,15 +227,15 @@ const SCHEDULED: &str = concat!(
 );
 const FIND_MEMBER: &str = "SELECT user_id, display_name FROM members WHERE conversation_id = $1 AND (display_name = $2 OR display_name LIKE '%' || $2 || '%') ORDER BY display_name = $2 DESC, length(display_name) LIMIT 1";
 
-impl Store {
+impl ReminderStore<'_> {
     /// Creates a reminder; it is due at `first_fire_at`. [`StoreError::Full`] when the
     /// conversation already has [`super::MAX_REMINDERS`] (checked atomically in the insert
     /// itself).
-    pub async fn create_reminder(&self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
+    pub async fn create(self, r: &NewReminder<'_>) -> Result<ReminderRow, StoreError> {
         let rule = r.rule.columns();
-        let row: Option<ReminderRow> = db!(self, db => {
+        let row: Option<ReminderRow> = db!(self.store, db => {
             transaction!(db, tx);
-            if let Some(lock) = self.conversation_lock() {
+            if let Some(lock) = self.store.conversation_lock() {
                 sqlx::query(lock).bind(r.conversation_id).execute(&mut *tx).await?;
             }
             let row = sqlx::query_as(INSERT)
@@ -269,31 +269,24 @@ impl Store {
     }
 
     /// The conversation's active and paused reminders, soonest first.
-    pub async fn list_reminders(
-        &self,
-        conversation_id: &str,
-    ) -> Result<Vec<ReminderRow>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(LIST).bind(conversation_id).fetch_all(db).await)?)
+    pub async fn list(self, conversation_id: &str) -> Result<Vec<ReminderRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(LIST).bind(conversation_id).fetch_all(db).await)?)
     }
 
     /// One reminder of this conversation (another conversation's id finds nothing).
-    pub async fn reminder(
-        &self,
+    pub async fn get(
+        self,
         conversation_id: &str,
         id: i64,
     ) -> Result<Option<ReminderRow>, StoreError> {
         Ok(
-            db!(self, db => sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(db).await)?,
+            db!(self.store, db => sqlx::query_as(GET).bind(id).bind(conversation_id).fetch_optional(db).await)?,
         )
     }
 
     /// Cancels a reminder of this conversation; false if there was none to cancel.
-    pub async fn cancel_reminder(
-        &self,
-        conversation_id: &str,
-        id: i64,
-    ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(CANCEL)
+    pub async fn cancel(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
+        let n = db!(self.store, db => sqlx::query(CANCEL)
             .bind(id)
             .bind(conversation_id)
             .execute(db)
@@ -304,8 +297,8 @@ impl Store {
 
     /// Schedules a one-off copy of occurrence `occurrence` of reminder `id` at `at_ms` (local
     /// `anchor_local`); `None` if that occurrence was already snoozed or the id is not here.
-    pub async fn snooze_reminder(
-        &self,
+    pub async fn snooze(
+        self,
         conversation_id: &str,
         id: i64,
         occurrence: i64,
@@ -321,7 +314,7 @@ impl Store {
     /// one-off copy, or its existing copy (a snooze) moved and made active again. The copy's
     /// id; `None` if the id is not this conversation's.
     pub async fn reschedule_occurrence(
-        &self,
+        self,
         conversation_id: &str,
         id: i64,
         occurrence: i64,
@@ -345,7 +338,7 @@ impl Store {
     /// returns the copy's id.
     #[allow(clippy::too_many_arguments)]
     async fn copy_occurrence(
-        &self,
+        self,
         sql: &'static str,
         conversation_id: &str,
         id: i64,
@@ -354,7 +347,7 @@ impl Store {
         at_ms: i64,
         now_ms: i64,
     ) -> Result<Option<i64>, StoreError> {
-        let row: Option<(i64,)> = db!(self, db => sqlx::query_as(sql)
+        let row: Option<(i64,)> = db!(self.store, db => sqlx::query_as(sql)
             .bind(id)
             .bind(conversation_id)
             .bind(anchor_local)
@@ -368,48 +361,48 @@ impl Store {
 
     /// Changes the text of an active or paused reminder of this conversation; false if there
     /// was none.
-    pub async fn rename_reminder(
-        &self,
+    pub async fn rename(
+        self,
         conversation_id: &str,
         id: i64,
         text: &str,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(RENAME).bind(id).bind(conversation_id).bind(text)
+        let n = db!(self.store, db => sqlx::query(RENAME).bind(id).bind(conversation_id).bind(text)
             .execute(db).await.map(|r| r.rows_affected()))?;
         Ok(n > 0)
     }
 
     /// Pauses an active reminder of this conversation (nothing is pushed until it is resumed);
     /// false if there was none.
-    pub async fn pause_reminder(&self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(PAUSE_BY_FAMILY).bind(id).bind(conversation_id)
+    pub async fn pause(self, conversation_id: &str, id: i64) -> Result<bool, StoreError> {
+        let n = db!(self.store, db => sqlx::query(PAUSE_BY_FAMILY).bind(id).bind(conversation_id)
             .execute(db).await.map(|r| r.rows_affected()))?;
         Ok(n > 0)
     }
 
     /// Resumes a paused reminder of this conversation, next due at `next_fire_at`; false if
     /// there was none.
-    pub async fn resume_reminder(
-        &self,
+    pub async fn resume(
+        self,
         conversation_id: &str,
         id: i64,
         next_fire_at: i64,
     ) -> Result<bool, StoreError> {
-        let n = db!(self, db => sqlx::query(RESUME).bind(id).bind(conversation_id).bind(next_fire_at)
+        let n = db!(self.store, db => sqlx::query(RESUME).bind(id).bind(conversation_id).bind(next_fire_at)
             .execute(db).await.map(|r| r.rows_affected()))?;
         Ok(n > 0)
     }
 
     /// Moves an active or paused reminder of this conversation to a new rule (`m`): it starts
     /// again from its new anchor, due at `m.next_fire_at`. False if there was none to move.
-    pub async fn move_reminder(
-        &self,
+    pub async fn move_rule(
+        self,
         conversation_id: &str,
         id: i64,
         m: &MovedRule<'_>,
     ) -> Result<bool, StoreError> {
         let rule = m.rule.columns();
-        let moved = db!(self, db => {
+        let moved = db!(self.store, db => {
             transaction!(db, tx);
             let n = sqlx::query(MOVE)
                 .bind(id)
@@ -433,27 +426,27 @@ impl Store {
 
     /// Claims up to `limit` due reminders for `owner` until `lease_until_ms` (see
     /// [`super::lease`]: replicas split the due rows between them).
-    pub async fn claim_due_reminders(
-        &self,
+    pub async fn claim_due(
+        self,
         owner: &str,
         now_ms: i64,
         lease_until_ms: i64,
         limit: i64,
     ) -> Result<Vec<ReminderRow>, StoreError> {
         let lease = super::Lease { owner, now_ms, until_ms: lease_until_ms };
-        self.claim(&CLAIM, lease, limit, &[]).await
+        self.store.claim(&CLAIM, lease, limit, &[]).await
     }
 
     /// Records the intent to deliver each of `deliveries` (an earlier row for the same occurrence
     /// is kept) and returns the rows as stored, in one transaction.
     pub async fn prepare_deliveries(
-        &self,
+        self,
         deliveries: &[NewDelivery],
     ) -> Result<Vec<DeliveryRow>, StoreError> {
         if deliveries.is_empty() {
             return Ok(Vec::new());
         }
-        Ok(db!(self, db => {
+        Ok(db!(self.store, db => {
             transaction!(db, tx);
             let mut rows = Vec::with_capacity(deliveries.len());
             for d in deliveries {
@@ -481,13 +474,13 @@ impl Store {
     /// Records the outcome of a tick for each claimed reminder, in one transaction. Every update
     /// is fenced on the claimed occurrence and the owner, so a reminder another process took
     /// over is left alone.
-    pub async fn finish_reminders(
-        &self,
+    pub async fn finish(
+        self,
         owner: &str,
         now_ms: i64,
         finishes: &[Finish],
     ) -> Result<(), StoreError> {
-        db!(self, db => {
+        db!(self.store, db => {
             transaction!(db, tx);
             for f in finishes {
                 if let Some((scheduled_for, status)) = f.delivery {
@@ -535,11 +528,11 @@ impl Store {
 
     /// A member of the conversation whose display name is (or contains) `name`.
     pub async fn find_member(
-        &self,
+        self,
         conversation_id: &str,
         name: &str,
     ) -> Result<Option<(String, String)>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(FIND_MEMBER)
+        Ok(db!(self.store, db => sqlx::query_as(FIND_MEMBER)
             .bind(conversation_id)
             .bind(name)
             .fetch_optional(db)
@@ -548,13 +541,13 @@ impl Store {
 
     /// Every conversation's active reminders due before `before_ms` (at most `limit`): what is
     /// scheduled to spend LINE's quota.
-    pub async fn scheduled_reminders(
-        &self,
+    pub async fn scheduled(
+        self,
         before_ms: i64,
         limit: i64,
     ) -> Result<Vec<ReminderRow>, StoreError> {
         Ok(
-            db!(self, db => sqlx::query_as(SCHEDULED).bind(before_ms).bind(limit).fetch_all(db).await)?,
+            db!(self.store, db => sqlx::query_as(SCHEDULED).bind(before_ms).bind(limit).fetch_all(db).await)?,
         )
     }
 }

@@ -4,7 +4,7 @@
 //! session's token, with the chat and member it is for and its CSRF token). Both carry a
 //! `conversation_id`, so forgetting a chat — or hearth leaving it — ends its sessions.
 
-use super::{Store, StoreError};
+use super::{StoreError, WebSessionStore};
 use crate::platform::i18n::Lang;
 
 /// The way a link is opened, recorded when it is minted: a link opens only through its own
@@ -61,18 +61,18 @@ const END_MEMBER: &str = "DELETE FROM web_sessions WHERE conversation_id = $1 AN
 const PRUNE_LINKS: &str = "DELETE FROM web_links WHERE expires_at < $1";
 const PRUNE_SESSIONS: &str = "DELETE FROM web_sessions WHERE expires_at < $1";
 
-impl Store {
+impl WebSessionStore<'_> {
     /// Keeps a link (by its token's hash) for `member`, to be opened through `door`, valid
     /// until `expires_ms`.
-    pub async fn mint_web_link(
-        &self,
+    pub async fn mint_link(
+        self,
         token_hash: &str,
         member: &WebMember,
         door: LinkDoor,
         now_ms: i64,
         expires_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(MINT)
+        db!(self.store, db => sqlx::query(MINT)
             .bind(token_hash).bind(&member.conversation_id).bind(&member.user_id)
             .bind(member.lang.code()).bind(now_ms).bind(expires_ms).bind(door.liff())
             .execute(db).await.map(|_| ()))?;
@@ -82,27 +82,27 @@ impl Store {
     /// Takes the link with this token hash at `door`: whose it is, once, while it is valid;
     /// `None` for a link unknown, used, expired or minted for the other door (which is left as
     /// it was).
-    pub async fn take_web_link(
-        &self,
+    pub async fn take_link(
+        self,
         token_hash: &str,
         door: LinkDoor,
         now_ms: i64,
     ) -> Result<Option<WebMember>, StoreError> {
-        Ok(db!(self, db => sqlx::query_as(TAKE)
+        Ok(db!(self.store, db => sqlx::query_as(TAKE)
             .bind(token_hash).bind(now_ms).bind(door.liff())
             .fetch_optional(db).await)?)
     }
 
     /// Opens a session (by its token's hash) for `member` until `expires_ms`.
-    pub async fn open_web_session(
-        &self,
+    pub async fn open(
+        self,
         token_hash: &str,
         member: &WebMember,
         csrf: &str,
         now_ms: i64,
         expires_ms: i64,
     ) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(OPEN)
+        db!(self.store, db => sqlx::query(OPEN)
             .bind(token_hash).bind(&member.conversation_id).bind(&member.user_id)
             .bind(member.lang.code()).bind(csrf).bind(now_ms).bind(expires_ms)
             .execute(db).await.map(|_| ()))?;
@@ -110,37 +110,33 @@ impl Store {
     }
 
     /// The open session with this token hash, if any.
-    pub async fn web_session(
-        &self,
+    pub async fn get(
+        self,
         token_hash: &str,
         now_ms: i64,
     ) -> Result<Option<WebSession>, StoreError> {
         Ok(
-            db!(self, db => sqlx::query_as(SESSION).bind(token_hash).bind(now_ms).fetch_optional(db).await)?,
+            db!(self.store, db => sqlx::query_as(SESSION).bind(token_hash).bind(now_ms).fetch_optional(db).await)?,
         )
     }
 
     /// Ends the session with this token hash.
-    pub async fn end_web_session(&self, token_hash: &str) -> Result<(), StoreError> {
-        db!(self, db => sqlx::query(END_ONE).bind(token_hash).execute(db).await.map(|_| ()))?;
+    pub async fn end(self, token_hash: &str) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(END_ONE).bind(token_hash).execute(db).await.map(|_| ()))?;
         Ok(())
     }
 
     /// Ends every session of `user_id` in the chat; how many there were.
-    pub async fn end_web_sessions(
-        &self,
-        conversation_id: &str,
-        user_id: &str,
-    ) -> Result<u64, StoreError> {
-        Ok(db!(self, db => sqlx::query(END_MEMBER).bind(conversation_id).bind(user_id)
+    pub async fn end_all(self, conversation_id: &str, user_id: &str) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query(END_MEMBER).bind(conversation_id).bind(user_id)
             .execute(db).await.map(|r| r.rows_affected()))?)
     }
 
     /// Deletes links and sessions that expired before `before_ms`.
-    pub async fn prune_web_sessions(&self, before_ms: i64) -> Result<u64, StoreError> {
+    pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
         let mut n = 0;
         for sql in [PRUNE_LINKS, PRUNE_SESSIONS] {
-            n += db!(self, db => sqlx::query(sql).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?;
+            n += db!(self.store, db => sqlx::query(sql).bind(before_ms).execute(db).await.map(|r| r.rows_affected()))?;
         }
         Ok(n)
     }

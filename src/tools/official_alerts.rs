@@ -110,9 +110,10 @@ impl OfficialAlerts {
         let chat = &ctx.conversation.id;
         let written = match named.map(str::trim).filter(|n| !n.is_empty()) {
             Some(n) => Some(n.to_string()),
-            None => match self.store.public_alert_follow(chat).await?.and_then(|f| f.place) {
+            None => match self.store.official_alerts().following(chat).await?.and_then(|f| f.place)
+            {
                 Some(p) => Some(p),
-                None => self.store.digest(chat).await?.and_then(|d| d.place),
+                None => self.store.digests().get(chat).await?.and_then(|d| d.place),
             },
         };
         let written = written.or(self.home.clone()).ok_or_else(|| {
@@ -145,7 +146,8 @@ impl OfficialAlerts {
         let since = now.saturating_sub(LOOK_BACK).unwrap_or(now).as_millisecond();
         let alerts: Vec<CapAlert> = self
             .store
-            .public_alerts_since(since)
+            .official_alerts()
+            .since(since)
             .await?
             .into_iter()
             .filter_map(|row| serde_json::from_str(row.alert.as_deref()?).ok())
@@ -158,7 +160,7 @@ impl OfficialAlerts {
             make_up_workday: weekend && self.calendar.is_workday(date),
         };
         let day = day::answer(date, &place, calendar, &alerts, now, ctx.lang);
-        let read_at = self.store.alert_feed_read_at().await?;
+        let read_at = self.store.official_alerts().feed_read_at().await?;
         let tz = reading::taiwan();
         Ok(Checked {
             day,
@@ -196,7 +198,7 @@ impl Tool for OfficialAlerts {
             Action::Follow => {
                 let place = self.place(ctx, args.place.as_deref()).await?;
                 // What is not said keeps what the chat chose before (「地震五級以上才通知」).
-                let before = self.store.public_alert_follow(&ctx.conversation.id).await?;
+                let before = self.store.official_alerts().following(&ctx.conversation.id).await?;
                 let level = args
                     .min_intensity
                     .map(i64::from)
@@ -214,7 +216,7 @@ impl Tool for OfficialAlerts {
                         .unwrap_or_else(|| before.as_ref().is_some_and(|b| b.quiet_holds_urgent)),
                 };
                 let level = u8::try_from(level).unwrap_or(4);
-                self.store.follow_public_alerts(&follow, ctx.now().as_millisecond()).await?;
+                self.store.official_alerts().follow(&follow, ctx.now().as_millisecond()).await?;
                 Ok(Output::Following(Following {
                     following: true,
                     place: place.label(),
@@ -228,7 +230,7 @@ impl Tool for OfficialAlerts {
                 }))
             }
             Action::Stop => {
-                if self.store.unfollow_public_alerts(&ctx.conversation.id).await? {
+                if self.store.official_alerts().unfollow(&ctx.conversation.id).await? {
                     Ok(Output::Stopped { stopped: true })
                 } else {
                     Err(ToolError::NotFound("this chat does not follow the official alerts".into()))

@@ -177,7 +177,8 @@ impl Tool for Recap {
         let now = ctx.now();
         let window = Window::from_args(&args, now, &ctx.tz)?;
         let fetch = if window.bounded { window.limit + 1 } else { window.limit };
-        let mut rows = self.store.log_window(&ctx.conversation.id, window.since_ms, fetch).await?;
+        let mut rows =
+            self.store.memory().log_window(&ctx.conversation.id, window.since_ms, fetch).await?;
         let more_in_window = rows.len() > window.limit as usize;
         rows.truncate(window.limit as usize);
         if rows.is_empty() {

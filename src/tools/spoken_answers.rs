@@ -58,12 +58,12 @@ impl Tool for SpokenAnswers {
         let now = ctx.now().as_millisecond();
         let chat = &ctx.conversation.id;
         if on {
-            self.store.set_spoken(chat, member, true, now).await?;
+            self.store.chats().set_spoken(chat, member, true, now).await?;
         } else {
             // 「不用語音了」 ends it for the asker, whoever asked for it.
-            self.store.set_spoken(chat, member, false, now).await?;
+            self.store.chats().set_spoken(chat, member, false, now).await?;
             if member.is_none() && ctx.conversation.is_multi_person() {
-                self.store.set_spoken(chat, ctx.user_id.as_deref(), false, now).await?;
+                self.store.chats().set_spoken(chat, ctx.user_id.as_deref(), false, now).await?;
             }
         }
         Ok(Output { spoken: on, for_whom: whom(member) })

@@ -73,7 +73,7 @@ impl Weather {
         if let Some(named) = named.map(str::trim).filter(|n| !n.is_empty()) {
             return Ok(named.to_string());
         }
-        let last = self.store.last_place(&ctx.conversation.id).await.unwrap_or_else(|e| {
+        let last = self.store.chats().last_place(&ctx.conversation.id).await.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "the chat's last place is unavailable");
             None
         });
@@ -117,6 +117,7 @@ impl Tool for Weather {
         if args.location.is_some()
             && let Err(e) = self
                 .store
+                .chats()
                 .save_last_place(&ctx.conversation.id, location, ctx.now().as_millisecond())
                 .await
         {

@@ -1,7 +1,7 @@
 //! What a turn writes at its end, kept until its event is marked done: the message it answers
 //! (its chat log line), the answers it sent (their line and the ids LINE gave the messages) and
 //! the tokens it used are recorded in the same batch as the done mark
-//! ([`crate::store::Store::finish_turn`]), one write at the end of a turn instead of several.
+//! ([`crate::store::InboxStore::finish_turn`]), one write at the end of a turn instead of several.
 //! The inbox gives each event's turn a [`Kept`] and records what it holds with the done mark;
 //! the turn passes it to whatever writes. A [`ChatLine`] also carries the group chatter logged
 //! as it arrives (`server::inbox::chatter`).

@@ -295,6 +295,7 @@ impl Turns {
     ) -> (Vec<ChatMessage>, bool) {
         let (history, memories) = self
             .store
+            .memory()
             .history_and_memories(
                 &ctx.conversation.id,
                 i64::MAX,
@@ -341,8 +342,11 @@ impl Turns {
                 true
             }
         };
-        let taken =
-            if held { self.store.take_held(&conversation.id).await } else { Ok(Vec::new()) };
+        let taken = if held {
+            self.store.quota().take_held(&conversation.id).await
+        } else {
+            Ok(Vec::new())
+        };
         match taken {
             Ok(held) => {
                 let items: Vec<(String, Timestamp)> = held
@@ -433,7 +437,8 @@ impl Turns {
         user_id: &str,
     ) -> Option<String> {
         let now = self.clock.now().as_millisecond();
-        if let Ok(Some((name, at))) = self.store.member_name(&conversation.id, user_id).await
+        if let Ok(Some((name, at))) =
+            self.store.chat_log().member_name(&conversation.id, user_id).await
             && now - at < NAME_TTL_MS
         {
             return Some(name);
@@ -446,7 +451,8 @@ impl Turns {
                     self.menu_for_language(user_id, language, now).await;
                 }
                 let name = profile.display_name;
-                if let Err(e) = self.store.save_member(&conversation.id, user_id, &name, now).await
+                if let Err(e) =
+                    self.store.chat_log().save_member(&conversation.id, user_id, &name, now).await
                 {
                     tracing::warn!(error = %e, "could not cache a display name");
                 }

@@ -25,6 +25,7 @@ use crate::line::webhook::{
 use crate::llm::openai::ChatMessage;
 use crate::platform::i18n::Lang;
 use crate::sources::sandbox::document::{self, DocKind};
+use crate::store::{RecentMedia, SentMedia};
 use crate::turn::Turns;
 use crate::turn::answers::Kept;
 
@@ -57,8 +58,11 @@ impl Turns {
         };
         let on_line = image.content_provider.is_line();
         if on_line
-            && let Err(e) =
-                self.store.note_photo(&conversation.id, &photo, now - QUOTE_WINDOW_MS).await
+            && let Err(e) = self
+                .store
+                .media()
+                .note(&conversation.id, SentMedia::Photo(&photo), now - QUOTE_WINDOW_MS)
+                .await
         {
             tracing::warn!(error = %e, "could not note a photo");
         }
@@ -68,9 +72,10 @@ impl Turns {
         let complete = !on_line
             || self
                 .store
-                .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
+                .media()
+                .recent(&conversation.id, now - QUOTE_WINDOW_MS)
                 .await
-                .map(|recent| pick::set_complete(&recent, &photo))
+                .map(|recent| pick::set_complete(&recent.photos, &photo))
                 .unwrap_or(true);
         if conversation.is_multi_person() || !complete {
             self.log_only(event, source, &logged, kept).await;
@@ -84,9 +89,10 @@ impl Turns {
         };
         let photos = if on_line {
             self.store
-                .recent_photos(&conversation.id, now - QUOTE_WINDOW_MS)
+                .media()
+                .recent(&conversation.id, now - QUOTE_WINDOW_MS)
                 .await
-                .map(|recent| pick::photos_for(&recent, None, Some(&image.id), now))
+                .map(|recent| pick::photos_for(&recent.photos, None, Some(&image.id), now))
                 .unwrap_or_default()
                 .into_iter()
                 .map(ContentRef::Line)
@@ -180,7 +186,11 @@ impl Turns {
                 at_ms: event.timestamp_ms,
             };
             let prune_before = self.clock.now().as_millisecond() - QUOTE_WINDOW_MS;
-            let noted = self.store.note_file(&source.conversation.id, &shared, prune_before).await;
+            let noted = self
+                .store
+                .media()
+                .note(&source.conversation.id, SentMedia::File(&shared), prune_before)
+                .await;
             if let Err(e) = noted {
                 tracing::warn!(error = %e, "could not note a shared file");
             }
@@ -324,21 +334,13 @@ impl Turns {
         let conversation = &source.conversation;
         let now = self.clock.now().as_millisecond();
         let since = now - QUOTE_WINDOW_MS;
-        let photos = match self.store.recent_photos(&conversation.id, since).await {
-            Ok(recent) => recent,
-            Err(e) => {
-                tracing::warn!(error = %e, "recent photos unavailable");
-                Vec::new()
-            }
-        };
-        let mut files = if conversation.is_multi_person() {
-            self.store.recent_files(&conversation.id, since).await.unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "recent files unavailable");
-                Vec::new()
-            })
-        } else {
-            Vec::new()
-        };
+        let recent = self.store.media().recent(&conversation.id, since).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "recent photos and files unavailable");
+            RecentMedia::default()
+        });
+        let photos = recent.photos;
+        // In a 1:1 chat a file is read when it arrives; only a group asks about one later.
+        let mut files = if conversation.is_multi_person() { recent.files } else { Vec::new() };
         files.retain(|f| document::kind_of(&f.file_name).is_some());
         pick::shared_for(
             &photos,

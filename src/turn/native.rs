@@ -73,20 +73,24 @@ impl Turns {
         quoted: Option<&str>,
     ) -> bool {
         match quoted {
-            Some(quoted) => {
-                self.store.is_bot_message(&conversation.id, quoted).await.unwrap_or(false)
-            }
+            Some(quoted) => self
+                .store
+                .chat_log()
+                .is_bot_message(&conversation.id, quoted)
+                .await
+                .unwrap_or(false),
             None => false,
         }
     }
 
     /// The message a request quotes: from the chat log, else what is known of it.
     pub(super) async fn quoted(&self, conversation: &Conversation, message_id: &str) -> Quoted {
-        match self.store.quoted_message(&conversation.id, message_id).await {
+        match self.store.chat_log().quoted_message(&conversation.id, message_id).await {
             Ok(Some(row)) => Quoted::Found(row),
             Ok(None) => Quoted::Unseen {
                 from_bot: self
                     .store
+                    .chat_log()
                     .is_bot_message(&conversation.id, message_id)
                     .await
                     .unwrap_or(false),
@@ -115,6 +119,7 @@ impl Turns {
         let now = self.clock.now();
         let newcomers = match self
             .store
+            .chats()
             .mark_welcomed(&conversation.id, user_ids, now.as_millisecond())
             .await
         {

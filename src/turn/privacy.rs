@@ -21,9 +21,9 @@ pub async fn prune_chat_log(
     retention: SignedDuration,
 ) -> Result<u64, StoreError> {
     let cutoff = now.saturating_sub(retention).unwrap_or(now);
-    let pruned = store.prune_chat_log(cutoff.as_millisecond()).await?;
+    let pruned = store.memory().prune_chat_log(cutoff.as_millisecond()).await?;
     let expired = now.saturating_sub(crate::features::held_calls::EXPIRY).unwrap_or(now);
-    store.prune_held_calls(expired.as_millisecond()).await?;
+    store.held_calls().prune(expired.as_millisecond()).await?;
     if pruned > 0 {
         tracing::info!(pruned, "chat log older than the retention period deleted");
     }
@@ -32,13 +32,13 @@ pub async fn prune_chat_log(
 
 /// A message was unsent: it leaves the log (and so every later recap and history).
 pub async fn on_unsend(store: &Store, conversation: &Conversation, message_id: &str) {
-    match store.unsend_message(&conversation.id, message_id).await {
+    match store.memory().unsend_message(&conversation.id, message_id).await {
         Ok(n) => {
             tracing::info!(%conversation, removed = n, "unsent message removed from the log")
         }
         Err(e) => tracing::error!(error = %e, "could not remove an unsent message"),
     }
-    if let Err(e) = store.unsend_media(&conversation.id, message_id).await {
+    if let Err(e) = store.media().unsend(&conversation.id, message_id).await {
         tracing::error!(error = %e, "could not forget an unsent photo or file");
     }
 }

@@ -83,7 +83,7 @@ impl Turns {
     /// Whether `source`'s chat, or its member, asked for spoken answers (a store failure: no).
     async fn asked_for_speech(&self, source: &EventSource) -> bool {
         let chat = &source.conversation.id;
-        match self.store.spoken(chat, source.user_id.as_deref()).await {
+        match self.store.chats().spoken(chat, source.user_id.as_deref()).await {
             Ok(asked_for) => asked_for,
             Err(e) => {
                 tracing::warn!(error = %e, "spoken answers setting unavailable");

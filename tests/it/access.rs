@@ -41,7 +41,7 @@ async fn pairing_code(h: &Harness) -> String {
     let now = h.now_ms();
     let expires = now + PAIRING_VALID.as_millis() as i64;
     let hash = code_hash(&pairing_code_in(&code).expect("a code"));
-    h.app.store.add_pairing_code(&hash, now, expires).await.expect("kept");
+    h.app.store.access().add_pairing_code(&hash, now, expires).await.expect("kept");
     code
 }
 
@@ -70,7 +70,8 @@ async fn a_strangers_text_photo_pdf_and_voice_cost_nothing_and_get_one_message()
     let said = sent(&h);
     assert_eq!(said.len(), 1, "told once: {said:?}");
     assert!(said[0].contains(WAITING) && said[0].contains(STRANGER), "{}", said[0]);
-    let logged = h.app.store.history(STRANGER, i64::MAX, 100, 100_000).await.expect("history");
+    let logged =
+        h.app.store.chat_log().history(STRANGER, i64::MAX, 100, 100_000).await.expect("history");
     assert!(logged.iter().all(|m| m.from_bot), "nothing the stranger said is kept: {logged:?}");
 }
 
@@ -103,7 +104,7 @@ async fn a_pairing_code_expires_and_a_guess_approves_nothing() {
     h.send(vec![h.dm(MOM, "你好"), h.dm(DAD, "你好")]).await;
     assert!(h.llm.requests().is_empty());
     for chat in [MOM, DAD] {
-        let standing = h.app.store.chat_standing(chat).await.expect("read");
+        let standing = h.app.store.access().chat_standing(chat).await.expect("read");
         assert_ne!(standing.as_deref(), Some("approved"), "{chat}");
     }
 }
@@ -113,7 +114,7 @@ async fn a_group_is_approved_when_a_member_whose_chat_is_approved_speaks_in_it()
     let h = approval_harness(None).await;
     h.line.set_profile(MOM, "媽媽");
     h.line.set_profile(DAD, "爸爸");
-    h.app.store.approve_chat(MOM, "cli", h.now_ms()).await.expect("mom approved");
+    h.app.store.access().approve_chat(MOM, "cli", h.now_ms()).await.expect("mom approved");
     let join = json!({"type": "join", "mode": "active", "timestamp": h.now_ms(),
         "webhookEventId": "01JOINFAMILY00000000000000", "deliveryContext": {"isRedelivery": false},
         "replyToken": "join-token", "source": {"type": "group", "groupId": FAMILY}});
@@ -129,7 +130,7 @@ async fn a_group_is_approved_when_a_member_whose_chat_is_approved_speaks_in_it()
     h.llm.reply_text("晚安");
     h.send(vec![h.group_text(FAMILY, DAD, "小幫手 晚安")]).await;
     assert_eq!(h.llm.requests().len(), 2, "everyone in the approved group is served");
-    let standing = h.app.store.chat_standing(FAMILY).await.expect("read");
+    let standing = h.app.store.access().chat_standing(FAMILY).await.expect("read");
     assert_eq!(standing.as_deref(), Some("approved"));
     let _ = in_group(FAMILY, MOM);
 }
@@ -160,6 +161,7 @@ async fn the_commands_pair_approve_list_and_revoke_chats_on_the_servers_database
     let hash = code_hash(&pairing_code_in(&code).expect("code"));
     assert!(
         store
+            .access()
             .pair_chat(&hash, FAMILY, jiff::Timestamp::now().as_millisecond())
             .await
             .expect("pair")
@@ -182,7 +184,7 @@ const WAIT: &str = "請等一分鐘後再傳一次";
 
 /// Whether `chat` is approved in the store.
 async fn approved(h: &Harness, chat: &str) -> bool {
-    h.app.store.chat_standing(chat).await.expect("read").as_deref() == Some("approved")
+    h.app.store.access().chat_standing(chat).await.expect("read").as_deref() == Some("approved")
 }
 
 #[tokio::test]

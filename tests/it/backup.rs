@@ -26,11 +26,18 @@ fn url(path: &Path) -> String {
 async fn remember(store: &Store, text: &str) -> i64 {
     let memory =
         NewMemory { conversation_id: "Ufamily", text, user_id: None, speaker: None, at_ms: 1 };
-    store.add_memory(&memory).await.expect("remember")
+    store.memory().add(&memory).await.expect("remember")
 }
 
 async fn memories(store: &Store) -> Vec<String> {
-    store.memories("Ufamily").await.expect("memories").into_iter().map(|m| m.text).collect()
+    store
+        .memory()
+        .memories("Ufamily")
+        .await
+        .expect("memories")
+        .into_iter()
+        .map(|m| m.text)
+        .collect()
 }
 
 #[tokio::test]
@@ -55,7 +62,7 @@ async fn a_backup_taken_while_writes_go_on_is_whole_and_holds_every_row_written_
                     speaker: None,
                     at_ms: 2,
                 };
-                store.add_memory(&memory).await.expect("write during the backup");
+                store.memory().add(&memory).await.expect("write during the backup");
                 written.fetch_add(1, Ordering::SeqCst);
                 n += 1;
             }
@@ -241,7 +248,8 @@ async fn a_backup_taken_while_webhooks_are_acknowledged_and_reminders_fire_resto
     for chat in &reminded {
         let reminder = crate::common::rows::once_reminder(chat, "吃藥", due);
         store
-            .create_reminder(&hearth::store::NewReminder { created_by: None, ..reminder })
+            .reminders()
+            .create(&hearth::store::NewReminder { created_by: None, ..reminder })
             .await
             .expect("reminder");
     }

@@ -145,7 +145,7 @@ async fn workday_reminders_skip_holidays_and_their_buttons_only_work_in_their_gr
     // The confirmation's cancel button forwarded to another group: refused, nothing changed.
     h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &cancel)]).await;
     assert!(texts_of(&h.line.replies().last().expect("reply").body).contains("不屬於這個聊天室"));
-    assert_eq!(h.app.store.list_reminders(FAMILY).await.expect("list").len(), 1);
+    assert_eq!(h.app.store.reminders().list(FAMILY).await.expect("list").len(), 1);
     assert_eq!(tick_at(&h, "2026-12-29T07:00").await, 1);
     h.send(vec![h.postback(in_group(FAMILY, MOM), &cancel)]).await;
     assert_eq!(tick_at(&h, "2026-12-30T07:00").await, 0, "cancelled in its own group");
@@ -221,7 +221,7 @@ async fn a_lunar_birthday_reminder_a_day_before_comes_the_day_before_every_year_
         result["upcoming"],
         json!(["2027-09-14（二）10:00", "2028-10-02（一）10:00", "2029-09-21（五）10:00"])
     );
-    let kept = h.app.store.list_reminders(MOM).await.expect("list");
+    let kept = h.app.store.reminders().list(MOM).await.expect("list");
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].rule.days_before, 1, "kept in the store");
     assert_eq!(tick_at(&h, "2027-09-14T10:00").await, 1, "pushed the day before");
@@ -251,7 +251,7 @@ async fn bad_lunar_and_workday_requests_are_refused_and_change_nothing() {
         let result = create(&h, in_dm(MOM), "小幫手 提醒我", args.clone()).await;
         assert_eq!(result["error"]["kind"], "invalid_arguments", "{args} → {result}");
     }
-    assert!(h.app.store.list_reminders(MOM).await.expect("list").is_empty());
+    assert!(h.app.store.reminders().list(MOM).await.expect("list").is_empty());
 }
 
 #[tokio::test]

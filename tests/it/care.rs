@@ -30,7 +30,7 @@ pub(crate) async fn family(h: &Harness) {
     let now = h.now_ms();
     for (id, name) in [(MOM, "小美"), (DAD, "哥哥"), (GRANDMA, "阿嬤")] {
         h.line.set_profile(id, name);
-        h.app.store.save_member(FAMILY, id, name, now).await.expect("member");
+        h.app.store.chat_log().save_member(FAMILY, id, name, now).await.expect("member");
     }
 }
 
@@ -91,7 +91,7 @@ async fn tap(h: &Harness, chat: &str, source: Value, action: &str) {
 /// The stored state of the plan's only dose due at `due` (RFC 3339).
 pub(crate) async fn dose_state(h: &Harness, plan: i64, due: &str) -> String {
     let due = due.parse::<jiff::Timestamp>().expect("instant").as_millisecond();
-    let doses = h.app.store.care_doses_between(plan, due, due + 1).await.expect("doses");
+    let doses = h.app.store.care().doses_between(plan, due, due + 1).await.expect("doses");
     doses.first().map(|d| d.state.clone()).unwrap_or_else(|| "none".into())
 }
 
@@ -414,7 +414,8 @@ async fn a_typed_reading_is_kept_and_one_outside_the_limits_tells_the_other_care
     let kept = h
         .app
         .store
-        .care_readings_between(set["id"].as_i64().expect("id"), 0, i64::MAX)
+        .care()
+        .readings_between(set["id"].as_i64().expect("id"), 0, i64::MAX)
         .await
         .expect("readings");
     assert_eq!(kept.len(), 2);
@@ -442,13 +443,19 @@ async fn a_photo_of_the_monitor_is_kept_only_after_a_confirm_tap() {
         let body = h.line.replies().last().expect("reply").body.clone();
         assert!(body.to_string().contains("168"), "the numbers are shown: {body}");
         assert!(
-            h.app.store.care_readings_between(plan_id, 0, i64::MAX).await.expect("readings").len()
+            h.app
+                .store
+                .care()
+                .readings_between(plan_id, 0, i64::MAX)
+                .await
+                .expect("readings")
+                .len()
                 <= 1
         );
         let data = postback_data(&body, tapped).expect("the confirm card");
         h.send(vec![h.postback(in_group(FAMILY, DAD), &data)]).await;
     }
-    let kept = h.app.store.care_readings_between(plan_id, 0, i64::MAX).await.expect("readings");
+    let kept = h.app.store.care().readings_between(plan_id, 0, i64::MAX).await.expect("readings");
     assert_eq!(kept.len(), 1, "the confirmed photo only");
     assert_eq!(kept[0].systolic, Some(168));
     assert_eq!(at(&h, "2026-11-30T12:10:00Z").await.readings, 1);
@@ -503,9 +510,11 @@ async fn a_plan_with_a_dose_and_a_reading() -> (Harness, i64) {
 
 /// Nothing is kept of plan `id`: not the plan, its doses or its readings.
 async fn assert_nothing_kept(h: &Harness, id: i64) {
-    assert!(h.app.store.care_plan(id).await.expect("plan").is_none());
-    assert!(h.app.store.care_doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
-    assert!(h.app.store.care_readings_between(id, 0, i64::MAX).await.expect("readings").is_empty());
+    assert!(h.app.store.care().plan(id).await.expect("plan").is_none());
+    assert!(h.app.store.care().doses_between(id, 0, i64::MAX).await.expect("doses").is_empty());
+    assert!(
+        h.app.store.care().readings_between(id, 0, i64::MAX).await.expect("readings").is_empty()
+    );
 }
 
 #[tokio::test]
@@ -520,11 +529,11 @@ async fn stopping_a_plan_deletes_its_records_only_after_the_tap() {
         )
         .await;
     assert_eq!(stop["needs_tap"], true, "{stop}");
-    assert!(h.app.store.care_plan(id).await.expect("plan").is_some(), "nothing deleted yet");
+    assert!(h.app.store.care().plan(id).await.expect("plan").is_some(), "nothing deleted yet");
     let body = h.line.replies().last().expect("card").body.clone();
     let data = postback_data(&body, "care_stop").expect("🛑");
     h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &data)]).await;
-    assert!(h.app.store.care_plan(id).await.expect("plan").is_some(), "not from another chat");
+    assert!(h.app.store.care().plan(id).await.expect("plan").is_some(), "not from another chat");
     h.send(vec![h.postback(in_group(FAMILY, MOM), &data)]).await;
     assert!(last_reply(&h).contains("刪除"), "{}", last_reply(&h));
     assert_nothing_kept(&h, id).await;
@@ -572,10 +581,14 @@ async fn a_reading_and_the_medicine_never_reach_the_log() {
         created_by: Some(MOM),
         now_ms: now.as_millisecond(),
     };
-    let plan = store.add_care_plan(&new).await.expect("plan").expect("kept");
+    let plan = store.care().add_plan(&new).await.expect("plan").expect("kept");
     let (draft, active) = (CareStatus::Draft, CareStatus::Active);
     let later = now.as_millisecond() + 3_600_000;
-    store.set_care_status(plan.id, MOM, draft, active, Some(later), Some(later)).await.expect("on");
+    store
+        .care()
+        .set_status(plan.id, MOM, draft, active, Some(later), Some(later))
+        .await
+        .expect("on");
     line.set_profile(DAD, "哥哥");
     llm.reply_tool_calls(&[(
         "care",
@@ -638,7 +651,8 @@ async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_t
     let after = h.second_process(&config.store.database_url).await;
     let id = after
         .store
-        .add_care_reading(&hearth::store::NewReading {
+        .care()
+        .add_reading(&hearth::store::NewReading {
             plan_id: set["id"].as_i64().expect("plan id"),
             conversation_id: FAMILY,
             taken_at: h.now_ms(),

@@ -33,12 +33,12 @@ async fn every_row_of_a_family_s_sqlite_database_is_copied_into_an_empty_postgre
     assert_eq!(rows("price_alerts"), 1);
     assert_eq!(rows("digests"), 1);
     assert!(rows("chat_log") >= 1 && rows("inbox") >= 1, "{counts:?}");
-    assert_eq!(target.memories(MOM).await.expect("read")[0].text, "奶奶對花生過敏");
-    assert_eq!(target.list_alerts(MOM).await.expect("read")[0].level, 100000.5);
-    assert_eq!(target.list_reminders(MOM).await.expect("read")[0].text, "吃藥");
-    assert!(target.quiet_hours(MOM).await.expect("read").is_some());
+    assert_eq!(target.memory().memories(MOM).await.expect("read")[0].text, "奶奶對花生過敏");
+    assert_eq!(target.price_alerts().list(MOM).await.expect("read")[0].level, 100000.5);
+    assert_eq!(target.reminders().list(MOM).await.expect("read")[0].text, "吃藥");
+    assert!(target.chats().quiet_hours(MOM).await.expect("read").is_some());
     // New rows take ids after the copied ones.
-    let copied = target.memories(MOM).await.expect("read")[0].id;
+    let copied = target.memory().memories(MOM).await.expect("read")[0].id;
     let memory = hearth::store::NewMemory {
         conversation_id: MOM,
         text: "新的",
@@ -46,7 +46,7 @@ async fn every_row_of_a_family_s_sqlite_database_is_copied_into_an_empty_postgre
         speaker: None,
         at_ms: 1,
     };
-    assert!(target.add_memory(&memory).await.expect("a new row") > copied);
+    assert!(target.memory().add(&memory).await.expect("a new row") > copied);
 
     let again = copy_data(&source, &target).await;
     assert!(matches!(again, Err(CopyError::NotEmpty { .. })), "{again:?}");
@@ -109,7 +109,8 @@ async fn two_replicas_on_the_copy_fire_each_due_reminder_once_and_answer_a_redel
         let chat = format!("U{:032x}", 0xc000 + i);
         let reminder = crate::common::rows::once_reminder(&chat, "提醒", due);
         source
-            .create_reminder(&hearth::store::NewReminder { created_by: None, ..reminder })
+            .reminders()
+            .create(&hearth::store::NewReminder { created_by: None, ..reminder })
             .await
             .expect("reminder");
     }

@@ -155,7 +155,7 @@ async fn bad_times_and_unknown_places_are_refused_and_change_nothing() {
         let result = h.call_tool(in_dm(MOM), "小幫手 每日摘要", "digest", args.clone()).await;
         assert_eq!(result["error"]["kind"], kind, "{args} → {result}");
     }
-    assert!(h.app.store.digest(MOM).await.expect("store").is_none(), "nothing was saved");
+    assert!(h.app.store.digests().get(MOM).await.expect("store").is_none(), "nothing was saved");
 }
 
 #[tokio::test]
@@ -178,7 +178,7 @@ async fn a_digest_set_without_a_place_takes_the_family_s_home_and_without_one_as
         .await;
     assert_eq!(asked["error"]["kind"], "invalid_arguments", "{asked}");
     assert!(asked["error"]["message"].as_str().unwrap_or_default().contains("ask which city"));
-    assert!(h.app.store.digest(MOM).await.expect("store").is_none(), "nothing was saved");
+    assert!(h.app.store.digests().get(MOM).await.expect("store").is_none(), "nothing was saved");
 }
 
 #[tokio::test]
@@ -196,7 +196,7 @@ async fn only_when_something_keeps_a_quiet_day_silent_and_sends_a_busy_one() {
     assert_eq!((quiet.sent, quiet.skipped), (0, 1), "1 December holds nothing");
     assert!(h.line.pushes().is_empty());
     assert_eq!(
-        h.app.store.digest_status(MOM, "2026-12-01").await.expect("status"),
+        h.app.store.digests().status(MOM, "2026-12-01").await.expect("status"),
         Some(DigestStatus::Skipped)
     );
 

@@ -480,7 +480,7 @@ async fn a_pairing_guess_budget_reached_in_the_last_day_warns_with_the_fix() {
     };
     // Four codes tried within one minute, as a serving hearth counts them: 25 hours ago ...
     for _ in 0..4 {
-        store.count_pairing_guess(minute_of(25 * 3_600_000)).await.expect("counted");
+        store.access().count_pairing_guess(minute_of(25 * 3_600_000)).await.expect("counted");
     }
     let report = d.examine().await;
     let calm = report.of("database");
@@ -492,7 +492,7 @@ async fn a_pairing_guess_budget_reached_in_the_last_day_warns_with_the_fix() {
 
     // ... and an hour ago.
     for _ in 0..4 {
-        store.count_pairing_guess(minute_of(3_600_000)).await.expect("counted");
+        store.access().count_pairing_guess(minute_of(3_600_000)).await.expect("counted");
     }
     let report = d.examine().await;
     let warned: Vec<&Finding> = report

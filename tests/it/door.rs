@@ -235,11 +235,11 @@ impl Family {
         .await;
         let (talker, member) = people(chat);
         let now = h.now_ms();
-        h.app.store.approve_chat(chat, "cli", now).await.expect("approved");
+        h.app.store.access().approve_chat(chat, "cli", now).await.expect("approved");
         for (id, name) in [(MOM, "小美"), (DAD, "哥哥"), (GRANDMA, "阿嬤")] {
             h.line.set_profile(id, name);
             if chat == FAMILY {
-                h.app.store.save_member(FAMILY, id, name, now).await.expect("member");
+                h.app.store.chat_log().save_member(FAMILY, id, name, now).await.expect("member");
             }
         }
         h.line.set_id_token("member-token", member, "1234567890");
@@ -311,7 +311,8 @@ impl Family {
         self.h
             .app
             .store
-            .mint_web_link(
+            .web_sessions()
+            .mint_link(
                 &token_hash(&token),
                 &member,
                 door,
@@ -346,10 +347,10 @@ impl Family {
                 let open = |lists: Vec<hearth::store::ListSummary>| {
                     lists.iter().map(|l| l.open).sum::<i64>()
                 };
-                let before = open(h.app.store.lists(self.chat).await.expect("lists"));
+                let before = open(h.app.store.lists().of_chat(self.chat).await.expect("lists"));
                 let here = source(self.chat, self.talker);
                 h.send(vec![h.postback(here, &self.taps[round])]).await;
-                open(h.app.store.lists(self.chat).await.expect("lists")) < before
+                open(h.app.store.lists().of_chat(self.chat).await.expect("lists")) < before
             }
             Surface::PageRead => {
                 let (status, page) = self.browser.get("/family").await;
@@ -359,7 +360,7 @@ impl Family {
                 let item = ["醬油", "麵粉"][round];
                 let form = [("csrf", self.csrf.as_str()), ("op", "add"), ("item", item)];
                 self.browser.post("/family/lists", &form).await;
-                let items = h.app.store.lists(self.chat).await.expect("lists");
+                let items = h.app.store.lists().of_chat(self.chat).await.expect("lists");
                 items.iter().map(|l| l.open + l.checked).sum::<i64>() > 2 + round as i64
             }
             Surface::LinkOpen => {
@@ -439,7 +440,7 @@ impl Family {
             Closing::Revoke => {
                 // What `hearth revoke` does, on the server's database (another process: the
                 // server notices within the half minute it remembers a chat).
-                h.app.store.revoke_chat(self.chat, h.now_ms()).await.expect("revoked");
+                h.app.store.access().revoke_chat(self.chat, h.now_ms()).await.expect("revoked");
             }
             Closing::MemberLeft => {
                 let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
@@ -550,15 +551,15 @@ async fn served(h: &Harness, source: Value) -> bool {
 async fn a_revoked_chat_on_the_allow_list_stays_revoked_after_blocking_and_unblocking() {
     let h = approval_harness(|c| c.access.allowed_chats = vec![MOM.into()]).await;
     assert!(served(&h, in_dm(MOM)).await, "listed: approved on its first call");
-    h.app.store.revoke_chat(MOM, h.now_ms()).await.expect("revoked");
+    h.app.store.access().revoke_chat(MOM, h.now_ms()).await.expect("revoked");
     h.clock.advance(jiff::SignedDuration::from_secs(31));
     assert!(!served(&h, in_dm(MOM)).await, "revoked");
     h.send(vec![h.bare("unfollow", in_dm(MOM))]).await;
     h.send(vec![h.bare("follow", in_dm(MOM))]).await;
     assert!(!served(&h, in_dm(MOM)).await, "blocking and unblocking does not undo it");
-    let standing = h.app.store.chat_standing(MOM).await.expect("read");
+    let standing = h.app.store.access().chat_standing(MOM).await.expect("read");
     assert_eq!(standing.as_deref(), Some("revoked"));
-    h.app.store.approve_chat(MOM, "cli", h.now_ms()).await.expect("approved");
+    h.app.store.access().approve_chat(MOM, "cli", h.now_ms()).await.expect("approved");
     assert!(served(&h, in_dm(MOM)).await, "until the operator approves it again");
 }
 
@@ -566,35 +567,35 @@ async fn a_revoked_chat_on_the_allow_list_stays_revoked_after_blocking_and_unblo
 async fn a_revoked_group_stays_revoked_when_re_invited_and_an_approved_member_calls_hearth() {
     let h = approval_harness(|_| {}).await;
     h.line.set_profile(MOM, "媽媽");
-    h.app.store.approve_chat(MOM, "cli", h.now_ms()).await.expect("mom approved");
+    h.app.store.access().approve_chat(MOM, "cli", h.now_ms()).await.expect("mom approved");
     assert!(served(&h, in_group(FAMILY, MOM)).await, "mom's call approves the group");
-    h.app.store.revoke_chat(FAMILY, h.now_ms()).await.expect("revoked");
+    h.app.store.access().revoke_chat(FAMILY, h.now_ms()).await.expect("revoked");
     h.clock.advance(jiff::SignedDuration::from_secs(31));
     assert!(!served(&h, in_group(FAMILY, MOM)).await, "revoked");
     h.send(vec![h.bare("leave", json!({"type": "group", "groupId": FAMILY}))]).await;
     h.send(vec![h.bare("join", json!({"type": "group", "groupId": FAMILY}))]).await;
     assert!(!served(&h, in_group(FAMILY, MOM)).await, "removing and re-inviting does not undo it");
-    let standing = h.app.store.chat_standing(FAMILY).await.expect("read");
+    let standing = h.app.store.access().chat_standing(FAMILY).await.expect("read");
     assert_eq!(standing.as_deref(), Some("revoked"));
 }
 
 #[tokio::test]
 async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_once_approved() {
     let h = approval_harness(|_| {}).await;
-    h.app.store.approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
+    h.app.store.access().approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
     let daily = json!({"text": "倒垃圾", "at": "2026-12-01T08:00", "repeat": "daily"});
     let r = h.call_tool(in_group(FAMILY, MOM), "小幫手 每天八點倒垃圾", "reminder", daily).await;
     assert!(r.get("error").is_none(), "{r}");
-    h.app.store.revoke_chat(FAMILY, h.now_ms()).await.expect("revoked");
+    h.app.store.access().revoke_chat(FAMILY, h.now_ms()).await.expect("revoked");
     h.set_clock("2026-12-01T00:00:00Z");
     h.app.loops.reminders.tick().await.expect("tick");
     assert!(h.line.pushes().is_empty(), "nothing asked of LINE, so nothing charged");
-    let held = h.app.store.held_back(FAMILY).await.expect("held back");
+    let held = h.app.store.access().held_back(FAMILY).await.expect("held back");
     assert_eq!((held.reminders, held.withheld), (1, 1), "kept, and one push withheld");
     let metrics = h.metrics_text().await;
     assert!(metrics.contains("hearth_pushes_withheld_total{reason=\"revoked\"} 1"), "{metrics}");
 
-    h.app.store.approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved again");
+    h.app.store.access().approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved again");
     h.set_clock("2026-12-02T00:00:00Z");
     h.app.loops.reminders.tick().await.expect("tick");
     assert_eq!(h.line.accepted_pushes().len(), 1, "the next day's occurrence is pushed");
@@ -604,8 +605,8 @@ async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_
 async fn hearth_chats_shows_what_a_revoked_chat_holds_back() {
     let db = crate::common::harness::temp_db("door-chats");
     let store = hearth::store::Store::connect(&db).await.expect("store");
-    store.approve_chat(FAMILY, "cli", 1).await.expect("approved");
-    store.revoke_chat(FAMILY, 2).await.expect("revoked");
+    store.access().approve_chat(FAMILY, "cli", 1).await.expect("approved");
+    store.access().revoke_chat(FAMILY, 2).await.expect("revoked");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
         .env("DATABASE_URL", &db)
         .args(["chats"])
@@ -619,7 +620,7 @@ async fn hearth_chats_shows_what_a_revoked_chat_holds_back() {
 #[tokio::test]
 async fn a_member_line_no_longer_knows_in_the_group_loses_its_page_until_line_knows_them_again() {
     let h = approval_harness(|c| c.server.public_url = Some("https://hearth.example".into())).await;
-    h.app.store.approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
+    h.app.store.access().approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
     let mint = || async {
         let token = new_token();
         let now = h.clock.now();
@@ -628,7 +629,8 @@ async fn a_member_line_no_longer_knows_in_the_group_loses_its_page_until_line_kn
         let expires = now.saturating_add(LINK_TTL).expect("expiry").as_millisecond();
         h.app
             .store
-            .mint_web_link(&token_hash(&token), &member, LinkDoor::Plain, h.now_ms(), expires)
+            .web_sessions()
+            .mint_link(&token_hash(&token), &member, LinkDoor::Plain, h.now_ms(), expires)
             .await
             .expect("minted");
         token

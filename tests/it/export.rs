@@ -79,7 +79,7 @@ fn export_cli(db: &str, args: &[&str]) -> (bool, String) {
 async fn a_chat_hearth_never_heard_of_is_an_error_not_an_empty_family() {
     let db = crate::common::harness::temp_db("export-unknown");
     let store = hearth::store::Store::connect(&db).await.expect("store");
-    store.approve_chat(FAMILY, "cli", 1).await.expect("known");
+    store.access().approve_chat(FAMILY, "cli", 1).await.expect("known");
     let (ok, said) = export_cli(&db, &["--chat", MOM]);
     assert!(!ok && said.contains("never heard from"), "{said}");
     let (ok, said) = export_cli(&db, &["--chat", FAMILY]);
@@ -90,7 +90,7 @@ async fn a_chat_hearth_never_heard_of_is_an_error_not_an_empty_family() {
 async fn the_out_file_must_be_new_unless_forced_and_a_symbolic_link_is_never_written_through() {
     let db = crate::common::harness::temp_db("export-out");
     let store = hearth::store::Store::connect(&db).await.expect("store");
-    store.approve_chat(FAMILY, "cli", 1).await.expect("known");
+    store.access().approve_chat(FAMILY, "cli", 1).await.expect("known");
     let dir = std::env::temp_dir().join(format!("hearth-export-files-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
@@ -137,9 +137,9 @@ async fn an_export_says_who_asked_for_spoken_answers() {
     let h = Harness::start().await;
     let store = &h.app.store;
     assert!(exported(&h, MOM).await["spoken_answers"].is_null(), "nobody asked");
-    store.set_spoken(MOM, None, true, 1).await.expect("on");
-    store.save_member(FAMILY, MOM, "媽媽", 1).await.expect("name");
-    store.set_spoken(FAMILY, Some(MOM), true, 1).await.expect("on for her");
+    store.chats().set_spoken(MOM, None, true, 1).await.expect("on");
+    store.chat_log().save_member(FAMILY, MOM, "媽媽", 1).await.expect("name");
+    store.chats().set_spoken(FAMILY, Some(MOM), true, 1).await.expect("on for her");
     let dm = exported(&h, MOM).await;
     assert_eq!(dm["spoken_answers"], json!({"whole_chat": true, "members": []}), "{dm}");
     let group = exported(&h, FAMILY).await;

@@ -200,8 +200,8 @@ async fn family_things(h: &Harness) {
 async fn shopping_list(
     store: &hearth::store::Store,
 ) -> (hearth::store::ListRow, Vec<hearth::store::ListItem>) {
-    let id = store.lists(FAMILY).await.expect("store")[0].id;
-    store.list_by_id(FAMILY, id).await.expect("store").expect("the shopping list")
+    let id = store.lists().of_chat(FAMILY).await.expect("store")[0].id;
+    store.lists().list_by_id(FAMILY, id).await.expect("store").expect("the shopping list")
 }
 
 #[tokio::test]
@@ -282,9 +282,9 @@ async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() 
     let store = h.app.store.clone();
     let (list, items) = shopping_list(&store).await;
     let milk = items[0].id;
-    let reminder_before = store.list_reminders(FAMILY).await.expect("store")[0].clone();
+    let reminder_before = store.reminders().list(FAMILY).await.expect("store")[0].clone();
     let reminder = reminder_before.id;
-    let memory = store.memories(FAMILY).await.expect("store")[0].id;
+    let memory = store.memory().memories(FAMILY).await.expect("store")[0].id;
     let other = signed_in(&h, in_group(OTHER_GROUP, DAD)).await;
     for tab in ["lists", "reminders", "alerts", "memories", "settings", "quota"] {
         let page = other.get(&format!("/family?tab={tab}")).await;
@@ -322,11 +322,15 @@ async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() 
     }
     let (_, items) = shopping_list(&store).await;
     assert_eq!((items.len(), items[0].checked_at), (1, None), "the milk is untouched");
-    let reminders = store.list_reminders(FAMILY).await.expect("store");
+    let reminders = store.reminders().list(FAMILY).await.expect("store");
     assert_eq!(reminders[0].text, "倒垃圾");
     assert_eq!(reminders[0].status, hearth::store::ReminderStatus::Active);
     assert_eq!(reminders[0].next_fire_at, reminder_before.next_fire_at, "not moved");
-    assert_eq!(store.memories(FAMILY).await.expect("store").len(), 1, "the memory is kept");
+    assert_eq!(
+        store.memory().memories(FAMILY).await.expect("store").len(),
+        1,
+        "the memory is kept"
+    );
 }
 
 #[tokio::test]
@@ -340,7 +344,10 @@ async fn every_change_needs_the_session_s_csrf_token() {
     }
     let missing = browser.post("/family/lists", &[("op", "add"), ("item", "醬油")]).await;
     assert!(missing.status >= 400, "no token at all");
-    assert!(h.app.store.lists(FAMILY).await.expect("store").is_empty(), "nothing was added");
+    assert!(
+        h.app.store.lists().of_chat(FAMILY).await.expect("store").is_empty(),
+        "nothing was added"
+    );
 }
 
 #[tokio::test]
@@ -404,7 +411,7 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
     assert!(open.contains(&"雞蛋") && open.contains(&"牛奶"), "{shown}");
 
     // A reminder moved, renamed, paused and resumed; the chat's reminders tool sees it.
-    let reminder = store.list_reminders(FAMILY).await.expect("store")[0].id;
+    let reminder = store.reminders().list(FAMILY).await.expect("store")[0].id;
     let moved = post(
         "/family/act",
         vec![
@@ -423,7 +430,7 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
     .await;
     post("/family/reminders", vec![("op", "pause".into()), ("id", reminder.to_string())]).await;
     assert_eq!(
-        store.list_reminders(FAMILY).await.expect("store")[0].status,
+        store.reminders().list(FAMILY).await.expect("store")[0].status,
         hearth::store::ReminderStatus::Paused
     );
     post("/family/reminders", vec![("op", "resume".into()), ("id", reminder.to_string())]).await;
@@ -439,7 +446,7 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
     assert!(seen.contains("倒垃圾和回收") && seen.contains("09:30"), "{seen}");
 
     // A memory deleted; the settings set through their tools.
-    let memory = store.memories(FAMILY).await.expect("store")[0].id;
+    let memory = store.memory().memories(FAMILY).await.expect("store")[0].id;
     post(
         "/family/act",
         vec![
@@ -449,7 +456,7 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
         ],
     )
     .await;
-    assert!(store.memories(FAMILY).await.expect("store").is_empty());
+    assert!(store.memory().memories(FAMILY).await.expect("store").is_empty());
     let digest = post(
         "/family/settings",
         vec![("op", "digest".into()), ("time", "07:30".into()), ("place", "台北".into())],
@@ -462,10 +469,10 @@ async fn changes_on_the_page_are_the_tools_own_and_the_chat_sees_each_of_them() 
     )
     .await;
     assert_eq!(
-        store.digest(FAMILY).await.expect("store").map(|d| d.local_time),
+        store.digests().get(FAMILY).await.expect("store").map(|d| d.local_time),
         Some("07:30".into())
     );
-    assert!(store.quiet_hours(FAMILY).await.expect("store").is_some());
+    assert!(store.chats().quiet_hours(FAMILY).await.expect("store").is_some());
     let wrong = post(
         "/family/settings",
         vec![("op", "quiet".into()), ("start", "25:00".into()), ("end", "07:00".into())],
@@ -778,11 +785,23 @@ async fn a_link_opens_only_through_the_door_it_was_minted_for_and_the_other_door
     };
     for (minted, other) in [(LinkDoor::Plain, LinkDoor::Liff), (LinkDoor::Liff, LinkDoor::Plain)] {
         let hash = token_hash(&new_token());
-        store.mint_web_link(&hash, &member, minted, now, now + 600_000).await.expect("mint");
-        assert_eq!(store.take_web_link(&hash, other, now).await.expect("take"), None, "{other:?}");
-        let taken = store.take_web_link(&hash, minted, now).await.expect("take");
+        store
+            .web_sessions()
+            .mint_link(&hash, &member, minted, now, now + 600_000)
+            .await
+            .expect("mint");
+        assert_eq!(
+            store.web_sessions().take_link(&hash, other, now).await.expect("take"),
+            None,
+            "{other:?}"
+        );
+        let taken = store.web_sessions().take_link(&hash, minted, now).await.expect("take");
         assert_eq!(taken.as_ref(), Some(&member), "{minted:?} after a try at {other:?}");
-        assert_eq!(store.take_web_link(&hash, minted, now).await.expect("take"), None, "once");
+        assert_eq!(
+            store.web_sessions().take_link(&hash, minted, now).await.expect("take"),
+            None,
+            "once"
+        );
     }
 }
 
@@ -882,7 +901,10 @@ async fn a_change_sent_from_another_site_is_refused_even_with_the_right_csrf_tok
         let out = browser.post_with("/family/logout", &[("csrf", &csrf)], headers).await;
         assert_eq!(out.status, 403, "{headers:?}");
     }
-    assert!(h.app.store.lists(FAMILY).await.expect("store").is_empty(), "nothing was added");
+    assert!(
+        h.app.store.lists().of_chat(FAMILY).await.expect("store").is_empty(),
+        "nothing was added"
+    );
     assert_eq!(browser.get("/family").await.status, 200, "still signed in");
     // The page's own forms, as a browser sends them, and a client that says nothing.
     let own: [&[(&str, &str)]; 3] = [

@@ -74,39 +74,39 @@ async fn fifty_concurrent_inserts_into_a_chat_ten_below_its_cap_add_exactly_ten(
         let name = s.backend_name();
         let texts: Vec<String> = (0..MAX_REMINDERS + 40).map(|n| format!("提醒 {n}")).collect();
         for text in &texts[..MAX_REMINDERS - 10] {
-            s.create_reminder(&reminder(text)).await.expect("fill reminders");
+            s.reminders().create(&reminder(text)).await.expect("fill reminders");
         }
         let burst = texts[MAX_REMINDERS - 10..]
             .iter()
-            .map(|t| async { s.create_reminder(&reminder(t)).await });
+            .map(|t| async { s.reminders().create(&reminder(t)).await });
         let added = successes(futures::future::join_all(burst).await, name);
         assert_eq!(added, 10, "{name}: reminders");
-        assert_eq!(s.list_reminders("C1").await.expect("list").len(), MAX_REMINDERS, "{name}");
+        assert_eq!(s.reminders().list("C1").await.expect("list").len(), MAX_REMINDERS, "{name}");
         let elsewhere = NewReminder { conversation_id: "C2", ..reminder("別的群組") };
-        s.create_reminder(&elsewhere).await.expect("another chat has its own cap");
+        s.reminders().create(&elsewhere).await.expect("another chat has its own cap");
 
         for n in 0..MAX_ALERTS - 10 {
-            s.create_alert(&alert(100.0 + n as f64)).await.expect("fill alerts");
+            s.price_alerts().create(&alert(100.0 + n as f64)).await.expect("fill alerts");
         }
         let burst = (0..50).map(|n| {
             let s = &s;
-            async move { s.create_alert(&alert(1000.0 + f64::from(n))).await }
+            async move { s.price_alerts().create(&alert(1000.0 + f64::from(n))).await }
         });
         let added = successes(futures::future::join_all(burst).await, name);
         assert_eq!(added, 10, "{name}: alerts");
-        assert_eq!(s.list_alerts("C1").await.expect("list").len(), MAX_ALERTS, "{name}");
-        let same = s.create_alert(&alert(100.0)).await;
+        assert_eq!(s.price_alerts().list("C1").await.expect("list").len(), MAX_ALERTS, "{name}");
+        let same = s.price_alerts().create(&alert(100.0)).await;
         assert!(matches!(same, Err(StoreError::Full { .. })), "{name}: {same:?}");
 
         let texts: Vec<String> = (0..MAX_MEMORIES + 40).map(|n| format!("記得 {n}")).collect();
         for text in &texts[..MAX_MEMORIES - 10] {
-            s.add_memory(&memory(text)).await.expect("fill memories");
+            s.memory().add(&memory(text)).await.expect("fill memories");
         }
         let burst =
-            texts[MAX_MEMORIES - 10..].iter().map(|t| async { s.add_memory(&memory(t)).await });
+            texts[MAX_MEMORIES - 10..].iter().map(|t| async { s.memory().add(&memory(t)).await });
         let added = successes(futures::future::join_all(burst).await, name);
         assert_eq!(added, 10, "{name}: memories");
-        assert_eq!(s.memories("C1").await.expect("list").len(), MAX_MEMORIES, "{name}");
+        assert_eq!(s.memory().memories("C1").await.expect("list").len(), MAX_MEMORIES, "{name}");
         if let Some(file) = file {
             for suffix in ["", "-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
@@ -121,7 +121,7 @@ async fn one_round_asking_for_more_reminders_than_room_is_left_stops_at_the_cap(
     let texts: Vec<String> = (0..MAX_REMINDERS).map(|n| format!("提醒 {n}")).collect();
     for text in &texts[..MAX_REMINDERS - 3] {
         let r = NewReminder { conversation_id: MOM, ..reminder(text) };
-        h.app.store.create_reminder(&r).await.expect("fill reminders");
+        h.app.store.reminders().create(&r).await.expect("fill reminders");
     }
     let calls: Vec<(&str, serde_json::Value)> = (0..8)
         .map(|n| ("reminder", json!({"text": format!("新提醒 {n}"), "in_minutes": 30 + n})))
@@ -129,7 +129,7 @@ async fn one_round_asking_for_more_reminders_than_room_is_left_stops_at_the_cap(
     h.llm.reply_tool_calls(&calls);
     h.llm.reply_text("好的");
     h.send(vec![h.event(in_dm(MOM), text_message("提醒我八件事"))]).await;
-    let reminders = h.app.store.list_reminders(MOM).await.expect("list");
+    let reminders = h.app.store.reminders().list(MOM).await.expect("list");
     assert_eq!(reminders.len(), MAX_REMINDERS, "the cap holds");
     let results = tool_results(&h.llm.requests()[1]);
     assert_eq!(results.len(), 8);

@@ -54,12 +54,12 @@ const TABLE: &[Row] = &[
             let store = store.clone();
             Box::pin(async move {
                 let reminder = crate::common::rows::once_reminder(MOM, "吃藥", DUE);
-                store.create_reminder(&reminder).await.expect("reminder");
+                store.reminders().create(&reminder).await.expect("reminder");
             })
         },
         claim: |store, owner, now, until| {
             Box::pin(
-                async move { Ok(store.claim_due_reminders(owner, now, until, 10).await?.len()) },
+                async move { Ok(store.reminders().claim_due(owner, now, until, 10).await?.len()) },
             )
         },
     },
@@ -72,7 +72,9 @@ const TABLE: &[Row] = &[
             )
         },
         claim: |store, owner, now, until| {
-            Box::pin(async move { Ok(store.claim_due_symbols(owner, now, until, 10).await?.len()) })
+            Box::pin(async move {
+                Ok(store.price_alerts().claim_due_symbols(owner, now, until, 10).await?.len())
+            })
         },
     },
     Row {
@@ -84,9 +86,9 @@ const TABLE: &[Row] = &[
             )
         },
         claim: |store, owner, now, until| {
-            Box::pin(
-                async move { Ok(store.claim_alert_deliveries(owner, now, until).await?.len()) },
-            )
+            Box::pin(async move {
+                Ok(store.price_alerts().claim_deliveries(owner, now, until).await?.len())
+            })
         },
     },
     Row {
@@ -100,11 +102,13 @@ const TABLE: &[Row] = &[
                     payload: "{}",
                     received_at_ms: DUE,
                 };
-                store.accept_events(&[event], None).await.expect("accept");
+                store.inbox().accept_events(&[event], None).await.expect("accept");
             })
         },
         claim: |store, owner, now, until| {
-            Box::pin(async move { Ok(store.claim_events(owner, now, until, 10).await?.len()) })
+            Box::pin(
+                async move { Ok(store.inbox().claim_events(owner, now, until, 10).await?.len()) },
+            )
         },
     },
     Row {
@@ -117,7 +121,7 @@ const TABLE: &[Row] = &[
         },
         claim: |store, owner, now, until| {
             Box::pin(
-                async move { Ok(store.claim_outbox(owner, MOM, now, until, now).await?.len()) },
+                async move { Ok(store.outbox().claim(owner, MOM, now, until, now).await?.len()) },
             )
         },
     },
@@ -131,7 +135,7 @@ const TABLE: &[Row] = &[
         },
         claim: |store, owner, now, until| {
             Box::pin(
-                async move { Ok(store.claim_digest_deliveries(owner, now, until).await?.len()) },
+                async move { Ok(store.digests().claim_deliveries(owner, now, until).await?.len()) },
             )
         },
     },
@@ -144,7 +148,9 @@ const TABLE: &[Row] = &[
             )
         },
         claim: |store, owner, now, until| {
-            Box::pin(async move { Ok(store.claim_care_doses(owner, now, until, 10).await?.len()) })
+            Box::pin(
+                async move { Ok(store.care().claim_doses(owner, now, until, 10).await?.len()) },
+            )
         },
     },
     Row {
@@ -153,7 +159,9 @@ const TABLE: &[Row] = &[
         seed: |_, _| Box::pin(async {}),
         claim: |store, owner, now, until| {
             Box::pin(async move {
-                Ok(usize::from(store.claim_alert_feed(owner, now, until).await?.is_some()))
+                Ok(usize::from(
+                    store.official_alerts().claim_feed(owner, now, until).await?.is_some(),
+                ))
             })
         },
     },

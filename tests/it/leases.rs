@@ -42,7 +42,7 @@ fn answers(line: &FakeLine) -> Vec<String> {
 
 async fn reminders(db: &str) -> usize {
     let store = Store::open(db).await.expect("store");
-    store.list_reminders(USER).await.expect("reminders").len()
+    store.reminders().list(USER).await.expect("reminders").len()
 }
 
 async fn post_burst(replica: &Replica, first: u64, n: u64) {

@@ -88,7 +88,8 @@ async fn an_unlisted_user_gets_exactly_one_refusal_across_messages_and_a_restart
     restarted.send(vec![restarted.dm(MOM, "哈囉？")]).await;
     assert!(restarted.line.sends().is_empty(), "silence after a restart");
     assert!(h.llm.requests().is_empty() && restarted.llm.requests().is_empty());
-    let logged = h.app.store.history(MOM, i64::MAX, 100, 100_000).await.expect("history");
+    let logged =
+        h.app.store.chat_log().history(MOM, i64::MAX, 100, 100_000).await.expect("history");
     assert!(logged.iter().all(|m| m.from_bot), "nothing the chat said is kept: {logged:?}");
 
     restarted.send(vec![restarted.dm(DAD, "你好")]).await;
@@ -184,7 +185,7 @@ async fn the_chat_budget_stops_turns_after_the_crossing_one_until_local_midnight
     h.llm.push(Step::Json(FakeLlm::with_usage(FakeLlm::tool_calls(&[("fx", fx)]), 250, 50)));
     h.llm.push(Step::Json(FakeLlm::with_usage(FakeLlm::text("約 32 元"), 250, 50)));
     h.send(vec![h.dm(MOM, "1 美金多少台幣")]).await;
-    let used = h.app.store.tokens_used("2026-11-30", MOM).await.expect("used");
+    let used = h.app.store.usage().tokens_used("2026-11-30", MOM).await.expect("used");
     assert_eq!((used.chat, used.service), (600, 600), "both rounds of the turn count");
 
     h.llm.push(Step::Json(FakeLlm::with_usage(FakeLlm::text("好的"), 500, 100)));
@@ -237,19 +238,19 @@ async fn token_counts_add_up_across_concurrent_writers_on_every_backend() {
         let b = Store::open(&url).await.expect("second connection");
         let writes = (0..20).map(|i| {
             let store = if i % 2 == 0 { a.clone() } else { b.clone() };
-            async move { store.add_tokens("2026-11-30", FAMILY, 10).await }
+            async move { store.usage().add_tokens("2026-11-30", FAMILY, 10).await }
         });
         for result in futures::future::join_all(writes).await {
             result.expect("add");
         }
-        a.add_tokens("2026-11-30", MOM, 5).await.expect("add");
-        a.add_tokens("2026-11-29", FAMILY, 7).await.expect("add");
-        let used = b.tokens_used("2026-11-30", FAMILY).await.expect("used");
+        a.usage().add_tokens("2026-11-30", MOM, 5).await.expect("add");
+        a.usage().add_tokens("2026-11-29", FAMILY, 7).await.expect("add");
+        let used = b.usage().tokens_used("2026-11-30", FAMILY).await.expect("used");
         assert_eq!((used.chat, used.service), (200, 205), "{url}");
-        assert_eq!(a.prune_tokens("2026-11-30").await.expect("prune"), 2, "{url}");
-        assert_eq!(a.tokens_used("2026-11-30", MOM).await.expect("used").chat, 5, "{url}");
-        assert!(a.note_unapproved(MOM, 1).await.expect("note"), "{url}");
-        assert!(!b.note_unapproved(MOM, 2).await.expect("note"), "told once: {url}");
+        assert_eq!(a.usage().prune_tokens("2026-11-30").await.expect("prune"), 2, "{url}");
+        assert_eq!(a.usage().tokens_used("2026-11-30", MOM).await.expect("used").chat, 5, "{url}");
+        assert!(a.access().note_unapproved(MOM, 1).await.expect("note"), "{url}");
+        assert!(!b.access().note_unapproved(MOM, 2).await.expect("note"), "told once: {url}");
     }
 }
 
@@ -268,6 +269,6 @@ async fn only_the_cap_of_250_tool_calls_in_one_round_run_and_the_rest_are_errors
     assert!(results[8..].iter().all(|r| r["error"]["kind"] == "too_many_calls"));
     let message = results[8]["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("too many tool calls in one round"), "{message}");
-    assert_eq!(h.app.store.list_reminders(MOM).await.expect("list").len(), 8);
+    assert_eq!(h.app.store.reminders().list(MOM).await.expect("list").len(), 8);
     assert!(metric(&h, "hearth_tool_calls_dropped_total").await >= 242.0);
 }

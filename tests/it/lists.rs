@@ -93,7 +93,7 @@ fn last_text(h: &Harness) -> String {
 }
 
 async fn open_items(h: &Harness, chat: &str, key: &str) -> Vec<(String, i64)> {
-    let list = h.app.store.list_by_key(chat, key).await.expect("store");
+    let list = h.app.store.lists().list_by_key(chat, key).await.expect("store");
     let items = list.map(|(_, items)| items).unwrap_or_default();
     items.into_iter().filter(|i| i.is_open()).map(|i| (i.name, i.quantity)).collect()
 }
@@ -334,7 +334,10 @@ async fn clearing_checked_items_keeps_the_open_ones_and_clearing_all_empties_the
     .await;
     assert_eq!(emptied[0]["removed"], 2);
     assert!(open_items(&h, FAMILY, "shopping").await.is_empty());
-    assert!(h.app.store.lists(FAMILY).await.expect("lists").is_empty(), "the list is gone");
+    assert!(
+        h.app.store.lists().of_chat(FAMILY).await.expect("lists").is_empty(),
+        "the list is gone"
+    );
 }
 
 #[tokio::test]
@@ -407,7 +410,10 @@ async fn bad_requests_get_clear_errors_and_change_nothing() {
         ]
     );
     assert!(results[2]["error"]["message"].as_str().is_some_and(|m| m.contains("61 characters")));
-    assert!(h.app.store.lists(FAMILY).await.expect("lists").is_empty(), "nothing was started");
+    assert!(
+        h.app.store.lists().of_chat(FAMILY).await.expect("lists").is_empty(),
+        "nothing was started"
+    );
 }
 
 /// `n` distinct item names starting at `from`.
@@ -513,7 +519,10 @@ async fn a_chat_keeps_at_most_so_many_items_and_so_many_lists() {
             .collect();
         turn(&h, h.group_text(OTHER_GROUP, MOM, "小幫手 加"), &calls, "好。").await;
     }
-    assert_eq!(h.app.store.lists(OTHER_GROUP).await.expect("lists").len(), MAX_LISTS_PER_CHAT);
+    assert_eq!(
+        h.app.store.lists().of_chat(OTHER_GROUP).await.expect("lists").len(),
+        MAX_LISTS_PER_CHAT
+    );
     let refused = turn(
         &h,
         h.group_text(OTHER_GROUP, MOM, "小幫手 加"),

@@ -56,6 +56,7 @@ async fn concurrent_additions_to_one_list_never_pass_its_cap_on_either_database(
                 };
                 let wanted = [Wanted { name: format!("item {i}"), quantity: None }];
                 store
+                    .lists()
                     .add_to_list(&edit, |state| {
                         plan_additions(state, &wanted, "shopping list").map(|p| p.changes)
                     })
@@ -72,10 +73,11 @@ async fn concurrent_additions_to_one_list_never_pass_its_cap_on_either_database(
             }
         }
         assert_eq!((added, full), (MAX_ITEMS_PER_LIST, extra), "{}", store.backend_name());
-        let (_, items) = store.list_by_key(FAMILY, "shopping").await.expect("read").expect("list");
+        let (_, items) =
+            store.lists().list_by_key(FAMILY, "shopping").await.expect("read").expect("list");
         assert_eq!(items.len(), MAX_ITEMS_PER_LIST, "{}", store.backend_name());
         assert_eq!(
-            store.lists(FAMILY).await.expect("lists").len(),
+            store.lists().of_chat(FAMILY).await.expect("lists").len(),
             1,
             "one list, not one per writer"
         );
@@ -104,22 +106,24 @@ async fn another_chat_can_neither_read_check_remove_nor_clear_a_chats_list() {
                 quantity: 1,
             }])
         };
-        let (list, items) = store.add_to_list(&edit, add).await.expect("added");
+        let (list, items) = store.lists().add_to_list(&edit, add).await.expect("added");
         let item = items[0].id;
 
-        assert!(store.list_by_id(OTHER, list.id).await.expect("read").is_none());
-        assert!(store.list_by_key(OTHER, "shopping").await.expect("read").is_none());
-        assert!(store.lists(OTHER).await.expect("read").is_empty());
-        let checked = store.check_list_item(OTHER, item, Some("U9"), None, 2).await;
+        assert!(store.lists().list_by_id(OTHER, list.id).await.expect("read").is_none());
+        assert!(store.lists().list_by_key(OTHER, "shopping").await.expect("read").is_none());
+        assert!(store.lists().of_chat(OTHER).await.expect("read").is_empty());
+        let checked = store.lists().check_list_item(OTHER, item, Some("U9"), None, 2).await;
         assert_eq!(checked.expect("check"), Checked::Gone);
-        assert!(store.remove_list_item(OTHER, item).await.expect("remove").is_none());
-        assert_eq!(store.clear_list(OTHER, list.id, false).await.expect("clear"), 0);
+        assert!(store.lists().remove_list_item(OTHER, item).await.expect("remove").is_none());
+        assert_eq!(store.lists().clear_list(OTHER, list.id, false).await.expect("clear"), 0);
 
-        let (_, kept) = store.list_by_id(FAMILY, list.id).await.expect("read").expect("kept");
+        let (_, kept) =
+            store.lists().list_by_id(FAMILY, list.id).await.expect("read").expect("kept");
         assert_eq!((kept.len(), kept[0].is_open()), (1, true), "{}", store.backend_name());
-        let summary = store.lists(FAMILY).await.expect("lists");
+        let summary = store.lists().of_chat(FAMILY).await.expect("lists");
         assert_eq!((summary[0].open, summary[0].checked), (1, 0));
-        let checked = store.check_list_item(FAMILY, item, Some("U2"), Some("爸爸"), 3).await;
+        let checked =
+            store.lists().check_list_item(FAMILY, item, Some("U2"), Some("爸爸"), 3).await;
         let Ok(Checked::Now(done)) = checked else { panic!("checked in its own chat") };
         assert_eq!((done.checked_by_name.as_deref(), done.checked_at), (Some("爸爸"), Some(3)));
         remove_sqlite_files(file);

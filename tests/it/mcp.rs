@@ -225,13 +225,13 @@ async fn descriptions_find_tools_returns_from_an_untrusted_server_hold_a_later_m
     assert!(found.to_string().contains("SYSTEM OVERRIDE"), "the injection was read: {found}");
     let held = tool_results(&h.llm.requests()[2]).pop().expect("the memory's result");
     assert_eq!(held["status"], "needs_confirmation", "{held}");
-    let kept = h.app.store.memories(FAMILY).await.expect("memories");
+    let kept = h.app.store.memory().memories(FAMILY).await.expect("memories");
     assert!(kept.is_empty(), "not kept without a tap: {kept:?}");
-    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 1);
+    assert_eq!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").len(), 1);
     let body = h.line.replies()[0].body.clone();
     let confirm = postback_data(&body, "confirm_call").expect("a confirm button");
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
-    let kept = h.app.store.memories(FAMILY).await.expect("memories");
+    let kept = h.app.store.memory().memories(FAMILY).await.expect("memories");
     assert_eq!(kept.len(), 1, "kept once the family taps");
 }
 
@@ -243,7 +243,7 @@ async fn descriptions_find_tools_returns_from_a_trusted_server_leave_the_turn_tr
     assert!(found.to_string().contains("home_forecast"), "{found}");
     let kept = tool_results(&h.llm.requests()[2]).pop().expect("the memory's result");
     assert_ne!(kept["status"], "needs_confirmation", "{kept}");
-    assert_eq!(h.app.store.memories(FAMILY).await.expect("memories").len(), 1);
+    assert_eq!(h.app.store.memory().memories(FAMILY).await.expect("memories").len(), 1);
 }
 
 #[tokio::test]

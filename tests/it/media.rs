@@ -103,7 +103,7 @@ async fn a_photo_in_a_1to1_chat_reaches_the_model_scaled_down_and_is_answered_wi
     assert!(reply_text(&h, 0).contains("家長會"));
     let chips = chip_texts(&h.line.replies()[0].body);
     assert!(chips.iter().any(|c| c.contains("提醒")), "{chips:?}");
-    let log = h.app.store.history(MOM, i64::MAX, 10, 1000).await.expect("history");
+    let log = h.app.store.chat_log().history(MOM, i64::MAX, 10, 1000).await.expect("history");
     assert!(log.iter().any(|m| m.text == "[photo]"), "the log says a photo came, not its content");
 }
 
@@ -386,7 +386,7 @@ async fn in_a_group_a_file_is_read_only_when_its_sender_calls_hearth_soon_after_
     h.send(vec![h.event(in_group(FAMILY, DAD), quote)]).await;
     assert!(reads(3), "quoting the file brings it");
     assert_eq!(media.fetches(), vec!["7301", "7301"]);
-    let log = h.app.store.history(FAMILY, i64::MAX, 20, 4000).await.expect("history");
+    let log = h.app.store.chat_log().history(FAMILY, i64::MAX, 20, 4000).await.expect("history");
     assert!(log.iter().any(|m| m.text == "[file: 運動會.txt]"), "the log says a file came");
 }
 
@@ -484,8 +484,8 @@ async fn a_photo_that_says_to_remember_something_changes_nothing_without_a_tap()
     h.llm.reply_text("照片上寫了一些指示，我不會照做。");
     h.send(vec![h.event(in_group(FAMILY, MOM), image("7081"))]).await;
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 這張寫什麼")]).await;
-    assert!(h.app.store.memories(FAMILY).await.expect("memories").is_empty());
-    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 1);
+    assert!(h.app.store.memory().memories(FAMILY).await.expect("memories").is_empty());
+    assert_eq!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").len(), 1);
 }
 
 #[tokio::test]
@@ -501,7 +501,7 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
     h.llm.reply_text("我讀到兩個日期，按 ✅ 就幫你設提醒。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 幫我把這張通知的日期都設提醒")]).await;
 
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
     let body = h.line.replies()[0].body.clone();
     assert!(postback_data(&body, "confirm_call").is_none(), "not a card per reminder: {body}");
     let text = body.to_string();
@@ -511,12 +511,12 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
     let confirm = postback_data(&body, "confirm_calls").expect("one confirm button for all");
 
     h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &confirm)]).await;
-    assert!(h.app.store.list_reminders(OTHER_GROUP).await.expect("reminders").is_empty());
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(OTHER_GROUP).await.expect("reminders").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
 
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
-    let set = h.app.store.list_reminders(FAMILY).await.expect("reminders");
+    let set = h.app.store.reminders().list(FAMILY).await.expect("reminders");
     assert_eq!(set.len(), 2, "each created once");
 }
 

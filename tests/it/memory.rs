@@ -91,7 +91,7 @@ async fn prompt_after(h: &Harness, event: Value) -> String {
 }
 
 async fn memory_texts(h: &Harness, conversation: &str) -> Vec<String> {
-    let all = h.app.store.memories(conversation).await.expect("memories");
+    let all = h.app.store.memory().memories(conversation).await.expect("memories");
     all.into_iter().map(|m| m.text).collect()
 }
 
@@ -224,7 +224,7 @@ async fn recap_reads_only_this_conversation_within_the_window() {
         h.dm(MOM, "私訊內容"),
     ])
     .await;
-    let dm_log = h.app.store.log_window(MOM, 0, 10).await.expect("log");
+    let dm_log = h.app.store.memory().log_window(MOM, 0, 10).await.expect("log");
     assert!(dm_log.iter().any(|m| m.text == "私訊內容"), "logged once its webhook is handled");
     h.llm.reply_text("今天天氣很好喔");
     h.send(vec![h.group_text(FAMILY, DAD, "小幫手 天氣好嗎")]).await;
@@ -294,7 +294,7 @@ async fn the_log_is_pruned_after_the_retention_period_on_the_injected_clock() {
     assert_eq!(h.app.prune_chat_log().await.expect("prune"), 0, "13 days: kept");
     h.clock.advance(SignedDuration::from_hours(2 * 24));
     assert_eq!(h.app.prune_chat_log().await.expect("prune"), 1, "15 days: pruned");
-    let log = h.app.store.log_window(FAMILY, 0, 100).await.expect("log");
+    let log = h.app.store.memory().log_window(FAMILY, 0, 100).await.expect("log");
     let texts: Vec<&str> = log.iter().map(|m| m.text.as_str()).collect();
     assert_eq!(texts, ["最近的話"]);
 }
@@ -307,7 +307,8 @@ async fn leave_and_unfollow_delete_that_conversations_log_and_memories_only() {
     h.send(vec![h.dm(MOM, "私訊")]).await;
     h.app
         .store
-        .add_memory(&NewMemory {
+        .memory()
+        .add(&NewMemory {
             conversation_id: MOM,
             text: "私人的事",
             user_id: Some(MOM),
@@ -319,14 +320,14 @@ async fn leave_and_unfollow_delete_that_conversations_log_and_memories_only() {
     let sent = h.line.sends().len();
 
     h.send(vec![h.bare("leave", json!({"type": "group", "groupId": FAMILY}))]).await;
-    assert!(h.app.store.log_window(FAMILY, 0, 100).await.expect("log").is_empty());
+    assert!(h.app.store.memory().log_window(FAMILY, 0, 100).await.expect("log").is_empty());
     assert!(memory_texts(&h, FAMILY).await.is_empty());
     assert_eq!(memory_texts(&h, OTHER_GROUP).await, ["別的群組的事"]);
-    assert!(!h.app.store.log_window(OTHER_GROUP, 0, 100).await.expect("log").is_empty());
+    assert!(!h.app.store.memory().log_window(OTHER_GROUP, 0, 100).await.expect("log").is_empty());
     assert_eq!(memory_texts(&h, MOM).await, ["私人的事"]);
 
     h.send(vec![h.bare("unfollow", json!({"type": "user", "userId": MOM}))]).await;
-    assert!(h.app.store.log_window(MOM, 0, 100).await.expect("log").is_empty());
+    assert!(h.app.store.memory().log_window(MOM, 0, 100).await.expect("log").is_empty());
     assert!(memory_texts(&h, MOM).await.is_empty());
     assert_eq!(memory_texts(&h, OTHER_GROUP).await, ["別的群組的事"]);
     assert_eq!(h.line.sends().len(), sent, "nothing is sent to a chat that removed hearth");
@@ -344,10 +345,10 @@ async fn with_hundreds_of_memories_the_prompt_stays_within_its_budget() {
             speaker: Some("媽媽"),
             at_ms: h.now_ms(),
         };
-        h.app.store.add_memory(&m).await.expect("memory");
+        h.app.store.memory().add(&m).await.expect("memory");
         if i == 10 {
             let old = NewMemory { text: "奶奶對花生過敏", ..m.clone() };
-            h.app.store.add_memory(&old).await.expect("memory");
+            h.app.store.memory().add(&old).await.expect("memory");
         }
     }
     let question = "小幫手 奶奶可以吃花生醬嗎";

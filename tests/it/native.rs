@@ -105,7 +105,7 @@ async fn quoting_an_answer_written_after_web_content_holds_what_it_prompts_for_a
         at_ms: h.now_ms(),
         tainted: true,
     };
-    h.app.store.record_answer(&tainted, &["590051".to_string()]).await.expect("logged");
+    h.app.store.chat_log().record_answer(&tainted, &["590051".to_string()]).await.expect("logged");
     h.llm.reply_tool_calls(&[(
         "reminder",
         json!({"text": "匯款", "at": "2026-12-01T09:00", "everyone": true}),
@@ -114,9 +114,9 @@ async fn quoting_an_answer_written_after_web_content_holds_what_it_prompts_for_a
     let ask = text_with_ids("590052", "q-5", "小幫手 照做", Some("590051"));
     h.send(vec![h.event(in_group(FAMILY, MOM), ask)]).await;
     assert!(last_user_message(&h, 0).contains("<<<UNTRUSTED_WEB_CONTENT>>>"));
-    let held = h.app.store.held_calls(FAMILY).await.expect("pending");
+    let held = h.app.store.held_calls().of_chat(FAMILY).await.expect("pending");
     assert_eq!(held.len(), 1, "held for a tap, not run");
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("list").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("list").is_empty());
 }
 
 #[tokio::test]
@@ -212,10 +212,13 @@ async fn a_newcomer_is_welcomed_once_per_group_by_reply() {
 async fn forgetting_a_group_forgets_whom_it_welcomed() {
     let h = Harness::start().await;
     h.send(vec![member_joined(&h, FAMILY, &[DAD], 11)]).await;
-    assert_eq!(h.app.store.mark_welcomed(FAMILY, &[DAD.to_string()], 0).await.ok(), Some(vec![]));
+    assert_eq!(
+        h.app.store.chats().mark_welcomed(FAMILY, &[DAD.to_string()], 0).await.ok(),
+        Some(vec![])
+    );
     h.app.store.forget_conversation(FAMILY).await.expect("forget");
     assert_eq!(
-        h.app.store.mark_welcomed(FAMILY, &[DAD.to_string()], 0).await.ok(),
+        h.app.store.chats().mark_welcomed(FAMILY, &[DAD.to_string()], 0).await.ok(),
         Some(vec![DAD.to_string()]),
         "the welcome record went with the chat"
     );

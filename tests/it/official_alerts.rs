@@ -511,7 +511,7 @@ async fn two_replicas_push_each_alert_once() {
         min_intensity: 4,
         quiet_holds_urgent: false,
     };
-    store.follow_public_alerts(&follow, 0).await.expect("follow");
+    store.official_alerts().follow(&follow, 0).await.expect("follow");
     let url = cap.feed_url();
     let env = [("HEARTH_ALERTS_FEED_URL", url.as_str()), ("HEARTH_ALERTS_POLL_SECS", "1")];
     let _a = Replica::spawn(&db, &line, &llm, &env).await;

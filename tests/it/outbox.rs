@@ -78,12 +78,12 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
     assert!(body.contains("倒垃圾") && body.contains("100,500"), "{body}");
     assert_eq!(h.line.quota_used(), 5, "the group is charged once");
     assert_eq!(
-        h.app.store.digest_status(FAMILY, "2026-12-01").await.expect("status"),
+        h.app.store.digests().status(FAMILY, "2026-12-01").await.expect("status"),
         Some(DigestStatus::Sent),
         "the outbox records the outcome on the digest's day"
     );
     assert!(h.app.loops.outbox.flush_due().await.expect("outbox").is_empty(), "nothing twice");
-    assert_eq!(h.app.store.outbox_pending().await.expect("pending"), 0);
+    assert_eq!(h.app.store.outbox().pending().await.expect("pending"), 0);
 }
 
 #[tokio::test]
@@ -217,11 +217,11 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     };
     // A process claims the item, fixes its request, LINE accepts it, and the process dies.
     let store = &h.app.store;
-    store.record_outbox(&[item], now).await.expect("record");
-    let claimed = store.claim_outbox("dead", MOM, now, now + 120_000, now).await.expect("claim");
+    store.outbox().record(&[item], now).await.expect("record");
+    let claimed = store.outbox().claim("dead", MOM, now, now + 120_000, now).await.expect("claim");
     assert_eq!(claimed.len(), 1);
     let own_key = claimed[0].line_key.clone().expect("recorded with a key of its own");
-    store.set_outbox_request("dead", claimed[0].id, &own_key).await.expect("request");
+    store.outbox().set_request("dead", claimed[0].id, &own_key).await.expect("request");
     let accepted = hearth::platform::tls::client_builder()
         .build()
         .expect("HTTP client")
@@ -247,7 +247,7 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
     // Done when the item is settled, not after a guessed wait.
     h.app.loops.outbox.flush_due().await.expect("outbox");
     let deadline = std::time::Instant::now() + TWO_SECONDS * 5;
-    while store.outbox_item(&occurrence).await.expect("item").expect("kept").status != "sent" {
+    while store.outbox().item(&occurrence).await.expect("item").expect("kept").status != "sent" {
         assert!(std::time::Instant::now() < deadline, "the item was never settled");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
@@ -300,7 +300,7 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     let settled = mine.expect("outbox").len() + theirs.expect("outbox").len();
     assert!(settled <= 3, "each item settled by one process (the server's loop may take some)");
     assert_eq!(h.line.pushes().len(), 1, "one request, by one process");
-    assert_eq!(h.app.store.outbox_pending().await.expect("pending"), 0);
+    assert_eq!(h.app.store.outbox().pending().await.expect("pending"), 0);
     assert_eq!(h.line.quota_used(), 5);
 }
 
@@ -321,18 +321,18 @@ async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_
     let at: jiff::Timestamp = "2026-11-30T12:30:00Z".parse().expect("20:30 in Taipei");
     let occurrence = format!("reminder:1:{}", at.as_millisecond());
     let key = hearth::push::delivery::occurrence_key(&occurrence).to_string();
-    let item = h.app.store.outbox_item(&key).await.expect("item").expect("kept");
+    let item = h.app.store.outbox().item(&key).await.expect("item").expect("kept");
     assert_eq!(item.status, "sent");
     assert_eq!(item.line_key.as_deref(), Some(sent_with.as_str()), "sent with its stored key");
     assert_ne!(sent_with, key, "never the occurrence's name");
 
     h.clock.advance(SignedDuration::from_hours(24 * 29));
     assert_eq!(h.app.prune_settled_pushes().await.expect("prune"), 0, "29 days: kept");
-    assert!(h.app.store.outbox_item(&key).await.expect("item").is_some());
+    assert!(h.app.store.outbox().item(&key).await.expect("item").is_some());
     h.clock.advance(SignedDuration::from_hours(24 * 2));
     let pruned = h.app.prune_settled_pushes().await.expect("prune");
     assert_eq!(pruned, 2, "31 days: the outbox item and the occurrence's record");
-    assert!(h.app.store.outbox_item(&key).await.expect("item").is_none());
+    assert!(h.app.store.outbox().item(&key).await.expect("item").is_none());
     h.app.loops.reminders.tick().await.expect("tick");
     h.app.loops.outbox.flush_due().await.expect("outbox");
     assert_eq!(h.line.accepted_pushes().len(), 1, "nothing sent again");
@@ -354,8 +354,8 @@ async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and
         due_at: now,
     };
     let store = &h.app.store;
-    store.record_outbox(&[item], now).await.expect("record");
-    let key = store.outbox_item(&occurrence).await.expect("item").expect("kept").line_key;
+    store.outbox().record(&[item], now).await.expect("record");
+    let key = store.outbox().item(&occurrence).await.expect("item").expect("kept").line_key;
     let key = key.expect("recorded with a key");
     // Someone else's request already used the key (LINE remembers it for 24 hours).
     let theirs = hearth::platform::tls::client_builder()
@@ -373,11 +373,11 @@ async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and
     h.clock.advance(SignedDuration::from_secs(3));
     h.app.loops.outbox.flush_due().await.expect("outbox");
     let deadline = std::time::Instant::now() + TWO_SECONDS * 5;
-    while store.outbox_item(&occurrence).await.expect("item").expect("kept").status == "pending" {
+    while store.outbox().item(&occurrence).await.expect("item").expect("kept").status == "pending" {
         assert!(std::time::Instant::now() < deadline, "the item was never settled");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let settled = store.outbox_item(&occurrence).await.expect("item").expect("kept");
+    let settled = store.outbox().item(&occurrence).await.expect("item").expect("kept");
     assert_eq!(settled.status, "failed", "not counted as told");
     assert_eq!(h.line.accepted_pushes().len(), 1, "only the other request was delivered");
     let metrics = h.metrics_text().await;

@@ -31,20 +31,20 @@ fn item<'a>(home: &'a str, target: &'a str, key: &'a str, due_at: i64) -> NewOut
 async fn an_item_is_recorded_once_and_its_chat_is_due_only_after_the_window() {
     for s in stores().await {
         let name = s.backend_name();
-        s.record_outbox(&[item(GROUP, GROUP, "k1", 1_000)], 1_000).await.expect("record");
-        s.record_outbox(&[item(GROUP, GROUP, "k1", 9_000)], 9_000).await.expect("again");
-        assert_eq!(s.outbox_pending().await.expect("pending"), 1, "{name}");
-        let stored = s.outbox_item("k1").await.expect("item").expect("kept");
+        s.outbox().record(&[item(GROUP, GROUP, "k1", 1_000)], 1_000).await.expect("record");
+        s.outbox().record(&[item(GROUP, GROUP, "k1", 9_000)], 9_000).await.expect("again");
+        assert_eq!(s.outbox().pending().await.expect("pending"), 1, "{name}");
+        let stored = s.outbox().item("k1").await.expect("item").expect("kept");
         assert_eq!(
             (stored.due_at, stored.silent, stored.status.as_str()),
             (1_000, true, "pending")
         );
         assert!(
-            s.outbox_due_targets(3_000, 999, 3_000, 10).await.expect("due").is_empty(),
+            s.outbox().due_targets(3_000, 999, 3_000, 10).await.expect("due").is_empty(),
             "{name}"
         );
-        assert_eq!(s.outbox_due_targets(4_000, 1_000, 4_000, 10).await.expect("due"), [GROUP]);
-        assert_eq!(s.outbox_oldest_due(GROUP, 4_000).await.expect("oldest"), Some(1_000));
+        assert_eq!(s.outbox().due_targets(4_000, 1_000, 4_000, 10).await.expect("due"), [GROUP]);
+        assert_eq!(s.outbox().oldest_due(GROUP, 4_000).await.expect("oldest"), Some(1_000));
     }
 }
 
@@ -52,13 +52,13 @@ async fn an_item_is_recorded_once_and_its_chat_is_due_only_after_the_window() {
 async fn each_item_gets_a_random_retry_key_when_recorded_and_recording_again_keeps_the_first() {
     for s in stores().await {
         let name = s.backend_name();
-        s.record_outbox(&[item(GROUP, GROUP, "k1", 1_000)], 1_000).await.expect("record");
-        let first = s.outbox_item("k1").await.expect("item").expect("kept").line_key;
-        s.record_outbox(&[item(GROUP, GROUP, "k1", 2_000)], 2_000).await.expect("again");
-        let again = s.outbox_item("k1").await.expect("item").expect("kept").line_key;
+        s.outbox().record(&[item(GROUP, GROUP, "k1", 1_000)], 1_000).await.expect("record");
+        let first = s.outbox().item("k1").await.expect("item").expect("kept").line_key;
+        s.outbox().record(&[item(GROUP, GROUP, "k1", 2_000)], 2_000).await.expect("again");
+        let again = s.outbox().item("k1").await.expect("item").expect("kept").line_key;
         assert_eq!(first, again, "{name}: a retry of the item reuses its key");
-        s.record_outbox(&[item(USER, USER, "k2", 1_000)], 1_000).await.expect("record");
-        let other = s.outbox_item("k2").await.expect("item").expect("kept").line_key;
+        s.outbox().record(&[item(USER, USER, "k2", 1_000)], 1_000).await.expect("record");
+        let other = s.outbox().item("k2").await.expect("item").expect("kept").line_key;
         let key = |k: &Option<String>| {
             uuid::Uuid::parse_str(k.as_deref().expect("a key")).expect("a UUID").get_version_num()
         };
@@ -73,14 +73,14 @@ async fn an_item_just_handed_over_is_left_to_the_loop_that_recorded_it() {
     for s in stores().await {
         let name = s.backend_name();
         // Held since 1 s (quiet hours ended at 5 s), and one just recorded at 9.5 s.
-        s.record_outbox(&[item(USER, USER, "held", 5_000)], 1_000).await.expect("record");
-        s.record_outbox(&[item(USER, USER, "fresh", 9_500)], 9_500).await.expect("record");
+        s.outbox().record(&[item(USER, USER, "held", 5_000)], 1_000).await.expect("record");
+        s.outbox().record(&[item(USER, USER, "fresh", 9_500)], 9_500).await.expect("record");
         // A round at 10 s taking what was recorded by 9 s leaves the chat to the recording loop.
-        assert!(s.outbox_due_targets(10_000, 10_000, 9_000, 10).await.expect("due").is_empty());
-        let round = s.claim_outbox("round", USER, 10_000, 70_000, 9_000).await.expect("claim");
+        assert!(s.outbox().due_targets(10_000, 10_000, 9_000, 10).await.expect("due").is_empty());
+        let round = s.outbox().claim("round", USER, 10_000, 70_000, 9_000).await.expect("claim");
         let keys: Vec<_> = round.iter().map(|i| i.retry_key.as_str()).collect();
         assert_eq!(keys, ["held"], "{name}: never the item another loop is pushing");
-        let own = s.claim_outbox("loop", USER, 10_000, 70_000, 10_000).await.expect("claim");
+        let own = s.outbox().claim("loop", USER, 10_000, 70_000, 10_000).await.expect("claim");
         let keys: Vec<_> = own.iter().map(|i| i.retry_key.as_str()).collect();
         assert_eq!(keys, ["fresh"], "{name}");
     }
@@ -90,40 +90,45 @@ async fn an_item_just_handed_over_is_left_to_the_loop_that_recorded_it() {
 async fn one_process_holds_a_chat_s_items_and_a_request_keeps_its_key_across_attempts() {
     for s in stores().await {
         let name = s.backend_name();
-        s.record_outbox(&[item(GROUP, GROUP, "a", 1_000), item(GROUP, GROUP, "b", 1_000)], 1_000)
+        s.outbox()
+            .record(&[item(GROUP, GROUP, "a", 1_000), item(GROUP, GROUP, "b", 1_000)], 1_000)
             .await
             .expect("record");
-        let mine = s.claim_outbox("p1", GROUP, 1_000, 61_000, 1_000).await.expect("claim");
+        let mine = s.outbox().claim("p1", GROUP, 1_000, 61_000, 1_000).await.expect("claim");
         assert_eq!(mine.len(), 2, "{name}");
-        assert!(s.claim_outbox("p2", GROUP, 2_000, 62_000, 2_000).await.expect("claim").is_empty());
-        assert!(s.outbox_due_targets(2_000, 2_000, 2_000, 10).await.expect("due").is_empty());
+        assert!(
+            s.outbox().claim("p2", GROUP, 2_000, 62_000, 2_000).await.expect("claim").is_empty()
+        );
+        assert!(s.outbox().due_targets(2_000, 2_000, 2_000, 10).await.expect("due").is_empty());
         for i in &mine {
-            s.set_outbox_request("p1", i.id, "K").await.expect("request");
+            s.outbox().set_request("p1", i.id, "K").await.expect("request");
         }
         let attempted: Vec<_> = mine.iter().collect();
-        s.retry_outbox("p1", &attempted, 1_000, 5_000).await.expect("retry");
-        assert!(s.claim_outbox("p2", GROUP, 4_999, 64_999, 4_999).await.expect("claim").is_empty());
-        let again = s.claim_outbox("p2", GROUP, 5_000, 65_000, 5_000).await.expect("claim");
+        s.outbox().retry("p1", &attempted, 1_000, 5_000).await.expect("retry");
+        assert!(
+            s.outbox().claim("p2", GROUP, 4_999, 64_999, 4_999).await.expect("claim").is_empty()
+        );
+        let again = s.outbox().claim("p2", GROUP, 5_000, 65_000, 5_000).await.expect("claim");
         assert_eq!(again.len(), 2, "{name}: after the wait");
         assert!(again.iter().all(|i| i.request_key.as_deref() == Some("K") && i.attempts == 1));
         assert!(again.iter().all(|i| i.first_attempt_at == Some(1_000)));
-        s.set_outbox_request("p2", again[0].id, "other").await.expect("request");
-        let first = s.outbox_item("a").await.expect("item").expect("kept");
+        s.outbox().set_request("p2", again[0].id, "other").await.expect("request");
+        let first = s.outbox().item("a").await.expect("item").expect("kept");
         assert_eq!(
             first.request_key.as_deref(),
             Some("K"),
             "{name}: fixed before the first attempt"
         );
         let done: Vec<_> = again.iter().collect();
-        s.settle_outbox("p1", &done, "sent", 6_000).await.expect("not p1's");
+        s.outbox().settle("p1", &done, "sent", 6_000).await.expect("not p1's");
         assert_eq!(
-            s.outbox_pending().await.expect("pending"),
+            s.outbox().pending().await.expect("pending"),
             2,
             "{name}: only the holder settles"
         );
-        s.settle_outbox("p2", &done, "sent", 6_000).await.expect("settle");
-        assert_eq!(s.outbox_pending().await.expect("pending"), 0, "{name}");
-        assert_eq!(s.outbox_item("b").await.expect("item").expect("kept").status, "sent");
+        s.outbox().settle("p2", &done, "sent", 6_000).await.expect("settle");
+        assert_eq!(s.outbox().pending().await.expect("pending"), 0, "{name}");
+        assert_eq!(s.outbox().item("b").await.expect("item").expect("kept").status, "sent");
     }
 }
 
@@ -145,7 +150,8 @@ async fn shared_stores() -> Vec<Store> {
 async fn of_many_processes_claiming_one_chat_at_the_same_instant_one_gets_its_items() {
     for s in shared_stores().await {
         let name = s.backend_name();
-        s.record_outbox(&[item(GROUP, GROUP, "x", 1_000), item(GROUP, GROUP, "y", 1_000)], 1_000)
+        s.outbox()
+            .record(&[item(GROUP, GROUP, "x", 1_000), item(GROUP, GROUP, "y", 1_000)], 1_000)
             .await
             .expect("record");
         for round in 0..5i64 {
@@ -153,7 +159,8 @@ async fn of_many_processes_claiming_one_chat_at_the_same_instant_one_gets_its_it
             let claims = (0..12).map(|p| {
                 let s = s.clone();
                 tokio::spawn(async move {
-                    s.claim_outbox(&format!("p{p}"), GROUP, now, now + 60_000, now)
+                    s.outbox()
+                        .claim(&format!("p{p}"), GROUP, now, now + 60_000, now)
                         .await
                         .expect("claim")
                 })
@@ -177,19 +184,19 @@ async fn of_many_processes_claiming_one_chat_at_the_same_instant_one_gets_its_it
 async fn an_item_held_for_quiet_hours_waits_until_they_end() {
     for s in stores().await {
         let name = s.backend_name();
-        s.record_outbox(&[item(GROUP, USER, "q", 1_000)], 1_000).await.expect("record");
-        let claimed = s.claim_outbox("p1", USER, 1_000, 61_000, 1_000).await.expect("claim");
-        s.defer_outbox("p1", claimed[0].id, 50_000).await.expect("defer");
+        s.outbox().record(&[item(GROUP, USER, "q", 1_000)], 1_000).await.expect("record");
+        let claimed = s.outbox().claim("p1", USER, 1_000, 61_000, 1_000).await.expect("claim");
+        s.outbox().defer("p1", claimed[0].id, 50_000).await.expect("defer");
         assert!(
-            s.outbox_due_targets(49_999, 49_999, 49_999, 10).await.expect("due").is_empty(),
+            s.outbox().due_targets(49_999, 49_999, 49_999, 10).await.expect("due").is_empty(),
             "{name}"
         );
         assert!(
-            s.claim_outbox("p2", USER, 49_999, 99_999, 49_999).await.expect("claim").is_empty()
+            s.outbox().claim("p2", USER, 49_999, 99_999, 49_999).await.expect("claim").is_empty()
         );
-        assert_eq!(s.outbox_due_targets(50_000, 50_000, 50_000, 10).await.expect("due"), [USER]);
+        assert_eq!(s.outbox().due_targets(50_000, 50_000, 50_000, 10).await.expect("due"), [USER]);
         assert_eq!(
-            s.claim_outbox("p2", USER, 50_000, 99_999, 50_000).await.expect("claim").len(),
+            s.outbox().claim("p2", USER, 50_000, 99_999, 50_000).await.expect("claim").len(),
             1
         );
     }
@@ -200,12 +207,16 @@ async fn forgetting_a_chat_forgets_what_waits_in_its_outbox() {
     for s in stores().await {
         let name = s.backend_name();
         // A personal item set in the group, pushed to the person's 1:1 chat, belongs to the group.
-        s.record_outbox(&[item(GROUP, USER, "g", 1_000), item(USER, USER, "u", 1_000)], 1_000)
+        s.outbox()
+            .record(&[item(GROUP, USER, "g", 1_000), item(USER, USER, "u", 1_000)], 1_000)
             .await
             .expect("record");
         s.forget_conversation(GROUP).await.expect("forget");
-        assert!(s.outbox_item("g").await.expect("item").is_none(), "{name}");
-        assert!(s.outbox_item("u").await.expect("item").is_some(), "{name}: another chat's stays");
+        assert!(s.outbox().item("g").await.expect("item").is_none(), "{name}");
+        assert!(
+            s.outbox().item("u").await.expect("item").is_some(),
+            "{name}: another chat's stays"
+        );
     }
 }
 
@@ -214,22 +225,22 @@ async fn settled_items_older_than_the_cutoff_are_pruned_in_bounded_batches_and_w
     for s in stores().await {
         let name = s.backend_name();
         let items = ["old1", "old2", "recent", "waiting"].map(|k| item(GROUP, GROUP, k, 1_000));
-        s.record_outbox(&items, 1_000).await.expect("record");
-        let claimed = s.claim_outbox("p1", GROUP, 1_000, 61_000, 1_000).await.expect("claim");
+        s.outbox().record(&items, 1_000).await.expect("record");
+        let claimed = s.outbox().claim("p1", GROUP, 1_000, 61_000, 1_000).await.expect("claim");
         let by_key = |k: &str| claimed.iter().find(|i| i.retry_key == k).expect("claimed");
-        s.settle_outbox("p1", &[by_key("old1")], "sent", 5_000).await.expect("settle");
-        s.settle_outbox("p1", &[by_key("old2")], "held", 6_000).await.expect("settle");
-        s.settle_outbox("p1", &[by_key("recent")], "sent", 20_000).await.expect("settle");
+        s.outbox().settle("p1", &[by_key("old1")], "sent", 5_000).await.expect("settle");
+        s.outbox().settle("p1", &[by_key("old2")], "held", 6_000).await.expect("settle");
+        s.outbox().settle("p1", &[by_key("recent")], "sent", 20_000).await.expect("settle");
         assert_eq!(s.prune_settled_pushes(10_000, 1).await.expect("prune"), 1, "{name}: a batch");
         assert_eq!(s.prune_settled_pushes(10_000, 1).await.expect("prune"), 1, "{name}");
         assert_eq!(s.prune_settled_pushes(10_000, 1).await.expect("prune"), 0, "{name}: done");
         for gone in ["old1", "old2"] {
-            assert!(s.outbox_item(gone).await.expect("item").is_none(), "{name}: {gone}");
+            assert!(s.outbox().item(gone).await.expect("item").is_none(), "{name}: {gone}");
         }
-        assert!(s.outbox_item("recent").await.expect("item").is_some(), "{name}: newer");
-        let waiting = s.outbox_item("waiting").await.expect("item").expect("kept");
+        assert!(s.outbox().item("recent").await.expect("item").is_some(), "{name}: newer");
+        let waiting = s.outbox().item("waiting").await.expect("item").expect("kept");
         assert_eq!(waiting.status, "pending", "{name}: what waits is never pruned");
         assert_eq!(s.prune_settled_pushes(i64::MAX, 100).await.expect("prune"), 1, "{name}");
-        assert!(s.outbox_item("waiting").await.expect("item").is_some(), "{name}");
+        assert!(s.outbox().item("waiting").await.expect("item").is_some(), "{name}");
     }
 }

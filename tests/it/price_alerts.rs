@@ -85,7 +85,7 @@ async fn an_alert_fires_once_when_the_price_crosses_its_level() {
     quote(&h, "BTC-USD", 101_000.0);
     assert_eq!(tick(&h, mins(0)).await.fired, 0, "a once alert is done");
     assert_eq!(h.line.pushes().len(), 1);
-    assert!(h.app.store.list_alerts(MOM).await.expect("list").is_empty());
+    assert!(h.app.store.price_alerts().list(MOM).await.expect("list").is_empty());
 }
 
 #[tokio::test]
@@ -227,10 +227,10 @@ async fn the_cancel_button_only_works_in_its_own_group() {
     let cancel = postback_data(&h.line.replies()[0].body, "cancel_price_alert").expect("cancel");
     h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &cancel)]).await;
     assert!(texts_of(&h.line.replies().last().expect("reply").body).contains("不屬於這個聊天室"));
-    assert_eq!(h.app.store.list_alerts(FAMILY).await.expect("list").len(), 1);
+    assert_eq!(h.app.store.price_alerts().list(FAMILY).await.expect("list").len(), 1);
     h.send(vec![h.postback(in_group(FAMILY, MOM), &cancel)]).await;
     assert!(texts_of(&h.line.replies().last().expect("reply").body).contains("已取消價格通知"));
-    assert!(h.app.store.list_alerts(FAMILY).await.expect("list").is_empty());
+    assert!(h.app.store.price_alerts().list(FAMILY).await.expect("list").is_empty());
 }
 
 #[tokio::test]
@@ -331,7 +331,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
     let show = json!({"action": "show", "id": null, "symbol": null});
     let listed = call(&h, in_group(FAMILY, MOM), "price_alerts", show.clone()).await;
     assert_eq!(listed["alerts"], json!([]));
-    assert_eq!(h.app.store.list_alerts(MOM).await.expect("list").len(), 1);
+    assert_eq!(h.app.store.price_alerts().list(MOM).await.expect("list").len(), 1);
 
     // Its own conversation lists it and cancels it by symbol.
     let listed = call(&h, in_dm(MOM), "price_alerts", show).await;
@@ -339,7 +339,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
     let by_symbol = json!({"action": "cancel", "id": null, "symbol": "比特幣"});
     let cancelled = call(&h, in_dm(MOM), "price_alerts", by_symbol).await;
     assert_eq!(cancelled["cancelled"][0]["id"], id, "{cancelled}");
-    assert!(h.app.store.list_alerts(MOM).await.expect("list").is_empty());
+    assert!(h.app.store.price_alerts().list(MOM).await.expect("list").is_empty());
 }
 
 #[tokio::test]
@@ -369,6 +369,6 @@ async fn a_fire_refused_for_the_monthly_quota_comes_with_the_next_reply_and_a_re
 
     let removed = h.app.store.forget_conversation(FAMILY).await.expect("forget");
     assert_eq!(removed.alerts, 1);
-    assert!(h.app.store.list_alerts(FAMILY).await.expect("list").is_empty());
-    assert_eq!(h.app.store.list_alerts(MOM).await.expect("list").len(), 0, "MOM's fired");
+    assert!(h.app.store.price_alerts().list(FAMILY).await.expect("list").is_empty());
+    assert_eq!(h.app.store.price_alerts().list(MOM).await.expect("list").len(), 0, "MOM's fired");
 }

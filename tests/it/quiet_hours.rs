@@ -126,7 +126,7 @@ async fn quiet_hours_are_cancelled_in_english_and_bad_windows_change_nothing() {
         let r = h.call_tool(in_dm(MOM), "be quiet at night", "quiet_hours", args.clone()).await;
         assert_eq!(r["error"]["kind"], "invalid_arguments", "{args} → {r}");
     }
-    assert!(h.app.store.quiet_hours(MOM).await.expect("store").is_none());
+    assert!(h.app.store.chats().quiet_hours(MOM).await.expect("store").is_none());
     let none = h
         .call_tool(
             in_dm(MOM),
@@ -191,7 +191,7 @@ async fn quiet_hours_asked_for_without_times_are_ten_at_night_to_seven_in_the_mo
         (Some("22:00"), Some("07:00")),
         "{set}"
     );
-    let row = h.app.store.quiet_hours(MOM).await.expect("store").expect("kept");
+    let row = h.app.store.chats().quiet_hours(MOM).await.expect("store").expect("kept");
     assert_eq!((row.start_local.as_str(), row.end_local.as_str()), ("22:00", "07:00"));
 }
 

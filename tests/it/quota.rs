@@ -77,7 +77,7 @@ async fn a_push_into_a_group_costs_its_member_count_recorded_per_chat_and_month(
     assert_eq!(pushes_to(&h, FAMILY).len(), 2);
     assert_eq!(h.line.quota_used(), 10, "five members, twice");
     let month = h.app.quota.month().key();
-    let spent = h.app.store.spent_by_chat(&month).await.expect("spent");
+    let spent = h.app.store.quota().spent_by_chat(&month).await.expect("spent");
     assert_eq!(
         (spent[0].conversation_id.as_str(), spent[0].pushes, spent[0].cost),
         (FAMILY, 2, 10)
@@ -127,7 +127,7 @@ async fn a_personal_reminder_set_in_a_group_goes_to_the_friend_s_1to1_chat() {
     let refused = texts_of(&h.line.replies().last().expect("reply").body);
     assert!(refused.contains("不屬於這個聊天室"), "{refused}");
     h.send(vec![h.postback(in_dm(MOM), &snooze)]).await;
-    let snoozed = h.app.store.list_reminders(FAMILY).await.expect("list");
+    let snoozed = h.app.store.reminders().list(FAMILY).await.expect("list");
     assert_eq!(snoozed.len(), 1, "the snoozed copy");
     assert_eq!(snoozed[0].target(), MOM, "and it still goes to the 1:1 chat");
 }
@@ -181,7 +181,7 @@ async fn a_repeating_reminder_over_the_month_s_quota_is_refused_on_its_card_unti
     let chips = crate::common::harness::chip_texts(&reply);
     assert!(chips.iter().any(|c| c.contains("只私訊提醒我")), "{chips:?}");
     assert!(chips.iter().any(|c| c.contains("照樣建立")), "{chips:?}");
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("list").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("list").is_empty());
 
     let mut anyway = daily;
     anyway["accept_cost"] = json!(true);
@@ -245,7 +245,7 @@ async fn an_every_time_alert_over_the_month_s_quota_is_refused_with_the_cheaper_
     assert!(chips.iter().any(|c| c.contains("只私訊通知我")), "{chips:?}");
     assert!(chips.iter().any(|c| c.contains("只通知一次")), "{chips:?}");
     assert!(chips.iter().any(|c| c.contains("照樣建立")), "{chips:?}");
-    assert!(h.app.store.list_alerts(FAMILY).await.expect("list").is_empty());
+    assert!(h.app.store.price_alerts().list(FAMILY).await.expect("list").is_empty());
 
     // The cheaper way: the asker's own alert, in her 1:1 chat (four fires × one).
     let own = set_alert(&h, in_group(FAMILY, MOM), every_time_alert(None)).await;
@@ -262,7 +262,8 @@ async fn an_every_time_alert_over_the_quota_in_a_chat_with_a_digest_is_offered_t
     set_clock(&h, "2026-11-30T17:00:00Z");
     h.app
         .store
-        .save_digest(&hearth::store::NewDigest {
+        .digests()
+        .save(&hearth::store::NewDigest {
             conversation_id: MOM,
             local_time: "07:00",
             tz: "Asia/Taipei",
@@ -298,7 +299,7 @@ async fn an_every_time_alert_over_the_quota_is_created_once_when_the_family_acce
     let card = h.line.replies().last().expect("reply").body.to_string();
     assert!(card.contains("價格通知已設定") && card.contains("每月約 20 則"), "{card}");
     set_alert(&h, in_group(FAMILY, MOM), anyway).await;
-    let alerts = h.app.store.list_alerts(FAMILY).await.expect("list");
+    let alerts = h.app.store.price_alerts().list(FAMILY).await.expect("list");
     assert_eq!(alerts.len(), 1, "created once: {alerts:?}");
 }
 
@@ -313,7 +314,7 @@ async fn an_every_time_alert_that_fits_tells_its_monthly_cost_on_the_confirmatio
     assert!(result.get("cheaper").is_none(), "{result}");
     let card = h.line.replies().last().expect("reply").body.to_string();
     assert!(card.contains("每次通知 5 則，每月約 20 則，本月免費額度剩 190 則"), "{card}");
-    assert_eq!(h.app.store.list_alerts(FAMILY).await.expect("list").len(), 1);
+    assert_eq!(h.app.store.price_alerts().list(FAMILY).await.expect("list").len(), 1);
 }
 
 #[tokio::test]
@@ -494,7 +495,7 @@ async fn a_personal_price_alert_set_in_a_group_fires_in_the_friend_s_1to1_chat()
     let cancel = postback_data(&private[0].body, "cancel_price_alert").expect("cancel button");
     h.send(vec![h.postback(in_dm(MOM), &cancel)]).await;
     assert!(
-        h.app.store.list_alerts(FAMILY).await.expect("list").is_empty(),
+        h.app.store.price_alerts().list(FAMILY).await.expect("list").is_empty(),
         "cancelled from the 1:1 chat"
     );
 }

@@ -166,12 +166,12 @@ async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
         h.clock.set(t.saturating_add(SignedDuration::from_secs(3)).expect("time"));
         h.app.loops.outbox.flush_due().await.expect("outbox");
     }
-    assert_eq!(h.app.store.outbox_pending().await.expect("outbox"), 0, "nothing left waiting");
+    assert_eq!(h.app.store.outbox().pending().await.expect("outbox"), 0, "nothing left waiting");
     let accepted = h.line.accepted_pushes();
     m.requests = accepted.len();
     m.pushed = accepted.iter().map(|p| cards_of(&p.body)).sum();
-    m.held =
-        missed_lines + usize::try_from(h.app.store.held_count().await.expect("held")).unwrap_or(0);
+    m.held = missed_lines
+        + usize::try_from(h.app.store.quota().held_count().await.expect("held")).unwrap_or(0);
     m.spent = h.line.quota_used();
     m.lost = m.due.saturating_sub(m.pushed + m.held);
     m

@@ -116,7 +116,7 @@ async fn weekly_group_reminder_mentions_the_member_and_its_buttons_only_work_in_
     let forged = cancel.replace(&cancel[cancel.len() - 4..], "AAAA");
     h.send(vec![h.postback(in_group(FAMILY, DAD), &forged)]).await;
     assert!(texts_of(&h.line.replies().last().expect("reply").body).contains("不屬於這個聊天室"));
-    assert_eq!(h.app.store.list_reminders(FAMILY).await.expect("list").len(), 1);
+    assert_eq!(h.app.store.reminders().list(FAMILY).await.expect("list").len(), 1);
 
     assert_eq!(
         h.advance_and_tick(SignedDuration::from_hours(7 * 24)).await.sent,
@@ -169,7 +169,11 @@ async fn list_and_cancel_see_only_this_conversations_reminders() {
     h.llm.reply_text("找不到");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 取消那個")]).await;
     assert_eq!(tool_result(&h, h.llm.requests().len() - 1)["error"]["kind"], "not_found");
-    assert_eq!(h.app.store.list_reminders(OTHER_GROUP).await.expect("list").len(), 1, "untouched");
+    assert_eq!(
+        h.app.store.reminders().list(OTHER_GROUP).await.expect("list").len(),
+        1,
+        "untouched"
+    );
 
     h.llm.reply_tool_calls(&[(
         "reminders",
@@ -178,7 +182,7 @@ async fn list_and_cancel_see_only_this_conversations_reminders() {
     h.llm.reply_text("已取消");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 取消繳房租提醒")]).await;
     assert_eq!(tool_result(&h, h.llm.requests().len() - 1)["text"], "繳房租");
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("list").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("list").is_empty());
 }
 
 #[tokio::test]
@@ -200,7 +204,7 @@ async fn bad_reminder_requests_are_refused_and_change_nothing() {
     }
     let past = create(&h, in_dm(MOM), json!({"text": "過去", "at": "2026-11-30T19:00"})).await;
     assert!(past["error"]["message"].as_str().unwrap_or("").contains("already passed"));
-    assert!(h.app.store.list_reminders(MOM).await.expect("list").is_empty());
+    assert!(h.app.store.reminders().list(MOM).await.expect("list").is_empty());
 }
 
 #[tokio::test]
@@ -288,7 +292,7 @@ async fn after_downtime_only_the_latest_missed_occurrence_is_sent_with_a_note() 
     assert_eq!(report.sent, 1, "no backlog replay");
     let body = h.line.accepted_pushes()[0].body.to_string();
     assert!(body.contains("2026-12-04") && body.contains("晚了送到"), "{body}");
-    let next = h.app.store.list_reminders(MOM).await.expect("list")[0].next_fire_at;
+    let next = h.app.store.reminders().list(MOM).await.expect("list")[0].next_fire_at;
     assert_eq!(
         next,
         Some("2026-12-05T00:00:00Z".parse::<jiff::Timestamp>().expect("t").as_millisecond())
@@ -333,7 +337,7 @@ async fn a_group_that_removes_hearth_loses_its_reminders_and_gets_no_push() {
         o.remove("replyToken")
     });
     h.send(vec![leave]).await;
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("list").is_empty());
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("list").is_empty());
     assert_eq!(
         h.advance_and_tick(SignedDuration::from_mins(30)).await.sent,
         1,

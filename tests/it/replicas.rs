@@ -35,7 +35,8 @@ async fn insert_due_reminders(db: &str, count: usize, due_ms: i64) {
     for i in 0..count {
         let conversation = format!("U{i:032x}");
         store
-            .create_reminder(&NewReminder {
+            .reminders()
+            .create(&NewReminder {
                 created_by: None,
                 ..crate::common::rows::once_reminder(&conversation, "提醒", due_ms)
             })

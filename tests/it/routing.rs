@@ -156,7 +156,7 @@ async fn remember_keeps_a_relative_date_as_the_date_it_meant() {
     )
     .await;
     assert_eq!(result["memory"]["text"], "2026-12-01（週二）要回診", "{result}");
-    let kept = h.app.store.memories(MOM).await.expect("memories");
+    let kept = h.app.store.memory().memories(MOM).await.expect("memories");
     assert_eq!(kept[0].text, "2026-12-01（週二）要回診");
 }
 
@@ -167,7 +167,7 @@ async fn in_a_1to1_chat_a_reminder_for_someone_else_is_refused_with_the_way_to_d
     let refused = h.call_tool(in_dm(MOM), "提醒爸爸明天吃藥", "reminder", dad).await;
     assert_eq!(refused["error"]["kind"], "invalid_arguments", "{refused}");
     assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("family group"));
-    assert!(h.app.store.list_reminders(MOM).await.expect("list").is_empty(), "nothing set");
+    assert!(h.app.store.reminders().list(MOM).await.expect("list").is_empty(), "nothing set");
     let mine = json!({"text": "吃藥", "at": "2026-12-01T08:00", "for_member": "我"});
     let set = h.call_tool(in_dm(MOM), "提醒我明天吃藥", "reminder", mine).await;
     assert!(set["id"].is_i64(), "for the speaker it is set: {set}");
@@ -183,7 +183,7 @@ async fn in_a_1to1_chat_a_care_plan_naming_a_caregiver_is_refused_with_the_way_t
     assert_eq!(refused["error"]["kind"], "invalid_arguments", "{refused}");
     let message = refused["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("哥哥") && message.contains("family group"), "{message}");
-    assert!(h.app.store.care_plans_of_chat(MOM).await.expect("plans").is_empty(), "nothing set");
+    assert!(h.app.store.care().plans_of_chat(MOM).await.expect("plans").is_empty(), "nothing set");
     let prompt = system(&request);
     assert!(prompt.contains("care plans set here are for the person speaking only"), "{prompt}");
 }

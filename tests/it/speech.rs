@@ -242,9 +242,9 @@ async fn in_a_group_one_member_can_ask_for_spoken_answers_for_herself() {
 async fn speech_counts_against_the_days_token_budget() {
     let media = FakeMedia::start().await;
     let h = speaking(&media, |_| {}).await;
-    let before = h.app.store.tokens_used("2026-11-30", MOM).await.expect("read").chat;
+    let before = h.app.store.usage().tokens_used("2026-11-30", MOM).await.expect("read").chat;
     ask_by_voice(&h, &media, "9004", "你好", "你好呀").await;
-    let after = h.app.store.tokens_used("2026-11-30", MOM).await.expect("read").chat;
+    let after = h.app.store.usage().tokens_used("2026-11-30", MOM).await.expect("read").chat;
     // The model's one call (the fake counts 49 tokens), and the three characters spoken.
     assert_eq!(after - before, 49 + 3);
 }
@@ -307,7 +307,7 @@ async fn a_care_prompt_is_not_spoken_once_her_chat_spent_the_days_tokens_but_sti
     let h = speaking(&media, |c| c.limits.daily_tokens_per_chat = 1_000).await;
     plan(&h, json!({})).await;
     h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
-    h.app.store.add_tokens("2026-12-01", GRANDMA, 1_000).await.expect("spent");
+    h.app.store.usage().add_tokens("2026-12-01", GRANDMA, 1_000).await.expect("spent");
     let spoken_before = media.speech_requests().len();
     assert_eq!(at(&h, EIGHT).await.prompts, 1);
     let push = last_push(&h, GRANDMA);
@@ -333,7 +333,7 @@ async fn a_tapped_button_s_answer_is_spoken_once_she_asked_for_spoken_answers() 
     assert!(audio_of(&unspoken).is_none(), "she has not asked: {unspoken}");
     assert!(media.speech_requests().is_empty());
     h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
-    let before = h.app.store.tokens_used("2026-12-01", GRANDMA).await.expect("read").chat;
+    let before = h.app.store.usage().tokens_used("2026-12-01", GRANDMA).await.expect("read").chat;
     let spoken_before = media.speech_requests().len();
     let body = tap_taken(&h).await;
     let messages = messages_of(&body);
@@ -344,7 +344,7 @@ async fn a_tapped_button_s_answer_is_spoken_once_she_asked_for_spoken_answers() 
     assert_eq!(said.len(), spoken_before + 1);
     let spoken = said.last().expect("spoken")["input"].as_str().unwrap_or_default().to_string();
     assert!(!spoken.is_empty());
-    let after = h.app.store.tokens_used("2026-12-01", GRANDMA).await.expect("read").chat;
+    let after = h.app.store.usage().tokens_used("2026-12-01", GRANDMA).await.expect("read").chat;
     assert_eq!(after - before, spoken.chars().count() as u64, "the speech is counted");
 }
 
@@ -355,7 +355,7 @@ async fn a_tapped_button_s_answer_is_not_spoken_once_her_chat_spent_the_days_tok
     plan(&h, json!({})).await;
     h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
     assert_eq!(at(&h, EIGHT).await.prompts, 1);
-    h.app.store.add_tokens("2026-12-01", GRANDMA, 1_000).await.expect("spent");
+    h.app.store.usage().add_tokens("2026-12-01", GRANDMA, 1_000).await.expect("spent");
     let spoken_before = media.speech_requests().len();
     let body = tap_taken(&h).await;
     assert_eq!(messages_of(&body).len(), 1, "the text alone: {body}");

@@ -36,13 +36,13 @@ async fn lunar_and_workday_reminders_keep_their_rule_through_create_list_and_cla
             rule: every_workday,
             ..crate::common::rows::once_reminder("C1", "打卡", 2_000)
         };
-        let created = s.create_reminder(&birthday).await.expect("create");
+        let created = s.reminders().create(&birthday).await.expect("create");
         assert_eq!(created.rule, leap_birthday, "{name}");
-        s.create_reminder(&workdays).await.expect("create");
-        let listed = s.list_reminders("C1").await.expect("list");
+        s.reminders().create(&workdays).await.expect("create");
+        let listed = s.reminders().list("C1").await.expect("list");
         let rules: Vec<_> = listed.iter().map(|r| r.rule).collect();
         assert_eq!(rules, [leap_birthday, every_workday], "{name}");
-        let claimed = s.claim_due_reminders("p1", 5_000, 60_000, 10).await.expect("claim");
+        let claimed = s.reminders().claim_due("p1", 5_000, 60_000, 10).await.expect("claim");
         assert_eq!(claimed[0].rule, leap_birthday, "{name}");
     }
 }
@@ -55,21 +55,21 @@ async fn reminder_rows_decode_to_their_frequency_and_status() {
             rule: Recurrence { freq: Freq::Weekly, ..Recurrence::once() },
             ..crate::common::rows::once_reminder("C1", "倒垃圾", 1_000)
         };
-        let r = s.create_reminder(&weekly).await.expect("create");
+        let r = s.reminders().create(&weekly).await.expect("create");
         assert_eq!((r.rule.freq, r.status), (Freq::Weekly, ReminderStatus::Active), "{name}");
-        s.claim_due_reminders("p1", 1_000, 60_000, 10).await.expect("claim");
+        s.reminders().claim_due("p1", 1_000, 60_000, 10).await.expect("claim");
         let next = Finish {
             reminder_id: r.id,
             claimed_fire_at: 1_000,
             delivery: None,
             next: Next::At(9_000, 1),
         };
-        s.finish_reminders("p1", 1_000, &[next]).await.expect("advance (binds the status)");
-        let listed = s.list_reminders("C1").await.expect("list (status IN ('active', 'paused'))");
+        s.reminders().finish("p1", 1_000, &[next]).await.expect("advance (binds the status)");
+        let listed = s.reminders().list("C1").await.expect("list (status IN ('active', 'paused'))");
         let statuses: Vec<_> = listed.iter().map(|r| r.status).collect();
         assert_eq!(statuses, [ReminderStatus::Active], "{name}");
-        s.cancel_reminder("C1", r.id).await.expect("cancel");
-        let cancelled = s.reminder("C1", r.id).await.expect("read").expect("kept");
+        s.reminders().cancel("C1", r.id).await.expect("cancel");
+        let cancelled = s.reminders().get("C1", r.id).await.expect("read").expect("kept");
         assert_eq!(cancelled.status, ReminderStatus::Cancelled, "{name}");
     }
 }
@@ -95,8 +95,8 @@ async fn alert_rows_decode_to_their_direction_frequency_side_language_and_status
             now_ms: 0,
             deliver_to: None,
         };
-        let id = s.create_alert(&new).await.expect("create").expect("new");
-        let row = s.alert("C1", id).await.expect("read").expect("there");
+        let id = s.price_alerts().create(&new).await.expect("create").expect("new");
+        let row = s.price_alerts().get("C1", id).await.expect("read").expect("there");
         let read = (row.direction, row.frequency, row.last_side, row.lang, row.status);
         assert_eq!(
             read,
@@ -117,8 +117,11 @@ async fn alert_rows_decode_to_their_direction_frequency_side_language_and_status
             armed: false,
             fire: Some(fire),
         };
-        s.record_evaluation("p1", "AAPL", &[update], (0, 0, None), 1, 2).await.expect("fire");
-        let fired = s.alert("C1", id).await.expect("read").expect("there");
+        s.price_alerts()
+            .record_evaluation("p1", "AAPL", &[update], (0, 0, None), 1, 2)
+            .await
+            .expect("fire");
+        let fired = s.price_alerts().get("C1", id).await.expect("read").expect("there");
         // `frequency = 'once'` in the SQL turned it into `triggered`.
         let after = (fired.last_side, fired.status);
         assert_eq!(after, (Some(Side::Below), AlertStatus::Triggered), "{name}");
@@ -135,8 +138,8 @@ async fn a_held_call_keeps_its_language() {
             lang: Lang::En,
             at_ms: 0,
         };
-        let held = s.add_held_call(&call).await.expect("hold");
-        let taken = s.take_held_call("C1", held).await.expect("take").expect("held");
+        let held = s.held_calls().add(&call).await.expect("hold");
+        let taken = s.held_calls().take("C1", held).await.expect("take").expect("held");
         assert_eq!(taken.lang, Lang::En, "{}", s.backend_name());
     }
 }

@@ -86,7 +86,7 @@ async fn links_the_family_wrote_are_read_without_a_hold_even_after_web_content()
     for result in &results(&h, 2)[1..] {
         assert!(result["text"].as_str().is_some_and(|t| t.contains(BEGIN)), "{result}");
     }
-    assert!(h.app.store.held_calls(FAMILY).await.expect("pending").is_empty());
+    assert!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").is_empty());
 }
 
 #[tokio::test]
@@ -104,7 +104,7 @@ async fn a_link_a_search_returned_this_turn_is_read_but_another_address_is_held(
 
     assert_eq!(web.hits("/article"), 1, "the search result was read");
     assert_eq!(web.hits("/exfil"), 0);
-    let held = h.app.store.held_calls(FAMILY).await.expect("pending");
+    let held = h.app.store.held_calls().of_chat(FAMILY).await.expect("pending");
     assert_eq!(held.len(), 1, "only the address no one gave");
 }
 
@@ -167,8 +167,8 @@ async fn the_turn_after_an_answer_written_from_a_page_holds_a_reminder() {
     h.llm.reply_text("好的。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 好，照你說的做")]).await;
 
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
-    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 1);
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
+    assert_eq!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").len(), 1);
     assert_eq!(results(&h, 3)[0]["status"], "needs_confirmation");
     let history = h.llm.requests()[2]["messages"].to_string();
     assert!(history.contains(&EARLIER_ANSWER.replace('"', "\\\"")), "{history}");
@@ -185,8 +185,8 @@ async fn an_answer_without_web_content_leaves_the_next_turn_free() {
     h.llm.reply_tool_calls(&[("reminder", json!({"text": "倒垃圾", "at": "2026-12-01T09:00"}))]);
     h.llm.reply_text("好的。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 明天九點提醒我倒垃圾")]).await;
-    assert_eq!(h.app.store.list_reminders(FAMILY).await.expect("reminders").len(), 1);
-    assert!(h.app.store.held_calls(FAMILY).await.expect("pending").is_empty());
+    assert_eq!(h.app.store.reminders().list(FAMILY).await.expect("reminders").len(), 1);
+    assert!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").is_empty());
 }
 
 #[tokio::test]
@@ -202,7 +202,10 @@ async fn a_held_call_that_would_fail_is_refused_in_the_same_turn_before_any_card
     let refused = results(&h, 2).last().cloned().expect("a result");
     assert_eq!(refused["error"]["kind"], "invalid_arguments", "{refused}");
     assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("in_minutes"));
-    assert!(h.app.store.held_calls(FAMILY).await.expect("pending").is_empty(), "nothing held");
+    assert!(
+        h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").is_empty(),
+        "nothing held"
+    );
     let reply = h.line.replies().last().expect("reply").body.to_string();
     assert!(!reply.contains("postback"), "no confirm card, only the page's: {reply}");
     assert!(texts_of(&h.line.replies().last().expect("reply").body).contains("幾點"));
@@ -224,8 +227,12 @@ async fn a_call_through_find_tools_is_held_as_the_tool_it_names_and_a_double_wra
     let results = results(&h, 2);
     assert_eq!(results[results.len() - 2]["status"], "needs_confirmation", "{results:?}");
     assert_eq!(results[results.len() - 1]["error"]["kind"], "invalid_arguments", "{results:?}");
-    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 1, "one hold");
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert_eq!(
+        h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").len(),
+        1,
+        "one hold"
+    );
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
 }
 
 #[tokio::test]

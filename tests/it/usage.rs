@@ -24,14 +24,14 @@ async fn the_cached_tokens_the_model_reports_are_counted_per_chat_and_day_and_in
     h.llm.push(crate::common::Step::Json(deepseek));
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 你好")]).await;
 
-    let month = h.app.store.month_usage("2026-11").await.expect("usage");
+    let month = h.app.store.usage().month_usage("2026-11").await.expect("usage");
     let of = |scope: &str| month.iter().find(|r| r.scope == scope).map(|r| r.parts);
     let one = TokenParts { turns: 1, input: 10_200, cached: 9_088, output: 50 };
     assert_eq!(of(MOM), Some(one), "{month:?}");
     let group = TokenParts { turns: 1, input: 1_100, cached: 1_024, output: 5 };
     assert_eq!(of(FAMILY), Some(group));
     assert_eq!(of(hearth::store::SERVICE_SCOPE).map(|p| p.cached), Some(10_112));
-    let budget = h.app.store.tokens_used("2026-11-30", MOM).await.expect("budget");
+    let budget = h.app.store.usage().tokens_used("2026-11-30", MOM).await.expect("budget");
     assert_eq!(budget.chat, 10_250, "the budget still counts every token");
 
     let metrics = h.metrics_text().await;
@@ -89,7 +89,7 @@ async fn hearth_usage_prints_each_chats_turns_tokens_and_cost_for_the_month_aske
         charge("2026-12-02", MOM, 5, 40_000, 30_000, 300),
         charge("2026-11-30", MOM, 99, 990_000, 0, 9_900),
     ] {
-        store.add_charge(&c).await.expect("counted");
+        store.usage().add_charge(&c).await.expect("counted");
     }
     let prices = [
         ("HEARTH_PRICE_INPUT", "0.15"),

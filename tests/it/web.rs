@@ -287,8 +287,11 @@ async fn a_page_cannot_change_state_without_a_confirmation_tap() {
     let h = web_harness(&web, |_| {}).await;
     injected_turn(&h, &web).await;
 
-    assert!(h.app.store.memories(FAMILY).await.expect("memories").is_empty(), "nothing remembered");
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert!(
+        h.app.store.memory().memories(FAMILY).await.expect("memories").is_empty(),
+        "nothing remembered"
+    );
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
     let results = tool_results(&h, 2);
     assert_eq!(results.len(), 3, "the page, then the two calls it asked for");
     let held = &results[1..];
@@ -305,19 +308,19 @@ async fn a_page_cannot_change_state_without_a_confirmation_tap() {
     // Tapped in another group: refused, nothing changes.
     h.send(vec![h.postback(in_group(OTHER_GROUP, MOM), &confirm)]).await;
     assert!(texts_of(&h.line.replies()[1].body).contains("不屬於這個聊天室"));
-    assert!(h.app.store.memories(FAMILY).await.expect("memories").is_empty());
-    assert!(h.app.store.memories(OTHER_GROUP).await.expect("memories").is_empty());
+    assert!(h.app.store.memory().memories(FAMILY).await.expect("memories").is_empty());
+    assert!(h.app.store.memory().memories(OTHER_GROUP).await.expect("memories").is_empty());
 
     // Tapped in the family group: the held call runs there, once.
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
-    let memories = h.app.store.memories(FAMILY).await.expect("memories");
+    let memories = h.app.store.memory().memories(FAMILY).await.expect("memories");
     assert_eq!(memories.len(), 1);
     assert_eq!(memories[0].text, "the family wifi password is hunter2");
     assert!(texts_of(&h.line.replies()[2].body).contains("已確認"));
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
     assert!(texts_of(&h.line.replies()[3].body).contains("已經處理過"));
-    assert_eq!(h.app.store.memories(FAMILY).await.expect("memories").len(), 1);
-    assert!(h.app.store.list_reminders(FAMILY).await.expect("reminders").is_empty());
+    assert_eq!(h.app.store.memory().memories(FAMILY).await.expect("memories").len(), 1);
+    assert!(h.app.store.reminders().list(FAMILY).await.expect("reminders").is_empty());
 }
 
 #[tokio::test]
@@ -330,7 +333,7 @@ async fn a_held_call_expires_after_an_hour() {
     h.clock.advance(jiff::SignedDuration::from_mins(61));
     h.send(vec![h.postback(in_group(FAMILY, MOM), &confirm)]).await;
     assert!(texts_of(&h.line.replies()[1].body).contains("過期"));
-    assert!(h.app.store.memories(FAMILY).await.expect("memories").is_empty());
+    assert!(h.app.store.memory().memories(FAMILY).await.expect("memories").is_empty());
 }
 
 #[tokio::test]
@@ -343,8 +346,8 @@ async fn state_changes_the_family_asked_for_before_any_web_content_run_directly(
     ]);
     h.llm.reply_text("記住了，也讀了那篇文章。");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 記得奶奶對花生過敏")]).await;
-    assert_eq!(h.app.store.memories(FAMILY).await.expect("memories").len(), 1);
-    assert!(h.app.store.held_calls(FAMILY).await.expect("pending").is_empty());
+    assert_eq!(h.app.store.memory().memories(FAMILY).await.expect("memories").len(), 1);
+    assert!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").is_empty());
 }
 
 #[tokio::test]
@@ -352,12 +355,12 @@ async fn a_group_that_removes_hearth_loses_its_held_calls() {
     let web = FakeWeb::start().await;
     let h = web_harness(&web, |_| {}).await;
     injected_turn(&h, &web).await;
-    assert_eq!(h.app.store.held_calls(FAMILY).await.expect("pending").len(), 2);
+    assert_eq!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").len(), 2);
     let mut leave = h.event(json!({"type": "group", "groupId": FAMILY}), json!({}));
     leave["type"] = json!("leave");
     let o = leave.as_object_mut().expect("object");
     o.remove("message");
     o.remove("replyToken");
     h.send(vec![leave]).await;
-    assert!(h.app.store.held_calls(FAMILY).await.expect("pending").is_empty());
+    assert!(h.app.store.held_calls().of_chat(FAMILY).await.expect("pending").is_empty());
 }

@@ -72,7 +72,7 @@ async fn a_captured_body_replayed_after_the_dedupe_window_is_not_handled_again()
     // A day and more later the event's id has been forgotten (pruned) ...
     h.clock.advance(jiff::SignedDuration::from_hours(25));
     let day_ago = h.now_ms() - 24 * 3_600_000;
-    assert_eq!(h.app.store.prune_inbox(day_ago).await.expect("prune"), 1);
+    assert_eq!(h.app.store.inbox().prune(day_ago).await.expect("prune"), 1);
     // ... so the same signed body, replayed, is refused by its age.
     assert_eq!(h.send(vec![event]).await, 200);
     assert_eq!(h.llm.requests().len(), 1, "no second turn");
@@ -125,7 +125,7 @@ async fn a_body_stamped_ahead_within_the_skew_is_refused_when_replayed_after_its
     assert_eq!(h.line.replies().len(), 1, "within the skew: answered");
     h.clock.advance(jiff::SignedDuration::from_hours(24) + jiff::SignedDuration::from_secs(1));
     let day_ago = h.now_ms() - 24 * 3_600_000;
-    assert_eq!(h.app.store.prune_inbox(day_ago).await.expect("prune"), 1, "its id forgotten");
+    assert_eq!(h.app.store.inbox().prune(day_ago).await.expect("prune"), 1, "its id forgotten");
     assert_eq!(h.send(vec![event]).await, 200);
     assert_eq!(h.llm.requests().len(), 1, "no second turn");
     assert!(h.line.accepted_pushes().is_empty(), "no second answer");
@@ -190,7 +190,7 @@ async fn a_webhook_with_thousands_of_events_is_accepted_whole() {
         .iter()
         .map(|id| InboxEvent { event_id: id, event_type: "x", payload: "{}", received_at_ms: 0 })
         .collect();
-    let new = h.app.store.accept_events(&again, None).await.expect("store");
+    let new = h.app.store.inbox().accept_events(&again, None).await.expect("store");
     assert!(new.iter().all(|n| !n), "all 4,100 were stored by the webhook");
 }
 
@@ -248,7 +248,7 @@ async fn group_chatter_arriving_together_is_logged_once_each_in_order_around_a_c
 
     let log = |group: &'static str| {
         let store = h.app.store.clone();
-        async move { store.history(group, i64::MAX, 100, 100_000).await.expect("history") }
+        async move { store.chat_log().history(group, i64::MAX, 100, 100_000).await.expect("history") }
     };
     let family_log: Vec<String> = log(FAMILY).await.into_iter().map(|m| m.text).collect();
     let mut expected: Vec<String> = (0..10).map(|i| format!("家裡第{i}句")).collect();
@@ -264,7 +264,8 @@ async fn group_chatter_arriving_together_is_logged_once_each_in_order_around_a_c
     assert_eq!(h.llm.requests().len(), 1, "only the call was answered");
     assert_eq!(h.line.replies().len(), 1);
     let far = h.now_ms() + 3_600_000;
-    let pending = h.app.store.claim_events("probe", far, far + 1, 1_000).await.expect("claim");
+    let pending =
+        h.app.store.inbox().claim_events("probe", far, far + 1, 1_000).await.expect("claim");
     assert!(pending.is_empty(), "every event marked handled: {pending:?}");
 }
 
@@ -287,7 +288,8 @@ async fn group_chatter_is_logged_before_its_200_once_the_speaker_is_known_but_ne
     let h = Harness::start().await;
     h.line.set_profile(DAD, "爸爸");
     let log = || async {
-        let history = h.app.store.history(FAMILY, i64::MAX, 100, 100_000).await.expect("history");
+        let history =
+            h.app.store.chat_log().history(FAMILY, i64::MAX, 100, 100_000).await.expect("history");
         history.into_iter().map(|m| m.text).collect::<Vec<String>>()
     };
     let logged_before = logged_on_arrival(&h.metrics_text().await);
@@ -316,12 +318,13 @@ async fn group_chatter_is_logged_before_its_200_once_the_speaker_is_known_but_ne
     assert_eq!(h.post_signed(&now.to_string()).await, 200);
     assert_eq!(log().await.last().map(String::as_str), Some("好了"));
     assert_eq!(logged_on_arrival(&h.metrics_text().await), logged_before + 1);
-    assert_eq!(h.app.store.pending_events().await.expect("pending"), 0);
+    assert_eq!(h.app.store.inbox().pending_events().await.expect("pending"), 0);
     assert_eq!(h.app.events_in_memory(), 0, "never held in memory");
     assert!(h.line.sends().len() == 1 && h.llm.requests().len() == 1, "only the call answered");
     let speakers: Vec<Option<String>> = h
         .app
         .store
+        .chat_log()
         .history(FAMILY, i64::MAX, 100, 100_000)
         .await
         .expect("history")

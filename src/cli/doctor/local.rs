@@ -153,19 +153,19 @@ async fn database(config: &Config) -> Vec<Finding> {
     };
     let mut findings = vec![migrations];
     // An older schema has nothing set aside to count; the migration finding says so.
-    if let Ok(count) = store.set_aside_count().await {
+    if let Ok(count) = store.inbox().set_aside_count().await {
         findings.push(verdict::set_aside(count));
     }
     let budget = config.access.pairing_guesses_per_min;
     let since = pairing::lately_from(jiff::Timestamp::now().as_millisecond());
     if budget > 0
-        && let Ok(over) = store.pairing_guesses_over(since, budget).await
+        && let Ok(over) = store.access().pairing_guesses_over(since, budget).await
     {
         findings.push(verdict::pairing_guesses(over, budget));
     }
     let tz = jiff::tz::TimeZone::get(&config.family.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
     let month = jiff::Timestamp::now().to_zoned_datetime(tz).strftime("%Y-%m").to_string();
-    if let Ok(rows) = store.month_usage(&month).await {
+    if let Ok(rows) = store.usage().month_usage(&month).await {
         let prices = crate::cli::usage::Prices::from_config(config);
         findings.push(Finding::pass(crate::cli::usage::month_line(&month, &rows, prices)));
     }

@@ -67,12 +67,12 @@ pub async fn plans(
 ) -> Result<Vec<ExportedCarePlan>, StoreError> {
     let mut out = Vec::new();
     for row in
-        store.care_plans_of_chat(chat).await?.into_iter().filter(|p| p.conversation_id == chat)
+        store.care().plans_of_chat(chat).await?.into_iter().filter(|p| p.conversation_id == chat)
     {
         let Some(plan) = Plan::read(row) else { continue };
         let id = plan.row.id;
-        let doses = store.care_doses_between(id, 0, i64::MAX).await?;
-        let readings = store.care_readings_between(id, 0, i64::MAX).await?;
+        let doses = store.care().doses_between(id, 0, i64::MAX).await?;
+        let readings = store.care().readings_between(id, 0, i64::MAX).await?;
         out.push(ExportedCarePlan {
             id,
             times: plan.times.iter().map(|t| t.strftime("%H:%M").to_string()).collect(),

@@ -200,7 +200,8 @@ pub async fn export(
     now: Timestamp,
 ) -> Result<Export, StoreError> {
     let reminders = store
-        .list_reminders(chat)
+        .reminders()
+        .list(chat)
         .await?
         .into_iter()
         .map(|r| ExportedReminder {
@@ -213,8 +214,10 @@ pub async fn export(
         })
         .collect();
     let mut lists = Vec::new();
-    for summary in store.lists(chat).await? {
-        let Some((list, items)) = store.list_by_id(chat, summary.id).await? else { continue };
+    for summary in store.lists().of_chat(chat).await? {
+        let Some((list, items)) = store.lists().list_by_id(chat, summary.id).await? else {
+            continue;
+        };
         lists.push(ExportedList {
             // As the family sees it: the shopping list's name is its title (購物清單).
             name: crate::features::lists::ListName { key: list.key, name: list.name }.display(lang),
@@ -231,6 +234,7 @@ pub async fn export(
         });
     }
     let memories = store
+        .memory()
         .memories(chat)
         .await?
         .into_iter()
@@ -242,7 +246,8 @@ pub async fn export(
         })
         .collect();
     let price_alerts = store
-        .list_alerts(chat)
+        .price_alerts()
+        .list(chat)
         .await?
         .into_iter()
         .map(|a| ExportedAlert {
@@ -257,17 +262,19 @@ pub async fn export(
             frequency: a.frequency,
         })
         .collect();
-    let digest = store.digest(chat).await?.map(|d| ExportedDigest {
+    let digest = store.digests().get(chat).await?.map(|d| ExportedDigest {
         time: d.local_time,
         place: d.place,
         only_when_something: d.only_when_something,
     });
     let quiet_hours = store
+        .chats()
         .quiet_hours(chat)
         .await?
         .map(|q| ExportedQuietHours { start: q.start_local, end: q.end_local });
     let spoken_answers = spoken(store, chat).await?;
     let mut messages: Vec<ExportedMessage> = store
+        .memory()
         .log_window(chat, 0, MAX_MESSAGES)
         .await?
         .into_iter()
@@ -294,13 +301,13 @@ pub async fn export(
 
 /// Who asked for spoken answers in `chat`, members by name when known; `None` when nobody.
 async fn spoken(store: &Store, chat: &str) -> Result<Option<ExportedSpoken>, StoreError> {
-    let askers = store.spoken_askers(chat).await?;
+    let askers = store.chats().spoken_askers(chat).await?;
     if askers.is_empty() {
         return Ok(None);
     }
     let mut members = Vec::new();
     for user in askers.iter().filter(|u| !u.is_empty()) {
-        let name = store.member_name(chat, user).await?.map(|(name, _)| name);
+        let name = store.chat_log().member_name(chat, user).await?.map(|(name, _)| name);
         members.push(name.unwrap_or_else(|| user.clone()));
     }
     Ok(Some(ExportedSpoken { whole_chat: askers.iter().any(String::is_empty), members }))

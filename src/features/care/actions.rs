@@ -74,8 +74,8 @@ async fn dose_here(
     ctx: &ToolCtx,
     id: i64,
 ) -> Result<Option<(DoseRow, Plan)>, StoreError> {
-    let Some(dose) = services.store.care_dose(id).await? else { return Ok(None) };
-    let Some(plan) = services.store.care_plan(dose.plan_id).await?.and_then(Plan::read) else {
+    let Some(dose) = services.store.care().dose(id).await? else { return Ok(None) };
+    let Some(plan) = services.store.care().plan(dose.plan_id).await?.and_then(Plan::read) else {
         return Ok(None);
     };
     Ok(plan.visible_in(&ctx.conversation.id).then_some((dose, plan)))
@@ -139,7 +139,7 @@ pub(super) async fn tell(
             due_at: now_ms,
         })
         .collect();
-    services.store.record_outbox(&items, now_ms).await
+    services.store.outbox().record(&items, now_ms).await
 }
 
 /// Carries out `tap` on dose `id`.
@@ -160,7 +160,8 @@ pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, ta
     let settles = tap != Tap::Later;
     match services
         .store
-        .settle_care_dose(
+        .care()
+        .settle_dose(
             &dose,
             moved.0.as_str(),
             moved.1,
@@ -172,7 +173,7 @@ pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, ta
         Ok(true) => {}
         Ok(false) => {
             // Another tap (or the watcher) moved it first: answer from where it is now.
-            return match services.store.care_dose(id).await {
+            return match services.store.care().dose(id).await {
                 Ok(Some(d)) if d.state == "taken" => refused(lang, Refusal::AlreadyTaken, &d),
                 Ok(Some(d)) if d.state == "handled" => refused(lang, Refusal::AlreadyHandled, &d),
                 _ => text(
@@ -275,7 +276,7 @@ impl Action for CareStart {
     async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
         let chat = &ctx.conversation.id;
-        let plan = match services.store.care_plan(self.plan).await {
+        let plan = match services.store.care().plan(self.plan).await {
             Ok(Some(row)) if &row.conversation_id == chat => Plan::read(row),
             Ok(_) => return gone(lang),
             Err(e) => return failed(lang, &e),

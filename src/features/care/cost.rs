@@ -76,7 +76,7 @@ impl CareReserve {
 impl KeptBack for CareReserve {
     fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64> {
         Box::pin(async move {
-            match self.store.active_care_plans().await {
+            match self.store.care().active_plans().await {
                 Ok(rows) => {
                     let plans: Vec<Plan> = rows.into_iter().filter_map(Plan::read).collect();
                     reserve(&plans, now, until)

@@ -112,8 +112,8 @@ pub async fn read(
     to: Timestamp,
 ) -> Result<Week, StoreError> {
     let (from_ms, to_ms) = (from.as_millisecond(), to.as_millisecond());
-    let doses = store.care_doses_between(plan.row.id, from_ms, to_ms).await?;
-    let readings = store.care_readings_between(plan.row.id, from_ms, to_ms).await?;
+    let doses = store.care().doses_between(plan.row.id, from_ms, to_ms).await?;
+    let readings = store.care().readings_between(plan.row.id, from_ms, to_ms).await?;
     Ok(week(from, to, &plan.tz, &doses, &readings))
 }
 

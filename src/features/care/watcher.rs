@@ -107,15 +107,16 @@ impl CareWatcher {
         let store = self.pusher.store();
         let owner = self.pusher.owner();
         let claimed = store
-            .claim_care_doses(owner, now.as_millisecond(), lease_until, DOSES_PER_ROUND)
+            .care()
+            .claim_doses(owner, now.as_millisecond(), lease_until, DOSES_PER_ROUND)
             .await?;
         for dose in claimed {
             self.take_step(dose, now, &mut round).await?;
         }
-        for reading in store.care_readings_to_tell(BATCH).await? {
+        for reading in store.care().readings_to_tell(BATCH).await? {
             self.tell_reading(reading, now, &mut round).await?;
         }
-        for row in store.care_reports_due(now.as_millisecond(), BATCH).await? {
+        for row in store.care().reports_due(now.as_millisecond(), BATCH).await? {
             let Some(plan) = Plan::read(row) else { continue };
             self.report(plan, now, &mut round).await?;
         }
@@ -125,7 +126,7 @@ impl CareWatcher {
     /// Records the doses of every plan that came due, and moves each plan to its next dose.
     async fn record_due(&self, now: Timestamp, round: &mut CareRound) -> Result<(), StoreError> {
         let store = self.pusher.store();
-        for row in store.due_care_plans(now.as_millisecond(), BATCH).await? {
+        for row in store.care().due_plans(now.as_millisecond(), BATCH).await? {
             let Some(plan) = Plan::read(row) else { continue };
             let Some(first) =
                 plan.row.next_due_at.and_then(|ms| Timestamp::from_millisecond(ms).ok())
@@ -141,7 +142,7 @@ impl CareWatcher {
                 })
                 .collect();
             let next = next.map(|t| t.as_millisecond());
-            if store.record_care_doses(&plan.row, &doses, next).await? {
+            if store.care().record_doses(&plan.row, &doses, next).await? {
                 round.recorded += doses.len();
             }
         }
@@ -157,10 +158,10 @@ impl CareWatcher {
     ) -> Result<(), StoreError> {
         let store = self.pusher.store();
         let owner = self.pusher.owner();
-        let plan = store.care_plan(dose.plan_id).await?.and_then(Plan::read);
+        let plan = store.care().plan(dose.plan_id).await?.and_then(Plan::read);
         let (Some(plan), Some(state)) = (plan, State::parse(&dose.state)) else {
             // Its plan is gone or unreadable: nothing more happens to it.
-            store.step_care_dose(&dose, owner, &dose.state, None, dose.prompts).await?;
+            store.care().step_dose(&dose, owner, &dose.state, None, dose.prompts).await?;
             return Ok(());
         };
         if plan.row.status != CareStatus::Active {
@@ -169,7 +170,7 @@ impl CareWatcher {
                 State::Due | State::Snoozed | State::Asked => State::Missed,
                 other => other,
             };
-            store.step_care_dose(&dose, owner, state.as_str(), None, dose.prompts).await?;
+            store.care().step_dose(&dose, owner, state.as_str(), None, dose.prompts).await?;
             return Ok(());
         }
         let timing = Timing {
@@ -181,10 +182,11 @@ impl CareWatcher {
         if !self.push_all(&plan, &format!("care dose {}", dose.id), &outs).await {
             round.retrying += 1;
             let retry = now.saturating_add(RETRY_AFTER).unwrap_or(now).as_millisecond();
-            return store.release_care_dose(dose.id, owner, retry).await;
+            return store.care().release_dose(dose.id, owner, retry).await;
         }
         if !store
-            .step_care_dose(&dose, owner, step.state.as_str(), step.step_at, step.prompts)
+            .care()
+            .step_dose(&dose, owner, step.state.as_str(), step.step_at, step.prompts)
             .await?
         {
             // A tap moved the dose while its step was pushed.
@@ -211,7 +213,9 @@ impl CareWatcher {
         told: &[Outgoing],
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        let Some(settled) = self.pusher.store().care_dose(dose.id).await? else { return Ok(()) };
+        let Some(settled) = self.pusher.store().care().dose(dose.id).await? else {
+            return Ok(());
+        };
         let by = settled.settled_by.clone().unwrap_or_default();
         let (what, line) = match State::parse(&settled.state) {
             Some(State::Taken) => ("taken", words::taken_line(plan, dose, &by, now)),
@@ -314,7 +318,7 @@ impl CareWatcher {
     ) -> Option<Message> {
         let speech = self.speech.as_ref()?;
         let store = self.pusher.store();
-        match store.spoken(&route.to, confirmer).await {
+        match store.chats().spoken(&route.to, confirmer).await {
             Ok(true) => {}
             Ok(false) => return None,
             Err(e) => {
@@ -359,8 +363,8 @@ impl CareWatcher {
         round: &mut CareRound,
     ) -> Result<(), StoreError> {
         let store = self.pusher.store();
-        let Some(plan) = store.care_plan(reading.plan_id).await?.and_then(Plan::read) else {
-            return store.care_reading_told(reading.id, now.as_millisecond()).await;
+        let Some(plan) = store.care().plan(reading.plan_id).await?.and_then(Plan::read) else {
+            return store.care().reading_told(reading.id, now.as_millisecond()).await;
         };
         let values = super::limits::Reading::of_row(&reading);
         let zh = plan.row.lang == crate::platform::i18n::Lang::ZhTw;
@@ -381,7 +385,7 @@ impl CareWatcher {
             .collect();
         if self.push_all(&plan, &format!("care reading {}", reading.id), &outs).await {
             round.readings += outs.len();
-            store.care_reading_told(reading.id, now.as_millisecond()).await?;
+            store.care().reading_told(reading.id, now.as_millisecond()).await?;
         }
         Ok(())
     }
@@ -421,7 +425,7 @@ impl CareWatcher {
         }
         let next =
             schedule::next_report(now.max(due), &plan.tz).map_or(i64::MAX, |t| t.as_millisecond());
-        if store.advance_care_report(plan.row.id, due_ms, next).await? {
+        if store.care().advance_report(plan.row.id, due_ms, next).await? {
             round.reports += outs.len();
         }
         Ok(())

@@ -1,5 +1,5 @@
 //! Delivers the digests: each tick records the day of every digest that came due (one process
-//! wins each day, see `Store::advance_digest`), then claims the recorded days under a lease,
+//! wins each day, see `crate::store::DigestStore::advance`), then claims the recorded days under a lease,
 //! composes each once (weather, reminders, lists, watched prices, the lunar and working
 //! calendars, the official alerts standing for the place), keeps the composed messages and pushes them with the day's deterministic retry key.
 //! A push of unknown outcome is tried again with the same key until the day's grace runs out. The
@@ -120,7 +120,8 @@ impl DigestSender {
         let claimed = self
             .pusher
             .store()
-            .claim_digest_deliveries(self.pusher.owner(), now.as_millisecond(), lease_until)
+            .digests()
+            .claim_deliveries(self.pusher.owner(), now.as_millisecond(), lease_until)
             .await?;
         let results: Vec<Result<Done, StoreError>> = futures::stream::iter(claimed)
             .map(|d| self.deliver(d))
@@ -151,7 +152,7 @@ impl DigestSender {
     async fn record_due_days(&self) -> Result<(), StoreError> {
         let now = self.pusher.now();
         let store = self.pusher.store();
-        for row in store.due_digests(now.as_millisecond(), BATCH).await? {
+        for row in store.digests().due(now.as_millisecond(), BATCH).await? {
             let Some((time, tz)) = when(&row) else {
                 tracing::error!(
                     conversation = row.conversation_id,
@@ -177,7 +178,8 @@ impl DigestSender {
                 );
             }
             store
-                .advance_digest(
+                .digests()
+                .advance(
                     &row.conversation_id,
                     row.next_at,
                     step.next_at.as_millisecond(),
@@ -195,7 +197,7 @@ impl DigestSender {
         let payload = match &d.payload {
             Some(p) => p.clone(),
             None => {
-                let Some(row) = store.digest(&d.conversation_id).await? else {
+                let Some(row) = store.digests().get(&d.conversation_id).await? else {
                     // Cancelled after the day was recorded: nothing is sent.
                     return self.finish(&d, Done::Finished(DigestStatus::Skipped)).await;
                 };
@@ -209,7 +211,7 @@ impl DigestSender {
                     render::messages(&content, self.pusher.palette(), open_page, &signer)
                 };
                 let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());
-                if !store.keep_digest_payload(owner, &d, &payload).await? {
+                if !store.digests().keep_payload(owner, &d, &payload).await? {
                     return Ok(Done::Lost);
                 }
                 payload
@@ -253,7 +255,8 @@ impl DigestSender {
         };
         self.pusher
             .store()
-            .finish_digest_delivery(self.pusher.owner(), d, status, now.as_millisecond(), retry_at)
+            .digests()
+            .finish_delivery(self.pusher.owner(), d, status, now.as_millisecond(), retry_at)
             .await?;
         Ok(done)
     }
@@ -284,7 +287,7 @@ impl DigestSender {
             .map_or(i64::MAX, |t| t.as_millisecond());
         let mut reminders = Vec::new();
         let mut birthdays = Vec::new();
-        for r in store.list_reminders(&row.conversation_id).await? {
+        for r in store.reminders().list(&row.conversation_id).await? {
             let Some(at) =
                 r.next_fire_at.filter(|at| *at >= now.as_millisecond() && *at < end_of_day)
             else {
@@ -304,7 +307,7 @@ impl DigestSender {
                     .push(TodayReminder { at: local.strftime("%H:%M").to_string(), text: r.text });
             }
         }
-        let lists = store.lists(&row.conversation_id).await?;
+        let lists = store.lists().of_chat(&row.conversation_id).await?;
         let open_items = (
             lists.iter().map(|l| l.open).sum::<i64>(),
             lists.iter().filter(|l| l.open > 0).count(),
@@ -346,7 +349,8 @@ impl DigestSender {
         let alerts: Vec<CapAlert> = self
             .pusher
             .store()
-            .public_alerts_since(since)
+            .official_alerts()
+            .since(since)
             .await?
             .into_iter()
             .filter_map(|row| serde_json::from_str(row.alert.as_deref()?).ok())
@@ -392,7 +396,8 @@ impl DigestSender {
         let mut symbols: Vec<(String, Option<String>)> = self
             .pusher
             .store()
-            .list_alerts(conversation_id)
+            .price_alerts()
+            .list(conversation_id)
             .await?
             .into_iter()
             .map(|a| (a.symbol, a.name))

@@ -75,7 +75,7 @@ impl DigestSetting {
     pub async fn set(&self, ctx: &ToolCtx, request: DigestRequest) -> Result<Set, ToolError> {
         request.check()?;
         let conversation = &ctx.conversation.id;
-        let existing = self.store.digest(conversation).await?;
+        let existing = self.store.digests().get(conversation).await?;
         let said = request.time.as_deref().or(existing.as_ref().map(|r| r.local_time.as_str()));
         let Some(said) = said else {
             return Err(ToolError::InvalidArgs(
@@ -117,7 +117,8 @@ impl DigestSetting {
         })?;
         let local = format_local_time(time);
         self.store
-            .save_digest(&NewDigest {
+            .digests()
+            .save(&NewDigest {
                 conversation_id: conversation,
                 local_time: &local,
                 tz: ctx.tz.iana_name().unwrap_or("UTC"),
@@ -140,7 +141,7 @@ impl DigestSetting {
 
     /// Stops `ctx`'s chat's digest; not found when it has none.
     pub async fn stop(&self, ctx: &ToolCtx) -> Result<(), ToolError> {
-        if self.store.cancel_digest(&ctx.conversation.id).await? {
+        if self.store.digests().cancel(&ctx.conversation.id).await? {
             return Ok(());
         }
         Err(ToolError::NotFound("this chat has no daily digest".into()))

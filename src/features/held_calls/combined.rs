@@ -56,7 +56,7 @@ impl Action for DiscardCalls {
 
     async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
         for id in ids(&self.ids) {
-            if let Err(e) = services.store.take_held_call(&ctx.conversation.id, id).await {
+            if let Err(e) = services.store.held_calls().take(&ctx.conversation.id, id).await {
                 tracing::warn!(error = %e, "could not drop a held call");
             }
         }

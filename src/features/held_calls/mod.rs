@@ -105,7 +105,7 @@ pub async fn hold(
         lang: ctx.lang,
         at_ms: ctx.now().as_millisecond(),
     };
-    let id = match store.add_held_call(&call).await {
+    let id = match store.held_calls().add(&call).await {
         Ok(id) => id,
         Err(e) => {
             tracing::error!(error = %e, tool, "could not hold a call for confirmation");
@@ -213,7 +213,7 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
             .into(),
         ..Answer::default()
     };
-    let call = match store.take_held_call(&ctx.conversation.id, id).await {
+    let call = match store.held_calls().take(&ctx.conversation.id, id).await {
         Ok(Some(call)) => call,
         Ok(None) => return gone(),
         Err(e) => {
@@ -255,7 +255,7 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
 
 /// ✖️ tapped: the held call is dropped.
 async fn discard_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
-    if let Err(e) = store.take_held_call(&ctx.conversation.id, id).await {
+    if let Err(e) = store.held_calls().take(&ctx.conversation.id, id).await {
         tracing::warn!(error = %e, "could not drop a held call");
     }
     Answer {

@@ -26,14 +26,14 @@ pub async fn find_list(
     name: &ListName,
 ) -> Result<Option<(ListRow, Vec<ListItem>)>, ToolError> {
     let conversation = &ctx.conversation.id;
-    if let Some(found) = store.list_by_key(conversation, &name.key).await? {
+    if let Some(found) = store.lists().list_by_key(conversation, &name.key).await? {
         return Ok(Some(found));
     }
     if name.is_shopping() {
         return Ok(None);
     }
     let names: Vec<String> =
-        store.lists(conversation).await?.iter().map(|l| display(l, ctx.lang)).collect();
+        store.lists().of_chat(conversation).await?.iter().map(|l| display(l, ctx.lang)).collect();
     let has = if names.is_empty() { "none yet".to_string() } else { names.join(", ") };
     Err(ToolError::NotFound(format!(
         "this chat has no list called {:?}; its lists: {has}",
@@ -47,7 +47,7 @@ pub async fn other_lists(
     ctx: &ToolCtx,
     name: &ListName,
 ) -> Result<Vec<OtherList>, ToolError> {
-    let lists = store.lists(&ctx.conversation.id).await?;
+    let lists = store.lists().of_chat(&ctx.conversation.id).await?;
     Ok(lists
         .iter()
         .filter(|l| l.key != name.key)

@@ -170,6 +170,7 @@ impl Lists {
         let mut added = Vec::new();
         let (list, items) = self
             .store
+            .lists()
             .add_to_list(&edit, |state| {
                 let plan = plan_additions(state, &wanted, &display)?;
                 added = plan.additions;
@@ -227,12 +228,12 @@ impl Lists {
     pub async fn check_item(&self, ctx: &ToolCtx, item: i64) -> Result<Checked, StoreError> {
         let at = ctx.now().as_millisecond();
         let (who, name) = (ctx.user_id.as_deref(), ctx.display_name.as_deref());
-        self.store.check_list_item(&ctx.conversation.id, item, who, name, at).await
+        self.store.lists().check_list_item(&ctx.conversation.id, item, who, name, at).await
     }
 
     /// Puts a checked thing of `ctx`'s chat back on its list; false when there is none such.
     pub async fn uncheck_item(&self, ctx: &ToolCtx, item: i64) -> Result<bool, StoreError> {
-        self.store.uncheck_list_item(&ctx.conversation.id, item).await
+        self.store.lists().uncheck_list_item(&ctx.conversation.id, item).await
     }
 
     /// Takes off each thing `request`'s words point at.
@@ -247,10 +248,12 @@ impl Lists {
         };
         for (words, fit) in matched.words {
             match fit {
-                Fit::One(item) => match self.store.remove_list_item(conversation, item.id).await? {
-                    Some(gone) => out.removed.push(gone.name),
-                    None => out.not_found.push(words),
-                },
+                Fit::One(item) => {
+                    match self.store.lists().remove_list_item(conversation, item.id).await? {
+                        Some(gone) => out.removed.push(gone.name),
+                        None => out.not_found.push(words),
+                    }
+                }
                 Fit::Several(_) => out.ambiguous.push(words),
                 Fit::None => out.not_found.push(words),
             }
@@ -290,7 +293,8 @@ impl Lists {
         let Some((list, _)) = find_list(&self.store, ctx, &name).await? else {
             return Ok(out);
         };
-        out.removed = self.store.clear_list(&ctx.conversation.id, list.id, only_checked).await?;
+        out.removed =
+            self.store.lists().clear_list(&ctx.conversation.id, list.id, only_checked).await?;
         if only_checked {
             out.list = Some(self.view(ctx, list.id, &name).await?);
         }
@@ -299,7 +303,7 @@ impl Lists {
 
     /// The list `id` of `ctx`'s chat as it is now, if it still exists.
     pub async fn by_id(&self, ctx: &ToolCtx, id: i64) -> Result<Option<ListView>, StoreError> {
-        let found = self.store.list_by_id(&ctx.conversation.id, id).await?;
+        let found = self.store.lists().list_by_id(&ctx.conversation.id, id).await?;
         Ok(found.map(|(list, items)| ListView::new(&list, &items, &ctx.tz, ctx.lang)))
     }
 

@@ -57,7 +57,7 @@ pub fn delete_button(lang: Lang, id: i64, text: &str) -> CardButton {
 /// A delete button was tapped (and verified) in `ctx`'s conversation.
 async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
     let lang = ctx.lang;
-    match store.delete_memory(&ctx.conversation.id, id).await {
+    match store.memory().delete(&ctx.conversation.id, id).await {
         Ok(Some(m)) => text(&match lang {
             Lang::ZhTw => format!("好，我已經忘記 #{id}「{}」了。", m.text),
             Lang::En => format!("Done, I've forgotten #{id} \"{}\".", m.text),
@@ -73,7 +73,7 @@ async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
 /// The "forget everything" confirmation was tapped (and verified) in `ctx`'s conversation.
 async fn forget_all_tapped(store: &Store, ctx: &ToolCtx, up_to_id: i64) -> Answer {
     let lang = ctx.lang;
-    match store.delete_memories_up_to(&ctx.conversation.id, up_to_id).await {
+    match store.memory().delete_up_to(&ctx.conversation.id, up_to_id).await {
         Ok(0) => text(lang.pick("沒有需要忘記的事了。", "There was nothing left to forget.")),
         Ok(n) => text(&match lang {
             Lang::ZhTw => format!("好，我已經忘記這個聊天室記得的 {n} 件事了。"),

@@ -164,7 +164,7 @@ pub fn memory_row(m: &MemoryView) -> CardRow {
 /// [`prompt::chat_part`] plus that conversation's memories from `store` (and no other
 /// conversation's).
 pub async fn chat_part_from(store: &Store, ctx: &ToolCtx, current: &str) -> String {
-    let memories = store.memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
+    let memories = store.memory().memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
         tracing::warn!(error = %e, "memories unavailable for the prompt");
         Vec::new()
     });

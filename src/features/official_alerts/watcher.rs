@@ -104,8 +104,10 @@ impl AlertWatcher {
         let now = self.pusher.now();
         let until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
         let store = self.pusher.store();
-        let Some((etag, last_modified)) =
-            store.claim_alert_feed(self.pusher.owner(), now.as_millisecond(), until).await?
+        let Some((etag, last_modified)) = store
+            .official_alerts()
+            .claim_feed(self.pusher.owner(), now.as_millisecond(), until)
+            .await?
         else {
             return Ok(report);
         };
@@ -119,7 +121,10 @@ impl AlertWatcher {
             Ok(FeedPoll::NotModified) => {
                 let (etag, last_modified) = (etag.as_deref(), last_modified.as_deref());
                 let now_ms = now.as_millisecond();
-                store.save_alert_feed(self.pusher.owner(), etag, last_modified, now_ms).await?;
+                store
+                    .official_alerts()
+                    .save_feed(self.pusher.owner(), etag, last_modified, now_ms)
+                    .await?;
             }
             Ok(FeedPoll::Entries { entries, etag, last_modified }) => {
                 let all_read = self.read_entries(feed, &entries, now, &mut report).await?;
@@ -129,7 +134,10 @@ impl AlertWatcher {
                     false => (None, None),
                 };
                 let now_ms = now.as_millisecond();
-                store.save_alert_feed(self.pusher.owner(), etag, last_modified, now_ms).await?;
+                store
+                    .official_alerts()
+                    .save_feed(self.pusher.owner(), etag, last_modified, now_ms)
+                    .await?;
             }
             Err(e) => {
                 report.feed_failed = true;
@@ -155,7 +163,7 @@ impl AlertWatcher {
     ) -> Result<bool, StoreError> {
         let store = self.pusher.store();
         let since = now.saturating_sub(KEPT_FOR).unwrap_or(now).as_millisecond();
-        let mut known = store.known_public_alerts(since).await?;
+        let mut known = store.official_alerts().known(since).await?;
         let mut seen = HashSet::new();
         let new: Vec<&FeedEntry> =
             entries.iter().filter(|e| !known.contains(&e.id) && seen.insert(&e.id)).collect();
@@ -236,7 +244,11 @@ impl AlertWatcher {
         let now = self.pusher.now();
         let until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
         let owner = self.pusher.owner();
-        self.pusher.store().claim_alert_feed(owner, now.as_millisecond(), until).await?;
+        self.pusher
+            .store()
+            .official_alerts()
+            .claim_feed(owner, now.as_millisecond(), until)
+            .await?;
         Ok(())
     }
 
@@ -265,15 +277,18 @@ impl AlertWatcher {
         let store = self.pusher.store();
         let thread = match alert.references.first() {
             None => alert.identifier.clone(),
-            Some(first) => {
-                store.public_alert_thread(&alert.references).await?.unwrap_or_else(|| first.clone())
-            }
+            Some(first) => store
+                .official_alerts()
+                .thread(&alert.references)
+                .await?
+                .unwrap_or_else(|| first.clone()),
         };
         let kind = Kind::of(&alert);
         let json = serde_json::to_string(&alert).ok();
         let msg_type = format!("{:?}", alert.msg_type);
         store
-            .keep_public_alert(&NewPublicAlert {
+            .official_alerts()
+            .keep(&NewPublicAlert {
                 identifier: &alert.identifier,
                 thread: &thread,
                 kind: kind.map_or("other", Kind::name),
@@ -299,7 +314,7 @@ impl AlertWatcher {
     /// True when a kept alert updates or cancels `alert`.
     async fn replaced(&self, alert: &CapAlert) -> Result<bool, StoreError> {
         let since = alert.sent.as_millisecond();
-        let rows = self.pusher.store().public_alerts_since(since).await?;
+        let rows = self.pusher.store().official_alerts().since(since).await?;
         Ok(rows
             .iter()
             .filter_map(|r| serde_json::from_str::<CapAlert>(r.alert.as_deref()?).ok())
@@ -309,7 +324,8 @@ impl AlertWatcher {
     async fn keep_unreadable(&self, entry: &FeedEntry, now: Timestamp) -> Result<bool, StoreError> {
         self.pusher
             .store()
-            .keep_public_alert(&NewPublicAlert {
+            .official_alerts()
+            .keep(&NewPublicAlert {
                 identifier: &entry.id,
                 thread: &entry.id,
                 kind: "unreadable",
@@ -326,11 +342,11 @@ impl AlertWatcher {
     /// Tells the chats of the alerts not yet dispatched; how many were told.
     async fn dispatch(&self, now: Timestamp) -> Result<usize, StoreError> {
         let store = self.pusher.store();
-        let rows = store.public_alerts_to_dispatch(DISPATCH_PER_TICK).await?;
+        let rows = store.official_alerts().to_dispatch(DISPATCH_PER_TICK).await?;
         if rows.is_empty() {
             return Ok(0);
         }
-        let followers = store.public_alert_followers().await?;
+        let followers = store.official_alerts().followers().await?;
         let mut told = 0;
         for row in rows {
             let alert = row.alert.as_deref().and_then(|a| serde_json::from_str::<CapAlert>(a).ok());
@@ -345,7 +361,7 @@ impl AlertWatcher {
                 }
             }
             if settled {
-                store.public_alert_dispatched(&row.identifier, now.as_millisecond()).await?;
+                store.official_alerts().dispatched(&row.identifier, now.as_millisecond()).await?;
             }
         }
         Ok(told)
@@ -355,7 +371,7 @@ impl AlertWatcher {
     async fn place_of(&self, follower: &FollowRow) -> Result<Option<Place>, StoreError> {
         let digest = match &follower.place {
             Some(_) => None,
-            None => self.pusher.store().digest(&follower.conversation_id).await?,
+            None => self.pusher.store().digests().get(&follower.conversation_id).await?,
         };
         let named = follower.place.clone().or(digest.and_then(|d| d.place)).or(self.home.clone());
         Ok(named.as_deref().and_then(Place::resolve))
@@ -378,6 +394,7 @@ impl AlertWatcher {
         let said = reading::statement(alert, kind, &place, min_rank);
         let lately = now.saturating_sub(SAID_LATELY).unwrap_or(now).as_millisecond();
         let (in_thread, same_lately) = store
+            .official_alerts()
             .told_before(chat, &row.thread, said.as_ref().map(|s| s.key.as_str()), lately)
             .await?;
         let expired = render::holds_until(alert, kind) <= now;
@@ -406,7 +423,8 @@ impl AlertWatcher {
             silent: false,
         };
         let outcome = self.pusher.push(chat, &[item]).await;
-        if outcome.first() == Some(&Outcome::RetryLater) && store.outbox_item(&key).await?.is_none()
+        if outcome.first() == Some(&Outcome::RetryLater)
+            && store.outbox().item(&key).await?.is_none()
         {
             return Ok(None);
         }
@@ -416,6 +434,7 @@ impl AlertWatcher {
             _ => "",
         };
         store
+            .official_alerts()
             .record_told(
                 &ToldRow {
                     conversation_id: chat,

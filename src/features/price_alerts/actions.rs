@@ -63,9 +63,11 @@ fn sorry(ctx: &ToolCtx) -> String {
 async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
     let conversation = &ctx.conversation.id;
-    let Ok(Some(row)) = store.alert(conversation, id).await else { return not_found(ctx) };
+    let Ok(Some(row)) = store.price_alerts().get(conversation, id).await else {
+        return not_found(ctx);
+    };
     let what = format!("{} {}", row.symbol, condition(row.direction, row.level, lang));
-    match store.cancel_alert(conversation, id).await {
+    match store.price_alerts().cancel(conversation, id).await {
         Ok(true) => format!("{}{what}", lang.pick("❌ 已取消價格通知：", "❌ Cancelled: ")),
         Ok(false) => format!(
             "{}{what}",
@@ -83,7 +85,7 @@ async fn mute(store: &Store, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
     let now = ctx.now();
     let until = now.saturating_add(MUTE).unwrap_or(now);
-    match store.mute_alert(&ctx.conversation.id, id, until.as_millisecond()).await {
+    match store.price_alerts().mute(&ctx.conversation.id, id, until.as_millisecond()).await {
         Ok(true) => {
             let local = until.to_zoned_datetime(ctx.tz.clone()).strftime("%m/%d %H:%M").to_string();
             match lang {

@@ -155,7 +155,7 @@ impl PriceAlertCreation {
             cheaper: Vec::new(),
             // The quiet hours of the chat it is pushed to (a personal alert routed to its person's
             // 1:1 chat follows that chat's).
-            quiet_hours_end: self.store.quiet_hours(target).await?.map(|q| q.end_local),
+            quiet_hours_end: self.store.chats().quiet_hours(target).await?.map(|q| q.end_local),
         };
         if spend.is_some_and(|s| s.over_quota) && !request.accept_cost {
             let note = "Not created: its expected fires would exceed what is left of this month's LINE message quota. Tell the user and offer the cheaper ways, or accept_cost if they still want it.".to_string();
@@ -164,7 +164,8 @@ impl PriceAlertCreation {
         }
         let created = self
             .store
-            .create_alert(&NewAlert {
+            .price_alerts()
+            .create(&NewAlert {
                 conversation_id: conversation,
                 created_by: ctx.user_id.as_deref(),
                 symbol: &symbol,
@@ -212,7 +213,7 @@ impl PriceAlertCreation {
         let direct = multi
             && !private
             && self.quota.route(conversation, ctx.user_id.as_deref(), false).await.is_some();
-        let has_digest = self.store.digest(&conversation.id).await?.is_some();
+        let has_digest = self.store.digests().get(&conversation.id).await?.is_some();
         Ok(cheaper::ways(multi, !private, direct, has_digest))
     }
 

@@ -163,6 +163,7 @@ impl AlertPoller {
         let (now_ms, lease_until) = (now.as_millisecond(), self.lease_until(now));
         let due = self
             .store()
+            .price_alerts()
             .claim_due_symbols(self.owner(), now_ms, lease_until, self.settings.batch)
             .await?;
         let mut report = TickReport { symbols_due: due.len(), ..TickReport::default() };
@@ -183,8 +184,9 @@ impl AlertPoller {
                 }
             }
         }
-        deliveries
-            .extend(self.store().claim_alert_deliveries(self.owner(), now_ms, lease_until).await?);
+        deliveries.extend(
+            self.store().price_alerts().claim_deliveries(self.owner(), now_ms, lease_until).await?,
+        );
         let mut by_chat: std::collections::BTreeMap<String, Vec<AlertDelivery>> =
             Default::default();
         for d in deliveries {
@@ -221,6 +223,7 @@ impl AlertPoller {
             let hour_later = now.saturating_add(SignedDuration::from_hours(1)).unwrap_or(now);
             let next = market.next_open(now, &self.work_calendar).unwrap_or(hour_later);
             self.store()
+                .price_alerts()
                 .reschedule_symbol(self.owner(), &s.symbol, next.as_millisecond(), 0)
                 .await?;
             return Ok(Polled::Closed);
@@ -233,6 +236,7 @@ impl AlertPoller {
                 tracing::warn!(symbol = s.symbol, failures, rate_limited, error = %e, "quote fetch failed; backing off this symbol");
                 let next = now.saturating_add(self.backoff(failures)).unwrap_or(now);
                 self.store()
+                    .price_alerts()
                     .reschedule_symbol(self.owner(), &s.symbol, next.as_millisecond(), failures)
                     .await?;
                 Ok(Polled::Failed)
@@ -258,7 +262,7 @@ impl AlertPoller {
         quote: &Quote,
         now: Timestamp,
     ) -> Result<Vec<AlertDelivery>, StoreError> {
-        let alerts = self.store().active_alerts_on(symbol).await?;
+        let alerts = self.store().price_alerts().active_on(symbol).await?;
         let now_ms = now.as_millisecond();
         let market = Market::of(symbol);
         let max_age = self.settings.max_quote_age;
@@ -324,6 +328,7 @@ impl AlertPoller {
         }
         let next = now.saturating_add(cadence(nearest)).unwrap_or(now).as_millisecond();
         self.store()
+            .price_alerts()
             .record_evaluation(
                 self.owner(),
                 symbol,
@@ -351,7 +356,8 @@ impl AlertPoller {
             if d.first_attempt_at < grace_start {
                 // An attempt this old has an unknown outcome: abandon it, never resend.
                 self.store()
-                    .finish_alert_delivery(
+                    .price_alerts()
+                    .finish_delivery(
                         self.owner(),
                         &d,
                         Some(DeliveryStatus::Abandoned),
@@ -383,7 +389,8 @@ impl AlertPoller {
             now.saturating_add(self.settings.retry_after).map_or(i64::MAX, |t| t.as_millisecond());
         for (d, outcome) in live.iter().zip(pushed) {
             self.store()
-                .finish_alert_delivery(
+                .price_alerts()
+                .finish_delivery(
                     self.owner(),
                     d,
                     outcome.status(),

@@ -87,11 +87,11 @@ impl Action for SnoozeReminder {
 async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
     let conversation = &ctx.conversation.id;
-    let text = match store.reminder(conversation, id).await {
+    let text = match store.reminders().get(conversation, id).await {
         Ok(Some(r)) => r.text,
         _ => return lang.pick("找不到這個提醒。", "No such reminder.").into(),
     };
-    match store.cancel_reminder(conversation, id).await {
+    match store.reminders().cancel(conversation, id).await {
         Ok(true) => format!("{}{text}", lang.pick("❌ 已取消提醒：", "❌ Cancelled: ")),
         Ok(false) => format!(
             "{}{text}",
@@ -111,7 +111,7 @@ async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
 /// ✅: acknowledges the occurrence; a repeating reminder keeps its next time.
 async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
     let lang = ctx.lang;
-    match store.reminder(&ctx.conversation.id, this.reminder).await {
+    match store.reminders().get(&ctx.conversation.id, this.reminder).await {
         Ok(Some(r)) => {
             let next = r
                 .next_fire_at
@@ -137,7 +137,7 @@ async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
 async fn snooze(store: &Store, nudge: &Notify, ctx: &ToolCtx, this: Occurrence) -> String {
     let lang = ctx.lang;
     let Occurrence { reminder: rid, occurrence } = this;
-    let Ok(Some(row)) = store.reminder(&ctx.conversation.id, rid).await else {
+    let Ok(Some(row)) = store.reminders().get(&ctx.conversation.id, rid).await else {
         return lang.pick("找不到這個提醒。", "No such reminder.").into();
     };
     let now = ctx.now();
@@ -145,7 +145,8 @@ async fn snooze(store: &Store, nudge: &Notify, ctx: &ToolCtx, this: Occurrence) 
     let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
     let local = at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
     let created = store
-        .snooze_reminder(
+        .reminders()
+        .snooze(
             &ctx.conversation.id,
             rid,
             occurrence,

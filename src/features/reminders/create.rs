@@ -125,7 +125,8 @@ impl ReminderCreation {
         let anchor_local = schedule.anchor.strftime("%Y-%m-%dT%H:%M").to_string();
         let row = self
             .store
-            .create_reminder(&NewReminder {
+            .reminders()
+            .create(&NewReminder {
                 conversation_id: &ctx.conversation.id,
                 created_by: ctx.user_id.as_deref(),
                 mention_user_id: mention_id.as_deref(),
@@ -161,6 +162,7 @@ impl ReminderCreation {
             Some(name) => {
                 let found = self
                     .store
+                    .reminders()
                     .find_member(&ctx.conversation.id, name.trim_start_matches('@'))
                     .await?;
                 let (id, display) = found.ok_or_else(|| {

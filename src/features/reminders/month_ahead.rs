@@ -47,7 +47,7 @@ pub async fn month_ahead(
 ) -> Result<MonthAhead, StoreError> {
     let month = quota.month();
     let standing = quota.standing().await?;
-    let spent = quota.store().spent_by_chat(&month.key()).await?;
+    let spent = quota.store().quota().spent_by_chat(&month.key()).await?;
     let end = month.end(quota.tz());
     let scheduled = projection::scheduled(quota, calendar, now, end, &[]).await?;
     let rest: i64 = scheduled.iter().map(|c| c.cost).sum();

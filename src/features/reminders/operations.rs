@@ -52,19 +52,21 @@ impl Reminders {
         if text.is_empty() || grapheme_len(text) > MAX_TEXT {
             return Ok(Changed::Refused);
         }
-        Ok(self.store.rename_reminder(&ctx.conversation.id, id, text).await?.into())
+        Ok(self.store.reminders().rename(&ctx.conversation.id, id, text).await?.into())
     }
 
     /// Pauses reminder `id` of `ctx`'s chat: it fires no more until resumed.
     pub async fn pause(&self, ctx: &ToolCtx, id: i64) -> Result<Changed, StoreError> {
-        Ok(self.store.pause_reminder(&ctx.conversation.id, id).await?.into())
+        Ok(self.store.reminders().pause(&ctx.conversation.id, id).await?.into())
     }
 
     /// Resumes reminder `id` of `ctx`'s chat at its next time from now (its kept time if that is
     /// still to come); not found when it has no time left to come.
     pub async fn resume(&self, ctx: &ToolCtx, id: i64) -> Result<Changed, StoreError> {
         let chat = &ctx.conversation.id;
-        let Some(row) = self.store.reminder(chat, id).await? else { return Ok(Changed::NotFound) };
+        let Some(row) = self.store.reminders().get(chat, id).await? else {
+            return Ok(Changed::NotFound);
+        };
         let Some(schedule) = row.schedule(&self.work_calendar) else {
             return Ok(Changed::NotFound);
         };
@@ -78,7 +80,9 @@ impl Reminders {
             }
         };
         match next {
-            Some(at) => Ok(self.store.resume_reminder(chat, id, at.as_millisecond()).await?.into()),
+            Some(at) => {
+                Ok(self.store.reminders().resume(chat, id, at.as_millisecond()).await?.into())
+            }
             None => Ok(Changed::NotFound),
         }
     }

@@ -186,7 +186,7 @@ impl Action for RescheduleOccurrence {
         let lang = ctx.lang;
         let Occurrence { reminder, occurrence } = self.0;
         let conversation = &ctx.conversation.id;
-        let Ok(Some(row)) = services.store.reminder(conversation, reminder).await else {
+        let Ok(Some(row)) = services.store.reminders().get(conversation, reminder).await else {
             return not_found(lang);
         };
         let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
@@ -198,6 +198,7 @@ impl Action for RescheduleOccurrence {
         let anchor = local.strftime(FORMAT).to_string();
         let moved = services
             .store
+            .reminders()
             .reschedule_occurrence(
                 conversation,
                 reminder,
@@ -231,7 +232,7 @@ impl Action for MoveReminder {
     async fn run_picked(self, services: &ActionServices, ctx: &ToolCtx, picked: &Picked) -> Answer {
         let lang = ctx.lang;
         let conversation = &ctx.conversation.id;
-        let Ok(Some(row)) = services.store.reminder(conversation, self.id).await else {
+        let Ok(Some(row)) = services.store.reminders().get(conversation, self.id).await else {
             return not_found(lang);
         };
         if !matches!(row.status, ReminderStatus::Active | ReminderStatus::Paused) {
@@ -262,7 +263,7 @@ impl Action for MoveReminder {
             rule: moved.rule,
             next_fire_at: first.as_millisecond(),
         };
-        let result = services.store.move_reminder(conversation, self.id, &rule).await;
+        let result = services.store.reminders().move_rule(conversation, self.id, &rule).await;
         services.reminder_nudge.notify_one();
         match result {
             Ok(true) => {

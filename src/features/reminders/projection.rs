@@ -140,7 +140,7 @@ async fn alert_pushes(
     to: Timestamp,
 ) -> Result<Vec<(String, Timestamp)>, StoreError> {
     let mut out = Vec::new();
-    for row in quota.store().scheduled_alerts(MAX_REMINDERS).await? {
+    for row in quota.store().price_alerts().scheduled(MAX_REMINDERS).await? {
         let created = Timestamp::from_millisecond(row.created_at).unwrap_or(from);
         let n = expected_fires(row.frequency, row.fire_seq, created, from, to);
         out.extend(spread(from, to, n).into_iter().map(|t| (alert_target(&row).to_string(), t)));
@@ -155,7 +155,7 @@ async fn digest_pushes(
     to: Timestamp,
 ) -> Result<Vec<(String, Timestamp)>, StoreError> {
     let mut out = Vec::new();
-    for row in quota.store().due_digests(to.as_millisecond(), MAX_REMINDERS).await? {
+    for row in quota.store().digests().due(to.as_millisecond(), MAX_REMINDERS).await? {
         let Ok(time) = crate::platform::clock::parse_local_time(&row.local_time) else { continue };
         let Ok(tz) = TimeZone::get(&row.tz) else { continue };
         let next_at = Timestamp::from_millisecond(row.next_at).unwrap_or(from);
@@ -190,7 +190,7 @@ pub async fn by_kind(
         pushes.iter().filter(|(to, _)| to == chat).count() as i64 * cost
     };
     let mut reminders = 0;
-    for row in quota.store().scheduled_reminders(to.as_millisecond(), MAX_REMINDERS).await? {
+    for row in quota.store().reminders().scheduled(to.as_millisecond(), MAX_REMINDERS).await? {
         if row.target() != chat {
             continue;
         }
@@ -214,7 +214,7 @@ pub async fn scheduled(
     to: Timestamp,
     extra: &[(String, Timestamp)],
 ) -> Result<Vec<ChatProjection>, StoreError> {
-    let rows = quota.store().scheduled_reminders(to.as_millisecond(), MAX_REMINDERS).await?;
+    let rows = quota.store().reminders().scheduled(to.as_millisecond(), MAX_REMINDERS).await?;
     let mut occurrences: Vec<(String, Timestamp)> = extra.to_vec();
     occurrences.extend(alerts_and_digests(quota, from, to).await?);
     for row in &rows {

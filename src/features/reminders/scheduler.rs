@@ -171,7 +171,7 @@ impl ReminderScheduler {
             return Ok(());
         }
         let p = &self.pusher;
-        p.store().finish_reminders(p.owner(), p.now().as_millisecond(), finishes).await
+        p.store().reminders().finish(p.owner(), p.now().as_millisecond(), finishes).await
     }
 
     /// Claims due reminders and records their deliveries; returns what is to be pushed and what
@@ -184,7 +184,8 @@ impl ReminderScheduler {
         let rows = self
             .pusher
             .store()
-            .claim_due_reminders(self.pusher.owner(), now_ms, lease_until, self.settings.batch)
+            .reminders()
+            .claim_due(self.pusher.owner(), now_ms, lease_until, self.settings.batch)
             .await?;
         let mut finishes = Vec::new();
         let mut planned = Vec::new();
@@ -206,7 +207,7 @@ impl ReminderScheduler {
                 }
             }
         }
-        let deliveries = self.pusher.store().prepare_deliveries(&news).await?;
+        let deliveries = self.pusher.store().reminders().prepare_deliveries(&news).await?;
         let grace_start =
             now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
         let mut prepared = Vec::new();

@@ -101,8 +101,8 @@ impl CareMenuLinks {
 
     /// One round.
     pub async fn sync(&self) -> Result<LinkRound, LinkError> {
-        let wanted = self.store.care_menu_wanted().await?;
-        let linked = self.store.care_menu_links().await?;
+        let wanted = self.store.menus().care_menu_wanted().await?;
+        let linked = self.store.menus().care_menu_links().await?;
         let mut changes = changes(&wanted, &linked, None);
         let mut round = LinkRound::default();
         if !changes.link.is_empty() && !self.recently_missing() {
@@ -112,9 +112,9 @@ impl CareMenuLinks {
                     for user in std::mem::take(&mut changes.link) {
                         match self.line.link_rich_menu(&user, &menu).await {
                             Ok(()) => {
-                                self.store.set_care_menu_link(&user, Some(&menu)).await?;
+                                self.store.menus().set_care_menu_link(&user, Some(&menu)).await?;
                                 // It took the English menu's place, if she had it.
-                                self.store.set_english_menu_link(&user, None).await?;
+                                self.store.menus().set_english_menu_link(&user, None).await?;
                                 round.linked += 1;
                             }
                             Err(e) => {
@@ -136,7 +136,7 @@ impl CareMenuLinks {
         for user in changes.unlink {
             match self.take_away(&user).await {
                 Ok(()) => {
-                    self.store.set_care_menu_link(&user, None).await?;
+                    self.store.menus().set_care_menu_link(&user, None).await?;
                     round.unlinked += 1;
                 }
                 Err(e) => {
@@ -163,13 +163,13 @@ impl CareMenuLinks {
 
     /// Links everyone the store says is linked to `menu` (a new install's care menu); how many.
     pub async fn relink_all(&self, menu: &str) -> Result<usize, LinkError> {
-        let linked = self.store.care_menu_links().await?;
+        let linked = self.store.menus().care_menu_links().await?;
         let wanted: Vec<String> = linked.iter().map(|(u, _)| u.clone()).collect();
         let mut done = 0;
         for user in changes(&wanted, &linked, Some(menu)).link {
             match self.line.link_rich_menu(&user, menu).await {
                 Ok(()) => {
-                    self.store.set_care_menu_link(&user, Some(menu)).await?;
+                    self.store.menus().set_care_menu_link(&user, Some(menu)).await?;
                     done += 1;
                 }
                 Err(e) => tracing::warn!(error = %e, "the new care menu was not linked"),

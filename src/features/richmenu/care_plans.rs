@@ -31,7 +31,7 @@ impl CarePlans {
         next: Option<i64>,
         report: Option<i64>,
     ) -> Result<bool, StoreError> {
-        let changed = self.store.set_care_status(id, chat, from, to, next, report).await?;
+        let changed = self.store.care().set_status(id, chat, from, to, next, report).await?;
         if changed {
             self.menus_follow().await;
         }
@@ -46,7 +46,7 @@ impl CarePlans {
         plan: &NewCarePlan<'_>,
         next_due_at: Option<i64>,
     ) -> Result<Option<CarePlanRow>, StoreError> {
-        let changed = self.store.change_care_plan(id, plan, next_due_at).await?;
+        let changed = self.store.care().change_plan(id, plan, next_due_at).await?;
         if changed.is_some() {
             self.menus_follow().await;
         }
@@ -56,7 +56,7 @@ impl CarePlans {
     /// Stops plan `id` of `chat` for good (its doses and readings deleted); false when the
     /// chat has no such plan.
     pub async fn stop(&self, id: i64, chat: &str) -> Result<bool, StoreError> {
-        let deleted = self.store.delete_care_plan(id, chat).await?;
+        let deleted = self.store.care().delete_plan(id, chat).await?;
         if deleted {
             self.menus_follow().await;
         }

@@ -72,10 +72,11 @@ impl EnglishMenu {
         language: &str,
         now_ms: i64,
     ) -> Result<Move, EnglishMenuError> {
-        self.store.learn_language(user_id, language, now_ms).await?;
-        let linked = self.store.english_menu_links().await?.iter().any(|(u, _)| u == user_id);
-        let cared = self.store.care_menu_wanted().await?.iter().any(|u| u == user_id)
-            || self.store.care_menu_links().await?.iter().any(|(u, _)| u == user_id);
+        self.store.menus().learn_language(user_id, language, now_ms).await?;
+        let linked =
+            self.store.menus().english_menu_links().await?.iter().any(|(u, _)| u == user_id);
+        let cared = self.store.menus().care_menu_wanted().await?.iter().any(|u| u == user_id)
+            || self.store.menus().care_menu_links().await?.iter().any(|(u, _)| u == user_id);
         let wanted = decide(language, linked, cared);
         match wanted {
             Move::Link => {
@@ -83,7 +84,7 @@ impl EnglishMenu {
             }
             Move::Unlink => {
                 self.line.unlink_rich_menu(user_id).await.map_err(EnglishMenuError::Line)?;
-                self.store.set_english_menu_link(user_id, None).await?;
+                self.store.menus().set_english_menu_link(user_id, None).await?;
             }
             Move::Stay => {}
         }
@@ -92,7 +93,7 @@ impl EnglishMenu {
 
     /// True when `user_id`'s profile said English.
     pub async fn speaks_english(&self, user_id: &str) -> Result<bool, StoreError> {
-        Ok(self.store.language_of(user_id).await?.is_some_and(|l| is_english(&l)))
+        Ok(self.store.menus().language_of(user_id).await?.is_some_and(|l| is_english(&l)))
     }
 
     /// Links the installed English menu to `user_id` (in place of whatever was linked); false
@@ -106,7 +107,7 @@ impl EnglishMenu {
             return Ok(false);
         };
         self.line.link_rich_menu(user_id, &menu).await.map_err(EnglishMenuError::Line)?;
-        self.store.set_english_menu_link(user_id, Some(&menu)).await?;
+        self.store.menus().set_english_menu_link(user_id, Some(&menu)).await?;
         Ok(true)
     }
 
@@ -114,16 +115,16 @@ impl EnglishMenu {
     /// how many.
     pub async fn relink_all(&self, menu: &str) -> Result<usize, EnglishMenuError> {
         let cared: Vec<String> =
-            self.store.care_menu_links().await?.into_iter().map(|(u, _)| u).collect();
-        let wanted = self.store.care_menu_wanted().await?;
+            self.store.menus().care_menu_links().await?.into_iter().map(|(u, _)| u).collect();
+        let wanted = self.store.menus().care_menu_wanted().await?;
         let mut done = 0;
-        for user in self.store.english_speakers().await? {
+        for user in self.store.menus().english_speakers().await? {
             if cared.contains(&user) || wanted.contains(&user) {
                 continue;
             }
             match self.line.link_rich_menu(&user, menu).await {
                 Ok(()) => {
-                    self.store.set_english_menu_link(&user, Some(menu)).await?;
+                    self.store.menus().set_english_menu_link(&user, Some(menu)).await?;
                     done += 1;
                 }
                 Err(e) => tracing::warn!(error = %e, "the new English menu was not linked"),
@@ -134,8 +135,8 @@ impl EnglishMenu {
 
     /// Records that nobody has the English menu any more (`hearth richmenu remove`).
     pub async fn forget_links(&self) -> Result<(), StoreError> {
-        for (user, _) in self.store.english_menu_links().await? {
-            self.store.set_english_menu_link(&user, None).await?;
+        for (user, _) in self.store.menus().english_menu_links().await? {
+            self.store.menus().set_english_menu_link(&user, None).await?;
         }
         Ok(())
     }

@@ -210,7 +210,7 @@ impl Speech {
         lang: Lang,
     ) -> Option<Message> {
         let day = budget_day(self.inner.clock.now(), &self.inner.tz);
-        match store.tokens_used(&day, chat).await {
+        match store.usage().tokens_used(&day, chat).await {
             Ok(used) if self.inner.budget.check(used.chat, used.service).is_err() => {
                 tracing::info!(chat, "the day's token budget is spent: the push is not spoken");
                 return None;
@@ -220,7 +220,7 @@ impl Speech {
         }
         match self.speak(text, lang).await {
             Ok(spoken) => {
-                if let Err(e) = store.add_tokens(&day, chat, spoken.tokens).await {
+                if let Err(e) = store.usage().add_tokens(&day, chat, spoken.tokens).await {
                     tracing::warn!(error = %e, "the spoken push's tokens were not counted");
                 }
                 Some(spoken.message)

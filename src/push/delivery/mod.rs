@@ -205,7 +205,9 @@ impl Pusher {
         &self,
         conversation_id: &str,
     ) -> Result<Option<(quiet::QuietHours, jiff::tz::TimeZone)>, StoreError> {
-        let Some(row) = self.store().quiet_hours(conversation_id).await? else { return Ok(None) };
+        let Some(row) = self.store().chats().quiet_hours(conversation_id).await? else {
+            return Ok(None);
+        };
         Ok(quiet::stored(&row.start_local, &row.end_local, &row.tz))
     }
 
@@ -226,7 +228,7 @@ impl Pusher {
                 due_at: now,
             })
             .collect();
-        if let Err(e) = self.store().record_outbox(&news, now).await {
+        if let Err(e) = self.store().outbox().record(&news, now).await {
             tracing::error!(to, error = %e, "could not record pushes in the outbox; will retry");
             return vec![Outcome::RetryLater; items.len()];
         }
@@ -235,7 +237,7 @@ impl Pusher {
         }
         let mut outcomes = Vec::with_capacity(items.len());
         for item in items {
-            outcomes.push(match self.store().outbox_item(item.occurrence).await {
+            outcomes.push(match self.store().outbox().item(item.occurrence).await {
                 Ok(Some(stored)) => Outcome::of(&stored),
                 Ok(None) => Outcome::RetryLater,
                 Err(e) => {

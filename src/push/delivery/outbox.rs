@@ -176,7 +176,8 @@ impl Pusher {
         let recorded_by = now.saturating_sub(lag).unwrap_or(now).as_millisecond();
         let targets = self
             .store()
-            .outbox_due_targets(now.as_millisecond(), oldest_by, recorded_by, CHATS_PER_ROUND)
+            .outbox()
+            .due_targets(now.as_millisecond(), oldest_by, recorded_by, CHATS_PER_ROUND)
             .await?;
         let mut settled = Vec::new();
         for target in targets {
@@ -194,7 +195,7 @@ impl Pusher {
     ) -> Result<Vec<Settled>, StoreError> {
         let now = self.now();
         let now_ms = now.as_millisecond();
-        let Some(oldest) = self.store().outbox_oldest_due(to, now_ms).await? else {
+        let Some(oldest) = self.store().outbox().oldest_due(to, now_ms).await? else {
             return Ok(Vec::new());
         };
         let window_ms = i64::try_from(self.outbox.window.as_millis()).unwrap_or(i64::MAX);
@@ -202,8 +203,11 @@ impl Pusher {
             return Ok(Vec::new());
         }
         let lease_until = now.saturating_add(self.outbox.lease).unwrap_or(now).as_millisecond();
-        let claimed =
-            self.store().claim_outbox(&self.owner, to, now_ms, lease_until, recorded_by_ms).await?;
+        let claimed = self
+            .store()
+            .outbox()
+            .claim(&self.owner, to, now_ms, lease_until, recorded_by_ms)
+            .await?;
         if claimed.is_empty() {
             return Ok(Vec::new());
         }
@@ -246,7 +250,7 @@ impl Pusher {
                 quota::decide([quiet_reason(item, now, quiet.as_ref())])
             {
                 tracing::info!(to, key = item.retry_key, until, "outbox: held for quiet hours");
-                self.store().defer_outbox(&self.owner, item.id, until).await?;
+                self.store().outbox().defer(&self.owner, item.id, until).await?;
                 continue;
             }
             payloads.insert(item.id, payload);
@@ -282,7 +286,7 @@ impl Pusher {
             }
             if fresh {
                 for item in &group {
-                    self.store().set_outbox_request(&self.owner, item.id, &key).await?;
+                    self.store().outbox().set_request(&self.owner, item.id, &key).await?;
                 }
             }
             let silent = group.iter().all(|i| i.silent);
@@ -332,7 +336,7 @@ impl Pusher {
                     tracing::warn!(to, error = %e, "push failed; will retry with the same key");
                     let retry_at =
                         now.saturating_add(self.outbox.retry_after).unwrap_or(now).as_millisecond();
-                    self.store().retry_outbox(&self.owner, &group, now_ms, retry_at).await?;
+                    self.store().outbox().retry(&self.owner, &group, now_ms, retry_at).await?;
                     settled.extend(
                         group.iter().map(|i| Settled {
                             kind: kind_of(&i.kind),
@@ -341,7 +345,7 @@ impl Pusher {
                     );
                     for (_, later, _) in rest.by_ref() {
                         for item in later {
-                            self.store().defer_outbox(&self.owner, item.id, item.due_at).await?;
+                            self.store().outbox().defer(&self.owner, item.id, item.due_at).await?;
                         }
                     }
                     break;
@@ -360,7 +364,7 @@ impl Pusher {
         settled: &mut Vec<Settled>,
     ) -> Result<(), StoreError> {
         let now = self.now().as_millisecond();
-        self.store().settle_outbox(&self.owner, items, status, now).await?;
+        self.store().outbox().settle(&self.owner, items, status, now).await?;
         settled.extend(items.iter().map(|i| Settled { kind: kind_of(&i.kind), outcome }));
         Ok(())
     }
@@ -376,7 +380,7 @@ impl Pusher {
         crate::platform::metrics::pushes_held(items.len() as u64);
         for item in items {
             let summary = payloads.get(&item.id).map_or_else(|| "🔔".into(), batch::summary);
-            self.store().hold_push(&item.conversation_id, &summary, now).await?;
+            self.store().quota().hold_push(&item.conversation_id, &summary, now).await?;
         }
         self.settle(items, "held", Outcome::Held, settled).await
     }

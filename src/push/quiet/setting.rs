@@ -43,7 +43,7 @@ impl QuietSetting {
         start: Option<&str>,
         end: Option<&str>,
     ) -> Result<QuietSet, ToolError> {
-        let stored = self.store.quiet_hours(&ctx.conversation.id).await?;
+        let stored = self.store.chats().quiet_hours(&ctx.conversation.id).await?;
         let start = start.or(stored.as_ref().map(|r| r.start_local.as_str()));
         let end = end.or(stored.as_ref().map(|r| r.end_local.as_str()));
         let hours = window(start, end)?;
@@ -52,13 +52,16 @@ impl QuietSetting {
             end_local: format_local_time(hours.end),
             tz: ctx.tz.iana_name().unwrap_or("UTC").to_string(),
         };
-        self.store.save_quiet_hours(&ctx.conversation.id, &row, ctx.now().as_millisecond()).await?;
+        self.store
+            .chats()
+            .save_quiet_hours(&ctx.conversation.id, &row, ctx.now().as_millisecond())
+            .await?;
         Ok(QuietSet { start: row.start_local, end: row.end_local })
     }
 
     /// Ends `ctx`'s chat's quiet hours; not found when it has none.
     pub async fn end(&self, ctx: &ToolCtx) -> Result<(), ToolError> {
-        if self.store.cancel_quiet_hours(&ctx.conversation.id).await? {
+        if self.store.chats().cancel_quiet_hours(&ctx.conversation.id).await? {
             return Ok(());
         }
         Err(ToolError::NotFound("this chat has no quiet hours".into()))

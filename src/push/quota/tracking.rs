@@ -130,7 +130,7 @@ impl QuotaTracker {
     ) -> Result<(Standing, bool), StoreError> {
         let month = self.month().key();
         let (reading, recorded, held) =
-            self.store.quota_month_and_held(&month, conversation_id).await?;
+            self.store.quota().month_and_held(&month, conversation_id).await?;
         let standing = Standing::from_reading(
             reading.map(|r| Reading {
                 limit: r.quota_limit,
@@ -157,8 +157,8 @@ impl QuotaTracker {
         let now = self.clock.now().as_millisecond();
         let month = self.month().key();
         let saved = async {
-            let recorded = self.store.month_spent(&month).await?;
-            self.store.save_quota_reading(&month, quota.limit, quota.used, recorded, now).await
+            let recorded = self.store.quota().month_spent(&month).await?;
+            self.store.quota().save_reading(&month, quota.limit, quota.used, recorded, now).await
         };
         match saved.await {
             Ok(()) => {
@@ -174,7 +174,7 @@ impl QuotaTracker {
     pub async fn exhausted(&self) {
         let now = self.clock.now().as_millisecond();
         tracing::error!(month = %self.month(), "LINE's monthly message quota is used up: pushes are held until next month");
-        if let Err(e) = self.store.mark_quota_exhausted(&self.month().key(), now).await {
+        if let Err(e) = self.store.quota().mark_exhausted(&self.month().key(), now).await {
             tracing::warn!(error = %e, "could not record the exhausted quota");
         }
         self.refresh().await;
@@ -183,7 +183,7 @@ impl QuotaTracker {
     /// Records a push into `to` that cost `cost`.
     pub async fn record_push(&self, to: &str, cost: i64) {
         crate::platform::metrics::push_cost(cost);
-        if let Err(e) = self.store.record_push_cost(to, &self.month().key(), cost).await {
+        if let Err(e) = self.store.quota().record_push_cost(to, &self.month().key(), cost).await {
             tracing::warn!(error = %e, "could not record a push's cost");
         }
     }
@@ -232,18 +232,20 @@ impl QuotaTracker {
         let now = self.clock.now().as_millisecond();
         let fresh =
             |cached: Option<(i64, i64)>| cached.filter(|(_, at)| now - at < CHAT_SIZE_TTL_MS);
-        let cached = self.store.chat_size(conversation_id).await.ok().flatten();
+        let cached = self.store.quota().chat_size(conversation_id).await.ok().flatten();
         if let Some((members, _)) = fresh(cached) {
             return quota::messages_per_push(true, Some(members));
         }
         let _one_at_a_time = self.sizing.lock().await;
-        let cached = self.store.chat_size(conversation_id).await.ok().flatten();
+        let cached = self.store.quota().chat_size(conversation_id).await.ok().flatten();
         if let Some((members, _)) = fresh(cached) {
             return quota::messages_per_push(true, Some(members));
         }
         match self.line.members_count(&conversation).await {
             Ok(Some(members)) => {
-                if let Err(e) = self.store.save_chat_size(conversation_id, members, now).await {
+                if let Err(e) =
+                    self.store.quota().save_chat_size(conversation_id, members, now).await
+                {
                     tracing::warn!(error = %e, "could not cache a chat's size");
                 }
                 quota::messages_per_push(true, Some(members))
@@ -259,7 +261,7 @@ impl QuotaTracker {
     /// Whether `user_id` has hearth as a friend (cached; false when LINE cannot tell).
     pub async fn is_friend(&self, user_id: &str) -> bool {
         let now = self.clock.now().as_millisecond();
-        if let Ok(Some((friend, at))) = self.store.friend(user_id).await
+        if let Ok(Some((friend, at))) = self.store.quota().friend(user_id).await
             && now - at < FRIEND_TTL_MS
         {
             return friend;
@@ -297,7 +299,7 @@ impl QuotaTracker {
     /// Notes that `user_id` added (a follow event) or has not added hearth as a friend.
     pub async fn note_friend(&self, user_id: &str, friend: bool) {
         let now = self.clock.now().as_millisecond();
-        if let Err(e) = self.store.save_friend(user_id, friend, now).await {
+        if let Err(e) = self.store.quota().save_friend(user_id, friend, now).await {
             tracing::warn!(error = %e, "could not cache a friendship");
         }
     }
@@ -309,11 +311,11 @@ impl QuotaTracker {
         if !quota::running_out(&standing) {
             return None;
         }
-        let scheduled = self.store.has_scheduled_pushes(conversation_id).await.ok()?;
-        let told = self.store.quota_warned(conversation_id, &month).await.ok()?;
+        let scheduled = self.store.quota().has_scheduled_pushes(conversation_id).await.ok()?;
+        let told = self.store.quota().warned(conversation_id, &month).await.ok()?;
         if !quota::warning_due(&standing, scheduled, told) {
             return None;
         }
-        self.store.note_quota_warning(conversation_id, &month).await.ok()?.then_some(standing)
+        self.store.quota().note_warning(conversation_id, &month).await.ok()?.then_some(standing)
     }
 }

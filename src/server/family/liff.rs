@@ -108,14 +108,15 @@ pub async fn sign_in(
         }
     };
     let now = app.clock.now().as_millisecond();
-    let member = match app.store.take_web_link(&token_hash(&form.t), LinkDoor::Liff, now).await {
-        Ok(Some(member)) => member,
-        Ok(None) => return Err(Refusal::NoSession),
-        Err(e) => {
-            tracing::error!(error = %e, "family page: could not take a link");
-            return Err(Refusal::Unavailable);
-        }
-    };
+    let member =
+        match app.store.web_sessions().take_link(&token_hash(&form.t), LinkDoor::Liff, now).await {
+            Ok(Some(member)) => member,
+            Ok(None) => return Err(Refusal::NoSession),
+            Err(e) => {
+                tracing::error!(error = %e, "family page: could not take a link");
+                return Err(Refusal::Unavailable);
+            }
+        };
     if member.user_id != user {
         tracing::warn!("family page: a link was opened by someone it was not minted for");
         return Err(Refusal::NotYours);

@@ -107,7 +107,7 @@ impl Session {
     /// chat last knew them, so a change made here reads as theirs in the chat (「爸爸勾掉了…」).
     pub async fn ctx(&self, app: &Hearth) -> ToolCtx {
         let (chat, member) = (&self.row.conversation_id, &self.row.user_id);
-        let display_name = match app.store.member_name(chat, member).await {
+        let display_name = match app.store.chat_log().member_name(chat, member).await {
             Ok(name) => name.map(|(name, _)| name),
             Err(e) => {
                 tracing::warn!(error = %e, "family page: the member's name is unavailable");
@@ -204,7 +204,7 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
     let token = session_token(headers).ok_or_else(anonymous)?;
     let hash = token_hash(&token);
     let now = app.clock.now().as_millisecond();
-    let row = match app.store.web_session(&hash, now).await {
+    let row = match app.store.web_sessions().get(&hash, now).await {
         Ok(Some(row)) if limits.session_allows(&hash) => row,
         Ok(Some(_)) => return Err(Refusal::TooMany),
         Ok(None) => return Err(anonymous()),
@@ -215,7 +215,7 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
     };
     if let Err(refusal) = through_the_door(app, &row.conversation_id, &row.user_id).await {
         // A session the door no longer lets through is over.
-        if let Err(e) = app.store.end_web_session(&hash).await {
+        if let Err(e) = app.store.web_sessions().end(&hash).await {
             tracing::warn!(error = %e, "family page: could not end a closed session");
         }
         return Err(refusal);
@@ -269,7 +269,12 @@ async fn open(
     let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
     let now = app.clock.now();
     let hash = token_hash(&token);
-    let member = match app.store.take_web_link(&hash, LinkDoor::Plain, now.as_millisecond()).await {
+    let member = match app
+        .store
+        .web_sessions()
+        .take_link(&hash, LinkDoor::Plain, now.as_millisecond())
+        .await
+    {
         Ok(Some(member)) => member,
         Ok(None) => return Err(Refusal::NoSession),
         Err(e) => {
@@ -292,13 +297,8 @@ async fn start_session(
     let expires = now.saturating_add(SESSION_TTL).unwrap_or(now);
     let opened = app
         .store
-        .open_web_session(
-            &token_hash(&session),
-            member,
-            &csrf,
-            now.as_millisecond(),
-            expires.as_millisecond(),
-        )
+        .web_sessions()
+        .open(&token_hash(&session), member, &csrf, now.as_millisecond(), expires.as_millisecond())
         .await;
     if let Err(e) = opened {
         tracing::error!(error = %e, "family page: could not open a session");
@@ -326,7 +326,7 @@ async fn logout(
 ) -> Result<Response, Refusal> {
     let session = session(&app, &headers, peer).await?;
     check_csrf(&session, &form.csrf)?;
-    if let Err(e) = app.store.end_web_session(&session.hash).await {
+    if let Err(e) = app.store.web_sessions().end(&session.hash).await {
         tracing::error!(error = %e, "family page: could not end a session");
         return Err(Refusal::Unavailable);
     }

@@ -147,8 +147,8 @@ fn data<A: crate::features::button::Action>(action: &A) -> String {
 async fn lists(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
     let mut lists = Vec::new();
-    for summary in app.store.lists(chat).await? {
-        if let Some(found) = app.store.list_by_id(chat, summary.id).await? {
+    for summary in app.store.lists().of_chat(chat).await? {
+        if let Some(found) = app.store.lists().list_by_id(chat, summary.id).await? {
             lists.push(found);
         }
     }
@@ -228,7 +228,8 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let calendar = &app.turns.action_services.work_calendar;
     let rows: Vec<_> = app
         .store
-        .list_reminders(chat)
+        .reminders()
+        .list(chat)
         .await?
         .into_iter()
         .filter(|r| matches!(r.status, ReminderStatus::Active | ReminderStatus::Paused))
@@ -316,7 +317,7 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
 
 async fn alerts(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let rows = app.store.list_alerts(chat).await?;
+    let rows = app.store.price_alerts().list(chat).await?;
     let mut charts = Vec::new();
     for row in &rows {
         let spec = ChartSpec::Price {
@@ -356,7 +357,7 @@ fn same_origin_path(url: &str) -> String {
 
 async fn memories(app: &Hearth, s: &Session, confirm: bool) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let rows = app.store.memories(chat).await?;
+    let rows = app.store.memory().memories(chat).await?;
     let up_to = rows.iter().map(|m| m.id).max().unwrap_or(0);
     Ok(html! {
         @if rows.is_empty() { p.empty { (lang.pick("我還沒有記住這個聊天室的事。", "Nothing remembered for this chat.")) } }
@@ -388,8 +389,8 @@ async fn memories(app: &Hearth, s: &Session, confirm: bool) -> Result<Markup, St
 
 async fn settings(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let digest = app.store.digest(chat).await?;
-    let quiet = app.store.quiet_hours(chat).await?;
+    let digest = app.store.digests().get(chat).await?;
+    let quiet = app.store.chats().quiet_hours(chat).await?;
     Ok(html! {
         section.card {
             h2 { (lang.pick("☀️ 每日摘要", "☀️ Daily digest")) }

@@ -73,7 +73,7 @@ impl Batch for Accepts {
                 (event, intake)
             })
             .collect();
-        self.store.accept(&rows).await
+        self.store.inbox().accept(&rows).await
     }
 }
 
@@ -112,7 +112,7 @@ impl Batch for ChatterLog {
             })
             .collect();
         let now = self.clock.now().as_millisecond();
-        self.store.finish_logged(&self.owner, now, &events).await
+        self.store.inbox().finish_logged(&self.owner, now, &events).await
     }
 }
 

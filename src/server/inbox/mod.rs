@@ -223,7 +223,7 @@ impl Inbox {
             return;
         };
         // Counted before it starts: an event that takes the process down twice is set aside.
-        if let Err(e) = self.store.start_event(&id, token).await {
+        if let Err(e) = self.store.inbox().start_event(&id, token).await {
             tracing::warn!(error = %e, "could not note that an event starts");
         }
         // Boxed where it is made: a queued job and the lane stay small, and the turn's large
@@ -251,7 +251,7 @@ impl Inbox {
             // The claim may have been renewed by claiming again meanwhile: finish with the latest.
             let token = self.queue.lease(id).map_or(token, |l| l.token);
             let now = self.clock.now().as_millisecond();
-            match self.store.finish_turn(id, &self.owner, token, now, &writes).await {
+            match self.store.inbox().finish_turn(id, &self.owner, token, now, &writes).await {
                 Err(e)
                     if tries
                         .again(
@@ -279,21 +279,21 @@ impl Inbox {
     async fn finish_apart(&self, id: &str, token: i64, writes: &crate::store::TurnWrites<'_>) {
         let token = self.queue.lease(id).map_or(token, |l| l.token);
         let now = self.clock.now().as_millisecond();
-        if let Err(e) = self.store.finish_event(id, &self.owner, token, now).await {
+        if let Err(e) = self.store.inbox().finish_event(id, &self.owner, token, now).await {
             tracing::error!(error = %e, "could not mark an event handled");
         }
         for message in &writes.incoming {
-            if let Err(e) = self.store.log_message(message).await {
+            if let Err(e) = self.store.chat_log().log_message(message).await {
                 tracing::warn!(error = %e, "could not log a turn's message");
             }
         }
         for (answer, ids) in &writes.answers {
-            if let Err(e) = self.store.record_answer(answer, ids).await {
+            if let Err(e) = self.store.chat_log().record_answer(answer, ids).await {
                 tracing::warn!(error = %e, "could not record a turn's answer");
             }
         }
         for c in writes.charges {
-            if let Err(e) = self.store.add_charge(c).await {
+            if let Err(e) = self.store.usage().add_charge(c).await {
                 tracing::warn!(error = %e, "could not count a turn's tokens");
             }
         }
@@ -308,7 +308,7 @@ impl Inbox {
             return Some(lease.token);
         }
         let until = self.inbox_lease_until(now);
-        match self.store.confirm_claim(id, &self.owner, until).await {
+        match self.store.inbox().confirm_claim(id, &self.owner, until).await {
             // The token may be newer than the one in memory: this process claimed the event
             // again after its lease lapsed, and the loop that took it has not said so yet.
             Ok(Some(token)) => {
@@ -333,7 +333,7 @@ impl Inbox {
         let until = self.inbox_lease_until(self.clock.now());
         let ids: Vec<(&str, i64)> = held.iter().map(|(id, token)| (id.as_str(), *token)).collect();
         let renewed: std::collections::HashSet<String> =
-            self.store.renew_events(&self.owner, &ids, until).await?.into_iter().collect();
+            self.store.inbox().renew_events(&self.owner, &ids, until).await?.into_iter().collect();
         for (id, _) in &held {
             if renewed.contains(id) {
                 self.queue.set_until(id, until);
@@ -355,8 +355,11 @@ impl Inbox {
         let mark = self.queue.backlog_mark();
         let now = self.clock.now();
         let until = self.inbox_lease_until(now);
-        let claimed =
-            self.store.claim_events(&self.owner, now.as_millisecond(), until, room as i64).await;
+        let claimed = self
+            .store
+            .inbox()
+            .claim_events(&self.owner, now.as_millisecond(), until, room as i64)
+            .await;
         let claimed = claimed?;
         let count = claimed.len();
         let all_taken = count < room;
@@ -385,6 +388,7 @@ impl Inbox {
                     );
                     let at = now.as_millisecond();
                     self.store
+                        .inbox()
                         .finish_event(&pending.event_id, &self.owner, lease.token, at)
                         .await?;
                 }

@@ -39,7 +39,7 @@ impl Inbox {
     /// waited once; updates the count `/metrics` shows.
     pub async fn set_aside_poison_events(&self) -> Result<(), StoreError> {
         let now = self.clock.now().as_millisecond();
-        for poisoned in self.store.poisoned_events(now).await? {
+        for poisoned in self.store.inbox().poisoned_events(now).await? {
             tracing::error!(
                 event_id = poisoned.event_id,
                 claims = poisoned.attempts,
@@ -64,11 +64,16 @@ impl Inbox {
                     tracing::warn!(error = %e, %conversation, "the apology for a set-aside event was not delivered");
                 }
             }
-            if self.store.set_aside_event(&poisoned.event_id, poisoned.attempts, now).await? {
+            if self
+                .store
+                .inbox()
+                .set_aside_event(&poisoned.event_id, poisoned.attempts, now)
+                .await?
+            {
                 crate::platform::metrics::events_set_aside(1);
             }
         }
-        crate::platform::metrics::set_aside_total(self.store.set_aside_count().await?);
+        crate::platform::metrics::set_aside_total(self.store.inbox().set_aside_count().await?);
         Ok(())
     }
 

@@ -12,7 +12,8 @@ impl Care {
             .map_or(0, |z| z.timestamp().as_millisecond());
         let doses = self
             .store
-            .care_doses_between(plan.row.id, start, now.as_millisecond().saturating_add(1))
+            .care()
+            .doses_between(plan.row.id, start, now.as_millisecond().saturating_add(1))
             .await?;
         let cost = cost::monthly(plan, now);
         let mut card = render::plan_card(plan, cost);
@@ -83,7 +84,8 @@ impl Care {
         let outside = limits::outside(&values, &plan.limits, zh);
         let joined = outside.join(if zh { "、" } else { ", " });
         self.store
-            .add_care_reading(&NewReading {
+            .care()
+            .add_reading(&NewReading {
                 plan_id: plan.row.id,
                 conversation_id: &plan.row.conversation_id,
                 taken_at: ctx.now().as_millisecond(),

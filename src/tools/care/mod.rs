@@ -219,7 +219,8 @@ impl Care {
         let chat = &ctx.conversation.id;
         let plans: Vec<Plan> = self
             .store
-            .care_plans_of_chat(chat)
+            .care()
+            .plans_of_chat(chat)
             .await?
             .into_iter()
             .filter_map(Plan::read)
@@ -300,7 +301,7 @@ impl Tool for Care {
                 let chat = &ctx.conversation.id;
                 let mut plans = Vec::new();
                 for plan in
-                    self.store.care_plans_of_chat(chat).await?.into_iter().filter_map(Plan::read)
+                    self.store.care().plans_of_chat(chat).await?.into_iter().filter_map(Plan::read)
                 {
                     if plan.visible_in(chat) {
                         plans.push(self.out(&plan, ctx).await?);

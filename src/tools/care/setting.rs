@@ -75,6 +75,7 @@ impl Care {
         }
         let found = self
             .store
+            .reminders()
             .find_member(&ctx.conversation.id, name.trim().trim_start_matches('@'))
             .await?;
         Ok(found.map(|(id, name)| Member { id, name }))
@@ -214,7 +215,7 @@ impl Care {
             now_ms: ctx.now().as_millisecond(),
         };
         let row: Option<CarePlanRow> = match before {
-            None => self.store.add_care_plan(&new).await?.map(Some).ok_or_else(|| {
+            None => self.store.care().add_plan(&new).await?.map(Some).ok_or_else(|| {
                 invalid(format!(
                     "this chat keeps {} care plans already; stop one first",
                     crate::store::MAX_CARE_PLANS

@@ -83,7 +83,7 @@ impl Forget {
     pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
         if args.all == Some(true) {
-            let memories = self.store.memories(conversation).await?;
+            let memories = self.store.memory().memories(conversation).await?;
             let Some(up_to_id) = memories.iter().map(|m| m.id).max() else {
                 return Err(ToolError::NotFound("this chat has no memories to forget".into()));
             };
@@ -94,7 +94,7 @@ impl Forget {
             });
         }
         if let Some(id) = args.id {
-            let forgotten = self.store.delete_memory(conversation, id).await?;
+            let forgotten = self.store.memory().delete(conversation, id).await?;
             return match forgotten {
                 Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
                 None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
@@ -104,13 +104,13 @@ impl Forget {
         if words.is_empty() {
             return Err(unnamed());
         }
-        let memories = self.store.memories(conversation).await?;
+        let memories = self.store.memory().memories(conversation).await?;
         let mut matches = matching(&memories, words);
         match matches.len() {
             0 => Err(ToolError::NotFound(format!("nothing this chat remembers matches {words:?}"))),
             1 => {
                 let id = matches[0].id;
-                match self.store.delete_memory(conversation, id).await? {
+                match self.store.memory().delete(conversation, id).await? {
                     Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
                     None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
                 }

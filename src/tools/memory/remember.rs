@@ -54,7 +54,7 @@ impl Remember {
         let resolved = fact_of(ctx, &args)?;
         let fact = resolved.as_str();
         let conversation = &ctx.conversation.id;
-        let existing = self.store.memories(conversation).await?;
+        let existing = self.store.memory().memories(conversation).await?;
         if let Some(same) =
             existing.iter().find(|m| m.text.trim().to_lowercase() == fact.to_lowercase())
         {
@@ -67,7 +67,7 @@ impl Remember {
             speaker: ctx.display_name.as_deref(),
             at_ms: ctx.now().as_millisecond(),
         };
-        let id = self.store.add_memory(&memory).await?;
+        let id = self.store.memory().add(&memory).await?;
         let stored = crate::store::Memory {
             id,
             text: fact.to_string(),

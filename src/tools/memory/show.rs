@@ -41,7 +41,7 @@ impl ShowMemories {
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
-        let memories = self.store.memories(&ctx.conversation.id).await?;
+        let memories = self.store.memory().memories(&ctx.conversation.id).await?;
         let count = memories.len();
         let newest = &memories[count.saturating_sub(MAX_LISTED)..];
         Ok(Output {

@@ -43,13 +43,13 @@ impl CancelPriceAlert {
     pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
         if let Some(id) = args.id {
-            let row = self.store.alert(conversation, id).await?;
+            let row = self.store.price_alerts().get(conversation, id).await?;
             let Some(row) = row.filter(|r| r.status == AlertStatus::Active) else {
                 return Err(ToolError::NotFound(format!(
                     "this chat has no active price alert #{id}; action show lists the ids"
                 )));
             };
-            if !self.store.cancel_alert(conversation, id).await? {
+            if !self.store.price_alerts().cancel(conversation, id).await? {
                 return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
             }
             return Ok(Output {
@@ -58,8 +58,8 @@ impl CancelPriceAlert {
         }
         let Some(symbol) = args.symbol else { return Err(unnamed()) };
         let symbol = resolve_symbol(&symbol, &self.securities)?;
-        let active = self.store.list_alerts(conversation).await?;
-        let ids = self.store.cancel_alerts_on(conversation, &symbol).await?;
+        let active = self.store.price_alerts().list(conversation).await?;
+        let ids = self.store.price_alerts().cancel_on(conversation, &symbol).await?;
         if ids.is_empty() {
             return Err(ToolError::NotFound(format!(
                 "this chat has no active price alert on {symbol}"

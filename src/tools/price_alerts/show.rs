@@ -39,7 +39,7 @@ impl ShowPriceAlerts {
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
-        let rows = self.store.list_alerts(&ctx.conversation.id).await?;
+        let rows = self.store.price_alerts().list(&ctx.conversation.id).await?;
         Ok(Output {
             alerts: rows
                 .iter()

@@ -40,9 +40,9 @@ impl CancelReminder {
     pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
         let conversation = &ctx.conversation.id;
         let row = match (args.id, described(args.description.as_deref())) {
-            (Some(id), _) => self.store.reminder(conversation, id).await?,
+            (Some(id), _) => self.store.reminders().get(conversation, id).await?,
             (None, Some(words)) => {
-                let all = self.store.list_reminders(conversation).await?;
+                let all = self.store.reminders().list(conversation).await?;
                 let needle = words.to_lowercase();
                 let mut matches: Vec<_> =
                     all.into_iter().filter(|r| r.text.to_lowercase().contains(&needle)).collect();
@@ -61,7 +61,7 @@ impl CancelReminder {
         let row = row
             .filter(|r| r.status.is_live())
             .ok_or_else(|| ToolError::NotFound("no such reminder in this chat".into()))?;
-        if !self.store.cancel_reminder(conversation, row.id).await? {
+        if !self.store.reminders().cancel(conversation, row.id).await? {
             return Err(ToolError::NotFound("no such reminder in this chat".into()));
         }
         Ok(Output { cancelled_id: row.id, text: row.text })

@@ -51,7 +51,7 @@ impl ShowReminders {
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
-        let rows = self.store.list_reminders(&ctx.conversation.id).await?;
+        let rows = self.store.reminders().list(&ctx.conversation.id).await?;
         let reminders = rows
             .into_iter()
             .map(|r| {

@@ -175,7 +175,7 @@ impl Harness {
         self.settle().await;
         // Settled means handled: an event still pending here was dropped from memory while
         // its claim stayed in the store, and would wait there for its lease to lapse.
-        let pending = self.app.store.pending_events().await.expect("count pending events");
+        let pending = self.app.store.inbox().pending_events().await.expect("count pending events");
         assert_eq!(pending, 0, "events still pending after hearth settled");
         status
     }

@@ -85,7 +85,8 @@ async fn her_plans(
     };
     Ok(services
         .store
-        .care_plans_of_chat(user)
+        .care()
+        .plans_of_chat(user)
         .await?
         .into_iter()
         .filter(|row| statuses.contains(&row.status))
@@ -107,7 +108,7 @@ impl Action for CareMenuTaken {
         let from = now - i64::try_from(OPEN_FOR.as_millis()).unwrap_or(0);
         let mut doses = Vec::new();
         for plan in &plans {
-            match services.store.care_doses_between(plan.row.id, from, now + 1).await {
+            match services.store.care().doses_between(plan.row.id, from, now + 1).await {
                 Ok(found) => doses.extend(found),
                 Err(e) => return failed(lang, &e),
             }
@@ -142,6 +143,7 @@ impl Action for CareMenuCall {
         let since = now.saturating_sub(CALL_GAP).unwrap_or(now);
         match services
             .store
+            .menus()
             .claim_care_call(user, now.as_millisecond(), since.as_millisecond())
             .await
         {
