@@ -152,7 +152,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools { group, tokens } => {
-            let services = hearth::tools::Services::offline(
+            let deps = hearth::features::deps::Deps::offline(
                 &config,
                 hearth::server::app::sources(&config)?,
                 hearth::store::Store::in_memory().await?,
@@ -161,7 +161,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 )?,
             )?;
             let mcp = hearth::llm::mcp::McpServers::start(&config).await?;
-            let registry = hearth::tools::registry(&services)?
+            let registry = hearth::tools::registry(&deps)?
                 .with_sources(mcp.sources())?
                 .with_max_tools(config.llm.max_tools);
             if tokens {

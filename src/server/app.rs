@@ -10,7 +10,8 @@ use jiff::tz::TimeZone;
 use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
-use crate::features::button::{ActionRegistryError, ActionServices};
+use crate::features::button::ActionRegistryError;
+use crate::features::deps::Deps;
 use crate::features::digest::sender::{DigestSender, DigestSources};
 use crate::features::official_alerts::watcher::AlertWatcher;
 use crate::features::price_alerts::poller::{AlertPoller, PollerSettings};
@@ -34,7 +35,6 @@ use crate::server::{Published, Webhook};
 use crate::sources::calendar::{CalendarError, WorkCalendar};
 use crate::sources::{Sources, SourcesError};
 use crate::store::{Store, StoreError};
-use crate::tools::Services;
 use crate::turn::Turns;
 use crate::turn::limits::Limits;
 
@@ -189,12 +189,12 @@ impl Hearth {
     }
 
     /// Puts hearth together over an opened store, with the tools `tools` builds from the
-    /// services (tests bring their own).
+    /// shared dependencies (tests bring their own).
     pub fn with_tools(
         config: &Config,
         clock: Arc<dyn Clock>,
         store: Store,
-        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+        tools: impl FnOnce(&Deps) -> Result<Registry, RegistryError>,
     ) -> Result<Arc<Self>, StartError> {
         Self::with_tools_and_mcp(config, clock, store, &McpServers::none(), tools)
     }
@@ -206,7 +206,7 @@ impl Hearth {
         clock: Arc<dyn Clock>,
         store: Store,
         mcp: &McpServers,
-        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+        tools: impl FnOnce(&Deps) -> Result<Registry, RegistryError>,
     ) -> Result<Arc<Self>, StartError> {
         let tz = TimeZone::get(&config.family.timezone)
             .map_err(|_| StartError::TimeZone(config.family.timezone.clone()))?;
@@ -225,8 +225,8 @@ impl Hearth {
             store.clone(),
             Some(care_menus.clone()),
         );
-        let services = Services {
-            care_plans: care_plans.clone(),
+        let deps = Deps {
+            care_plans,
             sources: sources(config)?.with_clock(clock.clone()),
             store: store.clone(),
             reminder_nudge: Arc::new(Notify::new()),
@@ -236,21 +236,15 @@ impl Hearth {
             home: config.family.home(),
             sandbox: crate::sources::sandbox::Sandbox::from_config(config),
             speaks: config.speaks(),
-        };
-        let registry = Arc::new(
-            tools(&services)?.with_sources(mcp.sources())?.with_max_tools(config.llm.max_tools),
-        );
-        let actions = crate::buttons::registry()?;
-        let action_services = ActionServices {
-            store: store.clone(),
-            reminder_nudge: services.reminder_nudge.clone(),
-            tools: registry.clone(),
-            work_calendar: services.work_calendar.clone(),
             public_url: config.server.public_url.clone(),
             liff_id: Some(config.page.liff_id.clone()).filter(|id| !id.is_empty()),
-            quota: services.quota.clone(),
-            care_plans,
+            tools: Arc::default(),
         };
+        let registry = Arc::new(
+            tools(&deps)?.with_sources(mcp.sources())?.with_max_tools(config.llm.max_tools),
+        );
+        let deps = deps.with_tools(registry.clone());
+        let actions = crate::buttons::registry()?;
         let palette = Palette::new(config.family.price_colors);
         let owner = process_owner();
         let inbox_lease = SignedDuration::from_secs(config.turns.inbox_lease_secs.max(1) as i64);
@@ -276,7 +270,7 @@ impl Hearth {
         let charts = config.server.public_url.as_deref().map(|url| {
             crate::contract::chart::publish::Charts::new(
                 url,
-                services.sources.quotes.clone(),
+                deps.sources.quotes.clone(),
                 config.family.price_colors,
                 clock.clone(),
             )
@@ -284,11 +278,11 @@ impl Hearth {
         let digests = DigestSender::new(
             pusher.clone(),
             DigestSources {
-                weather: services.sources.weather.clone(),
-                quotes: services.sources.quotes.clone(),
-                securities: services.sources.securities.clone(),
-                work_calendar: services.work_calendar.clone(),
-                home: services.home.clone(),
+                weather: deps.sources.weather.clone(),
+                quotes: deps.sources.quotes.clone(),
+                securities: deps.sources.securities.clone(),
+                work_calendar: deps.work_calendar.clone(),
+                home: deps.home.clone(),
             },
         )
         .with_open_page(
@@ -298,16 +292,16 @@ impl Hearth {
                 .is_some()
                 .then_some(crate::features::family_page::open_button as _),
         );
-        let (reminders, price_alerts) = pushers(config, pusher.clone(), &services);
+        let (reminders, price_alerts) = pushers(config, pusher.clone(), &deps);
         let official_alerts =
-            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone())
+            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, deps.home.clone())
                 .with_request_gap(Duration::from_millis(config.loops.alerts_request_gap_ms));
         let price_alerts = price_alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;
         let care = crate::features::care::watcher::CareWatcher::new(
             pusher.clone(),
-            services.work_calendar.clone(),
+            deps.work_calendar.clone(),
         )
         .with_charts(charts.clone())
         .with_speech(speech.clone());
@@ -321,9 +315,12 @@ impl Hearth {
         if let Some(vision) = vision {
             agent = agent.with_vision(vision);
         }
-        let media = crate::features::media::Media::from_config(config, services.sandbox.clone())
+        let media = crate::features::media::Media::from_config(config, deps.sandbox.clone())
             .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone(), door);
+        let page = PageState::new(&config.page, &config.server, deps.sources.securities.clone());
+        let (reminder_nudge, care_nudge) = (deps.reminder_nudge.clone(), deps.care_nudge.clone());
+        let home = deps.home.clone();
         let turns = Arc::new(Turns {
             store: store.clone(),
             line,
@@ -334,7 +331,7 @@ impl Hearth {
             palette,
             postback_key,
             actions,
-            action_services,
+            deps,
             quota: quota.clone(),
             limits,
             history_messages: config.turns.history_messages,
@@ -344,7 +341,7 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
             charts: charts.clone(),
-            home: services.home.clone(),
+            home,
             media,
             speech: speech.clone(),
             english_menu: care_menus.english().clone(),
@@ -356,8 +353,6 @@ impl Hearth {
             usize::try_from(config.turns.max_queued_events).unwrap_or(usize::MAX),
             config.turns.max_concurrent_turns,
         ));
-        let page =
-            PageState::new(&config.page, &config.server, services.sources.securities.clone());
         Ok(Arc::new(Self {
             turns,
             webhook: Webhook::new(inbox, config),
@@ -373,8 +368,8 @@ impl Hearth {
                 care,
                 care_menus,
                 outbox: pusher,
-                reminder_nudge: services.reminder_nudge.clone(),
-                care_nudge: services.care_nudge.clone(),
+                reminder_nudge,
+                care_nudge,
                 paces: Paces::new(&config.loops),
                 retention: Retention::new(config),
                 backups: config.store.backup_dir.clone().map(|dir| {
@@ -486,25 +481,21 @@ fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
 }
 
 /// The reminder scheduler and the price-alert poller, both pushing through `pusher`.
-fn pushers(
-    config: &Config,
-    pusher: Pusher,
-    services: &Services,
-) -> (ReminderScheduler, AlertPoller) {
+fn pushers(config: &Config, pusher: Pusher, deps: &Deps) -> (ReminderScheduler, AlertPoller) {
     let alerts = AlertPoller::new(
         pusher.clone(),
-        services.sources.quotes.clone(),
+        deps.sources.quotes.clone(),
         PollerSettings::default(),
-        services.work_calendar.clone(),
+        deps.work_calendar.clone(),
     )
-    .with_securities(services.sources.securities.clone());
+    .with_securities(deps.sources.securities.clone());
     let reminders = ReminderScheduler::new(
         pusher,
         SchedulerSettings {
             lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
             ..SchedulerSettings::default()
         },
-        services.work_calendar.clone(),
+        deps.work_calendar.clone(),
     );
     (reminders, alerts)
 }

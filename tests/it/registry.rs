@@ -20,14 +20,14 @@ use serde_json::Value;
 async fn production() -> Registry {
     let mut config = Config::defaults();
     config.web.searxng_url = "http://searxng.invalid:8080".into();
-    let services = hearth::tools::Services::offline(
+    let deps = hearth::features::deps::Deps::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
         Store::in_memory().await.expect("store"),
         hearth::sources::calendar::WorkCalendar::builtin().expect("calendar"),
     )
-    .expect("services");
-    hearth::tools::registry(&services).expect("production registry builds")
+    .expect("deps");
+    hearth::tools::registry(&deps).expect("production registry builds")
 }
 
 fn ctx() -> ToolCtx {
@@ -125,14 +125,14 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     config.web.searxng_url = String::new();
     config.web.tavily_api_key = Default::default();
     config.web.brave_api_key = Default::default();
-    let services = hearth::tools::Services::offline(
+    let deps = hearth::features::deps::Deps::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
         Store::in_memory().await.expect("store"),
         hearth::sources::calendar::WorkCalendar::builtin().expect("calendar"),
     )
-    .expect("services");
-    let registry = hearth::tools::registry(&services).expect("registry");
+    .expect("deps");
+    let registry = hearth::tools::registry(&deps).expect("registry");
     let names: Vec<String> =
         registry.definitions(Audience::Group).iter().map(|d| d.name.to_string()).collect();
     assert!(
@@ -141,11 +141,11 @@ async fn without_a_search_provider_web_search_is_not_registered() {
     );
     assert!(!registry.offers("web_search") && registry.offers("summarize_url"));
     config.web.tavily_api_key = "tvly-x".into();
-    let services = hearth::tools::Services {
+    let deps = hearth::features::deps::Deps {
         sources: Sources::from_config(&config).expect("sources"),
-        ..services
+        ..deps
     };
-    let registry = hearth::tools::registry(&services).expect("registry");
+    let registry = hearth::tools::registry(&deps).expect("registry");
     assert!(
         registry.definitions(Audience::Group).iter().any(|d| d.name == "web_search"),
         "a hosted key is enough"
@@ -297,14 +297,14 @@ async fn the_definitions_stay_within_the_token_budget_and_twenty_tools_in_both_k
     config.speech.tts_model = "tts-test".into();
     config.speech.tts_url = "http://speech.invalid".into();
     config.server.public_url = Some("https://hearth.example".into());
-    let services = hearth::tools::Services::offline(
+    let deps = hearth::features::deps::Deps::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
         Store::in_memory().await.expect("store"),
         hearth::sources::calendar::WorkCalendar::builtin().expect("calendar"),
     )
-    .expect("services");
-    let registry = hearth::tools::registry(&services).expect("registry");
+    .expect("deps");
+    let registry = hearth::tools::registry(&deps).expect("registry");
     assert!(registry.offers("spoken_answers") && registry.offers("web_search"));
     for (audience, budget) in [(Audience::OneToOne, 3_800), (Audience::Group, 4_300)] {
         let definitions = registry.definitions(audience);

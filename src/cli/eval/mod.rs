@@ -328,14 +328,14 @@ async fn agent(config: &Config) -> Result<Agent, EvalError> {
     let store = Store::in_memory().await.map_err(StartError::from)?;
     let calendar =
         WorkCalendar::load(config.family.work_calendar.as_deref()).map_err(StartError::from)?;
-    let services = crate::tools::Services::offline(
+    let deps = crate::features::deps::Deps::offline(
         &config,
         crate::server::app::sources(&config)?,
         store,
         calendar,
     )
     .map_err(StartError::http_client("LINE"))?;
-    let registry = crate::tools::registry(&services).map_err(StartError::from)?;
+    let registry = crate::tools::registry(&deps).map_err(StartError::from)?;
     Ok(Agent::new(crate::server::app::llm_client(&config)?, Arc::new(registry), 1))
 }
 

@@ -97,10 +97,7 @@ pub async fn act(
     let postback = Postback { action: form.action, id: form.id };
     let picked = form.picked.filter(|p| !p.is_empty()).map(Picked::DateTime);
     let turns = &app.turns;
-    let answer = turns
-        .actions
-        .dispatch_picked(&turns.action_services, &ctx, &postback, picked.as_ref())
-        .await;
+    let answer = turns.actions.dispatch_picked(&turns.deps, &ctx, &postback, picked.as_ref()).await;
     let said = if answer.text.is_empty() {
         session.row.lang.pick("好了。", "Done.").to_string()
     } else {
@@ -215,8 +212,7 @@ pub async fn reminders(
     check_csrf(&session, &form.csrf)?;
     let lang = session.row.lang;
     let ctx = session.ctx(&app).await;
-    let reminders =
-        Reminders::new(app.store.clone(), app.turns.action_services.work_calendar.clone());
+    let reminders = Reminders::new(app.store.clone(), app.turns.deps.work_calendar.clone());
     let (result, done) = match form.op.as_str() {
         "text" => {
             let text = form.text.unwrap_or_default();

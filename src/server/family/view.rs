@@ -225,7 +225,7 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
     let now = app.clock.now();
     let until = now.saturating_add(AGENDA).unwrap_or(now);
-    let calendar = &app.turns.action_services.work_calendar;
+    let calendar = &app.turns.deps.work_calendar;
     let rows: Vec<_> = app
         .store
         .reminders()
@@ -443,7 +443,7 @@ fn setting_off(csrf: &str, op: &str, label: &str) -> Markup {
 async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let lang = s.row.lang;
     let now = app.clock.now();
-    let calendar = &app.turns.action_services.work_calendar;
+    let calendar = &app.turns.deps.work_calendar;
     let month = month_ahead(&app.quota, calendar, now).await;
     if let Err(e) = &month {
         tracing::warn!(error = %e, "family page: the month's quota is unavailable");

@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use hearth::contract::registry::Registry;
+use hearth::features::deps::Deps;
 use hearth::line::signature;
 use hearth::platform::clock::ManualClock;
 use hearth::platform::config::Config;
 use hearth::server::app::Hearth;
 use hearth::store::Store;
-use hearth::tools::Services;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -64,7 +64,7 @@ impl Harness {
     /// final configuration, so they can use the fake data sources).
     pub async fn start_with(
         tweak: impl FnOnce(&mut Config),
-        tools: Option<fn(&Services) -> Registry>,
+        tools: Option<fn(&Deps) -> Registry>,
     ) -> Self {
         // Warnings by default: a test's output is shown only when it fails, and then hearth's
         // warnings (an event taken over, a write retried, a lease lost) say what happened.
@@ -115,16 +115,10 @@ impl Harness {
         let store = Store::connect(&config.store.database_url).await.expect("store");
         let mcp = hearth::llm::mcp::McpServers::start(&config).await.expect("MCP configuration");
         let app =
-            Hearth::with_tools_and_mcp(
-                &config,
-                clock.clone(),
-                store,
-                &mcp,
-                |services| match tools {
-                    Some(build) => Ok(build(services)),
-                    None => hearth::tools::registry(services),
-                },
-            )
+            Hearth::with_tools_and_mcp(&config, clock.clone(), store, &mcp, |deps| match tools {
+                Some(build) => Ok(build(deps)),
+                None => hearth::tools::registry(deps),
+            })
             .expect("hearth");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind hearth");
         let url = format!("http://{}", listener.local_addr().expect("address"));
