@@ -53,6 +53,33 @@ pub struct Deps {
 }
 
 impl Deps {
+    /// The deps `config` sets up over `sources`, `store`, `work_calendar`, the quota's
+    /// bookkeeping and `care_plans`, with fresh wake-ups and no tools yet.
+    pub fn new(
+        config: &Config,
+        sources: Sources,
+        store: Store,
+        work_calendar: WorkCalendar,
+        quota: QuotaTracker,
+        care_plans: CarePlans,
+    ) -> Self {
+        Self {
+            sources,
+            store,
+            reminder_nudge: Arc::default(),
+            care_nudge: Arc::default(),
+            work_calendar,
+            quota,
+            home: config.family.home(),
+            sandbox: Sandbox::from_config(config),
+            speaks: config.speaks(),
+            care_plans,
+            public_url: config.server.public_url.clone(),
+            liff_id: config.page.liff().map(str::to_string),
+            tools: Arc::default(),
+        }
+    }
+
     /// These deps with the `tools` built from them, for the button actions.
     pub fn with_tools(self, tools: Arc<Registry>) -> Self {
         Self { tools, ..self }
@@ -75,20 +102,7 @@ impl Deps {
             jiff::tz::TimeZone::get(&config.family.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let quota = QuotaTracker::new(store.clone(), line, clock, tz, true);
-        Ok(Self {
-            sources,
-            care_plans: CarePlans::new(store.clone(), None),
-            store,
-            reminder_nudge: Arc::default(),
-            care_nudge: Arc::default(),
-            work_calendar,
-            quota,
-            home: config.family.home(),
-            sandbox: Sandbox::from_config(config),
-            speaks: config.speaks(),
-            public_url: config.server.public_url.clone(),
-            liff_id: Some(config.page.liff_id.clone()).filter(|id| !id.is_empty()),
-            tools: Arc::default(),
-        })
+        let care_plans = CarePlans::new(store.clone(), None);
+        Ok(Self::new(config, sources, store, work_calendar, quota, care_plans))
     }
 }

@@ -7,7 +7,6 @@ use std::time::Duration;
 use axum::extract::FromRef;
 use jiff::SignedDuration;
 use jiff::tz::TimeZone;
-use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
 use crate::features::button::ActionRegistryError;
@@ -225,21 +224,14 @@ impl Hearth {
             store.clone(),
             Some(care_menus.clone()),
         );
-        let deps = Deps {
+        let deps = Deps::new(
+            config,
+            sources(config)?.with_clock(clock.clone()),
+            store.clone(),
+            WorkCalendar::load(config.family.work_calendar.as_deref())?,
+            quota.clone(),
             care_plans,
-            sources: sources(config)?.with_clock(clock.clone()),
-            store: store.clone(),
-            reminder_nudge: Arc::new(Notify::new()),
-            care_nudge: Arc::new(Notify::new()),
-            work_calendar: WorkCalendar::load(config.family.work_calendar.as_deref())?,
-            quota: quota.clone(),
-            home: config.family.home(),
-            sandbox: crate::sources::sandbox::Sandbox::from_config(config),
-            speaks: config.speaks(),
-            public_url: config.server.public_url.clone(),
-            liff_id: Some(config.page.liff_id.clone()).filter(|id| !id.is_empty()),
-            tools: Arc::default(),
-        };
+        );
         let registry = Arc::new(
             tools(&deps)?.with_sources(mcp.sources())?.with_max_tools(config.llm.max_tools),
         );

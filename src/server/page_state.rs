@@ -47,7 +47,7 @@ impl PageState {
         Self {
             limits: Arc::new(PageLimits::new(settings.trusted_proxies.clone())),
             flash: Arc::default(),
-            liff_id: Some(settings.liff_id.as_str()).filter(|id| !id.is_empty()).map(Arc::from),
+            liff_id: settings.liff().map(Arc::from),
             public_url: server.public_url.as_deref().map(Arc::from),
             securities,
         }

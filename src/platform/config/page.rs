@@ -27,6 +27,13 @@ pub struct PageSettings {
     pub trusted_proxies: IpRanges,
 }
 
+impl PageSettings {
+    /// The LIFF app's ID, when one is set.
+    pub fn liff(&self) -> Option<&str> {
+        Some(self.liff_id.as_str()).filter(|id| !id.is_empty())
+    }
+}
+
 /// Parses `HEARTH_LIFF_ID`: empty, or a LIFF ID (`1234567890-AbCdEfGh`).
 fn liff_id(value: &str) -> Result<String, String> {
     let value = value.trim();
