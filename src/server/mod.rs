@@ -256,7 +256,8 @@ async fn callback(State(webhook): State<Webhook>, headers: HeaderMap, body: Byte
     // In a task of its own, counted as work in hand: a request LINE stops waiting for (it closes
     // the connection), or one cut off at shutdown, must not stop its events halfway, stored but
     // neither queued nor left waiting in the store.
-    let storing = store_and_queue(webhook.clone(), events, payloads, received_at);
+    // Boxed where it is made, so the task's wrappers move a pointer, not the future.
+    let storing = Box::pin(store_and_queue(webhook.clone(), events, payloads, received_at));
     let accepting = webhook.inbox.spawn_tracked(tracing::Instrument::in_current_span(storing));
     accepting.await.unwrap_or_else(|e| {
         tracing::error!(error = %e, "storing or queueing webhook events panicked");

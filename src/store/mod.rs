@@ -5,8 +5,10 @@
 //! statement for both backends. Each backend has its own embedded migrations.
 //!
 //! What is kept is reached by part: [`Store::reminders`], [`Store::inbox`], [`Store::care`]…
-//! each hands out a repository whose methods are that part's reads and writes. The store itself keeps what concerns the whole database: opening and
-//! migrating it, backups, the leases a stopping process gives back, forgetting a chat.
+//! each hands out a repository (a `…Store` that borrows the store) whose methods are that
+//! part's reads and writes, in the files named after it. The store itself keeps what concerns
+//! the whole database: opening and migrating it, backups, the leases a stopping process gives
+//! back, forgetting a chat.
 
 use sql::Backend;
 
@@ -18,11 +20,8 @@ mod columns;
 pub mod lease;
 
 mod access;
-mod alert_deliveries;
-mod alerts;
 mod backup;
 mod batch;
-mod budget;
 mod capped;
 mod care;
 mod care_doses;
@@ -38,11 +37,13 @@ mod lists;
 mod media;
 mod memory;
 mod migrations;
+mod official_alerts;
 mod outbox;
 mod pairing_guesses;
 mod person_menus;
 mod places;
-mod public_alerts;
+mod price_alert_deliveries;
+mod price_alerts;
 mod quiet;
 mod quota;
 mod quoted;
@@ -51,16 +52,14 @@ mod reminders;
 mod retention;
 mod schema;
 mod spoken;
+mod usage;
 mod values;
 mod web_sessions;
 mod welcomed;
 
 pub use crate::platform::config::redact_url;
 pub use access::{ChatAccess, HeldBack};
-pub use alert_deliveries::AlertDelivery;
-pub use alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use backup::{BackupError, ServeLock, Snapshot};
-pub use budget::{Charge, ChatUsage, SERVICE_SCOPE, TokenParts, TokensUsed};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
 pub use care_doses::{DoseRow, NewReading, ReadingRow};
@@ -76,14 +75,17 @@ pub use media::{FileRef, PhotoRef, RecentMedia, SentMedia};
 pub use memory::{Memory, NewMemory};
 pub use migrations::{Migrations, sqlite_file};
 use migrations::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
+pub use official_alerts::{FollowRow, NewOfficialAlert, OfficialAlertRow, ToldRow};
 pub use outbox::{NewOutboxItem, OutboxItem};
 pub use pairing_guesses::GuessesOver;
-pub use public_alerts::{FollowRow, NewPublicAlert, PublicAlertRow, ToldRow};
+pub use price_alert_deliveries::AlertDelivery;
+pub use price_alerts::{AlertFire, AlertRow, AlertUpdate, NewAlert, SymbolRow};
 pub use quiet::QuietRow;
-pub use quota::{ChatSpend, HeldPush, QuotaReading};
+pub use quota::{ChatCost, HeldPush, QuotaReading};
 pub use quoted::QuotedRow;
 pub use recurrence::{LunarMonth, Recurrence};
 pub use reminders::{DeliveryRow, Finish, MovedRule, NewDelivery, NewReminder, Next, ReminderRow};
+pub use usage::{Charge, ChatUsage, SERVICE_SCOPE, TokenParts, TokensUsed};
 pub use values::{
     AlertStatus, CareStatus, DeliveryStatus, Direction, Freq, Frequency, ReminderStatus, Side,
 };

@@ -24,7 +24,7 @@ row! {
 row! {
     /// What one chat's pushes cost in a month.
     #[derive(Debug, Clone, PartialEq, Eq)]
-    pub struct ChatSpend {
+    pub struct ChatCost {
         /// The chat.
         pub conversation_id: String,
         /// Push requests.
@@ -46,13 +46,13 @@ row! {
 }
 
 const RECORD_COST: &str = "INSERT INTO push_costs (conversation_id, month, pushes, cost) VALUES ($1, $2, 1, $3) ON CONFLICT (conversation_id, month) DO UPDATE SET pushes = push_costs.pushes + 1, cost = push_costs.cost + excluded.cost";
-const MONTH_SPENT: &str =
+const MONTH_COST: &str =
     "SELECT CAST(COALESCE(SUM(cost), 0) AS BIGINT) FROM push_costs WHERE month = $1";
-const SPENT_BY_CHAT: &str = "SELECT conversation_id, pushes, cost FROM push_costs WHERE month = $1 ORDER BY cost DESC, conversation_id";
+const COST_BY_CHAT: &str = "SELECT conversation_id, pushes, cost FROM push_costs WHERE month = $1 ORDER BY cost DESC, conversation_id";
 const SAVE_READING: &str = "INSERT INTO quota_readings (month, quota_limit, used, recorded, read_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (month) DO UPDATE SET quota_limit = excluded.quota_limit, used = excluded.used, recorded = excluded.recorded, read_at = excluded.read_at";
 const MARK_EXHAUSTED: &str = "INSERT INTO quota_readings (month, quota_limit, used, recorded, read_at, exhausted_at) VALUES ($1, NULL, 0, 0, $2, $2) ON CONFLICT (month) DO UPDATE SET exhausted_at = COALESCE(quota_readings.exhausted_at, excluded.exhausted_at)";
 const READING: &str = "SELECT quota_limit, used, recorded, read_at, exhausted_at FROM quota_readings WHERE month = $1";
-const READING_SPENT_AND_HELD: &str = "SELECT r.quota_limit, r.used, r.recorded, r.read_at, r.exhausted_at, (SELECT CAST(COALESCE(SUM(cost), 0) AS BIGINT) FROM push_costs WHERE month = $1) AS spent, (SELECT CAST(COUNT(*) AS BIGINT) FROM (SELECT 1 FROM held_pushes WHERE conversation_id = $2 LIMIT 1) AS one_held) AS held FROM (SELECT 1 AS one) AS here LEFT JOIN quota_readings AS r ON r.month = $1";
+const READING_COST_AND_HELD: &str = "SELECT r.quota_limit, r.used, r.recorded, r.read_at, r.exhausted_at, (SELECT CAST(COALESCE(SUM(cost), 0) AS BIGINT) FROM push_costs WHERE month = $1) AS spent, (SELECT CAST(COUNT(*) AS BIGINT) FROM (SELECT 1 FROM held_pushes WHERE conversation_id = $2 LIMIT 1) AS one_held) AS held FROM (SELECT 1 AS one) AS here LEFT JOIN quota_readings AS r ON r.month = $1";
 const CHAT_SIZE: &str = "SELECT members, checked_at FROM chat_sizes WHERE conversation_id = $1";
 const SAVE_CHAT_SIZE: &str = "INSERT INTO chat_sizes (conversation_id, members, checked_at) VALUES ($1, $2, $3) ON CONFLICT (conversation_id) DO UPDATE SET members = excluded.members, checked_at = excluded.checked_at";
 const FRIEND: &str = "SELECT is_friend, checked_at FROM friends WHERE conversation_id = $1";
@@ -86,15 +86,15 @@ impl QuotaStore<'_> {
     }
 
     /// What hearth's pushes cost in `month`, all chats together.
-    pub async fn month_spent(self, month: &str) -> Result<i64, StoreError> {
+    pub async fn month_cost(self, month: &str) -> Result<i64, StoreError> {
         let (spent,): (i64,) =
-            db!(self.store, db => sqlx::query_as(MONTH_SPENT).bind(month).fetch_one(db).await)?;
+            db!(self.store, db => sqlx::query_as(MONTH_COST).bind(month).fetch_one(db).await)?;
         Ok(spent)
     }
 
     /// What each chat's pushes cost in `month`, the costliest first.
-    pub async fn spent_by_chat(self, month: &str) -> Result<Vec<ChatSpend>, StoreError> {
-        Ok(db!(self.store, db => sqlx::query_as(SPENT_BY_CHAT).bind(month).fetch_all(db).await)?)
+    pub async fn cost_by_chat(self, month: &str) -> Result<Vec<ChatCost>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(COST_BY_CHAT).bind(month).fetch_all(db).await)?)
     }
 
     /// Saves LINE's reading of `month` (a monthly-limit refusal already noted stays).
@@ -135,7 +135,7 @@ impl QuotaStore<'_> {
     }
 
     /// LINE's last reading of `month` (as [`crate::store::QuotaStore::reading`]), what hearth's pushes cost
-    /// in it (as [`crate::store::QuotaStore::month_spent`]), and whether items are held for `conversation_id` (as
+    /// in it (as [`crate::store::QuotaStore::month_cost`]), and whether items are held for `conversation_id` (as
     /// [`crate::store::QuotaStore::take_held`] would find; none for `""`), in one statement: a turn reads them all,
     /// and items are rarely held.
     pub async fn month_and_held(
@@ -144,7 +144,7 @@ impl QuotaStore<'_> {
         conversation_id: &str,
     ) -> Result<(Option<QuotaReading>, i64, bool), StoreError> {
         type Row = (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, i64, i64);
-        let row: Row = db!(self.store, db => sqlx::query_as(READING_SPENT_AND_HELD)
+        let row: Row = db!(self.store, db => sqlx::query_as(READING_COST_AND_HELD)
             .bind(month)
             .bind(conversation_id)
             .fetch_one(db)

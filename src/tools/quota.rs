@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, CardRow, Tone, Tool, ToolCtx, ToolError};
-use crate::features::reminders::month_ahead::{ChatSpend, month_ahead};
+use crate::features::reminders::month_ahead::{ChatCost, month_ahead};
 use crate::platform::conversation::{ChatKind, Conversation};
 use crate::platform::i18n::Lang;
 use crate::push::quota::QuotaTracker;
@@ -99,7 +99,7 @@ impl Tool for Quota {
     async fn run(&self, ctx: &ToolCtx, _args: Args) -> Result<Output, ToolError> {
         let here = &ctx.conversation.id;
         let month = month_ahead(&self.quota, &self.work_calendar, ctx.now()).await?;
-        let lines = |rows: &[ChatSpend]| {
+        let lines = |rows: &[ChatCost]| {
             chat_lines(rows.iter().map(|c| (c.chat.as_str(), c.pushes, c.messages)), here, ctx.lang)
         };
         Ok(Output {

@@ -77,7 +77,7 @@ async fn a_push_into_a_group_costs_its_member_count_recorded_per_chat_and_month(
     assert_eq!(pushes_to(&h, FAMILY).len(), 2);
     assert_eq!(h.line.quota_used(), 10, "five members, twice");
     let month = h.app.quota.month().key();
-    let spent = h.app.store.quota().spent_by_chat(&month).await.expect("spent");
+    let spent = h.app.store.quota().cost_by_chat(&month).await.expect("spent");
     assert_eq!(
         (spent[0].conversation_id.as_str(), spent[0].pushes, spent[0].cost),
         (FAMILY, 2, 10)

@@ -404,9 +404,9 @@ async fn push_costs_add_up_per_chat_and_month_and_between_readings() {
         s.quota().record_push_cost("C1", "2026-12", 5).await.expect("cost");
         s.quota().record_push_cost("U1", "2026-12", 1).await.expect("cost");
         s.quota().record_push_cost("C1", "2027-01", 5).await.expect("cost");
-        assert_eq!(s.quota().month_spent("2026-12").await.expect("sum"), 11, "{name}");
-        assert_eq!(s.quota().month_spent("2026-11").await.expect("sum"), 0, "{name}");
-        let by_chat = s.quota().spent_by_chat("2026-12").await.expect("by chat");
+        assert_eq!(s.quota().month_cost("2026-12").await.expect("sum"), 11, "{name}");
+        assert_eq!(s.quota().month_cost("2026-11").await.expect("sum"), 0, "{name}");
+        let by_chat = s.quota().cost_by_chat("2026-12").await.expect("by chat");
         let rows: Vec<(&str, i64, i64)> =
             by_chat.iter().map(|c| (c.conversation_id.as_str(), c.pushes, c.cost)).collect();
         assert_eq!(rows, [("C1", 2, 10), ("U1", 1, 1)], "{name}");
@@ -438,7 +438,7 @@ async fn a_month_s_reading_spending_and_held_items_are_read_together_as_each_rea
                 s.quota().month_and_held(month, "C1").await.expect("month"),
                 (
                     s.quota().reading(month).await.expect("reading"),
-                    s.quota().month_spent(month).await.expect("spent"),
+                    s.quota().month_cost(month).await.expect("spent"),
                     false
                 ),
                 "{name} {month}"

@@ -26,7 +26,7 @@ use crate::push::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::cap::areas::Place;
 use crate::sources::cap::{self, CapAlert, CapFeed, DocumentError, FeedEntry, FeedPoll};
-use crate::store::{FollowRow, NewPublicAlert, PublicAlertRow, StoreError, ToldRow};
+use crate::store::{FollowRow, NewOfficialAlert, OfficialAlertRow, StoreError, ToldRow};
 
 /// How long the lease on reading the feed lasts (renewed every tick).
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
@@ -288,7 +288,7 @@ impl AlertWatcher {
         let msg_type = format!("{:?}", alert.msg_type);
         store
             .official_alerts()
-            .keep(&NewPublicAlert {
+            .keep(&NewOfficialAlert {
                 identifier: &alert.identifier,
                 thread: &thread,
                 kind: kind.map_or("other", Kind::name),
@@ -325,7 +325,7 @@ impl AlertWatcher {
         self.pusher
             .store()
             .official_alerts()
-            .keep(&NewPublicAlert {
+            .keep(&NewOfficialAlert {
                 identifier: &entry.id,
                 thread: &entry.id,
                 kind: "unreadable",
@@ -382,7 +382,7 @@ impl AlertWatcher {
     async fn tell(
         &self,
         follower: &FollowRow,
-        row: &PublicAlertRow,
+        row: &OfficialAlertRow,
         alert: &CapAlert,
         kind: Kind,
         now: Timestamp,

@@ -4,7 +4,7 @@
 //! holds, the answer says so and the alert waits for a fresh cross. An every-time alert's answer
 //! says what it will cost a month of LINE's quota; one that would push the month over what is
 //! left is not created until the family accepts or picks a cheaper way (the same rule as a
-//! repeating reminder, [`crate::features::reminders::spend`]).
+//! repeating reminder, [`crate::features::reminders::quota_cost`]).
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use super::cheaper::{self, Cheaper};
 use super::crossing::{Direction, Frequency, Side};
 use super::describe::{AlertTerms, condition};
 use crate::contract::{ToolCtx, ToolError};
-use crate::features::reminders::spend::{self, Plan, Spend};
+use crate::features::reminders::quota_cost::{self, Plan, QuotaCost};
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
 use crate::push::quota::QuotaTracker;
@@ -71,7 +71,7 @@ pub struct CreatedAlert {
     /// Every-time alerts: what each fire costs of the monthly LINE message quota (one per person in this chat).
     pub messages_per_fire: Option<i64>,
     /// Every-time alerts: what they are expected to cost a month of the LINE message quota, what is left, and whether that goes over.
-    pub spend: Option<Spend>,
+    pub spend: Option<QuotaCost>,
     /// Not created: the cheaper ways to offer.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cheaper: Vec<Cheaper>,
@@ -197,12 +197,13 @@ impl PriceAlertCreation {
         freq: Frequency,
         target: &str,
         now: jiff::Timestamp,
-    ) -> Result<(Option<i64>, Option<Spend>), ToolError> {
+    ) -> Result<(Option<i64>, Option<QuotaCost>), ToolError> {
         if freq == Frequency::Once {
             return Ok((None, None));
         }
         let plan = Plan::EveryTimeAlert;
-        let spend = spend::estimate(&self.quota, plan, &self.work_calendar, target, now).await?;
+        let spend =
+            quota_cost::estimate(&self.quota, plan, &self.work_calendar, target, now).await?;
         Ok((Some(self.quota.cost_of(target).await), Some(spend)))
     }
 

@@ -10,9 +10,9 @@ use jiff::Timestamp;
 use tokio::sync::Notify;
 
 use super::operations::MAX_TEXT;
+use super::quota_cost::{self, Plan, QuotaCost};
 use super::recurrence::{Freq, Schedule};
 use super::request::{ReminderRequest, schedule_of};
-use super::spend::{self, Plan, Spend};
 use crate::contract::{ToolCtx, ToolError};
 use crate::platform::text::grapheme_len;
 use crate::push::quota::QuotaTracker;
@@ -36,7 +36,7 @@ pub struct Created {
     /// Set in a group but pushed to its person's 1:1 chat with hearth.
     pub delivered_privately: bool,
     /// A repeating reminder: what it will spend of the monthly quota.
-    pub spend: Option<Spend>,
+    pub spend: Option<QuotaCost>,
 }
 
 /// The reminders that can be created, over the store; `nudge` wakes the scheduler for one due
@@ -104,7 +104,10 @@ impl ReminderCreation {
             Freq::Once => None,
             _ => {
                 let plan = Plan::Reminder(&schedule);
-                Some(spend::estimate(&self.quota, plan, &self.work_calendar, target, now).await?)
+                Some(
+                    quota_cost::estimate(&self.quota, plan, &self.work_calendar, target, now)
+                        .await?,
+                )
             }
         };
         let (_, first) = schedule.occurrences().next().ok_or_else(|| invalid("no occurrence"))?;

@@ -11,7 +11,7 @@ use crate::store::StoreError;
 
 /// What one chat spends of the month.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatSpend {
+pub struct ChatCost {
     /// The chat's id.
     pub chat: String,
     /// Push requests.
@@ -34,9 +34,9 @@ pub struct MonthAhead {
     /// Used plus what the scheduled pushes will spend for the rest of the month.
     pub projected: i64,
     /// What each chat's pushes cost so far, most first.
-    pub spent: Vec<ChatSpend>,
+    pub spent: Vec<ChatCost>,
     /// What the scheduled pushes will spend for the rest of the month, by chat.
-    pub scheduled: Vec<ChatSpend>,
+    pub scheduled: Vec<ChatCost>,
 }
 
 /// The month of `quota`'s quota at `now`; workday reminders follow `calendar`.
@@ -47,7 +47,7 @@ pub async fn month_ahead(
 ) -> Result<MonthAhead, StoreError> {
     let month = quota.month();
     let standing = quota.standing().await?;
-    let spent = quota.store().quota().spent_by_chat(&month.key()).await?;
+    let spent = quota.store().quota().cost_by_chat(&month.key()).await?;
     let end = month.end(quota.tz());
     let scheduled = projection::scheduled(quota, calendar, now, end, &[]).await?;
     let rest: i64 = scheduled.iter().map(|c| c.cost).sum();
@@ -59,11 +59,11 @@ pub async fn month_ahead(
         projected: standing.used + rest,
         spent: spent
             .into_iter()
-            .map(|c| ChatSpend { chat: c.conversation_id, pushes: c.pushes, messages: c.cost })
+            .map(|c| ChatCost { chat: c.conversation_id, pushes: c.pushes, messages: c.cost })
             .collect(),
         scheduled: scheduled
             .into_iter()
-            .map(|c| ChatSpend { chat: c.chat, pushes: c.pushes, messages: c.cost })
+            .map(|c| ChatCost { chat: c.chat, pushes: c.pushes, messages: c.cost })
             .collect(),
     })
 }

@@ -157,7 +157,7 @@ impl QuotaTracker {
         let now = self.clock.now().as_millisecond();
         let month = self.month().key();
         let saved = async {
-            let recorded = self.store.quota().month_spent(&month).await?;
+            let recorded = self.store.quota().month_cost(&month).await?;
             self.store.quota().save_reading(&month, quota.limit, quota.used, recorded, now).await
         };
         match saved.await {

@@ -172,8 +172,9 @@ impl Inbox {
         let conversation =
             event.source.as_ref().map(|s| s.conversation.id.clone()).unwrap_or_default();
         if self.queue.push(&conversation, Job { event, received_at, held }) {
-            let worker = self.clone();
-            self.spawn_tracked(async move { worker.work_lane(conversation).await });
+            // Boxed where it is made: a lane's future holds a turn's whole way through the store,
+            // and moving it unboxed into each wrapper copies it (BENCHMARKS.md, issue 44 §6).
+            self.spawn_tracked(Box::pin(self.clone().work_lane(conversation)));
         }
     }
 

@@ -16,7 +16,7 @@ use crate::features::price_alerts::create::{
 use crate::features::price_alerts::crossing::{Direction, Frequency};
 use crate::features::price_alerts::describe::{condition, frequency};
 use crate::features::price_alerts::render::tone_of;
-use crate::features::reminders::spend;
+use crate::features::reminders::quota_cost;
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
 
@@ -106,7 +106,7 @@ impl Tool for PriceAlert {
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let Some(id) = out.id else {
-            return Some(spend::over_quota_card(
+            return Some(quota_cost::over_quota_card(
                 lang.pick(
                     "⚠️ 這個價格通知會超過本月訊息額度",
                     "⚠️ This alert would exceed this month's messages",
@@ -147,8 +147,8 @@ impl Tool for PriceAlert {
         }
         if let (Some(cost), Some(spend)) = (out.messages_per_fire, &out.spend) {
             let each = match lang {
-                Lang::ZhTw => format!("每次通知 {cost} 則，{}", spend::line(spend, lang)),
-                Lang::En => format!("{cost} messages each time; {}", spend::line(spend, lang)),
+                Lang::ZhTw => format!("每次通知 {cost} 則，{}", quota_cost::line(spend, lang)),
+                Lang::En => format!("{cost} messages each time; {}", quota_cost::line(spend, lang)),
             };
             card.rows.push(
                 CardRow::new(lang.pick("額度", "Quota"), each)

@@ -16,11 +16,11 @@ use crate::features::reminders::describe::{
     calendar_notes, local_time, repetition, upcoming, zone_label,
 };
 use crate::features::reminders::picker;
+use crate::features::reminders::quota_cost::{self, QuotaCost};
 use crate::features::reminders::recurrence::Freq;
 use crate::features::reminders::request::{
     LunarRequest, ReminderRequest, RepetitionRequest, WhenRequest,
 };
-use crate::features::reminders::spend::{self, Spend};
 use crate::platform::i18n::Lang;
 
 /// How a reminder repeats.
@@ -216,7 +216,7 @@ pub struct Output {
     /// Set in a group but pushed to this person's 1:1 chat with hearth (tell them it arrives there).
     pub delivered_privately_to: Option<String>,
     /// For repeating reminders: what they cost of the monthly LINE message quota.
-    pub spend: Option<Spend>,
+    pub spend: Option<QuotaCost>,
     /// Lunar and workday rules: the next times, local (tell the family these dates).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub upcoming: Vec<String>,
@@ -339,7 +339,7 @@ impl Tool for Reminder {
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
         let Some(id) = out.id else {
-            return Some(spend::over_quota_card(
+            return Some(quota_cost::over_quota_card(
                 lang.pick(
                     "⚠️ 這個提醒會超過本月訊息額度",
                     "⚠️ This would exceed this month's messages",
@@ -376,7 +376,7 @@ impl Tool for Reminder {
         }
         if let Some(spend) = &out.spend {
             card.rows.push(
-                CardRow::new(lang.pick("額度", "Quota"), spend::line(spend, lang))
+                CardRow::new(lang.pick("額度", "Quota"), quota_cost::line(spend, lang))
                     .toned(spend.over_quota.then_some(Tone::Warning)),
             );
         }

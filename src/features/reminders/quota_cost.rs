@@ -41,7 +41,7 @@ impl Plan<'_> {
 
 /// What a reminder or an alert will spend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Spend {
+pub struct QuotaCost {
     /// Messages of the quota a month (its pushes in 30 days times the chat's cost per push).
     pub per_month: i64,
     /// What is left of this month's quota (`None`: no known limit).
@@ -60,7 +60,7 @@ pub async fn estimate(
     work_calendar: &WorkCalendar,
     target: &str,
     now: Timestamp,
-) -> Result<Spend, StoreError> {
+) -> Result<QuotaCost, StoreError> {
     let cost = quota.cost_of(target).await;
     let month_later = now.saturating_add(MONTH).unwrap_or(now);
     let per_month = plan.pushes(now, now, month_later).len() as i64 * cost;
@@ -75,7 +75,7 @@ pub async fn estimate(
         .map(|c| c.cost)
         .sum();
     let standing = quota.standing().await?;
-    Ok(Spend {
+    Ok(QuotaCost {
         per_month,
         left_this_month: standing.left(),
         rest_of_month: with_it,
@@ -84,7 +84,7 @@ pub async fn estimate(
 }
 
 /// "每月約 150 則，本月免費額度剩 120 則".
-pub fn line(spend: &Spend, lang: Lang) -> String {
+pub fn line(spend: &QuotaCost, lang: Lang) -> String {
     match (spend.left_this_month, lang) {
         (Some(left), Lang::ZhTw) => {
             format!("每月約 {} 則，本月免費額度剩 {left} 則", spend.per_month)
@@ -103,7 +103,7 @@ pub fn line(spend: &Spend, lang: Lang) -> String {
 pub fn over_quota_card(
     title: &str,
     headline: &str,
-    spend: Option<&Spend>,
+    spend: Option<&QuotaCost>,
     cheaper: &str,
     lang: Lang,
 ) -> Card {

@@ -4,7 +4,7 @@
 //! (each fire fenced on `fire_seq`, its delivery row written in the same transaction) → push →
 //! finish the delivery.
 
-use super::alert_deliveries::AlertDelivery;
+use super::price_alert_deliveries::AlertDelivery;
 use super::{AlertStatus, Direction, Frequency, PriceAlertStore, Side, StoreError};
 use crate::platform::i18n::Lang;
 

@@ -10,7 +10,7 @@ use crate::platform::i18n::Lang;
 row! {
     /// A kept alert.
     #[derive(Debug, Clone, PartialEq, Eq)]
-    pub struct PublicAlertRow {
+    pub struct OfficialAlertRow {
         /// Its CAP identifier.
         pub identifier: String,
         /// The identifier of the first alert of its thread.
@@ -83,7 +83,7 @@ const PRUNE_TOLD: &str = "DELETE FROM public_alert_told WHERE told_at < $1";
 
 /// An alert to keep.
 #[derive(Debug, Clone)]
-pub struct NewPublicAlert<'a> {
+pub struct NewOfficialAlert<'a> {
     /// Its CAP identifier.
     pub identifier: &'a str,
     /// Its thread.
@@ -151,7 +151,7 @@ impl OfficialAlertStore<'_> {
     }
 
     /// Keeps an alert; false when it was kept already.
-    pub async fn keep(self, a: &NewPublicAlert<'_>) -> Result<bool, StoreError> {
+    pub async fn keep(self, a: &NewOfficialAlert<'_>) -> Result<bool, StoreError> {
         let dispatched = a.settled.then_some(a.now_ms);
         let n = db!(self.store, db => sqlx::query(KEEP)
             .bind(a.identifier).bind(a.thread).bind(a.kind).bind(a.msg_type).bind(a.sent_at)
@@ -173,7 +173,7 @@ impl OfficialAlertStore<'_> {
     }
 
     /// Alerts not yet dispatched to the chats, oldest first.
-    pub async fn to_dispatch(self, limit: i64) -> Result<Vec<PublicAlertRow>, StoreError> {
+    pub async fn to_dispatch(self, limit: i64) -> Result<Vec<OfficialAlertRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(TO_DISPATCH).bind(limit).fetch_all(db).await)?)
     }
 
@@ -185,7 +185,7 @@ impl OfficialAlertStore<'_> {
     }
 
     /// The readable alerts sent since `since_ms`, oldest first.
-    pub async fn since(self, since_ms: i64) -> Result<Vec<PublicAlertRow>, StoreError> {
+    pub async fn since(self, since_ms: i64) -> Result<Vec<OfficialAlertRow>, StoreError> {
         Ok(db!(self.store, db => sqlx::query_as(SENT_SINCE).bind(since_ms).fetch_all(db).await)?)
     }
 
