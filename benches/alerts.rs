@@ -63,15 +63,15 @@ async fn main() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut config = Config::defaults();
-    config.database_url = format!("sqlite://{}", dir.join("hearth.db").display());
-    config.line_api_base = line.url();
-    config.line_channel_secret = "bench-secret".into();
-    config.line_channel_access_token = "bench-token".into();
-    config.yahoo_url = upstreams.url();
-    config.price_poll_secs = 0;
+    config.store.database_url = format!("sqlite://{}", dir.join("hearth.db").display());
+    config.line.line_api_base = line.url();
+    config.line.line_channel_secret = "bench-secret".into();
+    config.line.line_channel_access_token = "bench-token".into();
+    config.sources.yahoo_url = upstreams.url();
+    config.loops.price_poll_secs = 0;
     let start: Timestamp = "2026-11-30T12:00:00Z".parse().expect("instant");
     let clock = Arc::new(ManualClock::new(start));
-    let store = Store::connect(&config.database_url).await.expect("store");
+    let store = Store::connect(&config.store.database_url).await.expect("store");
     let app = Hearth::with_tools(&config, clock.clone(), store.clone(), hearth::tools::registry)
         .expect("hearth");
     println!("start: {}", memory());
@@ -127,7 +127,7 @@ async fn main() {
     for round in 1..=2 {
         let hits = upstreams.hits(Route::Yahoo);
         let t = Instant::now();
-        let report = app.alerts.tick().await.expect("tick");
+        let report = app.loops.price_alerts.tick().await.expect("tick");
         let requests = upstreams.hits(Route::Yahoo) - hits;
         println!(
             "tick {round}: {} symbols due, {requests} upstream requests, {} fired, {:.0} ms (fetches from the local fake included); {}",
@@ -170,7 +170,8 @@ async fn main() {
         let t = Instant::now();
         let mut fired = 0;
         for (sym, quote) in &quotes {
-            fired += app.alerts.evaluate(sym, quote, now).await.expect("evaluate").len();
+            fired +=
+                app.loops.price_alerts.evaluate(sym, quote, now).await.expect("evaluate").len();
         }
         let elapsed = t.elapsed();
         println!(

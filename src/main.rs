@@ -152,31 +152,33 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let config = cli.config;
     match cli.command {
         Command::Tools { group, tokens } => {
-            let services = hearth::tools::Services::offline(
+            let deps = hearth::features::deps::Deps::offline(
                 &config,
                 hearth::server::app::sources(&config)?,
                 hearth::store::Store::in_memory().await?,
-                hearth::sources::calendar::WorkCalendar::load(config.work_calendar.as_deref())?,
+                hearth::sources::calendar::WorkCalendar::load(
+                    config.family.work_calendar.as_deref(),
+                )?,
             )?;
             let mcp = hearth::llm::mcp::McpServers::start(&config).await?;
-            let registry = hearth::tools::registry(&services)?
+            let registry = hearth::tools::registry(&deps)?
                 .with_sources(mcp.sources())?
-                .with_max_tools(config.max_tools);
+                .with_max_tools(config.llm.max_tools);
             if tokens {
-                print!("{}", hearth::llm::tokens::table(&registry, config.llm_strict));
+                print!("{}", hearth::llm::tokens::table(&registry, config.llm.llm_strict));
             } else {
                 let audience = if group { Audience::Group } else { Audience::OneToOne };
                 let definitions = registry.definitions(audience);
-                let sent = hearth::llm::openai::tool_specs(&definitions, config.llm_strict);
+                let sent = hearth::llm::openai::tool_specs(&definitions, config.llm.llm_strict);
                 println!("{}", serde_json::to_string_pretty(&sent)?);
             }
         }
         Command::Eval(args) => {
-            require(config.missing_for_llm())?;
+            require(config.llm.missing())?;
             hearth::cli::eval::run_cli(&config, &args).await?;
         }
         Command::Chats => {
-            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let mut chats = Vec::new();
             for chat in store.access().chat_accesses().await? {
                 let held = match chat.status.as_str() {
@@ -188,7 +190,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             print!("{}", hearth::turn::limits::access::render_chats(&chats));
         }
         Command::Approve { id } => {
-            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let id = hearth::turn::limits::access::chat_id(&id)?;
             store
                 .access()
@@ -197,7 +199,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{id} is approved: hearth serves it from now on");
         }
         Command::Revoke { id } => {
-            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let id = hearth::turn::limits::access::chat_id(&id)?;
             let ended =
                 store.access().revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
@@ -206,11 +208,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             );
         }
         Command::Usage { month } => {
-            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let month = match month {
                 Some(month) => month,
                 None => {
-                    let tz = jiff::tz::TimeZone::get(&config.timezone)?;
+                    let tz = jiff::tz::TimeZone::get(&config.family.timezone)?;
                     jiff::Timestamp::now().to_zoned_datetime(tz).strftime("%Y-%m").to_string()
                 }
             };
@@ -218,7 +220,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             print!("{}", hearth::cli::usage::report(&store, &month, prices).await?);
         }
         Command::Pair => {
-            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let code = hearth::turn::limits::access::new_pairing_code();
             let normalised =
                 hearth::turn::limits::access::pairing_code_in(&code).unwrap_or_default();
@@ -258,12 +260,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("copied {total} rows in {} tables, every count checked", counts.len());
         }
         Command::Export { chat, out, force } => {
-            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let store = hearth::store::Store::connect(&config.store.database_url).await?;
             let chat = hearth::turn::limits::access::chat_id(&chat)?;
-            let tz = jiff::tz::TimeZone::get(&config.timezone)?;
+            let tz = jiff::tz::TimeZone::get(&config.family.timezone)?;
             let lang = hearth::platform::i18n::Lang::ZhTw;
-            let calendar =
-                hearth::sources::calendar::WorkCalendar::load(config.work_calendar.as_deref())?;
+            let calendar = hearth::sources::calendar::WorkCalendar::load(
+                config.family.work_calendar.as_deref(),
+            )?;
             let now = jiff::Timestamp::now();
             let document =
                 hearth::cli::export::export(&store, &chat, &tz, lang, &calendar, now).await?;
@@ -285,7 +288,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Richmenu(command) => {
             use hearth::cli::richmenu::{self, RichMenuCommand};
-            let store = || hearth::store::Store::connect(&config.database_url);
+            let store = || hearth::store::Store::connect(&config.store.database_url);
             print!(
                 "{}",
                 match command {
@@ -299,7 +302,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             print!("{}", hearth::cli::backup::restore(&config, &path).await?);
         }
         Command::Migrate => {
-            let store = hearth::store::Store::connect(&config.database_url).await?;
+            let store = hearth::store::Store::connect(&config.store.database_url).await?;
             println!("{} database is up to date", store.backend_name());
         }
         Command::Doctor(args) => {
@@ -315,24 +318,24 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Chat => {
-            require(config.missing_for_llm())?;
+            require(config.llm.missing())?;
             let mut config = config;
-            config.database_url = "sqlite::memory:".into();
+            config.store.database_url = "sqlite::memory:".into();
             let app = Hearth::build(&config, Arc::new(SystemClock)).await?;
             hearth::cli::chat::run(app.turns.clone()).await?;
         }
         Command::Serve => {
             require(config.missing_for_serve())?;
             // Held until the process ends: no restore, and no second server, on this file.
-            let _lock = match hearth::store::sqlite_file(&config.database_url) {
+            let _lock = match hearth::store::sqlite_file(&config.store.database_url) {
                 Some(file) => Some(hearth::store::ServeLock::take(&file)?),
                 None => None,
             };
             let app = Hearth::build(&config, Arc::new(SystemClock)).await?;
-            let listener = tokio::net::TcpListener::bind(config.listen)
+            let listener = tokio::net::TcpListener::bind(config.server.listen)
                 .await
-                .with_context(|| format!("cannot listen on {}", config.listen))?;
-            tracing::info!(listen = %config.listen, "hearth is serving the LINE webhook at /callback");
+                .with_context(|| format!("cannot listen on {}", config.server.listen))?;
+            tracing::info!(listen = %config.server.listen, "hearth is serving the LINE webhook at /callback");
             hearth::server::serve(listener, app, shutdown_signal()).await?;
         }
     }

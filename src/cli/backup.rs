@@ -9,7 +9,7 @@ use crate::store::{BackupError, ServeLock, Snapshot, Store, sqlite_file};
 
 /// Writes the copy; says what was written.
 pub async fn backup(config: &Config, path: &Path) -> Result<String, BackupError> {
-    let Some(database) = sqlite_file(&config.database_url) else {
+    let Some(database) = sqlite_file(&config.store.database_url) else {
         return Err(BackupError::Postgres);
     };
     if !database.is_file() {
@@ -20,7 +20,7 @@ pub async fn backup(config: &Config, path: &Path) -> Result<String, BackupError>
     {
         return Err(BackupError::NoFolder(folder.to_path_buf()));
     }
-    let store = Store::open(&config.database_url).await?;
+    let store = Store::open(&config.store.database_url).await?;
     store.backup_into(path).await?;
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or_default();
     Ok(format!("wrote {} ({size} bytes); `hearth restore` puts it back\n", path.display()))
@@ -28,7 +28,7 @@ pub async fn backup(config: &Config, path: &Path) -> Result<String, BackupError>
 
 /// Checks the copy and puts it in place of the database; says what was restored.
 pub async fn restore(config: &Config, path: &Path) -> Result<String, BackupError> {
-    let Some(database) = sqlite_file(&config.database_url) else {
+    let Some(database) = sqlite_file(&config.store.database_url) else {
         return Err(BackupError::Postgres);
     };
     if !path.is_file() {

@@ -77,7 +77,7 @@ fn at_line(step: impl Into<String>) -> impl FnOnce(LineError) -> RichMenuError {
 
 /// The postback key the menus' buttons are signed with (the server's).
 pub fn key(config: &Config) -> PostbackKey {
-    PostbackKey::new(&config.postback_key, &config.line_channel_secret)
+    PostbackKey::new(&config.line.postback_key, &config.line.line_channel_secret)
 }
 
 /// Every menu, built with this deployment's key.
@@ -98,10 +98,10 @@ async fn built_aside(config: &Config) -> Result<Vec<Built>, RichMenuError> {
 }
 
 fn client(config: &Config) -> Result<LineClient, RichMenuError> {
-    if config.line_channel_access_token.is_empty() {
+    if config.line.line_channel_access_token.is_empty() {
         return Err(RichMenuError::NoToken);
     }
-    LineClient::new(&config.line_api_base, config.line_channel_access_token.clone(), 1)
+    LineClient::new(&config.line.line_api_base, config.line.line_channel_access_token.clone(), 1)
         .map_err(RichMenuError::Client)
 }
 
@@ -122,7 +122,7 @@ pub async fn install(config: &Config, store: &Store) -> Result<String, RichMenuE
             .create_rich_menu(&menu.request)
             .await
             .map_err(at_line(format!("creating {alias}")))?;
-        line.upload_rich_menu_image(&config.line_data_api_base, &id, menu.image.clone())
+        line.upload_rich_menu_image(&config.line.line_data_api_base, &id, menu.image.clone())
             .await
             .map_err(at_line(format!("uploading {alias}'s image")))?;
         line.set_rich_menu_alias(alias, &id)

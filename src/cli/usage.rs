@@ -22,9 +22,9 @@ impl Prices {
     /// The configured prices, when all three are set.
     pub fn from_config(config: &Config) -> Option<Self> {
         Some(Self {
-            input: config.price_input?,
-            cached: config.price_cached?,
-            output: config.price_output?,
+            input: config.llm.price_input?,
+            cached: config.llm.price_cached?,
+            output: config.llm.price_output?,
         })
     }
 

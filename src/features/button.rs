@@ -11,43 +11,18 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::Notify;
 
 use crate::contract::Answer;
-use crate::contract::registry::Registry;
 use crate::contract::{CardButton, ToolCtx};
+use crate::features::deps::Deps;
 use crate::line::postback::{Postback, is_token};
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
-use crate::store::Store;
-
-/// What action handlers work with, built once at start-up (like `crate::tools::Services`).
-#[derive(Clone)]
-pub struct ActionServices {
-    /// The store; every call a handler makes is scoped to the tap's conversation.
-    pub store: Store,
-    /// Wakes the reminder scheduler (a snoozed reminder is due soon).
-    pub reminder_nudge: Arc<Notify>,
-    /// The tools, for running a held call the family confirmed.
-    pub tools: Arc<Registry>,
-    /// The working calendar workday reminders follow (moving one needs its schedule).
-    pub work_calendar: crate::sources::calendar::WorkCalendar,
-    /// The public address of this server (`HEARTH_PUBLIC_URL`): the family page's links.
-    pub public_url: Option<String>,
-    /// The LIFF app the family page's links open in (`HEARTH_LIFF_ID`), if any.
-    pub liff_id: Option<String>,
-    /// The quota's bookkeeping, which also knows who has hearth as a friend (where a care
-    /// notice goes).
-    pub quota: crate::push::quota::QuotaTracker,
-    /// Starts and stops care plans, the care menu following at once.
-    pub care_plans: crate::features::richmenu::care_plans::CarePlans,
-}
 
 /// A button action: its value is the button's data; [`Action::run`] is what a tap does.
 ///
@@ -59,19 +34,19 @@ pub trait Action: Serialize + DeserializeOwned + Send + 'static {
     const NAME: &'static str;
 
     /// Carries out a tap verified for `ctx`'s conversation; acts on that conversation only.
-    fn run(self, services: &ActionServices, ctx: &ToolCtx) -> impl Future<Output = Answer> + Send;
+    fn run(self, deps: &Deps, ctx: &ToolCtx) -> impl Future<Output = Answer> + Send;
 
     /// Carries out a tap on this action's date-time picker ([`Action::picker`]) with the local
     /// date-time the member picked (LINE's picker has no zone: it is the chat's). By default
     /// the value is ignored and the tap is an ordinary [`Action::run`].
     fn run_picked(
         self,
-        services: &ActionServices,
+        deps: &Deps,
         ctx: &ToolCtx,
         picked: &Picked,
     ) -> impl Future<Output = Answer> + Send {
         let _ = picked;
-        self.run(services, ctx)
+        self.run(deps, ctx)
     }
 
     /// A date-time picker button (`mode: datetime`) carrying this data, opening at `initial`
@@ -158,18 +133,18 @@ pub fn decode<A: Action>(token: &str) -> Result<A, DataError> {
 
 /// An action with its type erased: decodes the token, then runs.
 type Handler = for<'a> fn(
-    &'a ActionServices,
+    &'a Deps,
     &'a ToolCtx,
     &'a str,
     Option<&'a Picked>,
 ) -> Result<BoxFuture<'a, Answer>, DataError>;
 
 fn handler<A: Action>() -> Handler {
-    |services, ctx, token, picked| {
+    |deps, ctx, token, picked| {
         let data = decode::<A>(token)?;
         Ok(match picked {
-            Some(picked) => Box::pin(data.run_picked(services, ctx, picked)),
-            None => Box::pin(data.run(services, ctx)),
+            Some(picked) => Box::pin(data.run_picked(deps, ctx, picked)),
+            None => Box::pin(data.run(deps, ctx)),
         })
     }
 }
@@ -251,17 +226,17 @@ impl ActionRegistry {
     /// The work a verified tap asks for, not yet started; an error when no action takes it.
     pub fn prepare<'a>(
         &self,
-        services: &'a ActionServices,
+        deps: &'a Deps,
         ctx: &'a ToolCtx,
         postback: &'a Postback,
     ) -> Result<BoxFuture<'a, Answer>, TapError> {
-        self.prepare_picked(services, ctx, postback, None)
+        self.prepare_picked(deps, ctx, postback, None)
     }
 
     /// [`ActionRegistry::prepare`] for a tap that carries what a date-time picker sent.
     pub fn prepare_picked<'a>(
         &self,
-        services: &'a ActionServices,
+        deps: &'a Deps,
         ctx: &'a ToolCtx,
         postback: &'a Postback,
         picked: Option<&'a Picked>,
@@ -270,30 +245,25 @@ impl ActionRegistry {
             .handlers
             .get(postback.action.as_str())
             .ok_or_else(|| TapError::Unknown(postback.action.clone()))?;
-        Ok(handler(services, ctx, &postback.id, picked)?)
+        Ok(handler(deps, ctx, &postback.id, picked)?)
     }
 
     /// Carries out a verified postback and says what happened; a tap no action takes gets a
     /// polite answer and a log line.
-    pub async fn dispatch(
-        &self,
-        services: &ActionServices,
-        ctx: &ToolCtx,
-        postback: &Postback,
-    ) -> Answer {
-        self.dispatch_picked(services, ctx, postback, None).await
+    pub async fn dispatch(&self, deps: &Deps, ctx: &ToolCtx, postback: &Postback) -> Answer {
+        self.dispatch_picked(deps, ctx, postback, None).await
     }
 
     /// [`ActionRegistry::dispatch`] for a tap that may carry what a date-time picker sent.
     pub async fn dispatch_picked(
         &self,
-        services: &ActionServices,
+        deps: &Deps,
         ctx: &ToolCtx,
         postback: &Postback,
         picked: Option<&Picked>,
     ) -> Answer {
         tracing::info!(action = postback.action, conversation = %ctx.conversation, "button tapped");
-        match self.prepare_picked(services, ctx, postback, picked) {
+        match self.prepare_picked(deps, ctx, postback, picked) {
             Ok(work) => work.await,
             Err(e) => {
                 tracing::warn!(error = %e, conversation = %ctx.conversation, "button not carried out");

@@ -18,7 +18,7 @@ struct Poke {
 
 impl Action for Poke {
     const NAME: &'static str = "poke";
-    async fn run(self, _: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, _: &Deps, ctx: &ToolCtx) -> Answer {
         text(format!("poked {} in {}", self.id, ctx.conversation.id))
     }
 }
@@ -44,7 +44,7 @@ impl TryFrom<String> for Pair {
 
 impl Action for Pair {
     const NAME: &'static str = "pair";
-    async fn run(self, _: &ActionServices, _: &ToolCtx) -> Answer {
+    async fn run(self, _: &Deps, _: &ToolCtx) -> Answer {
         text(format!("{} and {}", self.0, self.1))
     }
 }
@@ -56,7 +56,7 @@ struct Named(String);
 
 impl Action for Named {
     const NAME: &'static str = "named";
-    async fn run(self, _: &ActionServices, _: &ToolCtx) -> Answer {
+    async fn run(self, _: &Deps, _: &ToolCtx) -> Answer {
         text(self.0)
     }
 }
@@ -70,7 +70,7 @@ struct Wide {
 
 impl Action for Wide {
     const NAME: &'static str = "wide";
-    async fn run(self, _: &ActionServices, _: &ToolCtx) -> Answer {
+    async fn run(self, _: &Deps, _: &ToolCtx) -> Answer {
         Answer::default()
     }
 }
@@ -81,7 +81,7 @@ struct BadName;
 
 impl Action for BadName {
     const NAME: &'static str = "bad name";
-    async fn run(self, _: &ActionServices, _: &ToolCtx) -> Answer {
+    async fn run(self, _: &Deps, _: &ToolCtx) -> Answer {
         Answer::default()
     }
 }
@@ -137,27 +137,12 @@ fn the_registry_refuses_duplicate_and_bad_names() {
     assert_eq!(ok.expect("registry").names(), ["pair", "poke"]);
 }
 
-async fn services() -> ActionServices {
-    let store = Store::in_memory().await.expect("store");
-    let line =
-        crate::line::client::LineClient::new("http://127.0.0.1:9", "".into(), 10).expect("client");
-    let quota = crate::push::quota::QuotaTracker::new(
-        store.clone(),
-        line,
-        Arc::new(SystemClock),
-        TimeZone::UTC,
-        true,
-    );
-    ActionServices {
-        care_plans: crate::features::richmenu::care_plans::CarePlans::new(store.clone(), None),
-        store,
-        quota,
-        reminder_nudge: Arc::new(Notify::new()),
-        tools: Arc::new(Registry::builder().build().expect("no tools")),
-        work_calendar: crate::sources::calendar::WorkCalendar::weekdays_only(),
-        public_url: None,
-        liff_id: None,
-    }
+async fn deps() -> Deps {
+    let config = crate::platform::config::Config::defaults();
+    let sources = crate::sources::Sources::from_config(&config).expect("sources");
+    let store = crate::store::Store::in_memory().await.expect("store");
+    let calendar = crate::sources::calendar::WorkCalendar::weekdays_only();
+    Deps::offline(&config, sources, store, calendar).expect("deps")
 }
 
 fn ctx(lang: Lang) -> ToolCtx {
@@ -179,28 +164,28 @@ fn tap(action: &str, id: &str) -> Postback {
 async fn a_tap_runs_its_action_with_the_decoded_data() {
     let registry =
         ActionRegistry::builder().action::<Poke>().action::<Pair>().build().expect("registry");
-    let services = services().await;
-    let answer = registry.dispatch(&services, &ctx(Lang::En), &tap("poke", "42")).await;
+    let deps = deps().await;
+    let answer = registry.dispatch(&deps, &ctx(Lang::En), &tap("poke", "42")).await;
     assert_eq!(answer.text, "poked 42 in Cfamily");
-    let answer = registry.dispatch(&services, &ctx(Lang::En), &tap("pair", "7-3")).await;
+    let answer = registry.dispatch(&deps, &ctx(Lang::En), &tap("pair", "7-3")).await;
     assert_eq!(answer.text, "7 and 3");
 }
 
 #[tokio::test]
 async fn unknown_actions_and_undecodable_data_get_the_polite_answer() {
     let registry = ActionRegistry::builder().action::<Poke>().build().expect("registry");
-    let services = services().await;
+    let deps = deps().await;
     let ctx = ctx(Lang::ZhTw);
     assert!(matches!(
-        registry.prepare(&services, &ctx, &tap("gone", "1")),
+        registry.prepare(&deps, &ctx, &tap("gone", "1")),
         Err(TapError::Unknown(name)) if name == "gone"
     ));
     assert!(matches!(
-        registry.prepare(&services, &ctx, &tap("poke", "x")),
+        registry.prepare(&deps, &ctx, &tap("poke", "x")),
         Err(TapError::Data(DataError::Undecodable { .. }))
     ));
     for postback in [tap("gone", "1"), tap("poke", "x")] {
-        let answer = registry.dispatch(&services, &ctx, &postback).await;
+        let answer = registry.dispatch(&deps, &ctx, &postback).await;
         assert_eq!(answer.text, "這個按鈕已經失效了。");
     }
 }

@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::contract::{Answer, Card, CardButton, ToolCtx};
-use crate::features::button::{Action, ActionServices, text};
+use crate::features::button::{Action, text};
+use crate::features::deps::Deps;
 use crate::line::flex::Palette;
 use crate::line::message::Message;
 use crate::platform::config::PriceColors;
@@ -155,9 +156,9 @@ fn sent_privately(lang: Lang, name: Option<&str>) -> Answer {
 impl Action for OpenPage {
     const NAME: &'static str = "open_page";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
-        let Some(base) = services.public_url.as_deref() else {
+        let Some(base) = deps.public_url.as_deref() else {
             return text(lang.pick(
                 "家庭網頁還沒有開放（需要設定 HEARTH_PUBLIC_URL）。",
                 "The family page is not set up (HEARTH_PUBLIC_URL is not set).",
@@ -170,9 +171,9 @@ impl Action for OpenPage {
             ));
         };
         let multi = ctx.conversation.is_multi_person();
-        let liff = services.liff_id.is_some();
+        let liff = deps.liff_id.is_some();
         // Only asked when it matters: a plain link tapped for in a group.
-        let friend = multi && !liff && services.quota.is_friend(&user_id).await;
+        let friend = multi && !liff && deps.quota.is_friend(&user_id).await;
         let route = link_route(multi, liff, friend);
         if route == LinkRoute::AddFriendFirst {
             return text(lang.pick(
@@ -185,7 +186,7 @@ impl Action for OpenPage {
         let door = if liff { LinkDoor::Liff } else { LinkDoor::Plain };
         let now = ctx.now();
         let expires = now.saturating_add(LINK_TTL).unwrap_or(now);
-        let minted = services
+        let minted = deps
             .store
             .web_sessions()
             .mint_link(
@@ -201,7 +202,7 @@ impl Action for OpenPage {
             return text(Failure::Internal.message(lang));
         }
         // Through the LIFF app when there is one (inside LINE, LINE's ID token is checked).
-        let url = match &services.liff_id {
+        let url = match &deps.liff_id {
             Some(liff) => format!("https://liff.line.me/{liff}?t={token}"),
             None => format!("{}{OPEN_PATH}?t={token}", base.trim_end_matches('/')),
         };
@@ -214,7 +215,7 @@ impl Action for OpenPage {
         // would be signed for that chat, not this one). The card has no tones: any palette.
         let alt = lang.pick("🏠 家庭網頁的連結", "🏠 Your link to the family page");
         let message = Message::card(&card, alt, Palette::new(PriceColors::Tw), None);
-        match services.quota.push_now(&member.user_id, &[message], uuid::Uuid::new_v4()).await {
+        match deps.quota.push_now(&member.user_id, &[message], uuid::Uuid::new_v4()).await {
             Ok(()) => sent_privately(lang, ctx.display_name.as_deref()),
             Err(PushNowError::QuotaOut) => text(lang.pick(
                 "這個月的 LINE 訊息額度用完了，沒辦法私訊連結給你；為了安全，連結不會貼在群組裡。下個月再按一次 🏠。",
@@ -234,12 +235,12 @@ impl Action for OpenPage {
 impl Action for EndPageSessions {
     const NAME: &'static str = "end_page_sessions";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
         let Some(user_id) = ctx.user_id.as_deref() else {
             return text(lang.pick("我看不出是誰按的 🙏", "I can't tell who tapped 🙏"));
         };
-        match services.store.web_sessions().end_all(&ctx.conversation.id, user_id).await {
+        match deps.store.web_sessions().end_all(&ctx.conversation.id, user_id).await {
             Ok(0) => text(
                 lang.pick("你在這個聊天室沒有開著的網頁。", "You had no page open for this chat."),
             ),

@@ -24,10 +24,12 @@
 //!   image, drawn, and the name that says which version is installed.
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
+//! - [`deps`]: what tools and button actions are built from and run with.
 
 pub mod budget;
 pub mod button;
 pub mod care;
+pub mod deps;
 pub mod digest;
 pub mod family_page;
 pub mod held_calls;

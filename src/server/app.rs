@@ -4,12 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::FromRef;
 use jiff::SignedDuration;
 use jiff::tz::TimeZone;
-use tokio::sync::Notify;
 
 use crate::contract::registry::{Registry, RegistryError};
-use crate::features::button::{ActionRegistryError, ActionServices};
+use crate::features::button::ActionRegistryError;
+use crate::features::deps::Deps;
 use crate::features::digest::sender::{DigestSender, DigestSources};
 use crate::features::official_alerts::watcher::AlertWatcher;
 use crate::features::price_alerts::poller::{AlertPoller, PollerSettings};
@@ -26,10 +27,13 @@ use crate::platform::metrics::Metrics;
 use crate::push::delivery::{OutboxSettings, Pusher};
 use crate::push::quota::QuotaTracker;
 use crate::server::inbox::Inbox;
+use crate::server::listen::Serving;
+use crate::server::loops::{Loops, Paces, Retention};
+use crate::server::page_state::PageState;
+use crate::server::{Published, Webhook};
 use crate::sources::calendar::{CalendarError, WorkCalendar};
 use crate::sources::{Sources, SourcesError};
 use crate::store::{Store, StoreError};
-use crate::tools::Services;
 use crate::turn::Turns;
 use crate::turn::limits::Limits;
 
@@ -98,15 +102,15 @@ pub fn sources(config: &Config) -> Result<Sources, StartError> {
 /// requests go only to its own host and `HEARTH_ALERTS_EXTRA_HOSTS`.
 fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, StartError> {
     use crate::sources::cap::{CapFeed, FeedSetupError};
-    let url = config.alerts_feed_url.trim();
+    let url = config.loops.alerts_feed_url.trim();
     if url.is_empty() {
         return Ok(None);
     }
     let builder = crate::sources::http_builder(
-        &config.user_agent,
-        Duration::from_secs(config.upstream_timeout_secs),
+        &config.sources.user_agent,
+        Duration::from_secs(config.sources.upstream_timeout_secs),
     );
-    match CapFeed::new(builder, url, &config.alerts_extra_hosts) {
+    match CapFeed::new(builder, url, &config.loops.alerts_extra_hosts) {
         Ok(feed) => Ok(Some(feed)),
         Err(FeedSetupError::Url) => {
             Err(StartError::AlertsFeed(crate::platform::config::redact_url(url)))
@@ -118,75 +122,56 @@ fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, 
     }
 }
 
-/// The assembled application: the turn handler, the inbox that feeds it, and the background
-/// work (reminders, price alerts, digests, the outbox), shared by the webhook server.
+/// The assembled application: the turn handler, the webhook and the inbox it fills, the
+/// background loops and the state of each router, shared by the webhook server. Each router
+/// takes only its own part ([`Webhook`], [`PageState`], [`Published`], [`Serving`]) through
+/// axum's `FromRef`.
 pub struct Hearth {
     /// What handles each event.
     pub turns: Arc<Turns>,
-    /// The webhook's events, held and handed to the turn handler.
-    pub inbox: Arc<Inbox>,
+    /// The webhook: its secret, its events' timeliness and the inbox it fills.
+    pub webhook: Webhook,
     /// The store.
     pub store: Store,
     /// The clock.
     pub clock: Arc<dyn Clock>,
     /// The family's time zone.
     pub tz: TimeZone,
-    /// Delivers due reminders.
-    pub reminders: ReminderScheduler,
-    /// Watches prices and pushes the alerts that fire.
-    pub alerts: AlertPoller,
-    /// Pushes the daily digests.
-    pub digests: DigestSender,
-    /// The family page's rate limits.
-    pub(crate) page_limits: crate::server::page_state::PageLimits,
-    /// The LIFF app the family page opens in (`HEARTH_LIFF_ID`), if any.
-    pub(crate) liff_id: Option<String>,
-    /// The Taiwan securities table (names on the family page).
-    pub(crate) securities: Arc<crate::sources::securities::Securities>,
-    /// What the family page says after a change.
-    pub(crate) page_flash: crate::server::page_state::PageFlash,
-    /// Reads Taiwan's official alerts and tells the chats that follow them.
-    pub official_alerts: AlertWatcher,
-    /// Seconds between reads of the official alerts feed (0: off).
-    pub(crate) official_poll_secs: u64,
-    /// Asks care plans' doses and tells their caregivers.
-    pub care: crate::features::care::watcher::CareWatcher,
-    /// Links the care menu to whoever a care plan asks, and takes it away after.
-    pub care_menus: crate::features::richmenu::care_links::CareMenuLinks,
-    /// Seconds between rounds of the care loop (0: off).
-    pub(crate) care_tick_secs: u64,
-    /// How long care readings and doses are kept (`HEARTH_CARE_RETENTION_DAYS`).
-    pub(crate) care_retention: jiff::SignedDuration,
-    /// The per-chat outbox's sender: pushes together what the loops above handed to it.
-    pub outbox: Pusher,
     /// LINE's monthly message quota: readings, costs per chat, friends, warnings.
     pub quota: QuotaTracker,
-    /// Seconds between alert polls (0: off).
-    pub(crate) price_poll_secs: u64,
-    /// Wakes the reminder loop early (a reminder due soon was created).
-    pub reminder_nudge: Arc<Notify>,
-    /// Wakes the care loop early (a reading outside its limits was kept).
-    pub care_nudge: Arc<Notify>,
-    /// How long shutdown waits for turns in hand.
-    pub shutdown_grace: Duration,
-    /// The metrics served at `/metrics`.
-    pub metrics: Metrics,
-    /// Limits and addresses of the HTTP server (read timeouts, who may read `/metrics`).
-    pub serving: crate::server::listen::ServeSettings,
-    /// The channel secret that signs webhooks.
-    pub(crate) channel_secret: crate::platform::config::Secret,
-    /// How far ahead of our clock a webhook event may be stamped (`HEARTH_EVENT_MAX_SKEW_SECS`).
-    pub(crate) event_max_skew: SignedDuration,
-    /// How long the chat log is kept (`HEARTH_LOG_RETENTION_DAYS`).
-    pub(crate) log_retention: jiff::SignedDuration,
-    /// How long settled pushes are remembered (`HEARTH_DELIVERY_RETENTION_DAYS`).
-    pub(crate) delivery_retention: jiff::SignedDuration,
-    /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
-    pub charts: Option<crate::contract::chart::publish::Charts>,
-    /// Speaks answers and serves the audio; `None` unless answers can be spoken.
-    pub speech: Option<crate::features::speech::Speech>,
-    /// The daily backup of a SQLite database; `None` without `HEARTH_BACKUP_DIR`.
-    pub backups: Option<crate::server::backups::Backups>,
+    /// The parts the background loops drive (reminders, price and official alerts, digests,
+    /// care, the outbox), their paces and what wakes them.
+    pub loops: Loops,
+    /// The family page's own state.
+    pub page: PageState,
+    /// The charts and spoken answers LINE fetches.
+    pub published: Published,
+    /// The HTTP server's limits, addresses and metrics.
+    pub serving: Serving,
+}
+
+impl FromRef<Arc<Hearth>> for Webhook {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.webhook.clone()
+    }
+}
+
+impl FromRef<Arc<Hearth>> for PageState {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.page.clone()
+    }
+}
+
+impl FromRef<Arc<Hearth>> for Published {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.published.clone()
+    }
+}
+
+impl FromRef<Arc<Hearth>> for Serving {
+    fn from_ref(app: &Arc<Hearth>) -> Self {
+        app.serving.clone()
+    }
 }
 
 impl Hearth {
@@ -197,18 +182,18 @@ impl Hearth {
 
     /// Builds hearth from its configuration, with the production tools.
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> Result<Arc<Self>, StartError> {
-        let store = Store::connect(&config.database_url).await?;
+        let store = Store::connect(&config.store.database_url).await?;
         let mcp = McpServers::start(config).await?;
         Self::with_tools_and_mcp(config, clock, store, &mcp, crate::tools::registry)
     }
 
     /// Puts hearth together over an opened store, with the tools `tools` builds from the
-    /// services (tests bring their own).
+    /// shared dependencies (tests bring their own).
     pub fn with_tools(
         config: &Config,
         clock: Arc<dyn Clock>,
         store: Store,
-        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+        tools: impl FnOnce(&Deps) -> Result<Registry, RegistryError>,
     ) -> Result<Arc<Self>, StartError> {
         Self::with_tools_and_mcp(config, clock, store, &McpServers::none(), tools)
     }
@@ -220,17 +205,17 @@ impl Hearth {
         clock: Arc<dyn Clock>,
         store: Store,
         mcp: &McpServers,
-        tools: impl FnOnce(&Services) -> Result<Registry, RegistryError>,
+        tools: impl FnOnce(&Deps) -> Result<Registry, RegistryError>,
     ) -> Result<Arc<Self>, StartError> {
-        let tz = TimeZone::get(&config.timezone)
-            .map_err(|_| StartError::TimeZone(config.timezone.clone()))?;
+        let tz = TimeZone::get(&config.family.timezone)
+            .map_err(|_| StartError::TimeZone(config.family.timezone.clone()))?;
         let (llm, line) = clients(config)?;
         let quota = QuotaTracker::new(
             store.clone(),
             line.clone(),
             clock.clone(),
             tz.clone(),
-            config.personal_reminders_1to1,
+            config.push.personal_reminders_1to1,
         )
         .keeping_back(Arc::new(crate::features::care::cost::CareReserve::new(store.clone())));
         let care_menus =
@@ -239,121 +224,116 @@ impl Hearth {
             store.clone(),
             Some(care_menus.clone()),
         );
-        let services = Services {
-            care_plans: care_plans.clone(),
-            sources: sources(config)?.with_clock(clock.clone()),
-            store: store.clone(),
-            reminder_nudge: Arc::new(Notify::new()),
-            care_nudge: Arc::new(Notify::new()),
-            work_calendar: WorkCalendar::load(config.work_calendar.as_deref())?,
-            quota: quota.clone(),
-            home: config.home(),
-            sandbox: crate::sources::sandbox::Sandbox::from_config(config),
-            speaks: config.speaks(),
-        };
-        let registry = Arc::new(
-            tools(&services)?.with_sources(mcp.sources())?.with_max_tools(config.max_tools),
-        );
-        let actions = crate::buttons::registry()?;
-        let action_services = ActionServices {
-            store: store.clone(),
-            reminder_nudge: services.reminder_nudge.clone(),
-            tools: registry.clone(),
-            work_calendar: services.work_calendar.clone(),
-            public_url: config.public_url.clone(),
-            liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
-            quota: services.quota.clone(),
+        let deps = Deps::new(
+            config,
+            sources(config)?.with_clock(clock.clone()),
+            store.clone(),
+            WorkCalendar::load(config.family.work_calendar.as_deref())?,
+            quota.clone(),
             care_plans,
-        };
-        let palette = Palette::new(config.price_colors);
+        );
+        let registry = Arc::new(
+            tools(&deps)?.with_sources(mcp.sources())?.with_max_tools(config.llm.max_tools),
+        );
+        let deps = deps.with_tools(registry.clone());
+        let actions = crate::buttons::registry()?;
+        let palette = Palette::new(config.family.price_colors);
         let owner = process_owner();
-        let inbox_lease = SignedDuration::from_secs(config.inbox_lease_secs.max(1) as i64);
-        let postback_key = PostbackKey::new(&config.postback_key, &config.line_channel_secret);
+        let inbox_lease = SignedDuration::from_secs(config.turns.inbox_lease_secs.max(1) as i64);
+        let postback_key =
+            PostbackKey::new(&config.line.postback_key, &config.line.line_channel_secret);
         let outbox = OutboxSettings {
             window: SignedDuration::from_secs(
-                i64::try_from(config.outbox_window_secs).unwrap_or(0),
+                i64::try_from(config.push.outbox_window_secs).unwrap_or(0),
             ),
             // A chat's items are claimed like due reminders (`HEARTH_REMINDER_LEASE_SECS`).
-            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
             ..OutboxSettings::default()
         };
         let door = Arc::new(crate::door::Door::new(
             store.clone(),
             clock.clone(),
-            config.open,
-            crate::door::AllowList::new(&config.allowed_chats),
+            config.access.open,
+            crate::door::AllowList::new(&config.access.allowed_chats),
         ));
         let pusher =
             Pusher::new(quota.clone(), postback_key.clone(), palette, owner.clone(), door.clone())
                 .with_outbox(outbox);
-        let charts = config.public_url.as_deref().map(|url| {
+        let charts = config.server.public_url.as_deref().map(|url| {
             crate::contract::chart::publish::Charts::new(
                 url,
-                services.sources.quotes.clone(),
-                config.price_colors,
+                deps.sources.quotes.clone(),
+                config.family.price_colors,
                 clock.clone(),
             )
         });
         let digests = DigestSender::new(
             pusher.clone(),
             DigestSources {
-                weather: services.sources.weather.clone(),
-                quotes: services.sources.quotes.clone(),
-                securities: services.sources.securities.clone(),
-                work_calendar: services.work_calendar.clone(),
-                home: services.home.clone(),
+                weather: deps.sources.weather.clone(),
+                quotes: deps.sources.quotes.clone(),
+                securities: deps.sources.securities.clone(),
+                work_calendar: deps.work_calendar.clone(),
+                home: deps.home.clone(),
             },
         )
         .with_open_page(
-            config.public_url.is_some().then_some(crate::features::family_page::open_button as _),
+            config
+                .server
+                .public_url
+                .is_some()
+                .then_some(crate::features::family_page::open_button as _),
         );
-        let (reminders, alerts) = pushers(config, pusher.clone(), &services);
+        let (reminders, price_alerts) = pushers(config, pusher.clone(), &deps);
         let official_alerts =
-            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, services.home.clone())
-                .with_request_gap(Duration::from_millis(config.alerts_request_gap_ms));
-        let alerts = alerts.with_charts(charts.clone());
+            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, deps.home.clone())
+                .with_request_gap(Duration::from_millis(config.loops.alerts_request_gap_ms));
+        let price_alerts = price_alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;
         let care = crate::features::care::watcher::CareWatcher::new(
             pusher.clone(),
-            services.work_calendar.clone(),
+            deps.work_calendar.clone(),
         )
         .with_charts(charts.clone())
         .with_speech(speech.clone());
-        let vision = match config.vision_model.trim() {
+        let vision = match config.llm.vision_model.trim() {
             "" => None,
             model => Some(llm.with_model(model)),
         };
-        let mut agent = Agent::new(llm, registry, config.max_tool_rounds)
-            .with_max_calls_per_round(config.max_tool_calls_per_round)
+        let mut agent = Agent::new(llm, registry, config.llm.max_tool_rounds)
+            .with_max_calls_per_round(config.llm.max_tool_calls_per_round)
             .with_held_calls(Arc::new(crate::features::held_calls::HeldCalls::new(store.clone())));
         if let Some(vision) = vision {
             agent = agent.with_vision(vision);
         }
-        let media = crate::features::media::Media::from_config(config, services.sandbox.clone())
+        let media = crate::features::media::Media::from_config(config, deps.sandbox.clone())
             .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone(), door);
+        let page = PageState::new(&config.page, &config.server, deps.sources.securities.clone());
+        let (reminder_nudge, care_nudge) = (deps.reminder_nudge.clone(), deps.care_nudge.clone());
+        let home = deps.home.clone();
         let turns = Arc::new(Turns {
             store: store.clone(),
             line,
             agent,
             clock: clock.clone(),
             tz: tz.clone(),
-            keywords: config.keywords(),
+            keywords: config.turns.keywords(),
             palette,
             postback_key,
             actions,
-            action_services,
+            deps,
             quota: quota.clone(),
             limits,
-            history_messages: config.history_messages,
-            history_chars: config.history_chars,
+            history_messages: config.turns.history_messages,
+            history_chars: config.turns.history_chars,
             names: moka::future::Cache::builder()
                 .max_capacity(10_000)
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
             charts: charts.clone(),
-            home: services.home.clone(),
+            home,
             media,
             speech: speech.clone(),
             english_menu: care_menus.english().clone(),
@@ -362,64 +342,62 @@ impl Hearth {
             turns.clone(),
             owner,
             inbox_lease,
-            usize::try_from(config.max_queued_events).unwrap_or(usize::MAX),
-            config.max_concurrent_turns,
+            usize::try_from(config.turns.max_queued_events).unwrap_or(usize::MAX),
+            config.turns.max_concurrent_turns,
         ));
         Ok(Arc::new(Self {
             turns,
-            inbox,
+            webhook: Webhook::new(inbox, config),
             store,
             clock,
             tz: tz.clone(),
-            reminders,
-            alerts,
-            digests,
-            official_alerts,
-            page_limits: crate::server::page_state::PageLimits::new(config.trusted_proxies.clone()),
-            securities: services.sources.securities.clone(),
-            liff_id: Some(config.liff_id.clone()).filter(|id| !id.is_empty()),
-            page_flash: Default::default(),
-            official_poll_secs: config.alerts_poll_secs,
-            care,
-            care_menus,
-            care_tick_secs: config.care_tick_secs,
-            care_retention: days(config.care_retention_days),
-            outbox: pusher,
             quota,
-            price_poll_secs: config.price_poll_secs,
-            care_nudge: services.care_nudge.clone(),
-            reminder_nudge: services.reminder_nudge,
-            shutdown_grace: Duration::from_secs(config.shutdown_grace_secs),
-            metrics: Metrics::install(),
-            serving: crate::server::listen::ServeSettings::from_config(config),
-            channel_secret: config.line_channel_secret.clone(),
-            event_max_skew: SignedDuration::from_secs(
-                i64::try_from(config.event_max_skew_secs).unwrap_or(i64::MAX),
-            ),
-            log_retention: days(config.log_retention_days),
-            delivery_retention: days(config.delivery_retention_days),
-            charts,
-            speech,
-            backups: config.backup_dir.clone().map(|dir| crate::server::backups::Backups {
-                dir,
-                keep: config.backup_keep,
-                tz: tz.clone(),
-            }),
+            loops: Loops {
+                reminders,
+                price_alerts,
+                digests,
+                official_alerts,
+                care,
+                care_menus,
+                outbox: pusher,
+                reminder_nudge,
+                care_nudge,
+                paces: Paces::new(&config.loops),
+                retention: Retention::new(config),
+                backups: config.store.backup_dir.clone().map(|dir| {
+                    crate::server::backups::Backups {
+                        dir,
+                        keep: config.store.backup_keep,
+                        tz: tz.clone(),
+                    }
+                }),
+            },
+            page,
+            published: Published { charts, speech },
+            serving: Serving::new(config, Metrics::install()),
         }))
     }
 
     /// Deletes the chat log older than the retention period (measured on the injected clock);
     /// returns how many messages went. The server calls it hourly; tests call it directly.
     pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
-        crate::turn::privacy::prune_chat_log(&self.store, self.clock.now(), self.log_retention)
-            .await
+        crate::turn::privacy::prune_chat_log(
+            &self.store,
+            self.clock.now(),
+            self.loops.retention.chat_log,
+        )
+        .await
     }
 
     /// Deletes settled pushes older than their retention (measured on the injected clock), in
     /// bounded batches; returns how many rows went. The server calls it hourly.
     pub async fn prune_settled_pushes(&self) -> Result<u64, StoreError> {
-        crate::push::delivery::prune_settled(&self.store, self.clock.now(), self.delivery_retention)
-            .await
+        crate::push::delivery::prune_settled(
+            &self.store,
+            self.clock.now(),
+            self.loops.retention.settled_pushes,
+        )
+        .await
     }
 
     /// Reads LINE's message quota and shows the month's projection (what is used plus what the
@@ -429,7 +407,7 @@ impl Hearth {
         let used = self.quota.standing().await.map(|s| s.used);
         let rest = crate::features::reminders::projection::rest_of_month(
             &self.quota,
-            self.reminders.work_calendar(),
+            self.loops.reminders.work_calendar(),
             self.clock.now(),
         )
         .await;
@@ -444,7 +422,7 @@ impl Hearth {
     /// at once: the last step of a graceful shutdown.
     pub async fn hand_back(&self) {
         for leased in crate::store::HANDED_BACK {
-            match self.store.release_leases(leased, &self.inbox.owner).await {
+            match self.store.release_leases(leased, &self.webhook.inbox.owner).await {
                 Ok(n) if n > 0 => tracing::info!(released = n, what = leased.name, "handed back"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, what = leased.name, "could not hand back"),
@@ -452,28 +430,20 @@ impl Hearth {
         }
     }
 
-    /// Runs `work` in the background, counted so shutdown and tests can wait for it.
-    pub(crate) fn spawn_tracked<T: Send + 'static>(
-        &self,
-        work: impl std::future::Future<Output = T> + Send + 'static,
-    ) -> tokio::task::JoinHandle<T> {
-        self.inbox.spawn_tracked(work)
-    }
-
     /// How many webhook events this process holds in memory (at most `HEARTH_MAX_QUEUED_EVENTS`).
     pub fn events_in_memory(&self) -> usize {
-        self.inbox.queue.len()
+        self.webhook.inbox.queue.len()
     }
 
     /// Waits until the work in hand is done (shutdown: what waits in the inbox stays there).
     pub async fn wait_in_hand(&self) {
-        self.inbox.wait_in_hand().await;
+        self.webhook.inbox.wait_in_hand().await;
     }
 
     /// Waits until no background work is running and no event waits in the inbox for this
     /// process to take it.
     pub async fn wait_idle(&self) {
-        self.inbox.wait_idle().await;
+        self.webhook.inbox.wait_idle().await;
     }
 }
 
@@ -481,47 +451,43 @@ impl Hearth {
 /// The LLM client at the configured endpoint (`hearth eval` uses it alone).
 pub fn llm_client(config: &Config) -> Result<LlmClient, StartError> {
     LlmClient::new(
-        &config.openai_base_url,
-        config.openai_api_key.clone(),
-        &config.model,
-        config.llm_strict,
-        Duration::from_secs(config.llm_timeout_secs),
+        &config.llm.openai_base_url,
+        config.llm.openai_api_key.clone(),
+        &config.llm.model,
+        config.llm.llm_strict,
+        Duration::from_secs(config.llm.llm_timeout_secs),
     )
-    .map(|llm| llm.with_prompt_cache_key(config.prompt_cache_key.clone()))
+    .map(|llm| llm.with_prompt_cache_key(config.llm.prompt_cache_key.clone()))
     .map_err(StartError::http_client("the LLM"))
 }
 
 fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
     let llm = llm_client(config)?;
     let line = LineClient::new(
-        &config.line_api_base,
-        config.line_channel_access_token.clone(),
-        config.push_rate,
+        &config.line.line_api_base,
+        config.line.line_channel_access_token.clone(),
+        config.push.push_rate,
     )
     .map_err(StartError::http_client("LINE"))?;
     Ok((llm, line))
 }
 
 /// The reminder scheduler and the price-alert poller, both pushing through `pusher`.
-fn pushers(
-    config: &Config,
-    pusher: Pusher,
-    services: &Services,
-) -> (ReminderScheduler, AlertPoller) {
+fn pushers(config: &Config, pusher: Pusher, deps: &Deps) -> (ReminderScheduler, AlertPoller) {
     let alerts = AlertPoller::new(
         pusher.clone(),
-        services.sources.quotes.clone(),
+        deps.sources.quotes.clone(),
         PollerSettings::default(),
-        services.work_calendar.clone(),
+        deps.work_calendar.clone(),
     )
-    .with_securities(services.sources.securities.clone());
+    .with_securities(deps.sources.securities.clone());
     let reminders = ReminderScheduler::new(
         pusher,
         SchedulerSettings {
-            lease: SignedDuration::from_secs(config.reminder_lease_secs.max(1) as i64),
+            lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
             ..SchedulerSettings::default()
         },
-        services.work_calendar.clone(),
+        deps.work_calendar.clone(),
     );
     (reminders, alerts)
 }
@@ -531,9 +497,4 @@ fn pushers(
 fn process_owner() -> String {
     let random = uuid::Uuid::new_v4().simple().to_string();
     format!("hearth-{}-{}", std::process::id(), &random[..16])
-}
-
-/// `n` days (at least one).
-fn days(n: u32) -> jiff::SignedDuration {
-    jiff::SignedDuration::from_hours(24 * i64::from(n.max(1)))
 }

@@ -64,13 +64,13 @@ const LOOPS: &[Loop] = &[
     Loop {
         name: "reminders",
         every: |_| Some(REMINDER_TICK),
-        wake: |app| Some(app.reminder_nudge.as_ref()),
+        wake: |app| Some(app.loops.reminder_nudge.as_ref()),
         tick: |app| Box::pin(deliver_reminders(app)),
     },
     Loop {
         name: "waiting events",
         every: |_| Some(INBOX_TICK),
-        wake: |app| Some(&app.inbox.queue.wake),
+        wake: |app| Some(&app.webhook.inbox.queue.wake),
         tick: |app| Box::pin(take_waiting_events(app)),
     },
     Loop {
@@ -81,7 +81,7 @@ const LOOPS: &[Loop] = &[
     },
     Loop {
         name: "prices",
-        every: |app| (app.price_poll_secs > 0).then(|| Duration::from_secs(app.price_poll_secs)),
+        every: |app| every(app.loops.paces.price_poll_secs),
         wake: |_| None,
         tick: |app| Box::pin(watch_prices(app)),
     },
@@ -93,16 +93,14 @@ const LOOPS: &[Loop] = &[
     },
     Loop {
         name: "official alerts",
-        every: |app| {
-            (app.official_poll_secs > 0).then(|| Duration::from_secs(app.official_poll_secs))
-        },
+        every: |app| every(app.loops.paces.official_poll_secs),
         wake: |_| None,
         tick: |app| Box::pin(watch_official_alerts(app)),
     },
     Loop {
         name: "care",
-        every: |app| (app.care_tick_secs > 0).then(|| Duration::from_secs(app.care_tick_secs)),
-        wake: |app| Some(app.care_nudge.as_ref()),
+        every: |app| every(app.loops.paces.care_tick_secs),
+        wake: |app| Some(app.loops.care_nudge.as_ref()),
         tick: |app| Box::pin(watch_care(app)),
     },
     Loop {
@@ -131,22 +129,27 @@ const LOOPS: &[Loop] = &[
     },
 ];
 
+/// A pace in seconds as a loop's interval: `None` (off) for 0.
+fn every(secs: u64) -> Option<Duration> {
+    (secs > 0).then(|| Duration::from_secs(secs))
+}
+
 /// The heartbeat: renews the leases of the events this process holds, so none is taken from a
 /// live process however long its turn. It keeps going while the others stop.
 const HEARTBEAT: Loop = Loop {
     name: "leases",
-    every: |app| Some(lease::renew_every(app.inbox.lease)),
+    every: |app| Some(lease::renew_every(app.webhook.inbox.lease)),
     wake: |_| None,
     tick: |app| Box::pin(renew_leases(app)),
 };
 
 /// The running loops.
-pub struct Loops {
+pub struct Running {
     work: Vec<JoinHandle<()>>,
     heartbeat: JoinHandle<()>,
 }
 
-impl Loops {
+impl Running {
     /// Stops taking new work (shutdown); the heartbeat keeps renewing what is in hand.
     pub fn stop_work(&self) {
         for task in &self.work {
@@ -162,8 +165,8 @@ impl Loops {
 }
 
 /// Starts the loops, each in a span of its own (`loop`, with its name).
-pub fn start(app: Arc<Hearth>) -> Loops {
-    Loops {
+pub fn start(app: Arc<Hearth>) -> Running {
+    Running {
         work: LOOPS.iter().map(|part| spawn(&app, part)).collect(),
         heartbeat: spawn(&app, &HEARTBEAT),
     }
@@ -206,19 +209,19 @@ fn report<R: std::fmt::Debug, E: std::fmt::Display>(
 
 /// Pushes the reminders that came due (a new reminder due sooner wakes the loop).
 async fn deliver_reminders(app: Arc<Hearth>) -> After {
-    let outcome = app.reminders.tick().await;
+    let outcome = app.loops.reminders.tick().await;
     report(outcome, |r| *r != Default::default(), "reminders delivered", "reminder tick failed")
 }
 
 /// Pushes the daily digests that came due.
 async fn deliver_digests(app: Arc<Hearth>) -> After {
-    let outcome = app.digests.tick().await;
+    let outcome = app.loops.digests.tick().await;
     report(outcome, |r| *r != Default::default(), "digests", "digest tick failed")
 }
 
 /// Backs a SQLite database up hourly when `HEARTH_BACKUP_DIR` is set; never on PostgreSQL.
 fn backup_every(app: &Hearth) -> Option<Duration> {
-    app.backups.as_ref()?;
+    app.loops.backups.as_ref()?;
     if app.store.backend_name() != "sqlite" {
         tracing::warn!("HEARTH_BACKUP_DIR is set but the database is PostgreSQL: use pg_dump");
         return None;
@@ -230,7 +233,7 @@ fn backup_every(app: &Hearth) -> Option<Duration> {
 /// hourly, so there is one copy per calendar day however often the process restarts
 /// (`HEARTH_BACKUP_DIR`).
 async fn back_up(app: Arc<Hearth>) -> After {
-    let Some(backups) = &app.backups else { return After::Wait };
+    let Some(backups) = &app.loops.backups else { return After::Wait };
     match backups.take(&app.store, app.clock.now()).await {
         Ok(Some(path)) => tracing::info!(file = %path.display(), "database backed up"),
         Ok(None) => tracing::debug!("today's backup exists"),
@@ -241,7 +244,7 @@ async fn back_up(app: Arc<Hearth>) -> After {
 
 /// Pushes what waits in the per-chat outbox once its chat's window has passed.
 async fn deliver_outbox(app: Arc<Hearth>) -> After {
-    match app.outbox.flush_waiting().await {
+    match app.loops.outbox.flush_waiting().await {
         Ok(settled) if !settled.is_empty() => {
             tracing::info!(items = settled.len(), "outbox pushed")
         }
@@ -254,7 +257,7 @@ async fn deliver_outbox(app: Arc<Hearth>) -> After {
 /// Polls watched prices and pushes the alerts that fire, every `HEARTH_PRICE_POLL_SECS` (each
 /// symbol on its own cadence).
 async fn watch_prices(app: Arc<Hearth>) -> After {
-    let outcome = app.alerts.tick().await;
+    let outcome = app.loops.price_alerts.tick().await;
     let telling = |r: &crate::features::price_alerts::poller::TickReport| {
         r.fired + r.sent + r.failed + r.retrying > 0
     };
@@ -265,9 +268,9 @@ async fn watch_prices(app: Arc<Hearth>) -> After {
 /// and of readings outside their limits, and sends the weekly reports, every
 /// `HEARTH_CARE_TICK_SECS`.
 async fn watch_care(app: Arc<Hearth>) -> After {
-    let outcome = app.care.tick().await;
+    let outcome = app.loops.care.tick().await;
     let after = report(outcome, |r| *r != Default::default(), "care plans", "care tick failed");
-    match app.care_menus.sync().await {
+    match app.loops.care_menus.sync().await {
         Ok(round) if round != Default::default() => tracing::info!(?round, "care menus"),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "care menu links not checked"),
@@ -278,7 +281,7 @@ async fn watch_care(app: Arc<Hearth>) -> After {
 /// Reads the official alerts feed every `HEARTH_ALERTS_POLL_SECS` (the process holding its
 /// lease) and tells the chats that follow the alerts.
 async fn watch_official_alerts(app: Arc<Hearth>) -> After {
-    let outcome = app.official_alerts.tick().await;
+    let outcome = app.loops.official_alerts.tick().await;
     let telling = |r: &watcher::WatchReport| r.kept + r.unreadable + r.told > 0;
     report(outcome, telling, "official alerts", "official alerts tick failed")
 }
@@ -293,9 +296,11 @@ async fn read_quota(app: Arc<Hearth>) -> After {
 /// Takes the events that wait in the inbox, and looks again at once while it may hold more
 /// and this process has room.
 async fn take_waiting_events(app: Arc<Hearth>) -> After {
-    match app.inbox.take_waiting_events().await {
+    match app.webhook.inbox.take_waiting_events().await {
         Ok(n)
-            if n > 0 && app.inbox.queue.has_backlog() && app.inbox.queue.free_slots_available() =>
+            if n > 0
+                && app.webhook.inbox.queue.has_backlog()
+                && app.webhook.inbox.queue.free_slots_available() =>
         {
             After::AtOnce
         }
@@ -311,7 +316,7 @@ async fn take_waiting_events(app: Arc<Hearth>) -> After {
 /// process that just came back from a crash must not be the one that retries them a third
 /// time.
 async fn set_aside_poison_events(app: Arc<Hearth>) -> After {
-    if let Err(e) = app.inbox.set_aside_poison_events().await {
+    if let Err(e) = app.webhook.inbox.set_aside_poison_events().await {
         tracing::error!(error = %e, "could not set failed events aside");
     }
     After::Wait
@@ -319,7 +324,7 @@ async fn set_aside_poison_events(app: Arc<Hearth>) -> After {
 
 /// Renews the leases of the events this process holds.
 async fn renew_leases(app: Arc<Hearth>) -> After {
-    if let Err(e) = app.inbox.renew_leases().await {
+    if let Err(e) = app.webhook.inbox.renew_leases().await {
         tracing::error!(error = %e, "could not renew inbox leases");
     }
     After::Wait
@@ -352,11 +357,11 @@ async fn prune(app: Arc<Hearth>) -> After {
         if let Err(e) = app.store.official_alerts().prune(kept_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune the official alerts");
         }
-        let care_since = now.saturating_sub(app.care_retention).unwrap_or(now);
+        let care_since = now.saturating_sub(app.loops.retention.care).unwrap_or(now);
         if let Err(e) = app.store.care().prune(care_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune care readings");
         }
-        app.metrics.upkeep();
+        app.serving.metrics.upkeep();
     }
     After::Wait
 }

@@ -21,10 +21,12 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::platform::config::{Config, Secret};
+use crate::platform::metrics::Metrics;
 
-/// The HTTP server's limits and addresses, from the configuration.
-#[derive(Debug, Clone)]
-pub struct ServeSettings {
+/// How the HTTP server serves: its time limits, its addresses, how long shutdown waits, and the
+/// metrics `/metrics` shows (to whom); the metrics router's own state.
+#[derive(Clone)]
+pub struct Serving {
     /// How long a client has to send a request's headers.
     pub header_read_timeout: Duration,
     /// How long a client has to send a request's body once the headers are in.
@@ -33,16 +35,23 @@ pub struct ServeSettings {
     pub metrics_token: Secret,
     /// The address `/metrics` is served on instead of the webhook port, when set.
     pub metrics_listen: Option<SocketAddr>,
+    /// How long shutdown waits for the turns in hand (`HEARTH_SHUTDOWN_GRACE_SECS`).
+    pub shutdown_grace: Duration,
+    /// The metrics served at `/metrics`.
+    pub metrics: Metrics,
 }
 
-impl ServeSettings {
-    /// The settings of `config` (a zero timeout is taken as one second).
-    pub fn from_config(config: &Config) -> Self {
+impl Serving {
+    /// The server as `config` sets it (a zero read timeout is taken as one second), showing the
+    /// process's `metrics`.
+    pub fn new(config: &Config, metrics: Metrics) -> Self {
         Self {
-            header_read_timeout: Duration::from_secs(config.header_read_timeout_secs.max(1)),
-            body_read_timeout: Duration::from_secs(config.body_read_timeout_secs.max(1)),
-            metrics_token: config.metrics_token.clone(),
-            metrics_listen: config.metrics_listen,
+            header_read_timeout: Duration::from_secs(config.server.header_read_timeout_secs.max(1)),
+            body_read_timeout: Duration::from_secs(config.server.body_read_timeout_secs.max(1)),
+            metrics_token: config.server.metrics_token.clone(),
+            metrics_listen: config.server.metrics_listen,
+            shutdown_grace: Duration::from_secs(config.turns.shutdown_grace_secs),
+            metrics,
         }
     }
 }

@@ -9,6 +9,11 @@
 //! the new ones in the durable inbox (a duplicate is stored once, so it is handled once; webhooks
 //! arriving together share one transaction, [`crate::server::inbox::accept`]), answers
 //! 200 at once and leaves all LLM and tool work to background tasks (see [`crate::server::inbox`]).
+//!
+//! The routes share one state, the assembled [`Hearth`]; each handler takes only the part it
+//! needs through axum's `FromRef`: the webhook its [`Webhook`], the charts and spoken answers
+//! their [`Published`], `/metrics` its [`listen::Serving`], the family page its
+//! [`page_state::PageState`] (and the application where a change runs an operation).
 
 pub mod app;
 pub mod background;
@@ -16,6 +21,7 @@ pub mod backups;
 pub mod family;
 pub mod inbox;
 pub mod listen;
+pub mod loops;
 pub mod page_state;
 
 use std::future::Future;
@@ -34,12 +40,50 @@ use tokio::net::TcpListener;
 use crate::line::signature;
 use crate::line::webhook::{Envelope, Event};
 use crate::server::app::Hearth;
+use crate::server::inbox::Inbox;
 use crate::server::inbox::accept::{Accepted, Fate};
 use crate::server::inbox::lease::{Timeliness, timeliness};
 use crate::server::inbox::queue::Room;
+use crate::server::listen::Serving;
 
 /// Webhook bodies larger than this are refused (LINE's are a few kilobytes).
 const MAX_WEBHOOK_BYTES: usize = 1024 * 1024;
+
+/// The webhook's own state (its handler reaches it through axum's `FromRef`): the secret that
+/// signs LINE's requests, how far ahead an event may be stamped, and the inbox it fills. Clones
+/// share them.
+#[derive(Clone)]
+pub struct Webhook {
+    /// The webhook's events, held and handed to the turn handler.
+    pub inbox: Arc<Inbox>,
+    /// The channel secret that signs webhooks.
+    pub(crate) channel_secret: Arc<crate::platform::config::Secret>,
+    /// How far ahead of our clock a webhook event may be stamped (`HEARTH_EVENT_MAX_SKEW_SECS`).
+    pub(crate) event_max_skew: jiff::SignedDuration,
+}
+
+impl Webhook {
+    /// The webhook `config` sets up, filling `inbox`.
+    pub fn new(inbox: Arc<Inbox>, config: &crate::platform::config::Config) -> Self {
+        Self {
+            inbox,
+            channel_secret: Arc::new(config.line.line_channel_secret.clone()),
+            event_max_skew: jiff::SignedDuration::from_secs(
+                i64::try_from(config.turns.event_max_skew_secs).unwrap_or(i64::MAX),
+            ),
+        }
+    }
+}
+
+/// What hearth drew or spoke for LINE to fetch, served at `/charts` and `/speech` (their
+/// handlers' own state, through axum's `FromRef`). Clones share them.
+#[derive(Clone)]
+pub struct Published {
+    /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
+    pub charts: Option<crate::contract::chart::publish::Charts>,
+    /// Speaks answers and serves the audio; `None` unless answers can be spoken.
+    pub speech: Option<crate::features::speech::Speech>,
+}
 
 /// The routes of the webhook port: `/metrics` among them unless `HEARTH_METRICS_LISTEN` moves
 /// it to an address of its own ([`metrics_router`]). Webhook events are taken from the store by
@@ -65,10 +109,10 @@ pub fn router(app: Arc<Hearth>) -> Router {
 }
 
 /// `GET /charts/{token}.png`: a chart hearth drew, while it is served; anything else is 404.
-async fn chart(State(app): State<Arc<Hearth>>, Path(file): Path<String>) -> Response {
+async fn chart(State(published): State<Published>, Path(file): Path<String>) -> Response {
     let image = file
         .strip_suffix(".png")
-        .and_then(|token| app.charts.as_ref().and_then(|charts| charts.image(token)));
+        .and_then(|token| published.charts.as_ref().and_then(|charts| charts.image(token)));
     match image {
         Some(png) => (
             [(CONTENT_TYPE, "image/png"), (CACHE_CONTROL, "public, max-age=86400, immutable")],
@@ -80,10 +124,10 @@ async fn chart(State(app): State<Arc<Hearth>>, Path(file): Path<String>) -> Resp
 }
 
 /// `GET /speech/{token}.m4a`: a spoken answer, while it is served; anything else is 404.
-async fn spoken(State(app): State<Arc<Hearth>>, Path(file): Path<String>) -> Response {
+async fn spoken(State(published): State<Published>, Path(file): Path<String>) -> Response {
     let audio = file
         .strip_suffix(".m4a")
-        .and_then(|token| app.speech.as_ref().and_then(|speech| speech.audio(token)));
+        .and_then(|token| published.speech.as_ref().and_then(|speech| speech.audio(token)));
     match audio {
         Some(m4a) => (
             [
@@ -128,8 +172,8 @@ pub async fn serve(
     shutdown.await;
     let _ = stop.send(true);
     loops.stop_work();
-    app.inbox.queue.close(); // queued events not started are handed back
-    let deadline = tokio::time::Instant::now() + app.shutdown_grace;
+    app.webhook.inbox.queue.close(); // queued events not started are handed back
+    let deadline = tokio::time::Instant::now() + app.serving.shutdown_grace;
     let drained = async { while servers.join_next().await.is_some() {} };
     if tokio::time::timeout_at(deadline, drained).await.is_err() {
         tracing::warn!("shutdown grace ran out with connections still open; closing them");
@@ -154,20 +198,20 @@ async fn readyz(State(app): State<Arc<Hearth>>) -> (StatusCode, &'static str) {
     }
 }
 
-async fn metrics(State(app): State<Arc<Hearth>>, headers: HeaderMap) -> (StatusCode, String) {
-    if !listen::metrics_allowed(&app.serving.metrics_token, &headers) {
+async fn metrics(State(serving): State<Serving>, headers: HeaderMap) -> (StatusCode, String) {
+    if !listen::metrics_allowed(&serving.metrics_token, &headers) {
         return (StatusCode::UNAUTHORIZED, "metrics need Authorization: Bearer <token>\n".into());
     }
-    (StatusCode::OK, app.metrics.render())
+    (StatusCode::OK, serving.metrics.render())
 }
 
 /// The webhook, in its span (`webhook`, with the number of events it carries once parsed).
 #[tracing::instrument(name = "webhook", skip_all, fields(events = tracing::field::Empty))]
-async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    let received_at = app.clock.now();
+async fn callback(State(webhook): State<Webhook>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    let received_at = webhook.inbox.clock.now();
     let signature = headers.get("x-line-signature").and_then(|v| v.to_str().ok());
     let verified =
-        signature.is_some_and(|sig| signature::verify(app.channel_secret.expose(), &body, sig));
+        signature.is_some_and(|sig| signature::verify(webhook.channel_secret.expose(), &body, sig));
     if !verified {
         tracing::warn!(has_signature = signature.is_some(), "webhook with a bad signature refused");
         return StatusCode::UNAUTHORIZED;
@@ -186,7 +230,7 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
         // Stored as received: the event's own JSON text, not a re-serialisation.
         let payload = String::from(Box::<str>::from(raw));
         match Event::parse_json(&payload) {
-            Ok(event) => match timeliness(event.timestamp_ms, at, app.event_max_skew) {
+            Ok(event) => match timeliness(event.timestamp_ms, at, webhook.event_max_skew) {
                 Timeliness::OnTime => parsed.push((event, payload)),
                 refused => {
                     crate::platform::metrics::webhook_event(&event.event_type, refused.outcome());
@@ -213,8 +257,8 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
     // the connection), or one cut off at shutdown, must not stop its events halfway, stored but
     // neither queued nor left waiting in the store.
     // Boxed where it is made, so the task's wrappers move a pointer, not the future.
-    let storing = Box::pin(store_and_queue(app.clone(), events, payloads, received_at));
-    let accepting = app.spawn_tracked(tracing::Instrument::in_current_span(storing));
+    let storing = Box::pin(store_and_queue(webhook.clone(), events, payloads, received_at));
+    let accepting = webhook.inbox.spawn_tracked(tracing::Instrument::in_current_span(storing));
     accepting.await.unwrap_or_else(|e| {
         tracing::error!(error = %e, "storing or queueing webhook events panicked");
         StatusCode::SERVICE_UNAVAILABLE
@@ -225,7 +269,7 @@ async fn callback(State(app): State<Arc<Hearth>>, headers: HeaderMap, body: Byte
 /// same transaction, the untriggered group messages that can be ([`crate::server::inbox::Inbox::log_on_arrival`]) —
 /// and queues those to handle; the status LINE gets.
 async fn store_and_queue(
-    app: Arc<Hearth>,
+    webhook: Webhook,
     events: Vec<Event>,
     payloads: Vec<String>,
     received_at: Timestamp,
@@ -235,17 +279,17 @@ async fn store_and_queue(
     // stored. The others arrive in their lanes: taken into memory at once when there is room,
     // otherwise left waiting in the store (a backlog from now on, so later webhooks wait behind
     // these).
-    let (lines, arriving) = app.inbox.log_on_arrival(&events).await;
+    let (lines, arriving) = webhook.inbox.log_on_arrival(&events).await;
     let logged: Vec<bool> = lines.iter().map(Option::is_some).collect();
     let to_handle = logged.iter().filter(|now| !**now).count();
     let (slots, left_in_store) = match to_handle {
         0 => (None, None),
-        n => match app.inbox.queue.room(n) {
+        n => match webhook.inbox.queue.room(n) {
             Room::Slots(slots) => (Some(slots), None),
             Room::Store(left) => (None, Some(Arc::new(left))),
         },
     };
-    let lease_until = app.inbox.inbox_lease_until(received_at);
+    let lease_until = webhook.inbox.inbox_lease_until(received_at);
     let rows: Vec<Accepted> = events
         .iter()
         .zip(payloads)
@@ -264,7 +308,7 @@ async fn store_and_queue(
         .collect();
     // Stored (in a transaction shared with the webhooks arriving meanwhile) before the 200.
     drop(left_in_store); // the rows hold it until they are stored
-    let new = match app.inbox.writes.accepts.write(rows).await {
+    let new = match webhook.inbox.writes.accepts.write(rows).await {
         Ok(new) => new,
         Err(unwritten) => {
             // Without the record a redelivery could be handled twice: ask LINE to retry.
@@ -289,7 +333,7 @@ async fn store_and_queue(
     if let Some(mut slots) = slots
         && let Some(used) = slots.split(fresh.len())
     {
-        app.inbox.enqueue_accepted(fresh, used, lease_until);
+        webhook.inbox.enqueue_accepted(fresh, used, lease_until);
     }
     drop(arriving); // queued in their lanes now
     StatusCode::OK

@@ -1,5 +1,5 @@
-//! What the family page keeps in memory, beside the application it belongs to: who connected
-//! and which address a request counts as ([`client_address`], believing `X-Forwarded-For` only
+//! What the family page keeps in memory, beside the application it belongs to ([`PageState`],
+//! the page router's own state): who connected and which address a request counts as ([`client_address`], believing `X-Forwarded-For` only
 //! from `HEARTH_TRUSTED_PROXIES`), the rate limits (keyed `governor` limiters; each process
 //! counts on its own), and what the page says after a change.
 //!
@@ -11,11 +11,48 @@
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::sync::Arc;
 
 use axum::http::HeaderMap;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::platform::ip_range::IpRanges;
+
+/// The family page's own state, reached by its handlers through axum's `FromRef` (from
+/// [`crate::server::app::Hearth`]): its limits, what it says after a change, its LIFF app, its
+/// public address and the names of securities it shows. Clones share them.
+#[derive(Clone)]
+pub struct PageState {
+    /// The rate limits.
+    pub(crate) limits: Arc<PageLimits>,
+    /// What the page says after a change.
+    pub(crate) flash: Arc<PageFlash>,
+    /// The LIFF app the page opens in (`HEARTH_LIFF_ID`), if any.
+    pub(crate) liff_id: Option<Arc<str>>,
+    /// The public address the page is served at (`HEARTH_PUBLIC_URL`), if any: a change must
+    /// come from it.
+    pub(crate) public_url: Option<Arc<str>>,
+    /// The Taiwan securities table (names of watched symbols).
+    pub(crate) securities: Arc<crate::sources::securities::Securities>,
+}
+
+impl PageState {
+    /// The page's state under `settings` (and the public address of `server`), naming securities
+    /// from `securities`.
+    pub fn new(
+        settings: &crate::platform::config::PageSettings,
+        server: &crate::platform::config::ServerSettings,
+        securities: Arc<crate::sources::securities::Securities>,
+    ) -> Self {
+        Self {
+            limits: Arc::new(PageLimits::new(settings.trusted_proxies.clone())),
+            flash: Arc::default(),
+            liff_id: settings.liff().map(Arc::from),
+            public_url: server.public_url.as_deref().map(Arc::from),
+            securities,
+        }
+    }
+}
 
 /// The address a request came from (set by the connection, [`crate::server::listen`]).
 #[derive(Debug, Clone, Copy)]

@@ -160,31 +160,35 @@ impl Sources {
     /// The sources at the configured base URLs; fails when their HTTP client cannot be built or
     /// the configured securities file does not parse.
     pub fn from_config(config: &crate::platform::config::Config) -> Result<Self, SourcesError> {
-        let http =
-            http_client(&config.user_agent, Duration::from_secs(config.upstream_timeout_secs))?;
+        let http = http_client(
+            &config.sources.user_agent,
+            Duration::from_secs(config.sources.upstream_timeout_secs),
+        )?;
         Ok(Self {
             weather: weather::WeatherSource::new(
                 http.clone(),
-                &config.open_meteo_url,
-                &config.geocoding_url,
+                &config.sources.open_meteo_url,
+                &config.sources.geocoding_url,
             ),
-            fx: fx::FxSource::new(http.clone(), &config.fx_url),
+            fx: fx::FxSource::new(http.clone(), &config.sources.fx_url),
             quotes: quotes::QuoteSource::new(
                 http.clone(),
-                &config.yahoo_url,
+                &config.sources.yahoo_url,
                 Duration::from_secs(30),
             ),
             search: search::SearchProvider::from_config(config, http),
             fetcher: fetch::Fetcher::new(fetch::FetchSettings {
                 policy: fetch::FetchPolicy {
-                    allow_private: config.allow_private_fetch,
+                    allow_private: config.web.allow_private_fetch,
                     exceptions: Vec::new(),
                 },
-                max_bytes: config.fetch_max_bytes.max(1024),
-                timeout: Duration::from_secs(config.fetch_timeout_secs.max(1)),
-                user_agent: config.user_agent.clone(),
+                max_bytes: config.web.fetch_max_bytes.max(1024),
+                timeout: Duration::from_secs(config.web.fetch_timeout_secs.max(1)),
+                user_agent: config.sources.user_agent.clone(),
             })?,
-            securities: securities::Securities::from_setting(config.tw_securities_file.as_deref())?,
+            securities: securities::Securities::from_setting(
+                config.sources.tw_securities_file.as_deref(),
+            )?,
         })
     }
 

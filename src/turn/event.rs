@@ -382,7 +382,7 @@ impl Turns {
                     None => None,
                 };
                 let ctx = self.tool_ctx(source, speaker, Lang::ZhTw);
-                self.actions.dispatch_picked(&self.action_services, &ctx, &postback, picked).await
+                self.actions.dispatch_picked(&self.deps, &ctx, &postback, picked).await
             }
             Err(e) => {
                 tracing::warn!(error = %e, conversation = %conversation, "postback refused");

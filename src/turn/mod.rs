@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 use jiff::tz::TimeZone;
 
-use crate::features::button::{ActionRegistry, ActionServices};
+use crate::features::button::ActionRegistry;
+use crate::features::deps::Deps;
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::line::message::ReplyStyle;
@@ -55,8 +56,8 @@ pub struct Turns {
     pub postback_key: PostbackKey,
     /// What a verified button tap does ([`crate::buttons`]).
     pub actions: ActionRegistry,
-    /// What the button actions work with.
-    pub action_services: ActionServices,
+    /// What the tools were built from and the button actions run with.
+    pub deps: Deps,
     /// LINE's monthly message quota (answers say when it runs low).
     pub quota: QuotaTracker,
     /// Who may use hearth, how often, and how many tokens a day.

@@ -19,10 +19,10 @@ async fn approval_harness(media: Option<&FakeMedia>) -> Harness {
     let url = media.map(FakeMedia::url);
     Harness::start_with(
         move |c| {
-            c.open = false;
+            c.access.open = false;
             if let Some(url) = url {
-                c.line_data_api_base = url.clone();
-                c.transcribe_url = url;
+                c.line.line_data_api_base = url.clone();
+                c.speech.transcribe_url = url;
             }
         },
         None,
@@ -191,8 +191,8 @@ async fn approved(h: &Harness, chat: &str) -> bool {
 async fn the_right_code_over_the_chat_s_guess_rate_is_not_checked_but_told_to_wait_then_approves() {
     let h = Harness::start_with(
         |c| {
-            c.open = false;
-            c.chat_turns_per_minute = 1;
+            c.access.open = false;
+            c.limits.chat_turns_per_minute = 1;
         },
         None,
     )
@@ -215,7 +215,7 @@ async fn the_right_code_over_the_chat_s_guess_rate_is_not_checked_but_told_to_wa
 #[tokio::test]
 async fn once_many_chats_spent_the_service_wide_guess_budget_a_right_code_is_told_to_wait() {
     let h = approval_harness(None).await;
-    assert_eq!(h.config.pairing_guesses_per_min, 30, "the default budget");
+    assert_eq!(h.config.access.pairing_guesses_per_min, 30, "the default budget");
     let code = pairing_code(&h).await;
     // Thirty strangers, one guess each: within every chat's rate, but the service's minute is
     // spent.

@@ -89,8 +89,8 @@ async fn a_restore_puts_the_copy_back_but_is_refused_while_a_server_holds_the_da
     let dir = folder("restore");
     let database = dir.join("hearth.db");
     let mut config = Config::defaults();
-    config.database_url = url(&database);
-    let store = Store::connect(&config.database_url).await.expect("store");
+    config.store.database_url = url(&database);
+    let store = Store::connect(&config.store.database_url).await.expect("store");
     remember(&store, "奶奶對花生過敏").await;
     let copy = dir.join("monday.db");
     hearth::cli::backup::backup(&config, &copy).await.expect("backup");
@@ -104,7 +104,7 @@ async fn a_restore_puts_the_copy_back_but_is_refused_while_a_server_holds_the_da
 
     let said = hearth::cli::backup::restore(&config, &copy).await.expect("restore");
     assert!(said.contains("integrity ok"), "{said}");
-    let store = Store::connect(&config.database_url).await.expect("reopen");
+    let store = Store::connect(&config.store.database_url).await.expect("reopen");
     assert_eq!(memories(&store).await, ["奶奶對花生過敏"], "the database is the copy again");
 }
 
@@ -113,8 +113,8 @@ async fn a_damaged_copy_or_one_from_a_newer_hearth_is_refused_and_changes_nothin
     let dir = folder("refused");
     let database = dir.join("hearth.db");
     let mut config = Config::defaults();
-    config.database_url = url(&database);
-    let store = Store::connect(&config.database_url).await.expect("store");
+    config.store.database_url = url(&database);
+    let store = Store::connect(&config.store.database_url).await.expect("store");
     remember(&store, "kept").await;
 
     let garbage = dir.join("garbage.db");
@@ -140,7 +140,7 @@ async fn a_damaged_copy_or_one_from_a_newer_hearth_is_refused_and_changes_nothin
 #[tokio::test]
 async fn on_postgresql_backup_and_restore_say_to_use_pg_dump() {
     let mut config = Config::defaults();
-    config.database_url = "postgres://postgres@127.0.0.1:5432/hearth_test".into();
+    config.store.database_url = "postgres://postgres@127.0.0.1:5432/hearth_test".into();
     let backup = hearth::cli::backup::backup(&config, Path::new("x.db")).await;
     assert!(matches!(backup, Err(BackupError::Postgres)), "{backup:?}");
     assert!(backup.expect_err("refused").to_string().contains("pg_dump"));
@@ -219,7 +219,7 @@ async fn a_serving_hearth_backs_up_its_database_and_holds_it_against_a_restore()
     Snapshot::check(&copy).await.expect("the daily copy checks out");
 
     let mut config = Config::defaults();
-    config.database_url = url(&database);
+    config.store.database_url = url(&database);
     let refused = hearth::cli::backup::restore(&config, &copy).await;
     assert!(matches!(refused, Err(BackupError::InUse(_))), "{refused:?}");
     drop(server);
@@ -352,8 +352,8 @@ async fn a_copy_whose_schema_is_not_hearth_s_is_refused_named_and_the_database_i
     let dir = folder("schema");
     let database = dir.join("hearth.db");
     let mut config = Config::defaults();
-    config.database_url = url(&database);
-    let store = Store::connect(&config.database_url).await.expect("store");
+    config.store.database_url = url(&database);
+    let store = Store::connect(&config.store.database_url).await.expect("store");
     remember(&store, "kept").await;
     let changes = [
         (
@@ -384,7 +384,7 @@ async fn a_copy_whose_schema_is_not_hearth_s_is_refused_named_and_the_database_i
             other => panic!("{name}: restored: {other:?}"),
         }
     }
-    let store = Store::connect(&config.database_url).await.expect("reopen");
+    let store = Store::connect(&config.store.database_url).await.expect("reopen");
     assert_eq!(memories(&store).await, ["kept"], "the live database is untouched");
     let plain = dir.join("plain.db");
     store.backup_into(&plain).await.expect("backup");

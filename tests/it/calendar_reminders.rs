@@ -33,7 +33,7 @@ fn last_card(h: &Harness) -> String {
 async fn tick_at(h: &Harness, local: &str) -> usize {
     let at: Timestamp = format!("{local}+08:00").parse().expect("local time");
     h.clock.set(at);
-    h.app.reminders.tick().await.expect("tick").sent
+    h.app.loops.reminders.tick().await.expect("tick").sent
 }
 
 #[tokio::test]
@@ -186,7 +186,7 @@ async fn a_newer_calendar_file_makes_its_years_known() {
         "days_off": [{"date": "2028-10-03", "name": "中秋節"}],
         "make_up_workdays": [{"date": "2028-09-30", "name": "補班"}], "twse_closed": []}]});
     std::fs::write(&path, file.to_string()).expect("write");
-    let h = Harness::start_with(|c| c.work_calendar = Some(path.clone()), None).await;
+    let h = Harness::start_with(|c| c.family.work_calendar = Some(path.clone()), None).await;
     let result = create(
         &h,
         in_dm(MOM),
@@ -256,7 +256,7 @@ async fn bad_lunar_and_workday_requests_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn the_alert_poller_does_not_fetch_taiwan_quotes_on_twse_holidays() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     h.upstreams.set_price("2330.TW", 1_450.0);
     h.upstreams.set_market_time("2330.TW", h.clock.now().as_second());
     h.llm.reply_tool_calls(&[(
@@ -268,12 +268,12 @@ async fn the_alert_poller_does_not_fetch_taiwan_quotes_on_twse_holidays() {
     // Friday 2026-12-25 10:00 Taipei: a weekday inside trading hours, but 行憲紀念日.
     h.clock.set("2026-12-25T02:00:00Z".parse().expect("instant"));
     let hits = h.upstreams.hits(Route::Yahoo);
-    let report = h.app.alerts.tick().await.expect("tick");
+    let report = h.app.loops.price_alerts.tick().await.expect("tick");
     assert_eq!(report.closed, 1, "{report:?}");
     assert_eq!(h.upstreams.hits(Route::Yahoo), hits, "not fetched on a TWSE holiday");
     // Monday 12-28 09:00: open again.
     h.clock.set("2026-12-28T01:00:00Z".parse().expect("instant"));
     h.upstreams.set_market_time("2330.TW", h.clock.now().as_second());
-    assert_eq!(h.app.alerts.tick().await.expect("tick").closed, 0);
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").closed, 0);
     assert_eq!(h.upstreams.hits(Route::Yahoo), hits + 1);
 }

@@ -68,7 +68,7 @@ pub(crate) fn last_reply(h: &Harness) -> String {
 /// Sets the clock to `instant` and runs a round of the care loop.
 pub(crate) async fn at(h: &Harness, instant: &str) -> CareRound {
     h.set_clock(instant);
-    h.app.care.tick().await.expect("care round")
+    h.app.loops.care.tick().await.expect("care round")
 }
 
 /// The accepted pushes to `to`.
@@ -225,7 +225,7 @@ async fn i_will_call_stops_the_rest_and_tells_the_others_who_is_on_it() {
     h.set_clock("2026-12-01T00:35:00Z");
     tap(&h, DAD, in_dm(DAD), "care_on_it").await;
     assert!(last_reply(&h).contains("交給你了"), "{}", last_reply(&h));
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     let told = last_push(&h, MOM).to_string();
     assert!(told.contains("哥哥 會打電話給阿嬤"), "{told}");
     assert_eq!(at(&h, "2026-12-01T01:00:00Z").await.groups, 0, "the group is not told");
@@ -237,7 +237,7 @@ async fn i_will_call_stops_the_rest_and_tells_the_others_who_is_on_it() {
     // He calls; she had taken it: 她吃了.
     tap(&h, DAD, in_dm(DAD), "care_taken").await;
     assert_eq!(dose_state(&h, set["id"].as_i64().expect("id"), EIGHT).await, "taken");
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     assert!(last_push(&h, MOM).to_string().contains("哥哥 確認阿嬤 08:00 的血壓藥吃了"));
     assert_eq!(pushes_to(&h, MOM).len(), 3, "the escalation, who is on it, taken");
 }
@@ -271,16 +271,16 @@ async fn a_tap_from_another_chat_changes_nothing() {
 #[tokio::test]
 async fn a_dose_due_while_hearth_was_down_is_asked_after_the_restart_and_escalated() {
     let db = temp_db("care-restart");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     plan(&h, json!({})).await;
     // Down from 07:50 to 08:40; the process that comes back asks at once.
     h.set_clock("2026-12-01T00:40:00Z");
     let restarted = h.second_process(&db).await;
-    let round = restarted.care.tick().await.expect("round");
+    let round = restarted.loops.care.tick().await.expect("round");
     assert_eq!((round.recorded, round.prompts), (1, 1), "{round:?}");
     assert!(last_push(&h, GRANDMA).to_string().contains("08:00 的血壓藥吃了嗎"));
     h.set_clock("2026-12-01T01:10:00Z");
-    assert_eq!(restarted.care.tick().await.expect("round").caregivers, 2);
+    assert_eq!(restarted.loops.care.tick().await.expect("round").caregivers, 2);
 }
 
 #[tokio::test]
@@ -309,12 +309,12 @@ async fn doses_too_old_to_ask_after_a_long_outage_go_to_the_caregivers_not_dropp
 #[ignore = "needs PostgreSQL: set TEST_DATABASE_URL and pass --include-ignored"]
 async fn two_replicas_ask_once_and_escalate_once() {
     let db = crate::common::db::fresh_postgres().await.expect(crate::common::db::NEEDS_POSTGRES);
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     plan(&h, json!({})).await;
     let other = h.second_process(&db).await;
     for instant in [EIGHT, "2026-12-01T00:30:00Z", "2026-12-01T01:00:00Z"] {
         h.set_clock(instant);
-        let (a, b) = tokio::join!(h.app.care.tick(), other.care.tick());
+        let (a, b) = tokio::join!(h.app.loops.care.tick(), other.loops.care.tick());
         a.expect("round a");
         b.expect("round b");
     }
@@ -368,7 +368,7 @@ async fn near_the_end_of_the_quota_the_digest_waits_and_the_care_escalation_goes
     assert!(h.app.quota.kept_back().await > 15);
     at(&h, EIGHT).await;
     h.set_clock("2026-12-01T00:30:00Z");
-    h.app.digests.tick().await.expect("digest round");
+    h.app.loops.digests.tick().await.expect("digest round");
     assert!(pushes_to(&h, FAMILY).is_empty(), "the digest waits for the chat's next reply");
     assert_eq!(at(&h, "2026-12-01T00:30:00Z").await.caregivers, 2);
     assert_eq!(pushes_to(&h, MOM).len() + pushes_to(&h, DAD).len(), 2, "the care messages went");
@@ -428,7 +428,7 @@ async fn a_photo_of_the_monitor_is_kept_only_after_a_confirm_tap() {
     media.put("7301", "image/jpeg", jpeg(600, 400));
     media.put("7302", "image/jpeg", jpeg(600, 400));
     let url = media.url();
-    let h = Harness::start_with(move |c| c.line_data_api_base = url, None).await;
+    let h = Harness::start_with(move |c| c.line.line_data_api_base = url, None).await;
     let set = plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
     let plan_id = set["id"].as_i64().expect("id");
     let photo = |id: &str| json!({"id": id, "type": "image", "quoteToken": format!("q-{id}"), "contentProvider": {"type": "line"}});
@@ -464,7 +464,8 @@ async fn a_photo_of_the_monitor_is_kept_only_after_a_confirm_tap() {
 #[tokio::test]
 async fn the_weekly_report_goes_to_each_caregiver_on_sunday_evening_with_its_chart() {
     let h =
-        Harness::start_with(|c| c.public_url = Some("https://hearth.example".into()), None).await;
+        Harness::start_with(|c| c.server.public_url = Some("https://hearth.example".into()), None)
+            .await;
     plan(&h, json!({})).await;
     at(&h, EIGHT).await;
     tap(&h, GRANDMA, in_dm(GRANDMA), "care_taken").await;
@@ -630,7 +631,7 @@ fn last_push_of(line: &crate::common::FakeLine, to: &str) -> String {
 #[tokio::test]
 async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_the_same_id() {
     let db = temp_db("care-restore-keys");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     let set = plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
     let file = std::path::PathBuf::from(db.trim_start_matches("sqlite://"));
     let copy = file.with_file_name("before-the-readings.db");
@@ -645,9 +646,9 @@ async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_t
     // reading kept there: it gets the id the first one had.
     let mut config = h.config.clone();
     let restored = file.with_file_name("restored.db");
-    config.database_url = format!("sqlite://{}", restored.display());
+    config.store.database_url = format!("sqlite://{}", restored.display());
     hearth::cli::backup::restore(&config, &copy).await.expect("restore");
-    let after = h.second_process(&config.database_url).await;
+    let after = h.second_process(&config.store.database_url).await;
     let id = after
         .store
         .care()
@@ -667,7 +668,7 @@ async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_t
         .expect("reading");
     assert_eq!(id, 1, "the restored database gives the id again");
     h.set_clock("2026-11-30T12:07:00Z");
-    assert_eq!(after.care.tick().await.expect("round").readings, 1);
+    assert_eq!(after.loops.care.tick().await.expect("round").readings, 1);
     let told = last_push(&h, MOM).to_string();
     assert!(told.contains("181/99"), "LINE delivered the new reading: {told}");
     assert_eq!(pushes_to(&h, MOM).len(), 2, "both readings reached 小美");

@@ -15,8 +15,8 @@ const PUBLIC: &str = "https://hearth.example";
 async fn start() -> Harness {
     Harness::start_with(
         |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.price_poll_secs = 0;
+            c.server.public_url = Some(PUBLIC.into());
+            c.loops.price_poll_secs = 0;
         },
         None,
     )
@@ -123,7 +123,7 @@ async fn a_chart_that_cannot_be_drawn_leaves_a_valid_card_without_a_picture() {
     let bubble = card(&h, "get_quote", json!({"symbol": "ZZZ-USD"})).await;
     assert!(bubble.get("hero").is_none(), "{bubble}");
     assert!(bubble.to_string().contains("12.5"), "the card is still there: {bubble}");
-    assert_eq!(h.app.charts.as_ref().map(|c| c.drawings()), Some(0));
+    assert_eq!(h.app.published.charts.as_ref().map(|c| c.drawings()), Some(0));
 }
 
 #[tokio::test]
@@ -132,7 +132,7 @@ async fn a_busy_family_asking_for_one_symbol_gets_one_drawing() {
     let first = hero(&card(&h, "get_quote", json!({"symbol": "2330"})).await).expect("a hero");
     let again = hero(&card(&h, "get_quote", json!({"symbol": "台積電"})).await).expect("a hero");
     assert_eq!(first, again, "the same picture");
-    let charts = h.app.charts.clone().expect("charts on");
+    let charts = h.app.published.charts.clone().expect("charts on");
     let spec = ChartSpec::Price { symbol: "2330.TW".into(), period: Period::Day, level: None };
     let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
     let at_once = futures::future::join_all((0..20).map(|_| charts.url(&spec, &tz))).await;
@@ -144,7 +144,7 @@ async fn a_busy_family_asking_for_one_symbol_gets_one_drawing() {
 #[tokio::test]
 async fn many_requests_at_once_for_a_new_chart_wait_for_one_drawing() {
     let h = start().await;
-    let charts = h.app.charts.clone().expect("charts on");
+    let charts = h.app.published.charts.clone().expect("charts on");
     let spec = ChartSpec::Price { symbol: "AAPL".into(), period: Period::Month, level: None };
     let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
     let at_once = futures::future::join_all((0..20).map(|_| charts.url(&spec, &tz))).await;
@@ -177,10 +177,10 @@ async fn a_fired_alert_carries_the_day_with_its_level() {
     )]);
     h.llm.reply_text("好的");
     h.send(vec![h.event(in_group(FAMILY, MOM), text_message("小幫手 比特幣到92000通知我"))]).await;
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     h.clock.advance(jiff::SignedDuration::from_mins(10));
     fresh(&h, 92_500.0);
-    let report = h.app.alerts.tick().await.expect("tick");
+    let report = h.app.loops.price_alerts.tick().await.expect("tick");
     assert_eq!((report.fired, report.sent), (1, 1), "{report:?}");
     let push = h.line.accepted_pushes().pop().expect("a push");
     let url = hero(&flex_of(&push.body)).expect("a hero");

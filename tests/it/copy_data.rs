@@ -13,7 +13,7 @@ async fn family_database() -> (Harness, String) {
     std::fs::create_dir_all(&dir).expect("dir");
     let url = format!("sqlite://{}", dir.join("hearth.db").display());
     let db = url.clone();
-    let h = Harness::start_with(move |c| c.database_url = db, None).await;
+    let h = Harness::start_with(move |c| c.store.database_url = db, None).await;
     crate::common::family::keep_one_of_each(&h).await;
     (h, url)
 }

@@ -15,7 +15,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::json;
 
 async fn tick(h: &Harness) -> DigestReport {
-    h.app.digests.tick().await.expect("digest tick")
+    h.app.loops.digests.tick().await.expect("digest tick")
 }
 
 /// Sets the clock to `instant` and runs a digest tick.
@@ -160,15 +160,15 @@ async fn bad_times_and_unknown_places_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn a_digest_set_without_a_place_takes_the_family_s_home_and_without_one_asks_which_city() {
-    let h = Harness::start_with(|c| c.home_location = Some("高雄".into()), None).await;
+    let h = Harness::start_with(|c| c.family.home_location = Some("高雄".into()), None).await;
     let set = h
         .call_tool(in_dm(MOM), "小幫手 每天七點給我摘要", "digest", json!({"time": "07:00"}))
         .await;
     assert_eq!(set["place"], "高雄", "{set}");
     let h = Harness::start_with(
         |c| {
-            c.home_location = None;
-            c.timezone = "UTC".into();
+            c.family.home_location = None;
+            c.family.timezone = "UTC".into();
         },
         None,
     )
@@ -234,7 +234,7 @@ async fn watched_prices_that_moved_are_in_the_digest() {
 
 #[tokio::test]
 async fn a_digest_keeps_its_local_time_across_new_york_daylight_saving() {
-    let h = Harness::start_with(|c| c.timezone = "America/New_York".into(), None).await;
+    let h = Harness::start_with(|c| c.family.timezone = "America/New_York".into(), None).await;
     h.clock.set("2026-03-06T20:00:00Z".parse().expect("instant")); // 15:00 EST, Friday
     let set = h
         .call_tool(
@@ -294,7 +294,7 @@ async fn several_processes_on_one_database_send_each_day_once() {
             format!("sqlite://{}", dir.join("hearth.db").display())
         }
     };
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     seven_o_clock_digest(&h).await;
     let mut replicas = vec![h.app.clone()];
     for _ in 0..3 {
@@ -313,7 +313,7 @@ async fn several_processes_on_one_database_send_each_day_once() {
                 .checked_add(SignedDuration::from_hours(24 * day))
                 .expect("day"),
         );
-        let ticks = replicas.iter().map(|r| r.digests.tick());
+        let ticks = replicas.iter().map(|r| r.loops.digests.tick());
         let reports = futures::future::join_all(ticks).await;
         let sent: usize = reports.into_iter().map(|r| r.expect("tick").sent).sum();
         // What LINE received is the guarantee. A tick's report may also count a digest another

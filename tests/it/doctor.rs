@@ -76,36 +76,36 @@ impl Deployment {
         std::fs::write(&mcp, json!({"mcpServers": {"home": {"url": home.url}}}).to_string())
             .expect("write the MCP configuration");
         let mut config = Config::defaults();
-        config.line_channel_secret = SECRET.into();
-        config.line_channel_access_token = TOKEN.into();
-        config.line_api_base = line.url();
-        config.openai_base_url = llm.url();
-        config.openai_api_key = "sk-test".into();
-        config.model = "fake-model".into();
-        config.llm_strict = true;
-        config.llm_timeout_secs = 5;
-        config.database_url = database(true).await;
-        config.timezone = "Asia/Taipei".into();
-        config.public_url = Some(PUBLIC_URL.into());
-        config.searxng_url = format!("{}/searxng", web.url());
-        config.tavily_api_key = "".into();
-        config.brave_api_key = "".into();
-        config.upstream_timeout_secs = 3;
-        config.allowed_chats = vec![FAMILY.into()];
-        config.metrics_token = "metrics-token".into();
-        config.mcp_config = Some(mcp);
-        config.work_calendar = None;
-        config.tw_securities_file = None;
-        config.vision_model = "fake-vision".into();
-        config.transcribe_model = "fake-whisper".into();
-        config.transcribe_url = String::new();
-        config.tts_model = "fake-tts".into();
-        config.line_data_api_base = line.url();
-        let store = Store::open(&config.database_url).await.expect("open the database");
+        config.line.line_channel_secret = SECRET.into();
+        config.line.line_channel_access_token = TOKEN.into();
+        config.line.line_api_base = line.url();
+        config.llm.openai_base_url = llm.url();
+        config.llm.openai_api_key = "sk-test".into();
+        config.llm.model = "fake-model".into();
+        config.llm.llm_strict = true;
+        config.llm.llm_timeout_secs = 5;
+        config.store.database_url = database(true).await;
+        config.family.timezone = "Asia/Taipei".into();
+        config.server.public_url = Some(PUBLIC_URL.into());
+        config.web.searxng_url = format!("{}/searxng", web.url());
+        config.web.tavily_api_key = "".into();
+        config.web.brave_api_key = "".into();
+        config.sources.upstream_timeout_secs = 3;
+        config.access.allowed_chats = vec![FAMILY.into()];
+        config.server.metrics_token = "metrics-token".into();
+        config.mcp.mcp_config = Some(mcp);
+        config.family.work_calendar = None;
+        config.sources.tw_securities_file = None;
+        config.llm.vision_model = "fake-vision".into();
+        config.speech.transcribe_model = "fake-whisper".into();
+        config.speech.transcribe_url = String::new();
+        config.speech.tts_model = "fake-tts".into();
+        config.line.line_data_api_base = line.url();
+        let store = Store::open(&config.store.database_url).await.expect("open the database");
         hearth::cli::richmenu::install(&config, &store).await.expect("install the rich menus");
         let options = Options { webhook_url: None, timeout: Duration::from_secs(10) };
-        let mut files = vec![config.mcp_config.clone().expect("set")];
-        files.extend(hearth::store::sqlite_file(&config.database_url));
+        let mut files = vec![config.mcp.mcp_config.clone().expect("set")];
+        files.extend(hearth::store::sqlite_file(&config.store.database_url));
         Self { line, llm, config, options, web, home, files }
     }
 
@@ -120,17 +120,17 @@ impl Deployment {
         let c = &self.config;
         vec![
             ("LINE_CHANNEL_SECRET", SECRET.into()),
-            ("LINE_CHANNEL_ACCESS_TOKEN", c.line_channel_access_token.expose().into()),
-            ("LINE_API_BASE", c.line_api_base.clone()),
-            ("OPENAI_BASE_URL", c.openai_base_url.clone()),
+            ("LINE_CHANNEL_ACCESS_TOKEN", c.line.line_channel_access_token.expose().into()),
+            ("LINE_API_BASE", c.line.line_api_base.clone()),
+            ("OPENAI_BASE_URL", c.llm.openai_base_url.clone()),
             ("OPENAI_API_KEY", "sk-test".into()),
-            ("HEARTH_MODEL", c.model.clone()),
-            ("DATABASE_URL", c.database_url.clone()),
+            ("HEARTH_MODEL", c.llm.model.clone()),
+            ("DATABASE_URL", c.store.database_url.clone()),
             ("HEARTH_PUBLIC_URL", PUBLIC_URL.into()),
-            ("HEARTH_SEARXNG_URL", c.searxng_url.clone()),
+            ("HEARTH_SEARXNG_URL", c.web.searxng_url.clone()),
             ("HEARTH_ALLOWED_CHATS", FAMILY.into()),
             ("HEARTH_METRICS_TOKEN", "metrics-token".into()),
-            ("HEARTH_MCP_CONFIG", c.mcp_config.as_ref().expect("set").display().to_string()),
+            ("HEARTH_MCP_CONFIG", c.mcp.mcp_config.as_ref().expect("set").display().to_string()),
             ("HEARTH_VISION_MODEL", "fake-vision".into()),
             ("HEARTH_TRANSCRIBE_MODEL", "fake-whisper".into()),
             ("HEARTH_TTS_MODEL", "fake-tts".into()),
@@ -230,8 +230,8 @@ async fn the_binary_prints_the_list_and_exits_zero_when_healthy_and_non_zero_on_
 #[tokio::test(flavor = "multi_thread")]
 async fn a_missing_or_invalid_setting_fails_naming_the_variable() {
     let mut d = Deployment::healthy().await;
-    d.config.line_channel_secret = "".into();
-    d.config.timezone = "Asia/Taipie".into();
+    d.config.line.line_channel_secret = "".into();
+    d.config.family.timezone = "Asia/Taipie".into();
     let report = d.examine().await;
     assert_fails(&report, "settings", "LINE_CHANNEL_SECRET is not set", "Basic settings tab");
     assert_fails(&report, "settings", "HEARTH_TIMEZONE", "IANA name");
@@ -240,11 +240,11 @@ async fn a_missing_or_invalid_setting_fails_naming_the_variable() {
 #[tokio::test(flavor = "multi_thread")]
 async fn optional_settings_left_out_are_warnings_not_failures() {
     let mut d = Deployment::healthy().await;
-    d.config.searxng_url = String::new();
-    d.config.open = true;
-    d.config.vision_model = String::new();
-    d.config.transcribe_model = String::new();
-    d.config.tts_model = String::new();
+    d.config.web.searxng_url = String::new();
+    d.config.access.open = true;
+    d.config.llm.vision_model = String::new();
+    d.config.speech.transcribe_model = String::new();
+    d.config.speech.tts_model = String::new();
     let report = d.examine().await;
     assert_eq!(only(&report, "search").status, Status::Warn);
     let speech = only(&report, "speech model");
@@ -268,13 +268,13 @@ async fn optional_settings_left_out_are_warnings_not_failures() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_database_never_created_or_not_migrated_fails_with_hearth_migrate() {
     let mut d = Deployment::healthy().await;
-    d.config.database_url = database(false).await;
-    d.files.extend(hearth::store::sqlite_file(&d.config.database_url));
+    d.config.store.database_url = database(false).await;
+    d.files.extend(hearth::store::sqlite_file(&d.config.store.database_url));
     assert_fails(&d.examine().await, "database", "migrations not applied", "hearth migrate");
-    d.config.database_url = format!("sqlite://{}", temp_path("never.db").display());
+    d.config.store.database_url = format!("sqlite://{}", temp_path("never.db").display());
     assert_fails(&d.examine().await, "database", "no database file", "hearth migrate");
     assert!(
-        !std::path::Path::new(&d.config.database_url["sqlite://".len()..]).exists(),
+        !std::path::Path::new(&d.config.store.database_url["sqlite://".len()..]).exists(),
         "not created"
     );
 }
@@ -344,7 +344,7 @@ async fn a_model_that_refuses_tools_fails_and_one_that_ignores_them_warns() {
 async fn an_llm_endpoint_that_cannot_be_reached_fails_with_the_base_url_to_check() {
     let mut d = Deployment::healthy().await;
     let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
-    d.config.openai_base_url = format!("http://{}/v1", closed.local_addr().expect("address"));
+    d.config.llm.openai_base_url = format!("http://{}/v1", closed.local_addr().expect("address"));
     drop(closed);
     let report = d.examine().await;
     assert_fails(&report, "LLM model", "cannot reach", "OPENAI_BASE_URL");
@@ -354,7 +354,7 @@ async fn an_llm_endpoint_that_cannot_be_reached_fails_with_the_base_url_to_check
 #[tokio::test(flavor = "multi_thread")]
 async fn an_optional_model_set_but_not_offered_fails_naming_its_setting() {
     let mut d = Deployment::healthy().await;
-    d.config.vision_model = "llava".into();
+    d.config.llm.vision_model = "llava".into();
     let report = d.examine().await;
     assert_fails(&report, "vision model", "does not offer llava", "HEARTH_VISION_MODEL");
     assert_eq!(only(&report, "transcription model").status, Status::Pass);
@@ -363,7 +363,7 @@ async fn an_optional_model_set_but_not_offered_fails_naming_its_setting() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_search_provider_that_does_not_answer_fails_naming_its_setting() {
     let mut d = Deployment::healthy().await;
-    d.config.searxng_url = format!("{}/no-searxng-here", d.web.url());
+    d.config.web.searxng_url = format!("{}/no-searxng-here", d.web.url());
     assert_fails(&d.examine().await, "search", "SearXNG did not answer", "HEARTH_SEARXNG_URL");
 }
 
@@ -392,7 +392,7 @@ async fn an_mcp_server_that_cannot_be_reached_fails_naming_it() {
     let servers = json!({"mcpServers": {"home": {"url": d.home.url}, "garage": {"url": url}}});
     std::fs::write(&mcp, servers.to_string()).expect("write");
     d.files.push(mcp.clone());
-    d.config.mcp_config = Some(mcp);
+    d.config.mcp.mcp_config = Some(mcp);
     let report = d.examine().await;
     assert_fails(&report, "MCP servers", "garage", "HEARTH_MCP_CONFIG");
     assert!(
@@ -432,7 +432,7 @@ async fn an_mcp_server_that_fails_leaves_no_process_behind_and_a_urls_user_name_
     }});
     std::fs::write(&mcp, servers.to_string()).expect("write");
     d.files.push(mcp.clone());
-    d.config.mcp_config = Some(mcp);
+    d.config.mcp.mcp_config = Some(mcp);
     let report = d.examine().await;
     assert_fails(&report, "MCP servers", "shed", "HEARTH_MCP_CONFIG");
     assert_fails(&report, "MCP servers", "garage", "HEARTH_MCP_CONFIG");
@@ -452,7 +452,7 @@ async fn an_mcp_server_that_never_answers_is_ended_with_what_it_started_when_doc
     let servers = json!({"mcpServers": {"attic": {"command": "sh", "args": ["-c", script]}}});
     std::fs::write(&mcp, servers.to_string()).expect("write");
     d.files.push(mcp.clone());
-    d.config.mcp_config = Some(mcp);
+    d.config.mcp.mcp_config = Some(mcp);
     d.options.timeout = std::time::Duration::from_secs(2);
     let report = d.examine().await;
     assert!(
@@ -473,8 +473,8 @@ async fn an_mcp_server_that_never_answers_is_ended_with_what_it_started_when_doc
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pairing_guess_budget_reached_in_the_last_day_warns_with_the_fix() {
     let mut d = Deployment::healthy().await;
-    d.config.pairing_guesses_per_min = 3;
-    let store = Store::open(&d.config.database_url).await.expect("open");
+    d.config.access.pairing_guesses_per_min = 3;
+    let store = Store::open(&d.config.store.database_url).await.expect("open");
     let minute_of = |ago_ms: i64| {
         hearth::turn::limits::pairing::window(jiff::Timestamp::now().as_millisecond() - ago_ms)
     };

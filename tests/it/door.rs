@@ -222,13 +222,13 @@ impl Family {
         let feed = cap.feed_url();
         let h = Harness::start_with(
             move |c| {
-                c.open = false;
-                c.public_url = Some("https://hearth.example".into());
-                c.liff_id = LIFF.into();
-                c.alerts_feed_url = feed;
-                c.alerts_poll_secs = 0;
-                c.alerts_request_gap_ms = 0;
-                c.price_poll_secs = 0;
+                c.access.open = false;
+                c.server.public_url = Some("https://hearth.example".into());
+                c.page.liff_id = LIFF.into();
+                c.loops.alerts_feed_url = feed;
+                c.loops.alerts_poll_secs = 0;
+                c.loops.alerts_request_gap_ms = 0;
+                c.loops.price_poll_secs = 0;
             },
             None,
         )
@@ -379,35 +379,35 @@ impl Family {
             Surface::Reminder => {
                 let before = self.pushed();
                 h.clock.set(at("08:00"));
-                h.app.reminders.tick().await.expect("reminders");
+                h.app.loops.reminders.tick().await.expect("reminders");
                 self.pushed() > before
             }
             Surface::CarePrompt => {
                 let before = self.pushed();
                 h.clock.set(at("08:00"));
-                h.app.care.tick().await.expect("care");
+                h.app.loops.care.tick().await.expect("care");
                 self.pushed() > before
             }
             Surface::CareEscalation => {
                 let before = self.pushed();
                 h.clock.set(at("08:30"));
-                h.app.care.tick().await.expect("care");
+                h.app.loops.care.tick().await.expect("care");
                 self.pushed() > before
             }
             Surface::Digest => {
                 let before = self.pushed();
                 h.clock.set(at("07:00"));
-                h.app.digests.tick().await.expect("digest");
+                h.app.loops.digests.tick().await.expect("digest");
                 self.pushed() > before
             }
             Surface::PriceAlert => {
                 let before = self.pushed();
                 h.clock.set(at("10:00"));
-                h.app.alerts.tick().await.expect("alerts");
+                h.app.loops.price_alerts.tick().await.expect("alerts");
                 h.clock.set(at("10:10"));
                 let (symbol, price) = [("BTC-USD", 100_500.0), ("ETH-USD", 5_100.0)][round];
                 h.quote(symbol, price);
-                h.app.alerts.tick().await.expect("alerts");
+                h.app.loops.price_alerts.tick().await.expect("alerts");
                 self.pushed() > before
             }
             Surface::OfficialAlert => {
@@ -425,7 +425,7 @@ impl Family {
                 );
                 self.cap.publish(&id, "停班停課", xml);
                 h.clock.set(at("11:01"));
-                h.app.official_alerts.tick().await.expect("official alerts");
+                h.app.loops.official_alerts.tick().await.expect("official alerts");
                 self.pushed() > before
             }
         }
@@ -531,7 +531,7 @@ async fn a_forgotten_chat_closes_every_door() {
 async fn approval_harness(tweak: impl FnOnce(&mut hearth::platform::config::Config)) -> Harness {
     Harness::start_with(
         |c| {
-            c.open = false;
+            c.access.open = false;
             tweak(c);
         },
         None,
@@ -549,7 +549,7 @@ async fn served(h: &Harness, source: Value) -> bool {
 
 #[tokio::test]
 async fn a_revoked_chat_on_the_allow_list_stays_revoked_after_blocking_and_unblocking() {
-    let h = approval_harness(|c| c.allowed_chats = vec![MOM.into()]).await;
+    let h = approval_harness(|c| c.access.allowed_chats = vec![MOM.into()]).await;
     assert!(served(&h, in_dm(MOM)).await, "listed: approved on its first call");
     h.app.store.access().revoke_chat(MOM, h.now_ms()).await.expect("revoked");
     h.clock.advance(jiff::SignedDuration::from_secs(31));
@@ -588,7 +588,7 @@ async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_
     assert!(r.get("error").is_none(), "{r}");
     h.app.store.access().revoke_chat(FAMILY, h.now_ms()).await.expect("revoked");
     h.set_clock("2026-12-01T00:00:00Z");
-    h.app.reminders.tick().await.expect("tick");
+    h.app.loops.reminders.tick().await.expect("tick");
     assert!(h.line.pushes().is_empty(), "nothing asked of LINE, so nothing charged");
     let held = h.app.store.access().held_back(FAMILY).await.expect("held back");
     assert_eq!((held.reminders, held.withheld), (1, 1), "kept, and one push withheld");
@@ -597,7 +597,7 @@ async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_
 
     h.app.store.access().approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved again");
     h.set_clock("2026-12-02T00:00:00Z");
-    h.app.reminders.tick().await.expect("tick");
+    h.app.loops.reminders.tick().await.expect("tick");
     assert_eq!(h.line.accepted_pushes().len(), 1, "the next day's occurrence is pushed");
 }
 
@@ -619,7 +619,7 @@ async fn hearth_chats_shows_what_a_revoked_chat_holds_back() {
 
 #[tokio::test]
 async fn a_member_line_no_longer_knows_in_the_group_loses_its_page_until_line_knows_them_again() {
-    let h = approval_harness(|c| c.public_url = Some("https://hearth.example".into())).await;
+    let h = approval_harness(|c| c.server.public_url = Some("https://hearth.example".into())).await;
     h.app.store.access().approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
     let mint = || async {
         let token = new_token();

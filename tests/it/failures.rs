@@ -166,7 +166,7 @@ async fn llm_failures_end_in_a_friendly_message_in_the_users_language() {
 
 #[tokio::test]
 async fn a_model_that_keeps_calling_tools_is_made_to_answer() {
-    let h = Harness::start_with(|c| c.max_tool_rounds = 2, None).await;
+    let h = Harness::start_with(|c| c.llm.max_tool_rounds = 2, None).await;
     for _ in 0..5 {
         h.llm.reply_tool_calls(&[("fx", json!({"amount": 1, "from": "USD", "to": "TWD"}))]);
     }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 const PUBLIC: &str = "https://hearth.example";
 
 async fn start() -> Harness {
-    let h = Harness::start_with(|c| c.public_url = Some(PUBLIC.into()), None).await;
+    let h = Harness::start_with(|c| c.server.public_url = Some(PUBLIC.into()), None).await;
     members_known(&h);
     members_known(&h);
     h
@@ -685,8 +685,8 @@ async fn mint_liff(h: &Harness, source: Value) -> String {
 async fn with_a_liff_app_a_link_counts_only_for_the_member_line_verifies() {
     let h = Harness::start_with(
         |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.liff_id = LIFF.into();
+            c.server.public_url = Some(PUBLIC.into());
+            c.page.liff_id = LIFF.into();
         },
         None,
     )
@@ -751,8 +751,8 @@ async fn with_a_liff_app_a_forwarded_link_opened_at_the_plain_door_gets_nothing_
  {
     let h = Harness::start_with(
         |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.liff_id = LIFF.into();
+            c.server.public_url = Some(PUBLIC.into());
+            c.page.liff_id = LIFF.into();
         },
         None,
     )
@@ -841,8 +841,8 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_no
  {
     let h = Harness::start_with(
         |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.trusted_proxies = "127.0.0.1".parse().expect("ranges");
+            c.server.public_url = Some(PUBLIC.into());
+            c.page.trusted_proxies = "127.0.0.1".parse().expect("ranges");
         },
         None,
     )
@@ -867,8 +867,8 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_bucket_and_no
     // The same requests from a peer that is not a trusted proxy: its header is ignored.
     let h = Harness::start_with(
         |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.trusted_proxies = "10.0.0.0/8".parse().expect("ranges");
+            c.server.public_url = Some(PUBLIC.into());
+            c.page.trusted_proxies = "10.0.0.0/8".parse().expect("ranges");
         },
         None,
     )
@@ -979,8 +979,8 @@ async fn when_the_month_cannot_pay_the_link_is_neither_pushed_nor_posted_in_the_
 async fn with_a_liff_app_the_group_s_answer_is_a_link_only_the_tapper_can_open() {
     let h = Harness::start_with(
         |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.liff_id = LIFF.into();
+            c.server.public_url = Some(PUBLIC.into());
+            c.page.liff_id = LIFF.into();
         },
         None,
     )

@@ -101,7 +101,7 @@ async fn trickle_headers(url: &str, limit: Duration) -> Option<Duration> {
 
 #[tokio::test]
 async fn a_connection_trickling_its_headers_is_closed_after_the_header_timeout() {
-    let h = Harness::start_with(|c| c.header_read_timeout_secs = 1, None).await;
+    let h = Harness::start_with(|c| c.server.header_read_timeout_secs = 1, None).await;
     let open_for = trickle_headers(&h.url, Duration::from_secs(6)).await;
     let open_for = open_for.expect("a trickling connection stayed open for 6 s");
     assert!(open_for < Duration::from_secs(3), "closed only after {open_for:?}");
@@ -110,7 +110,7 @@ async fn a_connection_trickling_its_headers_is_closed_after_the_header_timeout()
 #[tokio::test]
 async fn a_request_body_that_trickles_in_is_cut_off_with_408() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let h = Harness::start_with(|c| c.body_read_timeout_secs = 1, None).await;
+    let h = Harness::start_with(|c| c.server.body_read_timeout_secs = 1, None).await;
     let started = std::time::Instant::now();
     let (mut read, mut write) = connect(&h.url).await.into_split();
     let head = "POST /callback HTTP/1.1\r\nHost: hearth\r\nContent-Type: application/json\r\n\
@@ -143,8 +143,8 @@ async fn a_request_body_that_trickles_in_is_cut_off_with_408() {
 async fn shutdown_with_fifty_trickling_connections_ends_within_the_grace_period() {
     let h = Harness::start_with(
         |c| {
-            c.header_read_timeout_secs = 60;
-            c.shutdown_grace_secs = 2;
+            c.server.header_read_timeout_secs = 60;
+            c.turns.shutdown_grace_secs = 2;
         },
         None,
     )
@@ -176,7 +176,8 @@ async fn shutdown_with_fifty_trickling_connections_ends_within_the_grace_period(
 
 #[tokio::test]
 async fn metrics_need_the_bearer_token_when_one_is_set() {
-    let h = Harness::start_with(|c| c.metrics_token = "metrics-token-3d9f".into(), None).await;
+    let h =
+        Harness::start_with(|c| c.server.metrics_token = "metrics-token-3d9f".into(), None).await;
     let http = hearth::platform::tls::client_builder().build().expect("HTTP client");
     let metrics = format!("{}/metrics", h.url);
     let status = |r: reqwest::Response| r.status().as_u16();
@@ -193,7 +194,7 @@ async fn metrics_on_their_own_address_are_not_served_on_the_webhook_port() {
     let free = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     let address = free.local_addr().expect("address");
     drop(free);
-    let h = Harness::start_with(|c| c.metrics_listen = Some(address), None).await;
+    let h = Harness::start_with(|c| c.server.metrics_listen = Some(address), None).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     let on_webhook_port = crate::common::get(format!("{}/metrics", h.url)).await.expect("get");
     assert_eq!(on_webhook_port.status().as_u16(), 404);

@@ -96,8 +96,8 @@ async fn summarize_url_survives_hostile_pages_and_the_llm_gets_data_in_time() {
     let web = FakeWeb::start().await;
     let h = Harness::start_with(
         |c| {
-            c.allow_private_fetch = true;
-            c.fetch_timeout_secs = LIMIT.as_secs();
+            c.web.allow_private_fetch = true;
+            c.web.fetch_timeout_secs = LIMIT.as_secs();
         },
         None,
     )

@@ -53,8 +53,8 @@ fn sqlite_file(name: &str) -> String {
 fn only(chats: &[&str]) -> impl Fn(&mut Config) {
     let chats: Vec<String> = chats.iter().map(|c| c.to_string()).collect();
     move |c: &mut Config| {
-        c.allowed_chats = chats.clone();
-        c.open = false;
+        c.access.allowed_chats = chats.clone();
+        c.access.open = false;
     }
 }
 
@@ -65,7 +65,7 @@ async fn an_unlisted_user_gets_exactly_one_refusal_across_messages_and_a_restart
     let h = Harness::start_with(
         |c| {
             allow(c);
-            c.database_url = db.clone();
+            c.store.database_url = db.clone();
         },
         None,
     )
@@ -80,7 +80,7 @@ async fn an_unlisted_user_gets_exactly_one_refusal_across_messages_and_a_restart
     let restarted = Harness::start_with(
         |c| {
             allow(c);
-            c.database_url = db.clone();
+            c.store.database_url = db.clone();
         },
         None,
     )
@@ -131,7 +131,7 @@ async fn an_unlisted_user_who_adds_hearth_gets_the_refusal_instead_of_the_greeti
 
 #[tokio::test]
 async fn a_hundred_messages_from_one_person_make_at_most_the_limit_of_llm_calls_and_one_notice() {
-    let h = Harness::start_with(|c| c.user_turns_per_minute = 5, None).await;
+    let h = Harness::start_with(|c| c.limits.user_turns_per_minute = 5, None).await;
     for batch in 0..10 {
         let events: Vec<Value> =
             (0..10).map(|i| h.dm(MOM, &format!("第 {} 則", batch * 10 + i))).collect();
@@ -150,7 +150,7 @@ async fn a_hundred_messages_from_one_person_make_at_most_the_limit_of_llm_calls_
 
 #[tokio::test]
 async fn a_busy_group_is_limited_as_a_whole_and_told_once() {
-    let h = Harness::start_with(|c| c.chat_turns_per_minute = 3, None).await;
+    let h = Harness::start_with(|c| c.limits.chat_turns_per_minute = 3, None).await;
     for who in [MOM, DAD, MOM, DAD, MOM, DAD] {
         h.send(vec![h.group_text(FAMILY, who, "小幫手 在嗎")]).await;
     }
@@ -163,8 +163,8 @@ async fn a_busy_group_is_limited_as_a_whole_and_told_once() {
 async fn group_messages_that_do_not_call_hearth_use_up_no_limit() {
     let h = Harness::start_with(
         |c| {
-            c.user_turns_per_minute = 2;
-            c.daily_tokens_per_chat = 100;
+            c.limits.user_turns_per_minute = 2;
+            c.limits.daily_tokens_per_chat = 100;
         },
         None,
     )
@@ -180,7 +180,7 @@ async fn group_messages_that_do_not_call_hearth_use_up_no_limit() {
 
 #[tokio::test]
 async fn the_chat_budget_stops_turns_after_the_crossing_one_until_local_midnight() {
-    let h = Harness::start_with(|c| c.daily_tokens_per_chat = 1000, None).await; // 20:00 Taipei
+    let h = Harness::start_with(|c| c.limits.daily_tokens_per_chat = 1000, None).await; // 20:00 Taipei
     let fx = json!({"amount": 1, "from": "USD", "to": "TWD"});
     h.llm.push(Step::Json(FakeLlm::with_usage(FakeLlm::tool_calls(&[("fx", fx)]), 250, 50)));
     h.llm.push(Step::Json(FakeLlm::with_usage(FakeLlm::text("約 32 元"), 250, 50)));
@@ -213,8 +213,8 @@ async fn the_chat_budget_stops_turns_after_the_crossing_one_until_local_midnight
 async fn the_service_budget_covers_every_chat() {
     let h = Harness::start_with(
         |c| {
-            c.daily_tokens_per_chat = 0;
-            c.daily_tokens_total = 1000;
+            c.limits.daily_tokens_per_chat = 0;
+            c.limits.daily_tokens_total = 1000;
         },
         None,
     )

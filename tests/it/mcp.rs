@@ -40,10 +40,10 @@ async fn harness_capped(servers: Value, max_tools: usize) -> Harness {
     let path = config_file(servers);
     Harness::start_with(
         move |c| {
-            c.mcp_config = Some(path);
-            c.mcp_retry_max_secs = 1;
-            c.mcp_start_secs = 5;
-            c.max_tools = max_tools;
+            c.mcp.mcp_config = Some(path);
+            c.mcp.mcp_retry_max_secs = 1;
+            c.mcp.mcp_start_secs = 5;
+            c.llm.max_tools = max_tools;
         },
         None,
     )
@@ -351,8 +351,8 @@ async fn a_name_taken_by_a_built_in_tool_stops_start() {
         json!({"home": {"url": home.url, "prefix": "price", "allowedTools": ["alerts"]}}),
     );
     let mut config = hearth::platform::config::Config::defaults();
-    config.mcp_config = Some(path);
-    config.mcp_start_secs = 5;
+    config.mcp.mcp_config = Some(path);
+    config.mcp.mcp_start_secs = 5;
     let mcp = hearth::llm::mcp::McpServers::start(&config).await.expect("config");
     let store = hearth::store::Store::in_memory().await.expect("store");
     let clock = std::sync::Arc::new(hearth::platform::clock::SystemClock);

@@ -24,8 +24,8 @@ async fn media_harness(
     let url = media.url();
     let h = Harness::start_with(
         move |c| {
-            c.line_data_api_base = url.clone();
-            c.transcribe_url = url;
+            c.line.line_data_api_base = url.clone();
+            c.speech.transcribe_url = url;
             tweak(c);
         },
         None,
@@ -153,7 +153,7 @@ async fn expired_oversize_and_wrong_type_content_get_a_short_polite_answer_and_n
     let media = FakeMedia::start().await;
     media.put("7022", "image/jpeg", vec![0xFF; 2_000_000]);
     media.put("7023", "text/html", b"<html>not a photo</html>".to_vec());
-    let h = media_harness(&media, |c| c.media_max_bytes = 1_000_000).await;
+    let h = media_harness(&media, |c| c.media.media_max_bytes = 1_000_000).await;
     h.send(vec![h.event(in_dm(MOM), image("7021"))]).await;
     h.send(vec![h.event(in_dm(MOM), image("7022"))]).await;
     h.send(vec![h.event(in_dm(MOM), image("7023"))]).await;
@@ -170,7 +170,7 @@ async fn a_photo_from_an_external_provider_is_fetched_through_the_guard_and_reac
     let media = FakeMedia::start().await;
     media.put_external("notice.jpg", "image/jpeg", jpeg(3000, 2000));
     // The fake provider is on loopback: only the test's private-fetch setting lets it through.
-    let h = media_harness(&media, |c| c.allow_private_fetch = true).await;
+    let h = media_harness(&media, |c| c.web.allow_private_fetch = true).await;
     h.llm.reply_text("這是學校的通知：12/5 家長會。");
     let url = media.external_url("notice.jpg");
     h.send(vec![h.event(in_dm(MOM), external_image("7201", &url))]).await;
@@ -207,8 +207,8 @@ async fn an_oversize_or_wrong_type_external_photo_gets_the_same_polite_answer_as
     media.put_external("big.jpg", "image/jpeg", vec![0xFF; 2_000_000]);
     media.put_external("page.html", "text/html", b"<html>not a photo</html>".to_vec());
     let h = media_harness(&media, |c| {
-        c.allow_private_fetch = true;
-        c.media_max_bytes = 1_000_000;
+        c.web.allow_private_fetch = true;
+        c.media.media_max_bytes = 1_000_000;
     })
     .await;
     h.send(vec![h.event(in_dm(MOM), external_image("7221", &media.external_url("big.jpg")))]).await;
@@ -228,7 +228,7 @@ async fn an_external_voice_message_is_fetched_from_its_url_and_transcribed() {
     let media = FakeMedia::start().await;
     media.put_external("voice.m4a", "audio/x-m4a", m4a());
     media.set_transcript("明天幾點出門？");
-    let h = media_harness(&media, |c| c.allow_private_fetch = true).await;
+    let h = media_harness(&media, |c| c.web.allow_private_fetch = true).await;
     h.llm.reply_text("八點出門。");
     let voice = json!({"id": "7231", "type": "audio", "duration": 3000,
         "contentProvider": {"type": "external",
@@ -270,7 +270,7 @@ async fn a_voice_message_is_transcribed_and_answered_showing_what_was_heard() {
     let media = FakeMedia::start().await;
     media.put("7041", "audio/x-m4a", m4a());
     media.set_transcript("What time is the parents' meeting?");
-    let h = media_harness(&media, |c| c.transcribe_model = "whisper-test".into()).await;
+    let h = media_harness(&media, |c| c.speech.transcribe_model = "whisper-test".into()).await;
     h.llm.reply_text("It is at 7 pm on Friday.");
     let voice = json!({"id": "7041", "type": "audio", "duration": 4000,
         "contentProvider": {"type": "line"}});
@@ -317,8 +317,8 @@ async fn with_group_voice_on_a_voice_message_calling_hearth_is_answered() {
     media.put("7061", "audio/x-m4a", m4a());
     media.set_transcript("小幫手 明天會下雨嗎");
     let h = media_harness(&media, |c| {
-        c.group_voice = true;
-        c.transcribe_api_key = "tk-local".into();
+        c.speech.group_voice = true;
+        c.speech.transcribe_api_key = "tk-local".into();
     })
     .await;
     h.llm.reply_text("明天台北降雨機率 30%。");
@@ -524,7 +524,7 @@ async fn reminders_read_from_a_photo_are_created_once_after_a_tap_in_that_chat_o
 async fn a_model_that_cannot_read_pictures_gets_a_friendly_message_and_the_vision_model_is_used() {
     let media = FakeMedia::start().await;
     media.put("7101", "image/jpeg", jpeg(300, 300));
-    let h = media_harness(&media, |c| c.vision_model = "fake-vision".into()).await;
+    let h = media_harness(&media, |c| c.llm.vision_model = "fake-vision".into()).await;
     h.llm.push(crate::common::Step::Status(
         400,
         r#"{"error":{"message":"image input is not supported by this model"}}"#.into(),
@@ -591,7 +591,7 @@ async fn hearth_chat_sends_a_local_photo_and_voice_recording_as_if_from_line() {
 async fn a_photo_waiting_for_a_parser_is_not_downloaded_until_one_is_free() {
     let media = FakeMedia::start().await;
     media.put("7801", "image/jpeg", jpeg(3000, 2000));
-    let h = media_harness(&media, |c| c.parsers = 1).await;
+    let h = media_harness(&media, |c| c.media.parsers = 1).await;
     h.llm.reply_text("這是一張照片。");
     // Another chat's file holds the only parser.
     let sandbox = &h.app.turns.media.sandbox;

@@ -24,10 +24,10 @@ async fn start(cap: &FakeCap) -> Harness {
     let url = cap.feed_url();
     Harness::start_with(
         move |c| {
-            c.alerts_feed_url = url;
-            c.alerts_poll_secs = 0;
-            c.alerts_request_gap_ms = 0;
-            c.price_poll_secs = 0;
+            c.loops.alerts_feed_url = url;
+            c.loops.alerts_poll_secs = 0;
+            c.loops.alerts_request_gap_ms = 0;
+            c.loops.price_poll_secs = 0;
         },
         None,
     )
@@ -35,7 +35,7 @@ async fn start(cap: &FakeCap) -> Harness {
 }
 
 async fn tick(h: &Harness) -> WatchReport {
-    h.app.official_alerts.tick().await.expect("official alerts tick")
+    h.app.loops.official_alerts.tick().await.expect("official alerts tick")
 }
 
 /// The chat `source` follows the alerts (for `place`, or its home: Taipei).
@@ -319,7 +319,7 @@ async fn quiet_hours_hold_a_typhoon_warning_but_not_a_suspension_unless_the_chat
     assert_eq!(family, vec!["🏫 臺北市明天停止上班、停止上課"], "the suspension comes at night");
     assert!(pushes_to(&h, MOM).is_empty(), "Mom asked for everything to wait");
     h.set_clock("2026-11-30T23:00:05Z"); // 07:00:05
-    h.app.outbox.flush_waiting().await.expect("outbox");
+    h.app.loops.outbox.flush_waiting().await.expect("outbox");
     assert_eq!(pushes_to(&h, FAMILY).len(), 2, "the warning comes in the morning");
     assert_eq!(pushes_to(&h, MOM).len(), 2, "both come in the morning");
 }
@@ -455,7 +455,7 @@ async fn a_make_up_workday_is_a_workday_and_without_the_feed_the_answer_says_ale
     let calendar = json!({"years": [{"year": 2026, "source": "test", "days_off": [],
         "make_up_workdays": [{"date": "2026-12-05", "name": "補班"}], "twse_closed": []}]});
     std::fs::write(&file, calendar.to_string()).expect("calendar");
-    let h = Harness::start_with(move |c| c.work_calendar = Some(file), None).await;
+    let h = Harness::start_with(move |c| c.family.work_calendar = Some(file), None).await;
     let saturday = check(&h, "2026-12-05", None).await;
     assert_eq!(saturday["calendar"]["make_up_workday"], true, "{saturday}");
     assert_eq!(saturday["calendar"]["workday"], true);
@@ -485,7 +485,11 @@ async fn the_morning_digest_carries_today_s_suspension() {
     tick(&h).await;
     h.line.clear();
     h.set_clock("2026-11-30T23:00:00Z"); // 07:00 on 1 December
-    assert_eq!(h.app.digests.tick().await.expect("digest").sent, 1, "a day with a suspension");
+    assert_eq!(
+        h.app.loops.digests.tick().await.expect("digest").sent,
+        1,
+        "a day with a suspension"
+    );
     let card = pushes_to(&h, FAMILY).remove(0).1;
     assert!(card.contains("臺北市 停止上班、停止上課"), "{card}");
 }

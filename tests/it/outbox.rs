@@ -30,8 +30,8 @@ fn cards_of(body: &Value) -> usize {
 async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_one_push() {
     let h = Harness::start_with(
         |c| {
-            c.price_poll_secs = 0;
-            c.outbox_window_secs = 3;
+            c.loops.price_poll_secs = 0;
+            c.push.outbox_window_secs = 3;
         },
         None,
     )
@@ -55,14 +55,14 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
         json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000, "everyone": true});
     let created = h.call_tool(group(), "小幫手 比特幣到十萬通知大家", "price_alert", alert).await;
     assert!(created["id"].is_i64(), "{created}");
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     h.line.clear();
 
     h.set_clock("2026-12-01T00:00:00Z"); // 08:00
     h.quote("BTC-USD", 100_500.0);
-    let reminders = h.app.reminders.tick().await.expect("reminders");
-    let alerts = h.app.alerts.tick().await.expect("alerts");
-    let digests = h.app.digests.tick().await.expect("digests");
+    let reminders = h.app.loops.reminders.tick().await.expect("reminders");
+    let alerts = h.app.loops.price_alerts.tick().await.expect("alerts");
+    let digests = h.app.loops.digests.tick().await.expect("digests");
     assert_eq!((reminders.sent, reminders.queued), (0, 1), "{reminders:?}");
     assert_eq!((alerts.fired, alerts.sent, alerts.queued), (1, 0, 1), "{alerts:?}");
     assert_eq!((digests.sent, digests.held), (0, 1), "{digests:?}");
@@ -70,7 +70,7 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
 
     h.clock.advance(SignedDuration::from_secs(3));
     // The sender (this call, or the server's own loop if it comes first).
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     let pushes = pushes_to(&h, FAMILY);
     assert_eq!(pushes.len(), 1, "one request for the three");
     assert_eq!(cards_of(&pushes[0].body), 3);
@@ -82,13 +82,13 @@ async fn a_reminder_an_alert_fire_and_the_digest_due_together_for_a_group_go_in_
         Some(DigestStatus::Sent),
         "the outbox records the outcome on the digest's day"
     );
-    assert!(h.app.outbox.flush_due().await.expect("outbox").is_empty(), "nothing twice");
+    assert!(h.app.loops.outbox.flush_due().await.expect("outbox").is_empty(), "nothing twice");
     assert_eq!(h.app.store.outbox().pending().await.expect("pending"), 0);
 }
 
 #[tokio::test]
 async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     let dm = || in_dm(MOM);
     h.call_tool(
         dm(),
@@ -102,31 +102,31 @@ async fn a_digest_held_by_quiet_hours_goes_with_the_held_alerts_when_they_end() 
     h.quote("BTC-USD", 99_000.0);
     let alert = json!({"symbol": "BTC-USD", "direction": "rises_to", "level": 100000});
     h.call_tool(dm(), "小幫手 比特幣到十萬通知我", "price_alert", alert).await;
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     h.line.clear();
 
     h.set_clock("2026-11-30T15:30:00Z"); // 23:30
     h.quote("BTC-USD", 100_500.0);
-    assert_eq!(h.app.alerts.tick().await.expect("tick").fired, 1);
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").fired, 1);
     h.set_clock("2026-11-30T21:00:00Z"); // 05:00
-    let early = h.app.digests.tick().await.expect("tick");
+    let early = h.app.loops.digests.tick().await.expect("tick");
     assert_eq!((early.sent, early.held), (0, 1), "{early:?}");
     assert!(h.line.pushes().is_empty(), "both held");
 
     h.set_clock("2026-11-30T23:00:00Z"); // 07:00
-    let morning = h.app.digests.tick().await.expect("tick");
+    let morning = h.app.loops.digests.tick().await.expect("tick");
     assert_eq!(morning.sent, 1, "{morning:?}");
     let pushes = pushes_to(&h, MOM);
     assert_eq!(pushes.len(), 1, "the digest and the alert together");
     assert_eq!(cards_of(&pushes[0].body), 2);
     assert!(pushes[0].body.to_string().contains("100,500"));
-    assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 0, "already delivered");
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").sent, 0, "already delivered");
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
 
 #[tokio::test]
 async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     h.line.set_chat_size(FAMILY, 5);
     h.line.set_profile(DAD, "爸爸");
     // Dad's own chat with hearth is quiet at night; the family group is not.
@@ -143,15 +143,15 @@ async fn a_personal_alert_routed_to_a_1to1_chat_follows_that_chat_s_quiet_hours(
         h.call_tool(in_group(FAMILY, DAD), "小幫手 以太幣到3500通知我", "price_alert", alert).await;
     assert_eq!(created["delivered_privately"], true, "{created}");
     assert_eq!(created["quiet_hours_end"], "07:00", "the 1:1 chat's quiet hours: {created}");
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     h.line.clear();
 
     h.set_clock("2026-11-30T15:30:00Z"); // 23:30
     h.quote("ETH-USD", 3_600.0);
-    assert_eq!(h.app.alerts.tick().await.expect("tick").fired, 1);
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").fired, 1);
     assert!(h.line.pushes().is_empty(), "held for dad's quiet hours");
     h.set_clock("2026-11-30T23:00:00Z"); // 07:00
-    assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 1);
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").sent, 1);
     assert_eq!(pushes_to(&h, DAD).len(), 1);
     assert!(pushes_to(&h, FAMILY).is_empty());
 }
@@ -188,7 +188,7 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     h.set_clock("2026-12-01T00:00:00Z");
     h.line.set_quota_used(0);
     h.app.quota.refresh().await;
-    h.app.reminders.tick().await.expect("tick");
+    h.app.loops.reminders.tick().await.expect("tick");
     assert_eq!(h.line.accepted_pushes().len(), 1, "nothing duplicated");
     h.llm.reply_text("好的");
     h.send(vec![h.event(in_dm(MOM), crate::common::harness::text_message("小幫手 嗨"))]).await;
@@ -202,7 +202,7 @@ const TWO_SECONDS: std::time::Duration = std::time::Duration::from_secs(2);
 async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeated_with_its_key_and_seen_once()
  {
     // A window, so the server's own loop leaves the item to the dead process until the clock moves.
-    let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
+    let h = Harness::start_with(|c| c.push.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
     let occurrence = hearth::push::delivery::occurrence_key("reminder:1:1").to_string();
@@ -236,13 +236,16 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
         .expect("push");
     assert_eq!(accepted.status().as_u16(), 200);
 
-    assert!(h.app.outbox.flush_due().await.expect("outbox").is_empty(), "the lease still holds");
+    assert!(
+        h.app.loops.outbox.flush_due().await.expect("outbox").is_empty(),
+        "the lease still holds"
+    );
     h.clock.advance(SignedDuration::from_mins(3));
     // The sender: this call, or the server's own loop if it comes first. Whichever claims the
     // item first sends it; the other finds nothing to claim (claims are exclusive:
     // `outbox_store::of_many_processes_claiming_one_chat_at_the_same_instant_one_gets_its_items`).
     // Done when the item is settled, not after a guessed wait.
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     let deadline = std::time::Instant::now() + TWO_SECONDS * 5;
     while store.outbox().item(&occurrence).await.expect("item").expect("kept").status != "sent" {
         assert!(std::time::Instant::now() < deadline, "the item was never settled");
@@ -269,8 +272,8 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     };
     let h = Harness::start_with(
         |c| {
-            c.database_url = db.clone();
-            c.outbox_window_secs = 3;
+            c.store.database_url = db.clone();
+            c.push.outbox_window_secs = 3;
         },
         None,
     )
@@ -290,9 +293,10 @@ async fn two_processes_flushing_one_chat_at_once_push_it_once() {
     .expect("second process");
     h.line.clear();
     h.set_clock("2026-11-30T12:30:00Z"); // 20:30
-    assert_eq!(h.app.reminders.tick().await.expect("tick").queued, 3);
+    assert_eq!(h.app.loops.reminders.tick().await.expect("tick").queued, 3);
     h.clock.advance(SignedDuration::from_secs(3));
-    let (mine, theirs) = tokio::join!(h.app.outbox.flush_due(), other.outbox.flush_due());
+    let (mine, theirs) =
+        tokio::join!(h.app.loops.outbox.flush_due(), other.loops.outbox.flush_due());
     let settled = mine.expect("outbox").len() + theirs.expect("outbox").len();
     assert!(settled <= 3, "each item settled by one process (the server's loop may take some)");
     assert_eq!(h.line.pushes().len(), 1, "one request, by one process");
@@ -329,14 +333,14 @@ async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_
     let pruned = h.app.prune_settled_pushes().await.expect("prune");
     assert_eq!(pruned, 2, "31 days: the outbox item and the occurrence's record");
     assert!(h.app.store.outbox().item(&key).await.expect("item").is_none());
-    h.app.reminders.tick().await.expect("tick");
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.reminders.tick().await.expect("tick");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     assert_eq!(h.line.accepted_pushes().len(), 1, "nothing sent again");
 }
 
 #[tokio::test]
 async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and_counted() {
-    let h = Harness::start_with(|c| c.outbox_window_secs = 3, None).await;
+    let h = Harness::start_with(|c| c.push.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
     let occurrence = hearth::push::delivery::occurrence_key("reminder:7:1").to_string();
@@ -367,7 +371,7 @@ async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and
     assert_eq!(theirs.status().as_u16(), 200);
 
     h.clock.advance(SignedDuration::from_secs(3));
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     let deadline = std::time::Instant::now() + TWO_SECONDS * 5;
     while store.outbox().item(&occurrence).await.expect("item").expect("kept").status == "pending" {
         assert!(std::time::Instant::now() < deadline, "the item was never settled");

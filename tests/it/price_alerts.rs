@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 /// hearth with the background poller off: the tests tick it themselves.
 async fn start() -> Harness {
-    Harness::start_with(|c| c.price_poll_secs = 0, None).await
+    Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await
 }
 
 /// Sets `symbol`'s price with a provider timestamp of "now" on the harness clock.
@@ -28,7 +28,7 @@ fn quote(h: &Harness, symbol: &str, price: f64) {
 /// Moves the clock and runs one poller tick.
 async fn tick(h: &Harness, by: SignedDuration) -> TickReport {
     h.clock.advance(by);
-    h.app.alerts.tick().await.expect("alert tick")
+    h.app.loops.price_alerts.tick().await.expect("alert tick")
 }
 
 fn mins(m: i64) -> SignedDuration {

@@ -9,7 +9,7 @@ use crate::common::harness::{DAD, Harness, MOM, in_dm};
 use serde_json::json;
 
 async fn start() -> Harness {
-    Harness::start_with(|c| c.price_poll_secs = 0, None).await // 2026-11-30 20:00 in Taipei
+    Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await // 2026-11-30 20:00 in Taipei
 }
 
 async fn night(h: &Harness, who: &str) {
@@ -44,19 +44,19 @@ async fn an_alert_firing_at_night_is_held_and_delivered_when_quiet_hours_end() {
     assert_eq!(alert["quiet_hours_end"], "07:00", "the confirmation knows it will wait: {alert}");
     let confirmation = h.line.replies().last().expect("reply").body.to_string();
     assert!(confirmation.contains("會等到 07:00 再通知"), "{confirmation}");
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     h.line.clear();
 
     h.set_clock("2026-11-30T15:30:00Z"); // 23:30
     h.quote("BTC-USD", 100_500.0);
-    let fired = h.app.alerts.tick().await.expect("tick");
+    let fired = h.app.loops.price_alerts.tick().await.expect("tick");
     assert_eq!(fired.fired, 1, "{fired:?}");
     assert!(h.line.pushes().is_empty(), "held at 23:30");
     h.set_clock("2026-11-30T18:00:00Z"); // 02:00, after midnight
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     assert!(h.line.pushes().is_empty(), "still held at 02:00");
     h.set_clock("2026-11-30T23:00:00Z"); // 07:00
-    let morning = h.app.alerts.tick().await.expect("tick");
+    let morning = h.app.loops.price_alerts.tick().await.expect("tick");
     assert_eq!(morning.sent, 1, "{morning:?}");
     assert_eq!(h.line.accepted_pushes().len(), 1);
     assert!(h.line.accepted_pushes()[0].body.to_string().contains("100,500"));
@@ -75,7 +75,7 @@ async fn a_reminder_set_for_the_night_still_fires_at_its_time() {
     .await;
     h.line.clear();
     h.set_clock("2026-11-30T15:00:00Z"); // 23:00
-    assert_eq!(h.app.reminders.tick().await.expect("tick").sent, 1);
+    assert_eq!(h.app.loops.reminders.tick().await.expect("tick").sent, 1);
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
 
@@ -92,12 +92,12 @@ async fn a_digest_set_inside_quiet_hours_waits_for_their_end() {
     .await;
     h.line.clear();
     h.set_clock("2026-11-30T21:00:00Z"); // 05:00
-    let early = h.app.digests.tick().await.expect("tick");
+    let early = h.app.loops.digests.tick().await.expect("tick");
     assert_eq!((early.sent, early.held), (0, 1), "{early:?}");
     h.set_clock("2026-11-30T22:59:00Z");
-    assert_eq!(h.app.digests.tick().await.expect("tick").sent, 0);
+    assert_eq!(h.app.loops.digests.tick().await.expect("tick").sent, 0);
     h.set_clock("2026-11-30T23:00:00Z"); // 07:00
-    assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1);
+    assert_eq!(h.app.loops.digests.tick().await.expect("tick").sent, 1);
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
 
@@ -114,7 +114,7 @@ async fn another_chat_without_quiet_hours_is_not_held() {
     .await;
     h.line.clear();
     h.set_clock("2026-11-30T21:00:00Z");
-    assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1);
+    assert_eq!(h.app.loops.digests.tick().await.expect("tick").sent, 1);
 }
 
 #[tokio::test]
@@ -149,7 +149,7 @@ async fn quiet_hours_are_cancelled_in_english_and_bad_windows_change_nothing() {
     h.call_tool(in_dm(MOM), "summary at 5", "digest", json!({"time": "05:00", "place": "Taipei"}))
         .await;
     h.set_clock("2026-11-30T21:00:00Z");
-    assert_eq!(h.app.digests.tick().await.expect("tick").sent, 1, "no longer held");
+    assert_eq!(h.app.loops.digests.tick().await.expect("tick").sent, 1, "no longer held");
 }
 
 #[tokio::test]
@@ -162,19 +162,19 @@ async fn alerts_held_overnight_come_together_in_one_push_when_quiet_hours_end() 
         let args = json!({"symbol": symbol, "direction": "rises_to", "level": level});
         h.call_tool(in_dm(MOM), "小幫手 價格通知", "price_alert", args).await;
     }
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     h.line.clear();
     h.set_clock("2026-11-30T15:30:00Z"); // 23:30
     h.quote("BTC-USD", 100_500.0);
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     h.set_clock("2026-11-30T19:00:00Z"); // 03:00
     h.quote("ETH-USD", 3_600.0);
-    h.app.alerts.tick().await.expect("tick");
+    h.app.loops.price_alerts.tick().await.expect("tick");
     assert!(h.line.pushes().is_empty(), "both held");
     h.set_clock("2026-11-30T23:00:00Z"); // 07:00
     h.quote("BTC-USD", 100_600.0);
     h.quote("ETH-USD", 3_650.0);
-    let morning = h.app.alerts.tick().await.expect("tick");
+    let morning = h.app.loops.price_alerts.tick().await.expect("tick");
     assert_eq!(morning.sent, 2, "{morning:?}");
     let pushes = h.line.accepted_pushes();
     assert_eq!(pushes.len(), 1, "delivered together");

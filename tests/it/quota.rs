@@ -150,7 +150,7 @@ async fn reminders_for_everyone_for_non_friends_or_with_the_setting_off_stay_in_
     assert_eq!(pushes_to(&h, FAMILY).len(), 1, "both in one push to the group");
     assert!(pushes_to(&h, MOM).is_empty() && pushes_to(&h, DAD).is_empty());
 
-    let off = Harness::start_with(|c| c.personal_reminders_1to1 = false, None).await;
+    let off = Harness::start_with(|c| c.push.personal_reminders_1to1 = false, None).await;
     off.line.set_profile(MOM, "媽媽");
     let mine =
         create(&off, in_group(FAMILY, MOM), json!({"text": "帶便當", "in_minutes": 1})).await;
@@ -415,7 +415,7 @@ async fn metrics_show_the_limit_the_used_count_and_the_projection() {
 
 #[tokio::test]
 async fn a_re_fire_of_an_every_time_alert_is_pushed_without_a_notification_sound() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     let price = |p: f64| {
         h.upstreams.set_price("BTC-USD", p);
         h.upstreams.set_market_time("BTC-USD", h.clock.now().as_second());
@@ -430,7 +430,7 @@ async fn a_re_fire_of_an_every_time_alert_is_pushed_without_a_notification_sound
     for p in [96_000.0, 90_000.0, 96_000.0] {
         h.clock.advance(SignedDuration::from_hours(2));
         price(p);
-        h.app.alerts.tick().await.expect("tick");
+        h.app.loops.price_alerts.tick().await.expect("tick");
     }
     let confirmation = h.line.replies()[0].body.to_string();
     assert!(confirmation.contains("每次通知 1 則"), "what each fire costs: {confirmation}");
@@ -463,7 +463,7 @@ async fn more_than_five_cards_due_together_become_one_carousel_in_one_push() {
 
 #[tokio::test]
 async fn a_personal_price_alert_set_in_a_group_fires_in_the_friend_s_1to1_chat() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     h.line.set_chat_size(FAMILY, 5);
     h.line.set_profile(MOM, "媽媽");
     h.upstreams.set_price("ETH-USD", 3_400.0);
@@ -487,7 +487,7 @@ async fn a_personal_price_alert_set_in_a_group_fires_in_the_friend_s_1to1_chat()
     h.clock.advance(SignedDuration::from_mins(10));
     h.upstreams.set_price("ETH-USD", 3_600.0);
     h.upstreams.set_market_time("ETH-USD", h.clock.now().as_second());
-    assert_eq!(h.app.alerts.tick().await.expect("tick").sent, 1);
+    assert_eq!(h.app.loops.price_alerts.tick().await.expect("tick").sent, 1);
     assert!(pushes_to(&h, FAMILY).is_empty());
     let private = pushes_to(&h, MOM);
     assert_eq!(private.len(), 1);

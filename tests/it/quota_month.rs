@@ -85,11 +85,11 @@ fn cards_of(body: &Value) -> usize {
 async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
     let h = Harness::start_with(
         |c| {
-            c.price_poll_secs = 0;
-            c.personal_reminders_1to1 = now_mode;
+            c.loops.price_poll_secs = 0;
+            c.push.personal_reminders_1to1 = now_mode;
             // Now: everything goes through the per-chat outbox with its window (what is due for a
             // chat within it goes in one push); naive: each item pushed as it comes due.
-            c.outbox_window_secs = if now_mode { 3 } else { 0 };
+            c.push.outbox_window_secs = if now_mode { 3 } else { 0 };
         },
         None,
     )
@@ -158,13 +158,13 @@ async fn month(now_mode: bool, daily_for_everyone: bool) -> Month {
                 crate::common::harness::texts_of(&h.line.replies().last().expect("reply").body);
             missed_lines += reply.lines().filter(|l| l.starts_with("• ")).count();
         }
-        h.app.reminders.tick().await.expect("reminders");
-        let fired = h.app.alerts.tick().await.expect("alerts").fired;
+        h.app.loops.reminders.tick().await.expect("reminders");
+        let fired = h.app.loops.price_alerts.tick().await.expect("alerts").fired;
         m.due += fired;
         // The outbox's sender, once the window has passed (the server's loop does this every
         // second).
         h.clock.set(t.saturating_add(SignedDuration::from_secs(3)).expect("time"));
-        h.app.outbox.flush_due().await.expect("outbox");
+        h.app.loops.outbox.flush_due().await.expect("outbox");
     }
     assert_eq!(h.app.store.outbox().pending().await.expect("outbox"), 0, "nothing left waiting");
     let accepted = h.line.accepted_pushes();

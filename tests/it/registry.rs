@@ -19,15 +19,15 @@ use serde_json::Value;
 /// The production registry with a search provider configured (so `web_search` is in it).
 async fn production() -> Registry {
     let mut config = Config::defaults();
-    config.searxng_url = "http://searxng.invalid:8080".into();
-    let services = hearth::tools::Services::offline(
+    config.web.searxng_url = "http://searxng.invalid:8080".into();
+    let deps = hearth::features::deps::Deps::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
         Store::in_memory().await.expect("store"),
         hearth::sources::calendar::WorkCalendar::builtin().expect("calendar"),
     )
-    .expect("services");
-    hearth::tools::registry(&services).expect("production registry builds")
+    .expect("deps");
+    hearth::tools::registry(&deps).expect("production registry builds")
 }
 
 fn ctx() -> ToolCtx {
@@ -122,17 +122,17 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
 #[tokio::test]
 async fn without_a_search_provider_web_search_is_not_registered() {
     let mut config = Config::defaults();
-    config.searxng_url = String::new();
-    config.tavily_api_key = Default::default();
-    config.brave_api_key = Default::default();
-    let services = hearth::tools::Services::offline(
+    config.web.searxng_url = String::new();
+    config.web.tavily_api_key = Default::default();
+    config.web.brave_api_key = Default::default();
+    let deps = hearth::features::deps::Deps::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
         Store::in_memory().await.expect("store"),
         hearth::sources::calendar::WorkCalendar::builtin().expect("calendar"),
     )
-    .expect("services");
-    let registry = hearth::tools::registry(&services).expect("registry");
+    .expect("deps");
+    let registry = hearth::tools::registry(&deps).expect("registry");
     let names: Vec<String> =
         registry.definitions(Audience::Group).iter().map(|d| d.name.to_string()).collect();
     assert!(
@@ -140,12 +140,12 @@ async fn without_a_search_provider_web_search_is_not_registered() {
         "{names:?}"
     );
     assert!(!registry.offers("web_search") && registry.offers("summarize_url"));
-    config.tavily_api_key = "tvly-x".into();
-    let services = hearth::tools::Services {
+    config.web.tavily_api_key = "tvly-x".into();
+    let deps = hearth::features::deps::Deps {
         sources: Sources::from_config(&config).expect("sources"),
-        ..services
+        ..deps
     };
-    let registry = hearth::tools::registry(&services).expect("registry");
+    let registry = hearth::tools::registry(&deps).expect("registry");
     assert!(
         registry.definitions(Audience::Group).iter().any(|d| d.name == "web_search"),
         "a hosted key is enough"
@@ -293,18 +293,18 @@ async fn dispatch_turns_every_problem_into_an_error_reply() {
 async fn the_definitions_stay_within_the_token_budget_and_twenty_tools_in_both_kinds_of_chat() {
     // The most a deployment offers: web search and spoken answers both configured.
     let mut config = Config::defaults();
-    config.searxng_url = "http://searxng.invalid:8080".into();
-    config.tts_model = "tts-test".into();
-    config.tts_url = "http://speech.invalid".into();
-    config.public_url = Some("https://hearth.example".into());
-    let services = hearth::tools::Services::offline(
+    config.web.searxng_url = "http://searxng.invalid:8080".into();
+    config.speech.tts_model = "tts-test".into();
+    config.speech.tts_url = "http://speech.invalid".into();
+    config.server.public_url = Some("https://hearth.example".into());
+    let deps = hearth::features::deps::Deps::offline(
         &config,
         Sources::from_config(&config).expect("sources"),
         Store::in_memory().await.expect("store"),
         hearth::sources::calendar::WorkCalendar::builtin().expect("calendar"),
     )
-    .expect("services");
-    let registry = hearth::tools::registry(&services).expect("registry");
+    .expect("deps");
+    let registry = hearth::tools::registry(&deps).expect("registry");
     assert!(registry.offers("spoken_answers") && registry.offers("web_search"));
     for (audience, budget) in [(Audience::OneToOne, 3_800), (Audience::Group, 4_300)] {
         let definitions = registry.definitions(audience);

@@ -244,38 +244,42 @@ async fn line_down_for_a_while_retries_later_with_the_same_key() {
 #[tokio::test]
 async fn a_crash_after_recording_the_delivery_is_finished_by_the_next_process_once() {
     let db = temp_db("crash-before-push");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     create(&h, in_dm(MOM), json!({"text": "接小孩", "in_minutes": 1})).await;
     h.clock.advance(SignedDuration::from_mins(1));
     // The first process claims the reminder and records the delivery, then dies before pushing.
-    let (prepared, _) = h.app.reminders.claim_and_prepare().await.expect("claim");
+    let (prepared, _) = h.app.loops.reminders.claim_and_prepare().await.expect("claim");
     assert_eq!(prepared.len(), 1);
     drop(prepared);
     let restarted = h.second_process(&db).await;
-    assert_eq!(restarted.reminders.tick().await.expect("tick").sent, 0, "the lease still holds");
+    assert_eq!(
+        restarted.loops.reminders.tick().await.expect("tick").sent,
+        0,
+        "the lease still holds"
+    );
     h.clock.advance(SignedDuration::from_mins(3));
-    assert_eq!(restarted.reminders.tick().await.expect("tick").sent, 1);
+    assert_eq!(restarted.loops.reminders.tick().await.expect("tick").sent, 1);
     assert_eq!(h.line.accepted_pushes().len(), 1);
 }
 
 #[tokio::test]
 async fn a_crash_after_the_push_is_not_shown_twice() {
     let db = temp_db("crash-after-push");
-    let h = Harness::start_with(|c| c.database_url = db.clone(), None).await;
+    let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;
     create(&h, in_dm(MOM), json!({"text": "接小孩", "in_minutes": 1})).await;
     h.clock.advance(SignedDuration::from_mins(1));
     // The first process pushes, then dies before moving the reminder on. The outbox recorded
     // what LINE accepted as it accepted it (a crash between the two is repeated with the same
     // retry key: LINE's 409 counts as delivered, tests/failures.rs).
-    let (prepared, _) = h.app.reminders.claim_and_prepare().await.expect("claim");
-    h.app.reminders.deliver(prepared).await;
+    let (prepared, _) = h.app.loops.reminders.claim_and_prepare().await.expect("claim");
+    h.app.loops.reminders.deliver(prepared).await;
     assert_eq!(h.line.accepted_pushes().len(), 1);
     h.clock.advance(SignedDuration::from_mins(3));
     let restarted = h.second_process(&db).await;
-    assert_eq!(restarted.reminders.tick().await.expect("tick").sent, 0, "recorded as sent");
+    assert_eq!(restarted.loops.reminders.tick().await.expect("tick").sent, 0, "recorded as sent");
     assert_eq!(h.line.pushes().len(), 1, "not pushed again");
     assert_eq!(h.line.accepted_pushes().len(), 1, "the family saw it once");
-    assert_eq!(restarted.reminders.tick().await.expect("tick").sent, 0);
+    assert_eq!(restarted.loops.reminders.tick().await.expect("tick").sent, 0);
 }
 
 #[tokio::test]

@@ -20,7 +20,7 @@ use hearth::cli::richmenu;
 async fn harness() -> Harness {
     let h = Harness::start().await;
     let mut h = h;
-    h.config.line_data_api_base = h.line.url();
+    h.config.line.line_data_api_base = h.line.url();
     h
 }
 
@@ -132,7 +132,7 @@ async fn doctor_says_menus_of_another_key_are_out_of_date() {
     let h = harness().await;
     install(&h).await;
     let mut other = h.config.clone();
-    other.postback_key = "another key".into();
+    other.line.postback_key = "another key".into();
     let found = hearth::cli::doctor::menus::check(&other, &line_client(&h)).await.expect("check");
     assert_eq!(found.status, Status::Warn);
     assert!(found.message.contains("out of date"), "{found:?}");
@@ -169,7 +169,7 @@ async fn a_care_plan_started_links_the_care_menu_to_her_and_stopped_unlinks_it()
     for caregiver in [MOM, DAD] {
         assert_eq!(h.line.linked_rich_menu(caregiver), None, "the everyday menu stays theirs");
     }
-    assert_eq!(h.app.care_menus.sync().await.expect("links"), Default::default(), "once");
+    assert_eq!(h.app.loops.care_menus.sync().await.expect("links"), Default::default(), "once");
     // A new install moves her to the new care menu.
     install(&h).await;
     let new = h.line.rich_menu_alias("hearth-care").expect("care menu");
@@ -178,7 +178,7 @@ async fn a_care_plan_started_links_the_care_menu_to_her_and_stopped_unlinks_it()
     // Stopped: 🛑 on the stop card takes it away at once.
     stop_plan(&h).await;
     assert_eq!(h.line.linked_rich_menu(GRANDMA), None);
-    assert_eq!(h.app.care_menus.sync().await.expect("links"), Default::default(), "done");
+    assert_eq!(h.app.loops.care_menus.sync().await.expect("links"), Default::default(), "done");
 }
 
 #[tokio::test]
@@ -290,7 +290,7 @@ async fn call_the_family_tells_her_caregivers_at_most_once_every_ten_minutes() {
     h.set_clock("2026-12-01T02:00:00Z");
     tap_menu(&h, in_dm(GRANDMA), "care_menu_call").await;
     assert!(last_reply(&h).contains("已經通知 小美、哥哥"), "{}", last_reply(&h));
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     for caregiver in [MOM, DAD] {
         let told = pushes_to(&h, caregiver);
         assert_eq!(told.len(), 1, "{caregiver}");
@@ -299,11 +299,11 @@ async fn call_the_family_tells_her_caregivers_at_most_once_every_ten_minutes() {
     h.set_clock("2026-12-01T02:09:00Z");
     tap_menu(&h, in_dm(GRANDMA), "care_menu_call").await;
     assert!(last_reply(&h).contains("剛剛已經通知家人了"), "{}", last_reply(&h));
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     assert_eq!(pushes_to(&h, MOM).len(), 1, "not told again within 10 minutes");
     h.set_clock("2026-12-01T02:11:00Z");
     tap_menu(&h, in_dm(GRANDMA), "care_menu_call").await;
-    h.app.outbox.flush_due().await.expect("outbox");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
     assert_eq!((pushes_to(&h, MOM).len(), pushes_to(&h, DAD).len()), (2, 2));
     // Someone no plan asks: nobody is told.
     tap_menu(&h, in_dm(MOM), "care_menu_call").await;

@@ -38,7 +38,7 @@ async fn the_prompt_sends_news_to_web_search_only_when_it_is_offered() {
     assert!(!offered(&request).contains(&"web_search".to_string()));
     assert!(prompt.contains("cannot search the web") && !prompt.contains("web_search"), "{prompt}");
 
-    let h = Harness::start_with(|c| c.tavily_api_key = "tvly-test".into(), None).await;
+    let h = Harness::start_with(|c| c.web.tavily_api_key = "tvly-test".into(), None).await;
     h.llm.reply_text("好的");
     h.send(vec![h.dm(MOM, "今天有什麼新聞")]).await;
     let request = h.llm.requests().pop().expect("a request");
@@ -85,7 +85,7 @@ async fn weather_without_a_place_is_the_home_then_the_place_the_chat_last_asked_
 
 #[tokio::test]
 async fn the_home_location_setting_is_the_place_when_none_is_named() {
-    let h = Harness::start_with(|c| c.home_location = Some("Tokyo".into()), None).await;
+    let h = Harness::start_with(|c| c.family.home_location = Some("Tokyo".into()), None).await;
     let (request, result) =
         turn(&h, in_dm(MOM), "會冷嗎", "weather", json!({"location": null})).await;
     assert!(system(&request).contains("The family lives in Tokyo"));

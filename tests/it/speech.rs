@@ -29,13 +29,13 @@ async fn speaking(
     let url = media.url();
     let h = Harness::start_with(
         move |c| {
-            c.public_url = Some(PUBLIC.into());
-            c.line_data_api_base = url.clone();
-            c.transcribe_url = url.clone();
-            c.transcribe_model = "whisper-test".into();
-            c.tts_url = url;
-            c.tts_model = "tts-test".into();
-            c.tts_voice = "nova".into();
+            c.server.public_url = Some(PUBLIC.into());
+            c.line.line_data_api_base = url.clone();
+            c.speech.transcribe_url = url.clone();
+            c.speech.transcribe_model = "whisper-test".into();
+            c.speech.tts_url = url;
+            c.speech.tts_model = "tts-test".into();
+            c.speech.tts_voice = "nova".into();
             tweak(c);
         },
         None,
@@ -252,7 +252,7 @@ async fn speech_counts_against_the_days_token_budget() {
 #[tokio::test]
 async fn without_a_speech_model_nothing_is_spoken_and_the_tool_is_not_offered() {
     let media = FakeMedia::start().await;
-    let h = speaking(&media, |c| c.tts_model = String::new()).await;
+    let h = speaking(&media, |c| c.speech.tts_model = String::new()).await;
     let body = ask_by_voice(&h, &media, "9005", "你好", "你好").await;
     assert!(audio_of(&body).is_none(), "{body}");
     assert!(media.speech_requests().is_empty());
@@ -304,7 +304,7 @@ fn the_care_prompts_words_and_the_examples_of_the_issue_read_as_said() {
 #[tokio::test]
 async fn a_care_prompt_is_not_spoken_once_her_chat_spent_the_days_tokens_but_still_goes() {
     let media = FakeMedia::start().await;
-    let h = speaking(&media, |c| c.daily_tokens_per_chat = 1_000).await;
+    let h = speaking(&media, |c| c.limits.daily_tokens_per_chat = 1_000).await;
     plan(&h, json!({})).await;
     h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
     h.app.store.usage().add_tokens("2026-12-01", GRANDMA, 1_000).await.expect("spent");
@@ -351,7 +351,7 @@ async fn a_tapped_button_s_answer_is_spoken_once_she_asked_for_spoken_answers() 
 #[tokio::test]
 async fn a_tapped_button_s_answer_is_not_spoken_once_her_chat_spent_the_days_tokens() {
     let media = FakeMedia::start().await;
-    let h = speaking(&media, |c| c.daily_tokens_per_chat = 1_000).await;
+    let h = speaking(&media, |c| c.limits.daily_tokens_per_chat = 1_000).await;
     plan(&h, json!({})).await;
     h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
     assert_eq!(at(&h, EIGHT).await.prompts, 1);

@@ -13,8 +13,8 @@ use hearth::sources::securities::SecuritiesError;
 #[tokio::test]
 async fn hearth_does_not_start_when_an_http_client_cannot_be_built() {
     let mut config = Config::defaults();
-    config.database_url = "sqlite::memory:".into();
-    config.user_agent = "hearth\nX-Injected: 1".into();
+    config.store.database_url = "sqlite::memory:".into();
+    config.sources.user_agent = "hearth\nX-Injected: 1".into();
     let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
     match err {
         StartError::HttpClient { what, .. } => {
@@ -27,7 +27,7 @@ async fn hearth_does_not_start_when_an_http_client_cannot_be_built() {
 #[tokio::test]
 async fn hearth_starts_with_the_default_settings() {
     let mut config = Config::defaults();
-    config.database_url = "sqlite::memory:".into();
+    config.store.database_url = "sqlite::memory:".into();
     assert!(Hearth::build(&config, Arc::new(SystemClock)).await.is_ok());
 }
 
@@ -41,8 +41,8 @@ async fn hearth_does_not_start_with_a_working_calendar_that_contradicts_itself()
         "make_up_workdays": [{"date": "2030-01-02", "name": "補班"}], "twse_closed": []}]}"#;
     std::fs::write(&path, bad).expect("write");
     let mut config = Config::defaults();
-    config.database_url = "sqlite::memory:".into();
-    config.work_calendar = Some(path);
+    config.store.database_url = "sqlite::memory:".into();
+    config.family.work_calendar = Some(path);
     let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
     let message = err.to_string();
     assert!(matches!(err, StartError::WorkCalendar(_)), "{message}");
@@ -61,8 +61,8 @@ async fn hearth_does_not_start_on_a_securities_file_that_does_not_parse() {
     let file = dir.join("broken.tsv");
     std::fs::write(&file, "2330\t台積電\ttwse\tstock\n8069,元太,tpex,stock\n").expect("write");
     let mut config = Config::defaults();
-    config.database_url = "sqlite::memory:".into();
-    config.tw_securities_file = Some(file);
+    config.store.database_url = "sqlite::memory:".into();
+    config.sources.tw_securities_file = Some(file);
     let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
     let _ = std::fs::remove_dir_all(&dir);
     match err {
@@ -74,8 +74,8 @@ async fn hearth_does_not_start_on_a_securities_file_that_does_not_parse() {
 #[tokio::test]
 async fn hearth_does_not_start_when_the_securities_file_is_missing() {
     let mut config = Config::defaults();
-    config.database_url = "sqlite::memory:".into();
-    config.tw_securities_file = Some("no/such/tw_securities.tsv".into());
+    config.store.database_url = "sqlite::memory:".into();
+    config.sources.tw_securities_file = Some("no/such/tw_securities.tsv".into());
     let err = Hearth::build(&config, Arc::new(SystemClock)).await.err().expect("refused to start");
     assert!(matches!(err, StartError::Securities(SecuritiesError::Read { .. })), "{err}");
 }

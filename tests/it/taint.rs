@@ -16,8 +16,8 @@ async fn web_harness(web: &FakeWeb) -> Harness {
     let searxng = format!("{}/searxng", web.url());
     let h = Harness::start_with(
         move |c| {
-            c.searxng_url = searxng;
-            c.allow_private_fetch = true;
+            c.web.searxng_url = searxng;
+            c.web.allow_private_fetch = true;
         },
         None,
     )

@@ -106,9 +106,11 @@ async fn rising_taiwan_stock_is_red_and_price_colours_are_configurable() {
     assert_eq!(card["body"]["contents"][2]["color"], "#D32F2F", "up is red: {card}");
     assert!(chip_texts(&body).is_empty(), "no TWD conversion for a TWD price");
 
-    let us =
-        Harness::start_with(|c| c.price_colors = hearth::platform::config::PriceColors::Us, None)
-            .await;
+    let us = Harness::start_with(
+        |c| c.family.price_colors = hearth::platform::config::PriceColors::Us,
+        None,
+    )
+    .await;
     us.llm.reply_tool_calls(&[("get_quote", json!({"symbol": "2330.TW"}))]);
     us.llm.reply_text("1450");
     us.send(vec![us.dm(MOM, "2330")]).await;

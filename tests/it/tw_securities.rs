@@ -94,7 +94,7 @@ async fn english_speakers_see_the_english_name_on_the_card() {
 
 #[tokio::test]
 async fn alerts_on_a_taiwan_security_by_name_are_named_the_family_way_on_every_card() {
-    let h = Harness::start_with(|c| c.price_poll_secs = 0, None).await;
+    let h = Harness::start_with(|c| c.loops.price_poll_secs = 0, None).await;
     let args =
         json!({"symbol": "元太", "direction": "rises_to", "level": 300, "frequency": "every_time"});
     let created = call(&h, "元太每次漲到300都通知我", "price_alert", args).await;
@@ -114,7 +114,7 @@ async fn alerts_on_a_taiwan_security_by_name_are_named_the_family_way_on_every_c
     h.clock.set("2026-12-01T01:05:00Z".parse().expect("instant"));
     h.upstreams.set_price("8069.TWO", 301.0);
     h.upstreams.set_market_time("8069.TWO", h.clock.now().as_second());
-    let report = h.app.alerts.tick().await.expect("alert tick");
+    let report = h.app.loops.price_alerts.tick().await.expect("alert tick");
     assert_eq!(report.fired, 1, "{report:?}");
     let pushed = h.line.accepted_pushes()[0].body.clone();
     assert!(card_of(&pushed).contains("\"元太 8069\""), "{pushed}");
@@ -133,7 +133,7 @@ async fn a_newer_securities_file_is_used_when_the_setting_points_at_one() {
     let table = "# source: a newer list\n9962\t新上櫃\ttpex\tstock\n2330\t台積電\ttwse\tstock\n";
     std::fs::write(&file, table).expect("write");
     let path = file.clone();
-    let h = Harness::start_with(move |c| c.tw_securities_file = Some(path), None).await;
+    let h = Harness::start_with(move |c| c.sources.tw_securities_file = Some(path), None).await;
     h.upstreams.set_price("9962.TWO", 50.0);
     let result = call(&h, "新上櫃多少", "get_quote", json!({"symbol": "新上櫃"})).await;
     assert_eq!(result["symbol"], "9962.TWO", "{result}");

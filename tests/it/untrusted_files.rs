@@ -62,9 +62,9 @@ async fn harness(
     let url = media.url();
     let h = Harness::start_with(
         move |c| {
-            c.line_data_api_base = url.clone();
-            c.transcribe_url = url;
-            c.parser_secs = 3;
+            c.line.line_data_api_base = url.clone();
+            c.speech.transcribe_url = url;
+            c.media.parser_secs = 3;
             tweak(c);
         },
         None,
@@ -86,7 +86,7 @@ fn reply_text(h: &Harness, n: usize) -> String {
 async fn tagged_harness(media: &FakeMedia, tag: &str) -> (Harness, std::path::PathBuf) {
     let program = program_named(tag);
     let link = program.clone();
-    (harness(media, move |c| c.parser_program = Some(link)).await, program)
+    (harness(media, move |c| c.media.parser_program = Some(link)).await, program)
 }
 
 /// Sends `event`, expects the friendly refusal `expected` as the answer, and then a text
@@ -237,7 +237,7 @@ async fn a_page_that_makes_the_parser_rebuild_tags_is_read_without_growing_the_s
 async fn twenty_voice_messages_in_a_minute_are_transcribed_only_as_often_as_turns_are_allowed() {
     let media = FakeMedia::start().await;
     media.set_transcript("明天幾點出門？");
-    let h = harness(&media, |c| c.user_turns_per_minute = 10).await;
+    let h = harness(&media, |c| c.limits.user_turns_per_minute = 10).await;
     for n in 0..20 {
         let id = format!("92{n:02}");
         media.put(&id, "audio/x-m4a", crate::common::fake_media::m4a());
@@ -256,7 +256,7 @@ async fn a_file_over_the_turn_rate_is_not_even_downloaded() {
     let media = FakeMedia::start().await;
     media.put("9301", "text/plain", "運動會 10/18".as_bytes().to_vec());
     media.put("9302", "text/plain", "家長會 12/5".as_bytes().to_vec());
-    let h = harness(&media, |c| c.user_turns_per_minute = 1).await;
+    let h = harness(&media, |c| c.limits.user_turns_per_minute = 1).await;
     h.llm.reply_text("運動會在 10/18。");
     h.send(vec![h.event(in_dm(MOM), file("9301", "a.txt", 16))]).await;
     h.send(vec![h.event(in_dm(MOM), file("9302", "b.txt", 16))]).await;

@@ -50,7 +50,8 @@ async fn a_prompt_cache_key_goes_with_every_request_only_when_set() {
     h.send(vec![h.dm(MOM, "你好")]).await;
     assert!(h.llm.requests()[0].get("prompt_cache_key").is_none(), "off by default");
 
-    let h = Harness::start_with(|c| c.prompt_cache_key = Some("family-hearth".into()), None).await;
+    let h =
+        Harness::start_with(|c| c.llm.prompt_cache_key = Some("family-hearth".into()), None).await;
     h.llm.reply_tool_calls(&[("weather", json!({"location": "台北"}))]);
     h.llm.reply_text("好");
     h.send(vec![h.dm(MOM, "台北天氣")]).await;

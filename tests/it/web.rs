@@ -89,8 +89,8 @@ async fn web_harness(web: &FakeWeb, tweak: impl FnOnce(&mut Config)) -> Harness 
     let searxng = format!("{}/searxng", web.url());
     let h = Harness::start_with(
         move |c| {
-            c.searxng_url = searxng;
-            c.allow_private_fetch = true;
+            c.web.searxng_url = searxng;
+            c.web.allow_private_fetch = true;
             tweak(c);
         },
         None,
@@ -257,7 +257,7 @@ async fn pdfs_and_images_are_refused_politely() {
 #[tokio::test]
 async fn with_the_default_setting_summarize_url_refuses_a_loopback_page() {
     let web = FakeWeb::start().await;
-    let h = web_harness(&web, |c| c.allow_private_fetch = false).await;
+    let h = web_harness(&web, |c| c.web.allow_private_fetch = false).await;
     h.llm.reply_tool_calls(&[("summarize_url", json!({"url": format!("{}/secret", web.url())}))]);
     h.llm.reply_text("基於安全，這個連結不能開。");
     h.send(vec![h.dm(MOM, "摘要")]).await;

@@ -116,7 +116,7 @@ async fn events_stamped_48_hours_or_10_years_in_the_future_are_refused_logged_an
 
 #[tokio::test]
 async fn a_body_stamped_ahead_within_the_skew_is_refused_when_replayed_after_its_id_is_forgotten() {
-    let h = Harness::start_with(|c| c.event_max_skew_secs = 1800, None).await;
+    let h = Harness::start_with(|c| c.turns.event_max_skew_secs = 1800, None).await;
     h.llm.reply_text("第一次");
     h.llm.reply_text("重播（不應出現）");
     let mut event = h.dm(MOM, "提醒我明天繳費");
@@ -196,7 +196,7 @@ async fn a_webhook_with_thousands_of_events_is_accepted_whole() {
 
 #[tokio::test]
 async fn a_burst_beyond_the_memory_bound_waits_in_the_store_and_is_answered_once() {
-    let h = Harness::start_with(|c| c.max_queued_events = 2, None).await;
+    let h = Harness::start_with(|c| c.turns.max_queued_events = 2, None).await;
     for _ in 0..10 {
         h.llm.push(Step::Slow(Duration::from_millis(100), crate::common::FakeLlm::text("收到")));
     }

@@ -11,20 +11,19 @@ use crate::line::client::{LineClient, LineError};
 /// The client for the configured channel, or the finding that says why there is none.
 fn client(probe: &Probe) -> Result<LineClient, Finding> {
     let config = &probe.config;
-    if config.line_channel_access_token.is_empty() {
+    if config.line.line_channel_access_token.is_empty() {
         return Err(Finding::fail(
             "not checked: LINE_CHANNEL_ACCESS_TOKEN is not set",
             "set LINE_CHANNEL_ACCESS_TOKEN (see settings)",
         ));
     }
-    LineClient::new(&config.line_api_base, config.line_channel_access_token.clone(), 1).map_err(
-        |e| {
+    LineClient::new(&config.line.line_api_base, config.line.line_channel_access_token.clone(), 1)
+        .map_err(|e| {
             Finding::fail(
                 format!("cannot build the HTTP client for LINE: {e}"),
                 "report this as a bug",
             )
-        },
-    )
+        })
 }
 
 /// What a failed request to LINE means for the operator.
@@ -64,7 +63,7 @@ impl Check for Token {
                     "valid: the bot is {} ({})",
                     bot.display_name, bot.basic_id
                 )),
-                Err(e) => line_error("bot info", &probe.config.line_api_base, &e),
+                Err(e) => line_error("bot info", &probe.config.line.line_api_base, &e),
             }]
         })
     }
@@ -84,10 +83,10 @@ impl Check for Webhook {
                 Ok(line) => line,
                 Err(finding) => return vec![finding],
             };
-            let base = &probe.config.line_api_base;
+            let base = &probe.config.line.line_api_base;
             let expected = verdict::expected_webhook(
                 probe.options.webhook_url.as_deref(),
-                probe.config.public_url.as_deref(),
+                probe.config.server.public_url.as_deref(),
             );
             let at_line = match line.webhook_endpoint().await {
                 Ok(at_line) => at_line,
@@ -121,7 +120,7 @@ impl Check for Quota {
             };
             vec![match line.quota().await {
                 Ok(quota) => verdict::quota(quota),
-                Err(e) => line_error("the quota", &probe.config.line_api_base, &e),
+                Err(e) => line_error("the quota", &probe.config.line.line_api_base, &e),
             }]
         })
     }
@@ -143,7 +142,7 @@ impl Check for RichMenus {
             };
             vec![match super::menus::check(&probe.config, &line).await {
                 Ok(finding) => finding,
-                Err(e) => line_error("the rich menus", &probe.config.line_api_base, &e),
+                Err(e) => line_error("the rich menus", &probe.config.line.line_api_base, &e),
             }]
         })
     }

@@ -85,8 +85,9 @@ impl Check for Endpoint {
         Box::pin(async move {
             let c = &probe.config;
             let listed =
-                models::list(&c.openai_base_url, &c.openai_api_key, probe.options.timeout).await;
-            vec![model_listed(listed, "HEARTH_MODEL", &c.model, &c.openai_base_url)]
+                models::list(&c.llm.openai_base_url, &c.llm.openai_api_key, probe.options.timeout)
+                    .await;
+            vec![model_listed(listed, "HEARTH_MODEL", &c.llm.model, &c.llm.openai_base_url)]
         })
     }
 }
@@ -106,12 +107,12 @@ impl Check for Tools {
 
 async fn tool_call(probe: &Probe) -> Finding {
     let c = &probe.config;
-    let timeout = Duration::from_secs(c.llm_timeout_secs).min(probe.options.timeout);
+    let timeout = Duration::from_secs(c.llm.llm_timeout_secs).min(probe.options.timeout);
     let client = match LlmClient::new(
-        &c.openai_base_url,
-        c.openai_api_key.clone(),
-        &c.model,
-        c.llm_strict,
+        &c.llm.openai_base_url,
+        c.llm.openai_api_key.clone(),
+        &c.llm.model,
+        c.llm.llm_strict,
         timeout,
     ) {
         Ok(client) => client,
@@ -134,20 +135,20 @@ async fn tool_call(probe: &Probe) -> Finding {
     ];
     match client.complete(&messages, std::slice::from_ref(&tool), true).await {
         Ok(answer) if answer.tool_calls.iter().any(|call| call.function.name == PING) => {
-            Finding::pass(format!("{} called the tool it was given", c.model))
+            Finding::pass(format!("{} called the tool it was given", c.llm.model))
         }
         Ok(_) => Finding::warn(
             format!(
                 "{} accepted a request with a tool but answered in text instead of calling it",
-                c.model
+                c.llm.model
             ),
             "a model that calls tools reliably routes the family's requests better: consider another HEARTH_MODEL",
         ),
         Err(e @ LlmError::Status { .. }) => Finding::fail(
-            format!("{} refused a request with a tool: {e}", c.model),
+            format!("{} refused a request with a tool: {e}", c.llm.model),
             "use a model with tool calling; if the server rejects strict schemas, set HEARTH_LLM_STRICT=false",
         ),
-        Err(e) => llm_error(&c.openai_base_url, &e),
+        Err(e) => llm_error(&c.llm.openai_base_url, &e),
     }
 }
 
@@ -194,7 +195,7 @@ impl Check for OptionalModel {
                     ),
                     Unset::MainModel => Finding::pass(format!(
                         "{} is not set: HEARTH_MODEL ({}) is used",
-                        self.setting, c.model
+                        self.setting, c.llm.model
                     )),
                 }];
             }

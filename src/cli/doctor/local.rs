@@ -38,13 +38,15 @@ fn settings(config: &Config, webhook_flag: bool) -> Vec<Finding> {
         .into_iter()
         .map(|setting| Finding::fail(format!("{setting} is not set"), fix_for(setting)))
         .collect();
-    if jiff::tz::TimeZone::get(&config.timezone).is_err() {
+    if jiff::tz::TimeZone::get(&config.family.timezone).is_err() {
         found.push(Finding::fail(
-            format!("HEARTH_TIMEZONE={:?} is not a known time zone", config.timezone),
+            format!("HEARTH_TIMEZONE={:?} is not a known time zone", config.family.timezone),
             "set HEARTH_TIMEZONE to an IANA name such as Asia/Taipei",
         ));
     }
-    if let Err(e) = crate::sources::calendar::WorkCalendar::load(config.work_calendar.as_deref()) {
+    if let Err(e) =
+        crate::sources::calendar::WorkCalendar::load(config.family.work_calendar.as_deref())
+    {
         found.push(Finding::fail(
             format!("HEARTH_WORK_CALENDAR: {e}"),
             "point HEARTH_WORK_CALENDAR at a file made by scripts/taiwan_calendar.py, or unset it",
@@ -56,12 +58,12 @@ fn settings(config: &Config, webhook_flag: bool) -> Vec<Finding> {
             "fix the setting the message names (or unset it to use the default)",
         ));
     }
-    if let Some(path) = &config.mcp_config
+    if let Some(path) = &config.mcp.mcp_config
         && let Err(e) = crate::llm::mcp::config::load(path)
     {
         found.push(Finding::fail(e.to_string(), "fix HEARTH_MCP_CONFIG as the message says"));
     }
-    if config.public_url.is_none() {
+    if config.server.public_url.is_none() {
         let without = if webhook_flag {
             ""
         } else {
@@ -72,19 +74,19 @@ fn settings(config: &Config, webhook_flag: bool) -> Vec<Finding> {
             "set HEARTH_PUBLIC_URL to the https:// address LINE reaches hearth at",
         ));
     }
-    if !config.tts_model.trim().is_empty() && config.public_url.is_none() {
+    if !config.speech.tts_model.trim().is_empty() && config.server.public_url.is_none() {
         found.push(Finding::warn(
             "HEARTH_TTS_MODEL is set but HEARTH_PUBLIC_URL is not: answers are never spoken (LINE fetches the audio from hearth)",
             "set HEARTH_PUBLIC_URL to the https:// address LINE reaches hearth at",
         ));
     }
-    if config.open {
+    if config.access.open {
         found.push(Finding::warn(
             "HEARTH_OPEN is on: anyone who adds the bot is served and spends your LLM budget",
             "turn HEARTH_OPEN off: new chats then wait for `hearth approve` or a code from `hearth pair`",
         ));
     }
-    if config.metrics_token.is_empty() && config.metrics_listen.is_none() {
+    if config.server.metrics_token.is_empty() && config.server.metrics_listen.is_none() {
         found.push(Finding::warn(
             "/metrics is public on the webhook port",
             "set HEARTH_METRICS_TOKEN or HEARTH_METRICS_LISTEN",
@@ -122,7 +124,7 @@ impl Check for Database {
 }
 
 async fn database(config: &Config) -> Vec<Finding> {
-    let url = config.database_url.as_str();
+    let url = config.store.database_url.as_str();
     if let Some(file) = sqlite_file(url)
         && !file.exists()
     {
@@ -154,14 +156,14 @@ async fn database(config: &Config) -> Vec<Finding> {
     if let Ok(count) = store.inbox().set_aside_count().await {
         findings.push(verdict::set_aside(count));
     }
-    let budget = config.pairing_guesses_per_min;
+    let budget = config.access.pairing_guesses_per_min;
     let since = pairing::lately_from(jiff::Timestamp::now().as_millisecond());
     if budget > 0
         && let Ok(over) = store.access().pairing_guesses_over(since, budget).await
     {
         findings.push(verdict::pairing_guesses(over, budget));
     }
-    let tz = jiff::tz::TimeZone::get(&config.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
+    let tz = jiff::tz::TimeZone::get(&config.family.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
     let month = jiff::Timestamp::now().to_zoned_datetime(tz).strftime("%Y-%m").to_string();
     if let Ok(rows) = store.usage().month_usage(&month).await {
         let prices = crate::cli::usage::Prices::from_config(config);

@@ -97,24 +97,24 @@ pub static CHECKS: &[&dyn Check] = &[
     &llm::OptionalModel {
         name: "vision model",
         setting: "HEARTH_VISION_MODEL",
-        model: |c| &c.vision_model,
-        endpoint: |c| (&c.openai_base_url, &c.openai_api_key),
+        model: |c| &c.llm.vision_model,
+        endpoint: |c| (&c.llm.openai_base_url, &c.llm.openai_api_key),
         unset: llm::Unset::MainModel,
     },
     &llm::OptionalModel {
         name: "transcription model",
         setting: "HEARTH_TRANSCRIBE_MODEL",
-        model: |c| &c.transcribe_model,
-        endpoint: |c| match c.transcribe_url.trim() {
-            "" => (&c.openai_base_url, &c.openai_api_key),
-            _ => (&c.transcribe_url, &c.transcribe_api_key),
+        model: |c| &c.speech.transcribe_model,
+        endpoint: |c| match c.speech.transcribe_url.trim() {
+            "" => (&c.llm.openai_base_url, &c.llm.openai_api_key),
+            _ => (&c.speech.transcribe_url, &c.speech.transcribe_api_key),
         },
         unset: llm::Unset::Off("voice messages are not transcribed"),
     },
     &llm::OptionalModel {
         name: "speech model",
         setting: "HEARTH_TTS_MODEL",
-        model: |c| &c.tts_model,
+        model: |c| &c.speech.tts_model,
         endpoint: Config::tts_endpoint,
         unset: llm::Unset::Off("answers are never spoken"),
     },

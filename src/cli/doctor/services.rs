@@ -36,8 +36,8 @@ fn settings_of(provider: &SearchProvider) -> &'static str {
 
 async fn search(probe: &Probe) -> Finding {
     let c = &probe.config;
-    let timeout = Duration::from_secs(c.upstream_timeout_secs.max(1));
-    let http = match crate::sources::http_client(&c.user_agent, timeout) {
+    let timeout = Duration::from_secs(c.sources.upstream_timeout_secs.max(1));
+    let http = match crate::sources::http_client(&c.sources.user_agent, timeout) {
         Ok(http) => http,
         Err(e) => {
             return Finding::fail(
@@ -74,7 +74,7 @@ impl Check for Mcp {
 
     fn run<'a>(&'a self, probe: &'a Probe) -> BoxFuture<'a, Vec<Finding>> {
         Box::pin(async move {
-            let Some(path) = &probe.config.mcp_config else {
+            let Some(path) = &probe.config.mcp.mcp_config else {
                 return vec![Finding::pass("none configured (HEARTH_MCP_CONFIG is not set)")];
             };
             let servers = match crate::llm::mcp::config::load(path) {

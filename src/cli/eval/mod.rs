@@ -221,7 +221,7 @@ struct Written<'a> {
 /// JSON report if asked, and fails under `--min-accuracy`.
 pub async fn run_cli(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> {
     let report = run(config, args).await?;
-    print!("{}", score::render(&report, &config.model));
+    print!("{}", score::render(&report, &config.llm.model));
     if let Some(min) = args.min_accuracy
         && report.accuracy < min
     {
@@ -284,7 +284,7 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
         .collect();
     let mut report = score::score(&outcomes, &set.setting.fenced);
     let tools_one_to_one =
-        tokens::of_tools(&agent.tool_definitions(Audience::OneToOne), config.llm_strict).1;
+        tokens::of_tools(&agent.tool_definitions(Audience::OneToOne), config.llm.llm_strict).1;
     let instructions = prompt::instructions(&prompt::Setting::new(
         tools.iter().map(String::as_str),
         set.setting.home.clone(),
@@ -292,15 +292,18 @@ pub async fn run(config: &Config, args: &EvalArgs) -> Result<Report, EvalError> 
     report.tokens = score::Tokens {
         tools_one_to_one,
         stable_prefix: tokens::count(&instructions) + tools_one_to_one,
-        tools_group: tokens::of_tools(&agent.tool_definitions(Audience::Group), config.llm_strict)
-            .1,
+        tools_group: tokens::of_tools(
+            &agent.tool_definitions(Audience::Group),
+            config.llm.llm_strict,
+        )
+        .1,
         prompt_mean: mean(prompt_tokens.iter().sum()),
         cached_mean: mean(counted.iter().map(|(_, cached)| cached).sum()),
         prompt_max: prompt_tokens.iter().copied().max(),
     };
     if let Some(path) = &args.out {
         let written = Written {
-            model: &config.model,
+            model: &config.llm.model,
             set: args.set.as_ref().map_or("built-in".into(), |p| p.display().to_string()),
             now: set.setting.now.clone(),
             report: &report,
@@ -320,18 +323,19 @@ async fn agent(config: &Config) -> Result<Agent, EvalError> {
         .build()
         .map_err(|source| StartError::HttpClient { what: "search", source })?;
     if crate::sources::search::SearchProvider::from_config(&config, http).is_none() {
-        config.searxng_url = "http://search.invalid".into();
+        config.web.searxng_url = "http://search.invalid".into();
     }
     let store = Store::in_memory().await.map_err(StartError::from)?;
-    let calendar = WorkCalendar::load(config.work_calendar.as_deref()).map_err(StartError::from)?;
-    let services = crate::tools::Services::offline(
+    let calendar =
+        WorkCalendar::load(config.family.work_calendar.as_deref()).map_err(StartError::from)?;
+    let deps = crate::features::deps::Deps::offline(
         &config,
         crate::server::app::sources(&config)?,
         store,
         calendar,
     )
     .map_err(StartError::http_client("LINE"))?;
-    let registry = crate::tools::registry(&services).map_err(StartError::from)?;
+    let registry = crate::tools::registry(&deps).map_err(StartError::from)?;
     Ok(Agent::new(crate::server::app::llm_client(&config)?, Arc::new(registry), 1))
 }
 

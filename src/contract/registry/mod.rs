@@ -203,6 +203,21 @@ pub struct Registry {
     max_tools: usize,
 }
 
+impl Default for Registry {
+    /// A registry without tools (what the dependencies of tools and buttons hold until their
+    /// tools are built).
+    fn default() -> Self {
+        Self {
+            by_name: HashMap::new(),
+            definitions: Default::default(),
+            traits: Vec::new(),
+            tools: Vec::new(),
+            sources: Vec::new(),
+            max_tools: crate::platform::config::DEFAULT_MAX_TOOLS,
+        }
+    }
+}
+
 impl Registry {
     /// Starts an empty registry.
     pub fn builder() -> RegistryBuilder {

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::steps::{self, Refusal, State, Tap};
 use super::{Plan, Route, schedule, words};
 use crate::contract::{Answer, ToolCtx};
-use crate::features::button::{Action, ActionServices, text};
+use crate::features::button::{Action, text};
+use crate::features::deps::Deps;
 use crate::platform::i18n::Lang;
 use crate::push::delivery::{kind_name, occurrence_key};
 use crate::push::quiet::PushKind;
@@ -70,12 +71,12 @@ fn failed(lang: Lang, e: &StoreError) -> Answer {
 
 /// The dose and its plan, when the tap's chat may act on them.
 async fn dose_here(
-    services: &ActionServices,
+    deps: &Deps,
     ctx: &ToolCtx,
     id: i64,
 ) -> Result<Option<(DoseRow, Plan)>, StoreError> {
-    let Some(dose) = services.store.care().dose(id).await? else { return Ok(None) };
-    let Some(plan) = services.store.care().plan(dose.plan_id).await?.and_then(Plan::read) else {
+    let Some(dose) = deps.store.care().dose(id).await? else { return Ok(None) };
+    let Some(plan) = deps.store.care().plan(dose.plan_id).await?.and_then(Plan::read) else {
         return Ok(None);
     };
     Ok(plan.visible_in(&ctx.conversation.id).then_some((dose, plan)))
@@ -89,14 +90,14 @@ fn tapper(ctx: &ToolCtx) -> String {
 /// Where the others hear of a tap: each caregiver but the tapper in their 1:1 chat, or the
 /// plan's chat once for all who have none; the plan's chat too when it was told already.
 pub(super) async fn others(
-    services: &ActionServices,
+    deps: &Deps,
     plan: &Plan,
     tapper: Option<&str>,
     group_told: bool,
 ) -> Vec<Route> {
     let mut routes: Vec<Route> = Vec::new();
     for c in plan.caregivers.iter().filter(|c| Some(c.id.as_str()) != tapper) {
-        let friend = services.quota.is_friend(&c.id).await;
+        let friend = deps.quota.is_friend(&c.id).await;
         let route = super::route(Some(&c.id), friend, &plan.row.conversation_id);
         let route = Route { mention: None, ..route };
         if !routes.contains(&route) && Some(route.to.as_str()) != tapper {
@@ -113,7 +114,7 @@ pub(super) async fn others(
 /// Records `line` for each of `routes` in the outbox (pushed by the outbox's next round), each
 /// under a retry key of `name` and its chat.
 pub(super) async fn tell(
-    services: &ActionServices,
+    deps: &Deps,
     plan: &Plan,
     routes: &[Route],
     name: &str,
@@ -139,13 +140,13 @@ pub(super) async fn tell(
             due_at: now_ms,
         })
         .collect();
-    services.store.outbox().record(&items, now_ms).await
+    deps.store.outbox().record(&items, now_ms).await
 }
 
 /// Carries out `tap` on dose `id`.
-pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, tap: Tap) -> Answer {
+pub(super) async fn tapped(deps: &Deps, ctx: &ToolCtx, id: i64, tap: Tap) -> Answer {
     let lang = ctx.lang;
-    let (dose, plan) = match dose_here(services, ctx, id).await {
+    let (dose, plan) = match dose_here(deps, ctx, id).await {
         Ok(Some(found)) => found,
         Ok(None) => return gone(lang),
         Err(e) => return failed(lang, &e),
@@ -158,7 +159,7 @@ pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, ta
     };
     let by = tapper(ctx);
     let settles = tap != Tap::Later;
-    match services
+    match deps
         .store
         .care()
         .settle_dose(
@@ -173,7 +174,7 @@ pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, ta
         Ok(true) => {}
         Ok(false) => {
             // Another tap (or the watcher) moved it first: answer from where it is now.
-            return match services.store.care().dose(id).await {
+            return match deps.store.care().dose(id).await {
                 Ok(Some(d)) if d.state == "taken" => refused(lang, Refusal::AlreadyTaken, &d),
                 Ok(Some(d)) if d.state == "handled" => refused(lang, Refusal::AlreadyHandled, &d),
                 _ => text(
@@ -187,10 +188,10 @@ pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, ta
     let told = match tap {
         Tap::Taken if state.escalated() => {
             let routes =
-                others(services, &plan, ctx.user_id.as_deref(), state == State::GroupTold).await;
+                others(deps, &plan, ctx.user_id.as_deref(), state == State::GroupTold).await;
             let line = words::taken_line(&plan, &dose, &by, now);
             tell(
-                services,
+                deps,
                 &plan,
                 &routes,
                 &format!("care:{}:taken", dose.id),
@@ -201,10 +202,10 @@ pub(super) async fn tapped(services: &ActionServices, ctx: &ToolCtx, id: i64, ta
         }
         Tap::OnIt => {
             let routes =
-                others(services, &plan, ctx.user_id.as_deref(), state == State::GroupTold).await;
+                others(deps, &plan, ctx.user_id.as_deref(), state == State::GroupTold).await;
             let line = words::on_it_line(&plan, &dose, &by, now);
             tell(
-                services,
+                deps,
                 &plan,
                 &routes,
                 &format!("care:{}:on-it", dose.id),
@@ -249,44 +250,44 @@ fn refused(lang: Lang, refusal: Refusal, dose: &DoseRow) -> Answer {
 impl Action for CareTaken {
     const NAME: &'static str = "care_taken";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        tapped(services, ctx, self.dose, Tap::Taken).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        tapped(deps, ctx, self.dose, Tap::Taken).await
     }
 }
 
 impl Action for CareLater {
     const NAME: &'static str = "care_later";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        tapped(services, ctx, self.dose, Tap::Later).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        tapped(deps, ctx, self.dose, Tap::Later).await
     }
 }
 
 impl Action for CareOnIt {
     const NAME: &'static str = "care_on_it";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        tapped(services, ctx, self.dose, Tap::OnIt).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        tapped(deps, ctx, self.dose, Tap::OnIt).await
     }
 }
 
 impl Action for CareStart {
     const NAME: &'static str = "care_start";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
         let chat = &ctx.conversation.id;
-        let plan = match services.store.care().plan(self.plan).await {
+        let plan = match deps.store.care().plan(self.plan).await {
             Ok(Some(row)) if &row.conversation_id == chat => Plan::read(row),
             Ok(_) => return gone(lang),
             Err(e) => return failed(lang, &e),
         };
         let Some(plan) = plan else { return gone(lang) };
         let now = ctx.now();
-        let next = schedule::next_dose(&plan, now, Some(&services.work_calendar));
+        let next = schedule::next_dose(&plan, now, Some(&deps.work_calendar));
         let report = schedule::next_report(now, &plan.tz);
         let ms = |t: Option<jiff::Timestamp>| t.map(|t| t.as_millisecond());
-        match services
+        match deps
             .care_plans
             .set_status(
                 plan.row.id,
@@ -317,9 +318,9 @@ impl Action for CareStart {
 impl Action for CareStop {
     const NAME: &'static str = "care_stop";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
-        match services.care_plans.stop(self.plan, &ctx.conversation.id).await {
+        match deps.care_plans.stop(self.plan, &ctx.conversation.id).await {
             Ok(true) => text(lang.pick(
                 "🛑 照顧計畫停止了，它的服藥與量測紀錄都刪除了。",
                 "🛑 The care plan is stopped and its doses and readings are deleted.",

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::Answer;
 use crate::contract::{Card, CardButton, CardRow, ToolCtx};
-use crate::features::button::{Action, ActionServices};
+use crate::features::button::Action;
+use crate::features::deps::Deps;
 use crate::line::postback::is_token;
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
@@ -34,11 +35,11 @@ pub struct DiscardCalls {
 impl Action for ConfirmCalls {
     const NAME: &'static str = "confirm_calls";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let mut answer = Answer::default();
         let mut texts: Vec<String> = Vec::new();
         for id in ids(&self.ids) {
-            let done = super::confirm_tapped(&services.store, &services.tools, ctx, id).await;
+            let done = super::confirm_tapped(&deps.store, &deps.tools, ctx, id).await;
             if !texts.contains(&done.text) {
                 texts.push(done.text);
             }
@@ -54,9 +55,9 @@ impl Action for ConfirmCalls {
 impl Action for DiscardCalls {
     const NAME: &'static str = "discard_calls";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         for id in ids(&self.ids) {
-            if let Err(e) = services.store.held_calls().take(&ctx.conversation.id, id).await {
+            if let Err(e) = deps.store.held_calls().take(&ctx.conversation.id, id).await {
                 tracing::warn!(error = %e, "could not drop a held call");
             }
         }

@@ -20,7 +20,8 @@ use crate::contract::Answer;
 use crate::contract::egress::Outgoing;
 use crate::contract::registry::{Outcome, Registry, ToolReply};
 use crate::contract::{Card, CardRow, ErrorKind, ToolCtx};
-use crate::features::button::{Action, ActionServices};
+use crate::features::button::Action;
+use crate::features::deps::Deps;
 use crate::llm::hold::{CallHolder, Held};
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
@@ -45,16 +46,16 @@ pub struct DiscardCall {
 impl Action for ConfirmCall {
     const NAME: &'static str = "confirm_call";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        confirm_tapped(&services.store, &services.tools, ctx, self.id).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        confirm_tapped(&deps.store, &deps.tools, ctx, self.id).await
     }
 }
 
 impl Action for DiscardCall {
     const NAME: &'static str = "discard_call";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        discard_tapped(&services.store, ctx, self.id).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        discard_tapped(&deps.store, ctx, self.id).await
     }
 }
 /// How long a held call can be confirmed.

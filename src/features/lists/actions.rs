@@ -7,15 +7,16 @@ use super::operations::Lists;
 use super::view::CheckListItem;
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
-use crate::features::button::{Action, ActionServices};
+use crate::features::button::Action;
+use crate::features::deps::Deps;
 use crate::platform::i18n::{Failure, Lang};
 use crate::store::Checked;
 
 impl Action for CheckListItem {
     const NAME: &'static str = "check_list_item";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        check_tapped(&Lists::new(services.store.clone()), ctx, self).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        check_tapped(&Lists::new(deps.store.clone()), ctx, self).await
     }
 }
 

@@ -49,40 +49,40 @@ impl Media {
     pub fn from_config(config: &Config, sandbox: Sandbox) -> Result<Self, reqwest::Error> {
         let external = crate::sources::fetch::Fetcher::new(crate::sources::fetch::FetchSettings {
             policy: crate::sources::fetch::FetchPolicy {
-                allow_private: config.allow_private_fetch,
+                allow_private: config.web.allow_private_fetch,
                 exceptions: Vec::new(),
             },
-            max_bytes: config.media_max_bytes,
+            max_bytes: config.media.media_max_bytes,
             timeout: content::TIMEOUT,
-            user_agent: config.user_agent.clone(),
+            user_agent: config.sources.user_agent.clone(),
         })?;
         let content = ContentClient::new(
-            &config.line_data_api_base,
-            config.line_channel_access_token.clone(),
-            config.media_max_bytes,
+            &config.line.line_data_api_base,
+            config.line.line_channel_access_token.clone(),
+            config.media.media_max_bytes,
             external,
         )?;
-        let transcriber = if config.transcribe_model.trim().is_empty() {
+        let transcriber = if config.speech.transcribe_model.trim().is_empty() {
             None
         } else {
-            let (base, key) = if config.transcribe_url.trim().is_empty() {
-                (&config.openai_base_url, &config.openai_api_key)
+            let (base, key) = if config.speech.transcribe_url.trim().is_empty() {
+                (&config.llm.openai_base_url, &config.llm.openai_api_key)
             } else {
-                (&config.transcribe_url, &config.transcribe_api_key)
+                (&config.speech.transcribe_url, &config.speech.transcribe_api_key)
             };
             Some(Transcriber::new(
                 base,
                 key.clone(),
-                config.transcribe_model.trim(),
-                Duration::from_secs(config.llm_timeout_secs.max(1)),
+                config.speech.transcribe_model.trim(),
+                Duration::from_secs(config.llm.llm_timeout_secs.max(1)),
             )?)
         };
         Ok(Self {
             content,
             transcriber,
-            voice_max_ms: config.voice_max_secs.saturating_mul(1000),
-            group_voice: config.group_voice,
-            max_bytes: config.media_max_bytes,
+            voice_max_ms: config.speech.voice_max_secs.saturating_mul(1000),
+            group_voice: config.speech.group_voice,
+            max_bytes: config.media.media_max_bytes,
             sandbox,
         })
     }

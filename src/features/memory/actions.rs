@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::Answer;
 use crate::contract::{CardButton, ToolCtx};
-use crate::features::button::{Action, ActionServices, text};
+use crate::features::button::{Action, text};
+use crate::features::deps::Deps;
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
 use crate::store::Store;
@@ -30,16 +31,16 @@ pub struct ForgetAllMemories {
 impl Action for ForgetMemory {
     const NAME: &'static str = "forget_memory";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        forget_tapped(&services.store, ctx, self.id).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        forget_tapped(&deps.store, ctx, self.id).await
     }
 }
 
 impl Action for ForgetAllMemories {
     const NAME: &'static str = "forget_all_memories";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        forget_all_tapped(&services.store, ctx, self.up_to_id).await
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        forget_all_tapped(&deps.store, ctx, self.up_to_id).await
     }
 }
 

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::describe::condition;
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
-use crate::features::button::{Action, ActionServices, text};
+use crate::features::button::{Action, text};
+use crate::features::deps::Deps;
 use crate::store::Store;
 
 /// How long 🔕 mutes an every-time alert.
@@ -33,16 +34,16 @@ pub struct MutePriceAlert {
 impl Action for CancelPriceAlert {
     const NAME: &'static str = "cancel_price_alert";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        text(cancel(&services.store, ctx, self.id).await)
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        text(cancel(&deps.store, ctx, self.id).await)
     }
 }
 
 impl Action for MutePriceAlert {
     const NAME: &'static str = "mute_price_alert";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        text(mute(&services.store, ctx, self.id).await)
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        text(mute(&deps.store, ctx, self.id).await)
     }
 }
 

@@ -8,7 +8,8 @@ use tokio::sync::Notify;
 use super::describe::local_time;
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
-use crate::features::button::{Action, ActionServices, text};
+use crate::features::button::{Action, text};
+use crate::features::deps::Deps;
 use crate::store::{ReminderStatus, Store};
 
 /// How long a snooze lasts.
@@ -62,24 +63,24 @@ pub struct SnoozeReminder(pub Occurrence);
 impl Action for CancelReminder {
     const NAME: &'static str = "cancel_reminder";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        text(cancel(&services.store, ctx, self.id).await)
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        text(cancel(&deps.store, ctx, self.id).await)
     }
 }
 
 impl Action for ReminderDone {
     const NAME: &'static str = "reminder_done";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        text(done(&services.store, ctx, self.0).await)
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        text(done(&deps.store, ctx, self.0).await)
     }
 }
 
 impl Action for SnoozeReminder {
     const NAME: &'static str = "reminder_snooze";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
-        text(snooze(&services.store, &services.reminder_nudge, ctx, self.0).await)
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        text(snooze(&deps.store, &deps.reminder_nudge, ctx, self.0).await)
     }
 }
 

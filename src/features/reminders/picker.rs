@@ -16,7 +16,8 @@ use super::describe::local_time;
 use super::recurrence::Schedule;
 use crate::contract::Answer;
 use crate::contract::{CardButton, ToolCtx};
-use crate::features::button::{Action, ActionServices, text};
+use crate::features::button::{Action, text};
+use crate::features::deps::Deps;
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
 use crate::store::{MovedRule, ReminderStatus};
@@ -178,15 +179,15 @@ fn failed(lang: Lang, e: &crate::store::StoreError) -> Answer {
 impl Action for RescheduleOccurrence {
     const NAME: &'static str = "reminder_reschedule";
 
-    async fn run(self, _services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, _deps: &Deps, ctx: &ToolCtx) -> Answer {
         text(PickError::NotADateTime.message(ctx.lang))
     }
 
-    async fn run_picked(self, services: &ActionServices, ctx: &ToolCtx, picked: &Picked) -> Answer {
+    async fn run_picked(self, deps: &Deps, ctx: &ToolCtx, picked: &Picked) -> Answer {
         let lang = ctx.lang;
         let Occurrence { reminder, occurrence } = self.0;
         let conversation = &ctx.conversation.id;
-        let Ok(Some(row)) = services.store.reminders().get(conversation, reminder).await else {
+        let Ok(Some(row)) = deps.store.reminders().get(conversation, reminder).await else {
             return not_found(lang);
         };
         let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
@@ -196,7 +197,7 @@ impl Action for RescheduleOccurrence {
             Err(e) => return text(e.message(lang)),
         };
         let anchor = local.strftime(FORMAT).to_string();
-        let moved = services
+        let moved = deps
             .store
             .reminders()
             .reschedule_occurrence(
@@ -208,7 +209,7 @@ impl Action for RescheduleOccurrence {
                 now.as_millisecond(),
             )
             .await;
-        services.reminder_nudge.notify_one();
+        deps.reminder_nudge.notify_one();
         match moved {
             Ok(Some(_)) => text(format!(
                 "{}{}：{}",
@@ -225,14 +226,14 @@ impl Action for RescheduleOccurrence {
 impl Action for MoveReminder {
     const NAME: &'static str = "reminder_move";
 
-    async fn run(self, _services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, _deps: &Deps, ctx: &ToolCtx) -> Answer {
         text(PickError::NotADateTime.message(ctx.lang))
     }
 
-    async fn run_picked(self, services: &ActionServices, ctx: &ToolCtx, picked: &Picked) -> Answer {
+    async fn run_picked(self, deps: &Deps, ctx: &ToolCtx, picked: &Picked) -> Answer {
         let lang = ctx.lang;
         let conversation = &ctx.conversation.id;
-        let Ok(Some(row)) = services.store.reminders().get(conversation, self.id).await else {
+        let Ok(Some(row)) = deps.store.reminders().get(conversation, self.id).await else {
             return not_found(lang);
         };
         if !matches!(row.status, ReminderStatus::Active | ReminderStatus::Paused) {
@@ -242,7 +243,7 @@ impl Action for MoveReminder {
                 row.text
             ));
         }
-        let Some(schedule) = row.schedule(&services.work_calendar) else {
+        let Some(schedule) = row.schedule(&deps.work_calendar) else {
             return not_found(lang);
         };
         let now = ctx.now();
@@ -263,8 +264,8 @@ impl Action for MoveReminder {
             rule: moved.rule,
             next_fire_at: first.as_millisecond(),
         };
-        let result = services.store.reminders().move_rule(conversation, self.id, &rule).await;
-        services.reminder_nudge.notify_one();
+        let result = deps.store.reminders().move_rule(conversation, self.id, &rule).await;
+        deps.reminder_nudge.notify_one();
         match result {
             Ok(true) => {
                 let when = local_time(first, &moved.tz, lang);

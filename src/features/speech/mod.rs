@@ -129,25 +129,25 @@ impl Speech {
         config: &Config,
         clock: Arc<dyn Clock>,
     ) -> Result<Option<Self>, reqwest::Error> {
-        let Some(public) = config.public_url.as_deref().filter(|_| config.speaks()) else {
+        let Some(public) = config.server.public_url.as_deref().filter(|_| config.speaks()) else {
             return Ok(None);
         };
-        let model = config.tts_model.trim();
+        let model = config.speech.tts_model.trim();
         let (base, key) = config.tts_endpoint();
-        let timeout = Duration::from_secs(config.llm_timeout_secs.max(1));
+        let timeout = Duration::from_secs(config.llm.llm_timeout_secs.max(1));
         Ok(Some(Self {
             inner: Arc::new(Inner {
                 endpoint: Endpoint::new(base, "audio/speech", key.clone(), timeout)?,
                 model: model.to_string(),
-                voice: config.tts_voice.trim().to_string(),
+                voice: config.speech.tts_voice.trim().to_string(),
                 base_url: public.trim_end_matches('/').to_string(),
                 shelf: Shelf::new(AUDIO_BOUNDS, clock.clone()),
-                voice_for_voice: config.tts_for_voice,
+                voice_for_voice: config.speech.tts_for_voice,
                 clock,
-                tz: TimeZone::get(&config.timezone).unwrap_or(TimeZone::UTC),
+                tz: TimeZone::get(&config.family.timezone).unwrap_or(TimeZone::UTC),
                 budget: TokenBudget {
-                    per_chat: config.daily_tokens_per_chat,
-                    total: config.daily_tokens_total,
+                    per_chat: config.limits.daily_tokens_per_chat,
+                    total: config.limits.daily_tokens_total,
                 },
             }),
         }))

@@ -43,19 +43,19 @@ impl McpServers {
     /// to `HEARTH_MCP_START_SECS` for each first attempt, so the tools of the servers that are
     /// up are known (and their names checked) at start. The others keep being tried.
     pub async fn start(config: &Config) -> Result<Self, McpConfigError> {
-        let Some(path) = &config.mcp_config else { return Ok(Self::none()) };
+        let Some(path) = &config.mcp.mcp_config else { return Ok(Self::none()) };
         let servers = config::load(path)?;
         Ok(Self::spawn(servers, config).await)
     }
 
     /// Starts the servers of a checked configuration (see [`McpServers::start`]).
     pub async fn spawn(servers: Vec<config::ServerConfig>, config: &Config) -> Self {
-        let retry_max = Duration::from_secs(config.mcp_retry_max_secs);
+        let retry_max = Duration::from_secs(config.mcp.mcp_retry_max_secs);
         let servers: Vec<Arc<Server>> = servers.into_iter().map(Server::new).collect();
         for server in &servers {
             tokio::spawn(server.clone().run(retry_max));
         }
-        let first = Duration::from_secs(config.mcp_start_secs);
+        let first = Duration::from_secs(config.mcp.mcp_start_secs);
         for server in &servers {
             let mut status = server.status();
             let answered = tokio::time::timeout(first, status.wait_for(Option::is_some)).await;

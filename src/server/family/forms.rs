@@ -42,7 +42,7 @@ const PAGE_ACTIONS: &[&str] = &[
 
 /// The page again, on `tab`, saying `said`.
 fn back(app: &Hearth, session: &Session, tab: &str, said: &str) -> Response {
-    app.page_flash.put(&session.hash, said);
+    app.page.flash.put(&session.hash, said);
     (StatusCode::SEE_OTHER, [(LOCATION, format!("/family?tab={tab}"))]).into_response()
 }
 
@@ -97,10 +97,7 @@ pub async fn act(
     let postback = Postback { action: form.action, id: form.id };
     let picked = form.picked.filter(|p| !p.is_empty()).map(Picked::DateTime);
     let turns = &app.turns;
-    let answer = turns
-        .actions
-        .dispatch_picked(&turns.action_services, &ctx, &postback, picked.as_ref())
-        .await;
+    let answer = turns.actions.dispatch_picked(&turns.deps, &ctx, &postback, picked.as_ref()).await;
     let said = if answer.text.is_empty() {
         session.row.lang.pick("好了。", "Done.").to_string()
     } else {
@@ -215,8 +212,7 @@ pub async fn reminders(
     check_csrf(&session, &form.csrf)?;
     let lang = session.row.lang;
     let ctx = session.ctx(&app).await;
-    let reminders =
-        Reminders::new(app.store.clone(), app.turns.action_services.work_calendar.clone());
+    let reminders = Reminders::new(app.store.clone(), app.turns.deps.work_calendar.clone());
     let (result, done) = match form.op.as_str() {
         "text" => {
             let text = form.text.unwrap_or_default();
@@ -235,7 +231,7 @@ pub async fn reminders(
             failed(lang, ErrorKind::Internal).to_string()
         }
     };
-    app.reminder_nudge.notify_one();
+    app.loops.reminder_nudge.notify_one();
     Ok(back(&app, &session, "reminders", &said))
 }
 
@@ -280,7 +276,7 @@ async fn settings_change(
     let given = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     let refused = |e: ToolError| e.kind();
     let quiet = QuietSetting::new(app.store.clone());
-    let digest = app.digests.setting();
+    let digest = app.loops.digests.setting();
     match form.op.as_str() {
         "digest" => {
             let request = DigestRequest {

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use super::{Peer, Refusal, start_session, through_the_door};
 use crate::features::family_page::token_hash;
 use crate::server::app::Hearth;
+use crate::server::page_state::PageState;
 use crate::store::LinkDoor;
 
 /// LINE's LIFF SDK.
@@ -27,8 +28,8 @@ const CSP: &str = "default-src 'none'; script-src 'self' https://static.line-scd
 
 /// `GET /family/liff`: the LIFF app's page; it signs in with LINE's ID token (404 without
 /// `HEARTH_LIFF_ID`).
-pub async fn page(State(app): State<Arc<Hearth>>) -> Response {
-    let Some(liff_id) = app.liff_id.as_deref() else {
+pub async fn page(State(page): State<PageState>) -> Response {
+    let Some(liff_id) = page.liff_id.as_deref() else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let body = html! {
@@ -60,8 +61,8 @@ pub async fn page(State(app): State<Arc<Hearth>>) -> Response {
 }
 
 /// `GET /family/liff.js`: starts LIFF, then posts the link's token with LINE's ID token.
-pub async fn script(State(app): State<Arc<Hearth>>) -> Response {
-    if app.liff_id.is_none() {
+pub async fn script(State(page): State<PageState>) -> Response {
+    if page.liff_id.is_none() {
         return StatusCode::NOT_FOUND.into_response();
     }
     (
@@ -88,10 +89,10 @@ pub async fn sign_in(
     headers: HeaderMap,
     Form(form): Form<SignIn>,
 ) -> Result<Response, Refusal> {
-    let Some(liff_id) = app.liff_id.as_deref() else {
+    let Some(liff_id) = app.page.liff_id.as_deref() else {
         return Ok(StatusCode::NOT_FOUND.into_response());
     };
-    if !app.page_limits.anonymous_allows(peer, &headers) {
+    if !app.page.limits.anonymous_allows(peer, &headers) {
         return Err(Refusal::TooMany);
     }
     if form.t.len() != 64 || form.id_token.is_empty() || form.id_token.len() > 4096 {

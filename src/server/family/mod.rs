@@ -52,7 +52,7 @@ pub const MAX_FORM_BYTES: usize = 8 * 1024;
 /// The policy every answer carries: no scripts at all, styles and images from this server.
 const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-/// The family page's routes (`app`: what the check of every change's origin reads).
+/// The family page's routes (`app`: whose page state the check of every change's origin reads).
 pub fn routes(app: &Arc<Hearth>) -> Router<Arc<Hearth>> {
     Router::new()
         .route("/family", get(view::page))
@@ -65,7 +65,7 @@ pub fn routes(app: &Arc<Hearth>) -> Router<Arc<Hearth>> {
         .route("/family/style.css", get(style))
         .route("/family/liff", get(liff::page).post(liff::sign_in))
         .route("/family/liff.js", get(liff::script))
-        .layer(axum::middleware::from_fn_with_state(app.clone(), origin::check))
+        .layer(axum::middleware::from_fn_with_state(app.page.clone(), origin::check))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(axum::middleware::map_response(protect))
 }
@@ -196,7 +196,7 @@ fn session_token(headers: &HeaderMap) -> Option<String> {
 /// counts in that session's bucket only; any other (no cookie, a cookie naming no session) in
 /// its address's bucket ([`crate::server::page_state`]), so a stranger never spends a session's.
 pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Session, Refusal> {
-    let limits = &app.page_limits;
+    let limits = &app.page.limits;
     let anonymous = || match limits.anonymous_allows(peer, headers) {
         true => Refusal::NoSession,
         false => Refusal::TooMany,
@@ -263,7 +263,7 @@ async fn open(
     headers: HeaderMap,
     Query(query): Query<OpenQuery>,
 ) -> Result<Response, Refusal> {
-    if !app.page_limits.anonymous_allows(peer, &headers) {
+    if !app.page.limits.anonymous_allows(peer, &headers) {
         return Err(Refusal::TooMany);
     }
     let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;

@@ -9,8 +9,6 @@
 //! carries `Referrer-Policy: no-referrer` (and an attacker's page can ask for it as well), so it
 //! is treated as absent and `Sec-Fetch-Site` and the token decide.
 
-use std::sync::Arc;
-
 use axum::extract::{Request, State};
 use axum::http::header::{HOST, ORIGIN};
 use axum::http::{HeaderMap, Method};
@@ -18,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::Refusal;
-use crate::server::app::Hearth;
+use crate::server::page_state::PageState;
 
 /// What hearth's own origin is compared with.
 #[derive(Debug, Clone, Copy)]
@@ -59,8 +57,8 @@ fn is_own(origin: &str, own: Own<'_>) -> bool {
 }
 
 /// Middleware: a `POST` not [`from_own_page`] is refused before its handler runs.
-pub async fn check(State(app): State<Arc<Hearth>>, request: Request, next: Next) -> Response {
-    if request.method() == Method::POST && !allowed(&app, request.headers()) {
+pub async fn check(State(page): State<PageState>, request: Request, next: Next) -> Response {
+    if request.method() == Method::POST && !allowed(&page, request.headers()) {
         tracing::warn!(
             path = request.uri().path(),
             "family page: a change from another site refused"
@@ -71,9 +69,9 @@ pub async fn check(State(app): State<Arc<Hearth>>, request: Request, next: Next)
 }
 
 /// True when a change with `headers` may be from hearth's own page ([`from_own_page`]).
-fn allowed(app: &Hearth, headers: &HeaderMap) -> bool {
+fn allowed(page: &PageState, headers: &HeaderMap) -> bool {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let own = match app.turns.action_services.public_url.as_deref() {
+    let own = match page.public_url.as_deref() {
         Some(public) => Own::PublicUrl(public),
         None => Own::Host(text(HOST.as_str())),
     };

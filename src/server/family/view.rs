@@ -92,7 +92,7 @@ pub async fn page(
     let lang = session.row.lang;
     let tab =
         TABS.iter().find(|(name, _, _)| Some(*name) == query.tab.as_deref()).unwrap_or(&TABS[0]);
-    let said = app.page_flash.take(&session.hash);
+    let said = app.page.flash.take(&session.hash);
     let content = match tab.0 {
         "reminders" => reminders(&app, &session).await,
         "alerts" => alerts(&app, &session).await,
@@ -225,7 +225,7 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
     let now = app.clock.now();
     let until = now.saturating_add(AGENDA).unwrap_or(now);
-    let calendar = &app.turns.action_services.work_calendar;
+    let calendar = &app.turns.deps.work_calendar;
     let rows: Vec<_> = app
         .store
         .reminders()
@@ -325,7 +325,7 @@ async fn alerts(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
             period: Period::Day,
             level: Some(row.level),
         };
-        let url = match &app.charts {
+        let url = match &app.published.charts {
             Some(charts) => charts.url(&spec, &app.tz).await,
             None => None,
         };
@@ -335,7 +335,7 @@ async fn alerts(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
         @if rows.is_empty() { p.empty { (lang.pick("沒有價格通知。", "No price alerts.")) } }
         @for (row, chart) in rows.iter().zip(&charts) {
             section.card {
-                h2 { (app.securities.label(&row.symbol, row.name.as_deref(), lang)) }
+                h2 { (app.page.securities.label(&row.symbol, row.name.as_deref(), lang)) }
                 p.headline { (crate::features::price_alerts::describe::condition(row.direction, row.level, lang)) }
                 p.sub { (crate::features::price_alerts::describe::frequency(row.frequency, row.cooldown_s, lang)) }
                 @if let Some(src) = chart { img.chart src=(src) alt=(lang.pick("今日走勢與通知價位", "Today's price and the alert level")); }
@@ -443,7 +443,7 @@ fn setting_off(csrf: &str, op: &str, label: &str) -> Markup {
 async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let lang = s.row.lang;
     let now = app.clock.now();
-    let calendar = &app.turns.action_services.work_calendar;
+    let calendar = &app.turns.deps.work_calendar;
     let month = month_ahead(&app.quota, calendar, now).await;
     if let Err(e) = &month {
         tracing::warn!(error = %e, "family page: the month's quota is unavailable");

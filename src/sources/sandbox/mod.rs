@@ -96,15 +96,15 @@ impl SandboxSettings {
     /// this executable (on Linux through `/proc/self/exe`, which still works after the file was
     /// replaced by an upgrade).
     pub fn from_config(config: &Config) -> Self {
-        let program = config.parser_program.clone().unwrap_or_else(this_executable);
+        let program = config.media.parser_program.clone().unwrap_or_else(this_executable);
         Self {
             program,
             limits: ChildLimits {
-                memory_bytes: config.parser_memory_mb.saturating_mul(1 << 20),
-                cpu_secs: config.parser_secs,
+                memory_bytes: config.media.parser_memory_mb.saturating_mul(1 << 20),
+                cpu_secs: config.media.parser_secs,
             },
-            wall: Duration::from_secs(config.parser_secs),
-            max_children: usize::try_from(config.parsers).unwrap_or(2).max(1),
+            wall: Duration::from_secs(config.media.parser_secs),
+            max_children: usize::try_from(config.media.parsers).unwrap_or(2).max(1),
         }
     }
 }

@@ -80,14 +80,22 @@ impl SearchProvider {
     /// else Brave, each only when configured. `None` means `web_search` is not offered.
     pub fn from_config(config: &Config, http: reqwest::Client) -> Option<Self> {
         let set = |s: &Secret| !s.is_empty();
-        if !config.searxng_url.trim().is_empty() {
-            return Some(Self::searxng(http, &config.searxng_url));
+        if !config.web.searxng_url.trim().is_empty() {
+            return Some(Self::searxng(http, &config.web.searxng_url));
         }
-        if set(&config.tavily_api_key) {
-            return Some(Self::tavily(http, &config.tavily_url, config.tavily_api_key.clone()));
+        if set(&config.web.tavily_api_key) {
+            return Some(Self::tavily(
+                http,
+                &config.web.tavily_url,
+                config.web.tavily_api_key.clone(),
+            ));
         }
-        if set(&config.brave_api_key) {
-            return Some(Self::brave(http, &config.brave_url, config.brave_api_key.clone()));
+        if set(&config.web.brave_api_key) {
+            return Some(Self::brave(
+                http,
+                &config.web.brave_url,
+                config.web.brave_api_key.clone(),
+            ));
         }
         None
     }

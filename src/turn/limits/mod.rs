@@ -46,12 +46,16 @@ impl Limits {
     pub fn from_config(config: &Config, clock: Arc<dyn Clock>, door: Arc<Door>) -> Self {
         Self {
             door,
-            rate: TurnRate::new(config.chat_turns_per_minute, config.user_turns_per_minute, clock),
+            rate: TurnRate::new(
+                config.limits.chat_turns_per_minute,
+                config.limits.user_turns_per_minute,
+                clock,
+            ),
             budget: TokenBudget {
-                per_chat: config.daily_tokens_per_chat,
-                total: config.daily_tokens_total,
+                per_chat: config.limits.daily_tokens_per_chat,
+                total: config.limits.daily_tokens_total,
             },
-            pairing: pairing::GuessBudget { per_minute: config.pairing_guesses_per_min },
+            pairing: pairing::GuessBudget { per_minute: config.access.pairing_guesses_per_min },
         }
     }
 }
@@ -108,11 +112,17 @@ mod tests {
     #[test]
     fn by_default_strangers_wait_for_approval_and_turns_have_rates_and_budgets() {
         let config = Config::defaults();
-        assert!(config.allowed_chats.iter().all(|c| c.trim().is_empty()));
-        assert!(!config.open, "a stranger is not served until approved");
-        assert_eq!((config.chat_turns_per_minute, config.user_turns_per_minute), (20, 10));
-        assert_eq!((config.daily_tokens_per_chat, config.daily_tokens_total), (500_000, 5_000_000));
-        assert_eq!(config.max_tool_calls_per_round, 8);
+        assert!(config.access.allowed_chats.iter().all(|c| c.trim().is_empty()));
+        assert!(!config.access.open, "a stranger is not served until approved");
+        assert_eq!(
+            (config.limits.chat_turns_per_minute, config.limits.user_turns_per_minute),
+            (20, 10)
+        );
+        assert_eq!(
+            (config.limits.daily_tokens_per_chat, config.limits.daily_tokens_total),
+            (500_000, 5_000_000)
+        );
+        assert_eq!(config.llm.max_tool_calls_per_round, 8);
     }
 
     #[test]

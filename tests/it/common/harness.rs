@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use hearth::contract::registry::Registry;
+use hearth::features::deps::Deps;
 use hearth::line::signature;
 use hearth::platform::clock::ManualClock;
 use hearth::platform::config::Config;
 use hearth::server::app::Hearth;
 use hearth::store::Store;
-use hearth::tools::Services;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -64,7 +64,7 @@ impl Harness {
     /// final configuration, so they can use the fake data sources).
     pub async fn start_with(
         tweak: impl FnOnce(&mut Config),
-        tools: Option<fn(&Services) -> Registry>,
+        tools: Option<fn(&Deps) -> Registry>,
     ) -> Self {
         // Warnings by default: a test's output is shown only when it fails, and then hearth's
         // warnings (an event taken over, a write retried, a lease lost) say what happened.
@@ -79,52 +79,46 @@ impl Harness {
         let llm = FakeLlm::start().await;
         let upstreams = FakeUpstreams::start().await;
         let mut config = Config::defaults();
-        config.line_channel_secret = SECRET.into();
-        config.line_channel_access_token = "test-access-token".into();
-        config.line_api_base = line.url();
-        config.openai_base_url = llm.url();
-        config.openai_api_key = "sk-test".into();
-        config.model = "fake-model".into();
-        config.database_url = super::db::harness_database().await;
-        config.trigger_keywords = vec!["小幫手".into(), "hearth".into()];
-        config.timezone = "Asia/Taipei".into();
-        config.open_meteo_url = upstreams.url();
-        config.geocoding_url = upstreams.url();
-        config.fx_url = upstreams.url();
-        config.yahoo_url = upstreams.url();
-        config.llm_timeout_secs = 3;
-        config.upstream_timeout_secs = 2;
+        config.line.line_channel_secret = SECRET.into();
+        config.line.line_channel_access_token = "test-access-token".into();
+        config.line.line_api_base = line.url();
+        config.llm.openai_base_url = llm.url();
+        config.llm.openai_api_key = "sk-test".into();
+        config.llm.model = "fake-model".into();
+        config.store.database_url = super::db::harness_database().await;
+        config.turns.trigger_keywords = vec!["小幫手".into(), "hearth".into()];
+        config.family.timezone = "Asia/Taipei".into();
+        config.sources.open_meteo_url = upstreams.url();
+        config.sources.geocoding_url = upstreams.url();
+        config.sources.fx_url = upstreams.url();
+        config.sources.yahoo_url = upstreams.url();
+        config.llm.llm_timeout_secs = 3;
+        config.sources.upstream_timeout_secs = 2;
         // Tests send many turns at one instant of the manual clock: the turn rates are off
         // unless a test sets them (tests/limits.rs). The other limits keep their defaults.
-        config.chat_turns_per_minute = 0;
-        config.user_turns_per_minute = 0;
+        config.limits.chat_turns_per_minute = 0;
+        config.limits.user_turns_per_minute = 0;
         // Tests tick the loops one at a time on the manual clock: what is due is pushed by the
         // tick that hands it over, unless a test sets a window (tests/outbox.rs).
-        config.outbox_window_secs = 0;
+        config.push.outbox_window_secs = 0;
         // Untrusted content is parsed by this build's `hearth` (the test binary is not one).
-        config.parser_program = Some(super::hearth_exe());
+        config.media.parser_program = Some(super::hearth_exe());
         // Every chat is served unless a test is about who is (tests/limits.rs, tests/access.rs).
-        config.open = true;
+        config.access.open = true;
         // The official alerts feed is on the internet: off unless a test serves a fake one
         // (tests/official_alerts.rs).
-        config.alerts_feed_url = String::new();
+        config.loops.alerts_feed_url = String::new();
         // The care loop is ticked by hand on the manual clock (tests/care.rs).
-        config.care_tick_secs = 0;
+        config.loops.care_tick_secs = 0;
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
-        let store = Store::connect(&config.database_url).await.expect("store");
+        let store = Store::connect(&config.store.database_url).await.expect("store");
         let mcp = hearth::llm::mcp::McpServers::start(&config).await.expect("MCP configuration");
         let app =
-            Hearth::with_tools_and_mcp(
-                &config,
-                clock.clone(),
-                store,
-                &mcp,
-                |services| match tools {
-                    Some(build) => Ok(build(services)),
-                    None => hearth::tools::registry(services),
-                },
-            )
+            Hearth::with_tools_and_mcp(&config, clock.clone(), store, &mcp, |deps| match tools {
+                Some(build) => Ok(build(deps)),
+                None => hearth::tools::registry(deps),
+            })
             .expect("hearth");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind hearth");
         let url = format!("http://{}", listener.local_addr().expect("address"));
@@ -285,7 +279,7 @@ impl Harness {
         by: jiff::SignedDuration,
     ) -> hearth::features::reminders::scheduler::TickReport {
         self.clock.advance(by);
-        self.app.reminders.tick().await.expect("tick")
+        self.app.loops.reminders.tick().await.expect("tick")
     }
 }
 

@@ -38,7 +38,7 @@ pub fn hearth_exe() -> std::path::PathBuf {
 /// A sandbox as the server builds it, starting this build's `hearth` as its children.
 pub fn sandbox() -> hearth::sources::sandbox::Sandbox {
     let mut config = hearth::platform::config::Config::defaults();
-    config.parser_program = Some(hearth_exe());
+    config.media.parser_program = Some(hearth_exe());
     hearth::sources::sandbox::Sandbox::from_config(&config)
 }
 

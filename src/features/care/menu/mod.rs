@@ -19,7 +19,8 @@ use super::actions::{others, tapped, tell};
 use super::steps::{State, Tap};
 use super::{Plan, Route};
 use crate::contract::{Answer, ToolCtx};
-use crate::features::button::{Action, ActionServices, text};
+use crate::features::button::{Action, text};
+use crate::features::deps::Deps;
 use crate::platform::i18n::Lang;
 use crate::store::{CareStatus, DoseRow, StoreError};
 
@@ -76,14 +77,14 @@ fn failed(lang: Lang, e: &StoreError) -> Answer {
 /// The plans that ask the tapper, in her own 1:1 chat, with a status in `statuses`; empty
 /// for anyone else, or anywhere else.
 async fn her_plans(
-    services: &ActionServices,
+    deps: &Deps,
     ctx: &ToolCtx,
     statuses: &[CareStatus],
 ) -> Result<Vec<Plan>, StoreError> {
     let Some(user) = ctx.user_id.as_deref().filter(|u| *u == ctx.conversation.id) else {
         return Ok(Vec::new());
     };
-    Ok(services
+    Ok(deps
         .store
         .care()
         .plans_of_chat(user)
@@ -98,9 +99,9 @@ async fn her_plans(
 impl Action for CareMenuTaken {
     const NAME: &'static str = "care_menu_taken";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
-        let plans = match her_plans(services, ctx, &[CareStatus::Active]).await {
+        let plans = match her_plans(deps, ctx, &[CareStatus::Active]).await {
             Ok(plans) => plans,
             Err(e) => return failed(lang, &e),
         };
@@ -108,13 +109,13 @@ impl Action for CareMenuTaken {
         let from = now - i64::try_from(OPEN_FOR.as_millis()).unwrap_or(0);
         let mut doses = Vec::new();
         for plan in &plans {
-            match services.store.care().doses_between(plan.row.id, from, now + 1).await {
+            match deps.store.care().doses_between(plan.row.id, from, now + 1).await {
                 Ok(found) => doses.extend(found),
                 Err(e) => return failed(lang, &e),
             }
         }
         match open_dose(&doses) {
-            Some(dose) => tapped(services, ctx, dose.id, Tap::Taken).await,
+            Some(dose) => tapped(deps, ctx, dose.id, Tap::Taken).await,
             None => text(lang.pick(
                 "現在沒有等你確認的藥 👍 時間到了我會再問你。",
                 "Nothing is waiting for your confirmation 👍 I'll ask when it's time.",
@@ -126,10 +127,10 @@ impl Action for CareMenuTaken {
 impl Action for CareMenuCall {
     const NAME: &'static str = "care_menu_call";
 
-    async fn run(self, services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
         let statuses = [CareStatus::Active, CareStatus::Paused];
-        let plans = match her_plans(services, ctx, &statuses).await {
+        let plans = match her_plans(deps, ctx, &statuses).await {
             Ok(plans) => plans,
             Err(e) => return failed(lang, &e),
         };
@@ -141,7 +142,7 @@ impl Action for CareMenuCall {
         };
         let now = ctx.now();
         let since = now.saturating_sub(CALL_GAP).unwrap_or(now);
-        match services
+        match deps
             .store
             .menus()
             .claim_care_call(user, now.as_millisecond(), since.as_millisecond())
@@ -166,14 +167,13 @@ impl Action for CareMenuCall {
         let mut told: Vec<Route> = Vec::new();
         let mut names: Vec<String> = Vec::new();
         for plan in &plans {
-            let routes: Vec<Route> = others(services, plan, Some(user), false)
+            let routes: Vec<Route> = others(deps, plan, Some(user), false)
                 .await
                 .into_iter()
                 .filter(|r| !told.contains(r))
                 .collect();
             let name = format!("care:call:{user}:{}", now.as_millisecond());
-            if let Err(e) = tell(services, plan, &routes, &name, &line, now.as_millisecond()).await
-            {
+            if let Err(e) = tell(deps, plan, &routes, &name, &line, now.as_millisecond()).await {
                 tracing::error!(error = %e, "care menu: the family could not be told of a call");
                 return failed(lang, &e);
             }
@@ -195,7 +195,7 @@ impl Action for CareMenuCall {
 impl Action for CareMenuReading {
     const NAME: &'static str = "care_menu_reading";
 
-    async fn run(self, _services: &ActionServices, ctx: &ToolCtx) -> Answer {
+    async fn run(self, _deps: &Deps, ctx: &ToolCtx) -> Answer {
         text(ctx.lang.pick(
             "🩺 量好血壓後，請直接打給我，例如「血壓 135/85 心跳 72」，也可以拍血壓計的螢幕傳給我。",
             "🩺 When you have measured it, type it to me, like \"blood pressure 135/85 pulse 72\", or send a photo of the monitor.",

@@ -1,0 +1,31 @@
+//! Who is served: the chats approved from the start, an open door, and the pace of pairing codes.
+
+use clap::Args;
+
+/// Which chats hearth serves.
+#[derive(Debug, Clone, Args)]
+pub struct AccessSettings {
+    /// Chats approved from the start, comma-separated LINE ids: a user id (`U…`) for a 1:1 chat,
+    /// a group (`C…`) or room (`R…`) id for a group. Other chats wait for approval (see
+    /// HEARTH_OPEN): they are told once, politely, and nothing of theirs reaches the LLM.
+    #[arg(
+        long,
+        env = "HEARTH_ALLOWED_CHATS",
+        default_value = "",
+        value_delimiter = ',',
+        hide_default_value = true,
+        global = true
+    )]
+    pub allowed_chats: Vec<String>,
+    /// Serve every chat that adds the bot, without approval (anyone who finds the bot then
+    /// spends your LLM budget). Off: a new chat waits until `hearth approve`, a pairing code
+    /// from `hearth pair`, HEARTH_ALLOWED_CHATS, or (for a group) an approved member.
+    #[arg(long, env = "HEARTH_OPEN", default_value_t = false, action = clap::ArgAction::Set, global = true)]
+    pub open: bool,
+    /// Most pairing codes the whole service checks per minute, across chats and replicas
+    /// (counted in the database; 0: no limit). Codes sent beyond it are not checked, and the
+    /// sender is told to wait a minute and send it again; `hearth doctor` warns when it was
+    /// reached in the last day (someone guessing codes).
+    #[arg(long, env = "HEARTH_PAIRING_GUESSES_PER_MIN", default_value_t = 30, global = true)]
+    pub pairing_guesses_per_min: u32,
+}
