@@ -306,33 +306,14 @@ mod tests {
 
     #[tokio::test]
     async fn upgrading_keeps_serving_the_chats_that_already_talked_to_hearth() {
-        use sqlx::Connection;
-        let dir = std::env::temp_dir().join(format!("hearth-upgrade-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let url = format!("sqlite://{}?mode=rwc", dir.join("hearth.db").display());
-        // The migrations of the release before approval, as files.
-        let old_set = dir.join("migrations");
-        std::fs::create_dir_all(&old_set).expect("dir");
-        let all = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
-        for entry in std::fs::read_dir(all).expect("migrations").flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.as_str() < "0022" {
-                std::fs::copy(entry.path(), old_set.join(&name)).expect("copy");
-            }
-        }
-        let before = sqlx::migrate::Migrator::new(old_set.as_path()).await.expect("old migrations");
-        let mut old = sqlx::SqliteConnection::connect(&url).await.expect("old database");
-        before.run(&mut old).await.expect("the schema before approval");
-        for earlier in [
+        // The schema of the release before approval, with its rows.
+        let earlier = [
             "INSERT INTO chat_log (conversation_id, text, at_ms) VALUES ('Ufamily', 'hi', 1), ('Cfamily', 'hi', 2)",
             // A chat an allow-list refused: only hearth's refusal is in its log.
             "INSERT INTO chat_log (conversation_id, from_bot, text, at_ms) VALUES ('Urefused', 1, 'sorry', 3)",
             "INSERT INTO refused_chats (conversation_id, refused_at) VALUES ('Urefused', 3)",
-        ] {
-            sqlx::query(earlier).execute(&mut old).await.expect("an earlier conversation");
-        }
-        old.close().await.expect("close");
+        ];
+        let (url, dir) = crate::store::migrations::sqlite_before("0022", &earlier).await;
         let store = Store::connect(&url).await.expect("upgraded");
         for chat in ["Ufamily", "Cfamily"] {
             assert_eq!(

@@ -189,29 +189,12 @@ mod tests {
 
     #[tokio::test]
     async fn upgrading_keeps_the_photos_and_files_noted_before_one_table_held_both() {
-        use sqlx::Connection;
-        let dir = std::env::temp_dir().join(format!("hearth-media-upgrade-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let old_set = dir.join("migrations");
-        std::fs::create_dir_all(&old_set).expect("dir");
-        let url = format!("sqlite://{}?mode=rwc", dir.join("hearth.db").display());
-        let all = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
-        for entry in std::fs::read_dir(all).expect("migrations").flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.as_str() < "0037" {
-                std::fs::copy(entry.path(), old_set.join(&name)).expect("copy");
-            }
-        }
-        let before = sqlx::migrate::Migrator::new(old_set.as_path()).await.expect("old migrations");
-        let mut old = sqlx::SqliteConnection::connect(&url).await.expect("old database");
-        before.run(&mut old).await.expect("the schema of two tables");
-        for earlier in [
+        // The schema of two tables, one for each kind, with a row in each.
+        let earlier = [
             "INSERT INTO recent_photos (conversation_id, message_id, user_id, set_id, set_index, set_total, at_ms) VALUES ('Cfamily', 'p1', 'Umom', 'set1', 2, 3, 6000)",
             "INSERT INTO recent_files (conversation_id, message_id, user_id, file_name, at_ms) VALUES ('Cfamily', 'f1', NULL, 'menu.pdf', 5000)",
-        ] {
-            sqlx::query(earlier).execute(&mut old).await.expect("an earlier reference");
-        }
-        old.close().await.expect("close");
+        ];
+        let (url, dir) = crate::store::migrations::sqlite_before("0037", &earlier).await;
         let store = Store::connect(&url).await.expect("upgraded");
         let recent = store.media().recent("Cfamily", 0).await.expect("read");
         let _ = std::fs::remove_dir_all(&dir);

@@ -141,6 +141,34 @@ pub fn sqlite_file(url: &str) -> Option<PathBuf> {
     Some(options.get_filename().to_path_buf())
 }
 
+/// For upgrade tests: an SQLite file in a fresh directory of the system's temporary one, migrated
+/// by the files before `version` only (as a release before it left it), holding `rows` written
+/// in that schema. Returns the file's URL and the directory, which the caller removes.
+#[cfg(test)]
+pub(super) async fn sqlite_before(version: &str, rows: &[&str]) -> (String, PathBuf) {
+    use sqlx::Connection;
+    let dir = std::env::temp_dir().join(format!("hearth-before-{version}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let old_set = dir.join("migrations");
+    std::fs::create_dir_all(&old_set).expect("dir");
+    let url = format!("sqlite://{}?mode=rwc", dir.join("hearth.db").display());
+    let all = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
+    for entry in std::fs::read_dir(all).expect("migrations").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.as_str() < version {
+            std::fs::copy(entry.path(), old_set.join(&name)).expect("copy");
+        }
+    }
+    let before = Migrator::new(old_set.as_path()).await.expect("old migrations");
+    let mut old = sqlx::SqliteConnection::connect(&url).await.expect("old database");
+    before.run(&mut old).await.expect("the schema before");
+    for row in rows {
+        sqlx::query(row).execute(&mut old).await.expect("a row of before");
+    }
+    old.close().await.expect("close");
+    (url, dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
