@@ -145,7 +145,7 @@ pub fn sqlite_file(url: &str) -> Option<PathBuf> {
 /// by the files before `version` only (as a release before it left it), holding `rows` written
 /// in that schema. Returns the file's URL and the directory, which the caller removes.
 #[cfg(test)]
-pub(super) async fn sqlite_before(version: &str, rows: &[&str]) -> (String, PathBuf) {
+pub(super) async fn sqlite_before(version: &str, rows: &[&'static str]) -> (String, PathBuf) {
     use sqlx::Connection;
     let dir = std::env::temp_dir().join(format!("hearth-before-{version}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -163,7 +163,7 @@ pub(super) async fn sqlite_before(version: &str, rows: &[&str]) -> (String, Path
     let mut old = sqlx::SqliteConnection::connect(&url).await.expect("old database");
     before.run(&mut old).await.expect("the schema before");
     for row in rows {
-        sqlx::query(row).execute(&mut old).await.expect("a row of before");
+        sqlx::query(*row).execute(&mut old).await.expect("a row of before");
     }
     old.close().await.expect("close");
     (url, dir)
