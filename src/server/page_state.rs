@@ -1,7 +1,8 @@
-//! What the family page keeps in memory, beside the application it belongs to ([`PageState`],
-//! the page router's own state): who connected and which address a request counts as ([`client_address`], believing `X-Forwarded-For` only
-//! from `HEARTH_TRUSTED_PROXIES`), the rate limits (keyed `governor` limiters; each process
-//! counts on its own), and what the page says after a change.
+//! What the family page keeps in memory, beside the application it belongs to ([`PageState`], the
+//! page router's own state): who connected and which address a request counts as
+//! ([`client_address`], believing `X-Forwarded-For` only from `HEARTH_TRUSTED_PROXIES`), the rate
+//! limits (keyed `governor` limiters; each process counts on its own), and what the page says after
+//! a change.
 //!
 //! The limits are split so that a stranger cannot spend them for the family: a request whose
 //! cookie names an open session is counted only in that session's bucket; every other request

@@ -20,7 +20,8 @@ pub(super) fn log_message_in<'a>(batch: &mut batch::Batch<'a>, message: &NewMess
         .bind(message.tainted);
 }
 
-/// Adds to `batch` the record of an answer hearth sent (see [`crate::store::ChatLogStore::record_answer`]).
+/// Adds to `batch` the record of an answer hearth sent (see
+/// [`crate::store::ChatLogStore::record_answer`]).
 pub(super) fn record_answer_in<'a>(
     batch: &mut batch::Batch<'a>,
     answer: &NewMessage<'a>,

@@ -24,7 +24,8 @@ pub struct InboxEvent<'a> {
 }
 
 /// Who takes newly stored events at once: the storing process, under a lease (its first claim,
-/// token 1). Events stored without one wait in the inbox for [`crate::store::InboxStore::claim_events`].
+/// token 1). Events stored without one wait in the inbox for
+/// [`crate::store::InboxStore::claim_events`].
 #[derive(Debug, Clone, Copy)]
 pub struct Claim<'a> {
     /// The claiming process.
@@ -114,7 +115,8 @@ const START: &str = "UPDATE inbox SET started = started + 1, started_attempt = $
 const PRUNE: &str = "DELETE FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
-/// What an inbox event's turn writes at its end, with its done mark ([`crate::store::InboxStore::finish_turn`]).
+/// What an inbox event's turn writes at its end, with its done mark
+/// ([`crate::store::InboxStore::finish_turn`]).
 #[derive(Debug, Default)]
 pub struct TurnWrites<'a> {
     /// The messages it took in, to log before its answers.
@@ -345,9 +347,9 @@ impl InboxStore<'_> {
         Ok(n == 1)
     }
 
-    /// [`crate::store::InboxStore::finish_event`], recording atomically with it what the event's turn left for its
-    /// end ([`TurnWrites`]), in one [`super::batch`]. They are recorded even when the claim is no
-    /// longer the latest: the answers were sent and the tokens spent.
+    /// [`crate::store::InboxStore::finish_event`], recording atomically with it what the event's
+    /// turn left for its end ([`TurnWrites`]), in one [`super::batch`]. They are recorded even when
+    /// the claim is no longer the latest: the answers were sent and the tokens spent.
     pub async fn finish_turn(
         self,
         event_id: &str,
@@ -474,8 +476,9 @@ impl InboxStore<'_> {
             .await)?)
     }
 
-    /// Sets a poisoned event aside (see [`crate::store::InboxStore::poisoned_events`]) if it is still as it was read
-    /// (the same claim, unheld); false when another process did first or took it meanwhile.
+    /// Sets a poisoned event aside (see [`crate::store::InboxStore::poisoned_events`]) if it is
+    /// still as it was read (the same claim, unheld); false when another process did first or took
+    /// it meanwhile.
     pub async fn set_aside_event(
         self,
         event_id: &str,

@@ -1,7 +1,7 @@
 //! What the store keeps for conversation memory and the privacy of the chat log: memories per
-//! conversation, the recap window of the log, and deletion (unsend, retention; a conversation
-//! that removed hearth is forgotten by `forget`). Every query is keyed by the conversation id; nothing here can read or
-//! delete another conversation's rows.
+//! conversation, the recap window of the log, and deletion (unsend, retention; a conversation that
+//! removed hearth is forgotten by `forget`). Every query is keyed by the conversation id; nothing
+//! here can read or delete another conversation's rows.
 
 use super::{LoggedMessage, MemoryStore, StoreError};
 
@@ -65,7 +65,8 @@ row! {
 
 impl MemoryStore<'_> {
     /// What a turn reads before it asks the model, in one statement: the history
-    /// [`crate::store::ChatLogStore::history`] reads and the memories [`crate::store::MemoryStore::memories`] reads, of one conversation.
+    /// [`crate::store::ChatLogStore::history`] reads and the memories
+    /// [`crate::store::MemoryStore::memories`] reads, of one conversation.
     pub async fn history_and_memories(
         self,
         conversation_id: &str,

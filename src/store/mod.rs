@@ -160,7 +160,8 @@ repositories! {
     reminders => ReminderStore;
     /// Price alerts, the symbols they watch, and their deliveries.
     price_alerts => PriceAlertStore;
-    /// Taiwan's official alerts: the feed, the alerts read from it, who follows them and who was told.
+    /// Taiwan's official alerts: the feed, the alerts read from it, who follows them and who was
+    /// told.
     official_alerts => OfficialAlertStore;
     /// Webhook events waiting to be handled, and the log of those that were.
     inbox => InboxStore;

@@ -1,6 +1,7 @@
-//! Recorded price-alert pushes: a fire writes its delivery row (payload and retry key) in the
-//! same transaction as the fenced fire (see [`crate::store::PriceAlertStore::record_evaluation`]); a push whose outcome is
-//! unknown stays pending and is claimed again, with a lease, by any process after its wait.
+//! Recorded price-alert pushes: a fire writes its delivery row (payload and retry key) in the same
+//! transaction as the fenced fire (see [`crate::store::PriceAlertStore::record_evaluation`]); a
+//! push whose outcome is unknown stays pending and is claimed again, with a lease, by any process
+//! after its wait.
 
 use super::{DeliveryStatus, PriceAlertStore, StoreError};
 

@@ -134,10 +134,10 @@ impl QuotaStore<'_> {
         Ok(db!(self.store, db => sqlx::query_as(READING).bind(month).fetch_optional(db).await)?)
     }
 
-    /// LINE's last reading of `month` (as [`crate::store::QuotaStore::reading`]), what hearth's pushes cost
-    /// in it (as [`crate::store::QuotaStore::month_cost`]), and whether items are held for `conversation_id` (as
-    /// [`crate::store::QuotaStore::take_held`] would find; none for `""`), in one statement: a turn reads them all,
-    /// and items are rarely held.
+    /// LINE's last reading of `month` (as [`crate::store::QuotaStore::reading`]), what hearth's
+    /// pushes cost in it (as [`crate::store::QuotaStore::month_cost`]), and whether items are held
+    /// for `conversation_id` (as [`crate::store::QuotaStore::take_held`] would find; none for
+    /// `""`), in one statement: a turn reads them all, and items are rarely held.
     pub async fn month_and_held(
         self,
         month: &str,

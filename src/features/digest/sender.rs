@@ -1,12 +1,12 @@
-//! Delivers the digests: each tick records the day of every digest that came due (one process
-//! wins each day, see `crate::store::DigestStore::advance`), then claims the recorded days under a lease,
-//! composes each once (weather, reminders, lists, watched prices, the lunar and working
-//! calendars, the official alerts standing for the place), keeps the composed messages and pushes them with the day's deterministic retry key.
-//! A push of unknown outcome is tried again with the same key until the day's grace runs out. The
-//! push goes through the per-chat outbox ([`crate::push::delivery`]): with the chat's reminders and
-//! alert fires due at the same time in one request, and, when it comes due inside the
-//! conversation's quiet hours, held until their end — then delivered together with the alerts
-//! held with it.
+//! Delivers the digests: each tick records the day of every digest that came due (one process wins
+//! each day, see `crate::store::DigestStore::advance`), then claims the recorded days under a
+//! lease, composes each once (weather, reminders, lists, watched prices, the lunar and working
+//! calendars, the official alerts standing for the place), keeps the composed messages and pushes
+//! them with the day's deterministic retry key. A push of unknown outcome is tried again with the
+//! same key until the day's grace runs out. The push goes through the per-chat outbox
+//! ([`crate::push::delivery`]): with the chat's reminders and alert fires due at the same time in
+//! one request, and, when it comes due inside the conversation's quiet hours, held until their end
+//! — then delivered together with the alerts held with it.
 
 use std::sync::Arc;
 

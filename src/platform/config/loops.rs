@@ -1,4 +1,5 @@
-//! The background loops: the reminder scheduler's lease, the price-alert poller, the official alerts feed and the care loop.
+//! The background loops: the reminder scheduler's lease, the price-alert poller, the official
+//! alerts feed and the care loop.
 
 use clap::Args;
 

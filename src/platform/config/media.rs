@@ -1,4 +1,5 @@
-//! Photos, voice messages and files: how much is downloaded, and the sandboxed children that parse untrusted content.
+//! Photos, voice messages and files: how much is downloaded, and the sandboxed children that parse
+//! untrusted content.
 
 use clap::Args;
 

@@ -1,4 +1,5 @@
-//! Turns: how many run at once, how webhook events are held and claimed, what wakes hearth in a group and how much history the LLM sees.
+//! Turns: how many run at once, how webhook events are held and claimed, what wakes hearth in a
+//! group and how much history the LLM sees.
 
 use clap::Args;
 
