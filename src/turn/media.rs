@@ -69,14 +69,14 @@ impl Turns {
         let Some(logged) = TextMessage::spoken(&image.id, PHOTO_LOG) else {
             return;
         };
-        let complete = !on_line
-            || self
-                .store
-                .media()
-                .recent(&conversation.id, now - QUOTE_WINDOW_MS)
-                .await
-                .map(|recent| pick::set_complete(&recent.photos, &photo))
-                .unwrap_or(true);
+        // The chat's recent photos, read once: whether this one's set is complete, and which
+        // photos go to the model with it.
+        let recent = if on_line {
+            self.store.media().recent(&conversation.id, now - QUOTE_WINDOW_MS).await.ok()
+        } else {
+            None
+        };
+        let complete = recent.as_ref().is_none_or(|r| pick::set_complete(&r.photos, &photo));
         if conversation.is_multi_person() || !complete {
             self.log_only(event, source, &logged, kept).await;
             return;
@@ -87,19 +87,12 @@ impl Turns {
             self.tell(event, source, MediaProblem::External, received_at, kept).await;
             return;
         };
-        let photos = if on_line {
-            self.store
-                .media()
-                .recent(&conversation.id, now - QUOTE_WINDOW_MS)
-                .await
-                .map(|recent| pick::photos_for(&recent.photos, None, Some(&image.id), now))
-                .unwrap_or_default()
-                .into_iter()
-                .map(ContentRef::Line)
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let photos: Vec<ContentRef> = recent
+            .map(|r| pick::photos_for(&r.photos, None, Some(&image.id), now))
+            .unwrap_or_default()
+            .into_iter()
+            .map(ContentRef::Line)
+            .collect();
         let photos = if photos.is_empty() { vec![at] } else { photos };
         let media = TurnMedia {
             lang: Some(Lang::ZhTw),
