@@ -487,7 +487,21 @@ fn built_example(name: &str) -> std::path::PathBuf {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
         let profile = if profile == "debug" { "dev" } else { profile };
-        let out = std::process::Command::new(cargo)
+        // Without the variables cargo sets for a test (`CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`…):
+        // build scripts that read them (ring's) would see them changed, rebuild, and the next
+        // `cargo` run would rebuild them back.
+        let mut build = std::process::Command::new(cargo);
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy();
+            let set_for_tests = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_CRATE_", "CARGO_BIN_"]
+                .iter()
+                .any(|prefix| key.starts_with(prefix))
+                || ["CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR", "OUT_DIR"].contains(&&*key);
+            if set_for_tests {
+                build.env_remove(&*key);
+            }
+        }
+        let out = build
             .args(["build", "--quiet", "--manifest-path", manifest, "--profile", profile])
             .args(["--example", name])
             .output()
