@@ -55,7 +55,7 @@ pub async fn run(app: Arc<Turns>) -> std::io::Result<()> {
             lang: Lang::detect(&words),
             clock: app.clock.clone(),
         };
-        let chat = crate::features::memory::chat_part_from(&app.store, &ctx, &words).await;
+        let chat = crate::features::memory::chat_part_from(&app.deps.store, &ctx, &words).await;
         let shared = user.has_image();
         let messages =
             crate::llm::prompt::messages(&ctx, &app.prompt_setting(), chat, history.clone(), user);

@@ -312,9 +312,7 @@ impl Hearth {
         let limits = Limits::from_config(config, clock.clone(), door);
         let page = PageState::new(&config.page, &config.server, deps.sources.securities.clone());
         let (reminder_nudge, care_nudge) = (deps.reminder_nudge.clone(), deps.care_nudge.clone());
-        let home = deps.home.clone();
         let turns = Arc::new(Turns {
-            store: store.clone(),
             line,
             agent,
             clock: clock.clone(),
@@ -324,7 +322,6 @@ impl Hearth {
             postback_key,
             actions,
             deps,
-            quota: quota.clone(),
             limits,
             history_messages: config.turns.history_messages,
             history_chars: config.turns.history_chars,
@@ -333,7 +330,6 @@ impl Hearth {
                 .time_to_live(Duration::from_secs(3600))
                 .build(),
             charts: charts.clone(),
-            home,
             media,
             speech: speech.clone(),
             english_menu: care_menus.english().clone(),

@@ -98,7 +98,7 @@ impl Turns {
             }
             EventKind::Follow | EventKind::Join => {
                 if let (EventKind::Follow, Some(user)) = (&event.kind, &source.user_id) {
-                    self.quota.note_friend(user, true).await;
+                    self.deps.quota.note_friend(user, true).await;
                 }
                 let text = greeting(
                     source.conversation.is_multi_person(),
@@ -115,10 +115,10 @@ impl Turns {
                 .await;
             }
             EventKind::Unsend { message_id } => {
-                privacy::on_unsend(&self.store, &source.conversation, message_id).await
+                privacy::on_unsend(&self.deps.store, &source.conversation, message_id).await
             }
             EventKind::Leave | EventKind::Unfollow => {
-                privacy::on_removed(&self.store, &self.names, &source.conversation).await
+                privacy::on_removed(&self.deps.store, &self.names, &source.conversation).await
             }
             other => tracing::debug!(kind = ?other, "event not handled yet"),
         }
@@ -294,6 +294,7 @@ impl Turns {
         in_group: bool,
     ) -> (Vec<ChatMessage>, bool) {
         let (history, memories) = self
+            .deps
             .store
             .memory()
             .history_and_memories(
@@ -330,9 +331,11 @@ impl Turns {
         let mut notes = Vec::new();
         // Items are rarely held: the quota's read says whether to take any (when it fails,
         // they are taken anyway, as before the read told).
-        let held = match self.quota.standing_and_held(&conversation.id).await {
+        let held = match self.deps.quota.standing_and_held(&conversation.id).await {
             Ok((standing, held)) => {
-                if let Some(standing) = self.quota.warning_due(&conversation.id, standing).await {
+                if let Some(standing) =
+                    self.deps.quota.warning_due(&conversation.id, standing).await
+                {
                     notes.push(notice::warning(standing.used, standing.limit.unwrap_or(0), lang));
                 }
                 held
@@ -343,7 +346,7 @@ impl Turns {
             }
         };
         let taken = if held {
-            self.store.quota().take_held(&conversation.id).await
+            self.deps.store.quota().take_held(&conversation.id).await
         } else {
             Ok(Vec::new())
         };
@@ -438,7 +441,7 @@ impl Turns {
     ) -> Option<String> {
         let now = self.clock.now().as_millisecond();
         if let Ok(Some((name, at))) =
-            self.store.chat_log().member_name(&conversation.id, user_id).await
+            self.deps.store.chat_log().member_name(&conversation.id, user_id).await
             && now - at < NAME_TTL_MS
         {
             return Some(name);
@@ -451,8 +454,12 @@ impl Turns {
                     self.menu_for_language(user_id, language, now).await;
                 }
                 let name = profile.display_name;
-                if let Err(e) =
-                    self.store.chat_log().save_member(&conversation.id, user_id, &name, now).await
+                if let Err(e) = self
+                    .deps
+                    .store
+                    .chat_log()
+                    .save_member(&conversation.id, user_id, &name, now)
+                    .await
                 {
                     tracing::warn!(error = %e, "could not cache a display name");
                 }

@@ -59,6 +59,7 @@ impl Turns {
         let on_line = image.content_provider.is_line();
         if on_line
             && let Err(e) = self
+                .deps
                 .store
                 .media()
                 .note(&conversation.id, SentMedia::Photo(&photo), now - QUOTE_WINDOW_MS)
@@ -72,7 +73,7 @@ impl Turns {
         // The chat's recent photos, read once: whether this one's set is complete, and which
         // photos go to the model with it.
         let recent = if on_line {
-            self.store.media().recent(&conversation.id, now - QUOTE_WINDOW_MS).await.ok()
+            self.deps.store.media().recent(&conversation.id, now - QUOTE_WINDOW_MS).await.ok()
         } else {
             None
         };
@@ -180,6 +181,7 @@ impl Turns {
             };
             let prune_before = self.clock.now().as_millisecond() - QUOTE_WINDOW_MS;
             let noted = self
+                .deps
                 .store
                 .media()
                 .note(&source.conversation.id, SentMedia::File(&shared), prune_before)
@@ -327,10 +329,11 @@ impl Turns {
         let conversation = &source.conversation;
         let now = self.clock.now().as_millisecond();
         let since = now - QUOTE_WINDOW_MS;
-        let recent = self.store.media().recent(&conversation.id, since).await.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "recent photos and files unavailable");
-            RecentMedia::default()
-        });
+        let recent =
+            self.deps.store.media().recent(&conversation.id, since).await.unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "recent photos and files unavailable");
+                RecentMedia::default()
+            });
         let photos = recent.photos;
         // In a 1:1 chat a file is read when it arrives; only a group asks about one later.
         let mut files = if conversation.is_multi_person() { recent.files } else { Vec::new() };

@@ -31,15 +31,11 @@ use crate::line::postback::{ButtonSigner, PostbackKey};
 use crate::llm::agent::Agent;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
-use crate::push::quota::QuotaTracker;
-use crate::store::Store;
 use limits::Limits;
 
 /// The turn handler: everything handling one event uses, and nothing else (the inbox, the
 /// background loops and the HTTP server live in `server`).
 pub struct Turns {
-    /// The store.
-    pub store: Store,
     /// The LINE client.
     pub line: LineClient,
     /// The LLM agent with its tools.
@@ -56,10 +52,9 @@ pub struct Turns {
     pub postback_key: PostbackKey,
     /// What a verified button tap does ([`crate::buttons`]).
     pub actions: ActionRegistry,
-    /// What the tools were built from and the button actions run with.
+    /// What the tools were built from and the button actions run with: the store, the quota and
+    /// the home place among them.
     pub deps: Deps,
-    /// LINE's monthly message quota (answers say when it runs low).
-    pub quota: QuotaTracker,
     /// Who may use hearth, how often, and how many tokens a day.
     pub limits: Limits,
     /// History bounds.
@@ -69,8 +64,6 @@ pub struct Turns {
     pub(crate) names: privacy::NameCache,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
     pub charts: Option<crate::contract::chart::publish::Charts>,
-    /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city).
-    pub home: Option<String>,
     /// Photos, voice messages and files: LINE's content, transcription, limits.
     pub media: crate::features::media::Media,
     /// Speaks answers; `None` without `HEARTH_TTS_MODEL` or `HEARTH_PUBLIC_URL`.
@@ -84,7 +77,7 @@ impl Turns {
     pub fn prompt_setting(&self) -> crate::llm::prompt::Setting {
         crate::llm::prompt::Setting {
             search: self.agent.registry().offers(crate::llm::prompt::SEARCH_TOOL),
-            home: self.home.clone(),
+            home: self.deps.home.clone(),
         }
     }
 

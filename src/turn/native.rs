@@ -74,6 +74,7 @@ impl Turns {
     ) -> bool {
         match quoted {
             Some(quoted) => self
+                .deps
                 .store
                 .chat_log()
                 .is_bot_message(&conversation.id, quoted)
@@ -85,10 +86,11 @@ impl Turns {
 
     /// The message a request quotes: from the chat log, else what is known of it.
     pub(super) async fn quoted(&self, conversation: &Conversation, message_id: &str) -> Quoted {
-        match self.store.chat_log().quoted_message(&conversation.id, message_id).await {
+        match self.deps.store.chat_log().quoted_message(&conversation.id, message_id).await {
             Ok(Some(row)) => Quoted::Found(row),
             Ok(None) => Quoted::Unseen {
                 from_bot: self
+                    .deps
                     .store
                     .chat_log()
                     .is_bot_message(&conversation.id, message_id)
@@ -118,6 +120,7 @@ impl Turns {
         }
         let now = self.clock.now();
         let newcomers = match self
+            .deps
             .store
             .chats()
             .mark_welcomed(&conversation.id, user_ids, now.as_millisecond())

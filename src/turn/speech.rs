@@ -74,7 +74,7 @@ impl Turns {
         }
         let chat = &source.conversation.id;
         if let Some(audio) =
-            speech.speak_for_push(&self.store, chat, &answer.text, Lang::ZhTw).await
+            speech.speak_for_push(&self.deps.store, chat, &answer.text, Lang::ZhTw).await
         {
             append_last(replies, audio);
         }
@@ -83,7 +83,7 @@ impl Turns {
     /// Whether `source`'s chat, or its member, asked for spoken answers (a store failure: no).
     async fn asked_for_speech(&self, source: &EventSource) -> bool {
         let chat = &source.conversation.id;
-        match self.store.chats().spoken(chat, source.user_id.as_deref()).await {
+        match self.deps.store.chats().spoken(chat, source.user_id.as_deref()).await {
             Ok(asked_for) => asked_for,
             Err(e) => {
                 tracing::warn!(error = %e, "spoken answers setting unavailable");

@@ -81,7 +81,7 @@ impl Inbox {
         max_queued: usize,
         max_turns: usize,
     ) -> Self {
-        let store = turns.store.clone();
+        let store = turns.deps.store.clone();
         let clock = turns.clock.clone();
         // Shared by the lanes and the group commits: a write waiting in a commit is work in hand
         // whoever asked for it.

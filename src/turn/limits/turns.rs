@@ -92,7 +92,7 @@ impl Turns {
         }
         crate::platform::metrics::turn_refused(Refusal::NotAllowed.reason());
         tracing::info!(%conversation, "a chat waiting for approval called hearth");
-        match self.store.access().note_unapproved(&conversation.id, now).await {
+        match self.deps.store.access().note_unapproved(&conversation.id, now).await {
             Ok(true) => {
                 let notice = Message::text(access::pending_notice(conversation));
                 self.deliver(event, conversation, vec![notice], None, received_at, kept).await
@@ -120,7 +120,7 @@ impl Turns {
         let facts = door.chat_facts(&conversation.id).await?;
         match door::rule::chat(facts) {
             Ok(()) if facts.standing == Standing::Pending && facts.listed => {
-                self.store.access().approve_chat(&conversation.id, "allow-list", now).await?;
+                self.deps.store.access().approve_chat(&conversation.id, "allow-list", now).await?;
                 return Ok(true);
             }
             Ok(()) => return Ok(true),
@@ -143,7 +143,7 @@ impl Turns {
         };
         if member_approved {
             tracing::info!(%conversation, "an approved member speaks in the group: approved");
-            self.store.access().approve_chat(&conversation.id, "member", now).await?;
+            self.deps.store.access().approve_chat(&conversation.id, "member", now).await?;
         }
         Ok(member_approved)
     }
@@ -176,7 +176,8 @@ impl Turns {
             return;
         }
         let paired =
-            match self.store.access().pair_chat(&code_hash(code), &conversation.id, now).await {
+            match self.deps.store.access().pair_chat(&code_hash(code), &conversation.id, now).await
+            {
                 Ok(paired) => paired,
                 Err(e) => {
                     tracing::warn!(error = %e, "could not check a pairing code");
@@ -205,7 +206,7 @@ impl Turns {
         if !budget.is_on() {
             return Guess::Check;
         }
-        let nth = match self.store.access().count_pairing_guess(pairing::window(now)).await {
+        let nth = match self.deps.store.access().count_pairing_guess(pairing::window(now)).await {
             Ok(nth) => Some(nth),
             Err(e) => {
                 tracing::warn!(error = %e, "could not count a pairing guess; the code is not checked");
@@ -266,7 +267,7 @@ impl Turns {
             return Ok(());
         }
         let day = super::budget_day(self.clock.now(), &self.tz);
-        match self.store.usage().tokens_used(&day, &conversation.id).await {
+        match self.deps.store.usage().tokens_used(&day, &conversation.id).await {
             Ok(used) => budget.check(used.chat, used.service),
             Err(e) => {
                 tracing::warn!(error = %e, "token budget unavailable; turn allowed");
@@ -280,14 +281,14 @@ impl Turns {
     pub async fn prune_token_counts(&self) -> Result<u64, crate::store::StoreError> {
         let now = self.clock.now();
         let oldest = now.saturating_sub(KEEP_TOKEN_COUNTS).unwrap_or(now);
-        self.store.usage().prune_tokens(&super::budget_day(oldest, &self.tz)).await
+        self.deps.store.usage().prune_tokens(&super::budget_day(oldest, &self.tz)).await
     }
 
     /// Forgets the counts of pairing guesses older than [`pairing::KEPT`] (the server calls it
     /// hourly).
     pub async fn prune_pairing_guesses(&self) -> Result<u64, crate::store::StoreError> {
         let now = self.clock.now().as_millisecond();
-        self.store.access().prune_pairing_guesses(pairing::kept_from(now)).await
+        self.deps.store.access().prune_pairing_guesses(pairing::kept_from(now)).await
     }
 
     /// Counts the tokens a turn used against today's budgets of its chat and of the service,
