@@ -105,21 +105,11 @@ impl UsageStore<'_> {
     }
 
     /// Adds a turn's charge to the day's counts of its conversation and of the whole service,
-    /// in one statement.
+    /// in one statement (the one [`Charge::add_to`] puts in a turn's end-of-turn batch).
     pub async fn add_charge(self, charge: &Charge) -> Result<(), StoreError> {
-        db!(self.store, db => sqlx::query(ADD_TOKENS)
-            .bind(charge.day.as_str())
-            .bind(charge.conversation_id.as_str())
-            .bind(SERVICE_SCOPE)
-            .bind(db_count(charge.tokens))
-            .bind(db_count(charge.parts.turns))
-            .bind(db_count(charge.parts.input))
-            .bind(db_count(charge.parts.cached))
-            .bind(db_count(charge.parts.output))
-            .execute(db)
-            .await
-            .map(|_| ()))?;
-        Ok(())
+        let mut batch = super::batch::Batch::new();
+        charge.add_to(&mut batch);
+        self.store.run_batch(&batch).await.map(|_| ())
     }
 
     /// Each chat's turns and tokens in `month` (`YYYY-MM`), and the whole service's
