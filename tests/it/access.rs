@@ -148,9 +148,7 @@ fn hearth(db: &str, args: &[&str]) -> (bool, String) {
 
 #[tokio::test]
 async fn the_commands_pair_approve_list_and_revoke_chats_on_the_servers_database() {
-    let dir = std::env::temp_dir().join(format!("hearth-access-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-access");
     let db = format!("sqlite://{}", dir.join("hearth.db").display());
 
     let (ok, printed) = hearth(&db, &["pair"]);

@@ -13,9 +13,7 @@ use hearth::store::{BackupError, NewMemory, ServeLock, Snapshot, Store};
 
 /// A fresh folder for one test.
 fn folder(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hearth-backup-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("folder");
+    let dir = crate::common::scratch_dir(&format!("hearth-backup-{tag}"));
     dir
 }
 

@@ -8,9 +8,7 @@ use hearth::store::{CopyError, Store, copy_data};
 /// A family's SQLite database with reminders, a list, a memory, an alert, a digest, quiet hours
 /// and the chat log.
 async fn family_database() -> (Harness, String) {
-    let dir = std::env::temp_dir().join(format!("hearth-copy-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-copy");
     let url = format!("sqlite://{}", dir.join("hearth.db").display());
     let db = url.clone();
     let h = Harness::start_with(move |c| c.store.database_url = db, None).await;
@@ -99,9 +97,7 @@ async fn two_replicas_on_the_copy_fire_each_due_reminder_once_and_answer_a_redel
     use crate::common::{FakeLine, FakeLlm};
     use std::time::Duration;
 
-    let dir = std::env::temp_dir().join(format!("hearth-copy-replicas-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-copy-replicas");
     let sqlite = format!("sqlite://{}", dir.join("hearth.db").display());
     let source = Store::connect(&sqlite).await.expect("source");
     let due = jiff::Timestamp::now().as_millisecond() + 4_000;
@@ -139,9 +135,7 @@ async fn two_replicas_on_the_copy_fire_each_due_reminder_once_and_answer_a_redel
 
 #[test]
 fn copy_data_refuses_a_source_a_server_is_using() {
-    let dir = std::env::temp_dir().join(format!("hearth-copy-held-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-copy-held");
     let file = dir.join("hearth.db");
     let _held = hearth::store::ServeLock::take(&file).expect("a server's lock");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))

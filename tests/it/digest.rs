@@ -287,10 +287,7 @@ async fn several_processes_on_one_database_send_each_day_once() {
     let db = match std::env::var("HEARTH_TEST_BACKEND").as_deref() {
         Ok("postgres") => crate::common::db::fresh_postgres().await.expect("TEST_DATABASE_URL"),
         _ => {
-            let dir =
-                std::env::temp_dir().join(format!("hearth-digest-replicas-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).expect("dir");
+            let dir = crate::common::scratch_dir("hearth-digest-replicas");
             format!("sqlite://{}", dir.join("hearth.db").display())
         }
     };

@@ -91,9 +91,7 @@ async fn the_out_file_must_be_new_unless_forced_and_a_symbolic_link_is_never_wri
     let db = crate::common::harness::temp_db("export-out");
     let store = hearth::store::Store::connect(&db).await.expect("store");
     store.access().approve_chat(FAMILY, "cli", 1).await.expect("known");
-    let dir = std::env::temp_dir().join(format!("hearth-export-files-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-export-files");
     let existing = dir.join("existing.json");
     std::fs::write(&existing, "mine").expect("write");
     let target = dir.join("target.txt");

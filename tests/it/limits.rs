@@ -44,9 +44,7 @@ async fn shared_database(name: &str) -> String {
 
 /// A fresh SQLite file that several stores can open.
 fn sqlite_file(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("hearth-limits-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir(&format!("hearth-limits-{name}"));
     format!("sqlite://{}", dir.join("hearth.db").display())
 }
 

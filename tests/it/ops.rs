@@ -39,9 +39,7 @@ async fn metrics_count_events_turns_llm_and_tool_calls_and_sends() {
 async fn json_logs_carry_neither_secrets_nor_what_the_family_wrote() {
     let (line, llm) = (FakeLine::start().await, FakeLlm::start().await);
     llm.reply_text("好的");
-    let dir = std::env::temp_dir().join(format!("hearth-logs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-logs");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())

@@ -263,9 +263,7 @@ async fn a_request_accepted_by_a_process_that_died_before_recording_it_is_repeat
 
 #[tokio::test]
 async fn two_processes_flushing_one_chat_at_once_push_it_once() {
-    let dir = std::env::temp_dir().join(format!("hearth-outbox-replicas-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-outbox-replicas");
     let db = match std::env::var("HEARTH_TEST_BACKEND").as_deref() {
         Ok("postgres") => crate::common::db::harness_database().await,
         _ => format!("sqlite://{}", dir.join("hearth.db").display()),

@@ -134,9 +134,7 @@ async fn one_process_holds_a_chat_s_items_and_a_request_keeps_its_key_across_att
 
 /// An SQLite file (several connections, unlike `:memory:`) and PostgreSQL when configured.
 async fn shared_stores() -> Vec<Store> {
-    let dir = std::env::temp_dir().join(format!("hearth-outbox-claims-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = crate::common::scratch_dir("hearth-outbox-claims");
     let mut urls = vec![format!("sqlite://{}?mode=rwc", dir.join("hearth.db").display())];
     urls.extend(crate::common::db::fresh_postgres().await);
     let mut stores = Vec::new();

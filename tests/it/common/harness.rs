@@ -353,9 +353,7 @@ pub fn chip_texts(body: &Value) -> Vec<String> {
 
 /// A fresh SQLite database file named after `name`, for tests that open it from two processes.
 pub fn temp_db(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("hearth-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = super::scratch_dir(&format!("hearth-{name}"));
     format!("sqlite://{}", dir.join("hearth.db").display())
 }
 

@@ -47,3 +47,15 @@ pub fn sandbox() -> hearth::sources::sandbox::Sandbox {
 pub async fn get(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Response> {
     hearth::platform::tls::client_builder().build()?.get(url).send().await
 }
+
+/// A new, empty folder in the temporary directory for one test: `tag`, the process and a count
+/// make its name, so tests running at once in one process never share a folder (nor a database
+/// file in it).
+pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}

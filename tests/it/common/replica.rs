@@ -61,7 +61,8 @@ impl Replica {
             child: cmd.spawn().expect("spawn hearth serve"),
             url: format!("http://127.0.0.1:{port}"),
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        // Generous: a busy machine migrating many test schemas at once is slow to start.
+        let deadline = Instant::now() + Duration::from_secs(60);
         let ready = format!("{}/readyz", replica.url);
         while super::get(&ready).await.map(|r| r.status() != 200).unwrap_or(true) {
             assert!(Instant::now() < deadline, "hearth did not become ready");
@@ -103,9 +104,7 @@ pub async fn shared_database(name: &str) -> String {
     if let Some(pg) = super::db::fresh_postgres().await {
         return pg;
     }
-    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = super::scratch_dir(name);
     format!("sqlite://{}", dir.join("hearth.db").display())
 }
 
