@@ -13,8 +13,7 @@ use hearth::store::{BackupError, NewMemory, ServeLock, Snapshot, Store};
 
 /// A fresh folder for one test.
 fn folder(tag: &str) -> PathBuf {
-    let dir = crate::common::scratch_dir(&format!("hearth-backup-{tag}"));
-    dir
+    crate::common::scratch_dir(&format!("hearth-backup-{tag}"))
 }
 
 fn url(path: &Path) -> String {
