@@ -64,9 +64,9 @@ async fn a_turn_slower_than_its_lease_is_handled_once() {
     let db = shared_database("hearth-slow-turn").await;
     let (line, llm) = (FakeLine::start().await, FakeLlm::start().await);
     script_reminder_turns(&llm, 4, Duration::from_secs(3));
-    // Each turn outlasts its two-second lease; the last event waits behind the others for nine
-    // seconds more. (Two seconds, not one: a machine busy with other tests may stall the
-    // heartbeat past two renewals of a one-second lease, which is not what this test is about.)
+    // Each turn outlasts its two-second lease (still well short of a turn, with room for a
+    // heartbeat that runs late on a machine busy with other tests); the last event waits behind
+    // the others for nine seconds more.
     let a = Replica::spawn(&db, &line, &llm, &[("HEARTH_INBOX_LEASE_SECS", "2")]).await;
     post_burst(&a, 1, 4).await;
     line.wait_for_answers(4, Duration::from_secs(40)).await;
