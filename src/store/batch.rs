@@ -3,21 +3,12 @@
 //! Callers build it from pieces (a chat-log line, an answer, a token charge, the done mark) and
 //! the SQL of each piece is written once, for both backends. A batch that fails half-way, or is
 //! abandoned half-way (its future dropped), is rolled back: its write lock is never kept.
-//!
-//! On SQLite the statements go to the connection as one query string: one hand-off to the
-//! connection's thread and back, where one statement at a time made a hand-off each (a turn's
-//! end is five statements; BENCHMARKS.md, "A turn's end in one hand-off"). sqlx's SQLite driver
-//! runs the statements of one string in order and binds each `$n` to the `n`-th value of the
-//! whole list, so each statement's `$n` is renumbered for its place in the string. On
-//! PostgreSQL, where a prepared statement holds one statement, they run one by one. Either way
-//! the SQL is the same text, written once.
 
 use std::borrow::Cow;
 
-use futures::TryStreamExt;
-use sqlx::{AssertSqlSafe, Executor};
+use sqlx::AssertSqlSafe;
 
-use super::{Backend, Store, StoreError};
+use super::{Store, StoreError};
 
 /// A value bound to a statement of a [`Batch`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -94,59 +85,6 @@ impl<'a> Batch<'a> {
     pub(crate) fn len(&self) -> usize {
         self.statements.len()
     }
-
-    /// The batch as one SQLite query string, each statement's parameters renumbered for its
-    /// place in it.
-    fn as_one_string(&self) -> String {
-        let mut sql = String::new();
-        let mut offset = 0;
-        for statement in &self.statements {
-            let highest = renumbered(&statement.sql, offset, &mut sql);
-            debug_assert_eq!(highest, statement.values.len(), "binds of {:?}", statement.sql);
-            sql.push_str(";\n");
-            offset += statement.values.len();
-        }
-        sql
-    }
-
-    /// Every value, in the order of the renumbered parameters.
-    fn values(&self) -> impl Iterator<Item = Value<'a>> + '_ {
-        self.statements.iter().flat_map(|s| s.values.iter().copied())
-    }
-}
-
-/// Appends `sql` to `out` with each parameter `$n` written `$(n + offset)` (a `$` inside a
-/// quoted literal is left alone); returns the highest `n`.
-fn renumbered(sql: &str, offset: usize, out: &mut String) -> usize {
-    let mut highest = 0;
-    let mut quoted = false;
-    let mut chars = sql.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c == '\'' {
-            quoted = !quoted;
-        }
-        if c != '$' || quoted {
-            out.push(c);
-            continue;
-        }
-        let digits = i + 1;
-        let mut end = digits;
-        while let Some(&(j, d)) = chars.peek()
-            && d.is_ascii_digit()
-        {
-            end = j + 1;
-            chars.next();
-        }
-        out.push('$');
-        match sql[digits..end].parse::<usize>() {
-            Ok(n) => {
-                highest = highest.max(n);
-                out.push_str(&(n + offset).to_string());
-            }
-            Err(_) => out.push_str(&sql[digits..end]),
-        }
-    }
-    highest
 }
 
 /// Binds `values` to `query`, for either backend.
@@ -171,42 +109,21 @@ impl Store {
         if batch.statements.is_empty() {
             return Ok(Vec::new());
         }
-        match &*self.backend {
-            Backend::Sqlite(db) => {
-                let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-                let query = sqlx::query(AssertSqlSafe(batch.as_one_string()));
-                let query = bind_values!(query, batch.values());
-                // One result per statement, in order (a statement's rows, if any, are skipped).
-                let changed: Vec<u64> = (&mut *tx)
-                    .execute_many(query)
-                    .map_ok(|r| r.rows_affected())
-                    .try_collect()
-                    .await?;
-                if changed.len() != batch.len() {
-                    return Err(StoreError::Database(sqlx::Error::Protocol(format!(
-                        "a batch of {} statements answered {} results",
-                        batch.len(),
-                        changed.len()
-                    ))));
-                }
-                tx.commit().await?;
-                Ok(changed)
+        let begin = self.lists().write_transaction();
+        db!(self, db => {
+            transaction!(db, tx, begin);
+            let mut changed = Vec::with_capacity(batch.len());
+            for statement in &batch.statements {
+                let query = match &statement.sql {
+                    Cow::Borrowed(sql) => sqlx::query(AssertSqlSafe(*sql)),
+                    Cow::Owned(sql) => sqlx::query(AssertSqlSafe(sql.clone())),
+                };
+                let query = bind_values!(query, statement.values.iter().copied());
+                changed.push(query.execute(&mut *tx).await?.rows_affected());
             }
-            Backend::Postgres(db) => {
-                transaction!(db, tx);
-                let mut changed = Vec::with_capacity(batch.len());
-                for statement in &batch.statements {
-                    let query = match &statement.sql {
-                        Cow::Borrowed(sql) => sqlx::query(AssertSqlSafe(*sql)),
-                        Cow::Owned(sql) => sqlx::query(AssertSqlSafe(sql.clone())),
-                    };
-                    let query = bind_values!(query, statement.values.iter().copied());
-                    changed.push(query.execute(&mut *tx).await?.rows_affected());
-                }
-                tx.commit().await?;
-                Ok(changed)
-            }
-        }
+            tx.commit().await?;
+            Ok(changed)
+        })
     }
 }
 
@@ -214,22 +131,6 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::Charge;
-
-    fn renumber(sql: &str, offset: usize) -> String {
-        let mut out = String::new();
-        let _ = renumbered(sql, offset, &mut out);
-        out
-    }
-
-    #[test]
-    fn parameters_are_renumbered_for_their_place_and_literals_are_left_alone() {
-        assert_eq!(
-            renumber("UPDATE t SET a = $1, b = $12 WHERE c = '$1' AND d = $1", 3),
-            "UPDATE t SET a = $4, b = $15 WHERE c = '$1' AND d = $4"
-        );
-        assert_eq!(renumber("SELECT $ || $x", 2), "SELECT $ || $x", "not parameters");
-        assert_eq!(renumber("SELECT '天氣' || $2", 1), "SELECT '天氣' || $3");
-    }
 
     /// A migrated SQLite store in a fresh file, and the file's directory.
     async fn sqlite_store(name: &str) -> (Store, std::path::PathBuf) {
