@@ -68,13 +68,18 @@ impl Backend {
     }
 }
 
-/// How long an SQLite statement waits for the write lock. SQLite's wait is not first come, first
-/// served, so under a flood of writes an unlucky writer can wait seconds: it must not fail then
-/// (a failed finish means an event handled twice).
+/// How long an SQLite statement waits for the write lock another process holds (a CLI command,
+/// a backup). SQLite's wait is not first come, first served, so an unlucky writer can wait
+/// seconds: it must not fail then (a failed finish means an event handled twice).
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Opens SQLite with WAL, a busy timeout and a small pool (one connection for `:memory:`, which
-/// lives and dies with its connection, so it is never closed for being idle or old).
+/// Opens SQLite with WAL, a busy timeout and a pool of one connection. One connection, so the
+/// process's statements queue in sqlx's pool, in the order they came, rather than in SQLite's
+/// busy handler, which sleeps 1, 2, 5, 10… ms between tries: with four connections a webhook's
+/// insert that met a turn's transaction waited out those sleeps (acknowledgements' p99 at 500
+/// DMs/s 4–7 ms, against 1 ms with one; BENCHMARKS.md). Statements take microseconds, and one
+/// connection keeps one page cache and one set of prepared statements warm. `:memory:` lives
+/// and dies with its connection, so it is never closed for being idle or old either.
 async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     let options = SqliteConnectOptions::from_str(url)?
@@ -90,9 +95,8 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         // written again and again (the inbox, the chat log's newest) are copied back to the
         // database once per checkpoint, and each checkpoint syncs the file.
         .pragma("wal_autocheckpoint", "4000");
-    let connections = if in_memory { 1 } else { 4 };
     Ok(SqlitePoolOptions::new()
-        .max_connections(connections)
+        .max_connections(1)
         // A connection to a local file needs no ping before each use.
         .test_before_acquire(false)
         .idle_timeout(None)
@@ -106,7 +110,8 @@ mod tests {
     use super::open_sqlite;
 
     #[tokio::test]
-    async fn an_sqlite_file_keeps_statement_journals_in_memory_and_checkpoints_rarely() {
+    async fn an_sqlite_file_is_one_connection_with_statement_journals_in_memory_and_rare_checkpoints()
+     {
         let dir = std::env::temp_dir().join(format!("hearth-pragmas-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let url = format!("sqlite://{}", dir.join("hearth.db").display());
@@ -117,11 +122,13 @@ mod tests {
             sqlx::query_scalar("PRAGMA wal_autocheckpoint").fetch_one(&pool).await.expect("read");
         let journal: String =
             sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&pool).await.expect("read");
+        let connections = pool.options().get_max_connections();
         drop(pool);
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(temp_store, 2, "MEMORY");
         assert_eq!(checkpoint, 4000);
         assert_eq!(journal, "wal");
+        assert_eq!(connections, 1, "the process's writers queue in the pool, not in SQLite");
     }
 
     #[test]
