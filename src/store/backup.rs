@@ -1,7 +1,8 @@
 //! A SQLite database copied while it is in use, and a copy checked before it is put back.
 //!
 //! [`Store::backup_into`] writes a consistent copy with SQLite's `VACUUM INTO` (one read
-//! transaction: writers go on in the WAL while it runs) to a temporary name beside the target,
+//! transaction on a connection of its own: the store's connection goes on serving, and its
+//! writes go on in the WAL, while it runs) to a temporary name beside the target,
 //! then renames it, so a copy that exists is whole. [`Snapshot::check`] opens a copy read-only and
 //! says whether it can be put in place: `PRAGMA integrity_check` passes, every migration it
 //! has is one this build knows (a copy from a newer hearth is refused, named), and its schema is
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::{ConnectOptions, Connection};
 
 use super::{Backend, Store, StoreError};
 
@@ -106,7 +108,16 @@ impl Store {
         let partial = partial_name(path);
         let _ = std::fs::remove_file(&partial);
         let text = partial.to_string_lossy().into_owned();
-        let written = sqlx::query("VACUUM INTO $1").bind(&text).execute(pool).await;
+        // On a connection of its own, opened like the store's: the store's one connection goes
+        // on serving webhooks and turns while a large database takes seconds to copy.
+        let written = match pool.connect_options().connect().await {
+            Ok(mut own) => {
+                let written = sqlx::query("VACUUM INTO $1").bind(&text).execute(&mut own).await;
+                let _ = own.close().await;
+                written
+            }
+            Err(e) => Err(e),
+        };
         if let Err(e) = written {
             let _ = std::fs::remove_file(&partial);
             return Err(e.into());

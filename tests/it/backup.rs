@@ -1,5 +1,6 @@
 //! `hearth backup` and `hearth restore` on SQLite: a copy taken while writes go on holds every
-//! row written before it began and passes SQLite's integrity check; a restore checks the copy
+//! row written before it began and passes SQLite's integrity check, and does not hold up the
+//! store's own connection while it is made; a restore checks the copy
 //! (integrity, migrations from a newer hearth) and is refused while a server holds the
 //! database, changing nothing; PostgreSQL is sent to pg_dump.
 
@@ -79,6 +80,41 @@ async fn a_backup_taken_while_writes_go_on_is_whole_and_holds_every_row_written_
         matches!(store.backup_into(&copy).await, Err(BackupError::Exists(_))),
         "never overwritten"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_backup_being_made_leaves_the_store_free_to_write_and_read() {
+    let dir = folder("meanwhile");
+    let db = dir.join("hearth.db");
+    let store = Store::connect(&url(&db)).await.expect("store");
+    // 40 MB beside hearth's tables, so the copy takes a while to make.
+    let mut raw = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url(&db))
+        .await
+        .expect("open the database");
+    sqlx::raw_sql("CREATE TABLE filler AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) SELECT i, randomblob(1000) AS b FROM n")
+        .execute(&mut raw)
+        .await
+        .expect("filled");
+    sqlx::Connection::close(raw).await.expect("close");
+    let copy = dir.join("copy.db");
+    let backup = {
+        let (store, copy) = (store.clone(), copy.clone());
+        tokio::spawn(async move { store.backup_into(&copy).await })
+    };
+    let partial = dir.join("copy.db.partial");
+    while !partial.exists() {
+        assert!(!backup.is_finished(), "the copy was being made long enough to look at");
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    remember(&store, "written while the copy was made").await;
+    assert_eq!(memories(&store).await, ["written while the copy was made"]);
+    assert!(
+        partial.exists(),
+        "the write and the read were answered while the copy was still being made"
+    );
+    backup.await.expect("joined").expect("backup");
+    assert!(copy.exists() && !partial.exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
