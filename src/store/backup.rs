@@ -96,6 +96,9 @@ impl Store {
             Backend::Sqlite(pool) => pool.close().await,
             Backend::Postgres(pool) => pool.close().await,
         }
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.close().await;
+        }
     }
 
     /// Writes a consistent copy of this SQLite database to `path` (which must not exist) while

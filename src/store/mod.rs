@@ -28,6 +28,7 @@ mod care_doses;
 mod care_menu;
 mod chat_log;
 mod chat_row;
+mod checkpoint;
 mod copy;
 mod digests;
 mod forget;
@@ -64,6 +65,7 @@ pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
 pub use care_doses::{DoseRow, NewReading, ReadingRow};
 pub use chat_log::{LoggedMessage, NewMessage};
+pub use checkpoint::Checkpoint;
 pub use copy::{CopyError, copy_data};
 pub use digests::{DigestDay, DigestDelivery, DigestRow, DigestStatus, NewDigest};
 pub use forget::Removed;
@@ -121,6 +123,9 @@ pub enum StoreError {
 #[derive(Clone)]
 pub struct Store {
     backend: std::sync::Arc<Backend>,
+    /// An SQLite file's second connection, where its write-ahead log is copied back into the
+    /// database ([`Store::checkpoint`]); none in memory or on PostgreSQL.
+    checkpoints: Option<sqlx::SqlitePool>,
 }
 
 /// Declares the store's repositories: for each, a type that borrows the store and the method of
@@ -200,7 +205,8 @@ impl Store {
 
     /// Opens the database without migrating it.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
-        Ok(Self { backend: std::sync::Arc::new(Backend::open(url).await?) })
+        let (backend, checkpoints) = Backend::open(url).await?;
+        Ok(Self { backend: std::sync::Arc::new(backend), checkpoints })
     }
 
     /// Applies the embedded migrations that are not applied yet.

@@ -49,19 +49,20 @@ pub(super) enum Backend {
 }
 
 impl Backend {
-    /// Opens the database at `url` (`sqlite://path`, `sqlite::memory:` or `postgres://…`).
-    pub(super) async fn open(url: &str) -> Result<Self, StoreError> {
+    /// Opens the database at `url` (`sqlite://path`, `sqlite::memory:` or `postgres://…`), with
+    /// the pool an SQLite file's checkpoints run on ([`open_sqlite`]).
+    pub(super) async fn open(url: &str) -> Result<(Self, Option<SqlitePool>), StoreError> {
         if url.starts_with("sqlite:") {
-            Ok(Backend::Sqlite(open_sqlite(url).await?))
+            let (pool, checkpoints) = open_sqlite(url).await?;
+            Ok((Backend::Sqlite(pool), checkpoints))
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let options = PgConnectOptions::from_str(url)?;
-            Ok(Backend::Postgres(
-                PgPoolOptions::new()
-                    .max_connections(10)
-                    .acquire_timeout(Duration::from_secs(10))
-                    .connect_with(options)
-                    .await?,
-            ))
+            let pool = PgPoolOptions::new()
+                .max_connections(10)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(options)
+                .await?;
+            Ok((Backend::Postgres(pool), None))
         } else {
             Err(StoreError::UnsupportedUrl(redact_url(url)))
         }
@@ -80,7 +81,12 @@ const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(20);
 /// DMs/s 4–7 ms, against 1 ms with one; BENCHMARKS.md). Statements take microseconds, and one
 /// connection keeps one page cache and one set of prepared statements warm. `:memory:` lives
 /// and dies with its connection, so it is never closed for being idle or old either.
-async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
+///
+/// A file also gets a second pool of one connection, opened at its first use, for checkpoints
+/// (`store/checkpoint.rs`): the write-ahead log is copied back into the database and the file
+/// synced there, so the store's connection never stops for it (at 500 DMs/s on a disk, the
+/// acknowledgements' p99 went from 12 ms to 2 ms; BENCHMARKS.md).
+async fn open_sqlite(url: &str) -> Result<(SqlitePool, Option<SqlitePool>), StoreError> {
     let in_memory = url.contains(":memory:") || url.contains("mode=memory");
     let options = SqliteConnectOptions::from_str(url)?
         .create_if_missing(true)
@@ -91,18 +97,21 @@ async fn open_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
         // Statement journals (a multi-row insert inside a transaction keeps one, to undo just
         // that statement) and temporary indexes stay in memory instead of temporary files.
         .pragma("temp_store", "memory")
-        // Checkpoints every 4,000 WAL pages (16 MiB) rather than every 1,000: the same pages
-        // written again and again (the inbox, the chat log's newest) are copied back to the
-        // database once per checkpoint, and each checkpoint syncs the file.
-        .pragma("wal_autocheckpoint", "4000");
-    Ok(SqlitePoolOptions::new()
-        .max_connections(1)
-        // A connection to a local file needs no ping before each use.
-        .test_before_acquire(false)
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .connect_with(options)
-        .await?)
+        // A connection checkpoints by itself only past 16,000 WAL pages (64 MiB). A serving
+        // process checkpoints four times a second on a connection of its own; this is the
+        // backstop for a log that grows faster than that, and what a short-lived command (and
+        // its close) relies on.
+        .pragma("wal_autocheckpoint", "16000");
+    let one = || {
+        SqlitePoolOptions::new()
+            .max_connections(1)
+            // A connection to a local file needs no ping before each use.
+            .test_before_acquire(false)
+            .idle_timeout(None)
+            .max_lifetime(None)
+    };
+    let checkpoints = (!in_memory).then(|| one().connect_lazy_with(options.clone()));
+    Ok((one().connect_with(options).await?, checkpoints))
 }
 
 #[cfg(test)]
@@ -115,7 +124,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("hearth-pragmas-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let url = format!("sqlite://{}", dir.join("hearth.db").display());
-        let pool = open_sqlite(&url).await.expect("opened");
+        let (pool, checkpoints) = open_sqlite(&url).await.expect("opened");
         let temp_store: i64 =
             sqlx::query_scalar("PRAGMA temp_store").fetch_one(&pool).await.expect("read");
         let checkpoint: i64 =
@@ -126,7 +135,8 @@ mod tests {
         drop(pool);
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(temp_store, 2, "MEMORY");
-        assert_eq!(checkpoint, 4000);
+        assert_eq!(checkpoint, 16000, "the checkpoints' own connection keeps the log short");
+        assert!(checkpoints.is_some(), "a file has a connection for its checkpoints");
         assert_eq!(journal, "wal");
         assert_eq!(connections, 1, "the process's writers queue in the pool, not in SQLite");
     }

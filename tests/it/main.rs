@@ -10,6 +10,7 @@ mod backup;
 mod calendar_reminders;
 mod care;
 mod charts;
+mod checkpoints;
 mod cli;
 mod copy_data;
 mod digest;
