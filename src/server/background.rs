@@ -134,7 +134,7 @@ const LOOPS: &[Loop] = &[
     },
     Loop {
         name: "checkpoints",
-        every: |app| (app.store.backend_name() == "sqlite").then_some(CHECKPOINT_TICK),
+        every: |app| app.store.has_write_ahead_log().then_some(CHECKPOINT_TICK),
         wake: |_| None,
         tick: |app| Box::pin(checkpoint(app)),
     },

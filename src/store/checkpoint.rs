@@ -20,6 +20,11 @@ pub struct Checkpoint {
 }
 
 impl Store {
+    /// True for an SQLite file, whose write-ahead log [`Store::checkpoint`] copies back.
+    pub fn has_write_ahead_log(&self) -> bool {
+        self.checkpoints.is_some()
+    }
+
     /// Copies the write-ahead log back into an SQLite file, on the checkpoints' own connection;
     /// `None` where there is no such log (in memory, PostgreSQL).
     pub async fn checkpoint(&self) -> Result<Option<Checkpoint>, StoreError> {
@@ -55,6 +60,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let db = dir.join("hearth.db");
         let store = Store::connect(&format!("sqlite://{}", db.display())).await.expect("store");
+        assert!(store.has_write_ahead_log());
         let wal = dir.join("hearth.db-wal");
         let mut sizes = Vec::new();
         for round in 0..5 {
@@ -73,6 +79,7 @@ mod tests {
     #[tokio::test]
     async fn a_store_in_memory_has_no_log_to_copy() {
         let store = Store::in_memory().await.expect("store");
+        assert!(!store.has_write_ahead_log());
         assert_eq!(store.checkpoint().await.expect("nothing to do"), None);
     }
 }
