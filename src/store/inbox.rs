@@ -112,7 +112,7 @@ const POISONED: &str = "SELECT event_id, payload, received_at, attempts FROM inb
 const SET_ASIDE: &str = "UPDATE inbox SET status = 'set_aside', done_at = $3, lease_owner = NULL WHERE event_id = $1 AND attempts = $2 AND status = 'pending' AND lease_until <= $3";
 const COUNT_SET_ASIDE: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'set_aside'";
 const START: &str = "UPDATE inbox SET started = started + 1, started_attempt = $2 WHERE event_id = $1 AND attempts = $2 AND status = 'pending'";
-const PRUNE: &str = "DELETE FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1";
+const PRUNE: &str = "DELETE FROM inbox WHERE event_id IN (SELECT event_id FROM inbox WHERE status IN ('done', 'set_aside') AND done_at < $1 LIMIT CAST($2 AS BIGINT))";
 const COUNT_PENDING: &str = "SELECT COUNT(*) FROM inbox WHERE status = 'pending'";
 
 /// What an inbox event's turn writes at its end, with its done mark
@@ -504,13 +504,9 @@ impl InboxStore<'_> {
         Ok(db!(self.store, db => sqlx::query_scalar(COUNT_PENDING).fetch_one(db).await)?)
     }
 
-    /// Forgets handled events finished before `before_ms`; returns how many.
+    /// Forgets handled events finished before `before_ms`, in batches; returns how many.
     pub async fn prune(self, before_ms: i64) -> Result<u64, StoreError> {
-        Ok(db!(self.store, db => sqlx::query(PRUNE)
-            .bind(before_ms)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?)
+        self.store.delete_in_batches(PRUNE, before_ms).await
     }
 }
 

@@ -46,8 +46,8 @@ const DELETE_MEMORIES_UP_TO: &str = "DELETE FROM memories WHERE conversation_id 
 const HISTORY_AND_MEMORIES: &str = "SELECT kind, id, speaker, user_id, from_bot, text, at_ms, tainted FROM (SELECT CAST(0 AS BIGINT) AS kind, id, speaker, CAST(NULL AS TEXT) AS user_id, from_bot, text, at_ms, tainted FROM (SELECT id, speaker, from_bot, text, at_ms, tainted FROM chat_log WHERE conversation_id = $1 AND id < $2 ORDER BY id DESC LIMIT CAST($3 AS BIGINT)) AS history UNION ALL SELECT CAST(1 AS BIGINT), id, speaker, user_id, FALSE, text, created_at, FALSE FROM memories WHERE conversation_id = $1) AS turn ORDER BY kind, CASE WHEN kind = 0 THEN -id ELSE id END";
 const LOG_WINDOW: &str = "SELECT speaker, from_bot, text, at_ms FROM chat_log WHERE conversation_id = $1 AND at_ms >= $2 AND NOT from_bot ORDER BY id DESC LIMIT CAST($3 AS BIGINT)";
 const UNSEND: &str = "DELETE FROM chat_log WHERE conversation_id = $1 AND message_id = $2";
-const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE at_ms < $1";
-const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE sent_at < $1";
+const PRUNE_LOG: &str = "DELETE FROM chat_log WHERE id IN (SELECT id FROM chat_log WHERE at_ms < $1 LIMIT CAST($2 AS BIGINT))";
+const PRUNE_SENT: &str = "DELETE FROM sent_messages WHERE message_id IN (SELECT message_id FROM sent_messages WHERE sent_at < $1 LIMIT CAST($2 AS BIGINT))";
 
 row! {
     /// A row of [`HISTORY_AND_MEMORIES`]: a logged message (`kind` 0) or a memory (`kind` 1).
@@ -189,15 +189,10 @@ impl MemoryStore<'_> {
     }
 
     /// Deletes the log of every conversation said before `before_ms`, and the ids of hearth's
-    /// messages sent before then; returns how many log messages went.
+    /// messages sent before then, in batches; returns how many log messages went.
     pub async fn prune_chat_log(self, before_ms: i64) -> Result<u64, StoreError> {
-        Ok(db!(self.store, db => {
-            transaction!(db, tx);
-            let messages =
-                sqlx::query(PRUNE_LOG).bind(before_ms).execute(&mut *tx).await?.rows_affected();
-            sqlx::query(PRUNE_SENT).bind(before_ms).execute(&mut *tx).await?;
-            tx.commit().await?;
-            messages
-        }))
+        let messages = self.store.delete_in_batches(PRUNE_LOG, before_ms).await?;
+        self.store.delete_in_batches(PRUNE_SENT, before_ms).await?;
+        Ok(messages)
     }
 }

@@ -155,3 +155,21 @@ async fn unsend_prune_and_forget_conversation_delete_what_they_say() {
         assert_eq!(s.memory().log_window("C2", 0, 10).await.expect("window").len(), 1);
     }
 }
+
+#[tokio::test]
+async fn a_chat_log_longer_than_a_batch_is_pruned_whole_and_the_newer_lines_stay() {
+    for s in stores().await {
+        let name = s.backend_name();
+        for n in 0..2_500 {
+            let id = format!("old-{n}");
+            s.chat_log().log_message(&message("C1", &id, "舊訊息", 1_000)).await.expect("log");
+        }
+        for n in 0..3 {
+            let id = format!("new-{n}");
+            s.chat_log().log_message(&message("C1", &id, "新訊息", 5_000)).await.expect("log");
+        }
+        assert_eq!(s.memory().prune_chat_log(2_000).await.expect("prune"), 2_500, "{name}");
+        let kept = s.memory().log_window("C1", 0, 10_000).await.expect("window");
+        assert_eq!(kept.len(), 3, "{name}: the newer lines stay");
+    }
+}
