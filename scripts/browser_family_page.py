@@ -1,6 +1,6 @@
 """Drives the family page in a real headless Chromium, as a family member on a phone would.
 
-Run by the Rust test `family_page_browser::` (tests/it/family_page_browser.rs), which starts hearth
+Run by the Rust test `family_page::in_a_real_browser_…` (tests/it/family_page.rs), which starts hearth
 with its fakes, mints a one-time link and then checks, through the chat's own tools, that every
 change made here is seen there:
 
@@ -18,9 +18,9 @@ import os
 import sys
 
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 TABS = ["lists", "reminders", "alerts", "memories", "settings", "quota"]
@@ -42,7 +42,22 @@ def press(driver, button):
     """Clicks a form's button and waits for the page it leads to."""
     old = driver.find_element(By.TAG_NAME, "html")
     button.click()
-    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 10).until(gone(old))
+
+
+def gone(element):
+    """A wait condition: `element` has left the document. Mid-navigation chromedriver can say so
+    with an inspector error ("Node with given id does not belong to the document") rather than
+    a stale element; `expected_conditions.staleness_of` takes only the latter."""
+
+    def check(_driver):
+        try:
+            element.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+
+    return check
 
 
 def said(driver):
