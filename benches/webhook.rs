@@ -15,6 +15,9 @@
 //! under `taskset -c` that CPU; run the bench itself pinned to another:
 //! `taskset -c 1 cargo bench --bench webhook` with `BENCH_SERVER_CPU=0`). The flood alone:
 //! `BENCH_TURNS=0 BENCH_RATES= BENCH_SUSTAINED=0 BENCH_FLOOD=160000 cargo bench --bench webhook`.
+//! The SQLite file is made in the temporary folder (`TMPDIR`): on tmpfs (`/dev/shm`) the figures
+//! are the CPU's alone; in a folder on a disk they include what the disk costs (the syncs of
+//! SQLite's checkpoints), as a deployment's would.
 //!
 //! `BENCH_PEER=1` sends the same load to the peer instead of hearth: `scripts/peer_bot.py`, a
 //! Python LINE bot's webhook (aiohttp and LINE's SDK: the signature checked, the events parsed,
