@@ -19,11 +19,13 @@
 //! are the CPU's alone; in a folder on a disk they include what the disk costs (the syncs of
 //! SQLite's checkpoints), as a deployment's would.
 //!
-//! `BENCH_PEER=1` sends the same load to the peer instead of hearth: `scripts/peer_bot.py`, a
+//! `BENCH_PEER=1` sends the same load to a peer instead of hearth: `scripts/peer_bot.py`, a
 //! Python LINE bot's webhook (aiohttp and LINE's SDK: the signature checked, the events parsed,
-//! 200), run by `BENCH_PEER_PYTHON` (default `python3`; it needs
-//! `scripts/requirements-bench.txt`) and pinned like hearth. Only the phases that ask for an
-//! acknowledgement run against it: the ack rates and the flood's ack rate.
+//! 200); `BENCH_PEER=flask`, to `scripts/peer_flask_bot.py`, LINE's Python sample (Flask and the
+//! SDK's `WebhookHandler`) under gunicorn's default worker. Either runs under
+//! `BENCH_PEER_PYTHON` (default `python3`; it needs `scripts/requirements-bench.txt`) and is
+//! pinned like hearth. Only the phases that ask for an acknowledgement run against a peer: the
+//! ack rates and the flood's ack rate.
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -124,13 +126,24 @@ async fn start_server(line: &FakeLine, llm: &FakeLlm, upstreams: &FakeUpstreams)
     Server { child, url, db: Some(db), _dir: Some(TempDir(dir)) }
 }
 
-/// Starts the peer (`scripts/peer_bot.py` under `BENCH_PEER_PYTHON`) with hearth's channel
-/// secret, pinned like hearth.
-async fn start_peer() -> Server {
+/// The Python peers, by the value of `BENCH_PEER` that picks them: the script, and what the
+/// bench says it is.
+const PEERS: [(&str, &str, &str); 2] = [
+    ("1", "peer_bot.py", "aiohttp and line-bot-sdk, parse only"),
+    (
+        "flask",
+        "peer_flask_bot.py",
+        "Flask and line-bot-sdk's WebhookHandler under gunicorn, one sync worker",
+    ),
+];
+
+/// Starts the peer `script` (under `BENCH_PEER_PYTHON`) with hearth's channel secret, pinned
+/// like hearth.
+async fn start_peer(script: &str) -> Server {
     let port = free_port();
     let python = std::env::var("BENCH_PEER_PYTHON").unwrap_or_else(|_| "python3".into());
     let child = pinned(&python)
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/peer_bot.py"))
+        .arg(format!("{}/scripts/{script}", env!("CARGO_MANIFEST_DIR")))
         .arg(format!("127.0.0.1:{port}"))
         .env("LINE_CHANNEL_SECRET", SECRET)
         .stdout(Stdio::null())
@@ -163,31 +176,54 @@ async fn healthy(url: &str, within: Duration) {
     }
 }
 
-/// (VmRSS, VmHWM) of a process, in KiB.
+/// `pid` and every process it started, and theirs: a server's figures are its whole tree's
+/// (gunicorn's worker is a child of its master; hearth's parsers of outside content are its own).
+fn process_tree(pid: u32) -> Vec<u32> {
+    let mut tree = vec![pid];
+    let mut next = 0;
+    while let Some(&parent) = tree.get(next) {
+        let threads = std::fs::read_dir(format!("/proc/{parent}/task")).into_iter().flatten();
+        for thread in threads.flatten() {
+            let children =
+                std::fs::read_to_string(thread.path().join("children")).unwrap_or_default();
+            tree.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+        }
+        next += 1;
+    }
+    tree
+}
+
+/// (VmRSS, VmHWM) of a process and the processes under it, summed, in KiB.
 fn memory_kib(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    process_tree(pid).into_iter().fold((0, 0), |(rss, hwm), pid| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let field = |name: &str| -> u64 {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        (rss + field("VmRSS:"), hwm + field("VmHWM:"))
+    })
 }
 
 /// Clock ticks per second in `/proc/<pid>/stat` (`getconf CLK_TCK`: 100 on Linux here).
 const TICKS_PER_SECOND: f64 = 100.0;
 
-/// CPU time (user + system) a process has used, in clock ticks (see [`TICKS_PER_SECOND`]).
+/// CPU time (user + system) a process and the processes under it have used, in clock ticks
+/// (see [`TICKS_PER_SECOND`]).
 fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after_name = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let utime: u64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0);
-    let stime: u64 = fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
-    utime + stime
+    let ticks = |pid: u32| -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let after_name = stat.rsplit(')').next().unwrap_or("");
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        let utime: u64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let stime: u64 = fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+        utime + stime
+    };
+    process_tree(pid).into_iter().map(ticks).sum()
 }
 
 fn event(n: u64, text: &str) -> serde_json::Value {
@@ -324,17 +360,22 @@ fn untriggered_group_webhook(n: u64) -> (String, String) {
 }
 
 /// Posts the messages numbered `first + i` for every `i` in `mine` over one HTTP/1.1
-/// connection, one after another; returns how many were acknowledged.
+/// connection, one after another; returns how many were acknowledged. A server that closes its
+/// connection after an answer (gunicorn's sync worker does after each) is connected to again,
+/// so connecting is part of what its acknowledgements cost.
 async fn flood_connection(address: String, first: u64, mine: impl Iterator<Item = u64>) -> u64 {
     use http_body_util::{BodyExt, Full};
-    let stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
-    stream.set_nodelay(true).expect("nodelay");
-    let io = hyper_util::rt::TokioIo::new(stream);
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake::<_, Full<bytes::Bytes>>(io)
-            .await
-            .expect("handshake");
-    tokio::spawn(connection);
+    type Sender = hyper::client::conn::http1::SendRequest<Full<bytes::Bytes>>;
+    async fn connect(address: &str) -> Sender {
+        let stream = tokio::net::TcpStream::connect(address).await.expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        let io = hyper_util::rt::TokioIo::new(stream);
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(io).await.expect("handshake");
+        tokio::spawn(connection);
+        sender
+    }
+    let mut open: Option<Sender> = None;
     let mut acked = 0;
     for i in mine {
         let (body, sig) = untriggered_group_webhook(first + i);
@@ -344,9 +385,18 @@ async fn flood_connection(address: String, first: u64, mine: impl Iterator<Item 
             .header("x-line-signature", sig)
             .body(Full::new(bytes::Bytes::from(body)))
             .expect("request");
+        let mut sender = match open.take() {
+            Some(sender) if !sender.is_closed() => sender,
+            _ => connect(&address).await,
+        };
         let Ok(response) = sender.send_request(request).await else { break };
+        let kept = response.version() == hyper::Version::HTTP_11
+            && response.headers().get(hyper::header::CONNECTION).is_none_or(|v| v != "close");
         acked += u64::from(response.status() == 200);
         let _ = response.into_body().collect().await;
+        if kept {
+            open = Some(sender);
+        }
     }
     acked
 }
@@ -390,7 +440,7 @@ async fn flood(server: &Server, first: u64, count: u64, connections: u64) -> Flo
         None => None,
     };
     let handled_in = start.elapsed();
-    let cpu = cpu_ticks(pid) - cpu_before;
+    let cpu = cpu_ticks(pid).saturating_sub(cpu_before);
     sampling.store(false, std::sync::atomic::Ordering::SeqCst);
     let peak_rss = sampler.await.unwrap_or(0);
     FloodReport { acked, acked_in, handled_in, cpu, peak_rss, rss_after_acks, drain }
@@ -478,9 +528,16 @@ async fn main() {
     }
     let llm = FakeLlm::start().await;
     let upstreams = FakeUpstreams::start().await;
-    let peer = std::env::var("BENCH_PEER").is_ok_and(|v| v == "1");
-    let server =
-        if peer { start_peer().await } else { start_server(&line, &llm, &upstreams).await };
+    let chosen = std::env::var("BENCH_PEER").unwrap_or_default();
+    let peer_chosen = PEERS.iter().find(|(name, _, _)| *name == chosen);
+    if peer_chosen.is_none() && !chosen.is_empty() {
+        panic!("BENCH_PEER={chosen}: not one of {:?}", PEERS.map(|(name, _, _)| name));
+    }
+    let peer = peer_chosen.is_some();
+    let server = match peer_chosen {
+        Some((_, script, _)) => start_peer(script).await,
+        None => start_server(&line, &llm, &upstreams).await,
+    };
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (idle_rss, _) = memory_kib(server.pid());
     let backend = if std::env::var("BENCH_DATABASE_URL").is_ok_and(|u| u.starts_with("postgres")) {
@@ -488,10 +545,8 @@ async fn main() {
     } else {
         "an SQLite file in WAL mode"
     };
-    if peer {
-        println!(
-            "the peer (scripts/peer_bot.py: aiohttp and line-bot-sdk), the load from the bench process"
-        );
+    if let Some((_, script, what)) = peer_chosen {
+        println!("the peer (scripts/{script}: {what}), the load from the bench process");
     } else {
         println!("hearth serve (release) on {backend}, fakes in the bench process");
     }
@@ -600,7 +655,7 @@ async fn full_turns(server: &Server, line: &FakeLine, llm: &FakeLlm, turns: u64)
             line.clear();
         }
     }
-    let cpu_ticks_used = cpu_ticks(server.pid()) - cpu_before;
+    let cpu_ticks_used = cpu_ticks(server.pid()).saturating_sub(cpu_before);
     turn_latency.sort();
     println!(
         "full turn with one tool call ({turns} sequential): p50 {} p99 {}; hearth CPU per turn {:.2} ms",
