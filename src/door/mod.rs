@@ -1,7 +1,8 @@
 //! One door: who may see and change a chat is decided here, and every way in asks it — turns
 //! and button taps ([`crate::turn`]), the family page's reads, forms, links and LIFF sign-in
-//! ([`crate::server`]), and every loop that pushes (reminders, price alerts, the digest, care
-//! plans, official alerts), through the one outbox ([`crate::push::delivery`]).
+//! ([`crate::server`]), every loop that pushes (reminders, price alerts, the digest, care
+//! plans, official alerts), through the one outbox ([`crate::push::delivery`]), and the one push
+//! sent at once, the family page's private link ([`crate::push::quota::QuotaTracker::push_now`]).
 //!
 //! It owns the **standing of a chat** (pending, approved, revoked; `chat_access`) and the
 //! **presence of a member** in a group (present, left; `member_departures`), and answers three

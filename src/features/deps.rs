@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::contract::registry::Registry;
+use crate::door::{AllowList, Door};
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::clock::{Clock, SystemClock};
 use crate::platform::config::Config;
@@ -17,8 +18,8 @@ use crate::sources::sandbox::Sandbox;
 use crate::store::Store;
 
 /// What tools and button actions work with: the data sources, the store, the loops' wake-ups,
-/// the calendar, the quota's bookkeeping, care plans, the family page's address and, once they
-/// are built from these, the tools themselves. Clones share them.
+/// the calendar, the quota's bookkeeping, the door, care plans, the family page's address and,
+/// once they are built from these, the tools themselves. Clones share them.
 #[derive(Clone)]
 pub struct Deps {
     /// Upstream data sources.
@@ -34,6 +35,9 @@ pub struct Deps {
     /// LINE's monthly message quota (costs, friends, where the month stands): it also knows who
     /// has hearth as a friend (where a care notice goes).
     pub quota: QuotaTracker,
+    /// The one door, asked before anything is pushed outside the outbox (the family page's
+    /// private link): the same door the turns and the outbox ask.
+    pub door: Arc<Door>,
     /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city): the weather's
     /// place when none is named.
     pub home: Option<String>,
@@ -54,13 +58,14 @@ pub struct Deps {
 
 impl Deps {
     /// The deps `config` sets up over `sources`, `store`, `work_calendar`, the quota's
-    /// bookkeeping and `care_plans`, with fresh wake-ups and no tools yet.
+    /// bookkeeping, `door` and `care_plans`, with fresh wake-ups and no tools yet.
     pub fn new(
         config: &Config,
         sources: Sources,
         store: Store,
         work_calendar: WorkCalendar,
         quota: QuotaTracker,
+        door: Arc<Door>,
         care_plans: CarePlans,
     ) -> Self {
         Self {
@@ -70,6 +75,7 @@ impl Deps {
             care_nudge: Arc::default(),
             work_calendar,
             quota,
+            door,
             home: config.family.home(),
             sandbox: Sandbox::from_config(config),
             speaks: config.speaks(),
@@ -86,7 +92,8 @@ impl Deps {
     }
 
     /// Deps over `sources` and `store` for listing the tools (`hearth tools`, `hearth eval`,
-    /// tests): the quota's bookkeeping points at the configured LINE API but is never asked.
+    /// tests): the quota's bookkeeping points at the configured LINE API but is never asked,
+    /// and the door is one of their own over `store`.
     pub fn offline(
         config: &Config,
         sources: Sources,
@@ -101,8 +108,14 @@ impl Deps {
         let tz =
             jiff::tz::TimeZone::get(&config.family.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-        let quota = QuotaTracker::new(store.clone(), line, clock, tz, true);
+        let quota = QuotaTracker::new(store.clone(), line, clock.clone(), tz, true);
+        let door = Arc::new(Door::new(
+            store.clone(),
+            clock,
+            config.access.open,
+            AllowList::new(&config.access.allowed_chats),
+        ));
         let care_plans = CarePlans::new(store.clone(), None);
-        Ok(Self::new(config, sources, store, work_calendar, quota, care_plans))
+        Ok(Self::new(config, sources, store, work_calendar, quota, door, care_plans))
     }
 }

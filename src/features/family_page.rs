@@ -215,13 +215,30 @@ impl Action for OpenPage {
         // would be signed for that chat, not this one). The card has no tones: any palette.
         let alt = lang.pick("🏠 家庭網頁的連結", "🏠 Your link to the family page");
         let message = Message::card(&card, alt, Palette::new(PriceColors::Tw), None);
-        match deps.quota.push_now(&member.user_id, &[message], uuid::Uuid::new_v4()).await {
+        let pushed = deps
+            .quota
+            .push_now(
+                &deps.door,
+                &ctx.conversation.id,
+                &member.user_id,
+                &[message],
+                uuid::Uuid::new_v4(),
+            )
+            .await;
+        match pushed {
             Ok(()) => sent_privately(lang, ctx.display_name.as_deref()),
+            Err(PushNowError::Closed(closed)) => {
+                tracing::info!(reason = closed.reason(), "the family page's link was not pushed: the door is closed");
+                text(lang.pick(
+                    "我們的私訊聊天室目前停用中，沒辦法私訊連結給你；為了安全，連結不會貼在群組裡。請問問幫家裡設定 hearth 的人。",
+                    "Our 1:1 chat is switched off, so I can't send you the link privately (and it is never posted in the group). Ask whoever set hearth up for the family.",
+                ))
+            }
             Err(PushNowError::QuotaOut) => text(lang.pick(
                 "這個月的 LINE 訊息額度用完了，沒辦法私訊連結給你；為了安全，連結不會貼在群組裡。下個月再按一次 🏠。",
                 "This month's LINE messages are used up, so I can't send you the link privately (and it is never posted in the group). Tap 🏠 again next month.",
             )),
-            Err(PushNowError::Line(e)) => {
+            Err(e @ (PushNowError::Line(_) | PushNowError::Store(_))) => {
                 tracing::warn!(error = %e, "the family page's link was not pushed");
                 text(lang.pick(
                     "連結沒有私訊成功，請稍後再按一次 🏠。",

@@ -224,12 +224,19 @@ impl Hearth {
             store.clone(),
             Some(care_menus.clone()),
         );
+        let door = Arc::new(crate::door::Door::new(
+            store.clone(),
+            clock.clone(),
+            config.access.open,
+            crate::door::AllowList::new(&config.access.allowed_chats),
+        ));
         let deps = Deps::new(
             config,
             sources(config)?.with_clock(clock.clone()),
             store.clone(),
             WorkCalendar::load(config.family.work_calendar.as_deref())?,
             quota.clone(),
+            door.clone(),
             care_plans,
         );
         let registry = Arc::new(
@@ -250,12 +257,6 @@ impl Hearth {
             lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
             ..OutboxSettings::default()
         };
-        let door = Arc::new(crate::door::Door::new(
-            store.clone(),
-            clock.clone(),
-            config.access.open,
-            crate::door::AllowList::new(&config.access.allowed_chats),
-        ));
         let pusher =
             Pusher::new(quota.clone(), postback_key.clone(), palette, owner.clone(), door.clone())
                 .with_outbox(outbox);

@@ -946,6 +946,24 @@ async fn in_a_group_the_link_goes_privately_to_the_member_who_tapped_and_the_pus
 }
 
 #[tokio::test]
+async fn a_link_tapped_for_in_a_group_is_not_pushed_to_the_member_s_revoked_one_to_one_chat() {
+    let h = start().await;
+    befriend(&h, MOM).await;
+    h.app.store.access().revoke_chat(MOM, h.now_ms()).await.expect("mom's 1:1 chat revoked");
+    let before = h.app.quota.standing().await.expect("standing").used;
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    assert!(tapped.pushes.is_empty(), "nothing pushed to a revoked chat: {:?}", tapped.pushes);
+    assert!(!tapped.reply.contains("/family/open"), "nor posted in the group: {}", tapped.reply);
+    assert!(tapped.reply.contains("停用"), "she is told why: {}", tapped.reply);
+    let after = h.app.quota.standing().await.expect("standing").used;
+    assert_eq!(after, before, "nothing charged");
+    h.app.store.access().approve_chat(MOM, "cli", h.now_ms()).await.expect("approved again");
+    let tapped = tap_open_page(&h, in_group(FAMILY, MOM)).await;
+    let to: Vec<&str> = tapped.pushes.iter().map(|(to, _)| to.as_str()).collect();
+    assert_eq!(to, [MOM], "approved again, the next tap's link reaches her: {}", tapped.reply);
+}
+
+#[tokio::test]
 async fn in_a_group_a_member_without_hearth_as_a_friend_gets_no_link_and_is_told_how_to_get_one() {
     let h = start().await;
     h.line.set_not_friend(MOM);

@@ -11,6 +11,7 @@ use futures::future::BoxFuture;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
+use crate::door::{Closed, Door};
 use crate::line::client::{LineClient, LineError};
 use crate::line::message::Message;
 use crate::platform::clock::Clock;
@@ -35,6 +36,12 @@ pub trait KeptBack: Send + Sync {
 /// Why a push sent at once ([`QuotaTracker::push_now`]) did not go.
 #[derive(Debug, thiserror::Error)]
 pub enum PushNowError {
+    /// The door is closed: the chat it is for is not served, or the target chat is revoked.
+    #[error("the door is closed ({})", .0.reason())]
+    Closed(Closed),
+    /// The door could not be asked.
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// The month's quota cannot pay for it (or LINE said the month is out).
     #[error("the month's message quota cannot pay for this push")]
     QuotaOut,
@@ -188,17 +195,22 @@ impl QuotaTracker {
         }
     }
 
-    /// Pushes `messages` to `to` at once, outside the outbox — the answer to a tap that someone
-    /// is waiting for (the family page's private link) — and counts it as the outbox counts
-    /// its pushes: the month's standing is asked first (like a push that can wait, it leaves
-    /// what is kept for care plans alone), the cost is recorded when LINE accepts it, and
-    /// LINE's monthly-limit answer marks the month out. `retry_key` is made once by the caller.
+    /// Pushes `messages` on behalf of the chat `home` to `to` at once, outside the outbox — the
+    /// answer to a tap that someone is waiting for (the family page's private link) — after
+    /// asking `door` as the outbox asks it (`home` served, `to` not revoked), and counts it as
+    /// the outbox counts its pushes: the month's standing is asked first (like a push that can
+    /// wait, it leaves what is kept for care plans alone), the cost is recorded when LINE
+    /// accepts it, and LINE's monthly-limit answer marks the month out. `retry_key` is made
+    /// once by the caller.
     pub async fn push_now(
         &self,
+        door: &Door,
+        home: &str,
         to: &str,
         messages: &[Message],
         retry_key: uuid::Uuid,
     ) -> Result<(), PushNowError> {
+        door.push(home, to).await?.map_err(PushNowError::Closed)?;
         let cost = self.cost_of(to).await;
         let standing = self.standing().await.unwrap_or_default();
         let kept = match quota::running_out(&standing) {
