@@ -1,6 +1,7 @@
 //! Delivering an answer: by reply while the token is fresh and unused, else by push with a
-//! retry key; a reply whose fate is unknown is never repeated; messages LINE rejects are sent
-//! again as plain text. What was sent is kept for the chat log with the event's done mark.
+//! retry key, counted in the month's quota like every push ([`crate::push::quota::QuotaTracker::push_counted`]);
+//! a reply whose fate is unknown is never repeated; messages LINE rejects are sent again as
+//! plain text. What was sent is kept for the chat log with the event's done mark.
 
 use jiff::{SignedDuration, Timestamp};
 use uuid::Uuid;
@@ -46,7 +47,9 @@ impl Turns {
                 Some(t) => self.line.reply(t, &messages, token_left).await,
                 None => {
                     let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
-                    self.line.push_with_retry(&conversation.id, &messages, key, false).await
+                    let quota = &self.deps.quota;
+                    let cost = quota.cost_of(&conversation.id).await;
+                    quota.push_counted(&conversation.id, &messages, key, cost).await
                 }
             };
             match result {

@@ -86,6 +86,51 @@ async fn a_push_into_a_group_costs_its_member_count_recorded_per_chat_and_month(
     assert_eq!(counts, 1, "the member count is cached");
 }
 
+/// A group message that calls hearth, handled `late` after it was sent (its reply token is too
+/// old to try), answered "好的" by push.
+async fn answered_late(h: &Harness, late: SignedDuration) {
+    h.llm.reply_text("好的");
+    let event = h.event(in_group(FAMILY, MOM), crate::common::harness::text_message("小幫手 嗨"));
+    h.clock.advance(late);
+    h.send(vec![event]).await;
+}
+
+#[tokio::test]
+async fn an_answer_pushed_because_its_reply_token_went_stale_is_counted_like_every_push() {
+    let h = family().await;
+    quota(&h, 200, 10).await;
+    answered_late(&h, mins(30)).await;
+    assert!(h.line.replies().is_empty(), "the old token is not tried");
+    assert_eq!(pushes_to(&h, FAMILY).len(), 1, "answered by push");
+    let month = h.app.quota.month().key();
+    let spent = h.app.store.quota().cost_by_chat(&month).await.expect("spent");
+    assert_eq!(
+        spent.iter().map(|s| (s.conversation_id.as_str(), s.pushes, s.cost)).collect::<Vec<_>>(),
+        [(FAMILY, 1, 5)],
+        "five members, one push"
+    );
+    assert_eq!(
+        h.app.quota.standing().await.expect("standing").used,
+        15,
+        "before LINE is read again"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_pushed_after_the_month_ran_out_unseen_marks_the_month_out() {
+    let h = family().await;
+    quota(&h, 200, 190).await;
+    // LINE's count moves past the limit (other pushes of the channel) before hearth reads it.
+    h.line.set_quota_used(200);
+    answered_late(&h, mins(30)).await;
+    assert!(pushes_to(&h, FAMILY).is_empty(), "LINE refused it");
+    let standing = h.app.quota.standing().await.expect("standing");
+    assert!(
+        standing.exhausted,
+        "the month is marked out, so the loops hold their pushes: {standing:?}"
+    );
+}
+
 #[tokio::test]
 async fn three_reminders_due_together_in_a_group_go_in_one_push() {
     let h = family().await;

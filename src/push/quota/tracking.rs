@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
 use crate::door::{Closed, Door};
-use crate::line::client::{LineClient, LineError};
+use crate::line::client::{LineClient, LineError, Sent};
 use crate::line::message::Message;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
@@ -221,17 +221,34 @@ impl QuotaTracker {
             tracing::warn!(?reason, "a push sent at once was held");
             return Err(PushNowError::QuotaOut);
         }
-        match self.line.push_with_retry(to, messages, retry_key, false).await {
-            Ok(_) => {
-                self.record_push(to, cost).await;
-                Ok(())
-            }
-            Err(LineError::QuotaExhausted) => {
-                self.exhausted().await;
-                Err(PushNowError::QuotaOut)
-            }
+        match self.push_counted(to, messages, retry_key, cost).await {
+            Ok(_) => Ok(()),
+            Err(LineError::QuotaExhausted) => Err(PushNowError::QuotaOut),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Pushes `messages` to `to` outside the outbox (`retry_key` made once by the caller) and
+    /// keeps the month's count as the outbox does: a push LINE accepts is recorded at `cost`
+    /// (not again when LINE answers that this key was accepted before, unless an attempt of
+    /// this push had an unknown outcome), and LINE's monthly-limit answer marks the month out.
+    /// For the answers that could not be replied (a stale reply token) and the apology for an
+    /// event set aside: every push LINE charges for is counted, whichever way it went.
+    pub async fn push_counted(
+        &self,
+        to: &str,
+        messages: &[Message],
+        retry_key: uuid::Uuid,
+        cost: i64,
+    ) -> Result<Sent, LineError> {
+        let pushed = self.line.push_with_retry(to, messages, retry_key, false).await;
+        match &pushed {
+            Ok(sent) if !sent.repeated || sent.after_unknown => self.record_push(to, cost).await,
+            Ok(_) => {}
+            Err(LineError::QuotaExhausted) => self.exhausted().await,
+            Err(_) => {}
+        }
+        pushed
     }
 
     /// What one push into `conversation_id` costs: its member count (cached for a day; a stale
