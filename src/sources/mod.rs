@@ -30,7 +30,7 @@ pub enum UpstreamError {
     /// The request timed out.
     #[error("timeout")]
     Timeout,
-    /// The connection failed.
+    /// The connection failed, or broke off while the body was read: it may pass.
     #[error("connection failed")]
     Connect(#[source] reqwest::Error),
     /// The source is throttling us.
@@ -114,7 +114,13 @@ pub async fn send_limited(
         return Err(UpstreamError::Status(status));
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await? {
+    // A body that breaks off (the connection reset, a chunk cut short) is the connection's
+    // failure, which may pass, not a body that will never read (reqwest calls both "decode").
+    let broke_off = |e: reqwest::Error| match e.is_timeout() {
+        true => UpstreamError::Timeout,
+        false => UpstreamError::Connect(e),
+    };
+    while let Some(chunk) = response.chunk().await.map_err(broke_off)? {
         if body.len() + chunk.len() > max_bytes {
             return Err(UpstreamError::Garbage("response too large".into()));
         }

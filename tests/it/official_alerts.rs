@@ -703,6 +703,29 @@ async fn a_failing_or_off_host_document_older_than_a_new_suspension_does_not_hol
 }
 
 #[tokio::test]
+async fn a_document_whose_connection_breaks_off_mid_body_is_asked_again_and_told_once_whole() {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    let sent = "2026-11-30T20:10:00+08:00";
+    cap.publish(
+        "dgpa-63-001",
+        "停班停課",
+        taipei_suspension("dgpa-63-001", "Alert", &[], sent, TAIPEI_OFF),
+    );
+    cap.misbehave("dgpa-63-001", Some(Misbehave::CutOff));
+    h.set_clock("2026-11-30T12:10:30Z");
+    let report = tick(&h).await;
+    assert_eq!((report.failed, report.unreadable, report.told), (1, 0, 0), "{report:?}");
+    cap.misbehave("dgpa-63-001", None);
+    h.set_clock("2026-11-30T12:11:01Z");
+    let report = tick(&h).await;
+    assert_eq!((report.kept, report.told), (1, 1), "{report:?}");
+    assert_eq!(pushes_to(&h, FAMILY)[0].0, "🏫 臺北市明天停止上班、停止上課");
+}
+
+#[tokio::test]
 async fn a_cancelled_suspension_names_the_county_and_what_was_lifted() {
     let cap = FakeCap::start().await;
     let h = start(&cap).await;

@@ -49,6 +49,8 @@ pub enum Misbehave {
     Slow(std::time::Duration),
     /// Redirects (`302`) to this address.
     RedirectTo(String),
+    /// Starts the document, then breaks the connection off (a reset mid-body).
+    CutOff,
 }
 
 /// One entry of the feed.
@@ -255,6 +257,21 @@ async fn document(State(fake): State<FakeCap>, Path(name): Path<String>) -> Resp
             return (StatusCode::FOUND, [(header::LOCATION, to)]).into_response();
         }
         Some(Misbehave::Slow(wait)) => tokio::time::sleep(wait).await,
+        Some(Misbehave::CutOff) => {
+            let start = bytes::Bytes::from_static(b"<?xml version=\"1.0\"?><alert");
+            let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut off");
+            // The start goes out with the headers; the reset comes once they are read.
+            let later = async {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                Err(reset)
+            };
+            let body = futures::StreamExt::chain(
+                futures::stream::iter([Ok(start)]),
+                futures::stream::once(later),
+            );
+            return ([(header::CONTENT_TYPE, "application/xml")], Body::from_stream(body))
+                .into_response();
+        }
         None => {}
     }
     match doc {
