@@ -58,6 +58,7 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
         .tool(quota::Quota::new(s.quota.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(
             s.store.clone(),
+            s.door.clone(),
             s.care_plans.clone(),
             s.quota.clone(),
             s.work_calendar.clone(),

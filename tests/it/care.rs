@@ -269,6 +269,38 @@ async fn a_tap_from_another_chat_changes_nothing() {
 }
 
 #[tokio::test]
+async fn a_caregiver_who_left_the_group_no_longer_sees_the_plan_nor_acts_on_it_from_her_own_chat() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    let id = set["id"].as_i64().expect("id");
+    at(&h, EIGHT).await;
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await.caregivers, 2);
+    let show = json!({"action": "show"});
+    let his = h.call_tool(in_dm(DAD), "小幫手 阿嬤今天吃藥了嗎", "care", show.clone()).await;
+    assert_eq!(his["plans"].as_array().map(Vec::len), Some(1), "before: {his}");
+
+    let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
+    left["left"] = json!({"members": [{"type": "user", "userId": DAD}]});
+    h.send(vec![left]).await;
+
+    let his = h.call_tool(in_dm(DAD), "小幫手 阿嬤今天吃藥了嗎", "care", show.clone()).await;
+    assert_eq!(his["plans"], json!([]), "her plan and doses are no longer shown to him: {his}");
+    let reading =
+        json!({"action": "reading", "reading": {"systolic": 135, "diastolic": 85, "pulse": 72}});
+    let typed = h.call_tool(in_dm(DAD), "小幫手 阿嬤血壓 135/85", "care", reading).await;
+    assert!(typed.get("error").is_some(), "nor kept from him: {typed}");
+    let kept = h.app.store.care().readings_between(id, 0, i64::MAX).await.expect("readings");
+    assert!(kept.is_empty(), "{kept:?}");
+    let state = dose_state(&h, id, EIGHT).await;
+    tap(&h, DAD, in_dm(DAD), "care_on_it").await;
+    assert!(last_reply(&h).contains("不在了"), "for him it is gone: {}", last_reply(&h));
+    assert_eq!(dose_state(&h, id, EIGHT).await, state, "his 我來打電話 changes nothing");
+
+    let group = h.call_tool(in_group(FAMILY, MOM), "小幫手 阿嬤的照顧計畫", "care", show).await;
+    assert_eq!(group["plans"].as_array().map(Vec::len), Some(1), "the group keeps it: {group}");
+}
+
+#[tokio::test]
 async fn a_dose_due_while_hearth_was_down_is_asked_after_the_restart_and_escalated() {
     let db = temp_db("care-restart");
     let h = Harness::start_with(|c| c.store.database_url = db.clone(), None).await;

@@ -79,7 +79,8 @@ async fn dose_here(
     let Some(plan) = deps.store.care().plan(dose.plan_id).await?.and_then(Plan::read) else {
         return Ok(None);
     };
-    Ok(plan.visible_in(&ctx.conversation.id).then_some((dose, plan)))
+    let seen = super::may_see(&deps.door, &ctx.conversation.id, &plan).await?;
+    Ok(seen.then_some((dose, plan)))
 }
 
 /// The tapper's name as the others read it.

@@ -12,7 +12,9 @@
 //! each change of a plan at once ([`crate::features::richmenu::care_plans`]).
 //!
 //! Health data stays within the plan's chats: a chat sees a plan only when it was set there or
-//! is the 1:1 chat of someone in it, and no reading or medicine is ever logged.
+//! is the 1:1 chat of someone in it whom the door still lets into the plan's chat ([`seen_from`]:
+//! not after they left the group, nor once that chat is revoked), and no reading or medicine is
+//! ever logged.
 
 pub mod actions;
 pub mod cost;
@@ -29,8 +31,9 @@ use jiff::civil::Time;
 use jiff::tz::TimeZone;
 use serde::{Deserialize, Serialize};
 
+use crate::door::Door;
 use crate::platform::conversation::Conversation;
-use crate::store::CarePlanRow;
+use crate::store::{CarePlanRow, Store, StoreError};
 pub use limits::Limits;
 
 /// A member of the family named in a plan.
@@ -90,6 +93,29 @@ impl Plan {
     pub fn times_text(&self) -> String {
         self.times.iter().map(|t| t.strftime("%H:%M").to_string()).collect::<Vec<_>>().join("、")
     }
+}
+
+/// May the chat `chat` see `plan` and act on it now: it is one of the plan's chats
+/// ([`Plan::visible_in`]) and, seen from a member's own 1:1 chat, the door lets that member
+/// into the plan's chat (served, and they have not left the group). The chat a turn or tap
+/// comes from has passed the door already.
+pub async fn may_see(door: &Door, chat: &str, plan: &Plan) -> Result<bool, StoreError> {
+    if !plan.visible_in(chat) {
+        return Ok(false);
+    }
+    let home = plan.row.conversation_id.as_str();
+    Ok(home == chat || door.member(home, chat).await?.is_ok())
+}
+
+/// The plans the chat `chat` may see and act on now ([`may_see`]), readable ones only.
+pub async fn seen_from(store: &Store, door: &Door, chat: &str) -> Result<Vec<Plan>, StoreError> {
+    let mut plans = Vec::new();
+    for plan in store.care().plans_of_chat(chat).await?.into_iter().filter_map(Plan::read) {
+        if may_see(door, chat, &plan).await? {
+            plans.push(plan);
+        }
+    }
+    Ok(plans)
 }
 
 /// `08:00,20:00` as times, sorted and without repeats; `None` when one is unreadable or there

@@ -21,9 +21,10 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::door::Door;
 use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
-use crate::features::care::{Member, Plan, render, report, schedule, words};
+use crate::features::care::{Member, Plan, render, report, schedule, seen_from, words};
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
@@ -184,6 +185,8 @@ pub enum Output {
 /// The care tool.
 pub struct Care {
     store: Store,
+    /// Asked for a plan seen from a member's 1:1 chat ([`crate::features::care::seen_from`]).
+    door: Arc<Door>,
     /// Changes plans, the care menu following.
     plans: CarePlans,
     quota: QuotaTracker,
@@ -200,12 +203,13 @@ impl Care {
     /// (costs, friends) and the calendar; `nudge` wakes the care loop.
     pub fn new(
         store: Store,
+        door: Arc<Door>,
         plans: CarePlans,
         quota: QuotaTracker,
         calendar: WorkCalendar,
         nudge: Arc<Notify>,
     ) -> Self {
-        Self { store, plans, quota, calendar, nudge }
+        Self { store, door, plans, quota, calendar, nudge }
     }
 
     /// The plan `id` this chat may see; without an id, the only one, or among several the only
@@ -216,16 +220,7 @@ impl Care {
         id: Option<i64>,
         person: Option<&str>,
     ) -> Result<Plan, ToolError> {
-        let chat = &ctx.conversation.id;
-        let plans: Vec<Plan> = self
-            .store
-            .care()
-            .plans_of_chat(chat)
-            .await?
-            .into_iter()
-            .filter_map(Plan::read)
-            .filter(|p| p.visible_in(chat))
-            .collect();
+        let plans = seen_from(&self.store, &self.door, &ctx.conversation.id).await?;
         if let Some(id) = id {
             return plans
                 .into_iter()
@@ -298,14 +293,9 @@ impl Tool for Care {
                 Ok(Output::Stop { needs_tap: true, plan: plan.row.id, card: Some(card) })
             }
             Action::Show => {
-                let chat = &ctx.conversation.id;
                 let mut plans = Vec::new();
-                for plan in
-                    self.store.care().plans_of_chat(chat).await?.into_iter().filter_map(Plan::read)
-                {
-                    if plan.visible_in(chat) {
-                        plans.push(self.out(&plan, ctx).await?);
-                    }
+                for plan in seen_from(&self.store, &self.door, &ctx.conversation.id).await? {
+                    plans.push(self.out(&plan, ctx).await?);
                 }
                 Ok(Output::Plans { plans })
             }

@@ -84,15 +84,10 @@ async fn her_plans(
     let Some(user) = ctx.user_id.as_deref().filter(|u| *u == ctx.conversation.id) else {
         return Ok(Vec::new());
     };
-    Ok(deps
-        .store
-        .care()
-        .plans_of_chat(user)
+    Ok(crate::features::care::seen_from(&deps.store, &deps.door, user)
         .await?
         .into_iter()
-        .filter(|row| statuses.contains(&row.status))
-        .filter_map(Plan::read)
-        .filter(|plan| plan.asked() == Some(user))
+        .filter(|plan| statuses.contains(&plan.row.status) && plan.asked() == Some(user))
         .collect())
 }
 
