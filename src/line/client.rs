@@ -29,7 +29,8 @@ pub enum LineError {
         /// How long LINE asked to wait (`Retry-After`, seconds form), if it said.
         retry_after: Option<Duration>,
     },
-    /// LINE refused the request (a bad message, a bad target); not worth retrying.
+    /// LINE refused the request (a bad message, a bad target; or hearth's channel, see
+    /// [`LineError::refuses_the_channel`]).
     #[error("LINE rejected the request (HTTP {status}): {message}")]
     Rejected {
         /// The status.
@@ -52,6 +53,18 @@ impl LineError {
     /// True if the request may have been accepted (so it must not be sent again without a key).
     pub fn outcome_unknown(&self) -> bool {
         matches!(self, LineError::Server(_) | LineError::Timeout | LineError::Connect(_))
+    }
+
+    /// True when LINE refused hearth's channel rather than what was sent: `401` (the channel
+    /// access token is wrong, revoked or expired) or `403` (the channel may not use this API).
+    /// Nothing was delivered, and the same request goes through once the operator has fixed
+    /// the channel: not a reason to give up on the message.
+    pub fn refuses_the_channel(&self) -> bool {
+        matches!(
+            self,
+            LineError::Rejected { status, .. }
+                if *status == StatusCode::UNAUTHORIZED || *status == StatusCode::FORBIDDEN
+        )
     }
 }
 

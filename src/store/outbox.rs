@@ -73,7 +73,7 @@ const SET_REQUEST: &str =
     "UPDATE outbox SET request_key = $3 WHERE id = $1 AND lease_owner = $2 AND request_key IS NULL";
 const DEFER: &str = "UPDATE outbox SET due_at = $3, lease_owner = NULL, lease_until = 0 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'";
 const SETTLE: &str = "UPDATE outbox SET status = $3, done_at = $4, lease_owner = NULL WHERE id = $1 AND lease_owner = $2 AND status = 'pending'";
-const RETRY: &str = "UPDATE outbox SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, $3), lease_owner = NULL, lease_until = $4 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'";
+const RETRY: &str = "UPDATE outbox SET attempts = attempts + $5, first_attempt_at = CASE WHEN $5 > 0 THEN COALESCE(first_attempt_at, $3) ELSE first_attempt_at END, lease_owner = NULL, lease_until = $4 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'";
 const BY_KEY: &str = "SELECT id, conversation_id, target, kind, retry_key, line_key, payload, silent, due_at, status, request_key, attempts, first_attempt_at FROM outbox WHERE retry_key = $1";
 const MIRROR_REMINDER: &str = "UPDATE reminder_deliveries SET status = $2 WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const MIRROR_ALERT: &str = "UPDATE alert_deliveries SET status = $2, lease_owner = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
@@ -223,14 +223,18 @@ impl OutboxStore<'_> {
         Ok(())
     }
 
-    /// Gives claimed items back after an attempt of unknown outcome: tried again (with the same
-    /// request and key) not before `retry_at_ms`.
+    /// Gives claimed items back after an attempt that failed, to be tried again (with the same
+    /// request and key) not before `retry_at_ms`. Only an attempt that `may_have_reached` LINE
+    /// (its outcome unknown) counts as one: the first such attempt starts the time after which
+    /// the item is abandoned rather than sent again; one LINE surely refused (rate limited, or
+    /// hearth's channel refused) leaves the item as if never tried.
     pub async fn retry(
         self,
         owner: &str,
         items: &[&OutboxItem],
         now_ms: i64,
         retry_at_ms: i64,
+        may_have_reached: bool,
     ) -> Result<(), StoreError> {
         db!(self.store, db => {
             transaction!(db, tx);
@@ -240,6 +244,7 @@ impl OutboxStore<'_> {
                     .bind(owner)
                     .bind(now_ms)
                     .bind(retry_at_ms)
+                    .bind(i64::from(may_have_reached))
                     .execute(&mut *tx)
                     .await?;
             }

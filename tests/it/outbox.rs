@@ -196,6 +196,42 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     assert!(reply.contains("喝水"), "{reply}");
 }
 
+#[tokio::test]
+async fn a_push_refused_for_hearth_s_access_token_waits_for_the_fix_and_the_daily_reminder_goes_on()
+{
+    let h = Harness::start().await;
+    let daily = json!({"text": "吃藥", "at": "2026-11-30T20:30", "repeat": "daily"});
+    let r = h.call_tool(in_dm(MOM), "小幫手 每天八點半提醒我吃藥", "reminder", daily).await;
+    assert!(r.get("error").is_none(), "{r}");
+    h.line.clear();
+    // The token was issued again in LINE's console: the one hearth holds now gets 401.
+    h.line.set_valid_token("issued-again");
+    let refused = h.advance_and_tick(SignedDuration::from_mins(30)).await;
+    assert_eq!((refused.sent, refused.failed), (0, 0), "not sent, not given up: {refused:?}");
+    assert!(h.line.accepted_pushes().is_empty());
+    // Refused for an hour, past the half hour after which an attempt that may have reached
+    // LINE is abandoned: these surely did not, and wait.
+    for _ in 0..6 {
+        h.advance_and_tick(SignedDuration::from_mins(10)).await;
+        h.app.loops.outbox.flush_due().await.expect("outbox");
+    }
+    assert!(h.line.accepted_pushes().is_empty());
+    let waiting = h.app.store.outbox().pending().await.expect("pending");
+    assert_eq!(waiting, 1, "still waiting");
+    // The operator puts the token hearth holds back in place: the same request goes.
+    h.line.set_valid_token("test-access-token");
+    h.advance_and_tick(SignedDuration::from_mins(2)).await;
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    let accepted = h.line.accepted_pushes();
+    assert_eq!(accepted.len(), 1, "delivered once fixed");
+    assert!(accepted[0].body.to_string().contains("吃藥"), "{}", accepted[0].body);
+    // Not paused: the next day's is pushed too.
+    h.set_clock("2026-12-01T12:30:00Z");
+    h.app.loops.reminders.tick().await.expect("tick");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    assert_eq!(h.line.accepted_pushes().len(), 2, "the next day's occurrence");
+}
+
 const TWO_SECONDS: std::time::Duration = std::time::Duration::from_secs(2);
 
 #[tokio::test]

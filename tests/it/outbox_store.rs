@@ -104,7 +104,7 @@ async fn one_process_holds_a_chat_s_items_and_a_request_keeps_its_key_across_att
             s.outbox().set_request("p1", i.id, "K").await.expect("request");
         }
         let attempted: Vec<_> = mine.iter().collect();
-        s.outbox().retry("p1", &attempted, 1_000, 5_000).await.expect("retry");
+        s.outbox().retry("p1", &attempted, 1_000, 5_000, true).await.expect("retry");
         assert!(
             s.outbox().claim("p2", GROUP, 4_999, 64_999, 4_999).await.expect("claim").is_empty()
         );
@@ -112,6 +112,14 @@ async fn one_process_holds_a_chat_s_items_and_a_request_keeps_its_key_across_att
         assert_eq!(again.len(), 2, "{name}: after the wait");
         assert!(again.iter().all(|i| i.request_key.as_deref() == Some("K") && i.attempts == 1));
         assert!(again.iter().all(|i| i.first_attempt_at == Some(1_000)));
+        // LINE surely refused the next attempt (rate limited, or hearth's channel): not counted.
+        let refused: Vec<_> = again.iter().collect();
+        s.outbox().retry("p2", &refused, 5_000, 7_000, false).await.expect("retry");
+        let again = s.outbox().claim("p2", GROUP, 7_000, 67_000, 7_000).await.expect("claim");
+        assert!(
+            again.iter().all(|i| i.attempts == 1 && i.first_attempt_at == Some(1_000)),
+            "{name}: a refusal is not an attempt that may have reached LINE"
+        );
         s.outbox().set_request("p2", again[0].id, "other").await.expect("request");
         let first = s.outbox().item("a").await.expect("item").expect("kept");
         assert_eq!(

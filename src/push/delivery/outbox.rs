@@ -328,15 +328,21 @@ impl Pusher {
                     }
                     break;
                 }
-                Err(LineError::Rejected { status, message }) => {
-                    tracing::error!(to, %status, message, "LINE refused the push");
+                Err(e @ LineError::Rejected { .. }) if !e.refuses_the_channel() => {
+                    tracing::error!(to, error = %e, "LINE refused the push");
                     self.settle(&group, "failed", Outcome::Refused, &mut settled).await?;
                 }
                 Err(e) => {
-                    tracing::warn!(to, error = %e, "push failed; will retry with the same key");
+                    if e.refuses_the_channel() {
+                        tracing::error!(to, error = %e, "LINE refused hearth's channel (check the access token with `hearth doctor`); the push waits and is tried again with the same key");
+                    } else {
+                        tracing::warn!(to, error = %e, "push failed; will retry with the same key");
+                    }
                     let retry_at =
                         now.saturating_add(self.outbox.retry_after).unwrap_or(now).as_millisecond();
-                    self.store().outbox().retry(&self.owner, &group, now_ms, retry_at).await?;
+                    let unknown = e.outcome_unknown();
+                    let outbox = self.store().outbox();
+                    outbox.retry(&self.owner, &group, now_ms, retry_at, unknown).await?;
                     settled.extend(
                         group.iter().map(|i| Settled {
                             kind: kind_of(&i.kind),
