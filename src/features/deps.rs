@@ -35,8 +35,9 @@ pub struct Deps {
     /// LINE's monthly message quota (costs, friends, where the month stands): it also knows who
     /// has hearth as a friend (where a care notice goes).
     pub quota: QuotaTracker,
-    /// The one door, asked before anything is pushed outside the outbox (the family page's
-    /// private link): the same door the turns and the outbox ask.
+    /// The one door, asked where a capability reaches past the chat a turn or tap came from:
+    /// a push outside the outbox (the family page's private link), a care plan seen from a
+    /// member's own 1:1 chat. The same door the turns and the outbox ask.
     pub door: Arc<Door>,
     /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city): the weather's
     /// place when none is named.

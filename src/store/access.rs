@@ -25,7 +25,7 @@ row! {
 
 const STANDING: &str = "SELECT status FROM chat_access WHERE conversation_id = $1";
 const NOTE_PENDING: &str = "INSERT INTO chat_access (conversation_id, status, first_seen_at) VALUES ($1, 'pending', $2) ON CONFLICT (conversation_id) DO NOTHING";
-const MARK_TOLD: &str = "UPDATE chat_access SET told_at = $2 WHERE conversation_id = $1 AND told_at IS NULL AND status <> 'approved'";
+const MARK_TOLD: &str = "UPDATE chat_access SET told_at = $2 WHERE conversation_id = $1 AND told_at IS NULL AND status = 'pending'";
 const DECIDE: &str = "INSERT INTO chat_access (conversation_id, status, first_seen_at, decided_at, decided_by) VALUES ($1, $2, $3, $3, $4) ON CONFLICT (conversation_id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at, decided_by = excluded.decided_by";
 const ALL: &str = "SELECT conversation_id, status, first_seen_at, decided_at, decided_by FROM chat_access ORDER BY CASE status WHEN 'pending' THEN 0 WHEN 'approved' THEN 1 ELSE 2 END, first_seen_at, conversation_id";
 const ADD_CODE: &str =
@@ -71,7 +71,8 @@ impl AccessStore<'_> {
     }
 
     /// Notes a chat that is not approved (pending when new); true the first time this is
-    /// asked for a chat not approved: the one time it is told it waits for approval.
+    /// asked for a chat waiting for approval: the one time it is told so. A revoked chat is
+    /// told nothing, ever.
     pub async fn note_unapproved(
         self,
         conversation_id: &str,

@@ -564,6 +564,22 @@ async fn a_revoked_chat_on_the_allow_list_stays_revoked_after_blocking_and_unblo
 }
 
 #[tokio::test]
+async fn a_revoked_chat_that_calls_hearth_is_told_nothing_not_even_how_to_be_approved() {
+    let h = approval_harness(|c| c.access.allowed_chats = vec![MOM.into()]).await;
+    assert!(served(&h, in_dm(MOM)).await, "listed: approved on its first call, never told to wait");
+    h.app.store.access().revoke_chat(MOM, h.now_ms()).await.expect("revoked");
+    h.clock.advance(jiff::SignedDuration::from_secs(31));
+    let (replies, pushes) = (h.line.replies().len(), h.line.pushes().len());
+    assert!(!served(&h, in_dm(MOM)).await, "revoked");
+    assert_eq!(h.line.replies().len(), replies, "no reply: {:?}", h.line.replies().last());
+    assert_eq!(h.line.pushes().len(), pushes, "no push");
+    // A chat never approved is told once how to be.
+    assert!(!served(&h, in_dm(DAD)).await);
+    let told = texts_of(&h.line.replies().last().expect("the notice").body);
+    assert!(told.contains(DAD), "the chat's id for `hearth approve`: {told}");
+}
+
+#[tokio::test]
 async fn a_revoked_group_stays_revoked_when_re_invited_and_an_approved_member_calls_hearth() {
     let h = approval_harness(|_| {}).await;
     h.line.set_profile(MOM, "媽媽");
