@@ -232,6 +232,36 @@ async fn a_push_refused_for_hearth_s_access_token_waits_for_the_fix_and_the_dail
     assert_eq!(h.line.accepted_pushes().len(), 2, "the next day's occurrence");
 }
 
+#[tokio::test]
+async fn a_push_whose_outcome_stays_unknown_for_half_an_hour_is_told_with_the_next_reply_not_lost()
+{
+    let h = Harness::start().await;
+    let daily = json!({"text": "吃藥", "at": "2026-11-30T20:30", "repeat": "daily"});
+    let r = h.call_tool(in_dm(MOM), "小幫手 每天八點半提醒我吃藥", "reminder", daily).await;
+    assert!(r.get("error").is_none(), "{r}");
+    h.line.clear();
+    // LINE answers 500: the attempt may or may not have reached it.
+    h.line.set_push_mode(PushMode::ServerError);
+    h.advance_and_tick(SignedDuration::from_mins(30)).await;
+    assert_eq!(h.app.store.outbox().pending().await.expect("pending"), 1, "tried again later");
+    // LINE answers again, but the attempt is over half an hour old.
+    h.line.set_push_mode(PushMode::Ok);
+    h.advance_and_tick(SignedDuration::from_mins(31)).await;
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    assert!(h.line.accepted_pushes().is_empty(), "never sent again: LINE may have delivered it");
+    assert_eq!(h.app.store.outbox().pending().await.expect("pending"), 0);
+    // Not lost: the next reply tells it.
+    h.llm.reply_text("好的");
+    h.send(vec![h.event(in_dm(MOM), crate::common::harness::text_message("小幫手 嗨"))]).await;
+    let reply = texts_of(&h.line.replies().last().expect("reply").body);
+    assert!(reply.contains("你錯過的提醒") && reply.contains("吃藥"), "{reply}");
+    // And the daily reminder goes on: the next day's is pushed.
+    h.set_clock("2026-12-01T12:30:00Z");
+    h.app.loops.reminders.tick().await.expect("tick");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    assert_eq!(h.line.accepted_pushes().len(), 1, "the next day's occurrence");
+}
+
 const TWO_SECONDS: std::time::Duration = std::time::Duration::from_secs(2);
 
 #[tokio::test]

@@ -236,9 +236,18 @@ impl Pusher {
                 continue;
             }
             if item.attempts > 0 && item.first_attempt_at.is_some_and(|t| t < grace_start) {
-                // An attempt this old has an unknown outcome: abandon it, never resend.
-                tracing::warn!(to, key = item.retry_key, "outbox: stale attempt abandoned");
-                self.settle(&[item], "abandoned", Outcome::Refused, &mut settled).await?;
+                // An attempt this old has an unknown outcome: never sent again (LINE may have
+                // delivered it), nor lost — told with the chat's next reply, as a push the
+                // month could not pay for is, and a repeating reminder goes on.
+                tracing::warn!(
+                    to,
+                    key = item.retry_key,
+                    "outbox: stale attempt not sent again; told with the next reply"
+                );
+                let payloads: BTreeMap<i64, Value> = serde_json::from_str(&item.payload)
+                    .map(|payload| BTreeMap::from([(item.id, payload)]))
+                    .unwrap_or_default();
+                self.hold(&[item], &payloads, &mut settled).await?;
                 continue;
             }
             let Ok(payload) = serde_json::from_str::<Value>(&item.payload) else {
