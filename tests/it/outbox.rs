@@ -196,14 +196,21 @@ async fn a_quota_429_after_an_accepted_request_holds_only_the_rest() {
     assert!(reply.contains("喝水"), "{reply}");
 }
 
-#[tokio::test]
-async fn a_push_refused_for_hearth_s_access_token_waits_for_the_fix_and_the_daily_reminder_goes_on()
-{
+/// hearth with Mom's daily reminder to take her medicine at 20:30 (the clock at 20:00), and
+/// nothing recorded of LINE yet.
+async fn with_a_daily_reminder() -> Harness {
     let h = Harness::start().await;
     let daily = json!({"text": "吃藥", "at": "2026-11-30T20:30", "repeat": "daily"});
     let r = h.call_tool(in_dm(MOM), "小幫手 每天八點半提醒我吃藥", "reminder", daily).await;
     assert!(r.get("error").is_none(), "{r}");
     h.line.clear();
+    h
+}
+
+#[tokio::test]
+async fn a_push_refused_for_hearth_s_access_token_waits_for_the_fix_and_the_daily_reminder_goes_on()
+{
+    let h = with_a_daily_reminder().await;
     // The token was issued again in LINE's console: the one hearth holds now gets 401.
     h.line.set_valid_token("issued-again");
     let refused = h.advance_and_tick(SignedDuration::from_mins(30)).await;
@@ -235,11 +242,7 @@ async fn a_push_refused_for_hearth_s_access_token_waits_for_the_fix_and_the_dail
 #[tokio::test]
 async fn a_push_whose_outcome_stays_unknown_for_half_an_hour_is_told_with_the_next_reply_not_lost()
 {
-    let h = Harness::start().await;
-    let daily = json!({"text": "吃藥", "at": "2026-11-30T20:30", "repeat": "daily"});
-    let r = h.call_tool(in_dm(MOM), "小幫手 每天八點半提醒我吃藥", "reminder", daily).await;
-    assert!(r.get("error").is_none(), "{r}");
-    h.line.clear();
+    let h = with_a_daily_reminder().await;
     // LINE answers 500: the attempt may or may not have reached it.
     h.line.set_push_mode(PushMode::ServerError);
     h.advance_and_tick(SignedDuration::from_mins(30)).await;
