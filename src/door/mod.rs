@@ -57,6 +57,15 @@ impl Door {
         Self { store, clock, open, allowed, served: Mutex::default() }
     }
 
+    /// The door of `store`'s chats as the settings say (`HEARTH_OPEN`, `HEARTH_ALLOWED_CHATS`).
+    pub fn from_settings(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        settings: &crate::platform::config::AccessSettings,
+    ) -> Self {
+        Self::new(store, clock, settings.open, AllowList::new(&settings.allowed_chats))
+    }
+
     /// True when every chat not revoked is served (`HEARTH_OPEN`).
     pub fn is_open(&self) -> bool {
         self.open

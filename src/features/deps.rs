@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::contract::registry::Registry;
-use crate::door::{AllowList, Door};
+use crate::door::Door;
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::clock::{Clock, SystemClock};
 use crate::platform::config::Config;
@@ -110,12 +110,7 @@ impl Deps {
             jiff::tz::TimeZone::get(&config.family.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let quota = QuotaTracker::new(store.clone(), line, clock.clone(), tz, true);
-        let door = Arc::new(Door::new(
-            store.clone(),
-            clock,
-            config.access.open,
-            AllowList::new(&config.access.allowed_chats),
-        ));
+        let door = Arc::new(Door::from_settings(store.clone(), clock, &config.access));
         let care_plans = CarePlans::new(store.clone(), None);
         Ok(Self::new(config, sources, store, work_calendar, quota, door, care_plans))
     }

@@ -224,11 +224,10 @@ impl Hearth {
             store.clone(),
             Some(care_menus.clone()),
         );
-        let door = Arc::new(crate::door::Door::new(
+        let door = Arc::new(crate::door::Door::from_settings(
             store.clone(),
             clock.clone(),
-            config.access.open,
-            crate::door::AllowList::new(&config.access.allowed_chats),
+            &config.access,
         ));
         let deps = Deps::new(
             config,
