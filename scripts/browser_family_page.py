@@ -23,7 +23,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-TABS = ["lists", "reminders", "alerts", "memories", "settings", "quota"]
+TABS = ["lists", "reminders", "alerts", "memories", "settings", "quota", "changes"]
 
 
 def browser():

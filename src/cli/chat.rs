@@ -54,6 +54,7 @@ pub async fn run(app: Arc<Turns>) -> std::io::Result<()> {
             tz: app.tz.clone(),
             lang: Lang::detect(&words),
             clock: app.clock.clone(),
+            surface: crate::contract::Surface::Chat,
         };
         let chat = crate::features::memory::chat_part_from(&app.deps.store, &ctx, &words).await;
         let shared = user.has_image();

@@ -106,7 +106,62 @@ pub trait Tool: Send + Sync + 'static {
     }
 }
 
-/// The context every tool call receives: which conversation, who asked, where and when.
+/// Where a request came from: the way a member (or hearth itself) reached a verb. Every change
+/// is recorded with it ([`crate::features::changes`]), so the family page can say 「媽媽 在網頁上
+/// 勾掉了 牛奶」.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Surface {
+    /// Words in the chat, carried out by the model's tool call.
+    Chat,
+    /// A button on a card or a prompt in the chat.
+    Button,
+    /// A button of a rich menu.
+    Menu,
+    /// The family page.
+    Page,
+    /// A command of the `hearth` executable, run by the operator.
+    Cli,
+    /// hearth itself, on time: a background loop.
+    Loop,
+}
+
+impl Surface {
+    /// Every surface, in the order the verbs table shows them.
+    pub const ALL: [Surface; 6] =
+        [Surface::Chat, Surface::Button, Surface::Menu, Surface::Page, Surface::Cli, Surface::Loop];
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Surface::Chat => "chat",
+            Surface::Button => "button",
+            Surface::Menu => "menu",
+            Surface::Page => "page",
+            Surface::Cli => "cli",
+            Surface::Loop => "loop",
+        }
+    }
+
+    /// The surface a stored name means.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// How the family reads it in the feed of changes: 「在網頁上」, "on the page".
+    pub fn said(self, lang: Lang) -> &'static str {
+        match self {
+            Surface::Chat => lang.pick("在聊天中", "in the chat"),
+            Surface::Button => lang.pick("按按鈕", "with a button"),
+            Surface::Menu => lang.pick("從選單", "from the menu"),
+            Surface::Page => lang.pick("在網頁上", "on the page"),
+            Surface::Cli => lang.pick("由管理員", "by the operator"),
+            Surface::Loop => lang.pick("自動", "by itself"),
+        }
+    }
+}
+
+/// The context every tool call receives, and the actor of every verb: which conversation, who
+/// asked (their id and name), in what language, when (the clock), and from which [`Surface`].
 #[derive(Clone)]
 pub struct ToolCtx {
     /// The conversation the request came from; the only one a tool may act on.
@@ -121,6 +176,8 @@ pub struct ToolCtx {
     pub lang: Lang,
     /// The clock.
     pub clock: Arc<dyn Clock>,
+    /// Where the request came from.
+    pub surface: Surface,
 }
 
 impl ToolCtx {
@@ -141,6 +198,7 @@ impl std::fmt::Debug for ToolCtx {
             .field("conversation", &self.conversation)
             .field("user_id", &self.user_id)
             .field("lang", &self.lang)
+            .field("surface", &self.surface)
             .finish_non_exhaustive()
     }
 }

@@ -153,6 +153,7 @@ fn ctx(lang: Lang) -> ToolCtx {
         tz: TimeZone::UTC,
         lang,
         clock: Arc::new(SystemClock),
+        surface: crate::contract::Surface::Button,
     }
 }
 

@@ -25,10 +25,14 @@
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
 //! - [`deps`]: what tools and button actions are built from and run with.
+//! - [`verbs`]: THE list of verbs, the changes a member can make, each one function in its
+//!   capability's `ops`, with the surfaces it is offered on; [`changes`]: the feed every verb
+//!   records itself in, with who and from where.
 
 pub mod budget;
 pub mod button;
 pub mod care;
+pub mod changes;
 pub mod deps;
 pub mod digest;
 pub mod family_page;
@@ -41,3 +45,4 @@ pub mod price_alerts;
 pub mod reminders;
 pub mod richmenu;
 pub mod speech;
+pub mod verbs;

@@ -16,6 +16,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
+use crate::contract::Surface;
 use crate::platform::config::Secret;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -114,19 +115,22 @@ impl PostbackKey {
 }
 
 impl PostbackKey {
-    /// Checks `data` from a postback event in `conversation`: signed for it, or, in a 1:1 chat,
-    /// a rich menu's button (signed for [`MENU_SCOPE`]).
+    /// Checks `data` from a postback event in `conversation`: signed for it (a card's button,
+    /// [`Surface::Button`]), or, in a 1:1 chat, a rich menu's button (signed for
+    /// [`MENU_SCOPE`], [`Surface::Menu`]).
     pub fn verify_in(
         &self,
         conversation: &crate::platform::conversation::Conversation,
         data: &str,
-    ) -> Result<Postback, PostbackError> {
-        self.verify(&conversation.id, data).or_else(|refused| {
-            if conversation.is_multi_person() {
-                return Err(refused);
-            }
-            self.verify(MENU_SCOPE, data).map_err(|_| refused)
-        })
+    ) -> Result<(Postback, Surface), PostbackError> {
+        match self.verify(&conversation.id, data) {
+            Ok(postback) => Ok((postback, Surface::Button)),
+            Err(refused) if conversation.is_multi_person() => Err(refused),
+            Err(refused) => self
+                .verify(MENU_SCOPE, data)
+                .map(|postback| (postback, Surface::Menu))
+                .map_err(|_| refused),
+        }
     }
 }
 
@@ -245,10 +249,13 @@ mod tests {
         let data = key().sign(MENU_SCOPE, "care_menu_taken", "0");
         let dm = Conversation::from_id("U00000000000000000000000000000001");
         let group = Conversation::from_id("C00000000000000000000000000000001");
-        assert_eq!(key().verify_in(&dm, &data).map(|p| p.action), Ok("care_menu_taken".into()));
+        assert_eq!(
+            key().verify_in(&dm, &data).map(|(p, surface)| (p.action, surface)),
+            Ok(("care_menu_taken".into(), Surface::Menu))
+        );
         assert_eq!(key().verify_in(&group, &data), Err(PostbackError::BadSignature));
         let card = key().sign(&group.id, "cancel_reminder", "42");
-        assert!(key().verify_in(&group, &card).is_ok());
+        assert_eq!(key().verify_in(&group, &card).map(|(_, s)| s), Ok(Surface::Button));
         assert_eq!(key().verify_in(&dm, &card), Err(PostbackError::BadSignature));
     }
 

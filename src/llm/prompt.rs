@@ -192,6 +192,7 @@ mod tests {
             tz,
             lang: Lang::ZhTw,
             clock: Arc::new(ManualClock::new(now)),
+            surface: crate::contract::Surface::Chat,
         }
     }
 

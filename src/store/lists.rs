@@ -153,7 +153,7 @@ const COUNT_ITEMS: &str = "SELECT COUNT(*) FROM list_items WHERE conversation_id
 const NEW_LIST: &str = "INSERT INTO lists (conversation_id, key, name, created_at) VALUES ($1, $2, $3, $4) RETURNING id, key, name, created_at";
 const ADD_ITEM: &str = "INSERT INTO list_items (conversation_id, list_id, name, key, quantity, added_by, added_by_name, added_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 const REOPEN_ITEM: &str = "UPDATE list_items SET quantity = $3, added_by = CASE WHEN checked_at IS NULL THEN added_by ELSE $4 END, added_by_name = CASE WHEN checked_at IS NULL THEN added_by_name ELSE $5 END, added_at = CASE WHEN checked_at IS NULL THEN added_at ELSE $6 END, checked_by = NULL, checked_by_name = NULL, checked_at = NULL WHERE conversation_id = $1 AND id = $2";
-const UNCHECK_ITEM: &str = "UPDATE list_items SET checked_by = NULL, checked_by_name = NULL, checked_at = NULL WHERE conversation_id = $1 AND id = $2 AND checked_at IS NOT NULL";
+const UNCHECK_ITEM: &str = "UPDATE list_items SET checked_by = NULL, checked_by_name = NULL, checked_at = NULL WHERE conversation_id = $1 AND id = $2 AND checked_at IS NOT NULL RETURNING name";
 const CHECK_ITEM: &str = "UPDATE list_items SET checked_by = $3, checked_by_name = $4, checked_at = $5 WHERE conversation_id = $1 AND id = $2 AND checked_at IS NULL RETURNING id, list_id, name, key, quantity, added_by, added_by_name, added_at, checked_by, checked_by_name, checked_at";
 const REMOVE_ITEM: &str = "DELETE FROM list_items WHERE conversation_id = $1 AND id = $2 RETURNING id, list_id, name, key, quantity, added_by, added_by_name, added_at, checked_by, checked_by_name, checked_at";
 const CLEAR_CHECKED: &str =
@@ -328,20 +328,19 @@ impl ListStore<'_> {
         Ok(item.map_or(Checked::Gone, Checked::Already))
     }
 
-    /// Puts checked item `id` of the conversation back on its list (the family page's ↩);
-    /// false when it was not checked (or not there).
+    /// Puts checked item `id` of the conversation back on its list (the family page's ↩): its
+    /// name, or none when it was not checked (or not there).
     pub async fn uncheck_list_item(
         self,
         conversation_id: &str,
         id: i64,
-    ) -> Result<bool, StoreError> {
-        let n = db!(self.store, db => sqlx::query(UNCHECK_ITEM)
+    ) -> Result<Option<String>, StoreError> {
+        let row: Option<(String,)> = db!(self.store, db => sqlx::query_as(UNCHECK_ITEM)
             .bind(conversation_id)
             .bind(id)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?;
-        Ok(n > 0)
+            .fetch_optional(db)
+            .await)?;
+        Ok(row.map(|(name,)| name))
     }
 
     /// Removes item `id` of the conversation; returns it, or `None` if it was not there.

@@ -188,11 +188,13 @@ impl MemoryStore<'_> {
             .map(|r| r.rows_affected()))?)
     }
 
-    /// Deletes the log of every conversation said before `before_ms`, and the ids of hearth's
-    /// messages sent before then, in batches; returns how many log messages went.
+    /// Deletes the log of every conversation said before `before_ms`, the ids of hearth's
+    /// messages sent before then and the changes recorded before then (the feed is kept as
+    /// long as the log), in batches; returns how many log messages went.
     pub async fn prune_chat_log(self, before_ms: i64) -> Result<u64, StoreError> {
         let messages = self.store.delete_in_batches(PRUNE_LOG, before_ms).await?;
         self.store.delete_in_batches(PRUNE_SENT, before_ms).await?;
+        self.store.delete_in_batches(super::changes::PRUNE, before_ms).await?;
         Ok(messages)
     }
 }

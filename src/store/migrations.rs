@@ -66,6 +66,7 @@ embedded![
     "0035_person_menus.sql",
     "0036_held_calls_and_lease_words.sql",
     "0037_recent_media.sql",
+    "0038_changes.sql",
 ];
 
 /// SQLite's migrations.

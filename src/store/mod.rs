@@ -26,6 +26,7 @@ mod capped;
 mod care;
 mod care_doses;
 mod care_menu;
+mod changes;
 mod chat_log;
 mod chat_row;
 mod checkpoint;
@@ -64,6 +65,7 @@ pub use backup::{BackupError, ServeLock, Snapshot};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
 pub use care_doses::{DoseRow, NewReading, ReadingRow};
+pub use changes::{ChangeRow, NewChange};
 pub use chat_log::{LoggedMessage, NewMessage};
 pub use checkpoint::Checkpoint;
 pub use copy::{CopyError, copy_data};
@@ -190,6 +192,8 @@ repositories! {
     media => MediaStore;
     /// A chat's own settings: quiet hours, spoken answers, its last place, its welcome.
     chats => ChatStore;
+    /// The feed of changes members made, with who and from where.
+    changes => ChangeStore;
 }
 
 const LATEST_MIGRATION: &str = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";

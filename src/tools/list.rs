@@ -2,7 +2,7 @@
 //! whose `action` says what to do: add things, show a list, check things off as bought or done,
 //! take things off or empty a list. One tool instead of five keeps the definitions the model
 //! reads on every round short, and the fences between the actions sit in one description. What
-//! each action does is the lists' own operation (`features::lists::operations`), which the ✓
+//! each action does is the lists' own operation (`features::lists::ops`), which the ✓
 //! button and the family page call too: this file is the model's side of it, the schema and the
 //! cards.
 
@@ -12,11 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
 use crate::features::lists::ListName;
-use crate::features::lists::operations::{
+use crate::features::lists::ops::{
     AddItems, Added, CheckedOff, Emptied, EmptyList, Lists, NamedItems, Removed, Shown,
 };
 use crate::features::lists::plan::{Wanted, wanted_items};
-use crate::store::Store;
 
 /// What to do with a list.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -97,9 +96,9 @@ pub struct List {
 }
 
 impl List {
-    /// The tool over the store.
-    pub fn new(store: Store) -> Self {
-        Self { lists: Lists::new(store) }
+    /// The tool over the lists' verbs.
+    pub fn new(lists: Lists) -> Self {
+        Self { lists }
     }
 }
 

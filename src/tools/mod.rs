@@ -36,7 +36,11 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
             s.quota.clone(),
             s.work_calendar.clone(),
         )))
-        .tool(reminders::Reminders::new(s.store.clone(), s.work_calendar.clone()))
+        .tool(reminders::Reminders::new(
+            s.store.clone(),
+            s.work_calendar.clone(),
+            s.reminders.clone(),
+        ))
         .tool(price_alerts::set::PriceAlert::new(PriceAlertCreation::new(
             s.store.clone(),
             s.sources.quotes.clone(),
@@ -44,10 +48,14 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
             s.quota.clone(),
             s.work_calendar.clone(),
         )))
-        .tool(price_alerts::PriceAlerts::new(s.store.clone(), s.sources.securities.clone()))
+        .tool(price_alerts::PriceAlerts::new(
+            s.store.clone(),
+            s.price_alerts.clone(),
+            s.sources.securities.clone(),
+        ))
         .tool(recap::Recap::new(s.store.clone()))
-        .tool(memory::Memory::new(s.store.clone()))
-        .tool(list::List::new(s.store.clone()))
+        .tool(memory::Memory::new(s.store.clone(), s.memory.clone()))
+        .tool(list::List::new(s.lists.clone()))
         .tool(digest::Digest::new(DigestSetting::new(
             s.store.clone(),
             s.sources.weather.clone(),
@@ -63,6 +71,7 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
             s.quota.clone(),
             s.work_calendar.clone(),
             s.care_nudge.clone(),
+            s.care.clone(),
         ))
         .tool(official_alerts::OfficialAlerts::new(
             s.store.clone(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 use crate::contract::Answer;
-use crate::contract::ToolCtx;
+use crate::contract::{Surface, ToolCtx};
 use crate::features::media::{MediaProblem, TurnMedia};
 use crate::line::client::LineError;
 use crate::line::message::{MAX_MESSAGES, Message, append_last, assemble, quote};
@@ -191,7 +191,7 @@ impl Turns {
         if !in_group && let Err(e) = self.line.show_loading(&conversation.id, 20).await {
             tracing::debug!(error = %e, "loading animation not shown");
         }
-        let ctx = self.tool_ctx(source, speaker.map(str::to_string), lang);
+        let ctx = self.tool_ctx(source, speaker.map(str::to_string), lang, Surface::Chat);
         let request = match &turn.quoted {
             Some(quoted) => with_quote(&turn.request, quoted),
             None => turn.request.clone(),
@@ -379,12 +379,12 @@ impl Turns {
     ) {
         let conversation = &source.conversation;
         let answer = match self.postback_key.verify_in(conversation, data) {
-            Ok(postback) => {
+            Ok((postback, surface)) => {
                 let speaker = match &source.user_id {
                     Some(user) => self.display_name(conversation, user).await,
                     None => None,
                 };
-                let ctx = self.tool_ctx(source, speaker, Lang::ZhTw);
+                let ctx = self.tool_ctx(source, speaker, Lang::ZhTw, surface);
                 self.actions.dispatch_picked(&self.deps, &ctx, &postback, picked).await
             }
             Err(e) => {
@@ -408,6 +408,7 @@ impl Turns {
         source: &EventSource,
         speaker: Option<String>,
         lang: Lang,
+        surface: Surface,
     ) -> ToolCtx {
         ToolCtx {
             conversation: source.conversation.clone(),
@@ -416,6 +417,7 @@ impl Turns {
             tz: self.tz.clone(),
             lang,
             clock: self.clock.clone(),
+            surface,
         }
     }
 

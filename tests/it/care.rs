@@ -705,3 +705,116 @@ async fn a_reading_after_a_restore_is_told_though_a_reading_told_before_it_had_t
     assert!(told.contains("181/99"), "LINE delivered the new reading: {told}");
     assert_eq!(pushes_to(&h, MOM).len(), 2, "both readings reached 小美");
 }
+
+/// The feed of changes of `chat`, newest first: (who, surface, verb, what).
+pub(crate) async fn feed(h: &Harness, chat: &str) -> Vec<(String, String, String, String)> {
+    let rows = h.app.store.changes().recent(chat, 20).await.expect("changes");
+    rows.into_iter()
+        .map(|r| (r.member_name.unwrap_or_default(), r.surface, r.verb, r.what))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_dose_a_caregiver_says_in_words_was_taken_is_recorded_and_told_to_no_one_as_missed() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    let id = set["id"].as_i64().expect("id");
+    assert_eq!(at(&h, EIGHT).await.prompts, 1, "阿嬤 is asked at 08:00");
+    h.set_clock("2026-12-01T00:10:00Z");
+    let said = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 阿嬤早上的藥吃過了",
+            "care",
+            json!({"action": "taken", "person": "阿嬤", "times": ["08:00"]}),
+        )
+        .await;
+    assert_eq!(said["status"], "taken", "{said}");
+    assert_eq!((said["person"].as_str(), said["time"].as_str()), (Some("阿嬤"), Some("08:00")));
+    assert_eq!(dose_state(&h, id, EIGHT).await, "taken");
+    // Her button on the prompt now says so; the escalations never come.
+    tap(&h, GRANDMA, in_dm(GRANDMA), "care_taken").await;
+    assert!(last_reply(&h).contains("已經確認吃了（小美）"), "{}", last_reply(&h));
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await, CareRound::default());
+    assert_eq!(at(&h, "2026-12-01T01:00:00Z").await, CareRound::default());
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    for chat in [MOM, DAD, FAMILY] {
+        assert!(pushes_to(&h, chat).is_empty(), "{chat} was told");
+    }
+    let recorded = feed(&h, FAMILY).await;
+    assert_eq!(
+        recorded,
+        [("小美".into(), "chat".into(), "care_dose_taken".into(), "阿嬤 08:00 血壓藥".into())],
+        "recorded once, with who and from where"
+    );
+    // Said again: already, by 小美; nothing more recorded.
+    let again = h
+        .call_tool(
+            in_group(FAMILY, DAD),
+            "小幫手 阿嬤早上的藥吃了",
+            "care",
+            json!({"action": "taken", "person": "阿嬤", "times": ["08:00"]}),
+        )
+        .await;
+    assert_eq!((again["status"].as_str(), again["by"].as_str()), (Some("already_taken"), Some("小美")));
+    assert_eq!(feed(&h, FAMILY).await.len(), 1);
+}
+
+#[tokio::test]
+async fn she_says_she_took_her_medicine_in_her_own_chat_and_it_counts_once() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    let id = set["id"].as_i64().expect("id");
+    at(&h, EIGHT).await;
+    h.set_clock("2026-12-01T00:20:00Z");
+    let said = h.call_tool(in_dm(GRANDMA), "我吃藥了", "care", json!({"action": "taken"})).await;
+    assert_eq!((said["status"].as_str(), said["what"].as_str()), (Some("taken"), Some("血壓藥")));
+    assert_eq!(dose_state(&h, id, EIGHT).await, "taken");
+    let again = h.call_tool(in_dm(GRANDMA), "我吃藥了", "care", json!({"action": "taken"})).await;
+    assert_eq!(again["status"], "nothing_waiting", "{again}");
+    assert_eq!(at(&h, "2026-12-01T01:30:00Z").await, CareRound::default());
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    for chat in [MOM, DAD, FAMILY] {
+        assert!(pushes_to(&h, chat).is_empty(), "{chat} was told");
+    }
+    let recorded = feed(&h, FAMILY).await;
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!((recorded[0].0.as_str(), recorded[0].1.as_str()), ("阿嬤", "chat"));
+}
+
+#[tokio::test]
+async fn words_with_no_dose_waiting_record_nothing_and_the_dose_is_still_asked() {
+    let h = Harness::start().await;
+    let set = plan(&h, json!({})).await;
+    let id = set["id"].as_i64().expect("id");
+    h.set_clock("2026-11-30T23:50:00Z");
+    let early = h.call_tool(in_dm(GRANDMA), "我吃藥了", "care", json!({"action": "taken"})).await;
+    assert_eq!(early["status"], "nothing_waiting", "{early}");
+    assert!(feed(&h, FAMILY).await.is_empty());
+    assert_eq!(at(&h, EIGHT).await.prompts, 1, "08:00 is still asked");
+    assert_eq!(dose_state(&h, id, EIGHT).await, "asked");
+}
+
+#[tokio::test]
+async fn a_dose_confirmed_in_words_after_the_caregivers_were_told_tells_them_who_confirmed() {
+    let h = Harness::start().await;
+    plan(&h, json!({})).await;
+    at(&h, EIGHT).await;
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await.caregivers, 2, "the caregivers are told");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    let told = pushes_to(&h, DAD).len();
+    h.set_clock("2026-12-01T00:40:00Z");
+    let said = h
+        .call_tool(
+            in_group(FAMILY, MOM),
+            "小幫手 阿嬤的藥吃過了",
+            "care",
+            json!({"action": "taken", "person": "阿嬤"}),
+        )
+        .await;
+    assert_eq!(said["status"], "taken", "{said}");
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    let to_dad = pushes_to(&h, DAD);
+    assert_eq!(to_dad.len(), told + 1, "哥哥 is told once who confirmed");
+    assert!(to_dad.last().expect("push").to_string().contains("小美"), "{:?}", to_dad.last());
+}

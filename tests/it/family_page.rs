@@ -1016,3 +1016,41 @@ async fn with_a_liff_app_the_group_s_answer_is_a_link_only_the_tapper_can_open()
     let token = mint_liff(&h, in_group(FAMILY, MOM)).await;
     assert_eq!(liff_sign_in(&browser, &token, "mom-token").await.status, 303);
 }
+
+#[tokio::test]
+async fn the_changes_tab_shows_who_changed_what_and_from_where_newest_first() {
+    let h = start().await;
+    family_things(&h).await; // 媽媽 put 牛奶 on the list in the chat
+    let browser = signed_in(&h, in_group(FAMILY, DAD)).await;
+    let csrf = browser.get("/family").await.csrf();
+    let (list, items) = shopping_list(&h.app.store).await;
+    let milk = items.iter().find(|i| i.name == "牛奶").expect("牛奶").id;
+    let check = hearth::features::button::encode(&hearth::features::lists::view::CheckListItem {
+        list: list.id,
+        item: milk,
+        lang: hearth::platform::i18n::Lang::ZhTw,
+    })
+    .expect("data");
+    let checked = browser
+        .post("/family/act", &[("csrf", &csrf), ("action", "check_list_item"), ("id", &check)])
+        .await;
+    assert_eq!(checked.status, 303, "{}", checked.body);
+    // Checked again: it already was, so nothing more is recorded.
+    let again = browser
+        .post("/family/act", &[("csrf", &csrf), ("action", "check_list_item"), ("id", &check)])
+        .await;
+    assert_eq!(again.status, 303, "{}", again.body);
+
+    let page = browser.get("/family?tab=changes").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let body = page.body;
+    let checked_at = body.find("爸爸 在網頁上勾掉了 牛奶").unwrap_or_else(|| panic!("{body}"));
+    let added_at = body.find("媽媽 在聊天中加入了 牛奶").unwrap_or_else(|| panic!("{body}"));
+    assert!(checked_at < added_at, "newest first: {body}");
+    let feed = &body[body.find("最近的變動").expect("the feed")..];
+    assert_eq!(feed.matches("勾掉了").count(), 1, "recorded once: {feed}");
+    // Another chat's session sees none of it.
+    let other = signed_in(&h, in_dm(MOM)).await;
+    let theirs = other.get("/family?tab=changes").await.body;
+    assert!(!theirs.contains("牛奶"), "{theirs}");
+}

@@ -446,6 +446,7 @@ async fn forty_tools_of_a_house_are_found_and_called_through_one_tool_after_a_ta
         tz: jiff::tz::TimeZone::UTC,
         lang: hearth::platform::i18n::Lang::ZhTw,
         clock: std::sync::Arc::new(hearth::platform::clock::SystemClock),
+        surface: hearth::contract::Surface::Chat,
     };
     let search = r#"{"query": "tv set", "call": null, "arguments": null}"#;
     let beyond = h.app.turns.agent.registry().dispatch("find_tools", search, &ctx).await;

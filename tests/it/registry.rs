@@ -38,6 +38,7 @@ fn ctx() -> ToolCtx {
         tz: jiff::tz::TimeZone::get("Asia/Taipei").expect("zone"),
         lang: Lang::ZhTw,
         clock: Arc::new(SystemClock),
+        surface: hearth::contract::Surface::Chat,
     }
 }
 

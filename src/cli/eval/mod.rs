@@ -357,6 +357,7 @@ fn messages(set: &DataSet, case: &Case, tools: &[String]) -> Vec<ChatMessage> {
         tz: now.time_zone().clone(),
         lang: Lang::detect(&case.text),
         clock,
+        surface: crate::contract::Surface::Chat,
     };
     let offered = tools.iter().map(String::as_str).filter(|t| !case.without.iter().any(|w| w == t));
     let setting = prompt::Setting::new(offered, set.setting.home.clone());

@@ -497,6 +497,7 @@ mod tests {
             tz: jiff::tz::TimeZone::UTC,
             lang: crate::platform::i18n::Lang::En,
             clock: std::sync::Arc::new(crate::platform::clock::SystemClock),
+            surface: crate::contract::Surface::Chat,
         }
     }
 

@@ -20,6 +20,7 @@ pub mod actions;
 pub mod cost;
 pub mod limits;
 pub mod menu;
+pub mod ops;
 pub mod render;
 pub mod report;
 pub mod schedule;

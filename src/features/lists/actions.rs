@@ -3,7 +3,7 @@
 //! longer on the list (cleared) says so and shows the list as it is now. The postback was
 //! verified against this conversation; every store call is scoped to it too.
 
-use super::operations::Lists;
+use super::ops::Lists;
 use super::view::CheckListItem;
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
@@ -16,7 +16,7 @@ impl Action for CheckListItem {
     const NAME: &'static str = "check_list_item";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        check_tapped(&Lists::new(deps.store.clone()), ctx, self).await
+        check_tapped(&deps.lists, ctx, self).await
     }
 }
 

@@ -4,11 +4,11 @@
 //! caps ([`plan::plan_additions`]), which item words point at ([`plan::find_item`]) are pure
 //! decisions here; the list as the LLM and the card see it is [`view`], the ✓ button is
 //! [`actions`], finding the list a request names is [`lookup`]. What can be done to a list —
-//! by the model, a button or the family page alike — is [`operations`].
+//! by the model, a button or the family page alike — is [`ops`].
 
 pub mod actions;
 pub mod lookup;
-pub mod operations;
+pub mod ops;
 pub mod plan;
 pub mod view;
 

@@ -1,5 +1,6 @@
 //! The memory buttons: 🗑 on a memory forgets it; the "forget everything" confirmation forgets
-//! every memory the card covered. Both act on the conversation of the tap only.
+//! every memory the card covered. Both act on the conversation of the tap only, through the
+//! memories' verbs ([`super::ops`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -9,7 +10,7 @@ use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
-use crate::store::Store;
+use super::ops::MemoryOps;
 
 /// 🗑: the delete button of memory `id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +33,7 @@ impl Action for ForgetMemory {
     const NAME: &'static str = "forget_memory";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        forget_tapped(&deps.store, ctx, self.id).await
+        forget_tapped(&deps.memory, ctx, self.id).await
     }
 }
 
@@ -40,7 +41,7 @@ impl Action for ForgetAllMemories {
     const NAME: &'static str = "forget_all_memories";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        forget_all_tapped(&deps.store, ctx, self.up_to_id).await
+        forget_all_tapped(&deps.memory, ctx, self.up_to_id).await
     }
 }
 
@@ -56,9 +57,9 @@ pub fn delete_button(lang: Lang, id: i64, text: &str) -> CardButton {
 }
 
 /// A delete button was tapped (and verified) in `ctx`'s conversation.
-async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
+async fn forget_tapped(memory: &MemoryOps, ctx: &ToolCtx, id: i64) -> Answer {
     let lang = ctx.lang;
-    match store.memory().delete(&ctx.conversation.id, id).await {
+    match memory.forget(ctx, id).await {
         Ok(Some(m)) => text(&match lang {
             Lang::ZhTw => format!("好，我已經忘記 #{id}「{}」了。", m.text),
             Lang::En => format!("Done, I've forgotten #{id} \"{}\".", m.text),
@@ -72,9 +73,9 @@ async fn forget_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
 }
 
 /// The "forget everything" confirmation was tapped (and verified) in `ctx`'s conversation.
-async fn forget_all_tapped(store: &Store, ctx: &ToolCtx, up_to_id: i64) -> Answer {
+async fn forget_all_tapped(memory: &MemoryOps, ctx: &ToolCtx, up_to_id: i64) -> Answer {
     let lang = ctx.lang;
-    match store.memory().delete_up_to(&ctx.conversation.id, up_to_id).await {
+    match memory.forget_all(ctx, up_to_id).await {
         Ok(0) => text(lang.pick("沒有需要忘記的事了。", "There was nothing left to forget.")),
         Ok(n) => text(&match lang {
             Lang::ZhTw => format!("好，我已經忘記這個聊天室記得的 {n} 件事了。"),

@@ -13,6 +13,7 @@ use jiff::tz::TimeZone;
 use serde::Serialize;
 
 pub mod actions;
+pub mod ops;
 pub mod relative;
 
 use crate::contract::{CardRow, ToolCtx};

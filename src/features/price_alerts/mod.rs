@@ -11,5 +11,6 @@ pub mod create;
 pub mod crossing;
 pub mod describe;
 pub mod market;
+pub mod ops;
 pub mod poller;
 pub mod render;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use super::describe::local_time;
+use super::ops::{Cancel, Which};
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::button::{Action, text};
@@ -64,7 +65,7 @@ impl Action for CancelReminder {
     const NAME: &'static str = "cancel_reminder";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        text(cancel(&deps.store, ctx, self.id).await)
+        text(cancel(deps, ctx, self.id).await)
     }
 }
 
@@ -84,20 +85,20 @@ impl Action for SnoozeReminder {
     }
 }
 
-/// ❌: cancels the reminder.
-async fn cancel(store: &Store, ctx: &ToolCtx, id: i64) -> String {
+/// ❌: cancels the reminder, through the reminders' one cancel.
+async fn cancel(deps: &Deps, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
-    let conversation = &ctx.conversation.id;
-    let text = match store.reminders().get(conversation, id).await {
-        Ok(Some(r)) => r.text,
-        _ => return lang.pick("找不到這個提醒。", "No such reminder.").into(),
-    };
-    match store.reminders().cancel(conversation, id).await {
-        Ok(true) => format!("{}{text}", lang.pick("❌ 已取消提醒：", "❌ Cancelled: ")),
-        Ok(false) => format!(
+    match deps.reminders.cancel(ctx, Which::Id(id)).await {
+        Ok(Cancel::Cancelled { text, .. }) => {
+            format!("{}{text}", lang.pick("❌ 已取消提醒：", "❌ Cancelled: "))
+        }
+        Ok(Cancel::Ended { text }) => format!(
             "{}{text}",
             lang.pick("這個提醒已經結束或取消了：", "Already finished or cancelled: ")
         ),
+        Ok(Cancel::NotFound | Cancel::Several(_)) => {
+            lang.pick("找不到這個提醒。", "No such reminder.").into()
+        }
         Err(e) => {
             tracing::error!(error = %e, "cancel failed");
             lang.pick(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 use tokio::sync::Notify;
 
-use super::operations::MAX_TEXT;
+use super::ops::MAX_TEXT;
 use super::quota_cost::{self, Plan, QuotaCost};
 use super::recurrence::{Freq, Schedule};
 use super::request::{ReminderRequest, schedule_of};

@@ -4,14 +4,14 @@
 //! ([`actions`]; 📅 change time in [`picker`]) and what the scheduled ones will spend of LINE's
 //! monthly quota ([`projection`], [`quota_cost`], the month as a whole in [`month_ahead`]). A new
 //! reminder is a [`request`] checked and created by [`create`]; the changes the family page makes
-//! are [`operations`].
+//! are [`ops`].
 
 pub mod actions;
 pub mod calendar_rule;
 pub mod create;
 pub mod describe;
 pub mod month_ahead;
-pub mod operations;
+pub mod ops;
 pub mod picker;
 pub mod projection;
 pub mod quota_cost;

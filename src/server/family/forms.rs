@@ -1,8 +1,8 @@
 //! The family page's changes. Each is the operation the chat itself uses, run with the session's
 //! chat and member as its context, so it is recorded as done by that member: a card button
 //! (`/family/act`, through the button actions, which act on their context's chat only) or the
-//! capability's own typed operation — the lists' (`features::lists::operations`), the
-//! reminders' (`features::reminders::operations`), the digest's and quiet hours' settings — with
+//! capability's own typed operation — the lists' (`features::lists::ops`), the
+//! reminders' (`features::reminders::ops`), the digest's and quiet hours' settings — with
 //! the same validation, caps and merging as a tool call. None is reached by a tool's name or
 //! around its capability. After a change the page is shown again (`303`) with what happened.
 
@@ -20,9 +20,9 @@ use super::{Peer, Refusal, Session, check_csrf, session};
 use crate::contract::{ErrorKind, ToolError};
 use crate::features::digest::setting::DigestRequest;
 use crate::features::lists::ListName;
-use crate::features::lists::operations::{AddItems, EmptyList, Lists, NamedItems};
+use crate::features::lists::ops::{AddItems, EmptyList, NamedItems};
 use crate::features::lists::plan::wanted_items;
-use crate::features::reminders::operations::{Changed, Reminders};
+use crate::features::reminders::ops::Changed;
 use crate::line::postback::Postback;
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
@@ -152,7 +152,7 @@ async fn list_change(
     form: ListForm,
 ) -> Result<(&'static str, &'static str), ErrorKind> {
     let ctx = session.ctx(app).await;
-    let lists = Lists::new(app.store.clone());
+    let lists = &app.turns.deps.lists;
     let refused = |e: ToolError| e.kind();
     let list = ListName::parse(form.list.as_deref()).map_err(|e| refused(e.into()))?;
     let named = |quantity: Option<i64>| {
@@ -212,7 +212,7 @@ pub async fn reminders(
     check_csrf(&session, &form.csrf)?;
     let lang = session.row.lang;
     let ctx = session.ctx(&app).await;
-    let reminders = Reminders::new(app.store.clone(), app.turns.deps.work_calendar.clone());
+    let reminders = &app.turns.deps.reminders;
     let (result, done) = match form.op.as_str() {
         "text" => {
             let text = form.text.unwrap_or_default();

@@ -121,6 +121,7 @@ impl Session {
             tz: app.tz.clone(),
             lang: self.row.lang,
             clock: app.clock.clone(),
+            surface: crate::contract::Surface::Page,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The family page's views, drawn by compile-time templates (`maud` escapes all it prints): one
 //! tab each for the lists, the reminders (the next 14 days as an agenda, lunar and workday
 //! repetitions expanded to their dates), the price alerts (with the day's chart and the level),
-//! the memories, the chat's settings and this month's messages. Large type, no script: every
+//! the memories, the chat's settings, this month's messages and the chat's latest changes (who
+//! did what, from where). Large type, no script: every
 //! button is a form that posts with the session's CSRF token.
 
 use std::sync::Arc;
@@ -37,6 +38,7 @@ pub const TABS: &[(&str, &str, &str)] = &[
     ("memories", "🧠 記憶", "🧠 Memories"),
     ("settings", "⚙️ 設定", "⚙️ Settings"),
     ("quota", "✉️ 訊息額度", "✉️ Messages"),
+    ("changes", "📝 動態", "📝 Changes"),
 ];
 
 /// One occurrence on the agenda: its local time, the reminder's text and who it is for.
@@ -99,6 +101,7 @@ pub async fn page(
         "memories" => memories(&app, &session, query.confirm.is_some()).await,
         "settings" => settings(&app, &session).await,
         "quota" => quota(&app, &session).await,
+        "changes" => changes(&app, &session).await,
         _ => lists(&app, &session).await,
     };
     let content = content.map_err(|e| {
@@ -438,6 +441,25 @@ fn setting_off(csrf: &str, op: &str, label: &str) -> Markup {
             button.danger type="submit" { (label) }
         }
     }
+}
+
+/// The chat's latest changes, newest first: who did what, from where, and when — from the
+/// feed every verb records itself in.
+async fn changes(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
+    let lang = s.row.lang;
+    let lines =
+        crate::features::changes::recent(&app.store, &s.row.conversation_id, &app.tz, lang)
+            .await?;
+    Ok(html! {
+        section.card {
+            h2 { (lang.pick("最近的變動", "Recent changes")) }
+            @if lines.is_empty() {
+                p.empty { (lang.pick("還沒有人改過東西。", "Nobody has changed anything yet.")) }
+            } @else {
+                ul.changes { @for line in &lines { li { (line) } } }
+            }
+        }
+    })
 }
 
 async fn quota(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {

@@ -119,4 +119,48 @@ impl Care {
             card: Some(render::report_card(&plan, &week)),
         })
     }
+
+    /// A dose said taken in words: the plan named (by id or person), else those that ask the
+    /// speaker, else the chat's only one; the dose at `times[0]`, else the one waiting. The
+    /// same verb as ✅ 吃了: once only, and the others told only where the dose was escalated.
+    pub(super) async fn taken(&self, ctx: &ToolCtx, args: &Args) -> Result<Output, ToolError> {
+        let named = args.plan.is_some() || args.person.as_deref().is_some_and(|p| !p.trim().is_empty());
+        let plans = if named {
+            vec![self.plan(ctx, args.plan, args.person.as_deref()).await?]
+        } else {
+            let seen = self.ops.plans_seen(ctx).await?;
+            let asking: Vec<Plan> =
+                seen.iter().filter(|p| p.asked() == ctx.user_id.as_deref()).cloned().collect();
+            match (asking.is_empty(), seen.len()) {
+                (false, _) => asking,
+                (true, 1) => seen,
+                (true, 0) => return Err(ToolError::NotFound("this chat has no care plan yet".into())),
+                _ => return Err(invalid("several care plans: ask whose dose, or pass person")),
+            }
+        };
+        let at = match args.times.as_deref() {
+            Some([time, ..]) => Some(
+                crate::platform::clock::parse_local_time(time.trim())
+                    .map_err(|_| invalid("times must be \"HH:MM\", like \"08:00\""))?,
+            ),
+            _ => None,
+        };
+        let outcome = self.ops.confirm_open(ctx, &plans, at).await?;
+        let (status, by) = match &outcome {
+            DoseOutcome::Moved { .. } => ("taken", None),
+            DoseOutcome::Refused { refusal: Refusal::AlreadyHandled, by } => {
+                ("already_handled", Some(by.clone()))
+            }
+            DoseOutcome::Refused { by, .. } => ("already_taken", Some(by.clone())),
+            DoseOutcome::NothingOpen | DoseOutcome::Gone => ("nothing_waiting", None),
+            DoseOutcome::Raced => ("changed", None),
+        };
+        let (person, what, time) = match &outcome {
+            DoseOutcome::Moved { plan, when, .. } => {
+                (Some(plan.row.person.clone()), Some(plan.row.what.clone()), Some(when.clone()))
+            }
+            _ => (plans.first().map(|p| p.row.person.clone()), None, None),
+        };
+        Ok(Output::Dose { status, person, what, time, by })
+    }
 }

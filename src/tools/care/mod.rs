@@ -24,6 +24,8 @@ use crate::contract::{Card, Tool, ToolCtx, ToolError};
 use crate::door::Door;
 use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
+use crate::features::care::ops::{CareOps, DoseOutcome};
+use crate::features::care::steps::Refusal;
 use crate::features::care::{Member, Plan, render, report, schedule, seen_from, words};
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::i18n::Lang;
@@ -60,13 +62,15 @@ pub enum Action {
     Reading,
     /// This week.
     Report,
+    /// A dose was taken (said in words).
+    Taken,
 }
 
 /// Arguments of `care`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
     /// What to do.
-    #[schemars(description = "show: the plans; report: the week")]
+    #[schemars(description = "show: the plans; report: the week; taken: a dose was taken")]
     pub action: Action,
     /// The plan's id; null: the only plan, or the one for `person`.
     #[schemars(description = "id; null: the only one, or person's")]
@@ -77,7 +81,7 @@ pub struct Args {
     /// Medicine or measurement (血壓藥).
     #[schemars(description = "血壓藥")]
     pub what: Option<String>,
-    /// "HH:MM" each.
+    /// "HH:MM" each; taken: which dose (null: the one waiting).
     #[schemars(description = "HH:MM")]
     pub times: Option<Vec<String>>,
     /// 1 = Monday … 7 = Sunday; null: every day.
@@ -166,6 +170,20 @@ pub enum Output {
         /// What was outside the limits (the caregivers are being told); empty when all is well.
         outside: Vec<String>,
     },
+    /// taken: what a dose said taken in words came to.
+    Dose {
+        /// taken (recorded now), already_taken, already_handled (someone is on it),
+        /// nothing_waiting (no dose waits: nothing recorded, nobody told), changed (try again).
+        status: &'static str,
+        /// Whose dose.
+        person: Option<String>,
+        /// Of what.
+        what: Option<String>,
+        /// Its time.
+        time: Option<String>,
+        /// Who confirmed it, when it was already.
+        by: Option<String>,
+    },
     /// The week so far.
     Report {
         /// Doses confirmed.
@@ -192,6 +210,8 @@ pub struct Care {
     quota: QuotaTracker,
     calendar: WorkCalendar,
     nudge: Arc<Notify>,
+    /// The verbs on doses, the same the buttons and the menu call.
+    ops: CareOps,
 }
 
 fn invalid(message: impl Into<String>) -> ToolError {
@@ -200,7 +220,8 @@ fn invalid(message: impl Into<String>) -> ToolError {
 
 impl Care {
     /// The tool over the store, changing plans through `plans`, with the quota's bookkeeping
-    /// (costs, friends) and the calendar; `nudge` wakes the care loop.
+    /// (costs, friends) and the calendar; `nudge` wakes the care loop; doses are confirmed
+    /// through `ops`.
     pub fn new(
         store: Store,
         door: Arc<Door>,
@@ -208,8 +229,9 @@ impl Care {
         quota: QuotaTracker,
         calendar: WorkCalendar,
         nudge: Arc<Notify>,
+        ops: CareOps,
     ) -> Self {
-        Self { store, door, plans, quota, calendar, nudge }
+        Self { store, door, plans, quota, calendar, nudge, ops }
     }
 
     /// The plan `id` this chat may see; without an id, the only one, or among several the only
@@ -244,7 +266,7 @@ impl Care {
 
 impl Tool for Care {
     const NAME: &'static str = "care";
-    const DESCRIPTION: &'static str = "An elder's care plan: doses she confirms, caregivers told if not; readings (血壓 135/85 心跳 72, 血糖).";
+    const DESCRIPTION: &'static str = "An elder's care plan: doses she confirms (我吃藥了, 阿嬤的藥吃過了: taken), caregivers told if not; readings (血壓 135/85 心跳 72, 血糖).";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
@@ -301,6 +323,7 @@ impl Tool for Care {
             }
             Action::Reading => self.reading(ctx, &args).await,
             Action::Report => self.report(ctx, &args).await,
+            Action::Taken => self.taken(ctx, &args).await,
         }
     }
 

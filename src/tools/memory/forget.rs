@@ -10,9 +10,9 @@ use serde::Serialize;
 use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::button::Action;
 use crate::features::memory::actions::{ForgetAllMemories, delete_button};
-use crate::features::memory::{MemoryView, memory_row, overlap, tokens};
+use crate::features::memory::ops::{ForgetWords, MemoryOps};
+use crate::features::memory::{MemoryView, memory_row};
 use crate::platform::i18n::Lang;
-use crate::store::{Memory, Store};
 
 /// The most candidates shown when the words match several memories.
 const MAX_CANDIDATES: usize = 10;
@@ -68,22 +68,21 @@ pub enum Output {
     },
 }
 
-/// The `forget` action.
+/// The `forget` action: an adapter of the memories' verbs ([`MemoryOps`]).
 pub struct Forget {
-    store: Store,
+    ops: MemoryOps,
 }
 
 impl Forget {
-    /// The action over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The action over the memories' verbs.
+    pub fn new(ops: MemoryOps) -> Self {
+        Self { ops }
     }
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let conversation = &ctx.conversation.id;
         if args.all == Some(true) {
-            let memories = self.store.memory().memories(conversation).await?;
+            let memories = self.ops.memories(ctx).await?;
             let Some(up_to_id) = memories.iter().map(|m| m.id).max() else {
                 return Err(ToolError::NotFound("this chat has no memories to forget".into()));
             };
@@ -94,8 +93,7 @@ impl Forget {
             });
         }
         if let Some(id) = args.id {
-            let forgotten = self.store.memory().delete(conversation, id).await?;
-            return match forgotten {
+            return match self.ops.forget(ctx, id).await? {
                 Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
                 None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
             };
@@ -104,21 +102,17 @@ impl Forget {
         if words.is_empty() {
             return Err(unnamed());
         }
-        let memories = self.store.memory().memories(conversation).await?;
-        let mut matches = matching(&memories, words);
-        match matches.len() {
-            0 => Err(ToolError::NotFound(format!("nothing this chat remembers matches {words:?}"))),
-            1 => {
-                let id = matches[0].id;
-                match self.store.memory().delete(conversation, id).await? {
-                    Some(m) => Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) }),
-                    None => Err(ToolError::NotFound(format!("this chat has no memory #{id}"))),
-                }
+        match self.ops.forget_words(ctx, words).await? {
+            ForgetWords::Forgotten(m) => {
+                Ok(Output::Forgotten { memory: MemoryView::new(&m, &ctx.tz) })
             }
-            _ => {
-                matches.truncate(MAX_CANDIDATES);
+            ForgetWords::NoneFits => {
+                Err(ToolError::NotFound(format!("nothing this chat remembers matches {words:?}")))
+            }
+            ForgetWords::Several(mut fits) => {
+                fits.truncate(MAX_CANDIDATES);
                 Ok(Output::Ambiguous {
-                    candidates: matches.iter().map(|m| MemoryView::new(m, &ctx.tz)).collect(),
+                    candidates: fits.iter().map(|m| MemoryView::new(m, &ctx.tz)).collect(),
                     note: "Nothing was deleted: ask which one (the card has a delete button for each), or forget it again by its id.",
                 })
             }
@@ -156,49 +150,5 @@ impl Forget {
                 Some(card)
             }
         }
-    }
-}
-
-/// The memories `words` point at: those containing them, else those sharing the most words
-/// with them (none when no word is shared).
-pub fn matching<'a>(memories: &'a [Memory], words: &str) -> Vec<&'a Memory> {
-    let needle = words.to_lowercase();
-    let containing: Vec<&Memory> =
-        memories.iter().filter(|m| m.text.to_lowercase().contains(&needle)).collect();
-    if !containing.is_empty() {
-        return containing;
-    }
-    let wanted = tokens(words);
-    let scored: Vec<(usize, &Memory)> =
-        memories.iter().map(|m| (overlap(&wanted, &m.text), m)).collect();
-    let best = scored.iter().map(|(s, _)| *s).max().unwrap_or(0);
-    if best == 0 {
-        return Vec::new();
-    }
-    scored.into_iter().filter(|(s, _)| *s == best).map(|(_, m)| m).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn memory(id: i64, text: &str) -> Memory {
-        Memory { id, text: text.into(), user_id: None, speaker: None, created_at: 0 }
-    }
-
-    #[test]
-    fn words_match_by_containment_then_shared_words() {
-        let all = [
-            memory(1, "奶奶對花生過敏"),
-            memory(2, "爸爸的班機 12/5 18:40 到"),
-            memory(3, "Grandma is allergic to peanuts"),
-        ];
-        let ids = |d: &str| matching(&all, d).iter().map(|m| m.id).collect::<Vec<_>>();
-        assert_eq!(ids("花生"), [1]);
-        assert_eq!(ids("花生那件事"), [1]);
-        assert_eq!(ids("爸爸班機"), [2]);
-        assert_eq!(ids("PEANUT"), [3]);
-        assert!(ids("生日").is_empty());
-        assert!(ids("the thing").is_empty());
     }
 }

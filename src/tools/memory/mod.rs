@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
+use crate::features::memory::ops::MemoryOps;
 use crate::store::Store;
 
 /// What to do with this chat's memories.
@@ -69,11 +70,11 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// The tool over the store.
-    pub fn new(store: Store) -> Self {
+    /// The tool over the store (remembering, showing) and the memories' verbs (forgetting).
+    pub fn new(store: Store, ops: MemoryOps) -> Self {
         Self {
             remember: remember::Remember::new(store.clone()),
-            forget: forget::Forget::new(store.clone()),
+            forget: forget::Forget::new(ops),
             show: show::ShowMemories::new(store),
         }
     }

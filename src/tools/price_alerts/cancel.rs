@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use crate::contract::{ToolCtx, ToolError};
 use crate::features::price_alerts::describe::AlertItem;
+use crate::features::price_alerts::ops::{Cancel, PriceAlertOps, Which};
 use crate::sources::securities::Securities;
 use crate::sources::symbols::resolve_symbol;
-use crate::store::{AlertStatus, Store};
 
 /// What `cancel` reads of the arguments.
 #[derive(Debug)]
@@ -27,50 +27,45 @@ pub struct Output {
     pub cancelled: Vec<AlertItem>,
 }
 
-/// The `cancel` action.
+/// The `cancel` action: an adapter of the price alerts' one cancel ([`PriceAlertOps::cancel`]).
 pub struct CancelPriceAlert {
-    store: Store,
+    ops: PriceAlertOps,
     securities: Arc<Securities>,
 }
 
 impl CancelPriceAlert {
-    /// The action over the store and the Taiwan securities table.
-    pub fn new(store: Store, securities: Arc<Securities>) -> Self {
-        Self { store, securities }
+    /// The action over the price alerts' verbs and the Taiwan securities table.
+    pub fn new(ops: PriceAlertOps, securities: Arc<Securities>) -> Self {
+        Self { ops, securities }
     }
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let conversation = &ctx.conversation.id;
-        if let Some(id) = args.id {
-            let row = self.store.price_alerts().get(conversation, id).await?;
-            let Some(row) = row.filter(|r| r.status == AlertStatus::Active) else {
-                return Err(ToolError::NotFound(format!(
-                    "this chat has no active price alert #{id}; action show lists the ids"
-                )));
-            };
-            if !self.store.price_alerts().cancel(conversation, id).await? {
-                return Err(ToolError::NotFound(format!("price alert #{id} already ended")));
-            }
-            return Ok(Output {
-                cancelled: vec![AlertItem::from_row(&row, &self.securities, ctx.now(), &ctx.tz)],
-            });
+        let symbol = match (args.id, args.symbol) {
+            (Some(_), _) => None,
+            (None, Some(symbol)) => Some(resolve_symbol(&symbol, &self.securities)?),
+            (None, None) => return Err(unnamed()),
+        };
+        let which = match (args.id, symbol.as_deref()) {
+            (Some(id), _) => Which::Id(id),
+            (None, Some(symbol)) => Which::Symbol(symbol),
+            (None, None) => return Err(unnamed()),
+        };
+        match self.ops.cancel(ctx, which).await? {
+            Cancel::Cancelled(rows) => Ok(Output {
+                cancelled: rows
+                    .iter()
+                    .map(|r| AlertItem::from_row(r, &self.securities, ctx.now(), &ctx.tz))
+                    .collect(),
+            }),
+            Cancel::Ended(_) | Cancel::NotFound => Err(ToolError::NotFound(match symbol {
+                None => format!(
+                    "this chat has no active price alert #{}; action show lists the ids",
+                    args.id.unwrap_or_default()
+                ),
+                Some(symbol) => format!("this chat has no active price alert on {symbol}"),
+            })),
         }
-        let Some(symbol) = args.symbol else { return Err(unnamed()) };
-        let symbol = resolve_symbol(&symbol, &self.securities)?;
-        let active = self.store.price_alerts().list(conversation).await?;
-        let ids = self.store.price_alerts().cancel_on(conversation, &symbol).await?;
-        if ids.is_empty() {
-            return Err(ToolError::NotFound(format!(
-                "this chat has no active price alert on {symbol}"
-            )));
-        }
-        let cancelled = active
-            .iter()
-            .filter(|r| ids.contains(&r.id))
-            .map(|r| AlertItem::from_row(r, &self.securities, ctx.now(), &ctx.tz))
-            .collect();
-        Ok(Output { cancelled })
     }
 }
 

@@ -17,6 +17,7 @@ use crate::contract::show_or_cancel::{self, Action, ShowOrCancel, ShowOrCancelAr
 use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::family_page;
 use crate::sources::securities::Securities;
+use crate::features::price_alerts::ops::PriceAlertOps;
 use crate::store::Store;
 
 /// Arguments of `price_alerts`.
@@ -40,11 +41,12 @@ pub struct PriceAlerts {
 }
 
 impl PriceAlerts {
-    /// The tool over the store and the Taiwan securities table.
-    pub fn new(store: Store, securities: Arc<Securities>) -> Self {
+    /// The tool over the store (showing), the price alerts' verbs (cancelling) and the Taiwan
+    /// securities table.
+    pub fn new(store: Store, ops: PriceAlertOps, securities: Arc<Securities>) -> Self {
         Self {
-            show: show::ShowPriceAlerts::new(store.clone(), securities.clone()),
-            cancel: cancel::CancelPriceAlert::new(store, securities),
+            show: show::ShowPriceAlerts::new(store, securities.clone()),
+            cancel: cancel::CancelPriceAlert::new(ops, securities),
         }
     }
 }

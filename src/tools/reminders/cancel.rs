@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::contract::{ToolCtx, ToolError};
-use crate::store::Store;
+use crate::features::reminders::ops::{self, Cancel, Which};
 
 /// What `cancel` reads of the arguments.
 #[derive(Debug)]
@@ -25,46 +25,38 @@ pub struct Output {
     pub text: String,
 }
 
-/// The `cancel` action.
+/// The `cancel` action: an adapter of the reminders' one cancel ([`ops::Reminders::cancel`]).
 pub struct CancelReminder {
-    store: Store,
+    reminders: ops::Reminders,
 }
 
 impl CancelReminder {
-    /// The action over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The action over the reminders' verbs.
+    pub fn new(reminders: ops::Reminders) -> Self {
+        Self { reminders }
     }
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let conversation = &ctx.conversation.id;
-        let row = match (args.id, described(args.description.as_deref())) {
-            (Some(id), _) => self.store.reminders().get(conversation, id).await?,
-            (None, Some(words)) => {
-                let all = self.store.reminders().list(conversation).await?;
-                let needle = words.to_lowercase();
-                let mut matches: Vec<_> =
-                    all.into_iter().filter(|r| r.text.to_lowercase().contains(&needle)).collect();
-                if matches.len() > 1 {
-                    let list: Vec<String> =
-                        matches.iter().map(|r| format!("#{} {}", r.id, r.text)).collect();
-                    return Err(ToolError::InvalidArgs(format!(
-                        "several reminders match: {}; ask which one and pass its id",
-                        list.join(", ")
-                    )));
-                }
-                matches.pop()
-            }
+        let which = match (args.id, described(args.description.as_deref())) {
+            (Some(id), _) => Which::Id(id),
+            (None, Some(words)) => Which::Words(words),
             (None, None) => return Err(unnamed()),
         };
-        let row = row
-            .filter(|r| r.status.is_live())
-            .ok_or_else(|| ToolError::NotFound("no such reminder in this chat".into()))?;
-        if !self.store.reminders().cancel(conversation, row.id).await? {
-            return Err(ToolError::NotFound("no such reminder in this chat".into()));
+        match self.reminders.cancel(ctx, which).await? {
+            Cancel::Cancelled { id, text } => Ok(Output { cancelled_id: id, text }),
+            Cancel::Ended { .. } | Cancel::NotFound => {
+                Err(ToolError::NotFound("no such reminder in this chat".into()))
+            }
+            Cancel::Several(fits) => {
+                let list: Vec<String> =
+                    fits.iter().map(|(id, text)| format!("#{id} {text}")).collect();
+                Err(ToolError::InvalidArgs(format!(
+                    "several reminders match: {}; ask which one and pass its id",
+                    list.join(", ")
+                )))
+            }
         }
-        Ok(Output { cancelled_id: row.id, text: row.text })
     }
 }
 

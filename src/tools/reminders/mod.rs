@@ -14,6 +14,7 @@ use serde::Deserialize;
 use crate::contract::show_or_cancel::{self, Action, ShowOrCancel, ShowOrCancelArgs};
 use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::family_page;
+use crate::features::reminders::ops;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::Store;
 
@@ -38,11 +39,12 @@ pub struct Reminders {
 }
 
 impl Reminders {
-    /// The tool over the store; workday reminders follow `work_calendar`.
-    pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
+    /// The tool over the store (showing; workday reminders follow `work_calendar`) and the
+    /// reminders' verbs (cancelling).
+    pub fn new(store: Store, work_calendar: WorkCalendar, reminders: ops::Reminders) -> Self {
         Self {
-            show: show::ShowReminders::new(store.clone(), work_calendar),
-            cancel: cancel::CancelReminder::new(store),
+            show: show::ShowReminders::new(store, work_calendar),
+            cancel: cancel::CancelReminder::new(reminders),
         }
     }
 }

@@ -11,6 +11,8 @@ use super::lookup::{OtherList, find_list, other_lists};
 use super::plan::{Addition, Found, Wanted, find_item, plan_additions};
 use super::view::ListView;
 use crate::contract::{ToolCtx, ToolError};
+use crate::features::{changes, verbs};
+use crate::platform::i18n::Lang;
 use crate::store::{Checked, ListEdit, ListItem, Store, StoreError};
 
 /// The lists of every chat, over the store.
@@ -177,6 +179,18 @@ impl Lists {
                 Ok::<_, super::ListError>(plan.changes)
             })
             .await?;
+        let names: Vec<&str> = added
+            .iter()
+            .map(|a| match a {
+                Addition::Added { item, .. }
+                | Addition::Merged { item, .. }
+                | Addition::Reopened { item, .. } => item.as_str(),
+            })
+            .collect();
+        if !names.is_empty() {
+            let what = names.join(ctx.lang.pick("、", ", "));
+            changes::record(&self.store, ctx, &verbs::LIST_ADD, &what).await;
+        }
         Ok(Added {
             added,
             list: ListView::new(&list, &items, &ctx.tz, ctx.lang),
@@ -228,12 +242,21 @@ impl Lists {
     pub async fn check_item(&self, ctx: &ToolCtx, item: i64) -> Result<Checked, StoreError> {
         let at = ctx.now().as_millisecond();
         let (who, name) = (ctx.user_id.as_deref(), ctx.display_name.as_deref());
-        self.store.lists().check_list_item(&ctx.conversation.id, item, who, name, at).await
+        let checked =
+            self.store.lists().check_list_item(&ctx.conversation.id, item, who, name, at).await?;
+        if let Checked::Now(item) = &checked {
+            changes::record(&self.store, ctx, &verbs::LIST_CHECK, &item.name).await;
+        }
+        Ok(checked)
     }
 
     /// Puts a checked thing of `ctx`'s chat back on its list; false when there is none such.
     pub async fn uncheck_item(&self, ctx: &ToolCtx, item: i64) -> Result<bool, StoreError> {
-        self.store.lists().uncheck_list_item(&ctx.conversation.id, item).await
+        let back = self.store.lists().uncheck_list_item(&ctx.conversation.id, item).await?;
+        if let Some(name) = &back {
+            changes::record(&self.store, ctx, &verbs::LIST_UNCHECK, name).await;
+        }
+        Ok(back.is_some())
     }
 
     /// Takes off each thing `request`'s words point at.
@@ -250,7 +273,11 @@ impl Lists {
             match fit {
                 Fit::One(item) => {
                     match self.store.lists().remove_list_item(conversation, item.id).await? {
-                        Some(gone) => out.removed.push(gone.name),
+                        Some(gone) => {
+                            changes::record(&self.store, ctx, &verbs::LIST_REMOVE, &gone.name)
+                                .await;
+                            out.removed.push(gone.name);
+                        }
                         None => out.not_found.push(words),
                     }
                 }
@@ -295,6 +322,14 @@ impl Lists {
         };
         out.removed =
             self.store.lists().clear_list(&ctx.conversation.id, list.id, only_checked).await?;
+        if out.removed > 0 {
+            let what = match (only_checked, ctx.lang) {
+                (true, Lang::ZhTw) => format!("{} 買好的 {} 項", out.list_name, out.removed),
+                (true, Lang::En) => format!("{} checked ones, {}", out.list_name, out.removed),
+                (false, _) => out.list_name.clone(),
+            };
+            changes::record(&self.store, ctx, &verbs::LIST_EMPTY, &what).await;
+        }
         if only_checked {
             out.list = Some(self.view(ctx, list.id, &name).await?);
         }

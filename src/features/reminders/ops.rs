@@ -1,11 +1,14 @@
-//! The changes to a reminder the chat has no words for, as typed operations run for the chat of
-//! their context: a new text, a pause, a resume at its next time. The family page calls these
-//! (scoped to its session's chat), never the store around them.
+//! The verbs on a chat's reminders, each a typed operation run for the chat and member of its
+//! context: cancel one (by id: ❌ on a card or the page; or by words from its text, in the
+//! chat), and the changes the chat has no words for (a new text, a pause, a resume at its next
+//! time). The `reminders` tool, the ❌ button and the family page call these (scoped to their
+//! chat), never the store around them; a cancel is recorded in the feed of changes.
 
 use jiff::{SignedDuration, Timestamp};
 
 use super::projection::occurrences_between;
 use crate::contract::ToolCtx;
+use crate::features::{changes, verbs};
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{Store, StoreError};
@@ -33,6 +36,36 @@ impl From<bool> for Changed {
     }
 }
 
+/// Which reminder a cancel names.
+#[derive(Debug, Clone, Copy)]
+pub enum Which<'a> {
+    /// By its id (a button, the page, or the model passing it).
+    Id(i64),
+    /// By words from its text ("倒垃圾").
+    Words(&'a str),
+}
+
+/// What a cancel came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cancel {
+    /// Cancelled: its id and text.
+    Cancelled {
+        /// Its id.
+        id: i64,
+        /// Its text.
+        text: String,
+    },
+    /// It had already finished or been cancelled.
+    Ended {
+        /// Its text.
+        text: String,
+    },
+    /// The chat has no such reminder (or none its words fit).
+    NotFound,
+    /// The words fit several: each one's id and text; nothing was cancelled.
+    Several(Vec<(i64, String)>),
+}
+
 /// The reminders of every chat, over the store; workday reminders follow `work_calendar`.
 #[derive(Clone)]
 pub struct Reminders {
@@ -44,6 +77,32 @@ impl Reminders {
     /// The reminders kept in `store`.
     pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
         Self { store, work_calendar }
+    }
+
+    /// Cancels the reminder of `ctx`'s chat that `which` names.
+    pub async fn cancel(&self, ctx: &ToolCtx, which: Which<'_>) -> Result<Cancel, StoreError> {
+        let chat = &ctx.conversation.id;
+        let row = match which {
+            Which::Id(id) => self.store.reminders().get(chat, id).await?,
+            Which::Words(words) => {
+                let needle = words.trim().to_lowercase();
+                let all = self.store.reminders().list(chat).await?;
+                let mut fits: Vec<_> = all
+                    .into_iter()
+                    .filter(|r| r.status.is_live() && r.text.to_lowercase().contains(&needle))
+                    .collect();
+                if fits.len() > 1 {
+                    return Ok(Cancel::Several(fits.into_iter().map(|r| (r.id, r.text)).collect()));
+                }
+                fits.pop()
+            }
+        };
+        let Some(row) = row else { return Ok(Cancel::NotFound) };
+        if !row.status.is_live() || !self.store.reminders().cancel(chat, row.id).await? {
+            return Ok(Cancel::Ended { text: row.text });
+        }
+        changes::record(&self.store, ctx, &verbs::REMINDER_CANCEL, &row.text).await;
+        Ok(Cancel::Cancelled { id: row.id, text: row.text })
     }
 
     /// Gives reminder `id` of `ctx`'s chat a new text (trimmed, 1–[`MAX_TEXT`] characters).
