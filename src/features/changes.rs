@@ -81,7 +81,10 @@ mod tests {
     #[test]
     fn a_change_reads_as_who_did_what_from_where_and_when() {
         let tz = TimeZone::get("Asia/Taipei").expect("zone");
-        assert_eq!(line(&row("page", "list_check"), &tz, Lang::ZhTw), "媽媽 在網頁上勾掉了 牛奶 · 12/07 10:02");
+        assert_eq!(
+            line(&row("page", "list_check"), &tz, Lang::ZhTw),
+            "媽媽 在網頁上勾掉了 牛奶 · 12/07 10:02"
+        );
         assert_eq!(
             line(&row("button", "list_check"), &tz, Lang::En),
             "媽媽 checked off 牛奶 with a button · 12/07 10:02"

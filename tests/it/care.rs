@@ -756,7 +756,10 @@ async fn a_dose_a_caregiver_says_in_words_was_taken_is_recorded_and_told_to_no_o
             json!({"action": "taken", "person": "阿嬤", "times": ["08:00"]}),
         )
         .await;
-    assert_eq!((again["status"].as_str(), again["by"].as_str()), (Some("already_taken"), Some("小美")));
+    assert_eq!(
+        (again["status"].as_str(), again["by"].as_str()),
+        (Some("already_taken"), Some("小美"))
+    );
     assert_eq!(feed(&h, FAMILY).await.len(), 1);
 }
 

@@ -89,7 +89,9 @@ pub fn answer(lang: Lang, outcome: &DoseOutcome) -> Answer {
             ));
         }
         DoseOutcome::Raced => {
-            return text(lang.pick("剛剛有變動，請再按一次。", "It just changed; please tap again."));
+            return text(
+                lang.pick("剛剛有變動，請再按一次。", "It just changed; please tap again."),
+            );
         }
     };
     text(match (tap, lang) {

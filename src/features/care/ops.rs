@@ -206,13 +206,11 @@ impl CareOps {
         let told = match tap {
             Tap::Taken if state.escalated() => {
                 let line = words::taken_line(&plan, &dose, &by, now);
-                self.tell_others(ctx, &plan, state, &format!("care:{}:taken", dose.id), &line)
-                    .await
+                self.tell_others(ctx, &plan, state, &format!("care:{}:taken", dose.id), &line).await
             }
             Tap::OnIt => {
                 let line = words::on_it_line(&plan, &dose, &by, now);
-                self.tell_others(ctx, &plan, state, &format!("care:{}:on-it", dose.id), &line)
-                    .await
+                self.tell_others(ctx, &plan, state, &format!("care:{}:on-it", dose.id), &line).await
             }
             _ => Ok(()),
         };

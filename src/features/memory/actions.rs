@@ -4,13 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ops::MemoryOps;
 use crate::contract::Answer;
 use crate::contract::{CardButton, ToolCtx};
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
-use super::ops::MemoryOps;
 
 /// 🗑: the delete button of memory `id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -61,7 +61,8 @@ fn sorry(ctx: &ToolCtx) -> String {
 /// ❌: cancels the alert, through the price alerts' one cancel.
 async fn cancel(deps: &Deps, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
-    let what = |row: &AlertRow| format!("{} {}", row.symbol, condition(row.direction, row.level, lang));
+    let what =
+        |row: &AlertRow| format!("{} {}", row.symbol, condition(row.direction, row.level, lang));
     match deps.price_alerts.cancel(ctx, Which::Id(id)).await {
         Ok(Cancel::Cancelled(rows)) => {
             let all = rows.iter().map(what).collect::<Vec<_>>().join(lang.pick("、", ", "));

@@ -93,8 +93,11 @@ impl PriceAlertOps {
     ) -> Result<Option<jiff::Timestamp>, StoreError> {
         let now = ctx.now();
         let until = now.saturating_add(MUTE).unwrap_or(now);
-        let muted =
-            self.store.price_alerts().mute(&ctx.conversation.id, id, until.as_millisecond()).await?;
+        let muted = self
+            .store
+            .price_alerts()
+            .mute(&ctx.conversation.id, id, until.as_millisecond())
+            .await?;
         Ok(muted.then_some(until))
     }
 }

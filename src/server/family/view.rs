@@ -448,8 +448,7 @@ fn setting_off(csrf: &str, op: &str, label: &str) -> Markup {
 async fn changes(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let lang = s.row.lang;
     let lines =
-        crate::features::changes::recent(&app.store, &s.row.conversation_id, &app.tz, lang)
-            .await?;
+        crate::features::changes::recent(&app.store, &s.row.conversation_id, &app.tz, lang).await?;
     Ok(html! {
         section.card {
             h2 { (lang.pick("最近的變動", "Recent changes")) }

@@ -124,7 +124,8 @@ impl Care {
     /// speaker, else the chat's only one; the dose at `times[0]`, else the one waiting. The
     /// same verb as ✅ 吃了: once only, and the others told only where the dose was escalated.
     pub(super) async fn taken(&self, ctx: &ToolCtx, args: &Args) -> Result<Output, ToolError> {
-        let named = args.plan.is_some() || args.person.as_deref().is_some_and(|p| !p.trim().is_empty());
+        let named =
+            args.plan.is_some() || args.person.as_deref().is_some_and(|p| !p.trim().is_empty());
         let plans = if named {
             vec![self.plan(ctx, args.plan, args.person.as_deref()).await?]
         } else {
@@ -134,7 +135,9 @@ impl Care {
             match (asking.is_empty(), seen.len()) {
                 (false, _) => asking,
                 (true, 1) => seen,
-                (true, 0) => return Err(ToolError::NotFound("this chat has no care plan yet".into())),
+                (true, 0) => {
+                    return Err(ToolError::NotFound("this chat has no care plan yet".into()));
+                }
                 _ => return Err(invalid("several care plans: ask whose dose, or pass person")),
             }
         };

@@ -16,8 +16,8 @@ use serde::Deserialize;
 use crate::contract::show_or_cancel::{self, Action, ShowOrCancel, ShowOrCancelArgs};
 use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::family_page;
-use crate::sources::securities::Securities;
 use crate::features::price_alerts::ops::PriceAlertOps;
+use crate::sources::securities::Securities;
 use crate::store::Store;
 
 /// Arguments of `price_alerts`.

@@ -127,7 +127,8 @@ impl Action for CareMenuCall {
                 .filter(|r| !told.contains(r))
                 .collect();
             let name = format!("care:call:{user}:{}", now.as_millisecond());
-            if let Err(e) = deps.care.tell(plan, &routes, &name, &line, now.as_millisecond()).await {
+            if let Err(e) = deps.care.tell(plan, &routes, &name, &line, now.as_millisecond()).await
+            {
                 tracing::error!(error = %e, "care menu: the family could not be told of a call");
                 return failed(lang, &e);
             }
