@@ -8,11 +8,6 @@ use tokio::sync::Notify;
 
 use crate::contract::registry::Registry;
 use crate::door::Door;
-use crate::features::care::ops::CareOps;
-use crate::features::lists::ops::Lists;
-use crate::features::memory::ops::MemoryOps;
-use crate::features::price_alerts::ops::PriceAlertOps;
-use crate::features::reminders::ops::Reminders;
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::clock::{Clock, SystemClock};
 use crate::platform::config::Config;
@@ -53,16 +48,6 @@ pub struct Deps {
     pub speaks: bool,
     /// Starts and stops care plans, the care menu following at once.
     pub care_plans: CarePlans,
-    /// The care plans' verbs on doses.
-    pub care: CareOps,
-    /// The reminders' verbs (cancel, rename, pause, resume).
-    pub reminders: Reminders,
-    /// The price alerts' verbs (cancel, mute).
-    pub price_alerts: PriceAlertOps,
-    /// The memories' verbs (forget).
-    pub memory: MemoryOps,
-    /// The shared lists' verbs (add, check off, put back, remove, empty).
-    pub lists: Lists,
     /// The public address of this server (`HEARTH_PUBLIC_URL`): the family page's links.
     pub public_url: Option<String>,
     /// The LIFF app the family page's links open in (`HEARTH_LIFF_ID`), if any.
@@ -84,14 +69,7 @@ impl Deps {
         door: Arc<Door>,
         care_plans: CarePlans,
     ) -> Self {
-        let care = CareOps::new(store.clone(), door.clone(), quota.clone());
-        let reminders = Reminders::new(store.clone(), work_calendar.clone());
         Self {
-            care,
-            reminders,
-            price_alerts: PriceAlertOps::new(store.clone()),
-            memory: MemoryOps::new(store.clone()),
-            lists: Lists::new(store.clone()),
             sources,
             store,
             reminder_nudge: Arc::default(),

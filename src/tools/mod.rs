@@ -19,10 +19,15 @@ pub mod weather;
 pub mod web_search;
 
 use crate::contract::registry::{Registry, RegistryError};
+use crate::features::care::ops::CareOps;
 use crate::features::deps::Deps;
 use crate::features::digest::setting::DigestSetting;
+use crate::features::lists::ops::Lists;
+use crate::features::memory::ops::MemoryOps;
 use crate::features::price_alerts::create::PriceAlertCreation;
+use crate::features::price_alerts::ops::PriceAlertOps;
 use crate::features::reminders::create::ReminderCreation;
+use crate::features::reminders::ops::Reminders;
 
 /// Builds the production registry from the shared dependencies.
 pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
@@ -39,7 +44,7 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
         .tool(reminders::Reminders::new(
             s.store.clone(),
             s.work_calendar.clone(),
-            s.reminders.clone(),
+            Reminders::from_deps(s),
         ))
         .tool(price_alerts::set::PriceAlert::new(PriceAlertCreation::new(
             s.store.clone(),
@@ -50,12 +55,12 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
         )))
         .tool(price_alerts::PriceAlerts::new(
             s.store.clone(),
-            s.price_alerts.clone(),
+            PriceAlertOps::from_deps(s),
             s.sources.securities.clone(),
         ))
         .tool(recap::Recap::new(s.store.clone()))
-        .tool(memory::Memory::new(s.store.clone(), s.memory.clone()))
-        .tool(list::List::new(s.lists.clone()))
+        .tool(memory::Memory::new(s.store.clone(), MemoryOps::from_deps(s)))
+        .tool(list::List::new(Lists::from_deps(s)))
         .tool(digest::Digest::new(DigestSetting::new(
             s.store.clone(),
             s.sources.weather.clone(),
@@ -71,7 +76,7 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
             s.quota.clone(),
             s.work_calendar.clone(),
             s.care_nudge.clone(),
-            s.care.clone(),
+            CareOps::from_deps(s),
         ))
         .tool(official_alerts::OfficialAlerts::new(
             s.store.clone(),

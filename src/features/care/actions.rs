@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ops::DoseOutcome;
+use super::ops::{CareOps, DoseOutcome};
 use super::steps::{Refusal, Tap};
 use super::{Plan, schedule, words};
 use crate::contract::{Answer, ToolCtx};
@@ -70,7 +70,7 @@ fn failed(lang: Lang, e: &StoreError) -> Answer {
 /// Carries out `tap` on dose `id` through the one verb ([`super::ops::CareOps::tap`]) and
 /// answers.
 async fn tapped(deps: &Deps, ctx: &ToolCtx, id: i64, tap: Tap) -> Answer {
-    match deps.care.tap(ctx, id, tap).await {
+    match CareOps::from_deps(deps).tap(ctx, id, tap).await {
         Ok(outcome) => answer(ctx.lang, &outcome),
         Err(e) => failed(ctx.lang, &e),
     }

@@ -16,6 +16,7 @@ use super::{Plan, Route, words};
 use crate::contract::ToolCtx;
 use crate::door::Door;
 use crate::features::changes;
+use crate::features::deps::Deps;
 use crate::features::verbs;
 use crate::push::delivery::{kind_name, occurrence_key};
 use crate::push::quiet::PushKind;
@@ -84,6 +85,11 @@ impl CareOps {
     /// The verbs over `store`, asking `door`, with `quota`'s record of friends.
     pub fn new(store: Store, door: Arc<Door>, quota: QuotaTracker) -> Self {
         Self { store, door, quota }
+    }
+
+    /// The verbs over what `deps` holds.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self::new(deps.store.clone(), deps.door.clone(), deps.quota.clone())
     }
 
     /// The plans `ctx`'s chat may see and act on now.

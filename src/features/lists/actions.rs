@@ -16,7 +16,7 @@ impl Action for CheckListItem {
     const NAME: &'static str = "check_list_item";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        check_tapped(&deps.lists, ctx, self).await
+        check_tapped(&Lists::from_deps(deps), ctx, self).await
     }
 }
 

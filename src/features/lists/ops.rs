@@ -11,6 +11,7 @@ use super::lookup::{OtherList, find_list, other_lists};
 use super::plan::{Addition, Found, Wanted, find_item, plan_additions};
 use super::view::ListView;
 use crate::contract::{ToolCtx, ToolError};
+use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::i18n::Lang;
 use crate::store::{Checked, ListEdit, ListItem, Store, StoreError};
@@ -154,6 +155,11 @@ impl Lists {
     /// The lists kept in `store`.
     pub fn new(store: Store) -> Self {
         Self { store }
+    }
+
+    /// The lists kept in `deps`' store.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self::new(deps.store.clone())
     }
 
     /// Puts `request`'s things on its list for `ctx`'s member: a thing already there is merged

@@ -33,7 +33,7 @@ impl Action for ForgetMemory {
     const NAME: &'static str = "forget_memory";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        forget_tapped(&deps.memory, ctx, self.id).await
+        forget_tapped(&MemoryOps::from_deps(deps), ctx, self.id).await
     }
 }
 
@@ -41,7 +41,7 @@ impl Action for ForgetAllMemories {
     const NAME: &'static str = "forget_all_memories";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        forget_all_tapped(&deps.memory, ctx, self.up_to_id).await
+        forget_all_tapped(&MemoryOps::from_deps(deps), ctx, self.up_to_id).await
     }
 }
 

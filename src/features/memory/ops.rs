@@ -5,6 +5,7 @@
 //! never the store around them; each forgetting is recorded in the feed of changes.
 
 use crate::contract::ToolCtx;
+use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::i18n::Lang;
 use crate::store::{Memory, Store, StoreError};
@@ -32,6 +33,11 @@ impl MemoryOps {
     /// The verbs over `store`.
     pub fn new(store: Store) -> Self {
         Self { store }
+    }
+
+    /// The verbs over `deps`' store.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self::new(deps.store.clone())
     }
 
     /// What `ctx`'s chat remembers.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::describe::condition;
-use super::ops::{Cancel, Which};
+use super::ops::{Cancel, PriceAlertOps, Which};
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::button::{Action, text};
@@ -63,7 +63,7 @@ async fn cancel(deps: &Deps, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
     let what =
         |row: &AlertRow| format!("{} {}", row.symbol, condition(row.direction, row.level, lang));
-    match deps.price_alerts.cancel(ctx, Which::Id(id)).await {
+    match PriceAlertOps::from_deps(deps).cancel(ctx, Which::Id(id)).await {
         Ok(Cancel::Cancelled(rows)) => {
             let all = rows.iter().map(what).collect::<Vec<_>>().join(lang.pick("、", ", "));
             format!("{}{all}", lang.pick("❌ 已取消價格通知：", "❌ Cancelled: "))
@@ -83,7 +83,7 @@ async fn cancel(deps: &Deps, ctx: &ToolCtx, id: i64) -> String {
 
 /// 🔕: no fires for the next 24 hours, through the price alerts' one mute.
 async fn mute(deps: &Deps, ctx: &ToolCtx, id: i64) -> String {
-    match deps.price_alerts.mute(ctx, id).await {
+    match PriceAlertOps::from_deps(deps).mute(ctx, id).await {
         Ok(Some(until)) => {
             let local = until.to_zoned_datetime(ctx.tz.clone()).strftime("%m/%d %H:%M").to_string();
             match ctx.lang {

@@ -7,6 +7,7 @@
 use jiff::SignedDuration;
 
 use crate::contract::ToolCtx;
+use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::i18n::Lang;
 use crate::store::{AlertRow, AlertStatus, Store, StoreError};
@@ -51,6 +52,11 @@ impl PriceAlertOps {
     /// The verbs over `store`.
     pub fn new(store: Store) -> Self {
         Self { store }
+    }
+
+    /// The verbs over `deps`' store.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self::new(deps.store.clone())
     }
 
     /// Cancels the alerts of `ctx`'s chat that `which` names.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use super::describe::local_time;
-use super::ops::{Cancel, Which};
+use super::ops::{Cancel, Reminders, Which};
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::button::{Action, text};
@@ -88,7 +88,7 @@ impl Action for SnoozeReminder {
 /// ❌: cancels the reminder, through the reminders' one cancel.
 async fn cancel(deps: &Deps, ctx: &ToolCtx, id: i64) -> String {
     let lang = ctx.lang;
-    match deps.reminders.cancel(ctx, Which::Id(id)).await {
+    match Reminders::from_deps(deps).cancel(ctx, Which::Id(id)).await {
         Ok(Cancel::Cancelled { text, .. }) => {
             format!("{}{text}", lang.pick("❌ 已取消提醒：", "❌ Cancelled: "))
         }

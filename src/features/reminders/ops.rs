@@ -8,6 +8,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::projection::occurrences_between;
 use crate::contract::ToolCtx;
+use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
@@ -77,6 +78,11 @@ impl Reminders {
     /// The reminders kept in `store`.
     pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
         Self { store, work_calendar }
+    }
+
+    /// The reminders kept in `deps`' store.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self::new(deps.store.clone(), deps.work_calendar.clone())
     }
 
     /// Cancels the reminder of `ctx`'s chat that `which` names.

@@ -20,9 +20,9 @@ use super::{Peer, Refusal, Session, check_csrf, session};
 use crate::contract::{ErrorKind, ToolError};
 use crate::features::digest::setting::DigestRequest;
 use crate::features::lists::ListName;
-use crate::features::lists::ops::{AddItems, EmptyList, NamedItems};
+use crate::features::lists::ops::{AddItems, EmptyList, Lists, NamedItems};
 use crate::features::lists::plan::wanted_items;
-use crate::features::reminders::ops::Changed;
+use crate::features::reminders::ops::{Changed, Reminders};
 use crate::line::postback::Postback;
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
@@ -152,7 +152,7 @@ async fn list_change(
     form: ListForm,
 ) -> Result<(&'static str, &'static str), ErrorKind> {
     let ctx = session.ctx(app).await;
-    let lists = &app.turns.deps.lists;
+    let lists = Lists::from_deps(&app.turns.deps);
     let refused = |e: ToolError| e.kind();
     let list = ListName::parse(form.list.as_deref()).map_err(|e| refused(e.into()))?;
     let named = |quantity: Option<i64>| {
@@ -212,7 +212,7 @@ pub async fn reminders(
     check_csrf(&session, &form.csrf)?;
     let lang = session.row.lang;
     let ctx = session.ctx(&app).await;
-    let reminders = &app.turns.deps.reminders;
+    let reminders = Reminders::from_deps(&app.turns.deps);
     let (result, done) = match form.op.as_str() {
         "text" => {
             let text = form.text.unwrap_or_default();

@@ -70,7 +70,7 @@ pub enum Action {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Args {
     /// What to do.
-    #[schemars(description = "show: the plans; report: the week; taken: a dose was taken")]
+    #[schemars(description = "show: the plans; report: the week")]
     pub action: Action,
     /// The plan's id; null: the only plan, or the one for `person`.
     #[schemars(description = "id; null: the only one, or person's")]
@@ -266,7 +266,7 @@ impl Care {
 
 impl Tool for Care {
     const NAME: &'static str = "care";
-    const DESCRIPTION: &'static str = "An elder's care plan: doses she confirms (我吃藥了, 阿嬤的藥吃過了: taken), caregivers told if not; readings (血壓 135/85 心跳 72, 血糖).";
+    const DESCRIPTION: &'static str = "An elder's care plan: doses she confirms (taken: 我吃藥了), caregivers told if not; readings (血壓 135/85 心跳 72, 血糖).";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Route;
 use super::actions::answer;
+use super::ops::CareOps;
 use crate::contract::{Answer, ToolCtx};
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
@@ -65,8 +66,9 @@ impl Action for CareMenuTaken {
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
-        let confirmed = match deps.care.plans_asking(ctx, &[CareStatus::Active]).await {
-            Ok(plans) => deps.care.confirm_open(ctx, &plans, None).await,
+        let care = CareOps::from_deps(deps);
+        let confirmed = match care.plans_asking(ctx, &[CareStatus::Active]).await {
+            Ok(plans) => care.confirm_open(ctx, &plans, None).await,
             Err(e) => Err(e),
         };
         match confirmed {
@@ -82,7 +84,8 @@ impl Action for CareMenuCall {
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
         let statuses = [CareStatus::Active, CareStatus::Paused];
-        let plans = match deps.care.plans_asking(ctx, &statuses).await {
+        let care = CareOps::from_deps(deps);
+        let plans = match care.plans_asking(ctx, &statuses).await {
             Ok(plans) => plans,
             Err(e) => return failed(lang, &e),
         };
@@ -119,16 +122,14 @@ impl Action for CareMenuCall {
         let mut told: Vec<Route> = Vec::new();
         let mut names: Vec<String> = Vec::new();
         for plan in &plans {
-            let routes: Vec<Route> = deps
-                .care
+            let routes: Vec<Route> = care
                 .others(plan, Some(user), false)
                 .await
                 .into_iter()
                 .filter(|r| !told.contains(r))
                 .collect();
             let name = format!("care:call:{user}:{}", now.as_millisecond());
-            if let Err(e) = deps.care.tell(plan, &routes, &name, &line, now.as_millisecond()).await
-            {
+            if let Err(e) = care.tell(plan, &routes, &name, &line, now.as_millisecond()).await {
                 tracing::error!(error = %e, "care menu: the family could not be told of a call");
                 return failed(lang, &e);
             }
