@@ -24,6 +24,7 @@
 //!   image, drawn, and the name that says which version is installed.
 //! - [`button`]: the contract of a button action (its data and its handler), erasure and
 //!   dispatch.
+//! - [`settings`]: a chat's small settings: the place it last asked about, spoken answers.
 //! - [`deps`]: what tools and button actions are built from and run with.
 //! - [`verbs`]: THE list of verbs, the changes a member can make, each one function in its
 //!   capability's `ops`, with the surfaces it is offered on; [`changes`]: the feed every verb
@@ -44,5 +45,6 @@ pub mod official_alerts;
 pub mod price_alerts;
 pub mod reminders;
 pub mod richmenu;
+pub mod settings;
 pub mod speech;
 pub mod verbs;

@@ -80,6 +80,13 @@ pub const PRICE_ALERT_CANCEL: Verb = Verb {
     done: ("取消了價格通知", "cancelled the price alert"),
     surfaces: &[Chat, Button, Page],
 };
+/// A fact remembered (記得奶奶對花生過敏).
+pub const MEMORY_REMEMBER: Verb = Verb {
+    name: "memory_remember",
+    capability: "memory",
+    done: ("請我記住", "had me remember"),
+    surfaces: &[Chat],
+};
 /// A memory forgotten.
 pub const MEMORY_FORGET: Verb = Verb {
     name: "memory_forget",
@@ -93,6 +100,20 @@ pub const MEMORY_FORGET_ALL: Verb = Verb {
     capability: "memory",
     done: ("請我忘記了", "had me forget"),
     surfaces: &[Button, Page],
+};
+/// Taiwan's official alerts pushed to the chat (「颱風假、地震有消息就通知我們」).
+pub const OFFICIAL_ALERTS_FOLLOW: Verb = Verb {
+    name: "official_alerts_follow",
+    capability: "official_alerts",
+    done: ("訂閱了官方警報", "followed the official alerts"),
+    surfaces: &[Chat],
+};
+/// The official alerts no longer pushed.
+pub const OFFICIAL_ALERTS_STOP: Verb = Verb {
+    name: "official_alerts_stop",
+    capability: "official_alerts",
+    done: ("停止了官方警報", "stopped the official alerts"),
+    surfaces: &[Chat],
 };
 /// A dose of a care plan confirmed taken: by her (✅ 吃了, ✅ 我吃藥了, 「我吃藥了」) or a
 /// caregiver for her (✅ 她吃了, 「阿嬤早上的藥吃過了」).
@@ -119,8 +140,11 @@ pub const VERBS: &[Verb] = &[
     LIST_EMPTY,
     REMINDER_CANCEL,
     PRICE_ALERT_CANCEL,
+    MEMORY_REMEMBER,
     MEMORY_FORGET,
     MEMORY_FORGET_ALL,
+    OFFICIAL_ALERTS_FOLLOW,
+    OFFICIAL_ALERTS_STOP,
     CARE_DOSE_TAKEN,
     CARE_DOSE_ON_IT,
 ];

@@ -24,15 +24,22 @@ use crate::features::deps::Deps;
 use crate::features::digest::setting::DigestSetting;
 use crate::features::lists::ops::Lists;
 use crate::features::memory::ops::MemoryOps;
+use crate::features::official_alerts::ops::OfficialAlertOps;
 use crate::features::price_alerts::create::PriceAlertCreation;
 use crate::features::price_alerts::ops::PriceAlertOps;
 use crate::features::reminders::create::ReminderCreation;
 use crate::features::reminders::ops::Reminders;
+use crate::features::settings::ChatSettings;
+use crate::push::quiet::setting::QuietSetting;
 
 /// Builds the production registry from the shared dependencies.
 pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
     Registry::builder()
-        .tool(weather::Weather::new(s.sources.weather.clone(), s.store.clone(), s.home.clone()))
+        .tool(weather::Weather::new(
+            s.sources.weather.clone(),
+            ChatSettings::from_deps(s),
+            s.home.clone(),
+        ))
         .tool(fx::Fx::new(s.sources.fx.clone()))
         .tool(get_quote::GetQuote::new(s.sources.quotes.clone(), s.sources.securities.clone()))
         .tool(reminders::set::Reminder::new(ReminderCreation::new(
@@ -41,11 +48,7 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
             s.quota.clone(),
             s.work_calendar.clone(),
         )))
-        .tool(reminders::Reminders::new(
-            s.store.clone(),
-            s.work_calendar.clone(),
-            Reminders::from_deps(s),
-        ))
+        .tool(reminders::Reminders::new(Reminders::from_deps(s)))
         .tool(price_alerts::set::PriceAlert::new(PriceAlertCreation::new(
             s.store.clone(),
             s.sources.quotes.clone(),
@@ -54,20 +57,19 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
             s.work_calendar.clone(),
         )))
         .tool(price_alerts::PriceAlerts::new(
-            s.store.clone(),
             PriceAlertOps::from_deps(s),
             s.sources.securities.clone(),
         ))
-        .tool(recap::Recap::new(s.store.clone()))
-        .tool(memory::Memory::new(s.store.clone(), MemoryOps::from_deps(s)))
+        .tool(recap::Recap::new(MemoryOps::from_deps(s)))
+        .tool(memory::Memory::new(MemoryOps::from_deps(s)))
         .tool(list::List::new(Lists::from_deps(s)))
         .tool(digest::Digest::new(DigestSetting::new(
             s.store.clone(),
             s.sources.weather.clone(),
             s.home.clone(),
         )))
-        .tool(quiet_hours::QuietHoursTool::new(s.store.clone()))
-        .tool_if(s.speaks.then(|| spoken_answers::SpokenAnswers::new(s.store.clone())))
+        .tool(quiet_hours::QuietHoursTool::new(QuietSetting::new(s.store.clone())))
+        .tool_if(s.speaks.then(|| spoken_answers::SpokenAnswers::new(ChatSettings::from_deps(s))))
         .tool(quota::Quota::new(s.quota.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(
             s.store.clone(),
@@ -79,7 +81,7 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
             CareOps::from_deps(s),
         ))
         .tool(official_alerts::OfficialAlerts::new(
-            s.store.clone(),
+            OfficialAlertOps::from_deps(s),
             s.work_calendar.clone(),
             s.home.clone(),
         ))

@@ -13,12 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
 use crate::features::official_alerts::day::{self, CalendarDay, DayAnswer};
+use crate::features::official_alerts::ops::{Follow, OfficialAlertOps};
 use crate::features::official_alerts::reading;
 use crate::features::reminders::describe::local_time;
 use crate::sources::calendar::WorkCalendar;
 use crate::sources::cap::CapAlert;
 use crate::sources::cap::areas::Place;
-use crate::store::{FollowRow, Store};
 
 /// How far back announcements are looked at (a suspension is announced the evening before).
 const LOOK_BACK: jiff::SignedDuration = jiff::SignedDuration::from_hours(72);
@@ -93,28 +93,23 @@ pub struct Checked {
 
 /// The official_alerts tool.
 pub struct OfficialAlerts {
-    store: Store,
+    ops: OfficialAlertOps,
     calendar: WorkCalendar,
     home: Option<String>,
 }
 
 impl OfficialAlerts {
-    /// The tool over the store (where the watcher keeps the alerts), the working calendar and
-    /// the family's home.
-    pub fn new(store: Store, calendar: WorkCalendar, home: Option<String>) -> Self {
-        Self { store, calendar, home }
+    /// The tool over the alerts' operations (the watcher keeps the alerts), the working
+    /// calendar and the family's home.
+    pub fn new(ops: OfficialAlertOps, calendar: WorkCalendar, home: Option<String>) -> Self {
+        Self { ops, calendar, home }
     }
 
     /// The place: the one named, else the followed one, else the digest's, else home.
     async fn place(&self, ctx: &ToolCtx, named: Option<&str>) -> Result<Place, ToolError> {
-        let chat = &ctx.conversation.id;
         let written = match named.map(str::trim).filter(|n| !n.is_empty()) {
             Some(n) => Some(n.to_string()),
-            None => match self.store.official_alerts().following(chat).await?.and_then(|f| f.place)
-            {
-                Some(p) => Some(p),
-                None => self.store.digests().get(chat).await?.and_then(|d| d.place),
-            },
+            None => self.ops.known_place(ctx).await?,
         };
         let written = written.or(self.home.clone()).ok_or_else(|| {
             ToolError::InvalidArgs(
@@ -144,14 +139,7 @@ impl OfficialAlerts {
             return Err(ToolError::InvalidArgs("ask about a day within a year".into()));
         }
         let since = now.saturating_sub(LOOK_BACK).unwrap_or(now).as_millisecond();
-        let alerts: Vec<CapAlert> = self
-            .store
-            .official_alerts()
-            .since(since)
-            .await?
-            .into_iter()
-            .filter_map(|row| serde_json::from_str(row.alert.as_deref()?).ok())
-            .collect();
+        let alerts: Vec<CapAlert> = self.ops.since(since).await?;
         let weekend =
             matches!(date.weekday(), jiff::civil::Weekday::Saturday | jiff::civil::Weekday::Sunday);
         let calendar = CalendarDay {
@@ -160,7 +148,7 @@ impl OfficialAlerts {
             make_up_workday: weekend && self.calendar.is_workday(date),
         };
         let day = day::answer(date, &place, calendar, &alerts, now, ctx.lang);
-        let read_at = self.store.official_alerts().feed_read_at().await?;
+        let read_at = self.ops.feed_read_at().await?;
         let tz = reading::taiwan();
         Ok(Checked {
             day,
@@ -197,32 +185,19 @@ impl Tool for OfficialAlerts {
             Action::Check => Ok(Output::Day(Box::new(self.check(ctx, &args).await?))),
             Action::Follow => {
                 let place = self.place(ctx, args.place.as_deref()).await?;
-                // What is not said keeps what the chat chose before (「地震五級以上才通知」).
-                let before = self.store.official_alerts().following(&ctx.conversation.id).await?;
-                let level = args
-                    .min_intensity
-                    .map(i64::from)
-                    .unwrap_or_else(|| before.as_ref().map_or(4, |b| b.min_intensity));
-                let follow = FollowRow {
-                    conversation_id: ctx.conversation.id.clone(),
-                    place: match &args.place {
-                        Some(_) => Some(place.label()),
-                        None => before.as_ref().and_then(|b| b.place.clone()),
-                    },
-                    lang: ctx.lang,
-                    min_intensity: level,
-                    quiet_holds_urgent: args
-                        .quiet_holds_all
-                        .unwrap_or_else(|| before.as_ref().is_some_and(|b| b.quiet_holds_urgent)),
+                let asked = Follow {
+                    place: args.place.as_ref().map(|_| place.label()),
+                    min_intensity: args.min_intensity.map(i64::from),
+                    quiet_holds_all: args.quiet_holds_all,
                 };
-                let level = u8::try_from(level).unwrap_or(4);
-                self.store.official_alerts().follow(&follow, ctx.now().as_millisecond()).await?;
+                let follow = self.ops.follow(ctx, asked).await?;
+                let level = u8::try_from(follow.min_intensity).unwrap_or(4);
                 Ok(Output::Following(Following {
                     following: true,
                     place: place.label(),
                     earthquakes_from: level,
-                    quiet_holds_all: follow.quiet_holds_urgent,
-                    note: if follow.quiet_holds_urgent {
+                    quiet_holds_all: follow.quiet_holds_all,
+                    note: if follow.quiet_holds_all {
                         "Every alert waits for this chat's quiet hours to end. Each comes once; an update or cancellation is told as such."
                     } else {
                         "Suspensions and earthquakes come at once, even in quiet hours; typhoon and rain warnings wait for them to end. Each alert comes once; an update or cancellation is told as such."
@@ -230,7 +205,7 @@ impl Tool for OfficialAlerts {
                 }))
             }
             Action::Stop => {
-                if self.store.official_alerts().unfollow(&ctx.conversation.id).await? {
+                if self.ops.stop(ctx).await? {
                     Ok(Output::Stopped { stopped: true })
                 } else {
                     Err(ToolError::NotFound("this chat does not follow the official alerts".into()))

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
 use crate::push::quiet::setting::{QuietSetting, window};
-use crate::store::Store;
 
 pub use crate::push::quiet::setting::{DEFAULT_END, DEFAULT_START};
 
@@ -42,9 +41,9 @@ pub struct QuietHoursTool {
 }
 
 impl QuietHoursTool {
-    /// The tool over the store.
-    pub fn new(store: Store) -> Self {
-        Self { setting: QuietSetting::new(store) }
+    /// The tool over the chats' quiet hours.
+    pub fn new(setting: QuietSetting) -> Self {
+        Self { setting }
     }
 }
 

@@ -10,8 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
+use crate::features::memory::LoggedMessage;
+use crate::features::memory::ops::MemoryOps;
 use crate::platform::i18n::Lang;
-use crate::store::{LoggedMessage, Store};
 
 /// The most messages one recap returns.
 pub const MAX_MESSAGES: u32 = 200;
@@ -157,13 +158,13 @@ pub fn lines(rows: Vec<LoggedMessage>, tz: &TimeZone, lang: Lang) -> (Vec<Line>,
 
 /// The recap tool.
 pub struct Recap {
-    store: Store,
+    memory: MemoryOps,
 }
 
 impl Recap {
-    /// The tool over the store holding the chat log.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The tool over the chat log, read through the memories' operations.
+    pub fn new(memory: MemoryOps) -> Self {
+        Self { memory }
     }
 }
 
@@ -177,8 +178,7 @@ impl Tool for Recap {
         let now = ctx.now();
         let window = Window::from_args(&args, now, &ctx.tz)?;
         let fetch = if window.bounded { window.limit + 1 } else { window.limit };
-        let mut rows =
-            self.store.memory().log_window(&ctx.conversation.id, window.since_ms, fetch).await?;
+        let mut rows = self.memory.log_window(ctx, window.since_ms, fetch).await?;
         let more_in_window = rows.len() > window.limit as usize;
         rows.truncate(window.limit as usize);
         if rows.is_empty() {

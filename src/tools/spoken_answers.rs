@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
-use crate::store::Store;
+use crate::features::settings::ChatSettings;
 
 /// Arguments of `spoken_answers`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -29,13 +29,13 @@ pub struct Output {
 
 /// The spoken_answers tool.
 pub struct SpokenAnswers {
-    store: Store,
+    settings: ChatSettings,
 }
 
 impl SpokenAnswers {
-    /// The tool over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The tool over the chats' settings.
+    pub fn new(settings: ChatSettings) -> Self {
+        Self { settings }
     }
 }
 
@@ -55,17 +55,7 @@ impl Tool for SpokenAnswers {
             })?),
             _ => None,
         };
-        let now = ctx.now().as_millisecond();
-        let chat = &ctx.conversation.id;
-        if on {
-            self.store.chats().set_spoken(chat, member, true, now).await?;
-        } else {
-            // 「不用語音了」 ends it for the asker, whoever asked for it.
-            self.store.chats().set_spoken(chat, member, false, now).await?;
-            if member.is_none() && ctx.conversation.is_multi_person() {
-                self.store.chats().set_spoken(chat, ctx.user_id.as_deref(), false, now).await?;
-            }
-        }
+        self.settings.set_spoken(ctx, member, on).await?;
         Ok(Output { spoken: on, for_whom: whom(member) })
     }
 }

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::chart::{ChartSpec, ForecastDay};
 use crate::contract::{Card, CardRow, Chip, Tone, Tool, ToolCtx, ToolError};
+use crate::features::settings::ChatSettings;
 use crate::platform::i18n::Lang;
 use crate::sources::weather::{WeatherSource, describe_code};
-use crate::store::Store;
 
 /// Arguments of `weather`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -57,15 +57,15 @@ pub struct Output {
 /// The weather tool.
 pub struct Weather {
     source: WeatherSource,
-    store: Store,
+    settings: ChatSettings,
     home: Option<String>,
 }
 
 impl Weather {
-    /// The tool over an Open-Meteo client; the place last asked about is kept in `store`, and
-    /// `home` is the place when none was ever named.
-    pub fn new(source: WeatherSource, store: Store, home: Option<String>) -> Self {
-        Self { source, store, home }
+    /// The tool over an Open-Meteo client; the place last asked about is kept in the chat's
+    /// `settings`, and `home` is the place when none was ever named.
+    pub fn new(source: WeatherSource, settings: ChatSettings, home: Option<String>) -> Self {
+        Self { source, settings, home }
     }
 
     /// The place asked about: the one named, else the chat's last, else home.
@@ -73,7 +73,7 @@ impl Weather {
         if let Some(named) = named.map(str::trim).filter(|n| !n.is_empty()) {
             return Ok(named.to_string());
         }
-        let last = self.store.chats().last_place(&ctx.conversation.id).await.unwrap_or_else(|e| {
+        let last = self.settings.last_place(ctx).await.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "the chat's last place is unavailable");
             None
         });
@@ -115,11 +115,7 @@ impl Tool for Weather {
             .await
             .map_err(|e| ToolError::upstream(SERVICE, e))?;
         if args.location.is_some()
-            && let Err(e) = self
-                .store
-                .chats()
-                .save_last_place(&ctx.conversation.id, location, ctx.now().as_millisecond())
-                .await
+            && let Err(e) = self.settings.keep_place(ctx, location).await
         {
             tracing::warn!(error = %e, "the chat's last place was not kept");
         }

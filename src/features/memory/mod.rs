@@ -19,6 +19,7 @@ pub mod relative;
 use crate::contract::{CardRow, ToolCtx};
 use crate::llm::prompt;
 use crate::platform::text::truncate_graphemes;
+pub use crate::store::LoggedMessage;
 use crate::store::{Memory, Store};
 
 /// The most characters the memory section adds to the system prompt.

@@ -8,9 +8,9 @@ use crate::contract::ToolCtx;
 use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::i18n::Lang;
-use crate::store::{Memory, Store, StoreError};
+use crate::store::{Memory, NewMemory, Store, StoreError};
 
-use super::{overlap, tokens};
+use super::{LoggedMessage, overlap, tokens};
 
 /// What forgetting by words came to.
 #[derive(Debug, Clone)]
@@ -40,9 +40,50 @@ impl MemoryOps {
         Self::new(deps.store.clone())
     }
 
+    /// The chat log of `ctx`'s chat since `since_ms` (Unix ms), newest first, at most `limit`
+    /// messages (a recap's window).
+    pub async fn log_window(
+        &self,
+        ctx: &ToolCtx,
+        since_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<LoggedMessage>, StoreError> {
+        self.store.memory().log_window(&ctx.conversation.id, since_ms, limit).await
+    }
+
     /// What `ctx`'s chat remembers.
     pub async fn memories(&self, ctx: &ToolCtx) -> Result<Vec<Memory>, StoreError> {
         self.store.memory().memories(&ctx.conversation.id).await
+    }
+
+    /// Remembers `fact` (checked and resolved by the caller) for `ctx`'s chat, as said by
+    /// `ctx`'s member: the memory, and whether the chat already remembered exactly this (then
+    /// nothing new is kept).
+    pub async fn remember(&self, ctx: &ToolCtx, fact: &str) -> Result<(Memory, bool), StoreError> {
+        let chat = &ctx.conversation.id;
+        let existing = self.memories(ctx).await?;
+        if let Some(same) =
+            existing.iter().find(|m| m.text.trim().to_lowercase() == fact.to_lowercase())
+        {
+            return Ok((same.clone(), true));
+        }
+        let memory = NewMemory {
+            conversation_id: chat,
+            text: fact,
+            user_id: ctx.user_id.as_deref(),
+            speaker: ctx.display_name.as_deref(),
+            at_ms: ctx.now().as_millisecond(),
+        };
+        let id = self.store.memory().add(&memory).await?;
+        changes::record(&self.store, ctx, &verbs::MEMORY_REMEMBER, fact).await;
+        let kept = Memory {
+            id,
+            text: fact.to_string(),
+            user_id: ctx.user_id.clone(),
+            speaker: ctx.display_name.clone(),
+            created_at: memory.at_ms,
+        };
+        Ok((kept, false))
     }
 
     /// Forgets memory `id` of `ctx`'s chat: what it was, or none when the chat has no such one.

@@ -6,6 +6,7 @@
 //! ([`retry`]) are pure functions.
 
 pub mod day;
+pub mod ops;
 pub mod reading;
 pub mod render;
 pub mod retry;

@@ -59,6 +59,11 @@ impl PriceAlertOps {
         Self::new(deps.store.clone())
     }
 
+    /// The price alerts of `ctx`'s chat (active and muted ones).
+    pub async fn of_chat(&self, ctx: &ToolCtx) -> Result<Vec<AlertRow>, StoreError> {
+        self.store.price_alerts().list(&ctx.conversation.id).await
+    }
+
     /// Cancels the alerts of `ctx`'s chat that `which` names.
     pub async fn cancel(&self, ctx: &ToolCtx, which: Which<'_>) -> Result<Cancel, StoreError> {
         let chat = &ctx.conversation.id;

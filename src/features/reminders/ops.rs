@@ -6,13 +6,14 @@
 
 use jiff::{SignedDuration, Timestamp};
 
+use super::describe::{local_time, repetition};
 use super::projection::occurrences_between;
 use crate::contract::ToolCtx;
 use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{Store, StoreError};
+use crate::store::{ReminderStatus, Store, StoreError};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -67,6 +68,21 @@ pub enum Cancel {
     Several(Vec<(i64, String)>),
 }
 
+/// One reminder of a chat, as the family reads it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Listed {
+    /// Its id (to cancel it).
+    pub id: i64,
+    /// What it is about.
+    pub text: String,
+    /// The next time, local.
+    pub next: Option<String>,
+    /// The repetition in words.
+    pub repeats: Option<String>,
+    /// Paused reminders are not delivered.
+    pub paused: bool,
+}
+
 /// The reminders of every chat, over the store; workday reminders follow `work_calendar`.
 #[derive(Clone)]
 pub struct Reminders {
@@ -83,6 +99,30 @@ impl Reminders {
     /// The reminders kept in `deps`' store.
     pub fn from_deps(deps: &Deps) -> Self {
         Self::new(deps.store.clone(), deps.work_calendar.clone())
+    }
+
+    /// The active and paused reminders of `ctx`'s chat, soonest first, as the family reads
+    /// them.
+    pub async fn of_chat(&self, ctx: &ToolCtx) -> Result<Vec<Listed>, StoreError> {
+        let rows = self.store.reminders().list(&ctx.conversation.id).await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let schedule = r.schedule(&self.work_calendar);
+                let next = r
+                    .next_fire_at
+                    .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+                    .zip(schedule.as_ref())
+                    .map(|(t, s)| local_time(t, &s.tz, ctx.lang));
+                Listed {
+                    id: r.id,
+                    repeats: schedule.as_ref().and_then(|s| repetition(s, ctx.lang)),
+                    text: r.text,
+                    next,
+                    paused: r.status == ReminderStatus::Paused,
+                }
+            })
+            .collect())
     }
 
     /// Cancels the reminder of `ctx`'s chat that `which` names.

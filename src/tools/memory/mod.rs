@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, Chip, Tool, ToolCtx, ToolError};
 use crate::features::memory::ops::MemoryOps;
-use crate::store::Store;
 
 /// What to do with this chat's memories.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -70,12 +69,12 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// The tool over the store (remembering, showing) and the memories' verbs (forgetting).
-    pub fn new(store: Store, ops: MemoryOps) -> Self {
+    /// The tool over the memories' verbs.
+    pub fn new(ops: MemoryOps) -> Self {
         Self {
-            remember: remember::Remember::new(store.clone()),
-            forget: forget::Forget::new(ops),
-            show: show::ShowMemories::new(store),
+            remember: remember::Remember::new(ops.clone()),
+            forget: forget::Forget::new(ops.clone()),
+            show: show::ShowMemories::new(ops),
         }
     }
 }

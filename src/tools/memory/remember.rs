@@ -9,12 +9,10 @@ use serde::Serialize;
 use crate::contract::{Card, CardRow, Chip, ToolCtx, ToolError};
 use crate::features::memory::MemoryView;
 use crate::features::memory::actions::delete_button;
-use crate::store::{NewMemory, Store};
+use crate::features::memory::ops::MemoryOps;
 
 /// The longest memory, in characters.
 pub const MAX_FACT_CHARS: usize = 500;
-/// The most memories one conversation keeps (enforced by the store).
-pub use crate::store::MAX_MEMORIES;
 
 /// What `remember` reads of the arguments.
 #[derive(Debug)]
@@ -33,15 +31,15 @@ pub struct Output {
     pub already_remembered: bool,
 }
 
-/// The `remember` action.
+/// The `remember` action: an adapter of the memories' verb ([`MemoryOps::remember`]).
 pub struct Remember {
-    store: Store,
+    ops: MemoryOps,
 }
 
 impl Remember {
-    /// The action over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The action over the memories' verbs.
+    pub fn new(ops: MemoryOps) -> Self {
+        Self { ops }
     }
 
     /// Checks the fact as [`Remember::run`] does first, changing nothing.
@@ -51,31 +49,9 @@ impl Remember {
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let resolved = fact_of(ctx, &args)?;
-        let fact = resolved.as_str();
-        let conversation = &ctx.conversation.id;
-        let existing = self.store.memory().memories(conversation).await?;
-        if let Some(same) =
-            existing.iter().find(|m| m.text.trim().to_lowercase() == fact.to_lowercase())
-        {
-            return Ok(Output { memory: MemoryView::new(same, &ctx.tz), already_remembered: true });
-        }
-        let memory = NewMemory {
-            conversation_id: conversation,
-            text: fact,
-            user_id: ctx.user_id.as_deref(),
-            speaker: ctx.display_name.as_deref(),
-            at_ms: ctx.now().as_millisecond(),
-        };
-        let id = self.store.memory().add(&memory).await?;
-        let stored = crate::store::Memory {
-            id,
-            text: fact.to_string(),
-            user_id: ctx.user_id.clone(),
-            speaker: ctx.display_name.clone(),
-            created_at: memory.at_ms,
-        };
-        Ok(Output { memory: MemoryView::new(&stored, &ctx.tz), already_remembered: false })
+        let fact = fact_of(ctx, &args)?;
+        let (memory, already_remembered) = self.ops.remember(ctx, &fact).await?;
+        Ok(Output { memory: MemoryView::new(&memory, &ctx.tz), already_remembered })
     }
 
     /// The memory's card, with its delete button.

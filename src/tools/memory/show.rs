@@ -8,9 +8,9 @@ use serde::Serialize;
 use crate::contract::list::{Keep, ListCard};
 use crate::contract::{Card, CardButton, ToolCtx, ToolError};
 use crate::features::memory::actions::delete_button;
+use crate::features::memory::ops::MemoryOps;
 use crate::features::memory::{MemoryView, memory_row};
 use crate::platform::i18n::Lang;
-use crate::store::Store;
 
 /// The most memories given to the LLM (the newest).
 const MAX_LISTED: usize = 50;
@@ -30,18 +30,18 @@ pub struct Output {
 
 /// The `show` action.
 pub struct ShowMemories {
-    store: Store,
+    ops: MemoryOps,
 }
 
 impl ShowMemories {
-    /// The action over the store.
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    /// The action over the memories' verbs.
+    pub fn new(ops: MemoryOps) -> Self {
+        Self { ops }
     }
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
-        let memories = self.store.memory().memories(&ctx.conversation.id).await?;
+        let memories = self.ops.memories(ctx).await?;
         let count = memories.len();
         let newest = &memories[count.saturating_sub(MAX_LISTED)..];
         Ok(Output {

@@ -18,7 +18,6 @@ use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::family_page;
 use crate::features::price_alerts::ops::PriceAlertOps;
 use crate::sources::securities::Securities;
-use crate::store::Store;
 
 /// Arguments of `price_alerts`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -41,11 +40,10 @@ pub struct PriceAlerts {
 }
 
 impl PriceAlerts {
-    /// The tool over the store (showing), the price alerts' verbs (cancelling) and the Taiwan
-    /// securities table.
-    pub fn new(store: Store, ops: PriceAlertOps, securities: Arc<Securities>) -> Self {
+    /// The tool over the price alerts' operations and the Taiwan securities table.
+    pub fn new(ops: PriceAlertOps, securities: Arc<Securities>) -> Self {
         Self {
-            show: show::ShowPriceAlerts::new(store, securities.clone()),
+            show: show::ShowPriceAlerts::new(ops.clone(), securities.clone()),
             cancel: cancel::CancelPriceAlert::new(ops, securities),
         }
     }

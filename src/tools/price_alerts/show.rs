@@ -12,8 +12,8 @@ use crate::features::button::Action;
 use crate::features::price_alerts::actions::CancelPriceAlert;
 use crate::features::price_alerts::crossing::Frequency;
 use crate::features::price_alerts::describe::{AlertItem, condition};
+use crate::features::price_alerts::ops::PriceAlertOps;
 use crate::sources::securities::Securities;
-use crate::store::Store;
 
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;
@@ -27,19 +27,19 @@ pub struct Output {
 
 /// The `show` action.
 pub struct ShowPriceAlerts {
-    store: Store,
+    ops: PriceAlertOps,
     securities: Arc<Securities>,
 }
 
 impl ShowPriceAlerts {
-    /// The action over the store and the Taiwan securities table.
-    pub fn new(store: Store, securities: Arc<Securities>) -> Self {
-        Self { store, securities }
+    /// The action over the price alerts' operations and the Taiwan securities table.
+    pub fn new(ops: PriceAlertOps, securities: Arc<Securities>) -> Self {
+        Self { ops, securities }
     }
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
-        let rows = self.store.price_alerts().list(&ctx.conversation.id).await?;
+        let rows = self.ops.of_chat(ctx).await?;
         Ok(Output {
             alerts: rows
                 .iter()

@@ -15,8 +15,6 @@ use crate::contract::show_or_cancel::{self, Action, ShowOrCancel, ShowOrCancelAr
 use crate::contract::{Card, ToolCtx, ToolError};
 use crate::features::family_page;
 use crate::features::reminders::ops;
-use crate::sources::calendar::WorkCalendar;
-use crate::store::Store;
 
 /// Arguments of `reminders`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -39,11 +37,10 @@ pub struct Reminders {
 }
 
 impl Reminders {
-    /// The tool over the store (showing; workday reminders follow `work_calendar`) and the
-    /// reminders' verbs (cancelling).
-    pub fn new(store: Store, work_calendar: WorkCalendar, reminders: ops::Reminders) -> Self {
+    /// The tool over the reminders' operations.
+    pub fn new(reminders: ops::Reminders) -> Self {
         Self {
-            show: show::ShowReminders::new(store, work_calendar),
+            show: show::ShowReminders::new(reminders.clone()),
             cancel: cancel::CancelReminder::new(reminders),
         }
     }

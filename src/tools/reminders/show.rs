@@ -1,34 +1,19 @@
 //! `reminders` with `action: "show"`: this conversation's reminders ("有哪些提醒"), as a card
 //! where every row has a cancel button. Read only.
 
-use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::contract::list::{Keep, ListCard, cancel_button, plus_more};
 use crate::contract::{Card, CardRow, ToolCtx, ToolError};
 use crate::features::button::Action;
 use crate::features::reminders::actions::CancelReminder;
-use crate::features::reminders::describe::{local_time, repetition};
-use crate::sources::calendar::WorkCalendar;
-use crate::store::{ReminderStatus, Store};
+use crate::features::reminders::ops::{Listed, Reminders};
 
 /// The most rows shown on the card.
 const MAX_ROWS: usize = 10;
 
 /// One reminder in the list.
-#[derive(Debug, Clone, Serialize)]
-pub struct Item {
-    /// Its id (for `reminders` with `action: "cancel"`).
-    pub id: i64,
-    /// What it is about.
-    pub text: String,
-    /// The next time, local.
-    pub next: Option<String>,
-    /// The repetition in words.
-    pub repeats: Option<String>,
-    /// Paused reminders are not delivered.
-    pub paused: bool,
-}
+pub type Item = Listed;
 
 /// The result of `show`.
 #[derive(Debug, Clone, Serialize)]
@@ -39,38 +24,18 @@ pub struct Output {
 
 /// The `show` action.
 pub struct ShowReminders {
-    store: Store,
-    work_calendar: WorkCalendar,
+    reminders: Reminders,
 }
 
 impl ShowReminders {
-    /// The action over the store; workday reminders follow `work_calendar`.
-    pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
-        Self { store, work_calendar }
+    /// The action over the reminders' operations.
+    pub fn new(reminders: Reminders) -> Self {
+        Self { reminders }
     }
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
-        let rows = self.store.reminders().list(&ctx.conversation.id).await?;
-        let reminders = rows
-            .into_iter()
-            .map(|r| {
-                let schedule = r.schedule(&self.work_calendar);
-                let next = r
-                    .next_fire_at
-                    .and_then(|ms| Timestamp::from_millisecond(ms).ok())
-                    .zip(schedule.as_ref())
-                    .map(|(t, s)| local_time(t, &s.tz, ctx.lang));
-                Item {
-                    id: r.id,
-                    repeats: schedule.as_ref().and_then(|s| repetition(s, ctx.lang)),
-                    text: r.text,
-                    next,
-                    paused: r.status == ReminderStatus::Paused,
-                }
-            })
-            .collect();
-        Ok(Output { reminders })
+        Ok(Output { reminders: self.reminders.of_chat(ctx).await? })
     }
 
     /// The reminders' card, a cancel button on each row.
