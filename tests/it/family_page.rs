@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 const PUBLIC: &str = "https://hearth.example";
 
-async fn start() -> Harness {
+pub(crate) async fn start() -> Harness {
     let h = Harness::start_with(|c| c.server.public_url = Some(PUBLIC.into()), None).await;
     members_known(&h);
     members_known(&h);
@@ -30,22 +30,22 @@ fn members_known(h: &Harness) {
 }
 
 /// A phone's browser on the family page: one cookie, no redirects followed.
-struct Browser {
+pub(crate) struct Browser {
     base: String,
     http: reqwest::Client,
     cookie: Option<String>,
 }
 
 /// An answer: status, headers, body.
-struct Page {
-    status: u16,
+pub(crate) struct Page {
+    pub(crate) status: u16,
     headers: HeaderMap,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Page {
     /// The CSRF token of the page's forms.
-    fn csrf(&self) -> String {
+    pub(crate) fn csrf(&self) -> String {
         let at = self.body.find("name=\"csrf\" value=\"").expect("a form") + 19;
         self.body[at..at + 64].to_string()
     }
@@ -71,11 +71,11 @@ impl Browser {
         Page { status, headers, body: response.text().await.expect("body") }
     }
 
-    async fn get(&self, path: &str) -> Page {
+    pub(crate) async fn get(&self, path: &str) -> Page {
         self.answer(self.http.get(format!("{}{path}", self.base))).await
     }
 
-    async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
         self.post_with(path, form, &[]).await
     }
 
@@ -166,7 +166,7 @@ async fn mint(h: &Harness, source: Value) -> String {
 }
 
 /// A browser with a session for `user` in `chat`.
-async fn signed_in(h: &Harness, source: Value) -> Browser {
+pub(crate) async fn signed_in(h: &Harness, source: Value) -> Browser {
     let link = mint(h, source).await;
     let mut browser = Browser::new(h);
     let opened = browser.open(&link).await;

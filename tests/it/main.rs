@@ -62,5 +62,6 @@ mod turns;
 mod tw_securities;
 mod untrusted_files;
 mod usage;
+mod verbs;
 mod web;
 mod webhook;

@@ -25,7 +25,7 @@ async fn harness() -> Harness {
 }
 
 /// Runs `hearth richmenu install`; what it printed.
-async fn install(h: &Harness) -> String {
+pub(crate) async fn install(h: &Harness) -> String {
     richmenu::install(&h.config, &h.app.store).await.expect("install")
 }
 
@@ -45,7 +45,7 @@ fn menu(h: &Harness, alias: &str) -> Value {
 }
 
 /// `who` taps the care menu's button `action` in `source`.
-async fn tap_menu(h: &Harness, source: Value, action: &str) {
+pub(crate) async fn tap_menu(h: &Harness, source: Value, action: &str) {
     let data = postback_data(&menu(h, "hearth-care"), action).expect("the button on the menu");
     h.send(vec![h.postback(source, &data)]).await;
 }
