@@ -115,6 +115,13 @@ pub const OFFICIAL_ALERTS_STOP: Verb = Verb {
     done: ("停止了官方警報", "stopped the official alerts"),
     surfaces: &[Chat],
 };
+/// A care plan set for an elder (a draft until ✅ 開始).
+pub const CARE_PLAN_SET: Verb = Verb {
+    name: "care_plan_set",
+    capability: "care",
+    done: ("設定了照顧計畫", "set the care plan"),
+    surfaces: &[Chat],
+};
 /// A dose of a care plan confirmed taken: by her (✅ 吃了, ✅ 我吃藥了, 「我吃藥了」) or a
 /// caregiver for her (✅ 她吃了, 「阿嬤早上的藥吃過了」).
 pub const CARE_DOSE_TAKEN: Verb = Verb {
@@ -145,6 +152,7 @@ pub const VERBS: &[Verb] = &[
     MEMORY_FORGET_ALL,
     OFFICIAL_ALERTS_FOLLOW,
     OFFICIAL_ALERTS_STOP,
+    CARE_PLAN_SET,
     CARE_DOSE_TAKEN,
     CARE_DOSE_ON_IT,
 ];

@@ -72,13 +72,10 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
         .tool_if(s.speaks.then(|| spoken_answers::SpokenAnswers::new(ChatSettings::from_deps(s))))
         .tool(quota::Quota::new(s.quota.clone(), s.work_calendar.clone()))
         .tool(care::Care::new(
-            s.store.clone(),
-            s.door.clone(),
+            CareOps::from_deps(s),
             s.care_plans.clone(),
             s.quota.clone(),
             s.work_calendar.clone(),
-            s.care_nudge.clone(),
-            CareOps::from_deps(s),
         ))
         .tool(official_alerts::OfficialAlerts::new(
             OfficialAlertOps::from_deps(s),

@@ -39,6 +39,7 @@ const WALKED: &[(&str, &str)] = &[
     ("memory_forget_all", "page"),
     ("official_alerts_follow", "chat"),
     ("official_alerts_stop", "chat"),
+    ("care_plan_set", "chat"),
     ("care_dose_taken", "chat"),
     ("care_dose_taken", "button"),
     ("care_dose_taken", "menu"),
@@ -339,6 +340,9 @@ async fn a_dose_confirmed_in_words_by_its_button_or_from_her_menu_is_recorded_on
     h.config.line.line_data_api_base = h.line.url();
     install(&h).await;
     plan(&h, json!({})).await;
+    let set = newest(&h, FAMILY).await;
+    assert_eq!((set.0.as_str(), set.1.as_str(), set.2.as_str()), ("小美", "chat", "care_plan_set"));
+    assert_eq!(set.3, "阿嬤 血壓藥");
     // 08:00 Tuesday: she confirms by the prompt's ✅.
     at(&h, EIGHT).await;
     let taken = postback_data(&crate::care::last_push(&h, GRANDMA), "care_taken").expect("✅");

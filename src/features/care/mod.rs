@@ -34,7 +34,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::door::Door;
 use crate::platform::conversation::Conversation;
-use crate::store::{CarePlanRow, Store, StoreError};
+pub use crate::store::{CarePlanRow, CareStatus, MAX_CARE_PLANS, NewCarePlan};
+use crate::store::{Store, StoreError};
 pub use limits::Limits;
 
 /// A member of the family named in a plan.

@@ -10,7 +10,9 @@
 use std::sync::Arc;
 
 use jiff::SignedDuration;
+use tokio::sync::Notify;
 
+use super::limits::Reading;
 use super::steps::{self, Refusal, State, Tap};
 use super::{Plan, Route, words};
 use crate::contract::ToolCtx;
@@ -21,7 +23,9 @@ use crate::features::verbs;
 use crate::push::delivery::{kind_name, occurrence_key};
 use crate::push::quiet::PushKind;
 use crate::push::quota::QuotaTracker;
-use crate::store::{CareStatus, DoseRow, NewOutboxItem, Store, StoreError};
+use crate::store::{
+    CarePlanRow, CareStatus, DoseRow, NewCarePlan, NewOutboxItem, NewReading, Store, StoreError,
+};
 
 /// How far back a dose still waits to be confirmed without naming it (✅ 我吃藥了, 「我吃藥了」).
 pub const OPEN_FOR: SignedDuration = SignedDuration::from_hours(12);
@@ -56,13 +60,25 @@ pub enum DoseOutcome {
     Raced,
 }
 
-/// The care verbs over the store, the door (a plan seen from a member's own chat) and the
-/// quota's record of who has hearth as a friend (where the others are told).
+/// The care verbs over the store, the door (a plan seen from a member's own chat), the quota's
+/// record of who has hearth as a friend (where the others are told) and the care loop's
+/// wake-up (a reading outside its limits is told at once).
 #[derive(Clone)]
 pub struct CareOps {
     store: Store,
     door: Arc<Door>,
     quota: QuotaTracker,
+    nudge: Arc<Notify>,
+}
+
+/// A reading to keep: its values, and what of them is outside the plan's limits (the family's
+/// words, joined), if anything.
+#[derive(Debug, Clone, Copy)]
+pub struct Kept<'a> {
+    /// The values.
+    pub values: Reading,
+    /// What is outside the limits; none when all is well.
+    pub outside: Option<&'a str>,
 }
 
 /// The dose confirmed without naming it among `doses`: the latest one due and not yet settled
@@ -82,14 +98,96 @@ fn actor_name(ctx: &ToolCtx) -> String {
 }
 
 impl CareOps {
-    /// The verbs over `store`, asking `door`, with `quota`'s record of friends.
-    pub fn new(store: Store, door: Arc<Door>, quota: QuotaTracker) -> Self {
-        Self { store, door, quota }
+    /// The verbs over `store`, asking `door`, with `quota`'s record of friends; `nudge` wakes
+    /// the care loop.
+    pub fn new(store: Store, door: Arc<Door>, quota: QuotaTracker, nudge: Arc<Notify>) -> Self {
+        Self { store, door, quota, nudge }
     }
 
     /// The verbs over what `deps` holds.
     pub fn from_deps(deps: &Deps) -> Self {
-        Self::new(deps.store.clone(), deps.door.clone(), deps.quota.clone())
+        Self::new(
+            deps.store.clone(),
+            deps.door.clone(),
+            deps.quota.clone(),
+            deps.care_nudge.clone(),
+        )
+    }
+
+    /// The member of `ctx`'s chat called `name` (as the chat knows them, without an @): their
+    /// id and name.
+    pub async fn member_named(
+        &self,
+        ctx: &ToolCtx,
+        name: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        self.store.reminders().find_member(&ctx.conversation.id, name).await
+    }
+
+    /// Keeps a new plan, a draft until ✅ 開始; none when its chat keeps
+    /// [`super::MAX_CARE_PLANS`] already.
+    pub async fn add_plan(
+        &self,
+        ctx: &ToolCtx,
+        new: &NewCarePlan<'_>,
+    ) -> Result<Option<CarePlanRow>, StoreError> {
+        let row = self.store.care().add_plan(new).await?;
+        if row.is_some() {
+            let what = format!("{} {}", new.person, new.what);
+            changes::record_in(&self.store, ctx, new.conversation_id, &verbs::CARE_PLAN_SET, &what)
+                .await;
+        }
+        Ok(row)
+    }
+
+    /// The doses of `plan` due from `from_ms` to before `to_ms`.
+    pub async fn doses_between(
+        &self,
+        plan: &Plan,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<Vec<DoseRow>, StoreError> {
+        self.store.care().doses_between(plan.row.id, from_ms, to_ms).await
+    }
+
+    /// Keeps a reading of `plan` given by `ctx`'s member; one outside the limits wakes the care
+    /// loop, which tells the caregivers at once.
+    pub async fn keep_reading(
+        &self,
+        ctx: &ToolCtx,
+        plan: &Plan,
+        kept: Kept<'_>,
+    ) -> Result<(), StoreError> {
+        let values = kept.values;
+        self.store
+            .care()
+            .add_reading(&NewReading {
+                plan_id: plan.row.id,
+                conversation_id: &plan.row.conversation_id,
+                taken_at: ctx.now().as_millisecond(),
+                systolic: values.systolic.map(i64::from),
+                diastolic: values.diastolic.map(i64::from),
+                pulse: values.pulse.map(i64::from),
+                glucose: values.glucose.map(i64::from),
+                reported_by: ctx.user_id.as_deref(),
+                reporter_name: ctx.display_name.as_deref(),
+                outside: kept.outside,
+            })
+            .await?;
+        if kept.outside.is_some() {
+            self.nudge.notify_one();
+        }
+        Ok(())
+    }
+
+    /// `plan`'s doses and readings from `from` to before `to`, counted.
+    pub async fn week(
+        &self,
+        plan: &Plan,
+        from: jiff::Timestamp,
+        to: jiff::Timestamp,
+    ) -> Result<super::report::Week, StoreError> {
+        super::report::read(&self.store, plan, from, to).await
     }
 
     /// The plans `ctx`'s chat may see and act on now.

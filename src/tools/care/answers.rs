@@ -10,11 +10,8 @@ impl Care {
             .to_zoned_datetime(plan.tz.clone())
             .start_of_day()
             .map_or(0, |z| z.timestamp().as_millisecond());
-        let doses = self
-            .store
-            .care()
-            .doses_between(plan.row.id, start, now.as_millisecond().saturating_add(1))
-            .await?;
+        let doses =
+            self.ops.doses_between(plan, start, now.as_millisecond().saturating_add(1)).await?;
         let cost = cost::monthly(plan, now);
         let mut card = render::plan_card(plan, cost);
         if !plan.visible_in(&ctx.conversation.id) || plan.row.conversation_id != ctx.conversation.id
@@ -83,25 +80,8 @@ impl Care {
         let zh = plan.row.lang == Lang::ZhTw;
         let outside = limits::outside(&values, &plan.limits, zh);
         let joined = outside.join(if zh { "、" } else { ", " });
-        self.store
-            .care()
-            .add_reading(&NewReading {
-                plan_id: plan.row.id,
-                conversation_id: &plan.row.conversation_id,
-                taken_at: ctx.now().as_millisecond(),
-                systolic: values.systolic.map(i64::from),
-                diastolic: values.diastolic.map(i64::from),
-                pulse: values.pulse.map(i64::from),
-                glucose: values.glucose.map(i64::from),
-                reported_by: ctx.user_id.as_deref(),
-                reporter_name: ctx.display_name.as_deref(),
-                outside: (!outside.is_empty()).then_some(joined.as_str()),
-            })
-            .await?;
-        if !outside.is_empty() {
-            // Told at once: the care loop's next round is now.
-            self.nudge.notify_one();
-        }
+        let outside_text = (!outside.is_empty()).then_some(joined.as_str());
+        self.ops.keep_reading(ctx, &plan, Kept { values, outside: outside_text }).await?;
         Ok(Output::Reading { kept: true, outside })
     }
 
@@ -110,7 +90,7 @@ impl Care {
         let now = ctx.now();
         let to = now.saturating_add(jiff::SignedDuration::from_millis(1)).unwrap_or(now);
         let from = to.saturating_sub(report::SPAN).unwrap_or(to);
-        let week = report::read(&self.store, &plan, from, to).await?;
+        let week = self.ops.week(&plan, from, to).await?;
         Ok(Output::Report {
             taken: week.taken,
             missed: week.missed,

@@ -14,25 +14,22 @@
 mod answers;
 mod setting;
 
-use std::sync::Arc;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::sync::Notify;
 
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
-use crate::door::Door;
 use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
-use crate::features::care::ops::{CareOps, DoseOutcome};
+use crate::features::care::ops::{CareOps, DoseOutcome, Kept};
 use crate::features::care::steps::Refusal;
-use crate::features::care::{Member, Plan, render, report, schedule, seen_from, words};
+use crate::features::care::{
+    CarePlanRow, CareStatus, Member, NewCarePlan, Plan, render, report, schedule, words,
+};
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::i18n::Lang;
 use crate::platform::text::grapheme_len;
 use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{CarePlanRow, CareStatus, NewCarePlan, NewReading, Store};
 
 /// The longest name of a person or of what she takes.
 const MAX_NAME: usize = 40;
@@ -202,15 +199,13 @@ pub enum Output {
 
 /// The care tool.
 pub struct Care {
-    store: Store,
-    /// Asked for a plan seen from a member's 1:1 chat ([`crate::features::care::seen_from`]).
-    door: Arc<Door>,
     /// Changes plans, the care menu following.
     plans: CarePlans,
+    /// The month's quota: what a plan costs.
     quota: QuotaTracker,
     calendar: WorkCalendar,
-    nudge: Arc<Notify>,
-    /// The verbs on doses, the same the buttons and the menu call.
+    /// The care plans' operations: the plans a chat sees, doses (the same verbs the buttons and
+    /// the menu call), readings, the week.
     ops: CareOps,
 }
 
@@ -219,19 +214,15 @@ fn invalid(message: impl Into<String>) -> ToolError {
 }
 
 impl Care {
-    /// The tool over the store, changing plans through `plans`, with the quota's bookkeeping
-    /// (costs, friends) and the calendar; `nudge` wakes the care loop; doses are confirmed
-    /// through `ops`.
+    /// The tool over the care plans' operations, changing plans through `plans`, with the
+    /// quota's bookkeeping (costs, friends) and the calendar.
     pub fn new(
-        store: Store,
-        door: Arc<Door>,
+        ops: CareOps,
         plans: CarePlans,
         quota: QuotaTracker,
         calendar: WorkCalendar,
-        nudge: Arc<Notify>,
-        ops: CareOps,
     ) -> Self {
-        Self { store, door, plans, quota, calendar, nudge, ops }
+        Self { plans, quota, calendar, ops }
     }
 
     /// The plan `id` this chat may see; without an id, the only one, or among several the only
@@ -242,7 +233,7 @@ impl Care {
         id: Option<i64>,
         person: Option<&str>,
     ) -> Result<Plan, ToolError> {
-        let plans = seen_from(&self.store, &self.door, &ctx.conversation.id).await?;
+        let plans = self.ops.plans_seen(ctx).await?;
         if let Some(id) = id {
             return plans
                 .into_iter()
@@ -316,7 +307,7 @@ impl Tool for Care {
             }
             Action::Show => {
                 let mut plans = Vec::new();
-                for plan in seen_from(&self.store, &self.door, &ctx.conversation.id).await? {
+                for plan in self.ops.plans_seen(ctx).await? {
                     plans.push(self.out(&plan, ctx).await?);
                 }
                 Ok(Output::Plans { plans })

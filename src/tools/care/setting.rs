@@ -73,11 +73,7 @@ impl Care {
         if !ctx.conversation.is_multi_person() {
             return Ok(None);
         }
-        let found = self
-            .store
-            .reminders()
-            .find_member(&ctx.conversation.id, name.trim().trim_start_matches('@'))
-            .await?;
+        let found = self.ops.member_named(ctx, name.trim().trim_start_matches('@')).await?;
         Ok(found.map(|(id, name)| Member { id, name }))
     }
     /// What the plan costs: the prompt and one miss, from who is a friend and the chat's size.
@@ -215,10 +211,10 @@ impl Care {
             now_ms: ctx.now().as_millisecond(),
         };
         let row: Option<CarePlanRow> = match before {
-            None => self.store.care().add_plan(&new).await?.map(Some).ok_or_else(|| {
+            None => self.ops.add_plan(ctx, &new).await?.map(Some).ok_or_else(|| {
                 invalid(format!(
                     "this chat keeps {} care plans already; stop one first",
-                    crate::store::MAX_CARE_PLANS
+                    crate::features::care::MAX_CARE_PLANS
                 ))
             })?,
             Some(b) => {
