@@ -156,4 +156,31 @@ impl Door {
     ) -> Result<(), StoreError> {
         self.store.access().members_back(conversation_id, user_ids).await
     }
+
+    /// A chat waiting for approval called hearth at `now_ms`: true the first time (it is told
+    /// how to be approved once).
+    pub async fn note_unapproved(&self, chat: &str, now_ms: i64) -> Result<bool, StoreError> {
+        self.store.access().note_unapproved(chat, now_ms).await
+    }
+
+    /// Approves `chat` at `now_ms`, `by` the way it came in (`allow-list`, `member`).
+    pub async fn approve(&self, chat: &str, by: &str, now_ms: i64) -> Result<(), StoreError> {
+        self.store.access().approve_chat(chat, by, now_ms).await
+    }
+
+    /// Approves `chat` with the pairing code of hash `code_hash`, used once; false when no
+    /// such code waits (wrong, used, or expired).
+    pub async fn pair(&self, code_hash: &str, chat: &str, now_ms: i64) -> Result<bool, StoreError> {
+        self.store.access().pair_chat(code_hash, chat, now_ms).await
+    }
+
+    /// Counts one pairing guess in the minute window `minute`: how many there are now.
+    pub async fn count_guess(&self, minute: i64) -> Result<i64, StoreError> {
+        self.store.access().count_pairing_guess(minute).await
+    }
+
+    /// Forgets the counts of pairing guesses of minute windows before `minute`.
+    pub async fn prune_guesses(&self, minute: i64) -> Result<u64, StoreError> {
+        self.store.access().prune_pairing_guesses(minute).await
+    }
 }

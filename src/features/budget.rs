@@ -1,8 +1,35 @@
-//! The decisions behind the daily token budgets, as pure functions: is this turn (or spoken
-//! push) within the day's token budget, which day a budget belongs to.
+//! The daily token budgets: the decisions, as pure functions (is this turn, or spoken push,
+//! within the day's token budget; which day a budget belongs to), and the tokens counted per
+//! chat and day ([`Spent`]), read and pruned here, never by the turn itself.
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
+
+use crate::features::deps::Deps;
+use crate::store::{Store, StoreError, TokensUsed};
+
+/// The tokens counted per chat and day, over the store.
+#[derive(Clone)]
+pub struct Spent {
+    store: Store,
+}
+
+impl Spent {
+    /// Over `deps`' store.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self { store: deps.store.clone() }
+    }
+
+    /// The tokens `chat` and the whole service used on `day` (as [`budget_day`] names it).
+    pub async fn on(&self, day: &str, chat: &str) -> Result<TokensUsed, StoreError> {
+        self.store.usage().tokens_used(day, chat).await
+    }
+
+    /// Forgets the counts of days before `day`.
+    pub async fn forget_before(&self, day: &str) -> Result<u64, StoreError> {
+        self.store.usage().prune_tokens(day).await
+    }
+}
 
 /// Daily token limits; 0 means none.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

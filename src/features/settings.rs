@@ -1,6 +1,6 @@
 //! A chat's small settings, as typed operations run for the chat and member of their context:
-//! the place it last asked the weather for (「要帶傘嗎」 with no place is about it) and spoken
-//! answers (「用講的回答我」, for the chat or for the asker alone). The tools call these, never the
+//! the place it last asked the weather for (「要帶傘嗎」 with no place is about it), spoken
+//! answers (「用講的回答我」, for the chat or for the asker alone) and who was welcomed. The tools call these, never the
 //! store around them. (Quiet hours and the daily digest have their own:
 //! [`crate::push::quiet::setting`], [`crate::features::digest::setting`].)
 
@@ -34,6 +34,22 @@ impl ChatSettings {
     pub async fn keep_place(&self, ctx: &ToolCtx, place: &str) -> Result<(), StoreError> {
         let now = ctx.now().as_millisecond();
         self.store.chats().save_last_place(&ctx.conversation.id, place, now).await
+    }
+
+    /// Whether `chat`, or its `member`, asked for spoken answers.
+    pub async fn spoken(&self, chat: &str, member: Option<&str>) -> Result<bool, StoreError> {
+        self.store.chats().spoken(chat, member).await
+    }
+
+    /// Of `users` who joined group `chat`, those never welcomed there, now marked welcomed (so
+    /// a member is welcomed once, across replicas).
+    pub async fn newcomers(
+        &self,
+        chat: &str,
+        users: &[String],
+        now_ms: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        self.store.chats().mark_welcomed(chat, users, now_ms).await
     }
 
     /// Spoken answers on or off in `ctx`'s chat: for `member` alone, or for the whole chat

@@ -377,7 +377,7 @@ impl Hearth {
     /// Deletes the chat log older than the retention period (measured on the injected clock);
     /// returns how many messages went. The server calls it hourly; tests call it directly.
     pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
-        crate::turn::privacy::prune_chat_log(
+        crate::features::memory::privacy::prune_chat_log(
             &self.store,
             self.clock.now(),
             self.loops.retention.chat_log,

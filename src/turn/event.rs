@@ -10,6 +10,8 @@ use jiff::Timestamp;
 use crate::contract::Answer;
 use crate::contract::{Surface, ToolCtx};
 use crate::features::media::{MediaProblem, TurnMedia};
+use crate::features::memory::ops::MemoryOps;
+use crate::features::memory::privacy;
 use crate::line::client::LineError;
 use crate::line::message::{MAX_MESSAGES, Message, append_last, assemble, quote};
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};
@@ -22,7 +24,6 @@ use crate::turn::Turns;
 use crate::turn::answers::ChatLine;
 use crate::turn::answers::Kept;
 use crate::turn::gate::addressed;
-use crate::turn::privacy;
 use crate::turn::quoted::{Quoted, with_quote};
 
 /// Display names are looked up again after this long.
@@ -118,7 +119,8 @@ impl Turns {
                 privacy::on_unsend(&self.deps.store, &source.conversation, message_id).await
             }
             EventKind::Leave | EventKind::Unfollow => {
-                privacy::on_removed(&self.deps.store, &self.names, &source.conversation).await
+                self.forget_names(&source.conversation).await;
+                privacy::on_removed(&self.deps.store, &source.conversation).await
             }
             other => tracing::debug!(kind = ?other, "event not handled yet"),
         }
@@ -293,16 +295,8 @@ impl Turns {
         request: &str,
         in_group: bool,
     ) -> (Vec<ChatMessage>, bool) {
-        let (history, memories) = self
-            .deps
-            .store
-            .memory()
-            .history_and_memories(
-                &ctx.conversation.id,
-                i64::MAX,
-                self.history_messages,
-                self.history_chars,
-            )
+        let (history, memories) = MemoryOps::from_deps(&self.deps)
+            .history_and_memories(ctx, self.history_messages, self.history_chars)
             .await
             .unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "history and memories unavailable");
@@ -345,11 +339,8 @@ impl Turns {
                 true
             }
         };
-        let taken = if held {
-            self.deps.store.quota().take_held(&conversation.id).await
-        } else {
-            Ok(Vec::new())
-        };
+        let taken =
+            if held { self.deps.quota.take_held(&conversation.id).await } else { Ok(Vec::new()) };
         match taken {
             Ok(held) => {
                 let items: Vec<(String, Timestamp)> = held
@@ -421,6 +412,19 @@ impl Turns {
         }
     }
 
+    /// Drops the cached display names of `conversation` (hearth was removed from it).
+    async fn forget_names(&self, conversation: &Conversation) {
+        let cached: Vec<(String, String)> = self
+            .names
+            .iter()
+            .filter(|(key, _)| key.0 == conversation.id)
+            .map(|(key, _)| (*key).clone())
+            .collect();
+        for key in cached {
+            self.names.invalidate(&key).await;
+        }
+    }
+
     /// The display name of `user_id`: from memory, from the store if recent, else from LINE.
     pub(crate) async fn display_name(
         &self,
@@ -442,8 +446,8 @@ impl Turns {
         user_id: &str,
     ) -> Option<String> {
         let now = self.clock.now().as_millisecond();
-        if let Ok(Some((name, at))) =
-            self.deps.store.chat_log().member_name(&conversation.id, user_id).await
+        let members = MemoryOps::from_deps(&self.deps);
+        if let Ok(Some((name, at))) = members.member_name(&conversation.id, user_id).await
             && now - at < NAME_TTL_MS
         {
             return Some(name);
@@ -456,12 +460,8 @@ impl Turns {
                     self.menu_for_language(user_id, language, now).await;
                 }
                 let name = profile.display_name;
-                if let Err(e) = self
-                    .deps
-                    .store
-                    .chat_log()
-                    .save_member(&conversation.id, user_id, &name, now)
-                    .await
+                if let Err(e) =
+                    members.keep_member_name(&conversation.id, user_id, &name, now).await
                 {
                     tracing::warn!(error = %e, "could not cache a display name");
                 }

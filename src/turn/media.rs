@@ -16,6 +16,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 use crate::features::media::content::ContentRef;
+use crate::features::media::ops::{RecentMedia, RecentSent, SentMedia};
 use crate::features::media::pick::{self, FileRef, PhotoRef, QUOTE_WINDOW_MS, Shared};
 use crate::features::media::{MediaProblem, TurnMedia};
 use crate::line::message::Message;
@@ -25,7 +26,6 @@ use crate::line::webhook::{
 use crate::llm::openai::ChatMessage;
 use crate::platform::i18n::Lang;
 use crate::sources::sandbox::document::{self, DocKind};
-use crate::store::{RecentMedia, SentMedia};
 use crate::turn::Turns;
 use crate::turn::answers::Kept;
 
@@ -58,10 +58,7 @@ impl Turns {
         };
         let on_line = image.content_provider.is_line();
         if on_line
-            && let Err(e) = self
-                .deps
-                .store
-                .media()
+            && let Err(e) = RecentSent::from_deps(&self.deps)
                 .note(&conversation.id, SentMedia::Photo(&photo), now - QUOTE_WINDOW_MS)
                 .await
         {
@@ -73,7 +70,10 @@ impl Turns {
         // The chat's recent photos, read once: whether this one's set is complete, and which
         // photos go to the model with it.
         let recent = if on_line {
-            self.deps.store.media().recent(&conversation.id, now - QUOTE_WINDOW_MS).await.ok()
+            RecentSent::from_deps(&self.deps)
+                .since(&conversation.id, now - QUOTE_WINDOW_MS)
+                .await
+                .ok()
         } else {
             None
         };
@@ -180,10 +180,7 @@ impl Turns {
                 at_ms: event.timestamp_ms,
             };
             let prune_before = self.clock.now().as_millisecond() - QUOTE_WINDOW_MS;
-            let noted = self
-                .deps
-                .store
-                .media()
+            let noted = RecentSent::from_deps(&self.deps)
                 .note(&source.conversation.id, SentMedia::File(&shared), prune_before)
                 .await;
             if let Err(e) = noted {
@@ -329,8 +326,10 @@ impl Turns {
         let conversation = &source.conversation;
         let now = self.clock.now().as_millisecond();
         let since = now - QUOTE_WINDOW_MS;
-        let recent =
-            self.deps.store.media().recent(&conversation.id, since).await.unwrap_or_else(|e| {
+        let recent = RecentSent::from_deps(&self.deps)
+            .since(&conversation.id, since)
+            .await
+            .unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "recent photos and files unavailable");
                 RecentMedia::default()
             });

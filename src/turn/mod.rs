@@ -1,7 +1,7 @@
 //! What happens to one event: whether a group message called hearth ([`gate`]), who is served
 //! and how often ([`limits`]), the event itself ([`event`]: log, agent; [`deliver`]: reply or push), the quoted
 //! message of a quote-reply ([`quoted`]), stickers ([`sticker`]), photos, voice and files
-//! ([`media`]), spoken answers ([`speech`]), the menu of a person's language ([`menus`]), the one welcome ([`welcome`]), the chat log's retention ([`privacy`]) and the
+//! ([`media`]), spoken answers ([`speech`]), the menu of a person's language ([`menus`]), the one welcome ([`welcome`]) and the
 //! writes a turn keeps for its end ([`answers`]).
 
 pub mod answers;
@@ -12,7 +12,6 @@ pub mod limits;
 pub mod media;
 pub mod menus;
 pub mod native;
-pub mod privacy;
 pub mod quoted;
 pub mod speech;
 pub mod sticker;
@@ -32,6 +31,9 @@ use crate::llm::agent::Agent;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
 use limits::Limits;
+
+/// Display names by (conversation, user), cached in front of the store.
+pub type NameCache = moka::future::Cache<(String, String), String>;
 
 /// The turn handler: everything handling one event uses, and nothing else (the inbox, the
 /// background loops and the HTTP server live in `server`).
@@ -61,7 +63,7 @@ pub struct Turns {
     pub(crate) history_messages: usize,
     pub(crate) history_chars: usize,
     /// Display names by (conversation, user), kept for an hour in front of the store.
-    pub(crate) names: privacy::NameCache,
+    pub(crate) names: NameCache,
     /// Draws and serves the charts on cards; `None` without `HEARTH_PUBLIC_URL`.
     pub charts: Option<crate::contract::chart::publish::Charts>,
     /// Photos, voice messages and files: LINE's content, transcription, limits.

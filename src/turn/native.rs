@@ -10,6 +10,8 @@ use jiff::Timestamp;
 use super::deliver::REPLY_TOKEN_FRESH;
 use super::event::Turn;
 use crate::features::media::TurnMedia;
+use crate::features::memory::ops::MemoryOps;
+use crate::features::settings::ChatSettings;
 use crate::line::webhook::{Event, EventSource, StickerMessage};
 use crate::platform::conversation::Conversation;
 use crate::platform::i18n::Lang;
@@ -73,11 +75,8 @@ impl Turns {
         quoted: Option<&str>,
     ) -> bool {
         match quoted {
-            Some(quoted) => self
-                .deps
-                .store
-                .chat_log()
-                .is_bot_message(&conversation.id, quoted)
+            Some(quoted) => MemoryOps::from_deps(&self.deps)
+                .is_hearths(&conversation.id, quoted)
                 .await
                 .unwrap_or(false),
             None => false,
@@ -86,16 +85,11 @@ impl Turns {
 
     /// The message a request quotes: from the chat log, else what is known of it.
     pub(super) async fn quoted(&self, conversation: &Conversation, message_id: &str) -> Quoted {
-        match self.deps.store.chat_log().quoted_message(&conversation.id, message_id).await {
+        let log = MemoryOps::from_deps(&self.deps);
+        match log.quoted(&conversation.id, message_id).await {
             Ok(Some(row)) => Quoted::Found(row),
             Ok(None) => Quoted::Unseen {
-                from_bot: self
-                    .deps
-                    .store
-                    .chat_log()
-                    .is_bot_message(&conversation.id, message_id)
-                    .await
-                    .unwrap_or(false),
+                from_bot: log.is_hearths(&conversation.id, message_id).await.unwrap_or(false),
             },
             Err(e) => {
                 tracing::warn!(error = %e, "quoted message unavailable");
@@ -119,23 +113,19 @@ impl Turns {
             return;
         }
         let now = self.clock.now();
-        let newcomers = match self
-            .deps
-            .store
-            .chats()
-            .mark_welcomed(&conversation.id, user_ids, now.as_millisecond())
-            .await
-        {
-            Ok(newcomers) if !newcomers.is_empty() => newcomers,
-            Ok(_) => {
-                tracing::debug!(%conversation, "joined members were welcomed before");
-                return;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "could not record a welcome; not welcoming");
-                return;
-            }
-        };
+        let settings = ChatSettings::from_deps(&self.deps);
+        let newcomers =
+            match settings.newcomers(&conversation.id, user_ids, now.as_millisecond()).await {
+                Ok(newcomers) if !newcomers.is_empty() => newcomers,
+                Ok(_) => {
+                    tracing::debug!(%conversation, "joined members were welcomed before");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not record a welcome; not welcoming");
+                    return;
+                }
+            };
         let token_left = REPLY_TOKEN_FRESH - now.duration_since(received_at);
         let fresh = token_left.is_positive();
         let Some(token) = event.reply_token.as_deref().filter(|_| fresh) else {

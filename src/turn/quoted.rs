@@ -13,7 +13,7 @@
 //! the turn untrusted, so state changes it would prompt are held for a tap.
 
 use crate::contract::untrusted;
-use crate::store::QuotedRow;
+use crate::features::memory::QuotedRow;
 
 /// The most characters of a quoted message given to the model.
 pub const MAX_QUOTED_CHARS: usize = 2000;

@@ -6,6 +6,7 @@
 //! way, within the same budgets.
 
 use crate::contract::Answer;
+use crate::features::settings::ChatSettings;
 use crate::features::speech;
 use crate::line::message::{MAX_MESSAGES, Message, append_last};
 use crate::line::webhook::EventSource;
@@ -83,7 +84,7 @@ impl Turns {
     /// Whether `source`'s chat, or its member, asked for spoken answers (a store failure: no).
     async fn asked_for_speech(&self, source: &EventSource) -> bool {
         let chat = &source.conversation.id;
-        match self.deps.store.chats().spoken(chat, source.user_id.as_deref()).await {
+        match ChatSettings::from_deps(&self.deps).spoken(chat, source.user_id.as_deref()).await {
             Ok(asked_for) => asked_for,
             Err(e) => {
                 tracing::warn!(error = %e, "spoken answers setting unavailable");

@@ -10,6 +10,7 @@
 //! carries it is tainted, so the agent holds state-changing calls for a tap.
 
 pub mod content;
+pub mod ops;
 pub mod pick;
 pub mod transcribe;
 

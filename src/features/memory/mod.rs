@@ -14,12 +14,13 @@ use serde::Serialize;
 
 pub mod actions;
 pub mod ops;
+pub mod privacy;
 pub mod relative;
 
 use crate::contract::{CardRow, ToolCtx};
 use crate::llm::prompt;
 use crate::platform::text::truncate_graphemes;
-pub use crate::store::LoggedMessage;
+pub use crate::store::{LoggedMessage, QuotedRow};
 use crate::store::{Memory, Store};
 
 /// The most characters the memory section adds to the system prompt.

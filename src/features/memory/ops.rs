@@ -10,7 +10,7 @@ use crate::features::{changes, verbs};
 use crate::platform::i18n::Lang;
 use crate::store::{Memory, NewMemory, Store, StoreError};
 
-use super::{LoggedMessage, overlap, tokens};
+use super::{LoggedMessage, QuotedRow, overlap, tokens};
 
 /// What forgetting by words came to.
 #[derive(Debug, Clone)]
@@ -49,6 +49,52 @@ impl MemoryOps {
         limit: u32,
     ) -> Result<Vec<LoggedMessage>, StoreError> {
         self.store.memory().log_window(&ctx.conversation.id, since_ms, limit).await
+    }
+
+    /// The latest of `ctx`'s chat log (at most `limit` messages and `max_chars` characters,
+    /// oldest first) and what it remembers, read together for a turn's prompt.
+    pub async fn history_and_memories(
+        &self,
+        ctx: &ToolCtx,
+        limit: usize,
+        max_chars: usize,
+    ) -> Result<(Vec<LoggedMessage>, Vec<Memory>), StoreError> {
+        let chat = &ctx.conversation.id;
+        self.store.memory().history_and_memories(chat, i64::MAX, limit, max_chars).await
+    }
+
+    /// Whether message `message_id` of `chat` is one of hearth's own.
+    pub async fn is_hearths(&self, chat: &str, message_id: &str) -> Result<bool, StoreError> {
+        self.store.chat_log().is_bot_message(chat, message_id).await
+    }
+
+    /// Message `message_id` of `chat`'s log, when it is still there (a quote-reply's).
+    pub async fn quoted(
+        &self,
+        chat: &str,
+        message_id: &str,
+    ) -> Result<Option<QuotedRow>, StoreError> {
+        self.store.chat_log().quoted_message(chat, message_id).await
+    }
+
+    /// The display name `chat` last knew `user` by, and when (Unix ms).
+    pub async fn member_name(
+        &self,
+        chat: &str,
+        user: &str,
+    ) -> Result<Option<(String, i64)>, StoreError> {
+        self.store.chat_log().member_name(chat, user).await
+    }
+
+    /// Keeps `name` as the display name `chat` knows `user` by, at `at_ms`.
+    pub async fn keep_member_name(
+        &self,
+        chat: &str,
+        user: &str,
+        name: &str,
+        at_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.store.chat_log().save_member(chat, user, name, at_ms).await
     }
 
     /// What `ctx`'s chat remembers.

@@ -129,6 +129,15 @@ impl QuotaTracker {
         Ok(self.standing_and_held("").await?.0)
     }
 
+    /// The pushes held for `conversation_id` while the month was out, taken to be told with
+    /// its next reply (each is taken once).
+    pub async fn take_held(
+        &self,
+        conversation_id: &str,
+    ) -> Result<Vec<crate::store::HeldPush>, StoreError> {
+        self.store.quota().take_held(conversation_id).await
+    }
+
     /// [`Self::standing`], and whether items are held for `conversation_id` (pushes that waited
     /// while the month was out), read together.
     pub async fn standing_and_held(

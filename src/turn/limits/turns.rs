@@ -8,6 +8,7 @@ use super::access::{self, code_hash, pairing_code_in};
 use super::pairing::{self, Guess};
 use super::{RateVerdict, Refusal};
 use crate::door::{self, Standing};
+use crate::features::budget::Spent;
 use crate::line::message::Message;
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage};
 use crate::llm::openai::Usage;
@@ -92,7 +93,7 @@ impl Turns {
         }
         crate::platform::metrics::turn_refused(Refusal::NotAllowed.reason());
         tracing::info!(%conversation, "a chat waiting for approval called hearth");
-        match self.deps.store.access().note_unapproved(&conversation.id, now).await {
+        match self.limits.door.note_unapproved(&conversation.id, now).await {
             Ok(true) => {
                 let notice = Message::text(access::pending_notice(conversation));
                 self.deliver(event, conversation, vec![notice], None, received_at, kept).await
@@ -120,7 +121,7 @@ impl Turns {
         let facts = door.chat_facts(&conversation.id).await?;
         match door::rule::chat(facts) {
             Ok(()) if facts.standing == Standing::Pending && facts.listed => {
-                self.deps.store.access().approve_chat(&conversation.id, "allow-list", now).await?;
+                door.approve(&conversation.id, "allow-list", now).await?;
                 return Ok(true);
             }
             Ok(()) => return Ok(true),
@@ -143,7 +144,7 @@ impl Turns {
         };
         if member_approved {
             tracing::info!(%conversation, "an approved member speaks in the group: approved");
-            self.deps.store.access().approve_chat(&conversation.id, "member", now).await?;
+            door.approve(&conversation.id, "member", now).await?;
         }
         Ok(member_approved)
     }
@@ -175,15 +176,13 @@ impl Turns {
             self.deliver(event, conversation, vec![wait], None, received_at, kept).await;
             return;
         }
-        let paired =
-            match self.deps.store.access().pair_chat(&code_hash(code), &conversation.id, now).await
-            {
-                Ok(paired) => paired,
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not check a pairing code");
-                    return;
-                }
-            };
+        let paired = match self.limits.door.pair(&code_hash(code), &conversation.id, now).await {
+            Ok(paired) => paired,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not check a pairing code");
+                return;
+            }
+        };
         let said = if paired {
             tracing::info!(%conversation, "chat approved by a pairing code");
             self.limits.door.remember_served(&conversation.id);
@@ -206,7 +205,7 @@ impl Turns {
         if !budget.is_on() {
             return Guess::Check;
         }
-        let nth = match self.deps.store.access().count_pairing_guess(pairing::window(now)).await {
+        let nth = match self.limits.door.count_guess(pairing::window(now)).await {
             Ok(nth) => Some(nth),
             Err(e) => {
                 tracing::warn!(error = %e, "could not count a pairing guess; the code is not checked");
@@ -267,7 +266,7 @@ impl Turns {
             return Ok(());
         }
         let day = super::budget_day(self.clock.now(), &self.tz);
-        match self.deps.store.usage().tokens_used(&day, &conversation.id).await {
+        match Spent::from_deps(&self.deps).on(&day, &conversation.id).await {
             Ok(used) => budget.check(used.chat, used.service),
             Err(e) => {
                 tracing::warn!(error = %e, "token budget unavailable; turn allowed");
@@ -281,14 +280,14 @@ impl Turns {
     pub async fn prune_token_counts(&self) -> Result<u64, crate::store::StoreError> {
         let now = self.clock.now();
         let oldest = now.saturating_sub(KEEP_TOKEN_COUNTS).unwrap_or(now);
-        self.deps.store.usage().prune_tokens(&super::budget_day(oldest, &self.tz)).await
+        Spent::from_deps(&self.deps).forget_before(&super::budget_day(oldest, &self.tz)).await
     }
 
     /// Forgets the counts of pairing guesses older than [`pairing::KEPT`] (the server calls it
     /// hourly).
     pub async fn prune_pairing_guesses(&self) -> Result<u64, crate::store::StoreError> {
         let now = self.clock.now().as_millisecond();
-        self.deps.store.access().prune_pairing_guesses(pairing::kept_from(now)).await
+        self.limits.door.prune_guesses(pairing::kept_from(now)).await
     }
 
     /// Counts the tokens a turn used against today's budgets of its chat and of the service,

@@ -2,16 +2,13 @@
 //! deleted, an unsent message leaves the log at once, and a conversation that removes hearth
 //! (the bot leaves or is removed from a group, a user blocks it) is forgotten entirely — its
 //! log, its memories, its reminders and price alerts, its held calls, the ids of hearth's
-//! messages there and its cached display names (every table with a `conversation_id` column,
-//! in one transaction).
+//! messages there (every table with a `conversation_id` column, in one transaction); the turn
+//! drops its cached display names of it.
 
 use jiff::{SignedDuration, Timestamp};
 
 use crate::platform::conversation::Conversation;
 use crate::store::{Store, StoreError};
-
-/// Display names by (conversation, user), cached in front of the store.
-pub type NameCache = moka::future::Cache<(String, String), String>;
 
 /// Deletes the chat log older than `retention` before `now` (and expired held calls); returns
 /// how many messages went.
@@ -44,16 +41,8 @@ pub async fn on_unsend(store: &Store, conversation: &Conversation, message_id: &
 }
 
 /// hearth left or was removed from a group or room, or a user blocked it: everything kept about
-/// that conversation is deleted, its cached display names too.
-pub async fn on_removed(store: &Store, names: &NameCache, conversation: &Conversation) {
-    let cached: Vec<(String, String)> = names
-        .iter()
-        .filter(|(key, _)| key.0 == conversation.id)
-        .map(|(key, _)| (*key).clone())
-        .collect();
-    for key in cached {
-        names.invalidate(&key).await;
-    }
+/// that conversation is deleted.
+pub async fn on_removed(store: &Store, conversation: &Conversation) {
     match store.forget_conversation(&conversation.id).await {
         Ok(removed) => tracing::info!(
             %conversation,
