@@ -217,7 +217,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
             };
             let prices = hearth::cli::usage::Prices::from_config(&config);
-            print!("{}", hearth::cli::usage::report(&store, &month, prices).await?);
+            let spent = hearth::features::budget::Spent::new(store);
+            print!("{}", hearth::cli::usage::report(&spent, &month, prices).await?);
         }
         Command::Pair => {
             let store = hearth::store::Store::connect(&config.store.database_url).await?;

@@ -3,9 +3,10 @@
 //! `HEARTH_PRICE_CACHED`, `HEARTH_PRICE_OUTPUT`, US$ per million tokens), the money. `hearth
 //! doctor` shows the month so far with [`month_line`].
 
+use crate::features::budget::Spent;
 use crate::platform::config::Config;
 use crate::platform::conversation::Conversation;
-use crate::store::{ChatUsage, SERVICE_SCOPE, Store, StoreError, TokenParts};
+use crate::store::{ChatUsage, SERVICE_SCOPE, StoreError, TokenParts};
 
 /// What the LLM charges, in US$ per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,13 +108,13 @@ pub fn render(month: &str, rows: &[ChatUsage], prices: Option<Prices>) -> String
     out
 }
 
-/// `hearth usage`: the table for `month` from `store`.
+/// `hearth usage`: the table for `month` from the tokens `spent`.
 pub async fn report(
-    store: &Store,
+    spent: &Spent,
     month: &str,
     prices: Option<Prices>,
 ) -> Result<String, StoreError> {
-    Ok(render(month, &store.usage().month_usage(month).await?, prices))
+    Ok(render(month, &spent.month(month).await?, prices))
 }
 
 /// One line for `hearth doctor`: the month so far, all chats together.

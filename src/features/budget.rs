@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
 use crate::features::deps::Deps;
-use crate::store::{Store, StoreError, TokensUsed};
+use crate::store::{ChatUsage, Store, StoreError, TokensUsed};
 
 /// The tokens counted per chat and day, over the store.
 #[derive(Clone)]
@@ -15,9 +15,19 @@ pub struct Spent {
 }
 
 impl Spent {
+    /// Over `store`.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
     /// Over `deps`' store.
     pub fn from_deps(deps: &Deps) -> Self {
-        Self { store: deps.store.clone() }
+        Self::new(deps.store.clone())
+    }
+
+    /// Each chat's tokens (and the service's) in `month` (`YYYY-MM`), for `hearth usage`.
+    pub async fn month(&self, month: &str) -> Result<Vec<ChatUsage>, StoreError> {
+        self.store.usage().month_usage(month).await
     }
 
     /// The tokens `chat` and the whole service used on `day` (as [`budget_day`] names it).

@@ -14,6 +14,8 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use crate::features::care::ops::CareOps;
+use crate::features::official_alerts::ops::OfficialAlertOps;
 use crate::features::official_alerts::watcher;
 use crate::server::app::Hearth;
 use crate::server::inbox::lease;
@@ -360,7 +362,7 @@ async fn prune(app: Arc<Hearth>) -> After {
     {
         let now = app.clock.now();
         let before = now.saturating_sub(lease::DEDUPE_WINDOW).unwrap_or(now);
-        match app.store.inbox().prune(before.as_millisecond()).await {
+        match crate::server::inbox::forget_handled(&app.store, before.as_millisecond()).await {
             Ok(n) if n > 0 => tracing::info!(pruned = n, "handled webhook events forgotten"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "could not prune the inbox"),
@@ -378,11 +380,13 @@ async fn prune(app: Arc<Hearth>) -> After {
             tracing::warn!(error = %e, "could not prune settled pushes");
         }
         let kept_since = now.saturating_sub(watcher::KEPT_FOR).unwrap_or(now);
-        if let Err(e) = app.store.official_alerts().prune(kept_since.as_millisecond()).await {
+        let alerts = OfficialAlertOps::from_deps(&app.turns.deps);
+        if let Err(e) = alerts.forget_before(kept_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune the official alerts");
         }
         let care_since = now.saturating_sub(app.loops.retention.care).unwrap_or(now);
-        if let Err(e) = app.store.care().prune(care_since.as_millisecond()).await {
+        let care = CareOps::from_deps(&app.turns.deps);
+        if let Err(e) = care.forget_before(care_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune care readings");
         }
         app.serving.metrics.upkeep();

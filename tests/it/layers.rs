@@ -341,21 +341,16 @@ const ASSEMBLY: &[(&str, &str)] = &[
     ("cli/backup.rs", "the store's own commands: migrate, backup, restore, copy-data"),
     ("cli/doctor/local.rs", "the doctor opens the store to say whether it is migrated"),
     ("cli/doctor/verdict.rs", "the doctor's verdict on the store's errors"),
+    ("cli/eval/mod.rs", "assembles an offline hearth over a store in memory for the evaluation"),
 ];
 
 /// Adapter files that still reach the store themselves, each to move under its capability's
 /// operations. The list only shrinks: a file that no longer reaches the store fails the test
 /// until it is taken off.
 const STILL_REACHING: &[&str] = &[
-    "cli/eval/mod.rs",
     "cli/export/care.rs",
     "cli/export/mod.rs",
     "cli/richmenu.rs",
-    "cli/usage.rs",
-    "server/background.rs",
-    "server/family/liff.rs",
-    "server/family/mod.rs",
-    "server/family/view.rs",
     "server/inbox/accept.rs",
     "server/inbox/mod.rs",
     "server/inbox/poison.rs",

@@ -140,6 +140,12 @@ impl CareOps {
         Ok(row)
     }
 
+    /// Forgets the readings taken, and the settled doses due, before `before_ms` (the care
+    /// retention setting); how many went.
+    pub async fn forget_before(&self, before_ms: i64) -> Result<u64, StoreError> {
+        self.store.care().prune(before_ms).await
+    }
+
     /// The doses of `plan` due from `from_ms` to before `to_ms`.
     pub async fn doses_between(
         &self,

@@ -9,7 +9,7 @@ use super::schedule::{format_local_time, next_at, parse_local_time};
 use crate::contract::{ToolCtx, ToolError};
 use crate::features::reminders::describe::local_time;
 use crate::sources::weather::WeatherSource;
-use crate::store::{NewDigest, Store};
+use crate::store::{DigestRow, NewDigest, Store, StoreError};
 
 /// The longest place name kept.
 pub const MAX_PLACE_CHARS: usize = 40;
@@ -69,6 +69,11 @@ impl DigestSetting {
     /// The digests kept in `store`; `home` is the place of a digest set without one.
     pub fn new(store: Store, weather: WeatherSource, home: Option<String>) -> Self {
         Self { store, weather, home }
+    }
+
+    /// The digest of `chat`, if it has one.
+    pub async fn of_chat(&self, chat: &str) -> Result<Option<DigestRow>, StoreError> {
+        self.store.digests().get(chat).await
     }
 
     /// Sets `ctx`'s chat's digest, or changes the one it has.

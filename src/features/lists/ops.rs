@@ -14,7 +14,7 @@ use crate::contract::{ToolCtx, ToolError};
 use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::i18n::Lang;
-use crate::store::{Checked, ListEdit, ListItem, Store, StoreError};
+use crate::store::{Checked, ListEdit, ListItem, ListRow, Store, StoreError};
 
 /// The lists of every chat, over the store.
 #[derive(Clone)]
@@ -340,6 +340,17 @@ impl Lists {
             out.list = Some(self.view(ctx, list.id, &name).await?);
         }
         Ok(out)
+    }
+
+    /// Every list of `chat` with its things, in the order they were started.
+    pub async fn every(&self, chat: &str) -> Result<Vec<(ListRow, Vec<ListItem>)>, StoreError> {
+        let mut lists = Vec::new();
+        for summary in self.store.lists().of_chat(chat).await? {
+            if let Some(found) = self.store.lists().list_by_id(chat, summary.id).await? {
+                lists.push(found);
+            }
+        }
+        Ok(lists)
     }
 
     /// The list `id` of `ctx`'s chat as it is now, if it still exists.

@@ -99,7 +99,12 @@ impl MemoryOps {
 
     /// What `ctx`'s chat remembers.
     pub async fn memories(&self, ctx: &ToolCtx) -> Result<Vec<Memory>, StoreError> {
-        self.store.memory().memories(&ctx.conversation.id).await
+        self.of_chat(&ctx.conversation.id).await
+    }
+
+    /// What `chat` remembers.
+    pub async fn of_chat(&self, chat: &str) -> Result<Vec<Memory>, StoreError> {
+        self.store.memory().memories(chat).await
     }
 
     /// Remembers `fact` (checked and resolved by the caller) for `ctx`'s chat, as said by

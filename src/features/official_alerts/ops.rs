@@ -68,6 +68,11 @@ impl OfficialAlertOps {
             .collect())
     }
 
+    /// Forgets the alerts fetched, and what was told, before `before_ms`.
+    pub async fn forget_before(&self, before_ms: i64) -> Result<u64, StoreError> {
+        self.store.official_alerts().prune(before_ms).await
+    }
+
     /// When the feed was last read (Unix ms), if ever.
     pub async fn feed_read_at(&self) -> Result<Option<i64>, StoreError> {
         self.store.official_alerts().feed_read_at().await

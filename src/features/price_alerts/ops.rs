@@ -59,9 +59,9 @@ impl PriceAlertOps {
         Self::new(deps.store.clone())
     }
 
-    /// The price alerts of `ctx`'s chat (active and muted ones).
-    pub async fn of_chat(&self, ctx: &ToolCtx) -> Result<Vec<AlertRow>, StoreError> {
-        self.store.price_alerts().list(&ctx.conversation.id).await
+    /// The price alerts of `chat` (active and muted ones).
+    pub async fn of_chat(&self, chat: &str) -> Result<Vec<AlertRow>, StoreError> {
+        self.store.price_alerts().list(chat).await
     }
 
     /// Cancels the alerts of `ctx`'s chat that `which` names.

@@ -13,7 +13,7 @@ use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{ReminderStatus, Store, StoreError};
+use crate::store::{ReminderRow, ReminderStatus, Store, StoreError};
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -99,6 +99,11 @@ impl Reminders {
     /// The reminders kept in `deps`' store.
     pub fn from_deps(deps: &Deps) -> Self {
         Self::new(deps.store.clone(), deps.work_calendar.clone())
+    }
+
+    /// The active and paused reminders of `chat`, soonest first, as kept.
+    pub async fn rows(&self, chat: &str) -> Result<Vec<ReminderRow>, StoreError> {
+        self.store.reminders().list(chat).await
     }
 
     /// The active and paused reminders of `ctx`'s chat, soonest first, as the family reads

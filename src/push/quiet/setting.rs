@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::QuietHours;
 use crate::contract::{ToolCtx, ToolError};
 use crate::platform::clock::{format_local_time, parse_local_time};
-use crate::store::{QuietRow, Store};
+use crate::store::{QuietRow, Store, StoreError};
 
 /// When quiet hours start when no time is said ("晚上不要吵").
 pub const DEFAULT_START: &str = "22:00";
@@ -33,6 +33,11 @@ impl QuietSetting {
     /// The quiet hours kept in `store`.
     pub fn new(store: Store) -> Self {
         Self { store }
+    }
+
+    /// The quiet hours of `chat`, if it keeps any.
+    pub async fn of_chat(&self, chat: &str) -> Result<Option<QuietRow>, StoreError> {
+        self.store.chats().quiet_hours(chat).await
     }
 
     /// Sets `ctx`'s chat's quiet hours from `start` to `end` (HH:MM); a time not given keeps the

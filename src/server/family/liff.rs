@@ -16,7 +16,7 @@ use maud::{DOCTYPE, html};
 use serde::Deserialize;
 
 use super::{Peer, Refusal, start_session, through_the_door};
-use crate::features::family_page::token_hash;
+use crate::features::family_page::{Sessions, token_hash};
 use crate::server::app::Hearth;
 use crate::server::page_state::PageState;
 use crate::store::LinkDoor;
@@ -108,15 +108,17 @@ pub async fn sign_in(
         }
     };
     let now = app.clock.now().as_millisecond();
-    let member =
-        match app.store.web_sessions().take_link(&token_hash(&form.t), LinkDoor::Liff, now).await {
-            Ok(Some(member)) => member,
-            Ok(None) => return Err(Refusal::NoSession),
-            Err(e) => {
-                tracing::error!(error = %e, "family page: could not take a link");
-                return Err(Refusal::Unavailable);
-            }
-        };
+    let member = match Sessions::from_deps(&app.turns.deps)
+        .take_link(&token_hash(&form.t), LinkDoor::Liff, now)
+        .await
+    {
+        Ok(Some(member)) => member,
+        Ok(None) => return Err(Refusal::NoSession),
+        Err(e) => {
+            tracing::error!(error = %e, "family page: could not take a link");
+            return Err(Refusal::Unavailable);
+        }
+    };
     if member.user_id != user {
         tracing::warn!("family page: a link was opened by someone it was not minted for");
         return Err(Refusal::NotYours);

@@ -39,7 +39,8 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 
 use crate::contract::ToolCtx;
-use crate::features::family_page::{SESSION_TTL, new_token, token_hash};
+use crate::features::family_page::{SESSION_TTL, Sessions, new_token, token_hash};
+use crate::features::memory::ops::MemoryOps;
 use crate::platform::conversation::Conversation;
 use crate::server::app::Hearth;
 pub use crate::server::page_state::Peer;
@@ -107,7 +108,8 @@ impl Session {
     /// chat last knew them, so a change made here reads as theirs in the chat (「爸爸勾掉了…」).
     pub async fn ctx(&self, app: &Hearth) -> ToolCtx {
         let (chat, member) = (&self.row.conversation_id, &self.row.user_id);
-        let display_name = match app.store.chat_log().member_name(chat, member).await {
+        let names = MemoryOps::from_deps(&app.turns.deps);
+        let display_name = match names.member_name(chat, member).await {
             Ok(name) => name.map(|(name, _)| name),
             Err(e) => {
                 tracing::warn!(error = %e, "family page: the member's name is unavailable");
@@ -205,7 +207,8 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
     let token = session_token(headers).ok_or_else(anonymous)?;
     let hash = token_hash(&token);
     let now = app.clock.now().as_millisecond();
-    let row = match app.store.web_sessions().get(&hash, now).await {
+    let sessions = Sessions::from_deps(&app.turns.deps);
+    let row = match sessions.get(&hash, now).await {
         Ok(Some(row)) if limits.session_allows(&hash) => row,
         Ok(Some(_)) => return Err(Refusal::TooMany),
         Ok(None) => return Err(anonymous()),
@@ -216,7 +219,7 @@ pub async fn session(app: &Hearth, headers: &HeaderMap, peer: Peer) -> Result<Se
     };
     if let Err(refusal) = through_the_door(app, &row.conversation_id, &row.user_id).await {
         // A session the door no longer lets through is over.
-        if let Err(e) = app.store.web_sessions().end(&hash).await {
+        if let Err(e) = sessions.end(&hash).await {
             tracing::warn!(error = %e, "family page: could not end a closed session");
         }
         return Err(refusal);
@@ -270,9 +273,7 @@ async fn open(
     let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
     let now = app.clock.now();
     let hash = token_hash(&token);
-    let member = match app
-        .store
-        .web_sessions()
+    let member = match Sessions::from_deps(&app.turns.deps)
         .take_link(&hash, LinkDoor::Plain, now.as_millisecond())
         .await
     {
@@ -296,9 +297,7 @@ async fn start_session(
     let session = new_token();
     let csrf = new_token();
     let expires = now.saturating_add(SESSION_TTL).unwrap_or(now);
-    let opened = app
-        .store
-        .web_sessions()
+    let opened = Sessions::from_deps(&app.turns.deps)
         .open(&token_hash(&session), member, &csrf, now.as_millisecond(), expires.as_millisecond())
         .await;
     if let Err(e) = opened {
@@ -327,7 +326,7 @@ async fn logout(
 ) -> Result<Response, Refusal> {
     let session = session(&app, &headers, peer).await?;
     check_csrf(&session, &form.csrf)?;
-    if let Err(e) = app.store.web_sessions().end(&session.hash).await {
+    if let Err(e) = Sessions::from_deps(&app.turns.deps).end(&session.hash).await {
         tracing::error!(error = %e, "family page: could not end a session");
         return Err(Refusal::Unavailable);
     }

@@ -17,16 +17,21 @@ use serde::Deserialize;
 use super::{Peer, Refusal, Session, session};
 use crate::contract::chart::{ChartSpec, Period};
 use crate::features::button::encode;
+use crate::features::lists::ops::Lists;
 use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
+use crate::features::memory::ops::MemoryOps;
 use crate::features::price_alerts::actions::{CancelPriceAlert, MutePriceAlert};
+use crate::features::price_alerts::ops::PriceAlertOps;
 use crate::features::reminders::actions::CancelReminder;
 use crate::features::reminders::describe::{local_time, repetition};
 use crate::features::reminders::month_ahead::month_ahead;
+use crate::features::reminders::ops::Reminders;
 use crate::features::reminders::picker::MoveReminder;
 use crate::features::reminders::projection::{self, occurrences_between};
 use crate::platform::format::short_date;
 use crate::platform::i18n::Lang;
+use crate::push::quiet::setting::QuietSetting;
 use crate::server::app::Hearth;
 use crate::store::{Frequency, ReminderStatus, StoreError};
 
@@ -149,12 +154,7 @@ fn data<A: crate::features::button::Action>(action: &A) -> String {
 
 async fn lists(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let mut lists = Vec::new();
-    for summary in app.store.lists().of_chat(chat).await? {
-        if let Some(found) = app.store.lists().list_by_id(chat, summary.id).await? {
-            lists.push(found);
-        }
-    }
+    let lists = Lists::from_deps(&app.turns.deps).every(chat).await?;
     let add_form = |list: Option<&str>| {
         html! {
             form.add method="post" action="/family/lists" {
@@ -229,10 +229,8 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let now = app.clock.now();
     let until = now.saturating_add(AGENDA).unwrap_or(now);
     let calendar = &app.turns.deps.work_calendar;
-    let rows: Vec<_> = app
-        .store
-        .reminders()
-        .list(chat)
+    let rows: Vec<_> = Reminders::from_deps(&app.turns.deps)
+        .rows(chat)
         .await?
         .into_iter()
         .filter(|r| matches!(r.status, ReminderStatus::Active | ReminderStatus::Paused))
@@ -320,7 +318,7 @@ async fn reminders(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
 
 async fn alerts(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let rows = app.store.price_alerts().list(chat).await?;
+    let rows = PriceAlertOps::from_deps(&app.turns.deps).of_chat(chat).await?;
     let mut charts = Vec::new();
     for row in &rows {
         let spec = ChartSpec::Price {
@@ -360,7 +358,7 @@ fn same_origin_path(url: &str) -> String {
 
 async fn memories(app: &Hearth, s: &Session, confirm: bool) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let rows = app.store.memory().memories(chat).await?;
+    let rows = MemoryOps::from_deps(&app.turns.deps).of_chat(chat).await?;
     let up_to = rows.iter().map(|m| m.id).max().unwrap_or(0);
     Ok(html! {
         @if rows.is_empty() { p.empty { (lang.pick("我還沒有記住這個聊天室的事。", "Nothing remembered for this chat.")) } }
@@ -392,8 +390,8 @@ async fn memories(app: &Hearth, s: &Session, confirm: bool) -> Result<Markup, St
 
 async fn settings(app: &Hearth, s: &Session) -> Result<Markup, StoreError> {
     let (lang, chat, csrf) = (s.row.lang, &s.row.conversation_id, &s.row.csrf);
-    let digest = app.store.digests().get(chat).await?;
-    let quiet = app.store.chats().quiet_hours(chat).await?;
+    let digest = app.loops.digests.setting().of_chat(chat).await?;
+    let quiet = QuietSetting::new(app.store.clone()).of_chat(chat).await?;
     Ok(html! {
         section.card {
             h2 { (lang.pick("☀️ 每日摘要", "☀️ Daily digest")) }

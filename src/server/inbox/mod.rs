@@ -405,3 +405,8 @@ impl Inbox {
 fn parse(pending: &PendingEvent) -> Result<Event, String> {
     Event::parse_json(&pending.payload).map_err(|e| e.to_string())
 }
+/// Forgets the handled events finished before `before_ms` (kept that long to answer a
+/// redelivered event once); how many went.
+pub async fn forget_handled(store: &Store, before_ms: i64) -> Result<u64, StoreError> {
+    store.inbox().prune(before_ms).await
+}

@@ -39,7 +39,7 @@ impl ShowPriceAlerts {
 
     /// Does it.
     pub async fn run(&self, ctx: &ToolCtx) -> Result<Output, ToolError> {
-        let rows = self.ops.of_chat(ctx).await?;
+        let rows = self.ops.of_chat(&ctx.conversation.id).await?;
         Ok(Output {
             alerts: rows
                 .iter()
