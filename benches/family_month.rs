@@ -171,7 +171,8 @@ fn main() {
         // What hearth itself counted, as `hearth usage` prints it.
         let prices =
             hearth::cli::usage::Prices { input: PRICES[0], cached: PRICES[1], output: PRICES[2] };
-        let month = hearth::cli::usage::report(&h.app.store, "2026-12", Some(prices)).await;
+        let spent = hearth::features::budget::Spent::new(h.app.store.clone());
+        let month = hearth::cli::usage::report(&spent, "2026-12", Some(prices)).await;
         println!("\nhearth usage --month 2026-12:\n{}", month.expect("usage"));
     });
 }
