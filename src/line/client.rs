@@ -38,6 +38,15 @@ pub enum LineError {
         /// LINE's message.
         message: String,
     },
+    /// LINE answered, with a success, something hearth cannot read: not LINE's refusal, but
+    /// an answer this build does not understand.
+    #[error("LINE's answer to {path} (HTTP {status}) could not be read by this build of hearth")]
+    Unreadable {
+        /// The status.
+        status: StatusCode,
+        /// What was asked.
+        path: String,
+    },
     /// A server error: the outcome is unknown.
     #[error("LINE server error (HTTP {0})")]
     Server(StatusCode),
@@ -489,10 +498,8 @@ fn read_json<T: serde::de::DeserializeOwned>(answer: Answer, path: &str) -> Resu
         return Err(answer.error());
     }
     let status = answer.status;
-    serde_json::from_slice(&answer.body).map_err(|_| LineError::Rejected {
-        status,
-        message: format!("unreadable answer to {path}"),
-    })
+    serde_json::from_slice(&answer.body)
+        .map_err(|_| LineError::Unreadable { status, path: path.to_string() })
 }
 
 /// What LINE answered: the status, the body and the `Retry-After` it asked for.
@@ -557,6 +564,7 @@ fn outcome_label(result: &Result<Sent, LineError>) -> &'static str {
         Err(LineError::QuotaExhausted) => "quota_exhausted",
         Err(LineError::RateLimited { .. }) => "rate_limited",
         Err(LineError::Rejected { .. }) => "rejected",
+        Err(LineError::Unreadable { .. }) => "unreadable",
         Err(LineError::Server(_)) => "server_error",
         Err(LineError::Timeout) => "timeout",
         Err(LineError::Connect(_)) => "connect_error",

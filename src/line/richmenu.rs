@@ -100,10 +100,23 @@ pub enum AreaAction {
     },
 }
 
+/// A menu of the channel as listed, read for what hearth needs of it: its id and its name.
+/// The rest (its areas, with any action type LINE has — `uri`, `datetimepicker`,
+/// `richmenuswitch`…, labels optional) is not read, so another menu of the channel, however it
+/// is made, never makes the list unreadable.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedMenu {
+    /// Its id.
+    pub rich_menu_id: String,
+    /// Its name: how hearth recognises its own menus.
+    pub name: String,
+}
+
 /// `GET /v2/bot/richmenu/list`.
 #[derive(Deserialize)]
 struct MenuList {
-    richmenus: Vec<RichMenu>,
+    richmenus: Vec<ListedMenu>,
 }
 
 /// `{"richMenuId": …}`.
@@ -170,7 +183,7 @@ impl LineClient {
     }
 
     /// Every rich menu of the channel (hearth's and any other).
-    pub async fn rich_menus(&self) -> Result<Vec<RichMenu>, LineError> {
+    pub async fn rich_menus(&self) -> Result<Vec<ListedMenu>, LineError> {
         let list: MenuList = self.get_json("/v2/bot/richmenu/list").await?;
         Ok(list.richmenus)
     }
@@ -277,6 +290,20 @@ mod tests {
 
     #[test]
     fn a_listed_menu_reads_with_its_id_and_a_new_one_is_sent_without() {
+        let others: MenuList = serde_json::from_value(serde_json::json!({"richmenus": [{
+        "richMenuId": "richmenu-88c05ef6921ae53f8b58a25f3a65faf7",
+        "size": {"width": 2500, "height": 1686}, "selected": false,
+        "name": "Nice richmenu", "chatBarText": "Tap to open",
+        "areas": [
+            {"bounds": {"x": 0, "y": 0, "width": 2500, "height": 1686},
+                "action": {"type": "postback", "data": "action=buy&itemid=123"}},
+            {"bounds": {"x": 0, "y": 0, "width": 10, "height": 10},
+                "action": {"type": "uri", "uri": "https://example.com/"}},
+            {"bounds": {"x": 0, "y": 0, "width": 10, "height": 10},
+                "action": {"type": "richmenuswitch", "richMenuAliasId": "a", "data": "b"}}
+        ]}]}))
+        .expect("a channel's other menus, as LINE lists them, read");
+        assert_eq!(others.richmenus[0].name, "Nice richmenu");
         let listed: RichMenu = serde_json::from_value(serde_json::json!({
             "richMenuId": "richmenu-1", "size": {"width": 2500, "height": 1686},
             "selected": false, "name": "n", "chatBarText": "選單", "areas": []

@@ -27,7 +27,10 @@ impl Endpoint {
         api_key: Secret,
         timeout: Duration,
     ) -> Result<Self, reqwest::Error> {
+        // An API answers where it was asked: a redirect is an answer, never followed (a
+        // speech server's 302 would otherwise be fetched and used as the audio).
         let http = crate::platform::tls::client_builder()
+            .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
             .build()?;

@@ -72,7 +72,7 @@ impl From<sqlx::Error> for CopyError {
 /// Every table and view in the target's schema, before anything is written.
 const TARGET_RELATIONS: &str = "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name";
 /// The source's tables: hearth's own, all migrations applied.
-const SOURCE_TABLES: &str = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
+const SOURCE_TABLES: &str = "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name";
 const TABLES: &str = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> '_sqlx_migrations' ORDER BY table_name";
 const COLUMNS: &str = "SELECT column_name, data_type, is_identity FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position";
 

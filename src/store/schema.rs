@@ -20,7 +20,11 @@ pub struct Object {
     pub sql: Option<String>,
 }
 
-const OBJECTS: &str = "SELECT type AS kind, name, tbl_name AS \"table\", sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name <> '_sqlx_migrations' ORDER BY type, name";
+/// Every object of the schema but SQLite's own — the tables it names `sqlite_…` (its sequence
+/// and statistics) and its automatic indexes (`sqlite_autoindex_…`, without a definition) —
+/// and sqlx's record of migrations. `sqlite_` is compared exactly (`LIKE` would take `_` for
+/// any character and ignore case, so `sqlitex_open` or `SQLITE9x` could hide).
+const OBJECTS: &str = "SELECT type AS kind, name, tbl_name AS \"table\", sql FROM sqlite_master WHERE NOT (substr(name, 1, 7) = 'sqlite_' AND (type = 'table' OR (type = 'index' AND sql IS NULL))) AND NOT (type = 'table' AND name = '_sqlx_migrations') ORDER BY type, name";
 
 /// The schema of the database behind `pool`.
 pub async fn of(pool: &SqlitePool) -> Result<Vec<Object>, sqlx::Error> {
@@ -55,8 +59,11 @@ pub fn differences(expected: &[Object], found: &[Object]) -> Vec<String> {
     for f in found {
         match expected.iter().find(|e| e.name == f.name) {
             None => out.push(format!(
-                "a {} `{}` on `{}` that hearth does not make",
-                f.kind, f.name, f.table
+                "{} {} `{}` on `{}` that hearth does not make",
+                if f.kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" },
+                f.kind,
+                f.name,
+                f.table
             )),
             Some(e) if e.kind != f.kind => {
                 out.push(format!("`{}` is a {}, not a {}", f.name, f.kind, e.kind))

@@ -395,6 +395,17 @@ async fn a_copy_whose_schema_is_not_hearth_s_is_refused_named_and_the_database_i
             "a trigger `approve_all` on `inbox` that hearth does not make",
         ),
         ("dropped.db", "DROP TABLE reminders", "the table `reminders` is missing"),
+        // Names only like SQLite's own (`sqlite_` is SQLite's, exactly): they cannot hide.
+        (
+            "like_sqlite.db",
+            "CREATE TRIGGER sqlitex_open AFTER INSERT ON inbox BEGIN SELECT 1; END",
+            "a trigger `sqlitex_open` on `inbox` that hearth does not make",
+        ),
+        (
+            "upper_sqlite.db",
+            "CREATE INDEX SQLITE9x ON inbox (event_id)",
+            "an index `SQLITE9x` on `inbox` that hearth does not make",
+        ),
         (
             "view.db",
             "ALTER TABLE chat_access RENAME TO old_access; CREATE VIEW chat_access AS SELECT * FROM old_access",

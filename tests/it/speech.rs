@@ -192,6 +192,18 @@ async fn a_failed_speech_request_still_delivers_the_text() {
 }
 
 #[tokio::test]
+async fn a_speech_server_that_redirects_is_not_followed_and_the_text_goes_alone() {
+    let media = FakeMedia::start().await;
+    let h = speaking(&media, |_| {}).await;
+    media.put_external("speech.aac", "audio/aac", crate::common::fake_media::SPEECH_AAC.to_vec());
+    media.set_speech_status(302);
+    let body = ask_by_voice(&h, &media, "9004", "今天天氣", "今天晴天").await;
+    let messages = messages_of(&body);
+    assert_eq!(messages.len(), 1, "the text alone: {body}");
+    assert!(!media.fetches().contains(&"cdn/speech.aac".to_string()), "the redirect was followed");
+}
+
+#[tokio::test]
 async fn spoken_answers_are_turned_on_and_off_by_asking() {
     let media = FakeMedia::start().await;
     let h = speaking(&media, |_| {}).await;

@@ -4,7 +4,7 @@
 
 use crate::features::richmenu::{self, layout};
 use crate::line::client::{LineClient, LineError};
-use crate::line::richmenu::{Alias, RichMenu};
+use crate::line::richmenu::{Alias, ListedMenu};
 use crate::platform::config::Config;
 
 use super::Finding;
@@ -13,7 +13,7 @@ use super::Finding;
 /// (`expected`: alias and name): installed and current, missing, or out of date.
 pub fn verdict(
     expected: &[(&str, &str)],
-    menus: &[RichMenu],
+    menus: &[ListedMenu],
     aliases: &[Alias],
     default: Option<&str>,
 ) -> Finding {
@@ -22,9 +22,7 @@ pub fn verdict(
     if ours.is_empty() {
         return Finding::warn("hearth's rich menus are not installed", fix);
     }
-    let name_of = |id: &str| {
-        menus.iter().find(|m| m.rich_menu_id.as_deref() == Some(id)).map(|m| m.name.as_str())
-    };
+    let name_of = |id: &str| menus.iter().find(|m| m.rich_menu_id == id).map(|m| m.name.as_str());
     let mut stale = Vec::new();
     for (alias, name) in expected {
         let at = aliases.iter().find(|a| a.rich_menu_alias_id == *alias);
@@ -67,17 +65,9 @@ pub async fn check(config: &Config, line: &LineClient) -> Result<Finding, LineEr
 mod tests {
     use super::*;
     use crate::cli::doctor::Status;
-    use crate::line::richmenu::Size;
 
-    fn menu(id: &str, name: &str) -> RichMenu {
-        RichMenu {
-            rich_menu_id: Some(id.into()),
-            size: Size { width: 2500, height: 1686 },
-            selected: false,
-            name: name.into(),
-            chat_bar_text: "選單".into(),
-            areas: Vec::new(),
-        }
+    fn menu(id: &str, name: &str) -> ListedMenu {
+        ListedMenu { rich_menu_id: id.into(), name: name.into() }
     }
 
     fn alias(alias: &str, id: &str) -> Alias {

@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 pub use layout::{Button, Icon, Menu, Press};
 
 use crate::line::postback::{MENU_SCOPE, PostbackKey};
-use crate::line::richmenu::{Area, AreaAction, Bounds, RichMenu, Size};
+use crate::line::richmenu::{Area, AreaAction, Bounds, ListedMenu, RichMenu, Size};
 
 /// What every name of hearth's menus starts with; anything else is left alone.
 pub const NAME_PREFIX: &str = "hearth-";
@@ -150,8 +150,8 @@ pub fn build(menu: &'static Menu, key: &PostbackKey) -> Result<Built, draw::Draw
 }
 
 /// The ids of hearth's menus among `menus` (by name).
-pub fn hearths(menus: &[RichMenu]) -> Vec<String> {
-    menus.iter().filter(|m| is_hearths(&m.name)).filter_map(|m| m.rich_menu_id.clone()).collect()
+pub fn hearths(menus: &[ListedMenu]) -> Vec<String> {
+    menus.iter().filter(|m| is_hearths(&m.name)).map(|m| m.rich_menu_id.clone()).collect()
 }
 
 /// True when `name` is one hearth gives its menus.

@@ -410,8 +410,14 @@ impl FakeLine {
         let mut state = self.lock();
         let menus = &mut state.richmenus;
         let id = format!("richmenu-foreign{:016x}", menus.menus.len());
+        // Made like LINE's own example: a postback area without a label, a link, a date picker.
+        let bounds = |x: u32| serde_json::json!({"x": x, "y": 0, "width": 833, "height": 843});
         let menu = serde_json::json!({"richMenuId": id, "size": {"width": 2500, "height": 843},
-            "selected": false, "name": name, "chatBarText": "Menu", "areas": []});
+        "selected": false, "name": name, "chatBarText": "Menu", "areas": [
+            {"bounds": bounds(0), "action": {"type": "postback", "data": "action=buy&itemid=123"}},
+            {"bounds": bounds(833), "action": {"type": "uri", "label": "Website", "uri": "https://example.com/"}},
+            {"bounds": bounds(1666), "action": {"type": "datetimepicker", "data": "storeId=12345", "mode": "datetime"}}
+        ]});
         menus.menus.insert(id.clone(), menu);
         menus.images.insert(id.clone(), serde_json::json!({"bytes": 1}));
         menus.aliases.insert("spring-sale".into(), id.clone());

@@ -112,7 +112,7 @@ impl FakeMedia {
     }
 
     /// The speech endpoint answers `status` (with an OpenAI-style error) from now on; 200 (the
-    /// default) answers the AAC fixture.
+    /// default) answers the AAC fixture, 302 sends the request to `cdn/speech.aac`.
     pub fn set_speech_status(&self, status: u16) {
         self.lock().speech_status = status;
     }
@@ -170,6 +170,10 @@ async fn speak(State(media): State<FakeMedia>, body: Bytes) -> Response {
     };
     match status {
         0 | 200 => ([(CONTENT_TYPE, "audio/aac")], SPEECH_AAC).into_response(),
+        // Sent elsewhere: to this fake's external content, `cdn/speech.aac`.
+        302 => {
+            (StatusCode::FOUND, [(axum::http::header::LOCATION, "/cdn/speech.aac")]).into_response()
+        }
         status => {
             let status = StatusCode::from_u16(status).expect("status");
             let error = json!({"error": {"message": "speech failed", "type": "server_error"}});
