@@ -174,6 +174,12 @@ impl Door {
         self.store.access().pair_chat(code_hash, chat, now_ms).await
     }
 
+    /// Counts one pairing guess of `source` in the minute window `minute`: how many that
+    /// source tried in it now.
+    pub async fn count_source_guess(&self, source: &str, minute: i64) -> Result<i64, StoreError> {
+        self.store.access().count_source_guess(source, minute).await
+    }
+
     /// Counts one pairing guess in the minute window `minute`: how many there are now.
     pub async fn count_guess(&self, minute: i64) -> Result<i64, StoreError> {
         self.store.access().count_pairing_guess(minute).await

@@ -67,6 +67,7 @@ embedded![
     "0036_held_calls_and_lease_words.sql",
     "0037_recent_media.sql",
     "0038_changes.sql",
+    "0039_pairing_sources.sql",
 ];
 
 /// SQLite's migrations.

@@ -1,5 +1,6 @@
-//! The service-wide count of pairing-code guesses (see `crate::turn::limits::pairing`): codes
-//! tried per minute window, counted in one statement, atomic across replicas on one database.
+//! The counts of pairing-code guesses (see `crate::turn::limits::pairing`): codes tried per
+//! minute window by each source (a chat, a person) and by the whole service, each counted in one
+//! statement, atomic across replicas on one database.
 
 use super::{AccessStore, StoreError};
 
@@ -7,6 +8,8 @@ const COUNT: &str = "INSERT INTO pairing_guesses (minute, guesses) VALUES ($1, 1
 const OVER: &str =
     "SELECT COUNT(*), MAX(minute) FROM pairing_guesses WHERE minute >= $1 AND guesses > $2";
 const PRUNE: &str = "DELETE FROM pairing_guesses WHERE minute < $1";
+const COUNT_SOURCE: &str = "INSERT INTO pairing_source_guesses (source, minute, guesses) VALUES ($1, $2, 1) ON CONFLICT (source, minute) DO UPDATE SET guesses = pairing_source_guesses.guesses + 1 RETURNING guesses";
+const PRUNE_SOURCES: &str = "DELETE FROM pairing_source_guesses WHERE minute < $1";
 
 /// The minutes a budget of guesses was passed in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -18,6 +21,17 @@ pub struct GuessesOver {
 }
 
 impl AccessStore<'_> {
+    /// Counts one pairing guess of `source` (a chat, or a person) in the minute window
+    /// `minute`; returns its place in that source's minute (1 for the first), across every
+    /// process on this database.
+    pub async fn count_source_guess(self, source: &str, minute: i64) -> Result<i64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_scalar(COUNT_SOURCE)
+            .bind(source)
+            .bind(minute)
+            .fetch_one(db)
+            .await)?)
+    }
+
     /// Counts one pairing guess in the minute window `minute`; returns its place in that
     /// minute (1 for the first), across every process on this database.
     pub async fn count_pairing_guess(self, minute: i64) -> Result<i64, StoreError> {
@@ -38,12 +52,17 @@ impl AccessStore<'_> {
         Ok(GuessesOver { minutes, last })
     }
 
-    /// Forgets the counts of windows before `minute`; returns how many went.
+    /// Forgets the counts of windows before `minute` (the service's and each source's);
+    /// returns how many went.
     pub async fn prune_pairing_guesses(self, minute: i64) -> Result<u64, StoreError> {
-        Ok(db!(self.store, db => sqlx::query(PRUNE)
-            .bind(minute)
-            .execute(db)
-            .await
-            .map(|r| r.rows_affected()))?)
+        let mut pruned = 0;
+        for sql in [PRUNE, PRUNE_SOURCES] {
+            pruned += db!(self.store, db => sqlx::query(sql)
+                .bind(minute)
+                .execute(db)
+                .await
+                .map(|r| r.rows_affected()))?;
+        }
+        Ok(pruned)
     }
 }

@@ -8,7 +8,7 @@
 use std::process::Command;
 
 use crate::common::FakeMedia;
-use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, texts_of};
+use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, text_message, texts_of};
 use hearth::turn::limits::access::{PAIRING_VALID, code_hash, new_pairing_code, pairing_code_in};
 use serde_json::json;
 
@@ -211,26 +211,58 @@ async fn the_right_code_over_the_chat_s_guess_rate_is_not_checked_but_told_to_wa
 }
 
 #[tokio::test]
-async fn once_many_chats_spent_the_service_wide_guess_budget_a_right_code_is_told_to_wait() {
+async fn strangers_guessing_codes_every_minute_never_keep_the_family_s_right_code_from_approving() {
     let h = approval_harness(None).await;
-    assert_eq!(h.config.access.pairing_guesses_per_min, 30, "the default budget");
+    assert_eq!(h.config.access.pairing_guesses_per_source, 5, "the default budget a source");
     let code = pairing_code(&h).await;
-    // Thirty strangers, one guess each: within every chat's rate, but the service's minute is
-    // spent.
-    let guesses: Vec<_> =
-        (0..30).map(|n| h.dm(&format!("U{n:032x}"), &format!("K7QX-{:04}", 3000 + n))).collect();
-    h.send(guesses).await;
-    assert_eq!(sent(&h).iter().filter(|s| s.contains("配對碼不對")).count(), 30);
+    // Three strangers, each sending ten wrong codes at every minute's start (within their own
+    // turn rate), for three minutes; the family sends its right code in the second minute.
+    for minute in 0..3 {
+        for stranger in 0..3 {
+            let who = format!("U{:032x}", 0xbad0 + stranger);
+            let guesses: Vec<_> = (0..10)
+                .map(|n| {
+                    h.dm(&who, &format!("K7QX-{:04}", 3000 + 100 * minute + 10 * stranger + n))
+                })
+                .collect();
+            h.send(guesses).await;
+        }
+        let told = sent(&h);
+        let checked = told.iter().filter(|s| s.contains("配對碼不對")).count();
+        assert_eq!(checked, 15 * (minute as usize + 1), "five codes a stranger a minute checked");
+        if minute == 1 {
+            h.send(vec![h.dm(MOM, &code)]).await;
+            let said = sent(&h).last().cloned().expect("answered");
+            assert!(said.contains("配對成功"), "approved at once, not told to wait: {said}");
+            assert!(approved(&h, MOM).await);
+        }
+        h.clock.advance(jiff::SignedDuration::from_secs(60));
+    }
+    for stranger in 0..3 {
+        assert!(!approved(&h, &format!("U{:032x}", 0xbad0 + stranger)).await);
+    }
+}
 
-    h.send(vec![h.dm(MOM, &code)]).await;
-    let said = sent(&h).last().cloned().expect("answered, not ignored");
-    assert!(said.contains(WAIT), "{said}");
-    assert!(!approved(&h, MOM).await, "nothing is approved over the budget");
-    h.send(vec![h.dm(DAD, "Z9Z9-Z9Z9")]).await;
-    assert!(sent(&h).last().expect("answered").contains(WAIT), "every code, right or wrong");
-
-    h.clock.advance(jiff::SignedDuration::from_secs(60));
-    h.send(vec![h.dm(MOM, &code)]).await;
-    assert!(sent(&h).last().expect("answered").contains("配對成功"), "a new minute, a new budget");
-    assert!(approved(&h, MOM).await);
+#[tokio::test]
+async fn a_stranger_whom_line_does_not_name_is_held_to_each_group_s_budget_and_the_family_s_code_goes_through()
+ {
+    let h = approval_harness(None).await;
+    let code = pairing_code(&h).await;
+    // LINE for PC/Mac: no user id. Twenty codes in each of two waiting groups, at once.
+    for group in ["C0123456789abcdef0123456789abcd01", "C0123456789abcdef0123456789abcd02"] {
+        let nameless = json!({"type": "group", "groupId": group});
+        let guesses: Vec<_> = (0..20)
+            .map(|n| {
+                h.event(nameless.clone(), text_message(&format!("小幫手 K7QX-{:04}", 4000 + n)))
+            })
+            .collect();
+        h.send(guesses).await;
+    }
+    let checked = sent(&h).iter().filter(|s| s.contains("配對碼不對")).count();
+    assert_eq!(checked, 10, "five in each group, the rest told to wait");
+    // The family's group, the same minute: its right code is checked.
+    h.send(vec![h.event(in_group(FAMILY, MOM), text_message(&format!("小幫手 {code}")))]).await;
+    let said = sent(&h).last().cloned().expect("answered");
+    assert!(said.contains("配對成功"), "{said}");
+    assert!(approved(&h, FAMILY).await);
 }

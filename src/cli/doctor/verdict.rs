@@ -168,12 +168,13 @@ pub fn set_aside(count: i64) -> Finding {
     )
 }
 
-/// Whether the service-wide budget of pairing guesses (`per_minute`) was passed in the last
-/// day: then codes sent in those minutes, a family's too, were not checked.
+/// Whether the whole service was sent more pairing codes than the alarm's `per_minute` in a
+/// minute of the last day: someone may be guessing codes (each chat and person is still held
+/// to its own budget, so a family's code was checked all the same).
 pub fn pairing_guesses(over: GuessesOver, per_minute: u32) -> Finding {
     let Some(last) = over.last.filter(|_| over.minutes > 0) else {
         return Finding::pass(format!(
-            "pairing codes: the service-wide budget ({per_minute} a minute) was not reached in the last day"
+            "pairing codes: the service was sent at most {per_minute} a minute in the last day"
         ));
     };
     let at = jiff::Timestamp::from_second(last.saturating_mul(60))
@@ -181,10 +182,10 @@ pub fn pairing_guesses(over: GuessesOver, per_minute: u32) -> Finding {
         .unwrap_or_default();
     Finding::warn(
         format!(
-            "pairing codes: the service-wide budget ({per_minute} a minute) was reached in {} minute(s) of the last day, last at {at}: someone may be guessing codes, and codes sent then were not checked",
+            "pairing codes: the service was sent more than {per_minute} a minute in {} minute(s) of the last day, last at {at}: someone may be guessing codes",
             over.minutes
         ),
-        "nothing is approved by a code not checked; a family pairing then was told to wait and can send its code again (or run `hearth pair` for a new one). Look for \"pairing guesses is used up\" in the logs, and `hearth chats` for strangers waiting; raise HEARTH_PAIRING_GUESSES_PER_MIN only if many families pair at once",
+        "each chat and person may try only HEARTH_PAIRING_GUESSES_PER_SOURCE codes a minute, so guessing one is hopeless and a family's right code is still checked; look for \"pairing codes than\" in the logs and `hearth chats` for strangers waiting, and `hearth revoke` them. A family whose code expired meanwhile runs `hearth pair` for a new one; raise HEARTH_PAIRING_GUESSES_PER_MIN if many families pair at once",
     )
 }
 
@@ -298,6 +299,6 @@ mod tests {
         assert!(hit.message.contains("3 minute(s)"), "{}", hit.message);
         assert!(hit.message.contains("2026-11-30 12:05 UTC"), "{}", hit.message);
         let fix = hit.fix.as_deref().unwrap_or_default();
-        assert!(fix.contains("HEARTH_PAIRING_GUESSES_PER_MIN") && fix.contains("hearth pair"));
+        assert!(fix.contains("HEARTH_PAIRING_GUESSES_PER_SOURCE") && fix.contains("hearth pair"));
     }
 }

@@ -22,10 +22,15 @@ pub struct AccessSettings {
     /// from `hearth pair`, HEARTH_ALLOWED_CHATS, or (for a group) an approved member.
     #[arg(long, env = "HEARTH_OPEN", default_value_t = false, action = clap::ArgAction::Set, global = true)]
     pub open: bool,
-    /// Most pairing codes the whole service checks per minute, across chats and replicas
-    /// (counted in the database; 0: no limit). Codes sent beyond it are not checked, and the
-    /// sender is told to wait a minute and send it again; `hearth doctor` warns when it was
-    /// reached in the last day (someone guessing codes).
+    /// Most pairing codes each source may try per minute: each chat waiting for approval, and
+    /// each person sending codes (counted in the database, across replicas; 0: no limit). A
+    /// code sent beyond it is not checked, and the sender is told to wait a minute and send it
+    /// again; someone else's guesses never keep a family's right code from being checked.
+    #[arg(long, env = "HEARTH_PAIRING_GUESSES_PER_SOURCE", default_value_t = 5, global = true)]
+    pub pairing_guesses_per_source: u32,
+    /// The operator's alarm: when the whole service is sent more pairing codes than this in a
+    /// minute (0: never), the log says so and `hearth doctor` warns for a day (someone
+    /// guessing codes). Nothing is refused for it.
     #[arg(long, env = "HEARTH_PAIRING_GUESSES_PER_MIN", default_value_t = 30, global = true)]
     pub pairing_guesses_per_min: u32,
 }

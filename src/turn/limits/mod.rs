@@ -55,7 +55,10 @@ impl Limits {
                 per_chat: config.limits.daily_tokens_per_chat,
                 total: config.limits.daily_tokens_total,
             },
-            pairing: pairing::GuessBudget { per_minute: config.access.pairing_guesses_per_min },
+            pairing: pairing::GuessBudget {
+                per_source: config.access.pairing_guesses_per_source,
+                alarm_per_minute: config.access.pairing_guesses_per_min,
+            },
         }
     }
 }

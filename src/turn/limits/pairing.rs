@@ -1,11 +1,13 @@
-//! How many pairing codes may be tried. A code has 40 random bits, so guessing one needs very
-//! many tries: each chat and person may try only as often as the turn rates allow
-//! ([`super::rate`]), and the whole service only `HEARTH_PAIRING_GUESSES_PER_MIN` codes a minute,
-//! counted in the store per minute window across every chat and replica, so a guesser spread
-//! over many chats (or replicas) is bounded too. A code tried over either limit is not checked
-//! at all — a right one approves nothing then — and the person is told to wait and send it again
-//! ([`super::access::PAIRING_WAIT`]), so a family pairing during an attack is told, not ignored.
-//! `hearth doctor` warns when the service-wide budget was reached lately.
+//! How many pairing codes may be tried. A code has 40 random bits and lives ten minutes, so
+//! guessing one needs very many tries; what is bounded is guessing, per source: each chat
+//! waiting for approval, and each person sending codes (LINE for PC/Mac may not say who sent a
+//! message: then the chat alone counts), may try `HEARTH_PAIRING_GUESSES_PER_SOURCE` codes a
+//! minute, within the turn rates ([`super::rate`]), counted in the store per minute window across
+//! replicas. A code over its source's limit is not checked — a right one approves nothing then —
+//! and the sender is told to wait and send it again ([`super::access::PAIRING_WAIT`]). Someone
+//! else's guesses, however many, never keep a family's right code from being checked. The whole
+//! service's count stays as the operator's alarm: past `HEARTH_PAIRING_GUESSES_PER_MIN` in a
+//! minute the log says so, and `hearth doctor` warns for a day.
 //!
 //! The decisions are pure functions of times and counts.
 
@@ -33,24 +35,36 @@ pub fn kept_from(now_ms: i64) -> i64 {
     window(now_ms.saturating_sub(KEPT.as_millis() as i64))
 }
 
-/// The service-wide budget of pairing guesses.
+/// The budgets of pairing guesses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GuessBudget {
-    /// Codes the whole service checks per minute (0: no limit).
-    pub per_minute: u32,
+    /// Codes each source (a chat, a person) may try per minute (0: no limit).
+    pub per_source: u32,
+    /// Codes the whole service may be sent per minute before the operator is alarmed (0:
+    /// never alarmed). Nothing is refused for it.
+    pub alarm_per_minute: u32,
 }
 
 impl GuessBudget {
-    /// True when a code that is the `nth` counted in its minute (1 for the first) may be
+    /// True when a code that is its source's `nth` in its minute (1 for the first) may be
     /// checked.
     pub fn allows(self, nth: i64) -> bool {
-        self.per_minute == 0 || nth <= i64::from(self.per_minute)
+        self.per_source == 0 || nth <= i64::from(self.per_source)
     }
 
-    /// True when the budget is on (not 0).
-    pub fn is_on(self) -> bool {
-        self.per_minute > 0
+    /// True when the service's `nth` code of a minute is the one that passes the alarm's
+    /// line (the alarm is raised once a minute).
+    pub fn alarms(self, nth: i64) -> bool {
+        self.alarm_per_minute > 0 && nth == i64::from(self.alarm_per_minute) + 1
     }
+}
+
+/// The sources a code sent in `chat` by `sender` counts against: the chat, and the person when
+/// LINE said who it was.
+pub fn sources(chat: &str, sender: Option<&str>) -> Vec<String> {
+    let mut sources = vec![format!("chat:{chat}")];
+    sources.extend(sender.map(|s| format!("member:{s}")));
+    sources
 }
 
 /// What becomes of a pairing code sent in a chat waiting for approval.
@@ -60,15 +74,15 @@ pub enum Guess {
     Check,
     /// Over the chat's or the person's turn rate: not checked; told to wait.
     OverRate,
-    /// Over the service-wide budget this minute (or it could not be counted): not checked;
-    /// told to wait.
+    /// Over its chat's or its sender's budget of guesses this minute (or it could not be
+    /// counted): not checked; told to wait.
     OverBudget,
 }
 
 impl Guess {
-    /// What the service-wide count says about a code within the turn rates: the `nth` code of
-    /// its minute, or `None` when the store could not count it (the code is then not checked:
-    /// an unbounded guess is worse than a family asked to try again).
+    /// What its sources' counts say about a code within the turn rates: `nth`, the highest of
+    /// its places in its sources' minutes, or `None` when the store could not count it (the
+    /// code is then not checked: an unbounded guess is worse than a family asked to try again).
     pub fn counted(nth: Option<i64>, budget: GuessBudget) -> Self {
         match nth {
             Some(nth) if budget.allows(nth) => Guess::Check,
@@ -103,16 +117,29 @@ mod tests {
     }
 
     #[test]
-    fn the_service_checks_at_most_its_budget_of_codes_a_minute() {
-        let budget = GuessBudget { per_minute: 30 };
-        assert!(budget.allows(1) && budget.allows(30));
-        assert!(!budget.allows(31));
-        assert_eq!(Guess::counted(Some(30), budget), Guess::Check);
-        assert_eq!(Guess::counted(Some(31), budget), Guess::OverBudget);
+    fn each_source_checks_at_most_its_budget_of_codes_a_minute() {
+        let budget = GuessBudget { per_source: 5, alarm_per_minute: 30 };
+        assert!(budget.allows(1) && budget.allows(5));
+        assert!(!budget.allows(6));
+        assert_eq!(Guess::counted(Some(5), budget), Guess::Check);
+        assert_eq!(Guess::counted(Some(6), budget), Guess::OverBudget);
         assert_eq!(Guess::counted(None, budget), Guess::OverBudget, "uncounted: not checked");
-        let off = GuessBudget { per_minute: 0 };
-        assert!(!off.is_on() && off.allows(1_000_000), "0: no limit");
+        let off = GuessBudget { per_source: 0, alarm_per_minute: 0 };
+        assert!(off.allows(1_000_000), "0: no limit");
         assert_eq!(Guess::counted(None, off), Guess::OverBudget, "still not checked uncounted");
+    }
+
+    #[test]
+    fn the_alarm_is_raised_once_a_minute_and_only_when_set() {
+        let budget = GuessBudget { per_source: 5, alarm_per_minute: 30 };
+        assert!(!budget.alarms(30) && budget.alarms(31) && !budget.alarms(32));
+        assert!(!GuessBudget { per_source: 5, alarm_per_minute: 0 }.alarms(1));
+    }
+
+    #[test]
+    fn a_code_counts_against_its_chat_and_its_sender_or_the_chat_alone() {
+        assert_eq!(sources("Cgroup", Some("Uann")), ["chat:Cgroup", "member:Uann"]);
+        assert_eq!(sources("Cgroup", None), ["chat:Cgroup"], "LINE for PC/Mac: the chat");
     }
 
     #[test]

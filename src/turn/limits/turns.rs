@@ -195,31 +195,37 @@ impl Turns {
     }
 
     /// Whether a pairing code sent at `now` in `source`'s chat may be checked: within the
-    /// chat's and the person's turn rates, then counted against the service-wide budget.
+    /// chat's and the person's turn rates, then within the budget of guesses of each of its
+    /// sources (the chat, and the person when LINE says who). The service's count is kept for
+    /// the operator's alarm only.
     async fn guess(&self, source: &EventSource, now: i64) -> Guess {
         let chat = &source.conversation.id;
         if self.limits.rate.check(chat, source.user_id.as_deref()) != RateVerdict::Go {
             return Guess::OverRate;
         }
         let budget = self.limits.pairing;
-        if !budget.is_on() {
-            return Guess::Check;
+        let door = &self.limits.door;
+        let minute = pairing::window(now);
+        match door.count_guess(minute).await {
+            Ok(nth) if budget.alarms(nth) => tracing::warn!(
+                per_minute = budget.alarm_per_minute,
+                "more pairing codes than HEARTH_PAIRING_GUESSES_PER_MIN were sent this minute (someone guessing codes?); each chat and person is still held to its own budget"
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not count a pairing guess for the alarm"),
         }
-        let nth = match self.limits.door.count_guess(pairing::window(now)).await {
-            Ok(nth) => Some(nth),
-            Err(e) => {
-                tracing::warn!(error = %e, "could not count a pairing guess; the code is not checked");
-                None
-            }
-        };
-        let guess = Guess::counted(nth, budget);
-        if guess == Guess::OverBudget && nth == Some(i64::from(budget.per_minute) + 1) {
-            tracing::warn!(
-                per_minute = budget.per_minute,
-                "the service-wide budget of pairing guesses is used up this minute (someone guessing codes?); codes are not checked until the next"
-            );
+        let mut nth = Some(0);
+        for counted in pairing::sources(chat, source.user_id.as_deref()) {
+            nth = match (nth, door.count_source_guess(&counted, minute).await) {
+                (Some(most), Ok(n)) => Some(most.max(n)),
+                (_, Err(e)) => {
+                    tracing::warn!(error = %e, "could not count a pairing guess; the code is not checked");
+                    None
+                }
+                (None, Ok(_)) => None,
+            };
         }
-        guess
+        Guess::counted(nth, budget)
     }
 
     /// Checks the turn rates and the day's token budget before a turn in `source`'s chat (and
