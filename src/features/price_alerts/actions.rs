@@ -21,7 +21,7 @@ pub struct CancelPriceAlert {
     pub id: i64,
 }
 
-/// 🔕: mute every-time alert `id` for [`MUTE`].
+/// 🔕: mute every-time alert `id` for [`super::ops::MUTE`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct MutePriceAlert {
