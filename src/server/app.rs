@@ -294,6 +294,7 @@ impl Hearth {
         let care = crate::features::care::watcher::CareWatcher::new(
             pusher.clone(),
             deps.work_calendar.clone(),
+            deps.door.clone(),
         )
         .with_charts(charts.clone())
         .with_speech(speech.clone());

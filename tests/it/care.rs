@@ -826,3 +826,36 @@ async fn a_dose_confirmed_in_words_after_the_caregivers_were_told_tells_them_who
     assert_eq!(to_dad.len(), told + 1, "哥哥 is told once who confirmed");
     assert!(to_dad.last().expect("push").to_string().contains("小美"), "{:?}", to_dad.last());
 }
+
+#[tokio::test]
+async fn a_caregiver_who_left_the_group_is_told_nothing_of_her_plan_until_he_is_back() {
+    let mut h = Harness::start().await;
+    h.config.line.line_data_api_base = h.line.url();
+    crate::richmenu::install(&h).await;
+    plan(&h, json!({"limits": {"systolic": [90, 160]}})).await;
+    let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
+    left["left"] = json!({"members": [{"type": "user", "userId": DAD}]});
+    h.send(vec![left]).await;
+    // 08:00 unconfirmed: at 08:30 the caregivers are told — 小美 only.
+    at(&h, EIGHT).await;
+    assert_eq!(at(&h, "2026-12-01T00:30:00Z").await.caregivers, 1, "哥哥 is not told");
+    // 阿嬤 taps 📞 叫家人: 小美 is told, and she hears so.
+    h.set_clock("2026-12-01T02:00:00Z");
+    crate::richmenu::tap_menu(&h, in_dm(GRANDMA), "care_menu_call").await;
+    let said = last_reply(&h);
+    assert!(said.contains("已經通知 小美") && !said.contains("哥哥"), "{said}");
+    // 小美 types a reading outside the limits: told to the caregivers reached.
+    let high = json!({"action": "reading", "reading": {"systolic": 187, "diastolic": 99}});
+    h.call_tool(in_group(FAMILY, MOM), "小幫手 阿嬤血壓 187/99", "care", high).await;
+    at(&h, "2026-12-01T02:01:00Z").await;
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    assert!(pushes_to(&h, DAD).is_empty(), "nothing reaches 哥哥: {:?}", pushes_to(&h, DAD));
+    assert!(!pushes_to(&h, MOM).is_empty(), "小美 is told");
+    // He is back in the group: told again.
+    let mut joined = h.bare("memberJoined", json!({"type": "group", "groupId": FAMILY}));
+    joined["joined"] = json!({"members": [{"type": "user", "userId": DAD}]});
+    h.send(vec![joined]).await;
+    h.set_clock("2026-12-01T02:30:00Z");
+    crate::richmenu::tap_menu(&h, in_dm(GRANDMA), "care_menu_call").await;
+    assert!(last_reply(&h).contains("哥哥"), "{}", last_reply(&h));
+}

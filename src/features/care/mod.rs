@@ -109,6 +109,20 @@ pub async fn may_see(door: &Door, chat: &str, plan: &Plan) -> Result<bool, Store
     Ok(home == chat || door.member(home, chat).await?.is_ok())
 }
 
+/// The caregivers of `plan` the door lets into its chat now: a caregiver who left the plan's
+/// group (or whose way in is closed) is asked nothing and told nothing of it until they are back
+/// — the door's member-presence rule, applied to what is pushed on the plan's behalf.
+pub async fn reached(door: &Door, plan: &Plan) -> Result<Vec<Member>, StoreError> {
+    let home = plan.row.conversation_id.as_str();
+    let mut reached = Vec::new();
+    for c in &plan.caregivers {
+        if c.id == home || door.member(home, &c.id).await?.is_ok() {
+            reached.push(c.clone());
+        }
+    }
+    Ok(reached)
+}
+
 /// The plans the chat `chat` may see and act on now ([`may_see`]), readable ones only.
 pub async fn seen_from(store: &Store, door: &Door, chat: &str) -> Result<Vec<Plan>, StoreError> {
     let mut plans = Vec::new();

@@ -354,12 +354,21 @@ impl CareOps {
         self.tell(plan, &routes, name, line, ctx.now().as_millisecond()).await
     }
 
+    /// The caregivers of `plan` who are reached now ([`super::reached`]); all of them when the
+    /// store cannot say (telling too many beats telling nobody).
+    pub async fn reached(&self, plan: &Plan) -> Vec<super::Member> {
+        super::reached(&self.door, plan).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "care: who is reached is unknown; every caregiver is told");
+            plan.caregivers.clone()
+        })
+    }
+
     /// Where the others hear of what someone did: each caregiver but `actor` in their 1:1 chat,
     /// or the plan's chat once for all who have none; the plan's chat too when it was told
     /// already.
     pub async fn others(&self, plan: &Plan, actor: Option<&str>, group_told: bool) -> Vec<Route> {
         let mut routes: Vec<Route> = Vec::new();
-        for c in plan.caregivers.iter().filter(|c| Some(c.id.as_str()) != actor) {
+        for c in self.reached(plan).await.iter().filter(|c| Some(c.id.as_str()) != actor) {
             let friend = self.quota.is_friend(&c.id).await;
             let route = super::route(Some(&c.id), friend, &plan.row.conversation_id);
             let route = Route { mention: None, ..route };

@@ -12,11 +12,14 @@
 //! month's quota is nearly spent the quota keeps what they need (see [`super::cost`]). A prompt
 //! to someone who asked for spoken answers carries the question spoken too, in the same push.
 
+use std::sync::Arc;
+
 use jiff::{SignedDuration, Timestamp};
 
 use super::steps::{self, Notice, State, Timing};
 use super::{Plan, Route, render, report, schedule, words};
 use crate::contract::chart::publish::Charts;
+use crate::door::Door;
 use crate::features::speech::Speech;
 use crate::line::message::{Message, append_last};
 use crate::push::delivery::{self, Item, Outcome, Pusher};
@@ -75,15 +78,18 @@ impl Outgoing {
 /// The care loop of one process.
 pub struct CareWatcher {
     pusher: Pusher,
+    /// Asked who of a plan's caregivers is reached (not those who left its group).
+    door: Arc<Door>,
     calendar: WorkCalendar,
     charts: Option<Charts>,
     speech: Option<Speech>,
 }
 
 impl CareWatcher {
-    /// A watcher pushing through `pusher`; plans on workdays follow `calendar`.
-    pub fn new(pusher: Pusher, calendar: WorkCalendar) -> Self {
-        Self { pusher, calendar, charts: None, speech: None }
+    /// A watcher pushing through `pusher`; plans on workdays follow `calendar`; `door` says
+    /// which caregivers are reached.
+    pub fn new(pusher: Pusher, calendar: WorkCalendar, door: Arc<Door>) -> Self {
+        Self { pusher, door, calendar, charts: None, speech: None }
     }
 
     /// The same watcher drawing the weekly report's chart with `charts`.
@@ -246,7 +252,11 @@ impl CareWatcher {
     /// The caregivers with their routes (the plan's chat when it names none).
     async fn caregiver_routes(&self, plan: &Plan) -> Vec<(String, Route)> {
         let mut routes = Vec::new();
-        for c in &plan.caregivers {
+        let reached = super::reached(&self.door, plan).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "care: who is reached is unknown; every caregiver is told");
+            plan.caregivers.clone()
+        });
+        for c in &reached {
             routes.push((c.id.clone(), self.route_of(plan, Some(&c.id)).await));
         }
         if routes.is_empty() {

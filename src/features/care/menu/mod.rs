@@ -134,7 +134,7 @@ impl Action for CareMenuCall {
                 return failed(lang, &e);
             }
             told.extend(routes);
-            for c in plan.caregivers.iter().filter(|c| c.id != user) {
+            for c in care.reached(plan).await.iter().filter(|c| c.id != user) {
                 if !names.contains(&c.name) {
                     names.push(c.name.clone());
                 }
