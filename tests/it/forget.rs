@@ -32,6 +32,10 @@ const CHAT_FREE_TABLES: &[(&str, &str)] = &[
     ),
     ("pairing_guesses", "how many pairing codes were tried each minute, by every chat together"),
     (
+        "pairing_source_guesses",
+        "pairing codes tried each minute per chat or person, keyed by a hash, kept two days",
+    ),
+    (
         "token_usage",
         "token counts per day and scope (a chat or the service), no content; kept so removing \
          and re-adding hearth does not reset a chat's daily budget; pruned after a week",

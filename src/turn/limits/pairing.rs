@@ -59,12 +59,13 @@ impl GuessBudget {
     }
 }
 
-/// The sources a code sent in `chat` by `sender` counts against: the chat, and the person when
-/// LINE said who it was.
+/// The sources a code sent in `chat` by `sender` counts against — the chat, and the person
+/// when LINE said who it was — as the store counts them: a hash, so the counts hold no chat's
+/// or person's id.
 pub fn sources(chat: &str, sender: Option<&str>) -> Vec<String> {
     let mut sources = vec![format!("chat:{chat}")];
     sources.extend(sender.map(|s| format!("member:{s}")));
-    sources
+    sources.iter().map(|s| super::access::code_hash(s)).collect()
 }
 
 /// What becomes of a pairing code sent in a chat waiting for approval.
@@ -138,8 +139,11 @@ mod tests {
 
     #[test]
     fn a_code_counts_against_its_chat_and_its_sender_or_the_chat_alone() {
-        assert_eq!(sources("Cgroup", Some("Uann")), ["chat:Cgroup", "member:Uann"]);
-        assert_eq!(sources("Cgroup", None), ["chat:Cgroup"], "LINE for PC/Mac: the chat");
+        let both = sources("Cgroup", Some("Uann"));
+        assert_eq!(both.len(), 2);
+        assert_eq!(sources("Cgroup", None), both[..1], "LINE for PC/Mac: the chat alone");
+        assert_ne!(sources("Uann", None)[0], both[1], "a person is not their 1:1 chat's count");
+        assert!(both.iter().all(|s| s.len() == 64 && !s.contains("Cgroup")), "hashed: {both:?}");
     }
 
     #[test]
