@@ -2,7 +2,7 @@
 //! and button taps ([`crate::turn`]), the family page's reads, forms, links and LIFF sign-in
 //! ([`crate::server`]), every loop that pushes (reminders, price alerts, the digest, care
 //! plans, official alerts), through the one outbox ([`crate::push::delivery`]), and the one push
-//! sent at once, the family page's private link ([`crate::push::quota::QuotaTracker::push_now`]).
+//! sent at once, the family page's private link ([`crate::push::delivery::Pusher::push_now`]).
 //!
 //! It owns the **standing of a chat** (pending, approved, revoked; `chat_access`) and the
 //! **presence of a member** in a group (present, left; `member_departures`), and answers three

@@ -11,6 +11,7 @@ use crate::door::Door;
 use crate::features::richmenu::care_plans::CarePlans;
 use crate::platform::clock::{Clock, SystemClock};
 use crate::platform::config::Config;
+use crate::push::delivery::Pusher;
 use crate::push::quota::QuotaTracker;
 use crate::sources::Sources;
 use crate::sources::calendar::WorkCalendar;
@@ -39,6 +40,8 @@ pub struct Deps {
     /// a push outside the outbox (the family page's private link), a care plan seen from a
     /// member's own 1:1 chat. The same door the turns and the outbox ask.
     pub door: Arc<Door>,
+    /// The one way out for a push: the outbox, and the pushes that cannot wait for it.
+    pub pusher: Pusher,
     /// The family's home place (`HEARTH_HOME_LOCATION` or the time zone's city): the weather's
     /// place when none is named.
     pub home: Option<String>,
@@ -58,17 +61,18 @@ pub struct Deps {
 }
 
 impl Deps {
-    /// The deps `config` sets up over `sources`, `store`, `work_calendar`, the quota's
-    /// bookkeeping, `door` and `care_plans`, with fresh wake-ups and no tools yet.
+    /// The deps `config` sets up over `sources`, `store`, `work_calendar`, the way out
+    /// (`pusher`, with the quota's bookkeeping), `door` and `care_plans`, with fresh wake-ups and no tools yet.
     pub fn new(
         config: &Config,
         sources: Sources,
         store: Store,
         work_calendar: WorkCalendar,
-        quota: QuotaTracker,
+        pusher: Pusher,
         door: Arc<Door>,
         care_plans: CarePlans,
     ) -> Self {
+        let quota = pusher.quota().clone();
         Self {
             sources,
             store,
@@ -77,6 +81,7 @@ impl Deps {
             work_calendar,
             quota,
             door,
+            pusher,
             home: config.family.home(),
             sandbox: Sandbox::from_config(config),
             speaks: config.speaks(),
@@ -112,6 +117,7 @@ impl Deps {
         let quota = QuotaTracker::new(store.clone(), line, clock.clone(), tz, true);
         let door = Arc::new(Door::from_settings(store.clone(), clock, &config.access));
         let care_plans = CarePlans::new(store.clone(), None);
-        Ok(Self::new(config, sources, store, work_calendar, quota, door, care_plans))
+        let pusher = Pusher::from_config(config, quota, door.clone(), "hearth-offline".into());
+        Ok(Self::new(config, sources, store, work_calendar, pusher, door, care_plans))
     }
 }

@@ -22,7 +22,7 @@ use crate::line::flex::Palette;
 use crate::line::message::Message;
 use crate::platform::config::PriceColors;
 use crate::platform::i18n::{Failure, Lang};
-use crate::push::quota::tracking::PushNowError;
+use crate::push::delivery::PushNowError;
 use crate::store::{LinkDoor, StoreError, WebMember};
 
 /// The family page's sessions and one-time links, over the store: the page's door takes a
@@ -267,14 +267,8 @@ impl Action for OpenPage {
         let alt = lang.pick("🏠 家庭網頁的連結", "🏠 Your link to the family page");
         let message = Message::card(&card, alt, Palette::new(PriceColors::Tw), None);
         let pushed = deps
-            .quota
-            .push_now(
-                &deps.door,
-                &ctx.conversation.id,
-                &member.user_id,
-                &[message],
-                uuid::Uuid::new_v4(),
-            )
+            .pusher
+            .push_now(&ctx.conversation.id, &member.user_id, &[message], uuid::Uuid::new_v4())
             .await;
         match pushed {
             Ok(()) => sent_privately(lang, ctx.display_name.as_deref()),

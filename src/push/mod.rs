@@ -9,7 +9,7 @@
 //! - [`quiet`]: a chat's quiet hours, when pushes that can wait are held until morning.
 //!
 //! Whether a chat may be pushed to at all is the door's ([`crate::door`]), asked by the outbox
-//! and by the one push sent at once, outside it ([`quota::QuotaTracker::push_now`]).
+//! and by the one push sent at once, outside it ([`delivery::Pusher::push_now`]).
 
 pub mod delivery;
 pub mod quiet;

@@ -24,7 +24,7 @@ use crate::llm::openai::LlmClient;
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
 use crate::platform::metrics::Metrics;
-use crate::push::delivery::{OutboxSettings, Pusher};
+use crate::push::delivery::Pusher;
 use crate::push::quota::QuotaTracker;
 use crate::server::inbox::Inbox;
 use crate::server::listen::Serving;
@@ -229,12 +229,14 @@ impl Hearth {
             clock.clone(),
             &config.access,
         ));
+        let owner = process_owner();
+        let pusher = Pusher::from_config(config, quota.clone(), door.clone(), owner.clone());
         let deps = Deps::new(
             config,
             sources(config)?.with_clock(clock.clone()),
             store.clone(),
             WorkCalendar::load(config.family.work_calendar.as_deref())?,
-            quota.clone(),
+            pusher.clone(),
             door.clone(),
             care_plans,
         );
@@ -244,21 +246,9 @@ impl Hearth {
         let deps = deps.with_tools(registry.clone());
         let actions = crate::buttons::registry()?;
         let palette = Palette::new(config.family.price_colors);
-        let owner = process_owner();
         let inbox_lease = SignedDuration::from_secs(config.turns.inbox_lease_secs.max(1) as i64);
         let postback_key =
             PostbackKey::new(&config.line.postback_key, &config.line.line_channel_secret);
-        let outbox = OutboxSettings {
-            window: SignedDuration::from_secs(
-                i64::try_from(config.push.outbox_window_secs).unwrap_or(0),
-            ),
-            // A chat's items are claimed like due reminders (`HEARTH_REMINDER_LEASE_SECS`).
-            lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
-            ..OutboxSettings::default()
-        };
-        let pusher =
-            Pusher::new(quota.clone(), postback_key.clone(), palette, owner.clone(), door.clone())
-                .with_outbox(outbox);
         let charts = config.server.public_url.as_deref().map(|url| {
             crate::contract::chart::publish::Charts::new(
                 url,

@@ -1,5 +1,5 @@
 //! Delivering an answer: by reply while the token is fresh and unused, else by push with a
-//! retry key, counted in the month's quota like every push ([`crate::push::quota::QuotaTracker::push_counted`]);
+//! retry key, counted in the month's quota like every push ([`crate::push::delivery::Pusher::push_answer`]);
 //! a reply whose fate is unknown is never repeated; messages LINE rejects are sent again as
 //! plain text. What was sent is kept for the chat log with the event's done mark.
 
@@ -47,9 +47,7 @@ impl Turns {
                 Some(t) => self.line.reply(t, &messages, token_left).await,
                 None => {
                     let key = Uuid::new_v5(&RETRY_NAMESPACE, event.webhook_event_id.as_bytes());
-                    let quota = &self.deps.quota;
-                    let cost = quota.cost_of(&conversation.id).await;
-                    quota.push_counted(&conversation.id, &messages, key, cost).await
+                    self.deps.pusher.push_answer(&conversation.id, &messages, key).await
                 }
             };
             match result {

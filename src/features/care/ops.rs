@@ -20,12 +20,9 @@ use crate::door::Door;
 use crate::features::changes;
 use crate::features::deps::Deps;
 use crate::features::verbs;
-use crate::push::delivery::{kind_name, occurrence_key};
+use crate::push::delivery::{Item, Pusher, occurrence_key};
 use crate::push::quiet::PushKind;
-use crate::push::quota::QuotaTracker;
-use crate::store::{
-    CarePlanRow, CareStatus, DoseRow, NewCarePlan, NewOutboxItem, NewReading, Store, StoreError,
-};
+use crate::store::{CarePlanRow, CareStatus, DoseRow, NewCarePlan, NewReading, Store, StoreError};
 
 /// How far back a dose still waits to be confirmed without naming it (✅ 我吃藥了, 「我吃藥了」).
 pub const OPEN_FOR: SignedDuration = SignedDuration::from_hours(12);
@@ -60,14 +57,14 @@ pub enum DoseOutcome {
     Raced,
 }
 
-/// The care verbs over the store, the door (a plan seen from a member's own chat), the quota's
-/// record of who has hearth as a friend (where the others are told) and the care loop's
-/// wake-up (a reading outside its limits is told at once).
+/// The care verbs over the store, the door (a plan seen from a member's own chat), the way out
+/// (where the others are told, and the quota's record of who has hearth as a friend) and the
+/// care loop's wake-up (a reading outside its limits is told at once).
 #[derive(Clone)]
 pub struct CareOps {
     store: Store,
     door: Arc<Door>,
-    quota: QuotaTracker,
+    pusher: Pusher,
     nudge: Arc<Notify>,
 }
 
@@ -98,20 +95,14 @@ fn actor_name(ctx: &ToolCtx) -> String {
 }
 
 impl CareOps {
-    /// The verbs over `store`, asking `door`, with `quota`'s record of friends; `nudge` wakes
-    /// the care loop.
-    pub fn new(store: Store, door: Arc<Door>, quota: QuotaTracker, nudge: Arc<Notify>) -> Self {
-        Self { store, door, quota, nudge }
-    }
-
     /// The verbs over what `deps` holds.
     pub fn from_deps(deps: &Deps) -> Self {
-        Self::new(
-            deps.store.clone(),
-            deps.door.clone(),
-            deps.quota.clone(),
-            deps.care_nudge.clone(),
-        )
+        Self {
+            store: deps.store.clone(),
+            door: deps.door.clone(),
+            pusher: deps.pusher.clone(),
+            nudge: deps.care_nudge.clone(),
+        }
     }
 
     /// The member of `ctx`'s chat called `name` (as the chat knows them, without an @): their
@@ -369,7 +360,7 @@ impl CareOps {
     pub async fn others(&self, plan: &Plan, actor: Option<&str>, group_told: bool) -> Vec<Route> {
         let mut routes: Vec<Route> = Vec::new();
         for c in self.reached(plan).await.iter().filter(|c| Some(c.id.as_str()) != actor) {
-            let friend = self.quota.is_friend(&c.id).await;
+            let friend = self.pusher.quota().is_friend(&c.id).await;
             let route = super::route(Some(&c.id), friend, &plan.row.conversation_id);
             let route = Route { mention: None, ..route };
             if !routes.contains(&route) && Some(route.to.as_str()) != actor {
@@ -383,8 +374,8 @@ impl CareOps {
         routes
     }
 
-    /// Records `line` for each of `routes` in the outbox (pushed by the outbox's next round),
-    /// each under a retry key of `name` and its chat.
+    /// Hands `line` for each of `routes` to the way out (pushed by the outbox's next round),
+    /// each under an occurrence of `name` and its chat.
     pub async fn tell(
         &self,
         plan: &Plan,
@@ -400,19 +391,21 @@ impl CareOps {
             let key = occurrence_key(&format!("{name}:{}", route.to)).to_string();
             keyed.push((route.to.clone(), key, payload));
         }
-        let items: Vec<NewOutboxItem<'_>> = keyed
+        let items: Vec<(&str, Item<'_>)> = keyed
             .iter()
-            .map(|(to, key, payload)| NewOutboxItem {
-                conversation_id: &plan.row.conversation_id,
-                target: to,
-                kind: kind_name(PushKind::Care),
-                occurrence: key,
-                payload,
-                silent: false,
-                due_at: now_ms,
+            .map(|(to, key, payload)| {
+                let item = Item {
+                    payload,
+                    occurrence: key,
+                    home: &plan.row.conversation_id,
+                    what: format!("care {name}"),
+                    kind: PushKind::Care,
+                    silent: false,
+                };
+                (to.as_str(), item)
             })
             .collect();
-        self.store.outbox().record(&items, now_ms).await
+        self.pusher.queue(&items, now_ms).await
     }
 }
 

@@ -18,6 +18,7 @@
 //! bookkeeping with the LINE client and the store, the button key, the palette, this process's
 //! name in claims and the outbox's tuning), once for all three.
 
+mod at_once;
 mod outbox;
 mod retention;
 
@@ -31,6 +32,7 @@ use crate::line::postback::PostbackKey;
 use crate::push::quiet::{self, PushKind};
 use crate::store::{DeliveryStatus, NewOutboxItem, OutboxItem, Store, StoreError};
 
+pub use at_once::PushNowError;
 pub use outbox::Settled;
 pub use retention::prune_settled;
 
@@ -162,6 +164,27 @@ impl Pusher {
         door: std::sync::Arc<crate::door::Door>,
     ) -> Self {
         Self { quota, key, palette, owner, door, outbox: OutboxSettings::default() }
+    }
+
+    /// The pusher `config` sets up (its button key, palette and outbox tuning) over `quota`
+    /// and `door`, named `owner` in claims.
+    pub fn from_config(
+        config: &crate::platform::config::Config,
+        quota: QuotaTracker,
+        door: std::sync::Arc<crate::door::Door>,
+        owner: String,
+    ) -> Self {
+        let key = PostbackKey::new(&config.line.postback_key, &config.line.line_channel_secret);
+        let palette = Palette::new(config.family.price_colors);
+        let outbox = OutboxSettings {
+            window: SignedDuration::from_secs(
+                i64::try_from(config.push.outbox_window_secs).unwrap_or(0),
+            ),
+            // A chat's items are claimed like due reminders (`HEARTH_REMINDER_LEASE_SECS`).
+            lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
+            ..OutboxSettings::default()
+        };
+        Self::new(quota, key, palette, owner, door).with_outbox(outbox)
     }
 
     /// The same pusher with the outbox tuned by `settings`.

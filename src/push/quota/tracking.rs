@@ -11,12 +11,11 @@ use futures::future::BoxFuture;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use crate::door::{Closed, Door};
 use crate::line::client::{LineClient, LineError, Sent};
 use crate::line::message::Message;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
-use crate::push::quota::{self, Decision, Month, Reading, Standing};
+use crate::push::quota::{self, Month, Reading, Standing};
 use crate::store::{Store, StoreError};
 
 /// A chat's member count is asked again after this long (Unix ms).
@@ -31,23 +30,6 @@ const FRIEND_TTL_MS: i64 = 7 * 24 * 3600 * 1000;
 pub trait KeptBack: Send + Sync {
     /// What to keep from `now` until `until` (the month's end).
     fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64>;
-}
-
-/// Why a push sent at once ([`QuotaTracker::push_now`]) did not go.
-#[derive(Debug, thiserror::Error)]
-pub enum PushNowError {
-    /// The door is closed: the chat it is for is not served, or the target chat is revoked.
-    #[error("the door is closed ({})", .0.reason())]
-    Closed(Closed),
-    /// The door could not be asked.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The month's quota cannot pay for it (or LINE said the month is out).
-    #[error("the month's message quota cannot pay for this push")]
-    QuotaOut,
-    /// LINE did not take it.
-    #[error(transparent)]
-    Line(#[from] LineError),
 }
 
 /// The quota's bookkeeping, shared by the pushers, the tools and the conversation.
@@ -204,46 +186,14 @@ impl QuotaTracker {
         }
     }
 
-    /// Pushes `messages` on behalf of the chat `home` to `to` at once, outside the outbox — the
-    /// answer to a tap that someone is waiting for (the family page's private link) — after
-    /// asking `door` as the outbox asks it (`home` served, `to` not revoked), and counts it as
-    /// the outbox counts its pushes: the month's standing is asked first (like a push that can
-    /// wait, it leaves what is kept for care plans alone), the cost is recorded when LINE
-    /// accepts it, and LINE's monthly-limit answer marks the month out. `retry_key` is made
-    /// once by the caller.
-    pub async fn push_now(
-        &self,
-        door: &Door,
-        home: &str,
-        to: &str,
-        messages: &[Message],
-        retry_key: uuid::Uuid,
-    ) -> Result<(), PushNowError> {
-        door.push(home, to).await?.map_err(PushNowError::Closed)?;
-        let cost = self.cost_of(to).await;
-        let standing = self.standing().await.unwrap_or_default();
-        let kept = match quota::running_out(&standing) {
-            true => quota::care_first_hold(&standing, cost, self.kept_back().await),
-            false => None,
-        };
-        if let Decision::Hold(reason) = quota::decide([kept, quota::quota_hold(&standing, cost)]) {
-            tracing::warn!(?reason, "a push sent at once was held");
-            return Err(PushNowError::QuotaOut);
-        }
-        match self.push_counted(to, messages, retry_key, cost).await {
-            Ok(_) => Ok(()),
-            Err(LineError::QuotaExhausted) => Err(PushNowError::QuotaOut),
-            Err(e) => Err(e.into()),
-        }
-    }
-
     /// Pushes `messages` to `to` outside the outbox (`retry_key` made once by the caller) and
     /// keeps the month's count as the outbox does: a push LINE accepts is recorded at `cost`
     /// (not again when LINE answers that this key was accepted before, unless an attempt of
     /// this push had an unknown outcome), and LINE's monthly-limit answer marks the month out.
-    /// For the answers that could not be replied (a stale reply token) and the apology for an
-    /// event set aside: every push LINE charges for is counted, whichever way it went.
-    pub async fn push_counted(
+    /// For the pushes sent at once ([`crate::push::delivery::Pusher::push_now`],
+    /// [`crate::push::delivery::Pusher::push_answer`]): every push LINE charges for is counted,
+    /// whichever way it went.
+    pub(in crate::push) async fn push_counted(
         &self,
         to: &str,
         messages: &[Message],

@@ -58,9 +58,8 @@ impl Inbox {
             if let Some((conversation, lang)) = owed {
                 let key = Uuid::new_v5(&APOLOGY_NAMESPACE, poisoned.event_id.as_bytes());
                 let sorry = [Message::text(Failure::SetAside.message(lang))];
-                let quota = &self.turns.deps.quota;
-                let cost = quota.cost_of(&conversation.id).await;
-                if let Err(e) = quota.push_counted(&conversation.id, &sorry, key, cost).await {
+                let pusher = &self.turns.deps.pusher;
+                if let Err(e) = pusher.push_answer(&conversation.id, &sorry, key).await {
                     tracing::warn!(error = %e, %conversation, "the apology for a set-aside event was not delivered");
                 }
             }
