@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::contract::{Chip, ToolCtx};
+use crate::features::memory::ops::MemoryOps;
 use crate::llm::openai::ChatMessage;
 use crate::platform::conversation::Conversation;
 use crate::platform::i18n::{Failure, Lang};
@@ -56,7 +57,7 @@ pub async fn run(app: Arc<Turns>) -> std::io::Result<()> {
             clock: app.clock.clone(),
             surface: crate::contract::Surface::Chat,
         };
-        let chat = crate::features::memory::chat_part_from(&app.deps.store, &ctx, &words).await;
+        let chat = MemoryOps::from_deps(&app.deps).chat_part(&ctx, &words).await;
         let shared = user.has_image();
         let messages =
             crate::llm::prompt::messages(&ctx, &app.prompt_setting(), chat, history.clone(), user);

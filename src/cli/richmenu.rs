@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::features::richmenu::care_links::CareMenuLinks;
+use crate::features::richmenu::ops::care_links::CareMenuLinks;
 use crate::features::richmenu::{self, Built, layout};
 use crate::line::client::{LineClient, LineError};
 use crate::line::postback::PostbackKey;

@@ -35,6 +35,11 @@ impl Spent {
         self.store.usage().tokens_used(day, chat).await
     }
 
+    /// Counts `tokens` against `chat` (and the service) on `day`.
+    pub async fn add(&self, day: &str, chat: &str, tokens: u64) -> Result<(), StoreError> {
+        self.store.usage().add_tokens(day, chat, tokens).await
+    }
+
     /// Forgets the counts of days before `day`.
     pub async fn forget_before(&self, day: &str) -> Result<u64, StoreError> {
         self.store.usage().prune_tokens(day).await

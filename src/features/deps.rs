@@ -8,7 +8,7 @@ use tokio::sync::Notify;
 
 use crate::contract::registry::Registry;
 use crate::door::Door;
-use crate::features::richmenu::care_plans::CarePlans;
+use crate::features::richmenu::ops::care_plans::CarePlans;
 use crate::platform::clock::{Clock, SystemClock};
 use crate::platform::config::Config;
 use crate::push::delivery::Pusher;

@@ -2,7 +2,7 @@
 //! the place it last asked the weather for (「要帶傘嗎」 with no place is about it), spoken
 //! answers (「用講的回答我」, for the chat or for the asker alone) and who was welcomed. The tools call these, never the
 //! store around them. (Quiet hours and the daily digest have their own:
-//! [`crate::push::quiet::setting`], [`crate::features::digest::setting`].)
+//! [`crate::push::quiet::setting`], [`crate::features::digest::ops::setting`].)
 
 use crate::contract::ToolCtx;
 use crate::features::deps::Deps;

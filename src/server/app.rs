@@ -11,10 +11,10 @@ use jiff::tz::TimeZone;
 use crate::contract::registry::{Registry, RegistryError};
 use crate::features::button::ActionRegistryError;
 use crate::features::deps::Deps;
-use crate::features::digest::sender::{DigestSender, DigestSources};
-use crate::features::official_alerts::watcher::AlertWatcher;
-use crate::features::price_alerts::poller::{AlertPoller, PollerSettings};
-use crate::features::reminders::scheduler::{ReminderScheduler, SchedulerSettings};
+use crate::features::digest::ops::sender::{DigestSender, DigestSources};
+use crate::features::official_alerts::ops::watcher::AlertWatcher;
+use crate::features::price_alerts::ops::poller::{AlertPoller, PollerSettings};
+use crate::features::reminders::ops::scheduler::{ReminderScheduler, SchedulerSettings};
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::line::postback::PostbackKey;
@@ -217,10 +217,12 @@ impl Hearth {
             tz.clone(),
             config.push.personal_reminders_1to1,
         )
-        .keeping_back(Arc::new(crate::features::care::cost::CareReserve::new(store.clone())));
-        let care_menus =
-            crate::features::richmenu::care_links::CareMenuLinks::new(line.clone(), store.clone());
-        let care_plans = crate::features::richmenu::care_plans::CarePlans::new(
+        .keeping_back(Arc::new(crate::features::care::ops::cost::CareReserve::new(store.clone())));
+        let care_menus = crate::features::richmenu::ops::care_links::CareMenuLinks::new(
+            line.clone(),
+            store.clone(),
+        );
+        let care_plans = crate::features::richmenu::ops::care_plans::CarePlans::new(
             store.clone(),
             Some(care_menus.clone()),
         );
@@ -281,7 +283,7 @@ impl Hearth {
         let price_alerts = price_alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;
-        let care = crate::features::care::watcher::CareWatcher::new(
+        let care = crate::features::care::ops::watcher::CareWatcher::new(
             pusher.clone(),
             deps.work_calendar.clone(),
             deps.door.clone(),
@@ -368,7 +370,7 @@ impl Hearth {
     /// Deletes the chat log older than the retention period (measured on the injected clock);
     /// returns how many messages went. The server calls it hourly; tests call it directly.
     pub async fn prune_chat_log(&self) -> Result<u64, StoreError> {
-        crate::features::memory::privacy::prune_chat_log(
+        crate::features::memory::ops::privacy::prune_chat_log(
             &self.store,
             self.clock.now(),
             self.loops.retention.chat_log,
@@ -392,7 +394,7 @@ impl Hearth {
     pub async fn read_quota(&self) {
         self.quota.refresh().await;
         let used = self.quota.standing().await.map(|s| s.used);
-        let rest = crate::features::reminders::projection::rest_of_month(
+        let rest = crate::features::reminders::ops::projection::rest_of_month(
             &self.quota,
             self.loops.reminders.work_calendar(),
             self.clock.now(),

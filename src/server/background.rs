@@ -16,7 +16,7 @@ use tracing::Instrument;
 
 use crate::features::care::ops::CareOps;
 use crate::features::official_alerts::ops::OfficialAlertOps;
-use crate::features::official_alerts::watcher;
+use crate::features::official_alerts::ops::watcher;
 use crate::server::app::Hearth;
 use crate::server::inbox::lease;
 
@@ -284,7 +284,7 @@ async fn deliver_outbox(app: Arc<Hearth>) -> After {
 /// symbol on its own cadence).
 async fn watch_prices(app: Arc<Hearth>) -> After {
     let outcome = app.loops.price_alerts.tick().await;
-    let telling = |r: &crate::features::price_alerts::poller::TickReport| {
+    let telling = |r: &crate::features::price_alerts::ops::poller::TickReport| {
         r.fired + r.sent + r.failed + r.retrying > 0
     };
     report(outcome, telling, "price alerts", "price-alert tick failed")

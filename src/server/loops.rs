@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use tokio::sync::Notify;
 
-use crate::features::care::watcher::CareWatcher;
-use crate::features::digest::sender::DigestSender;
-use crate::features::official_alerts::watcher::AlertWatcher;
-use crate::features::price_alerts::poller::AlertPoller;
-use crate::features::reminders::scheduler::ReminderScheduler;
-use crate::features::richmenu::care_links::CareMenuLinks;
+use crate::features::care::ops::watcher::CareWatcher;
+use crate::features::digest::ops::sender::DigestSender;
+use crate::features::official_alerts::ops::watcher::AlertWatcher;
+use crate::features::price_alerts::ops::poller::AlertPoller;
+use crate::features::reminders::ops::scheduler::ReminderScheduler;
+use crate::features::richmenu::ops::care_links::CareMenuLinks;
 use crate::push::delivery::Pusher;
 use crate::server::backups::Backups;
 

@@ -1,5 +1,5 @@
 //! What the store keeps of each person's menu: the language LINE's profile gives them and the
-//! English everyday menu linked to them (see `features::richmenu::english`). One row per LINE
+//! English everyday menu linked to them (see `features::richmenu::ops::english`). One row per LINE
 //! user hearth learned the profile of in a 1:1 chat.
 
 use super::{MenuStore, StoreError};

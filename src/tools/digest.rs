@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
-pub use crate::features::digest::setting::Set;
-use crate::features::digest::setting::{DigestRequest, DigestSetting};
+pub use crate::features::digest::ops::setting::Set;
+use crate::features::digest::ops::setting::{DigestRequest, DigestSetting};
 
 /// Arguments of `digest`.
 #[derive(Debug, Deserialize, JsonSchema)]

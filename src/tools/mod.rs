@@ -21,14 +21,14 @@ pub mod web_search;
 use crate::contract::registry::{Registry, RegistryError};
 use crate::features::care::ops::CareOps;
 use crate::features::deps::Deps;
-use crate::features::digest::setting::DigestSetting;
+use crate::features::digest::ops::setting::DigestSetting;
 use crate::features::lists::ops::Lists;
 use crate::features::memory::ops::MemoryOps;
 use crate::features::official_alerts::ops::OfficialAlertOps;
-use crate::features::price_alerts::create::PriceAlertCreation;
 use crate::features::price_alerts::ops::PriceAlertOps;
-use crate::features::reminders::create::ReminderCreation;
+use crate::features::price_alerts::ops::create::PriceAlertCreation;
 use crate::features::reminders::ops::Reminders;
+use crate::features::reminders::ops::create::ReminderCreation;
 use crate::features::settings::ChatSettings;
 use crate::push::quiet::setting::QuietSetting;
 

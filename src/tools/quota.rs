@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, CardRow, Tone, Tool, ToolCtx, ToolError};
-use crate::features::reminders::month_ahead::{ChatCost, month_ahead};
+use crate::features::reminders::ops::month_ahead::{ChatCost, month_ahead};
 use crate::platform::conversation::{ChatKind, Conversation};
 use crate::platform::i18n::Lang;
 use crate::push::quota::QuotaTracker;

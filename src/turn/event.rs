@@ -11,7 +11,7 @@ use crate::contract::Answer;
 use crate::contract::{Surface, ToolCtx};
 use crate::features::media::{MediaProblem, TurnMedia};
 use crate::features::memory::ops::MemoryOps;
-use crate::features::memory::privacy;
+use crate::features::memory::ops::privacy;
 use crate::line::client::LineError;
 use crate::line::message::{MAX_MESSAGES, Message, append_last, assemble, quote};
 use crate::line::webhook::{Event, EventKind, EventSource, IncomingMessage, Picked, TextMessage};

@@ -1,6 +1,6 @@
 //! The rich menu of a person's language: when a turn learns someone's LINE profile in their
 //! 1:1 chat (at their first message there), an English speaker is linked to the
-//! English everyday menu ([`crate::features::richmenu::english`]). A failure leaves the
+//! English everyday menu ([`crate::features::richmenu::ops::english`]). A failure leaves the
 //! default menu and is tried again when the profile is next read.
 
 use crate::turn::Turns;

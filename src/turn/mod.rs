@@ -71,7 +71,7 @@ pub struct Turns {
     /// Speaks answers; `None` without `HEARTH_TTS_MODEL` or `HEARTH_PUBLIC_URL`.
     pub speech: Option<crate::features::speech::Speech>,
     /// Links the English everyday menu to whoever's LINE profile says English.
-    pub english_menu: crate::features::richmenu::english::EnglishMenu,
+    pub english_menu: crate::features::richmenu::ops::english::EnglishMenu,
 }
 
 impl Turns {

@@ -6,6 +6,7 @@
 //! way, within the same budgets.
 
 use crate::contract::Answer;
+use crate::features::budget::Spent;
 use crate::features::settings::ChatSettings;
 use crate::features::speech;
 use crate::line::message::{MAX_MESSAGES, Message, append_last};
@@ -74,8 +75,9 @@ impl Turns {
             return;
         }
         let chat = &source.conversation.id;
-        if let Some(audio) =
-            speech.speak_for_push(&self.deps.store, chat, &answer.text, Lang::ZhTw).await
+        if let Some(audio) = speech
+            .speak_for_push(&Spent::from_deps(&self.deps), chat, &answer.text, Lang::ZhTw)
+            .await
         {
             append_last(replies, audio);
         }

@@ -11,7 +11,7 @@
 //! logging at debug level writes no reading and no medicine. Runs on SQLite, and on PostgreSQL
 //! with `HEARTH_TEST_BACKEND=postgres` (the replicas always on PostgreSQL).
 
-use hearth::features::care::watcher::CareRound;
+use hearth::features::care::ops::watcher::CareRound;
 use serde_json::{Value, json};
 
 use crate::common::fake_media::{FakeMedia, jpeg};

@@ -8,7 +8,7 @@
 
 use crate::common::PushMode;
 use crate::common::harness::{FAMILY, Harness, MOM, in_dm, in_group, messages_of};
-use hearth::features::digest::sender::DigestReport;
+use hearth::features::digest::ops::sender::DigestReport;
 use hearth::server::app::Hearth;
 use hearth::store::{DigestStatus, Store};
 use jiff::{SignedDuration, Timestamp};

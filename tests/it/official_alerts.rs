@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use crate::common::fake_cap::{self, FakeCap, FeedMode, Misbehave};
 use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, messages_of};
-use hearth::features::official_alerts::watcher::WatchReport;
+use hearth::features::official_alerts::ops::watcher::WatchReport;
 use serde_json::{Value, json};
 
 /// hearth reading `cap`'s feed, the loops ticked by hand.

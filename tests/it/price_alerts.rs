@@ -9,7 +9,7 @@ use crate::common::harness::{
     FAMILY, Harness, MOM, OTHER_GROUP, in_dm, in_group, messages_of, postback_data, texts_of,
 };
 use crate::common::{Mode, PushMode, Route};
-use hearth::features::price_alerts::poller::TickReport;
+use hearth::features::price_alerts::ops::poller::TickReport;
 use hearth::platform::clock::Clock;
 use jiff::SignedDuration;
 use serde_json::{Value, json};

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ops::{CareOps, DoseOutcome};
 use super::steps::{Refusal, Tap};
-use super::{Plan, schedule, words};
+use super::{schedule, words};
 use crate::contract::{Answer, ToolCtx};
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
@@ -151,12 +151,11 @@ impl Action for CareStart {
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
         let lang = ctx.lang;
         let chat = &ctx.conversation.id;
-        let plan = match deps.store.care().plan(self.plan).await {
-            Ok(Some(row)) if &row.conversation_id == chat => Plan::read(row),
-            Ok(_) => return gone(lang),
+        let plan = match CareOps::from_deps(deps).plan_here(ctx, self.plan).await {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return gone(lang),
             Err(e) => return failed(lang, &e),
         };
-        let Some(plan) = plan else { return gone(lang) };
         let now = ctx.now();
         let next = schedule::next_dose(&plan, now, Some(&deps.work_calendar));
         let report = schedule::next_report(now, &plan.tz);

@@ -9,7 +9,7 @@
 //! ([`report`]). What a plan costs of LINE's monthly quota, and what the quota keeps for care
 //! messages when the month is nearly spent, is [`cost`]. Cards are [`render`], buttons
 //! [`actions`]; the rich menu of whoever a plan asks and its buttons, [`menu`], linked at
-//! each change of a plan at once ([`crate::features::richmenu::care_plans`]).
+//! each change of a plan at once ([`crate::features::richmenu::ops::care_plans`]).
 //!
 //! Health data stays within the plan's chats: a chat sees a plan only when it was set there or
 //! is the 1:1 chat of someone in it whom the door still lets into the plan's chat ([`seen_from`]:
@@ -17,15 +17,12 @@
 //! ever logged.
 
 pub mod actions;
-pub mod cost;
 pub mod limits;
 pub mod menu;
 pub mod ops;
 pub mod render;
-pub mod report;
 pub mod schedule;
 pub mod steps;
-pub mod watcher;
 pub mod words;
 
 use jiff::civil::Time;
@@ -34,8 +31,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::door::Door;
 use crate::platform::conversation::Conversation;
+use crate::store::StoreError;
 pub use crate::store::{CarePlanRow, CareStatus, MAX_CARE_PLANS, NewCarePlan};
-use crate::store::{Store, StoreError};
 pub use limits::Limits;
 
 /// A member of the family named in a plan.
@@ -121,17 +118,6 @@ pub async fn reached(door: &Door, plan: &Plan) -> Result<Vec<Member>, StoreError
         }
     }
     Ok(reached)
-}
-
-/// The plans the chat `chat` may see and act on now ([`may_see`]), readable ones only.
-pub async fn seen_from(store: &Store, door: &Door, chat: &str) -> Result<Vec<Plan>, StoreError> {
-    let mut plans = Vec::new();
-    for plan in store.care().plans_of_chat(chat).await?.into_iter().filter_map(Plan::read) {
-        if may_see(door, chat, &plan).await? {
-            plans.push(plan);
-        }
-    }
-    Ok(plans)
 }
 
 /// `08:00,20:00` as times, sorted and without repeats; `None` when one is unreadable or there

@@ -6,7 +6,6 @@
 //! changing or stopping it, from the chat or the family page ([`setting`]).
 
 pub mod content;
+pub mod ops;
 pub mod render;
 pub mod schedule;
-pub mod sender;
-pub mod setting;

@@ -12,6 +12,7 @@ use crate::contract::Answer;
 use crate::contract::{Card, CardButton, CardRow, ToolCtx};
 use crate::features::button::Action;
 use crate::features::deps::Deps;
+use crate::features::held_calls::ops::HeldCallOps;
 use crate::line::postback::is_token;
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
@@ -36,10 +37,11 @@ impl Action for ConfirmCalls {
     const NAME: &'static str = "confirm_calls";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        let held = HeldCallOps::from_deps(deps);
         let mut answer = Answer::default();
         let mut texts: Vec<String> = Vec::new();
         for id in ids(&self.ids) {
-            let done = super::confirm_tapped(&deps.store, &deps.tools, ctx, id).await;
+            let done = super::confirm_tapped(&held, &deps.tools, ctx, id).await;
             if !texts.contains(&done.text) {
                 texts.push(done.text);
             }
@@ -56,8 +58,9 @@ impl Action for DiscardCalls {
     const NAME: &'static str = "discard_calls";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
+        let held = HeldCallOps::from_deps(deps);
         for id in ids(&self.ids) {
-            if let Err(e) = deps.store.held_calls().take(&ctx.conversation.id, id).await {
+            if let Err(e) = held.take(ctx, id).await {
                 tracing::warn!(error = %e, "could not drop a held call");
             }
         }

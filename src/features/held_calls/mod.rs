@@ -9,6 +9,9 @@
 //! declares destructive is held this way on every call, tainted turn or not.
 
 pub mod combined;
+pub mod ops;
+
+use ops::HeldCallOps;
 
 use futures::future::BoxFuture;
 use jiff::SignedDuration;
@@ -25,7 +28,7 @@ use crate::features::deps::Deps;
 use crate::llm::hold::{CallHolder, Held};
 use crate::platform::i18n::Lang;
 use crate::platform::text::truncate_graphemes;
-use crate::store::{NewHeldCall, Store};
+use crate::store::Store;
 
 /// ✅: run held call `id` here, once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,7 +50,7 @@ impl Action for ConfirmCall {
     const NAME: &'static str = "confirm_call";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        confirm_tapped(&deps.store, &deps.tools, ctx, self.id).await
+        confirm_tapped(&HeldCallOps::from_deps(deps), &deps.tools, ctx, self.id).await
     }
 }
 
@@ -55,7 +58,7 @@ impl Action for DiscardCall {
     const NAME: &'static str = "discard_call";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        discard_tapped(&deps.store, ctx, self.id).await
+        discard_tapped(&HeldCallOps::from_deps(deps), ctx, self.id).await
     }
 }
 /// How long a held call can be confirmed.
@@ -68,13 +71,13 @@ const MAX_TARGET_CHARS: usize = 1000;
 
 /// Holds calls in the store, with a confirmation card: what the tool loop gives held calls to.
 pub struct HeldCalls {
-    store: Store,
+    ops: HeldCallOps,
 }
 
 impl HeldCalls {
     /// HeldCalls kept in `store`.
     pub fn new(store: Store) -> Self {
-        Self { store }
+        Self { ops: HeldCallOps::new(store) }
     }
 }
 
@@ -86,27 +89,20 @@ impl CallHolder for HeldCalls {
         args: &'a str,
         why: Held<'a>,
     ) -> BoxFuture<'a, ToolReply> {
-        Box::pin(hold(&self.store, ctx, tool, args, why))
+        Box::pin(hold(&self.ops, ctx, tool, args, why))
     }
 }
 
 /// Holds the call `tool(args)` for confirmation; the reply tells the model it was not done and
 /// carries the confirmation card.
 pub async fn hold(
-    store: &Store,
+    held: &HeldCallOps,
     ctx: &ToolCtx,
     tool: &str,
     args: &str,
     why: Held<'_>,
 ) -> ToolReply {
-    let call = NewHeldCall {
-        conversation_id: &ctx.conversation.id,
-        tool,
-        args,
-        lang: ctx.lang,
-        at_ms: ctx.now().as_millisecond(),
-    };
-    let id = match store.held_calls().add(&call).await {
+    let id = match held.hold(ctx, tool, args).await {
         Ok(id) => id,
         Err(e) => {
             tracing::error!(error = %e, tool, "could not hold a call for confirmation");
@@ -203,7 +199,7 @@ fn card(lang: Lang, tool: &str, args: &str, id: i64, why: Held<'_>) -> Card {
 }
 
 /// ✅ tapped (verified for this conversation): runs the held call here, once, through `tools`.
-async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64) -> Answer {
+async fn confirm_tapped(held: &HeldCallOps, tools: &Registry, ctx: &ToolCtx, id: i64) -> Answer {
     let lang = ctx.lang;
     let gone = || Answer {
         text: lang
@@ -214,7 +210,7 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
             .into(),
         ..Answer::default()
     };
-    let call = match store.held_calls().take(&ctx.conversation.id, id).await {
+    let call = match held.take(ctx, id).await {
         Ok(Some(call)) => call,
         Ok(None) => return gone(),
         Err(e) => {
@@ -255,8 +251,8 @@ async fn confirm_tapped(store: &Store, tools: &Registry, ctx: &ToolCtx, id: i64)
 }
 
 /// ✖️ tapped: the held call is dropped.
-async fn discard_tapped(store: &Store, ctx: &ToolCtx, id: i64) -> Answer {
-    if let Err(e) = store.held_calls().take(&ctx.conversation.id, id).await {
+async fn discard_tapped(held: &HeldCallOps, ctx: &ToolCtx, id: i64) -> Answer {
+    if let Err(e) = held.take(ctx, id).await {
         tracing::warn!(error = %e, "could not drop a held call");
     }
     Answer {

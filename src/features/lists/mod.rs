@@ -7,7 +7,6 @@
 //! by the model, a button or the family page alike — is [`ops`].
 
 pub mod actions;
-pub mod lookup;
 pub mod ops;
 pub mod plan;
 pub mod view;

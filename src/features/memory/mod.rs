@@ -14,14 +14,13 @@ use serde::Serialize;
 
 pub mod actions;
 pub mod ops;
-pub mod privacy;
 pub mod relative;
 
 use crate::contract::{CardRow, ToolCtx};
 use crate::llm::prompt;
 use crate::platform::text::truncate_graphemes;
+use crate::store::Memory;
 pub use crate::store::{LoggedMessage, QuotedRow};
-use crate::store::{Memory, Store};
 
 /// The most characters the memory section adds to the system prompt.
 pub const PROMPT_BUDGET_CHARS: usize = 1500;
@@ -161,17 +160,6 @@ pub fn memory_row(m: &MemoryView) -> CardRow {
         format!("#{}", m.id),
         format!("{} ({who}{})", truncate_graphemes(&m.text, 100), m.date),
     )
-}
-
-/// The chat's part of a turn's prompt in `ctx`'s conversation whose message is `current`:
-/// [`prompt::chat_part`] plus that conversation's memories from `store` (and no other
-/// conversation's).
-pub async fn chat_part_from(store: &Store, ctx: &ToolCtx, current: &str) -> String {
-    let memories = store.memory().memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "memories unavailable for the prompt");
-        Vec::new()
-    });
-    chat_part(ctx, &memories, current)
 }
 
 /// [`prompt::chat_part`] with the memory section for `memories` (all of one conversation)

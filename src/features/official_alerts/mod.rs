@@ -11,4 +11,3 @@ pub mod reading;
 pub mod render;
 pub mod retry;
 pub mod tell;
-pub mod watcher;

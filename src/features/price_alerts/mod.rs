@@ -7,10 +7,8 @@
 
 pub mod actions;
 pub mod cheaper;
-pub mod create;
 pub mod crossing;
 pub mod describe;
 pub mod market;
 pub mod ops;
-pub mod poller;
 pub mod render;

@@ -1,17 +1,16 @@
 //! The buttons of reminder cards: ✅ done, ⏰ snooze 10 minutes, ❌ cancel. The postback was
-//! verified against this conversation; every store call is also scoped to it.
+//! verified against this conversation; each calls the reminders' operations, scoped to it.
 
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
-use tokio::sync::Notify;
 
 use super::describe::local_time;
-use super::ops::{Cancel, Reminders, Which};
+use super::ops::{Cancel, Reminders, Snoozed, Which};
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
-use crate::store::{ReminderStatus, Store};
+use crate::store::ReminderStatus;
 
 /// How long a snooze lasts.
 pub const SNOOZE: SignedDuration = SignedDuration::from_mins(10);
@@ -73,7 +72,7 @@ impl Action for ReminderDone {
     const NAME: &'static str = "reminder_done";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        text(done(&deps.store, ctx, self.0).await)
+        text(done(&Reminders::from_deps(deps), ctx, self.0).await)
     }
 }
 
@@ -81,7 +80,7 @@ impl Action for SnoozeReminder {
     const NAME: &'static str = "reminder_snooze";
 
     async fn run(self, deps: &Deps, ctx: &ToolCtx) -> Answer {
-        text(snooze(&deps.store, &deps.reminder_nudge, ctx, self.0).await)
+        text(snooze(&Reminders::from_deps(deps), ctx, self.0).await)
     }
 }
 
@@ -111,9 +110,9 @@ async fn cancel(deps: &Deps, ctx: &ToolCtx, id: i64) -> String {
 }
 
 /// ✅: acknowledges the occurrence; a repeating reminder keeps its next time.
-async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
+async fn done(reminders: &Reminders, ctx: &ToolCtx, this: Occurrence) -> String {
     let lang = ctx.lang;
-    match store.reminders().get(&ctx.conversation.id, this.reminder).await {
+    match reminders.one(ctx, this.reminder).await {
         Ok(Some(r)) => {
             let next = r
                 .next_fire_at
@@ -136,36 +135,18 @@ async fn done(store: &Store, ctx: &ToolCtx, this: Occurrence) -> String {
 }
 
 /// ⏰: the same reminder again in ten minutes, once per occurrence.
-async fn snooze(store: &Store, nudge: &Notify, ctx: &ToolCtx, this: Occurrence) -> String {
+async fn snooze(reminders: &Reminders, ctx: &ToolCtx, this: Occurrence) -> String {
     let lang = ctx.lang;
-    let Occurrence { reminder: rid, occurrence } = this;
-    let Ok(Some(row)) = store.reminders().get(&ctx.conversation.id, rid).await else {
-        return lang.pick("找不到這個提醒。", "No such reminder.").into();
-    };
-    let now = ctx.now();
-    let at = now.saturating_add(SNOOZE).unwrap_or(now);
-    let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
-    let local = at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
-    let created = store
-        .reminders()
-        .snooze(
-            &ctx.conversation.id,
-            rid,
-            occurrence,
-            &local,
-            at.as_millisecond(),
-            now.as_millisecond(),
-        )
-        .await;
-    nudge.notify_one();
-    let time = at.to_zoned_datetime(tz).strftime("%H:%M").to_string();
-    match created {
-        Ok(Some(_)) => format!(
+    match reminders.snooze(ctx, this.reminder, this.occurrence, SNOOZE).await {
+        Ok(Snoozed::At(time)) => format!(
             "{}{time}{}",
             lang.pick("⏰ 好的，", "⏰ OK, I'll remind you again at "),
             lang.pick(" 再提醒一次", "")
         ),
-        Ok(None) => lang.pick("這個提醒已經延後過了。", "That reminder is already snoozed.").into(),
+        Ok(Snoozed::Already) => {
+            lang.pick("這個提醒已經延後過了。", "That reminder is already snoozed.").into()
+        }
+        Ok(Snoozed::NotFound) => lang.pick("找不到這個提醒。", "No such reminder.").into(),
         Err(e) => {
             tracing::error!(error = %e, "snooze failed");
             lang.pick(

@@ -8,17 +8,12 @@
 
 pub mod actions;
 pub mod calendar_rule;
-pub mod create;
 pub mod describe;
-pub mod month_ahead;
 pub mod ops;
-pub mod picker;
-pub mod projection;
 pub mod quota_cost;
 pub mod recurrence;
 pub mod render;
 pub mod request;
-pub mod scheduler;
 
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;

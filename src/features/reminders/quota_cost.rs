@@ -6,7 +6,7 @@
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::projection::{self, expected_fires, occurrences_between, spread};
+use super::ops::projection::{self, expected_fires, occurrences_between, spread};
 use super::recurrence::Schedule;
 use crate::contract::{Card, CardRow, Styled, Tone};
 use crate::platform::i18n::Lang;

@@ -121,7 +121,7 @@ pub const EVERYDAY: Menu = Menu {
 };
 
 /// The everyday menu in English, linked to each person whose LINE profile says English (see
-/// [`super::english`]): each button sends what typing it in English would.
+/// [`super::ops::english`]): each button sends what typing it in English would.
 pub const EVERYDAY_EN: Menu = Menu {
     alias: "hearth-everyday-en",
     chat_bar_text: "Menu",

@@ -17,11 +17,9 @@
 //! hearth (or another key) installed; `hearth richmenu install` puts the current ones in place
 //! ([`crate::cli::richmenu`]).
 
-pub mod care_links;
-pub mod care_plans;
 pub mod draw;
-pub mod english;
 pub mod layout;
+pub mod ops;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

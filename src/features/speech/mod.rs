@@ -25,13 +25,12 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::contract::chart::images::{Bounds, Shelf};
-use crate::features::budget::{TokenBudget, budget_day};
+use crate::features::budget::{Spent, TokenBudget, budget_day};
 use crate::line::message::Message;
 use crate::llm::endpoint::Endpoint;
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
 use crate::platform::i18n::Lang;
-use crate::store::Store;
 
 /// The most characters spoken of one answer (OpenAI's speech models take 4096): about two
 /// minutes of speech; a longer answer is spoken up to a sentence's end before it.
@@ -204,13 +203,13 @@ impl Speech {
     /// not spoken.
     pub async fn speak_for_push(
         &self,
-        store: &Store,
+        spent: &Spent,
         chat: &str,
         text: &str,
         lang: Lang,
     ) -> Option<Message> {
         let day = budget_day(self.inner.clock.now(), &self.inner.tz);
-        match store.usage().tokens_used(&day, chat).await {
+        match spent.on(&day, chat).await {
             Ok(used) if self.inner.budget.check(used.chat, used.service).is_err() => {
                 tracing::info!(chat, "the day's token budget is spent: the push is not spoken");
                 return None;
@@ -220,7 +219,7 @@ impl Speech {
         }
         match self.speak(text, lang).await {
             Ok(spoken) => {
-                if let Err(e) = store.usage().add_tokens(&day, chat, spoken.tokens).await {
+                if let Err(e) = spent.add(&day, chat, spoken.tokens).await {
                     tracing::warn!(error = %e, "the spoken push's tokens were not counted");
                 }
                 Some(spoken.message)

@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use super::{Peer, Refusal, Session, check_csrf, session};
 use crate::contract::{ErrorKind, ToolError};
-use crate::features::digest::setting::DigestRequest;
+use crate::features::digest::ops::setting::DigestRequest;
 use crate::features::lists::ListName;
 use crate::features::lists::ops::{AddItems, EmptyList, Lists, NamedItems};
 use crate::features::lists::plan::wanted_items;
@@ -231,7 +231,6 @@ pub async fn reminders(
             failed(lang, ErrorKind::Internal).to_string()
         }
     };
-    app.loops.reminder_nudge.notify_one();
     Ok(back(&app, &session, "reminders", &said))
 }
 

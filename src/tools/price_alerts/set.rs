@@ -1,6 +1,6 @@
 //! `price_alert`: watches a symbol for this conversation and pushes a card when the price rises
 //! to or falls to a level — once, or every time it crosses again. What is checked and created is
-//! [`crate::features::price_alerts::create`]; this tool reads the model's arguments and draws the
+//! [`crate::features::price_alerts::ops::create`]; this tool reads the model's arguments and draws the
 //! confirmation card (or, when the quota would not pay, the refusal with the cheaper ways).
 
 use schemars::JsonSchema;
@@ -10,11 +10,11 @@ use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolErro
 use crate::features::button::Action;
 use crate::features::price_alerts::actions::CancelPriceAlert;
 use crate::features::price_alerts::cheaper;
-use crate::features::price_alerts::create::{
-    COOLDOWN_S, CreatedAlert, PriceAlertCreation, PriceAlertRequest,
-};
 use crate::features::price_alerts::crossing::{Direction, Frequency};
 use crate::features::price_alerts::describe::{condition, frequency};
+use crate::features::price_alerts::ops::create::{
+    COOLDOWN_S, CreatedAlert, PriceAlertCreation, PriceAlertRequest,
+};
 use crate::features::price_alerts::render::tone_of;
 use crate::features::reminders::quota_cost;
 use crate::platform::format::money;

@@ -11,11 +11,11 @@ use serde::{Deserialize, Serialize};
 use crate::contract::{Card, CardRow, Chip, Styled, Tone, Tool, ToolCtx, ToolError};
 use crate::features::button::Action;
 use crate::features::reminders::actions::CancelReminder;
-use crate::features::reminders::create::ReminderCreation;
 use crate::features::reminders::describe::{
     calendar_notes, local_time, repetition, upcoming, zone_label,
 };
-use crate::features::reminders::picker;
+use crate::features::reminders::ops::create::ReminderCreation;
+use crate::features::reminders::ops::picker;
 use crate::features::reminders::quota_cost::{self, QuotaCost};
 use crate::features::reminders::recurrence::Freq;
 use crate::features::reminders::request::{

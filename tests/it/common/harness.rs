@@ -277,7 +277,7 @@ impl Harness {
     pub async fn advance_and_tick(
         &self,
         by: jiff::SignedDuration,
-    ) -> hearth::features::reminders::scheduler::TickReport {
+    ) -> hearth::features::reminders::ops::scheduler::TickReport {
         self.clock.advance(by);
         self.app.loops.reminders.tick().await.expect("tick")
     }

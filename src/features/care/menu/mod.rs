@@ -1,5 +1,5 @@
 //! The care menu: the rich menu LINE shows whoever a care plan asks, while a plan asks her
-//! (linked by [`crate::features::richmenu::care_links`]), and its three buttons of her own.
+//! (linked by [`crate::features::richmenu::ops::care_links`]), and its three buttons of her own.
 //!
 //! - **✅ 我吃藥了** confirms her open dose — the latest one asked and not yet confirmed, of the
 //!   plans that ask her — through the same verb as ✅ 吃了 on the prompt and 「我吃藥了」 in
@@ -96,13 +96,7 @@ impl Action for CareMenuCall {
             ));
         };
         let now = ctx.now();
-        let since = now.saturating_sub(CALL_GAP).unwrap_or(now);
-        match deps
-            .store
-            .menus()
-            .claim_care_call(user, now.as_millisecond(), since.as_millisecond())
-            .await
-        {
+        match care.claim_call(ctx, user, CALL_GAP).await {
             Ok(true) => {}
             Ok(false) => {
                 return text(lang.pick(

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::schedule::{format_local_time, next_at, parse_local_time};
 use crate::contract::{ToolCtx, ToolError};
+use crate::features::digest::schedule::{format_local_time, next_at, parse_local_time};
 use crate::features::reminders::describe::local_time;
 use crate::sources::weather::WeatherSource;
 use crate::store::{DigestRow, NewDigest, Store, StoreError};

@@ -16,10 +16,11 @@ use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::steps::{self, Notice, State, Timing};
-use super::{Plan, Route, render, report, schedule, words};
+use super::report;
 use crate::contract::chart::publish::Charts;
 use crate::door::Door;
+use crate::features::care::steps::{self, Notice, State, Timing};
+use crate::features::care::{Plan, Route, render, schedule, words};
 use crate::features::speech::Speech;
 use crate::line::message::{Message, append_last};
 use crate::push::delivery::{self, Item, Outcome, Pusher};
@@ -246,13 +247,13 @@ impl CareWatcher {
             Some(id) => self.pusher.quota().is_friend(id).await,
             None => false,
         };
-        super::route(member, friend, &plan.row.conversation_id)
+        crate::features::care::route(member, friend, &plan.row.conversation_id)
     }
 
     /// The caregivers with their routes (the plan's chat when it names none).
     async fn caregiver_routes(&self, plan: &Plan) -> Vec<(String, Route)> {
         let mut routes = Vec::new();
-        let reached = super::reached(&self.door, plan).await.unwrap_or_else(|e| {
+        let reached = crate::features::care::reached(&self.door, plan).await.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "care: who is reached is unknown; every caregiver is told");
             plan.caregivers.clone()
         });
@@ -337,7 +338,14 @@ impl CareWatcher {
             }
         }
         let said = words::spoken_prompt(plan, dose, now);
-        speech.speak_for_push(store, &route.to, &said, plan.row.lang).await
+        speech
+            .speak_for_push(
+                &crate::features::budget::Spent::new(store.clone()),
+                &route.to,
+                &said,
+                plan.row.lang,
+            )
+            .await
     }
 
     /// Pushes `outs` (per chat, together); false when any has to be tried again.
@@ -376,11 +384,11 @@ impl CareWatcher {
         let Some(plan) = store.care().plan(reading.plan_id).await?.and_then(Plan::read) else {
             return store.care().reading_told(reading.id, now.as_millisecond()).await;
         };
-        let values = super::limits::Reading::of_row(&reading);
+        let values = crate::features::care::limits::Reading::of_row(&reading);
         let zh = plan.row.lang == crate::platform::i18n::Lang::ZhTw;
         let line = words::reading_line(
             &plan,
-            &super::limits::describe(&values, zh),
+            &crate::features::care::limits::describe(&values, zh),
             reading.outside.as_deref().unwrap_or_default(),
             reading.reporter_name.as_deref(),
         );

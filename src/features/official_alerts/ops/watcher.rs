@@ -16,10 +16,10 @@ use std::sync::{Mutex, PoisonError};
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::reading::{self, Kind};
-use super::render;
-use super::retry::{self, AfterFailure, Failing};
-use super::tell::{self, Tell, Told};
+use crate::features::official_alerts::reading::{self, Kind};
+use crate::features::official_alerts::render;
+use crate::features::official_alerts::retry::{self, AfterFailure, Failing};
+use crate::features::official_alerts::tell::{self, Tell, Told};
 use crate::platform::metrics;
 use crate::push::delivery::{self, Item, Outcome, Pusher};
 use crate::push::quiet::PushKind;

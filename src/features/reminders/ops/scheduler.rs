@@ -13,7 +13,7 @@
 use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
-use super::render;
+use crate::features::reminders::render;
 use crate::push::delivery::{self, Item, Outcome, Pusher};
 use crate::push::quiet::PushKind;
 use crate::sources::calendar::WorkCalendar;

@@ -13,7 +13,7 @@ use jiff::civil::Time;
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
-use super::recurrence::Schedule;
+use crate::features::reminders::recurrence::Schedule;
 use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{AlertRow, Frequency, StoreError};

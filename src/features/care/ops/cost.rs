@@ -8,8 +8,8 @@
 use futures::future::BoxFuture;
 use jiff::Timestamp;
 
-use super::Plan;
-use super::schedule;
+use crate::features::care::Plan;
+use crate::features::care::schedule;
 use crate::push::quota::tracking::KeptBack;
 use crate::store::Store;
 

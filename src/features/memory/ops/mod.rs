@@ -4,6 +4,8 @@
 //! memory (the confirmation tap). The `memory` tool, the buttons and the family page call these,
 //! never the store around them; each forgetting is recorded in the feed of changes.
 
+pub mod privacy;
+
 use crate::contract::ToolCtx;
 use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
@@ -38,6 +40,17 @@ impl MemoryOps {
     /// The verbs over `deps`' store.
     pub fn from_deps(deps: &Deps) -> Self {
         Self::new(deps.store.clone())
+    }
+
+    /// The chat's part of a turn's prompt in `ctx`'s conversation whose message is `current`:
+    /// [`super::chat_part`] with that conversation's memories (and no other conversation's).
+    pub async fn chat_part(&self, ctx: &ToolCtx, current: &str) -> String {
+        let memories =
+            self.store.memory().memories(&ctx.conversation.id).await.unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "memories unavailable for the prompt");
+                Vec::new()
+            });
+        super::chat_part(ctx, &memories, current)
     }
 
     /// The chat log of `ctx`'s chat since `since_ms` (Unix ms), newest first, at most `limit`

@@ -7,6 +7,10 @@
 //! retry key, and records the change in the feed ([`crate::features::changes`]). The buttons,
 //! the menu and the `care` tool only render what these return.
 
+pub mod cost;
+pub mod report;
+pub mod watcher;
+
 use std::sync::Arc;
 
 use jiff::SignedDuration;
@@ -183,13 +187,45 @@ impl CareOps {
         plan: &Plan,
         from: jiff::Timestamp,
         to: jiff::Timestamp,
-    ) -> Result<super::report::Week, StoreError> {
-        super::report::read(&self.store, plan, from, to).await
+    ) -> Result<report::Week, StoreError> {
+        report::read(&self.store, plan, from, to).await
     }
 
-    /// The plans `ctx`'s chat may see and act on now.
+    /// The plans `ctx`'s chat may see and act on now ([`super::may_see`]), readable ones only.
     pub async fn plans_seen(&self, ctx: &ToolCtx) -> Result<Vec<Plan>, StoreError> {
-        super::seen_from(&self.store, &self.door, &ctx.conversation.id).await
+        let chat = &ctx.conversation.id;
+        let mut plans = Vec::new();
+        for plan in self.store.care().plans_of_chat(chat).await?.into_iter().filter_map(Plan::read)
+        {
+            if super::may_see(&self.door, chat, &plan).await? {
+                plans.push(plan);
+            }
+        }
+        Ok(plans)
+    }
+
+    /// Plan `id`, kept in `ctx`'s own chat (a draft's ✅ 開始), readable.
+    pub async fn plan_here(&self, ctx: &ToolCtx, id: i64) -> Result<Option<Plan>, StoreError> {
+        Ok(self
+            .store
+            .care()
+            .plan(id)
+            .await?
+            .filter(|row| row.conversation_id == ctx.conversation.id)
+            .and_then(Plan::read))
+    }
+
+    /// Records a 📞 of `ctx`'s member unless they asked within `gap`: true when the family is
+    /// to be told, false when it is too soon.
+    pub async fn claim_call(
+        &self,
+        ctx: &ToolCtx,
+        user: &str,
+        gap: SignedDuration,
+    ) -> Result<bool, StoreError> {
+        let now = ctx.now();
+        let since = now.saturating_sub(gap).unwrap_or(now);
+        self.store.menus().claim_care_call(user, now.as_millisecond(), since.as_millisecond()).await
     }
 
     /// The plans that ask `ctx`'s member, seen from her own 1:1 chat, with a status in

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use jiff::Timestamp;
 use tokio::sync::Notify;
 
-use super::ops::MAX_TEXT;
-use super::quota_cost::{self, Plan, QuotaCost};
-use super::recurrence::{Freq, Schedule};
-use super::request::{ReminderRequest, schedule_of};
+use super::MAX_TEXT;
 use crate::contract::{ToolCtx, ToolError};
+use crate::features::reminders::quota_cost::{self, Plan, QuotaCost};
+use crate::features::reminders::recurrence::{Freq, Schedule};
+use crate::features::reminders::request::{ReminderRequest, schedule_of};
 use crate::platform::text::grapheme_len;
 use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;

@@ -3,11 +3,11 @@
 //! one as soon as hearth learns their profile — at their first message in their 1:1 chat (a
 //! follow alone asks LINE nothing) — and unlinked if their profile later says otherwise. The care menu comes first:
 //! someone a care plan asks keeps the care menu, and gets the English menu back when no plan
-//! asks her any more ([`crate::features::richmenu::care_links`]). A link is recorded only once
+//! asks her any more ([`crate::features::richmenu::ops::care_links`]). A link is recorded only once
 //! LINE accepted it; without an installed English menu nobody is linked, and `hearth richmenu
 //! install` links every English speaker to the new one.
 
-use super::layout::EVERYDAY_EN;
+use crate::features::richmenu::layout::EVERYDAY_EN;
 use crate::line::client::{LineClient, LineError};
 use crate::store::{Store, StoreError};
 

@@ -1,7 +1,7 @@
 //! The price-alert poller. Each tick claims the watched symbols that are due (with a lease, so
 //! several processes split them), fetches each **once** however many conversations watch it —
 //! through the same cached [`QuoteSource`] as `get_quote`, at most `concurrency` at a time —
-//! evaluates all its alerts with the pure [`super::crossing`] state machine, and
+//! evaluates all its alerts with the pure [`crate::features::price_alerts::crossing`] state machine, and
 //! records state changes and fires in one transaction (each fire fenced on `fire_seq`, its
 //! rendered push and retry key `uuid_v5("alert:{id}:{fire_seq}")` recorded with it). Then the
 //! recorded pushes go out through [`crate::push::delivery`]'s per-chat outbox, like reminders and the
@@ -16,10 +16,10 @@
 use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
-use super::crossing::{self, Rule, Sample, Side, State};
-use super::market::{Market, cadence, is_fresh};
-use super::render;
 use crate::contract::chart::publish::Charts;
+use crate::features::price_alerts::crossing::{self, Rule, Sample, Side, State};
+use crate::features::price_alerts::market::{Market, cadence, is_fresh};
+use crate::features::price_alerts::render;
 use crate::push::delivery::{self, Item, Outcome, Pusher};
 use crate::push::quiet::PushKind;
 use crate::sources::UpstreamError;

@@ -11,13 +11,13 @@ use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use super::actions::Occurrence;
-use super::describe::local_time;
-use super::recurrence::Schedule;
 use crate::contract::Answer;
 use crate::contract::{CardButton, ToolCtx};
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
+use crate::features::reminders::actions::Occurrence;
+use crate::features::reminders::describe::local_time;
+use crate::features::reminders::recurrence::Schedule;
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
 use crate::store::{MovedRule, ReminderStatus};
@@ -269,7 +269,7 @@ impl Action for MoveReminder {
         match result {
             Ok(true) => {
                 let when = local_time(first, &moved.tz, lang);
-                let repeats = super::describe::repetition(&moved, lang)
+                let repeats = crate::features::reminders::describe::repetition(&moved, lang)
                     .map(|r| format!("（{r}）"))
                     .unwrap_or_default();
                 text(format!(

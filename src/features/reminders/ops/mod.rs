@@ -4,16 +4,25 @@
 //! time). The `reminders` tool, the ❌ button and the family page call these (scoped to their
 //! chat), never the store around them; a cancel is recorded in the feed of changes.
 
+pub mod create;
+pub mod month_ahead;
+pub mod picker;
+pub mod projection;
+pub mod scheduler;
+
+use std::sync::Arc;
+
 use jiff::{SignedDuration, Timestamp};
+use tokio::sync::Notify;
 
 use super::describe::{local_time, repetition};
-use super::projection::occurrences_between;
 use crate::contract::ToolCtx;
 use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{ReminderRow, ReminderStatus, Store, StoreError};
+use projection::occurrences_between;
 
 /// The longest reminder text.
 pub const MAX_TEXT: usize = 500;
@@ -83,22 +92,72 @@ pub struct Listed {
     pub paused: bool,
 }
 
-/// The reminders of every chat, over the store; workday reminders follow `work_calendar`.
+/// The reminders of every chat, over the store; workday reminders follow `work_calendar`, and
+/// a change that makes one due sooner wakes the scheduler (`nudge`).
 #[derive(Clone)]
 pub struct Reminders {
     store: Store,
     work_calendar: WorkCalendar,
+    nudge: Arc<Notify>,
+}
+
+/// What a snooze came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Snoozed {
+    /// Asked again at this time (`HH:MM` in the reminder's zone).
+    At(String),
+    /// This occurrence was snoozed already.
+    Already,
+    /// No such reminder in the chat.
+    NotFound,
 }
 
 impl Reminders {
-    /// The reminders kept in `store`.
-    pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
-        Self { store, work_calendar }
+    /// The reminders kept in `deps`' store, waking `deps`' reminder scheduler.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self {
+            store: deps.store.clone(),
+            work_calendar: deps.work_calendar.clone(),
+            nudge: deps.reminder_nudge.clone(),
+        }
     }
 
-    /// The reminders kept in `deps`' store.
-    pub fn from_deps(deps: &Deps) -> Self {
-        Self::new(deps.store.clone(), deps.work_calendar.clone())
+    /// Reminder `id` of `ctx`'s chat, as kept.
+    pub async fn one(&self, ctx: &ToolCtx, id: i64) -> Result<Option<ReminderRow>, StoreError> {
+        self.store.reminders().get(&ctx.conversation.id, id).await
+    }
+
+    /// Asks `occurrence` of reminder `id` of `ctx`'s chat again `after` from now, once per
+    /// occurrence, and wakes the scheduler.
+    pub async fn snooze(
+        &self,
+        ctx: &ToolCtx,
+        id: i64,
+        occurrence: i64,
+        after: SignedDuration,
+    ) -> Result<Snoozed, StoreError> {
+        let Some(row) = self.one(ctx, id).await? else { return Ok(Snoozed::NotFound) };
+        let now = ctx.now();
+        let at = now.saturating_add(after).unwrap_or(now);
+        let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
+        let local = at.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%dT%H:%M").to_string();
+        let created = self
+            .store
+            .reminders()
+            .snooze(
+                &ctx.conversation.id,
+                id,
+                occurrence,
+                &local,
+                at.as_millisecond(),
+                now.as_millisecond(),
+            )
+            .await?;
+        self.nudge.notify_one();
+        Ok(match created {
+            Some(_) => Snoozed::At(at.to_zoned_datetime(tz).strftime("%H:%M").to_string()),
+            None => Snoozed::Already,
+        })
     }
 
     /// The active and paused reminders of `chat`, soonest first, as kept.
@@ -191,7 +250,9 @@ impl Reminders {
         };
         match next {
             Some(at) => {
-                Ok(self.store.reminders().resume(chat, id, at.as_millisecond()).await?.into())
+                let resumed = self.store.reminders().resume(chat, id, at.as_millisecond()).await?;
+                self.nudge.notify_one();
+                Ok(resumed.into())
             }
             None => Ok(Changed::NotFound),
         }

@@ -3,17 +3,17 @@
 //! store says are linked ([`changes`], a pure decision), links the new ones to the menu the
 //! `hearth-care` alias names and unlinks the others, recording each change only once LINE
 //! accepted it. A plan started, paused, resumed, changed or stopped runs a round at once
-//! ([`crate::features::richmenu::care_plans`]); the care loop also runs one after each of its own,
+//! ([`crate::features::richmenu::ops::care_plans`]); the care loop also runs one after each of its own,
 //! which retries what LINE refused. Someone the care menu is taken from whose LINE profile says
-//! English gets the English everyday menu back ([`crate::features::richmenu::english`]), anyone
+//! English gets the English everyday menu back ([`crate::features::richmenu::ops::english`]), anyone
 //! else the default. Without an installed care menu nobody is linked (and the alias is looked
 //! up again after [`RETRY_MISSING`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::features::richmenu::english::EnglishMenu;
 use crate::features::richmenu::layout::CARE;
+use crate::features::richmenu::ops::english::EnglishMenu;
 use crate::line::client::{LineClient, LineError};
 use crate::store::{Store, StoreError};
 

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::cheaper::{self, Cheaper};
-use super::crossing::{Direction, Frequency, Side};
-use super::describe::{AlertTerms, condition};
 use crate::contract::{ToolCtx, ToolError};
+use crate::features::price_alerts::cheaper::{self, Cheaper};
+use crate::features::price_alerts::crossing::{Direction, Frequency, Side};
+use crate::features::price_alerts::describe::{AlertTerms, condition};
 use crate::features::reminders::quota_cost::{self, Plan, QuotaCost};
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;

@@ -4,10 +4,11 @@
 //! all call these, so whatever is done anywhere is recorded as done by whoever did it, under the
 //! same caps and merging. Each answer is what the model reads and what the card is drawn from.
 
+pub mod lookup;
+
 use serde::Serialize;
 
 use super::ListName;
-use super::lookup::{OtherList, find_list, other_lists};
 use super::plan::{Addition, Found, Wanted, find_item, plan_additions};
 use super::view::ListView;
 use crate::contract::{ToolCtx, ToolError};
@@ -15,6 +16,7 @@ use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::i18n::Lang;
 use crate::store::{Checked, ListEdit, ListItem, ListRow, Store, StoreError};
+use lookup::{OtherList, find_list, other_lists};
 
 /// The lists of every chat, over the store.
 #[derive(Clone)]

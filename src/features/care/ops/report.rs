@@ -7,9 +7,9 @@
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
-use super::Plan;
-use super::steps::State;
 use crate::contract::chart::CareDay;
+use crate::features::care::Plan;
+use crate::features::care::steps::State;
 use crate::store::{DoseRow, ReadingRow, Store, StoreError};
 
 /// The stretch a report covers.

@@ -4,6 +4,9 @@
 //! `price_alerts` tool, the buttons and the family page call these, never the store around
 //! them; a cancel is recorded in the feed of changes.
 
+pub mod create;
+pub mod poller;
+
 use jiff::SignedDuration;
 
 use crate::contract::ToolCtx;

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::ListName;
 use crate::contract::{ToolCtx, ToolError};
+use crate::features::lists::ListName;
 use crate::platform::i18n::Lang;
 use crate::store::{ListItem, ListRow, ListSummary, Store};
 

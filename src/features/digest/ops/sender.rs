@@ -15,11 +15,13 @@ use jiff::civil::{Date, Time};
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
-use super::content::{self, DigestContent, MovedQuote, TodayReminder, WeatherLine};
-use super::render;
-use super::schedule::{self, GRACE};
 use super::setting::DigestSetting;
 use crate::contract::CardButton;
+use crate::features::digest::content::{
+    self, DigestContent, MovedQuote, TodayReminder, WeatherLine,
+};
+use crate::features::digest::render;
+use crate::features::digest::schedule::{self, GRACE};
 use crate::features::official_alerts;
 use crate::line::postback::ButtonSigner;
 use crate::platform::i18n::Lang;

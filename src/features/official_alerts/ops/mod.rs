@@ -4,6 +4,8 @@
 //! and stop. The `official_alerts` tool calls these, never the store around them; following
 //! and stopping are recorded in the feed of changes.
 
+pub mod watcher;
+
 use crate::contract::ToolCtx;
 use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
