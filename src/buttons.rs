@@ -14,7 +14,7 @@ use crate::features::lists::view::CheckListItem;
 use crate::features::memory::actions::{ForgetAllMemories, ForgetMemory};
 use crate::features::price_alerts::actions::{CancelPriceAlert, MutePriceAlert};
 use crate::features::reminders::actions::{CancelReminder, ReminderDone, SnoozeReminder};
-use crate::features::reminders::ops::picker::{MoveReminder, RescheduleOccurrence};
+use crate::features::reminders::picker::{MoveReminder, RescheduleOccurrence};
 use crate::platform::i18n::Lang;
 
 /// Builds the production action registry.

@@ -178,34 +178,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             hearth::cli::eval::run_cli(&config, &args).await?;
         }
         Command::Chats => {
-            let store = hearth::store::Store::connect(&config.store.database_url).await?;
-            let mut chats = Vec::new();
-            for chat in store.access().chat_accesses().await? {
-                let held = match chat.status.as_str() {
-                    "revoked" => Some(store.access().held_back(&chat.conversation_id).await?),
-                    _ => None,
-                };
-                chats.push((chat, held));
-            }
-            print!("{}", hearth::turn::limits::access::render_chats(&chats));
+            let door = hearth::cli::access::door(&config).await?;
+            print!("{}", hearth::cli::access::chats(&door).await?);
         }
         Command::Approve { id } => {
-            let store = hearth::store::Store::connect(&config.store.database_url).await?;
-            let id = hearth::turn::limits::access::chat_id(&id)?;
-            store
-                .access()
-                .approve_chat(&id, "cli", jiff::Timestamp::now().as_millisecond())
-                .await?;
-            println!("{id} is approved: hearth serves it from now on");
+            let door = hearth::cli::access::door(&config).await?;
+            println!("{}", hearth::cli::access::approve(&door, &id).await?);
         }
         Command::Revoke { id } => {
-            let store = hearth::store::Store::connect(&config.store.database_url).await?;
-            let id = hearth::turn::limits::access::chat_id(&id)?;
-            let ended =
-                store.access().revoke_chat(&id, jiff::Timestamp::now().as_millisecond()).await?;
-            println!(
-                "{id} is revoked: hearth stops serving it within half a minute ({ended} family-page sessions ended; its reminders, alerts and plans are kept, not pushed, until `hearth approve`)"
-            );
+            let door = hearth::cli::access::door(&config).await?;
+            println!("{}", hearth::cli::access::revoke(&door, &id).await?);
         }
         Command::Usage { month } => {
             let store = hearth::store::Store::connect(&config.store.database_url).await?;
@@ -221,21 +203,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             print!("{}", hearth::cli::usage::report(&spent, &month, prices).await?);
         }
         Command::Pair => {
-            let store = hearth::store::Store::connect(&config.store.database_url).await?;
-            let code = hearth::turn::limits::access::new_pairing_code();
-            let normalised =
-                hearth::turn::limits::access::pairing_code_in(&code).unwrap_or_default();
-            let now = jiff::Timestamp::now().as_millisecond();
+            let door = hearth::cli::access::door(&config).await?;
+            let code = hearth::cli::access::pair(&door).await?;
             let valid = hearth::turn::limits::access::PAIRING_VALID;
-            let expires = now + i64::try_from(valid.as_millis()).unwrap_or(i64::MAX);
-            store
-                .access()
-                .add_pairing_code(
-                    &hearth::turn::limits::access::code_hash(&normalised),
-                    now,
-                    expires,
-                )
-                .await?;
             println!("{code}");
             eprintln!(
                 "Send this code to hearth in the chat to approve (a 1:1 chat or a group) within {} minutes; it works once.",
@@ -270,9 +240,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             )?;
             let now = jiff::Timestamp::now();
             let document =
-                hearth::cli::export::export(&store, &chat, &tz, lang, &calendar, now).await?;
+                hearth::features::export::ops::export(&store, &chat, &tz, lang, &calendar, now)
+                    .await?;
             // A typo must not read as a family with nothing kept.
-            if document.is_empty() && store.access().chat_standing(&chat).await?.is_none() {
+            let door = hearth::cli::access::door(&config).await?;
+            if document.is_empty() && door.standing(&chat).await?.is_none() {
                 anyhow::bail!(
                     "hearth has never heard from {chat} and keeps nothing for it: see `hearth chats` for the chats it knows"
                 );

@@ -4,6 +4,7 @@
 //! kept for one chat, as one JSON document), [`richmenu`] (hearth's rich menus at LINE) and
 //! [`usage`] (each chat's LLM tokens and cost in a month).
 
+pub mod access;
 pub mod backup;
 pub mod chat;
 pub mod doctor;

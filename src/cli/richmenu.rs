@@ -181,18 +181,8 @@ pub async fn remove(config: &Config, store: &Store) -> Result<String, RichMenuEr
         line.delete_rich_menu(id).await.map_err(at_line("deleting a menu"))?;
         report += &format!("deleted {id}\n");
     }
-    let linked =
-        store.menus().care_menu_links().await.map_err(|e| RichMenuError::Store(e.to_string()))?;
-    for (user, _) in linked {
-        store
-            .menus()
-            .set_care_menu_link(&user, None)
-            .await
-            .map_err(|e| RichMenuError::Store(e.to_string()))?;
-    }
     CareMenuLinks::new(line.clone(), store.clone())
-        .english()
-        .forget_links()
+        .forget_all()
         .await
         .map_err(|e| RichMenuError::Store(e.to_string()))?;
     if ours.is_empty() {

@@ -30,7 +30,7 @@ pub use rule::{Chat, Closed, Presence, Standing};
 
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
-use crate::store::{Store, StoreError};
+use crate::store::{ChatAccess, HeldBack, Store, StoreError};
 
 /// How long a served chat is trusted from memory before the store is asked again.
 pub const REMEMBERED: SignedDuration = SignedDuration::from_secs(30);
@@ -183,6 +183,41 @@ impl Door {
     /// Counts one pairing guess in the minute window `minute`: how many there are now.
     pub async fn count_guess(&self, minute: i64) -> Result<i64, StoreError> {
         self.store.access().count_pairing_guess(minute).await
+    }
+
+    /// Every chat hearth has heard from, pending ones first, each revoked one with what it
+    /// holds back (`hearth chats`).
+    pub async fn chats(&self) -> Result<Vec<(ChatAccess, Option<HeldBack>)>, StoreError> {
+        let mut chats = Vec::new();
+        for chat in self.store.access().chat_accesses().await? {
+            let held = match chat.status.as_str() {
+                "revoked" => Some(self.store.access().held_back(&chat.conversation_id).await?),
+                _ => None,
+            };
+            chats.push((chat, held));
+        }
+        Ok(chats)
+    }
+
+    /// Where `chat` stands (`approved`, `pending`, `revoked`); none for a chat never heard from.
+    pub async fn standing(&self, chat: &str) -> Result<Option<String>, StoreError> {
+        self.store.access().chat_standing(chat).await
+    }
+
+    /// Revokes `chat` at `now_ms`: its family-page sessions end (how many), what it keeps is
+    /// held back until it is approved again.
+    pub async fn revoke(&self, chat: &str, now_ms: i64) -> Result<u64, StoreError> {
+        self.store.access().revoke_chat(chat, now_ms).await
+    }
+
+    /// Keeps a new pairing code's hash from `now_ms` until `expires_ms`.
+    pub async fn add_pairing_code(
+        &self,
+        code_hash: &str,
+        now_ms: i64,
+        expires_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.store.access().add_pairing_code(code_hash, now_ms, expires_ms).await
     }
 
     /// Forgets the counts of pairing guesses of minute windows before `minute`.

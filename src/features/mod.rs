@@ -36,6 +36,7 @@ pub mod care;
 pub mod changes;
 pub mod deps;
 pub mod digest;
+pub mod export;
 pub mod family_page;
 pub mod held_calls;
 pub mod lists;

@@ -217,7 +217,9 @@ impl Hearth {
             tz.clone(),
             config.push.personal_reminders_1to1,
         )
-        .keeping_back(Arc::new(crate::features::care::ops::cost::CareReserve::new(store.clone())));
+        .keeping_back(Arc::new(crate::features::care::ops::reserve::CareReserve::new(
+            store.clone(),
+        )));
         let care_menus = crate::features::richmenu::ops::care_links::CareMenuLinks::new(
             line.clone(),
             store.clone(),

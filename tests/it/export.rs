@@ -20,7 +20,7 @@ async fn an_export_holds_every_kind_of_thing_kept_for_the_chat_and_nothing_of_an
 
     let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
     let calendar = hearth::sources::calendar::WorkCalendar::builtin().expect("calendar");
-    let document = hearth::cli::export::export(
+    let document = hearth::features::export::ops::export(
         &h.app.store,
         MOM,
         &tz,
@@ -124,9 +124,10 @@ async fn exported(h: &Harness, chat: &str) -> Value {
     let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
     let calendar = hearth::sources::calendar::WorkCalendar::builtin().expect("calendar");
     let now = hearth::platform::clock::Clock::now(&*h.clock);
-    let document = hearth::cli::export::export(&h.app.store, chat, &tz, Lang::ZhTw, &calendar, now)
-        .await
-        .expect("export");
+    let document =
+        hearth::features::export::ops::export(&h.app.store, chat, &tz, Lang::ZhTw, &calendar, now)
+            .await
+            .expect("export");
     serde_json::to_value(&document).expect("json")
 }
 

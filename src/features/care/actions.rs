@@ -4,56 +4,15 @@
 //! visible there). The dose verbs are [`super::ops`]'s, the same the menu and the `care` tool
 //! call; these only render what they come to.
 
-use serde::{Deserialize, Serialize};
-
 use super::ops::{CareOps, DoseOutcome};
 use super::steps::{Refusal, Tap};
+pub use super::taps::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
 use super::{schedule, words};
 use crate::contract::{Answer, ToolCtx};
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
 use crate::platform::i18n::Lang;
 use crate::store::{CareStatus, StoreError};
-
-/// ✅ 吃了 (the one asked) or 她吃了 (a caregiver): dose `dose` was taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CareTaken {
-    /// The dose.
-    pub dose: i64,
-}
-
-/// ⏰ 等一下: ask again in 20 minutes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CareLater {
-    /// The dose.
-    pub dose: i64,
-}
-
-/// 我來打電話: the tapper takes it in hand; nobody else is told more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CareOnIt {
-    /// The dose.
-    pub dose: i64,
-}
-
-/// ✅ 開始 on a draft plan's card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CareStart {
-    /// The plan.
-    pub plan: i64,
-}
-
-/// 🛑 停止並刪除紀錄: stop the plan and delete its doses and readings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CareStop {
-    /// The plan.
-    pub plan: i64,
-}
 
 fn gone(lang: Lang) -> Answer {
     text(lang.pick("這個照顧計畫已經不在了。", "That care plan no longer exists."))

@@ -17,12 +17,15 @@
 //! ever logged.
 
 pub mod actions;
+pub mod cost;
 pub mod limits;
 pub mod menu;
 pub mod ops;
 pub mod render;
+pub mod report;
 pub mod schedule;
 pub mod steps;
+pub mod taps;
 pub mod words;
 
 use jiff::civil::Time;

@@ -6,9 +6,9 @@
 
 use jiff::Timestamp;
 
-use super::actions::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
-use super::ops::cost::MonthlyCost;
-use super::ops::report::Week;
+use super::cost::MonthlyCost;
+use super::report::Week;
+use super::taps::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
 use super::words::{dose_time, mention};
 use super::{Plan, Route};
 use crate::contract::chart::ChartSpec;

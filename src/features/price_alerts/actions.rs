@@ -2,32 +2,15 @@
 //! against this conversation; the verbs are [`super::ops`]'s, scoped to it, so an id from
 //! another conversation finds nothing.
 
-use serde::{Deserialize, Serialize};
-
 use super::describe::condition;
 use super::ops::{Cancel, PriceAlertOps, Which};
+pub use super::taps::{CancelPriceAlert, MutePriceAlert};
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
 use crate::platform::i18n::Lang;
 use crate::store::AlertRow;
-
-/// ❌: cancel price alert `id` (fired alerts, the list, the confirmation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CancelPriceAlert {
-    /// The alert.
-    pub id: i64,
-}
-
-/// 🔕: mute every-time alert `id` for [`super::ops::MUTE`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct MutePriceAlert {
-    /// The alert.
-    pub id: i64,
-}
 
 impl Action for CancelPriceAlert {
     const NAME: &'static str = "cancel_price_alert";

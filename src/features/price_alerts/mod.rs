@@ -12,3 +12,4 @@ pub mod describe;
 pub mod market;
 pub mod ops;
 pub mod render;
+pub mod taps;

@@ -5,9 +5,9 @@
 
 use jiff::tz::TimeZone;
 
-use super::actions::{CancelPriceAlert, MutePriceAlert};
 use super::crossing::{Direction, Frequency};
 use super::describe::{condition, frequency, price_time};
+use super::taps::{CancelPriceAlert, MutePriceAlert};
 use crate::contract::chart::{ChartSpec, Period};
 use crate::contract::{Card, CardRow, Styled, Tone};
 use crate::features::button::Action;

@@ -2,63 +2,22 @@
 //! verified against this conversation; each calls the reminders' operations, scoped to it.
 
 use jiff::{SignedDuration, Timestamp};
-use serde::{Deserialize, Serialize};
 
 use super::describe::local_time;
 use super::ops::{Cancel, Reminders, Snoozed, Which};
+use super::picker::{FORMAT, MoveReminder, PickError, RescheduleOccurrence, chosen, moved};
+pub use super::taps::{CancelReminder, Occurrence, ReminderDone, SnoozeReminder};
 use crate::contract::Answer;
 use crate::contract::ToolCtx;
 use crate::features::button::{Action, text};
 use crate::features::deps::Deps;
+use crate::line::webhook::Picked;
+use crate::platform::i18n::Lang;
+use crate::store::MovedRule;
 use crate::store::ReminderStatus;
 
 /// How long a snooze lasts.
 pub const SNOOZE: SignedDuration = SignedDuration::from_mins(10);
-
-/// ❌: cancel reminder `id` (reminder cards, the list, the confirmation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CancelReminder {
-    /// The reminder.
-    pub id: i64,
-}
-
-/// One delivered occurrence of a reminder, `42-3` on a button.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "String", try_from = "String")]
-pub struct Occurrence {
-    /// The reminder.
-    pub reminder: i64,
-    /// Which of its deliveries.
-    pub occurrence: i64,
-}
-
-impl From<Occurrence> for String {
-    fn from(o: Occurrence) -> String {
-        format!("{}-{}", o.reminder, o.occurrence)
-    }
-}
-
-impl TryFrom<String> for Occurrence {
-    type Error = String;
-
-    fn try_from(s: String) -> Result<Self, String> {
-        let parsed = s.split_once('-').and_then(|(rid, occ)| {
-            Some(Occurrence { reminder: rid.parse().ok()?, occurrence: occ.parse().ok()? })
-        });
-        parsed.ok_or_else(|| format!("{s:?} is not a reminder occurrence"))
-    }
-}
-
-/// ✅ on a delivered reminder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ReminderDone(pub Occurrence);
-
-/// ⏰ on a delivered reminder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct SnoozeReminder(pub Occurrence);
 
 impl Action for CancelReminder {
     const NAME: &'static str = "cancel_reminder";
@@ -154,6 +113,113 @@ async fn snooze(reminders: &Reminders, ctx: &ToolCtx, this: Occurrence) -> Strin
                 "Sorry, I couldn't snooze it; please try again.",
             )
             .into()
+        }
+    }
+}
+
+// 📅: the date-time picker's choice ([`super::picker`]).
+
+fn picked_not_found(lang: Lang) -> Answer {
+    text(lang.pick("找不到這個提醒。", "No such reminder."))
+}
+
+fn not_moved(lang: Lang, e: &crate::store::StoreError) -> Answer {
+    tracing::error!(error = %e, "reminder not moved");
+    text(lang.pick(
+        "抱歉，現在沒辦法改時間，請再試一次。",
+        "Sorry, I couldn't change the time; please try again.",
+    ))
+}
+
+impl Action for RescheduleOccurrence {
+    const NAME: &'static str = "reminder_reschedule";
+
+    async fn run(self, _deps: &Deps, ctx: &ToolCtx) -> Answer {
+        text(PickError::NotADateTime.message(ctx.lang))
+    }
+
+    async fn run_picked(self, deps: &Deps, ctx: &ToolCtx, picked: &Picked) -> Answer {
+        let lang = ctx.lang;
+        let Occurrence { reminder, occurrence } = self.0;
+        let reminders = Reminders::from_deps(deps);
+        let Ok(Some(row)) = reminders.one(ctx, reminder).await else {
+            return picked_not_found(lang);
+        };
+        let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
+        let now = ctx.now();
+        let (local, at) = match chosen(picked, &tz, now) {
+            Ok(chosen) => chosen,
+            Err(e) => return text(e.message(lang)),
+        };
+        let anchor = local.strftime(FORMAT).to_string();
+        match reminders.reschedule_occurrence(ctx, reminder, occurrence, &anchor, at).await {
+            Ok(true) => text(format!(
+                "{}{}：{}",
+                lang.pick("📅 好的，改到 ", "📅 OK, I'll remind you again on "),
+                local_time(at, &tz, lang),
+                row.text
+            )),
+            Ok(false) => picked_not_found(lang),
+            Err(e) => not_moved(lang, &e),
+        }
+    }
+}
+
+impl Action for MoveReminder {
+    const NAME: &'static str = "reminder_move";
+
+    async fn run(self, _deps: &Deps, ctx: &ToolCtx) -> Answer {
+        text(PickError::NotADateTime.message(ctx.lang))
+    }
+
+    async fn run_picked(self, deps: &Deps, ctx: &ToolCtx, picked: &Picked) -> Answer {
+        let lang = ctx.lang;
+        let reminders = Reminders::from_deps(deps);
+        let Ok(Some(row)) = reminders.one(ctx, self.id).await else {
+            return picked_not_found(lang);
+        };
+        if !matches!(row.status, ReminderStatus::Active | ReminderStatus::Paused) {
+            return text(format!(
+                "{}{}",
+                lang.pick("這個提醒已經結束或取消了：", "Already finished or cancelled: "),
+                row.text
+            ));
+        }
+        let Some(schedule) = row.schedule(&deps.work_calendar) else {
+            return picked_not_found(lang);
+        };
+        let now = ctx.now();
+        let (local, _) = match chosen(picked, &schedule.tz, now) {
+            Ok(chosen) => chosen,
+            Err(e) => return text(e.message(lang)),
+        };
+        let fired = u32::try_from(row.next_occurrence).unwrap_or(0);
+        let Some((moved, first)) = moved(&schedule, fired, local, now) else {
+            return text(lang.pick(
+                "這樣改之後就沒有下一次提醒了，請選別的時間 🙏",
+                "Moved there, the reminder would never come again; please pick another time 🙏",
+            ));
+        };
+        let anchor = moved.anchor.strftime(FORMAT).to_string();
+        let rule = MovedRule {
+            anchor_local: &anchor,
+            rule: moved.rule,
+            next_fire_at: first.as_millisecond(),
+        };
+        match reminders.move_rule(ctx, self.id, &rule).await {
+            Ok(true) => {
+                let when = local_time(first, &moved.tz, lang);
+                let repeats = crate::features::reminders::describe::repetition(&moved, lang)
+                    .map(|r| format!("（{r}）"))
+                    .unwrap_or_default();
+                text(format!(
+                    "{}{when}{repeats}：{}",
+                    lang.pick("📅 好的，提醒改到 ", "📅 OK, the reminder is now on "),
+                    row.text
+                ))
+            }
+            Ok(false) => picked_not_found(lang),
+            Err(e) => not_moved(lang, &e),
         }
     }
 }

@@ -10,10 +10,11 @@ pub mod actions;
 pub mod calendar_rule;
 pub mod describe;
 pub mod ops;
-pub mod quota_cost;
+pub mod picker;
 pub mod recurrence;
 pub mod render;
 pub mod request;
+pub mod taps;
 
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;

@@ -3,9 +3,9 @@
 
 use jiff::Timestamp;
 
-use super::actions::{CancelReminder, Occurrence, ReminderDone, SnoozeReminder};
 use super::describe::{local_time, repetition};
 use super::recurrence::{Freq, Schedule};
+use super::taps::{CancelReminder, Occurrence, ReminderDone, SnoozeReminder};
 use crate::contract::{Card, CardRow, Styled, Tone};
 use crate::features::button::Action;
 use crate::line::flex::Palette;
@@ -68,7 +68,7 @@ fn card(
         lang.pick("⏰ 10 分鐘後", "⏰ In 10 minutes"),
         lang.pick("⏰ 10 分鐘後再提醒", "⏰ Remind me in 10 minutes"),
     ));
-    card.buttons.push(super::ops::picker::occurrence_button(this, at, &schedule.tz, lang));
+    card.buttons.push(super::picker::occurrence_button(this, at, &schedule.tz, lang));
     if schedule.rule.freq != Freq::Once {
         card.buttons.push(CancelReminder { id: row.id }.button(
             lang.pick("❌ 取消", "❌ Stop"),

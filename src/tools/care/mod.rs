@@ -18,12 +18,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, Tool, ToolCtx, ToolError};
+use crate::features::care::cost;
 use crate::features::care::limits::{self, Limits, Reading};
-use crate::features::care::ops::cost;
 use crate::features::care::ops::{CareOps, DoseOutcome, Kept};
 use crate::features::care::steps::Refusal;
 use crate::features::care::{
-    CarePlanRow, CareStatus, Member, NewCarePlan, Plan, ops::report, render, schedule, words,
+    CarePlanRow, CareStatus, Member, NewCarePlan, Plan, render, report, schedule, words,
 };
 use crate::features::richmenu::ops::care_plans::CarePlans;
 use crate::platform::i18n::Lang;

@@ -16,7 +16,7 @@ use crate::features::price_alerts::ops::create::{
     COOLDOWN_S, CreatedAlert, PriceAlertCreation, PriceAlertRequest,
 };
 use crate::features::price_alerts::render::tone_of;
-use crate::features::reminders::quota_cost;
+use crate::features::reminders::ops::quota_cost;
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
 

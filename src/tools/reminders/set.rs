@@ -15,8 +15,8 @@ use crate::features::reminders::describe::{
     calendar_notes, local_time, repetition, upcoming, zone_label,
 };
 use crate::features::reminders::ops::create::ReminderCreation;
-use crate::features::reminders::ops::picker;
-use crate::features::reminders::quota_cost::{self, QuotaCost};
+use crate::features::reminders::ops::quota_cost::{self, QuotaCost};
+use crate::features::reminders::picker;
 use crate::features::reminders::recurrence::Freq;
 use crate::features::reminders::request::{
     LunarRequest, ReminderRequest, RepetitionRequest, WhenRequest,

@@ -7,8 +7,7 @@
 //! retry key, and records the change in the feed ([`crate::features::changes`]). The buttons,
 //! the menu and the `care` tool only render what these return.
 
-pub mod cost;
-pub mod report;
+pub mod reserve;
 pub mod watcher;
 
 use std::sync::Arc;
@@ -96,6 +95,20 @@ pub fn open_dose(doses: &[DoseRow]) -> Option<&DoseRow> {
 /// The actor's name as the others read it.
 fn actor_name(ctx: &ToolCtx) -> String {
     ctx.display_name.clone().unwrap_or_else(|| ctx.lang.pick("家人", "Someone").to_string())
+}
+
+/// The week of `plan` from `from` until `to`, read from `store` (the week's report, and the
+/// plan as the family reads it).
+pub(super) async fn week_of(
+    store: &Store,
+    plan: &Plan,
+    from: jiff::Timestamp,
+    to: jiff::Timestamp,
+) -> Result<super::report::Week, StoreError> {
+    let (from_ms, to_ms) = (from.as_millisecond(), to.as_millisecond());
+    let doses = store.care().doses_between(plan.row.id, from_ms, to_ms).await?;
+    let readings = store.care().readings_between(plan.row.id, from_ms, to_ms).await?;
+    Ok(super::report::week(from, to, &plan.tz, &doses, &readings))
 }
 
 impl CareOps {
@@ -187,8 +200,8 @@ impl CareOps {
         plan: &Plan,
         from: jiff::Timestamp,
         to: jiff::Timestamp,
-    ) -> Result<report::Week, StoreError> {
-        report::read(&self.store, plan, from, to).await
+    ) -> Result<super::report::Week, StoreError> {
+        week_of(&self.store, plan, from, to).await
     }
 
     /// The plans `ctx`'s chat may see and act on now ([`super::may_see`]), readable ones only.

@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::report;
 use crate::contract::chart::publish::Charts;
 use crate::door::Door;
+use crate::features::care::report;
 use crate::features::care::steps::{self, Notice, State, Timing};
 use crate::features::care::{Plan, Route, render, schedule, words};
 use crate::features::speech::Speech;
@@ -419,7 +419,7 @@ impl CareWatcher {
         let Some(due_ms) = plan.row.report_due_at else { return Ok(()) };
         let due = Timestamp::from_millisecond(due_ms).unwrap_or(now);
         let from = due.saturating_sub(report::SPAN).unwrap_or(due);
-        let week = report::read(store, &plan, from, due).await?;
+        let week = super::week_of(store, &plan, from, due).await?;
         let mut card = render::report_card(&plan, &week);
         if let (Some(charts), Some(spec)) = (&self.charts, &card.chart) {
             card.image_url = charts.url(spec, &plan.tz).await;

@@ -4,7 +4,7 @@
 //! holds, the answer says so and the alert waits for a fresh cross. An every-time alert's answer
 //! says what it will cost a month of LINE's quota; one that would push the month over what is
 //! left is not created until the family accepts or picks a cheaper way (the same rule as a
-//! repeating reminder, [`crate::features::reminders::quota_cost`]).
+//! repeating reminder, [`crate::features::reminders::ops::quota_cost`]).
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use crate::contract::{ToolCtx, ToolError};
 use crate::features::price_alerts::cheaper::{self, Cheaper};
 use crate::features::price_alerts::crossing::{Direction, Frequency, Side};
 use crate::features::price_alerts::describe::{AlertTerms, condition};
-use crate::features::reminders::quota_cost::{self, Plan, QuotaCost};
+use crate::features::reminders::ops::quota_cost::{self, Plan, QuotaCost};
 use crate::platform::format::money;
 use crate::platform::i18n::Lang;
 use crate::push::quota::QuotaTracker;

@@ -10,8 +10,8 @@ use jiff::Timestamp;
 use tokio::sync::Notify;
 
 use super::MAX_TEXT;
+use super::quota_cost::{self, Plan, QuotaCost};
 use crate::contract::{ToolCtx, ToolError};
-use crate::features::reminders::quota_cost::{self, Plan, QuotaCost};
 use crate::features::reminders::recurrence::{Freq, Schedule};
 use crate::features::reminders::request::{ReminderRequest, schedule_of};
 use crate::platform::text::grapheme_len;

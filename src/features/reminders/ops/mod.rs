@@ -6,8 +6,8 @@
 
 pub mod create;
 pub mod month_ahead;
-pub mod picker;
 pub mod projection;
+pub mod quota_cost;
 pub mod scheduler;
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use crate::features::deps::Deps;
 use crate::features::{changes, verbs};
 use crate::platform::text::grapheme_len;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{ReminderRow, ReminderStatus, Store, StoreError};
+use crate::store::{MovedRule, ReminderRow, ReminderStatus, Store, StoreError};
 use projection::occurrences_between;
 
 /// The longest reminder text.
@@ -125,6 +125,45 @@ impl Reminders {
     /// Reminder `id` of `ctx`'s chat, as kept.
     pub async fn one(&self, ctx: &ToolCtx, id: i64) -> Result<Option<ReminderRow>, StoreError> {
         self.store.reminders().get(&ctx.conversation.id, id).await
+    }
+
+    /// Moves `occurrence` of reminder `id` of `ctx`'s chat to `at` (`local` in its zone),
+    /// once, and wakes the scheduler: false when there is no such occurrence to move.
+    pub async fn reschedule_occurrence(
+        &self,
+        ctx: &ToolCtx,
+        id: i64,
+        occurrence: i64,
+        local: &str,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let moved = self
+            .store
+            .reminders()
+            .reschedule_occurrence(
+                &ctx.conversation.id,
+                id,
+                occurrence,
+                local,
+                at.as_millisecond(),
+                ctx.now().as_millisecond(),
+            )
+            .await?;
+        self.nudge.notify_one();
+        Ok(moved.is_some())
+    }
+
+    /// Gives reminder `id` of `ctx`'s chat the moved `rule`, and wakes the scheduler: false
+    /// when it is gone.
+    pub async fn move_rule(
+        &self,
+        ctx: &ToolCtx,
+        id: i64,
+        rule: &MovedRule<'_>,
+    ) -> Result<bool, StoreError> {
+        let moved = self.store.reminders().move_rule(&ctx.conversation.id, id, rule).await?;
+        self.nudge.notify_one();
+        Ok(moved)
     }
 
     /// Asks `occurrence` of reminder `id` of `ctx`'s chat again `after` from now, once per

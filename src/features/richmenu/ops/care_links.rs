@@ -161,6 +161,15 @@ impl CareMenuLinks {
         self.line.unlink_rich_menu(user).await.map_err(LinkError::Unlink)
     }
 
+    /// Records that nobody has the care menu any more, nor the English one (the menus were
+    /// removed from LINE).
+    pub async fn forget_all(&self) -> Result<(), StoreError> {
+        for (user, _) in self.store.menus().care_menu_links().await? {
+            self.store.menus().set_care_menu_link(&user, None).await?;
+        }
+        self.english.forget_links().await
+    }
+
     /// Links everyone the store says is linked to `menu` (a new install's care menu); how many.
     pub async fn relink_all(&self, menu: &str) -> Result<usize, LinkError> {
         let linked = self.store.menus().care_menu_links().await?;

@@ -11,6 +11,10 @@
 //! (`HEARTH_LIFF_ID`) the link opens it inside LINE, and the page also checks LINE's ID token of
 //! whoever opens it ([`crate::server::family`]).
 
+pub mod ops;
+
+pub use ops::Sessions;
+
 use jiff::SignedDuration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -23,58 +27,7 @@ use crate::line::message::Message;
 use crate::platform::config::PriceColors;
 use crate::platform::i18n::{Failure, Lang};
 use crate::push::delivery::PushNowError;
-use crate::store::{LinkDoor, StoreError, WebMember};
-
-/// The family page's sessions and one-time links, over the store: the page's door takes a
-/// link once and opens a session for its member, reads the session of each request, and ends
-/// it on 登出網頁 (or when the door no longer lets its member in).
-#[derive(Clone)]
-pub struct Sessions {
-    store: crate::store::Store,
-}
-
-impl Sessions {
-    /// Over `deps`' store.
-    pub fn from_deps(deps: &Deps) -> Self {
-        Self { store: deps.store.clone() }
-    }
-
-    /// Takes the unused link of `token_hash` through `door` at `now_ms`: its member, once.
-    pub async fn take_link(
-        &self,
-        token_hash: &str,
-        door: LinkDoor,
-        now_ms: i64,
-    ) -> Result<Option<WebMember>, StoreError> {
-        self.store.web_sessions().take_link(token_hash, door, now_ms).await
-    }
-
-    /// Opens a session of `token_hash` for `member` (with its CSRF token) until `expires_ms`.
-    pub async fn open(
-        &self,
-        token_hash: &str,
-        member: &WebMember,
-        csrf: &str,
-        now_ms: i64,
-        expires_ms: i64,
-    ) -> Result<(), StoreError> {
-        self.store.web_sessions().open(token_hash, member, csrf, now_ms, expires_ms).await
-    }
-
-    /// The open session of `token_hash` at `now_ms`, if any.
-    pub async fn get(
-        &self,
-        token_hash: &str,
-        now_ms: i64,
-    ) -> Result<Option<crate::store::WebSession>, StoreError> {
-        self.store.web_sessions().get(token_hash, now_ms).await
-    }
-
-    /// Ends the session of `token_hash`.
-    pub async fn end(&self, token_hash: &str) -> Result<(), StoreError> {
-        self.store.web_sessions().end(token_hash).await
-    }
-}
+use crate::store::{LinkDoor, WebMember};
 
 /// How long a minted link may be opened.
 pub const LINK_TTL: SignedDuration = SignedDuration::from_mins(10);
@@ -237,9 +190,7 @@ impl Action for OpenPage {
         let door = if liff { LinkDoor::Liff } else { LinkDoor::Plain };
         let now = ctx.now();
         let expires = now.saturating_add(LINK_TTL).unwrap_or(now);
-        let minted = deps
-            .store
-            .web_sessions()
+        let minted = Sessions::from_deps(deps)
             .mint_link(
                 &token_hash(&token),
                 &member,
@@ -302,7 +253,7 @@ impl Action for EndPageSessions {
         let Some(user_id) = ctx.user_id.as_deref() else {
             return text(lang.pick("我看不出是誰按的 🙏", "I can't tell who tapped 🙏"));
         };
-        match deps.store.web_sessions().end_all(&ctx.conversation.id, user_id).await {
+        match Sessions::from_deps(deps).end_all(ctx, user_id).await {
             Ok(0) => text(
                 lang.pick("你在這個聊天室沒有開著的網頁。", "You had no page open for this chat."),
             ),

@@ -1,5 +1,5 @@
 //! 📅 change time: LINE's date-time picker on reminder cards, signed and bound to the chat like
-//! every button. On a delivered reminder it moves *that occurrence* (a one-off copy at the chosen
+//! every button; what a choice does is in [`super::actions`]. On a delivered reminder it moves *that occurrence* (a one-off copy at the chosen
 //! time, like ⏰ but to any time; a snoozed copy is moved instead of doubled); on the
 //! confirmation card it moves *the reminder*: the series starts again at the chosen date and
 //! time (a weekly reminder on one day moves to the chosen weekday, a monthly one to the chosen
@@ -11,21 +11,17 @@ use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::contract::Answer;
-use crate::contract::{CardButton, ToolCtx};
-use crate::features::button::{Action, text};
-use crate::features::deps::Deps;
-use crate::features::reminders::actions::Occurrence;
-use crate::features::reminders::describe::local_time;
+use crate::contract::CardButton;
+use crate::features::button::Action;
 use crate::features::reminders::recurrence::Schedule;
+use crate::features::reminders::taps::Occurrence;
 use crate::line::webhook::Picked;
 use crate::platform::i18n::Lang;
-use crate::store::{MovedRule, ReminderStatus};
 
 /// How far ahead a reminder can be moved.
 pub const HORIZON: SignedDuration = SignedDuration::from_hours(366 * 24);
 /// The picker's local date-time format.
-const FORMAT: &str = "%Y-%m-%dT%H:%M";
+pub const FORMAT: &str = "%Y-%m-%dT%H:%M";
 
 /// Where a picker opens and what it allows, local `YYYY-MM-DDTHH:MM` in one zone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,126 +158,6 @@ pub fn reminder_button(
 ) -> CardButton {
     let b = bounds(now, first, tz);
     MoveReminder { id }.picker(label(lang), b.initial, b.min, b.max)
-}
-
-fn not_found(lang: Lang) -> Answer {
-    text(lang.pick("找不到這個提醒。", "No such reminder."))
-}
-
-fn failed(lang: Lang, e: &crate::store::StoreError) -> Answer {
-    tracing::error!(error = %e, "reminder not moved");
-    text(lang.pick(
-        "抱歉，現在沒辦法改時間，請再試一次。",
-        "Sorry, I couldn't change the time; please try again.",
-    ))
-}
-
-impl Action for RescheduleOccurrence {
-    const NAME: &'static str = "reminder_reschedule";
-
-    async fn run(self, _deps: &Deps, ctx: &ToolCtx) -> Answer {
-        text(PickError::NotADateTime.message(ctx.lang))
-    }
-
-    async fn run_picked(self, deps: &Deps, ctx: &ToolCtx, picked: &Picked) -> Answer {
-        let lang = ctx.lang;
-        let Occurrence { reminder, occurrence } = self.0;
-        let conversation = &ctx.conversation.id;
-        let Ok(Some(row)) = deps.store.reminders().get(conversation, reminder).await else {
-            return not_found(lang);
-        };
-        let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
-        let now = ctx.now();
-        let (local, at) = match chosen(picked, &tz, now) {
-            Ok(chosen) => chosen,
-            Err(e) => return text(e.message(lang)),
-        };
-        let anchor = local.strftime(FORMAT).to_string();
-        let moved = deps
-            .store
-            .reminders()
-            .reschedule_occurrence(
-                conversation,
-                reminder,
-                occurrence,
-                &anchor,
-                at.as_millisecond(),
-                now.as_millisecond(),
-            )
-            .await;
-        deps.reminder_nudge.notify_one();
-        match moved {
-            Ok(Some(_)) => text(format!(
-                "{}{}：{}",
-                lang.pick("📅 好的，改到 ", "📅 OK, I'll remind you again on "),
-                local_time(at, &tz, lang),
-                row.text
-            )),
-            Ok(None) => not_found(lang),
-            Err(e) => failed(lang, &e),
-        }
-    }
-}
-
-impl Action for MoveReminder {
-    const NAME: &'static str = "reminder_move";
-
-    async fn run(self, _deps: &Deps, ctx: &ToolCtx) -> Answer {
-        text(PickError::NotADateTime.message(ctx.lang))
-    }
-
-    async fn run_picked(self, deps: &Deps, ctx: &ToolCtx, picked: &Picked) -> Answer {
-        let lang = ctx.lang;
-        let conversation = &ctx.conversation.id;
-        let Ok(Some(row)) = deps.store.reminders().get(conversation, self.id).await else {
-            return not_found(lang);
-        };
-        if !matches!(row.status, ReminderStatus::Active | ReminderStatus::Paused) {
-            return text(format!(
-                "{}{}",
-                lang.pick("這個提醒已經結束或取消了：", "Already finished or cancelled: "),
-                row.text
-            ));
-        }
-        let Some(schedule) = row.schedule(&deps.work_calendar) else {
-            return not_found(lang);
-        };
-        let now = ctx.now();
-        let (local, _) = match chosen(picked, &schedule.tz, now) {
-            Ok(chosen) => chosen,
-            Err(e) => return text(e.message(lang)),
-        };
-        let fired = u32::try_from(row.next_occurrence).unwrap_or(0);
-        let Some((moved, first)) = moved(&schedule, fired, local, now) else {
-            return text(lang.pick(
-                "這樣改之後就沒有下一次提醒了，請選別的時間 🙏",
-                "Moved there, the reminder would never come again; please pick another time 🙏",
-            ));
-        };
-        let anchor = moved.anchor.strftime(FORMAT).to_string();
-        let rule = MovedRule {
-            anchor_local: &anchor,
-            rule: moved.rule,
-            next_fire_at: first.as_millisecond(),
-        };
-        let result = deps.store.reminders().move_rule(conversation, self.id, &rule).await;
-        deps.reminder_nudge.notify_one();
-        match result {
-            Ok(true) => {
-                let when = local_time(first, &moved.tz, lang);
-                let repeats = crate::features::reminders::describe::repetition(&moved, lang)
-                    .map(|r| format!("（{r}）"))
-                    .unwrap_or_default();
-                text(format!(
-                    "{}{when}{repeats}：{}",
-                    lang.pick("📅 好的，提醒改到 ", "📅 OK, the reminder is now on "),
-                    row.text
-                ))
-            }
-            Ok(false) => not_found(lang),
-            Err(e) => failed(lang, &e),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::ops::projection::{self, expected_fires, occurrences_between, spread};
-use super::recurrence::Schedule;
+use super::projection::{self, expected_fires, occurrences_between, spread};
 use crate::contract::{Card, CardRow, Styled, Tone};
+use crate::features::reminders::recurrence::Schedule;
 use crate::platform::i18n::Lang;
 use crate::push::quota;
 use crate::push::quota::QuotaTracker;

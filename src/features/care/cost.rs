@@ -5,13 +5,10 @@
 //! held before a care message: the quota keeps back what the active plans will still ask this
 //! month plus [`RESERVED_MISSES`] unconfirmed doses of each. Pure functions.
 
-use futures::future::BoxFuture;
 use jiff::Timestamp;
 
 use crate::features::care::Plan;
 use crate::features::care::schedule;
-use crate::push::quota::tracking::KeptBack;
-use crate::store::Store;
 
 /// Unconfirmed doses a plan's reserve allows for, each told to everyone it names.
 pub const RESERVED_MISSES: i64 = 3;
@@ -59,35 +56,6 @@ pub fn reserve(plans: &[Plan], now: Timestamp, month_end: Timestamp) -> i64 {
                 .saturating_add(RESERVED_MISSES.saturating_mul(p.row.miss_cost))
         })
         .fold(0i64, i64::saturating_add)
-}
-
-/// The quota's [`KeptBack`] for care plans: [`reserve`] over the active plans in the store.
-pub struct CareReserve {
-    store: Store,
-}
-
-impl CareReserve {
-    /// The reserve of the plans in `store`.
-    pub fn new(store: Store) -> Self {
-        Self { store }
-    }
-}
-
-impl KeptBack for CareReserve {
-    fn messages(&self, now: Timestamp, until: Timestamp) -> BoxFuture<'_, i64> {
-        Box::pin(async move {
-            match self.store.care().active_plans().await {
-                Ok(rows) => {
-                    let plans: Vec<Plan> = rows.into_iter().filter_map(Plan::read).collect();
-                    reserve(&plans, now, until)
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "care plans unreadable; nothing kept back for them");
-                    0
-                }
-            }
-        })
-    }
 }
 
 /// What one unconfirmed dose costs at most: a message to each caregiver who has hearth as a

@@ -2,15 +2,14 @@
 //! — the chart's data — with the week's totals. A report covers the seven days up to its time,
 //! and the next one starts where it ended, so every dose is in exactly one report; a dose still
 //! open when the report is made is counted as waiting. [`week`] is a pure function over the
-//! stored doses and readings; [`read`] fetches them.
+//! stored doses and readings; [`super::ops::CareOps::week`] reads them.
 
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
 use crate::contract::chart::CareDay;
-use crate::features::care::Plan;
 use crate::features::care::steps::State;
-use crate::store::{DoseRow, ReadingRow, Store, StoreError};
+use crate::store::{DoseRow, ReadingRow};
 
 /// The stretch a report covers.
 pub const SPAN: SignedDuration = SignedDuration::from_hours(7 * 24);
@@ -102,19 +101,6 @@ pub fn week(
         date = next;
     }
     week
-}
-
-/// The week of `plan` from `from` until `to`, read from `store`.
-pub async fn read(
-    store: &Store,
-    plan: &Plan,
-    from: Timestamp,
-    to: Timestamp,
-) -> Result<Week, StoreError> {
-    let (from_ms, to_ms) = (from.as_millisecond(), to.as_millisecond());
-    let doses = store.care().doses_between(plan.row.id, from_ms, to_ms).await?;
-    let readings = store.care().readings_between(plan.row.id, from_ms, to_ms).await?;
-    Ok(week(from, to, &plan.tz, &doses, &readings))
 }
 
 #[cfg(test)]
