@@ -30,7 +30,7 @@ pub use rule::{Chat, Closed, Presence, Standing};
 
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
-use crate::store::{ChatAccess, HeldBack, Store, StoreError};
+use crate::store::{ChatAccess, GuessesOver, HeldBack, Store, StoreError};
 
 /// How long a served chat is trusted from memory before the store is asked again.
 pub const REMEMBERED: SignedDuration = SignedDuration::from_secs(30);
@@ -218,6 +218,12 @@ impl Door {
         expires_ms: i64,
     ) -> Result<(), StoreError> {
         self.store.access().add_pairing_code(code_hash, now_ms, expires_ms).await
+    }
+
+    /// The minutes since `since` when more than `budget` pairing guesses came, service-wide
+    /// (the operator's alarm: `hearth doctor`).
+    pub async fn guesses_over(&self, since: i64, budget: u32) -> Result<GuessesOver, StoreError> {
+        self.store.access().pairing_guesses_over(since, budget).await
     }
 
     /// Forgets the counts of pairing guesses of minute windows before `minute`.

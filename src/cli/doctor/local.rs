@@ -153,19 +153,22 @@ async fn database(config: &Config) -> Vec<Finding> {
     };
     let mut findings = vec![migrations];
     // An older schema has nothing set aside to count; the migration finding says so.
-    if let Ok(count) = store.inbox().set_aside_count().await {
+    if let Ok(count) = crate::server::inbox::set_aside_count(&store).await {
         findings.push(verdict::set_aside(count));
     }
+    let clock: std::sync::Arc<dyn crate::platform::clock::Clock> =
+        std::sync::Arc::new(crate::platform::clock::SystemClock);
+    let door = crate::door::Door::from_settings(store.clone(), clock, &config.access);
     let budget = config.access.pairing_guesses_per_min;
     let since = pairing::lately_from(jiff::Timestamp::now().as_millisecond());
     if budget > 0
-        && let Ok(over) = store.access().pairing_guesses_over(since, budget).await
+        && let Ok(over) = door.guesses_over(since, budget).await
     {
         findings.push(verdict::pairing_guesses(over, budget));
     }
     let tz = jiff::tz::TimeZone::get(&config.family.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
     let month = jiff::Timestamp::now().to_zoned_datetime(tz).strftime("%Y-%m").to_string();
-    if let Ok(rows) = store.usage().month_usage(&month).await {
+    if let Ok(rows) = crate::features::budget::Spent::new(store).month(&month).await {
         let prices = crate::cli::usage::Prices::from_config(config);
         findings.push(Finding::pass(crate::cli::usage::month_line(&month, &rows, prices)));
     }

@@ -4,7 +4,7 @@
 //! dose and who is told when nobody does, after how long. Each dose moves through a small
 //! state machine ([`steps`]: asked → caregivers told → the group told; ✅ 吃了, ⏰ 等一下,
 //! 我來打電話, 她吃了 move it by hand), recorded per dose so it is asked and escalated once across
-//! restarts and replicas ([`watcher`]). Readings (blood pressure, pulse, glucose) are checked
+//! restarts and replicas ([`ops::watcher`]). Readings (blood pressure, pulse, glucose) are checked
 //! against the plan's limits ([`limits`]); a weekly report with a chart goes to the caregivers
 //! ([`report`]). What a plan costs of LINE's monthly quota, and what the quota keeps for care
 //! messages when the month is nearly spent, is [`cost`]. Cards are [`render`], buttons
@@ -12,7 +12,7 @@
 //! each change of a plan at once ([`crate::features::richmenu::ops::care_plans`]).
 //!
 //! Health data stays within the plan's chats: a chat sees a plan only when it was set there or
-//! is the 1:1 chat of someone in it whom the door still lets into the plan's chat ([`seen_from`]:
+//! is the 1:1 chat of someone in it whom the door still lets into the plan's chat ([`ops::CareOps::plans_seen`]:
 //! not after they left the group, nor once that chat is revoked), and no reading or medicine is
 //! ever logged.
 

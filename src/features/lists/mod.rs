@@ -3,7 +3,7 @@
 //! items are the same item ([`item_key`]), what adding items changes and whether it fits the
 //! caps ([`plan::plan_additions`]), which item words point at ([`plan::find_item`]) are pure
 //! decisions here; the list as the LLM and the card see it is [`view`], the ✓ button is
-//! [`actions`], finding the list a request names is [`lookup`]. What can be done to a list —
+//! [`actions`], finding the list a request names is [`ops::lookup`]. What can be done to a list —
 //! by the model, a button or the family page alike — is [`ops`].
 
 pub mod actions;

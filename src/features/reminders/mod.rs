@@ -1,9 +1,9 @@
 //! Reminders: when they fire ([`recurrence`]; lunar and workday rules checked in
 //! [`calendar_rule`]), how they are described to the family ([`describe`]), what a delivery looks
-//! like ([`render`]), how it is delivered exactly once ([`scheduler`]), what its buttons do
+//! like ([`render`]), how it is delivered exactly once ([`ops::scheduler`]), what its buttons do
 //! ([`actions`]; 📅 change time in [`picker`]) and what the scheduled ones will spend of LINE's
-//! monthly quota ([`projection`], [`quota_cost`], the month as a whole in [`month_ahead`]). A new
-//! reminder is a [`request`] checked and created by [`create`]; the changes the family page makes
+//! monthly quota ([`ops::projection`], [`ops::quota_cost`], the month as a whole in [`ops::month_ahead`]). A new
+//! reminder is a [`request`] checked and created by [`ops::create`]; the changes the family page makes
 //! are [`ops`].
 
 pub mod actions;

@@ -9,7 +9,7 @@
 //!   her own chat only.
 //!
 //! - **The everyday menu in English**, linked to each person whose LINE profile says English
-//!   ([`english`]): Weather today · My reminders · Shopping list · Stocks · Family page · Help.
+//!   ([`ops::english`]): Weather today · My reminders · Shopping list · Stocks · Family page · Help.
 //!
 //! A menu is a pure value ([`Menu`], [`layout`]): the request LINE gets and the image hearth
 //! draws ([`draw`]) follow from it and the postback key alone. Its name carries a hash of the

@@ -405,6 +405,11 @@ impl Inbox {
 fn parse(pending: &PendingEvent) -> Result<Event, String> {
     Event::parse_json(&pending.payload).map_err(|e| e.to_string())
 }
+/// How many events are set aside (`hearth doctor`, the metrics).
+pub async fn set_aside_count(store: &Store) -> Result<i64, StoreError> {
+    store.inbox().set_aside_count().await
+}
+
 /// Forgets the handled events finished before `before_ms` (kept that long to answer a
 /// redelivered event once); how many went.
 pub async fn forget_handled(store: &Store, before_ms: i64) -> Result<u64, StoreError> {

@@ -9,7 +9,7 @@
 //! state only from the state it was claimed in, so a tap meanwhile wins — and when a tap landed
 //! while caregivers were being told, they are told who confirmed it or took it in hand. Care
 //! prompts and escalations are [`PushKind::Care`]: quiet hours never hold them, and when the
-//! month's quota is nearly spent the quota keeps what they need (see [`super::cost`]). A prompt
+//! month's quota is nearly spent the quota keeps what they need (see [`crate::features::care::cost`]). A prompt
 //! to someone who asked for spoken answers carries the question spoken too, in the same push.
 
 use std::sync::Arc;
