@@ -99,7 +99,7 @@ enum Command {
         id: String,
     },
     /// Print each chat's turns, LLM tokens (input / cached / output) and cost in a month (the
-    /// cost when HEARTH_PRICE_INPUT, HEARTH_PRICE_CACHED and HEARTH_PRICE_OUTPUT are set).
+    /// cost when HEARTH_LLM_PRICE_INPUT, HEARTH_LLM_PRICE_CACHED and HEARTH_LLM_PRICE_OUTPUT are set).
     Usage {
         /// The month, YYYY-MM (default: this month in HEARTH_TIMEZONE).
         #[arg(long, value_parser = hearth::cli::usage::month)]
@@ -121,8 +121,17 @@ fn main() -> ExitCode {
     }
     hearth::platform::tls::install_crypto_provider();
     // No setting's value is shown in `--help`: URL settings may carry credentials.
-    let command = Cli::command().mut_args(|arg| arg.hide_env_values(true));
-    let cli = match command.try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
+    let mut command = Cli::command().mut_args(|arg| arg.hide_env_values(true));
+    command.build();
+    // A renamed setting's former name still works: given as the new name's flag.
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let former = hearth::platform::config::renamed::as_flags(
+        |name| std::env::var(name).ok(),
+        &command,
+        &args,
+    );
+    args.extend(former);
+    let cli = match command.try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
         // A refused value is quoted in the message: a URL's credentials are masked there too.
         Err(e) if e.use_stderr() => {

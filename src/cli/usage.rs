@@ -1,6 +1,6 @@
 //! `hearth usage`: what each chat cost in a month — its turns, its LLM tokens (input, of which
-//! cached by the provider, and output) and, when the prices are set (`HEARTH_PRICE_INPUT`,
-//! `HEARTH_PRICE_CACHED`, `HEARTH_PRICE_OUTPUT`, US$ per million tokens), the money. `hearth
+//! cached by the provider, and output) and, when the prices are set (`HEARTH_LLM_PRICE_INPUT`,
+//! `HEARTH_LLM_PRICE_CACHED`, `HEARTH_LLM_PRICE_OUTPUT`, US$ per million tokens), the money. `hearth
 //! doctor` shows the month so far with [`month_line`].
 
 use crate::features::budget::Spent;
@@ -23,9 +23,9 @@ impl Prices {
     /// The configured prices, when all three are set.
     pub fn from_config(config: &Config) -> Option<Self> {
         Some(Self {
-            input: config.llm.price_input?,
-            cached: config.llm.price_cached?,
-            output: config.llm.price_output?,
+            input: config.llm.llm_price_input?,
+            cached: config.llm.llm_price_cached?,
+            output: config.llm.llm_price_output?,
         })
     }
 
@@ -102,7 +102,7 @@ pub fn render(month: &str, rows: &[ChatUsage], prices: Option<Prices>) -> String
     out.push_str(&line("all chats", "", &total));
     if prices.is_none() {
         out.push_str(
-            "(set HEARTH_PRICE_INPUT, HEARTH_PRICE_CACHED and HEARTH_PRICE_OUTPUT, US$ per million tokens, to see the cost)\n",
+            "(set HEARTH_LLM_PRICE_INPUT, HEARTH_LLM_PRICE_CACHED and HEARTH_LLM_PRICE_OUTPUT, US$ per million tokens, to see the cost)\n",
         );
     }
     out
@@ -164,7 +164,10 @@ mod tests {
         assert!(lines[3].contains("82%") && lines[3].contains("$0.0167"), "{priced}");
         let unpriced = render("2026-12", &rows, None);
         let header = unpriced.lines().next().unwrap_or_default();
-        assert!(!header.contains("US$") && unpriced.contains("HEARTH_PRICE_INPUT"), "{unpriced}");
+        assert!(
+            !header.contains("US$") && unpriced.contains("HEARTH_LLM_PRICE_INPUT"),
+            "{unpriced}"
+        );
         assert_eq!(render("2026-11", &[], None), "no LLM use recorded in 2026-11\n");
     }
 

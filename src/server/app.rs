@@ -58,11 +58,13 @@ pub enum StartError {
     /// The working calendar file (`HEARTH_WORK_CALENDAR`) is unreadable or invalid.
     #[error("work calendar (HEARTH_WORK_CALENDAR): {0}")]
     WorkCalendar(#[from] CalendarError),
-    /// `HEARTH_ALERTS_FEED_URL` is not an http(s) URL.
-    #[error("HEARTH_ALERTS_FEED_URL {0:?} is not an http(s) URL (empty turns the alerts off)")]
+    /// `HEARTH_OFFICIAL_ALERTS_FEED_URL` is not an http(s) URL.
+    #[error(
+        "HEARTH_OFFICIAL_ALERTS_FEED_URL {0:?} is not an http(s) URL (empty turns the alerts off)"
+    )]
     AlertsFeed(String),
-    /// A host of `HEARTH_ALERTS_EXTRA_HOSTS` is not a host name, `host:port` or origin.
-    #[error("HEARTH_ALERTS_EXTRA_HOSTS: {0}")]
+    /// A host of `HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS` is not a host name, `host:port` or origin.
+    #[error("HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS: {0}")]
     AlertsHost(#[source] crate::sources::cap::origins::BadHost),
     /// The Taiwan securities file was refused; hearth does not quietly use the built-in table
     /// instead of the one asked for.
@@ -98,11 +100,11 @@ pub fn sources(config: &Config) -> Result<Sources, StartError> {
     })
 }
 
-/// The official alerts feed (`HEARTH_ALERTS_FEED_URL`), or none when it is turned off; its
-/// requests go only to its own host and `HEARTH_ALERTS_EXTRA_HOSTS`.
+/// The official alerts feed (`HEARTH_OFFICIAL_ALERTS_FEED_URL`), or none when it is turned off; its
+/// requests go only to its own host and `HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS`.
 fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, StartError> {
     use crate::sources::cap::{CapFeed, FeedSetupError};
-    let url = config.loops.alerts_feed_url.trim();
+    let url = config.loops.official_alerts_feed_url.trim();
     if url.is_empty() {
         return Ok(None);
     }
@@ -110,7 +112,7 @@ fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, 
         &config.sources.user_agent,
         Duration::from_secs(config.sources.upstream_timeout_secs),
     );
-    match CapFeed::new(builder, url, &config.loops.alerts_extra_hosts) {
+    match CapFeed::new(builder, url, &config.loops.official_alerts_extra_hosts) {
         Ok(feed) => Ok(Some(feed)),
         Err(FeedSetupError::Url) => {
             Err(StartError::AlertsFeed(crate::platform::config::redact_url(url)))
@@ -281,7 +283,9 @@ impl Hearth {
         let (reminders, price_alerts) = pushers(config, pusher.clone(), &deps);
         let official_alerts =
             AlertWatcher::new(pusher.clone(), alerts_feed(config)?, deps.home.clone())
-                .with_request_gap(Duration::from_millis(config.loops.alerts_request_gap_ms));
+                .with_request_gap(Duration::from_millis(
+                    config.loops.official_alerts_request_gap_ms,
+                ));
         let price_alerts = price_alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;

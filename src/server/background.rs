@@ -304,7 +304,7 @@ async fn watch_care(app: Arc<Hearth>) -> After {
     after
 }
 
-/// Reads the official alerts feed every `HEARTH_ALERTS_POLL_SECS` (the process holding its
+/// Reads the official alerts feed every `HEARTH_OFFICIAL_ALERTS_POLL_SECS` (the process holding its
 /// lease) and tells the chats that follow the alerts.
 async fn watch_official_alerts(app: Arc<Hearth>) -> After {
     let outcome = app.loops.official_alerts.tick().await;

@@ -51,7 +51,7 @@ pub struct Loops {
 pub(crate) struct Paces {
     /// Between price-alert polls (`HEARTH_PRICE_POLL_SECS`).
     pub(crate) price_poll_secs: u64,
-    /// Between reads of the official alerts feed (`HEARTH_ALERTS_POLL_SECS`).
+    /// Between reads of the official alerts feed (`HEARTH_OFFICIAL_ALERTS_POLL_SECS`).
     pub(crate) official_poll_secs: u64,
     /// Between rounds of the care loop (`HEARTH_CARE_TICK_SECS`).
     pub(crate) care_tick_secs: u64,
@@ -62,7 +62,7 @@ impl Paces {
     pub(crate) fn new(settings: &crate::platform::config::LoopSettings) -> Self {
         Self {
             price_poll_secs: settings.price_poll_secs,
-            official_poll_secs: settings.alerts_poll_secs,
+            official_poll_secs: settings.official_alerts_poll_secs,
             care_tick_secs: settings.care_tick_secs,
         }
     }

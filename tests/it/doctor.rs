@@ -174,6 +174,26 @@ async fn run_binary(d: &Deployment, args: &[&str]) -> std::process::Output {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_former_setting_name_still_works_and_the_doctor_says_to_rename_it() {
+    let d = Deployment::healthy().await;
+    d.llm.reply_tool_calls(&[("ping", json!({}))]);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_hearth"));
+    cmd.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd.envs(d.env()).env("HEARTH_ALERTS_POLL_SECS", "30").arg("doctor");
+    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .expect("hearth doctor finishes")
+        .expect("run hearth doctor");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "a former name is a warning, not a failure: {said}");
+    assert!(
+        said.contains("HEARTH_ALERTS_POLL_SECS is a former name")
+            && said.contains("rename HEARTH_ALERTS_POLL_SECS to HEARTH_OFFICIAL_ALERTS_POLL_SECS"),
+        "{said}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_healthy_deployment_passes_every_check() {
     let d = Deployment::healthy().await;
     let report = d.examine().await;

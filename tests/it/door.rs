@@ -225,9 +225,9 @@ impl Family {
                 c.access.open = false;
                 c.server.public_url = Some("https://hearth.example".into());
                 c.page.liff_id = LIFF.into();
-                c.loops.alerts_feed_url = feed;
-                c.loops.alerts_poll_secs = 0;
-                c.loops.alerts_request_gap_ms = 0;
+                c.loops.official_alerts_feed_url = feed;
+                c.loops.official_alerts_poll_secs = 0;
+                c.loops.official_alerts_request_gap_ms = 0;
                 c.loops.price_poll_secs = 0;
             },
             None,

@@ -233,7 +233,7 @@ async fn sigterm_with_fifty_trickling_connections_exits_within_the_grace_period(
         .env("DATABASE_URL", format!("sqlite://{}", db.display()))
         .env("HEARTH_LISTEN", format!("127.0.0.1:{port}"))
         .env("HEARTH_SHUTDOWN_GRACE_SECS", "2")
-        .env("HEARTH_ALERTS_FEED_URL", "")
+        .env("HEARTH_OFFICIAL_ALERTS_FEED_URL", "")
         .env("HEARTH_HEADER_READ_TIMEOUT_SECS", "60")
         .env("HEARTH_BODY_READ_TIMEOUT_SECS", "60")
         .env("RUST_LOG", "warn")

@@ -24,9 +24,9 @@ async fn start(cap: &FakeCap) -> Harness {
     let url = cap.feed_url();
     Harness::start_with(
         move |c| {
-            c.loops.alerts_feed_url = url;
-            c.loops.alerts_poll_secs = 0;
-            c.loops.alerts_request_gap_ms = 0;
+            c.loops.official_alerts_feed_url = url;
+            c.loops.official_alerts_poll_secs = 0;
+            c.loops.official_alerts_request_gap_ms = 0;
             c.loops.price_poll_secs = 0;
         },
         None,
@@ -513,7 +513,10 @@ async fn two_replicas_push_each_alert_once() {
     };
     store.official_alerts().follow(&follow, 0).await.expect("follow");
     let url = cap.feed_url();
-    let env = [("HEARTH_ALERTS_FEED_URL", url.as_str()), ("HEARTH_ALERTS_POLL_SECS", "1")];
+    let env = [
+        ("HEARTH_OFFICIAL_ALERTS_FEED_URL", url.as_str()),
+        ("HEARTH_OFFICIAL_ALERTS_POLL_SECS", "1"),
+    ];
     let _a = Replica::spawn(&db, &line, &llm, &env).await;
     let _b = Replica::spawn(&db, &line, &llm, &env).await;
     let sent = jiff::Timestamp::now()

@@ -64,8 +64,8 @@ async fn a_prompt_cache_key_goes_with_every_request_only_when_set() {
 fn usage_cli(db: &str, args: &[&str], settings: &[(&str, &str)]) -> (bool, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hearth"));
     command.arg("usage").args(args).env("DATABASE_URL", db);
-    for var in ["HEARTH_PRICE_INPUT", "HEARTH_PRICE_CACHED", "HEARTH_PRICE_OUTPUT"] {
-        command.env_remove(var);
+    for (former, new) in hearth::platform::config::renamed::RENAMED {
+        command.env_remove(former).env_remove(new);
     }
     command.envs(settings.iter().copied());
     let out = command.output().expect("run hearth");
@@ -92,9 +92,9 @@ async fn hearth_usage_prints_each_chats_turns_tokens_and_cost_for_the_month_aske
         store.usage().add_charge(&c).await.expect("counted");
     }
     let prices = [
-        ("HEARTH_PRICE_INPUT", "0.15"),
-        ("HEARTH_PRICE_CACHED", "0.075"),
-        ("HEARTH_PRICE_OUTPUT", "0.60"),
+        ("HEARTH_LLM_PRICE_INPUT", "0.15"),
+        ("HEARTH_LLM_PRICE_CACHED", "0.075"),
+        ("HEARTH_LLM_PRICE_OUTPUT", "0.60"),
     ];
     let (ok, said) = usage_cli(&db, &["--month", "2026-12"], &prices);
     println!("{said}");
@@ -111,13 +111,25 @@ async fn hearth_usage_prints_each_chats_turns_tokens_and_cost_for_the_month_aske
     assert!(lines[3].contains("$0.0319"), "{said}");
     assert!(!said.contains("990000"), "November stays out of December");
 
+    let former = [
+        ("HEARTH_PRICE_INPUT", "0.15"),
+        ("HEARTH_PRICE_CACHED", "0.075"),
+        ("HEARTH_PRICE_OUTPUT", "0.60"),
+    ];
+    let (ok, said) = usage_cli(&db, &["--month", "2026-12"], &former);
+    assert!(ok && said.contains("$0.0319"), "the prices' former names still work: {said}");
+    let mixed = [("HEARTH_PRICE_INPUT", "cheap"), ("HEARTH_LLM_PRICE_INPUT", "0.15")];
+    let (ok, said) = usage_cli(&db, &["--month", "2026-12"], &[&prices[1..], &mixed].concat());
+    assert!(ok && said.contains("$0.0319"), "the new name wins over the former: {said}");
+
     let (ok, said) = usage_cli(&db, &["--month", "2026-12"], &[]);
     assert!(ok && !said.lines().next().unwrap_or_default().contains("US$"), "{said}");
-    assert!(said.contains("HEARTH_PRICE_INPUT"), "says how to see the money: {said}");
+    assert!(said.contains("HEARTH_LLM_PRICE_INPUT"), "says how to see the money: {said}");
     let (ok, said) = usage_cli(&db, &["--month", "2026-10"], &prices);
     assert!(ok && said.contains("no LLM use recorded in 2026-10"), "{said}");
     let (ok, said) = usage_cli(&db, &["--month", "2026-13"], &prices);
     assert!(!ok && said.contains("is not a month like 2026-12"), "{said}");
-    let (ok, said) = usage_cli(&db, &["--month", "2026-12"], &[("HEARTH_PRICE_INPUT", "cheap")]);
+    let (ok, said) =
+        usage_cli(&db, &["--month", "2026-12"], &[("HEARTH_LLM_PRICE_INPUT", "cheap")]);
     assert!(!ok && said.contains("not a price"), "{said}");
 }

@@ -38,6 +38,12 @@ fn settings(config: &Config, webhook_flag: bool) -> Vec<Finding> {
         .into_iter()
         .map(|setting| Finding::fail(format!("{setting} is not set"), fix_for(setting)))
         .collect();
+    for (former, new) in crate::platform::config::renamed::in_use(|name| std::env::var(name).ok()) {
+        found.push(Finding::warn(
+            format!("{former} is a former name: it still works, as {new}"),
+            format!("rename {former} to {new} where hearth's settings are kept"),
+        ));
+    }
     if jiff::tz::TimeZone::get(&config.family.timezone).is_err() {
         found.push(Finding::fail(
             format!("HEARTH_TIMEZONE={:?} is not a known time zone", config.family.timezone),

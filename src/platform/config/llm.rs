@@ -41,14 +41,14 @@ pub struct LlmSettings {
     pub prompt_cache_key: Option<String>,
     /// US$ per million input tokens the LLM costs (`hearth usage` and `hearth doctor` show the
     /// money when the three prices are set).
-    #[arg(long, env = "HEARTH_PRICE_INPUT", value_parser = price, global = true)]
-    pub price_input: Option<f64>,
+    #[arg(long, alias = "price-input", env = "HEARTH_LLM_PRICE_INPUT", value_parser = price, global = true)]
+    pub llm_price_input: Option<f64>,
     /// US$ per million input tokens served from the provider's prompt cache.
-    #[arg(long, env = "HEARTH_PRICE_CACHED", value_parser = price, global = true)]
-    pub price_cached: Option<f64>,
+    #[arg(long, alias = "price-cached", env = "HEARTH_LLM_PRICE_CACHED", value_parser = price, global = true)]
+    pub llm_price_cached: Option<f64>,
     /// US$ per million output tokens.
-    #[arg(long, env = "HEARTH_PRICE_OUTPUT", value_parser = price, global = true)]
-    pub price_output: Option<f64>,
+    #[arg(long, alias = "price-output", env = "HEARTH_LLM_PRICE_OUTPUT", value_parser = price, global = true)]
+    pub llm_price_output: Option<f64>,
     /// Seconds to wait for one LLM response.
     #[arg(long, env = "HEARTH_LLM_TIMEOUT_SECS", default_value_t = 60, global = true)]
     pub llm_timeout_secs: u64,

@@ -28,24 +28,43 @@ pub struct LoopSettings {
     /// the chats that follow them. Empty turns the alerts off.
     #[arg(
         long,
-        env = "HEARTH_ALERTS_FEED_URL",
+        alias = "alerts-feed-url",
+        env = "HEARTH_OFFICIAL_ALERTS_FEED_URL",
         default_value = "https://alerts.ncdr.nat.gov.tw/RssAtomFeed.ashx",
         global = true
     )]
-    pub alerts_feed_url: String,
+    pub official_alerts_feed_url: String,
     /// Seconds between reads of the official alerts feed (one replica reads it, with
     /// conditional requests); 0 turns the reading off.
-    #[arg(long, env = "HEARTH_ALERTS_POLL_SECS", default_value_t = 60, global = true)]
-    pub alerts_poll_secs: u64,
+    #[arg(
+        long,
+        alias = "alerts-poll-secs",
+        env = "HEARTH_OFFICIAL_ALERTS_POLL_SECS",
+        default_value_t = 60,
+        global = true
+    )]
+    pub official_alerts_poll_secs: u64,
     /// Milliseconds between two requests to the alerts feed's host (NCDR refuses requests
     /// less than 3 s apart).
-    #[arg(long, env = "HEARTH_ALERTS_REQUEST_GAP_MS", default_value_t = 3000, global = true)]
-    pub alerts_request_gap_ms: u64,
+    #[arg(
+        long,
+        alias = "alerts-request-gap-ms",
+        env = "HEARTH_OFFICIAL_ALERTS_REQUEST_GAP_MS",
+        default_value_t = 3000,
+        global = true
+    )]
+    pub official_alerts_request_gap_ms: u64,
     /// Hosts besides the feed's own that alert documents may come from (and redirect to),
     /// comma-separated: `cdn.example` (the feed's scheme, its default port), `cdn.example:8443`
     /// or `https://cdn.example`. Any other host is refused and logged.
-    #[arg(long, env = "HEARTH_ALERTS_EXTRA_HOSTS", value_delimiter = ',', global = true)]
-    pub alerts_extra_hosts: Vec<String>,
+    #[arg(
+        long,
+        alias = "alerts-extra-hosts",
+        env = "HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub official_alerts_extra_hosts: Vec<String>,
     /// Seconds between rounds of the care loop (doses asked, caregivers told, weekly reports);
     /// 0 turns it off.
     #[arg(long, env = "HEARTH_CARE_TICK_SECS", default_value_t = 15, global = true)]
@@ -62,7 +81,7 @@ pub struct LoopSettings {
 }
 
 /// The former name of `HEARTH_PRICE_POLL_SECS`, from when the official alerts'
-/// `HEARTH_ALERTS_POLL_SECS` was one letter away.
+/// `HEARTH_OFFICIAL_ALERTS_POLL_SECS` was one letter away.
 const FORMER_PRICE_POLL: &str = "HEARTH_ALERT_POLL_SECS";
 
 /// `HEARTH_PRICE_POLL_SECS`'s default: the value of its former name when that is set (one that

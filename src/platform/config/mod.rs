@@ -22,6 +22,7 @@ pub mod media;
 pub mod page;
 pub mod push;
 pub mod redact;
+pub mod renamed;
 pub mod server;
 pub mod sources;
 pub mod speech;

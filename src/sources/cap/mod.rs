@@ -1,5 +1,5 @@
 //! Taiwan's official alerts as NCDR's public alert platform republishes them: an Atom feed
-//! (`HEARTH_ALERTS_FEED_URL`) whose entries link to CAP 1.2 documents (the OASIS Common Alerting
+//! (`HEARTH_OFFICIAL_ALERTS_FEED_URL`) whose entries link to CAP 1.2 documents (the OASIS Common Alerting
 //! Protocol) from the Directorate-General of Personnel Administration (停班停課) and the Central
 //! Weather Administration (typhoon, rain, earthquake).
 //!
@@ -210,7 +210,7 @@ pub enum FeedSetupError {
     #[error("not an http(s) URL")]
     Url,
     /// A host the operator listed is not one.
-    #[error("HEARTH_ALERTS_EXTRA_HOSTS: {0}")]
+    #[error("HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS: {0}")]
     Host(#[from] origins::BadHost),
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client")]
@@ -238,7 +238,7 @@ pub struct CapFeed {
 
 impl CapFeed {
     /// The feed at `url`, its requests going only to its own scheme, host and port and to
-    /// `extra_hosts` (`HEARTH_ALERTS_EXTRA_HOSTS`), redirects included; the client is built
+    /// `extra_hosts` (`HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS`), redirects included; the client is built
     /// from `builder` with that redirect policy.
     pub fn new(
         builder: reqwest::ClientBuilder,

@@ -1,5 +1,5 @@
 //! Where the alerts feed's requests may go: the feed's own scheme, host and port, and the hosts
-//! the operator lists (`HEARTH_ALERTS_EXTRA_HOSTS`, e.g. a CDN NCDR has served documents
+//! the operator lists (`HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS`, e.g. a CDN NCDR has served documents
 //! from). Every request is checked — a document's link and each hop of a redirect — so a
 //! document on the feed's host that redirects to `localhost`, or a link to another port of the
 //! feed's host, is refused rather than fetched.

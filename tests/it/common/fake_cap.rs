@@ -97,7 +97,7 @@ impl FakeCap {
         fake
     }
 
-    /// The feed's address (`HEARTH_ALERTS_FEED_URL`).
+    /// The feed's address (`HEARTH_OFFICIAL_ALERTS_FEED_URL`).
     pub fn feed_url(&self) -> String {
         format!("http://127.0.0.1:{}/RssAtomFeed.ashx", self.port)
     }

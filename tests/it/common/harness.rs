@@ -107,7 +107,7 @@ impl Harness {
         config.access.open = true;
         // The official alerts feed is on the internet: off unless a test serves a fake one
         // (tests/official_alerts.rs).
-        config.loops.alerts_feed_url = String::new();
+        config.loops.official_alerts_feed_url = String::new();
         // The care loop is ticked by hand on the manual clock (tests/care.rs).
         config.loops.care_tick_secs = 0;
         tweak(&mut config);

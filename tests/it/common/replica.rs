@@ -49,7 +49,7 @@ impl Replica {
             // These tests are about delivery, not about who is served.
             .env("HEARTH_OPEN", "true")
             // The official alerts feed is on the internet: off unless a test serves one.
-            .env("HEARTH_ALERTS_FEED_URL", "")
+            .env("HEARTH_OFFICIAL_ALERTS_FEED_URL", "")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(log);

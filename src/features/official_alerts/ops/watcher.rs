@@ -91,7 +91,7 @@ impl AlertWatcher {
     }
 
     /// The same watcher leaving `gap` between two requests to the feed's host (NCDR answers
-    /// `429` to requests less than 3 s apart; `HEARTH_ALERTS_REQUEST_GAP_MS`).
+    /// `429` to requests less than 3 s apart; `HEARTH_OFFICIAL_ALERTS_REQUEST_GAP_MS`).
     pub fn with_request_gap(mut self, gap: std::time::Duration) -> Self {
         self.gap = gap;
         self
