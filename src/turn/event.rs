@@ -257,8 +257,9 @@ impl Turns {
             // The sticker goes first: the chips stay on the last message.
             replies.insert(0, sticker);
         }
-        if let Some(audio) =
-            self.spoken_answer(source, by_voice, &said, lang, replies.len(), &mut usage).await
+        if replies.len() < MAX_MESSAGES
+            && let Some(audio) =
+                self.spoken_answer(source, by_voice, &said, lang, received_at, &mut usage).await
         {
             append_last(&mut replies, audio);
         }

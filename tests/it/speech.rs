@@ -306,6 +306,38 @@ async fn a_care_prompt_to_someone_who_asked_for_spoken_answers_is_spoken_with_it
     assert_eq!(said.last().expect("spoken")["input"], "阿嬤，早上八點了，該吃血壓藥了");
 }
 
+#[tokio::test]
+async fn a_speech_server_that_never_answers_leaves_the_text_to_the_reply_within_the_deadline() {
+    let media = FakeMedia::start().await;
+    let h = speaking(&media, |c| c.speech.tts_timeout_secs = 1).await;
+    media.set_speech_status(504);
+    let started = std::time::Instant::now();
+    let body = ask_by_voice(&h, &media, "9005", "今天天氣", "今天晴天").await;
+    let messages = messages_of(&body);
+    assert_eq!(messages.len(), 1, "the text alone, in the reply: {body}");
+    assert!(messages[0]["text"].as_str().unwrap_or_default().contains("今天晴天"));
+    assert!(h.line.pushes().is_empty(), "nothing pushed (and charged) for waiting on speech");
+    assert_eq!(media.speech_requests().len(), 1, "it was tried");
+    // Not a timing test: the turn gave up on the speech server, which answers in two minutes.
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
+
+#[tokio::test]
+async fn care_prompts_go_without_their_audio_when_the_speech_server_never_answers() {
+    let media = FakeMedia::start().await;
+    let h = speaking(&media, |c| c.speech.tts_timeout_secs = 1).await;
+    plan(&h, json!({})).await;
+    plan(&h, json!({"what": "維他命"})).await;
+    h.call_tool(in_dm(GRANDMA), "用講的回答我", "spoken_answers", json!({"on": true})).await;
+    media.set_speech_status(504);
+    let round = at(&h, EIGHT).await;
+    assert_eq!(round.prompts, 2, "both doses asked in the round: {round:?}");
+    let messages: Vec<Value> =
+        crate::care::pushes_to(&h, GRANDMA).iter().flat_map(messages_of).collect();
+    assert_eq!(messages.iter().filter(|m| m["type"] == "flex").count(), 2, "{messages:?}");
+    assert!(messages.iter().all(|m| m["type"] != "audio"), "no audio: {messages:?}");
+}
+
 #[test]
 fn the_care_prompts_words_and_the_examples_of_the_issue_read_as_said() {
     assert_eq!(speakable("台積電 1,050元", Lang::ZhTw), "台積電 一千零五十元");

@@ -133,7 +133,7 @@ impl Speech {
         };
         let model = config.speech.tts_model.trim();
         let (base, key) = config.tts_endpoint();
-        let timeout = Duration::from_secs(config.llm.llm_timeout_secs.max(1));
+        let timeout = Duration::from_secs(config.speech.tts_timeout_secs.max(1));
         Ok(Some(Self {
             inner: Arc::new(Inner {
                 endpoint: Endpoint::new(base, "audio/speech", key.clone(), timeout)?,

@@ -57,6 +57,17 @@ pub struct SpeechSettings {
         global = true
     )]
     pub tts_api_key: Secret,
+    /// Seconds the speech server has to answer (the whole audio): past it the text goes alone,
+    /// in the reply, and a care prompt goes without its audio. Well inside a reply token's
+    /// life, so the text is never pushed (and charged) for waiting on speech.
+    #[arg(
+        long,
+        env = "HEARTH_TTS_TIMEOUT_SECS",
+        default_value_t = 8,
+        value_parser = clap::value_parser!(u64).range(1..=30),
+        global = true
+    )]
+    pub tts_timeout_secs: u64,
     /// Answer a voice message with a spoken answer too (besides the text), whatever the chat
     /// asked for; off: only chats that asked for spoken answers get them.
     #[arg(long, env = "HEARTH_TTS_FOR_VOICE", default_value_t = true, action = clap::ArgAction::Set, global = true)]

@@ -112,7 +112,8 @@ impl FakeMedia {
     }
 
     /// The speech endpoint answers `status` (with an OpenAI-style error) from now on; 200 (the
-    /// default) answers the AAC fixture, 302 sends the request to `cdn/speech.aac`.
+    /// default) answers the AAC fixture, 302 sends the request to `cdn/speech.aac`, 504 accepts
+    /// and answers nothing for two minutes.
     pub fn set_speech_status(&self, status: u16) {
         self.lock().speech_status = status;
     }
@@ -170,6 +171,11 @@ async fn speak(State(media): State<FakeMedia>, body: Bytes) -> Response {
     };
     match status {
         0 | 200 => ([(CONTENT_TYPE, "audio/aac")], SPEECH_AAC).into_response(),
+        // A speech server that accepts and never answers (well past any deadline).
+        504 => {
+            tokio::time::sleep(std::time::Duration::from_secs(120)).await;
+            StatusCode::GATEWAY_TIMEOUT.into_response()
+        }
         // Sent elsewhere: to this fake's external content, `cdn/speech.aac`.
         302 => {
             (StatusCode::FOUND, [(axum::http::header::LOCATION, "/cdn/speech.aac")]).into_response()

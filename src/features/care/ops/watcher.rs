@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+use futures::StreamExt;
 use jiff::{SignedDuration, Timestamp};
 
 use crate::contract::chart::publish::Charts;
@@ -55,6 +56,22 @@ pub struct CareRound {
     /// Steps to be tried again.
     pub retrying: usize,
 }
+
+impl CareRound {
+    /// Adds what `other` did to this round.
+    fn absorb(&mut self, other: CareRound) {
+        self.recorded += other.recorded;
+        self.prompts += other.prompts;
+        self.caregivers += other.caregivers;
+        self.groups += other.groups;
+        self.readings += other.readings;
+        self.reports += other.reports;
+        self.retrying += other.retrying;
+    }
+}
+
+/// Doses whose steps are taken at once in a round.
+const STEPS_AT_ONCE: usize = 16;
 
 /// One message to push: to which chat, under which retry key, what.
 struct Outgoing {
@@ -117,8 +134,20 @@ impl CareWatcher {
             .care()
             .claim_doses(owner, now.as_millisecond(), lease_until, DOSES_PER_ROUND)
             .await?;
-        for dose in claimed {
-            self.take_step(dose, now, &mut round).await?;
+        // Each dose's step on its own: one waiting on the speech server (a spoken prompt,
+        // `HEARTH_TTS_TIMEOUT_SECS` at most) holds up no other.
+        let steps: Vec<(Result<(), StoreError>, CareRound)> = futures::stream::iter(claimed)
+            .map(|dose| async move {
+                let mut mine = CareRound::default();
+                let done = self.take_step(dose, now, &mut mine).await;
+                (done, mine)
+            })
+            .buffer_unordered(STEPS_AT_ONCE)
+            .collect()
+            .await;
+        for (done, mine) in steps {
+            round.absorb(mine);
+            done?;
         }
         for reading in store.care().readings_to_tell(BATCH).await? {
             self.tell_reading(reading, now, &mut round).await?;
