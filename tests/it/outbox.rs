@@ -406,7 +406,7 @@ async fn a_delivered_reminder_is_forgotten_after_the_retention_and_never_pushed_
 }
 
 #[tokio::test]
-async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and_counted() {
+async fn a_409_for_a_key_hearth_never_sent_is_not_told_counted_and_comes_with_the_next_reply() {
     let h = Harness::start_with(|c| c.push.outbox_window_secs = 3, None).await;
     let now = h.now_ms();
     let payload = json!([{"type": "text", "text": "接小孩"}]).to_string();
@@ -445,10 +445,17 @@ async fn a_409_for_a_key_hearth_never_sent_is_a_message_not_delivered_warned_and
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let settled = store.outbox().item(&occurrence).await.expect("item").expect("kept");
-    assert_eq!(settled.status, "failed", "not counted as told");
+    assert_eq!(settled.status, "held", "not counted as told: kept for the next reply");
     assert_eq!(h.line.accepted_pushes().len(), 1, "only the other request was delivered");
     let metrics = h.metrics_text().await;
     assert!(metrics.contains("hearth_retry_key_conflicts_total 1"), "{metrics}");
+    h.llm.reply_text("早安");
+    h.send(vec![h.event(in_dm(MOM), crate::common::harness::text_message("早"))]).await;
+    let reply = h.line.replies().last().expect("a reply").body.to_string();
+    assert!(
+        reply.contains("接小孩") && reply.contains("早安"),
+        "told with the next reply: {reply}"
+    );
 }
 
 /// Every `.rs` file under `dir`, with its text.

@@ -222,6 +222,27 @@ async fn line_500_then_200_delivers_once_with_the_same_retry_key() {
 }
 
 #[tokio::test]
+async fn a_daily_reminder_line_refuses_once_keeps_its_next_time_and_comes_the_next_day() {
+    let h = Harness::start().await;
+    create(
+        &h,
+        in_dm(MOM),
+        json!({"text": "吃維他命", "at": "2026-12-01T08:00", "repeat": "daily"}),
+    )
+    .await;
+    h.line.set_push_mode(PushMode::RefuseTimes(1));
+    h.set_clock("2026-12-01T00:00:00Z");
+    let report = h.app.loops.reminders.tick().await.expect("tick");
+    assert_eq!(report.failed, 1, "{report:?}");
+    let rows = h.app.store.reminders().list(MOM).await.expect("list");
+    assert_eq!(rows[0].status, hearth::store::ReminderStatus::Active, "not paused for good");
+    h.set_clock("2026-12-02T00:00:00Z");
+    let report = h.app.loops.reminders.tick().await.expect("tick");
+    assert_eq!(report.sent, 1, "the next day's comes: {report:?}");
+    assert!(h.line.accepted_pushes().iter().any(|p| p.body.to_string().contains("吃維他命")));
+}
+
+#[tokio::test]
 async fn line_down_for_a_while_retries_later_with_the_same_key() {
     let h = Harness::start().await;
     create(&h, in_dm(MOM), json!({"text": "澆花", "in_minutes": 1})).await;

@@ -11,7 +11,8 @@
 //! replica pushes them); which items go in which request, and that request's retry key, are
 //! recorded before its first attempt, so every attempt from any replica sends the same items
 //! with the same key (LINE answers a repeat with `409`, which counts as accepted; a `409` for a
-//! key hearth never sent is a message not delivered: logged, counted, settled as failed); each request
+//! key hearth never sent is a message not delivered: logged, counted, and held for the chat's next
+//! reply, like a push the month could not pay for); each request
 //! is settled as LINE answers it, so a quota `429` after some requests were accepted holds only
 //! the rest; an attempt of unknown outcome is tried again later, and abandoned after the grace.
 
@@ -320,10 +321,10 @@ impl Pusher {
                     to,
                     key = %request,
                     items = group.len(),
-                    "LINE answered 409 for a retry key hearth never sent: not delivered"
+                    "LINE answered 409 for a retry key hearth never sent: not delivered; held for the chat's next reply"
                 );
                 crate::platform::metrics::retry_key_conflicts(group.len() as u64);
-                self.settle(&group, "failed", Outcome::Refused, &mut settled).await?;
+                self.hold(&group, &payloads, &mut settled).await?;
                 continue;
             }
             match answer {

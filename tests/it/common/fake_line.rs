@@ -97,6 +97,9 @@ pub enum PushMode {
     RateLimited,
     /// `500`; nothing is delivered.
     ServerError,
+    /// The next `n` pushes get `400` (LINE refusing them for good: the bot is not in the chat),
+    /// after which the mode switches back to `Ok`.
+    RefuseTimes(u32),
     /// The next `n` pushes get `500`, after which the mode switches back to `Ok`.
     FailTimes(u32),
     /// The next `times` pushes get the rate-limit `429` with `Retry-After: retry_after`, after

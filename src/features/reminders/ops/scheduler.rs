@@ -286,9 +286,14 @@ impl ReminderScheduler {
         let outcomes = self.pusher.push(&to, &items).await;
         let next_of = |p: &Prepared, outcome: Outcome| match outcome {
             // Withheld (the chat is revoked): not sent, and the reminder moves on as if it had
-            // been, so approving the chat again resumes it at its next time.
-            Outcome::Sent | Outcome::Held | Outcome::Queued | Outcome::Withheld => p.next,
-            Outcome::Refused => Next::Pause,
+            // been, so approving the chat again resumes it at its next time. Refused (LINE
+            // refused this push for good): one failed occurrence never stops a repeating
+            // reminder, which moves on to its next time.
+            Outcome::Sent
+            | Outcome::Held
+            | Outcome::Queued
+            | Outcome::Withheld
+            | Outcome::Refused => p.next,
             Outcome::RetryLater => Next::Retry(
                 now.saturating_add(self.settings.retry_after)
                     .map_or(i64::MAX, |t| t.as_millisecond()),

@@ -238,6 +238,15 @@ fn push(state: &mut LineState, headers: &HeaderMap, body: &Value, request_id: &s
             return Outcome::new(StatusCode::TOO_MANY_REQUESTS, json!({"message": message}));
         }
         PushMode::ServerError => return server_error(),
+        PushMode::RefuseTimes(0) => {
+            state.push_mode = PushMode::Ok;
+            None
+        }
+        PushMode::RefuseTimes(n) => {
+            state.push_mode = PushMode::RefuseTimes(n - 1);
+            let message = "Failed to send messages";
+            return Outcome::new(StatusCode::BAD_REQUEST, json!({"message": message}));
+        }
         PushMode::FailTimes(0) => {
             state.push_mode = PushMode::Ok;
             None
