@@ -205,6 +205,52 @@ async fn shopping_list(
 }
 
 #[tokio::test]
+async fn a_link_another_site_navigates_to_asks_for_a_tap_and_another_site_cannot_tap_it() {
+    let h = start().await;
+    family_things(&h).await;
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    let token = link.trim_start_matches("/family/open?t=").to_string();
+    let mut browser = Browser::new(&h);
+    // A foreign page sends the member's browser to the link (login CSRF): no session, and the
+    // link is not used up.
+    let request = browser.http.get(format!("{}{link}", browser.base));
+    let led = browser.answer(request.header("sec-fetch-site", "cross-site")).await;
+    assert_eq!(led.status, 200, "{}", led.body);
+    assert!(led.headers.get(SET_COOKIE).is_none(), "no session from another site's navigation");
+    assert!(led.body.contains("action=\"/family/open\"") && led.body.contains(&token));
+    // Another site's page submitting that form: refused, nothing opened.
+    let form = [("t", token.as_str())];
+    let forged =
+        browser.post_with("/family/open", &form, &[("sec-fetch-site", "cross-site")]).await;
+    assert_eq!(forged.status, 403, "{}", forged.body);
+    assert!(forged.headers.get(SET_COOKIE).is_none());
+    // The member taps the button on hearth's own page: the link opens, once.
+    let tapped =
+        browser.post_with("/family/open", &form, &[("sec-fetch-site", "same-origin")]).await;
+    assert_eq!(tapped.status, 303, "{}", tapped.body);
+    browser.cookie = tapped.headers[SET_COOKIE]
+        .to_str()
+        .ok()
+        .and_then(|c| c.split(';').next())
+        .map(str::to_string);
+    assert_eq!(browser.get("/family").await.status, 200);
+    let again = Browser::new(&h).post_with("/family/open", &form, &[]).await;
+    assert_eq!(again.status, 401, "a link opens once");
+    // The member's own navigation (a link tapped in LINE) opens at once.
+    let link = mint(&h, in_group(FAMILY, MOM)).await;
+    let mut own = Browser::new(&h);
+    let request = own.http.get(format!("{}{link}", own.base));
+    let opened = own.answer(request.header("sec-fetch-site", "none")).await;
+    assert_eq!(opened.status, 303);
+    own.cookie = opened.headers[SET_COOKIE]
+        .to_str()
+        .ok()
+        .and_then(|c| c.split(';').next())
+        .map(str::to_string);
+    assert_eq!(own.get("/family").await.status, 200);
+}
+
+#[tokio::test]
 async fn a_member_opens_the_page_from_a_card_once_and_sees_that_chat_without_ids_or_scripts() {
     let h = start().await;
     family_things(&h).await;

@@ -2,7 +2,9 @@
 //! phone in LINE's in-app browser and safe to leave on the internet.
 //!
 //! - **Getting in.** `GET /family/open?t=…` takes a one-time link minted by the 🏠 button
-//!   ([`crate::features::family_page`]): unknown, used or expired links, and links minted for
+//!   ([`crate::features::family_page`]) when the member's own navigation brought it; one another
+//!   site's page started shows a button instead, whose `POST` that site cannot send
+//!   ([`origin::opens_at_once`]: no login CSRF). Unknown, used or expired links, and links minted for
 //!   the LIFF app (which open only through LINE's ID-token sign-in, [`liff`]), are refused
 //!   alike. It opens a session — a random token in an `HttpOnly; Secure; SameSite=Lax` cookie, kept in the
 //!   store only as its SHA-256 — for that member in that chat, for 30 days. Every other route
@@ -57,7 +59,7 @@ const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-ac
 pub fn routes(app: &Arc<Hearth>) -> Router<Arc<Hearth>> {
     Router::new()
         .route("/family", get(view::page))
-        .route("/family/open", get(open))
+        .route("/family/open", get(open).post(open_tapped))
         .route("/family/act", post(forms::act))
         .route("/family/lists", post(forms::lists))
         .route("/family/reminders", post(forms::reminders))
@@ -260,7 +262,9 @@ struct OpenQuery {
     t: Option<String>,
 }
 
-/// `GET /family/open?t=…`: takes the one-time link and opens a session.
+/// `GET /family/open?t=…`: takes the one-time link and opens a session — at once when the
+/// member's own navigation brought it ([`origin::opens_at_once`]); a navigation another site
+/// started gets a button to tap instead (`POST`, [`open_tapped`]), the link left unused.
 async fn open(
     State(app): State<Arc<Hearth>>,
     axum::Extension(peer): axum::Extension<Peer>,
@@ -271,8 +275,32 @@ async fn open(
         return Err(Refusal::TooMany);
     }
     let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if !origin::opens_at_once(site) {
+        return Ok(view::open_button(&token).into_response());
+    }
+    take_link(&app, &token).await
+}
+
+/// `POST /family/open`: the button of [`open`]'s page tapped (refused from another site's page
+/// by [`origin::check`]): takes the link and opens a session.
+async fn open_tapped(
+    State(app): State<Arc<Hearth>>,
+    axum::Extension(peer): axum::Extension<Peer>,
+    headers: HeaderMap,
+    axum::Form(query): axum::Form<OpenQuery>,
+) -> Result<Response, Refusal> {
+    if !app.page.limits.anonymous_allows(peer, &headers) {
+        return Err(Refusal::TooMany);
+    }
+    let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
+    take_link(&app, &token).await
+}
+
+/// Takes the one-time link of `token` and opens a session for its member.
+async fn take_link(app: &Hearth, token: &str) -> Result<Response, Refusal> {
     let now = app.clock.now();
-    let hash = token_hash(&token);
+    let hash = token_hash(token);
     let member = match Sessions::from_deps(&app.turns.deps)
         .take_link(&hash, LinkDoor::Plain, now.as_millisecond())
         .await
@@ -284,8 +312,8 @@ async fn open(
             return Err(Refusal::Unavailable);
         }
     };
-    through_the_door(&app, &member.conversation_id, &member.user_id).await?;
-    start_session(&app, &member).await
+    through_the_door(app, &member.conversation_id, &member.user_id).await?;
+    start_session(app, &member).await
 }
 
 /// Opens a session for `member`: its cookie, and on to the page.

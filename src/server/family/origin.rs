@@ -39,6 +39,19 @@ pub fn from_own_page(sec_fetch_site: Option<&str>, origin: Option<&str>, own: Ow
     site_ok && origin.is_none_or(|origin| is_own(origin, own))
 }
 
+/// True when a link may be opened at once by `GET`: the browser says the navigation was the
+/// member's own (`Sec-Fetch-Site: none`, a link tapped in LINE or typed) or came from hearth's
+/// page, or says nothing (an old browser: the link is one-time and the token alone decides).
+/// A navigation another site started (`cross-site`, `same-site`) is asked to tap a button
+/// first — a `POST` of hearth's own page, which [`check`] refuses from anywhere else — so a
+/// foreign page cannot sign a member's browser into another chat's page (login CSRF).
+pub fn opens_at_once(sec_fetch_site: Option<&str>) -> bool {
+    sec_fetch_site.is_none_or(|site| {
+        let site = site.trim();
+        site.eq_ignore_ascii_case("none") || site.eq_ignore_ascii_case("same-origin")
+    })
+}
+
 /// True when the `Origin` value `origin` is `own`.
 fn is_own(origin: &str, own: Own<'_>) -> bool {
     let Ok(given) = url::Url::parse(origin) else { return false };
@@ -80,6 +93,16 @@ fn allowed(page: &PageState, headers: &HeaderMap) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_link_opens_at_once_only_from_the_member_s_own_navigation() {
+        assert!(opens_at_once(Some("none")));
+        assert!(opens_at_once(Some("same-origin")));
+        assert!(opens_at_once(None), "an old browser: the one-time token decides");
+        assert!(!opens_at_once(Some("cross-site")));
+        assert!(!opens_at_once(Some("same-site")), "a sibling subdomain is another site");
+    }
+
     use super::*;
 
     const PUBLIC: Own<'static> = Own::PublicUrl("https://hearth.example/bot");

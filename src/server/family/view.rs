@@ -67,6 +67,26 @@ pub fn notice(zh: &str, en: &str) -> Html<String> {
     )
 }
 
+/// The page of a link another site's page navigated to: one button that opens it (a `POST`
+/// only hearth's own page can send), in both languages.
+pub fn open_button(token: &str) -> Html<String> {
+    Html(
+        layout(
+            Lang::ZhTw,
+            "hearth",
+            html! {
+                p.notice { "按下面的按鈕，打開家庭網頁。" }
+                p.notice.en { "Tap the button to open the family page." }
+                form method="post" action="/family/open" {
+                    input type="hidden" name="t" value=(token);
+                    button type="submit" { "🏠 打開家庭網頁 · Open" }
+                }
+            },
+        )
+        .into_string(),
+    )
+}
+
 /// A notice in `lang`.
 pub fn notice_in(lang: Lang, zh: &str, en: &str) -> Html<String> {
     Html(layout(lang, "hearth", html! { p.notice { (lang.pick(zh, en)) } }).into_string())
