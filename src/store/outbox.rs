@@ -78,6 +78,7 @@ const BY_KEY: &str = "SELECT id, conversation_id, target, kind, retry_key, line_
 const MIRROR_REMINDER: &str = "UPDATE reminder_deliveries SET status = $2 WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const MIRROR_ALERT: &str = "UPDATE alert_deliveries SET status = $2, lease_owner = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
 const MIRROR_DIGEST: &str = "UPDATE digest_deliveries SET status = $2, lease_owner = NULL WHERE retry_key = $1 AND status IN ('pending', 'queued')";
+const TAKE_WITHHELD: &str = "UPDATE outbox SET status = 'held' WHERE conversation_id = $1 AND status = 'withheld' RETURNING id, payload, due_at";
 const PENDING_COUNT: &str = "SELECT COUNT(*) FROM outbox WHERE status = 'pending'";
 
 impl OutboxStore<'_> {
@@ -251,6 +252,20 @@ impl OutboxStore<'_> {
             tx.commit().await?;
         });
         Ok(())
+    }
+
+    /// Takes the items withheld from `conversation_id` while it was not served, each once (they
+    /// are held now, to be told with its next reply): id, payload and when each was due.
+    pub async fn take_withheld(
+        self,
+        conversation_id: &str,
+    ) -> Result<Vec<(i64, String, i64)>, StoreError> {
+        let mut rows: Vec<(i64, String, i64)> = db!(self.store, db => sqlx::query_as(TAKE_WITHHELD)
+            .bind(conversation_id)
+            .fetch_all(db)
+            .await)?;
+        rows.sort_by_key(|(id, _, _)| *id);
+        Ok(rows)
     }
 
     /// The item recorded for the occurrence `retry_key`, if any.

@@ -596,7 +596,8 @@ async fn a_revoked_group_stays_revoked_when_re_invited_and_an_approved_member_ca
 }
 
 #[tokio::test]
-async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_once_approved() {
+async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_told_once_and_resumes_once_approved()
+ {
     let h = approval_harness(|_| {}).await;
     h.app.store.access().approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved");
     let daily = json!({"text": "倒垃圾", "at": "2026-12-01T08:00", "repeat": "daily"});
@@ -612,6 +613,22 @@ async fn a_reminder_due_in_a_revoked_chat_is_not_pushed_nor_charged_and_resumes_
     assert!(metrics.contains("hearth_pushes_withheld_total{reason=\"revoked\"} 1"), "{metrics}");
 
     h.app.store.access().approve_chat(FAMILY, "cli", h.now_ms()).await.expect("approved again");
+    // The family's next reply tells what came due while it was revoked, once, in one message.
+    h.set_clock("2026-12-01T02:00:00Z");
+    h.llm.reply_text("早安");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 早安")]).await;
+    let told = texts_of(&h.line.replies().last().expect("a reply").body);
+    assert!(
+        told.contains("你錯過的提醒") && told.contains("倒垃圾") && told.contains("08:00"),
+        "{told}"
+    );
+    assert_eq!(told.matches("倒垃圾").count(), 1, "{told}");
+    let held = h.app.store.access().held_back(FAMILY).await.expect("held back");
+    assert_eq!(held.withheld, 0, "nothing held back any more");
+    h.llm.reply_text("好");
+    h.send(vec![h.group_text(FAMILY, MOM, "小幫手 謝謝")]).await;
+    let again = texts_of(&h.line.replies().last().expect("a reply").body);
+    assert!(!again.contains("倒垃圾"), "told once: {again}");
     h.set_clock("2026-12-02T00:00:00Z");
     h.app.loops.reminders.tick().await.expect("tick");
     assert_eq!(h.line.accepted_pushes().len(), 1, "the next day's occurrence is pushed");

@@ -111,13 +111,23 @@ impl QuotaTracker {
         Ok(self.standing_and_held("").await?.0)
     }
 
-    /// The pushes held for `conversation_id` while the month was out, taken to be told with
-    /// its next reply (each is taken once).
+    /// The pushes held for `conversation_id` while the month was out, and those withheld while
+    /// it was not served (revoked, then approved again), taken to be told with its next reply,
+    /// each once, in the order they were due.
     pub async fn take_held(
         &self,
         conversation_id: &str,
     ) -> Result<Vec<crate::store::HeldPush>, StoreError> {
-        self.store.quota().take_held(conversation_id).await
+        let mut held = self.store.quota().take_held(conversation_id).await?;
+        for (_, payload, due_at) in self.store.outbox().take_withheld(conversation_id).await? {
+            let payload = serde_json::from_str(&payload).unwrap_or_default();
+            held.push(crate::store::HeldPush {
+                summary: quota::batch::summary(&payload),
+                held_at: due_at,
+            });
+        }
+        held.sort_by_key(|h| h.held_at);
+        Ok(held)
     }
 
     /// [`Self::standing`], and whether items are held for `conversation_id` (pushes that waited
