@@ -310,7 +310,6 @@ impl Hearth {
             .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone(), door);
         let page = PageState::new(&config.page, &config.server, deps.sources.securities.clone());
-        let (reminder_nudge, care_nudge) = (deps.reminder_nudge.clone(), deps.care_nudge.clone());
         let turns = Arc::new(Turns {
             line,
             agent,
@@ -355,8 +354,6 @@ impl Hearth {
                 care,
                 care_menus,
                 outbox: pusher,
-                reminder_nudge,
-                care_nudge,
                 paces: Paces::new(&config.loops),
                 retention: Retention::new(config),
                 backups: config.store.backup_dir.clone().map(|dir| {

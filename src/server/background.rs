@@ -71,7 +71,7 @@ const LOOPS: &[Loop] = &[
     Loop {
         name: "reminders",
         every: |_| Some(REMINDER_TICK),
-        wake: |app| Some(app.loops.reminder_nudge.as_ref()),
+        wake: |app| Some(app.turns.deps.reminder_nudge.as_ref()),
         tick: |app| Box::pin(deliver_reminders(app)),
     },
     Loop {
@@ -107,7 +107,7 @@ const LOOPS: &[Loop] = &[
     Loop {
         name: "care",
         every: |app| every(app.loops.paces.care_tick_secs),
-        wake: |app| Some(app.loops.care_nudge.as_ref()),
+        wake: |app| Some(app.turns.deps.care_nudge.as_ref()),
         tick: |app| Box::pin(watch_care(app)),
     },
     Loop {

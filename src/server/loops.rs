@@ -1,11 +1,7 @@
 //! What the background loops drive ([`crate::server::background`] runs them): the reminder
 //! scheduler, the price-alert poller, the digests, the official alerts watcher, the care loop
-//! and its menus, the outbox's pusher, what wakes a loop early, how often the switchable loops
-//! tick, how long what they prune is kept, and the daily backup.
-
-use std::sync::Arc;
-
-use tokio::sync::Notify;
+//! and its menus, the outbox's pusher, how often the switchable loops tick (what wakes one early
+//! is the operations' own: `Deps`' nudges), how long what they prune is kept, and the daily backup.
 
 use crate::features::care::ops::watcher::CareWatcher;
 use crate::features::digest::ops::sender::DigestSender;
@@ -34,10 +30,6 @@ pub struct Loops {
     pub care_menus: CareMenuLinks,
     /// The per-chat outbox's sender: pushes together what the loops above handed to it.
     pub outbox: Pusher,
-    /// Wakes the reminder loop early (a reminder due soon was created).
-    pub reminder_nudge: Arc<Notify>,
-    /// Wakes the care loop early (a reading outside its limits was kept).
-    pub care_nudge: Arc<Notify>,
     /// How often each switchable loop ticks.
     pub(crate) paces: Paces,
     /// How long what the prune loop forgets is kept.
