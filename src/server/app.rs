@@ -265,6 +265,7 @@ impl Hearth {
         });
         let digests = DigestSender::new(
             pusher.clone(),
+            store.clone(),
             DigestSources {
                 weather: deps.sources.weather.clone(),
                 quotes: deps.sources.quotes.clone(),
@@ -281,16 +282,19 @@ impl Hearth {
                 .then_some(crate::features::family_page::open_button as _),
         );
         let (reminders, price_alerts) = pushers(config, pusher.clone(), &deps);
-        let official_alerts =
-            AlertWatcher::new(pusher.clone(), alerts_feed(config)?, deps.home.clone())
-                .with_request_gap(Duration::from_millis(
-                    config.loops.official_alerts_request_gap_ms,
-                ));
+        let official_alerts = AlertWatcher::new(
+            pusher.clone(),
+            store.clone(),
+            alerts_feed(config)?,
+            deps.home.clone(),
+        )
+        .with_request_gap(Duration::from_millis(config.loops.official_alerts_request_gap_ms));
         let price_alerts = price_alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;
         let care = crate::features::care::ops::watcher::CareWatcher::new(
             pusher.clone(),
+            store.clone(),
             deps.work_calendar.clone(),
             deps.door.clone(),
         )
@@ -468,6 +472,7 @@ fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
 fn pushers(config: &Config, pusher: Pusher, deps: &Deps) -> (ReminderScheduler, AlertPoller) {
     let alerts = AlertPoller::new(
         pusher.clone(),
+        deps.store.clone(),
         deps.sources.quotes.clone(),
         PollerSettings::default(),
         deps.work_calendar.clone(),
@@ -475,6 +480,7 @@ fn pushers(config: &Config, pusher: Pusher, deps: &Deps) -> (ReminderScheduler, 
     .with_securities(deps.sources.securities.clone());
     let reminders = ReminderScheduler::new(
         pusher,
+        deps.store.clone(),
         SchedulerSettings {
             lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
             ..SchedulerSettings::default()

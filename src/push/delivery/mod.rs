@@ -193,14 +193,25 @@ impl Pusher {
         self
     }
 
-    /// The store the deliveries are recorded in.
-    pub fn store(&self) -> &Store {
+    /// The store the deliveries are recorded in (the outbox's own; the loops hold their own).
+    pub(in crate::push) fn store(&self) -> &Store {
         &self.quota.store
     }
 
-    /// The quota's bookkeeping.
+    /// The quota's bookkeeping, for the deps built around this pusher.
     pub fn quota(&self) -> &QuotaTracker {
         &self.quota
+    }
+
+    /// Whether `user_id` has hearth as a friend: a push to their own 1:1 chat can reach them
+    /// (cached; false when LINE cannot tell).
+    pub async fn is_friend(&self, user_id: &str) -> bool {
+        self.quota.is_friend(user_id).await
+    }
+
+    /// The zone the month and the quiet hours are counted in.
+    pub fn tz(&self) -> &jiff::tz::TimeZone {
+        self.quota.tz()
     }
 
     /// This process's name in claims.

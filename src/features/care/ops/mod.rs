@@ -409,7 +409,7 @@ impl CareOps {
     pub async fn others(&self, plan: &Plan, actor: Option<&str>, group_told: bool) -> Vec<Route> {
         let mut routes: Vec<Route> = Vec::new();
         for c in self.reached(plan).await.iter().filter(|c| Some(c.id.as_str()) != actor) {
-            let friend = self.pusher.quota().is_friend(&c.id).await;
+            let friend = self.pusher.is_friend(&c.id).await;
             let route = super::route(Some(&c.id), friend, &plan.row.conversation_id);
             let route = Route { mention: None, ..route };
             if !routes.contains(&route) && Some(route.to.as_str()) != actor {

@@ -27,7 +27,7 @@ use crate::line::message::{Message, append_last};
 use crate::push::delivery::{self, Item, Outcome, Pusher};
 use crate::push::quiet::PushKind;
 use crate::sources::calendar::WorkCalendar;
-use crate::store::{CareStatus, DoseRow, NewDose, ReadingRow, StoreError};
+use crate::store::{CareStatus, DoseRow, NewDose, ReadingRow, Store, StoreError};
 
 /// How long a claim on a dose lasts; outlasts a push with its retries.
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
@@ -96,6 +96,8 @@ impl Outgoing {
 /// The care loop of one process.
 pub struct CareWatcher {
     pusher: Pusher,
+    /// What it reads and records, its capability's rows.
+    store: Store,
     /// Asked who of a plan's caregivers is reached (not those who left its group).
     door: Arc<Door>,
     calendar: WorkCalendar,
@@ -104,10 +106,10 @@ pub struct CareWatcher {
 }
 
 impl CareWatcher {
-    /// A watcher pushing through `pusher`; plans on workdays follow `calendar`; `door` says
+    /// A watcher over the plans in `store`, pushing through `pusher`; plans on workdays follow `calendar`; `door` says
     /// which caregivers are reached.
-    pub fn new(pusher: Pusher, calendar: WorkCalendar, door: Arc<Door>) -> Self {
-        Self { pusher, door, calendar, charts: None, speech: None }
+    pub fn new(pusher: Pusher, store: Store, calendar: WorkCalendar, door: Arc<Door>) -> Self {
+        Self { pusher, store, door, calendar, charts: None, speech: None }
     }
 
     /// The same watcher drawing the weekly report's chart with `charts`.
@@ -128,7 +130,7 @@ impl CareWatcher {
         let now = self.pusher.now();
         self.record_due(now, &mut round).await?;
         let lease_until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
-        let store = self.pusher.store();
+        let store = &self.store;
         let owner = self.pusher.owner();
         let claimed = store
             .care()
@@ -161,7 +163,7 @@ impl CareWatcher {
 
     /// Records the doses of every plan that came due, and moves each plan to its next dose.
     async fn record_due(&self, now: Timestamp, round: &mut CareRound) -> Result<(), StoreError> {
-        let store = self.pusher.store();
+        let store = &self.store;
         for row in store.care().due_plans(now.as_millisecond(), BATCH).await? {
             let Some(plan) = Plan::read(row) else { continue };
             let Some(first) =
@@ -192,7 +194,7 @@ impl CareWatcher {
         now: Timestamp,
         round: &mut CareRound,
     ) -> Result<(), StoreError> {
-        let store = self.pusher.store();
+        let store = &self.store;
         let owner = self.pusher.owner();
         let plan = store.care().plan(dose.plan_id).await?.and_then(Plan::read);
         let (Some(plan), Some(state)) = (plan, State::parse(&dose.state)) else {
@@ -249,7 +251,7 @@ impl CareWatcher {
         told: &[Outgoing],
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        let Some(settled) = self.pusher.store().care().dose(dose.id).await? else {
+        let Some(settled) = self.store.care().dose(dose.id).await? else {
             return Ok(());
         };
         let by = settled.settled_by.clone().unwrap_or_default();
@@ -273,7 +275,7 @@ impl CareWatcher {
     /// Where a member's message goes: their 1:1 chat when they are a friend.
     async fn route_of(&self, plan: &Plan, member: Option<&str>) -> Route {
         let friend = match member {
-            Some(id) => self.pusher.quota().is_friend(id).await,
+            Some(id) => self.pusher.is_friend(id).await,
             None => false,
         };
         crate::features::care::route(member, friend, &plan.row.conversation_id)
@@ -357,7 +359,7 @@ impl CareWatcher {
         now: Timestamp,
     ) -> Option<Message> {
         let speech = self.speech.as_ref()?;
-        let store = self.pusher.store();
+        let store = &self.store;
         match store.chats().spoken(&route.to, confirmer).await {
             Ok(true) => {}
             Ok(false) => return None,
@@ -409,7 +411,7 @@ impl CareWatcher {
         now: Timestamp,
         round: &mut CareRound,
     ) -> Result<(), StoreError> {
-        let store = self.pusher.store();
+        let store = &self.store;
         let Some(plan) = store.care().plan(reading.plan_id).await?.and_then(Plan::read) else {
             return store.care().reading_told(reading.id, now.as_millisecond()).await;
         };
@@ -444,7 +446,7 @@ impl CareWatcher {
         now: Timestamp,
         round: &mut CareRound,
     ) -> Result<(), StoreError> {
-        let store = self.pusher.store();
+        let store = &self.store;
         let Some(due_ms) = plan.row.report_due_at else { return Ok(()) };
         let due = Timestamp::from_millisecond(due_ms).unwrap_or(now);
         let from = due.saturating_sub(report::SPAN).unwrap_or(due);

@@ -35,7 +35,7 @@ use crate::sources::quotes::QuoteSource;
 use crate::sources::securities::Securities;
 use crate::sources::weather::{WeatherSource, describe_code};
 use crate::store::{
-    DigestDay, DigestDelivery, DigestRow, DigestStatus, ReminderStatus, StoreError,
+    DigestDay, DigestDelivery, DigestRow, DigestStatus, ReminderStatus, Store, StoreError,
 };
 
 /// How long a claim on a day's digest lasts (composing included).
@@ -84,6 +84,8 @@ pub struct DigestSources {
 /// The digest sender of one process.
 pub struct DigestSender {
     pusher: Pusher,
+    /// What it reads and records, its capability's rows.
+    store: Store,
     sources: DigestSources,
     /// The family page's 🏠 in the card's language, when the page is served
     /// (`HEARTH_PUBLIC_URL`): the lists and reminders the card shows live there.
@@ -97,15 +99,15 @@ enum Done {
 }
 
 impl DigestSender {
-    /// A sender pushing through `pusher`, composing from `sources`.
-    pub fn new(pusher: Pusher, sources: DigestSources) -> Self {
-        Self { pusher, sources, open_page: None }
+    /// A sender claiming in `store` and pushing through `pusher`, composing from `sources`.
+    pub fn new(pusher: Pusher, store: Store, sources: DigestSources) -> Self {
+        Self { pusher, store, sources, open_page: None }
     }
 
     /// The setting of the chats' digests this sender delivers (the family page's settings).
     pub fn setting(&self) -> DigestSetting {
         let sources = &self.sources;
-        let store = self.pusher.store().clone();
+        let store = self.store.clone();
         DigestSetting::new(store, sources.weather.clone(), sources.home.clone())
     }
 
@@ -120,8 +122,7 @@ impl DigestSender {
         let now = self.pusher.now();
         let lease_until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
         let claimed = self
-            .pusher
-            .store()
+            .store
             .digests()
             .claim_deliveries(self.pusher.owner(), now.as_millisecond(), lease_until)
             .await?;
@@ -153,7 +154,7 @@ impl DigestSender {
     /// Moves every due digest on, recording its day when on time.
     async fn record_due_days(&self) -> Result<(), StoreError> {
         let now = self.pusher.now();
-        let store = self.pusher.store();
+        let store = &self.store;
         for row in store.digests().due(now.as_millisecond(), BATCH).await? {
             let Some((time, tz)) = when(&row) else {
                 tracing::error!(
@@ -193,7 +194,7 @@ impl DigestSender {
     }
 
     async fn deliver(&self, d: DigestDelivery) -> Result<Done, StoreError> {
-        let store = self.pusher.store();
+        let store = &self.store;
         let owner = self.pusher.owner();
         let now = self.pusher.now();
         let payload = match &d.payload {
@@ -255,8 +256,7 @@ impl DigestSender {
             Done::Retry => None,
             Done::Lost => return Ok(done),
         };
-        self.pusher
-            .store()
+        self.store
             .digests()
             .finish_delivery(self.pusher.owner(), d, status, now.as_millisecond(), retry_at)
             .await?;
@@ -281,7 +281,7 @@ impl DigestSender {
             },
             None => (None, None),
         };
-        let store = self.pusher.store();
+        let store = &self.store;
         let end_of_day = date
             .tomorrow()
             .ok()
@@ -349,8 +349,7 @@ impl DigestSender {
         let Some(place) = written.as_deref().and_then(Place::resolve) else { return Ok(vec![]) };
         let since = now.saturating_sub(OFFICIAL_LOOK_BACK).unwrap_or(now).as_millisecond();
         let alerts: Vec<CapAlert> = self
-            .pusher
-            .store()
+            .store
             .official_alerts()
             .since(since)
             .await?
@@ -396,8 +395,7 @@ impl DigestSender {
         lang: Lang,
     ) -> Result<Vec<MovedQuote>, StoreError> {
         let mut symbols: Vec<(String, Option<String>)> = self
-            .pusher
-            .store()
+            .store
             .price_alerts()
             .list(conversation_id)
             .await?

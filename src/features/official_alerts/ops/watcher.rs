@@ -26,7 +26,7 @@ use crate::push::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::cap::areas::Place;
 use crate::sources::cap::{self, CapAlert, CapFeed, DocumentError, FeedEntry, FeedPoll};
-use crate::store::{FollowRow, NewOfficialAlert, OfficialAlertRow, StoreError, ToldRow};
+use crate::store::{FollowRow, NewOfficialAlert, OfficialAlertRow, Store, StoreError, ToldRow};
 
 /// How long the lease on reading the feed lasts (renewed every tick).
 const LEASE: SignedDuration = SignedDuration::from_mins(2);
@@ -70,6 +70,8 @@ pub struct WatchReport {
 /// The watcher of one process.
 pub struct AlertWatcher {
     pusher: Pusher,
+    /// What it reads and records, its capability's rows.
+    store: Store,
     feed: Option<CapFeed>,
     home: Option<String>,
     gap: std::time::Duration,
@@ -78,11 +80,12 @@ pub struct AlertWatcher {
 }
 
 impl AlertWatcher {
-    /// A watcher reading `feed` (none: alerts are neither read nor told) and pushing through
-    /// `pusher`; `home` is the place of a chat that named none (`HEARTH_HOME_LOCATION`).
-    pub fn new(pusher: Pusher, feed: Option<CapFeed>, home: Option<String>) -> Self {
+    /// A watcher reading `feed` (none: alerts are neither read nor told), keeping what it read
+    /// in `store` and pushing through `pusher`; `home` is the place of a chat that named none (`HEARTH_HOME_LOCATION`).
+    pub fn new(pusher: Pusher, store: Store, feed: Option<CapFeed>, home: Option<String>) -> Self {
         Self {
             pusher,
+            store,
             feed,
             home,
             gap: std::time::Duration::from_secs(3),
@@ -103,7 +106,7 @@ impl AlertWatcher {
         let Some(feed) = &self.feed else { return Ok(report) };
         let now = self.pusher.now();
         let until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
-        let store = self.pusher.store();
+        let store = &self.store;
         let Some((etag, last_modified)) = store
             .official_alerts()
             .claim_feed(self.pusher.owner(), now.as_millisecond(), until)
@@ -161,7 +164,7 @@ impl AlertWatcher {
         now: Timestamp,
         report: &mut WatchReport,
     ) -> Result<bool, StoreError> {
-        let store = self.pusher.store();
+        let store = &self.store;
         let since = now.saturating_sub(KEPT_FOR).unwrap_or(now).as_millisecond();
         let mut known = store.official_alerts().known(since).await?;
         let mut seen = HashSet::new();
@@ -244,11 +247,7 @@ impl AlertWatcher {
         let now = self.pusher.now();
         let until = now.saturating_add(LEASE).unwrap_or(now).as_millisecond();
         let owner = self.pusher.owner();
-        self.pusher
-            .store()
-            .official_alerts()
-            .claim_feed(owner, now.as_millisecond(), until)
-            .await?;
+        self.store.official_alerts().claim_feed(owner, now.as_millisecond(), until).await?;
         Ok(())
     }
 
@@ -274,7 +273,7 @@ impl AlertWatcher {
         };
         // One that arrives after an update or cancellation of it is kept, but not told.
         let replaced = late && self.replaced(&alert).await?;
-        let store = self.pusher.store();
+        let store = &self.store;
         let thread = match alert.references.first() {
             None => alert.identifier.clone(),
             Some(first) => store
@@ -314,7 +313,7 @@ impl AlertWatcher {
     /// True when a kept alert updates or cancels `alert`.
     async fn replaced(&self, alert: &CapAlert) -> Result<bool, StoreError> {
         let since = alert.sent.as_millisecond();
-        let rows = self.pusher.store().official_alerts().since(since).await?;
+        let rows = self.store.official_alerts().since(since).await?;
         Ok(rows
             .iter()
             .filter_map(|r| serde_json::from_str::<CapAlert>(r.alert.as_deref()?).ok())
@@ -322,8 +321,7 @@ impl AlertWatcher {
     }
 
     async fn keep_unreadable(&self, entry: &FeedEntry, now: Timestamp) -> Result<bool, StoreError> {
-        self.pusher
-            .store()
+        self.store
             .official_alerts()
             .keep(&NewOfficialAlert {
                 identifier: &entry.id,
@@ -341,7 +339,7 @@ impl AlertWatcher {
 
     /// Tells the chats of the alerts not yet dispatched; how many were told.
     async fn dispatch(&self, now: Timestamp) -> Result<usize, StoreError> {
-        let store = self.pusher.store();
+        let store = &self.store;
         let rows = store.official_alerts().to_dispatch(DISPATCH_PER_TICK).await?;
         if rows.is_empty() {
             return Ok(0);
@@ -371,7 +369,7 @@ impl AlertWatcher {
     async fn place_of(&self, follower: &FollowRow) -> Result<Option<Place>, StoreError> {
         let digest = match &follower.place {
             Some(_) => None,
-            None => self.pusher.store().digests().get(&follower.conversation_id).await?,
+            None => self.store.digests().get(&follower.conversation_id).await?,
         };
         let named = follower.place.clone().or(digest.and_then(|d| d.place)).or(self.home.clone());
         Ok(named.as_deref().and_then(Place::resolve))
@@ -388,7 +386,7 @@ impl AlertWatcher {
         now: Timestamp,
     ) -> Result<Option<bool>, StoreError> {
         let Some(place) = self.place_of(follower).await? else { return Ok(Some(false)) };
-        let store = self.pusher.store();
+        let store = &self.store;
         let chat = follower.conversation_id.as_str();
         let min_rank = reading::threshold_rank(u8::try_from(follower.min_intensity).unwrap_or(4));
         let said = reading::statement(alert, kind, &place, min_rank);
@@ -403,7 +401,7 @@ impl AlertWatcher {
         if what == Tell::Skip {
             return Ok(Some(false));
         }
-        let tz = self.pusher.quota().tz().clone();
+        let tz = self.pusher.tz().clone();
         let card = render::card(alert, kind, what, said.as_ref(), &place, follower.lang, &tz);
         let messages = render::messages(&card, self.pusher.palette());
         let payload = serde_json::to_string(&messages).unwrap_or_else(|_| "[]".into());

@@ -98,6 +98,8 @@ pub struct TickReport {
 /// The price-alert poller of one process.
 pub struct AlertPoller {
     pusher: Pusher,
+    /// What it reads and records, its capability's rows.
+    store: Store,
     quotes: QuoteSource,
     settings: PollerSettings,
     work_calendar: WorkCalendar,
@@ -112,17 +114,19 @@ enum Polled {
 }
 
 impl AlertPoller {
-    /// A poller claiming and pushing through `pusher` (identified by its owner in claims),
+    /// A poller claiming in `store` and pushing through `pusher` (identified by its owner in claims),
     /// fetching through `quotes` (the shared source); Taiwan's trading days follow
     /// `work_calendar`.
     pub fn new(
         pusher: Pusher,
+        store: Store,
         quotes: QuoteSource,
         settings: PollerSettings,
         work_calendar: WorkCalendar,
     ) -> Self {
         Self {
             pusher,
+            store,
             quotes,
             settings,
             work_calendar,
@@ -146,7 +150,7 @@ impl AlertPoller {
     }
 
     fn store(&self) -> &Store {
-        self.pusher.store()
+        &self.store
     }
 
     fn owner(&self) -> &str {
@@ -283,7 +287,7 @@ impl AlertPoller {
             let mut row = row.clone();
             if step.fire
                 && let Some(user) = row.deliver_to.clone()
-                && !self.pusher.quota().is_friend(&user).await
+                && !self.pusher.is_friend(&user).await
             {
                 // No longer a friend: this fire goes to the chat the alert was set in.
                 row.deliver_to = None;

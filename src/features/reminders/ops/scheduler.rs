@@ -18,7 +18,7 @@ use crate::push::delivery::{self, Item, Outcome, Pusher};
 use crate::push::quiet::PushKind;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{
-    DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, StoreError,
+    DeliveryRow, DeliveryStatus, Finish, NewDelivery, Next, ReminderRow, Store, StoreError,
 };
 
 /// Tuning of the scheduler.
@@ -101,15 +101,22 @@ fn settled(delivery: &DeliveryRow, grace_start: i64) -> Option<Option<(i64, Deli
 /// The reminder scheduler of one process.
 pub struct ReminderScheduler {
     pusher: Pusher,
+    /// What it reads and records, its capability's rows.
+    store: Store,
     settings: SchedulerSettings,
     work_calendar: WorkCalendar,
 }
 
 impl ReminderScheduler {
-    /// A scheduler claiming and pushing through `pusher` (identified by its owner in claims);
-    /// workday reminders follow `work_calendar`.
-    pub fn new(pusher: Pusher, settings: SchedulerSettings, work_calendar: WorkCalendar) -> Self {
-        Self { pusher, settings, work_calendar }
+    /// A scheduler claiming in `store` and pushing through `pusher` (identified by its owner in
+    /// claims); workday reminders follow `work_calendar`.
+    pub fn new(
+        pusher: Pusher,
+        store: Store,
+        settings: SchedulerSettings,
+        work_calendar: WorkCalendar,
+    ) -> Self {
+        Self { pusher, store, settings, work_calendar }
     }
 
     /// The working calendar workday reminders follow.
@@ -171,7 +178,7 @@ impl ReminderScheduler {
             return Ok(());
         }
         let p = &self.pusher;
-        p.store().reminders().finish(p.owner(), p.now().as_millisecond(), finishes).await
+        self.store.reminders().finish(p.owner(), p.now().as_millisecond(), finishes).await
     }
 
     /// Claims due reminders and records their deliveries; returns what is to be pushed and what
@@ -182,8 +189,7 @@ impl ReminderScheduler {
         let lease_until =
             now.saturating_add(self.settings.lease).map_or(now_ms, |t| t.as_millisecond());
         let rows = self
-            .pusher
-            .store()
+            .store
             .reminders()
             .claim_due(self.pusher.owner(), now_ms, lease_until, self.settings.batch)
             .await?;
@@ -192,7 +198,7 @@ impl ReminderScheduler {
         let mut news = Vec::new();
         for mut row in rows {
             if let Some(user) = row.deliver_to.clone()
-                && !self.pusher.quota().is_friend(&user).await
+                && !self.pusher.is_friend(&user).await
             {
                 // No longer a friend: this occurrence goes to the chat it was set in.
                 row.deliver_to = None;
@@ -207,7 +213,7 @@ impl ReminderScheduler {
                 }
             }
         }
-        let deliveries = self.pusher.store().reminders().prepare_deliveries(&news).await?;
+        let deliveries = self.store.reminders().prepare_deliveries(&news).await?;
         let grace_start =
             now.saturating_sub(self.settings.grace).map_or(now_ms, |t| t.as_millisecond());
         let mut prepared = Vec::new();
