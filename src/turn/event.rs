@@ -87,7 +87,8 @@ impl Turns {
                 self.welcome(&event, &source, user_ids, received_at, kept).await
             }
             EventKind::MemberLeft { user_ids } => {
-                match self.limits.door.members_left(&source.conversation.id, user_ids).await {
+                let chat = &source.conversation.id;
+                match self.limits.door.members_left(chat, user_ids).await {
                     Ok(ended) => tracing::info!(
                         conversation = %source.conversation,
                         members = user_ids.len(),
@@ -95,6 +96,11 @@ impl Turns {
                         "members left: their family-page doors are closed"
                     ),
                     Err(e) => tracing::error!(error = %e, "could not note members who left"),
+                }
+                let now = self.clock.now().as_millisecond();
+                let care = crate::features::care::ops::CareOps::from_deps(&self.deps);
+                if let Err(e) = care.caregivers_left(chat, user_ids, now).await {
+                    tracing::warn!(error = %e, "the caregivers still reached were not told who left");
                 }
             }
             EventKind::Follow | EventKind::Join => {

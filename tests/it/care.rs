@@ -828,6 +828,30 @@ async fn a_dose_confirmed_in_words_after_the_caregivers_were_told_tells_them_who
 }
 
 #[tokio::test]
+async fn the_caregivers_still_reached_are_told_once_that_one_left_the_group() {
+    let h = Harness::start().await;
+    plan(&h, json!({})).await;
+    let before_mom = pushes_to(&h, MOM).len();
+    let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
+    left["left"] = json!({"members": [{"type": "user", "userId": DAD}]});
+    h.send(vec![left]).await;
+    h.clock.advance(jiff::SignedDuration::from_secs(5));
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    let told: Vec<String> = pushes_to(&h, MOM)[before_mom..].iter().map(texts_of).collect();
+    assert_eq!(told.len(), 1, "told once: {told:?}");
+    assert!(told[0].contains("哥哥 離開了群組") && told[0].contains("阿嬤"), "{told:?}");
+    assert!(pushes_to(&h, DAD).is_empty(), "nothing to the one who left");
+    // A member who is no caregiver leaving tells nobody.
+    let mut other = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
+    other["left"] =
+        json!({"members": [{"type": "user", "userId": "Uffffffffffffffffffffffffffffffff"}]});
+    h.send(vec![other]).await;
+    h.clock.advance(jiff::SignedDuration::from_secs(5));
+    h.app.loops.outbox.flush_due().await.expect("outbox");
+    assert_eq!(pushes_to(&h, MOM).len(), before_mom + 1, "nothing more");
+}
+
+#[tokio::test]
 async fn a_caregiver_who_left_the_group_is_told_nothing_of_her_plan_until_he_is_back() {
     let mut h = Harness::start().await;
     h.config.line.line_data_api_base = h.line.url();

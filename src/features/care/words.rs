@@ -71,6 +71,19 @@ pub fn on_it_line(plan: &Plan, dose: &DoseRow, by: &str, now: Timestamp) -> Stri
     }
 }
 
+/// 「👋 哥哥 離開了群組：阿嬤 的血壓藥 沒確認、📞 叫家人 和血壓，都不會再通知他，回到群組後就會恢復」.
+pub fn caregivers_left(plan: &Plan, names: &str) -> String {
+    let (person, what) = (&plan.row.person, &plan.row.what);
+    match plan.row.lang {
+        Lang::ZhTw => format!(
+            "👋 {names} 離開了群組：{person} 的{what}沒確認、📞 叫家人和量測數值，都不會再通知 {names}，回到群組後就會恢復。"
+        ),
+        Lang::En => format!(
+            "👋 {names} left the group: {names} will no longer be told about {person}'s {what}, 📞 calls or readings, until back in the group."
+        ),
+    }
+}
+
 /// 「⚠️ 阿嬤 血壓 172/95（收縮壓 172 ≥ 160）— 小明 記錄」.
 pub fn reading_line(plan: &Plan, described: &str, outside: &str, by: Option<&str>) -> String {
     let by = by.map(|b| format!(" — {b}")).unwrap_or_default();

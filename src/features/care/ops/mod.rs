@@ -403,6 +403,40 @@ impl CareOps {
         })
     }
 
+    /// `users` left the group `chat` at `now_ms` (the door knows already): the caregivers of
+    /// its plans who are still reached are told, once per plan, who of theirs is no longer
+    /// reached and told nothing of it until back. How many plans told.
+    pub async fn caregivers_left(
+        &self,
+        chat: &str,
+        users: &[String],
+        now_ms: i64,
+    ) -> Result<usize, StoreError> {
+        let mut told = 0;
+        let plans = self.store.care().plans_of_chat(chat).await?.into_iter().filter_map(Plan::read);
+        for plan in plans.filter(|p| p.row.conversation_id == chat) {
+            if !matches!(plan.row.status, CareStatus::Active | CareStatus::Paused) {
+                continue;
+            }
+            let gone: Vec<&super::Member> =
+                plan.caregivers.iter().filter(|c| users.contains(&c.id)).collect();
+            if gone.is_empty() {
+                continue;
+            }
+            let routes = self.others(&plan, None, false).await;
+            if routes.is_empty() {
+                continue;
+            }
+            let names = gone.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join("、");
+            let ids = gone.iter().map(|c| c.id.as_str()).collect::<Vec<_>>().join(",");
+            let line = words::caregivers_left(&plan, &names);
+            let name = format!("care:{}:left:{ids}:{now_ms}", plan.row.id);
+            self.tell(&plan, &routes, &name, &line, now_ms).await?;
+            told += 1;
+        }
+        Ok(told)
+    }
+
     /// Where the others hear of what someone did: each caregiver but `actor` in their 1:1 chat,
     /// or the plan's chat once for all who have none; the plan's chat too when it was told
     /// already.
