@@ -11,7 +11,7 @@ use crate::line::message::Message;
 use crate::push::quota::{self, Decision};
 use crate::store::{NewOutboxItem, StoreError};
 
-use super::{Item, Pusher, kind_name};
+use super::{Item, Pusher};
 
 /// Why a push sent at once ([`Pusher::push_now`]) did not go.
 #[derive(Debug, thiserror::Error)]
@@ -79,19 +79,8 @@ impl Pusher {
     /// [`super::HANDOVER_LAG`]) without pushing now: what a tap tells the others goes out with
     /// whatever else is due for their chats, asked by the door, quiet hours and the quota there.
     pub async fn queue(&self, items: &[(&str, Item<'_>)], now_ms: i64) -> Result<(), StoreError> {
-        let now = now_ms;
-        let news: Vec<NewOutboxItem<'_>> = items
-            .iter()
-            .map(|(to, i)| NewOutboxItem {
-                conversation_id: i.home,
-                target: to,
-                kind: kind_name(i.kind),
-                occurrence: i.occurrence,
-                payload: i.payload,
-                silent: i.silent,
-                due_at: now,
-            })
-            .collect();
-        self.quota.store.outbox().record(&news, now).await
+        let news: Vec<NewOutboxItem<'_>> =
+            items.iter().map(|(to, i)| i.for_outbox(to, now_ms)).collect();
+        self.quota.store.outbox().record(&news, now_ms).await
     }
 }

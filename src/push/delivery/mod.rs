@@ -116,6 +116,21 @@ pub struct Item<'a> {
     pub silent: bool,
 }
 
+impl<'a> Item<'a> {
+    /// This item as the outbox records it, for `to`, due at `due_at` (Unix ms).
+    fn for_outbox(&self, to: &'a str, due_at: i64) -> NewOutboxItem<'a> {
+        NewOutboxItem {
+            conversation_id: self.home,
+            target: to,
+            kind: kind_name(self.kind),
+            occurrence: self.occurrence,
+            payload: self.payload,
+            silent: self.silent,
+            due_at,
+        }
+    }
+}
+
 /// Tuning of the outbox's sender.
 #[derive(Debug, Clone, Copy)]
 pub struct OutboxSettings {
@@ -250,18 +265,7 @@ impl Pusher {
     /// item, what became of them. An item already handed over keeps its first record.
     pub async fn push(&self, to: &str, items: &[Item<'_>]) -> Vec<Outcome> {
         let now = self.now().as_millisecond();
-        let news: Vec<NewOutboxItem<'_>> = items
-            .iter()
-            .map(|i| NewOutboxItem {
-                conversation_id: i.home,
-                target: to,
-                kind: kind_name(i.kind),
-                occurrence: i.occurrence,
-                payload: i.payload,
-                silent: i.silent,
-                due_at: now,
-            })
-            .collect();
+        let news: Vec<NewOutboxItem<'_>> = items.iter().map(|i| i.for_outbox(to, now)).collect();
         if let Err(e) = self.store().outbox().record(&news, now).await {
             tracing::error!(to, error = %e, "could not record pushes in the outbox; will retry");
             return vec![Outcome::RetryLater; items.len()];

@@ -271,10 +271,7 @@ async fn open(
     headers: HeaderMap,
     Query(query): Query<OpenQuery>,
 ) -> Result<Response, Refusal> {
-    if !app.page.limits.anonymous_allows(peer, &headers) {
-        return Err(Refusal::TooMany);
-    }
-    let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
+    let token = link_token(&app, peer, &headers, query.t)?;
     let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     if !origin::opens_at_once(site) {
         return Ok(view::open_button(&token).into_response());
@@ -290,11 +287,22 @@ async fn open_tapped(
     headers: HeaderMap,
     axum::Form(query): axum::Form<OpenQuery>,
 ) -> Result<Response, Refusal> {
-    if !app.page.limits.anonymous_allows(peer, &headers) {
+    let token = link_token(&app, peer, &headers, query.t)?;
+    take_link(&app, &token).await
+}
+
+/// The one-time link's token a request brings, once the page's limit for requests without a
+/// session allows it: refused when it has none of the right shape.
+fn link_token(
+    app: &Hearth,
+    peer: Peer,
+    headers: &HeaderMap,
+    token: Option<String>,
+) -> Result<String, Refusal> {
+    if !app.page.limits.anonymous_allows(peer, headers) {
         return Err(Refusal::TooMany);
     }
-    let token = query.t.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)?;
-    take_link(&app, &token).await
+    token.filter(|t| t.len() == 64).ok_or(Refusal::NoSession)
 }
 
 /// Takes the one-time link of `token` and opens a session for its member.
