@@ -191,9 +191,7 @@ async fn metrics_need_the_bearer_token_when_one_is_set() {
 
 #[tokio::test]
 async fn metrics_on_their_own_address_are_not_served_on_the_webhook_port() {
-    let free = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    let address = free.local_addr().expect("address");
-    drop(free);
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], crate::common::unclaimed_port()));
     let h = Harness::start_with(|c| c.server.metrics_listen = Some(address), None).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     let on_webhook_port = crate::common::get(format!("{}/metrics", h.url)).await.expect("get");
@@ -219,10 +217,7 @@ async fn metrics_are_public_on_the_webhook_port_by_default() {
 async fn sigterm_with_fifty_trickling_connections_exits_within_the_grace_period() {
     use tokio::io::AsyncWriteExt;
     let line = crate::common::FakeLine::start().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port");
+    let port = crate::common::unclaimed_port();
     let db = std::env::temp_dir().join(format!("hearth-sigterm-{}.db", std::process::id()));
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hearth"))
         .arg("serve")

@@ -166,6 +166,31 @@ pub struct Pusher {
     palette: Palette,
     owner: String,
     outbox: OutboxSettings,
+    lanes: Lanes,
+}
+
+/// How many lanes this process's pushes are spread over.
+const LANES: usize = 64;
+
+/// One lane per chat (chats sharing a lane by their name's hash): this process hands a chat's
+/// items over and pushes them one call at a time. Two loops' steps pushing to one member at
+/// once would otherwise meet in the outbox, where the second finds its item inside the first's
+/// request, still in flight, and takes it for an attempt to retry; other processes are kept
+/// apart by the outbox's claims. A fixed set, so memory stays flat however many chats there are.
+#[derive(Clone)]
+struct Lanes(std::sync::Arc<[tokio::sync::Mutex<()>]>);
+
+impl Lanes {
+    fn new() -> Self {
+        Self((0..LANES).map(|_| tokio::sync::Mutex::new(())).collect())
+    }
+
+    /// The lane `to`'s pushes go through.
+    fn of(&self, to: &str) -> &tokio::sync::Mutex<()> {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(to);
+        &self.0[(hash % self.0.len() as u64) as usize]
+    }
 }
 
 impl Pusher {
@@ -178,7 +203,15 @@ impl Pusher {
         owner: String,
         door: std::sync::Arc<crate::door::Door>,
     ) -> Self {
-        Self { quota, key, palette, owner, door, outbox: OutboxSettings::default() }
+        Self {
+            quota,
+            key,
+            palette,
+            owner,
+            door,
+            outbox: OutboxSettings::default(),
+            lanes: Lanes::new(),
+        }
     }
 
     /// The pusher `config` sets up (its button key, palette and outbox tuning) over `quota`
@@ -264,6 +297,7 @@ impl Pusher {
     /// items with whatever else waits for it, in as few requests as LINE allows); says, item by
     /// item, what became of them. An item already handed over keeps its first record.
     pub async fn push(&self, to: &str, items: &[Item<'_>]) -> Vec<Outcome> {
+        let _lane = self.lanes.of(to).lock().await;
         let now = self.now().as_millisecond();
         let news: Vec<NewOutboxItem<'_>> = items.iter().map(|i| i.for_outbox(to, now)).collect();
         if let Err(e) = self.store().outbox().record(&news, now).await {

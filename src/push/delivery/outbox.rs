@@ -182,6 +182,7 @@ impl Pusher {
             .await?;
         let mut settled = Vec::new();
         for target in targets {
+            let _lane = self.lanes.of(&target).lock().await;
             settled.extend(self.flush_chat(&target, recorded_by).await?);
         }
         Ok(settled)

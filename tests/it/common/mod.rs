@@ -59,3 +59,20 @@ pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     dir
 }
+
+/// A port free now for a server the test starts and cannot hand a listener to (a child process,
+/// a second address the server binds itself). It lies below the kernel's ephemeral range (from
+/// 32768), where no `bind(…:0)` of another test can take it between this check and the server's
+/// bind; each process starts from its own place in 20000–31999 so tests at once look elsewhere.
+pub fn unclaimed_port() -> u16 {
+    static NEXT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+    let start = 20_000 + (std::process::id() % 600) as u16 * 20;
+    for _ in 0..12_000 {
+        let step = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 12_000;
+        let port = 20_000 + (start - 20_000 + step) % 12_000;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in 20000–31999")
+}

@@ -33,10 +33,7 @@ impl Replica {
         env: &[(&str, &str)],
         log: impl Into<Stdio>,
     ) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("free port");
+        let port = crate::common::unclaimed_port();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_hearth"));
         cmd.arg("serve")
             .env("LINE_CHANNEL_SECRET", SECRET)
