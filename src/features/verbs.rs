@@ -137,6 +137,14 @@ pub const CARE_DOSE_ON_IT: Verb = Verb {
     done: ("接手處理了", "took in hand"),
     surfaces: &[Button],
 };
+/// A chat's setting set or taken away ([`crate::features::settings`]: spoken answers, …), for the
+/// chat or for the member alone.
+pub const SETTING_SET: Verb = Verb {
+    name: "setting_set",
+    capability: "settings",
+    done: ("改了設定", "changed a setting"),
+    surfaces: &[Chat],
+};
 
 /// THE list.
 pub const VERBS: &[Verb] = &[
@@ -155,6 +163,7 @@ pub const VERBS: &[Verb] = &[
     CARE_PLAN_SET,
     CARE_DOSE_TAKEN,
     CARE_DOSE_ON_IT,
+    SETTING_SET,
 ];
 
 /// The verb recorded as `name`.

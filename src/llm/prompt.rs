@@ -62,8 +62,8 @@ pub fn instructions(setting: &Setting) -> String {
         (" or open links", "a page")
     };
     format!(
-        "You are hearth (家庭小幫手), a warm, concise family assistant in LINE chats. What this chat is and what it asked you to remember follow these instructions; the date, time, who is speaking and their language are in a note just before the latest message: resolve \"today\", \"tomorrow\" and weekdays against that date.\n\
-         Always answer in the language of the user's latest message; Chinese in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified.\n\
+        "You are hearth (家庭小幫手), a warm, concise family assistant in LINE chats. What this chat is and what it asked you to remember follow these instructions; the date, time, who is speaking and the language to answer in are in a note just before the latest message: resolve \"today\", \"tomorrow\" and weekdays against that date.\n\
+         Always answer in the language that note names (the latest message's, unless the family chose one); Chinese in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified.\n\
          Keep answers short, like a chat message: plain text, no Markdown tables or headings.\n\
          Use the tools for weather, exchange rates and prices; never invent numbers. Several independent lookups can be requested at once.\n\
          A card with the details is shown under your answer, so do not repeat every number.\n\
@@ -96,9 +96,9 @@ pub fn turn_note(ctx: &ToolCtx) -> String {
     let speaker = ctx.display_name.as_deref().unwrap_or("a family member");
     let lang_hint = match ctx.lang {
         Lang::ZhTw => {
-            "The latest message is in Chinese: answer in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified."
+            "Answer in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified."
         }
-        Lang::En => "The latest message is in English: answer in English.",
+        Lang::En => "Answer in English.",
     };
     let small_hours = if now.hour() < crate::platform::clock::SMALL_HOURS_END {
         let yesterday =

@@ -1,10 +1,10 @@
 //! The family's language: detection from what they wrote, and the few fixed sentences hearth
 //! says itself (failures, greetings). Everything else is written by the LLM in the user's language.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The languages hearth speaks in its own fixed sentences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Lang {
     /// Traditional Chinese as used in Taiwan: the default.
     #[default]

@@ -11,10 +11,6 @@ use jiff::tz::TimeZone;
 use crate::contract::registry::{Registry, RegistryError};
 use crate::features::button::ActionRegistryError;
 use crate::features::deps::Deps;
-use crate::features::digest::ops::sender::{DigestSender, DigestSources};
-use crate::features::official_alerts::ops::watcher::AlertWatcher;
-use crate::features::price_alerts::ops::poller::{AlertPoller, PollerSettings};
-use crate::features::reminders::ops::scheduler::{ReminderScheduler, SchedulerSettings};
 use crate::line::client::LineClient;
 use crate::line::flex::Palette;
 use crate::line::postback::PostbackKey;
@@ -28,7 +24,7 @@ use crate::push::delivery::Pusher;
 use crate::push::quota::QuotaTracker;
 use crate::server::inbox::Inbox;
 use crate::server::listen::Serving;
-use crate::server::loops::{Loops, Paces, Retention};
+use crate::server::loops::Loops;
 use crate::server::page_state::PageState;
 use crate::server::{Published, Webhook};
 use crate::sources::calendar::{CalendarError, WorkCalendar};
@@ -98,30 +94,6 @@ pub fn sources(config: &Config) -> Result<Sources, StartError> {
         }
         SourcesError::Securities(e) => StartError::Securities(e),
     })
-}
-
-/// The official alerts feed (`HEARTH_OFFICIAL_ALERTS_FEED_URL`), or none when it is turned off; its
-/// requests go only to its own host and `HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS`.
-fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, StartError> {
-    use crate::sources::cap::{CapFeed, FeedSetupError};
-    let url = config.loops.official_alerts_feed_url.trim();
-    if url.is_empty() {
-        return Ok(None);
-    }
-    let builder = crate::sources::http_builder(
-        &config.sources.user_agent,
-        Duration::from_secs(config.sources.upstream_timeout_secs),
-    );
-    match CapFeed::new(builder, url, &config.loops.official_alerts_extra_hosts) {
-        Ok(feed) => Ok(Some(feed)),
-        Err(FeedSetupError::Url) => {
-            Err(StartError::AlertsFeed(crate::platform::config::redact_url(url)))
-        }
-        Err(FeedSetupError::Host(e)) => Err(StartError::AlertsHost(e)),
-        Err(FeedSetupError::Client(e)) => {
-            Err(StartError::http_client("the official alerts feed")(e))
-        }
-    }
 }
 
 /// The assembled application: the turn handler, the webhook and the inbox it fills, the
@@ -263,43 +235,8 @@ impl Hearth {
                 clock.clone(),
             )
         });
-        let digests = DigestSender::new(
-            pusher.clone(),
-            store.clone(),
-            DigestSources {
-                weather: deps.sources.weather.clone(),
-                quotes: deps.sources.quotes.clone(),
-                securities: deps.sources.securities.clone(),
-                work_calendar: deps.work_calendar.clone(),
-                home: deps.home.clone(),
-            },
-        )
-        .with_open_page(
-            config
-                .server
-                .public_url
-                .is_some()
-                .then_some(crate::features::family_page::open_button as _),
-        );
-        let (reminders, price_alerts) = pushers(config, pusher.clone(), &deps);
-        let official_alerts = AlertWatcher::new(
-            pusher.clone(),
-            store.clone(),
-            alerts_feed(config)?,
-            deps.home.clone(),
-        )
-        .with_request_gap(Duration::from_millis(config.loops.official_alerts_request_gap_ms));
-        let price_alerts = price_alerts.with_charts(charts.clone());
         let speech = crate::features::speech::Speech::from_config(config, clock.clone())
             .map_err(StartError::http_client("speech"))?;
-        let care = crate::features::care::ops::watcher::CareWatcher::new(
-            pusher.clone(),
-            store.clone(),
-            deps.work_calendar.clone(),
-            deps.door.clone(),
-        )
-        .with_charts(charts.clone())
-        .with_speech(speech.clone());
         let vision = match config.llm.vision_model.trim() {
             "" => None,
             model => Some(llm.with_model(model)),
@@ -314,6 +251,9 @@ impl Hearth {
             .map_err(StartError::http_client("LINE content or transcription"))?;
         let limits = Limits::from_config(config, clock.clone(), door);
         let page = PageState::new(&config.page, &config.server, deps.sources.securities.clone());
+        let feed = alerts_feed(config)?;
+        let loops =
+            Loops::assemble(config, &deps, charts.clone(), speech.clone(), care_menus, feed);
         let turns = Arc::new(Turns {
             line,
             agent,
@@ -334,7 +274,7 @@ impl Hearth {
             charts: charts.clone(),
             media,
             speech: speech.clone(),
-            english_menu: care_menus.english().clone(),
+            english_menu: loops.care_menus.english().clone(),
         });
         let inbox = Arc::new(Inbox::new(
             turns.clone(),
@@ -350,24 +290,7 @@ impl Hearth {
             clock,
             tz: tz.clone(),
             quota,
-            loops: Loops {
-                reminders,
-                price_alerts,
-                digests,
-                official_alerts,
-                care,
-                care_menus,
-                outbox: pusher,
-                paces: Paces::new(&config.loops),
-                retention: Retention::new(config),
-                backups: config.store.backup_dir.clone().map(|dir| {
-                    crate::server::backups::Backups {
-                        dir,
-                        keep: config.store.backup_keep,
-                        tz: tz.clone(),
-                    }
-                }),
-            },
+            loops,
             page,
             published: Published { charts, speech },
             serving: Serving::new(config, Metrics::install()),
@@ -468,26 +391,28 @@ fn clients(config: &Config) -> Result<(LlmClient, LineClient), StartError> {
     Ok((llm, line))
 }
 
-/// The reminder scheduler and the price-alert poller, both pushing through `pusher`.
-fn pushers(config: &Config, pusher: Pusher, deps: &Deps) -> (ReminderScheduler, AlertPoller) {
-    let alerts = AlertPoller::new(
-        pusher.clone(),
-        deps.store.clone(),
-        deps.sources.quotes.clone(),
-        PollerSettings::default(),
-        deps.work_calendar.clone(),
-    )
-    .with_securities(deps.sources.securities.clone());
-    let reminders = ReminderScheduler::new(
-        pusher,
-        deps.store.clone(),
-        SchedulerSettings {
-            lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
-            ..SchedulerSettings::default()
-        },
-        deps.work_calendar.clone(),
+/// The official alerts feed (`HEARTH_OFFICIAL_ALERTS_FEED_URL`), or none when it is turned off; its
+/// requests go only to its own host and `HEARTH_OFFICIAL_ALERTS_EXTRA_HOSTS`.
+fn alerts_feed(config: &Config) -> Result<Option<crate::sources::cap::CapFeed>, StartError> {
+    use crate::sources::cap::{CapFeed, FeedSetupError};
+    let url = config.loops.official_alerts_feed_url.trim();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    let builder = crate::sources::http_builder(
+        &config.sources.user_agent,
+        Duration::from_secs(config.sources.upstream_timeout_secs),
     );
-    (reminders, alerts)
+    match CapFeed::new(builder, url, &config.loops.official_alerts_extra_hosts) {
+        Ok(feed) => Ok(Some(feed)),
+        Err(FeedSetupError::Url) => {
+            Err(StartError::AlertsFeed(crate::platform::config::redact_url(url)))
+        }
+        Err(FeedSetupError::Host(e)) => Err(StartError::AlertsHost(e)),
+        Err(FeedSetupError::Client(e)) => {
+            Err(StartError::http_client("the official alerts feed")(e))
+        }
+    }
 }
 
 /// A name for this process in claims: unique per start (a process confirms its claims by it,

@@ -3,17 +3,26 @@
 //! and its menus, the outbox's pusher, how often the switchable loops tick (what wakes one early
 //! is the operations' own: `Deps`' nudges), how long what they prune is kept, and the daily backup.
 
+use std::time::Duration;
+
+use jiff::SignedDuration;
+
+use crate::contract::chart::publish::Charts;
 use crate::features::care::ops::watcher::CareWatcher;
-use crate::features::digest::ops::sender::DigestSender;
+use crate::features::deps::Deps;
+use crate::features::digest::ops::sender::{DigestSender, DigestSources};
 use crate::features::official_alerts::ops::watcher::AlertWatcher;
-use crate::features::price_alerts::ops::poller::AlertPoller;
-use crate::features::reminders::ops::scheduler::ReminderScheduler;
+use crate::features::price_alerts::ops::poller::{AlertPoller, PollerSettings};
+use crate::features::reminders::ops::scheduler::{ReminderScheduler, SchedulerSettings};
 use crate::features::richmenu::ops::care_links::CareMenuLinks;
+use crate::features::speech::Speech;
+use crate::platform::config::Config;
 use crate::push::delivery::Pusher;
 use crate::server::backups::Backups;
+use crate::sources::cap::CapFeed;
 
 /// The parts the loops drive, with their paces and what wakes them: built once by
-/// [`crate::server::app::Hearth`], ticked by [`crate::server::background::start`] (tests tick
+/// [`Loops::assemble`], ticked by [`crate::server::background::start`] (tests tick
 /// them by hand).
 pub struct Loops {
     /// Delivers due reminders.
@@ -36,6 +45,90 @@ pub struct Loops {
     pub(crate) retention: Retention,
     /// The daily backup of a SQLite database; `None` without `HEARTH_BACKUP_DIR`.
     pub backups: Option<Backups>,
+}
+
+impl Loops {
+    /// Builds every loop once, over what `deps` shares (each its own store handle, all pushing
+    /// through the one pusher): a new loop is built here and joins
+    /// [`crate::server::background`]'s list.
+    pub(crate) fn assemble(
+        config: &Config,
+        deps: &Deps,
+        charts: Option<Charts>,
+        speech: Option<Speech>,
+        care_menus: CareMenuLinks,
+        official_alerts_feed: Option<CapFeed>,
+    ) -> Self {
+        let (pusher, store) = (&deps.pusher, &deps.store);
+        let digests = DigestSender::new(
+            pusher.clone(),
+            store.clone(),
+            DigestSources {
+                weather: deps.sources.weather.clone(),
+                quotes: deps.sources.quotes.clone(),
+                securities: deps.sources.securities.clone(),
+                work_calendar: deps.work_calendar.clone(),
+                home: deps.home.clone(),
+            },
+        )
+        .with_open_page(
+            config
+                .server
+                .public_url
+                .is_some()
+                .then_some(crate::features::family_page::open_button as _),
+        );
+        let price_alerts = AlertPoller::new(
+            pusher.clone(),
+            store.clone(),
+            deps.sources.quotes.clone(),
+            PollerSettings::default(),
+            deps.work_calendar.clone(),
+        )
+        .with_securities(deps.sources.securities.clone())
+        .with_charts(charts.clone());
+        let reminders = ReminderScheduler::new(
+            pusher.clone(),
+            store.clone(),
+            SchedulerSettings {
+                lease: SignedDuration::from_secs(config.loops.reminder_lease_secs.max(1) as i64),
+                ..SchedulerSettings::default()
+            },
+            deps.work_calendar.clone(),
+        );
+        let official_alerts = AlertWatcher::new(
+            pusher.clone(),
+            store.clone(),
+            official_alerts_feed,
+            deps.home.clone(),
+        )
+        .with_request_gap(Duration::from_millis(config.loops.official_alerts_request_gap_ms));
+        let care = CareWatcher::new(
+            pusher.clone(),
+            store.clone(),
+            deps.work_calendar.clone(),
+            deps.door.clone(),
+        )
+        .with_charts(charts)
+        .with_speech(speech);
+        let backups = config.store.backup_dir.clone().map(|dir| Backups {
+            dir,
+            keep: config.store.backup_keep,
+            tz: pusher.tz().clone(),
+        });
+        Self {
+            reminders,
+            price_alerts,
+            digests,
+            official_alerts,
+            care,
+            care_menus,
+            outbox: pusher.clone(),
+            paces: Paces::new(&config.loops),
+            retention: Retention::new(config),
+            backups,
+        }
+    }
 }
 
 /// Seconds between the ticks of the loops a setting paces (0: that loop is off).

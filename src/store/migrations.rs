@@ -68,6 +68,7 @@ embedded![
     "0037_recent_media.sql",
     "0038_changes.sql",
     "0039_pairing_sources.sql",
+    "0040_chat_settings.sql",
 ];
 
 /// SQLite's migrations.
@@ -224,5 +225,84 @@ mod embedded_tests {
                 assert_eq!(ours.no_tx, theirs.no_tx, "{what}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod data_tests {
+    use super::*;
+
+    /// What a database held before `0040_chat_settings`: spoken answers for a chat and for a
+    /// member of a group, and a last place with a quote in it.
+    const BEFORE: [&str; 2] = [
+        "INSERT INTO spoken_answers (conversation_id, user_id, set_at) VALUES ('C1', '', 5), ('G1', 'U1', 6)",
+        "INSERT INTO chat_places (conversation_id, place, updated_at) VALUES ('C1', '台南 \"南區\"', 7)",
+    ];
+    const AFTER: &str = "SELECT conversation_id, member_id, name, value, set_at FROM chat_settings ORDER BY 1, 2, 3";
+
+    type Row = (String, String, String, String, i64);
+
+    fn expected() -> Vec<Row> {
+        let row =
+            |c: &str, m: &str, n: &str, v: &str, at| (c.into(), m.into(), n.into(), v.into(), at);
+        vec![
+            row("C1", "", "last_place", r#""台南 \"南區\"""#, 7),
+            row("C1", "", "spoken_answers", "true", 5),
+            row("G1", "U1", "spoken_answers", "true", 6),
+        ]
+    }
+
+    /// The migrations before `name`.
+    fn until(files: &[(&str, &'static str)], name: &str) -> Migrator {
+        let end = files.iter().position(|(file, _)| *file == name).expect("the migration");
+        migrator(&files[..end])
+    }
+
+    #[tokio::test]
+    async fn spoken_answers_and_last_places_move_into_the_chat_settings_on_sqlite() {
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect("sqlite::memory:")
+            .await
+            .expect("open");
+        until(SQLITE_FILES, "0040_chat_settings.sql").run(&pool).await.expect("up to 0039");
+        for sql in BEFORE {
+            sqlx::query(sql).execute(&pool).await.expect("the old rows");
+        }
+        SQLITE_MIGRATIONS.run(&pool).await.expect("0040");
+        let rows: Vec<Row> = sqlx::query_as(AFTER).fetch_all(&pool).await.expect("read");
+        assert_eq!(rows, expected());
+    }
+
+    #[tokio::test]
+    #[ignore = "needs PostgreSQL: set TEST_DATABASE_URL and pass --include-ignored"]
+    async fn spoken_answers_and_last_places_move_into_the_chat_settings_on_postgresql() {
+        let base = std::env::var("TEST_DATABASE_URL").expect("TEST_DATABASE_URL");
+        let schema =
+            format!("m{}_{}", std::process::id(), jiff::Timestamp::now().subsec_nanosecond());
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .after_connect({
+                let schema = schema.clone();
+                move |conn, _| {
+                    let schema = schema.clone();
+                    Box::pin(async move {
+                        let create = format!(
+                            "CREATE SCHEMA IF NOT EXISTS {schema}; SET search_path TO {schema}"
+                        );
+                        sqlx::raw_sql(sqlx::AssertSqlSafe(create)).execute(conn).await.map(|_| ())
+                    })
+                }
+            })
+            .connect(&base)
+            .await
+            .expect("PostgreSQL");
+        until(POSTGRES_FILES, "0040_chat_settings.sql").run(&pool).await.expect("up to 0039");
+        for sql in BEFORE {
+            sqlx::query(sql).execute(&pool).await.expect("the old rows");
+        }
+        POSTGRES_MIGRATIONS.run(&pool).await.expect("0040");
+        let rows: Vec<Row> = sqlx::query_as(AFTER).fetch_all(&pool).await.expect("read");
+        assert_eq!(rows, expected());
     }
 }

@@ -29,6 +29,7 @@ mod care_menu;
 mod changes;
 mod chat_log;
 mod chat_row;
+mod chat_settings;
 mod checkpoint;
 mod copy;
 mod digests;
@@ -43,7 +44,6 @@ mod official_alerts;
 mod outbox;
 mod pairing_guesses;
 mod person_menus;
-mod places;
 mod price_alert_deliveries;
 mod price_alerts;
 mod quiet;
@@ -53,7 +53,6 @@ mod recurrence;
 mod reminders;
 mod retention;
 mod schema;
-mod spoken;
 mod usage;
 mod values;
 mod web_sessions;
@@ -190,7 +189,8 @@ repositories! {
     lists => ListStore;
     /// Photos and files sent into a chat, for a later question about them.
     media => MediaStore;
-    /// A chat's own settings: quiet hours, spoken answers, its last place, its welcome.
+    /// A chat's own settings: quiet hours, its welcome, and the typed ones of
+    /// `crate::features::settings` (spoken answers, its last place…).
     chats => ChatStore;
     /// The feed of changes members made, with who and from where.
     changes => ChangeStore;

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Tool, ToolCtx, ToolError};
-use crate::features::settings::ChatSettings;
+use crate::features::settings::{self, ChatSettings};
 
 /// Arguments of `spoken_answers`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -48,18 +48,8 @@ impl Tool for SpokenAnswers {
     const CHANGES_STATE: bool = true;
 
     async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
-        let on = args.on;
-        let member = match (args.just_me, ctx.conversation.is_multi_person()) {
-            (Some(true), true) => Some(ctx.user_id.as_deref().ok_or_else(|| {
-                ToolError::InvalidArgs("the asker is unknown: set it for the chat".into())
-            })?),
-            _ => None,
-        };
-        self.settings.set_spoken(ctx, member, on).await?;
-        Ok(Output { spoken: on, for_whom: whom(member) })
+        let member = settings::for_whom(ctx, args.just_me)?;
+        self.settings.set_spoken(ctx, member, args.on).await?;
+        Ok(Output { spoken: args.on, for_whom: settings::whom_named(member) })
     }
-}
-
-fn whom(member: Option<&str>) -> &'static str {
-    if member.is_some() { "asker" } else { "chat" }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::chart::{ChartSpec, ForecastDay};
 use crate::contract::{Card, CardRow, Chip, Tone, Tool, ToolCtx, ToolError};
-use crate::features::settings::ChatSettings;
+use crate::features::settings::{ChatSettings, LastPlace};
 use crate::platform::i18n::Lang;
 use crate::sources::weather::{WeatherSource, describe_code};
 
@@ -73,7 +73,9 @@ impl Weather {
         if let Some(named) = named.map(str::trim).filter(|n| !n.is_empty()) {
             return Ok(named.to_string());
         }
-        let last = self.settings.last_place(ctx).await.unwrap_or_else(|e| {
+        let chat = &ctx.conversation.id;
+        let last = self.settings.get::<LastPlace>(chat, None).await.map(|p| p.map(|p| p.0));
+        let last = last.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "the chat's last place is unavailable");
             None
         });
@@ -115,7 +117,7 @@ impl Tool for Weather {
             .await
             .map_err(|e| ToolError::upstream(SERVICE, e))?;
         if args.location.is_some()
-            && let Err(e) = self.settings.keep_place(ctx, location).await
+            && let Err(e) = self.settings.keep(ctx, &LastPlace(location.to_string())).await
         {
             tracing::warn!(error = %e, "the chat's last place was not kept");
         }

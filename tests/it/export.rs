@@ -136,9 +136,10 @@ async fn an_export_says_who_asked_for_spoken_answers() {
     let h = Harness::start().await;
     let store = &h.app.store;
     assert!(exported(&h, MOM).await["spoken_answers"].is_null(), "nobody asked");
-    store.chats().set_spoken(MOM, None, true, 1).await.expect("on");
+    store.chats().put_setting(MOM, None, "spoken_answers", Some("true"), 1).await.expect("on");
     store.chat_log().save_member(FAMILY, MOM, "媽媽", 1).await.expect("name");
-    store.chats().set_spoken(FAMILY, Some(MOM), true, 1).await.expect("on for her");
+    let on = Some("true");
+    store.chats().put_setting(FAMILY, Some(MOM), "spoken_answers", on, 1).await.expect("for her");
     let dm = exported(&h, MOM).await;
     assert_eq!(dm["spoken_answers"], json!({"whole_chat": true, "members": []}), "{dm}");
     let group = exported(&h, FAMILY).await;

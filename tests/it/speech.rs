@@ -22,7 +22,7 @@ const PUBLIC: &str = "https://hearth.example";
 
 /// hearth speaking through `media`'s speech endpoint and transcribing there, served at
 /// [`PUBLIC`].
-async fn speaking(
+pub(crate) async fn speaking(
     media: &FakeMedia,
     tweak: impl FnOnce(&mut hearth::platform::config::Config),
 ) -> Harness {

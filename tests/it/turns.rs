@@ -250,7 +250,7 @@ async fn english_question_gets_english_cards() {
     h.llm.reply_text("Cloudy in Tokyo today.");
     h.send(vec![h.dm(MOM, "weather in Tokyo today?")]).await;
     let system = crate::common::harness::instructions(&h.llm.requests()[0]);
-    assert!(system.contains("answer in English"), "{system}");
+    assert!(system.contains("Answer in English."), "{system}");
     let card = messages_of(&h.line.replies()[0].body)[1]["contents"].to_string();
     assert!(card.contains("weather") && card.contains("Today"), "{card}");
     let _ = FakeLlm::text("unused");

@@ -44,6 +44,7 @@ const WALKED: &[(&str, &str)] = &[
     ("care_dose_taken", "button"),
     ("care_dose_taken", "menu"),
     ("care_dose_on_it", "button"),
+    ("setting_set", "chat"),
 ];
 
 #[test]
@@ -373,4 +374,18 @@ async fn a_dose_confirmed_in_words_by_its_button_or_from_her_menu_is_recorded_on
     let n = count(&h, FAMILY).await;
     h.send(vec![h.postback(in_dm(DAD), &on_it)]).await;
     recorded(&h, FAMILY, n, ("哥哥", "button", "care_dose_on_it"), None).await;
+}
+
+#[tokio::test]
+async fn a_setting_changed_in_words_is_recorded_once_and_the_same_again_records_nothing() {
+    let media = crate::common::fake_media::FakeMedia::start().await;
+    let h = crate::speech::speaking(&media, |_| {}).await;
+    let n = count(&h, FAMILY).await;
+    let mine = json!({"on": true, "just_me": true});
+    let asked = "小幫手 用講的回答我";
+    h.call_tool(in_group(FAMILY, MOM), asked, "spoken_answers", mine.clone()).await;
+    let mom = ("媽媽", "chat", "setting_set");
+    recorded(&h, FAMILY, n, mom, Some("語音回答：開")).await;
+    h.call_tool(in_group(FAMILY, MOM), asked, "spoken_answers", mine).await;
+    assert_eq!(count(&h, FAMILY).await, n + 1, "the same again changes nothing");
 }

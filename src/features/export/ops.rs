@@ -7,6 +7,7 @@ use super::care::{ExportedCarePlan, ExportedDose, ExportedReading};
 use super::*;
 use crate::features::care::Plan;
 use crate::features::reminders::describe;
+use crate::features::settings::SpokenAnswers;
 use crate::platform::i18n::Lang;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{Direction, ReminderStatus, Store, StoreError};
@@ -123,16 +124,23 @@ pub async fn export(
 
 /// Who asked for spoken answers in `chat`, members by name when known; `None` when nobody.
 async fn spoken(store: &Store, chat: &str) -> Result<Option<ExportedSpoken>, StoreError> {
-    let askers = store.chats().spoken_askers(chat).await?;
+    let settings = crate::features::settings::ChatSettings::new(store.clone());
+    let askers: Vec<Option<String>> = settings
+        .holders::<SpokenAnswers>(chat)
+        .await?
+        .into_iter()
+        .filter(|(_, on)| on.0)
+        .map(|(member, _)| member)
+        .collect();
     if askers.is_empty() {
         return Ok(None);
     }
     let mut members = Vec::new();
-    for user in askers.iter().filter(|u| !u.is_empty()) {
+    for user in askers.iter().flatten() {
         let name = store.chat_log().member_name(chat, user).await?.map(|(name, _)| name);
         members.push(name.unwrap_or_else(|| user.clone()));
     }
-    Ok(Some(ExportedSpoken { whole_chat: askers.iter().any(String::is_empty), members }))
+    Ok(Some(ExportedSpoken { whole_chat: askers.iter().any(Option::is_none), members }))
 }
 
 /// The care plans set in `chat`.

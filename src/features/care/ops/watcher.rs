@@ -359,8 +359,8 @@ impl CareWatcher {
         now: Timestamp,
     ) -> Option<Message> {
         let speech = self.speech.as_ref()?;
-        let store = &self.store;
-        match store.chats().spoken(&route.to, confirmer).await {
+        let settings = crate::features::settings::ChatSettings::new(self.store.clone());
+        match settings.spoken(&route.to, confirmer).await {
             Ok(true) => {}
             Ok(false) => return None,
             Err(e) => {
@@ -371,7 +371,7 @@ impl CareWatcher {
         let said = words::spoken_prompt(plan, dose, now);
         speech
             .speak_for_push(
-                &crate::features::budget::Spent::new(store.clone()),
+                &crate::features::budget::Spent::new(self.store.clone()),
                 &route.to,
                 &said,
                 plan.row.lang,
