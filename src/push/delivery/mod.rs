@@ -122,7 +122,7 @@ impl<'a> Item<'a> {
         NewOutboxItem {
             conversation_id: self.home,
             target: to,
-            kind: kind_name(self.kind),
+            kind: self.kind.name(),
             occurrence: self.occurrence,
             payload: self.payload,
             silent: self.silent,
@@ -319,27 +319,5 @@ impl Pusher {
             });
         }
         outcomes
-    }
-}
-
-/// The stored name of a kind of push.
-pub fn kind_name(kind: PushKind) -> &'static str {
-    match kind {
-        PushKind::Reminder => "reminder",
-        PushKind::Alert => "alert",
-        PushKind::Digest => "digest",
-        PushKind::Urgent => "urgent",
-        PushKind::Care => "care",
-    }
-}
-
-/// The kind of push a stored name means (an unknown one is held like an alert).
-fn kind_of(name: &str) -> PushKind {
-    match name {
-        "reminder" => PushKind::Reminder,
-        "digest" => PushKind::Digest,
-        "urgent" => PushKind::Urgent,
-        "care" => PushKind::Care,
-        _ => PushKind::Alert,
     }
 }

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::{HANDOVER_LAG, Outcome, Pusher, kind_of, occurrence_key};
+use super::{HANDOVER_LAG, Outcome, Pusher, occurrence_key};
 use crate::line::client::{LineError, Sent};
 use crate::push::quiet::{self, PushKind, QuietHours};
 use crate::push::quota::{self, Decision, HoldReason, batch};
@@ -96,7 +96,7 @@ fn quiet_reason(
         return None;
     }
     let (hours, tz) = quiet?;
-    match quiet::decide(kind_of(&item.kind), now, tz, Some(hours)) {
+    match quiet::decide(PushKind::named(&item.kind), now, tz, Some(hours)) {
         quiet::Decision::Now => None,
         quiet::Decision::HoldUntil(end) => Some(HoldReason::QuietUntil(end.as_millisecond())),
     }
@@ -105,11 +105,7 @@ fn quiet_reason(
 /// True for a push that gives way to care plans when the month runs out: a digest, or a price
 /// alert firing again (an every-time alert's later fires, the ones sent without a sound).
 fn yields_to_care(item: &OutboxItem) -> bool {
-    match kind_of(&item.kind) {
-        PushKind::Digest => true,
-        PushKind::Alert => item.silent,
-        PushKind::Reminder | PushKind::Urgent | PushKind::Care => false,
-    }
+    PushKind::named(&item.kind).yields_to_care(item.silent)
 }
 
 /// The groups of `items` to push, in order: those already put in a request keep it; the others
@@ -354,12 +350,10 @@ impl Pusher {
                     let unknown = e.outcome_unknown();
                     let outbox = self.store().outbox();
                     outbox.retry(&self.owner, &group, now_ms, retry_at, unknown).await?;
-                    settled.extend(
-                        group.iter().map(|i| Settled {
-                            kind: kind_of(&i.kind),
-                            outcome: Outcome::RetryLater,
-                        }),
-                    );
+                    settled.extend(group.iter().map(|i| Settled {
+                        kind: PushKind::named(&i.kind),
+                        outcome: Outcome::RetryLater,
+                    }));
                     for (_, later, _) in rest.by_ref() {
                         for item in later {
                             self.store().outbox().defer(&self.owner, item.id, item.due_at).await?;
@@ -382,7 +376,7 @@ impl Pusher {
     ) -> Result<(), StoreError> {
         let now = self.now().as_millisecond();
         self.store().outbox().settle(&self.owner, items, status, now).await?;
-        settled.extend(items.iter().map(|i| Settled { kind: kind_of(&i.kind), outcome }));
+        settled.extend(items.iter().map(|i| Settled { kind: PushKind::named(&i.kind), outcome }));
         Ok(())
     }
 

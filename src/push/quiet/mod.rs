@@ -37,6 +37,46 @@ pub enum PushKind {
     Urgent,
 }
 
+impl PushKind {
+    /// Every kind, once: a new kind is a variant, a line here and its arms below.
+    pub const ALL: [PushKind; 5] =
+        [PushKind::Reminder, PushKind::Alert, PushKind::Digest, PushKind::Care, PushKind::Urgent];
+
+    /// Its stored name (the outbox's `kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PushKind::Reminder => "reminder",
+            PushKind::Alert => "alert",
+            PushKind::Digest => "digest",
+            PushKind::Urgent => "urgent",
+            PushKind::Care => "care",
+        }
+    }
+
+    /// The kind a stored name means (an unknown one is held like an alert).
+    pub fn named(name: &str) -> Self {
+        Self::ALL.into_iter().find(|k| k.name() == name).unwrap_or(PushKind::Alert)
+    }
+
+    /// Whether it waits for the end of a chat's quiet hours.
+    pub fn waits_for_quiet_hours(self) -> bool {
+        match self {
+            PushKind::Alert | PushKind::Digest => true,
+            PushKind::Reminder | PushKind::Urgent | PushKind::Care => false,
+        }
+    }
+
+    /// Whether it gives way to care plans when the month runs out (`silent`: a price alert
+    /// firing again, sent without a sound).
+    pub fn yields_to_care(self, silent: bool) -> bool {
+        match self {
+            PushKind::Digest => true,
+            PushKind::Alert => silent,
+            PushKind::Reminder | PushKind::Urgent | PushKind::Care => false,
+        }
+    }
+}
+
 /// Whether to push now or hold until an instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -100,9 +140,9 @@ pub fn decide(
     tz: &TimeZone,
     quiet: Option<&QuietHours>,
 ) -> Decision {
-    match (kind, quiet.and_then(|q| q.ends_after(now, tz))) {
-        (PushKind::Reminder | PushKind::Urgent | PushKind::Care, _) | (_, None) => Decision::Now,
-        (PushKind::Alert | PushKind::Digest, Some(end)) => Decision::HoldUntil(end),
+    match quiet.and_then(|q| q.ends_after(now, tz)) {
+        Some(end) if kind.waits_for_quiet_hours() => Decision::HoldUntil(end),
+        _ => Decision::Now,
     }
 }
 
@@ -110,6 +150,14 @@ pub fn decide(
 mod tests {
     use super::*;
     use jiff::civil::time;
+
+    #[test]
+    fn each_kind_is_stored_by_its_own_name_and_an_unknown_name_is_held_like_an_alert() {
+        for kind in PushKind::ALL {
+            assert_eq!(PushKind::named(kind.name()), kind);
+        }
+        assert_eq!(PushKind::named("telegram"), PushKind::Alert);
+    }
 
     fn ts(s: &str) -> Timestamp {
         s.parse().expect("instant")
