@@ -37,6 +37,14 @@ pub enum ChatMessage {
         /// The parts.
         content: Vec<ContentPart>,
     },
+    /// hearth's own note about the chat or the turn (what the chat is and remembers; the time,
+    /// the speaker, the language), sent as a user message so that no chat template gathers it
+    /// with the instructions before the tool definitions. Not the family's words.
+    #[serde(rename = "user")]
+    Note {
+        /// The text.
+        content: String,
+    },
     /// Something the model said, possibly with tool calls.
     Assistant {
         /// The text, if any.

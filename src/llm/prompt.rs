@@ -12,6 +12,11 @@
 //! 5. [`turn_note`]: what changes every turn (the time, the after-midnight rule, the speaker,
 //!    the language), placed just before the latest message ([`request`]).
 //!
+//! The instructions are the only system message: the chat's part and the turn's note go as
+//! hearth's notes in user messages ([`ChatMessage::Note`]), where they are, because some chat
+//! templates gather every system message at the top, before the tools, and one remembered
+//! fact there would end the prefix every chat shares.
+//!
 //! [`messages`] puts them together.
 
 use crate::contract::ToolCtx;
@@ -30,6 +35,9 @@ pub struct Setting {
     /// The family's home place (`HEARTH_HOME_LOCATION`), for weather asked without a place.
     pub home: Option<String>,
 }
+
+/// How hearth's notes begin, so the model tells them from what the family wrote.
+pub const NOTE_MARK: &str = "[hearth's note]";
 
 /// The tool whose presence the prompt mentions (news and current events).
 pub const SEARCH_TOOL: &str = "web_search";
@@ -62,7 +70,7 @@ pub fn instructions(setting: &Setting) -> String {
         (" or open links", "a page")
     };
     format!(
-        "You are hearth (家庭小幫手), a warm, concise family assistant in LINE chats. What this chat is and what it asked you to remember follow these instructions; the date, time, who is speaking and the language to answer in are in a note just before the latest message: resolve \"today\", \"tomorrow\" and weekdays against that date.\n\
+        "You are hearth (家庭小幫手), a warm, concise family assistant in LINE chats. Notes marked [hearth's note], not the family's words, say what this chat is and what it asked you to remember, after these instructions, and the date, time, who is speaking and the language to answer in, just before the latest message: resolve \"today\", \"tomorrow\" and weekdays against that date.\n\
          Always answer in the language that note names (the latest message's, unless the family chose one); Chinese in Traditional Chinese as used in Taiwan (繁體中文，台灣用語), never Simplified.\n\
          Keep answers short, like a chat message: plain text, no Markdown tables or headings.\n\
          Use the tools for weather, exchange rates and prices; never invent numbers. Several independent lookups can be requested at once.\n\
@@ -128,9 +136,9 @@ pub fn messages(
 ) -> Vec<ChatMessage> {
     let mut messages = Vec::with_capacity(history.len() + 4);
     messages.push(ChatMessage::System { content: instructions(setting) });
-    messages.push(ChatMessage::System { content: chat });
+    messages.push(ChatMessage::Note { content: format!("{NOTE_MARK}\n{chat}") });
     messages.extend(history);
-    messages.push(ChatMessage::System { content: turn_note(ctx) });
+    messages.push(ChatMessage::Note { content: format!("{NOTE_MARK}\n{}", turn_note(ctx)) });
     messages.push(latest);
     messages
 }
@@ -231,11 +239,13 @@ mod tests {
             Vec::new(),
             request(Some("媽媽"), "明天要帶傘嗎", false),
         );
-        let ChatMessage::System { content: note } = &turn[turn.len() - 2] else {
+        let ChatMessage::Note { content: note } = &turn[turn.len() - 2] else {
             panic!("the note comes just before the latest message: {turn:?}")
         };
         assert!(note.contains("00:29") && note.contains("媽媽"), "{note}");
         assert_eq!(turn[0], ChatMessage::System { content: fixed });
+        let system = turn.iter().filter(|m| matches!(m, ChatMessage::System { .. })).count();
+        assert_eq!(system, 1, "the instructions are the only system message");
     }
 
     #[test]

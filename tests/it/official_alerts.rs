@@ -624,6 +624,45 @@ async fn a_feed_of_five_thousand_entries_still_yields_a_new_suspension_for_taipe
 }
 
 #[tokio::test]
+async fn a_suspension_behind_thousands_of_newer_or_undated_rain_entries_whose_documents_are_missing_is_told_at_once()
+ {
+    let cap = FakeCap::start().await;
+    let h = start(&cap).await;
+    follow(&h, in_group(FAMILY, MOM), None, json!({})).await;
+    h.line.clear();
+    // A suspension announced three hours ago, then 1,200 newer rain entries and 1,000 without a
+    // time (taken as the newest), none of whose documents is there (404).
+    let sent = "2026-11-30T17:10:00+08:00";
+    cap.publish(
+        "dgpa-63-001",
+        "停班停課",
+        taipei_suspension("dgpa-63-001", "Alert", &[], sent, TAIPEI_OFF),
+    );
+    cap.publish_filler(1_200, "降雨", "2026-11-30T20:09:00+08:00");
+    cap.publish_filler_undated(1_000, "降雨");
+    h.set_clock("2026-11-30T12:10:30Z");
+    let report = tick(&h).await;
+    assert_eq!((report.kept, report.told), (1, 1), "{report:?}");
+    assert_eq!(pushes_to(&h, FAMILY)[0].0, "🏫 臺北市明天停止上班、停止上課");
+    // 75 s of ticks every 5 s: the missing documents are asked a few at a time, each on its own
+    // backoff, never all at once.
+    for second in (35..=105).step_by(5) {
+        let at: jiff::Timestamp = "2026-11-30T12:10:00Z".parse().expect("time");
+        h.set_clock(&(at + jiff::SignedDuration::from_secs(second)).to_string());
+        tick(&h).await;
+    }
+    let hits: Vec<usize> = (0..1_200)
+        .map(|i| format!("filler-降雨-{i}"))
+        .chain((0..1_000).map(|i| format!("undated-降雨-{i}")))
+        .map(|id| cap.doc_hits(&id))
+        .collect();
+    let asked: usize = hits.iter().sum();
+    println!("{asked} asks of missing documents in 75 s");
+    assert!(asked <= 16 * 10, "{asked} asks of missing documents in 75 s");
+    assert!(hits.iter().all(|n| *n <= 1), "none asked twice in 75 s");
+}
+
+#[tokio::test]
 async fn a_failing_or_off_host_document_older_than_a_new_suspension_does_not_hold_it_back() {
     let cap = FakeCap::start().await;
     let elsewhere = FakeCap::start().await; // another port on the same host

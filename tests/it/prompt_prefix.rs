@@ -3,8 +3,9 @@
 //! what changes every turn, beside the latest message — so a provider's prompt cache reuses
 //! the prefix across chats, members, languages and minutes.
 
+use crate::common::harness::in_dm;
 use crate::common::harness::{DAD, FAMILY, Harness, MOM};
-use crate::common::prompt_cache::{encode, rendered};
+use crate::common::prompt_cache::{encode, rendered, rendered_gathering_system};
 use serde_json::Value;
 
 /// The request the model got for one turn (answered "好").
@@ -63,7 +64,7 @@ async fn no_time_name_or_id_comes_before_the_chats_part() {
         }
         let messages = request["messages"].as_array().cloned().unwrap_or_default();
         let note = &messages[messages.len() - 2];
-        assert_eq!(note["role"], "system", "the turn's note is just before the latest message");
+        assert_eq!(note["role"], "user", "the turn's note is just before the latest message");
         let note = note["content"].as_str().unwrap_or_default();
         assert!(note.contains("17:41") && note.contains("小玉"), "{note}");
     }
@@ -103,4 +104,28 @@ async fn the_injection_guard_names_every_tool_that_changes_state() {
             "{name} is not named: {instructions}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_remembered_fact_keeps_the_prefix_every_chat_shares_even_where_a_template_gathers_system_messages_first()
+ {
+    let h = Harness::start().await;
+    let fact = serde_json::json!({"action": "remember", "fact": "媽媽對花生過敏"});
+    h.call_tool(in_dm(MOM), "記得我對花生過敏", "memory", fact).await;
+    let with_fact = request_for(&h, h.dm(MOM, "明天台北會下雨嗎")).await;
+    let without = request_for(&h, h.dm(DAD, "Will it rain in Taipei tomorrow?")).await;
+    assert!(rendered(&with_fact).concat().contains("花生過敏"), "the fact is sent");
+    let system = |r: &Value| {
+        let messages = r["messages"].as_array().cloned().unwrap_or_default();
+        messages.iter().filter(|m| m["role"] == "system").count()
+    };
+    for render in [rendered, rendered_gathering_system] {
+        let (a, b) = (render(&with_fact), render(&without));
+        let shared = common_prefix(&a.concat(), &b.concat()).to_string();
+        let stable = a[..2].concat();
+        println!("shared: {} tokens of {}", encode(&shared).len(), encode(&a.concat()).len());
+        assert!(a[..2] == b[..2], "the instructions and the tools are the same bytes");
+        assert!(shared.len() >= stable.len(), "nothing of the chat comes before the tools");
+    }
+    assert_eq!((system(&with_fact), system(&without)), (1, 1), "the instructions alone");
 }

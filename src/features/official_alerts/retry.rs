@@ -65,10 +65,14 @@ pub fn may_ask(failing: Option<&Failing>, now: Timestamp) -> bool {
 pub fn order<'a>(entries: impl IntoIterator<Item = &'a FeedEntry>) -> Vec<&'a FeedEntry> {
     let mut ordered: Vec<&FeedEntry> = entries.into_iter().collect();
     ordered.sort_by_key(|e| {
-        let urgent = e.title.as_deref().is_some_and(|t| URGENT.contains(&t));
-        (std::cmp::Reverse(urgent), std::cmp::Reverse(e.updated.unwrap_or(Timestamp::MAX)))
+        (std::cmp::Reverse(urgent(e)), std::cmp::Reverse(e.updated.unwrap_or(Timestamp::MAX)))
     });
     ordered
+}
+
+/// Whether the feed says `entry` is of a kind that cannot wait (a suspension, an earthquake).
+pub fn urgent(entry: &FeedEntry) -> bool {
+    entry.title.as_deref().is_some_and(|t| URGENT.contains(&t))
 }
 
 #[cfg(test)]

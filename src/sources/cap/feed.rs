@@ -1,8 +1,9 @@
 //! The Atom feed of CAP entries, read as a stream whatever its size: each `<entry>` is read on
 //! its own and either kept or dropped at once, so a busy week (NCDR's feed covers seven days:
 //! 944 entries on an ordinary July day, thousands in a typhoon week) costs its bytes and the
-//! entries hearth wants, never a tree of the whole feed. Only the newest [`MAX_ENTRIES`] of those the caller
-//! wants are kept, newest first. The feed is bounded by its bytes (and the time it takes to
+//! entries hearth wants, never a tree of the whole feed. Only [`MAX_ENTRIES`] of those the caller
+//! wants are kept: those it wants first (a suspension), then the newest, so thousands of newer
+//! entries of a kind that can wait (or of none, taken as newest) never push out one that cannot. The feed is bounded by its bytes (and the time it takes to
 //! arrive), never by how many entries it lists.
 
 use std::cmp::Reverse;
@@ -33,6 +34,18 @@ pub struct FeedEntry {
     pub updated: Option<Timestamp>,
 }
 
+/// How much the caller wants an entry of the feed, decided from the entry alone (its kind and
+/// time), before any document is fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Wanted {
+    /// Not at all: dropped as it is read.
+    No,
+    /// Kept if room is left among the newest.
+    Yes,
+    /// Kept before any other, however many newer ones the feed lists.
+    First,
+}
+
 fn entry_of(e: &Element) -> Option<FeedEntry> {
     let link = e
         .all("link")
@@ -49,15 +62,17 @@ fn entry_of(e: &Element) -> Option<FeedEntry> {
     })
 }
 
-/// Reads an Atom feed of CAP entries: the newest [`MAX_ENTRIES`] of those `wanted`, newest
-/// first (an entry without a time counts as newest; between equal times, the feed's order).
+/// Reads an Atom feed of CAP entries: [`MAX_ENTRIES`] of those `wanted`, those wanted
+/// [`Wanted::First`] first, then the newest (an entry without a time counts as newest; between
+/// equal times, the feed's order).
 pub fn parse_feed(
     bytes: &[u8],
-    wanted: &(dyn Fn(&FeedEntry) -> bool + Sync),
+    wanted: &(dyn Fn(&FeedEntry) -> Wanted + Sync),
 ) -> Result<Vec<FeedEntry>, CapError> {
     let limits =
         Limits { max_bytes: MAX_FEED_BYTES, max_elements: MAX_ENTRY_ELEMENTS, ..Limits::default() };
-    // A min-heap on (time, place in the feed reversed): its top is the oldest kept.
+    // A min-heap on (how wanted, time, place in the feed reversed): its top is the least wanted
+    // of the oldest kept.
     let mut newest = BinaryHeap::new();
     let mut said = String::new();
     let mut seq = 0usize;
@@ -72,12 +87,13 @@ pub fn parse_feed(
         let Some(entry) = (child.name == "entry").then(|| entry_of(&child)).flatten() else {
             return;
         };
-        if !wanted(&entry) {
+        let how = wanted(&entry);
+        if how == Wanted::No {
             return;
         }
         seq += 1;
         let when = entry.updated.unwrap_or(Timestamp::MAX);
-        newest.push(Reverse((when, Reverse(seq), entry)));
+        newest.push(Reverse((how, when, Reverse(seq), entry)));
         if newest.len() > MAX_ENTRIES {
             newest.pop();
         }
@@ -87,15 +103,15 @@ pub fn parse_feed(
     }
     let mut entries: Vec<_> = newest.into_iter().map(|Reverse(kept)| kept).collect();
     entries.sort_by(|a, b| b.cmp(a));
-    Ok(entries.into_iter().map(|(_, _, entry)| entry).collect())
+    Ok(entries.into_iter().map(|(_, _, _, entry)| entry).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn everything(_: &FeedEntry) -> bool {
-        true
+    fn everything(_: &FeedEntry) -> Wanted {
+        Wanted::Yes
     }
 
     fn feed(entries: usize) -> String {
@@ -136,12 +152,25 @@ mod tests {
         let all = parse_feed(xml.as_bytes(), &everything).expect("read");
         assert_eq!(all.len(), MAX_ENTRIES);
         assert_eq!((all[0].id.as_str(), all[999].id.as_str()), ("e-19999", "e-19000"));
-        let suspensions =
-            parse_feed(xml.as_bytes(), &|e| e.title.as_deref() == Some("停班停課")).expect("read");
+        let only = |e: &FeedEntry| match e.title.as_deref() {
+            Some("停班停課") => Wanted::Yes,
+            _ => Wanted::No,
+        };
+        let suspensions = parse_feed(xml.as_bytes(), &only).expect("read");
         assert_eq!(suspensions.len(), MAX_ENTRIES);
         assert_eq!(
             (suspensions[0].id.as_str(), suspensions[999].id.as_str()),
             ("e-19998", "e-18000")
+        );
+        // Wanted first, the oldest suspension is kept before 19,999 newer entries.
+        let first = |e: &FeedEntry| match e.id.as_str() {
+            "e-0" => Wanted::First,
+            _ => Wanted::Yes,
+        };
+        let kept = parse_feed(xml.as_bytes(), &first).expect("read");
+        assert_eq!(
+            (kept.len(), kept[0].id.as_str(), kept[1].id.as_str()),
+            (1_000, "e-0", "e-19999")
         );
         let few = parse_feed(feed(3).as_bytes(), &everything).expect("read");
         let ids: Vec<&str> = few.iter().map(|e| e.id.as_str()).collect();

@@ -17,7 +17,7 @@ pub mod feed;
 pub mod origins;
 pub mod xml;
 
-pub use feed::{FeedEntry, parse_feed};
+pub use feed::{FeedEntry, Wanted, parse_feed};
 
 use jiff::Timestamp;
 use reqwest::StatusCode;
@@ -265,7 +265,7 @@ impl CapFeed {
         &self,
         etag: Option<&str>,
         last_modified: Option<&str>,
-        wanted: &(dyn Fn(&FeedEntry) -> bool + Sync),
+        wanted: &(dyn Fn(&FeedEntry) -> Wanted + Sync),
     ) -> Result<FeedPoll, UpstreamError> {
         let mut request = self.http.get(self.url.clone()).timeout(FEED_TIMEOUT);
         if let Some(etag) = etag {

@@ -159,6 +159,14 @@ impl FakeCap {
         }
     }
 
+    /// `count` entries of `title` without an `<updated>` time, whose documents are not there.
+    pub fn publish_filler_undated(&self, count: usize, title: &str) {
+        let mut s = self.lock();
+        for n in 0..count {
+            s.entries.push(Entry::new(&format!("undated-{title}-{n}"), title, ""));
+        }
+    }
+
     /// The address of the document `identifier` on this fake.
     pub fn doc_url(&self, identifier: &str) -> String {
         format!("http://127.0.0.1:{}/Capstorage/{identifier}", self.port)
@@ -192,8 +200,12 @@ impl FakeCap {
         );
         for Entry { id, title, updated, link } in s.entries.iter().rev() {
             let link = link.clone().unwrap_or_else(|| self.doc_url(id));
+            let updated = match updated.as_str() {
+                "" => String::new(),
+                at => format!("<updated>{at}</updated>"),
+            };
             xml.push_str(&format!(
-                r#"<entry><id>{id}</id><title>{title}</title><updated>{updated}</updated><author><name>NCDR</name></author><link rel="alternate" href="{link}" /><summary type="html">{title}</summary><category term="{title}" /><cap:status>Actual</cap:status></entry>"#,
+                r#"<entry><id>{id}</id><title>{title}</title>{updated}<author><name>NCDR</name></author><link rel="alternate" href="{link}" /><summary type="html">{title}</summary><category term="{title}" /><cap:status>Actual</cap:status></entry>"#,
             ));
         }
         xml.push_str("</feed>");

@@ -357,10 +357,13 @@ pub fn temp_db(name: &str) -> String {
     format!("sqlite://{}", dir.join("hearth.db").display())
 }
 
-/// What a recorded LLM request told the model besides the conversation: its system messages
-/// (the instructions, the chat's part, the turn's note), joined.
+/// What a recorded LLM request told the model besides the conversation: the instructions (its
+/// system message) and hearth's notes (the chat's part, the turn's note), joined.
 pub fn instructions(request: &Value) -> String {
     let messages = request["messages"].as_array().into_iter().flatten();
-    let system = messages.filter(|m| m["role"] == "system");
+    let note = |m: &&Value| {
+        m["content"].as_str().is_some_and(|c| c.starts_with(hearth::llm::prompt::NOTE_MARK))
+    };
+    let system = messages.filter(|m| m["role"] == "system" || note(m));
     system.filter_map(|m| m["content"].as_str()).collect::<Vec<_>>().join("\n\n")
 }

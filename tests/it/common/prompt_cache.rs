@@ -118,6 +118,20 @@ pub fn rendered(request: &Value) -> Vec<String> {
     pieces
 }
 
+/// A request as a template that gathers every system message at the top lays it out: the
+/// system messages, the tool definitions, then the other messages in order.
+pub fn rendered_gathering_system(request: &Value) -> Vec<String> {
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let (system, rest): (Vec<&Value>, Vec<&Value>) =
+        messages.iter().partition(|m| m["role"] == "system");
+    let mut pieces: Vec<String> = system.iter().map(|m| m.to_string()).collect();
+    if let Some(tools) = request.get("tools") {
+        pieces.push(tools.to_string());
+    }
+    pieces.extend(rest.iter().map(|m| m.to_string()));
+    pieces
+}
+
 /// The o200k tokens of `text`.
 pub fn encode(text: &str) -> Vec<u32> {
     tiktoken_rs::o200k_base_singleton().encode_ordinary(text)

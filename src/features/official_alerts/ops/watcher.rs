@@ -25,7 +25,7 @@ use crate::push::delivery::{self, Item, Outcome, Pusher};
 use crate::push::quiet::PushKind;
 use crate::sources::UpstreamError;
 use crate::sources::cap::areas::Place;
-use crate::sources::cap::{self, CapAlert, CapFeed, DocumentError, FeedEntry, FeedPoll};
+use crate::sources::cap::{self, CapAlert, CapFeed, DocumentError, FeedEntry, FeedPoll, Wanted};
 use crate::store::{FollowRow, NewOfficialAlert, OfficialAlertRow, Store, StoreError, ToldRow};
 
 /// How long the lease on reading the feed lasts (renewed every tick).
@@ -116,9 +116,17 @@ impl AlertWatcher {
         };
         report.held = true;
         let cutoff = now.saturating_sub(NEWER_THAN).unwrap_or(now);
+        // Chosen from the feed's own metadata before any document is fetched: a kind the chats
+        // are told of, recent enough; those that cannot wait kept first, however many newer
+        // (or undated) entries the feed lists.
         let wanted = |entry: &FeedEntry| {
-            entry.title.as_deref().is_none_or(|t| TITLES.contains(&t))
-                && entry.updated.is_none_or(|u| u >= cutoff)
+            let kind = entry.title.as_deref().is_none_or(|t| TITLES.contains(&t));
+            let recent = entry.updated.is_none_or(|u| u >= cutoff);
+            match (kind && recent, retry::urgent(entry)) {
+                (false, _) => Wanted::No,
+                (true, true) => Wanted::First,
+                (true, false) => Wanted::Yes,
+            }
         };
         match feed.poll(etag.as_deref(), last_modified.as_deref(), &wanted).await {
             Ok(FeedPoll::NotModified) => {
