@@ -101,8 +101,8 @@ impl ChatSettings {
     }
 
     /// `ctx`'s member sets `S` to `value` (`None`: takes it away) in their chat: for `member`
-    /// alone, or for the whole chat (none). Recorded in the feed of changes when it changed
-    /// something; false when it did not.
+    /// alone, or for the whole chat (none). Recorded in the feed of changes, in the language
+    /// asked in, when it changed something; false when it did not.
     pub async fn set<S: ChatSetting>(
         &self,
         ctx: &ToolCtx,
@@ -111,10 +111,18 @@ impl ChatSettings {
     ) -> Result<bool, StoreError> {
         let changed = self.put(ctx, member, value).await?;
         if changed {
-            let what = S::said(value, ctx.lang);
-            crate::features::changes::record(&self.store, ctx, &verbs::SETTING_SET, &what).await;
+            self.record::<S>(ctx, member, value).await;
         }
         Ok(changed)
+    }
+
+    /// Records in the feed that `ctx`'s member set `S` to `value`, for `member` or the chat.
+    async fn record<S: ChatSetting>(&self, ctx: &ToolCtx, member: Option<&str>, value: Option<&S>) {
+        let mut what = S::said(value, ctx.lang);
+        if member.is_some() {
+            what.push_str(ctx.lang.pick("（只有自己）", " (for themselves)"));
+        }
+        crate::features::changes::record(&self.store, ctx, &verbs::SETTING_SET, &what).await;
     }
 
     /// Keeps `value` as `S` for `ctx`'s chat, as hearth's own note (the last place asked
@@ -150,9 +158,12 @@ impl ChatSettings {
         on: bool,
     ) -> Result<(), StoreError> {
         let value = on.then_some(SpokenAnswers(true));
-        self.set(ctx, member, value.as_ref()).await?;
+        let mut changed = self.put(ctx, member, value.as_ref()).await?;
         if !on && member.is_none() && ctx.conversation.is_multi_person() {
-            self.set::<SpokenAnswers>(ctx, ctx.user_id.as_deref(), None).await?;
+            changed |= self.put::<SpokenAnswers>(ctx, ctx.user_id.as_deref(), None).await?;
+        }
+        if changed {
+            self.record(ctx, member, value.as_ref()).await;
         }
         Ok(())
     }
@@ -209,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn the_feed_says_what_was_set_in_the_reader_s_language() {
+    fn the_feed_says_what_was_set_in_the_language_asked_in() {
         assert_eq!(SpokenAnswers::said(Some(&SpokenAnswers(true)), Lang::En), "spoken answers: on");
         assert_eq!(SpokenAnswers::said(None, Lang::ZhTw), "語音回答：關");
     }

@@ -385,7 +385,7 @@ async fn a_setting_changed_in_words_is_recorded_once_and_the_same_again_records_
     let asked = "小幫手 用講的回答我";
     h.call_tool(in_group(FAMILY, MOM), asked, "spoken_answers", mine.clone()).await;
     let mom = ("媽媽", "chat", "setting_set");
-    recorded(&h, FAMILY, n, mom, Some("語音回答：開")).await;
+    recorded(&h, FAMILY, n, mom, Some("語音回答：開（只有自己）")).await;
     h.call_tool(in_group(FAMILY, MOM), asked, "spoken_answers", mine).await;
     assert_eq!(count(&h, FAMILY).await, n + 1, "the same again changes nothing");
 }
