@@ -4,12 +4,21 @@
 Usage:
     line_conformance.py [--allow-empty] DIR [DIR...]
     line_conformance.py --self-test
+    line_conformance.py --spec-examples OUT DIR [DIR...]
 
 Every ``*.json`` file under the given directories is checked; its kind comes from the suffix
 before ``.json`` (``NAME.reply.json``, ``NAME.push.json``, ``NAME.loading.json``,
 ``NAME.callback.json``, ``NAME.message.json``, ``NAME.richmenu.json``, ``NAME.richmenualias.json``,
-``NAME.richmenualiasupdate.json``). Other files are ignored, so a deliberately
-invalid fixture can be kept as e.g. ``NAME.callback.invalid.json``.
+``NAME.richmenualiasupdate.json``), or ``NAME.answer.json``: what LINE answers, which hearth reads
+(``{"endpoint": "GET /v2/bot/info", "model": "BotInfoResponse", "body": {...}}``; the fixtures of
+``tests/fixtures/line-answers`` are served to hearth's client by ``tests/it/line_answers.rs``).
+Other files are ignored, so a deliberately invalid fixture can be kept as e.g.
+``NAME.callback.invalid.json``.
+
+``--spec-examples OUT`` writes, for every endpoint the answers under the DIRs name, each example
+LINE's spec gives of its answer as ``OUT/spec-*.answer.json`` (needs ``LINE_OPENAPI_DIR``), for
+the same Rust test to read through hearth's client: LINE's own examples, not copied into the
+project.
 
 Checks per file:
 
@@ -40,8 +49,11 @@ Checks per file:
    areas, each inside the image, each action's label <= 20 graphemes. Graphemes are approximated: code points,
    not counting combining marks, variation selectors, emoji modifiers, tag characters, the
    character after a zero-width joiner, and the second regional indicator of a flag.
+   An answer's body is parsed with the SDK model it names (``linebot.v3.messaging``), round
+   trip included.
 4. If ``LINE_OPENAPI_DIR`` names a directory with ``messaging-api.yml`` and ``webhook.yml``,
-   the body is validated with ``jsonschema.Draft4Validator`` against the spec, after rewriting
+   the body is validated with ``jsonschema.Draft4Validator`` against the spec (an answer against the
+   schema of its endpoint's 200 answer, which must be the model it names), after rewriting
    the schemas so that every discriminator base dispatches on its discriminator (a plain
    validator ignores ``discriminator``). Callback events whose type the spec lacks (such as
    ``messageEdited``) are left out of that check with a note. OpenAPI ``nullable`` is ignored;
@@ -55,6 +67,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import datetime
 import enum
 import functools
 import importlib
@@ -65,7 +78,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-KINDS = ("reply", "push", "loading", "callback", "message", "richmenu", "richmenualias", "richmenualiasupdate")
+KINDS = ("reply", "push", "loading", "callback", "message", "richmenu", "richmenualias", "richmenualiasupdate", "answer")
 SCHEMA_PREFIX = "#/components/schemas/"
 OPENAPI_SKIPPED = "openapi: skipped (LINE_OPENAPI_DIR not set or not found)"
 
@@ -171,6 +184,7 @@ def sdk():
         "richmenu": messaging.RichMenuRequest,
         "richmenualias": messaging.CreateRichMenuAliasRequest,
         "richmenualiasupdate": messaging.UpdateRichMenuAliasRequest,
+        "messaging": messaging,
         # Name-mangled class attribute of the generated model: the SDK's known event types.
         "event_types": set(getattr(webhooks.Event, "_Event__discriminator_value_class_map")),
     }
@@ -198,6 +212,12 @@ def sdk_child(model: object, key: object) -> object:
 
 def same_scalar(a: object, b: object) -> bool:
     a, b = (x.value if isinstance(x, enum.Enum) else x for x in (a, b))
+    # A date-time the SDK parsed (an answer's `timestamp`) against the text it came from.
+    if isinstance(b, datetime.datetime) and isinstance(a, str):
+        try:
+            return datetime.datetime.fromisoformat(a) == b
+        except ValueError:
+            return False
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -561,6 +581,80 @@ def check_callback(body: object, report: Report) -> None:
         check_openapi("webhook.yml", "CallbackRequest", {**envelope, "events": in_spec}, report)
 
 
+def answer_schema(endpoint: str) -> str | None:
+    """The schema name of the 200 JSON answer of ``METHOD /path`` in the spec, if any."""
+    folder = openapi_dir()
+    if folder is None or " " not in endpoint:
+        return None
+    method, path = endpoint.split(" ", 1)
+    yaml = require("yaml")
+    spec = spec_document(str(folder / "messaging-api.yml"), yaml)
+    operation = spec["paths"].get(path, {}).get(method.lower(), {})
+    media = operation.get("responses", {}).get("200", {}).get("content", {}).get("application/json", {})
+    ref = media.get("schema", {}).get("$ref", "")
+    return ref.removeprefix(SCHEMA_PREFIX) or None
+
+
+@functools.cache
+def spec_document(spec_file: str, yaml) -> dict:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with open(spec_file, encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=loader)
+
+
+def check_answer(fixture: object, report: Report) -> None:
+    """What LINE answers: the SDK's model of it parses it back whole, and the spec agrees."""
+    if not isinstance(fixture, dict) or not all(isinstance(fixture.get(k), str) for k in ("endpoint", "model")) or "body" not in fixture:
+        report.fail('answer: expected {"endpoint": "METHOD /path", "model": "SdkModel", "body": ...}')
+        return
+    model = getattr(sdk()["messaging"], fixture["model"], None)
+    if model is None:
+        report.fail(f"answer: the SDK has no model {fixture['model']}")
+        return
+    sdk_round_trip(model, fixture["body"], "$.body", report)
+    if openapi_dir() is not None:
+        schema = answer_schema(fixture["endpoint"])
+        if schema != fixture["model"]:
+            report.fail(f"answer: the spec's answer of {fixture['endpoint']} is {schema}, not {fixture['model']}")
+        else:
+            check_openapi("messaging-api.yml", schema, fixture["body"], report)
+
+
+def spec_examples(out: str, roots: list[str]) -> int:
+    """Writes the spec's examples of the answers of every endpoint the fixtures under roots name."""
+    folder = openapi_dir()
+    if folder is None:
+        print(f"error: {OPENAPI_SKIPPED}", file=sys.stderr)
+        return 2
+    files, errors = collect(roots, False)
+    if errors:
+        print("error: " + "; ".join(errors), file=sys.stderr)
+        return 2
+    endpoints = {}
+    for path, kind in files:
+        if kind == "answer":
+            fixture = json.loads(path.read_text(encoding="utf-8"))
+            endpoints.setdefault(fixture["endpoint"], fixture["model"])
+    spec = spec_document(str(folder / "messaging-api.yml"), require("yaml"))
+    target = Path(out)
+    target.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for endpoint, model in sorted(endpoints.items()):
+        method, path = endpoint.split(" ", 1)
+        operation = spec["paths"].get(path, {}).get(method.lower(), {})
+        media = operation.get("responses", {}).get("200", {}).get("content", {}).get("application/json", {})
+        examples = {name: example.get("value") for name, example in media.get("examples", {}).items()}
+        if "example" in media:
+            examples["example"] = media["example"]
+        for name, body in examples.items():
+            slug = re.sub(r"[^a-z0-9]+", "-", f"{path}-{name}".lower()).strip("-")
+            document = {"endpoint": endpoint, "model": model, "body": body}
+            (target / f"spec-{method.lower()}-{slug}.answer.json").write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            written += 1
+    print(f"wrote {written} examples of LINE's spec for {len(endpoints)} endpoints to {target}")
+    return 0 if written else 1
+
+
 CHECKS = {
     "reply": lambda body, report: check_send_request("reply", body, report),
     "push": lambda body, report: check_send_request("push", body, report),
@@ -570,6 +664,7 @@ CHECKS = {
     "richmenu": check_rich_menu,
     "richmenualias": lambda body, report: check_alias("richmenualias", "CreateRichMenuAliasRequest", body, report),
     "richmenualiasupdate": lambda body, report: check_alias("richmenualiasupdate", "UpdateRichMenuAliasRequest", body, report),
+    "answer": check_answer,
 }
 
 
@@ -725,6 +820,10 @@ def bad_cases() -> list[tuple[str, str, dict, str]]:
         ("6000-char text", "reply", mutate(good_reply(), lambda b: b["messages"][0].update(text="雨" * 6000)), "6000 UTF-16"),
         ("6 messages", "push", {"to": USER, "messages": [{"type": "text", "text": str(i)} for i in range(6)]}, "6 messages"),
         ("loadingSeconds 61", "loading", {"chatId": USER, "loadingSeconds": 61}, "loadingSeconds"),
+        ("bot info without its name", "answer", {"endpoint": "GET /v2/bot/info", "model": "BotInfoResponse",
+                                                  "body": {"userId": USER, "basicId": "@hearth"}}, "BotInfoResponse"),
+        ("answer with a misspelled key", "answer", {"endpoint": "GET /v2/bot/message/quota/consumption",
+                                                    "model": "QuotaConsumptionResponse", "body": {"totalUsage": 1, "totalUsed": 1}}, "totalUsed"),
         ("loadingSeconds 7", "loading", {"chatId": USER, "loadingSeconds": 7}, "multiple of 5"),
         ("loading in a group", "loading", {"chatId": "C0123456789abcdef0123456789abcdef"}, "1:1 chats"),
         ("quick reply not last", "reply", mutate(good_reply(), lambda b: b["messages"][0].update(
@@ -756,7 +855,9 @@ def self_test() -> int:
              ("good callback", "callback", good_callback()),
              ("good rich menu", "richmenu", good_rich_menu()),
              ("good alias", "richmenualias", {"richMenuAliasId": "hearth-care", "richMenuId": "richmenu-1"}),
-             ("good alias update", "richmenualiasupdate", {"richMenuId": "richmenu-1"})]
+             ("good alias update", "richmenualiasupdate", {"richMenuId": "richmenu-1"}),
+             ("good answer", "answer", {"endpoint": "GET /v2/bot/message/quota", "model": "MessageQuotaResponse",
+                                        "body": {"type": "limited", "value": 200}})]
     if grapheme_len("👨‍👩‍👧🇹🇼e\u0301") != 3 or utf16_len("🍎") != 2:
         failures.append("counting")
     for name, kind, body in goods:
@@ -783,11 +884,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("dirs", nargs="*", metavar="DIR", help="directories (or files) to check recursively")
     parser.add_argument("--allow-empty", action="store_true", help="exit 0 when no files are found")
     parser.add_argument("--self-test", action="store_true", help="check built-in good and bad bodies")
+    parser.add_argument("--spec-examples", metavar="OUT", help="write the spec's examples of the answers the DIRs name to OUT")
     args = parser.parse_args(argv)
     if args.self_test:
         return self_test()
     if not args.dirs:
         parser.error("give at least one DIR (or --self-test)")
+    if args.spec_examples:
+        return spec_examples(args.spec_examples, args.dirs)
     return run(args.dirs, args.allow_empty)
 
 

@@ -235,8 +235,9 @@ impl Hearth {
                 clock.clone(),
             )
         });
-        let speech = crate::features::speech::Speech::from_config(config, clock.clone())
-            .map_err(StartError::http_client("speech"))?;
+        let speech =
+            crate::features::speech::Speech::from_config(config, clock.clone(), store.clone())
+                .map_err(StartError::http_client("speech"))?;
         let vision = match config.llm.vision_model.trim() {
             "" => None,
             model => Some(llm.with_model(model)),

@@ -125,9 +125,10 @@ async fn chart(State(published): State<Published>, Path(file): Path<String>) -> 
 
 /// `GET /speech/{token}.m4a`: a spoken answer, while it is served; anything else is 404.
 async fn spoken(State(published): State<Published>, Path(file): Path<String>) -> Response {
-    let audio = file
-        .strip_suffix(".m4a")
-        .and_then(|token| published.speech.as_ref().and_then(|speech| speech.audio(token)));
+    let audio = match (file.strip_suffix(".m4a"), published.speech.as_ref()) {
+        (Some(token), Some(speech)) => speech.audio(token).await,
+        _ => None,
+    };
     match audio {
         Some(m4a) => (
             [

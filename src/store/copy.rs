@@ -179,7 +179,7 @@ pub async fn copy_data(from: &Store, to: &Store) -> Result<Vec<(String, i64)>, C
 }
 
 /// Binds the value of column `i` of a SQLite `row` as the target `column` takes it (the types
-/// hearth's tables use: integers, booleans, doubles and text).
+/// hearth's tables use: integers, booleans, doubles, text and bytes).
 fn bind(
     args: &mut PgArguments,
     row: &sqlx::sqlite::SqliteRow,
@@ -202,6 +202,7 @@ fn bind(
         "text" | "character varying" => {
             args.add(row.try_get::<Option<String>, _>(i).map_err(|e| e.to_string())?)
         }
+        "bytea" => args.add(row.try_get::<Option<Vec<u8>>, _>(i).map_err(|e| e.to_string())?),
         other => {
             return Err(format!("a {other} column (stored as {stored}) is not one hearth keeps"));
         }

@@ -69,6 +69,7 @@ embedded![
     "0038_changes.sql",
     "0039_pairing_sources.sql",
     "0040_chat_settings.sql",
+    "0041_spoken_audio.sql",
 ];
 
 /// SQLite's migrations.

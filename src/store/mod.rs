@@ -53,6 +53,7 @@ mod recurrence;
 mod reminders;
 mod retention;
 mod schema;
+mod spoken_audio;
 mod usage;
 mod values;
 mod web_sessions;
@@ -194,6 +195,8 @@ repositories! {
     chats => ChatStore;
     /// The feed of changes members made, with who and from where.
     changes => ChangeStore;
+    /// Spoken answers' audio, served by token for a day.
+    spoken_audio => SpokenAudioStore;
 }
 
 const LATEST_MIGRATION: &str = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";

@@ -126,7 +126,7 @@ impl Turns {
         {
             return;
         }
-        match self.transcript(audio).await {
+        match self.transcript(&source.conversation.id, audio).await {
             Ok(text) => {
                 let Some(message) = TextMessage::spoken(&audio.id, &text) else {
                     return;
@@ -139,8 +139,8 @@ impl Turns {
         }
     }
 
-    /// The words of a voice message.
-    async fn transcript(&self, audio: &AudioMessage) -> Result<String, MediaProblem> {
+    /// The words of a voice message sent in `chat`, downloaded once it has a place in line.
+    async fn transcript(&self, chat: &str, audio: &AudioMessage) -> Result<String, MediaProblem> {
         let Some(transcriber) = &self.media.transcriber else {
             return Err(MediaProblem::VoiceOff);
         };
@@ -148,6 +148,11 @@ impl Turns {
         if audio.duration.is_some_and(|ms| ms > self.media.voice_max_ms) {
             return Err(MediaProblem::VoiceTooLong);
         }
+        let deadline = tokio::time::Instant::now() + crate::sources::sandbox::QUEUE_WAIT;
+        let _place = self.media.voice_places.take(chat, deadline).await.map_err(|_| {
+            tracing::warn!(chat, "no place free for a voice message");
+            MediaProblem::Unavailable
+        })?;
         let content = self
             .media
             .content

@@ -65,7 +65,8 @@ impl Turns {
             tracing::warn!("no time left to speak the answer; the text goes alone");
             return None;
         };
-        match tokio::time::timeout(window, speech.speak(said, lang)).await {
+        match tokio::time::timeout(window, speech.speak(&source.conversation.id, said, lang)).await
+        {
             Ok(Ok(spoken)) => {
                 usage.add(Usage { prompt_tokens: spoken.tokens, ..Usage::default() });
                 Some(spoken.message)

@@ -29,6 +29,7 @@ mod layers;
 mod lease_table;
 mod leases;
 mod limits;
+mod line_answers;
 mod lists;
 mod lists_store;
 mod mcp;

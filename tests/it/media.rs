@@ -292,6 +292,34 @@ async fn a_voice_message_is_transcribed_and_answered_showing_what_was_heard() {
 }
 
 #[tokio::test]
+async fn voice_messages_arriving_together_wait_for_a_place_before_they_are_downloaded() {
+    let media = FakeMedia::start().await;
+    media.set_transcript("明天會下雨嗎？");
+    media.set_transcribe_delay(std::time::Duration::from_millis(300));
+    let h = media_harness(&media, |c| c.speech.transcribe_model = "whisper-test".into()).await;
+    h.llm.respond_with(|_| crate::common::FakeLlm::text("明天不會下雨。"));
+    let chats = 6;
+    let events: Vec<Value> = (0..chats)
+        .map(|i| {
+            let id = format!("75{i:02}");
+            media.put(&id, "audio/x-m4a", m4a());
+            let voice = json!({"id": id, "type": "audio", "duration": 3000,
+                "contentProvider": {"type": "line"}});
+            h.event(in_dm(&format!("U{i:032x}")), voice)
+        })
+        .collect();
+    h.send(events).await;
+    h.line.wait_for_answers(chats, std::time::Duration::from_secs(30)).await;
+
+    assert_eq!(media.transcriptions().len(), chats, "every voice message was heard");
+    assert_eq!(
+        media.most_transcribing_at_once(),
+        hearth::features::media::VOICES_AT_ONCE,
+        "the others waited for a place, not in the server's memory"
+    );
+}
+
+#[tokio::test]
 async fn a_long_voice_message_is_refused_and_group_voice_is_ignored_by_default() {
     let media = FakeMedia::start().await;
     media.put("7051", "audio/x-m4a", m4a());

@@ -180,6 +180,30 @@ async fn the_audio_expires_after_a_day_and_other_paths_are_not_found() {
 }
 
 #[tokio::test]
+async fn a_spoken_answer_is_kept_in_the_store_and_served_by_another_server_on_it() {
+    let media = FakeMedia::start().await;
+    let on_file = std::env::var("HEARTH_TEST_BACKEND").as_deref() != Ok("postgres");
+    let file = crate::common::harness::temp_db("spoken-audio");
+    let h = speaking(&media, |c| {
+        if on_file {
+            c.store.database_url = file.clone();
+        }
+    })
+    .await;
+    let body = ask_by_voice(&h, &media, "9003", "今天天氣", "晴天").await;
+    let audio = audio_of(&body).expect("spoken");
+    let path = path_of(audio["originalContentUrl"].as_str().expect("url")).to_string();
+
+    // A replica on the same database, or this one restarted: the audio is not in one server's
+    // memory.
+    let database = h.config.store.database_url.clone();
+    let other = speaking(&media, |c| c.store.database_url = database).await;
+    let response = crate::common::get(format!("{}{path}", other.url)).await.expect("fetch");
+    assert_eq!(response.status(), 200);
+    assert_eq!(&response.bytes().await.expect("bytes")[4..12], b"ftypM4A ");
+}
+
+#[tokio::test]
 async fn a_failed_speech_request_still_delivers_the_text() {
     let media = FakeMedia::start().await;
     let h = speaking(&media, |_| {}).await;

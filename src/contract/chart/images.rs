@@ -1,4 +1,4 @@
-//! The files hearth serves by token (drawn charts, spoken answers): bounded by count and by
+//! The charts hearth serves by token: bounded by count and by
 //! bytes (the oldest go first), each until its expiry. Only what was put here is ever served; a
 //! token not here, or expired, is not found. [`Images`] is pure (the caller passes the time);
 //! [`Shelf`] is the same store shared behind a lock, timed by a clock, handing out random tokens.

@@ -152,10 +152,13 @@ impl ContentClient {
         if !accept.iter().any(|a| content_type.starts_with(a)) {
             return Err(ContentError::WrongType(content_type));
         }
-        if response.content_length().is_some_and(|n| n > self.max_bytes as u64) {
+        let length = response.content_length();
+        if length.is_some_and(|n| n > self.max_bytes as u64) {
             return Err(ContentError::TooLarge(self.max_bytes));
         }
-        let mut bytes = Vec::new();
+        // Sized once when LINE says how much is coming: a buffer that doubled its way to 9.8 MB
+        // would hold 16 MiB, and both halves while it grew.
+        let mut bytes = Vec::with_capacity(length.map_or(0, |n| n as usize));
         while let Some(chunk) = response.chunk().await.map_err(unavailable)? {
             if bytes.len() + chunk.len() > self.max_bytes {
                 return Err(ContentError::TooLarge(self.max_bytes));

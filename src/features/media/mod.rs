@@ -2,7 +2,8 @@
 //! or from an external provider's URL through the SSRF-guarded fetcher, for the turn only
 //! ([`content`]) and is never stored; photos are scaled down for the vision model and PDFs and
 //! plain-text files read like a page, both in child processes ([`crate::sources::sandbox`]); voice is
-//! transcribed ([`transcribe`]). Which recent photos a question is about is a pure decision
+//! transcribed ([`transcribe`]), downloaded only once it has a place in line
+//! ([`VOICES_AT_ONCE`]). Which recent photos a question is about is a pure decision
 //! ([`pick`]).
 //! How media messages become turns is in [`crate::turn::media`].
 //!
@@ -21,6 +22,7 @@ use crate::contract::Chip;
 use crate::llm::openai::{ChatMessage, ContentPart, ImageUrl, LlmError};
 use crate::platform::config::Config;
 use crate::platform::i18n::Lang;
+use crate::platform::places::Places;
 use crate::sources::sandbox::{Sandbox, SandboxError};
 use content::{ContentClient, ContentError, ContentRef};
 use transcribe::Transcriber;
@@ -43,7 +45,14 @@ pub struct Media {
     pub max_bytes: usize,
     /// Where photos and files are parsed.
     pub sandbox: Sandbox,
+    /// The line voice messages wait in before they are downloaded.
+    pub voice_places: Places,
 }
+
+/// Voice messages downloaded and being transcribed at once, at most: the others wait for a
+/// place in line (for [`sandbox::QUEUE_WAIT`](crate::sources::sandbox::QUEUE_WAIT)), not in the
+/// server's memory, so forty 9.5 MB voice messages arriving together cost two of them.
+pub const VOICES_AT_ONCE: usize = 2;
 
 impl Media {
     /// From the settings, parsing in `sandbox`; fails when an HTTP client cannot be built.
@@ -85,6 +94,7 @@ impl Media {
             group_voice: config.speech.group_voice,
             max_bytes: config.media.media_max_bytes,
             sandbox,
+            voice_places: Places::new(VOICES_AT_ONCE),
         })
     }
 

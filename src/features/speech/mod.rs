@@ -6,31 +6,32 @@
 //! [`MAX_SPOKEN_CHARS`] at a sentence's end, and sent to an OpenAI-compatible
 //! `POST /audio/speech` (`{model, voice, input, response_format: "aac"}`), whose answer —
 //! AAC in ADTS frames, at most [`MAX_AUDIO_BYTES`] — is put into the M4A file LINE requires,
-//! its duration counted from the frames ([`m4a`]). The file is served from `HEARTH_PUBLIC_URL`
-//! under `/speech/{token}.m4a`, an unguessable token that expires like the charts' images
-//! ([`crate::contract::chart::images::Shelf`]). Any failure is logged and the text goes alone.
+//! its duration counted from the frames ([`m4a`]). The file is kept in the store, not in the
+//! server's memory, and served from `HEARTH_PUBLIC_URL` under `/speech/{token}.m4a`, an
+//! unguessable token, for a day ([`AUDIO_LIFETIME`]), by any replica and after a restart. Any
+//! failure is logged and the text goes alone.
 //! What speaking costs is counted with the turn's tokens against the day's budgets
 //! ([`Spoken::tokens`]).
 
 pub mod m4a;
+pub mod ops;
 pub mod reading;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use jiff::SignedDuration;
 use jiff::tz::TimeZone;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::contract::chart::images::{Bounds, Shelf};
 use crate::features::budget::{Spent, TokenBudget, budget_day};
 use crate::line::message::Message;
 use crate::llm::endpoint::Endpoint;
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
 use crate::platform::i18n::Lang;
+use crate::store::Store;
 
 /// The most characters spoken of one answer (OpenAI's speech models take 4096): about two
 /// minutes of speech; a longer answer is spoken up to a sentence's end before it.
@@ -39,8 +40,10 @@ pub const MAX_SPOKEN_CHARS: usize = 600;
 pub const MAX_AUDIO_BYTES: usize = 4 * 1024 * 1024;
 /// How long a spoken answer is served: as long as a chart, for the same reasons.
 pub const AUDIO_LIFETIME: SignedDuration = crate::contract::chart::publish::IMAGE_LIFETIME;
-/// What the audio store holds at most.
-pub const AUDIO_BOUNDS: Bounds = Bounds { max_images: 512, max_bytes: 64 * 1024 * 1024 };
+/// The most spoken answers served at once (a day's, for every chat): about 2 GB at the
+/// longest, a few hundred MB for a busy family. Past it an answer goes as text alone; what was
+/// already handed out stays served for its day.
+pub const MAX_AUDIO_FILES: i64 = 2_000;
 /// The path spoken answers are served under: `/speech/{token}.m4a`.
 pub const PATH_PREFIX: &str = "/speech/";
 /// Its content type.
@@ -69,7 +72,7 @@ pub enum SpeechError {
     /// The audio was not AAC hearth can put into M4A.
     #[error("the speech server's audio: {0}")]
     Audio(#[from] m4a::M4aError),
-    /// The audio store refused it.
+    /// The audio could not be kept to be served: the store is full or failed.
     #[error("the audio was not kept")]
     NotKept,
 }
@@ -114,7 +117,7 @@ struct Inner {
     model: String,
     voice: String,
     base_url: String,
-    shelf: Shelf,
+    store: Store,
     voice_for_voice: bool,
     clock: Arc<dyn Clock>,
     tz: TimeZone,
@@ -127,6 +130,7 @@ impl Speech {
     pub fn from_config(
         config: &Config,
         clock: Arc<dyn Clock>,
+        store: Store,
     ) -> Result<Option<Self>, reqwest::Error> {
         let Some(public) = config.server.public_url.as_deref().filter(|_| config.speaks()) else {
             return Ok(None);
@@ -140,7 +144,7 @@ impl Speech {
                 model: model.to_string(),
                 voice: config.speech.tts_voice.trim().to_string(),
                 base_url: public.trim_end_matches('/').to_string(),
-                shelf: Shelf::new(AUDIO_BOUNDS, clock.clone()),
+                store,
                 voice_for_voice: config.speech.tts_for_voice,
                 clock,
                 tz: TimeZone::get(&config.family.timezone).unwrap_or(TimeZone::UTC),
@@ -157,8 +161,8 @@ impl Speech {
         self.inner.voice_for_voice
     }
 
-    /// `text` (in `lang`) spoken, served, as an audio message.
-    pub async fn speak(&self, text: &str, lang: Lang) -> Result<Spoken, SpeechError> {
+    /// `text` (in `lang`) spoken for `chat`, served, as an audio message.
+    pub async fn speak(&self, chat: &str, text: &str, lang: Lang) -> Result<Spoken, SpeechError> {
         let said = reading::speakable(text, lang);
         let said = within(&said, MAX_SPOKEN_CHARS).trim();
         if said.is_empty() {
@@ -182,11 +186,8 @@ impl Speech {
             return Err(SpeechError::Status { status, detail });
         }
         let m4a = m4a::from_adts(&audio)?;
-        let token = self
-            .inner
-            .shelf
-            .keep(Bytes::from(m4a.bytes), AUDIO_LIFETIME)
-            .ok_or(SpeechError::NotKept)?;
+        drop(audio);
+        let token = ops::keep(&self.inner.store, chat, &m4a.bytes, self.inner.clock.now()).await?;
         crate::platform::metrics::spoken(said.chars().count());
         Ok(Spoken {
             message: Message::Audio {
@@ -217,7 +218,7 @@ impl Speech {
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "token budget unavailable; speaking anyway"),
         }
-        match self.speak(text, lang).await {
+        match self.speak(chat, text, lang).await {
             Ok(spoken) => {
                 if let Err(e) = spent.add(&day, chat, spoken.tokens).await {
                     tracing::warn!(error = %e, "the spoken push's tokens were not counted");
@@ -232,8 +233,8 @@ impl Speech {
     }
 
     /// The audio under `token`, while it is served.
-    pub fn audio(&self, token: &str) -> Option<Bytes> {
-        self.inner.shelf.get(token)
+    pub async fn audio(&self, token: &str) -> Option<Vec<u8>> {
+        ops::audio(&self.inner.store, token, self.inner.clock.now()).await
     }
 }
 

@@ -9,12 +9,11 @@
 //! crash, an allocation failure or a timeout in the child is an error value here, a log line
 //! and a metric; the server itself never notices more.
 //!
-//! At most `HEARTH_PARSERS` children run at once. A chat has at most one job waiting for a
-//! child at a time, and waiters are served in arrival order, so one chat sending twenty PDFs
-//! does not hold up the others: they take turns. A file from LINE is downloaded only once its
-//! job has a place ([`Sandbox::place`]), so the files waiting for a parser are not held in the
-//! server's memory: forty photos arriving at once cost `HEARTH_PARSERS` files of memory, not
-//! forty.
+//! At most `HEARTH_PARSERS` children run at once, in a fair line ([`Places`]): a chat has at
+//! most one job waiting for a child at a time, and waiters are served in arrival order. A file
+//! from LINE is downloaded only once its job has a place ([`Sandbox::place`]), so the files
+//! waiting for a parser are not held in the server's memory: forty photos arriving at once cost
+//! `HEARTH_PARSERS` files of memory, not forty.
 //!
 //! The parsers themselves are plain functions ([`document`], [`picture`], and
 //! [`crate::sources::extract`]), tested in-process; [`child::answer`] is what the child runs.
@@ -24,17 +23,17 @@ pub mod document;
 pub mod picture;
 pub mod wire;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::platform::config::Config;
+pub use crate::platform::places::Place;
+use crate::platform::places::Places;
 use crate::sources::extract::Extracted;
 use crate::sources::fetch::{Page, PageKind};
 use child::ChildLimits;
@@ -117,30 +116,17 @@ fn this_executable() -> PathBuf {
     std::env::current_exe().unwrap_or(proc_self)
 }
 
-/// A place in line for one job: its chat's turn and a free child, held until dropped
-/// ([`Sandbox::place`]).
-#[derive(Debug)]
-pub struct Place {
-    _turn: tokio::sync::OwnedMutexGuard<()>,
-    _slot: tokio::sync::OwnedSemaphorePermit,
-}
-
 /// Runs parsing jobs in child processes. Cheap to clone; clones share the children's slots.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     settings: Arc<SandboxSettings>,
-    slots: Arc<Semaphore>,
-    chats: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    places: Places,
 }
 
 impl Sandbox {
     /// A sandbox with these settings.
     pub fn new(settings: SandboxSettings) -> Self {
-        Self {
-            slots: Arc::new(Semaphore::new(settings.max_children)),
-            settings: Arc::new(settings),
-            chats: Arc::default(),
-        }
+        Self { places: Places::new(settings.max_children), settings: Arc::new(settings) }
     }
 
     /// From the settings (see [`SandboxSettings::from_config`]).
@@ -161,15 +147,7 @@ impl Sandbox {
 
     /// `chat`'s turn and a free child, by `deadline`.
     async fn place_by(&self, chat: &str, deadline: Instant) -> Result<Place, SandboxError> {
-        let turn = self.chat_turn(chat);
-        let turn = tokio::time::timeout_at(deadline, turn.lock_owned())
-            .await
-            .map_err(|_| SandboxError::Busy)?;
-        let slot = tokio::time::timeout_at(deadline, self.slots.clone().acquire_owned())
-            .await
-            .map_err(|_| SandboxError::Busy)?
-            .map_err(|_| SandboxError::Busy)?;
-        Ok(Place { _turn: turn, _slot: slot })
+        self.places.take(chat, deadline).await.map_err(|_| SandboxError::Busy)
     }
 
     /// The text of a PDF, read in the child `place` holds (see [`document::read_pdf`]).
@@ -286,13 +264,6 @@ impl Sandbox {
                 Err(e)
             }
         }
-    }
-
-    /// The lock a chat's jobs take turns on; chats nobody waits for are forgotten.
-    fn chat_turn(&self, chat: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut chats = self.chats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        chats.retain(|_, turn| Arc::strong_count(turn) > 1);
-        chats.entry(chat.to_string()).or_default().clone()
     }
 
     /// Starts a child, hands it the job and reads its answer.

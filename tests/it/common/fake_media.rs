@@ -36,6 +36,9 @@ struct MediaState {
     transcription_auth: Vec<Option<String>>,
     speech_requests: Vec<serde_json::Value>,
     speech_status: u16,
+    transcribe_delay: std::time::Duration,
+    transcribing: usize,
+    most_transcribing: usize,
 }
 
 /// What the fake speech endpoint answers: 1.5 s of AAC LC, mono, 24 kHz, in ADTS frames.
@@ -89,6 +92,16 @@ impl FakeMedia {
     /// What the transcription endpoint answers from now on.
     pub fn set_transcript(&self, text: &str) {
         self.lock().transcript = text.into();
+    }
+
+    /// The transcription endpoint takes `delay` to answer from now on.
+    pub fn set_transcribe_delay(&self, delay: std::time::Duration) {
+        self.lock().transcribe_delay = delay;
+    }
+
+    /// The most transcription requests the endpoint was answering at one moment.
+    pub fn most_transcribing_at_once(&self) -> usize {
+        self.lock().most_transcribing
     }
 
     /// The message ids whose content was fetched, in order.
@@ -154,12 +167,16 @@ async fn transcribe(
 ) -> Response {
     let auth =
         headers.get("authorization").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let text = {
+    let (text, delay) = {
         let mut state = media.lock();
         state.transcriptions.push(body.to_vec());
         state.transcription_auth.push(auth);
-        state.transcript.clone()
+        state.transcribing += 1;
+        state.most_transcribing = state.most_transcribing.max(state.transcribing);
+        (state.transcript.clone(), state.transcribe_delay)
     };
+    tokio::time::sleep(delay).await;
+    media.lock().transcribing -= 1;
     axum::Json(json!({"text": text})).into_response()
 }
 
