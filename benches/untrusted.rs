@@ -7,7 +7,10 @@
 //!
 //! Run with `cargo bench --bench untrusted` (a release build). `BENCH_ROUNDS` sets the rounds
 //! (default 10), `BENCH_HEARTH_BIN` another server binary to run. `BENCH_PHOTOS=40` runs one
-//! round of a different flood instead: that many chats each sending a 9.8 MB photo at once.
+//! round of a different flood instead: that many chats each sending a 9.8 MB photo at once;
+//! `BENCH_VOICES=40` the same with a 9.5 MB voice message each (transcribed by the fake in
+//! half a second); with `BENCH_SPOKEN=1` too, each is answered aloud with 1.9 MB of AAC (as much
+//! as hearth takes), and every answer's audio is fetched back from hearth once all are in.
 
 #[path = "../tests/it/common/mod.rs"]
 mod common;
@@ -21,6 +24,8 @@ use hearth::line::signature;
 use serde_json::{Value, json};
 
 const SECRET: &str = "8c570fa6dd201bb328f1c1eac23a96d8";
+/// Where hearth says its spoken answers are (they are fetched back from its local address).
+const PUBLIC: &str = "https://hearth.bench";
 
 struct Server(Child);
 
@@ -62,8 +67,10 @@ fn event(n: u64, user: &str, message: Value) -> Value {
 
 #[tokio::main]
 async fn main() {
-    let photos: Option<usize> = std::env::var("BENCH_PHOTOS").ok().and_then(|v| v.parse().ok());
-    let rounds: u64 = match photos {
+    let count = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
+    let (photos, voices) = (count("BENCH_PHOTOS"), count("BENCH_VOICES"));
+    let spoken = std::env::var("BENCH_SPOKEN").is_ok_and(|v| v == "1");
+    let rounds: u64 = match photos.or(voices) {
         Some(_) => 1,
         None => std::env::var("BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(10),
     };
@@ -72,15 +79,28 @@ async fn main() {
     let media = FakeMedia::start().await;
     line.set_dump(false);
     llm.respond_with(|_| FakeLlm::text("好的"));
-    let kinds: Vec<(&str, &str, &str, Vec<u8>)> = match photos {
+    media.set_transcript("明天會下雨嗎？");
+    media.set_transcribe_delay(Duration::from_millis(500));
+    if spoken {
+        let frames = common::fake_media::SPEECH_AAC;
+        // 400 copies of the fixture: 14,800 frames, 1.9 MB (hearth takes at most 16,384).
+        media.set_speech_audio(frames.repeat(400));
+    }
+    let kinds: Vec<(&str, &str, &str, Vec<u8>)> = match (photos, voices) {
+        // As many chats at once, each with a voice message of 9.5 MB (LINE's m4a, padded).
+        (None, Some(n)) => {
+            let mut long = common::fake_media::m4a();
+            long.resize(9_500_000, 0);
+            vec![("voice", "", "audio/x-m4a", long); n]
+        }
         // As many chats at once, each with a phone photo of 9.8 MB (the picture, then what a
         // camera appends after it, which a decoder skips).
-        Some(n) => {
+        (Some(n), _) => {
             let mut big = common::fake_media::jpeg(4032, 3024);
             big.resize(9_800_000, 0x5A);
             vec![("big", "", "image/jpeg", big); n]
         }
-        None => vec![
+        (None, None) => vec![
             ("form", "form.pdf", "application/pdf", self_drawing_form_pdf()),
             ("bomb", "bomb.pdf", "application/pdf", zlib_bomb_pdf(1 << 30)),
             ("loop", "loop.pdf", "application/pdf", own_parent_pdf()),
@@ -115,6 +135,11 @@ async fn main() {
             .env("HEARTH_OPEN", "true")
             .env("HEARTH_USER_TURNS_PER_MINUTE", "0")
             .env("HEARTH_CHAT_TURNS_PER_MINUTE", "0")
+            .env("HEARTH_TRANSCRIBE_MODEL", "whisper-bench")
+            .env("HEARTH_TRANSCRIBE_URL", media.url())
+            .env("HEARTH_TTS_MODEL", if spoken { "tts-bench" } else { "" })
+            .env("HEARTH_TTS_URL", media.url())
+            .env("HEARTH_PUBLIC_URL", PUBLIC)
             .env("RUST_LOG", "error")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -142,7 +167,10 @@ async fn main() {
         for (i, (kind, name, _, bytes)) in kinds.iter().enumerate() {
             n += 1;
             let user = format!("U{:032x}", u128::from(round) * 100 + i as u128);
-            let message = if name.is_empty() {
+            let message = if *kind == "voice" {
+                json!({"id": kind, "type": "audio", "duration": 3000,
+                    "contentProvider": {"type": "line"}})
+            } else if name.is_empty() {
                 json!({"id": kind, "type": "image", "quoteToken": format!("q{n}"),
                     "contentProvider": {"type": "line"}})
             } else {
@@ -168,6 +196,28 @@ async fn main() {
             kinds.len(),
             line.replies().len() + line.accepted_pushes().len(),
             started.elapsed().as_secs_f64()
+        );
+    }
+    if let Some(first) = line.replies().first() {
+        println!("first answer: {}", first.body["messages"][0]["text"]);
+    }
+    if spoken {
+        let urls: Vec<String> = line
+            .replies()
+            .iter()
+            .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
+            .filter_map(|m| m["originalContentUrl"].as_str().map(|u| u.replace(PUBLIC, &url)))
+            .filter(|u| u.ends_with(".m4a"))
+            .collect();
+        let mut served = 0;
+        for audio in &urls {
+            let ok = http.get(audio).send().await.is_ok_and(|r| r.status() == 200);
+            served += usize::from(ok);
+        }
+        let (rss, hwm) = memory(pid);
+        println!(
+            "spoken answers: {} sent, {served} served back; VmRSS {rss:.1} MiB, VmHWM {hwm:.1} MiB",
+            urls.len()
         );
     }
     drop(server);

@@ -37,6 +37,7 @@ struct MediaState {
     speech_requests: Vec<serde_json::Value>,
     speech_status: u16,
     transcribe_delay: std::time::Duration,
+    speech_audio: Option<Vec<u8>>,
     transcribing: usize,
     most_transcribing: usize,
 }
@@ -57,6 +58,8 @@ impl FakeMedia {
             .route("/v1/audio/transcriptions", post(transcribe))
             .route("/audio/speech", post(speak))
             .route("/v1/audio/speech", post(speak))
+            // A voice message of several MB is posted whole (axum's default limit is 2 MB).
+            .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
             .with_state(media.clone());
         tokio::spawn(async move {
             axum::serve(listener, router).await.expect("fake media server");
@@ -97,6 +100,11 @@ impl FakeMedia {
     /// The transcription endpoint takes `delay` to answer from now on.
     pub fn set_transcribe_delay(&self, delay: std::time::Duration) {
         self.lock().transcribe_delay = delay;
+    }
+
+    /// The speech endpoint answers `aac` (ADTS frames) instead of [`SPEECH_AAC`] from now on.
+    pub fn set_speech_audio(&self, aac: Vec<u8>) {
+        self.lock().speech_audio = Some(aac);
     }
 
     /// The most transcription requests the endpoint was answering at one moment.
@@ -181,13 +189,16 @@ async fn transcribe(
 }
 
 async fn speak(State(media): State<FakeMedia>, body: Bytes) -> Response {
-    let status = {
+    let (status, audio) = {
         let mut state = media.lock();
         state.speech_requests.push(serde_json::from_slice(&body).unwrap_or_default());
-        state.speech_status
+        (state.speech_status, state.speech_audio.clone())
     };
     match status {
-        0 | 200 => ([(CONTENT_TYPE, "audio/aac")], SPEECH_AAC).into_response(),
+        0 | 200 => {
+            let audio = audio.unwrap_or_else(|| SPEECH_AAC.to_vec());
+            ([(CONTENT_TYPE, "audio/aac")], audio).into_response()
+        }
         // A speech server that accepts and never answers (well past any deadline).
         504 => {
             tokio::time::sleep(std::time::Duration::from_secs(120)).await;
