@@ -58,6 +58,8 @@ pub struct Deps {
     /// The tools, for running a held call the family confirmed: none until they are built from
     /// these deps ([`Deps::with_tools`]).
     pub tools: Arc<Registry>,
+    /// What the calendar's private feed links are derived from (the postback key).
+    pub feed_key: crate::line::postback::PostbackKey,
 }
 
 impl Deps {
@@ -89,6 +91,10 @@ impl Deps {
             public_url: config.server.public_url.clone(),
             liff_id: config.page.liff().map(str::to_string),
             tools: Arc::default(),
+            feed_key: crate::line::postback::PostbackKey::new(
+                &config.line.postback_key,
+                &config.line.line_channel_secret,
+            ),
         }
     }
 

@@ -3,6 +3,8 @@
 //! [`crate::push`], and the charts on their cards are [`crate::contract::chart`]'s.
 //!
 //! - [`reminders`]: recurrence, the scheduler that pushes each occurrence once, their buttons.
+//! - [`calendar`]: the family calendar: events with a place and who, the agenda, clashes, and
+//!   each member's private feed for their phone (iCalendar).
 //! - [`price_alerts`]: price alerts (a stock or a coin reaching a level): the crossing state machine, market hours, the poller that fetches
 //!   each watched symbol once per tick and pushes each fire once.
 //! - [`lists`]: shared lists: merging duplicates, caps, the list card and its ✓ buttons.
@@ -32,6 +34,7 @@
 
 pub mod budget;
 pub mod button;
+pub mod calendar;
 pub mod care;
 pub mod changes;
 pub mod deps;

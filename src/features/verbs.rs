@@ -146,6 +146,30 @@ pub const SETTING_SET: Verb = Verb {
     surfaces: &[Chat],
 };
 
+/// An event put on the family calendar.
+pub const EVENT_ADD: Verb = Verb {
+    name: "event_add",
+    capability: "calendar",
+    done: ("排進行事曆", "put on the calendar"),
+    surfaces: &[Chat],
+};
+
+/// A calendar event moved or changed.
+pub const EVENT_MOVE: Verb = Verb {
+    name: "event_move",
+    capability: "calendar",
+    done: ("改了行程", "moved"),
+    surfaces: &[Chat],
+};
+
+/// A calendar event cancelled.
+pub const EVENT_CANCEL: Verb = Verb {
+    name: "event_cancel",
+    capability: "calendar",
+    done: ("取消了行程", "cancelled"),
+    surfaces: &[Chat],
+};
+
 /// THE list.
 pub const VERBS: &[Verb] = &[
     LIST_ADD,
@@ -164,6 +188,9 @@ pub const VERBS: &[Verb] = &[
     CARE_DOSE_TAKEN,
     CARE_DOSE_ON_IT,
     SETTING_SET,
+    EVENT_ADD,
+    EVENT_MOVE,
+    EVENT_CANCEL,
 ];
 
 /// The verb recorded as `name`.

@@ -18,6 +18,7 @@
 pub mod app;
 pub mod background;
 pub mod backups;
+pub mod calendar;
 pub mod family;
 pub mod inbox;
 pub mod listen;
@@ -97,6 +98,7 @@ pub fn router(app: Arc<Hearth>) -> Router {
         .route("/readyz", get(readyz))
         .route("/charts/{file}", get(chart))
         .route("/speech/{file}", get(spoken))
+        .route("/calendar/{file}", get(calendar::feed))
         .merge(family::routes(&app));
     let routes = match app.serving.metrics_listen {
         Some(_) => routes,

@@ -70,6 +70,7 @@ embedded![
     "0039_pairing_sources.sql",
     "0040_chat_settings.sql",
     "0041_spoken_audio.sql",
+    "0042_calendar.sql",
 ];
 
 /// SQLite's migrations.

@@ -22,6 +22,7 @@ pub mod lease;
 mod access;
 mod backup;
 mod batch;
+mod calendar;
 mod capped;
 mod care;
 mod care_doses;
@@ -62,6 +63,7 @@ mod welcomed;
 pub use crate::platform::config::redact_url;
 pub use access::{ChatAccess, HeldBack};
 pub use backup::{BackupError, ServeLock, Snapshot};
+pub use calendar::{EventRow, MAX_EVENTS, NewEvent};
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
 pub use care_doses::{DoseRow, NewReading, ReadingRow};
@@ -197,6 +199,8 @@ repositories! {
     changes => ChangeStore;
     /// Spoken answers' audio, served by token for a day.
     spoken_audio => SpokenAudioStore;
+    /// The family calendar's events and the members' feeds of them.
+    calendar => CalendarStore;
 }
 
 const LATEST_MIGRATION: &str = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";

@@ -1,6 +1,7 @@
 //! THE list of tools. Adding a tool is one new file in `src/tools/` and one line here; the name
 //! map, the definitions sent to the LLM and dispatch all derive from this list.
 
+pub mod calendar;
 pub mod care;
 pub mod digest;
 pub mod fx;
@@ -19,6 +20,8 @@ pub mod weather;
 pub mod web_search;
 
 use crate::contract::registry::{Registry, RegistryError};
+use crate::features::calendar::ops::CalendarOps;
+use crate::features::calendar::ops::feed::Feeds;
 use crate::features::care::ops::CareOps;
 use crate::features::deps::Deps;
 use crate::features::digest::ops::setting::DigestSetting;
@@ -34,6 +37,20 @@ use crate::push::quiet::setting::QuietSetting;
 
 /// Builds the production registry from the shared dependencies.
 pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
+    production(s).build()
+}
+
+/// The production registry with the family calendar ([`calendar`]), which is not yet in the
+/// list: its definition (about 340 tokens) does not fit the token budget of a 1:1 chat until
+/// the show-or-cancel tools are folded into the tools that make what they show.
+pub fn with_calendar(s: &Deps) -> Result<Registry, RegistryError> {
+    production(s)
+        .tool(calendar::Calendar::new(CalendarOps::from_deps(s), Feeds::from_deps(s)))
+        .build()
+}
+
+/// THE list, before it is built.
+fn production(s: &Deps) -> crate::contract::registry::RegistryBuilder {
     Registry::builder()
         .tool(weather::Weather::new(
             s.sources.weather.clone(),
@@ -84,5 +101,4 @@ pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
         ))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone(), s.sandbox.clone()))
-        .build()
 }

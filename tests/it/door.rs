@@ -1,7 +1,8 @@
 //! One door, every way in: the access matrix. For each event that ends access — the operator
 //! revokes the chat, a member leaves the group, hearth is removed from the group, a person blocks
 //! hearth, the chat is forgotten — and each surface — a turn, a button tap, the family page's
-//! reads and forms, a link opened, a LIFF sign-in, and a push from every loop (a reminder, a
+//! reads and forms, a link opened, a LIFF sign-in, a phone reading the member's calendar feed,
+//! and a push from every loop (a reminder, a
 //! price alert, the digest, a care prompt and its escalation, an official alert) — a control
 //! shows the surface working before the event, and after it the surface shows, changes and
 //! pushes nothing (or, where the issue says so, still works: a member leaving does not end the
@@ -49,6 +50,8 @@ enum Surface {
     CareEscalation,
     /// An official alert (a suspension for Taipei).
     OfficialAlert,
+    /// The member's calendar feed, read by their phone with a link given before the event.
+    CalendarFeed,
 }
 
 /// Every surface, in the order the matrix tries them.
@@ -59,6 +62,7 @@ const SURFACES: &[Surface] = &[
     Surface::PageForm,
     Surface::LinkOpen,
     Surface::LiffOpen,
+    Surface::CalendarFeed,
     // The loops in the order of their times of day (07:00 to 11:01).
     Surface::Digest,
     Surface::Reminder,
@@ -105,7 +109,9 @@ enum Expect {
 fn expected(surface: Surface, event: Closing) -> Expect {
     use Surface::*;
     match (event, surface) {
-        (Closing::MemberLeft, PageRead | PageForm | LinkOpen | LiffOpen) => Expect::Closed,
+        (Closing::MemberLeft, PageRead | PageForm | LinkOpen | LiffOpen | CalendarFeed) => {
+            Expect::Closed
+        }
         (Closing::MemberLeft, Turn | Tap) => {
             Expect::Stays("the group is still served for those in it")
         }
@@ -211,6 +217,8 @@ struct Family {
     /// A link and a LIFF link minted before the event, opened after.
     link: String,
     liff: String,
+    /// The path of the member's calendar feed, given before the event.
+    calendar: String,
 }
 
 impl Family {
@@ -230,7 +238,7 @@ impl Family {
                 c.loops.official_alerts_request_gap_ms = 0;
                 c.loops.price_poll_secs = 0;
             },
-            None,
+            Some(crate::calendar::with_calendar),
         )
         .await;
         let (talker, member) = people(chat);
@@ -277,6 +285,12 @@ impl Family {
         let mut taps = Vec::new();
         postbacks(&card, "check_list_item", &mut taps);
         assert_eq!(taps.len(), 2, "two ✓ buttons: {card}");
+        let party = json!({"action": "add", "title": "聖誕晚會", "start": "2026-12-24T18:00"});
+        h.call_tool(here.clone(), "小幫手 聖誕晚會", "calendar", party).await;
+        let phone = json!({"action": "phone"});
+        let link = h.call_tool(source(chat, member), "小幫手 加到手機", "calendar", phone).await;
+        let calendar = link["link"]["https"].as_str().expect("a feed link").to_string();
+        let calendar = calendar.trim_start_matches("https://hearth.example").to_string();
         let mut family = Self {
             browser: Browser::new(&h),
             h,
@@ -288,6 +302,7 @@ impl Family {
             csrf: String::new(),
             link: String::new(),
             liff: String::new(),
+            calendar,
         };
         let link = family.mint(LinkDoor::Plain).await;
         let (status, _) = family.browser.get(&format!("/family/open?t={link}")).await;
@@ -375,6 +390,11 @@ impl Family {
                 let form = [("t", link.as_str()), ("id_token", "member-token")];
                 let (status, _) = Browser::new(h).post("/family/liff", &form).await;
                 status == 303
+            }
+            Surface::CalendarFeed => {
+                let feed = crate::common::get(format!("{}{}", h.url, self.calendar)).await;
+                let feed = feed.expect("feed");
+                feed.status() == 200 && feed.text().await.unwrap_or_default().contains("聖誕晚會")
             }
             Surface::Reminder => {
                 let before = self.pushed();
@@ -493,13 +513,13 @@ async fn row(event: Closing) {
 
 #[test]
 fn the_matrix_has_a_cell_for_every_surface_and_event() {
-    assert_eq!(SURFACES.len() * EVENTS.len(), 60);
+    assert_eq!(SURFACES.len() * EVENTS.len(), 65);
     let closed = EVENTS
         .iter()
         .flat_map(|&e| SURFACES.iter().map(move |&s| expected(s, e)))
         .filter(|e| *e == Expect::Closed)
         .count();
-    assert_eq!(closed, 52, "a member leaving closes only their page");
+    assert_eq!(closed, 57, "a member leaving closes only their page and their calendar feed");
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@ mod mcp_support;
 
 mod access;
 mod backup;
+mod calendar;
 mod calendar_reminders;
 mod care;
 mod charts;

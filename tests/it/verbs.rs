@@ -45,6 +45,9 @@ const WALKED: &[(&str, &str)] = &[
     ("care_dose_taken", "menu"),
     ("care_dose_on_it", "button"),
     ("setting_set", "chat"),
+    ("event_add", "chat"),
+    ("event_move", "chat"),
+    ("event_cancel", "chat"),
 ];
 
 #[test]
@@ -388,4 +391,24 @@ async fn a_setting_changed_in_words_is_recorded_once_and_the_same_again_records_
     recorded(&h, FAMILY, n, mom, Some("語音回答：開（只有自己）")).await;
     h.call_tool(in_group(FAMILY, MOM), asked, "spoken_answers", mine).await;
     assert_eq!(count(&h, FAMILY).await, n + 1, "the same again changes nothing");
+}
+
+#[tokio::test]
+async fn calendar_events_added_moved_and_cancelled_in_words_are_recorded_once_each() {
+    let h = crate::calendar::start().await;
+    let n = count(&h, FAMILY).await;
+    let party = json!({"action": "add", "title": "阿公生日聚餐", "start": "2026-12-05T12:00"});
+    let said = "小幫手 下週六中午阿公生日";
+    let saved = h.call_tool(in_group(FAMILY, MOM), said, "calendar", party).await;
+    recorded(&h, FAMILY, n, ("媽媽", "chat", "event_add"), Some("阿公生日聚餐")).await;
+    let id = saved["event"]["id"].clone();
+    let moved =
+        json!({"action": "move", "id": id, "title": "阿公生日聚餐", "start": "2026-12-06T12:00"});
+    h.call_tool(in_group(FAMILY, DAD), "小幫手 改到週日", "calendar", moved).await;
+    recorded(&h, FAMILY, n + 1, ("爸爸", "chat", "event_move"), Some("阿公生日聚餐")).await;
+    let cancel = json!({"action": "cancel", "id": id});
+    h.call_tool(in_group(FAMILY, MOM), "小幫手 取消", "calendar", cancel.clone()).await;
+    recorded(&h, FAMILY, n + 2, ("媽媽", "chat", "event_cancel"), Some("阿公生日聚餐")).await;
+    h.call_tool(in_group(FAMILY, MOM), "小幫手 取消", "calendar", cancel).await;
+    assert_eq!(count(&h, FAMILY).await, n + 3, "a second cancel records nothing");
 }

@@ -1,6 +1,6 @@
 //! A chat's data handed over (`hearth export --chat ID`): one JSON document of everything hearth keeps for a chat, readable
 //! by a person — its reminders (with their repetition in words and next time), lists and their
-//! items, memories, price alerts, daily digest, quiet hours, spoken answers, care plans
+//! items, memories, price alerts, daily digest, quiet hours, spoken answers, care plans, calendar events
 //! ([`care`]) and the family's messages still in the chat log, gathered by [`ops::export`]. The format is documented in `docs/export.md`; `format` and `version` name it.
 
 pub mod care;
@@ -49,6 +49,9 @@ pub struct Export {
     /// Care plans set in this chat, with their doses and readings (left out when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub care_plans: Vec<care::ExportedCarePlan>,
+    /// The calendar's events that are not cancelled (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calendar_events: Vec<ExportedEvent>,
     /// The family's messages still in the chat log, oldest first (hearth's answers are not
     /// kept there).
     pub messages: Vec<ExportedMessage>,
@@ -65,8 +68,28 @@ impl Export {
             && self.quiet_hours.is_none()
             && self.spoken_answers.is_none()
             && self.care_plans.is_empty()
+            && self.calendar_events.is_empty()
             && self.messages.is_empty()
     }
+}
+
+/// An event of the family calendar.
+#[derive(Debug, Serialize)]
+pub struct ExportedEvent {
+    /// Its number.
+    pub id: i64,
+    /// What.
+    pub title: String,
+    /// When it (first) starts: "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM", local.
+    pub start: String,
+    /// When it ends, if said.
+    pub end: Option<String>,
+    /// Where.
+    pub place: String,
+    /// Who goes.
+    pub people: String,
+    /// How it repeats (`weekly`, `lunar_yearly`…); `None` for once.
+    pub repeats: Option<&'static str>,
 }
 
 /// A reminder.

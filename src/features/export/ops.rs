@@ -118,6 +118,21 @@ pub async fn export(
         quiet_hours,
         spoken_answers,
         care_plans: care_plans(store, chat, tz).await?,
+        calendar_events: store
+            .calendar()
+            .live(chat)
+            .await?
+            .into_iter()
+            .map(|e| ExportedEvent {
+                id: e.id,
+                start: e.starts_local,
+                end: e.ends_local,
+                place: e.place,
+                people: e.people,
+                repeats: crate::features::calendar::repeats(e.rule.freq),
+                title: e.title,
+            })
+            .collect(),
         messages,
     })
 }

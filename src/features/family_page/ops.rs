@@ -67,8 +67,12 @@ impl Sessions {
         self.store.web_sessions().mint_link(token_hash, member, door, now_ms, expires_ms).await
     }
 
-    /// Ends every session and link `user` holds for `ctx`'s chat (登出網頁): how many.
+    /// Ends every session and link `user` holds for `ctx`'s chat, and their calendar feed of
+    /// it (登出網頁): how many.
     pub async fn end_all(&self, ctx: &ToolCtx, user: &str) -> Result<u64, StoreError> {
-        self.store.web_sessions().end_all(&ctx.conversation.id, user).await
+        let chat = &ctx.conversation.id;
+        let sessions = self.store.web_sessions().end_all(chat, user).await?;
+        let feed = self.store.calendar().end_feed(chat, user).await?;
+        Ok(sessions + u64::from(feed))
     }
 }

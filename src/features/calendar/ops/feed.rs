@@ -1,0 +1,121 @@
+//! A member's private feed of a chat's calendar, for their phone's calendar to subscribe to
+//! (`webcal://…/calendar/<token>.ics`). The token is derived from the postback key, the chat,
+//! the member and a random salt kept with the feed, so asking again gives the same link, a feed
+//! made again after it ended gives another, and the store keeps only the token's SHA-256. A feed is the member's own: the server asks the door
+//! ([`crate::door`]) at every read whether they are still in the chat, and 登出網頁, leaving or
+//! forgetting the chat ends it.
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::contract::{ToolCtx, ToolError};
+use crate::features::calendar::{Event, ics};
+use crate::features::deps::Deps;
+use crate::features::family_page::token_hash;
+use crate::line::postback::PostbackKey;
+use crate::sources::calendar::WorkCalendar;
+use crate::store::{Store, StoreError};
+
+/// How long a cancelled event stays in the feed, so phones hear of it.
+pub const CANCELLED_KEPT_DAYS: i64 = 30;
+/// The path feeds are served under: `/calendar/{token}.ics`.
+pub const PATH_PREFIX: &str = "/calendar/";
+
+/// The feeds of every chat's calendar.
+#[derive(Clone)]
+pub struct Feeds {
+    store: Store,
+    key: PostbackKey,
+    public_url: Option<String>,
+    work_calendar: WorkCalendar,
+}
+
+/// The link a member subscribes their phone to.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeedLink {
+    /// For a phone's calendar app (iPhone, most Android calendars).
+    pub webcal: String,
+    /// The same over https (Google Calendar's "From URL").
+    pub https: String,
+}
+
+/// A feed as read: whose it is and what it holds.
+#[derive(Debug, Clone)]
+pub struct Feed {
+    /// Its iCalendar text.
+    pub ics: String,
+    /// Its strong validator: the SHA-256 of the text.
+    pub etag: String,
+}
+
+impl Feeds {
+    /// Over `deps`' store, postback key and public address.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self {
+            store: deps.store.clone(),
+            key: deps.feed_key.clone(),
+            public_url: deps.public_url.clone(),
+            work_calendar: deps.work_calendar.clone(),
+        }
+    }
+
+    /// The token of `user`'s feed of `chat` with `salt`.
+    fn token(&self, chat: &str, user: &str, salt: &str) -> String {
+        token_hash(&self.key.sign(chat, "calendar_feed", &format!("{user}.{salt}")))
+    }
+
+    /// The link of `ctx`'s member's feed of their chat, made now if they had none.
+    pub async fn link(&self, ctx: &ToolCtx) -> Result<FeedLink, ToolError> {
+        let Some(base) = self.public_url.as_deref() else {
+            return Err(ToolError::InvalidArgs(
+                "this hearth has no public address (HEARTH_PUBLIC_URL), so phones cannot reach its calendar".into(),
+            ));
+        };
+        let Some(user) = ctx.user_id.as_deref() else {
+            return Err(ToolError::InvalidArgs(
+                "LINE did not say who asked, so the link cannot be theirs".into(),
+            ));
+        };
+        let chat = &ctx.conversation.id;
+        let calendar = self.store.calendar();
+        let salt = match calendar.feed_salt(chat, user).await? {
+            Some(salt) => salt,
+            None => {
+                let salt = uuid::Uuid::new_v4().simple().to_string();
+                let hash = token_hash(&self.token(chat, user, &salt));
+                calendar.keep_feed(chat, user, &hash, &salt, ctx.now().as_millisecond()).await?;
+                // Another request may have made one first: its salt is the one kept.
+                calendar.feed_salt(chat, user).await?.unwrap_or(salt)
+            }
+        };
+        let token = self.token(chat, user, &salt);
+        let https = format!("{}{PATH_PREFIX}{token}.ics", base.trim_end_matches('/'));
+        let webcal = format!("webcal://{}", https.trim_start_matches("https://"));
+        Ok(FeedLink { webcal, https })
+    }
+
+    /// The chat and member of the feed `token` names, if it is one.
+    pub async fn whose(&self, token: &str) -> Result<Option<(String, String)>, StoreError> {
+        self.store.calendar().feed(&token_hash(token)).await
+    }
+
+    /// The feed of `chat` as of `now`.
+    pub async fn read(&self, chat: &str, now: Timestamp) -> Result<Feed, StoreError> {
+        let since = now.as_millisecond() - CANCELLED_KEPT_DAYS * 24 * 3_600_000;
+        let rows = self.store.calendar().in_feed(chat, since).await?;
+        let events: Vec<Event> = rows.iter().filter_map(Event::of).collect();
+        // The text depends on the day (the window moves), not on the second: a phone asking
+        // twice the same day gets the same text and its 304.
+        let day = jiff::tz::TimeZone::UTC.to_datetime(now).date();
+        let midnight = day.to_datetime(jiff::civil::Time::midnight());
+        let at = jiff::tz::TimeZone::UTC.to_timestamp(midnight).unwrap_or(now);
+        let ics = ics::feed("家庭行事曆 · hearth", &events, at, &self.work_calendar);
+        let etag = format!("\"{}\"", &token_hash(&ics)[..32]);
+        Ok(Feed { ics, etag })
+    }
+
+    /// Ends `user`'s feed of `chat` (登出網頁); whether there was one.
+    pub async fn end(&self, chat: &str, user: &str) -> Result<bool, StoreError> {
+        self.store.calendar().end_feed(chat, user).await
+    }
+}

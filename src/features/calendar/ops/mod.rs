@@ -1,0 +1,329 @@
+//! What can be done to a chat's calendar, each a typed request run for the member and chat of
+//! its context: add an event (told of a clash), move it, cancel it, read the agenda of some
+//! days, and give a member the private link of the chat's feed for their phone ([`feed`]). The
+//! `calendar` tool calls these, and whatever is done is recorded once in the feed of changes.
+
+pub mod feed;
+
+use jiff::ToSpan;
+use jiff::civil::Date;
+use serde::Serialize;
+
+use super::{Event, Moment, Occurrence, clashes};
+use crate::contract::{ToolCtx, ToolError};
+use crate::features::deps::Deps;
+use crate::features::reminders::request::{RepetitionRequest, WhenRequest, schedule_of};
+use crate::features::{changes, verbs};
+use crate::sources::calendar::WorkCalendar;
+use crate::store::{EventRow, MAX_EVENTS, NewEvent, Store};
+
+/// The longest title, place, people or notes kept (characters).
+pub const MAX_TEXT: usize = 200;
+/// The longest an event lasts.
+const MAX_DAYS: i32 = 62;
+/// The most days an agenda covers.
+pub const MAX_AGENDA_DAYS: i32 = 92;
+/// The most lines an agenda gives.
+pub const MAX_AGENDA: usize = 60;
+
+/// The calendars of every chat, over the store.
+#[derive(Clone)]
+pub struct CalendarOps {
+    store: Store,
+    work_calendar: WorkCalendar,
+}
+
+/// An event as asked for: what, when (and how it repeats), where, who.
+#[derive(Debug, Clone, Default)]
+pub struct EventRequest {
+    /// What it is.
+    pub title: String,
+    /// "YYYY-MM-DD" (all day) or "YYYY-MM-DDTHH:MM".
+    pub start: String,
+    /// The same form, or nothing.
+    pub end: Option<String>,
+    /// Where.
+    pub place: Option<String>,
+    /// Who is going.
+    pub people: Option<String>,
+    /// Anything else.
+    pub notes: Option<String>,
+    /// How it repeats (`None`: once).
+    pub repetition: Option<RepetitionRequest>,
+}
+
+/// An event as the model and the card read it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventView {
+    /// Its number (to move or cancel it).
+    pub id: i64,
+    /// What.
+    pub title: String,
+    /// When it starts: "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM".
+    pub start: String,
+    /// When it ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    /// Where.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub place: String,
+    /// Who.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub people: String,
+    /// Repeats ("weekly", "lunar_yearly"…).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<&'static str>,
+}
+
+/// What adding or moving did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Saved {
+    /// The event, at its next occurrence.
+    pub event: EventView,
+    /// Events the same day or time (the family should hear of them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clashes_with: Vec<EventView>,
+}
+
+/// The agenda of some days.
+#[derive(Debug, Clone, Serialize)]
+pub struct Agenda {
+    /// The first day.
+    pub from: String,
+    /// The last day.
+    pub to: String,
+    /// What happens, in order.
+    pub events: Vec<EventView>,
+}
+
+fn invalid(message: impl Into<String>) -> ToolError {
+    ToolError::InvalidArgs(message.into())
+}
+
+/// `text` trimmed, within [`MAX_TEXT`] characters.
+fn bounded(what: &str, text: Option<&str>) -> Result<String, ToolError> {
+    let text = text.unwrap_or_default().trim();
+    if text.chars().count() > MAX_TEXT {
+        return Err(invalid(format!("{what} is longer than {MAX_TEXT} characters")));
+    }
+    Ok(text.to_string())
+}
+
+impl CalendarOps {
+    /// Over `deps`' store and working calendar.
+    pub fn from_deps(deps: &Deps) -> Self {
+        Self { store: deps.store.clone(), work_calendar: deps.work_calendar.clone() }
+    }
+
+    /// Over `store`, following `work_calendar`.
+    pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
+        Self { store, work_calendar }
+    }
+
+    /// The event `request` describes for `ctx`'s chat, checked: its moments and its rule.
+    fn checked(&self, ctx: &ToolCtx, request: &EventRequest) -> Result<Checked, ToolError> {
+        let title = bounded("the title", Some(&request.title))?;
+        if title.is_empty() {
+            return Err(invalid("say what the event is (title)"));
+        }
+        let form = "use YYYY-MM-DD for a day, YYYY-MM-DDTHH:MM for a time";
+        let start = Moment::parse(&request.start)
+            .ok_or_else(|| invalid(format!("start {:?}: {form}", request.start)))?;
+        let end = match request.end.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
+            None => None,
+            Some(text) => {
+                let end =
+                    Moment::parse(text).ok_or_else(|| invalid(format!("end {text:?}: {form}")))?;
+                match (start, end) {
+                    (Moment::Day(a), Moment::Day(b)) if b < a => {
+                        return Err(invalid("the end is before the start"));
+                    }
+                    (Moment::At(a), Moment::At(b)) if b <= a => {
+                        return Err(invalid("the end is before the start"));
+                    }
+                    (Moment::Day(_), Moment::At(_)) | (Moment::At(_), Moment::Day(_)) => {
+                        return Err(invalid("start and end are both days or both times"));
+                    }
+                    _ if (end.date() - start.date()).get_days() > MAX_DAYS => {
+                        return Err(invalid(format!("an event lasts at most {MAX_DAYS} days")));
+                    }
+                    _ => Some(end),
+                }
+            }
+        };
+        // A day is still ahead until its end; the reminders' rules check the rest.
+        let at = match start {
+            Moment::Day(day) => format!("{day}T23:59"),
+            Moment::At(_) => start.stored(),
+        };
+        let when = WhenRequest {
+            at: Some(at),
+            in_minutes: None,
+            timezone: None,
+            repetition: request.repetition.clone(),
+        };
+        let schedule = schedule_of(&when, ctx.now(), &ctx.tz, &self.work_calendar)?;
+        Ok(Checked {
+            title,
+            start: start.stored(),
+            end: end.map(Moment::stored),
+            place: bounded("the place", request.place.as_deref())?,
+            people: bounded("who", request.people.as_deref())?,
+            notes: bounded("the notes", request.notes.as_deref())?,
+            rule: schedule.rule,
+        })
+    }
+
+    /// Adds the event `request` describes to `ctx`'s chat, and says what it clashes with.
+    pub async fn add(&self, ctx: &ToolCtx, request: &EventRequest) -> Result<Saved, ToolError> {
+        let checked = self.checked(ctx, request)?;
+        let uid = format!("{}@hearth", uuid::Uuid::new_v4().simple());
+        let row =
+            self.store.calendar().add(&checked.row(ctx, &uid)).await?.ok_or(
+                crate::store::StoreError::Full { what: "calendar events", cap: MAX_EVENTS },
+            )?;
+        changes::record(&self.store, ctx, &verbs::EVENT_ADD, &row.title).await;
+        self.saved(ctx, &row).await
+    }
+
+    /// Moves (or changes) event `id` of `ctx`'s chat to what `request` describes.
+    pub async fn change(
+        &self,
+        ctx: &ToolCtx,
+        id: i64,
+        request: &EventRequest,
+    ) -> Result<Saved, ToolError> {
+        let checked = self.checked(ctx, request)?;
+        let Some(row) = self.store.calendar().change(id, &checked.row(ctx, "")).await? else {
+            return Err(ToolError::NotFound(format!("no event {id} in this chat's calendar")));
+        };
+        changes::record(&self.store, ctx, &verbs::EVENT_MOVE, &row.title).await;
+        self.saved(ctx, &row).await
+    }
+
+    /// Cancels event `id` of `ctx`'s chat.
+    pub async fn cancel(&self, ctx: &ToolCtx, id: i64) -> Result<EventView, ToolError> {
+        let at = ctx.now().as_millisecond();
+        let Some(row) = self.store.calendar().cancel(&ctx.conversation.id, id, at).await? else {
+            return Err(ToolError::NotFound(format!("no event {id} in this chat's calendar")));
+        };
+        changes::record(&self.store, ctx, &verbs::EVENT_CANCEL, &row.title).await;
+        let event = Event::of(&row).ok_or_else(|| ToolError::NotFound(format!("event {id}")))?;
+        Ok(view(&event, &Occurrence { start: event.start, end: event.end, id }))
+    }
+
+    /// What happens in `ctx`'s chat from `from` to `to` (local dates, both included).
+    pub async fn agenda(&self, ctx: &ToolCtx, from: Date, to: Date) -> Result<Agenda, ToolError> {
+        if to < from {
+            return Err(invalid("the agenda's end is before its start"));
+        }
+        if (to - from).get_days() > MAX_AGENDA_DAYS {
+            return Err(invalid(format!("an agenda covers at most {MAX_AGENDA_DAYS} days")));
+        }
+        let events = self.events(&ctx.conversation.id).await?;
+        let mut found: Vec<(Occurrence, &Event)> = events
+            .iter()
+            .flat_map(|event| {
+                let occurrences = event.occurrences(from, to, &self.work_calendar, MAX_AGENDA);
+                occurrences.into_iter().map(move |o| (o, event))
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found.truncate(MAX_AGENDA);
+        Ok(Agenda {
+            from: from.to_string(),
+            to: to.to_string(),
+            events: found.iter().map(|(o, event)| view(event, o)).collect(),
+        })
+    }
+
+    /// The chat's events that are not cancelled.
+    async fn events(&self, chat: &str) -> Result<Vec<Event>, ToolError> {
+        let rows = self.store.calendar().live(chat).await?;
+        Ok(rows.iter().filter_map(Event::of).collect())
+    }
+
+    /// `row` at its next occurrence, with what it clashes with there.
+    async fn saved(&self, ctx: &ToolCtx, row: &EventRow) -> Result<Saved, ToolError> {
+        let event = Event::of(row).ok_or_else(|| invalid("the event's times cannot be read"))?;
+        let today = ctx.local_now().date();
+        let horizon = today.checked_add(400.days()).unwrap_or(today);
+        let next = event
+            .occurrences(today, horizon, &self.work_calendar, 1)
+            .into_iter()
+            .next()
+            .unwrap_or(Occurrence { start: event.start, end: event.end, id: event.id });
+        let (day, last) = (next.start.date(), next.end.map_or(next.start.date(), Moment::date));
+        let others: Vec<(Event, Vec<Occurrence>)> = self
+            .events(&ctx.conversation.id)
+            .await?
+            .into_iter()
+            .map(|other| {
+                let occurrences = other.occurrences(day, last, &self.work_calendar, 8);
+                (other, occurrences)
+            })
+            .collect();
+        let clashes_with = clashes(&next, &others)
+            .into_iter()
+            .map(|other| {
+                let at = others
+                    .iter()
+                    .find(|(e, _)| e.id == other.id)
+                    .and_then(|(_, o)| o.first().cloned())
+                    .unwrap_or(Occurrence { start: other.start, end: other.end, id: other.id });
+                view(other, &at)
+            })
+            .collect();
+        Ok(Saved { event: view(&event, &next), clashes_with })
+    }
+}
+
+/// A request checked into what the store keeps.
+struct Checked {
+    title: String,
+    start: String,
+    end: Option<String>,
+    place: String,
+    people: String,
+    notes: String,
+    rule: crate::store::Recurrence,
+}
+
+impl Checked {
+    /// The row of `ctx`'s chat this event is, under `uid`.
+    fn row<'a>(&'a self, ctx: &'a ToolCtx, uid: &'a str) -> NewEvent<'a> {
+        NewEvent {
+            conversation_id: &ctx.conversation.id,
+            uid,
+            title: &self.title,
+            tz: ctx.tz.iana_name().unwrap_or("UTC"),
+            starts_local: &self.start,
+            ends_local: self.end.as_deref(),
+            place: &self.place,
+            people: &self.people,
+            notes: &self.notes,
+            rule: self.rule,
+            by: ctx.user_id.as_deref().unwrap_or_default(),
+            at_ms: ctx.now().as_millisecond(),
+        }
+    }
+}
+
+/// `event` at `occurrence`, as the model and the card read it.
+pub fn view(event: &Event, occurrence: &Occurrence) -> EventView {
+    EventView {
+        id: event.id,
+        title: event.title.clone(),
+        start: occurrence.start.stored(),
+        end: occurrence.end.map(Moment::stored),
+        place: event.place.clone(),
+        people: event.people.clone(),
+        repeats: super::repeats(event.rule.freq),
+    }
+}
+
+/// Today and the next `days` days in `ctx`'s zone, as an agenda's range.
+pub fn next_days(ctx: &ToolCtx, days: i64) -> (Date, Date) {
+    let today = ctx.local_now().date();
+    (today, today.checked_add(days.days()).unwrap_or(today))
+}

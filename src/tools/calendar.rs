@@ -1,0 +1,236 @@
+//! `calendar`: the family calendar — add an event (「下週六中午阿公生日，欣葉」), move or cancel it,
+//! read the agenda of some days (「這週末有什麼事」), or give the asker the private link that puts
+//! the chat's calendar on their phone (「把行事曆加到我的手機」). The verbs are
+//! [`crate::features::calendar::ops`]; a repeating event repeats by the reminders' rules, in a
+//! compact form (a yearly lunar date as "MM-DD").
+
+use jiff::civil::Date;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{Card, CardRow, Tool, ToolCtx, ToolError};
+use crate::features::calendar::ops::feed::{FeedLink, Feeds};
+use crate::features::calendar::ops::{Agenda, CalendarOps, EventRequest, EventView, Saved};
+use crate::features::reminders::recurrence::Freq;
+use crate::features::reminders::request::{LunarRequest, RepetitionRequest};
+
+/// What to do.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Put an event on the calendar.
+    Add,
+    /// Move or change one (by id).
+    Move,
+    /// Cancel one (by id).
+    Cancel,
+    /// What happens from start to end.
+    Agenda,
+    /// The asker's private link for their phone's calendar.
+    Phone,
+}
+
+/// How an event repeats.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Repeat {
+    /// Every week on start's weekday.
+    Weekly,
+    /// Every month on start's day.
+    Monthly,
+    /// Every year on start's date.
+    Yearly,
+    /// Every year on the lunar date `lunar`.
+    LunarYearly,
+    /// Every workday of Taiwan's calendar.
+    Workdays,
+}
+
+/// Arguments of `calendar`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Args {
+    /// What to do.
+    pub action: Action,
+    /// move/cancel: from the agenda; else null.
+    pub id: Option<i64>,
+    /// Short, in the user's words.
+    pub title: Option<String>,
+    /// "YYYY-MM-DD" (all day) or "YYYY-MM-DDTHH:MM"; agenda: the first day (null: today).
+    pub start: Option<String>,
+    /// The same form; agenda: the last day (null: a week).
+    pub end: Option<String>,
+    /// Where.
+    pub place: Option<String>,
+    /// Who goes.
+    pub who: Option<String>,
+    /// null: once.
+    pub repeat: Option<Repeat>,
+    /// lunar_yearly: the lunar "MM-DD" (八月十五 → 08-15).
+    pub lunar: Option<String>,
+}
+
+/// What `calendar` answers.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Output {
+    /// An event added or moved, with its clashes.
+    Saved(Saved),
+    /// An event cancelled.
+    Cancelled {
+        /// It.
+        cancelled: EventView,
+    },
+    /// An agenda.
+    Agenda(Agenda),
+    /// The asker's feed link.
+    Phone {
+        /// The links.
+        link: FeedLink,
+        /// What to tell them.
+        note: &'static str,
+    },
+}
+
+/// The calendar tool.
+pub struct Calendar {
+    ops: CalendarOps,
+    feeds: Feeds,
+}
+
+impl Calendar {
+    /// The tool over the chats' calendars and their feeds.
+    pub fn new(ops: CalendarOps, feeds: Feeds) -> Self {
+        Self { ops, feeds }
+    }
+}
+
+/// The event `args` describe.
+fn request(args: &Args) -> Result<EventRequest, ToolError> {
+    let repetition = match args.repeat {
+        None => None,
+        Some(repeat) => Some(repetition(repeat, args.lunar.as_deref())?),
+    };
+    Ok(EventRequest {
+        title: args.title.clone().unwrap_or_default(),
+        start: args.start.clone().unwrap_or_default(),
+        end: args.end.clone(),
+        place: args.place.clone(),
+        people: args.who.clone(),
+        notes: None,
+        repetition,
+    })
+}
+
+/// The reminders' rule of `repeat` (with the lunar "MM-DD" of a yearly lunar date).
+fn repetition(repeat: Repeat, lunar: Option<&str>) -> Result<RepetitionRequest, ToolError> {
+    let freq = match repeat {
+        Repeat::Weekly => Freq::Weekly,
+        Repeat::Monthly => Freq::Monthly,
+        Repeat::Yearly => Freq::Yearly,
+        Repeat::LunarYearly => Freq::LunarYearly,
+        Repeat::Workdays => Freq::Workdays,
+    };
+    let lunar = match (repeat, lunar.map(str::trim)) {
+        (Repeat::LunarYearly, Some(date)) => {
+            let parsed = date
+                .split_once('-')
+                .and_then(|(m, d)| Some((m.parse::<u8>().ok()?, d.parse::<u8>().ok()?)));
+            let Some((month, day)) = parsed else {
+                return Err(ToolError::InvalidArgs(format!(
+                    "lunar {date:?}: use MM-DD (八月十五 → 08-15)"
+                )));
+            };
+            Some(LunarRequest {
+                days: vec![day],
+                month: Some(month),
+                leap: false,
+                days_before: None,
+            })
+        }
+        (Repeat::LunarYearly, None) => {
+            return Err(ToolError::InvalidArgs("lunar_yearly needs lunar: the lunar MM-DD".into()));
+        }
+        _ => None,
+    };
+    Ok(RepetitionRequest { freq, lunar, ..RepetitionRequest::default() })
+}
+
+/// A day of the agenda's range: `text` as a date (a time's date), or `default`.
+fn day(text: Option<&str>, default: Date) -> Result<Date, ToolError> {
+    match text.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(default),
+        Some(text) => crate::features::calendar::Moment::parse(text)
+            .map(|m| m.date())
+            .ok_or_else(|| ToolError::InvalidArgs(format!("{text:?}: use YYYY-MM-DD"))),
+    }
+}
+
+impl Tool for Calendar {
+    const NAME: &'static str = "calendar";
+    const DESCRIPTION: &'static str = "The family's calendar events (生日聚餐, 鋼琴課, 校外教學): add, move, cancel, agenda (這週末有什麼事), or phone: the asker's link to put it on their phone's calendar. A push at a time: reminder.";
+    type Args = Args;
+    type Output = Output;
+    const CHANGES_STATE: bool = true;
+
+    fn changes_state(&self, args: &Args) -> bool {
+        matches!(args.action, Action::Add | Action::Move | Action::Cancel)
+    }
+
+    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+        match args.action {
+            Action::Move | Action::Cancel if args.id.is_none() => {
+                Err(ToolError::InvalidArgs("say which event: its id from the agenda".into()))
+            }
+            Action::Add | Action::Move => request(args).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
+    async fn run(&self, ctx: &ToolCtx, args: Args) -> Result<Output, ToolError> {
+        self.check(ctx, &args)?;
+        let id = args.id.unwrap_or_default();
+        match args.action {
+            Action::Add => Ok(Output::Saved(self.ops.add(ctx, &request(&args)?).await?)),
+            Action::Move => Ok(Output::Saved(self.ops.change(ctx, id, &request(&args)?).await?)),
+            Action::Cancel => Ok(Output::Cancelled { cancelled: self.ops.cancel(ctx, id).await? }),
+            Action::Agenda => {
+                let today = ctx.local_now().date();
+                let from = day(args.start.as_deref(), today)?;
+                let week = from.checked_add(jiff::ToSpan::days(6)).unwrap_or(from);
+                let to = day(args.end.as_deref(), week)?;
+                Ok(Output::Agenda(self.ops.agenda(ctx, from, to).await?))
+            }
+            Action::Phone => Ok(Output::Phone {
+                link: self.feeds.link(ctx).await?,
+                note: "Give the asker the webcal link (iPhone, most calendars) and the https one for Google Calendar's 'From URL'. It is theirs alone: not to be shared.",
+            }),
+        }
+    }
+
+    fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
+        let lang = ctx.lang;
+        let (title, events): (&str, Vec<&EventView>) = match out {
+            Output::Saved(saved) => {
+                (lang.pick("📅 已排進行事曆", "📅 On the calendar"), vec![&saved.event])
+            }
+            Output::Agenda(agenda) if !agenda.events.is_empty() => {
+                (lang.pick("📅 行程", "📅 Agenda"), agenda.events.iter().collect())
+            }
+            _ => return None,
+        };
+        let mut card = Card::new(title);
+        card.rows.reserve(events.len());
+        for event in events.iter().take(12) {
+            let when = event.start.replace('T', " ");
+            let mut line = event.title.clone();
+            if !event.place.is_empty() {
+                line.push_str(&format!(" @ {}", event.place));
+            }
+            if !event.people.is_empty() {
+                line.push_str(&format!(" · {}", event.people));
+            }
+            card.rows.push(CardRow::new(when, line));
+        }
+        Some(card)
+    }
+}

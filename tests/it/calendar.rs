@@ -1,0 +1,285 @@
+//! The family calendar end to end, against the real server with the fake LINE and a scripted
+//! model: events told in words are on the agenda, a clash is said, moving and cancelling are
+//! recorded once; a member's phone feed is read by a real iCalendar parser (Python's
+//! `icalendar` with `recurring_ical_events`, as calendar apps expand events) with the lunar and
+//! workday repetitions on the same days hearth's agenda gives; the feed answers `304` to a phone
+//! that has it, and nothing to someone else or to a member who left.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use reqwest::header::{ETAG, IF_NONE_MATCH};
+use serde_json::{Value, json};
+
+use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, postback_data};
+
+/// The production tools with the family calendar, which is not in the list yet (its tokens;
+/// `hearth::tools::with_calendar`).
+pub(crate) fn with_calendar(
+    deps: &hearth::features::deps::Deps,
+) -> hearth::contract::registry::Registry {
+    hearth::tools::with_calendar(deps).expect("the tools")
+}
+
+pub(crate) async fn start() -> Harness {
+    let public = |c: &mut hearth::platform::config::Config| {
+        c.server.public_url = Some("https://hearth.example".into());
+    };
+    let h = Harness::start_with(public, Some(with_calendar)).await;
+    h.line.set_profile(MOM, "媽媽");
+    h.line.set_profile(DAD, "爸爸");
+    h
+}
+
+/// 媽媽 says `words` in the family group; the model calls `calendar` with `args`; its result.
+async fn calendar(h: &Harness, words: &str, args: Value) -> Value {
+    h.call_tool(in_group(FAMILY, MOM), &format!("小幫手 {words}"), "calendar", args).await
+}
+
+/// The status hearth answers a GET of `path` with.
+async fn status(h: &Harness, path: &str) -> u16 {
+    crate::common::get(format!("{}{path}", h.url)).await.expect("get").status().as_u16()
+}
+
+fn add(title: &str, start: &str, end: Option<&str>) -> Value {
+    json!({"action": "add", "title": title, "start": start, "end": end, "place": null,
+        "who": null, "id": null, "repeat": null, "lunar": null})
+}
+
+fn agenda(from: &str, to: &str) -> Value {
+    json!({"action": "agenda", "start": from, "end": to})
+}
+
+/// `(title, start)` of an agenda's events.
+fn lines(agenda: &Value) -> Vec<(String, String)> {
+    agenda["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| {
+            (
+                e["title"].as_str().unwrap_or_default().into(),
+                e["start"].as_str().unwrap_or_default().into(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_event_told_in_words_is_on_the_agenda_a_clash_is_said_and_a_cancel_takes_it_off() {
+    let h = start().await;
+    let mut party = add("阿公生日聚餐", "2026-12-05T12:00", Some("2026-12-05T14:00"));
+    party["place"] = json!("欣葉");
+    party["who"] = json!("全家");
+    let saved = calendar(&h, "下週六中午阿公生日，欣葉", party).await;
+    assert_eq!(saved["event"]["start"], "2026-12-05T12:00", "{saved}");
+    assert_eq!(saved["event"]["place"], "欣葉");
+    assert!(saved.get("clashes_with").is_none(), "nothing else that day: {saved}");
+    let party_id = saved["event"]["id"].as_i64().expect("id");
+
+    let dentist = calendar(&h, "週六一點看牙醫", add("看牙醫", "2026-12-05T13:00", None)).await;
+    assert_eq!(dentist["clashes_with"][0]["title"], "阿公生日聚餐", "{dentist}");
+    let dinner = calendar(&h, "週六晚上七點聚餐", add("聚餐", "2026-12-05T19:00", None)).await;
+    assert!(dinner.get("clashes_with").is_none(), "the evening is free: {dinner}");
+
+    let week = calendar(&h, "這週末有什麼事", agenda("2026-12-05", "2026-12-06")).await;
+    let titles: Vec<String> = lines(&week).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(titles, ["阿公生日聚餐", "看牙醫", "聚餐"]);
+
+    let cancelled =
+        calendar(&h, "阿公生日取消了", json!({"action": "cancel", "id": party_id})).await;
+    assert_eq!(cancelled["cancelled"]["title"], "阿公生日聚餐");
+    let week = calendar(&h, "這週末有什麼事", agenda("2026-12-05", "2026-12-06")).await;
+    let titles: Vec<String> = lines(&week).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(titles, ["看牙醫", "聚餐"]);
+    let again = calendar(&h, "阿公生日取消", json!({"action": "cancel", "id": party_id})).await;
+    assert_eq!(again["error"]["kind"], "not_found", "cancelled once: {again}");
+}
+
+#[tokio::test]
+async fn a_bad_date_or_an_end_before_the_start_is_refused_and_keeps_nothing() {
+    let h = start().await;
+    let refused = calendar(&h, "下週六", add("聚餐", "next saturday", None)).await;
+    assert_eq!(refused["error"]["kind"], "invalid_arguments", "{refused}");
+    let backwards =
+        calendar(&h, "聚餐", add("聚餐", "2026-12-05T14:00", Some("2026-12-05T12:00"))).await;
+    assert_eq!(backwards["error"]["kind"], "invalid_arguments", "{backwards}");
+    let past = calendar(&h, "上週的聚餐", add("聚餐", "2026-11-20T12:00", None)).await;
+    assert_eq!(past["error"]["kind"], "invalid_arguments", "{past}");
+    let none = calendar(&h, "有什麼事", agenda("2026-12-01", "2026-12-31")).await;
+    assert!(lines(&none).is_empty(), "{none}");
+}
+
+/// What a phone's calendar makes of `ics` from `from` to `to`: `(summary, start)` of every
+/// occurrence not cancelled, by `scripts/ics_occurrences.py`; `None` where no Python with
+/// `icalendar` is at hand (CI has it, and there its absence fails).
+fn as_a_phone_reads_it(ics: &str, from: &str, to: &str) -> Option<Vec<(String, String)>> {
+    let python = std::env::var("HEARTH_BROWSER_PYTHON")
+        .unwrap_or_else(|_| "target/ci-venv/bin/python".into());
+    let child = Command::new(&python)
+        .arg("scripts/ics_occurrences.py")
+        .args([from, to])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!(
+                "{python} not run ({e}): pip install -r scripts/requirements-ci.txt to read the feed as a phone does"
+            );
+            return None;
+        }
+        Err(e) => panic!("a Python with icalendar is needed in CI: {e}"),
+    };
+    child.stdin.take().expect("stdin").write_all(ics.as_bytes()).expect("write");
+    let out = child.wait_with_output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success()
+        && stderr.contains("ModuleNotFoundError")
+        && std::env::var_os("CI").is_none()
+    {
+        eprintln!("icalendar is not installed for {python}: the feed was not read as a phone does");
+        return None;
+    }
+    assert!(out.status.success(), "the parser refused the feed: {stderr}\n{ics}");
+    let rows: Vec<(String, String, String)> = serde_json::from_slice(&out.stdout).expect("JSON");
+    Some(
+        rows.into_iter()
+            .filter(|(_, _, status)| status != "CANCELLED")
+            .map(|(s, at, _)| (s, at))
+            .collect(),
+    )
+}
+
+#[tokio::test]
+async fn a_members_phone_reads_the_feed_with_the_days_the_agenda_gives_lunar_and_workdays_too() {
+    let h = start().await;
+    let mut lantern = add("阿嬤生日", "2026-12-01", None);
+    lantern["repeat"] = json!("lunar_yearly");
+    lantern["lunar"] = json!("01-15");
+    calendar(&h, "阿嬤生日是農曆正月十五", lantern).await;
+    let mut school_run = add("送小明上學", "2026-12-01T07:30", Some("2026-12-01T08:00"));
+    school_run["repeat"] = json!("workdays");
+    calendar(&h, "每個上班日七點半送小明上學", school_run).await;
+    let mut piano = add("鋼琴課", "2026-12-02T16:00", Some("2026-12-02T17:00"));
+    piano["repeat"] = json!("weekly");
+    piano["who"] = json!("小明");
+    calendar(&h, "小明週三四點鋼琴課", piano).await;
+    calendar(&h, "12/24 學校聖誕晚會", add("學校聖誕晚會", "2026-12-24T18:00", None)).await;
+    calendar(&h, "跨年出遊", add("墾丁", "2026-12-30", Some("2027-01-01"))).await;
+    let cancelled = calendar(&h, "尾牙", add("尾牙", "2027-01-15T18:00", None)).await;
+    let id = cancelled["event"]["id"].clone();
+    calendar(&h, "尾牙取消", json!({"action": "cancel", "id": id})).await;
+
+    let mut agenda_days = Vec::new();
+    for (from, to) in [("2026-12-01", "2026-12-31"), ("2027-01-01", "2027-02-28")] {
+        let shown = calendar(&h, "有什麼事", agenda(from, to)).await;
+        agenda_days.extend(lines(&shown));
+    }
+    assert!(
+        agenda_days.contains(&("阿嬤生日".into(), "2027-02-20".into())),
+        "正月十五 2027: {agenda_days:?}"
+    );
+    assert!(
+        !agenda_days.iter().any(|(t, d)| t == "送小明上學" && d.starts_with("2026-12-05")),
+        "a Saturday"
+    );
+
+    let phone = calendar(&h, "把行事曆加到我的手機", json!({"action": "phone"})).await;
+    let https = phone["link"]["https"].as_str().expect("link");
+    assert!(
+        phone["link"]["webcal"]
+            .as_str()
+            .expect("webcal")
+            .starts_with("webcal://hearth.example/calendar/")
+    );
+    let again = calendar(&h, "再給我一次連結", json!({"action": "phone"})).await;
+    assert_eq!(again["link"]["https"], https, "asking again gives the same link");
+    let path = https.strip_prefix("https://hearth.example").expect("on hearth");
+
+    let response = crate::common::get(format!("{}{path}", h.url)).await.expect("feed");
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"].to_str().expect("type").starts_with("text/calendar")
+    );
+    let etag = response.headers()[ETAG].clone();
+    let ics = response.text().await.expect("text");
+    assert!(ics.contains("BEGIN:VTIMEZONE") && ics.contains("TZID:Asia/Taipei"), "{ics}");
+    assert!(ics.contains("STATUS:CANCELLED"), "尾牙 is kept, cancelled: {ics}");
+    let cached = hearth::platform::tls::client_builder()
+        .build()
+        .expect("client")
+        .get(format!("{}{path}", h.url))
+        .header(IF_NONE_MATCH, etag)
+        .send()
+        .await
+        .expect("again");
+    assert_eq!(cached.status(), 304, "a phone that has it is told so");
+
+    let Some(phone_days) = as_a_phone_reads_it(&ics, "2026-12-01", "2027-02-28") else { return };
+    // The trip over New Year is in both agendas (it meets both ranges): once on a phone.
+    let mut expected = agenda_days.clone();
+    expected.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
+    expected.dedup();
+    assert_eq!(phone_days, expected, "the phone and the agenda agree, day for day");
+}
+
+#[tokio::test]
+async fn a_feed_is_its_members_alone_and_ends_when_they_leave_the_group() {
+    let h = start().await;
+    calendar(&h, "聖誕晚會", add("學校聖誕晚會", "2026-12-24T18:00", None)).await;
+    let phone = calendar(&h, "把行事曆加到我的手機", json!({"action": "phone"})).await;
+    let https = phone["link"]["https"].as_str().expect("link");
+    let path = https.strip_prefix("https://hearth.example").expect("on hearth").to_string();
+    assert_eq!(status(&h, &path).await, 200);
+    let forged = format!("/calendar/{}.ics", "0".repeat(64));
+    assert_eq!(status(&h, &forged).await, 401, "a token nobody was given opens nothing");
+    assert_eq!(status(&h, "/calendar/short.ics").await, 401);
+
+    // 爸爸's own link is his, not 媽媽's.
+    let phone = json!({"action": "phone"});
+    let dads = h.call_tool(in_group(FAMILY, DAD), "小幫手 我也要加到手機", "calendar", phone).await;
+    assert_ne!(dads["link"]["https"], https);
+
+    let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
+    left["left"] = json!({"members": [{"type": "user", "userId": MOM}]});
+    h.send(vec![left]).await;
+    assert_eq!(
+        status(&h, &path).await,
+        403,
+        "a member who left the group no longer gets its calendar"
+    );
+    let in_her_own_chat = h
+        .call_tool(in_dm(MOM), "小幫手 行程", "calendar", agenda("2026-12-01", "2026-12-31"))
+        .await;
+    assert!(
+        lines(&in_her_own_chat).is_empty(),
+        "her own chat's calendar is another: {in_her_own_chat}"
+    );
+}
+
+#[tokio::test]
+async fn signing_out_of_the_page_ends_the_members_feed_and_a_new_link_works() {
+    let h = start().await;
+    let party = add("學校聖誕晚會", "2026-12-24T18:00", None);
+    h.call_tool(in_dm(MOM), "小幫手 聖誕晚會", "calendar", party).await;
+    let phone = json!({"action": "phone"});
+    let first = h.call_tool(in_dm(MOM), "小幫手 加到手機", "calendar", phone.clone()).await;
+    let path = |link: &Value| {
+        let https = link["link"]["https"].as_str().expect("link");
+        https.strip_prefix("https://hearth.example").expect("on hearth").to_string()
+    };
+    assert_eq!(status(&h, &path(&first)).await, 200);
+
+    let _page = crate::family_page::signed_in(&h, in_dm(MOM)).await;
+    let answer = h.line.replies().last().expect("the 🏠 answer").body.clone();
+    let sign_out = postback_data(&answer, "end_page_sessions").expect("the sign-out button");
+    h.send(vec![h.postback(in_dm(MOM), &sign_out)]).await;
+    assert_eq!(status(&h, &path(&first)).await, 401, "登出網頁 ends the feed too");
+
+    let second = h.call_tool(in_dm(MOM), "小幫手 再加一次", "calendar", phone).await;
+    assert_ne!(second["link"]["https"], first["link"]["https"], "a new link");
+    assert_eq!(status(&h, &path(&second)).await, 200);
+}
