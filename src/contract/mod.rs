@@ -53,6 +53,9 @@ pub trait Tool: Send + Sync + 'static {
     /// True for tools whose output carries untrusted content from the web (search snippets,
     /// page text). Once such a call succeeded in a turn, state-changing calls are held.
     const UNTRUSTED_OUTPUT: bool = false;
+    /// Offered in a 1:1 chat too; false for a tool that is a group's own (the family calendar:
+    /// its definition then costs nothing in a 1:1 chat's request).
+    const IN_ONE_TO_ONE: bool = true;
 
     /// Does the work. An `Err` is not a failure of the turn: it becomes data the LLM explains.
     fn run(

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, CardRow, Tool, ToolCtx, ToolError};
-use crate::features::calendar::ops::feed::{FeedLink, Feeds};
+use crate::features::calendar::ops::feed::{Feeds, Given};
 use crate::features::calendar::ops::{Agenda, CalendarOps, EventRequest, EventView, Saved};
 use crate::features::reminders::recurrence::Freq;
 use crate::features::reminders::request::{LunarRequest, RepetitionRequest};
@@ -53,11 +53,11 @@ pub struct Args {
     pub action: Action,
     /// move/cancel: from the agenda; else null.
     pub id: Option<i64>,
-    /// Short, in the user's words.
+    /// In the user's words.
     pub title: Option<String>,
-    /// "YYYY-MM-DD" (all day) or "YYYY-MM-DDTHH:MM"; agenda: the first day (null: today).
+    /// YYYY-MM-DD (all day) or YYYY-MM-DDTHH:MM; agenda: from (null: today).
     pub start: Option<String>,
-    /// The same form; agenda: the last day (null: a week).
+    /// Same form; agenda: to (null: 6 days on).
     pub end: Option<String>,
     /// Where.
     pub place: Option<String>,
@@ -65,7 +65,7 @@ pub struct Args {
     pub who: Option<String>,
     /// null: once.
     pub repeat: Option<Repeat>,
-    /// lunar_yearly: the lunar "MM-DD" (八月十五 → 08-15).
+    /// lunar_yearly: MM-DD (八月十五 → 08-15).
     pub lunar: Option<String>,
 }
 
@@ -82,10 +82,10 @@ pub enum Output {
     },
     /// An agenda.
     Agenda(Agenda),
-    /// The asker's feed link.
+    /// Where the asker's feed link went.
     Phone {
-        /// The links.
-        link: FeedLink,
+        /// Here, sent privately, or not sent and why.
+        link: Given,
         /// What to tell them.
         note: &'static str,
     },
@@ -167,16 +167,22 @@ fn day(text: Option<&str>, default: Date) -> Result<Date, ToolError> {
 
 impl Tool for Calendar {
     const NAME: &'static str = "calendar";
-    const DESCRIPTION: &'static str = "The family's calendar events (生日聚餐, 鋼琴課, 校外教學): add, move, cancel, agenda (這週末有什麼事), or phone: the asker's link to put it on their phone's calendar. A push at a time: reminder.";
+    const DESCRIPTION: &'static str = "The group's calendar (生日聚餐, 鋼琴課): add, move, cancel, agenda (這週末有什麼事), phone (the asker's private link for their phone). A push at a time: reminder.";
     type Args = Args;
     type Output = Output;
     const CHANGES_STATE: bool = true;
+    const IN_ONE_TO_ONE: bool = false;
 
     fn changes_state(&self, args: &Args) -> bool {
         matches!(args.action, Action::Add | Action::Move | Action::Cancel)
     }
 
-    fn check(&self, _ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+    fn check(&self, ctx: &ToolCtx, args: &Args) -> Result<(), ToolError> {
+        if !ctx.conversation.is_multi_person() {
+            return Err(ToolError::InvalidArgs(
+                "the family calendar is the group's: ask in the family group".into(),
+            ));
+        }
         match args.action {
             Action::Move | Action::Cancel if args.id.is_none() => {
                 Err(ToolError::InvalidArgs("say which event: its id from the agenda".into()))
@@ -200,10 +206,24 @@ impl Tool for Calendar {
                 let to = day(args.end.as_deref(), week)?;
                 Ok(Output::Agenda(self.ops.agenda(ctx, from, to).await?))
             }
-            Action::Phone => Ok(Output::Phone {
-                link: self.feeds.link(ctx).await?,
-                note: "Give the asker the webcal link (iPhone, most calendars) and the https one for Google Calendar's 'From URL'. It is theirs alone: not to be shared.",
-            }),
+            Action::Phone => {
+                let link = self.feeds.give(ctx).await?;
+                let note = match link {
+                    Given::Here(_) => {
+                        "Give the asker the webcal link (iPhone, most calendars) and the https one for Google Calendar's 'From URL'. It is theirs alone."
+                    }
+                    Given::SentPrivately => {
+                        "The link went to the asker's 1:1 chat with hearth: say so, and never post a link here."
+                    }
+                    Given::AddFriendFirst => {
+                        "Not sent: the asker must add hearth as a friend first (tap its picture, Add friend), then ask again. Links are only sent privately."
+                    }
+                    Given::NotSent => {
+                        "The link could not be sent privately now; ask again later. It is never posted in the group."
+                    }
+                };
+                Ok(Output::Phone { link, note })
+            }
         }
     }
 

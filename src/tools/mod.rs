@@ -37,20 +37,6 @@ use crate::push::quiet::setting::QuietSetting;
 
 /// Builds the production registry from the shared dependencies.
 pub fn registry(s: &Deps) -> Result<Registry, RegistryError> {
-    production(s).build()
-}
-
-/// The production registry with the family calendar ([`calendar`]), which is not yet in the
-/// list: its definition (about 340 tokens) does not fit the token budget of a 1:1 chat until
-/// the show-or-cancel tools are folded into the tools that make what they show.
-pub fn with_calendar(s: &Deps) -> Result<Registry, RegistryError> {
-    production(s)
-        .tool(calendar::Calendar::new(CalendarOps::from_deps(s), Feeds::from_deps(s)))
-        .build()
-}
-
-/// THE list, before it is built.
-fn production(s: &Deps) -> crate::contract::registry::RegistryBuilder {
     Registry::builder()
         .tool(weather::Weather::new(
             s.sources.weather.clone(),
@@ -66,6 +52,7 @@ fn production(s: &Deps) -> crate::contract::registry::RegistryBuilder {
             s.work_calendar.clone(),
         )))
         .tool(reminders::Reminders::new(Reminders::from_deps(s)))
+        .tool(calendar::Calendar::new(CalendarOps::from_deps(s), Feeds::from_deps(s)))
         .tool(price_alerts::set::PriceAlert::new(PriceAlertCreation::new(
             s.store.clone(),
             s.sources.quotes.clone(),
@@ -101,4 +88,5 @@ fn production(s: &Deps) -> crate::contract::registry::RegistryBuilder {
         ))
         .tool_if(s.sources.search.clone().map(web_search::WebSearch::new))
         .tool(summarize_url::SummarizeUrl::new(s.sources.fetcher.clone(), s.sandbox.clone()))
+        .build()
 }

@@ -13,22 +13,37 @@ use serde_json::{Value, json};
 
 use crate::common::harness::{DAD, FAMILY, Harness, MOM, in_dm, in_group, postback_data};
 
-/// The production tools with the family calendar, which is not in the list yet (its tokens;
-/// `hearth::tools::with_calendar`).
-pub(crate) fn with_calendar(
-    deps: &hearth::features::deps::Deps,
-) -> hearth::contract::registry::Registry {
-    hearth::tools::with_calendar(deps).expect("the tools")
-}
-
 pub(crate) async fn start() -> Harness {
     let public = |c: &mut hearth::platform::config::Config| {
         c.server.public_url = Some("https://hearth.example".into());
     };
-    let h = Harness::start_with(public, Some(with_calendar)).await;
-    h.line.set_profile(MOM, "媽媽");
-    h.line.set_profile(DAD, "爸爸");
+    let h = Harness::start_with(public, None).await;
+    for (member, name) in [(MOM, "媽媽"), (DAD, "爸爸")] {
+        h.line.set_profile(member, name);
+        h.app.quota.note_friend(member, true).await;
+    }
     h
+}
+
+/// The path on hearth of the feed link `source`'s member asks for in the group: sent to their
+/// 1:1 chat, never posted in the group.
+pub(crate) async fn feed_path(h: &Harness, source: Value) -> String {
+    let member = source["userId"].as_str().expect("a member").to_string();
+    let asked = h
+        .call_tool(source, "小幫手 把行事曆加到我的手機", "calendar", json!({"action": "phone"}))
+        .await;
+    assert_eq!(asked["link"], "sent_privately", "{asked}");
+    let group = h.line.replies().last().expect("the group's answer").body.to_string();
+    assert!(!group.contains("/calendar/"), "no link in the group: {group}");
+    let pushed = h.line.pushes().last().expect("the private message").clone();
+    assert_eq!(pushed.body["to"], member.as_str());
+    let text = pushed.body["messages"][0]["text"].as_str().expect("text").to_string();
+    assert!(text.contains("webcal://hearth.example/calendar/"), "{text}");
+    let https = text
+        .split_whitespace()
+        .find(|w| w.starts_with("https://hearth.example/calendar/"))
+        .expect("the https link");
+    https.trim_start_matches("https://hearth.example").to_string()
 }
 
 /// 媽媽 says `words` in the family group; the model calls `calendar` with `args`; its result.
@@ -187,17 +202,8 @@ async fn a_members_phone_reads_the_feed_with_the_days_the_agenda_gives_lunar_and
         "a Saturday"
     );
 
-    let phone = calendar(&h, "把行事曆加到我的手機", json!({"action": "phone"})).await;
-    let https = phone["link"]["https"].as_str().expect("link");
-    assert!(
-        phone["link"]["webcal"]
-            .as_str()
-            .expect("webcal")
-            .starts_with("webcal://hearth.example/calendar/")
-    );
-    let again = calendar(&h, "再給我一次連結", json!({"action": "phone"})).await;
-    assert_eq!(again["link"]["https"], https, "asking again gives the same link");
-    let path = https.strip_prefix("https://hearth.example").expect("on hearth");
+    let path = feed_path(&h, in_group(FAMILY, MOM)).await;
+    assert_eq!(feed_path(&h, in_group(FAMILY, MOM)).await, path, "asking again: the same link");
 
     let response = crate::common::get(format!("{}{path}", h.url)).await.expect("feed");
     assert_eq!(response.status(), 200);
@@ -230,18 +236,14 @@ async fn a_members_phone_reads_the_feed_with_the_days_the_agenda_gives_lunar_and
 async fn a_feed_is_its_members_alone_and_ends_when_they_leave_the_group() {
     let h = start().await;
     calendar(&h, "聖誕晚會", add("學校聖誕晚會", "2026-12-24T18:00", None)).await;
-    let phone = calendar(&h, "把行事曆加到我的手機", json!({"action": "phone"})).await;
-    let https = phone["link"]["https"].as_str().expect("link");
-    let path = https.strip_prefix("https://hearth.example").expect("on hearth").to_string();
+    let path = feed_path(&h, in_group(FAMILY, MOM)).await;
     assert_eq!(status(&h, &path).await, 200);
     let forged = format!("/calendar/{}.ics", "0".repeat(64));
     assert_eq!(status(&h, &forged).await, 401, "a token nobody was given opens nothing");
     assert_eq!(status(&h, "/calendar/short.ics").await, 401);
 
     // 爸爸's own link is his, not 媽媽's.
-    let phone = json!({"action": "phone"});
-    let dads = h.call_tool(in_group(FAMILY, DAD), "小幫手 我也要加到手機", "calendar", phone).await;
-    assert_ne!(dads["link"]["https"], https);
+    assert_ne!(feed_path(&h, in_group(FAMILY, DAD)).await, path);
 
     let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
     left["left"] = json!({"members": [{"type": "user", "userId": MOM}]});
@@ -254,32 +256,38 @@ async fn a_feed_is_its_members_alone_and_ends_when_they_leave_the_group() {
     let in_her_own_chat = h
         .call_tool(in_dm(MOM), "小幫手 行程", "calendar", agenda("2026-12-01", "2026-12-31"))
         .await;
-    assert!(
-        lines(&in_her_own_chat).is_empty(),
-        "her own chat's calendar is another: {in_her_own_chat}"
+    assert_eq!(
+        in_her_own_chat["error"]["kind"], "invalid_arguments",
+        "the family calendar is the group's: {in_her_own_chat}"
     );
 }
 
 #[tokio::test]
 async fn signing_out_of_the_page_ends_the_members_feed_and_a_new_link_works() {
     let h = start().await;
-    let party = add("學校聖誕晚會", "2026-12-24T18:00", None);
-    h.call_tool(in_dm(MOM), "小幫手 聖誕晚會", "calendar", party).await;
-    let phone = json!({"action": "phone"});
-    let first = h.call_tool(in_dm(MOM), "小幫手 加到手機", "calendar", phone.clone()).await;
-    let path = |link: &Value| {
-        let https = link["link"]["https"].as_str().expect("link");
-        https.strip_prefix("https://hearth.example").expect("on hearth").to_string()
-    };
-    assert_eq!(status(&h, &path(&first)).await, 200);
+    calendar(&h, "聖誕晚會", add("學校聖誕晚會", "2026-12-24T18:00", None)).await;
+    let first = feed_path(&h, in_group(FAMILY, MOM)).await;
+    assert_eq!(status(&h, &first).await, 200);
 
-    let _page = crate::family_page::signed_in(&h, in_dm(MOM)).await;
+    let _page = crate::family_page::signed_in(&h, in_group(FAMILY, MOM)).await;
     let answer = h.line.replies().last().expect("the 🏠 answer").body.clone();
     let sign_out = postback_data(&answer, "end_page_sessions").expect("the sign-out button");
-    h.send(vec![h.postback(in_dm(MOM), &sign_out)]).await;
-    assert_eq!(status(&h, &path(&first)).await, 401, "登出網頁 ends the feed too");
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &sign_out)]).await;
+    assert_eq!(status(&h, &first).await, 401, "登出網頁 ends the feed too");
 
-    let second = h.call_tool(in_dm(MOM), "小幫手 再加一次", "calendar", phone).await;
-    assert_ne!(second["link"]["https"], first["link"]["https"], "a new link");
-    assert_eq!(status(&h, &path(&second)).await, 200);
+    let second = feed_path(&h, in_group(FAMILY, MOM)).await;
+    assert_ne!(second, first, "a new link");
+    assert_eq!(status(&h, &second).await, 200);
+}
+
+#[tokio::test]
+async fn the_link_is_not_sent_to_someone_who_has_not_added_hearth_and_never_posted_in_the_group() {
+    let h = start().await;
+    h.app.quota.note_friend(DAD, false).await;
+    let asked = h
+        .call_tool(in_group(FAMILY, DAD), "小幫手 加到手機", "calendar", json!({"action": "phone"}))
+        .await;
+    assert_eq!(asked["link"], "add_friend_first", "{asked}");
+    assert!(h.line.pushes().is_empty(), "nothing pushed");
+    assert!(!asked.to_string().contains("/calendar/"), "no link to post: {asked}");
 }

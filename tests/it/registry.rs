@@ -78,8 +78,10 @@ async fn production_tools_have_the_seed_wire_names() {
             "official_alerts",
             "web_search",
             "summarize_url",
-            // Those with group-only arguments last: a 1:1 chat and a group share the rest.
+            // Those with group-only arguments, and a group's own tools, last: a 1:1 chat and a
+            // group share the rest.
             "reminder",
+            "calendar",
             "price_alert",
             "care",
         ]
@@ -106,6 +108,7 @@ async fn state_changing_and_untrusted_tools_are_flagged_in_the_registry() {
             "quiet_hours",
             "official_alerts",
             "reminder",
+            "calendar",
             "price_alert",
             "care",
         ]

@@ -92,7 +92,7 @@ pub struct ToolTraits {
 /// Collects tools; [`RegistryBuilder::build`] checks them.
 #[derive(Default)]
 pub struct RegistryBuilder {
-    entries: Vec<(ToolDefinition, ToolTraits, Box<dyn ErasedTool>)>,
+    entries: Vec<(ToolDefinition, ToolTraits, Box<dyn ErasedTool>, bool)>,
 }
 
 impl RegistryBuilder {
@@ -109,7 +109,7 @@ impl RegistryBuilder {
             untrusted_output: T::UNTRUSTED_OUTPUT,
             always_confirm: false,
         };
-        self.entries.push((definition, traits, Box::new(tool)));
+        self.entries.push((definition, traits, Box::new(tool), T::IN_ONE_TO_ONE));
         self
     }
 
@@ -127,7 +127,7 @@ impl RegistryBuilder {
         let mut definitions: [Vec<ToolDefinition>; 2] = Default::default();
         let mut tools = Vec::new();
         let mut traits = Vec::new();
-        for (index, (def, t, tool)) in self.entries.into_iter().enumerate() {
+        for (index, (def, t, tool, in_one_to_one)) in self.entries.into_iter().enumerate() {
             let Cow::Borrowed(name) = def.name else {
                 unreachable!("typed tools have static names")
             };
@@ -138,6 +138,9 @@ impl RegistryBuilder {
                 return Err(RegistryError::Duplicate(name));
             }
             for audience in Audience::ALL {
+                if audience == Audience::OneToOne && !in_one_to_one {
+                    continue;
+                }
                 let shaped = ToolDefinition {
                     parameters: for_audience(&def.parameters, audience),
                     ..def.clone()
@@ -163,15 +166,18 @@ impl RegistryBuilder {
 }
 
 /// Puts the tools whose definition is the same in a 1:1 chat and in a group first in both lists
-/// (in the list's order), then the others: the two requests then share the longest prefix a
-/// provider's prompt cache can reuse.
+/// (in the list's order), then the others (a group's own tools among them): the two requests
+/// then share the longest prefix a provider's prompt cache can reuse.
 fn shared_first(definitions: &mut [Vec<ToolDefinition>; 2]) {
     let [one, group] = definitions;
-    let same: Vec<bool> =
-        one.iter().zip(group.iter()).map(|(a, b)| a.parameters == b.parameters).collect();
-    for list in [one, group] {
+    let shared = |d: &ToolDefinition, others: &[ToolDefinition]| {
+        others.iter().any(|o| o.name == d.name && o.parameters == d.parameters)
+    };
+    let one_same: Vec<bool> = one.iter().map(|d| shared(d, group)).collect();
+    let group_same: Vec<bool> = group.iter().map(|d| shared(d, one)).collect();
+    for (list, same) in [(one, one_same), (group, group_same)] {
         let mut tagged: Vec<(bool, ToolDefinition)> =
-            same.iter().copied().zip(std::mem::take(list)).collect();
+            same.into_iter().zip(std::mem::take(list)).collect();
         // A stable sort: each half keeps the list's order.
         tagged.sort_by_key(|(same, _)| !same);
         list.extend(tagged.into_iter().map(|(_, d)| d));

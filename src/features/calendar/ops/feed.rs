@@ -3,7 +3,9 @@
 //! the member and a random salt kept with the feed, so asking again gives the same link, a feed
 //! made again after it ended gives another, and the store keeps only the token's SHA-256. A feed is the member's own: the server asks the door
 //! ([`crate::door`]) at every read whether they are still in the chat, and 登出網頁, leaving or
-//! forgetting the chat ends it.
+//! forgetting the chat ends it. A link asked for in a group is never posted there: it is sent
+//! to the member's 1:1 chat with hearth, as the family page's link is
+//! ([`crate::features::family_page::link_route`]).
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -12,7 +14,11 @@ use crate::contract::{ToolCtx, ToolError};
 use crate::features::calendar::{Event, ics};
 use crate::features::deps::Deps;
 use crate::features::family_page::token_hash;
+use crate::line::message::Message;
 use crate::line::postback::PostbackKey;
+use crate::platform::i18n::Lang;
+use crate::push::delivery::Pusher;
+use crate::push::quota::QuotaTracker;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{Store, StoreError};
 
@@ -28,6 +34,22 @@ pub struct Feeds {
     key: PostbackKey,
     public_url: Option<String>,
     work_calendar: WorkCalendar,
+    pusher: Pusher,
+    quota: QuotaTracker,
+}
+
+/// Where the asker's link went.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Given {
+    /// Here: a 1:1 chat is the asker's own.
+    Here(FeedLink),
+    /// Sent to the asker's 1:1 chat with hearth (asked in a group); not to be posted here.
+    SentPrivately,
+    /// Not sent: the asker has not added hearth as a friend, so nothing can reach them alone.
+    AddFriendFirst,
+    /// Not sent: their 1:1 chat is off, the month's messages are spent, or LINE failed.
+    NotSent,
 }
 
 /// The link a member subscribes their phone to.
@@ -56,6 +78,8 @@ impl Feeds {
             key: deps.feed_key.clone(),
             public_url: deps.public_url.clone(),
             work_calendar: deps.work_calendar.clone(),
+            pusher: deps.pusher.clone(),
+            quota: deps.quota.clone(),
         }
     }
 
@@ -65,7 +89,7 @@ impl Feeds {
     }
 
     /// The link of `ctx`'s member's feed of their chat, made now if they had none.
-    pub async fn link(&self, ctx: &ToolCtx) -> Result<FeedLink, ToolError> {
+    async fn link(&self, ctx: &ToolCtx) -> Result<FeedLink, ToolError> {
         let Some(base) = self.public_url.as_deref() else {
             return Err(ToolError::InvalidArgs(
                 "this hearth has no public address (HEARTH_PUBLIC_URL), so phones cannot reach its calendar".into(),
@@ -92,6 +116,38 @@ impl Feeds {
         let https = format!("{}{PATH_PREFIX}{token}.ics", base.trim_end_matches('/'));
         let webcal = format!("webcal://{}", https.trim_start_matches("https://"));
         Ok(FeedLink { webcal, https })
+    }
+
+    /// The asker's link, given where only they see it: here in a 1:1 chat, else pushed to their
+    /// 1:1 chat with hearth.
+    pub async fn give(&self, ctx: &ToolCtx) -> Result<Given, ToolError> {
+        let link = self.link(ctx).await?;
+        if !ctx.conversation.is_multi_person() {
+            return Ok(Given::Here(link));
+        }
+        let user = ctx.user_id.clone().unwrap_or_default();
+        if !self.quota.is_friend(&user).await {
+            return Ok(Given::AddFriendFirst);
+        }
+        let text = match ctx.lang {
+            Lang::ZhTw => format!(
+                "📅 把家庭行事曆加到你的手機：\n\niPhone、大多數的行事曆 App：點這裡\n{}\n\nGoogle 日曆（其他日曆 →「透過網址新增」）：\n{}\n\n這個連結只給你，請不要轉傳。在群組按「登出網頁」會停用它。",
+                link.webcal, link.https
+            ),
+            Lang::En => format!(
+                "📅 Put the family calendar on your phone:\n\niPhone and most calendar apps: tap\n{}\n\nGoogle Calendar (Other calendars → From URL):\n{}\n\nThis link is yours alone: do not forward it. 「Sign out of the page」 in the group turns it off.",
+                link.webcal, link.https
+            ),
+        };
+        let message = [Message::text(text)];
+        let chat = &ctx.conversation.id;
+        match self.pusher.push_now(chat, &user, &message, uuid::Uuid::new_v4()).await {
+            Ok(()) => Ok(Given::SentPrivately),
+            Err(e) => {
+                tracing::info!(error = %e, "the calendar's link was not sent privately");
+                Ok(Given::NotSent)
+            }
+        }
     }
 
     /// The chat and member of the feed `token` names, if it is one.
