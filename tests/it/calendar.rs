@@ -291,3 +291,26 @@ async fn the_link_is_not_sent_to_someone_who_has_not_added_hearth_and_never_post
     assert!(h.line.pushes().is_empty(), "nothing pushed");
     assert!(!asked.to_string().contains("/calendar/"), "no link to post: {asked}");
 }
+
+#[tokio::test]
+async fn the_groups_morning_digest_lists_the_days_events_and_only_those() {
+    let h = start().await;
+    let digest = json!({"time": "07:00", "place": "台北", "only_when_something": true});
+    h.call_tool(in_group(FAMILY, MOM), "小幫手 每天七點摘要，有事才通知", "digest", digest).await;
+    let mut party = add("阿公生日聚餐", "2026-12-02T12:00", Some("2026-12-02T14:00"));
+    party["place"] = json!("欣葉");
+    calendar(&h, "後天中午阿公生日聚餐", party).await;
+    calendar(&h, "週三到週五去墾丁", add("墾丁", "2026-12-02", Some("2026-12-04"))).await;
+    h.line.clear();
+
+    h.clock.set("2026-11-30T23:00:00Z".parse().expect("1 December, 07:00 in Taipei"));
+    let quiet = h.app.loops.digests.tick().await.expect("tick");
+    assert_eq!((quiet.sent, quiet.skipped), (0, 1), "1 December holds nothing");
+
+    h.clock.set("2026-12-01T23:00:00Z".parse().expect("2 December, 07:00 in Taipei"));
+    assert_eq!(h.app.loops.digests.tick().await.expect("tick").sent, 1);
+    let card = h.line.accepted_pushes().last().expect("the digest").body.to_string();
+    assert!(card.contains("📅 行程"), "{card}");
+    assert!(card.contains("12:00 阿公生日聚餐 @ 欣葉"), "{card}");
+    assert!(card.contains("全天 墾丁"), "{card}");
+}

@@ -58,6 +58,8 @@ pub struct DigestContent {
     pub reminders: Vec<TodayReminder>,
     /// Birthday reminders of today (lunar ones included).
     pub birthdays: Vec<String>,
+    /// The family calendar's events of the day, in order: 「12:00 阿公生日聚餐 @ 欣葉」, 「全天 墾丁」.
+    pub events: Vec<String>,
     /// Open items over all the chat's lists, and how many lists hold them.
     pub open_items: (i64, usize),
     /// Watched prices that moved at least [`MOVED_PCT`].
@@ -77,10 +79,11 @@ pub struct DigestContent {
 
 impl DigestContent {
     /// True when the day holds anything beyond the weather and the date: a reminder, a birthday,
-    /// open list items, a moved price, a festival or a holiday or make-up workday.
+    /// an event, open list items, a moved price, a festival or a holiday or make-up workday.
     pub fn has_something(&self) -> bool {
         !self.reminders.is_empty()
             || !self.birthdays.is_empty()
+            || !self.events.is_empty()
             || self.open_items.0 > 0
             || !self.moved.is_empty()
             || self.festival.is_some()
@@ -170,6 +173,7 @@ mod tests {
             weather_missing: None,
             reminders: vec![],
             birthdays: vec![],
+            events: vec![],
             open_items: (0, 0),
             moved: vec![],
             lunar: LunarDate::of(date(2026, 12, 1)),
@@ -207,6 +211,9 @@ mod tests {
         assert!(d.has_something());
         let mut d = quiet_day();
         d.official.push("🏫 臺北市 停止上班、停止上課".into());
+        assert!(d.has_something());
+        let mut d = quiet_day();
+        d.events.push("12:00 阿公生日聚餐 @ 欣葉".into());
         assert!(d.has_something());
     }
 }

@@ -101,6 +101,7 @@ pub fn card(c: &DigestContent) -> Card {
     }
     let birthdays = c.birthdays.iter().map(|b| format!("🎂 {b}")).collect();
     card.rows.extend(capped_rows(lang.pick("生日", "Birthdays"), birthdays, lang));
+    card.rows.extend(capped_rows(lang.pick("📅 行程", "📅 Events"), c.events.clone(), lang));
     let reminders = c.reminders.iter().map(|r| format!("{} {}", r.at, r.text)).collect();
     card.rows.extend(capped_rows(lang.pick("⏰ 提醒", "⏰ Reminders"), reminders, lang));
     if c.open_items.0 > 0 {
@@ -178,6 +179,7 @@ mod tests {
                 })
                 .collect(),
             birthdays: vec!["阿嬤生日".into()],
+            events: vec!["12:00 阿公生日聚餐 @ 欣葉".into()],
             open_items: (3, 2),
             moved: vec![MovedQuote {
                 name: "台積電 2330".into(), price: 1085.0, change_pct: -2.3
@@ -231,6 +233,7 @@ mod tests {
         let mut d = day(Lang::ZhTw);
         d.reminders.clear();
         d.birthdays.clear();
+        d.events.clear();
         d.open_items = (0, 0);
         d.moved.clear();
         d.festival = None;

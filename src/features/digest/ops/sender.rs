@@ -309,6 +309,7 @@ impl DigestSender {
                     .push(TodayReminder { at: local.strftime("%H:%M").to_string(), text: r.text });
             }
         }
+        let events = self.events(&row.conversation_id, date, lang).await?;
         let lists = store.lists().of_chat(&row.conversation_id).await?;
         let open_items = (
             lists.iter().map(|l| l.open).sum::<i64>(),
@@ -327,6 +328,7 @@ impl DigestSender {
             weather_missing,
             reminders,
             birthdays,
+            events,
             open_items,
             moved,
             festival: lunar.as_ref().and_then(|l| content::festival(l, lang)),
@@ -335,6 +337,32 @@ impl DigestSender {
             make_up_workday: weekend && calendar.is_workday(date),
             official,
         })
+    }
+
+    /// The family calendar's events of `date` in `chat`, in order, one line each.
+    async fn events(&self, chat: &str, date: Date, lang: Lang) -> Result<Vec<String>, StoreError> {
+        use crate::features::calendar::{Event, Moment};
+        let calendar = &self.sources.work_calendar;
+        let mut found: Vec<(Moment, String)> = Vec::new();
+        for row in self.store.calendar().live(chat).await? {
+            let Some(event) = Event::of(&row) else { continue };
+            for at in event.occurrences(date, date, calendar, 4) {
+                let when = match at.start {
+                    Moment::At(local) if local.date() == date => {
+                        local.strftime("%H:%M").to_string()
+                    }
+                    _ => lang.pick("全天", "All day").to_string(),
+                };
+                let place = if event.place.is_empty() {
+                    String::new()
+                } else {
+                    format!(" @ {}", event.place)
+                };
+                found.push((at.start, format!("{when} {}{place}", event.title)));
+            }
+        }
+        found.sort();
+        Ok(found.into_iter().map(|(_, line)| line).collect())
     }
 
     /// The official alerts standing for `place` (the digest's, else home) today.
