@@ -8,11 +8,12 @@ use jiff::civil::Date;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::contract::{Card, CardRow, Tool, ToolCtx, ToolError};
+use crate::contract::{Card, CardButton, CardRow, Tone, Tool, ToolCtx, ToolError};
 use crate::features::calendar::ops::feed::{Feeds, Given};
 use crate::features::calendar::ops::{Agenda, CalendarOps, EventRequest, EventView, Saved};
 use crate::features::reminders::recurrence::Freq;
 use crate::features::reminders::request::{LunarRequest, RepetitionRequest};
+use crate::platform::i18n::Lang;
 
 /// What to do.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -229,28 +230,81 @@ impl Tool for Calendar {
 
     fn card(&self, ctx: &ToolCtx, out: &Output) -> Option<Card> {
         let lang = ctx.lang;
-        let (title, events): (&str, Vec<&EventView>) = match out {
-            Output::Saved(saved) => {
-                (lang.pick("📅 已排進行事曆", "📅 On the calendar"), vec![&saved.event])
-            }
+        match out {
+            Output::Saved(saved) => Some(saved_card(saved, lang)),
             Output::Agenda(agenda) if !agenda.events.is_empty() => {
-                (lang.pick("📅 行程", "📅 Agenda"), agenda.events.iter().collect())
+                let mut card = Card::new(lang.pick("📅 行程", "📅 Agenda"));
+                card.subtitle = Some(format!("{} – {}", agenda.from, agenda.to));
+                card.rows = agenda.events.iter().take(12).map(agenda_row).collect();
+                if agenda.events.len() > 12 {
+                    card.footnote = Some(match lang {
+                        Lang::ZhTw => format!("還有 {} 項", agenda.events.len() - 12),
+                        Lang::En => format!("and {} more", agenda.events.len() - 12),
+                    });
+                }
+                Some(crate::features::family_page::with_open_button(card, lang))
             }
-            _ => return None,
-        };
-        let mut card = Card::new(title);
-        card.rows.reserve(events.len());
-        for event in events.iter().take(12) {
-            let when = event.start.replace('T', " ");
-            let mut line = event.title.clone();
-            if !event.place.is_empty() {
-                line.push_str(&format!(" @ {}", event.place));
-            }
-            if !event.people.is_empty() {
-                line.push_str(&format!(" · {}", event.people));
-            }
-            card.rows.push(CardRow::new(when, line));
+            _ => None,
         }
-        Some(card)
     }
+}
+
+/// When an event happens, as a row's label: 「12/19 12:00」, a day alone 「12/24」.
+fn when(event: &EventView) -> String {
+    let day = event.start.get(5..10).unwrap_or(&event.start).replace('-', "/");
+    match event.start.get(11..16) {
+        Some(time) => format!("{day} {time}"),
+        None => day,
+    }
+}
+
+/// One event of an agenda: when, what, where and who.
+fn agenda_row(event: &EventView) -> CardRow {
+    let mut line = event.title.clone();
+    if !event.place.is_empty() {
+        line.push_str(&format!(" @ {}", event.place));
+    }
+    if !event.people.is_empty() {
+        line.push_str(&format!(" · {}", event.people));
+    }
+    CardRow::new(when(event), line)
+}
+
+/// The card of an event added or moved: when, where, who, what it meets; the place on a map
+/// and the family page.
+fn saved_card(saved: &Saved, lang: Lang) -> Card {
+    let event = &saved.event;
+    let mut card = Card::new(format!("📅 {}", event.title));
+    let mut at = when(event);
+    if let Some(end) = event.end.as_deref() {
+        let same_day = end.get(..10) == event.start.get(..10);
+        let shown = if same_day {
+            end.get(11..16).unwrap_or(end).to_string()
+        } else {
+            end.get(5..).unwrap_or(end).replace('-', "/").replace('T', " ")
+        };
+        at.push_str(&format!(" – {shown}"));
+    }
+    card.rows.push(CardRow::new(lang.pick("時間", "When"), at));
+    if !event.place.is_empty() {
+        card.rows.push(CardRow::new(lang.pick("地點", "Where"), event.place.clone()));
+    }
+    if !event.people.is_empty() {
+        card.rows.push(CardRow::new(lang.pick("誰", "Who"), event.people.clone()));
+    }
+    for other in &saved.clashes_with {
+        let row = CardRow::new(
+            lang.pick("⚠️ 同時有", "⚠️ Also then"),
+            format!("{} {}", when(other), other.title),
+        );
+        card.rows.push(row.toned(Some(Tone::Warning)));
+    }
+    if !event.place.is_empty() {
+        let query: String = url::form_urlencoded::byte_serialize(event.place.as_bytes()).collect();
+        card.buttons.push(CardButton::Link {
+            label: lang.pick("🗺️ 地圖", "🗺️ Map").into(),
+            uri: format!("https://www.google.com/maps/search/?api=1&query={query}"),
+        });
+    }
+    crate::features::family_page::with_open_button(card, lang)
 }

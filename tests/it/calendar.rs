@@ -92,8 +92,16 @@ async fn an_event_told_in_words_is_on_the_agenda_a_clash_is_said_and_a_cancel_ta
     assert!(saved.get("clashes_with").is_none(), "nothing else that day: {saved}");
     let party_id = saved["event"]["id"].as_i64().expect("id");
 
+    let card = h.line.replies().last().expect("the answer").body.to_string();
+    assert!(card.contains("📅 阿公生日聚餐") && card.contains("12/05 12:00 – 14:00"), "{card}");
+    let map = "https://www.google.com/maps/search/?api=1&query=%E6%AC%A3%E8%91%89";
+    assert!(card.contains(map), "the place on a map: {card}");
+    assert!(card.contains("open_page"), "and on the family page: {card}");
+
     let dentist = calendar(&h, "週六一點看牙醫", add("看牙醫", "2026-12-05T13:00", None)).await;
     assert_eq!(dentist["clashes_with"][0]["title"], "阿公生日聚餐", "{dentist}");
+    let card = h.line.replies().last().expect("the answer").body.to_string();
+    assert!(card.contains("⚠️ 同時有") && card.contains("12/05 12:00 阿公生日聚餐"), "{card}");
     let dinner = calendar(&h, "週六晚上七點聚餐", add("聚餐", "2026-12-05T19:00", None)).await;
     assert!(dinner.get("clashes_with").is_none(), "the evening is free: {dinner}");
 
