@@ -28,6 +28,9 @@ pub const PAST_DAYS: i64 = 31;
 pub const AHEAD_DAYS: i64 = 400;
 /// The most dates one repeating event lists.
 pub const MAX_DATES: usize = 400;
+/// The most dates the whole feed lists (a chat's 500 events each on every workday would be
+/// 200,000 lines): past it, a repeating event lists its first date alone.
+pub const MAX_FEED_DATES: usize = 8_000;
 /// How often a phone is asked to read the feed again.
 pub const REFRESH: &str = "PT1H";
 /// Its media type.
@@ -57,8 +60,9 @@ pub fn feed(name: &str, events: &[Event], now: Timestamp, work_calendar: &WorkCa
     for zone in zones {
         vtimezone(&mut out, zone, now);
     }
+    let mut left = MAX_FEED_DATES;
     for event in events {
-        vevent(&mut out, event, now, work_calendar);
+        left -= vevent(&mut out, event, now, work_calendar, left);
     }
     out.line("END:VCALENDAR");
     out.text
@@ -72,15 +76,22 @@ fn window(tz: &TimeZone, now: Timestamp) -> (Date, Date) {
     (from, to)
 }
 
-fn vevent(out: &mut Lines, event: &Event, now: Timestamp, work_calendar: &WorkCalendar) {
+/// Writes `event` with at most `left` dates; how many it wrote.
+fn vevent(
+    out: &mut Lines,
+    event: &Event,
+    now: Timestamp,
+    work_calendar: &WorkCalendar,
+    left: usize,
+) -> usize {
     let (from, to) = window(&event.tz, now);
     let repeats = event.rule.freq != Freq::Once;
     let occurrences: Vec<Occurrence> = if repeats {
-        event.occurrences(from, to, work_calendar, MAX_DATES)
+        event.occurrences(from, to, work_calendar, MAX_DATES.min(left).max(1))
     } else {
         vec![Occurrence { start: event.start, end: event.end, id: event.id }]
     };
-    let Some(first) = occurrences.first() else { return };
+    let Some(first) = occurrences.first() else { return 0 };
     out.line("BEGIN:VEVENT");
     out.property("UID", &text(&event.uid));
     out.line(&format!("DTSTAMP:{}", utc(event.updated)));
@@ -113,6 +124,7 @@ fn vevent(out: &mut Lines, event: &Event, now: Timestamp, work_calendar: &WorkCa
     let status = if event.cancelled.is_some() { "CANCELLED" } else { "CONFIRMED" };
     out.line(&format!("STATUS:{status}"));
     out.line("END:VEVENT");
+    occurrences.len().min(left)
 }
 
 /// `name` of a moment: `;VALUE=DATE:YYYYMMDD` for a day, `;TZID=zone:YYYYMMDDTHHMMSS` for a
@@ -298,6 +310,17 @@ mod tests {
         assert!(ics.contains("DTSTART;VALUE=DATE:20261224\r\n"), "{ics}");
         assert!(ics.contains("DTEND;VALUE=DATE:20261227\r\n"), "{ics}");
         assert!(ics.contains("STATUS:CANCELLED\r\n"));
+    }
+
+    #[test]
+    fn a_feed_of_many_repeating_events_stays_within_its_dates() {
+        let mut daily = party();
+        daily.rule = Recurrence { freq: Freq::Daily, ..Recurrence::once() };
+        let many: Vec<Event> = (0..60).map(|i| Event { id: i, ..daily.clone() }).collect();
+        let ics = feed("x", &many, now(), &WorkCalendar::weekdays_only());
+        let dates = ics.matches("\r\nRDATE;").count() + ics.matches("\r\nDTSTART;").count();
+        assert!(dates <= MAX_FEED_DATES + many.len(), "{dates} dates");
+        assert_eq!(ics.matches("BEGIN:VEVENT").count(), 60, "every event is still there");
     }
 
     #[test]
