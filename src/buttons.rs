@@ -5,6 +5,7 @@
 //! action acts on that conversation only.
 
 use crate::features::button::{ActionRegistry, ActionRegistryError};
+use crate::features::calendar::actions::RemindBeforeEvent;
 use crate::features::care::actions::{CareLater, CareOnIt, CareStart, CareStop, CareTaken};
 use crate::features::care::menu::{CareMenuCall, CareMenuReading, CareMenuTaken};
 use crate::features::family_page::{EndPageSessions, OpenPage};
@@ -44,6 +45,7 @@ pub fn registry() -> Result<ActionRegistry, ActionRegistryError> {
         .action::<CareMenuTaken>()
         .action::<CareMenuCall>()
         .action::<CareMenuReading>()
+        .action::<RemindBeforeEvent>()
         .build()
 }
 
@@ -81,6 +83,7 @@ mod tests {
                 "discard_call",
                 "discard_calls",
                 "end_page_sessions",
+                "event_remind",
                 "forget_all_memories",
                 "forget_memory",
                 "mute_price_alert",

@@ -47,3 +47,13 @@ CREATE TABLE calendar_feeds (
     created_at      BIGINT  NOT NULL,
     UNIQUE (conversation_id, user_id)
 );
+
+-- The reminders an event's ⏰ buttons set (the day before, two hours before): they follow the
+-- event when it moves and go when it is cancelled.
+CREATE TABLE event_reminders (
+    event_id        BIGINT NOT NULL,
+    reminder_id     BIGINT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    minutes_before  BIGINT NOT NULL,
+    PRIMARY KEY (event_id, minutes_before)
+);

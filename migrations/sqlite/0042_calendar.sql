@@ -47,3 +47,13 @@ CREATE TABLE calendar_feeds (
     created_at      INTEGER NOT NULL,
     UNIQUE (conversation_id, user_id)
 );
+
+-- The reminders an event's ⏰ buttons set (the day before, two hours before): they follow the
+-- event when it moves and go when it is cancelled.
+CREATE TABLE event_reminders (
+    event_id        INTEGER NOT NULL,
+    reminder_id     INTEGER NOT NULL,
+    conversation_id TEXT NOT NULL,
+    minutes_before  INTEGER NOT NULL,
+    PRIMARY KEY (event_id, minutes_before)
+);

@@ -168,6 +168,9 @@ const FEED_OF_MEMBER: &str =
     "SELECT salt FROM calendar_feeds WHERE conversation_id = $1 AND user_id = $2";
 const FEED: &str = "SELECT conversation_id, user_id FROM calendar_feeds WHERE token_hash = $1";
 const END_FEED: &str = "DELETE FROM calendar_feeds WHERE conversation_id = $1 AND user_id = $2";
+const LINK_REMINDER: &str = "INSERT INTO event_reminders (event_id, reminder_id, conversation_id, minutes_before) VALUES ($1, $2, $3, $4) ON CONFLICT (event_id, minutes_before) DO UPDATE SET reminder_id = excluded.reminder_id";
+const LINKED: &str = "SELECT reminder_id, minutes_before FROM event_reminders WHERE event_id = $1 AND conversation_id = $2 ORDER BY minutes_before";
+const UNLINK: &str = "DELETE FROM event_reminders WHERE event_id = $1 AND conversation_id = $2";
 
 impl CalendarStore<'_> {
     /// Keeps a new event; `None` when the chat already keeps [`MAX_EVENTS`].
@@ -294,5 +297,53 @@ impl CalendarStore<'_> {
             .await
             .map(|r| r.rows_affected()))?;
         Ok(ended > 0)
+    }
+
+    /// Notes that reminder `reminder_id` of `conversation_id` comes `minutes_before` event
+    /// `event_id` (replacing one set for the same time before it).
+    pub async fn link_reminder(
+        self,
+        conversation_id: &str,
+        event_id: i64,
+        reminder_id: i64,
+        minutes_before: i64,
+    ) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(LINK_REMINDER)
+            .bind(event_id)
+            .bind(reminder_id)
+            .bind(conversation_id)
+            .bind(minutes_before)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+
+    /// The reminders set before event `event_id` of `conversation_id`: `(reminder, minutes)`.
+    pub async fn linked_reminders(
+        self,
+        conversation_id: &str,
+        event_id: i64,
+    ) -> Result<Vec<(i64, i64)>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(LINKED)
+            .bind(event_id)
+            .bind(conversation_id)
+            .fetch_all(db)
+            .await)?)
+    }
+
+    /// Forgets the reminders set before event `event_id` of `conversation_id`.
+    pub async fn unlink_reminders(
+        self,
+        conversation_id: &str,
+        event_id: i64,
+    ) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(UNLINK)
+            .bind(event_id)
+            .bind(conversation_id)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
     }
 }

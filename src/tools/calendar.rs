@@ -299,6 +299,10 @@ fn saved_card(saved: &Saved, lang: Lang) -> Card {
         );
         card.rows.push(row.toned(Some(Tone::Warning)));
     }
+    if event.repeats.is_none() {
+        let timed = event.start.len() > 10;
+        card.buttons.extend(crate::features::calendar::actions::buttons(event.id, timed, lang));
+    }
     if !event.place.is_empty() {
         let query: String = url::form_urlencoded::byte_serialize(event.place.as_bytes()).collect();
         card.buttons.push(CardButton::Link {

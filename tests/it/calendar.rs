@@ -322,3 +322,61 @@ async fn the_groups_morning_digest_lists_the_days_events_and_only_those() {
     assert!(card.contains("12:00 阿公生日聚餐 @ 欣葉"), "{card}");
     assert!(card.contains("全天 墾丁"), "{card}");
 }
+
+/// Every postback of `action` in `body`, in order.
+fn postbacks(body: &Value, action: &str, found: &mut Vec<String>) {
+    match body {
+        Value::String(s) if s.starts_with(&format!("a={action}&")) => found.push(s.clone()),
+        Value::Object(map) => map.values().for_each(|v| postbacks(v, action, found)),
+        Value::Array(items) => items.iter().for_each(|v| postbacks(v, action, found)),
+        _ => {}
+    }
+}
+
+/// When the chat's active reminders next come, local to Taipei, with their texts.
+async fn reminders_of(h: &Harness) -> Vec<(String, String)> {
+    let tz = jiff::tz::TimeZone::get("Asia/Taipei").expect("zone");
+    let rows = h.app.store.reminders().list(FAMILY).await.expect("reminders");
+    rows.into_iter()
+        .filter_map(|r| {
+            let at = jiff::Timestamp::from_millisecond(r.next_fire_at?).ok()?;
+            Some((tz.to_datetime(at).strftime("%Y-%m-%dT%H:%M").to_string(), r.text))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_events_reminders_come_before_it_follow_it_when_it_moves_and_go_with_it() {
+    let h = start().await;
+    let mut party = add("阿公生日聚餐", "2026-12-05T12:00", None);
+    party["place"] = json!("欣葉");
+    let saved = calendar(&h, "下週六中午阿公生日聚餐", party).await;
+    let id = saved["event"]["id"].as_i64().expect("id");
+    let card = h.line.replies().last().expect("the card").body.clone();
+    let mut taps = Vec::new();
+    postbacks(&card, "event_remind", &mut taps);
+    assert_eq!(taps.len(), 2, "the day before and two hours before: {card}");
+
+    for tap in &taps {
+        h.send(vec![h.postback(in_group(FAMILY, MOM), tap)]).await;
+    }
+    let told = h.line.replies().last().expect("the answer").body.to_string();
+    assert!(told.contains("12/05 10:00 會提醒"), "{told}");
+    assert_eq!(
+        reminders_of(&h).await,
+        [
+            ("2026-12-04T20:00".to_string(), "明天：阿公生日聚餐 @ 欣葉".to_string()),
+            ("2026-12-05T10:00".to_string(), "兩小時後：阿公生日聚餐 @ 欣葉".to_string()),
+        ]
+    );
+    h.send(vec![h.postback(in_group(FAMILY, MOM), &taps[0])]).await;
+    assert_eq!(reminders_of(&h).await.len(), 2, "tapped again: still one the evening before");
+
+    let moved = json!({"action": "move", "id": id, "title": "阿公生日聚餐", "start": "2026-12-06T18:00", "place": "欣葉"});
+    calendar(&h, "改到週日晚上六點", moved).await;
+    let at: Vec<String> = reminders_of(&h).await.into_iter().map(|(at, _)| at).collect();
+    assert_eq!(at, ["2026-12-05T20:00", "2026-12-06T16:00"], "they follow the event");
+
+    calendar(&h, "取消阿公生日聚餐", json!({"action": "cancel", "id": id})).await;
+    assert!(reminders_of(&h).await.is_empty(), "they go with it");
+}

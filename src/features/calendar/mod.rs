@@ -8,6 +8,7 @@
 //! are local to the chat's zone. What happens when is a pure question of the event and a range
 //! ([`Event::occurrences`]); so is a clash ([`clashes`]).
 
+pub mod actions;
 pub mod ics;
 pub mod ops;
 

@@ -4,6 +4,7 @@
 //! `calendar` tool calls these, and whatever is done is recorded once in the feed of changes.
 
 pub mod feed;
+pub mod remind;
 
 use jiff::ToSpan;
 use jiff::civil::Date;
@@ -12,6 +13,8 @@ use serde::Serialize;
 use super::{Event, Moment, Occurrence, clashes};
 use crate::contract::{ToolCtx, ToolError};
 use crate::features::deps::Deps;
+use crate::features::reminders::ops::Reminders;
+use crate::features::reminders::ops::create::ReminderCreation;
 use crate::features::reminders::request::{RepetitionRequest, WhenRequest, schedule_of};
 use crate::features::{changes, verbs};
 use crate::sources::calendar::WorkCalendar;
@@ -26,11 +29,14 @@ pub const MAX_AGENDA_DAYS: i32 = 92;
 /// The most lines an agenda gives.
 pub const MAX_AGENDA: usize = 60;
 
-/// The calendars of every chat, over the store.
+/// The calendars of every chat, over the store; an event's ⏰ reminders are the reminders' own
+/// ([`remind`]).
 #[derive(Clone)]
 pub struct CalendarOps {
     store: Store,
     work_calendar: WorkCalendar,
+    reminders: Reminders,
+    creation: ReminderCreation,
 }
 
 /// An event as asked for: what, when (and how it repeats), where, who.
@@ -110,14 +116,19 @@ fn bounded(what: &str, text: Option<&str>) -> Result<String, ToolError> {
 }
 
 impl CalendarOps {
-    /// Over `deps`' store and working calendar.
+    /// Over `deps`' store, working calendar and reminders.
     pub fn from_deps(deps: &Deps) -> Self {
-        Self { store: deps.store.clone(), work_calendar: deps.work_calendar.clone() }
-    }
-
-    /// Over `store`, following `work_calendar`.
-    pub fn new(store: Store, work_calendar: WorkCalendar) -> Self {
-        Self { store, work_calendar }
+        Self {
+            store: deps.store.clone(),
+            work_calendar: deps.work_calendar.clone(),
+            reminders: Reminders::from_deps(deps),
+            creation: ReminderCreation::new(
+                deps.store.clone(),
+                deps.reminder_nudge.clone(),
+                deps.quota.clone(),
+                deps.work_calendar.clone(),
+            ),
+        }
     }
 
     /// The event `request` describes for `ctx`'s chat, checked: its moments and its rule.
@@ -198,6 +209,9 @@ impl CalendarOps {
             return Err(ToolError::NotFound(format!("no event {id} in this chat's calendar")));
         };
         changes::record(&self.store, ctx, &verbs::EVENT_MOVE, &row.title).await;
+        if let Some(event) = Event::of(&row) {
+            self.follow(ctx, &event).await?;
+        }
         self.saved(ctx, &row).await
     }
 
@@ -208,6 +222,7 @@ impl CalendarOps {
             return Err(ToolError::NotFound(format!("no event {id} in this chat's calendar")));
         };
         changes::record(&self.store, ctx, &verbs::EVENT_CANCEL, &row.title).await;
+        self.drop_reminders(ctx, id).await?;
         let event = Event::of(&row).ok_or_else(|| ToolError::NotFound(format!("event {id}")))?;
         Ok(view(&event, &Occurrence { start: event.start, end: event.end, id }))
     }
