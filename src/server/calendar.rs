@@ -38,7 +38,7 @@ pub async fn feed(
         }
     };
     through_the_door(&app, &chat, &member).await?;
-    let feed = feeds.read(&chat, app.clock.now()).await.map_err(|e| {
+    let feed = feeds.read(&chat, &app.tz, app.clock.now()).await.map_err(|e| {
         tracing::error!(error = %e, "calendar feed: could not read the events");
         Refusal::Unavailable
     })?;

@@ -40,6 +40,8 @@ const NOTE_LEFT: &str = "INSERT INTO member_departures (conversation_id, user_id
 const END_MEMBER_SESSIONS: &str =
     "DELETE FROM web_sessions WHERE conversation_id = $1 AND user_id = $2";
 const END_MEMBER_LINKS: &str = "DELETE FROM web_links WHERE conversation_id = $1 AND user_id = $2";
+const END_MEMBER_FEED: &str =
+    "DELETE FROM calendar_feeds WHERE conversation_id = $1 AND user_id = $2";
 const NOTE_BACK: &str = "DELETE FROM member_departures WHERE conversation_id = $1 AND user_id = $2";
 const HELD_BACK: &str = "SELECT (SELECT COUNT(*) FROM reminders WHERE conversation_id = $1 AND status = 'active') AS reminders, (SELECT COUNT(*) FROM price_alerts WHERE conversation_id = $1 AND status = 'active') AS alerts, (SELECT COUNT(*) FROM care_plans WHERE conversation_id = $1 AND status = 'active') AS care_plans, (SELECT COUNT(*) FROM digests WHERE conversation_id = $1) AS digests, (SELECT COUNT(*) FROM outbox WHERE conversation_id = $1 AND status = 'withheld') AS withheld";
 
@@ -137,7 +139,8 @@ impl AccessStore<'_> {
     }
 
     /// Notes that `user_ids` left the group `conversation_id`, in one transaction with the end
-    /// of their family-page sessions and unused links there; says how many sessions ended.
+    /// of their family-page sessions, unused links and calendar feed there; says how many
+    /// sessions ended.
     pub async fn members_left(
         self,
         conversation_id: &str,
@@ -161,6 +164,11 @@ impl AccessStore<'_> {
                     .await?
                     .rows_affected();
                 sqlx::query(END_MEMBER_LINKS)
+                    .bind(conversation_id)
+                    .bind(user)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(END_MEMBER_FEED)
                     .bind(conversation_id)
                     .bind(user)
                     .execute(&mut *tx)

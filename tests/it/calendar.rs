@@ -256,11 +256,11 @@ async fn a_feed_is_its_members_alone_and_ends_when_they_leave_the_group() {
     let mut left = h.bare("memberLeft", json!({"type": "group", "groupId": FAMILY}));
     left["left"] = json!({"members": [{"type": "user", "userId": MOM}]});
     h.send(vec![left]).await;
-    assert_eq!(
-        status(&h, &path).await,
-        403,
-        "a member who left the group no longer gets its calendar"
-    );
+    assert_eq!(status(&h, &path).await, 401, "leaving the group ends the member's feed");
+    let mut back = h.bare("memberJoined", json!({"type": "group", "groupId": FAMILY}));
+    back["joined"] = json!({"members": [{"type": "user", "userId": MOM}]});
+    h.send(vec![back]).await;
+    assert_eq!(status(&h, &path).await, 401, "and coming back does not bring the old link back");
     let in_her_own_chat = h
         .call_tool(in_dm(MOM), "小幫手 行程", "calendar", agenda("2026-12-01", "2026-12-31"))
         .await;
@@ -379,4 +379,24 @@ async fn an_events_reminders_come_before_it_follow_it_when_it_moves_and_go_with_
 
     calendar(&h, "取消阿公生日聚餐", json!({"action": "cancel", "id": id})).await;
     assert!(reminders_of(&h).await.is_empty(), "they go with it");
+}
+
+#[tokio::test]
+async fn moving_an_event_keeps_what_the_move_does_not_say() {
+    let h = start().await;
+    let mut piano = add("鋼琴課", "2026-12-02T16:00", Some("2026-12-02T17:00"));
+    piano["repeat"] = json!("weekly");
+    piano["place"] = json!("山葉音樂教室");
+    piano["who"] = json!("小明");
+    let saved = calendar(&h, "小明週三四點鋼琴課", piano).await;
+    let id = saved["event"]["id"].clone();
+    let moved = json!({"action": "move", "id": id, "start": "2026-12-03T17:00"});
+    let after = calendar(&h, "鋼琴課改到週四五點", moved).await;
+    assert_eq!(after["event"]["title"], "鋼琴課", "{after}");
+    assert_eq!(after["event"]["end"], "2026-12-03T18:00", "the same hour long");
+    assert_eq!(after["event"]["place"], "山葉音樂教室");
+    assert_eq!(after["event"]["people"], "小明");
+    assert_eq!(after["event"]["repeats"], "weekly", "still every week");
+    let week = calendar(&h, "下週有什麼", agenda("2026-12-07", "2026-12-13")).await;
+    assert_eq!(lines(&week), [("鋼琴課".to_string(), "2026-12-10T17:00".to_string())]);
 }

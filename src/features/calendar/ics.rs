@@ -36,9 +36,16 @@ pub const REFRESH: &str = "PT1H";
 /// Its media type.
 pub const CONTENT_TYPE: &str = "text/calendar; charset=utf-8";
 
-/// The feed of `events` (cancelled ones included: they are written cancelled), named `name`,
-/// as of `now`.
-pub fn feed(name: &str, events: &[Event], now: Timestamp, work_calendar: &WorkCalendar) -> String {
+/// The feed of `events` (cancelled ones included: they are written cancelled), named `name`, of
+/// a chat in `zone`, as of `now`. The chat's zone is always described, so a feed without events
+/// is still a calendar (RFC 5545 wants one component at least).
+pub fn feed(
+    name: &str,
+    zone: &TimeZone,
+    events: &[Event],
+    now: Timestamp,
+    work_calendar: &WorkCalendar,
+) -> String {
     let mut out = Lines::default();
     out.line("BEGIN:VCALENDAR");
     out.line("VERSION:2.0");
@@ -48,7 +55,7 @@ pub fn feed(name: &str, events: &[Event], now: Timestamp, work_calendar: &WorkCa
     out.property("X-WR-CALNAME", &text(name));
     out.line(&format!("REFRESH-INTERVAL;VALUE=DURATION:{REFRESH}"));
     out.line(&format!("X-PUBLISHED-TTL:{REFRESH}"));
-    let mut zones: Vec<&TimeZone> = Vec::new();
+    let mut zones: Vec<&TimeZone> = vec![zone];
     for event in events {
         if !zones.iter().any(|z| z.iana_name() == event.tz.iana_name()) {
             zones.push(&event.tz);
@@ -57,8 +64,20 @@ pub fn feed(name: &str, events: &[Event], now: Timestamp, work_calendar: &WorkCa
     if let Some(zone) = zones.first().and_then(|z| z.iana_name()) {
         out.property("X-WR-TIMEZONE", zone);
     }
+    // From the earliest moment written to the latest: a one-off event may be outside the window.
+    let instant = |tz: &TimeZone, m: Moment| {
+        let local = match m {
+            Moment::Day(day) => day.to_datetime(jiff::civil::Time::midnight()),
+            Moment::At(at) => at,
+        };
+        tz.to_timestamp(local).ok()
+    };
+    let moments = events.iter().flat_map(|e| {
+        [Some(e.start), e.end].into_iter().flatten().filter_map(|m| instant(&e.tz, m))
+    });
+    let (earliest, latest) = moments.fold((now, now), |(a, b), t| (a.min(t), b.max(t)));
     for zone in zones {
-        vtimezone(&mut out, zone, now);
+        vtimezone(&mut out, zone, earliest, latest);
     }
     let mut left = MAX_FEED_DATES;
     for event in events {
@@ -86,11 +105,21 @@ fn vevent(
 ) -> usize {
     let (from, to) = window(&event.tz, now);
     let repeats = event.rule.freq != Freq::Once;
-    let occurrences: Vec<Occurrence> = if repeats {
-        event.occurrences(from, to, work_calendar, MAX_DATES.min(left).max(1))
+    let mut occurrences: Vec<Occurrence> = if repeats {
+        event.occurrences(from, to, work_calendar, MAX_DATES)
     } else {
         vec![Occurrence { start: event.start, end: event.end, id: event.id }]
     };
+    // Past the feed's budget, the dates from today on are the ones kept (the next one at least).
+    let room = left.max(1);
+    if occurrences.len() > room {
+        let today = event.tz.to_datetime(now).date();
+        let upcoming = occurrences
+            .iter()
+            .position(|o| o.end.unwrap_or(o.start).date() >= today)
+            .unwrap_or(occurrences.len() - 1);
+        occurrences = occurrences.into_iter().skip(upcoming).take(room).collect();
+    }
     let Some(first) = occurrences.first() else { return 0 };
     out.line("BEGIN:VEVENT");
     out.property("UID", &text(&event.uid));
@@ -140,14 +169,17 @@ fn utc(at: Timestamp) -> String {
     at.strftime("%Y%m%dT%H%M%SZ").to_string()
 }
 
-/// `tz` as a `VTIMEZONE`: the offset in force a year before the window, then each transition
-/// until the window's end.
-fn vtimezone(out: &mut Lines, tz: &TimeZone, now: Timestamp) {
+/// `tz` as a `VTIMEZONE`: the offset in force a year before the window (or `earliest`), then
+/// each transition until the window's end (or `latest`).
+fn vtimezone(out: &mut Lines, tz: &TimeZone, earliest: Timestamp, latest: Timestamp) {
     let Some(name) = tz.iana_name() else { return };
-    let start =
-        now.checked_sub(jiff::SignedDuration::from_hours(24 * (PAST_DAYS + 366))).unwrap_or(now);
-    let end =
-        now.checked_add(jiff::SignedDuration::from_hours(24 * (AHEAD_DAYS + 1))).unwrap_or(now);
+    let year = jiff::SignedDuration::from_hours(24 * 366);
+    let start = earliest
+        .checked_sub(jiff::SignedDuration::from_hours(24 * PAST_DAYS) + year)
+        .unwrap_or(earliest);
+    let end = latest
+        .checked_add(jiff::SignedDuration::from_hours(24 * (AHEAD_DAYS + 1)))
+        .unwrap_or(latest);
     out.line("BEGIN:VTIMEZONE");
     out.property("TZID", name);
     let first = tz.to_offset_info(start);
@@ -265,13 +297,18 @@ mod tests {
         }
     }
 
+    fn taipei() -> TimeZone {
+        TimeZone::get("Asia/Taipei").expect("zone")
+    }
+
     fn now() -> Timestamp {
         "2026-12-07T04:00:00Z".parse().expect("now")
     }
 
     #[test]
     fn an_event_is_written_in_its_zone_with_its_uid_and_sequence() {
-        let ics = feed("全家的行事曆", &[party()], now(), &WorkCalendar::weekdays_only());
+        let ics =
+            feed("全家的行事曆", &taipei(), &[party()], now(), &WorkCalendar::weekdays_only());
         assert!(ics.starts_with("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"), "{ics}");
         for line in [
             "UID:b0c1d2@hearth",
@@ -292,7 +329,7 @@ mod tests {
     fn long_lines_are_folded_at_75_octets_between_characters() {
         let mut long = party();
         long.notes = "很長的備註".repeat(20);
-        let ics = feed("x", &[long], now(), &WorkCalendar::weekdays_only());
+        let ics = feed("x", &taipei(), &[long], now(), &WorkCalendar::weekdays_only());
         for line in ics.split("\r\n") {
             assert!(line.len() <= 75, "{} octets: {line}", line.len());
         }
@@ -306,7 +343,7 @@ mod tests {
         trip.start = Moment::Day(jiff::civil::date(2026, 12, 24));
         trip.end = Some(Moment::Day(jiff::civil::date(2026, 12, 26)));
         trip.cancelled = Some(now());
-        let ics = feed("x", &[trip], now(), &WorkCalendar::weekdays_only());
+        let ics = feed("x", &taipei(), &[trip], now(), &WorkCalendar::weekdays_only());
         assert!(ics.contains("DTSTART;VALUE=DATE:20261224\r\n"), "{ics}");
         assert!(ics.contains("DTEND;VALUE=DATE:20261227\r\n"), "{ics}");
         assert!(ics.contains("STATUS:CANCELLED\r\n"));
@@ -317,17 +354,45 @@ mod tests {
         let mut daily = party();
         daily.rule = Recurrence { freq: Freq::Daily, ..Recurrence::once() };
         let many: Vec<Event> = (0..60).map(|i| Event { id: i, ..daily.clone() }).collect();
-        let ics = feed("x", &many, now(), &WorkCalendar::weekdays_only());
+        let ics = feed("x", &taipei(), &many, now(), &WorkCalendar::weekdays_only());
         let dates = ics.matches("\r\nRDATE;").count() + ics.matches("\r\nDTSTART;").count();
         assert!(dates <= MAX_FEED_DATES + many.len(), "{dates} dates");
         assert_eq!(ics.matches("BEGIN:VEVENT").count(), 60, "every event is still there");
     }
 
     #[test]
+    fn a_feed_without_events_still_describes_its_zone() {
+        let ics = feed("x", &taipei(), &[], now(), &WorkCalendar::weekdays_only());
+        assert!(ics.contains("BEGIN:VTIMEZONE\r\nTZID:Asia/Taipei\r\n"), "{ics}");
+    }
+
+    #[test]
+    fn past_the_budget_a_repeating_event_keeps_its_dates_from_today() {
+        let mut daily = party();
+        daily.start = Moment::parse("2026-12-08T07:30").expect("start");
+        daily.end = None;
+        daily.rule = Recurrence { freq: Freq::Daily, ..Recurrence::once() };
+        let many: Vec<Event> = (0..30).map(|i| Event { id: i, ..daily.clone() }).collect();
+        let ics = feed("x", &taipei(), &many, now(), &WorkCalendar::weekdays_only());
+        let last = ics.rsplit("BEGIN:VEVENT").next().expect("the last event");
+        assert!(last.contains("DTSTART;TZID=Asia/Taipei:20261208T073000"), "{last}");
+    }
+
+    #[test]
+    fn a_far_away_event_in_a_summer_time_zone_has_its_transitions() {
+        let mut wedding = party();
+        wedding.tz = TimeZone::get("America/New_York").expect("zone");
+        wedding.start = Moment::parse("2028-07-01T15:00").expect("start");
+        wedding.end = None;
+        let ics = feed("x", &wedding.tz.clone(), &[wedding], now(), &WorkCalendar::weekdays_only());
+        assert!(ics.contains("DTSTART:20280312T020000"), "the spring of 2028: {ics}");
+    }
+
+    #[test]
     fn a_zone_with_summer_time_gets_its_transitions() {
         let mut meeting = party();
         meeting.tz = TimeZone::get("America/New_York").expect("zone");
-        let ics = feed("x", &[meeting], now(), &WorkCalendar::weekdays_only());
+        let ics = feed("x", &taipei(), &[meeting], now(), &WorkCalendar::weekdays_only());
         assert!(
             ics.contains("BEGIN:DAYLIGHT\r\n") && ics.contains("TZOFFSETTO:-0400\r\n"),
             "{ics}"

@@ -155,8 +155,13 @@ impl Feeds {
         self.store.calendar().feed(&token_hash(token)).await
     }
 
-    /// The feed of `chat` as of `now`.
-    pub async fn read(&self, chat: &str, now: Timestamp) -> Result<Feed, StoreError> {
+    /// The feed of `chat` (in `zone`) as of `now`.
+    pub async fn read(
+        &self,
+        chat: &str,
+        zone: &jiff::tz::TimeZone,
+        now: Timestamp,
+    ) -> Result<Feed, StoreError> {
         let since = now.as_millisecond() - CANCELLED_KEPT_DAYS * 24 * 3_600_000;
         let rows = self.store.calendar().in_feed(chat, since).await?;
         let events: Vec<Event> = rows.iter().filter_map(Event::of).collect();
@@ -165,7 +170,7 @@ impl Feeds {
         let day = jiff::tz::TimeZone::UTC.to_datetime(now).date();
         let midnight = day.to_datetime(jiff::civil::Time::midnight());
         let at = jiff::tz::TimeZone::UTC.to_timestamp(midnight).unwrap_or(now);
-        let ics = ics::feed("家庭行事曆 · hearth", &events, at, &self.work_calendar);
+        let ics = ics::feed("家庭行事曆 · hearth", zone, &events, at, &self.work_calendar);
         let etag = format!("\"{}\"", &token_hash(&ics)[..32]);
         Ok(Feed { ics, etag })
     }

@@ -13,8 +13,9 @@ use serde::Serialize;
 use super::{Event, Moment, Occurrence, clashes};
 use crate::contract::{ToolCtx, ToolError};
 use crate::features::deps::Deps;
-use crate::features::reminders::ops::Reminders;
+use crate::features::reminders::calendar_rule::{is_calendar_rule, start_not_before};
 use crate::features::reminders::ops::create::ReminderCreation;
+use crate::features::reminders::recurrence::Schedule;
 use crate::features::reminders::request::{RepetitionRequest, WhenRequest, schedule_of};
 use crate::features::{changes, verbs};
 use crate::sources::calendar::WorkCalendar;
@@ -35,7 +36,6 @@ pub const MAX_AGENDA: usize = 60;
 pub struct CalendarOps {
     store: Store,
     work_calendar: WorkCalendar,
-    reminders: Reminders,
     creation: ReminderCreation,
 }
 
@@ -121,7 +121,6 @@ impl CalendarOps {
         Self {
             store: deps.store.clone(),
             work_calendar: deps.work_calendar.clone(),
-            reminders: Reminders::from_deps(deps),
             creation: ReminderCreation::new(
                 deps.store.clone(),
                 deps.reminder_nudge.clone(),
@@ -131,63 +130,114 @@ impl CalendarOps {
         }
     }
 
-    /// The event `request` describes for `ctx`'s chat, checked: its moments and its rule.
-    fn checked(&self, ctx: &ToolCtx, request: &EventRequest) -> Result<Checked, ToolError> {
-        let title = bounded("the title", Some(&request.title))?;
+    /// The event `request` describes for `ctx`'s chat, checked: its moments and its rule. For a
+    /// move, what the request leaves out is `kept`'s (its end moved with its start).
+    fn checked(
+        &self,
+        ctx: &ToolCtx,
+        request: &EventRequest,
+        kept: Option<&Event>,
+    ) -> Result<Checked, ToolError> {
+        let title = match request.title.trim() {
+            "" => kept.map(|e| e.title.clone()).unwrap_or_default(),
+            said => said.to_string(),
+        };
+        let title = bounded("the title", Some(&title))?;
         if title.is_empty() {
             return Err(invalid("say what the event is (title)"));
         }
         let form = "use YYYY-MM-DD for a day, YYYY-MM-DDTHH:MM for a time";
-        let start = Moment::parse(&request.start)
-            .ok_or_else(|| invalid(format!("start {:?}: {form}", request.start)))?;
-        let end = match request.end.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
-            None => None,
-            Some(text) => {
-                let end =
-                    Moment::parse(text).ok_or_else(|| invalid(format!("end {text:?}: {form}")))?;
-                match (start, end) {
-                    (Moment::Day(a), Moment::Day(b)) if b < a => {
-                        return Err(invalid("the end is before the start"));
-                    }
-                    (Moment::At(a), Moment::At(b)) if b <= a => {
-                        return Err(invalid("the end is before the start"));
-                    }
-                    (Moment::Day(_), Moment::At(_)) | (Moment::At(_), Moment::Day(_)) => {
-                        return Err(invalid("start and end are both days or both times"));
-                    }
-                    _ if (end.date() - start.date()).get_days() > MAX_DAYS => {
-                        return Err(invalid(format!("an event lasts at most {MAX_DAYS} days")));
-                    }
-                    _ => Some(end),
-                }
+        let start = match (request.start.trim(), kept) {
+            ("", Some(event)) => event.start,
+            (text, _) => {
+                Moment::parse(text).ok_or_else(|| invalid(format!("start {text:?}: {form}")))?
             }
         };
-        // A day is still ahead until its end; the reminders' rules check the rest.
-        let at = match start {
-            Moment::Day(day) => format!("{day}T23:59"),
-            Moment::At(_) => start.stored(),
+        let end = match request.end.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
+            Some(text) => {
+                Some(Moment::parse(text).ok_or_else(|| invalid(format!("end {text:?}: {form}")))?)
+            }
+            None => kept.and_then(|event| moved_end(event, start)),
         };
-        let when = WhenRequest {
-            at: Some(at),
-            in_minutes: None,
-            timezone: None,
-            repetition: request.repetition.clone(),
+        if let Some(end) = end {
+            match (start, end) {
+                (Moment::Day(a), Moment::Day(b)) if b < a => {
+                    return Err(invalid("the end is before the start"));
+                }
+                (Moment::At(a), Moment::At(b)) if b <= a => {
+                    return Err(invalid("the end is before the start"));
+                }
+                (Moment::Day(_), Moment::At(_)) | (Moment::At(_), Moment::Day(_)) => {
+                    return Err(invalid("start and end are both days or both times"));
+                }
+                _ if (end.date() - start.date()).get_days() > MAX_DAYS => {
+                    return Err(invalid(format!("an event lasts at most {MAX_DAYS} days")));
+                }
+                _ => {}
+            }
+        }
+        let schedule = self.schedule(ctx, start, request.repetition.as_ref(), kept)?;
+        // A lunar or workday rule looks for its dates from its start on: kept from today at the
+        // earliest, so no reading of the event walks the years before.
+        let start = match start {
+            _ if !is_calendar_rule(schedule.rule.freq) => start,
+            Moment::Day(_) => Moment::Day(schedule.anchor.date()),
+            Moment::At(_) => Moment::At(schedule.anchor),
         };
-        let schedule = schedule_of(&when, ctx.now(), &ctx.tz, &self.work_calendar)?;
+        let text = |what, said: Option<&str>, kept: Option<&str>| bounded(what, said.or(kept));
         Ok(Checked {
             title,
             start: start.stored(),
             end: end.map(Moment::stored),
-            place: bounded("the place", request.place.as_deref())?,
-            people: bounded("who", request.people.as_deref())?,
-            notes: bounded("the notes", request.notes.as_deref())?,
+            place: text("the place", request.place.as_deref(), kept.map(|e| e.place.as_str()))?,
+            people: text("who", request.people.as_deref(), kept.map(|e| e.people.as_str()))?,
+            notes: text("the notes", request.notes.as_deref(), kept.map(|e| e.notes.as_str()))?,
             rule: schedule.rule,
         })
     }
 
+    /// The schedule of an event starting at `start`: by the rule asked for, else `kept`'s, else
+    /// once; refused when it never comes again.
+    fn schedule(
+        &self,
+        ctx: &ToolCtx,
+        start: Moment,
+        repetition: Option<&RepetitionRequest>,
+        kept: Option<&Event>,
+    ) -> Result<Schedule, ToolError> {
+        // A day is still ahead until its end.
+        let at = match start {
+            Moment::Day(day) => day.to_datetime(jiff::civil::Time::constant(23, 59, 0, 0)),
+            Moment::At(at) => at,
+        };
+        let asked = WhenRequest {
+            at: Some(at.strftime("%Y-%m-%dT%H:%M").to_string()),
+            repetition: repetition.cloned(),
+            ..WhenRequest::default()
+        };
+        let Some(rule) = kept.map(|e| e.rule).filter(|_| repetition.is_none()) else {
+            return schedule_of(&asked, ctx.now(), &ctx.tz, &self.work_calendar);
+        };
+        // The kept rule, checked the way the reminders check theirs: from today at the earliest
+        // for a lunar or workday rule, and with an occurrence still to come.
+        let anchor =
+            if is_calendar_rule(rule.freq) { start_not_before(at, ctx.now(), &ctx.tz) } else { at };
+        let schedule = Schedule {
+            tz: ctx.tz.clone(),
+            anchor,
+            rule,
+            work_calendar: self.work_calendar.clone(),
+        };
+        let first = schedule.occurrences().next().map(|(_, first)| first);
+        match first {
+            Some(first) if first > ctx.now() => Ok(schedule),
+            _ => Err(invalid("that time has already passed; say a new start")),
+        }
+    }
+
     /// Adds the event `request` describes to `ctx`'s chat, and says what it clashes with.
     pub async fn add(&self, ctx: &ToolCtx, request: &EventRequest) -> Result<Saved, ToolError> {
-        let checked = self.checked(ctx, request)?;
+        let checked = self.checked(ctx, request, None)?;
         let uid = format!("{}@hearth", uuid::Uuid::new_v4().simple());
         let row =
             self.store.calendar().add(&checked.row(ctx, &uid)).await?.ok_or(
@@ -204,7 +254,8 @@ impl CalendarOps {
         id: i64,
         request: &EventRequest,
     ) -> Result<Saved, ToolError> {
-        let checked = self.checked(ctx, request)?;
+        let kept = self.live_event(ctx, id).await?;
+        let checked = self.checked(ctx, request, Some(&kept))?;
         let Some(row) = self.store.calendar().change(id, &checked.row(ctx, "")).await? else {
             return Err(ToolError::NotFound(format!("no event {id} in this chat's calendar")));
         };
@@ -321,6 +372,19 @@ impl Checked {
             by: ctx.user_id.as_deref().unwrap_or_default(),
             at_ms: ctx.now().as_millisecond(),
         }
+    }
+}
+
+/// `event`'s end moved with its start to `start`: the same length, of the same kind.
+fn moved_end(event: &Event, start: Moment) -> Option<Moment> {
+    match (event.start, event.end?, start) {
+        (Moment::Day(a), Moment::Day(b), Moment::Day(new)) => {
+            new.checked_add((b - a).get_days().days()).ok().map(Moment::Day)
+        }
+        (Moment::At(a), Moment::At(b), Moment::At(new)) => {
+            new.checked_add(a.duration_until(b)).ok().map(Moment::At)
+        }
+        _ => None,
     }
 }
 

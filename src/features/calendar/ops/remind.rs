@@ -1,7 +1,7 @@
 //! An event's ⏰: a reminder the evening before (20:00 the day before, for a day event too) or
 //! two hours before, set as the reminders' own (it is pushed, snoozed and cancelled like any),
-//! and kept with the event: moved when the event moves, cancelled when it is cancelled. Only a
-//! one-off event has them.
+//! and kept with the event: set again when the event moves, cancelled when it is cancelled. Only
+//! a one-off event has them.
 
 use jiff::ToSpan;
 use jiff::civil::{DateTime, Time};
@@ -10,9 +10,8 @@ use serde::Serialize;
 use super::CalendarOps;
 use crate::contract::{ToolCtx, ToolError};
 use crate::features::calendar::{Event, Moment};
-use crate::features::reminders::ops::Which;
 use crate::features::reminders::request::{ReminderRequest, WhenRequest};
-use crate::store::{Freq, MovedRule, Recurrence};
+use crate::store::Freq;
 
 /// ⏰ the evening before (20:00 the day before).
 pub const DAY_BEFORE: i64 = 24 * 60;
@@ -53,7 +52,8 @@ fn text(event: &Event, minutes: i64, lang: crate::platform::i18n::Lang) -> Strin
 }
 
 impl CalendarOps {
-    /// Sets the ⏰ `minutes` before event `id` of `ctx`'s chat (again: the earlier one goes).
+    /// Sets the ⏰ `minutes` before event `id` of `ctx`'s chat (again: the earlier one goes,
+    /// once the new one is set).
     pub async fn remind_before(
         &self,
         ctx: &ToolCtx,
@@ -66,22 +66,28 @@ impl CalendarOps {
                 "a repeating event has no ⏰: set a reminder".into(),
             ));
         }
+        let earlier = self.store.calendar().linked_reminders(&ctx.conversation.id, id).await?;
+        let set = self.set_reminder(ctx, &event, minutes).await?;
+        for (old, _) in earlier.into_iter().filter(|(_, before)| *before == minutes) {
+            self.store.reminders().cancel(&ctx.conversation.id, old).await?;
+        }
+        Ok(set)
+    }
+
+    /// Sets the reminder `minutes` before `event` and links it to the event.
+    async fn set_reminder(
+        &self,
+        ctx: &ToolCtx,
+        event: &Event,
+        minutes: i64,
+    ) -> Result<Reminded, ToolError> {
         let at = reminder_time(event.start, minutes).ok_or_else(|| {
             ToolError::InvalidArgs("a day event is reminded the evening before".into())
         })?;
-        for (old, before) in
-            self.store.calendar().linked_reminders(&ctx.conversation.id, id).await?
-        {
-            if before == minutes {
-                self.reminders.cancel(ctx, Which::Id(old)).await?;
-            }
-        }
+        let at = at.strftime("%Y-%m-%dT%H:%M").to_string();
         let request = ReminderRequest {
-            text: text(&event, minutes, ctx.lang),
-            when: WhenRequest {
-                at: Some(at.strftime("%Y-%m-%dT%H:%M").to_string()),
-                ..WhenRequest::default()
-            },
+            text: text(event, minutes, ctx.lang),
+            when: WhenRequest { at: Some(at.clone()), ..WhenRequest::default() },
             for_member: None,
             for_everyone: ctx.conversation.is_multi_person(),
             accept_cost: false,
@@ -90,44 +96,39 @@ impl CalendarOps {
         let reminder = created.id.ok_or_else(|| {
             ToolError::InvalidArgs("this month's LINE messages would not cover it".into())
         })?;
-        self.store.calendar().link_reminder(&ctx.conversation.id, id, reminder, minutes).await?;
-        Ok(Reminded { reminder, at: at.strftime("%Y-%m-%dT%H:%M").to_string(), text: created.text })
+        let chat = &ctx.conversation.id;
+        self.store.calendar().link_reminder(chat, event.id, reminder, minutes).await?;
+        Ok(Reminded { reminder, at, text: created.text })
     }
 
-    /// Moves event `event`'s ⏰ reminders with it; one whose time has passed is cancelled.
+    /// Sets `event`'s ⏰ reminders again for where it moved (their text too): one whose time
+    /// has passed is not set again. Quietly: the move is the change recorded.
     pub(super) async fn follow(&self, ctx: &ToolCtx, event: &Event) -> Result<(), ToolError> {
-        let linked = self.store.calendar().linked_reminders(&ctx.conversation.id, event.id).await?;
+        let chat = &ctx.conversation.id;
+        let linked = self.store.calendar().linked_reminders(chat, event.id).await?;
+        self.store.calendar().unlink_reminders(chat, event.id).await?;
         for (reminder, minutes) in linked {
-            let at = reminder_time(event.start, minutes)
-                .and_then(|at| ctx.tz.to_timestamp(at).ok())
-                .filter(|t| *t > ctx.now());
-            let Some(at) = at else {
-                self.reminders.cancel(ctx, Which::Id(reminder)).await?;
-                continue;
-            };
-            let local = ctx.tz.to_datetime(at).strftime("%Y-%m-%dT%H:%M").to_string();
-            let rule = MovedRule {
-                anchor_local: &local,
-                rule: Recurrence::once(),
-                next_fire_at: at.as_millisecond(),
-            };
-            self.reminders.move_rule(ctx, reminder, &rule).await?;
+            self.store.reminders().cancel(chat, reminder).await?;
+            if let Err(e) = self.set_reminder(ctx, event, minutes).await {
+                tracing::info!(error = %e, event = event.id, "an event's ⏰ was not set again");
+            }
         }
         Ok(())
     }
 
-    /// Cancels event `id`'s ⏰ reminders (it was cancelled).
+    /// Cancels event `id`'s ⏰ reminders (it was cancelled): quietly, the cancel is the change
+    /// recorded.
     pub(super) async fn drop_reminders(&self, ctx: &ToolCtx, id: i64) -> Result<(), ToolError> {
         let chat = &ctx.conversation.id;
         for (reminder, _) in self.store.calendar().linked_reminders(chat, id).await? {
-            self.reminders.cancel(ctx, Which::Id(reminder)).await?;
+            self.store.reminders().cancel(chat, reminder).await?;
         }
         self.store.calendar().unlink_reminders(chat, id).await?;
         Ok(())
     }
 
     /// Event `id` of `ctx`'s chat, not cancelled.
-    async fn live_event(&self, ctx: &ToolCtx, id: i64) -> Result<Event, ToolError> {
+    pub(super) async fn live_event(&self, ctx: &ToolCtx, id: i64) -> Result<Event, ToolError> {
         let row = self.store.calendar().get(&ctx.conversation.id, id).await?;
         row.filter(|r| r.cancelled_at.is_none())
             .as_ref()
