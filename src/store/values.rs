@@ -137,6 +137,13 @@ text_enum! {
     }
 }
 
+impl Freq {
+    /// Its name as stored (`weekly`, `lunar_yearly`…), which the tools' arguments use too.
+    pub fn name(self) -> &'static str {
+        self.text()
+    }
+}
+
 text_enum! {
     /// How often an alert fires (`price_alerts.frequency`; the same names in tool results).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -20,13 +20,26 @@ use crate::features::reminders::recurrence::Schedule;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{EventRow, Recurrence};
 
-/// When an event starts or ends: a whole day, or a time of one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// When an event starts or ends: a whole day, or a time of one. Moments are ordered by their
+/// date, a whole day before the times of that day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Moment {
     /// All day.
     Day(Date),
     /// At a local time.
     At(DateTime),
+}
+
+impl Ord for Moment {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.date(), self.time()).cmp(&(other.date(), other.time()))
+    }
+}
+
+impl PartialOrd for Moment {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl Moment {
@@ -109,17 +122,7 @@ pub struct Occurrence {
 
 /// How an event with `freq` repeats, in the tool's words; `None` for once.
 pub fn repeats(freq: crate::store::Freq) -> Option<&'static str> {
-    use crate::store::Freq;
-    Some(match freq {
-        Freq::Once => return None,
-        Freq::Daily => "daily",
-        Freq::Weekly => "weekly",
-        Freq::Monthly => "monthly",
-        Freq::Yearly => "yearly",
-        Freq::LunarMonthly => "lunar_monthly",
-        Freq::LunarYearly => "lunar_yearly",
-        Freq::Workdays => "workdays",
-    })
+    (freq != crate::store::Freq::Once).then(|| freq.name())
 }
 
 /// A noon, for all-day events' schedules (no zone skips it).
@@ -287,6 +290,18 @@ mod tests {
         );
         assert_eq!(Moment::parse("next saturday"), None);
         assert_eq!(Moment::parse("2026-13-01"), None);
+    }
+
+    #[test]
+    fn moments_are_in_the_order_of_their_days_a_whole_day_first() {
+        let mut moments: Vec<Moment> =
+            ["2026-12-20", "2026-12-19T18:00", "2026-12-19", "2026-12-19T08:00"]
+                .into_iter()
+                .map(|m| Moment::parse(m).expect("moment"))
+                .collect();
+        moments.sort();
+        let shown: Vec<String> = moments.into_iter().map(Moment::stored).collect();
+        assert_eq!(shown, ["2026-12-19", "2026-12-19T08:00", "2026-12-19T18:00", "2026-12-20"]);
     }
 
     #[test]

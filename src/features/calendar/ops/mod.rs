@@ -400,9 +400,3 @@ pub fn view(event: &Event, occurrence: &Occurrence) -> EventView {
         repeats: super::repeats(event.rule.freq),
     }
 }
-
-/// Today and the next `days` days in `ctx`'s zone, as an agenda's range.
-pub fn next_days(ctx: &ToolCtx, days: i64) -> (Date, Date) {
-    let today = ctx.local_now().date();
-    (today, today.checked_add(days.days()).unwrap_or(today))
-}
