@@ -8,6 +8,7 @@ mod mcp_support;
 mod access;
 mod backup;
 mod calendar;
+mod calendar_proposals;
 mod calendar_reminders;
 mod care;
 mod charts;

@@ -96,12 +96,12 @@ pub fn combine(cards: Vec<Card>, lang: Lang) -> Vec<Card> {
     if held.len() < 2 || !is_token(&joined) {
         return cards;
     }
-    let all_reminders = held.iter().all(|(_, c)| tool_of(c) == Some("reminder"));
-    let mut merged = Card::new(if all_reminders {
-        lang.pick("⚠️ 要設定這些提醒嗎？", "⚠️ Set these reminders?")
-    } else {
-        lang.pick("⚠️ 要執行這些動作嗎？", "⚠️ Do these?")
-    });
+    let tool = tool_of(held[0].1);
+    let one_tool = held.iter().all(|(_, c)| tool_of(c) == tool);
+    let title = TITLES.iter().find(|(name, _, _)| one_tool && tool == Some(*name));
+    let (zh, en) =
+        title.map_or(("⚠️ 要執行這些動作嗎？", "⚠️ Do these?"), |t| (t.1, t.2));
+    let mut merged = Card::new(lang.pick(zh, en));
     merged.subtitle = Some(
         lang.pick(
             "這些是讀了照片、檔案或網頁內容之後才提出的，確定是你們要的再按確認。",
@@ -135,6 +135,13 @@ pub fn combine(cards: Vec<Card>, lang: Lang) -> Vec<Card> {
     }
     out
 }
+
+/// The title of a combined card whose calls are all of one tool (the reminders or the events
+/// read from a school notice): tool, Chinese, English.
+const TITLES: &[(&str, &str, &str)] = &[
+    ("reminder", "⚠️ 要設定這些提醒嗎？", "⚠️ Set these reminders?"),
+    ("calendar", "⚠️ 要把這些寫進行事曆嗎？", "⚠️ Put these on the calendar?"),
+];
 
 /// The tool a held call's card names (its first row).
 fn tool_of(card: &Card) -> Option<&str> {

@@ -28,7 +28,8 @@ pub use resolve::{Lookup, StaticLookup, SystemLookup};
 /// Most redirects followed.
 pub const MAX_REDIRECTS: usize = 5;
 /// Content types that are read; anything else is refused.
-const ALLOWED_TYPES: &[&str] = &["text/html", "application/xhtml+xml", "text/plain"];
+const ALLOWED_TYPES: &[&str] =
+    &["text/html", "application/xhtml+xml", "text/plain", "text/calendar"];
 
 /// How the fetcher behaves.
 #[derive(Debug, Clone)]
@@ -151,8 +152,9 @@ impl Fetcher {
     }
 
     async fn fetch_inner(&self, raw: &str) -> Result<Page, FetchError> {
-        let (url, mut response) =
-            self.open(raw, "text/html,application/xhtml+xml,text/plain;q=0.9").await?;
+        let (url, mut response) = self
+            .open(raw, "text/html,application/xhtml+xml,text/plain;q=0.9,text/calendar;q=0.9")
+            .await?;
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
@@ -169,7 +171,7 @@ impl Fetcher {
             return Err(FetchError::Unsupported("binary data".into()));
         }
         let kind = match mime.as_deref() {
-            Some("text/plain") => PageKind::Text,
+            Some("text/plain" | "text/calendar") => PageKind::Text,
             _ => PageKind::Html,
         };
         let body = decode(&bytes, content_type.as_deref());

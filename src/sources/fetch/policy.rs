@@ -163,7 +163,13 @@ pub fn check_url(url: &Url, policy: &FetchPolicy) -> Result<(), Refusal> {
 
 /// Parses `raw` and checks it with [`check_url`].
 pub fn parse_and_check(raw: &str, policy: &FetchPolicy) -> Result<Url, Refusal> {
-    let url = Url::parse(raw.trim()).map_err(|_| Refusal::Invalid)?;
+    let raw = raw.trim();
+    // A calendar subscription link (a school's `webcal://…`) is its https address.
+    let raw = match raw.get(..9).filter(|scheme| scheme.eq_ignore_ascii_case("webcal://")) {
+        Some(_) => std::borrow::Cow::Owned(format!("https://{}", &raw[9..])),
+        None => std::borrow::Cow::Borrowed(raw),
+    };
+    let url = Url::parse(&raw).map_err(|_| Refusal::Invalid)?;
     check_url(&url, policy)?;
     Ok(url)
 }
@@ -174,6 +180,13 @@ mod tests {
 
     fn refused(raw: &str) -> Option<Refusal> {
         parse_and_check(raw, &FetchPolicy::default()).err()
+    }
+
+    #[test]
+    fn a_calendar_subscription_link_is_read_at_its_https_address() {
+        let url = parse_and_check("webcal://school.example.tw/term.ics", &FetchPolicy::default());
+        assert_eq!(url.map(|u| u.to_string()), Ok("https://school.example.tw/term.ics".into()));
+        assert!(matches!(refused("WEBCAL://127.0.0.1/a.ics"), Some(Refusal::Address(_))));
     }
 
     #[test]

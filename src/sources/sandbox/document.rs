@@ -13,7 +13,7 @@ pub const MAX_PDF_PAGES: usize = 30;
 /// What kind of document a file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocKind {
-    /// Plain text (`.txt`, `.md`, `.csv`).
+    /// Plain text (`.txt`, `.md`, `.csv`, and a calendar's `.ics`).
     Text,
     /// A PDF.
     Pdf,
@@ -24,7 +24,7 @@ pub fn kind_of(file_name: &str) -> Option<DocKind> {
     let lower = file_name.to_ascii_lowercase();
     let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
     match ext {
-        "txt" | "md" | "csv" | "text" => Some(DocKind::Text),
+        "txt" | "md" | "csv" | "text" | "ics" => Some(DocKind::Text),
         "pdf" => Some(DocKind::Pdf),
         _ => None,
     }

@@ -63,6 +63,7 @@ impl FakeWeb {
             .route("/inject-exfil", get(pages::inject_exfil))
             .route("/exfil", get(pages::article))
             .route("/plain.txt", get(pages::plain))
+            .route("/term.ics", get(pages::school_calendar))
             .route("/huge", get(pages::huge))
             .route("/doc.pdf", get(pages::pdf))
             .route("/image.png", get(pages::png))

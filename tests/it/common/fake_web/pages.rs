@@ -107,6 +107,21 @@ pub async fn plain(State(web): State<FakeWeb>, uri: Uri, headers: HeaderMap) -> 
         .into_response()
 }
 
+/// A school's term calendar, as its site serves it (`text/calendar`).
+pub const SCHOOL_ICS: &str = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//school//term//ZH\r\n\
+BEGIN:VEVENT\r\nUID:open-house@school\r\nDTSTAMP:20261101T000000Z\r\n\
+DTSTART;TZID=Asia/Taipei:20261219T090000\r\nDTEND;TZID=Asia/Taipei:20261219T120000\r\n\
+SUMMARY:親師座談會\r\nLOCATION:三年二班教室\r\nEND:VEVENT\r\n\
+BEGIN:VEVENT\r\nUID:winter-break@school\r\nDTSTAMP:20261101T000000Z\r\n\
+DTSTART;VALUE=DATE:20270121\r\nDTEND;VALUE=DATE:20270211\r\nSUMMARY:寒假\r\nEND:VEVENT\r\n\
+END:VCALENDAR\r\n";
+
+/// `/term.ics`: [`SCHOOL_ICS`].
+pub async fn school_calendar(State(web): State<FakeWeb>, uri: Uri, headers: HeaderMap) -> Response {
+    web.record(&uri, &headers);
+    (StatusCode::OK, [(CONTENT_TYPE, "text/calendar; charset=utf-8")], SCHOOL_ICS).into_response()
+}
+
 /// `/huge`: a 20 MB HTML page, streamed in 64 KB chunks; counts what it sent.
 pub async fn huge(State(web): State<FakeWeb>, uri: Uri, headers: HeaderMap) -> Response {
     web.record(&uri, &headers);
