@@ -10,7 +10,8 @@ BASE is the server (http://127.0.0.1:PORT), LINK the minted link's path and quer
 390 px wide (a phone). With SCREENSHOT_DIR, each tab is saved there as a PNG.
 
 Steps: open the link; add two items to the shopping list; check one off; move the reminder to
-2026-12-01 09:30; delete the memory. Prints one JSON line: {"ok": true, ...}.
+2026-12-01 09:30; delete the memory; on a 360 px phone, put 阿公生日聚餐 on the calendar on
+2026-12-05 at noon at 欣葉 and move it to the 6th. Prints one JSON line: {"ok": true, ...}.
 """
 
 import json
@@ -23,7 +24,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-TABS = ["lists", "reminders", "alerts", "memories", "settings", "quota", "changes"]
+TABS = ["lists", "calendar", "reminders", "alerts", "memories", "settings", "quota", "changes"]
 
 
 def browser():
@@ -72,6 +73,43 @@ def add_item(driver, name):
     assert "已加入" in said(driver), said(driver)
 
 
+def fill(driver, field, value):
+    """Sets a date or time field as a phone's picker would."""
+    driver.execute_script("arguments[0].value = arguments[1]", field, value)
+
+
+def fits(driver, what):
+    """Nothing on the page is wider than the screen."""
+    wide = driver.execute_script("return document.documentElement.scrollWidth")
+    inner = driver.execute_script("return window.innerWidth")
+    assert int(wide) <= int(inner), f"{what} is {wide} px wide on a {inner} px screen"
+
+
+def calendar(driver, base):
+    """Adds 阿公生日聚餐 on the calendar tab and moves it a day later; what the page said."""
+    driver.get(base + "/family?tab=calendar&month=2026-12")
+    fits(driver, "the calendar tab")
+    cells = driver.find_elements(By.CSS_SELECTOR, "table.month td")
+    assert min(c.size["width"] for c in cells) >= 40, "a day is wide enough to tap"
+    form = driver.find_element(By.XPATH, "//form[input[@name='op' and @value='add']]")
+    form.find_element(By.NAME, "title").send_keys("阿公生日聚餐")
+    fill(driver, form.find_element(By.NAME, "day"), "2026-12-05")
+    fill(driver, form.find_element(By.NAME, "time"), "12:00")
+    form.find_element(By.NAME, "place").send_keys("欣葉")
+    press(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    assert "已加入行事曆" in said(driver), said(driver)
+    driver.get(base + "/family?tab=calendar&month=2026-12")
+    marked = driver.find_element(By.CSS_SELECTOR, "td.has a[href='#d-2026-12-05']")
+    assert marked.text.startswith("5"), marked.text
+    event = driver.find_element(By.XPATH, "//div[@class='event'][contains(., '阿公生日聚餐')]")
+    assert "欣葉" in event.text, event.text
+    field = event.find_element(By.CSS_SELECTOR, "input[type=datetime-local]")
+    fill(driver, field, "2026-12-06T12:00")
+    press(driver, field.find_element(By.XPATH, "ancestor::form//button"))
+    fits(driver, "the calendar tab after a move")
+    return said(driver)
+
+
 def item_row(driver, name):
     for row in driver.find_elements(By.CSS_SELECTOR, "ul.items li"):
         if name in row.find_element(By.CSS_SELECTOR, ".name").text:
@@ -104,12 +142,13 @@ def main():
         driver.get(base + "/family?tab=memories")
         # A memory holding a long URL wraps on a 360 px phone: nothing is wider than the screen.
         driver.set_window_size(360, 740)
-        wide = driver.execute_script("return document.documentElement.scrollWidth")
-        inner = driver.execute_script("return window.innerWidth")
-        assert int(wide) <= int(inner), f"the memories tab is {wide} px wide on a {inner} px screen"
+        fits(driver, "the memories tab")
         peanut = driver.find_element(By.XPATH, "//ul[@class='items']/li[contains(., '花生')]")
         press(driver, peanut.find_element(By.XPATH, ".//button[text()='🗑']"))
         assert "忘記" in said(driver), said(driver)
+
+        event_moved = calendar(driver, base)
+        assert "12/06 12:00" in event_moved, event_moved
 
         if shots:
             os.makedirs(shots, exist_ok=True)
@@ -118,7 +157,7 @@ def main():
                 height = driver.execute_script("return document.body.scrollHeight")
                 driver.set_window_size(390, max(700, min(int(height) + 40, 2400)))
                 driver.save_screenshot(os.path.join(shots, f"{tab}.png"))
-        print(json.dumps({"ok": True, "moved": moved}, ensure_ascii=False))
+        print(json.dumps({"ok": True, "moved": moved, "event_moved": event_moved}, ensure_ascii=False))
     finally:
         driver.quit()
 

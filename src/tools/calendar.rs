@@ -249,15 +249,6 @@ impl Tool for Calendar {
     }
 }
 
-/// When an event happens, as a row's label: 「12/19 12:00」, a day alone 「12/24」.
-fn when(event: &EventView) -> String {
-    let day = event.start.get(5..10).unwrap_or(&event.start).replace('-', "/");
-    match event.start.get(11..16) {
-        Some(time) => format!("{day} {time}"),
-        None => day,
-    }
-}
-
 /// One event of an agenda: when, what, where and who.
 fn agenda_row(event: &EventView) -> CardRow {
     let mut line = event.title.clone();
@@ -267,7 +258,7 @@ fn agenda_row(event: &EventView) -> CardRow {
     if !event.people.is_empty() {
         line.push_str(&format!(" · {}", event.people));
     }
-    CardRow::new(when(event), line)
+    CardRow::new(event.when(), line)
 }
 
 /// The card of an event added or moved: when, where, who, what it meets; the place on a map
@@ -275,7 +266,7 @@ fn agenda_row(event: &EventView) -> CardRow {
 fn saved_card(saved: &Saved, lang: Lang) -> Card {
     let event = &saved.event;
     let mut card = Card::new(format!("📅 {}", event.title));
-    let mut at = when(event);
+    let mut at = event.when();
     if let Some(end) = event.end.as_deref() {
         let same_day = end.get(..10) == event.start.get(..10);
         let shown = if same_day {
@@ -295,7 +286,7 @@ fn saved_card(saved: &Saved, lang: Lang) -> Card {
     for other in &saved.clashes_with {
         let row = CardRow::new(
             lang.pick("⚠️ 同時有", "⚠️ Also then"),
-            format!("{} {}", when(other), other.title),
+            format!("{} {}", other.when(), other.title),
         );
         card.rows.push(row.toned(Some(Tone::Warning)));
     }

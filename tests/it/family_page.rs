@@ -302,6 +302,7 @@ async fn an_expired_unknown_or_reused_link_and_a_forged_or_missing_cookie_open_n
             "/family/lists",
             "/family/reminders",
             "/family/settings",
+            "/family/calendar",
             "/family/logout",
         ] {
             let page = browser
@@ -331,10 +332,13 @@ async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() 
     let reminder_before = store.reminders().list(FAMILY).await.expect("store")[0].clone();
     let reminder = reminder_before.id;
     let memory = store.memory().memories(FAMILY).await.expect("store")[0].id;
+    let party = json!({"action": "add", "title": "阿公生日聚餐", "start": "2026-12-05T12:00"});
+    let added = h.call_tool(in_group(FAMILY, MOM), "小幫手 阿公生日", "calendar", party).await;
+    let event = added["event"]["id"].to_string();
     let other = signed_in(&h, in_group(OTHER_GROUP, DAD)).await;
-    for tab in ["lists", "reminders", "alerts", "memories", "settings", "quota"] {
-        let page = other.get(&format!("/family?tab={tab}")).await;
-        for theirs in ["牛奶", "倒垃圾", "花生"] {
+    for tab in ["lists", "calendar", "reminders", "alerts", "memories", "settings", "quota"] {
+        let page = other.get(&format!("/family?tab={tab}&month=2026-12")).await;
+        for theirs in ["牛奶", "倒垃圾", "花生", "阿公生日"] {
             assert!(!page.body.contains(theirs), "{tab} shows the family's {theirs}");
         }
     }
@@ -360,6 +364,8 @@ async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() 
         ("/family/lists", vec![("op", "remove"), ("list", "購物清單"), ("item", "牛奶")]),
         ("/family/reminders", vec![("op", "pause"), ("id", &reminder_id)]),
         ("/family/reminders", vec![("op", "text"), ("id", &reminder_id), ("text", "改掉")]),
+        ("/family/calendar", vec![("op", "move"), ("id", &event), ("start", "2026-12-06T12:00")]),
+        ("/family/calendar", vec![("op", "cancel"), ("id", &event)]),
     ];
     for (path, mut form) in tries {
         form.push(("csrf", &csrf));
@@ -377,6 +383,9 @@ async fn another_chat_s_session_never_shows_or_changes_this_chat_on_any_route() 
         1,
         "the memory is kept"
     );
+    let events = store.calendar().live(FAMILY).await.expect("store");
+    assert_eq!(events.len(), 1, "the event is not cancelled");
+    assert_eq!(events[0].starts_local, "2026-12-05T12:00", "nor moved");
 }
 
 #[tokio::test]
@@ -709,10 +718,30 @@ async fn in_a_real_browser_a_member_adds_checks_moves_and_deletes_and_the_chat_s
         .to_string();
     assert!(reminders.contains("09:30"), "moved: {reminders}");
     let memories = h
-        .call_tool(group, "小幫手 你記得什麼", "memory", json!({"action": "show"}))
+        .call_tool(group.clone(), "小幫手 你記得什麼", "memory", json!({"action": "show"}))
         .await
         .to_string();
     assert!(!memories.contains("花生"), "deleted: {memories}");
+    let asked = json!({"action": "agenda", "start": "2026-12-01", "end": "2026-12-31"});
+    let agenda = h.call_tool(group, "小幫手 十二月的行程", "calendar", asked).await;
+    let event = &agenda["events"][0];
+    assert_eq!(
+        (&event["title"], &event["start"], &event["place"]),
+        (&json!("阿公生日聚餐"), &json!("2026-12-06T12:00"), &json!("欣葉")),
+        "{agenda}"
+    );
+    let told: Vec<String> = h
+        .line
+        .pushes()
+        .iter()
+        .filter(|p| p.body["to"] == FAMILY)
+        .map(|p| p.body.to_string())
+        .collect();
+    assert_eq!(
+        told.iter().filter(|t| t.contains("改了行程")).count(),
+        1,
+        "the move is told once: {told:?}"
+    );
 }
 
 const LIFF: &str = "1234567890-AbCdEfGh";

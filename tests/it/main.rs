@@ -22,6 +22,7 @@ mod door;
 mod eval;
 mod export;
 mod failures;
+mod family_calendar;
 mod family_page;
 mod forget;
 mod hardening_caps;

@@ -46,8 +46,11 @@ const WALKED: &[(&str, &str)] = &[
     ("care_dose_on_it", "button"),
     ("setting_set", "chat"),
     ("event_add", "chat"),
+    ("event_add", "page"),
     ("event_move", "chat"),
+    ("event_move", "page"),
     ("event_cancel", "chat"),
+    ("event_cancel", "page"),
 ];
 
 #[test]
@@ -410,5 +413,31 @@ async fn calendar_events_added_moved_and_cancelled_in_words_are_recorded_once_ea
     h.call_tool(in_group(FAMILY, MOM), "小幫手 取消", "calendar", cancel.clone()).await;
     recorded(&h, FAMILY, n + 2, ("媽媽", "chat", "event_cancel"), Some("阿公生日聚餐")).await;
     h.call_tool(in_group(FAMILY, MOM), "小幫手 取消", "calendar", cancel).await;
+    assert_eq!(count(&h, FAMILY).await, n + 3, "a second cancel records nothing");
+}
+
+#[tokio::test]
+async fn calendar_events_added_moved_and_cancelled_on_the_page_are_recorded_once_each() {
+    let h = start().await;
+    let browser = signed_in(&h, in_group(FAMILY, DAD)).await;
+    let n = count(&h, FAMILY).await;
+    let send = |op: &'static str, fields: Vec<(&'static str, String)>| {
+        let browser = &browser;
+        async move {
+            let csrf = browser.get("/family?tab=calendar").await.csrf();
+            let mut form: Vec<(&str, &str)> = vec![("csrf", &csrf), ("op", op)];
+            form.extend(fields.iter().map(|(k, v)| (*k, v.as_str())));
+            let sent = browser.post("/family/calendar", &form).await;
+            assert_eq!(sent.status, 303, "{}", sent.body);
+        }
+    };
+    send("add", vec![("title", "尾牙".into()), ("day", "2027-01-15".into())]).await;
+    recorded(&h, FAMILY, n, ("爸爸", "page", "event_add"), Some("尾牙")).await;
+    let id = h.app.store.calendar().live(FAMILY).await.expect("events")[0].id.to_string();
+    send("move", vec![("id", id.clone()), ("start", "2027-01-22".into())]).await;
+    recorded(&h, FAMILY, n + 1, ("爸爸", "page", "event_move"), Some("尾牙")).await;
+    send("cancel", vec![("id", id.clone())]).await;
+    recorded(&h, FAMILY, n + 2, ("爸爸", "page", "event_cancel"), Some("尾牙")).await;
+    send("cancel", vec![("id", id)]).await;
     assert_eq!(count(&h, FAMILY).await, n + 3, "a second cancel records nothing");
 }

@@ -41,13 +41,13 @@ const PAGE_ACTIONS: &[&str] = &[
 ];
 
 /// The page again, on `tab`, saying `said`.
-fn back(app: &Hearth, session: &Session, tab: &str, said: &str) -> Response {
+pub(super) fn back(app: &Hearth, session: &Session, tab: &str, said: &str) -> Response {
     app.page.flash.put(&session.hash, said);
     (StatusCode::SEE_OTHER, [(LOCATION, format!("/family?tab={tab}"))]).into_response()
 }
 
 /// What a refused change is called, for the family.
-fn failed(lang: Lang, kind: ErrorKind) -> &'static str {
+pub(super) fn failed(lang: Lang, kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::InvalidArguments => lang.pick(
             "沒有改：內容不對（太長、格式不對或超過上限），請再檢查。",

@@ -15,9 +15,9 @@
 //! - **Changing things.** Every change is a `POST` carrying the session's CSRF token (compared in
 //!   constant time), refused when the browser says it came from another site ([`origin`]);
 //!   with `SameSite=Lax` a cross-site form cannot carry the cookie either. A change is the very
-//!   operation the chat uses: the tools (`list`, `digest`, `quiet_hours`, `reminders`,
-//!   `price_alerts`) through the registry, and the card buttons through the button actions,
-//!   with the session's chat and member as their context ([`forms`]).
+//!   operation the chat uses: each capability's own operations (the lists, the reminders, the
+//!   calendar, the digest and quiet hours), and the card buttons through the button actions,
+//!   with the session's chat and member as their context ([`forms`], [`calendar`]).
 //! - **Bounded.** Bodies are capped at [`MAX_FORM_BYTES`]; each session has a rate limit, and
 //!   requests without one a limit per address of their own, so strangers cannot spend the
 //!   family's ([`crate::server::page_state`]); every answer carries a Content-Security-Policy
@@ -25,6 +25,7 @@
 //!   `frame-ancestors 'none'`. Pages are drawn by compile-time templates (`maud`), which escape
 //!   everything they print ([`view`]); they show names, never LINE user ids or tokens.
 
+mod calendar;
 mod forms;
 mod liff;
 mod origin;
@@ -64,6 +65,7 @@ pub fn routes(app: &Arc<Hearth>) -> Router<Arc<Hearth>> {
         .route("/family/lists", post(forms::lists))
         .route("/family/reminders", post(forms::reminders))
         .route("/family/settings", post(forms::settings))
+        .route("/family/calendar", post(calendar::change))
         .route("/family/logout", post(logout))
         .route("/family/style.css", get(style))
         .route("/family/liff", get(liff::page).post(liff::sign_in))

@@ -1,5 +1,5 @@
 //! The family page's views, drawn by compile-time templates (`maud` escapes all it prints): one
-//! tab each for the lists, the reminders (the next 14 days as an agenda, lunar and workday
+//! tab each for the lists, the calendar (its own module), the reminders (the next 14 days as an agenda, lunar and workday
 //! repetitions expanded to their dates), the price alerts (with the day's chart and the level),
 //! the memories, the chat's settings, this month's messages and the chat's latest changes (who
 //! did what, from where). Large type, no script: every
@@ -38,6 +38,7 @@ use crate::store::{Frequency, ReminderStatus, StoreError};
 /// The tabs: name, Chinese and English titles.
 pub const TABS: &[(&str, &str, &str)] = &[
     ("lists", "🛒 清單", "🛒 Lists"),
+    ("calendar", "📅 行事曆", "📅 Calendar"),
     ("reminders", "⏰ 提醒", "⏰ Reminders"),
     ("alerts", "📈 價格通知", "📈 Price alerts"),
     ("memories", "🧠 記憶", "🧠 Memories"),
@@ -57,6 +58,8 @@ const AGENDA: SignedDuration = SignedDuration::from_hours(14 * 24);
 pub struct PageQuery {
     tab: Option<String>,
     confirm: Option<String>,
+    /// The calendar's month, "YYYY-MM".
+    month: Option<String>,
 }
 
 /// A page of its own: a notice (signed out, refused), in both languages.
@@ -121,6 +124,7 @@ pub async fn page(
         TABS.iter().find(|(name, _, _)| Some(*name) == query.tab.as_deref()).unwrap_or(&TABS[0]);
     let said = app.page.flash.take(&session.hash);
     let content = match tab.0 {
+        "calendar" => Ok(super::calendar::tab(&app, &session, query.month.as_deref()).await),
         "reminders" => reminders(&app, &session).await,
         "alerts" => alerts(&app, &session).await,
         "memories" => memories(&app, &session, query.confirm.is_some()).await,

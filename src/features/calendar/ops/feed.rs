@@ -88,8 +88,18 @@ impl Feeds {
         token_hash(&self.key.sign(chat, "calendar_feed", &format!("{user}.{salt}")))
     }
 
+    /// The link of `ctx`'s member's feed of their chat, if they have one (the family page
+    /// shows it to them).
+    pub async fn existing(&self, ctx: &ToolCtx) -> Result<Option<FeedLink>, ToolError> {
+        let (chat, user) = (&ctx.conversation.id, ctx.user_id.as_deref().unwrap_or_default());
+        match self.store.calendar().feed_salt(chat, user).await? {
+            Some(_) => self.link(ctx).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// The link of `ctx`'s member's feed of their chat, made now if they had none.
-    async fn link(&self, ctx: &ToolCtx) -> Result<FeedLink, ToolError> {
+    pub async fn link(&self, ctx: &ToolCtx) -> Result<FeedLink, ToolError> {
         let Some(base) = self.public_url.as_deref() else {
             return Err(ToolError::InvalidArgs(
                 "this hearth has no public address (HEARTH_PUBLIC_URL), so phones cannot reach its calendar".into(),

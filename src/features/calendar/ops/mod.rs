@@ -11,13 +11,17 @@ use jiff::civil::Date;
 use serde::Serialize;
 
 use super::{Event, Moment, Occurrence, clashes};
-use crate::contract::{ToolCtx, ToolError};
+use crate::contract::{Surface, ToolCtx, ToolError};
 use crate::features::deps::Deps;
 use crate::features::reminders::calendar_rule::{is_calendar_rule, start_not_before};
 use crate::features::reminders::ops::create::ReminderCreation;
 use crate::features::reminders::recurrence::Schedule;
 use crate::features::reminders::request::{RepetitionRequest, WhenRequest, schedule_of};
+use crate::features::verbs::Verb;
 use crate::features::{changes, verbs};
+use crate::line::message::Message;
+use crate::push::delivery::{Item, Pusher, occurrence_key};
+use crate::push::quiet::PushKind;
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{EventRow, MAX_EVENTS, NewEvent, Store};
 
@@ -37,6 +41,7 @@ pub struct CalendarOps {
     store: Store,
     work_calendar: WorkCalendar,
     creation: ReminderCreation,
+    pusher: Pusher,
 }
 
 /// An event as asked for: what, when (and how it repeats), where, who.
@@ -79,6 +84,17 @@ pub struct EventView {
     /// Repeats ("weekly", "lunar_yearly"…).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeats: Option<&'static str>,
+}
+
+impl EventView {
+    /// When it happens, short: 「12/19 12:00」, a day alone 「12/24」.
+    pub fn when(&self) -> String {
+        let day = self.start.get(5..10).unwrap_or(&self.start).replace('-', "/");
+        match self.start.get(11..16) {
+            Some(time) => format!("{day} {time}"),
+            None => day,
+        }
+    }
 }
 
 /// What adding or moving did.
@@ -127,6 +143,7 @@ impl CalendarOps {
                 deps.quota.clone(),
                 deps.work_calendar.clone(),
             ),
+            pusher: deps.pusher.clone(),
         }
     }
 
@@ -263,7 +280,9 @@ impl CalendarOps {
         if let Some(event) = Event::of(&row) {
             self.follow(ctx, &event).await?;
         }
-        self.saved(ctx, &row).await
+        let saved = self.saved(ctx, &row).await?;
+        self.tell(ctx, &verbs::EVENT_MOVE, &saved.event).await;
+        Ok(saved)
     }
 
     /// Cancels event `id` of `ctx`'s chat.
@@ -275,7 +294,43 @@ impl CalendarOps {
         changes::record(&self.store, ctx, &verbs::EVENT_CANCEL, &row.title).await;
         self.drop_reminders(ctx, id).await?;
         let event = Event::of(&row).ok_or_else(|| ToolError::NotFound(format!("event {id}")))?;
-        Ok(view(&event, &Occurrence { start: event.start, end: event.end, id }))
+        let cancelled = view(&event, &Occurrence { start: event.start, end: event.end, id });
+        self.tell(ctx, &verbs::EVENT_CANCEL, &cancelled).await;
+        Ok(cancelled)
+    }
+
+    /// Tells `ctx`'s chat, once, of `verb` done to `event` where the chat did not see it (on the
+    /// page): a silent push through the outbox, after the chat's quiet hours. Done in the chat
+    /// or by a tap there, the answer tells it.
+    async fn tell(&self, ctx: &ToolCtx, verb: &Verb, event: &EventView) {
+        if matches!(ctx.surface, Surface::Chat | Surface::Button | Surface::Menu) {
+            return;
+        }
+        let lang = ctx.lang;
+        let who = ctx.display_name.as_deref().unwrap_or(lang.pick("有人", "Someone"));
+        let (said, done) = (ctx.surface.said(lang), verb.said(lang));
+        let text = match lang {
+            crate::platform::i18n::Lang::ZhTw => {
+                format!("📅 {who}{said}{done}：{}（{}）", event.title, event.when())
+            }
+            crate::platform::i18n::Lang::En => {
+                format!("📅 {who} {done} {said}: {} ({})", event.title, event.when())
+            }
+        };
+        let chat = &ctx.conversation.id;
+        let at = ctx.now().as_millisecond();
+        let name = format!("calendar:{chat}:{}:{}:{at}", event.id, verb.name);
+        let payload = serde_json::to_string(&[Message::text(text)]).unwrap_or_default();
+        let occurrence = occurrence_key(&name).to_string();
+        let item = Item {
+            payload: &payload,
+            occurrence: &occurrence,
+            home: chat,
+            what: format!("calendar {} {}", verb.name, event.id),
+            kind: PushKind::Alert,
+            silent: true,
+        };
+        self.pusher.push(chat, &[item]).await;
     }
 
     /// What happens in `ctx`'s chat from `from` to `to` (local dates, both included).
