@@ -29,7 +29,7 @@ impl Verb {
     }
 }
 
-use Surface::{Button, Chat, Menu, Page};
+use Surface::{Button, Chat, Loop, Menu, Page};
 
 /// Things put on a shared list.
 pub const LIST_ADD: Verb = Verb {
@@ -151,7 +151,7 @@ pub const EVENT_ADD: Verb = Verb {
     name: "event_add",
     capability: "calendar",
     done: ("排進行事曆", "put on the calendar"),
-    surfaces: &[Chat, Page],
+    surfaces: &[Chat, Page, Loop],
 };
 
 /// A calendar event moved or changed.
@@ -159,7 +159,7 @@ pub const EVENT_MOVE: Verb = Verb {
     name: "event_move",
     capability: "calendar",
     done: ("改了行程", "moved"),
-    surfaces: &[Chat, Page],
+    surfaces: &[Chat, Page, Loop],
 };
 
 /// A calendar event cancelled.
@@ -167,7 +167,7 @@ pub const EVENT_CANCEL: Verb = Verb {
     name: "event_cancel",
     capability: "calendar",
     done: ("取消了行程", "cancelled"),
-    surfaces: &[Chat, Page],
+    surfaces: &[Chat, Page, Loop],
 };
 
 /// THE list.

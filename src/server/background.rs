@@ -1,6 +1,6 @@
 //! The periodic work of a serving process: delivering due reminders and daily digests, pushing
 //! what waits in the per-chat outbox, watching prices for alerts, reading Taiwan's official alerts,
-//! asking care plans' doses and telling their caregivers,
+//! asking care plans' doses and telling their caregivers, syncing the family's calendar server,
 //! taking webhook events that wait in the inbox (left there while the queue was full, or by a
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
 //! a while, reading LINE's message quota, the daily backup of a SQLite database, and copying
@@ -109,6 +109,12 @@ const LOOPS: &[Loop] = &[
         every: |app| every(app.loops.paces.care_tick_secs),
         wake: |app| Some(app.turns.deps.care_nudge.as_ref()),
         tick: |app| Box::pin(watch_care(app)),
+    },
+    Loop {
+        name: "calendar server",
+        every: |app| app.loops.calendar_sync.as_ref().and(every(app.loops.paces.caldav_sync_secs)),
+        wake: |_| None,
+        tick: |app| Box::pin(sync_calendars(app)),
     },
     Loop {
         name: "outbox",
@@ -310,6 +316,17 @@ async fn watch_official_alerts(app: Arc<Hearth>) -> After {
     let outcome = app.loops.official_alerts.tick().await;
     let telling = |r: &watcher::WatchReport| r.kept + r.unreadable + r.told > 0;
     report(outcome, telling, "official alerts", "official alerts tick failed")
+}
+
+/// Keeps the chats' calendars in step with the family's calendar server, every
+/// `HEARTH_CALDAV_SYNC_SECS` (`HEARTH_CALDAV_URL`).
+async fn sync_calendars(app: Arc<Hearth>) -> After {
+    let Some(sync) = &app.loops.calendar_sync else { return After::Wait };
+    let outcome = sync.tick().await;
+    let telling = |r: &crate::features::calendar::ops::caldav::SyncReport| {
+        r.taken + r.written + r.conflicts + r.failed > 0
+    };
+    report(outcome, telling, "calendar server synced", "calendar server sync failed")
 }
 
 /// Reads LINE's message quota at start and hourly, and shows the month's projection (what is

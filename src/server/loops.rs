@@ -8,6 +8,7 @@ use std::time::Duration;
 use jiff::SignedDuration;
 
 use crate::contract::chart::publish::Charts;
+use crate::features::calendar::ops::caldav::CalendarSync;
 use crate::features::care::ops::watcher::CareWatcher;
 use crate::features::deps::Deps;
 use crate::features::digest::ops::sender::{DigestSender, DigestSources};
@@ -37,6 +38,9 @@ pub struct Loops {
     pub care: CareWatcher,
     /// Links the care menu to whoever a care plan asks, and takes it away after.
     pub care_menus: CareMenuLinks,
+    /// Keeps the chats' calendars in step with the family's calendar server; `None` without
+    /// `HEARTH_CALDAV_URL`.
+    pub calendar_sync: Option<CalendarSync>,
     /// The per-chat outbox's sender: pushes together what the loops above handed to it.
     pub outbox: Pusher,
     /// How often each switchable loop ticks.
@@ -111,6 +115,21 @@ impl Loops {
         )
         .with_charts(charts)
         .with_speech(speech);
+        let calendar = &config.calendar;
+        let calendar_sync = calendar.server().and_then(|home| {
+            let server = crate::sources::caldav::CalDav::new(
+                home,
+                &calendar.caldav_user,
+                calendar.caldav_password.clone(),
+            );
+            match server {
+                Ok(server) => Some(CalendarSync::new(server, deps)),
+                Err(e) => {
+                    tracing::error!(error = %e, "the calendar server is not synced");
+                    None
+                }
+            }
+        });
         let backups = config.store.backup_dir.clone().map(|dir| Backups {
             dir,
             keep: config.store.backup_keep,
@@ -123,8 +142,9 @@ impl Loops {
             official_alerts,
             care,
             care_menus,
+            calendar_sync,
             outbox: pusher.clone(),
-            paces: Paces::new(&config.loops),
+            paces: Paces::new(config),
             retention: Retention::new(config),
             backups,
         }
@@ -140,12 +160,16 @@ pub(crate) struct Paces {
     pub(crate) official_poll_secs: u64,
     /// Between rounds of the care loop (`HEARTH_CARE_TICK_SECS`).
     pub(crate) care_tick_secs: u64,
+    /// Between syncs with the family's calendar server (`HEARTH_CALDAV_SYNC_SECS`).
+    pub(crate) caldav_sync_secs: u64,
 }
 
 impl Paces {
     /// The paces `settings` set.
-    pub(crate) fn new(settings: &crate::platform::config::LoopSettings) -> Self {
+    pub(crate) fn new(config: &Config) -> Self {
+        let settings = &config.loops;
         Self {
+            caldav_sync_secs: config.calendar.caldav_sync_secs,
             price_poll_secs: settings.price_poll_secs,
             official_poll_secs: settings.official_alerts_poll_secs,
             care_tick_secs: settings.care_tick_secs,

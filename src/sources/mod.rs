@@ -4,6 +4,7 @@
 //! too, [`securities`], the table of Taiwan securities, and [`symbols`], the names the family
 //! uses for instruments.
 
+pub mod caldav;
 pub mod calendar;
 pub mod cap;
 pub mod extract;

@@ -105,6 +105,7 @@ pub struct NewEvent<'a> {
     pub at_ms: i64,
 }
 
+/// The columns of an [`EventRow`], in its order.
 macro_rules! event_columns {
     () => {
         "id, conversation_id, uid, title, tz, starts_local, ends_local, place, people, notes, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, days_before, sequence, created_by, updated_at, cancelled_at"

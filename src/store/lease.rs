@@ -122,6 +122,8 @@ pub const DIGEST_DELIVERIES: Leased = leased!("digest deliveries", "digest_deliv
 pub const CARE_DOSES: Leased = leased!("care doses", "care_doses");
 /// Reading the official alerts feed: one row, held by one replica at a time.
 pub const ALERT_FEED: Leased = leased!("official alerts feed", "public_alert_feed");
+/// The chats' calendars on the family's calendar server, each synced by one replica at a time.
+pub const CALDAV_CALENDARS: Leased = leased!("calendar server sync", "caldav_calendars");
 
 /// Every leased table, once: a new loop's table joins this list (and so its tests).
 pub const LEASED: &[&Leased] = &[
@@ -133,12 +135,14 @@ pub const LEASED: &[&Leased] = &[
     &DIGEST_DELIVERIES,
     &CARE_DOSES,
     &ALERT_FEED,
+    &CALDAV_CALENDARS,
 ];
 
 /// What a process hands back as it stops: the work it claims before touching anything
 /// outside. The pushes (outbox, deliveries) and care doses it holds are left to their leases'
 /// end instead: one of them may be in flight to LINE as the process stops.
-pub const HANDED_BACK: &[&Leased] = &[&INBOX, &REMINDERS, &PRICE_SYMBOLS, &ALERT_FEED];
+pub const HANDED_BACK: &[&Leased] =
+    &[&INBOX, &REMINDERS, &PRICE_SYMBOLS, &ALERT_FEED, &CALDAV_CALENDARS];
 
 /// Who claims, when, and until when.
 #[derive(Debug, Clone, Copy)]

@@ -71,6 +71,7 @@ embedded![
     "0040_chat_settings.sql",
     "0041_spoken_audio.sql",
     "0042_calendar.sql",
+    "0043_caldav.sql",
 ];
 
 /// SQLite's migrations.

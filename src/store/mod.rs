@@ -22,7 +22,9 @@ pub mod lease;
 mod access;
 mod backup;
 mod batch;
+#[macro_use]
 mod calendar;
+mod calendar_sync;
 mod capped;
 mod care;
 mod care_doses;
@@ -64,6 +66,7 @@ pub use crate::platform::config::redact_url;
 pub use access::{ChatAccess, HeldBack};
 pub use backup::{BackupError, ServeLock, Snapshot};
 pub use calendar::{EventRow, MAX_EVENTS, NewEvent};
+pub use calendar_sync::SyncedObject;
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
 pub use care_doses::{DoseRow, NewReading, ReadingRow};

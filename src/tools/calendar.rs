@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::{Card, CardButton, CardRow, Tone, Tool, ToolCtx, ToolError};
 use crate::features::calendar::ops::feed::{Feeds, Given};
+use crate::features::calendar::ops::remind::day_before_offered;
 use crate::features::calendar::ops::{Agenda, CalendarOps, EventRequest, EventView, Saved};
 use crate::features::reminders::recurrence::Freq;
 use crate::features::reminders::request::{LunarRequest, RepetitionRequest};
@@ -119,6 +120,7 @@ fn request(args: &Args) -> Result<EventRequest, ToolError> {
         people: args.who.clone(),
         notes: None,
         repetition,
+        uid: None,
     })
 }
 
@@ -290,10 +292,10 @@ fn saved_card(saved: &Saved, lang: Lang) -> Card {
         );
         card.rows.push(row.toned(Some(Tone::Warning)));
     }
-    if event.repeats.is_none() {
-        let timed = event.start.len() > 10;
-        card.buttons.extend(crate::features::calendar::actions::buttons(event.id, timed, lang));
-    }
+    let timed = event.start.len() > 10;
+    let day_before = day_before_offered(event.freq);
+    card.buttons
+        .extend(crate::features::calendar::actions::buttons(event.id, timed, day_before, lang));
     if !event.place.is_empty() {
         let query: String = url::form_urlencoded::byte_serialize(event.place.as_bytes()).collect();
         card.buttons.push(CardButton::Link {

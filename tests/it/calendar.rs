@@ -400,3 +400,39 @@ async fn moving_an_event_keeps_what_the_move_does_not_say() {
     let week = calendar(&h, "下週有什麼", agenda("2026-12-07", "2026-12-13")).await;
     assert_eq!(lines(&week), [("鋼琴課".to_string(), "2026-12-10T17:00".to_string())]);
 }
+
+#[tokio::test]
+async fn a_repeating_events_reminders_repeat_before_each_time_it_comes() {
+    let h = start().await;
+    let mut piano = add("鋼琴課", "2026-12-02T16:00", None);
+    piano["repeat"] = json!("weekly");
+    calendar(&h, "小明每週三四點鋼琴課", piano).await;
+    // Two weeks on, the card's buttons are tapped.
+    h.set_clock("2026-12-14T12:00:00Z");
+    let card = h.line.replies().last().expect("the card").body.clone();
+    let mut taps = Vec::new();
+    postbacks(&card, "event_remind", &mut taps);
+    assert_eq!(taps.len(), 2, "the day before and two hours before: {card}");
+    for tap in &taps {
+        h.send(vec![h.postback(in_group(FAMILY, MOM), tap)]).await;
+    }
+    assert_eq!(
+        reminders_of(&h).await,
+        [
+            ("2026-12-15T20:00".to_string(), "明天：鋼琴課".to_string()),
+            ("2026-12-16T14:00".to_string(), "兩小時後：鋼琴課".to_string()),
+        ],
+        "before the next lesson, not the first one long past"
+    );
+    let rows = h.app.store.reminders().list(FAMILY).await.expect("reminders");
+    let rules: Vec<_> = rows.iter().map(|r| r.rule.freq).collect();
+    assert_eq!(rules, [hearth::store::Freq::Weekly; 2], "they repeat with it");
+
+    let mut school = add("上學", "2026-12-15T07:30", None);
+    school["repeat"] = json!("workdays");
+    calendar(&h, "上學日早上七點半出門", school).await;
+    let card = h.line.replies().last().expect("the card").body.clone();
+    let mut taps = Vec::new();
+    postbacks(&card, "event_remind", &mut taps);
+    assert_eq!(taps.len(), 1, "a workday event: two hours before only: {card}");
+}

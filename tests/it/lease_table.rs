@@ -165,6 +165,20 @@ const TABLE: &[Row] = &[
             })
         },
     },
+    Row {
+        name: "calendar server sync",
+        seed: |_, url| {
+            insert(
+                url,
+                "INSERT INTO calendar_events (conversation_id, uid, title, tz, starts_local, freq, created_at, updated_at) VALUES ('Cfamily', 'a@hearth', '尾牙', 'Asia/Taipei', '2027-01-15', 'once', 1000, 1000)",
+            )
+        },
+        claim: |store, owner, now, until| {
+            Box::pin(
+                async move { Ok(store.calendar().claim_sync(owner, now, until, 10).await?.len()) },
+            )
+        },
+    },
 ];
 
 /// A fresh database per backend (SQLite in a file, so several connections share it), seeded

@@ -7,6 +7,7 @@ mod mcp_support;
 
 mod access;
 mod backup;
+mod caldav;
 mod calendar;
 mod calendar_proposals;
 mod calendar_reminders;

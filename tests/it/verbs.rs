@@ -51,6 +51,10 @@ const WALKED: &[(&str, &str)] = &[
     ("event_move", "page"),
     ("event_cancel", "chat"),
     ("event_cancel", "page"),
+    // The calendar server's sync (tests/it/caldav.rs, with a real CalDAV server).
+    ("event_add", "loop"),
+    ("event_move", "loop"),
+    ("event_cancel", "loop"),
 ];
 
 #[test]

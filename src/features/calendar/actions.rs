@@ -74,12 +74,16 @@ impl Action for RemindBeforeEvent {
     }
 }
 
-/// The ⏰ buttons of a one-off event: the evening before, and two hours before one at a time.
-pub fn buttons(event: i64, timed: bool, lang: Lang) -> Vec<CardButton> {
-    let mut buttons = vec![RemindBeforeEvent { event, minutes: DAY_BEFORE }.button(
-        lang.pick("⏰ 前一天提醒", "⏰ The day before"),
-        lang.pick("前一天提醒我", "Remind us the day before"),
-    )];
+/// The ⏰ buttons of an event: the evening before (`day_before`: not for a workday event), and
+/// two hours before one at a time.
+pub fn buttons(event: i64, timed: bool, day_before: bool, lang: Lang) -> Vec<CardButton> {
+    let mut buttons = Vec::new();
+    if day_before {
+        buttons.push(RemindBeforeEvent { event, minutes: DAY_BEFORE }.button(
+            lang.pick("⏰ 前一天提醒", "⏰ The day before"),
+            lang.pick("前一天提醒我", "Remind us the day before"),
+        ));
+    }
     if timed {
         buttons.push(RemindBeforeEvent { event, minutes: TWO_HOURS }.button(
             lang.pick("⏰ 兩小時前", "⏰ Two hours before"),

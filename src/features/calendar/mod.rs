@@ -10,6 +10,7 @@
 
 pub mod actions;
 pub mod ics;
+pub mod ics_read;
 pub mod ops;
 
 use jiff::civil::{Date, DateTime, Time};

@@ -12,6 +12,7 @@ use std::fmt;
 use clap::{Args, ValueEnum};
 
 pub mod access;
+pub mod calendar;
 pub mod family;
 pub mod limits;
 pub mod line;
@@ -31,6 +32,7 @@ pub mod turns;
 pub mod web;
 
 pub use access::AccessSettings;
+pub use calendar::CalendarSettings;
 pub use family::{FamilySettings, PriceColors, zone_city};
 pub use limits::LimitSettings;
 pub use line::LineSettings;
@@ -119,6 +121,9 @@ pub struct Config {
     /// Where and when the family lives.
     #[command(flatten)]
     pub family: FamilySettings,
+    /// The family's own calendar server.
+    #[command(flatten)]
+    pub calendar: CalendarSettings,
     /// The HTTP server.
     #[command(flatten)]
     pub server: ServerSettings,

@@ -272,6 +272,11 @@ impl Pusher {
         self.quota.clock.now()
     }
 
+    /// The clock it reads (a loop's context reads the same).
+    pub fn clock(&self) -> std::sync::Arc<dyn crate::platform::clock::Clock> {
+        self.quota.clock.clone()
+    }
+
     /// The key that signs the buttons of rendered pushes.
     pub fn key(&self) -> &PostbackKey {
         &self.key

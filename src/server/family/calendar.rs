@@ -15,8 +15,7 @@ use jiff::civil::Date;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::forms::{back, failed};
-use super::{Peer, Refusal, Session, check_csrf, session};
+use super::{Peer, Refusal, Session, back, check_csrf, failed, session};
 use crate::contract::{ErrorKind, ToolError};
 use crate::features::calendar::ops::feed::Feeds;
 use crate::features::calendar::ops::{CalendarOps, EventRequest, EventView};
@@ -357,6 +356,7 @@ fn added(form: &CalendarForm) -> Result<EventRequest, ToolError> {
         people: given(&form.who),
         notes: None,
         repetition: freq.map(|freq| RepetitionRequest { freq, ..RepetitionRequest::default() }),
+        uid: None,
     })
 }
 

@@ -11,12 +11,10 @@ use std::sync::Arc;
 use axum::Form;
 use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
-use axum::http::StatusCode;
-use axum::http::header::LOCATION;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Deserialize;
 
-use super::{Peer, Refusal, Session, check_csrf, session};
+use super::{Peer, Refusal, Session, back, check_csrf, failed, session};
 use crate::contract::{ErrorKind, ToolError};
 use crate::features::digest::ops::setting::DigestRequest;
 use crate::features::lists::ListName;
@@ -25,7 +23,6 @@ use crate::features::lists::plan::wanted_items;
 use crate::features::reminders::ops::{Changed, Reminders};
 use crate::line::postback::Postback;
 use crate::line::webhook::Picked;
-use crate::platform::i18n::Lang;
 use crate::push::quiet::setting::QuietSetting;
 use crate::server::app::Hearth;
 
@@ -39,29 +36,6 @@ const PAGE_ACTIONS: &[&str] = &[
     "forget_memory",
     "forget_all_memories",
 ];
-
-/// The page again, on `tab`, saying `said`.
-pub(super) fn back(app: &Hearth, session: &Session, tab: &str, said: &str) -> Response {
-    app.page.flash.put(&session.hash, said);
-    (StatusCode::SEE_OTHER, [(LOCATION, format!("/family?tab={tab}"))]).into_response()
-}
-
-/// What a refused change is called, for the family.
-pub(super) fn failed(lang: Lang, kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::InvalidArguments => lang.pick(
-            "沒有改：內容不對（太長、格式不對或超過上限），請再檢查。",
-            "Nothing changed: that was not valid (too long, the wrong format, or over a limit).",
-        ),
-        ErrorKind::NotFound => {
-            lang.pick("找不到，可能已經被改掉了。", "Not found: it may have changed already.")
-        }
-        _ => lang.pick(
-            "暫時無法完成，請稍後再試。",
-            "That did not work right now; please try again later.",
-        ),
-    }
-}
 
 /// A card button pressed on the page.
 #[derive(Deserialize)]

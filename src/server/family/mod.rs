@@ -41,10 +41,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use crate::contract::ToolCtx;
+use crate::contract::{ErrorKind, ToolCtx};
 use crate::features::family_page::{SESSION_TTL, Sessions, new_token, token_hash};
 use crate::features::memory::ops::MemoryOps;
 use crate::platform::conversation::Conversation;
+use crate::platform::i18n::Lang;
 use crate::server::app::Hearth;
 pub use crate::server::page_state::Peer;
 use crate::store::{LinkDoor, WebSession};
@@ -97,6 +98,29 @@ async fn style() -> Response {
         include_str!("../../../assets/family.css"),
     )
         .into_response()
+}
+
+/// The page again, on `tab`, saying `said`.
+pub(super) fn back(app: &Hearth, session: &Session, tab: &str, said: &str) -> Response {
+    app.page.flash.put(&session.hash, said);
+    (StatusCode::SEE_OTHER, [(LOCATION, format!("/family?tab={tab}"))]).into_response()
+}
+
+/// What a refused change is called, for the family.
+pub(super) fn failed(lang: Lang, kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::InvalidArguments => lang.pick(
+            "沒有改：內容不對（太長、格式不對或超過上限），請再檢查。",
+            "Nothing changed: that was not valid (too long, the wrong format, or over a limit).",
+        ),
+        ErrorKind::NotFound => {
+            lang.pick("找不到，可能已經被改掉了。", "Not found: it may have changed already.")
+        }
+        _ => lang.pick(
+            "暫時無法完成，請稍後再試。",
+            "That did not work right now; please try again later.",
+        ),
+    }
 }
 
 /// A request's session: whose, for which chat, and what a tool or button sees as its context.

@@ -110,6 +110,8 @@ impl Harness {
         config.loops.official_alerts_feed_url = String::new();
         // The care loop is ticked by hand on the manual clock (tests/care.rs).
         config.loops.care_tick_secs = 0;
+        // So is the calendar server's sync (tests/caldav.rs).
+        config.calendar.caldav_sync_secs = 0;
         tweak(&mut config);
         let clock = Arc::new(ManualClock::new(START.parse::<Timestamp>().expect("start instant")));
         let store = Store::connect(&config.store.database_url).await.expect("store");

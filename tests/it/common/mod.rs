@@ -15,6 +15,7 @@ pub mod family;
 pub mod harness;
 pub mod hostile_files;
 pub mod prompt_cache;
+pub mod radicale;
 pub mod replica;
 pub mod rows;
 

@@ -3,6 +3,7 @@
 //! days, and give a member the private link of the chat's feed for their phone ([`feed`]). The
 //! `calendar` tool calls these, and whatever is done is recorded once in the feed of changes.
 
+pub mod caldav;
 pub mod feed;
 pub mod remind;
 
@@ -59,8 +60,11 @@ pub struct EventRequest {
     pub people: Option<String>,
     /// Anything else.
     pub notes: Option<String>,
-    /// How it repeats (`None`: once).
+    /// How it repeats (`None`: once; for a move, as it was).
     pub repetition: Option<RepetitionRequest>,
+    /// What calendars know it by, when it comes from one (the family's calendar server);
+    /// `None`: hearth names it.
+    pub uid: Option<String>,
 }
 
 /// An event as the model and the card read it.
@@ -84,6 +88,9 @@ pub struct EventView {
     /// Repeats ("weekly", "lunar_yearly"…).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeats: Option<&'static str>,
+    /// How (what its ⏰ buttons can offer).
+    #[serde(skip)]
+    pub freq: crate::store::Freq,
 }
 
 impl EventView {
@@ -255,7 +262,10 @@ impl CalendarOps {
     /// Adds the event `request` describes to `ctx`'s chat, and says what it clashes with.
     pub async fn add(&self, ctx: &ToolCtx, request: &EventRequest) -> Result<Saved, ToolError> {
         let checked = self.checked(ctx, request, None)?;
-        let uid = format!("{}@hearth", uuid::Uuid::new_v4().simple());
+        let uid = match request.uid.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+            Some(theirs) => bounded("the uid", Some(theirs))?,
+            None => format!("{}@hearth", uuid::Uuid::new_v4().simple()),
+        };
         let row =
             self.store.calendar().add(&checked.row(ctx, &uid)).await?.ok_or(
                 crate::store::StoreError::Full { what: "calendar events", cap: MAX_EVENTS },
@@ -300,10 +310,10 @@ impl CalendarOps {
     }
 
     /// Tells `ctx`'s chat, once, of `verb` done to `event` where the chat did not see it (on the
-    /// page): a silent push through the outbox, after the chat's quiet hours. Done in the chat
-    /// or by a tap there, the answer tells it.
+    /// page). Done in the chat or by a tap there, the answer tells it; the sync with the
+    /// family's calendar server tells in its own words ([`caldav`]).
     async fn tell(&self, ctx: &ToolCtx, verb: &Verb, event: &EventView) {
-        if matches!(ctx.surface, Surface::Chat | Surface::Button | Surface::Menu) {
+        if !matches!(ctx.surface, Surface::Page | Surface::Cli) {
             return;
         }
         let lang = ctx.lang;
@@ -317,16 +327,22 @@ impl CalendarOps {
                 format!("📅 {who} {done} {said}: {} ({})", event.title, event.when())
             }
         };
+        self.tell_chat(ctx, &format!("{}:{}", event.id, verb.name), text).await;
+    }
+
+    /// Pushes `text` to `ctx`'s chat once (`what` names the change), silently, through the
+    /// outbox, after the chat's quiet hours.
+    pub(crate) async fn tell_chat(&self, ctx: &ToolCtx, what: &str, text: String) {
         let chat = &ctx.conversation.id;
         let at = ctx.now().as_millisecond();
-        let name = format!("calendar:{chat}:{}:{}:{at}", event.id, verb.name);
+        let name = format!("calendar:{chat}:{what}:{at}");
         let payload = serde_json::to_string(&[Message::text(text)]).unwrap_or_default();
         let occurrence = occurrence_key(&name).to_string();
         let item = Item {
             payload: &payload,
             occurrence: &occurrence,
             home: chat,
-            what: format!("calendar {} {}", verb.name, event.id),
+            what: format!("calendar {what}"),
             kind: PushKind::Alert,
             silent: true,
         };
@@ -453,5 +469,6 @@ pub fn view(event: &Event, occurrence: &Occurrence) -> EventView {
         place: event.place.clone(),
         people: event.people.clone(),
         repeats: super::repeats(event.rule.freq),
+        freq: event.rule.freq,
     }
 }

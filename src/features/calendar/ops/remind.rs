@@ -1,17 +1,22 @@
 //! An event's ⏰: a reminder the evening before (20:00 the day before, for a day event too) or
 //! two hours before, set as the reminders' own (it is pushed, snoozed and cancelled like any),
-//! and kept with the event: set again when the event moves, cancelled when it is cancelled. Only
-//! a one-off event has them.
+//! and kept with the event: set again when the event moves, cancelled when it is cancelled. A
+//! repeating event's ⏰ repeats with it, before each time it comes ([`repetition`]): the day
+//! before a weekly event on the days before its weekdays, a lunar birthday's the lunar day
+//! before; a workday event (the day before a workday is no rule) and one on lunar days each
+//! month are reminded two hours before only.
 
 use jiff::ToSpan;
-use jiff::civil::{DateTime, Time};
+use jiff::civil::{DateTime, Time, Weekday};
 use serde::Serialize;
 
 use super::CalendarOps;
 use crate::contract::{ToolCtx, ToolError};
 use crate::features::calendar::{Event, Moment};
-use crate::features::reminders::request::{ReminderRequest, WhenRequest};
-use crate::store::Freq;
+use crate::features::reminders::request::{
+    LunarRequest, ReminderRequest, RepetitionRequest, WhenRequest,
+};
+use crate::store::{Freq, Recurrence};
 
 /// ⏰ the evening before (20:00 the day before).
 pub const DAY_BEFORE: i64 = 24 * 60;
@@ -41,6 +46,63 @@ pub fn reminder_time(start: Moment, minutes: i64) -> Option<DateTime> {
     }
 }
 
+/// Whether a ⏰ the evening before can follow an event repeating by `freq`.
+pub fn day_before_offered(freq: Freq) -> bool {
+    !matches!(freq, Freq::Workdays | Freq::LunarMonthly)
+}
+
+/// How the ⏰ `minutes` before an event repeating by `rule` repeats (`None`: the event is once);
+/// refused when no rule of the reminders says it.
+pub fn repetition(rule: &Recurrence, minutes: i64) -> Result<Option<RepetitionRequest>, ToolError> {
+    let day_before = minutes == DAY_BEFORE;
+    let refused =
+        || Err(ToolError::InvalidArgs("this repeating event is reminded two hours before".into()));
+    if day_before && !day_before_offered(rule.freq) {
+        return refused();
+    }
+    let mut request = RepetitionRequest {
+        freq: rule.freq,
+        interval: (rule.interval > 1).then_some(rule.interval),
+        ..RepetitionRequest::default()
+    };
+    match rule.freq {
+        Freq::Once => return Ok(None),
+        Freq::Weekly if rule.weekdays != 0 => {
+            // Bit 0 is Monday: the day before each is the bit below, Sunday's is Saturday's.
+            let mask = if day_before {
+                rule.weekdays.rotate_right(1) & 0x7f | (rule.weekdays & 1) << 6
+            } else {
+                rule.weekdays
+            };
+            let days = (0..7).filter(|bit| mask & (1 << bit) != 0);
+            request.weekdays = Some(
+                days.map(|bit| Weekday::from_monday_zero_offset(bit).unwrap_or(Weekday::Monday))
+                    .collect(),
+            );
+        }
+        Freq::Monthly => {
+            request.day_of_month = match (rule.month_day, day_before) {
+                (None, _) => None,
+                (Some(day), false) => Some(i32::from(day)),
+                (Some(1), true) => Some(-1),
+                (Some(day), true) if day > 1 => Some(i32::from(day) - 1),
+                (Some(_), true) => return refused(),
+            };
+        }
+        Freq::LunarYearly | Freq::LunarMonthly => {
+            let days = (0..30u8).filter(|bit| rule.lunar_days & (1 << bit) != 0).map(|b| b + 1);
+            request.lunar = Some(LunarRequest {
+                days: days.collect(),
+                month: rule.lunar_month.map(|m| m.number),
+                leap: rule.lunar_month.is_some_and(|m| m.leap),
+                days_before: Some(rule.days_before + u8::from(day_before)).filter(|d| *d > 0),
+            });
+        }
+        _ => {}
+    }
+    Ok(Some(request))
+}
+
 /// What the reminder says: 「明天：阿公生日聚餐」 (no time in it, so it is still right after a move).
 fn text(event: &Event, minutes: i64, lang: crate::platform::i18n::Lang) -> String {
     let when = match minutes {
@@ -61,11 +123,6 @@ impl CalendarOps {
         minutes: i64,
     ) -> Result<Reminded, ToolError> {
         let event = self.live_event(ctx, id).await?;
-        if event.rule.freq != Freq::Once {
-            return Err(ToolError::InvalidArgs(
-                "a repeating event has no ⏰: set a reminder".into(),
-            ));
-        }
         let earlier = self.store.calendar().linked_reminders(&ctx.conversation.id, id).await?;
         let set = self.set_reminder(ctx, &event, minutes).await?;
         for (old, _) in earlier.into_iter().filter(|(_, before)| *before == minutes) {
@@ -81,13 +138,12 @@ impl CalendarOps {
         event: &Event,
         minutes: i64,
     ) -> Result<Reminded, ToolError> {
-        let at = reminder_time(event.start, minutes).ok_or_else(|| {
-            ToolError::InvalidArgs("a day event is reminded the evening before".into())
-        })?;
+        let repetition = repetition(&event.rule, minutes)?;
+        let at = self.first_reminder(ctx, event, minutes)?;
         let at = at.strftime("%Y-%m-%dT%H:%M").to_string();
         let request = ReminderRequest {
             text: text(event, minutes, ctx.lang),
-            when: WhenRequest { at: Some(at.clone()), ..WhenRequest::default() },
+            when: WhenRequest { at: Some(at.clone()), repetition, ..WhenRequest::default() },
             for_member: None,
             for_everyone: ctx.conversation.is_multi_person(),
             accept_cost: false,
@@ -99,6 +155,32 @@ impl CalendarOps {
         let chat = &ctx.conversation.id;
         self.store.calendar().link_reminder(chat, event.id, reminder, minutes).await?;
         Ok(Reminded { reminder, at, text: created.text })
+    }
+
+    /// When the ⏰ `minutes` before `event` first comes: before its next time still ahead of
+    /// that reminder (a repeating event's first may be long past).
+    fn first_reminder(
+        &self,
+        ctx: &ToolCtx,
+        event: &Event,
+        minutes: i64,
+    ) -> Result<DateTime, ToolError> {
+        let day_event =
+            || ToolError::InvalidArgs("a day event is reminded the evening before".into());
+        if event.rule.freq == Freq::Once {
+            return reminder_time(event.start, minutes).ok_or_else(day_event);
+        }
+        let now = ctx.local_now().datetime();
+        let today = now.date();
+        let horizon = today.checked_add(400.days()).unwrap_or(today);
+        let next = event.occurrences(today, horizon, &self.work_calendar, 3);
+        let times = next.iter().filter_map(|o| reminder_time(o.start, minutes));
+        let ahead = times.into_iter().find(|at| *at > now);
+        match (ahead, reminder_time(event.start, minutes)) {
+            (Some(at), _) => Ok(at),
+            (None, None) => Err(day_event()),
+            (None, Some(_)) => Err(ToolError::InvalidArgs("that event does not come again".into())),
+        }
     }
 
     /// Sets `event`'s ⏰ reminders again for where it moved (their text too): one whose time

@@ -1,0 +1,240 @@
+//! Reading one event back from a calendar object of the family's calendar server (RFC 5545):
+//! the first `VEVENT` that is not an exception (`RECURRENCE-ID`), its `UID`, `SUMMARY`,
+//! `LOCATION`, `DESCRIPTION`, its start and end (a day, a time in a named zone, in UTC or
+//! floating, each seen in the chat's zone), when it last changed, whether it is cancelled, and
+//! a plain weekly, monthly or yearly `RRULE`. One pass over lines already bounded in size by the
+//! client ([`crate::sources::caldav::MAX_OBJECT_BYTES`]); nothing recurses, and what cannot be
+//! read is `None`, never a panic.
+
+use jiff::civil::{Date, DateTime};
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, ToSpan};
+
+use super::Moment;
+use crate::store::{Freq, Recurrence};
+
+/// The most characters kept of a title, a place or notes.
+const MAX_TEXT: usize = 200;
+
+/// An event as the calendar server has it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Remote {
+    /// Its `UID`.
+    pub uid: String,
+    /// Its `SUMMARY`.
+    pub title: String,
+    /// When it starts, in the chat's zone.
+    pub start: Moment,
+    /// When it ends (a day event: its last day), if later than its start.
+    pub end: Option<Moment>,
+    /// Its `LOCATION`.
+    pub place: String,
+    /// Its `DESCRIPTION`.
+    pub notes: String,
+    /// Its `LAST-MODIFIED` (else `DTSTAMP`).
+    pub modified: Option<Timestamp>,
+    /// `STATUS:CANCELLED`.
+    pub cancelled: bool,
+    /// A plain `RRULE` (weekly, monthly or yearly, with an interval); `None`: once, or a rule
+    /// hearth does not keep.
+    pub rule: Option<Recurrence>,
+}
+
+/// The event of calendar object `text`, its times seen in `zone`.
+pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
+    let mut found: Option<Vec<(String, String)>> = None;
+    let mut current: Option<Vec<(String, String)>> = None;
+    for line in unfolded(text) {
+        let Some((name, value)) = line.split_once(':') else { continue };
+        match (name.to_ascii_uppercase().as_str(), value) {
+            ("BEGIN", v) if v.eq_ignore_ascii_case("VEVENT") => current = Some(Vec::new()),
+            ("END", v) if v.eq_ignore_ascii_case("VEVENT") => {
+                let event = current.take()?;
+                let exception = event.iter().any(|(n, _)| property(n) == "RECURRENCE-ID");
+                if !exception && found.is_none() {
+                    found = Some(event);
+                }
+            }
+            _ => {
+                if let Some(event) = current.as_mut() {
+                    event.push((name.to_string(), value.to_string()));
+                }
+            }
+        }
+    }
+    let event = found?;
+    let get = |wanted: &str| event.iter().find(|(n, _)| property(n) == wanted);
+    let start = moment(get("DTSTART")?, zone)?;
+    let end = get("DTEND").and_then(|p| moment(p, zone)).and_then(|end| match (start, end) {
+        // A day event's DTEND is the day after its last.
+        (Moment::Day(a), Moment::Day(b)) => {
+            let last = b.checked_sub(1.day()).ok()?;
+            (last > a).then_some(Moment::Day(last))
+        }
+        (Moment::At(a), Moment::At(b)) => (b > a).then_some(end),
+        _ => None,
+    });
+    let text_of = |wanted: &str| get(wanted).map(|(_, v)| unescape(v)).unwrap_or_default();
+    let modified = get("LAST-MODIFIED").or(get("DTSTAMP")).and_then(|(_, v)| utc(v));
+    Some(Remote {
+        uid: text_of("UID"),
+        title: text_of("SUMMARY"),
+        start,
+        end,
+        place: text_of("LOCATION"),
+        notes: text_of("DESCRIPTION"),
+        modified,
+        cancelled: get("STATUS").is_some_and(|(_, v)| v.eq_ignore_ascii_case("CANCELLED")),
+        rule: get("RRULE").and_then(|(_, v)| rule(v)),
+    })
+}
+
+/// The lines of `text`, folded lines joined (RFC 5545 §3.1).
+fn unfolded(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for raw in text.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        match (raw.strip_prefix([' ', '\t']), lines.last_mut()) {
+            (Some(more), Some(last)) => last.push_str(more),
+            _ if raw.is_empty() => {}
+            _ => lines.push(raw.to_string()),
+        }
+    }
+    lines
+}
+
+/// A property's name without its parameters.
+fn property(name: &str) -> String {
+    name.split(';').next().unwrap_or(name).to_ascii_uppercase()
+}
+
+/// The value of parameter `wanted` of a property's `name` (`DTSTART;TZID=Asia/Taipei`).
+fn parameter<'a>(name: &'a str, wanted: &str) -> Option<&'a str> {
+    name.split(';').skip(1).find_map(|p| {
+        let (key, value) = p.split_once('=')?;
+        key.eq_ignore_ascii_case(wanted).then(|| value.trim_matches('"'))
+    })
+}
+
+/// A `DTSTART` or `DTEND` in `zone`: a day, or a time (named zone, UTC or floating).
+fn moment((name, value): &(String, String), zone: &TimeZone) -> Option<Moment> {
+    let value = value.trim();
+    if value.len() == 8 {
+        return Date::strptime("%Y%m%d", value).ok().map(Moment::Day);
+    }
+    if let Some(at) = utc(value).filter(|_| value.ends_with('Z')) {
+        return Some(Moment::At(zone.to_datetime(at)));
+    }
+    let local = DateTime::strptime("%Y%m%dT%H%M%S", value).ok()?;
+    let at = match parameter(name, "TZID").and_then(|id| TimeZone::get(id).ok()) {
+        Some(theirs) => zone.to_datetime(theirs.to_ambiguous_timestamp(local).compatible().ok()?),
+        None => local,
+    };
+    // hearth keeps minutes.
+    Some(Moment::At(at.with().second(0).build().ok()?))
+}
+
+/// A UTC date-time (`20261205T040000Z`).
+fn utc(value: &str) -> Option<Timestamp> {
+    let local = DateTime::strptime("%Y%m%dT%H%M%SZ", value.trim()).ok()?;
+    TimeZone::UTC.to_timestamp(local).ok()
+}
+
+/// Text with RFC 5545's escapes undone, within [`MAX_TEXT`] characters.
+fn unescape(value: &str) -> String {
+    let mut out = String::new();
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        match (c, out.chars().count() < MAX_TEXT) {
+            (_, false) => break,
+            ('\\', true) => match chars.next() {
+                Some('n' | 'N') => out.push('\n'),
+                Some(other) => out.push(other),
+                None => {}
+            },
+            (c, true) => out.push(c),
+        }
+    }
+    out.trim().to_string()
+}
+
+/// A plain weekly, monthly or yearly `RRULE` (an interval at most); anything more is `None`.
+fn rule(value: &str) -> Option<Recurrence> {
+    let mut freq = None;
+    let mut interval = 1;
+    for part in value.split(';') {
+        let (key, v) = part.split_once('=')?;
+        match key.to_ascii_uppercase().as_str() {
+            "FREQ" => {
+                freq = Some(match v.to_ascii_uppercase().as_str() {
+                    "WEEKLY" => Freq::Weekly,
+                    "MONTHLY" => Freq::Monthly,
+                    "YEARLY" => Freq::Yearly,
+                    _ => return None,
+                })
+            }
+            "INTERVAL" => interval = v.parse().ok().filter(|n| (1..=52).contains(n))?,
+            "WKST" => {}
+            _ => return None,
+        }
+    }
+    Some(Recurrence { freq: freq?, interval, ..Recurrence::once() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taipei() -> TimeZone {
+        TimeZone::get("Asia/Taipei").expect("zone")
+    }
+
+    fn at(text: &str) -> Moment {
+        Moment::parse(text).expect("moment")
+    }
+
+    #[test]
+    fn a_phones_event_is_read_in_the_chats_zone_whatever_zone_it_was_written_in() {
+        let ics = "BEGIN:VCALENDAR\r\nBEGIN:VTIMEZONE\r\nTZID:America/New_York\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT\r\nUID:abc@phone\r\nDTSTAMP:20261201T010203Z\r\n\
+DTSTART;TZID=America/New_York:20261204T230000\r\nDTEND;TZID=America/New_York:20261205T003000\r\nSUMMARY:牙醫\\, 小明\r\nLOCATION:仁愛路\r\n  一段\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
+        let event = read(ics, &taipei()).expect("an event");
+        assert_eq!((event.uid.as_str(), event.title.as_str()), ("abc@phone", "牙醫, 小明"));
+        assert_eq!(event.place, "仁愛路 一段", "a folded line is joined");
+        assert_eq!(
+            (event.start, event.end),
+            (at("2026-12-05T12:00"), Some(at("2026-12-05T13:30")))
+        );
+        assert_eq!(event.modified.map(|t| t.to_string()).as_deref(), Some("2026-12-01T01:02:03Z"));
+        assert_eq!(event.rule, None);
+    }
+
+    #[test]
+    fn a_day_events_end_is_its_last_day_and_utc_times_are_seen_locally() {
+        let days = "BEGIN:VEVENT\nUID:t\nDTSTART;VALUE=DATE:20261225\nDTEND;VALUE=DATE:20261228\nSUMMARY:墾丁\nEND:VEVENT\n";
+        let trip = read(days, &taipei()).expect("trip");
+        assert_eq!((trip.start, trip.end), (at("2026-12-25"), Some(at("2026-12-27"))));
+        let one = "BEGIN:VEVENT\nUID:o\nDTSTART;VALUE=DATE:20261225\nDTEND;VALUE=DATE:20261226\nSUMMARY:聖誕\nEND:VEVENT\n";
+        assert_eq!(read(one, &taipei()).expect("one").end, None, "one day has no end");
+        let utc = "BEGIN:VEVENT\nUID:u\nDTSTART:20261205T040000Z\nSUMMARY:x\nSTATUS:CANCELLED\nRRULE:FREQ=WEEKLY;INTERVAL=2\nEND:VEVENT\n";
+        let event = read(utc, &taipei()).expect("utc");
+        assert_eq!(event.start, at("2026-12-05T12:00"));
+        assert!(event.cancelled);
+        assert_eq!(event.rule.map(|r| (r.freq, r.interval)), Some((Freq::Weekly, 2)));
+    }
+
+    #[test]
+    fn an_exception_a_rule_hearth_cannot_keep_or_garbage_is_not_taken_for_the_event() {
+        let ics = "BEGIN:VEVENT\nUID:r\nRECURRENCE-ID:20261212T090000\nDTSTART:20261212T100000\nSUMMARY:moved one\nEND:VEVENT\n\
+BEGIN:VEVENT\nUID:r\nDTSTART:20261205T090000\nSUMMARY:master\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE\nEND:VEVENT\n";
+        let event = read(ics, &taipei()).expect("the master");
+        assert_eq!((event.title.as_str(), event.rule), ("master", None));
+        assert_eq!(read("BEGIN:VEVENT\nSUMMARY:no start\nEND:VEVENT\n", &taipei()), None);
+        assert_eq!(read("not a calendar", &taipei()), None);
+        assert_eq!(read("BEGIN:VEVENT\nDTSTART:2026\nEND:VEVENT", &taipei()), None);
+        let long = format!(
+            "BEGIN:VEVENT\nDTSTART:20261205T090000\nSUMMARY:{}\nEND:VEVENT\n",
+            "長".repeat(5000)
+        );
+        assert_eq!(read(&long, &taipei()).expect("long").title.chars().count(), MAX_TEXT);
+    }
+}

@@ -1,0 +1,487 @@
+//! The family calendar kept in step with the family's own calendar server
+//! (`HEARTH_CALDAV_URL`): one calendar there per chat with events (`hearth-<hash of the chat>`,
+//! called 家庭行事曆). Each round, for each chat whose calendar this replica claims (one lease per
+//! chat, so two replicas never sync one chat at once):
+//!
+//! 1. **From the server**, when the calendar's version (`getctag`) moved: every object whose
+//!    `ETag` changed is read ([`crate::features::calendar::ics_read`]). An event added on a
+//!    phone is added to hearth (with its `UID`, so writing it back is the same object); one
+//!    changed there is changed here; one deleted there is cancelled here. A change made on both
+//!    sides since they last agreed goes to the later one (the server's `LAST-MODIFIED` against
+//!    hearth's last change), and the chat is told which.
+//! 2. **To the server**: each event added or changed in hearth since is written (`PUT` with
+//!    `If-Match`, so nothing changed meanwhile is overwritten: it waits for the next round), and
+//!    each cancelled one deleted.
+//!
+//! A chat the door does not serve ([`crate::door`]: revoked, or never approved) is not synced.
+//! Every change is the calendar's own operation ([`CalendarOps`]) with the loop's context, so it
+//! is recorded in the feed of changes and follows the same checks (a start already past is not
+//! taken). What the server changed is told to the chat once, silently, as the page's changes are.
+
+use std::collections::HashMap;
+
+use jiff::tz::TimeZone;
+
+use super::{CalendarOps, EventRequest, EventView};
+use crate::contract::{Surface, ToolCtx};
+use crate::features::calendar::ics_read::{self, Remote};
+use crate::features::calendar::{Event, ics};
+use crate::features::reminders::request::RepetitionRequest;
+use crate::platform::clock::Clock;
+use crate::platform::conversation::Conversation;
+use crate::platform::i18n::Lang;
+use crate::sources::caldav::{CalDav, CalDavError, Listed, Written};
+use crate::sources::calendar::WorkCalendar;
+use crate::store::{EventRow, Store, StoreError, SyncedObject};
+
+/// How long a replica holds a chat's calendar while syncing it.
+const LEASE_MS: i64 = 120_000;
+/// Chats synced per round.
+const CHATS_PER_ROUND: i64 = 50;
+/// The calendar's name on the server, as the family sees it.
+const TITLE: &str = "家庭行事曆 · hearth";
+
+/// What a round did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SyncReport {
+    /// Chats synced.
+    pub chats: usize,
+    /// Events taken from the server (added, changed or cancelled here).
+    pub taken: usize,
+    /// Events written to the server (put or deleted).
+    pub written: usize,
+    /// Changes made on both sides, settled for the later.
+    pub conflicts: usize,
+    /// Chats whose sync failed (the server unreachable, say): tried again next round.
+    pub failed: usize,
+}
+
+/// Why a chat's sync stopped.
+#[derive(Debug, thiserror::Error)]
+enum SyncError {
+    #[error(transparent)]
+    Server(#[from] CalDavError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The sync with the family's calendar server.
+#[derive(Clone)]
+pub struct CalendarSync {
+    server: CalDav,
+    store: Store,
+    ops: CalendarOps,
+    work_calendar: WorkCalendar,
+    clock: std::sync::Arc<dyn Clock>,
+    tz: TimeZone,
+    owner: String,
+    door: std::sync::Arc<crate::door::Door>,
+}
+
+/// A chat's sync in progress: its calendar's name, its context and what both sides agreed on.
+struct Chat {
+    name: String,
+    ctx: ToolCtx,
+    objects: HashMap<i64, SyncedObject>,
+}
+
+impl CalendarSync {
+    /// The sync with `server` for `deps`' calendars, this process named `owner`.
+    pub fn new(server: CalDav, deps: &crate::features::deps::Deps) -> Self {
+        Self {
+            server,
+            store: deps.store.clone(),
+            ops: CalendarOps::from_deps(deps),
+            work_calendar: deps.work_calendar.clone(),
+            clock: deps.pusher.clock(),
+            tz: deps.pusher.tz().clone(),
+            owner: deps.pusher.owner().to_string(),
+            door: deps.door.clone(),
+        }
+    }
+
+    /// One round: the chats this replica claims, each synced both ways.
+    pub async fn tick(&self) -> Result<SyncReport, StoreError> {
+        let now = self.clock.now().as_millisecond();
+        let calendar = self.store.calendar();
+        let claimed =
+            calendar.claim_sync(&self.owner, now, now + LEASE_MS, CHATS_PER_ROUND).await?;
+        let mut report = SyncReport::default();
+        for (chat, ctag) in claimed {
+            // A chat the door no longer serves is not synced (its calendar there stays as it
+            // was); it is again once the chat is approved.
+            if let Err(closed) = self.door.chat(&chat).await? {
+                tracing::debug!(?closed, "calendar server: a closed chat is not synced");
+                calendar.synced(&chat, &self.owner, ctag.as_deref(), now).await?;
+                continue;
+            }
+            let ctag = match self.sync(&chat, ctag.clone(), &mut report).await {
+                Ok(ctag) => {
+                    report.chats += 1;
+                    ctag
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "calendar server: a chat's calendar was not synced");
+                    report.failed += 1;
+                    ctag
+                }
+            };
+            calendar.synced(&chat, &self.owner, ctag.as_deref(), now).await?;
+        }
+        Ok(report)
+    }
+
+    /// The loop's context in `chat`: hearth itself, on the family's calendar.
+    fn ctx(&self, chat: &str) -> ToolCtx {
+        ToolCtx {
+            conversation: Conversation::from_id(chat),
+            user_id: None,
+            display_name: Some("行事曆上".into()),
+            tz: self.tz.clone(),
+            lang: Lang::ZhTw,
+            clock: self.clock.clone(),
+            surface: Surface::Loop,
+        }
+    }
+
+    /// Syncs `chat` both ways; the calendar's version after.
+    async fn sync(
+        &self,
+        chat: &str,
+        ctag: Option<String>,
+        report: &mut SyncReport,
+    ) -> Result<Option<String>, SyncError> {
+        let name = calendar_name(chat);
+        if ctag.is_none() {
+            self.server.make(&name, TITLE).await?;
+        }
+        let objects = self.store.calendar().synced_objects(chat).await?;
+        let mut c = Chat {
+            name,
+            ctx: self.ctx(chat),
+            objects: objects.into_iter().map(|o| (o.event_id, o)).collect(),
+        };
+        let version = self.server.version(&c.name).await?;
+        if version.is_none() || version != ctag {
+            let listed = self.server.list(&c.name).await?;
+            self.take(&mut c, &listed, report).await?;
+        }
+        let wrote = self.write(&mut c, report).await?;
+        if wrote == 0 && version.is_some() {
+            return Ok(version);
+        }
+        Ok(self.server.version(&c.name).await?)
+    }
+
+    /// Takes what changed on the server into hearth.
+    async fn take(
+        &self,
+        c: &mut Chat,
+        listed: &[Listed],
+        report: &mut SyncReport,
+    ) -> Result<(), SyncError> {
+        let events = self.events(&c.ctx).await?;
+        let by_href: HashMap<&str, &SyncedObject> =
+            c.objects.values().map(|o| (o.href.as_str(), o)).collect();
+        let mut gone: Vec<i64> = Vec::new();
+        let mut changes: Vec<(Option<SyncedObject>, &Listed)> = Vec::new();
+        for item in listed {
+            match by_href.get(item.href.as_str()) {
+                Some(known) if known.etag == item.etag => {}
+                Some(known) => changes.push((Some((*known).clone()), item)),
+                None => changes.push((None, item)),
+            }
+        }
+        for known in c.objects.values() {
+            if !listed.iter().any(|l| l.href == known.href) {
+                gone.push(known.event_id);
+            }
+        }
+        for (known, item) in changes {
+            let Some((text, _)) = self.server.get(&item.href).await? else { continue };
+            let Some(remote) = ics_read::read(&text, &c.ctx.tz) else {
+                tracing::info!(href = item.href, "calendar server: an object was not an event");
+                continue;
+            };
+            let taken = match known {
+                None => self.added_there(c, item, &remote, &events).await?,
+                Some(known) => {
+                    let event = events.iter().find(|e| e.id == known.event_id);
+                    self.changed_there(c, known, item, &remote, event, report).await?
+                }
+            };
+            report.taken += usize::from(taken);
+        }
+        for id in gone {
+            let event = events.iter().find(|e| e.id == id);
+            let changed_here = event.is_some_and(|e| self.changed_here(c, e));
+            match event {
+                Some(event) if event.cancelled.is_none() && !changed_here => {
+                    self.cancel_here(c, event).await?;
+                    report.taken += 1;
+                }
+                // Changed here since: hearth's change is the later; it is written again.
+                _ => {}
+            }
+            c.objects.remove(&id);
+            self.store.calendar().drop_object(&c.ctx.conversation.id, id).await?;
+        }
+        Ok(())
+    }
+
+    /// An event added on the server: added to hearth, under its own `UID`. One hearth already
+    /// has (its object was lost) is linked again.
+    async fn added_there(
+        &self,
+        c: &mut Chat,
+        item: &Listed,
+        remote: &Remote,
+        events: &[Event],
+    ) -> Result<bool, SyncError> {
+        if remote.cancelled {
+            return Ok(false);
+        }
+        let chat = c.ctx.conversation.id.clone();
+        if let Some(event) = events.iter().find(|e| e.uid == remote.uid) {
+            let o = object(event.id, item, event.sequence);
+            self.store.calendar().keep_object(&chat, &o).await?;
+            c.objects.insert(event.id, o);
+            return Ok(false);
+        }
+        let request = request(remote, true);
+        match self.ops.add(&c.ctx, &request).await {
+            Ok(saved) => {
+                let sequence = self.sequence(&chat, saved.event.id).await?;
+                let o = object(saved.event.id, item, sequence);
+                self.store.calendar().keep_object(&chat, &o).await?;
+                c.objects.insert(saved.event.id, o);
+                Ok(true)
+            }
+            Err(e) => {
+                tracing::info!(error = %e, "calendar server: an event was not taken");
+                Ok(false)
+            }
+        }
+    }
+
+    /// An event changed on the server since both sides agreed: taken here, unless hearth
+    /// changed it later (then hearth's is written back over it).
+    async fn changed_there(
+        &self,
+        c: &mut Chat,
+        known: SyncedObject,
+        item: &Listed,
+        remote: &Remote,
+        event: Option<&Event>,
+        report: &mut SyncReport,
+    ) -> Result<bool, SyncError> {
+        let chat = c.ctx.conversation.id.clone();
+        let Some(event) = event.filter(|e| e.cancelled.is_none()) else {
+            // Cancelled here: the delete below goes over the newer version.
+            let o = SyncedObject { etag: item.etag.clone(), ..known };
+            self.store.calendar().keep_object(&chat, &o).await?;
+            c.objects.insert(o.event_id, o);
+            return Ok(false);
+        };
+        if self.changed_here(c, event) {
+            report.conflicts += 1;
+            let theirs_later = remote.modified.is_some_and(|at| at > event.updated);
+            let (title, lang) = (&event.title, c.ctx.lang);
+            if !theirs_later {
+                // hearth's is the later: written over the server's version below.
+                let o = SyncedObject { etag: item.etag.clone(), ..known };
+                self.store.calendar().keep_object(&chat, &o).await?;
+                c.objects.insert(o.event_id, o);
+                let text = lang.pick(
+                    "📅 「{title}」在聊天室和行事曆上都改了：以比較晚的聊天室裡的修改為準。",
+                    "📅 「{title}」 was changed in the chat and on the calendar: the chat's later change stands.",
+                );
+                let what = format!("{}:conflict:{}", event.id, item.etag);
+                self.ops.tell_chat(&c.ctx, &what, text.replace("{title}", title)).await;
+                return Ok(false);
+            }
+            let taken = self.change_here(c, event, item, remote).await?;
+            let when = taken.as_ref().map(EventView::when).unwrap_or_default();
+            let text = lang
+                .pick(
+                    "📅 「{title}」在聊天室和行事曆上都改了：以比較晚的行事曆上的修改為準（{when}）。",
+                    "📅 「{title}」 was changed in the chat and on the calendar: the calendar's later change stands ({when}).",
+                )
+                .replace("{title}", title)
+                .replace("{when}", &when);
+            self.ops.tell_chat(&c.ctx, &format!("{}:conflict:{}", event.id, item.etag), text).await;
+            return Ok(taken.is_some());
+        }
+        if remote.cancelled {
+            self.cancel_here(c, event).await?;
+            return Ok(true);
+        }
+        let taken = self.change_here(c, event, item, remote).await?;
+        if let Some(view) = &taken {
+            let text = format!("📅 行事曆上改了行程：{}（{}）", view.title, view.when());
+            self.ops.tell_chat(&c.ctx, &format!("{}:taken:{}", event.id, item.etag), text).await;
+        }
+        Ok(taken.is_some())
+    }
+
+    /// Changes `event` to the server's version; what it became, or `None` when hearth could
+    /// not take it (a start already past, say: the server's version then stays as it is).
+    async fn change_here(
+        &self,
+        c: &mut Chat,
+        event: &Event,
+        item: &Listed,
+        remote: &Remote,
+    ) -> Result<Option<EventView>, SyncError> {
+        let chat = c.ctx.conversation.id.clone();
+        let outcome = self.ops.change(&c.ctx, event.id, &request(remote, false)).await;
+        let sequence = self.sequence(&chat, event.id).await?;
+        // Agreed either way: what hearth could not take is not fought over every round.
+        let o = object(event.id, item, sequence);
+        self.store.calendar().keep_object(&chat, &o).await?;
+        c.objects.insert(event.id, o);
+        match outcome {
+            Ok(saved) => Ok(Some(saved.event)),
+            Err(e) => {
+                tracing::info!(error = %e, "calendar server: a change was not taken");
+                Ok(None)
+            }
+        }
+    }
+
+    /// Cancels `event` here, deleted on the server; the chat is told.
+    async fn cancel_here(&self, c: &mut Chat, event: &Event) -> Result<(), SyncError> {
+        let chat = c.ctx.conversation.id.clone();
+        match self.ops.cancel(&c.ctx, event.id).await {
+            Ok(cancelled) => {
+                let text =
+                    format!("📅 行事曆上取消了：{}（{}）", cancelled.title, cancelled.when());
+                self.ops.tell_chat(&c.ctx, &format!("{}:cancelled", event.id), text).await;
+            }
+            Err(e) => tracing::info!(error = %e, "calendar server: a cancel was not taken"),
+        }
+        c.objects.remove(&event.id);
+        self.store.calendar().drop_object(&chat, event.id).await?;
+        Ok(())
+    }
+
+    /// Writes what changed in hearth to the server: how many objects were written.
+    async fn write(&self, c: &mut Chat, report: &mut SyncReport) -> Result<usize, SyncError> {
+        let chat = c.ctx.conversation.id.clone();
+        let calendar = self.store.calendar();
+        let mut written = 0;
+        let mut without_etag: Vec<(i64, String, i64)> = Vec::new();
+        for event in self.events(&c.ctx).await? {
+            let known = c.objects.get(&event.id).cloned();
+            if event.cancelled.is_some() {
+                let Some(known) = known else { continue };
+                if let Written::Done(_) = self.server.delete(&known.href, &known.etag).await? {
+                    calendar.drop_object(&chat, event.id).await?;
+                    c.objects.remove(&event.id);
+                    written += 1;
+                }
+                continue;
+            }
+            if known.as_ref().is_some_and(|k| k.sequence >= event.sequence) {
+                continue;
+            }
+            let href = known.as_ref().map_or_else(
+                || self.server.href(&c.name, &format!("{}.ics", file_name(&event.uid))),
+                |k| k.href.clone(),
+            );
+            let text = ics::feed(
+                TITLE,
+                &event.tz,
+                std::slice::from_ref(&event),
+                self.clock.now(),
+                &self.work_calendar,
+            );
+            match self.server.put(&href, &text, known.as_ref().map(|k| k.etag.as_str())).await? {
+                Written::Done(Some(etag)) => {
+                    let o =
+                        SyncedObject { event_id: event.id, href, etag, sequence: event.sequence };
+                    calendar.keep_object(&chat, &o).await?;
+                    c.objects.insert(event.id, o);
+                    written += 1;
+                }
+                Written::Done(None) => {
+                    without_etag.push((event.id, href, event.sequence));
+                    written += 1;
+                }
+                // Changed on the server meanwhile: taken next round.
+                Written::Changed => {}
+            }
+        }
+        if !without_etag.is_empty() {
+            let listed = self.server.list(&c.name).await?;
+            for (event_id, href, sequence) in without_etag {
+                if let Some(item) = listed.iter().find(|l| l.href == href) {
+                    let o = object(event_id, item, sequence);
+                    calendar.keep_object(&chat, &o).await?;
+                    c.objects.insert(event_id, o);
+                }
+            }
+        }
+        report.written += written;
+        Ok(written)
+    }
+
+    /// Whether `event` changed in hearth since both sides last agreed.
+    fn changed_here(&self, c: &Chat, event: &Event) -> bool {
+        c.objects.get(&event.id).is_none_or(|o| event.sequence > o.sequence)
+    }
+
+    /// The chat's events a sync looks at.
+    async fn events(&self, ctx: &ToolCtx) -> Result<Vec<Event>, StoreError> {
+        let rows: Vec<EventRow> = self.store.calendar().to_sync(&ctx.conversation.id).await?;
+        Ok(rows.iter().filter_map(Event::of).collect())
+    }
+
+    /// Event `id`'s sequence now.
+    async fn sequence(&self, chat: &str, id: i64) -> Result<i64, StoreError> {
+        let row = self.store.calendar().get(chat, id).await?;
+        Ok(row.and_then(|r| Event::of(&r)).map_or(0, |e| e.sequence))
+    }
+}
+
+/// The calendar of `chat` on the server: `hearth-` and the start of the chat's SHA-256 (its
+/// LINE id is not shown to the server).
+pub fn calendar_name(chat: &str) -> String {
+    let hash = crate::features::family_page::token_hash(chat);
+    format!("hearth-{}", &hash[..16])
+}
+
+/// A `UID` as a file name a server lists as written (`@` becomes `_`; anything else a path
+/// would escape is hashed).
+fn file_name(uid: &str) -> String {
+    let name = uid.replace('@', "_");
+    let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    match plain && name.len() <= 100 {
+        true => name,
+        false => crate::features::family_page::token_hash(uid)[..32].to_string(),
+    }
+}
+
+/// Both sides agree on `item` as event `event_id` at `sequence`.
+fn object(event_id: i64, item: &Listed, sequence: i64) -> SyncedObject {
+    SyncedObject { event_id, href: item.href.clone(), etag: item.etag.clone(), sequence }
+}
+
+/// The calendar's request for the server's version of an event (`new`: one hearth does not
+/// have yet, under its `UID`). A rule hearth cannot keep leaves the event's as it was.
+fn request(remote: &Remote, new: bool) -> EventRequest {
+    EventRequest {
+        title: remote.title.clone(),
+        start: remote.start.stored(),
+        end: remote.end.map(|e| e.stored()),
+        place: Some(remote.place.clone()),
+        people: None,
+        notes: Some(remote.notes.clone()),
+        repetition: remote.rule.map(|rule| RepetitionRequest {
+            freq: rule.freq,
+            interval: Some(rule.interval),
+            ..RepetitionRequest::default()
+        }),
+        uid: new.then(|| remote.uid.clone()),
+    }
+}
