@@ -41,7 +41,7 @@ const BACKUP_TICK: Duration = Duration::from_secs(3600);
 /// 5–12 ms; BENCHMARKS.md). With nothing new in the log a checkpoint reads one header.
 const CHECKPOINT_TICK: Duration = Duration::from_millis(250);
 /// How often old data is pruned (handled webhook events, the chat log, token counts, settled
-/// pushes).
+/// pushes, calendar events cancelled over a month ago, spoken answers' expired audio).
 const PRUNE_TICK: Duration = Duration::from_secs(3600);
 
 /// What a loop does once a tick is over.
@@ -405,6 +405,13 @@ async fn prune(app: Arc<Hearth>) -> After {
         let care = CareOps::from_deps(&app.turns.deps);
         if let Err(e) = care.forget_before(care_since.as_millisecond()).await {
             tracing::warn!(error = %e, "could not prune care readings");
+        }
+        let feeds = crate::features::calendar::ops::feed::Feeds::from_deps(&app.turns.deps);
+        if let Err(e) = feeds.forget_cancelled(now).await {
+            tracing::warn!(error = %e, "could not prune cancelled calendar events");
+        }
+        if let Err(e) = crate::features::speech::ops::forget_expired(&app.store, now).await {
+            tracing::warn!(error = %e, "could not prune spoken answers' audio");
         }
         app.serving.metrics.upkeep();
     }

@@ -38,7 +38,7 @@ pub struct CalDav {
 /// An object of a calendar: where it is and its version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
-    /// Its path on the server.
+    /// Its path on the server, percent-decoded ([`normal`]).
     pub href: String,
     /// Its `ETag`.
     pub etag: String,
@@ -80,9 +80,19 @@ impl CalDav {
         Ok(Self { http, home, user: user.to_string(), password })
     }
 
-    /// The address of `path` on the server (a calendar's name under the home, or an href).
+    /// The address of `path` on the server (a calendar's name under the home, or an href):
+    /// under the home, on its origin, or refused — a listing naming another host never gets
+    /// the password.
     fn url(&self, path: &str) -> Result<reqwest::Url, CalDavError> {
-        self.home.join(path).map_err(|e| CalDavError::Unreadable(format!("{path}: {e}")))
+        let url =
+            self.home.join(path).map_err(|e| CalDavError::Unreadable(format!("{path}: {e}")))?;
+        let home = &self.home;
+        let inside =
+            url.origin() == home.origin() && normal(url.path()).starts_with(&normal(home.path()));
+        match inside {
+            true => Ok(url),
+            false => Err(CalDavError::Unreadable(format!("{path} is outside the calendar home"))),
+        }
     }
 
     fn request(&self, method: &str, path: &str) -> Result<reqwest::RequestBuilder, CalDavError> {
@@ -164,7 +174,7 @@ impl CalDav {
                 collection |= prop.child("resourcetype").is_some_and(|t| !t.children.is_empty());
             }
             if let (Some(etag), false) = (etag, collection) {
-                listed.push(Listed { href: href.to_string(), etag });
+                listed.push(Listed { href: normal(href), etag });
             }
         }
         Ok(listed)
@@ -227,6 +237,16 @@ impl CalDav {
     }
 }
 
+/// An href as compared: its path (a listing may give a whole URL), percent-decoded, so
+/// `/me%40home/a.ics` and `https://host/me@home/a.ics` are one object.
+pub fn normal(href: &str) -> String {
+    let path = match reqwest::Url::parse(href) {
+        Ok(url) => url.path().to_string(),
+        Err(_) => href.to_string(),
+    };
+    percent_encoding::percent_decode_str(&path).decode_utf8_lossy().into_owned()
+}
+
 /// A header's value, if it is text.
 fn header(
     headers: &reqwest::header::HeaderMap,
@@ -253,4 +273,30 @@ fn multistatus(answer: super::RawResponse) -> Result<Element, CalDavError> {
 /// `text` escaped for XML.
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> CalDav {
+        CalDav::new("https://dav.example/me@home/", "me", "pw".into()).expect("client")
+    }
+
+    #[test]
+    fn hrefs_are_compared_decoded_and_whole_urls_by_their_path() {
+        assert_eq!(normal("/me%40home/hearth-1/a_b.ics"), "/me@home/hearth-1/a_b.ics");
+        assert_eq!(normal("https://dav.example/me%40home/x.ics"), "/me@home/x.ics");
+        assert_eq!(server().href("hearth-1", "a.ics"), "/me@home/hearth-1/a.ics");
+    }
+
+    #[test]
+    fn an_href_on_another_host_or_outside_the_home_is_never_asked_for() {
+        let dav = server();
+        assert!(dav.url("hearth-1/a.ics").is_ok());
+        assert!(dav.url("/me%40home/hearth-1/a.ics").is_ok());
+        assert!(dav.url("https://evil.example/me@home/a.ics").is_err(), "the password stays");
+        assert!(dav.url("/other/a.ics").is_err());
+        assert!(dav.url("../other/a.ics").is_err());
+    }
 }

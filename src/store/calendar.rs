@@ -166,11 +166,14 @@ const IN_FEED: &str = concat!(
 );
 const KEEP_FEED: &str = "INSERT INTO calendar_feeds (token_hash, conversation_id, user_id, salt, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (conversation_id, user_id) DO NOTHING";
 const FEED_OF_MEMBER: &str =
-    "SELECT salt FROM calendar_feeds WHERE conversation_id = $1 AND user_id = $2";
+    "SELECT token_hash, salt FROM calendar_feeds WHERE conversation_id = $1 AND user_id = $2";
+const REHASH_FEED: &str =
+    "UPDATE calendar_feeds SET token_hash = $3 WHERE conversation_id = $1 AND user_id = $2";
 const FEED: &str = "SELECT conversation_id, user_id FROM calendar_feeds WHERE token_hash = $1";
 const END_FEED: &str = "DELETE FROM calendar_feeds WHERE conversation_id = $1 AND user_id = $2";
 const LINK_REMINDER: &str = "INSERT INTO event_reminders (event_id, reminder_id, conversation_id, minutes_before) VALUES ($1, $2, $3, $4) ON CONFLICT (event_id, minutes_before) DO UPDATE SET reminder_id = excluded.reminder_id";
 const LINKED: &str = "SELECT reminder_id, minutes_before FROM event_reminders WHERE event_id = $1 AND conversation_id = $2 ORDER BY minutes_before";
+const FORGET_CANCELLED: &str = "DELETE FROM calendar_events WHERE cancelled_at IS NOT NULL AND cancelled_at < $1 AND id NOT IN (SELECT event_id FROM caldav_objects)";
 const UNLINK: &str = "DELETE FROM event_reminders WHERE event_id = $1 AND conversation_id = $2";
 
 impl CalendarStore<'_> {
@@ -245,18 +248,35 @@ impl CalendarStore<'_> {
             .await)?)
     }
 
-    /// The salt of `user_id`'s feed of `conversation_id`, if they have one.
-    pub async fn feed_salt(
+    /// The token's hash and the salt of `user_id`'s feed of `conversation_id`, if they have one.
+    pub async fn feed_of(
         self,
         conversation_id: &str,
         user_id: &str,
-    ) -> Result<Option<String>, StoreError> {
-        let row: Option<(String,)> = db!(self.store, db => sqlx::query_as(FEED_OF_MEMBER)
+    ) -> Result<Option<(String, String)>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(FEED_OF_MEMBER)
             .bind(conversation_id)
             .bind(user_id)
             .fetch_optional(db)
-            .await)?;
-        Ok(row.map(|(salt,)| salt))
+            .await)?)
+    }
+
+    /// `user_id`'s feed of `conversation_id` is known by `token_hash` from now on (its token is
+    /// derived anew: the postback key changed).
+    pub async fn rehash_feed(
+        self,
+        conversation_id: &str,
+        user_id: &str,
+        token_hash: &str,
+    ) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(REHASH_FEED)
+            .bind(conversation_id)
+            .bind(user_id)
+            .bind(token_hash)
+            .execute(db)
+            .await
+            .map(|_| ()))?;
+        Ok(())
     }
 
     /// Keeps `user_id`'s feed of `conversation_id` with `salt`, by its token's hash, made at
@@ -331,6 +351,16 @@ impl CalendarStore<'_> {
             .bind(conversation_id)
             .fetch_all(db)
             .await)?)
+    }
+
+    /// Forgets the events cancelled before `before_ms` that the calendar server no longer holds
+    /// (one it still holds is deleted there first): how many.
+    pub async fn forget_cancelled(self, before_ms: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query(FORGET_CANCELLED)
+            .bind(before_ms)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?)
     }
 
     /// Forgets the reminders set before event `event_id` of `conversation_id`.

@@ -26,6 +26,8 @@ const CLAIM: &str = "UPDATE caldav_calendars SET lease_owner = $1, lease_until =
 const SYNCED: &str = "UPDATE caldav_calendars SET ctag = $3, synced_at = $4, lease_owner = NULL, lease_until = 0 WHERE conversation_id = $1 AND lease_owner = $2";
 const OBJECTS: &str = "SELECT event_id, href, etag, sequence FROM caldav_objects WHERE conversation_id = $1 ORDER BY event_id";
 const KEEP_OBJECT: &str = "INSERT INTO caldav_objects (event_id, conversation_id, href, etag, sequence) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO UPDATE SET href = excluded.href, etag = excluded.etag, sequence = excluded.sequence";
+const FORGET_OBJECTS: &str = "DELETE FROM caldav_objects WHERE conversation_id = $1";
+const RETIRE_UID: &str = "UPDATE calendar_events SET uid = uid || '~' || CAST(id AS TEXT) WHERE conversation_id = $1 AND uid = $2 AND cancelled_at IS NOT NULL";
 const DROP_OBJECT: &str = "DELETE FROM caldav_objects WHERE conversation_id = $1 AND event_id = $2";
 const TO_SYNC: &str = concat!(
     "SELECT ",
@@ -91,6 +93,24 @@ impl CalendarStore<'_> {
     pub async fn drop_object(self, conversation_id: &str, event_id: i64) -> Result<(), StoreError> {
         db!(self.store, db => sqlx::query(DROP_OBJECT)
             .bind(conversation_id).bind(event_id)
+            .execute(db).await.map(|_| ()))?;
+        Ok(())
+    }
+
+    /// Forgets where every event of `conversation_id` was on the server (its calendar there was
+    /// made again).
+    pub async fn forget_objects(self, conversation_id: &str) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(FORGET_OBJECTS)
+            .bind(conversation_id)
+            .execute(db).await.map(|_| ()))?;
+        Ok(())
+    }
+
+    /// A cancelled event of `conversation_id` known by `uid` gives it up (its `uid` gets its id
+    /// appended), so an event calendars know by it can be added.
+    pub async fn retire_uid(self, conversation_id: &str, uid: &str) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(RETIRE_UID)
+            .bind(conversation_id).bind(uid)
             .execute(db).await.map(|_| ()))?;
         Ok(())
     }

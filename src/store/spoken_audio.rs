@@ -23,7 +23,7 @@ impl SpokenAudioStore<'_> {
         now_ms: i64,
         max_files: i64,
     ) -> Result<bool, StoreError> {
-        db!(self.store, db => sqlx::query(SWEEP).bind(now_ms).execute(db).await.map(|_| ()))?;
+        self.sweep(now_ms).await?;
         let kept = db!(self.store, db => sqlx::query(KEEP)
             .bind(token)
             .bind(conversation_id)
@@ -35,6 +35,15 @@ impl SpokenAudioStore<'_> {
             .await
             .map(|r| r.rows_affected()))?;
         Ok(kept > 0)
+    }
+
+    /// Deletes the audio that expired by `now_ms`: how much.
+    pub async fn sweep(self, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(db!(self.store, db => sqlx::query(SWEEP)
+            .bind(now_ms)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?)
     }
 
     /// The audio under `token`, while it is served at `now_ms`.

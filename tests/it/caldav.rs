@@ -249,3 +249,49 @@ async fn a_refused_password_or_a_revoked_chat_changes_nothing_on_either_side() {
     let listing = radicale.phone("GET", &collection()).send().await.expect("GET");
     assert_eq!(listing.status(), 404, "nothing was made for a revoked chat");
 }
+
+#[tokio::test]
+#[ignore = "needs Radicale (HEARTH_BROWSER_PYTHON's venv): .ci/run installs it"]
+async fn a_calendar_deleted_on_the_server_is_made_again_and_nothing_is_cancelled_here() {
+    let radicale = Radicale::start().await;
+    let h = start(&radicale, PASSWORD).await;
+    for (title, at) in
+        [("尾牙", "2026-12-18T18:00"), ("聖誕", "2026-12-25"), ("跨年", "2026-12-31T22:00")]
+    {
+        calendar(&h, json!({"action": "add", "title": title, "start": at})).await;
+    }
+    sync(&h).await;
+    let deleted = radicale.phone("DELETE", &collection()).send().await.expect("DELETE");
+    assert!(deleted.status().is_success());
+    let round = sync(&h).await;
+    assert_eq!((round.taken, round.written, round.failed), (0, 3, 0), "{round:?}");
+    assert_eq!(december(&h).await.len(), 3, "nothing cancelled here");
+    assert_eq!(on_server(&radicale).await.matches("BEGIN:VEVENT").count(), 3);
+    assert!(told(&h).is_empty());
+}
+
+#[tokio::test]
+#[ignore = "needs Radicale (HEARTH_BROWSER_PYTHON's venv): .ci/run installs it"]
+async fn a_phone_renaming_a_repeating_event_is_taken_and_its_days_stay_hearths() {
+    let radicale = Radicale::start().await;
+    let h = start(&radicale, PASSWORD).await;
+    let lesson = json!({"action": "add", "title": "鋼琴課", "start": "2026-12-02T16:00", "repeat": "weekly"});
+    calendar(&h, lesson).await;
+    sync(&h).await;
+    let (href, etag) = object_with(&radicale, "鋼琴課").await;
+    let text = radicale.phone("GET", &href).send().await.expect("GET").text().await.expect("text");
+    let renamed = text.replace("SUMMARY:鋼琴課", "SUMMARY:鋼琴課（新老師）");
+    let put = radicale
+        .phone("PUT", &href)
+        .header("If-Match", &etag)
+        .header("Content-Type", "text/calendar");
+    assert!(put.body(renamed).send().await.expect("PUT").status().is_success());
+    let round = sync(&h).await;
+    assert_eq!(round.taken, 1, "{round:?}");
+    let agenda = december(&h).await;
+    let days: Vec<&str> = agenda.iter().map(|(_, at)| &at[..10]).collect();
+    assert_eq!(days, ["2026-12-02", "2026-12-09", "2026-12-16", "2026-12-23", "2026-12-30"]);
+    assert!(agenda.iter().all(|(title, _)| title == "鋼琴課（新老師）"), "{agenda:?}");
+    let settled = sync(&h).await;
+    assert_eq!((settled.taken, settled.written), (0, 0), "both agree: {settled:?}");
+}

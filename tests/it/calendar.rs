@@ -436,3 +436,50 @@ async fn a_repeating_events_reminders_repeat_before_each_time_it_comes() {
     postbacks(&card, "event_remind", &mut taps);
     assert_eq!(taps.len(), 1, "a workday event: two hours before only: {card}");
 }
+
+#[tokio::test]
+async fn a_cancelled_event_leaves_the_store_once_the_feed_no_longer_shows_it() {
+    use hearth::features::calendar::ops::feed::Feeds;
+    let h = start().await;
+    let saved = calendar(&h, "尾牙", add("尾牙", "2026-12-18T18:00", None)).await;
+    calendar(&h, "取消尾牙", json!({"action": "cancel", "id": saved["event"]["id"]})).await;
+    let feeds = Feeds::from_deps(&h.app.turns.deps);
+    // The harness starts at 2026-11-30T12:00Z, when the event was cancelled.
+    let days_on = |n: i64| jiff::Timestamp::from_second(1_796_040_000 + n * 86_400).expect("time");
+    assert_eq!(feeds.forget_cancelled(days_on(29)).await.expect("prune"), 0, "still in the feed");
+    assert_eq!(feeds.forget_cancelled(days_on(31)).await.expect("prune"), 1, "then it goes");
+}
+
+#[tokio::test]
+async fn after_the_channel_secret_changes_a_link_asked_for_again_works_and_the_old_one_does_not() {
+    use hearth::features::calendar::ops::feed::Feeds;
+    let h = start().await;
+    let old = feed_path(&h, in_group(FAMILY, MOM)).await;
+    let token =
+        |path: &str| path.trim_start_matches("/calendar/").trim_end_matches(".ics").to_string();
+    let mut config = h.config.clone();
+    config.line.line_channel_secret = "a-new-channel-secret".into();
+    let store = hearth::store::Store::connect(&h.config.store.database_url).await.expect("store");
+    let renewed = hearth::server::app::Hearth::with_tools(
+        &config,
+        h.clock.clone(),
+        store,
+        hearth::tools::registry,
+    )
+    .expect("hearth with the new secret");
+    let feeds = Feeds::from_deps(&renewed.turns.deps);
+    let ctx = hearth::contract::ToolCtx {
+        conversation: hearth::platform::conversation::Conversation::from_id(FAMILY),
+        user_id: Some(MOM.into()),
+        display_name: None,
+        tz: jiff::tz::TimeZone::get("Asia/Taipei").expect("zone"),
+        lang: hearth::platform::i18n::Lang::ZhTw,
+        clock: h.clock.clone(),
+        surface: hearth::contract::Surface::Chat,
+    };
+    let new = feeds.link(&ctx).await.expect("the link again").https;
+    let new = token(new.trim_start_matches("https://hearth.example"));
+    assert_ne!(new, token(&old), "another key, another token");
+    assert_eq!(feeds.whose(&new).await.expect("read"), Some((FAMILY.into(), MOM.into())));
+    assert_eq!(feeds.whose(&token(&old)).await.expect("read"), None, "the old link is dead");
+}

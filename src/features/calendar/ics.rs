@@ -46,22 +46,41 @@ pub fn feed(
     now: Timestamp,
     work_calendar: &WorkCalendar,
 ) -> String {
+    calendar(Some(name), zone, events, now, work_calendar)
+}
+
+/// `event` as one object of a CalDAV calendar (RFC 4791 §4.1: one event and its zones, without
+/// the feed's `METHOD` and names), as of `now`.
+pub fn object(event: &Event, now: Timestamp, work_calendar: &WorkCalendar) -> String {
+    calendar(None, &event.tz, std::slice::from_ref(event), now, work_calendar)
+}
+
+/// A `VCALENDAR` of `events`: a published feed named `name`, or (`None`) a CalDAV object.
+fn calendar(
+    name: Option<&str>,
+    zone: &TimeZone,
+    events: &[Event],
+    now: Timestamp,
+    work_calendar: &WorkCalendar,
+) -> String {
     let mut out = Lines::default();
     out.line("BEGIN:VCALENDAR");
     out.line("VERSION:2.0");
     out.line("PRODID:-//hearth//family calendar//EN");
     out.line("CALSCALE:GREGORIAN");
-    out.line("METHOD:PUBLISH");
-    out.property("X-WR-CALNAME", &text(name));
-    out.line(&format!("REFRESH-INTERVAL;VALUE=DURATION:{REFRESH}"));
-    out.line(&format!("X-PUBLISHED-TTL:{REFRESH}"));
+    if let Some(name) = name {
+        out.line("METHOD:PUBLISH");
+        out.property("X-WR-CALNAME", &text(name));
+        out.line(&format!("REFRESH-INTERVAL;VALUE=DURATION:{REFRESH}"));
+        out.line(&format!("X-PUBLISHED-TTL:{REFRESH}"));
+    }
     let mut zones: Vec<&TimeZone> = vec![zone];
     for event in events {
         if !zones.iter().any(|z| z.iana_name() == event.tz.iana_name()) {
             zones.push(&event.tz);
         }
     }
-    if let Some(zone) = zones.first().and_then(|z| z.iana_name()) {
+    if let Some(zone) = zones.first().and_then(|z| z.iana_name()).filter(|_| name.is_some()) {
         out.property("X-WR-TIMEZONE", zone);
     }
     // From the earliest moment written to the latest: a one-off event may be outside the window.

@@ -44,8 +44,10 @@ pub struct Remote {
 pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
     let mut found: Option<Vec<(String, String)>> = None;
     let mut current: Option<Vec<(String, String)>> = None;
+    // Components inside the event (its VALARMs): their properties are not the event's.
+    let mut inside = 0usize;
     for line in unfolded(text) {
-        let Some((name, value)) = line.split_once(':') else { continue };
+        let Some((name, value)) = split(&line) else { continue };
         match (name.to_ascii_uppercase().as_str(), value) {
             ("BEGIN", v) if v.eq_ignore_ascii_case("VEVENT") => current = Some(Vec::new()),
             ("END", v) if v.eq_ignore_ascii_case("VEVENT") => {
@@ -54,9 +56,12 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
                 if !exception && found.is_none() {
                     found = Some(event);
                 }
+                inside = 0;
             }
+            ("BEGIN", _) if current.is_some() => inside += 1,
+            ("END", _) if current.is_some() => inside = inside.saturating_sub(1),
             _ => {
-                if let Some(event) = current.as_mut() {
+                if let Some(event) = current.as_mut().filter(|_| inside == 0) {
                     event.push((name.to_string(), value.to_string()));
                 }
             }
@@ -101,6 +106,20 @@ fn unfolded(text: &str) -> Vec<String> {
         }
     }
     lines
+}
+
+/// A content line's name (with its parameters) and value: split at the first colon outside a
+/// quoted parameter (`TZID="(UTC+08:00) Taipei":…`).
+fn split(line: &str) -> Option<(&str, &str)> {
+    let mut quoted = false;
+    for (at, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ':' if !quoted => return Some((&line[..at], &line[at + 1..])),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A property's name without its parameters.
@@ -228,6 +247,15 @@ DTSTART;TZID=America/New_York:20261204T230000\r\nDTEND;TZID=America/New_York:202
 BEGIN:VEVENT\nUID:r\nDTSTART:20261205T090000\nSUMMARY:master\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE\nEND:VEVENT\n";
         let event = read(ics, &taipei()).expect("the master");
         assert_eq!((event.title.as_str(), event.rule), ("master", None));
+        let alarm = "BEGIN:VEVENT\nUID:a\nDTSTART;TZID=\"Asia/Taipei\":20261205T090000\nSUMMARY:看診\nBEGIN:VALARM\nACTION:DISPLAY\nDESCRIPTION:Reminder\nEND:VALARM\nEND:VEVENT\n";
+        let event = read(alarm, &taipei()).expect("an event with an alarm");
+        assert_eq!(
+            (event.notes.as_str(), event.start),
+            ("", at("2026-12-05T09:00")),
+            "the alarm's text is not the event's"
+        );
+        let outlook = "BEGIN:VEVENT\nUID:o\nDTSTART;TZID=\"(UTC+08:00) Taipei\":20261205T090000\nSUMMARY:x\nEND:VEVENT\n";
+        assert!(read(outlook, &taipei()).is_some(), "a quoted parameter with a colon");
         assert_eq!(read("BEGIN:VEVENT\nSUMMARY:no start\nEND:VEVENT\n", &taipei()), None);
         assert_eq!(read("not a calendar", &taipei()), None);
         assert_eq!(read("BEGIN:VEVENT\nDTSTART:2026\nEND:VEVENT", &taipei()), None);

@@ -41,6 +41,14 @@ pub async fn keep(
     }
 }
 
+/// Deletes the audio that expired by `now` (the prune loop; new audio sweeps too): how much.
+pub async fn forget_expired(
+    store: &Store,
+    now: Timestamp,
+) -> Result<u64, crate::store::StoreError> {
+    store.spoken_audio().sweep(now.as_millisecond()).await
+}
+
 /// The audio under `token`, while it is served at `now` (a store failure is logged: not found).
 pub async fn audio(store: &Store, token: &str, now: Timestamp) -> Option<Vec<u8>> {
     store.spoken_audio().get(token, now.as_millisecond()).await.unwrap_or_else(|e| {

@@ -5,8 +5,9 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// The user hearth and the family's phones sign in as.
-pub const USER: &str = "family";
+/// The user hearth and the family's phones sign in as (an e-mail-like name: the server lists
+/// its paths percent-encoded, `/mom%40family/`).
+pub const USER: &str = "mom@family";
 /// Their password.
 pub const PASSWORD: &str = "s3cret-app-password";
 

@@ -18,7 +18,9 @@
 //! is recorded in the feed of changes and follows the same checks (a start already past is not
 //! taken). What the server changed is told to the chat once, silently, as the page's changes are.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use reqwest::StatusCode;
 
 use jiff::tz::TimeZone;
 
@@ -30,14 +32,18 @@ use crate::features::reminders::request::RepetitionRequest;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
 use crate::platform::i18n::Lang;
-use crate::sources::caldav::{CalDav, CalDavError, Listed, Written};
+use crate::sources::UpstreamError;
+use crate::sources::caldav::{CalDav, CalDavError, Listed, Written, normal};
 use crate::sources::calendar::WorkCalendar;
 use crate::store::{EventRow, Store, StoreError, SyncedObject};
 
-/// How long a replica holds a chat's calendar while syncing it.
-const LEASE_MS: i64 = 120_000;
+/// How long a replica holds a chat's calendar while syncing it (a round reads at most
+/// [`READS_PER_ROUND`] objects of each of [`CHATS_PER_ROUND`] chats, 20 s each at worst).
+const LEASE_MS: i64 = 30 * 60_000;
 /// Chats synced per round.
-const CHATS_PER_ROUND: i64 = 50;
+const CHATS_PER_ROUND: i64 = 10;
+/// Objects read from the server per chat and round; the rest the next round.
+const READS_PER_ROUND: usize = 100;
 /// The calendar's name on the server, as the family sees it.
 const TITLE: &str = "家庭行事曆 · hearth";
 
@@ -144,7 +150,8 @@ impl CalendarSync {
         }
     }
 
-    /// Syncs `chat` both ways; the calendar's version after.
+    /// Syncs `chat` both ways; the calendar's version to compare with next round (`None`: look
+    /// at every object again).
     async fn sync(
         &self,
         chat: &str,
@@ -161,50 +168,82 @@ impl CalendarSync {
             ctx: self.ctx(chat),
             objects: objects.into_iter().map(|o| (o.event_id, o)).collect(),
         };
-        let version = self.server.version(&c.name).await?;
+        let version = match self.server.version(&c.name).await {
+            Err(CalDavError::Upstream(UpstreamError::Status(StatusCode::NOT_FOUND))) => {
+                // The calendar is gone from the server (deleted there): it is made again and
+                // hearth's events written to it anew, never taken as each deleted.
+                tracing::warn!("calendar server: a chat's calendar was gone; made again");
+                self.server.make(&c.name, TITLE).await?;
+                self.store.calendar().forget_objects(chat).await?;
+                c.objects.clear();
+                self.server.version(&c.name).await?
+            }
+            other => other?,
+        };
+        let mut settled = true;
         if version.is_none() || version != ctag {
             let listed = self.server.list(&c.name).await?;
-            self.take(&mut c, &listed, report).await?;
+            settled = self.take(&mut c, &listed, report).await?;
         }
-        let wrote = self.write(&mut c, report).await?;
-        if wrote == 0 && version.is_some() {
-            return Ok(version);
-        }
-        Ok(self.server.version(&c.name).await?)
+        settled &= self.write(&mut c, report).await?;
+        // The version read before hearth wrote: its own writes are found agreed next round (their
+        // ETags are kept), and a phone's change made meanwhile is not missed.
+        Ok(version.filter(|_| settled))
     }
 
-    /// Takes what changed on the server into hearth.
+    /// Takes what changed on the server into hearth; false when some of it is left for the next
+    /// round (more to read than a round reads).
     async fn take(
         &self,
         c: &mut Chat,
         listed: &[Listed],
         report: &mut SyncReport,
-    ) -> Result<(), SyncError> {
+    ) -> Result<bool, SyncError> {
         let events = self.events(&c.ctx).await?;
-        let by_href: HashMap<&str, &SyncedObject> =
-            c.objects.values().map(|o| (o.href.as_str(), o)).collect();
-        let mut gone: Vec<i64> = Vec::new();
+        let listed_hrefs: HashSet<&str> = listed.iter().map(|l| l.href.as_str()).collect();
+        let by_href: HashMap<String, SyncedObject> =
+            c.objects.values().map(|o| (normal(&o.href), o.clone())).collect();
         let mut changes: Vec<(Option<SyncedObject>, &Listed)> = Vec::new();
         for item in listed {
-            match by_href.get(item.href.as_str()) {
+            match by_href.get(&item.href) {
                 Some(known) if known.etag == item.etag => {}
-                Some(known) => changes.push((Some((*known).clone()), item)),
-                None => changes.push((None, item)),
+                known => changes.push((known.cloned(), item)),
             }
         }
-        for known in c.objects.values() {
-            if !listed.iter().any(|l| l.href == known.href) {
-                gone.push(known.event_id);
-            }
-        }
-        for (known, item) in changes {
-            let Some((text, _)) = self.server.get(&item.href).await? else { continue };
+        let gone: Vec<i64> = c
+            .objects
+            .values()
+            .filter(|o| !listed_hrefs.contains(normal(&o.href).as_str()))
+            .map(|o| o.event_id)
+            .collect();
+        // Every object hearth wrote vanished at once: the calendar was emptied or replaced, not
+        // each event deleted by hand. hearth's are written again rather than cancelled.
+        let replaced = gone.len() >= 3 && gone.len() == c.objects.len();
+        let complete = changes.len() <= READS_PER_ROUND;
+        let mut relinked = HashSet::new();
+        for (known, item) in changes.into_iter().take(READS_PER_ROUND) {
+            let text = match self.server.get(&item.href).await {
+                Ok(Some((text, _))) => text,
+                Ok(None) => continue,
+                // One object that cannot be read does not stop the others.
+                Err(e) => {
+                    tracing::warn!(error = %e, href = item.href, "calendar server: an object was not read");
+                    continue;
+                }
+            };
             let Some(remote) = ics_read::read(&text, &c.ctx.tz) else {
                 tracing::info!(href = item.href, "calendar server: an object was not an event");
                 continue;
             };
             let taken = match known {
-                None => self.added_there(c, item, &remote, &events).await?,
+                None => match self.added_there(c, item, &remote, &events).await? {
+                    Added::Taken => true,
+                    Added::Linked(id) => {
+                        relinked.insert(id);
+                        false
+                    }
+                    Added::Not => false,
+                },
                 Some(known) => {
                     let event = events.iter().find(|e| e.id == known.event_id);
                     self.changed_there(c, known, item, &remote, event, report).await?
@@ -212,21 +251,21 @@ impl CalendarSync {
             };
             report.taken += usize::from(taken);
         }
-        for id in gone {
+        for id in gone.into_iter().filter(|id| !relinked.contains(id)) {
             let event = events.iter().find(|e| e.id == id);
             let changed_here = event.is_some_and(|e| self.changed_here(c, e));
             match event {
-                Some(event) if event.cancelled.is_none() && !changed_here => {
+                Some(event) if event.cancelled.is_none() && !changed_here && !replaced => {
                     self.cancel_here(c, event).await?;
                     report.taken += 1;
                 }
-                // Changed here since: hearth's change is the later; it is written again.
+                // Changed here since, or the calendar replaced: hearth's is written again.
                 _ => {}
             }
             c.objects.remove(&id);
             self.store.calendar().drop_object(&c.ctx.conversation.id, id).await?;
         }
-        Ok(())
+        Ok(complete)
     }
 
     /// An event added on the server: added to hearth, under its own `UID`. One hearth already
@@ -237,29 +276,30 @@ impl CalendarSync {
         item: &Listed,
         remote: &Remote,
         events: &[Event],
-    ) -> Result<bool, SyncError> {
+    ) -> Result<Added, SyncError> {
         if remote.cancelled {
-            return Ok(false);
+            return Ok(Added::Not);
         }
         let chat = c.ctx.conversation.id.clone();
-        if let Some(event) = events.iter().find(|e| e.uid == remote.uid) {
+        if let Some(event) = events.iter().find(|e| e.uid == remote.uid && e.cancelled.is_none()) {
             let o = object(event.id, item, event.sequence);
             self.store.calendar().keep_object(&chat, &o).await?;
             c.objects.insert(event.id, o);
-            return Ok(false);
+            return Ok(Added::Linked(event.id));
         }
-        let request = request(remote, true);
-        match self.ops.add(&c.ctx, &request).await {
+        // An event cancelled here under that UID gives it up: this is another.
+        self.store.calendar().retire_uid(&chat, &remote.uid).await?;
+        match self.ops.add(&c.ctx, &request(remote, None)).await {
             Ok(saved) => {
                 let sequence = self.sequence(&chat, saved.event.id).await?;
                 let o = object(saved.event.id, item, sequence);
                 self.store.calendar().keep_object(&chat, &o).await?;
                 c.objects.insert(saved.event.id, o);
-                Ok(true)
+                Ok(Added::Taken)
             }
             Err(e) => {
                 tracing::info!(error = %e, "calendar server: an event was not taken");
-                Ok(false)
+                Ok(Added::Not)
             }
         }
     }
@@ -276,41 +316,53 @@ impl CalendarSync {
         report: &mut SyncReport,
     ) -> Result<bool, SyncError> {
         let chat = c.ctx.conversation.id.clone();
+        let agreed =
+            |sequence: i64| SyncedObject { etag: item.etag.clone(), sequence, ..known.clone() };
         let Some(event) = event.filter(|e| e.cancelled.is_none()) else {
-            // Cancelled here: the delete below goes over the newer version.
-            let o = SyncedObject { etag: item.etag.clone(), ..known };
+            // Cancelled here: the delete goes over the newer version.
+            let o = agreed(known.sequence);
             self.store.calendar().keep_object(&chat, &o).await?;
             c.objects.insert(o.event_id, o);
             return Ok(false);
         };
-        if self.changed_here(c, event) {
+        let changed_here = self.changed_here(c, event);
+        if !remote.cancelled && same(event, remote) {
+            // Written anew with nothing hearth keeps changed (a server that re-serialises).
+            let o = agreed(if changed_here { known.sequence } else { event.sequence });
+            self.store.calendar().keep_object(&chat, &o).await?;
+            c.objects.insert(o.event_id, o);
+            return Ok(false);
+        }
+        let (title, lang) = (&event.title, c.ctx.lang);
+        let what = format!("{}:{}", event.id, item.etag);
+        if changed_here {
             report.conflicts += 1;
             let theirs_later = remote.modified.is_some_and(|at| at > event.updated);
-            let (title, lang) = (&event.title, c.ctx.lang);
-            if !theirs_later {
-                // hearth's is the later: written over the server's version below.
-                let o = SyncedObject { etag: item.etag.clone(), ..known };
+            let taken = match theirs_later {
+                true => self.change_here(c, event, item, remote).await?,
+                false => None,
+            };
+            let Some(view) = taken else {
+                // hearth's is the later (or the server's could not be taken): written over it.
+                let o = agreed(known.sequence);
                 self.store.calendar().keep_object(&chat, &o).await?;
                 c.objects.insert(o.event_id, o);
                 let text = lang.pick(
                     "📅 「{title}」在聊天室和行事曆上都改了：以比較晚的聊天室裡的修改為準。",
                     "📅 「{title}」 was changed in the chat and on the calendar: the chat's later change stands.",
                 );
-                let what = format!("{}:conflict:{}", event.id, item.etag);
                 self.ops.tell_chat(&c.ctx, &what, text.replace("{title}", title)).await;
                 return Ok(false);
-            }
-            let taken = self.change_here(c, event, item, remote).await?;
-            let when = taken.as_ref().map(EventView::when).unwrap_or_default();
+            };
             let text = lang
                 .pick(
                     "📅 「{title}」在聊天室和行事曆上都改了：以比較晚的行事曆上的修改為準（{when}）。",
                     "📅 「{title}」 was changed in the chat and on the calendar: the calendar's later change stands ({when}).",
                 )
                 .replace("{title}", title)
-                .replace("{when}", &when);
-            self.ops.tell_chat(&c.ctx, &format!("{}:conflict:{}", event.id, item.etag), text).await;
-            return Ok(taken.is_some());
+                .replace("{when}", &view.when());
+            self.ops.tell_chat(&c.ctx, &what, text).await;
+            return Ok(true);
         }
         if remote.cancelled {
             self.cancel_here(c, event).await?;
@@ -319,13 +371,13 @@ impl CalendarSync {
         let taken = self.change_here(c, event, item, remote).await?;
         if let Some(view) = &taken {
             let text = format!("📅 行事曆上改了行程：{}（{}）", view.title, view.when());
-            self.ops.tell_chat(&c.ctx, &format!("{}:taken:{}", event.id, item.etag), text).await;
+            self.ops.tell_chat(&c.ctx, &what, text).await;
         }
         Ok(taken.is_some())
     }
 
     /// Changes `event` to the server's version; what it became, or `None` when hearth could
-    /// not take it (a start already past, say: the server's version then stays as it is).
+    /// not take it (a start already past, say): hearth's version is then written back.
     async fn change_here(
         &self,
         c: &mut Chat,
@@ -334,9 +386,12 @@ impl CalendarSync {
         remote: &Remote,
     ) -> Result<Option<EventView>, SyncError> {
         let chat = c.ctx.conversation.id.clone();
-        let outcome = self.ops.change(&c.ctx, event.id, &request(remote, false)).await;
-        let sequence = self.sequence(&chat, event.id).await?;
-        // Agreed either way: what hearth could not take is not fought over every round.
+        let outcome = self.ops.change(&c.ctx, event.id, &request(remote, Some(event))).await;
+        let sequence = match &outcome {
+            Ok(_) => self.sequence(&chat, event.id).await?,
+            // Behind hearth's own: the next write puts hearth's back.
+            Err(_) => event.sequence - 1,
+        };
         let o = object(event.id, item, sequence);
         self.store.calendar().keep_object(&chat, &o).await?;
         c.objects.insert(event.id, o);
@@ -365,20 +420,28 @@ impl CalendarSync {
         Ok(())
     }
 
-    /// Writes what changed in hearth to the server: how many objects were written.
-    async fn write(&self, c: &mut Chat, report: &mut SyncReport) -> Result<usize, SyncError> {
+    /// Writes what changed in hearth to the server; false when a write is left for the next
+    /// round (changed there meanwhile, or refused).
+    async fn write(&self, c: &mut Chat, report: &mut SyncReport) -> Result<bool, SyncError> {
         let chat = c.ctx.conversation.id.clone();
         let calendar = self.store.calendar();
-        let mut written = 0;
+        let mut settled = true;
         let mut without_etag: Vec<(i64, String, i64)> = Vec::new();
         for event in self.events(&c.ctx).await? {
             let known = c.objects.get(&event.id).cloned();
             if event.cancelled.is_some() {
                 let Some(known) = known else { continue };
-                if let Written::Done(_) = self.server.delete(&known.href, &known.etag).await? {
-                    calendar.drop_object(&chat, event.id).await?;
-                    c.objects.remove(&event.id);
-                    written += 1;
+                match self.server.delete(&known.href, &known.etag).await {
+                    Ok(Written::Done(_)) => {
+                        calendar.drop_object(&chat, event.id).await?;
+                        c.objects.remove(&event.id);
+                        report.written += 1;
+                    }
+                    Ok(Written::Changed) => settled = false,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "calendar server: a cancelled event was not deleted");
+                        settled = false;
+                    }
                 }
                 continue;
             }
@@ -386,30 +449,30 @@ impl CalendarSync {
                 continue;
             }
             let href = known.as_ref().map_or_else(
-                || self.server.href(&c.name, &format!("{}.ics", file_name(&event.uid))),
+                || normal(&self.server.href(&c.name, &format!("{}.ics", file_name(&event.uid)))),
                 |k| k.href.clone(),
             );
-            let text = ics::feed(
-                TITLE,
-                &event.tz,
-                std::slice::from_ref(&event),
-                self.clock.now(),
-                &self.work_calendar,
-            );
-            match self.server.put(&href, &text, known.as_ref().map(|k| k.etag.as_str())).await? {
-                Written::Done(Some(etag)) => {
+            let text = ics::object(&event, self.clock.now(), &self.work_calendar);
+            let etag = known.as_ref().map(|k| k.etag.as_str());
+            match self.server.put(&href, &text, etag).await {
+                Ok(Written::Done(Some(etag))) => {
                     let o =
                         SyncedObject { event_id: event.id, href, etag, sequence: event.sequence };
                     calendar.keep_object(&chat, &o).await?;
                     c.objects.insert(event.id, o);
-                    written += 1;
+                    report.written += 1;
                 }
-                Written::Done(None) => {
+                Ok(Written::Done(None)) => {
                     without_etag.push((event.id, href, event.sequence));
-                    written += 1;
+                    report.written += 1;
                 }
-                // Changed on the server meanwhile: taken next round.
-                Written::Changed => {}
+                // Changed on the server meanwhile: read next round.
+                Ok(Written::Changed) => settled = false,
+                // One event the server refuses does not stop the others.
+                Err(e) => {
+                    tracing::warn!(error = %e, "calendar server: an event was not written");
+                    settled = false;
+                }
             }
         }
         if !without_etag.is_empty() {
@@ -422,8 +485,7 @@ impl CalendarSync {
                 }
             }
         }
-        report.written += written;
-        Ok(written)
+        Ok(settled)
     }
 
     /// Whether `event` changed in hearth since both sides last agreed.
@@ -467,21 +529,48 @@ fn object(event_id: i64, item: &Listed, sequence: i64) -> SyncedObject {
     SyncedObject { event_id, href: item.href.clone(), etag: item.etag.clone(), sequence }
 }
 
-/// The calendar's request for the server's version of an event (`new`: one hearth does not
-/// have yet, under its `UID`). A rule hearth cannot keep leaves the event's as it was.
-fn request(remote: &Remote, new: bool) -> EventRequest {
+/// Whether the server's version says what hearth keeps of `event` (a repeating event's times
+/// are hearth's: only its title and place are compared).
+fn same(event: &Event, remote: &Remote) -> bool {
+    let kept = event.title == remote.title && event.place == remote.place;
+    match event.rule.freq {
+        crate::store::Freq::Once => kept && event.start == remote.start && event.end == remote.end,
+        _ => kept,
+    }
+}
+
+/// The calendar's request for the server's version of an event: a new one (`kept` none) under
+/// its `UID`, or a change of `kept`. A repeating event's times and rule stay hearth's (they are
+/// written as dates, which a phone's edit does not say again), as do its notes, which hearth
+/// writes with who is going.
+fn request(remote: &Remote, kept: Option<&Event>) -> EventRequest {
+    let repeating = kept.is_some_and(|e| e.rule.freq != crate::store::Freq::Once);
+    let (start, end) = match repeating {
+        true => (String::new(), None),
+        false => (remote.start.stored(), remote.end.map(|e| e.stored())),
+    };
     EventRequest {
         title: remote.title.clone(),
-        start: remote.start.stored(),
-        end: remote.end.map(|e| e.stored()),
+        start,
+        end,
         place: Some(remote.place.clone()),
         people: None,
-        notes: Some(remote.notes.clone()),
-        repetition: remote.rule.map(|rule| RepetitionRequest {
+        notes: kept.is_none().then(|| remote.notes.clone()),
+        repetition: remote.rule.filter(|_| kept.is_none()).map(|rule| RepetitionRequest {
             freq: rule.freq,
             interval: Some(rule.interval),
             ..RepetitionRequest::default()
         }),
-        uid: new.then(|| remote.uid.clone()),
+        uid: kept.is_none().then(|| remote.uid.clone()),
     }
+}
+
+/// What became of an event added on the server.
+enum Added {
+    /// Added to hearth.
+    Taken,
+    /// hearth had it (its object was lost): linked again.
+    Linked(i64),
+    /// Not taken (cancelled there, or refused here).
+    Not,
 }

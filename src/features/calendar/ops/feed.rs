@@ -92,7 +92,7 @@ impl Feeds {
     /// shows it to them).
     pub async fn existing(&self, ctx: &ToolCtx) -> Result<Option<FeedLink>, ToolError> {
         let (chat, user) = (&ctx.conversation.id, ctx.user_id.as_deref().unwrap_or_default());
-        match self.store.calendar().feed_salt(chat, user).await? {
+        match self.store.calendar().feed_of(chat, user).await? {
             Some(_) => self.link(ctx).await.map(Some),
             None => Ok(None),
         }
@@ -112,17 +112,22 @@ impl Feeds {
         };
         let chat = &ctx.conversation.id;
         let calendar = self.store.calendar();
-        let salt = match calendar.feed_salt(chat, user).await? {
-            Some(salt) => salt,
+        let (hash, salt) = match calendar.feed_of(chat, user).await? {
+            Some(kept) => kept,
             None => {
                 let salt = uuid::Uuid::new_v4().simple().to_string();
                 let hash = token_hash(&self.token(chat, user, &salt));
                 calendar.keep_feed(chat, user, &hash, &salt, ctx.now().as_millisecond()).await?;
                 // Another request may have made one first: its salt is the one kept.
-                calendar.feed_salt(chat, user).await?.unwrap_or(salt)
+                calendar.feed_of(chat, user).await?.unwrap_or((hash, salt))
             }
         };
         let token = self.token(chat, user, &salt);
+        // Derived from the postback key: after the key changed (a new channel secret), the
+        // link given now is the one that works, and the old one no longer does.
+        if token_hash(&token) != hash {
+            calendar.rehash_feed(chat, user, &token_hash(&token)).await?;
+        }
         let https = format!("{}{PATH_PREFIX}{token}.ics", base.trim_end_matches('/'));
         let webcal = format!("webcal://{}", https.trim_start_matches("https://"));
         Ok(FeedLink { webcal, https })
@@ -183,6 +188,13 @@ impl Feeds {
         let ics = ics::feed("家庭行事曆 · hearth", zone, &events, at, &self.work_calendar);
         let etag = format!("\"{}\"", &token_hash(&ics)[..32]);
         Ok(Feed { ics, etag })
+    }
+
+    /// Forgets the events cancelled longer ago than a feed shows them ([`CANCELLED_KEPT_DAYS`])
+    /// as of `now`: how many (the prune loop).
+    pub async fn forget_cancelled(&self, now: Timestamp) -> Result<u64, StoreError> {
+        let before = now.as_millisecond() - CANCELLED_KEPT_DAYS * 24 * 3_600_000;
+        self.store.calendar().forget_cancelled(before).await
     }
 
     /// Ends `user`'s feed of `chat` (登出網頁); whether there was one.

@@ -16,7 +16,7 @@ use crate::features::calendar::{Event, Moment};
 use crate::features::reminders::request::{
     LunarRequest, ReminderRequest, RepetitionRequest, WhenRequest,
 };
-use crate::store::{Freq, Recurrence};
+use crate::store::Freq;
 
 /// ⏰ the evening before (20:00 the day before).
 pub const DAY_BEFORE: i64 = 24 * 60;
@@ -51,14 +51,29 @@ pub fn day_before_offered(freq: Freq) -> bool {
     !matches!(freq, Freq::Workdays | Freq::LunarMonthly)
 }
 
-/// How the ⏰ `minutes` before an event repeating by `rule` repeats (`None`: the event is once);
-/// refused when no rule of the reminders says it.
-pub fn repetition(rule: &Recurrence, minutes: i64) -> Result<Option<RepetitionRequest>, ToolError> {
-    let day_before = minutes == DAY_BEFORE;
-    let refused =
-        || Err(ToolError::InvalidArgs("this repeating event is reminded two hours before".into()));
+/// How the ⏰ `minutes` before `event` repeats (`None`: the event is once); refused when no rule
+/// of the reminders says it. Its interval follows the event's; an end (`until`, `count`) is not
+/// carried over (hearth's events have none).
+pub fn repetition(event: &Event, minutes: i64) -> Result<Option<RepetitionRequest>, ToolError> {
+    let (rule, day_before) = (&event.rule, minutes == DAY_BEFORE);
+    let refused = |why: &str| Err(ToolError::InvalidArgs(why.into()));
+    if rule.freq == Freq::Once {
+        return Ok(None);
+    }
     if day_before && !day_before_offered(rule.freq) {
-        return refused();
+        return refused("this repeating event is reminded two hours before");
+    }
+    // Two hours before a time before 02:00 is the day before: no rule of the same days says it.
+    if !day_before && event.start.time().is_some_and(|t| t < Time::constant(2, 0, 0, 0)) {
+        return refused("this repeating event is reminded the evening before");
+    }
+    // Every other week: the evening before a Monday is in the week before, off the rule's weeks.
+    if day_before && rule.freq == Freq::Weekly && rule.interval > 1 {
+        let monday = rule.weekdays & 1 != 0
+            || (rule.weekdays == 0 && event.start.date().weekday() == Weekday::Monday);
+        if monday {
+            return refused("this every-other-week event is reminded two hours before");
+        }
     }
     let mut request = RepetitionRequest {
         freq: rule.freq,
@@ -66,7 +81,6 @@ pub fn repetition(rule: &Recurrence, minutes: i64) -> Result<Option<RepetitionRe
         ..RepetitionRequest::default()
     };
     match rule.freq {
-        Freq::Once => return Ok(None),
         Freq::Weekly if rule.weekdays != 0 => {
             // Bit 0 is Monday: the day before each is the bit below, Sunday's is Saturday's.
             let mask = if day_before {
@@ -81,12 +95,14 @@ pub fn repetition(rule: &Recurrence, minutes: i64) -> Result<Option<RepetitionRe
             );
         }
         Freq::Monthly => {
-            request.day_of_month = match (rule.month_day, day_before) {
-                (None, _) => None,
-                (Some(day), false) => Some(i32::from(day)),
-                (Some(1), true) => Some(-1),
-                (Some(day), true) if day > 1 => Some(i32::from(day) - 1),
-                (Some(_), true) => return refused(),
+            // The event's own day when the rule does not say (its start's), not the day
+            // before's: the 1st's evening before is the month's last day.
+            let day = rule.month_day.unwrap_or(event.start.date().day());
+            request.day_of_month = match (day, day_before) {
+                (day, false) => Some(i32::from(day)),
+                (1, true) => Some(-1),
+                (day, true) if day > 1 => Some(i32::from(day) - 1),
+                _ => return refused("an event on a month's last day is reminded two hours before"),
             };
         }
         Freq::LunarYearly | Freq::LunarMonthly => {
@@ -138,7 +154,7 @@ impl CalendarOps {
         event: &Event,
         minutes: i64,
     ) -> Result<Reminded, ToolError> {
-        let repetition = repetition(&event.rule, minutes)?;
+        let repetition = repetition(event, minutes)?;
         let at = self.first_reminder(ctx, event, minutes)?;
         let at = at.strftime("%Y-%m-%dT%H:%M").to_string();
         let request = ReminderRequest {
@@ -216,5 +232,70 @@ impl CalendarOps {
             .as_ref()
             .and_then(Event::of)
             .ok_or_else(|| ToolError::NotFound(format!("no event {id} in this chat's calendar")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use jiff::Timestamp;
+    use jiff::tz::TimeZone;
+
+    use super::*;
+    use crate::store::Recurrence;
+
+    fn repeating(start: &str, freq: Freq, weekdays: u8, interval: u32) -> Event {
+        Event {
+            id: 1,
+            uid: "1@hearth".into(),
+            title: "鋼琴課".into(),
+            tz: TimeZone::get("Asia/Taipei").expect("zone"),
+            start: Moment::parse(start).expect("start"),
+            end: None,
+            place: String::new(),
+            people: String::new(),
+            notes: String::new(),
+            rule: Recurrence { freq, weekdays, interval, ..Recurrence::once() },
+            sequence: 0,
+            updated: Timestamp::UNIX_EPOCH,
+            cancelled: None,
+        }
+    }
+
+    fn weekdays(event: &Event, minutes: i64) -> Vec<Weekday> {
+        let asked = repetition(event, minutes).expect("a rule").expect("repeating");
+        asked.weekdays.expect("weekdays")
+    }
+
+    #[test]
+    fn the_evening_before_each_weekday_is_the_day_before_it_sunday_before_monday() {
+        use Weekday::*;
+        // Monday and Wednesday (bits 0 and 2) at 16:00.
+        let lesson = repeating("2026-12-07T16:00", Freq::Weekly, 0b101, 1);
+        assert_eq!(weekdays(&lesson, DAY_BEFORE), [Tuesday, Sunday]);
+        assert_eq!(weekdays(&lesson, TWO_HOURS), [Monday, Wednesday]);
+        let weekend = repeating("2026-12-05T10:00", Freq::Weekly, 0b110_0000, 1);
+        assert_eq!(weekdays(&weekend, DAY_BEFORE), [Friday, Saturday]);
+    }
+
+    #[test]
+    fn what_no_rule_of_the_reminders_says_is_refused() {
+        let fortnightly = repeating("2026-12-07T16:00", Freq::Weekly, 0b1, 2);
+        assert!(repetition(&fortnightly, DAY_BEFORE).is_err(), "Sunday is in the week before");
+        assert!(repetition(&fortnightly, TWO_HOURS).is_ok());
+        let school = repeating("2026-12-07T07:30", Freq::Workdays, 0, 1);
+        assert!(repetition(&school, DAY_BEFORE).is_err());
+        let late = repeating("2026-12-07T01:00", Freq::Weekly, 0, 1);
+        assert!(repetition(&late, TWO_HOURS).is_err(), "two hours before is the day before");
+    }
+
+    #[test]
+    fn a_monthly_events_evening_before_is_the_day_before_its_own_the_firsts_the_months_last() {
+        let day = |start: &str| {
+            let asked = repetition(&repeating(start, Freq::Monthly, 0, 1), DAY_BEFORE);
+            asked.expect("a rule").expect("repeating").day_of_month
+        };
+        assert_eq!(day("2026-12-01T19:00"), Some(-1));
+        assert_eq!(day("2026-12-31T19:00"), Some(30));
+        assert_eq!(day("2026-12-15"), Some(14));
     }
 }
