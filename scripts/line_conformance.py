@@ -9,7 +9,8 @@ Usage:
 Every ``*.json`` file under the given directories is checked; its kind comes from the suffix
 before ``.json`` (``NAME.reply.json``, ``NAME.push.json``, ``NAME.loading.json``,
 ``NAME.callback.json``, ``NAME.message.json``, ``NAME.richmenu.json``, ``NAME.richmenualias.json``,
-``NAME.richmenualiasupdate.json``), or ``NAME.answer.json``: what LINE answers, which hearth reads
+``NAME.richmenualiasupdate.json``), the channel's settings hearth setup sends
+(``NAME.webhookendpoint.json``, ``NAME.webhooktest.json``), or ``NAME.answer.json``: what LINE answers, which hearth reads
 (``{"endpoint": "GET /v2/bot/info", "model": "BotInfoResponse", "body": {...}}``; the fixtures of
 ``tests/fixtures/line-answers`` are served to hearth's client by ``tests/it/line_answers.rs``).
 Other files are ignored, so a deliberately invalid fixture can be kept as e.g.
@@ -78,7 +79,8 @@ import sys
 import unicodedata
 from pathlib import Path
 
-KINDS = ("reply", "push", "loading", "callback", "message", "richmenu", "richmenualias", "richmenualiasupdate", "answer")
+KINDS = ("reply", "push", "loading", "callback", "message", "richmenu", "richmenualias", "richmenualiasupdate",
+         "webhookendpoint", "webhooktest", "answer")
 SCHEMA_PREFIX = "#/components/schemas/"
 OPENAPI_SKIPPED = "openapi: skipped (LINE_OPENAPI_DIR not set or not found)"
 
@@ -184,6 +186,8 @@ def sdk():
         "richmenu": messaging.RichMenuRequest,
         "richmenualias": messaging.CreateRichMenuAliasRequest,
         "richmenualiasupdate": messaging.UpdateRichMenuAliasRequest,
+        "webhookendpoint": messaging.SetWebhookEndpointRequest,
+        "webhooktest": messaging.TestWebhookEndpointRequest,
         "messaging": messaging,
         # Name-mangled class attribute of the generated model: the SDK's known event types.
         "event_types": set(getattr(webhooks.Event, "_Event__discriminator_value_class_map")),
@@ -555,6 +559,13 @@ def check_alias(kind: str, schema: str, body: object, report: Report) -> None:
     check_openapi("messaging-api.yml", schema, body, report)
 
 
+def check_request(kind: str, schema: str, body: object, report: Report) -> None:
+    """A request body of the channel's settings (`hearth setup`): the SDK's model reads it back
+    whole, and the spec agrees."""
+    sdk_round_trip(sdk()[kind], body, "$", report)
+    check_openapi("messaging-api.yml", schema, body, report)
+
+
 def check_callback(body: object, report: Report) -> None:
     if not isinstance(body, dict) or not isinstance(body.get("events"), list):
         report.fail("callback: expected an object with an 'events' array")
@@ -664,6 +675,8 @@ CHECKS = {
     "richmenu": check_rich_menu,
     "richmenualias": lambda body, report: check_alias("richmenualias", "CreateRichMenuAliasRequest", body, report),
     "richmenualiasupdate": lambda body, report: check_alias("richmenualiasupdate", "UpdateRichMenuAliasRequest", body, report),
+    "webhookendpoint": lambda body, report: check_request("webhookendpoint", "SetWebhookEndpointRequest", body, report),
+    "webhooktest": lambda body, report: check_request("webhooktest", "TestWebhookEndpointRequest", body, report),
     "answer": check_answer,
 }
 
@@ -812,6 +825,7 @@ def bad_cases() -> list[tuple[str, str, dict, str]]:
     flex = lambda b: b["messages"][1]["contents"]  # noqa: E731
     chip = {"type": "action", "action": {"type": "message", "label": "x", "text": "x"}}
     return [
+        ("webhook endpoint without one", "webhookendpoint", {}, "endpoint"),
         ("box layout diagonal", "reply", mutate(good_reply(), lambda b: flex(b)["body"].update(layout="diagonal")), "layout"),
         ("misspelled key wieght", "reply", mutate(good_reply(), lambda b: flex(b)["body"]["contents"][0].update(
             wieght=flex(b)["body"]["contents"][0].pop("weight"))), "wieght"),
@@ -856,6 +870,8 @@ def self_test() -> int:
              ("good rich menu", "richmenu", good_rich_menu()),
              ("good alias", "richmenualias", {"richMenuAliasId": "hearth-care", "richMenuId": "richmenu-1"}),
              ("good alias update", "richmenualiasupdate", {"richMenuId": "richmenu-1"}),
+             ("good webhook endpoint", "webhookendpoint", {"endpoint": "https://hearth.example/callback"}),
+             ("good webhook test", "webhooktest", {"endpoint": "https://hearth.example/callback"}),
              ("good answer", "answer", {"endpoint": "GET /v2/bot/message/quota", "model": "MessageQuotaResponse",
                                         "body": {"type": "limited", "value": 200}})]
     if grapheme_len("👨‍👩‍👧🇹🇼e\u0301") != 3 or utf16_len("🍎") != 2:

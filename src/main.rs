@@ -112,6 +112,10 @@ enum Command {
     /// Print a one-time pairing code: sent by a person in a chat within ten minutes, it
     /// approves that chat (the way a family sets hearth up from their phones).
     Pair,
+    /// Do the LINE console's chores through the API, safe to run again: check the token, register
+    /// and test the webhook URL (HEARTH_PUBLIC_URL/callback), install the rich menus, print the
+    /// add-friend link with its QR code and a pairing code, and say what only the console can do.
+    Setup(hearth::cli::setup::SetupArgs),
 }
 
 fn main() -> ExitCode {
@@ -287,6 +291,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let store = hearth::store::Store::connect(&config.store.database_url).await?;
             println!("{} database is up to date", store.backend_name());
         }
+        Command::Setup(args) => {
+            let done = hearth::cli::setup::run(&config, args.dry_run).await;
+            print!("{}", done.render());
+            let failed = done.report.count(hearth::cli::doctor::Status::Fail);
+            if failed > 0 {
+                anyhow::bail!("{failed} step(s) need the fix above; run hearth setup again after");
+            }
+        }
         Command::Doctor(args) => {
             let report = hearth::cli::doctor::examine(&config, &args.options()).await;
             if args.json {
@@ -340,6 +352,7 @@ fn default_log_level(command: &Command) -> &'static str {
     match command {
         Command::Chat
         | Command::Doctor(_)
+        | Command::Setup(_)
         | Command::Eval(_)
         | Command::Chats
         | Command::Approve { .. }

@@ -1,6 +1,6 @@
-//! What LINE knows about the channel itself, read by `hearth doctor`: the bot's profile (which
-//! proves the access token), the webhook URL registered in the console and whether it is on,
-//! and LINE's own test request to that URL.
+//! What LINE knows about the channel itself, read by `hearth doctor` and set by `hearth setup`:
+//! the bot's profile (which proves the access token), the webhook URL registered in the console
+//! and whether it is on, and LINE's own test request to that URL.
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +46,11 @@ pub struct WebhookTest {
 }
 
 #[derive(Serialize)]
+struct EndpointBody<'a> {
+    endpoint: &'a str,
+}
+
+#[derive(Serialize)]
 struct TestBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     endpoint: Option<&'a str>,
@@ -60,6 +65,14 @@ impl LineClient {
     /// The webhook URL registered in the console, and whether it is in use.
     pub async fn webhook_endpoint(&self) -> Result<WebhookEndpoint, LineError> {
         self.get_json("/v2/bot/channel/webhook/endpoint").await
+    }
+
+    /// Registers `endpoint` as the webhook URL (`PUT /v2/bot/channel/webhook/endpoint`). LINE
+    /// has no request that turns "Use webhook" on: the console does.
+    pub async fn set_webhook_endpoint(&self, endpoint: &str) -> Result<(), LineError> {
+        let path = "/v2/bot/channel/webhook/endpoint";
+        self.succeed(self.request(reqwest::Method::PUT, path).json(&EndpointBody { endpoint }))
+            .await
     }
 
     /// Has LINE send its test event to `endpoint` (the registered URL when `None`).

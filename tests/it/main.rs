@@ -56,6 +56,7 @@ mod reminders;
 mod replicas;
 mod richmenu;
 mod routing;
+mod setup;
 mod spans;
 mod speech;
 mod ssrf;

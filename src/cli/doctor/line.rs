@@ -27,7 +27,7 @@ fn client(probe: &Probe) -> Result<LineClient, Finding> {
 }
 
 /// What a failed request to LINE means for the operator.
-fn line_error(what: &str, base: &str, e: &LineError) -> Finding {
+pub(crate) fn line_error(what: &str, base: &str, e: &LineError) -> Finding {
     match e {
         LineError::Rejected { status: StatusCode::UNAUTHORIZED, .. } => Finding::fail(
             format!("LINE refused the channel access token ({what})"),

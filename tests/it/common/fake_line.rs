@@ -472,9 +472,12 @@ impl FakeLine {
             REPLY_PATH => Some("reply"),
             PUSH_PATH => Some("push"),
             LOADING_PATH => Some("loading"),
+            "/v2/bot/channel/webhook/endpoint" => Some("webhookendpoint"),
+            "/v2/bot/channel/webhook/test" => Some("webhooktest"),
             _ => richmenus::dump_kind(path),
         };
-        if let Some(kind) = kind.filter(|_| *method == Method::POST && !raw.is_empty()) {
+        let sends = matches!(*method, Method::POST | Method::PUT) && !raw.is_empty();
+        if let Some(kind) = kind.filter(|_| sends) {
             self.dump(kind, index + 1, raw);
         }
         index

@@ -98,6 +98,9 @@ pub(super) fn dispatch(
             StatusCode::OK,
             json!({"endpoint": state.channel.webhook, "active": state.channel.webhook_active}),
         ),
+        ("PUT", ["v2", "bot", "channel", "webhook", "endpoint"]) => {
+            check_json(headers, body).unwrap_or_else(|| set_webhook(&mut state.channel, body))
+        }
         ("POST", ["v2", "bot", "channel", "webhook", "test"]) => {
             check_json(headers, body).unwrap_or_else(|| webhook_test(&state.channel))
         }
@@ -143,6 +146,17 @@ fn bot_info() -> Value {
         "chatMode": "bot",
         "markAsReadMode": "auto",
     })
+}
+
+/// `PUT /v2/bot/channel/webhook/endpoint`: an `https://` URL of at most 500 characters becomes
+/// the webhook URL ("Use webhook" is left as it was: no request changes it).
+fn set_webhook(channel: &mut Channel, body: &Value) -> Outcome {
+    let endpoint = body.get("endpoint").and_then(Value::as_str).unwrap_or_default();
+    if !endpoint.starts_with("https://") || endpoint.chars().count() > 500 {
+        return bad_request("Invalid webhook endpoint URL", "endpoint");
+    }
+    channel.webhook = endpoint.to_owned();
+    Outcome::new(StatusCode::OK, json!({}))
 }
 
 /// `POST /v2/bot/channel/webhook/test`: what LINE reports its test request got.
