@@ -293,7 +293,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Setup(args) => {
             let done = hearth::cli::setup::run(&config, args.dry_run).await;
-            print!("{}", done.render());
+            print!("{}", done.render(std::io::IsTerminal::is_terminal(&std::io::stdout())));
             let failed = done.report.count(hearth::cli::doctor::Status::Fail);
             if failed > 0 {
                 anyhow::bail!("{failed} step(s) need the fix above; run hearth setup again after");

@@ -344,6 +344,10 @@ const ASSEMBLY: &[(&str, &str)] = &[
     ("cli/eval/mod.rs", "assembles an offline hearth over a store in memory for the evaluation"),
     ("cli/access.rs", "opens the store for the operator's door (chats, approve, revoke, pair)"),
     ("cli/richmenu.rs", "builds the menus' operations over the store it is given"),
+    (
+        "cli/setup.rs",
+        "opens the store for the menus it installs and the code it pairs, as richmenu and pair do",
+    ),
 ];
 
 /// The operations outside the capabilities, which reach the store for what no capability owns:

@@ -46,7 +46,7 @@ async fn a_new_channel_gets_its_webhook_menus_and_the_familys_way_in_and_a_secon
  {
     let (line, config) = new_channel().await;
     let dry = run(&config, true).await;
-    let text = dry.render();
+    let text = dry.render(false);
     assert!(
         text.contains(
             "would set the webhook URL to https://hearth.example.com/callback (now: none)"
@@ -58,7 +58,7 @@ async fn a_new_channel_gets_its_webhook_menus_and_the_familys_way_in_and_a_secon
     assert_eq!(dry.pairing_code, None, "nor makes a code");
 
     let done = run(&config, false).await;
-    let text = done.render();
+    let text = done.render(false);
     println!("{text}");
     assert!(text.contains("✓ LINE channel  the Official Account is 小幫手 (@216ruodb)"), "{text}");
     assert!(
@@ -75,8 +75,8 @@ async fn a_new_channel_gets_its_webhook_menus_and_the_familys_way_in_and_a_secon
     assert!(text.contains("https://line.me/R/ti/p/%40216ruodb") && text.contains('█'), "{text}");
     let put = line.requests().into_iter().find(|r| r.method == "PUT").expect("the webhook set");
     assert_eq!(put.body["endpoint"], "https://hearth.example.com/callback");
-    let code = done.pairing_code.clone().expect("a pairing code");
-    assert!(text.contains(&format!("send: {code}")), "{text}");
+    assert_eq!(done.pairing_code, None, "no code while LINE sends hearth nothing: {text}");
+    assert!(text.contains("no pairing code yet: LINE cannot reach hearth"), "{text}");
     assert_eq!(done.report.count(Status::Fail), 1, "only the switch no API turns on");
     let menus = line.rich_menus().len();
     assert!(menus >= 2, "the menus are installed");
@@ -85,14 +85,44 @@ async fn a_new_channel_gets_its_webhook_menus_and_the_familys_way_in_and_a_secon
     line.set_webhook(&format!("{PUBLIC_URL}/callback"), true);
     let before = changes(&line).len();
     let again = run(&config, false).await;
-    let text = again.render();
+    let text = again.render(false);
     assert!(
         text.contains("✓ webhook       the webhook URL is https://hearth.example.com/callback")
     );
     assert_eq!(again.report.count(Status::Fail), 0, "{text}");
     let sent: Vec<_> = changes(&line).into_iter().skip(before).collect();
-    assert!(!sent.iter().any(|(m, _)| m == "PUT"), "the webhook URL is not set again: {sent:?}");
-    assert_eq!(line.rich_menus().len(), menus, "one set of menus however often it runs");
+    assert!(
+        sent.is_empty(),
+        "neither the webhook URL nor the current menus are set again: {sent:?}"
+    );
+    assert_eq!(line.rich_menus().len(), menus);
+    let code = again.pairing_code.clone().expect("now a pairing code");
+    assert!(
+        text.contains(&format!("as: 小幫手 {code}")),
+        "sent after the keyword in a group: {text}"
+    );
+}
+
+#[tokio::test]
+async fn a_webhook_url_that_fails_lines_test_never_replaces_one_that_is_registered() {
+    let (line, config) = new_channel().await;
+    line.set_webhook("https://old.example.com/callback", true);
+    line.set_webhook_test_status(0);
+    let done = run(&config, false).await;
+    let text = done.render(false);
+    assert!(
+        text.contains("left https://old.example.com/callback registered: https://hearth.example.com/callback does not answer LINE's test yet"),
+        "{text}"
+    );
+    assert!(text.contains("got no answer"), "the test's own answer is shown: {text}");
+    assert!(!line.requests().iter().any(|r| r.method == "PUT"), "nothing half-done");
+    assert_eq!(done.pairing_code, None);
+    line.set_webhook_test_status(200);
+    let fixed = run(&config, false).await.render(false);
+    assert!(
+        fixed.contains("set the webhook URL to https://hearth.example.com/callback (was: https://old.example.com/callback)"),
+        "{fixed}"
+    );
 }
 
 #[tokio::test]
@@ -100,7 +130,7 @@ async fn a_refused_token_stops_at_the_first_step_with_its_fix_and_changes_nothin
     let (line, mut config) = new_channel().await;
     config.line.line_channel_access_token = "an-old-token".into();
     let done = run(&config, false).await;
-    let text = done.render();
+    let text = done.render(false);
     assert!(text.contains("✗ LINE channel  LINE refused the channel access token"), "{text}");
     assert!(text.contains("issue a new long-lived token"), "{text}");
     assert_eq!(done.report.entries.len(), 1, "nothing else is tried: {text}");
@@ -111,7 +141,7 @@ async fn a_refused_token_stops_at_the_first_step_with_its_fix_and_changes_nothin
 async fn without_an_https_address_the_webhook_step_says_what_to_set_and_the_rest_goes_on() {
     let (line, mut config) = new_channel().await;
     config.server.public_url = Some("http://192.168.1.20:8080".into());
-    let text = run(&config, false).await.render();
+    let text = run(&config, false).await.render(false);
     assert!(
         text.contains("✗ webhook       HEARTH_PUBLIC_URL is not this server's https:// address"),
         "{text}"
