@@ -291,7 +291,8 @@ impl CalendarSync {
         self.store.calendar().retire_uid(&chat, &remote.uid).await?;
         match self.ops.add(&c.ctx, &request(remote, None)).await {
             Ok(saved) => {
-                let sequence = self.sequence(&chat, saved.event.id).await?;
+                // The sequence the add saved, not read again: a change made meanwhile is written.
+                let sequence = saved.event.sequence;
                 let o = object(saved.event.id, item, sequence);
                 self.store.calendar().keep_object(&chat, &o).await?;
                 c.objects.insert(saved.event.id, o);
@@ -388,7 +389,7 @@ impl CalendarSync {
         let chat = c.ctx.conversation.id.clone();
         let outcome = self.ops.change(&c.ctx, event.id, &request(remote, Some(event))).await;
         let sequence = match &outcome {
-            Ok(_) => self.sequence(&chat, event.id).await?,
+            Ok(saved) => saved.event.sequence,
             // Behind hearth's own: the next write puts hearth's back.
             Err(_) => event.sequence - 1,
         };
@@ -497,12 +498,6 @@ impl CalendarSync {
     async fn events(&self, ctx: &ToolCtx) -> Result<Vec<Event>, StoreError> {
         let rows: Vec<EventRow> = self.store.calendar().to_sync(&ctx.conversation.id).await?;
         Ok(rows.iter().filter_map(Event::of).collect())
-    }
-
-    /// Event `id`'s sequence now.
-    async fn sequence(&self, chat: &str, id: i64) -> Result<i64, StoreError> {
-        let row = self.store.calendar().get(chat, id).await?;
-        Ok(row.and_then(|r| Event::of(&r)).map_or(0, |e| e.sequence))
     }
 }
 

@@ -91,6 +91,9 @@ pub struct EventView {
     /// How (what its ⏰ buttons can offer).
     #[serde(skip)]
     pub freq: crate::store::Freq,
+    /// Its `SEQUENCE` as saved (what the calendar server's sync agrees on).
+    #[serde(skip)]
+    pub sequence: i64,
 }
 
 impl EventView {
@@ -470,5 +473,6 @@ pub fn view(event: &Event, occurrence: &Occurrence) -> EventView {
         people: event.people.clone(),
         repeats: super::repeats(event.rule.freq),
         freq: event.rule.freq,
+        sequence: event.sequence,
     }
 }
