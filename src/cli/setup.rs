@@ -19,6 +19,7 @@
 
 use futures::future::BoxFuture;
 
+use super::doctor::line::line_error;
 use super::doctor::{Entry, Finding, Report, Status, verdict};
 use crate::line::client::{LineClient, LineError};
 use crate::platform::config::Config;
@@ -103,7 +104,7 @@ pub async fn run(config: &Config, dry_run: bool) -> Done {
     let mut push = |check: &'static str, findings: Vec<Finding>| {
         entries.extend(findings.into_iter().map(|finding| Entry { check, finding }));
     };
-    let line = match client(config) {
+    let line = match super::doctor::line::channel(config) {
         Ok(line) => line,
         Err(finding) => {
             push("LINE channel", vec![finding]);
@@ -143,28 +144,6 @@ pub async fn run(config: &Config, dry_run: bool) -> Done {
         vec![Finding::warn("the auto-reply and greeting cannot be set through the API", RESPONSES)],
     );
     Done { report: Report { entries }, friend_link, pairing_code, keyword }
-}
-
-/// The client of the configured channel, or why there is none.
-fn client(config: &Config) -> Result<LineClient, Finding> {
-    if config.line.line_channel_access_token.is_empty() {
-        return Err(Finding::fail(
-            "LINE_CHANNEL_ACCESS_TOKEN is not set",
-            "issue a long-lived token on the Messaging API tab of the LINE Developers console and set LINE_CHANNEL_ACCESS_TOKEN",
-        ));
-    }
-    LineClient::new(&config.line.line_api_base, config.line.line_channel_access_token.clone(), 1)
-        .map_err(|e| {
-            Finding::fail(
-                format!("cannot build the HTTP client for LINE: {e}"),
-                "report this as a bug",
-            )
-        })
-}
-
-/// A failed request to LINE, for the operator.
-fn line_error(what: &str, base: &str, e: &LineError) -> Finding {
-    super::doctor::line::line_error(what, base, e)
 }
 
 /// Has LINE test the webhook URL, registers it where it is not yet (never replacing one LINE has

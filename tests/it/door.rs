@@ -1,7 +1,8 @@
 //! One door, every way in: the access matrix. For each event that ends access — the operator
 //! revokes the chat, a member leaves the group, hearth is removed from the group, a person blocks
 //! hearth, the chat is forgotten — and each surface — a turn, a button tap, the family page's
-//! reads and forms, a link opened, a LIFF sign-in, a phone reading the member's calendar feed,
+//! reads and forms, a link opened, a LIFF sign-in, a phone reading the member's calendar feed, the sync with the
+//! family's calendar server,
 //! and a push from every loop (a reminder, a
 //! price alert, the digest, a care prompt and its escalation, an official alert) — a control
 //! shows the surface working before the event, and after it the surface shows, changes and
@@ -52,6 +53,9 @@ enum Surface {
     OfficialAlert,
     /// The member's calendar feed, read by their phone with a link given before the event.
     CalendarFeed,
+    /// The sync of the chat's calendar with the family's calendar server (a round of the loop
+    /// that tries the server, unreachable here: a chat it tries counts as let through).
+    CalendarServer,
 }
 
 /// Every surface, in the order the matrix tries them.
@@ -63,6 +67,7 @@ const SURFACES: &[Surface] = &[
     Surface::LinkOpen,
     Surface::LiffOpen,
     Surface::CalendarFeed,
+    Surface::CalendarServer,
     // The loops in the order of their times of day (07:00 to 11:01).
     Surface::Digest,
     Surface::Reminder,
@@ -238,6 +243,10 @@ impl Family {
                 c.loops.official_alerts_poll_secs = 0;
                 c.loops.official_alerts_request_gap_ms = 0;
                 c.loops.price_poll_secs = 0;
+                // Nobody listens there: a round that tries the chat fails, one the door
+                // stops never tries.
+                let port = crate::common::unclaimed_port();
+                c.calendar.caldav_url = format!("http://127.0.0.1:{port}/family/");
             },
             None,
         )
@@ -400,6 +409,11 @@ impl Family {
                 let feed = feed.expect("feed");
                 feed.status() == 200 && feed.text().await.unwrap_or_default().contains("聖誕晚會")
             }
+            Surface::CalendarServer => {
+                let sync = h.app.loops.calendar_sync.as_ref().expect("a calendar server");
+                let round = sync.tick().await.expect("a round");
+                round.chats + round.failed > 0
+            }
             Surface::Reminder => {
                 let before = self.pushed();
                 h.clock.set(at("08:00"));
@@ -493,8 +507,9 @@ impl Family {
 async fn row(event: Closing) {
     let mut family = Family::start(chat_of(event)).await;
     let mut wrong = Vec::new();
-    // A 1:1 chat has no family calendar: its feed is not a way in there.
-    let applies = |s: &Surface| *s != Surface::CalendarFeed || family.calendar.is_some();
+    // A 1:1 chat has no family calendar: its feed and its sync are not ways in there.
+    let calendar = [Surface::CalendarFeed, Surface::CalendarServer];
+    let applies = |s: &Surface| !calendar.contains(s) || family.calendar.is_some();
     let surfaces: Vec<Surface> = SURFACES.iter().copied().filter(applies).collect();
     for &surface in &surfaces {
         if !family.probe(surface, 0).await {
@@ -520,13 +535,13 @@ async fn row(event: Closing) {
 
 #[test]
 fn the_matrix_has_a_cell_for_every_surface_and_event() {
-    assert_eq!(SURFACES.len() * EVENTS.len(), 65);
+    assert_eq!(SURFACES.len() * EVENTS.len(), 70);
     let closed = EVENTS
         .iter()
         .flat_map(|&e| SURFACES.iter().map(move |&s| expected(s, e)))
         .filter(|e| *e == Expect::Closed)
         .count();
-    assert_eq!(closed, 57, "a member leaving closes only their page and their calendar feed");
+    assert_eq!(closed, 61, "a member leaving closes only their page and their calendar feed");
 }
 
 #[tokio::test]

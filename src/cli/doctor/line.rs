@@ -10,7 +10,12 @@ use crate::line::client::{LineClient, LineError};
 
 /// The client for the configured channel, or the finding that says why there is none.
 fn client(probe: &Probe) -> Result<LineClient, Finding> {
-    let config = &probe.config;
+    channel(&probe.config)
+}
+
+/// The client for the channel `config` sets, or the finding that says why there is none
+/// (`hearth setup` starts here too).
+pub(crate) fn channel(config: &crate::platform::config::Config) -> Result<LineClient, Finding> {
     if config.line.line_channel_access_token.is_empty() {
         return Err(Finding::fail(
             "not checked: LINE_CHANNEL_ACCESS_TOKEN is not set",

@@ -191,7 +191,7 @@ fn event_row(event: &EventView, csrf: &str, lang: Lang) -> Markup {
             p.sub {
                 @if !event.place.is_empty() { "📍 " (event.place) " " }
                 @if !event.people.is_empty() { "👥 " (event.people) " " }
-                @if event.repeats.is_some() { "🔁 " (lang.pick("重複", "repeats")) }
+                @if event.repeats() { "🔁 " (lang.pick("重複", "repeats")) }
             }
             form.add method="post" action="/family/calendar" {
                 input type="hidden" name="csrf" value=(csrf);
@@ -208,7 +208,7 @@ fn event_row(event: &EventView, csrf: &str, lang: Lang) -> Markup {
                 input type="hidden" name="op" value="cancel";
                 input type="hidden" name="id" value=(event.id);
                 button.danger type="submit" {
-                    @if event.repeats.is_some() { (lang.pick("❌ 取消（每一次）", "❌ Cancel (every time)")) }
+                    @if event.repeats() { (lang.pick("❌ 取消（每一次）", "❌ Cancel (every time)")) }
                     @else { (lang.pick("❌ 取消", "❌ Cancel")) }
                 }
             }

@@ -85,18 +85,31 @@ pub struct EventView {
     /// Who.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub people: String,
-    /// Repeats ("weekly", "lunar_yearly"…).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub repeats: Option<&'static str>,
-    /// How (what its ⏰ buttons can offer).
-    #[serde(skip)]
+    /// How it repeats, named for the model as `repeats` ("weekly", "lunar_yearly"…; left out
+    /// for a one-off event).
+    #[serde(rename = "repeats", serialize_with = "freq_name", skip_serializing_if = "once")]
     pub freq: crate::store::Freq,
     /// Its `SEQUENCE` as saved (what the calendar server's sync agrees on).
     #[serde(skip)]
     pub sequence: i64,
 }
 
+/// The name of `freq`, for the model.
+fn freq_name<S: serde::Serializer>(freq: &crate::store::Freq, to: S) -> Result<S::Ok, S::Error> {
+    to.serialize_str(freq.name())
+}
+
+/// Whether `freq` is once (then `repeats` is left out).
+fn once(freq: &crate::store::Freq) -> bool {
+    *freq == crate::store::Freq::Once
+}
+
 impl EventView {
+    /// Whether it repeats.
+    pub fn repeats(&self) -> bool {
+        !once(&self.freq)
+    }
+
     /// When it happens, short: 「12/19 12:00」, a day alone 「12/24」.
     pub fn when(&self) -> String {
         let day = self.start.get(5..10).unwrap_or(&self.start).replace('-', "/");
@@ -471,7 +484,6 @@ pub fn view(event: &Event, occurrence: &Occurrence) -> EventView {
         end: occurrence.end.map(Moment::stored),
         place: event.place.clone(),
         people: event.people.clone(),
-        repeats: super::repeats(event.rule.freq),
         freq: event.rule.freq,
         sequence: event.sequence,
     }
