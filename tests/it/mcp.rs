@@ -69,17 +69,14 @@ fn definition(h: &Harness, n: usize, name: &str) -> Value {
 }
 
 /// Waits (up to 20 s) until the tools hearth offers now pass `check`, named `what` in a failure.
+/// The tools a group is offered at this moment.
+fn offered_now(h: &Harness) -> Vec<String> {
+    h.app.turns.agent.tool_definitions(Audience::Group).iter().map(|d| d.name.to_string()).collect()
+}
+
 async fn wait_for_tools(h: &Harness, what: &str, check: impl Fn(&[String]) -> bool) {
     for _ in 0..200 {
-        let names: Vec<String> = h
-            .app
-            .turns
-            .agent
-            .tool_definitions(Audience::Group)
-            .iter()
-            .map(|d| d.name.to_string())
-            .collect();
-        if check(&names) {
+        if check(&offered_now(h)) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -337,8 +334,21 @@ async fn a_stdio_server_that_dies_is_withdrawn_and_back_when_it_returns() {
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 三")]).await;
     assert!(!offered(&h, 4).iter().any(|t| t.starts_with("kids_")), "{:?}", offered(&h, 4));
 
+    // Started again while still down at least once, so coming back follows a refused start.
+    for _ in 0..200 {
+        if std::fs::read(&down).map(|m| m.len() > "down".len()).unwrap_or(false) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     std::fs::remove_file(&down).expect("back up");
     wait_for_tools(&h, "back", |names| has_prefix(names, "kids_")).await;
+    // And it stays: the failed call on the dead connection does not end the new one at its
+    // first look for a broken connection (a listing interval is a second here).
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let starts = std::fs::read_to_string(down.with_extension("starts")).expect("starts");
+    assert_eq!(starts, "..", "started once at first and once on coming back, not again");
+    let _ = std::fs::remove_file(down.with_extension("starts"));
     h.llm.reply_text("四");
     h.send(vec![h.group_text(FAMILY, MOM, "小幫手 四")]).await;
     assert!(offered(&h, 5).contains(&"kids_lookup".to_string()), "{:?}", offered(&h, 5));
@@ -388,6 +398,7 @@ async fn hearth_tools_lists_the_tools_of_a_stdio_server() {
         .filter_map(|t| t["function"]["name"].as_str())
         .collect();
     assert!(names.contains(&"kids_lookup") && names.contains(&"get_quote"), "{names:?}");
+    let _ = std::fs::remove_file(down.with_extension("starts"));
 }
 
 #[tokio::test]

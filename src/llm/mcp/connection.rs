@@ -40,12 +40,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 const META_CONVERSATION: &str = "hearth/conversation";
 const META_USER: &str = "hearth/user";
 
-/// One server: its configuration, what it offers while it is up, and the signal that a call
-/// found it gone.
+/// One server: its configuration, and what it offers while it is up.
 pub struct Server {
     config: ServerConfig,
     state: RwLock<State>,
-    broken: Notify,
     up: watch::Sender<Option<bool>>,
 }
 
@@ -72,19 +70,22 @@ impl Drop for Group {
 
 #[derive(Default)]
 struct State {
-    peer: Option<Peer<RoleClient>>,
+    peer: Option<Link>,
     tools: Vec<Arc<dyn DynamicTool>>,
+}
+
+/// One connection's session, and the signal that a call found that connection gone: each
+/// connection has its own, so a call failing on a dead connection never ends the next one.
+#[derive(Clone)]
+struct Link {
+    peer: Peer<RoleClient>,
+    broken: Arc<Notify>,
 }
 
 impl Server {
     /// The server, not yet connected; [`Server::run`] keeps it connected.
     pub fn new(config: ServerConfig) -> Arc<Self> {
-        Arc::new(Self {
-            config,
-            state: RwLock::new(State::default()),
-            broken: Notify::new(),
-            up: watch::channel(None).0,
-        })
+        Arc::new(Self { config, state: RwLock::new(State::default()), up: watch::channel(None).0 })
     }
 
     /// The server's name in the configuration.
@@ -97,7 +98,7 @@ impl Server {
         self.up.subscribe()
     }
 
-    fn peer(&self) -> Option<Peer<RoleClient>> {
+    fn peer(&self) -> Option<Link> {
         self.state.read().ok()?.peer.clone()
     }
 
@@ -137,8 +138,9 @@ impl Server {
                         "MCP server connected"
                     );
                     attempt = 0;
-                    self.set(State { peer: Some(running.peer().clone()), tools });
-                    self.watch(running, retry_max).await;
+                    let link = Link { peer: running.peer().clone(), broken: Arc::default() };
+                    self.set(State { peer: Some(link.clone()), tools });
+                    self.watch(running, &link.broken, retry_max).await;
                     self.set(State::default());
                     tracing::warn!(
                         server = self.name(),
@@ -161,7 +163,12 @@ impl Server {
 
     /// Waits until the connection ends: the transport closes (the process died), or a call
     /// found it broken, or a periodic listing fails. Refreshes the tools on each listing.
-    async fn watch(self: &Arc<Self>, running: RunningService<RoleClient, ()>, every: Duration) {
+    async fn watch(
+        self: &Arc<Self>,
+        running: RunningService<RoleClient, ()>,
+        broken: &Notify,
+        every: Duration,
+    ) {
         let token = running.cancellation_token();
         let peer = running.peer().clone();
         let waiting = running.waiting();
@@ -172,7 +179,7 @@ impl Server {
                 _ = &mut waiting => return,
                 // A call found the connection gone: no listing could say otherwise (it may
                 // come from the client's cache).
-                _ = self.broken.notified() => break,
+                _ = broken.notified() => break,
                 _ = tokio::time::sleep(every) => {}
             }
             match tokio::time::timeout(CONNECT_TIMEOUT, peer.list_all_tools()).await {
@@ -376,11 +383,11 @@ impl McpTool {
             }
             params.meta = Some(RequestMetaObject(MetaObject(meta)));
         }
-        let result = match peer.call_tool(params).await {
+        let result = match peer.peer.call_tool(params).await {
             Ok(result) => result,
             Err(e) => {
                 if matches!(e, ServiceError::TransportClosed | ServiceError::TransportSend(_)) {
-                    server.broken.notify_one();
+                    peer.broken.notify_one();
                 }
                 tracing::warn!(server = config.name, tool = self.remote, error = %e, "MCP call failed");
                 return Err(unavailable(&call_failure(&e)));
