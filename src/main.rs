@@ -162,7 +162,7 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    let config = cli.config;
+    let config = cli.config.with_public_url_from_https();
     match cli.command {
         Command::Tools { group, tokens } => {
             let deps = hearth::features::deps::Deps::offline(

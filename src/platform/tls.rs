@@ -1,4 +1,5 @@
-//! The one TLS client configuration every outgoing HTTP client shares. Left to itself, reqwest
+//! The one TLS client configuration every outgoing HTTP client shares, and the one crypto
+//! provider (ring) the HTTPS server uses too. Left to itself, reqwest
 //! builds a configuration for each client, and each reads and keeps its own copy of the
 //! system's root certificates and its own session cache (about 100 KiB per client, seven
 //! clients at start-up); here they are read once, when the first client is built.
@@ -20,6 +21,28 @@ pub fn client_builder() -> reqwest::ClientBuilder {
         Some(config) => builder.tls_backend_preconfigured(config.clone()),
         None => builder,
     }
+}
+
+/// A `reqwest::ClientBuilder` that trusts only the root certificates in `roots_pem` (a private
+/// CA's, as for `HEARTH_ACME_CA_ROOT`), otherwise configured like [`client_builder`].
+pub fn client_trusting(roots_pem: &[u8]) -> Result<reqwest::ClientBuilder, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(roots_pem) {
+        let cert = cert.map_err(|e| format!("not a PEM certificate: {e}"))?;
+        roots.add(cert).map_err(|e| format!("not a usable root certificate: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err("holds no certificate".into());
+    }
+    let mut config = rustls::ClientConfig::builder_with_provider(crypto_provider())
+        .with_protocol_versions(rustls::ALL_VERSIONS)
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(reqwest::Client::builder().tls_backend_preconfigured(config))
 }
 
 static SHARED: LazyLock<Option<rustls::ClientConfig>> = LazyLock::new(|| shared_config().ok());
@@ -47,7 +70,7 @@ pub fn install_crypto_provider() {
 }
 
 /// The process's crypto provider (ring, unless another was installed first).
-fn crypto_provider() -> Arc<CryptoProvider> {
+pub fn crypto_provider() -> Arc<CryptoProvider> {
     install_crypto_provider();
     CryptoProvider::get_default()
         .cloned()

@@ -22,6 +22,7 @@ use crate::platform::config::Config;
 use crate::platform::metrics::Metrics;
 use crate::push::delivery::Pusher;
 use crate::push::quota::QuotaTracker;
+use crate::server::https::Https;
 use crate::server::inbox::Inbox;
 use crate::server::listen::Serving;
 use crate::server::loops::Loops;
@@ -48,6 +49,9 @@ pub enum StartError {
     /// The MCP configuration cannot be used.
     #[error(transparent)]
     Mcp(#[from] crate::llm::mcp::McpConfigError),
+    /// HTTPS (`HEARTH_TLS_DOMAIN`) cannot be set up.
+    #[error("HTTPS: {0}")]
+    Https(#[from] crate::server::https::HttpsError),
     /// The button action registry is invalid (a programming error caught at start).
     #[error("action registry: {0}")]
     Actions(#[from] ActionRegistryError),
@@ -277,6 +281,10 @@ impl Hearth {
             speech: speech.clone(),
             english_menu: loops.care_menus.english().clone(),
         });
+        let serving = Serving {
+            https: Https::from_config(config, store.clone(), clock.clone(), owner.clone())?,
+            ..Serving::new(config, Metrics::install())
+        };
         let inbox = Arc::new(Inbox::new(
             turns.clone(),
             owner,
@@ -294,7 +302,7 @@ impl Hearth {
             loops,
             page,
             published: Published { charts, speech },
-            serving: Serving::new(config, Metrics::install()),
+            serving,
         }))
     }
 

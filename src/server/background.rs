@@ -1,7 +1,7 @@
 //! The periodic work of a serving process: delivering due reminders and daily digests, pushing
 //! what waits in the per-chat outbox, watching prices for alerts, reading Taiwan's official alerts,
 //! asking care plans' doses and telling their caregivers, syncing the family's calendar server,
-//! taking webhook events that wait in the inbox (left there while the queue was full, or by a
+//! keeping the HTTPS certificate obtained and renewed, taking webhook events that wait in the inbox (left there while the queue was full, or by a
 //! process that died), renewing the leases of the events it holds, pruning what is kept only for
 //! a while, reading LINE's message quota, the daily backup of a SQLite database, and copying
 //! its write-ahead log back into the file four times a second.
@@ -115,6 +115,12 @@ const LOOPS: &[Loop] = &[
         every: |app| app.loops.calendar_sync.as_ref().and(every(app.loops.paces.caldav_sync_secs)),
         wake: |_| None,
         tick: |app| Box::pin(sync_calendars(app)),
+    },
+    Loop {
+        name: "certificate",
+        every: |app| app.serving.https.as_ref().map(|https| https.every()),
+        wake: |_| None,
+        tick: |app| Box::pin(look_at_certificate(app)),
     },
     Loop {
         name: "outbox",
@@ -327,6 +333,19 @@ async fn sync_calendars(app: Arc<Hearth>) -> After {
         r.taken + r.written + r.conflicts + r.failed > 0
     };
     report(outcome, telling, "calendar server synced", "calendar server sync failed")
+}
+
+/// Serves the HTTPS certificate kept, and obtains or renews it when it is due, every
+/// `HEARTH_TLS_CHECK_SECS` (`HEARTH_TLS_DOMAIN`).
+async fn look_at_certificate(app: Arc<Hearth>) -> After {
+    let Some(https) = &app.serving.https else { return After::Wait };
+    let outcome = https.tick().await;
+    report(
+        outcome,
+        |r| *r != Default::default(),
+        "HTTPS certificate",
+        "HTTPS certificate look failed",
+    )
 }
 
 /// Reads LINE's message quota at start and hourly, and shows the month's projection (what is

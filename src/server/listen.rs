@@ -5,6 +5,7 @@
 //! dropped. Also who may read `/metrics` (a bearer token, compared in constant time).
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -16,10 +17,12 @@ use axum::response::{IntoResponse, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use subtle::ConstantTimeEq;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::https::Https;
+use super::page_state::Peer;
 use crate::platform::config::{Config, Secret};
 use crate::platform::metrics::Metrics;
 
@@ -39,6 +42,10 @@ pub struct Serving {
     pub shutdown_grace: Duration,
     /// The metrics served at `/metrics`.
     pub metrics: Metrics,
+    /// HTTPS with its certificate by ACME, when `HEARTH_TLS_DOMAIN` is set.
+    pub https: Option<Arc<Https>>,
+    /// Where HTTPS is served (`HEARTH_TLS_LISTEN`).
+    pub https_listen: SocketAddr,
 }
 
 impl Serving {
@@ -52,6 +59,8 @@ impl Serving {
             metrics_listen: config.server.metrics_listen,
             shutdown_grace: Duration::from_secs(config.turns.shutdown_grace_secs),
             metrics,
+            https: None,
+            https_listen: config.https.tls_listen,
         }
     }
 }
@@ -60,16 +69,35 @@ impl Serving {
 pub type Stop = watch::Receiver<bool>;
 
 /// Accepts connections on `listener` and serves `routes` on each (HTTP/1.1, headers within
-/// `header_timeout`) until `stop` turns true; then stops accepting, asks every connection to
-/// close after its current request, and returns when they have. Abort the task running it to
-/// drop the connections still open.
-pub async fn accept(listener: TcpListener, routes: Router, header_timeout: Duration, stop: Stop) {
+/// `header_timeout`; over TLS when `tls` is given, its handshake within that time too) until
+/// `stop` turns true; then stops accepting, asks every connection to close after its current
+/// request, and returns when they have. Abort the task running it to drop the connections
+/// still open.
+pub async fn accept(
+    listener: TcpListener,
+    routes: Router,
+    header_timeout: Duration,
+    stop: Stop,
+    tls: Option<Arc<Https>>,
+) {
     let mut connections = JoinSet::new();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    connections.spawn(connection(stream, routes.clone(), header_timeout, stop.clone()));
+                    let (routes, stop, tls) = (routes.clone(), stop.clone(), tls.clone());
+                    connections.spawn(async move {
+                        // The family page's limits per address read who connected.
+                        let peer = Peer(stream.peer_addr().ok().map(|a| a.ip()));
+                        match tls {
+                            None => connection(stream, peer, routes, header_timeout, stop).await,
+                            Some(tls) => {
+                                if let Some(stream) = tls.handshake(stream, header_timeout).await {
+                                    connection(stream, peer, routes, header_timeout, stop).await;
+                                }
+                            }
+                        }
+                    });
                 }
                 Err(e) => {
                     // Out of file descriptors and the like: wait a little rather than spin.
@@ -87,11 +115,12 @@ pub async fn accept(listener: TcpListener, routes: Router, header_timeout: Durat
 
 /// Serves one connection until the client is done, a timeout closes it, or shutdown asks it to
 /// close after the request in hand.
-async fn connection(stream: TcpStream, routes: Router, header_timeout: Duration, stop: Stop) {
+async fn connection<S>(stream: S, peer: Peer, routes: Router, header_timeout: Duration, stop: Stop)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(header_timeout);
-    // The family page's limits per address read who connected.
-    let peer = crate::server::page_state::Peer(stream.peer_addr().ok().map(|a| a.ip()));
     let routes = routes.layer(axum::Extension(peer));
     let conn = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(routes));
     tokio::pin!(conn);

@@ -20,6 +20,7 @@ pub mod background;
 pub mod backups;
 pub mod calendar;
 pub mod family;
+pub mod https;
 pub mod inbox;
 pub mod listen;
 pub mod loops;
@@ -163,13 +164,23 @@ pub async fn serve(
         Some(address) => Some(TcpListener::bind(address).await?),
         None => None,
     };
+    let https = match &app.serving.https {
+        Some(https) => Some((TcpListener::bind(app.serving.https_listen).await?, https.clone())),
+        None => None,
+    };
     let header_timeout = app.serving.header_read_timeout;
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut servers = tokio::task::JoinSet::new();
-    servers.spawn(listen::accept(listener, router(app.clone()), header_timeout, stopped.clone()));
+    let routes = router(app.clone());
+    servers.spawn(listen::accept(listener, routes.clone(), header_timeout, stopped.clone(), None));
+    if let Some((listener, https)) = https {
+        tracing::info!(domain = https.domain(), listen = %app.serving.https_listen, "serving HTTPS");
+        let stopped = stopped.clone();
+        servers.spawn(listen::accept(listener, routes, header_timeout, stopped, Some(https)));
+    }
     if let Some(metrics_listener) = metrics_listener {
         let routes = metrics_router(app.clone());
-        servers.spawn(listen::accept(metrics_listener, routes, header_timeout, stopped));
+        servers.spawn(listen::accept(metrics_listener, routes, header_timeout, stopped, None));
     }
     let loops = crate::server::background::start(app.clone());
     shutdown.await;

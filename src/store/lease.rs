@@ -1,5 +1,6 @@
 //! One lease for all the work a process holds: due reminders, watched prices, price-alert and
-//! digest deliveries, inbox events, the outbox, care doses and the official alerts feed.
+//! digest deliveries, inbox events, the outbox, care doses, the official alerts feed, the
+//! calendar server's sync and the HTTPS certificate.
 //!
 //! Every leased table names its lease the same way: `lease_owner` (the process holding the row)
 //! and `lease_until` (Unix ms; the lease is over at that instant: a row with no lease, or a
@@ -124,6 +125,8 @@ pub const CARE_DOSES: Leased = leased!("care doses", "care_doses");
 pub const ALERT_FEED: Leased = leased!("official alerts feed", "public_alert_feed");
 /// The chats' calendars on the family's calendar server, each synced by one replica at a time.
 pub const CALDAV_CALENDARS: Leased = leased!("calendar server sync", "caldav_calendars");
+/// Obtaining or renewing the HTTPS certificate: one row per domain, one replica at a time.
+pub const TLS_CERTIFICATES: Leased = leased!("HTTPS certificate", "tls_certificates");
 
 /// Every leased table, once: a new loop's table joins this list (and so its tests).
 pub const LEASED: &[&Leased] = &[
@@ -136,13 +139,14 @@ pub const LEASED: &[&Leased] = &[
     &CARE_DOSES,
     &ALERT_FEED,
     &CALDAV_CALENDARS,
+    &TLS_CERTIFICATES,
 ];
 
 /// What a process hands back as it stops: the work it claims before touching anything
 /// outside. The pushes (outbox, deliveries) and care doses it holds are left to their leases'
 /// end instead: one of them may be in flight to LINE as the process stops.
 pub const HANDED_BACK: &[&Leased] =
-    &[&INBOX, &REMINDERS, &PRICE_SYMBOLS, &ALERT_FEED, &CALDAV_CALENDARS];
+    &[&INBOX, &REMINDERS, &PRICE_SYMBOLS, &ALERT_FEED, &CALDAV_CALENDARS, &TLS_CERTIFICATES];
 
 /// Who claims, when, and until when.
 #[derive(Debug, Clone, Copy)]

@@ -72,6 +72,7 @@ embedded![
     "0041_spoken_audio.sql",
     "0042_calendar.sql",
     "0043_caldav.sql",
+    "0044_certificates.sql",
 ];
 
 /// SQLite's migrations.

@@ -29,6 +29,7 @@ mod capped;
 mod care;
 mod care_doses;
 mod care_menu;
+mod certificates;
 mod changes;
 mod chat_log;
 mod chat_row;
@@ -70,6 +71,7 @@ pub use calendar_sync::SyncedObject;
 pub use capped::{MAX_ALERTS, MAX_MEMORIES, MAX_REMINDERS};
 pub use care::{CarePlanRow, MAX_CARE_PLANS, NewCarePlan, NewDose};
 pub use care_doses::{DoseRow, NewReading, ReadingRow};
+pub use certificates::CertificateRow;
 pub use changes::{ChangeRow, NewChange};
 pub use chat_log::{LoggedMessage, NewMessage};
 pub use checkpoint::Checkpoint;
@@ -204,6 +206,8 @@ repositories! {
     spoken_audio => SpokenAudioStore;
     /// The family calendar's events and the members' feeds of them.
     calendar => CalendarStore;
+    /// The HTTPS certificate obtained by ACME, and the challenges that prove the domain.
+    certificates => CertificateStore;
 }
 
 const LATEST_MIGRATION: &str = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";

@@ -179,6 +179,18 @@ const TABLE: &[Row] = &[
             )
         },
     },
+    Row {
+        // Its one row is made by the first claim, due at once (never obtained).
+        name: "HTTPS certificate",
+        seed: |_, _| Box::pin(async {}),
+        claim: |store, owner, now, until| {
+            Box::pin(async move {
+                let claimed =
+                    store.certificates().claim("hearth.example", owner, now, until).await?;
+                Ok(usize::from(claimed.is_some()))
+            })
+        },
+    },
 ];
 
 /// A fresh database per backend (SQLite in a file, so several connections share it), seeded

@@ -14,6 +14,7 @@ use clap::{Args, ValueEnum};
 pub mod access;
 pub mod calendar;
 pub mod family;
+pub mod https;
 pub mod limits;
 pub mod line;
 pub mod llm;
@@ -34,6 +35,7 @@ pub mod web;
 pub use access::AccessSettings;
 pub use calendar::CalendarSettings;
 pub use family::{FamilySettings, PriceColors, zone_city};
+pub use https::HttpsSettings;
 pub use limits::LimitSettings;
 pub use line::LineSettings;
 pub use llm::{DEFAULT_MAX_TOOLS, LlmSettings};
@@ -127,6 +129,9 @@ pub struct Config {
     /// The HTTP server.
     #[command(flatten)]
     pub server: ServerSettings,
+    /// HTTPS built in, by ACME.
+    #[command(flatten)]
+    pub https: HttpsSettings,
     /// The family page.
     #[command(flatten)]
     pub page: PageSettings,
@@ -165,6 +170,21 @@ impl Config {
     /// The defaults (plus whatever the environment sets): what `hearth` with no flags would use.
     pub fn defaults() -> Self {
         <Only as clap::Parser>::parse_from(["hearth"]).config
+    }
+
+    /// With `HEARTH_TLS_DOMAIN` and no `HEARTH_PUBLIC_URL`, the public address is that
+    /// domain's (with the port of `HEARTH_TLS_LISTEN` unless it is 443).
+    pub fn with_public_url_from_https(mut self) -> Self {
+        if self.server.public_url.is_none()
+            && let Some(domain) = self.https.domain()
+        {
+            let url = match self.https.tls_listen.port() {
+                443 => format!("https://{domain}"),
+                port => format!("https://{domain}:{port}"),
+            };
+            self.server.public_url = Some(url);
+        }
+        self
     }
 
     /// Whether answers can be spoken: a speech model, and a public address to serve the audio.
