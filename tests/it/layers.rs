@@ -359,6 +359,10 @@ const WAYS: &[(&str, &str)] = &[
     ),
     ("door/", "the one door: who may see, change and be pushed to a chat"),
     ("push/", "the one way out: the outbox, the month's quota, quiet hours"),
+    (
+        "server/https/",
+        "the one way to be reached over HTTPS: the certificate kept, shared and renewed in the store",
+    ),
 ];
 
 /// A capability's files that are its operations though not under its `ops`: the ones that are

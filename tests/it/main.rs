@@ -29,6 +29,7 @@ mod forget;
 mod hardening_caps;
 mod hardening_ops;
 mod hostile_pages;
+mod https;
 mod layers;
 mod lease_table;
 mod leases;

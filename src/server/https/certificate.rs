@@ -8,6 +8,7 @@ use jiff::Timestamp;
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::sign::{CertifiedKey, SingleCertAndKey};
 
 /// The ALPN protocol of the CA's TLS-ALPN-01 check.
 pub const ACME_TLS_ALPN: &[u8] = b"acme-tls/1";
@@ -36,10 +37,17 @@ pub fn server_config(
     let chain = chain(cert_pem)?;
     let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes())
         .map_err(|e| CertificateError::Unreadable(e.to_string()))?;
-    let mut config = ServerConfig::builder_with_provider(crate::platform::tls::crypto_provider())
+    let provider = crate::platform::tls::crypto_provider();
+    let key = CertifiedKey::new(chain, provider.key_provider.load_private_key(key)?);
+    // The key must be the certificate's. The challenge certificate is made here, and webpki
+    // refuses to read it (its acmeIdentifier extension is critical).
+    if alpn != ACME_TLS_ALPN {
+        key.keys_match()?;
+    }
+    let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_no_client_auth()
-        .with_single_cert(chain, key)?;
+        .with_cert_resolver(Arc::new(SingleCertAndKey::from(key)));
     config.alpn_protocols = vec![alpn.to_vec()];
     Ok(Arc::new(config))
 }
@@ -143,11 +151,12 @@ mod tests {
     use super::*;
 
     fn self_signed(from: (i32, u8, u8), to: (i32, u8, u8)) -> (String, String) {
-        let mut params = rcgen::CertificateParams::new(vec!["hearth.example".into()]).unwrap();
+        let mut params =
+            rcgen::CertificateParams::new(vec!["hearth.example".into()]).expect("test value");
         params.not_before = rcgen::date_time_ymd(from.0, from.1, from.2);
         params.not_after = rcgen::date_time_ymd(to.0, to.1, to.2);
-        let key = rcgen::KeyPair::generate().unwrap();
-        (params.self_signed(&key).unwrap().pem(), key.serialize_pem())
+        let key = rcgen::KeyPair::generate().expect("test value");
+        (params.self_signed(&key).expect("test value").pem(), key.serialize_pem())
     }
 
     #[test]
@@ -158,14 +167,14 @@ mod tests {
         assert_eq!(to.to_string(), "2027-03-01T00:00:00Z");
         // After 2049 the time is a GeneralizedTime.
         let (pem, _) = self_signed((2049, 6, 1), (2051, 1, 2));
-        assert_eq!(validity(&pem).unwrap().1.to_string(), "2051-01-02T00:00:00Z");
+        assert_eq!(validity(&pem).expect("test value").1.to_string(), "2051-01-02T00:00:00Z");
     }
 
     #[test]
     fn garbage_and_cut_certificates_have_no_validity() {
         assert!(validity("not a certificate").is_err());
         let (pem, _) = self_signed((2026, 12, 1), (2027, 3, 1));
-        let der = chain(&pem).unwrap().remove(0);
+        let der = chain(&pem).expect("test value").remove(0);
         for cut in [0, 1, 2, 10, 40, der.len() / 2] {
             assert!(der_validity(&der[..cut]).is_none(), "cut at {cut}");
         }
@@ -175,10 +184,10 @@ mod tests {
 
     #[test]
     fn a_certificate_is_renewed_with_a_third_of_its_life_left() {
-        let from: Timestamp = "2026-12-01T00:00:00Z".parse().unwrap();
-        let to: Timestamp = "2027-03-01T00:00:00Z".parse().unwrap(); // 90 days
+        let from: Timestamp = "2026-12-01T00:00:00Z".parse().expect("test value");
+        let to: Timestamp = "2027-03-01T00:00:00Z".parse().expect("test value"); // 90 days
         assert_eq!(renew_at(from, to).to_string(), "2027-01-30T00:00:00Z");
-        let short = from.checked_add(jiff::SignedDuration::from_secs(30)).unwrap();
+        let short = from.checked_add(jiff::SignedDuration::from_secs(30)).expect("test value");
         assert_eq!(renew_at(from, short).to_string(), "2026-12-01T00:00:20Z");
     }
 
@@ -205,7 +214,7 @@ mod tests {
         let digest = [7u8; 32];
         let (cert, key) = challenge("hearth.example", &digest).expect("made");
         server_config(&cert, &key, ACME_TLS_ALPN).expect("served");
-        let der = chain(&cert).unwrap().remove(0);
+        let der = chain(&cert).expect("test value").remove(0);
         // id-pe-acmeIdentifier (1.3.6.1.5.5.7.1.31), then the digest as an OCTET STRING.
         let oid = [0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x01, 0x1f];
         assert!(der.windows(oid.len()).any(|w| w == oid));

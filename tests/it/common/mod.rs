@@ -14,6 +14,7 @@ pub mod fake_web;
 pub mod family;
 pub mod harness;
 pub mod hostile_files;
+pub mod pebble;
 pub mod prompt_cache;
 pub mod radicale;
 pub mod replica;
