@@ -174,6 +174,7 @@ impl Config {
 
     /// With `HEARTH_TLS_DOMAIN` and no `HEARTH_PUBLIC_URL`, the public address is that
     /// domain's (with the port of `HEARTH_TLS_LISTEN` unless it is 443).
+    #[must_use]
     pub fn with_public_url_from_https(mut self) -> Self {
         if self.server.public_url.is_none()
             && let Some(domain) = self.https.domain()
