@@ -165,7 +165,16 @@ pub async fn serve(
         None => None,
     };
     let https = match &app.serving.https {
-        Some(https) => Some((TcpListener::bind(app.serving.https_listen).await?, https.clone())),
+        Some(https) => {
+            let address = app.serving.https_listen;
+            let listener = TcpListener::bind(address).await.map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("HTTPS cannot listen on {address} (HEARTH_TLS_LISTEN): {e}"),
+                )
+            })?;
+            Some((listener, https.clone()))
+        }
         None => None,
     };
     let header_timeout = app.serving.header_read_timeout;

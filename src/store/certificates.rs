@@ -7,7 +7,8 @@ use super::{CertificateStore, StoreError};
 
 row! {
     /// A domain's certificate as served: its chain and key (PEM), and when it is due again.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    // No `Debug`: the key is never printed.
+    #[derive(Clone, PartialEq, Eq)]
     pub struct CertificateRow {
         /// The certificate chain, leaf first (PEM).
         pub cert_pem: String,
@@ -23,11 +24,13 @@ const ROW: &str =
 const CLAIM: &str = "UPDATE tls_certificates SET lease_owner = $2, lease_until = $3 WHERE domain = $1 AND renew_at <= $4 AND lease_until <= $4 RETURNING account, failures";
 const CURRENT: &str = "SELECT cert_pem, key_pem, not_after FROM tls_certificates WHERE domain = $1 AND cert_pem IS NOT NULL AND key_pem IS NOT NULL";
 const ISSUED: &str = "UPDATE tls_certificates SET account = $3, cert_pem = $4, key_pem = $5, not_after = $6, renew_at = $7, failures = 0, lease_owner = NULL, lease_until = 0 WHERE domain = $1 AND lease_owner = $2";
-const FAILED: &str = "UPDATE tls_certificates SET account = COALESCE($3, account), failures = failures + 1, lease_owner = NULL, lease_until = $4 WHERE domain = $1 AND lease_owner = $2 RETURNING failures";
+const KEEP_ACCOUNT: &str =
+    "UPDATE tls_certificates SET account = $3 WHERE domain = $1 AND lease_owner = $2";
+const FAILED: &str = "UPDATE tls_certificates SET account = CASE WHEN $3 THEN NULL ELSE account END, failures = failures + 1, lease_owner = NULL, lease_until = $4 WHERE domain = $1 AND lease_owner = $2 RETURNING failures";
 const PUT_CHALLENGE: &str = "INSERT INTO tls_challenges (domain, cert_pem, key_pem, expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (domain) DO UPDATE SET cert_pem = excluded.cert_pem, key_pem = excluded.key_pem, expires_at = excluded.expires_at";
 const CHALLENGE: &str =
     "SELECT cert_pem, key_pem FROM tls_challenges WHERE domain = $1 AND expires_at > $2";
-const DROP_CHALLENGE: &str = "DELETE FROM tls_challenges WHERE domain = $1";
+const DROP_CHALLENGE: &str = "DELETE FROM tls_challenges WHERE domain = $1 AND cert_pem = $2";
 
 impl CertificateStore<'_> {
     /// Takes the lease on obtaining `domain`'s certificate for `owner` until `until_ms`, when it
@@ -53,8 +56,22 @@ impl CertificateStore<'_> {
         Ok(db!(self.store, db => sqlx::query_as(CURRENT).bind(domain).fetch_optional(db).await)?)
     }
 
+    /// Keeps the ACME `account` `owner` made under its lease, whatever comes of this try.
+    pub async fn keep_account(
+        self,
+        domain: &str,
+        owner: &str,
+        account: &str,
+    ) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(KEEP_ACCOUNT)
+            .bind(domain).bind(owner).bind(account)
+            .execute(db).await.map(|_| ()))?;
+        Ok(())
+    }
+
     /// Keeps the certificate `owner` obtained under its lease (with the `account` that did),
-    /// due again at `renew_at_ms`, and gives the lease up.
+    /// due again at `renew_at_ms`, and gives the lease up: false when the lease was no longer
+    /// its own (nothing is kept then).
     pub async fn issued(
         self,
         domain: &str,
@@ -62,26 +79,27 @@ impl CertificateStore<'_> {
         account: &str,
         certificate: &CertificateRow,
         renew_at_ms: i64,
-    ) -> Result<(), StoreError> {
-        db!(self.store, db => sqlx::query(ISSUED)
+    ) -> Result<bool, StoreError> {
+        let kept = db!(self.store, db => sqlx::query(ISSUED)
             .bind(domain).bind(owner).bind(account)
             .bind(&certificate.cert_pem).bind(&certificate.key_pem).bind(certificate.not_after)
             .bind(renew_at_ms)
-            .execute(db).await.map(|_| ()))?;
-        Ok(())
+            .execute(db).await.map(|r| r.rows_affected()))?;
+        Ok(kept == 1)
     }
 
-    /// Notes that `owner`'s try failed (keeping the `account` made, if any) and holds the work
-    /// back until `retry_at_ms`: how many tries in a row have failed.
+    /// Notes that `owner`'s try failed (forgetting the account kept when `forget_account`: the
+    /// CA no longer knows it) and holds the work back until `retry_at_ms`: how many tries in a
+    /// row have failed.
     pub async fn failed(
         self,
         domain: &str,
         owner: &str,
-        account: Option<&str>,
+        forget_account: bool,
         retry_at_ms: i64,
     ) -> Result<i64, StoreError> {
         let failures: Option<(i64,)> = db!(self.store, db => sqlx::query_as(FAILED)
-            .bind(domain).bind(owner).bind(account).bind(retry_at_ms)
+            .bind(domain).bind(owner).bind(forget_account).bind(retry_at_ms)
             .fetch_optional(db).await)?;
         Ok(failures.map_or(0, |(n,)| n))
     }
@@ -112,9 +130,12 @@ impl CertificateStore<'_> {
             .fetch_optional(db).await)?)
     }
 
-    /// Forgets `domain`'s challenge once the CA has decided.
-    pub async fn drop_challenge(self, domain: &str) -> Result<(), StoreError> {
-        db!(self.store, db => sqlx::query(DROP_CHALLENGE).bind(domain).execute(db).await.map(|_| ()))?;
+    /// Forgets `domain`'s challenge `cert_pem` once the CA has decided (another replica's
+    /// later one is left).
+    pub async fn drop_challenge(self, domain: &str, cert_pem: &str) -> Result<(), StoreError> {
+        db!(self.store, db => sqlx::query(DROP_CHALLENGE)
+            .bind(domain).bind(cert_pem)
+            .execute(db).await.map(|_| ()))?;
         Ok(())
     }
 }

@@ -44,16 +44,26 @@ async fn serve_https(
 /// The certificate served for the domain on `port`, trusting `root` (PEM): `None` while there
 /// is none (the handshake fails).
 async fn served(port: u16, root: &str) -> Option<CertificateDer<'static>> {
+    served_offering(port, root, None).await
+}
+
+/// [`served`] to a client offering the ALPN protocol `alpn`.
+async fn served_offering(
+    port: u16,
+    root: &str,
+    alpn: Option<&[u8]>,
+) -> Option<CertificateDer<'static>> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_slice_iter(root.as_bytes()) {
         roots.add(cert.expect("root")).expect("root");
     }
-    let config =
+    let mut config =
         rustls::ClientConfig::builder_with_provider(hearth::platform::tls::crypto_provider())
             .with_safe_default_protocol_versions()
             .expect("versions")
             .with_root_certificates(roots)
             .with_no_client_auth();
+    config.alpn_protocols = alpn.into_iter().map(<[u8]>::to_vec).collect();
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
     let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.ok()?;
     let name = ServerName::try_from(DOMAIN).expect("name");
@@ -173,7 +183,62 @@ async fn a_replica_that_never_asked_the_ca_answers_its_check_and_serves_the_kept
     let obtained = wait_for_certificate(asking_port, &root, None, Duration::from_secs(60)).await;
     assert!(served(checked_port, &root).await.is_none(), "not looked at yet: nothing served");
 
+    // A stranger asking for the CA's check gets nothing: no challenge is pending.
+    let acme = Some(b"acme-tls/1".as_slice());
+    assert!(served_offering(checked_port, &root, acme).await.is_none());
+    assert!(served_offering(asking_port, &root, acme).await.is_none());
+
     let round = other.tick().await.expect("a look");
     assert!(round.loaded && !round.obtained, "{round:?}: read from the store, not asked for");
     assert_eq!(served(checked_port, &root).await, Some(obtained), "the same certificate");
+}
+
+/// The account kept for the domain (JSON) and the failed tries in a row, read from the database.
+async fn kept_account(db: &str) -> (Option<String>, i64) {
+    let pool = sqlx::SqlitePool::connect(db).await.expect("sqlite");
+    sqlx::query_as("SELECT account, failures FROM tls_certificates WHERE domain = $1")
+        .bind(DOMAIN)
+        .fetch_one(&pool)
+        .await
+        .expect("the row")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs pebble (Debian's pebble package): .ci/run installs it"]
+async fn a_domain_the_ca_cannot_check_is_tried_again_later_with_the_same_account_and_nothing_is_served()
+ {
+    // The CA checks a port where nothing listens: its check fails.
+    let pebble = Pebble::start(crate::common::unclaimed_port(), 3600).await;
+    let db =
+        format!("sqlite://{}", crate::common::scratch_dir("https-failing").join("h.db").display());
+    let store = hearth::store::Store::connect(&db).await.expect("store");
+    let clock = Arc::new(hearth::platform::clock::ManualClock::new(jiff::Timestamp::now()));
+    let mut config = hearth::platform::config::Config::defaults();
+    config.https.tls_domain = DOMAIN.into();
+    config.https.acme_directory = pebble.directory.clone();
+    config.https.acme_ca_root = Some(pebble.ca_root.clone());
+    let https = hearth::server::https::Https::from_config(
+        &config,
+        store.clone(),
+        clock.clone(),
+        "one".into(),
+    )
+    .expect("https")
+    .expect("a domain");
+
+    let first = https.tick().await.expect("a look");
+    assert!(first.failed && !first.obtained && !first.loaded, "{first:?}");
+    let (account, failures) = kept_account(&db).await;
+    assert!(account.is_some(), "the account is kept as soon as it is made");
+    assert_eq!(failures, 1);
+
+    clock.advance(jiff::SignedDuration::from_mins(4));
+    let held = https.tick().await.expect("a look");
+    assert_eq!(held, Default::default(), "held back five minutes: the CA is not asked");
+
+    clock.advance(jiff::SignedDuration::from_mins(2));
+    let again = https.tick().await.expect("a look");
+    assert!(again.failed, "{again:?}");
+    assert_eq!(kept_account(&db).await, (account, 2), "the same account, the next wait longer");
+    assert!(store.certificates().current(DOMAIN).await.expect("read").is_none(), "nothing kept");
 }

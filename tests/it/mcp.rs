@@ -68,12 +68,12 @@ fn definition(h: &Harness, n: usize, name: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// Waits (up to 20 s) until the tools hearth offers now pass `check`, named `what` in a failure.
 /// The tools a group is offered at this moment.
 fn offered_now(h: &Harness) -> Vec<String> {
     h.app.turns.agent.tool_definitions(Audience::Group).iter().map(|d| d.name.to_string()).collect()
 }
 
+/// Waits (up to 20 s) until the tools hearth offers now pass `check`, named `what` in a failure.
 async fn wait_for_tools(h: &Harness, what: &str, check: impl Fn(&[String]) -> bool) {
     for _ in 0..200 {
         if check(&offered_now(h)) {

@@ -88,7 +88,11 @@ mod tests {
         }
         let other_port = ["--tls-domain", "h.example", "--tls-listen", "0.0.0.0:8443"];
         let config = parse_for_test(&other_port).expect("parsed").with_public_url_from_https();
-        assert_eq!(config.server.public_url.as_deref(), Some("https://h.example:8443"));
+        assert_eq!(
+            config.server.public_url.as_deref(),
+            Some("https://h.example"),
+            "the CA checks 443: a forward to 8443 here is invisible outside"
+        );
         let set = ["--tls-domain", "h.example", "--public-url", "https://other.example"];
         let config = parse_for_test(&set).expect("parsed").with_public_url_from_https();
         assert_eq!(config.server.public_url.as_deref(), Some("https://other.example"), "kept");

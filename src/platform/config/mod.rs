@@ -173,17 +173,14 @@ impl Config {
     }
 
     /// With `HEARTH_TLS_DOMAIN` and no `HEARTH_PUBLIC_URL`, the public address is that
-    /// domain's (with the port of `HEARTH_TLS_LISTEN` unless it is 443).
+    /// domain's, on 443: the port the CA checks it on, whatever port outside traffic to 443 is
+    /// forwarded to here.
     #[must_use]
     pub fn with_public_url_from_https(mut self) -> Self {
         if self.server.public_url.is_none()
             && let Some(domain) = self.https.domain()
         {
-            let url = match self.https.tls_listen.port() {
-                443 => format!("https://{domain}"),
-                port => format!("https://{domain}:{port}"),
-            };
-            self.server.public_url = Some(url);
+            self.server.public_url = Some(format!("https://{domain}"));
         }
         self
     }

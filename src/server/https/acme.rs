@@ -89,18 +89,23 @@ impl Acme {
         Self { directory: directory.trim().to_string(), contact, http }
     }
 
-    /// Obtains a certificate for `domain` with the `account` kept so far (a new one when
-    /// `None` or made at another CA), publishing the challenge through `store` at `now_ms`.
+    /// Obtains a certificate for `domain` with the `account` kept so far (a new one, kept at
+    /// once under `owner`'s lease, when `None` or made at another CA), publishing the challenge
+    /// through `store` at `now_ms`.
     pub async fn obtain(
         &self,
         domain: &str,
         account: Option<&str>,
-        store: &Store,
+        (store, owner): (&Store, &str),
         now_ms: i64,
     ) -> Result<Obtained, AcmeError> {
-        let (account, kept) = self.account(account).await?;
+        let (account, kept, made) = self.account(account).await?;
+        if made {
+            store.certificates().keep_account(domain, owner, &kept).await?;
+        }
         let identifiers = [Identifier::Dns(domain.to_string())];
         let mut order = account.new_order(&NewOrder::new(&identifiers)).await?;
+        let mut published = Vec::new();
         let mut authorizations = order.authorizations();
         while let Some(authorization) = authorizations.next().await {
             let mut authorization = authorization?;
@@ -122,13 +127,23 @@ impl Acme {
             certificates
                 .put_challenge(domain, &cert_pem, &key_pem, now_ms + CHALLENGE_LIFE_MS)
                 .await?;
+            published.push(cert_pem);
             challenge.set_ready().await?;
         }
         let patience =
             RetryPolicy::new().initial_delay(Duration::from_millis(500)).timeout(CA_PATIENCE);
         let status = order.poll_ready(&patience).await;
-        store.certificates().drop_challenge(domain).await?;
-        match status? {
+        for cert_pem in &published {
+            store.certificates().drop_challenge(domain, cert_pem).await?;
+        }
+        // A check that failed comes back as the CA's problem document.
+        let status = status.map_err(|e| match e {
+            instant_acme::Error::Api(problem) => {
+                AcmeError::NotVerified { domain: domain.into(), why: problem.to_string() }
+            }
+            e => AcmeError::Ca(e),
+        })?;
+        match status {
             OrderStatus::Ready => {}
             other => {
                 let why = problems(&mut order).await.unwrap_or_else(|| format!("order {other:?}"));
@@ -151,14 +166,15 @@ impl Acme {
         })
     }
 
-    /// The account kept in `kept` when it belongs to this CA, else a new one: with its JSON.
-    async fn account(&self, kept: Option<&str>) -> Result<(Account, String), AcmeError> {
+    /// The account kept in `kept` when it belongs to this CA, else a new one: with its JSON,
+    /// and whether it was made now.
+    async fn account(&self, kept: Option<&str>) -> Result<(Account, String, bool), AcmeError> {
         let builder = || Account::builder_with_http(Box::new(Http(self.http.clone())));
         if let Some(kept) = kept {
             let kept: KeptAccount = serde_json::from_str(kept)?;
             if kept.directory == self.directory {
                 let json = serde_json::to_string(&kept)?;
-                return Ok((builder().from_credentials(kept.credentials).await?, json));
+                return Ok((builder().from_credentials(kept.credentials).await?, json, false));
             }
         }
         let contact: Vec<&str> = self.contact.iter().map(String::as_str).collect();
@@ -169,7 +185,21 @@ impl Acme {
         };
         let (account, credentials) = builder().create(&new, self.directory.clone(), None).await?;
         let kept = KeptAccount { directory: self.directory.clone(), credentials };
-        Ok((account, serde_json::to_string(&kept)?))
+        Ok((account, serde_json::to_string(&kept)?, true))
+    }
+}
+
+impl AcmeError {
+    /// Whether the kept account is what failed (unreadable, or unknown to the CA): the next try
+    /// makes a new one.
+    pub fn account_unusable(&self) -> bool {
+        match self {
+            Self::Account(_) => true,
+            Self::Ca(instant_acme::Error::Api(problem)) => {
+                problem.r#type.as_deref().is_some_and(|t| t.ends_with(":accountDoesNotExist"))
+            }
+            _ => false,
+        }
     }
 }
 

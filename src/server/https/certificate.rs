@@ -134,6 +134,9 @@ fn element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
 /// `YYYYMMDDHHMMSSZ`).
 fn der_time(tag: u8, value: &[u8]) -> Option<Timestamp> {
     let text = std::str::from_utf8(value).ok()?.strip_suffix('Z')?;
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let full = match (tag, text.len()) {
         (0x17, 12) => {
             let yy: i16 = text[..2].parse().ok()?;
@@ -180,6 +183,7 @@ mod tests {
         }
         assert!(der_validity(&[0x30, 0x84, 0xff, 0xff, 0xff, 0xff]).is_none());
         assert!(der_time(0x17, b"261301000000Z").is_none(), "month 13");
+        assert!(der_time(0x17, "1é000000000Z".as_bytes()).is_none(), "not digits");
     }
 
     #[test]

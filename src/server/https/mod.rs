@@ -19,7 +19,7 @@ use rustls::ServerConfig;
 use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 
-use self::acme::{Acme, AcmeError};
+use self::acme::Acme;
 use self::certificate::{ACME_TLS_ALPN, CertificateError};
 use crate::platform::clock::Clock;
 use crate::platform::config::Config;
@@ -27,6 +27,8 @@ use crate::store::{Store, StoreError};
 
 /// How long one replica holds the work of obtaining a certificate.
 const LEASE: SignedDuration = SignedDuration::from_mins(10);
+/// How long a challenge read from the store answers handshakes before it is read again.
+const CHALLENGE_REREAD: Duration = Duration::from_secs(1);
 
 /// Why HTTPS could not be set up or a look at the certificate failed.
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +73,8 @@ pub struct Https {
     acme: Acme,
     every: Duration,
     served: RwLock<Option<Served>>,
+    /// The challenge last read from the store, and when.
+    challenge_read: tokio::sync::Mutex<Option<(std::time::Instant, Option<Arc<ServerConfig>>)>>,
 }
 
 impl Https {
@@ -104,6 +108,7 @@ impl Https {
             owner,
             every: Duration::from_secs(settings.tls_check_secs.max(1)),
             served: RwLock::new(None),
+            challenge_read: tokio::sync::Mutex::new(None),
         })))
     }
 
@@ -121,7 +126,12 @@ impl Https {
     /// (never obtained, or a third of its life left) and no other replica is at it, obtains
     /// one from the CA, keeps it and serves it.
     pub async fn tick(&self) -> Result<Round, HttpsError> {
-        let mut round = Round { loaded: self.load().await?, ..Round::default() };
+        let loaded = self.load().await.unwrap_or_else(|e| {
+            // Not served, but not in the way of obtaining a new one either.
+            tracing::error!(domain = self.domain, error = %e, "the kept HTTPS certificate is not served");
+            false
+        });
+        let mut round = Round { loaded, ..Round::default() };
         let now = self.clock.now();
         let until = now.as_millisecond().saturating_add(LEASE.as_millis() as i64);
         let certificates = self.store.certificates();
@@ -131,12 +141,13 @@ impl Https {
             return Ok(round);
         };
         tracing::info!(domain = self.domain, "obtaining the HTTPS certificate");
+        let kept_by = (&self.store, self.owner.as_str());
         let obtained =
-            self.acme.obtain(&self.domain, account.as_deref(), &self.store, now.as_millisecond());
+            self.acme.obtain(&self.domain, account.as_deref(), kept_by, now.as_millisecond());
         match obtained.await {
             Ok(got) => {
                 let renew_at = certificate::renew_at(got.not_before, not_after(&got));
-                certificates
+                let kept = certificates
                     .issued(
                         &self.domain,
                         &self.owner,
@@ -145,6 +156,13 @@ impl Https {
                         renew_at.as_millisecond(),
                     )
                     .await?;
+                if !kept {
+                    tracing::warn!(
+                        domain = self.domain,
+                        "a certificate obtained after the lease ended: not kept"
+                    );
+                    return Ok(round);
+                }
                 tracing::info!(domain = self.domain, %renew_at, "HTTPS certificate obtained");
                 round.obtained = true;
                 round.loaded |= self.load().await?;
@@ -152,13 +170,11 @@ impl Https {
             Err(e) => {
                 let wait = certificate::retry_after(failures + 1);
                 let retry_at = self.clock.now().checked_add(wait).unwrap_or(now);
-                let account = match &e {
-                    // An account made before the failure is kept for the next try.
-                    AcmeError::NotVerified { .. } | AcmeError::NoTlsAlpn => account.as_deref(),
-                    _ => None,
-                };
+                // The account (kept as soon as it was made) stays for the next try, unless it
+                // is what failed.
+                let forget = e.account_unusable();
                 certificates
-                    .failed(&self.domain, &self.owner, account, retry_at.as_millisecond())
+                    .failed(&self.domain, &self.owner, forget, retry_at.as_millisecond())
                     .await?;
                 tracing::error!(domain = self.domain, error = %e, %retry_at, "no HTTPS certificate obtained");
                 round.failed = true;
@@ -180,6 +196,12 @@ impl Https {
             return Ok(false);
         }
         let config = certificate::server_config(&kept.cert_pem, &kept.key_pem, b"http/1.1")?;
+        if kept.not_after <= self.clock.now().as_millisecond() {
+            tracing::warn!(
+                domain = self.domain,
+                "the kept HTTPS certificate has expired: served until a new one comes"
+            );
+        }
         if let Ok(mut served) = self.served.write() {
             *served = Some(Served { cert_pem: kept.cert_pem, config });
         }
@@ -201,7 +223,8 @@ impl Https {
         let checking = hello.alpn().is_some_and(|mut offered| offered.any(|p| p == ACME_TLS_ALPN));
         if checking {
             let named = hello.server_name().is_some_and(|n| n.eq_ignore_ascii_case(&self.domain));
-            if named && let Some(config) = self.challenge().await {
+            let challenge = tokio::time::timeout(within, self.challenge()).await.ok().flatten();
+            if named && let Some(config) = challenge {
                 let _ = tokio::time::timeout(within, start.into_stream(config)).await;
             }
             return None;
@@ -210,18 +233,29 @@ impl Https {
         tokio::time::timeout(within, start.into_stream(config)).await.ok()?.ok()
     }
 
-    /// The configuration that answers the CA's check, while a challenge is kept.
+    /// The configuration that answers the CA's check, while a challenge is kept. Anyone can
+    /// offer `acme-tls/1`: the store is read at most once a second by this process, one
+    /// handshake at a time, and the others share what it read.
     async fn challenge(&self) -> Option<Arc<ServerConfig>> {
+        let mut read = self.challenge_read.lock().await;
+        if let Some((at, config)) = &*read
+            && at.elapsed() < CHALLENGE_REREAD
+        {
+            return config.clone();
+        }
         let now = self.clock.now().as_millisecond();
-        let kept = self.store.certificates().challenge(&self.domain, now).await;
-        let (cert_pem, key_pem) = match kept {
-            Ok(kept) => kept?,
+        let config = match self.store.certificates().challenge(&self.domain, now).await {
+            Ok(Some((cert_pem, key_pem))) => {
+                certificate::server_config(&cert_pem, &key_pem, ACME_TLS_ALPN).ok()
+            }
+            Ok(None) => None,
             Err(e) => {
                 tracing::warn!(error = %e, "the ACME challenge could not be read");
-                return None;
+                None
             }
         };
-        certificate::server_config(&cert_pem, &key_pem, ACME_TLS_ALPN).ok()
+        *read = Some((std::time::Instant::now(), config.clone()));
+        config
     }
 }
 
