@@ -20,6 +20,8 @@ const CHAT_FREE_TABLES: &[(&str, &str)] = &[
     ("quota_readings", "LINE's monthly quota readings for the whole account, no chat's data"),
     ("public_alerts", "Taiwan's official alerts as published, the same for every chat"),
     ("public_alert_feed", "the official alerts feed's validators and lease"),
+    ("tls_certificates", "the HTTPS certificate, its key and ACME account: the server's own"),
+    ("tls_challenges", "the TLS-ALPN-01 certificate of an ACME check in progress"),
     (
         "care_menu_users",
         "which LINE users hearth linked the care menu to and when each last tapped 📞: a user id \
