@@ -158,6 +158,12 @@ async fn database(config: &Config) -> Vec<Finding> {
         }
     };
     let mut findings = vec![migrations];
+    if let Some(domain) = config.https.domain()
+        && let Ok(kept) = store.certificates().current(&domain).await
+    {
+        let now = jiff::Timestamp::now().as_millisecond();
+        findings.push(verdict::certificate(&domain, kept.map(|k| k.not_after), now));
+    }
     // An older schema has nothing set aside to count; the migration finding says so.
     if let Ok(count) = crate::server::inbox::set_aside_count(&store).await {
         findings.push(verdict::set_aside(count));

@@ -168,6 +168,36 @@ pub fn set_aside(count: i64) -> Finding {
     )
 }
 
+/// The HTTPS certificate of `domain` (`HEARTH_TLS_DOMAIN`), ending at `not_after` (Unix ms;
+/// `None`: none obtained yet), at `now` (Unix ms). hearth renews with a third of its life left
+/// (30 days for Let's Encrypt's 90): one ending within 10 days was not renewed in time.
+pub fn certificate(domain: &str, not_after: Option<i64>, now: i64) -> Finding {
+    const DAY: i64 = 86_400_000;
+    let place = "the domain's A record must be this server and outside port 443 must reach HEARTH_TLS_LISTEN; `hearth serve` logs the CA's reason (\"no HTTPS certificate obtained\")";
+    let Some(not_after) = not_after else {
+        return Finding::warn(
+            format!("no HTTPS certificate for {domain} yet"),
+            format!("start `hearth serve`, which obtains it at once: {place}"),
+        );
+    };
+    let until = jiff::Timestamp::from_millisecond(not_after)
+        .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_default();
+    if not_after <= now {
+        return Finding::fail(
+            format!("the HTTPS certificate for {domain} expired {until}: LINE refuses the webhook"),
+            format!("keep `hearth serve` running to renew it: {place}"),
+        );
+    }
+    if not_after - now < 10 * DAY {
+        return Finding::warn(
+            format!("the HTTPS certificate for {domain} ends {until} and was not renewed in time"),
+            format!("keep `hearth serve` running to renew it: {place}"),
+        );
+    }
+    Finding::pass(format!("HTTPS certificate for {domain} valid until {until}"))
+}
+
 /// Whether the whole service was sent more pairing codes than the alarm's `per_minute` in a
 /// minute of the last day: someone may be guessing codes (each chat and person is still held
 /// to its own budget, so a family's code was checked all the same).
@@ -193,6 +223,20 @@ pub fn pairing_guesses(over: GuessesOver, per_minute: u32) -> Finding {
 mod tests {
     use super::*;
     use crate::cli::doctor::Status;
+
+    #[test]
+    fn the_certificate_is_missing_expired_late_or_fine() {
+        const DAY: i64 = 86_400_000;
+        let now = 1_800_000_000_000;
+        let none = certificate("h.example", None, now);
+        assert_eq!(none.status, Status::Warn);
+        assert!(none.fix.as_deref().unwrap_or("").contains("port 443"), "{none:?}");
+        assert_eq!(certificate("h.example", Some(now - 1), now).status, Status::Fail);
+        assert_eq!(certificate("h.example", Some(now + 9 * DAY), now).status, Status::Warn);
+        let fine = certificate("h.example", Some(now + 60 * DAY), now);
+        assert_eq!(fine.status, Status::Pass);
+        assert!(fine.message.contains("valid until 2027-03-16"), "{fine:?}");
+    }
 
     fn hook(endpoint: &str, active: bool) -> WebhookEndpoint {
         WebhookEndpoint { endpoint: endpoint.into(), active }
