@@ -242,3 +242,43 @@ async fn a_domain_the_ca_cannot_check_is_tried_again_later_with_the_same_account
     assert_eq!(kept_account(&db).await, (account, 2), "the same account, the next wait longer");
     assert!(store.certificates().current(DOMAIN).await.expect("read").is_none(), "nothing kept");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs pebble (Debian's pebble package): .ci/run installs it"]
+async fn hearth_setup_registers_the_https_address_and_line_s_test_reaches_hearth_over_it() {
+    let tls_port = crate::common::unclaimed_port();
+    let pebble = Pebble::start(tls_port, 3600).await;
+    let db = shared_database("https-setup").await;
+    let (line, llm) = (FakeLine::start().await, FakeLlm::start().await);
+    line.set_valid_token("test-access-token");
+    let _hearth = serve_https(&db, &line, &llm, &pebble, tls_port).await;
+    let root = pebble.issued_root().await;
+    wait_for_certificate(tls_port, &root, None, Duration::from_secs(60)).await;
+    // LINE's test request reaches the domain, trusting the CA as LINE trusts Let's Encrypt.
+    let caller = hearth::platform::tls::client_trusting(root.as_bytes())
+        .expect("root")
+        .resolve(DOMAIN, std::net::SocketAddr::from(([127, 0, 0, 1], tls_port)))
+        .build()
+        .expect("client");
+    line.call_webhook_in_tests(caller, SECRET);
+
+    let mut config = hearth::platform::config::Config::defaults();
+    config.line.line_channel_secret = SECRET.into();
+    config.line.line_channel_access_token = "test-access-token".into();
+    config.line.line_api_base = line.url();
+    config.line.line_data_api_base = line.url();
+    config.https.tls_domain = DOMAIN.into();
+    // Outside, 443; here the test's port.
+    config.server.public_url = Some(format!("https://{DOMAIN}:{tls_port}"));
+    config.store.database_url = db.clone();
+    let done = hearth::cli::setup::run(&config, false).await;
+    let text = done.render(false);
+    println!("{text}");
+    let callback = format!("https://{DOMAIN}:{tls_port}/callback");
+    assert!(
+        text.contains(&format!("LINE's test request to {callback} was answered 200")),
+        "{text}"
+    );
+    let put = line.requests().into_iter().find(|r| r.method == "PUT").expect("the webhook set");
+    assert_eq!(put.body["endpoint"], callback.as_str());
+}

@@ -126,6 +126,9 @@ struct Inner {
     state: Mutex<LineState>,
     /// Write request bodies out for the conformance check (off in benchmarks).
     dump: std::sync::atomic::AtomicBool,
+    /// When set, the webhook test really posts to the webhook URL with this client, signed
+    /// with this channel secret, as LINE does; else it reports a set status.
+    webhook_caller: Mutex<Option<(reqwest::Client, String)>>,
 }
 
 #[derive(Default)]
@@ -194,6 +197,7 @@ impl FakeLine {
                 port,
                 state: Mutex::default(),
                 dump: std::sync::atomic::AtomicBool::new(true),
+                webhook_caller: Mutex::default(),
             }),
         };
         let router = Router::new().fallback(handle).with_state(line.clone());
@@ -371,6 +375,14 @@ impl FakeLine {
         channel.webhook_active = active;
     }
 
+    /// Makes LINE's webhook test really post to the webhook URL, as LINE does: a signed webhook
+    /// with no events, sent with `client` (trusting the server's certificate), its status
+    /// reported (`0`: no answer at all).
+    pub fn call_webhook_in_tests(&self, client: reqwest::Client, channel_secret: &str) {
+        *self.inner.webhook_caller.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((client, channel_secret.to_string()));
+    }
+
     /// Sets the status LINE's webhook test gets from the webhook URL (`200`: success; `0`: no
     /// answer at all).
     pub fn set_webhook_test_status(&self, status: i64) {
@@ -510,6 +522,9 @@ async fn handle(
         parse_body(&raw)
     };
     let index = line.record(&method, uri.path(), &headers, body.clone(), &raw);
+    if uri.path() == "/v2/bot/channel/webhook/test" {
+        line.call_webhook(&body).await;
+    }
     let outcome = {
         let mut state = line.lock();
         let outcome =
@@ -531,6 +546,32 @@ async fn handle(
         response_headers.insert(name, header_value(&value));
     }
     response
+}
+
+impl FakeLine {
+    /// What LINE's webhook test does when [`FakeLine::call_webhook_in_tests`] was asked for:
+    /// posts a signed webhook with no events to the endpoint asked for (or the webhook URL) and
+    /// keeps the status it got for the test's answer.
+    async fn call_webhook(&self, body: &Value) {
+        let caller = self.inner.webhook_caller.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let Some((client, secret)) = caller else { return };
+        let endpoint = match body.get("endpoint").and_then(Value::as_str) {
+            Some(endpoint) => endpoint.to_string(),
+            None => self.lock().channel.webhook.clone(),
+        };
+        let webhook =
+            serde_json::json!({"destination": super::harness::BOT_ID, "events": []}).to_string();
+        let signature = hearth::line::signature::sign(&secret, webhook.as_bytes());
+        let sent = client
+            .post(&endpoint)
+            .header("content-type", "application/json")
+            .header("x-line-signature", signature)
+            .body(webhook)
+            .send()
+            .await;
+        let status = sent.map(|r| i64::from(r.status().as_u16())).unwrap_or(0);
+        self.lock().channel.webhook_test_status = status;
+    }
 }
 
 fn header_value(value: &str) -> HeaderValue {
