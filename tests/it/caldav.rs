@@ -295,3 +295,38 @@ async fn a_phone_renaming_a_repeating_event_is_taken_and_its_days_stay_hearths()
     let settled = sync(&h).await;
     assert_eq!((settled.taken, settled.written), (0, 0), "both agree: {settled:?}");
 }
+
+#[tokio::test]
+#[ignore = "needs Radicale (HEARTH_BROWSER_PYTHON's venv): .ci/run installs it"]
+async fn a_phones_lessons_on_two_weekdays_until_a_date_come_in_on_those_days_only() {
+    let radicale = Radicale::start().await;
+    let h = start(&radicale, PASSWORD).await;
+    calendar(&h, add("阿公生日聚餐", "2026-12-05T12:00")).await;
+    sync(&h).await;
+    // Mondays and Wednesdays from Monday 7 December, the last one on Wednesday the 16th
+    // (UNTIL is the 16th at 23:59:59 in Taipei, written in UTC as phones do).
+    let lessons = phone_event(
+        "lessons@phone",
+        "游泳課",
+        "20261207T160000",
+        "20261207T170000",
+        "20261130T130000Z",
+    )
+    .replace(
+        "SUMMARY:游泳課\r\n",
+        "SUMMARY:游泳課\r\nRRULE:FREQ=WEEKLY;WKST=SU;BYDAY=MO,WE;UNTIL=20261216T155959Z\r\n",
+    );
+    let put = radicale.phone("PUT", &format!("{}lessons.ics", collection()));
+    let put = put.header("Content-Type", "text/calendar").body(lessons).send().await.expect("PUT");
+    assert_eq!(put.status(), 201);
+    let round = sync(&h).await;
+    assert_eq!(round.taken, 1, "{round:?}");
+    let agenda = december(&h).await;
+    let days: Vec<&str> =
+        agenda.iter().filter(|(title, _)| title == "游泳課").map(|(_, at)| at.as_str()).collect();
+    assert_eq!(
+        days,
+        ["2026-12-07T16:00", "2026-12-09T16:00", "2026-12-14T16:00", "2026-12-16T16:00"],
+        "{agenda:?}"
+    );
+}

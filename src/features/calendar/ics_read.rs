@@ -2,16 +2,18 @@
 //! the first `VEVENT` that is not an exception (`RECURRENCE-ID`), its `UID`, `SUMMARY`,
 //! `LOCATION`, `DESCRIPTION`, its start and end (a day, a time in a named zone, in UTC or
 //! floating, each seen in the chat's zone), when it last changed, whether it is cancelled, and
-//! a plain weekly, monthly or yearly `RRULE`. One pass over lines already bounded in size by the
+//! an `RRULE` hearth can keep (weekly on some weekdays, monthly on a day, yearly; an interval,
+//! an end date or a count). One pass over lines already bounded in size by the
 //! client ([`crate::sources::caldav::MAX_OBJECT_BYTES`]); nothing recurses, and what cannot be
 //! read is `None`, never a panic.
 
-use jiff::civil::{Date, DateTime};
+use jiff::civil::{Date, DateTime, Weekday};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
 
 use super::Moment;
-use crate::store::{Freq, Recurrence};
+use crate::features::reminders::request::RepetitionRequest;
+use crate::store::Freq;
 
 /// The most characters kept of a title, a place or notes.
 const MAX_TEXT: usize = 200;
@@ -35,9 +37,9 @@ pub struct Remote {
     pub modified: Option<Timestamp>,
     /// `STATUS:CANCELLED`.
     pub cancelled: bool,
-    /// A plain `RRULE` (weekly, monthly or yearly, with an interval); `None`: once, or a rule
-    /// hearth does not keep.
-    pub rule: Option<Recurrence>,
+    /// Its `RRULE`, as a repetition hearth keeps; `None`: once, or a rule hearth cannot keep
+    /// (it then comes in once).
+    pub rule: Option<RepetitionRequest>,
 }
 
 /// The event of calendar object `text`, its times seen in `zone`.
@@ -90,7 +92,7 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
         notes: text_of("DESCRIPTION"),
         modified,
         cancelled: get("STATUS").is_some_and(|(_, v)| v.eq_ignore_ascii_case("CANCELLED")),
-        rule: get("RRULE").and_then(|(_, v)| rule(v)),
+        rule: get("RRULE").and_then(|(_, v)| rule(v, zone)),
     })
 }
 
@@ -177,10 +179,13 @@ fn unescape(value: &str) -> String {
     out.trim().to_string()
 }
 
-/// A plain weekly, monthly or yearly `RRULE` (an interval at most); anything more is `None`.
-fn rule(value: &str) -> Option<Recurrence> {
+/// An `RRULE` hearth can keep: weekly (on the `BYDAY` weekdays, without ordinals), monthly
+/// (on one `BYMONTHDAY`, −1 the last) or yearly, every `INTERVAL`, until an `UNTIL` (its date in
+/// `zone`) or for a `COUNT`. Anything more (`BYSETPOS`, `BYDAY=2SU`, several month days, daily
+/// rules) is `None`: the event comes in once, as it does from a phone that writes one.
+fn rule(value: &str, zone: &TimeZone) -> Option<RepetitionRequest> {
+    let mut rule = RepetitionRequest::default();
     let mut freq = None;
-    let mut interval = 1;
     for part in value.split(';') {
         let (key, v) = part.split_once('=')?;
         match key.to_ascii_uppercase().as_str() {
@@ -192,12 +197,53 @@ fn rule(value: &str) -> Option<Recurrence> {
                     _ => return None,
                 })
             }
-            "INTERVAL" => interval = v.parse().ok().filter(|n| (1..=52).contains(n))?,
+            "INTERVAL" => rule.interval = Some(v.parse().ok().filter(|n| (1..=52).contains(n))?),
+            "BYDAY" => {
+                let days: Option<Vec<Weekday>> = v.split(',').map(weekday).collect();
+                rule.weekdays = Some(days?);
+            }
+            "BYMONTHDAY" => {
+                let day: i32 = v.parse().ok()?;
+                rule.day_of_month = Some(day).filter(|d| *d == -1 || (1..=31).contains(d));
+                rule.day_of_month?;
+            }
+            "UNTIL" => rule.until = Some(last_date(v, zone)?.to_string()),
+            "COUNT" => rule.count = Some(v.parse().ok().filter(|n| (1..=1000).contains(n))?),
             "WKST" => {}
             _ => return None,
         }
     }
-    Some(Recurrence { freq: freq?, interval, ..Recurrence::once() })
+    rule.freq = freq?;
+    let fits = (rule.weekdays.is_none() || rule.freq == Freq::Weekly)
+        && (rule.day_of_month.is_none() || rule.freq == Freq::Monthly)
+        && (rule.until.is_none() || rule.count.is_none());
+    fits.then_some(rule)
+}
+
+/// A `BYDAY` weekday without an ordinal (`MO`, not `2MO`).
+fn weekday(day: &str) -> Option<Weekday> {
+    Some(match day.trim().to_ascii_uppercase().as_str() {
+        "MO" => Weekday::Monday,
+        "TU" => Weekday::Tuesday,
+        "WE" => Weekday::Wednesday,
+        "TH" => Weekday::Thursday,
+        "FR" => Weekday::Friday,
+        "SA" => Weekday::Saturday,
+        "SU" => Weekday::Sunday,
+        _ => return None,
+    })
+}
+
+/// An `UNTIL`'s last date in `zone`: a date, a UTC time, or a floating time.
+fn last_date(value: &str, zone: &TimeZone) -> Option<Date> {
+    let value = value.trim();
+    if value.len() == 8 {
+        return Date::strptime("%Y%m%d", value).ok();
+    }
+    if let Some(at) = utc(value).filter(|_| value.ends_with('Z')) {
+        return Some(zone.to_datetime(at).date());
+    }
+    DateTime::strptime("%Y%m%dT%H%M%S", value).ok().map(|t| t.date())
 }
 
 #[cfg(test)]
@@ -238,13 +284,41 @@ DTSTART;TZID=America/New_York:20261204T230000\r\nDTEND;TZID=America/New_York:202
         let event = read(utc, &taipei()).expect("utc");
         assert_eq!(event.start, at("2026-12-05T12:00"));
         assert!(event.cancelled);
-        assert_eq!(event.rule.map(|r| (r.freq, r.interval)), Some((Freq::Weekly, 2)));
+        assert_eq!(event.rule.map(|r| (r.freq, r.interval)), Some((Freq::Weekly, Some(2))));
+    }
+
+    #[test]
+    fn a_phones_weekdays_month_day_end_date_and_count_are_kept() {
+        let rule_of = |rrule: &str| rule(rrule, &taipei());
+        let lessons =
+            rule_of("FREQ=WEEKLY;WKST=SU;BYDAY=MO,WE;UNTIL=20270131T155959Z").expect("kept");
+        assert_eq!(lessons.weekdays, Some(vec![Weekday::Monday, Weekday::Wednesday]));
+        assert_eq!(lessons.until.as_deref(), Some("2027-01-31"), "23:59:59 in Taipei");
+        let late = rule_of("FREQ=WEEKLY;BYDAY=FR;UNTIL=20270131T170000Z").expect("kept");
+        assert_eq!(late.until.as_deref(), Some("2027-02-01"), "01:00 the next day in Taipei");
+        let rent = rule_of("FREQ=MONTHLY;BYMONTHDAY=-1;COUNT=12").expect("kept");
+        assert_eq!((rent.freq, rent.day_of_month, rent.count), (Freq::Monthly, Some(-1), Some(12)));
+        let dated = rule_of("FREQ=YEARLY;UNTIL=20301231").expect("kept");
+        assert_eq!(dated.until.as_deref(), Some("2030-12-31"));
+        for not_kept in [
+            "FREQ=MONTHLY;BYDAY=2SU",
+            "FREQ=MONTHLY;BYDAY=MO;BYSETPOS=1",
+            "FREQ=MONTHLY;BYMONTHDAY=1,15",
+            "FREQ=YEARLY;BYMONTHDAY=5",
+            "FREQ=DAILY",
+            "FREQ=WEEKLY;COUNT=3;UNTIL=20270101",
+            "FREQ=WEEKLY;COUNT=0",
+            "FREQ=WEEKLY;BYDAY=XX",
+            "FREQ=WEEKLY;UNTIL=soon",
+        ] {
+            assert_eq!(rule_of(not_kept), None, "{not_kept}");
+        }
     }
 
     #[test]
     fn an_exception_a_rule_hearth_cannot_keep_or_garbage_is_not_taken_for_the_event() {
         let ics = "BEGIN:VEVENT\nUID:r\nRECURRENCE-ID:20261212T090000\nDTSTART:20261212T100000\nSUMMARY:moved one\nEND:VEVENT\n\
-BEGIN:VEVENT\nUID:r\nDTSTART:20261205T090000\nSUMMARY:master\nRRULE:FREQ=WEEKLY;BYDAY=MO,WE\nEND:VEVENT\n";
+BEGIN:VEVENT\nUID:r\nDTSTART:20261205T090000\nSUMMARY:master\nRRULE:FREQ=MONTHLY;BYDAY=2SA\nEND:VEVENT\n";
         let event = read(ics, &taipei()).expect("the master");
         assert_eq!((event.title.as_str(), event.rule), ("master", None));
         let alarm = "BEGIN:VEVENT\nUID:a\nDTSTART;TZID=\"Asia/Taipei\":20261205T090000\nSUMMARY:看診\nBEGIN:VALARM\nACTION:DISPLAY\nDESCRIPTION:Reminder\nEND:VALARM\nEND:VEVENT\n";

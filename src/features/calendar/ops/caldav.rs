@@ -28,7 +28,6 @@ use super::{CalendarOps, EventRequest, EventView};
 use crate::contract::{Surface, ToolCtx};
 use crate::features::calendar::ics_read::{self, Remote};
 use crate::features::calendar::{Event, ics};
-use crate::features::reminders::request::RepetitionRequest;
 use crate::platform::clock::Clock;
 use crate::platform::conversation::Conversation;
 use crate::platform::i18n::Lang;
@@ -551,11 +550,7 @@ fn request(remote: &Remote, kept: Option<&Event>) -> EventRequest {
         place: Some(remote.place.clone()),
         people: None,
         notes: kept.is_none().then(|| remote.notes.clone()),
-        repetition: remote.rule.filter(|_| kept.is_none()).map(|rule| RepetitionRequest {
-            freq: rule.freq,
-            interval: Some(rule.interval),
-            ..RepetitionRequest::default()
-        }),
+        repetition: remote.rule.clone().filter(|_| kept.is_none()),
         uid: kept.is_none().then(|| remote.uid.clone()),
     }
 }
