@@ -147,12 +147,45 @@ fn moment((name, value): &(String, String), zone: &TimeZone) -> Option<Moment> {
         return Some(Moment::At(zone.to_datetime(at)));
     }
     let local = DateTime::strptime("%Y%m%dT%H%M%S", value).ok()?;
-    let at = match parameter(name, "TZID").and_then(|id| TimeZone::get(id).ok()) {
+    let at = match parameter(name, "TZID").and_then(zone_named) {
         Some(theirs) => zone.to_datetime(theirs.to_ambiguous_timestamp(local).compatible().ok()?),
         None => local,
     };
     // hearth keeps minutes.
     Some(Moment::At(at.with().second(0).build().ok()?))
+}
+
+/// Windows' names of the zones a family in Taiwan meets most (Outlook and Exchange write them as
+/// `TZID`s), with their IANA names: the CLDR `windowsZones` mapping's first entry of each.
+const WINDOWS_ZONES: &[(&str, &str)] = &[
+    ("Taipei Standard Time", "Asia/Taipei"),
+    ("China Standard Time", "Asia/Shanghai"),
+    ("Tokyo Standard Time", "Asia/Tokyo"),
+    ("Korea Standard Time", "Asia/Seoul"),
+    ("Singapore Standard Time", "Asia/Singapore"),
+    ("SE Asia Standard Time", "Asia/Bangkok"),
+    ("India Standard Time", "Asia/Calcutta"),
+    ("AUS Eastern Standard Time", "Australia/Sydney"),
+    ("New Zealand Standard Time", "Pacific/Auckland"),
+    ("GMT Standard Time", "Europe/London"),
+    ("W. Europe Standard Time", "Europe/Berlin"),
+    ("Romance Standard Time", "Europe/Paris"),
+    ("Eastern Standard Time", "America/New_York"),
+    ("Central Standard Time", "America/Chicago"),
+    ("Mountain Standard Time", "America/Denver"),
+    ("Pacific Standard Time", "America/Los_Angeles"),
+    ("Hawaiian Standard Time", "Pacific/Honolulu"),
+    ("UTC", "UTC"),
+];
+
+/// The zone a `TZID` names: an IANA name, or one of [`WINDOWS_ZONES`]; `None` for a name
+/// hearth does not know (the time is then read in the chat's zone).
+fn zone_named(id: &str) -> Option<TimeZone> {
+    TimeZone::get(id).ok().or_else(|| {
+        let (_, iana) =
+            WINDOWS_ZONES.iter().find(|(windows, _)| windows.eq_ignore_ascii_case(id))?;
+        TimeZone::get(iana).ok()
+    })
 }
 
 /// A UTC date-time (`20261205T040000Z`).
@@ -285,6 +318,19 @@ DTSTART;TZID=America/New_York:20261204T230000\r\nDTEND;TZID=America/New_York:202
         assert_eq!(event.start, at("2026-12-05T12:00"));
         assert!(event.cancelled);
         assert_eq!(event.rule.map(|r| (r.freq, r.interval)), Some((Freq::Weekly, Some(2))));
+    }
+
+    #[test]
+    fn a_windows_zone_name_is_read_as_its_zone() {
+        let outlook = "BEGIN:VEVENT\nUID:w\nDTSTART;TZID=Pacific Standard Time:20261204T190000\nSUMMARY:視訊\nEND:VEVENT\n";
+        let event = read(outlook, &taipei()).expect("an event");
+        assert_eq!(event.start, at("2026-12-05T11:00"), "19:00 in Los Angeles is 11:00 here");
+        let taipei_name = "BEGIN:VEVENT\nUID:t\nDTSTART;TZID=\"Taipei Standard Time\":20261205T090000\nSUMMARY:x\nEND:VEVENT\n";
+        assert_eq!(read(taipei_name, &taipei()).expect("an event").start, at("2026-12-05T09:00"));
+        for (windows, iana) in WINDOWS_ZONES {
+            assert!(zone_named(windows).is_some() && TimeZone::get(iana).is_ok(), "{windows}");
+        }
+        assert!(zone_named("Mars Standard Time").is_none());
     }
 
     #[test]
