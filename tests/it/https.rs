@@ -90,14 +90,18 @@ async fn wait_for_certificate(
     }
 }
 
-/// Posts a signed webhook over HTTPS to the domain (at 127.0.0.1:`port`), trusting `root`.
-async fn post_over_https(port: u16, root: &str, body: &str) -> u16 {
-    let client = hearth::platform::tls::client_trusting(root.as_bytes())
+/// A client that reaches the domain at 127.0.0.1:`port`, trusting only `root` (PEM).
+fn client_of_domain(port: u16, root: &str) -> reqwest::Client {
+    hearth::platform::tls::client_trusting(root.as_bytes())
         .expect("root")
         .resolve(DOMAIN, std::net::SocketAddr::from(([127, 0, 0, 1], port)))
         .build()
-        .expect("client");
-    let response = client
+        .expect("client")
+}
+
+/// Posts a signed webhook over HTTPS to the domain (at 127.0.0.1:`port`), trusting `root`.
+async fn post_over_https(port: u16, root: &str, body: &str) -> u16 {
+    let response = client_of_domain(port, root)
         .post(format!("https://{DOMAIN}:{port}/callback"))
         .header("x-line-signature", signature::sign(SECRET, body.as_bytes()))
         .body(body.to_string())
@@ -255,12 +259,7 @@ async fn hearth_setup_registers_the_https_address_and_line_s_test_reaches_hearth
     let root = pebble.issued_root().await;
     wait_for_certificate(tls_port, &root, None, Duration::from_secs(60)).await;
     // LINE's test request reaches the domain, trusting the CA as LINE trusts Let's Encrypt.
-    let caller = hearth::platform::tls::client_trusting(root.as_bytes())
-        .expect("root")
-        .resolve(DOMAIN, std::net::SocketAddr::from(([127, 0, 0, 1], tls_port)))
-        .build()
-        .expect("client");
-    line.call_webhook_in_tests(caller, SECRET);
+    line.call_webhook_in_tests(client_of_domain(tls_port, &root), SECRET);
 
     let mut config = hearth::platform::config::Config::defaults();
     config.line.line_channel_secret = SECRET.into();

@@ -68,8 +68,8 @@ pub struct Obtained {
     pub account: String,
     /// The certificate and its key.
     pub certificate: CertificateRow,
-    /// When it starts being valid.
-    pub not_before: jiff::Timestamp,
+    /// When it is due for renewal ([`certificate::renew_at`] of its validity).
+    pub renew_at: jiff::Timestamp,
 }
 
 /// A CA: its directory, the contact given to it, and the client that reaches it.
@@ -162,7 +162,7 @@ impl Acme {
                 key_pem,
                 not_after: not_after.as_millisecond(),
             },
-            not_before,
+            renew_at: certificate::renew_at(not_before, not_after),
         })
     }
 

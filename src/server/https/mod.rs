@@ -14,7 +14,7 @@ pub mod certificate;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 use rustls::ServerConfig;
 use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
@@ -146,7 +146,7 @@ impl Https {
             self.acme.obtain(&self.domain, account.as_deref(), kept_by, now.as_millisecond());
         match obtained.await {
             Ok(got) => {
-                let renew_at = certificate::renew_at(got.not_before, not_after(&got));
+                let renew_at = got.renew_at;
                 let kept = certificates
                     .issued(
                         &self.domain,
@@ -257,8 +257,4 @@ impl Https {
         *read = Some((std::time::Instant::now(), config.clone()));
         config
     }
-}
-
-fn not_after(got: &acme::Obtained) -> Timestamp {
-    Timestamp::from_millisecond(got.certificate.not_after).unwrap_or(got.not_before)
 }
