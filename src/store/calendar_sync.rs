@@ -4,6 +4,7 @@
 //! versions both sides last agreed on.
 
 use super::calendar::EventRow;
+use super::lease::Lease;
 use super::{CalendarStore, StoreError};
 
 row! {
@@ -22,7 +23,14 @@ row! {
 }
 
 const CALENDARS: &str = "INSERT INTO caldav_calendars (conversation_id) SELECT DISTINCT conversation_id FROM calendar_events WHERE true ON CONFLICT (conversation_id) DO NOTHING";
-const CLAIM: &str = "UPDATE caldav_calendars SET lease_owner = $1, lease_until = $2 WHERE conversation_id IN (SELECT conversation_id FROM caldav_calendars WHERE lease_until <= $3 OR lease_owner = $1 ORDER BY synced_at, conversation_id LIMIT CAST($4 AS BIGINT)) RETURNING conversation_id, ctag";
+/// Every chat's calendar is due each round (its `ctag` says at once when nothing changed).
+const CLAIM: super::lease::ClaimSql = claim_sql!(
+    table: "caldav_calendars",
+    key: "conversation_id",
+    due: "true",
+    order: "synced_at, conversation_id",
+    returning: "conversation_id, ctag",
+);
 const SYNCED: &str = "UPDATE caldav_calendars SET ctag = $3, synced_at = $4, lease_owner = NULL, lease_until = 0 WHERE conversation_id = $1 AND lease_owner = $2";
 const OBJECTS: &str = "SELECT event_id, href, etag, sequence FROM caldav_objects WHERE conversation_id = $1 ORDER BY event_id";
 const KEEP_OBJECT: &str = "INSERT INTO caldav_objects (event_id, conversation_id, href, etag, sequence) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO UPDATE SET href = excluded.href, etag = excluded.etag, sequence = excluded.sequence";
@@ -45,10 +53,9 @@ impl CalendarStore<'_> {
         until_ms: i64,
         limit: i64,
     ) -> Result<Vec<(String, Option<String>)>, StoreError> {
-        Ok(db!(self.store, db => {
-            sqlx::query(CALENDARS).execute(db).await?;
-            sqlx::query_as(CLAIM).bind(owner).bind(until_ms).bind(now_ms).bind(limit).fetch_all(db).await
-        })?)
+        db!(self.store, db => sqlx::query(CALENDARS).execute(db).await.map(|_| ()))?;
+        let lease = Lease { owner, now_ms, until_ms };
+        self.store.claim(&CLAIM, lease, limit, &[]).await
     }
 
     /// Notes that `owner` synced `conversation_id`'s calendar at `now_ms`, leaving it at version
