@@ -44,6 +44,9 @@ pub struct EventRow {
     pub updated_at: i64,
     /// When it was cancelled (Unix ms), if it was.
     pub cancelled_at: Option<i64>,
+    /// The local dates a repeating event does not happen on (one time called off),
+    /// space-separated "YYYY-MM-DD".
+    pub skipped: String,
 }
 
 impl<'r, R: sqlx::Row> FromRow<'r, R> for EventRow
@@ -72,6 +75,7 @@ where
             created_by: row.try_get("created_by")?,
             updated_at: row.try_get("updated_at")?,
             cancelled_at: row.try_get("cancelled_at")?,
+            skipped: row.try_get("skipped")?,
         })
     }
 }
@@ -108,7 +112,7 @@ pub struct NewEvent<'a> {
 /// The columns of an [`EventRow`], in its order.
 macro_rules! event_columns {
     () => {
-        "id, conversation_id, uid, title, tz, starts_local, ends_local, place, people, notes, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, days_before, sequence, created_by, updated_at, cancelled_at"
+        "id, conversation_id, uid, title, tz, starts_local, ends_local, place, people, notes, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, days_before, sequence, created_by, updated_at, cancelled_at, skipped"
     };
 }
 
@@ -147,6 +151,10 @@ const MOVE: &str = concat!(
 );
 const CANCEL: &str = concat!(
     "UPDATE calendar_events SET cancelled_at = $3, sequence = sequence + 1, updated_at = $3 WHERE id = $1 AND conversation_id = $2 AND cancelled_at IS NULL RETURNING ",
+    event_columns!()
+);
+const SKIP: &str = concat!(
+    "UPDATE calendar_events SET skipped = $4, sequence = sequence + 1, updated_at = $5 WHERE id = $1 AND conversation_id = $2 AND cancelled_at IS NULL AND skipped = $3 RETURNING ",
     event_columns!()
 );
 const GET: &str = concat!(
@@ -213,6 +221,26 @@ impl CalendarStore<'_> {
         Ok(db!(self.store, db => sqlx::query_as(CANCEL)
             .bind(id)
             .bind(conversation_id)
+            .bind(at_ms)
+            .fetch_optional(db)
+            .await)?)
+    }
+
+    /// The days event `id` of `conversation_id` does not happen on become `skipped` (its sequence
+    /// bumped), if they still are `was`: `None` when they changed meanwhile, or the event is
+    /// cancelled or not the chat's.
+    pub async fn skip(
+        self,
+        conversation_id: &str,
+        id: i64,
+        (was, skipped): (&str, &str),
+        at_ms: i64,
+    ) -> Result<Option<EventRow>, StoreError> {
+        Ok(db!(self.store, db => sqlx::query_as(SKIP)
+            .bind(id)
+            .bind(conversation_id)
+            .bind(was)
+            .bind(skipped)
             .bind(at_ms)
             .fetch_optional(db)
             .await)?)

@@ -73,6 +73,7 @@ embedded![
     "0042_calendar.sql",
     "0043_caldav.sql",
     "0044_certificates.sql",
+    "0045_skipped_days.sql",
 ];
 
 /// SQLite's migrations.

@@ -35,6 +35,9 @@ pub struct ReminderRow {
     pub status: ReminderStatus,
     /// The 1:1 chat it is pushed to instead of its own (a personal reminder set in a group).
     pub deliver_to: Option<String>,
+    /// Fire times (Unix ms, space-separated) passed over without a push: an event's ⏰ before
+    /// one time of it that was called off.
+    pub skipped: String,
 }
 
 impl<'r, R: sqlx::Row> FromRow<'r, R> for ReminderRow
@@ -62,6 +65,7 @@ where
             next_occurrence: row.try_get("next_occurrence")?,
             status: row.try_get("status")?,
             deliver_to: row.try_get("deliver_to")?,
+            skipped: row.try_get("skipped")?,
         })
     }
 }
@@ -72,6 +76,9 @@ impl ReminderRow {
         self.deliver_to.as_deref().unwrap_or(&self.conversation_id)
     }
 }
+
+/// The most characters of fire times a reminder passes over (about 140 of them).
+pub const MAX_SKIPPED_CHARS: i64 = 2_000;
 
 /// A reminder to create.
 #[derive(Debug, Clone)]
@@ -179,7 +186,7 @@ pub enum Next {
 /// The columns a [`ReminderRow`] is read from, in every statement that returns one.
 macro_rules! row_columns {
     () => {
-        "id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, days_before, next_fire_at, next_occurrence, status, deliver_to"
+        "id, conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, month_day, until_ms, max_count, lunar_days, lunar_month, lunar_leap, days_before, next_fire_at, next_occurrence, status, deliver_to, skipped"
     };
 }
 
@@ -205,6 +212,7 @@ const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mentio
 const RESCHEDULE_OCCURRENCE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT (snooze_of, snooze_occurrence) DO UPDATE SET anchor_local = excluded.anchor_local, next_fire_at = excluded.next_fire_at, next_occurrence = 0, status = 'active', lease_owner = NULL, lease_until = NULL RETURNING id";
 const MOVE: &str = "UPDATE reminders SET anchor_local = $3, weekdays = $4, month_day = $5, max_count = $6, next_fire_at = $7, next_occurrence = 0, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
 /// Finished copies of earlier occurrences no longer block a snooze of the moved series' first.
+const SKIP_AT: &str = "UPDATE reminders SET skipped = TRIM(skipped || ' ' || $3) WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused') AND LENGTH(skipped) < $4";
 const DETACH_SNOOZES: &str =
     "UPDATE reminders SET snooze_occurrence = NULL WHERE snooze_of = $1 AND status <> 'active'";
 const CLAIM: super::lease::ClaimSql = claim_sql!(
@@ -289,6 +297,25 @@ impl ReminderStore<'_> {
         let n = db!(self.store, db => sqlx::query(CANCEL)
             .bind(id)
             .bind(conversation_id)
+            .execute(db)
+            .await
+            .map(|r| r.rows_affected()))?;
+        Ok(n == 1)
+    }
+
+    /// Reminder `id` of `conversation_id` passes over its fire time `at_ms` without a push;
+    /// false when it is not here (or over), or already passes over [`MAX_SKIPPED_CHARS`]' worth.
+    pub async fn skip_at(
+        self,
+        conversation_id: &str,
+        id: i64,
+        at_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let n = db!(self.store, db => sqlx::query(SKIP_AT)
+            .bind(id)
+            .bind(conversation_id)
+            .bind(at_ms.to_string())
+            .bind(MAX_SKIPPED_CHARS)
             .execute(db)
             .await
             .map(|r| r.rows_affected()))?;

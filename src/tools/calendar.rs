@@ -53,11 +53,11 @@ pub enum Repeat {
 pub struct Args {
     /// What to do.
     pub action: Action,
-    /// move/cancel: from the agenda; else null.
+    /// move/cancel: from the agenda.
     pub id: Option<i64>,
     /// In the user's words.
     pub title: Option<String>,
-    /// YYYY-MM-DD (all day) or YYYY-MM-DDTHH:MM; agenda: from (null: today).
+    /// YYYY-MM-DD (all day) or YYYY-MM-DDTHH:MM; agenda: from (null: today); cancel: that day's only.
     pub start: Option<String>,
     /// Same form; agenda: to (null: 6 days on).
     pub end: Option<String>,
@@ -77,10 +77,13 @@ pub struct Args {
 pub enum Output {
     /// An event added or moved, with its clashes.
     Saved(Saved),
-    /// An event cancelled.
+    /// An event cancelled, or one time of it.
     Cancelled {
-        /// It.
+        /// It (at that time).
         cancelled: EventView,
+        /// Only that time: the rest of the series stays.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        only_that_time: bool,
     },
     /// An agenda.
     Agenda(Agenda),
@@ -201,7 +204,18 @@ impl Tool for Calendar {
         match args.action {
             Action::Add => Ok(Output::Saved(self.ops.add(ctx, &request(&args)?).await?)),
             Action::Move => Ok(Output::Saved(self.ops.change(ctx, id, &request(&args)?).await?)),
-            Action::Cancel => Ok(Output::Cancelled { cancelled: self.ops.cancel(ctx, id).await? }),
+            Action::Cancel => {
+                let today = ctx.local_now().date();
+                let (cancelled, only_that_time) = match args.start.as_deref() {
+                    Some(start) if !start.trim().is_empty() => {
+                        let called_off = self.ops.skip(ctx, id, day(Some(start), today)?).await?;
+                        let only = called_off.repeats();
+                        (called_off, only)
+                    }
+                    _ => (self.ops.cancel(ctx, id).await?, false),
+                };
+                Ok(Output::Cancelled { cancelled, only_that_time })
+            }
             Action::Agenda => {
                 let today = ctx.local_now().date();
                 let from = day(args.start.as_deref(), today)?;

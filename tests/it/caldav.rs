@@ -330,3 +330,46 @@ async fn a_phones_lessons_on_two_weekdays_until_a_date_come_in_on_those_days_onl
         "{agenda:?}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs Radicale (HEARTH_BROWSER_PYTHON's venv): .ci/run installs it"]
+async fn one_lesson_deleted_on_a_phone_is_called_off_here_and_one_called_off_here_leaves_the_server()
+ {
+    let radicale = Radicale::start().await;
+    let h = start(&radicale, PASSWORD).await;
+    let lesson = json!({"action": "add", "title": "鋼琴課", "start": "2026-12-02T16:00", "repeat": "weekly"});
+    let id = calendar(&h, lesson).await["event"]["id"].clone();
+    sync(&h).await;
+    let (href, etag) = object_with(&radicale, "鋼琴課").await;
+    let text = radicale.phone("GET", &href).send().await.expect("GET").text().await.expect("text");
+    // The phone deletes the lesson of the 16th alone, as phones do: an EXDATE.
+    let deleted = text.replace(
+        "SUMMARY:鋼琴課\r\n",
+        "SUMMARY:鋼琴課\r\nEXDATE;TZID=Asia/Taipei:20261216T160000\r\n",
+    );
+    assert_ne!(deleted, text);
+    let put = radicale
+        .phone("PUT", &href)
+        .header("If-Match", &etag)
+        .header("Content-Type", "text/calendar");
+    assert!(put.body(deleted).send().await.expect("PUT").status().is_success());
+    let round = sync(&h).await;
+    assert_eq!(round.taken, 1, "{round:?}");
+    let days: Vec<String> = december(&h).await.into_iter().map(|(_, at)| at).collect();
+    assert_eq!(
+        days,
+        ["2026-12-02T16:00", "2026-12-09T16:00", "2026-12-23T16:00", "2026-12-30T16:00"],
+        "the 16th alone is gone"
+    );
+    assert_eq!(told(&h), ["📅 行事曆上取消了一次：鋼琴課（12/16 16:00）"]);
+
+    calendar(&h, json!({"action": "cancel", "id": id, "start": "2026-12-23"})).await;
+    let round = sync(&h).await;
+    assert_eq!(round.written, 1, "{round:?}");
+    let server = on_server(&radicale).await;
+    assert!(server.contains("20261209T160000") && server.contains("20261230T160000"), "{server}");
+    assert!(!server.contains("20261223T160000"), "the 23rd is off the server: {server}");
+    let settled = sync(&h).await;
+    assert_eq!((settled.taken, settled.written), (0, 0), "both agree: {settled:?}");
+    assert_eq!(told(&h).len(), 1, "told once");
+}

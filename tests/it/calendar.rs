@@ -483,3 +483,69 @@ async fn after_the_channel_secret_changes_a_link_asked_for_again_works_and_the_o
     assert_eq!(feeds.whose(&new).await.expect("read"), Some((FAMILY.into(), MOM.into())));
     assert_eq!(feeds.whose(&token(&old)).await.expect("read"), None, "the old link is dead");
 }
+
+/// Moves the clock to `local` Taipei time and delivers the reminders due then: how many went.
+async fn reminders_at(h: &Harness, local: &str) -> usize {
+    h.set_clock(&format!("{local}:00+08:00"));
+    h.app.loops.reminders.tick().await.expect("tick").sent
+}
+
+#[tokio::test]
+async fn one_lesson_called_off_leaves_the_agenda_the_phone_and_its_reminders_and_the_rest_stay() {
+    let h = start().await;
+    let mut piano = add("鋼琴課", "2026-12-02T16:00", Some("2026-12-02T17:00"));
+    piano["repeat"] = json!("weekly");
+    let saved = calendar(&h, "小明週三四點鋼琴課", piano).await;
+    let id = saved["event"]["id"].as_i64().expect("id");
+    let card = h.line.replies().last().expect("the card").body.clone();
+    let mut taps = Vec::new();
+    postbacks(&card, "event_remind", &mut taps);
+    for tap in &taps {
+        h.send(vec![h.postback(in_group(FAMILY, MOM), tap)]).await;
+    }
+    assert_eq!(reminders_of(&h).await.len(), 2, "the evening before and two hours before");
+
+    let off = json!({"action": "cancel", "id": id, "start": "2026-12-09"});
+    let said = calendar(&h, "這週三鋼琴課停一次", off).await;
+    assert_eq!(said["only_that_time"], true, "{said}");
+    assert_eq!(said["cancelled"]["start"], "2026-12-09T16:00", "{said}");
+    for wrong in ["2026-12-10", "2026-12-09", "2026-11-25"] {
+        let again = json!({"action": "cancel", "id": id, "start": wrong});
+        let refused = calendar(&h, "停一次", again).await;
+        assert_eq!(refused["error"]["kind"], "invalid_arguments", "{wrong}: {refused}");
+    }
+    let month = calendar(&h, "十二月有什麼", agenda("2026-12-01", "2026-12-31")).await;
+    let starts: Vec<String> = lines(&month).into_iter().map(|(_, at)| at).collect();
+    assert_eq!(
+        starts,
+        ["2026-12-02T16:00", "2026-12-16T16:00", "2026-12-23T16:00", "2026-12-30T16:00"],
+        "the 9th alone is gone"
+    );
+
+    let path = feed_path(&h, in_group(FAMILY, MOM)).await;
+    let ics = crate::common::get(format!("{}{path}", h.url)).await.expect("feed");
+    let ics = ics.text().await.expect("text");
+    assert!(!ics.contains("20261209T160000"), "no date of the 9th: {ics}");
+    if let Some(phone) = as_a_phone_reads_it(&ics, "2026-12-01", "2026-12-31") {
+        let days: Vec<String> = phone.into_iter().map(|(_, at)| at).collect();
+        assert_eq!(days, starts, "the phone and the agenda agree");
+    }
+
+    assert_eq!(reminders_at(&h, "2026-12-01T20:00").await, 1, "the evening before the 2nd");
+    assert_eq!(reminders_at(&h, "2026-12-02T14:00").await, 1, "two hours before the 2nd");
+    assert_eq!(reminders_at(&h, "2026-12-08T20:00").await, 0, "nothing before the 9th");
+    assert_eq!(reminders_at(&h, "2026-12-09T14:00").await, 0, "nothing on the 9th");
+    assert_eq!(reminders_at(&h, "2026-12-15T20:00").await, 1, "the evening before the 16th");
+    assert_eq!(reminders_at(&h, "2026-12-16T14:00").await, 1, "two hours before the 16th");
+
+    // A day called off stays called off when the series moves later, for its reminders too.
+    let off = json!({"action": "cancel", "id": id, "start": "2026-12-30"});
+    calendar(&h, "三十號那次停", off).await;
+    let moved = json!({"action": "move", "id": id, "start": "2026-12-23T17:00"});
+    calendar(&h, "鋼琴課以後改五點", moved).await;
+    assert_eq!(reminders_at(&h, "2026-12-22T20:00").await, 1, "the evening before the 23rd");
+    assert_eq!(reminders_at(&h, "2026-12-23T15:00").await, 1, "two hours before, at five");
+    assert_eq!(reminders_at(&h, "2026-12-29T20:00").await, 0, "nothing before the 30th");
+    assert_eq!(reminders_at(&h, "2026-12-30T15:00").await, 0, "nothing on the 30th");
+    assert_eq!(reminders_at(&h, "2027-01-05T20:00").await, 1, "the evening before the 6th");
+}

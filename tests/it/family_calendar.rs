@@ -133,3 +133,63 @@ async fn the_page_gives_the_member_their_own_phone_link_on_asking() {
     let dad = signed_in(&h, in_group(FAMILY, crate::common::harness::DAD)).await;
     assert!(!dad.get("/family?tab=calendar").await.body.contains(path), "not someone else's");
 }
+
+#[tokio::test]
+async fn moving_or_cancelling_one_lesson_on_the_page_leaves_the_other_weeks_where_they_were() {
+    let h = start().await;
+    let mom = signed_in(&h, in_group(FAMILY, MOM)).await;
+    let lesson = [
+        ("title", "鋼琴課"),
+        ("day", "2026-12-02"),
+        ("time", "16:00"),
+        ("end_time", "17:00"),
+        ("place", "音樂教室"),
+        ("repeat", "weekly"),
+    ];
+    let page = form(&mom, "add", &lesson).await;
+    assert!(page.contains("改這一次") && page.contains("取消這一次"), "{page}");
+    let id = h.app.store.calendar().live(FAMILY).await.expect("events")[0].id.to_string();
+
+    let moved = [("id", id.as_str()), ("day", "2026-12-09"), ("start", "2026-12-10T17:00")];
+    let page = form(&mom, "move_one", &moved).await;
+    assert!(page.contains("已改到 12/10 17:00"), "{page}");
+    let called_off = form(&mom, "skip", &[("id", &id), ("day", "2026-12-23")]).await;
+    assert!(called_off.contains("已取消 12/23 16:00 這一次"), "{called_off}");
+    let starts: Vec<String> = december(&h).await.into_iter().map(|(_, at)| at).collect();
+    assert_eq!(
+        starts,
+        ["2026-12-02T16:00", "2026-12-10T17:00", "2026-12-16T16:00", "2026-12-30T16:00"],
+        "the 9th moved to the 10th, the 23rd called off, the other Wednesdays kept"
+    );
+    let events = h.app.store.calendar().live(FAMILY).await.expect("events");
+    let moved = events.iter().find(|e| e.starts_local == "2026-12-10T17:00").expect("the copy");
+    assert_eq!(
+        (moved.ends_local.as_deref(), moved.place.as_str()),
+        (Some("2026-12-10T18:00"), "音樂教室"),
+        "an hour long, at the same place, as the series"
+    );
+    assert_eq!(
+        told(&h),
+        [
+            "📅 媽媽在網頁上改了行程：鋼琴課（12/10 17:00）",
+            "📅 媽媽在網頁上取消了行程：鋼琴課（12/23 16:00）"
+        ]
+    );
+
+    for (op, fields) in [
+        ("skip", vec![("id", id.as_str()), ("day", "2026-12-24")]),
+        ("skip", vec![("id", id.as_str()), ("day", "2026-11-25")]),
+        ("skip", vec![("id", id.as_str()), ("day", "someday")]),
+        (
+            "move_one",
+            vec![("id", id.as_str()), ("day", "2026-12-23"), ("start", "2026-12-24T16:00")],
+        ),
+    ] {
+        let page = form(&mom, op, &fields).await;
+        assert!(page.contains("沒有改"), "{op} {fields:?}: {page}");
+    }
+    assert_eq!(december(&h).await.len(), 4, "a day it is not on, past or called off: nothing");
+    let changes = h.app.store.changes().recent(FAMILY, 10).await.expect("changes");
+    let verbs: Vec<&str> = changes.iter().map(|c| c.verb.as_str()).collect();
+    assert_eq!(verbs, ["event_cancel", "event_move", "event_add"], "one change each");
+}

@@ -313,6 +313,7 @@ mod tests {
             sequence: 2,
             updated: "2026-12-07T03:00:00Z".parse().expect("instant"),
             cancelled: None,
+            skipped: Vec::new(),
         }
     }
 

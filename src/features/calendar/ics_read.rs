@@ -40,7 +40,13 @@ pub struct Remote {
     /// Its `RRULE`, as a repetition hearth keeps; `None`: once, or a rule hearth cannot keep
     /// (it then comes in once).
     pub rule: Option<RepetitionRequest>,
+    /// The days of its `EXDATE`s (one time deleted on a phone), in order, at most
+    /// [`MAX_EXDATES`].
+    pub skipped: Vec<Date>,
 }
+
+/// The most days of `EXDATE`s read.
+pub const MAX_EXDATES: usize = 400;
 
 /// The event of calendar object `text`, its times seen in `zone`.
 pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
@@ -93,7 +99,22 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
         modified,
         cancelled: get("STATUS").is_some_and(|(_, v)| v.eq_ignore_ascii_case("CANCELLED")),
         rule: get("RRULE").and_then(|(_, v)| rule(v, zone)),
+        skipped: exdates(&event, zone),
     })
+}
+
+/// The days of `event`'s `EXDATE`s (each may list several, comma-separated), seen in `zone`.
+fn exdates(event: &[(String, String)], zone: &TimeZone) -> Vec<Date> {
+    let mut days: Vec<Date> = event
+        .iter()
+        .filter(|(name, _)| property(name) == "EXDATE")
+        .flat_map(|(name, value)| value.split(',').map(move |v| (name.clone(), v.to_string())))
+        .take(MAX_EXDATES)
+        .filter_map(|p| moment(&p, zone).map(Moment::date))
+        .collect();
+    days.sort();
+    days.dedup();
+    days
 }
 
 /// The lines of `text`, folded lines joined (RFC 5545 §3.1).
@@ -289,6 +310,16 @@ mod tests {
 
     fn at(text: &str) -> Moment {
         Moment::parse(text).expect("moment")
+    }
+
+    #[test]
+    fn a_time_deleted_on_a_phone_is_an_exdate_day_in_the_chats_zone() {
+        let ics = "BEGIN:VEVENT\nUID:r\nDTSTART;TZID=Asia/Taipei:20261209T160000\nRRULE:FREQ=WEEKLY\nEXDATE;TZID=Asia/Taipei:20261223T160000,20261216T160000\nEXDATE:20261230T080000Z\nSUMMARY:鋼琴課\nEND:VEVENT\n";
+        let lessons = read(ics, &taipei()).expect("an event");
+        let days: Vec<String> = lessons.skipped.iter().map(Date::to_string).collect();
+        assert_eq!(days, ["2026-12-16", "2026-12-23", "2026-12-30"]);
+        let plain = "BEGIN:VEVENT\nUID:r\nDTSTART;VALUE=DATE:20261209\nSUMMARY:x\nEND:VEVENT\n";
+        assert!(read(plain, &taipei()).expect("an event").skipped.is_empty());
     }
 
     #[test]

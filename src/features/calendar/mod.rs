@@ -108,6 +108,8 @@ pub struct Event {
     pub updated: Timestamp,
     /// Cancelled, and when.
     pub cancelled: Option<Timestamp>,
+    /// The days a repeating event does not happen on (one time called off).
+    pub skipped: Vec<Date>,
 }
 
 /// One time an event happens.
@@ -160,6 +162,7 @@ impl Event {
             sequence: row.sequence,
             updated: instant(row.updated_at).unwrap_or(Timestamp::UNIX_EPOCH),
             cancelled: row.cancelled_at.and_then(instant),
+            skipped: row.skipped.split_whitespace().filter_map(|d| d.parse().ok()).collect(),
         })
     }
 
@@ -188,7 +191,8 @@ impl Event {
         }
     }
 
-    /// Its occurrences whose days meet `[from, to]` (local dates), in order: at most `max`.
+    /// Its occurrences whose days meet `[from, to]` (local dates), in order: at most `max`; a
+    /// day called off ([`Event::skipped`]) has none.
     pub fn occurrences(
         &self,
         from: Date,
@@ -203,6 +207,9 @@ impl Event {
             let local = self.tz.to_datetime(at);
             if local.date() > to || found.len() >= max {
                 break;
+            }
+            if self.skipped.contains(&local.date()) {
+                continue;
             }
             let start = match self.start {
                 Moment::Day(_) => Moment::Day(local.date()),
@@ -271,6 +278,7 @@ mod tests {
             sequence: 0,
             updated: Timestamp::UNIX_EPOCH,
             cancelled: None,
+            skipped: Vec::new(),
         }
     }
 
@@ -314,6 +322,17 @@ mod tests {
         let starts: Vec<String> = found.iter().map(|o| o.start.stored()).collect();
         assert_eq!(starts, ["2026-12-16T16:00", "2026-12-23T16:00", "2026-12-30T16:00"]);
         assert_eq!(found[0].end.map(Moment::stored).as_deref(), Some("2026-12-16T17:00"));
+    }
+
+    #[test]
+    fn a_weekly_lesson_called_off_one_week_skips_that_day_only() {
+        let mut lesson = event(1, "2026-12-09T16:00", Some("2026-12-09T17:00"));
+        lesson.rule = Recurrence { freq: crate::store::Freq::Weekly, ..Recurrence::once() };
+        lesson.skipped = vec![jiff::civil::date(2026, 12, 23)];
+        let (from, to) = days("2026-12-10", "2026-12-31");
+        let found = lesson.occurrences(from, to, &WorkCalendar::weekdays_only(), 2);
+        let starts: Vec<String> = found.iter().map(|o| o.start.stored()).collect();
+        assert_eq!(starts, ["2026-12-16T16:00", "2026-12-30T16:00"], "at most 2, past the 23rd");
     }
 
     #[test]

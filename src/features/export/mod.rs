@@ -90,6 +90,9 @@ pub struct ExportedEvent {
     pub people: String,
     /// How it repeats (`weekly`, `lunar_yearly`…); `None` for once.
     pub repeats: Option<&'static str>,
+    /// The days one time of it was called off ("YYYY-MM-DD").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub called_off: Vec<String>,
 }
 
 /// A reminder.

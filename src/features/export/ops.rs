@@ -130,6 +130,7 @@ pub async fn export(
                 place: e.place,
                 people: e.people,
                 repeats: crate::features::calendar::repeats(e.rule.freq),
+                called_off: e.skipped.split_whitespace().map(str::to_string).collect(),
                 title: e.title,
             })
             .collect(),

@@ -35,6 +35,12 @@ impl ReminderRow {
         })
     }
 
+    /// Whether its fire time `at_ms` is passed over without a push (the time of an event it
+    /// comes before was called off).
+    pub fn passes_over(&self, at_ms: i64) -> bool {
+        self.skipped.split_whitespace().any(|t| t.parse() == Ok(at_ms))
+    }
+
     /// The reminder's time zone (the conversation's when the stored one is unknown).
     pub fn time_zone(&self) -> Option<TimeZone> {
         TimeZone::get(&self.tz).ok()

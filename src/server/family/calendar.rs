@@ -179,9 +179,11 @@ fn weeks(first: Date) -> Vec<[Option<Date>; 7]> {
     weeks
 }
 
-/// One event of the agenda: when, what, where, who, and its 改時間 and 取消.
+/// One event of the agenda: when, what, where, who, and its 改時間 and 取消 (of a repeating
+/// event: 改這一次, 取消這一次 and 取消（每一次）).
 fn event_row(event: &EventView, csrf: &str, lang: Lang) -> Markup {
     let timed = event.start.len() > 10;
+    let day = event.start.get(..10).unwrap_or(&event.start);
     html! {
         div.event {
             p.headline {
@@ -193,15 +195,29 @@ fn event_row(event: &EventView, csrf: &str, lang: Lang) -> Markup {
                 @if !event.people.is_empty() { "👥 " (event.people) " " }
                 @if event.repeats() { "🔁 " (lang.pick("重複", "repeats")) }
             }
+            // A repeating event's row is one time of it: moved or called off alone.
             form.add method="post" action="/family/calendar" {
                 input type="hidden" name="csrf" value=(csrf);
-                input type="hidden" name="op" value="move";
+                input type="hidden" name="op" value=(if event.repeats() { "move_one" } else { "move" });
                 input type="hidden" name="id" value=(event.id);
+                input type="hidden" name="day" value=(day);
                 label { (lang.pick("改到", "Move to")) " "
                     @if timed { input type="datetime-local" name="start" value=(event.start) required; }
                     @else { input type="date" name="start" value=(event.start) required; }
                 }
-                button type="submit" { (lang.pick("📅 改時間", "📅 Move")) }
+                button type="submit" {
+                    @if event.repeats() { (lang.pick("📅 改這一次", "📅 Move this time")) }
+                    @else { (lang.pick("📅 改時間", "📅 Move")) }
+                }
+            }
+            @if event.repeats() {
+                form.inline method="post" action="/family/calendar" {
+                    input type="hidden" name="csrf" value=(csrf);
+                    input type="hidden" name="op" value="skip";
+                    input type="hidden" name="id" value=(event.id);
+                    input type="hidden" name="day" value=(day);
+                    button.danger type="submit" { (lang.pick("❌ 取消這一次", "❌ Cancel this time")) }
+                }
             }
             form.inline method="post" action="/family/calendar" {
                 input type="hidden" name="csrf" value=(csrf);
@@ -240,12 +256,12 @@ fn add_form(csrf: &str, today: Date, lang: Lang) -> Markup {
 #[derive(Deserialize)]
 pub struct CalendarForm {
     csrf: String,
-    /// add, move, cancel, phone.
+    /// add, move, move_one, skip, cancel, phone.
     op: String,
-    /// The event (move, cancel).
+    /// The event (move, move_one, skip, cancel).
     id: Option<i64>,
     title: Option<String>,
-    /// The day (add), "YYYY-MM-DD".
+    /// The day (add), or the day of the time moved or called off (move_one, skip): "YYYY-MM-DD".
     day: Option<String>,
     /// The time it starts (add), "HH:MM"; none: all day.
     time: Option<String>,
@@ -300,7 +316,7 @@ async fn carry_out(app: &Hearth, s: &Session, form: CalendarForm) -> Result<Stri
                 None => lang.pick("已加入行事曆。", "Added to the calendar.").into(),
             })
         }
-        "move" => {
+        "move" | "move_one" => {
             let request = EventRequest {
                 start: given(form.start.clone()).unwrap_or_default(),
                 ..EventRequest::default()
@@ -308,8 +324,18 @@ async fn carry_out(app: &Hearth, s: &Session, form: CalendarForm) -> Result<Stri
             if request.start.is_empty() {
                 return Err(ToolError::InvalidArgs("the new start".into()));
             }
-            let saved = ops.change(&ctx, id()?, &request).await?;
+            let saved = match form.op.as_str() {
+                "move_one" => ops.move_one(&ctx, id()?, the_day(&form)?, &request).await?,
+                _ => ops.change(&ctx, id()?, &request).await?,
+            };
             Ok(format!("{}{}", lang.pick("已改到 ", "Moved to "), saved.event.when()))
+        }
+        "skip" => {
+            let called_off = ops.skip(&ctx, id()?, the_day(&form)?).await?;
+            Ok(match lang {
+                Lang::ZhTw => format!("已取消 {} 這一次。", called_off.when()),
+                Lang::En => format!("Cancelled the one on {}.", called_off.when()),
+            })
         }
         "cancel" => {
             ops.cancel(&ctx, id()?).await?;
@@ -321,6 +347,12 @@ async fn carry_out(app: &Hearth, s: &Session, form: CalendarForm) -> Result<Stri
         }
         _ => Err(ToolError::InvalidArgs("unknown change".into())),
     }
+}
+
+/// The day of the time a form moves or calls off.
+fn the_day(form: &CalendarForm) -> Result<Date, ToolError> {
+    let day = form.day.as_deref().map(str::trim).and_then(|d| d.parse().ok());
+    day.ok_or_else(|| ToolError::InvalidArgs("which day: YYYY-MM-DD".into()))
 }
 
 /// The event the add form describes.

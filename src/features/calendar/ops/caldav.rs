@@ -290,6 +290,9 @@ impl CalendarSync {
         self.store.calendar().retire_uid(&chat, &remote.uid).await?;
         match self.ops.add(&c.ctx, &request(remote, None)).await {
             Ok(saved) => {
+                // Its days called off there are called off here (the add is what the chat is
+                // told), and what hearth then writes says the same.
+                self.skip_here(c, saved.event.id, &[], remote, false).await;
                 // The sequence the add saved, not read again: a change made meanwhile is written.
                 let sequence = saved.event.sequence;
                 let o = object(saved.event.id, item, sequence);
@@ -326,12 +329,19 @@ impl CalendarSync {
             return Ok(false);
         };
         let changed_here = self.changed_here(c, event);
+        // A time deleted on a phone is called off here whatever else changed on either side;
+        // hearth's next write then says so to the server (without that date).
+        let skipped = match event.rule.freq {
+            crate::store::Freq::Once => false,
+            _ => self.skip_here(c, event.id, &event.skipped, remote, true).await,
+        };
         if !remote.cancelled && same(event, remote) {
-            // Written anew with nothing hearth keeps changed (a server that re-serialises).
-            let o = agreed(if changed_here { known.sequence } else { event.sequence });
+            // Written anew with nothing else hearth keeps changed (a server that re-serialises,
+            // or a time deleted).
+            let o = agreed(if changed_here || skipped { known.sequence } else { event.sequence });
             self.store.calendar().keep_object(&chat, &o).await?;
             c.objects.insert(o.event_id, o);
-            return Ok(false);
+            return Ok(skipped);
         }
         let (title, lang) = (&event.title, c.ctx.lang);
         let what = format!("{}:{}", event.id, item.etag);
@@ -374,6 +384,43 @@ impl CalendarSync {
             self.ops.tell_chat(&c.ctx, &what, text).await;
         }
         Ok(taken.is_some())
+    }
+
+    /// Calls off event `id`'s days `remote` has called off (`EXDATE`s, a time deleted on a
+    /// phone) that are not among `already`, from today on; the chat told of each when `tell`.
+    /// Whether any was.
+    async fn skip_here(
+        &self,
+        c: &Chat,
+        id: i64,
+        already: &[jiff::civil::Date],
+        remote: &Remote,
+        tell: bool,
+    ) -> bool {
+        let today = c.ctx.local_now().date();
+        let new = remote.skipped.iter().filter(|day| **day >= today && !already.contains(day));
+        let mut any = false;
+        for day in new.take(super::one_time::MAX_SKIPPED) {
+            match self.ops.skip(&c.ctx, id, *day).await {
+                Ok(view) => {
+                    any = true;
+                    if tell {
+                        let text = c.ctx.lang.pick(
+                            "📅 行事曆上取消了一次：{title}（{when}）",
+                            "📅 One time was cancelled on the calendar: {title} ({when})",
+                        );
+                        let text =
+                            text.replace("{title}", &view.title).replace("{when}", &view.when());
+                        let what = format!("{id}:skipped:{day}");
+                        self.ops.tell_chat(&c.ctx, &what, text).await;
+                    }
+                }
+                Err(e) => {
+                    tracing::info!(error = %e, "calendar server: a time deleted there was not called off")
+                }
+            }
+        }
+        any
     }
 
     /// Changes `event` to the server's version; what it became, or `None` when hearth could

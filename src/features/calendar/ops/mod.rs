@@ -5,6 +5,7 @@
 
 pub mod caldav;
 pub mod feed;
+pub mod one_time;
 pub mod remind;
 
 use jiff::ToSpan;
@@ -277,17 +278,24 @@ impl CalendarOps {
 
     /// Adds the event `request` describes to `ctx`'s chat, and says what it clashes with.
     pub async fn add(&self, ctx: &ToolCtx, request: &EventRequest) -> Result<Saved, ToolError> {
-        let checked = self.checked(ctx, request, None)?;
+        let row = self.insert(ctx, &self.checked(ctx, request, None)?, request).await?;
+        changes::record(&self.store, ctx, &verbs::EVENT_ADD, &row.title).await;
+        self.saved(ctx, &row).await
+    }
+
+    /// Keeps `checked` (of `request`) in `ctx`'s chat, under the request's UID or a new one.
+    async fn insert(
+        &self,
+        ctx: &ToolCtx,
+        checked: &Checked,
+        request: &EventRequest,
+    ) -> Result<EventRow, ToolError> {
         let uid = match request.uid.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
             Some(theirs) => bounded("the uid", Some(theirs))?,
             None => format!("{}@hearth", uuid::Uuid::new_v4().simple()),
         };
-        let row =
-            self.store.calendar().add(&checked.row(ctx, &uid)).await?.ok_or(
-                crate::store::StoreError::Full { what: "calendar events", cap: MAX_EVENTS },
-            )?;
-        changes::record(&self.store, ctx, &verbs::EVENT_ADD, &row.title).await;
-        self.saved(ctx, &row).await
+        let full = crate::store::StoreError::Full { what: "calendar events", cap: MAX_EVENTS };
+        Ok(self.store.calendar().add(&checked.row(ctx, &uid)).await?.ok_or(full)?)
     }
 
     /// Moves (or changes) event `id` of `ctx`'s chat to what `request` describes.

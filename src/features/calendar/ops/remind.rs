@@ -148,7 +148,7 @@ impl CalendarOps {
     }
 
     /// Sets the reminder `minutes` before `event` and links it to the event.
-    async fn set_reminder(
+    pub(super) async fn set_reminder(
         &self,
         ctx: &ToolCtx,
         event: &Event,
@@ -199,8 +199,9 @@ impl CalendarOps {
         }
     }
 
-    /// Sets `event`'s ⏰ reminders again for where it moved (their text too): one whose time
-    /// has passed is not set again. Quietly: the move is the change recorded.
+    /// Sets `event`'s ⏰ reminders again for where it moved (their text too), passing over its
+    /// days called off: one whose time has passed is not set again. Quietly: the move is the
+    /// change recorded.
     pub(super) async fn follow(&self, ctx: &ToolCtx, event: &Event) -> Result<(), ToolError> {
         let chat = &ctx.conversation.id;
         let linked = self.store.calendar().linked_reminders(chat, event.id).await?;
@@ -210,6 +211,11 @@ impl CalendarOps {
             if let Err(e) = self.set_reminder(ctx, event, minutes).await {
                 tracing::info!(error = %e, event = event.id, "an event's ⏰ was not set again");
             }
+        }
+        // The days called off still are.
+        let today = ctx.local_now().date();
+        for day in event.skipped.iter().filter(|day| **day >= today) {
+            self.pass_over(ctx, event, *day).await?;
         }
         Ok(())
     }
@@ -258,6 +264,7 @@ mod tests {
             sequence: 0,
             updated: Timestamp::UNIX_EPOCH,
             cancelled: None,
+            skipped: Vec::new(),
         }
     }
 

@@ -76,7 +76,7 @@ pub struct Prepared {
 enum Plan {
     /// Nothing was claimed after all (no next time).
     Skip,
-    /// Finished without a push (an unreadable rule is paused).
+    /// Finished without a push (an unreadable rule is paused; a time passed over moves on).
     Finish(Finish),
     /// To be recorded and pushed: the delivery, the row, the claimed time and what comes next.
     Push(Box<(NewDelivery, ReminderRow, i64, Next)>),
@@ -253,6 +253,12 @@ impl ReminderScheduler {
             Some((i, t)) => Next::At(t.as_millisecond(), i64::from(i)),
             None => Next::Done,
         };
+        if row.passes_over(at.as_millisecond()) {
+            // The time of the event it comes before was called off: it moves on unsent.
+            let finish =
+                Finish { reminder_id: row.id, claimed_fire_at: claimed, delivery: None, next };
+            return Plan::Finish(finish);
+        }
         let lag = now.duration_since(at);
         crate::platform::metrics::scheduler_lag(lag.unsigned_abs());
         let late = lag > self.settings.grace;
