@@ -11,7 +11,8 @@ BASE is the server (http://127.0.0.1:PORT), LINK the minted link's path and quer
 
 Steps: open the link; add two items to the shopping list; check one off; move the reminder to
 2026-12-01 09:30; delete the memory; on a 360 px phone, put 阿公生日聚餐 on the calendar on
-2026-12-05 at noon at 欣葉 and move it to the 6th. Prints one JSON line: {"ok": true, ...}.
+2026-12-05 at noon at 欣葉 and move it to the 6th; add a weekly 鋼琴課 from the 9th and call
+off the lesson of the 16th alone. Prints one JSON line: {"ok": true, ...}.
 """
 
 import json
@@ -107,7 +108,30 @@ def calendar(driver, base):
     fill(driver, field, "2026-12-06T12:00")
     press(driver, field.find_element(By.XPATH, "ancestor::form//button"))
     fits(driver, "the calendar tab after a move")
-    return said(driver)
+    moved = said(driver)
+    lesson_times(driver, base)
+    return moved
+
+
+def lesson_times(driver, base):
+    """Adds a weekly 鋼琴課 and calls off the lesson of the 16th alone."""
+    month = base + "/family?tab=calendar&month=2026-12"
+    driver.get(month)
+    form = driver.find_element(By.XPATH, "//form[input[@name='op' and @value='add']]")
+    form.find_element(By.NAME, "title").send_keys("鋼琴課")
+    fill(driver, form.find_element(By.NAME, "day"), "2026-12-09")
+    fill(driver, form.find_element(By.NAME, "time"), "16:00")
+    fill(driver, form.find_element(By.NAME, "repeat"), "weekly")
+    press(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    assert "已加入行事曆" in said(driver), said(driver)
+    driver.get(month)
+    fits(driver, "the times of a weekly lesson")
+    one = "//form[input[@name='op' and @value='skip'] and input[@name='day' and @value='{}']]"
+    press(driver, driver.find_element(By.XPATH, one.format("2026-12-16") + "//button"))
+    assert "已取消 12/16 16:00 這一次" in said(driver), said(driver)
+    driver.get(month)
+    assert not driver.find_elements(By.XPATH, one.format("2026-12-16")), "the 16th is off"
+    assert driver.find_elements(By.XPATH, one.format("2026-12-23")), "the 23rd stays"
 
 
 def item_row(driver, name):
