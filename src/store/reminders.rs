@@ -77,9 +77,6 @@ impl ReminderRow {
     }
 }
 
-/// The most characters of fire times a reminder passes over (about 140 of them).
-pub const MAX_SKIPPED_CHARS: i64 = 2_000;
-
 /// A reminder to create.
 #[derive(Debug, Clone)]
 pub struct NewReminder<'a> {
@@ -211,8 +208,8 @@ const CANCEL: &str = "UPDATE reminders SET status = 'cancelled', lease_owner = N
 const SNOOZE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT DO NOTHING RETURNING id";
 const RESCHEDULE_OCCURRENCE: &str = "INSERT INTO reminders (conversation_id, created_by, mention_user_id, mention_name, text, tz, anchor_local, freq, every_n, weekdays, next_fire_at, next_occurrence, status, snooze_of, snooze_occurrence, created_at, deliver_to) SELECT conversation_id, created_by, mention_user_id, mention_name, text, tz, $3, 'once', 1, 0, $4, 0, 'active', id, $5, $6, deliver_to FROM reminders WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) ON CONFLICT (snooze_of, snooze_occurrence) DO UPDATE SET anchor_local = excluded.anchor_local, next_fire_at = excluded.next_fire_at, next_occurrence = 0, status = 'active', lease_owner = NULL, lease_until = NULL RETURNING id";
 const MOVE: &str = "UPDATE reminders SET anchor_local = $3, weekdays = $4, month_day = $5, max_count = $6, next_fire_at = $7, next_occurrence = 0, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND (conversation_id = $2 OR deliver_to = $2) AND status IN ('active', 'paused')";
+const PASS_OVER: &str = "UPDATE reminders SET skipped = $4 WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused') AND skipped = $3";
 /// Finished copies of earlier occurrences no longer block a snooze of the moved series' first.
-const SKIP_AT: &str = "UPDATE reminders SET skipped = TRIM(skipped || ' ' || $3) WHERE id = $1 AND conversation_id = $2 AND status IN ('active', 'paused') AND LENGTH(skipped) < $4";
 const DETACH_SNOOZES: &str =
     "UPDATE reminders SET snooze_occurrence = NULL WHERE snooze_of = $1 AND status <> 'active'";
 const CLAIM: super::lease::ClaimSql = claim_sql!(
@@ -303,19 +300,20 @@ impl ReminderStore<'_> {
         Ok(n == 1)
     }
 
-    /// Reminder `id` of `conversation_id` passes over its fire time `at_ms` without a push;
-    /// false when it is not here (or over), or already passes over [`MAX_SKIPPED_CHARS`]' worth.
-    pub async fn skip_at(
+    /// The fire times reminder `id` of `conversation_id` passes over become `skipped`
+    /// (space-separated Unix ms), if they still are `was`; false when they changed meanwhile,
+    /// or the reminder is over or not the chat's.
+    pub async fn pass_over(
         self,
         conversation_id: &str,
         id: i64,
-        at_ms: i64,
+        (was, skipped): (&str, &str),
     ) -> Result<bool, StoreError> {
-        let n = db!(self.store, db => sqlx::query(SKIP_AT)
+        let n = db!(self.store, db => sqlx::query(PASS_OVER)
             .bind(id)
             .bind(conversation_id)
-            .bind(at_ms.to_string())
-            .bind(MAX_SKIPPED_CHARS)
+            .bind(was)
+            .bind(skipped)
             .execute(db)
             .await
             .map(|r| r.rows_affected()))?;

@@ -372,4 +372,18 @@ async fn one_lesson_deleted_on_a_phone_is_called_off_here_and_one_called_off_her
     let settled = sync(&h).await;
     assert_eq!((settled.taken, settled.written), (0, 0), "both agree: {settled:?}");
     assert_eq!(told(&h).len(), 1, "told once");
+
+    // A phone's series hearth can only take once (the second Tuesday of each month), its first
+    // time deleted: it comes in once, and is not cancelled by its own EXDATE.
+    let club = phone_event("club@phone", "讀書會", "20261208T190000", "20261208T200000", "20261130T130000Z")
+        .replace(
+            "SUMMARY:讀書會\r\n",
+            "SUMMARY:讀書會\r\nRRULE:FREQ=MONTHLY;BYDAY=2TU\r\nEXDATE;TZID=Asia/Taipei:20261208T190000\r\n",
+        );
+    let put = radicale.phone("PUT", &format!("{}club.ics", collection()));
+    let put = put.header("Content-Type", "text/calendar").body(club).send().await.expect("PUT");
+    assert_eq!(put.status(), 201);
+    sync(&h).await;
+    assert!(december(&h).await.contains(&("讀書會".into(), "2026-12-08T19:00".into())));
+    assert!(on_server(&radicale).await.contains("讀書會"), "still on the phones");
 }

@@ -534,6 +534,8 @@ async fn one_lesson_called_off_leaves_the_agenda_the_phone_and_its_reminders_and
     assert_eq!(reminders_at(&h, "2026-12-01T20:00").await, 1, "the evening before the 2nd");
     assert_eq!(reminders_at(&h, "2026-12-02T14:00").await, 1, "two hours before the 2nd");
     assert_eq!(reminders_at(&h, "2026-12-08T20:00").await, 0, "nothing before the 9th");
+    let next: Vec<String> = reminders_of(&h).await.into_iter().map(|(at, _)| at).collect();
+    assert!(next.contains(&"2026-12-15T20:00".to_string()), "passed over, not held: {next:?}");
     assert_eq!(reminders_at(&h, "2026-12-09T14:00").await, 0, "nothing on the 9th");
     assert_eq!(reminders_at(&h, "2026-12-15T20:00").await, 1, "the evening before the 16th");
     assert_eq!(reminders_at(&h, "2026-12-16T14:00").await, 1, "two hours before the 16th");

@@ -40,7 +40,7 @@ pub struct Remote {
     /// Its `RRULE`, as a repetition hearth keeps; `None`: once, or a rule hearth cannot keep
     /// (it then comes in once).
     pub rule: Option<RepetitionRequest>,
-    /// The days of its `EXDATE`s (one time deleted on a phone), in order, at most
+    /// The days of its `EXDATE`s (one time deleted on a phone), in order: the latest
     /// [`MAX_EXDATES`].
     pub skipped: Vec<Date>,
 }
@@ -103,18 +103,19 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
     })
 }
 
-/// The days of `event`'s `EXDATE`s (each may list several, comma-separated), seen in `zone`.
+/// The days of `event`'s `EXDATE`s (each may list several, comma-separated), seen in `zone`;
+/// the object they come in is already bounded in size.
 fn exdates(event: &[(String, String)], zone: &TimeZone) -> Vec<Date> {
     let mut days: Vec<Date> = event
         .iter()
         .filter(|(name, _)| property(name) == "EXDATE")
         .flat_map(|(name, value)| value.split(',').map(move |v| (name.clone(), v.to_string())))
-        .take(MAX_EXDATES)
         .filter_map(|p| moment(&p, zone).map(Moment::date))
         .collect();
     days.sort();
     days.dedup();
-    days
+    // The latest are the ones still to come.
+    days.split_off(days.len().saturating_sub(MAX_EXDATES))
 }
 
 /// The lines of `text`, folded lines joined (RFC 5545 §3.1).

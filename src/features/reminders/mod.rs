@@ -23,6 +23,9 @@ use crate::sources::calendar::WorkCalendar;
 use crate::store::ReminderRow;
 use recurrence::Schedule;
 
+/// The most fire times still to come a reminder passes over.
+pub const MAX_PASSED_OVER: usize = 100;
+
 impl ReminderRow {
     /// The reminder's schedule, workdays following `work_calendar`; `None` if its stored zone or
     /// first occurrence is unreadable (it is then paused). Its rule was read with the row.
@@ -39,6 +42,23 @@ impl ReminderRow {
     /// comes before was called off).
     pub fn passes_over(&self, at_ms: i64) -> bool {
         self.skipped.split_whitespace().any(|t| t.parse() == Ok(at_ms))
+    }
+
+    /// Its fire times passed over with `at_ms` added, those before `now_ms` dropped, as kept;
+    /// `None` when it already passes over [`MAX_PASSED_OVER`] times still to come.
+    pub fn passing_over(&self, at_ms: i64, now_ms: i64) -> Option<String> {
+        let mut times: Vec<i64> = self
+            .skipped
+            .split_whitespace()
+            .filter_map(|t| t.parse().ok())
+            .filter(|t| *t >= now_ms && *t != at_ms)
+            .collect();
+        if times.len() >= MAX_PASSED_OVER {
+            return None;
+        }
+        times.push(at_ms);
+        times.sort_unstable();
+        Some(times.iter().map(i64::to_string).collect::<Vec<_>>().join(" "))
     }
 
     /// The reminder's time zone (the conversation's when the stored one is unknown).

@@ -34,6 +34,7 @@ use crate::platform::i18n::Lang;
 use crate::sources::UpstreamError;
 use crate::sources::caldav::{CalDav, CalDavError, Listed, Written, normal};
 use crate::sources::calendar::WorkCalendar;
+use crate::store::lease::CALDAV_CALENDARS;
 use crate::store::{EventRow, Store, StoreError, SyncedObject};
 
 /// How long a replica holds a chat's calendar while syncing it (a round reads at most
@@ -111,6 +112,24 @@ impl CalendarSync {
         let calendar = self.store.calendar();
         let claimed =
             calendar.claim_sync(&self.owner, now, now + LEASE_MS, CHATS_PER_ROUND).await?;
+        let round = self.round(claimed, now).await;
+        if round.is_err() {
+            // The chats claimed and not synced are given back at once, not at the lease's end.
+            let released = self.store.release_leases(&CALDAV_CALENDARS, &self.owner).await;
+            if let Err(e) = released {
+                tracing::warn!(error = %e, "calendar server: claimed chats were not given back");
+            }
+        }
+        round
+    }
+
+    /// Syncs each chat `claimed` at `now`, and lets it go.
+    async fn round(
+        &self,
+        claimed: Vec<(String, Option<String>)>,
+        now: i64,
+    ) -> Result<SyncReport, StoreError> {
+        let calendar = self.store.calendar();
         let mut report = SyncReport::default();
         for (chat, ctag) in claimed {
             // A chat the door no longer serves is not synced (its calendar there stays as it
@@ -290,9 +309,12 @@ impl CalendarSync {
         self.store.calendar().retire_uid(&chat, &remote.uid).await?;
         match self.ops.add(&c.ctx, &request(remote, None)).await {
             Ok(saved) => {
-                // Its days called off there are called off here (the add is what the chat is
-                // told), and what hearth then writes says the same.
-                self.skip_here(c, saved.event.id, &[], remote, false).await;
+                // A repeating one's days called off there are called off here (the add is what
+                // the chat is told), and what hearth then writes says the same. One that came in
+                // once (a rule hearth cannot keep) is not cancelled by its own EXDATE.
+                if saved.event.repeats() {
+                    self.skip_here(c, saved.event.id, &[], remote, false).await;
+                }
                 // The sequence the add saved, not read again: a change made meanwhile is written.
                 let sequence = saved.event.sequence;
                 let o = object(saved.event.id, item, sequence);
@@ -387,8 +409,8 @@ impl CalendarSync {
     }
 
     /// Calls off event `id`'s days `remote` has called off (`EXDATE`s, a time deleted on a
-    /// phone) that are not among `already`, from today on; the chat told of each when `tell`.
-    /// Whether any was.
+    /// phone) that are not among `already`, from today to as far as the feed shows; the chat
+    /// told once of them all when `tell`. Whether any was.
     async fn skip_here(
         &self,
         c: &Chat,
@@ -398,29 +420,32 @@ impl CalendarSync {
         tell: bool,
     ) -> bool {
         let today = c.ctx.local_now().date();
-        let new = remote.skipped.iter().filter(|day| **day >= today && !already.contains(day));
-        let mut any = false;
+        let horizon = today.checked_add(jiff::ToSpan::days(ics::AHEAD_DAYS)).unwrap_or(today);
+        let new = remote
+            .skipped
+            .iter()
+            .filter(|day| (today..=horizon).contains(*day) && !already.contains(day));
+        let mut called_off: Vec<EventView> = Vec::new();
         for day in new.take(super::one_time::MAX_SKIPPED) {
             match self.ops.skip(&c.ctx, id, *day).await {
-                Ok(view) => {
-                    any = true;
-                    if tell {
-                        let text = c.ctx.lang.pick(
-                            "📅 行事曆上取消了一次：{title}（{when}）",
-                            "📅 One time was cancelled on the calendar: {title} ({when})",
-                        );
-                        let text =
-                            text.replace("{title}", &view.title).replace("{when}", &view.when());
-                        let what = format!("{id}:skipped:{day}");
-                        self.ops.tell_chat(&c.ctx, &what, text).await;
-                    }
-                }
+                Ok(view) => called_off.push(view),
                 Err(e) => {
                     tracing::info!(error = %e, "calendar server: a time deleted there was not called off")
                 }
             }
         }
-        any
+        let Some(first) = called_off.first().filter(|_| tell) else {
+            return !called_off.is_empty();
+        };
+        let when: Vec<String> = called_off.iter().map(EventView::when).collect();
+        let text = c.ctx.lang.pick(
+            "📅 行事曆上取消了一次：{title}（{when}）",
+            "📅 One time was cancelled on the calendar: {title} ({when})",
+        );
+        let text = text.replace("{title}", &first.title).replace("{when}", &when.join("、"));
+        let what = format!("{id}:skipped:{}", when.join(","));
+        self.ops.tell_chat(&c.ctx, &what, text).await;
+        true
     }
 
     /// Changes `event` to the server's version; what it became, or `None` when hearth could

@@ -12,6 +12,7 @@ use jiff::civil::Date;
 use super::remind::reminder_time;
 use super::{CalendarOps, EventRequest, EventView, Saved, invalid, moved_end, view};
 use crate::contract::{ToolCtx, ToolError};
+use crate::features::calendar::ics::AHEAD_DAYS;
 use crate::features::calendar::{Event, Moment, Occurrence};
 use crate::features::{changes, verbs};
 use crate::store::{Freq, Recurrence};
@@ -45,8 +46,11 @@ impl CalendarOps {
             return self.cancel(ctx, id).await;
         }
         let time = self.time_on(ctx, &event, day)?;
-        self.call_off(ctx, &event, day).await?;
         let called_off = view(&event, &time);
+        if !self.call_off(ctx, &event, day).await? {
+            // Called off meanwhile (a second tap): recorded and told once.
+            return Ok(called_off);
+        }
         let what = format!("{} {}", event.title, called_off.when());
         changes::record(&self.store, ctx, &verbs::EVENT_CANCEL, &what).await;
         self.tell(ctx, &verbs::EVENT_CANCEL, &called_off).await;
@@ -73,8 +77,14 @@ impl CalendarOps {
         let copy = EventRequest { repetition: None, uid: None, ..request.clone() };
         let checked = self.checked(ctx, &copy, Some(&that_time))?;
         let row = self.insert(ctx, &checked, &copy).await?;
-        if let Err(e) = self.call_off(ctx, &event, day).await {
-            // The series changed meanwhile: the copy goes, and nothing moved.
+        let called_off = match self.call_off(ctx, &event, day).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(invalid(format!("the time on {day} was already moved or called off"))),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = called_off {
+            // Moved or called off meanwhile (a second tap), or the series changed: the copy
+            // goes, and nothing more moved.
             let at = ctx.now().as_millisecond();
             self.store.calendar().cancel(&ctx.conversation.id, row.id, at).await?;
             return Err(e);
@@ -93,11 +103,15 @@ impl CalendarOps {
         Ok(saved)
     }
 
-    /// The time of `event` on `day`: refused when the day has passed or the event does not
-    /// happen on it.
+    /// The time of `event` on `day`: refused when the day has passed, is further ahead than
+    /// the feed shows, or the event does not happen on it.
     fn time_on(&self, ctx: &ToolCtx, event: &Event, day: Date) -> Result<Occurrence, ToolError> {
-        if day < ctx.local_now().date() {
+        let today = ctx.local_now().date();
+        if day < today {
             return Err(invalid(format!("{day} has passed")));
+        }
+        if day > today.checked_add(AHEAD_DAYS.days()).unwrap_or(today) {
+            return Err(invalid(format!("{day} is more than {AHEAD_DAYS} days ahead")));
         }
         let times = event.occurrences(day, day, &self.work_calendar, 4);
         let time = times.into_iter().find(|o| o.start.date() == day);
@@ -106,8 +120,8 @@ impl CalendarOps {
 
     /// Keeps `day` among `event`'s days called off (its sequence bumped, so phones and the
     /// calendar server hear of it; days long past forgotten), and has its ⏰ pass over the time
-    /// before it.
-    async fn call_off(&self, ctx: &ToolCtx, event: &Event, day: Date) -> Result<(), ToolError> {
+    /// before it: false when it already was (called off meanwhile).
+    async fn call_off(&self, ctx: &ToolCtx, event: &Event, day: Date) -> Result<bool, ToolError> {
         let chat = &ctx.conversation.id;
         let today = ctx.local_now().date();
         let oldest = today.checked_sub(FORGOTTEN_AFTER_DAYS.days()).unwrap_or(today);
@@ -122,7 +136,7 @@ impl CalendarOps {
                 .filter(|d| *d >= oldest)
                 .collect();
             if days.contains(&day) {
-                return Ok(());
+                return Ok(false);
             }
             if days.len() >= MAX_SKIPPED {
                 return Err(invalid(format!(
@@ -135,29 +149,62 @@ impl CalendarOps {
             let (at, text) = (ctx.now().as_millisecond(), text.join(" "));
             let kept = (row.skipped.as_str(), text.as_str());
             if self.store.calendar().skip(chat, event.id, kept, at).await?.is_some() {
-                return self.pass_over(ctx, event, day).await;
+                self.pass_over(ctx, event, day).await;
+                return Ok(true);
             }
         }
         Err(invalid("the event is being changed right now; try again"))
     }
 
-    /// Has `event`'s ⏰ reminders pass over the time before its `day`.
-    pub(super) async fn pass_over(
-        &self,
-        ctx: &ToolCtx,
-        event: &Event,
-        day: Date,
-    ) -> Result<(), ToolError> {
+    /// Has `event`'s ⏰ reminders pass over the time before its `day`, each in its own zone;
+    /// one that cannot (the store failing, too many passed over) is logged: the day is called
+    /// off all the same.
+    pub(super) async fn pass_over(&self, ctx: &ToolCtx, event: &Event, day: Date) {
         let chat = &ctx.conversation.id;
         let start = on_day(event, day).start;
-        for (reminder, minutes) in self.store.calendar().linked_reminders(chat, event.id).await? {
-            let Some(at) = reminder_time(start, minutes) else { continue };
-            let Ok(at) = ctx.tz.to_timestamp(at) else { continue };
-            if !self.store.reminders().skip_at(chat, reminder, at.as_millisecond()).await? {
-                tracing::info!(reminder, "an event's ⏰ could not pass over a time called off");
+        let linked = match self.store.calendar().linked_reminders(chat, event.id).await {
+            Ok(linked) => linked,
+            Err(e) => {
+                tracing::warn!(error = %e, event = event.id, "an event's ⏰ were not read");
+                return;
+            }
+        };
+        for (reminder, minutes) in linked {
+            let Some(local) = reminder_time(start, minutes) else { continue };
+            if let Err(e) = self.pass_over_one(ctx, reminder, local).await {
+                tracing::warn!(error = %e, reminder, "an event's ⏰ still comes before a time called off");
             }
         }
-        Ok(())
+    }
+
+    /// Has reminder `reminder` of `ctx`'s chat pass over its time at `local`, in its zone.
+    async fn pass_over_one(
+        &self,
+        ctx: &ToolCtx,
+        reminder: i64,
+        local: jiff::civil::DateTime,
+    ) -> Result<(), ToolError> {
+        let chat = &ctx.conversation.id;
+        let now = ctx.now().as_millisecond();
+        for _ in 0..TRIES {
+            let Some(row) = self.store.reminders().get(chat, reminder).await? else {
+                return Ok(());
+            };
+            let tz = row.time_zone().unwrap_or_else(|| ctx.tz.clone());
+            let Ok(at) = tz.to_timestamp(local) else { return Ok(()) };
+            let at = at.as_millisecond();
+            if row.passes_over(at) {
+                return Ok(());
+            }
+            let Some(skipped) = row.passing_over(at, now) else {
+                return Err(invalid("it passes over too many times already"));
+            };
+            let kept = (row.skipped.as_str(), skipped.as_str());
+            if self.store.reminders().pass_over(chat, reminder, kept).await? {
+                return Ok(());
+            }
+        }
+        Err(invalid("it is being changed right now"))
     }
 }
 

@@ -212,10 +212,14 @@ impl CalendarOps {
                 tracing::info!(error = %e, event = event.id, "an event's ⏰ was not set again");
             }
         }
-        // The days called off still are.
+        // The days called off still are: read again, for one called off meanwhile.
+        let skipped = match self.live_event(ctx, event.id).await {
+            Ok(now) => now.skipped,
+            Err(_) => event.skipped.clone(),
+        };
         let today = ctx.local_now().date();
-        for day in event.skipped.iter().filter(|day| **day >= today) {
-            self.pass_over(ctx, event, *day).await?;
+        for day in skipped.into_iter().filter(|day| *day >= today) {
+            self.pass_over(ctx, event, day).await;
         }
         Ok(())
     }
