@@ -387,3 +387,50 @@ async fn one_lesson_deleted_on_a_phone_is_called_off_here_and_one_called_off_her
     assert!(december(&h).await.contains(&("讀書會".into(), "2026-12-08T19:00".into())));
     assert!(on_server(&radicale).await.contains("讀書會"), "still on the phones");
 }
+
+#[tokio::test]
+#[ignore = "needs Radicale (HEARTH_BROWSER_PYTHON's venv): .ci/run installs it"]
+async fn one_lesson_moved_on_a_phone_is_moved_here_alone_and_written_back_as_an_event_of_its_own() {
+    let radicale = Radicale::start().await;
+    let h = start(&radicale, PASSWORD).await;
+    let lesson = json!({"action": "add", "title": "鋼琴課", "start": "2026-12-02T16:00",
+        "end": "2026-12-02T17:00", "repeat": "weekly"});
+    calendar(&h, lesson).await;
+    sync(&h).await;
+    let (href, etag) = object_with(&radicale, "鋼琴課").await;
+    let text = radicale.phone("GET", &href).send().await.expect("GET").text().await.expect("text");
+    let uid = text.lines().find_map(|l| l.strip_prefix("UID:")).expect("a UID").trim().to_string();
+    // The phone moves the lesson of the 16th to Thursday the 17th at five, as phones do: an
+    // exception of the same UID, in the same object.
+    let exception = format!(
+        "BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTAMP:20261201T000000Z\r\nRECURRENCE-ID;TZID=Asia/Taipei:20261216T160000\r\nDTSTART;TZID=Asia/Taipei:20261217T170000\r\nDTEND;TZID=Asia/Taipei:20261217T180000\r\nSUMMARY:鋼琴課\r\nEND:VEVENT\r\nEND:VCALENDAR"
+    );
+    let moved = text.replacen("END:VCALENDAR", &exception, 1);
+    let put = radicale
+        .phone("PUT", &href)
+        .header("If-Match", &etag)
+        .header("Content-Type", "text/calendar");
+    let put = put.body(moved).send().await.expect("PUT");
+    assert!(put.status().is_success(), "{}", put.status());
+    let round = sync(&h).await;
+    assert_eq!(round.taken, 1, "{round:?}");
+    let days: Vec<String> = december(&h).await.into_iter().map(|(_, at)| at).collect();
+    assert_eq!(
+        days,
+        [
+            "2026-12-02T16:00",
+            "2026-12-09T16:00",
+            "2026-12-17T17:00",
+            "2026-12-23T16:00",
+            "2026-12-30T16:00"
+        ],
+        "the 16th alone moved to the 17th"
+    );
+    assert_eq!(told(&h), ["📅 行事曆上改了一次：鋼琴課（12/17 17:00）"]);
+    let server = on_server(&radicale).await;
+    assert!(!server.contains("RECURRENCE-ID"), "hearth's version is written back: {server}");
+    assert_eq!(server.matches("BEGIN:VEVENT").count(), 2, "the moved time on its own: {server}");
+    let settled = sync(&h).await;
+    assert_eq!((settled.taken, settled.written), (0, 0), "both agree: {settled:?}");
+    assert_eq!(told(&h).len(), 1, "told once");
+}

@@ -3,9 +3,10 @@
 //! `LOCATION`, `DESCRIPTION`, its start and end (a day, a time in a named zone, in UTC or
 //! floating, each seen in the chat's zone), when it last changed, whether it is cancelled, and
 //! an `RRULE` hearth can keep (weekly on some weekdays, monthly on a day, yearly; an interval,
-//! an end date or a count). One pass over lines already bounded in size by the
-//! client ([`crate::sources::caldav::MAX_OBJECT_BYTES`]); nothing recurses, and what cannot be
-//! read is `None`, never a panic.
+//! an end date or a count), with its days deleted (`EXDATE`) and its times changed alone (the
+//! exceptions of the same `UID`, at most [`MAX_EXCEPTIONS`]). One pass over lines already
+//! bounded in size by the client ([`crate::sources::caldav::MAX_OBJECT_BYTES`]); nothing
+//! recurses, and what cannot be read is `None`, never a panic.
 
 use jiff::civil::{Date, DateTime, Weekday};
 use jiff::tz::TimeZone;
@@ -43,14 +44,33 @@ pub struct Remote {
     /// The days of its `EXDATE`s (one time deleted on a phone), in order: the latest
     /// [`MAX_EXDATES`].
     pub skipped: Vec<Date>,
+    /// Its times changed alone (exceptions with a `RECURRENCE-ID`: one time moved or cancelled
+    /// on a phone), at most [`MAX_EXCEPTIONS`], in the order they come.
+    pub changed_times: Vec<ChangedTime>,
+}
+
+/// One time of a repeating event changed alone on a phone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedTime {
+    /// The day of the time it changes (its `RECURRENCE-ID`, in the chat's zone).
+    pub day: Date,
+    /// Where it moved to.
+    pub start: Moment,
+    /// Its end there, if later than its start.
+    pub end: Option<Moment>,
+    /// `STATUS:CANCELLED`: that time is called off.
+    pub cancelled: bool,
 }
 
 /// The most days of `EXDATE`s read.
 pub const MAX_EXDATES: usize = 400;
+/// The most exceptions read of one event.
+pub const MAX_EXCEPTIONS: usize = 100;
 
 /// The event of calendar object `text`, its times seen in `zone`.
 pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
     let mut found: Option<Vec<(String, String)>> = None;
+    let mut exceptions: Vec<Vec<(String, String)>> = Vec::new();
     let mut current: Option<Vec<(String, String)>> = None;
     // Components inside the event (its VALARMs): their properties are not the event's.
     let mut inside = 0usize;
@@ -61,7 +81,9 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
             ("END", v) if v.eq_ignore_ascii_case("VEVENT") => {
                 let event = current.take()?;
                 let exception = event.iter().any(|(n, _)| property(n) == "RECURRENCE-ID");
-                if !exception && found.is_none() {
+                if exception && exceptions.len() < MAX_EXCEPTIONS {
+                    exceptions.push(event);
+                } else if !exception && found.is_none() {
                     found = Some(event);
                 }
                 inside = 0;
@@ -77,20 +99,17 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
     }
     let event = found?;
     let get = |wanted: &str| event.iter().find(|(n, _)| property(n) == wanted);
-    let start = moment(get("DTSTART")?, zone)?;
-    let end = get("DTEND").and_then(|p| moment(p, zone)).and_then(|end| match (start, end) {
-        // A day event's DTEND is the day after its last.
-        (Moment::Day(a), Moment::Day(b)) => {
-            let last = b.checked_sub(1.day()).ok()?;
-            (last > a).then_some(Moment::Day(last))
-        }
-        (Moment::At(a), Moment::At(b)) => (b > a).then_some(end),
-        _ => None,
-    });
+    let (start, end) = span(&event, zone)?;
     let text_of = |wanted: &str| get(wanted).map(|(_, v)| unescape(v)).unwrap_or_default();
+    let uid = text_of("UID");
+    let changed_times = exceptions
+        .iter()
+        .filter(|e| e.iter().any(|(n, v)| property(n) == "UID" && unescape(v) == uid))
+        .filter_map(|e| changed_time(e, zone))
+        .collect();
     let modified = get("LAST-MODIFIED").or(get("DTSTAMP")).and_then(|(_, v)| utc(v));
     Some(Remote {
-        uid: text_of("UID"),
+        uid,
         title: text_of("SUMMARY"),
         start,
         end,
@@ -100,7 +119,33 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
         cancelled: get("STATUS").is_some_and(|(_, v)| v.eq_ignore_ascii_case("CANCELLED")),
         rule: get("RRULE").and_then(|(_, v)| rule(v, zone)),
         skipped: exdates(&event, zone),
+        changed_times,
     })
+}
+
+/// The start of `event`'s properties and its end, if later (a day event's `DTEND` is the day
+/// after its last).
+fn span(event: &[(String, String)], zone: &TimeZone) -> Option<(Moment, Option<Moment>)> {
+    let get = |wanted: &str| event.iter().find(|(n, _)| property(n) == wanted);
+    let start = moment(get("DTSTART")?, zone)?;
+    let end = get("DTEND").and_then(|p| moment(p, zone)).and_then(|end| match (start, end) {
+        (Moment::Day(a), Moment::Day(b)) => {
+            let last = b.checked_sub(1.day()).ok()?;
+            (last > a).then_some(Moment::Day(last))
+        }
+        (Moment::At(a), Moment::At(b)) => (b > a).then_some(end),
+        _ => None,
+    });
+    Some((start, end))
+}
+
+/// The time an exception (`RECURRENCE-ID`) changes, and what it became.
+fn changed_time(event: &[(String, String)], zone: &TimeZone) -> Option<ChangedTime> {
+    let get = |wanted: &str| event.iter().find(|(n, _)| property(n) == wanted);
+    let day = moment(get("RECURRENCE-ID")?, zone)?.date();
+    let (start, end) = span(event, zone)?;
+    let cancelled = get("STATUS").is_some_and(|(_, v)| v.eq_ignore_ascii_case("CANCELLED"));
+    Some(ChangedTime { day, start, end, cancelled })
 }
 
 /// The days of `event`'s `EXDATE`s (each may list several, comma-separated), seen in `zone`;
@@ -311,6 +356,32 @@ mod tests {
 
     fn at(text: &str) -> Moment {
         Moment::parse(text).expect("moment")
+    }
+
+    #[test]
+    fn a_time_moved_or_cancelled_on_a_phone_is_an_exception_of_the_same_uid() {
+        let ics = "BEGIN:VEVENT\nUID:r\nDTSTART;TZID=Asia/Taipei:20261209T160000\nRRULE:FREQ=WEEKLY\nSUMMARY:鋼琴課\nEND:VEVENT\n\
+            BEGIN:VEVENT\nUID:r\nRECURRENCE-ID;TZID=Asia/Taipei:20261216T160000\nDTSTART;TZID=Asia/Taipei:20261217T170000\nDTEND;TZID=Asia/Taipei:20261217T180000\nSUMMARY:鋼琴課\nEND:VEVENT\n\
+            BEGIN:VEVENT\nUID:r\nRECURRENCE-ID:20261223T080000Z\nDTSTART:20261223T080000Z\nSTATUS:CANCELLED\nEND:VEVENT\n\
+            BEGIN:VEVENT\nUID:other\nRECURRENCE-ID:20261230T080000Z\nDTSTART:20261231T080000Z\nEND:VEVENT\n";
+        let lessons = read(ics, &taipei()).expect("an event");
+        let changed: Vec<(String, String, bool)> = lessons
+            .changed_times
+            .iter()
+            .map(|c| (c.day.to_string(), c.start.stored(), c.cancelled))
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                ("2026-12-16".into(), "2026-12-17T17:00".into(), false),
+                ("2026-12-23".into(), "2026-12-23T16:00".into(), true),
+            ],
+            "another UID's exception is not this event's"
+        );
+        assert_eq!(
+            lessons.changed_times[0].end.map(Moment::stored).as_deref(),
+            Some("2026-12-17T18:00")
+        );
     }
 
     #[test]

@@ -314,6 +314,7 @@ impl CalendarSync {
                 // once (a rule hearth cannot keep) is not cancelled by its own EXDATE.
                 if saved.event.repeats() {
                     self.skip_here(c, saved.event.id, &[], remote, false).await;
+                    self.times_changed_here(c, saved.event.id, remote, false).await;
                 }
                 // The sequence the add saved, not read again: a change made meanwhile is written.
                 let sequence = saved.event.sequence;
@@ -351,11 +352,15 @@ impl CalendarSync {
             return Ok(false);
         };
         let changed_here = self.changed_here(c, event);
-        // A time deleted on a phone is called off here whatever else changed on either side;
-        // hearth's next write then says so to the server (without that date).
+        // A time deleted, moved or cancelled alone on a phone is taken here whatever else
+        // changed on either side; hearth's next write then says so to the server (without that
+        // date, and the moved time as an event of its own).
         let skipped = match event.rule.freq {
             crate::store::Freq::Once => false,
-            _ => self.skip_here(c, event.id, &event.skipped, remote, true).await,
+            _ => {
+                let skipped = self.skip_here(c, event.id, &event.skipped, remote, true).await;
+                skipped | self.times_changed_here(c, event.id, remote, true).await
+            }
         };
         if !remote.cancelled && same(event, remote) {
             // Written anew with nothing else hearth keeps changed (a server that re-serialises,
@@ -434,18 +439,55 @@ impl CalendarSync {
                 }
             }
         }
-        let Some(first) = called_off.first().filter(|_| tell) else {
-            return !called_off.is_empty();
-        };
-        let when: Vec<String> = called_off.iter().map(EventView::when).collect();
-        let text = c.ctx.lang.pick(
-            "📅 行事曆上取消了一次：{title}（{when}）",
-            "📅 One time was cancelled on the calendar: {title} ({when})",
-        );
+        if tell {
+            self.tell_times(c, id, &called_off, CALLED_OFF_THERE).await;
+        }
+        !called_off.is_empty()
+    }
+
+    /// Tells `c`'s chat once of `times` of event `id` changed on the server, in `words`
+    /// (zh-TW, English, and the kind of change) with the event's title and when they are.
+    async fn tell_times(&self, c: &Chat, id: i64, times: &[EventView], words: Told) {
+        let Some(first) = times.first() else { return };
+        let when: Vec<String> = times.iter().map(EventView::when).collect();
+        let (zh, en, kind) = words;
+        let text = c.ctx.lang.pick(zh, en);
         let text = text.replace("{title}", &first.title).replace("{when}", &when.join("、"));
-        let what = format!("{id}:skipped:{}", when.join(","));
+        let what = format!("{id}:{kind}:{}", when.join(","));
         self.ops.tell_chat(&c.ctx, &what, text).await;
-        true
+    }
+
+    /// Takes event `id`'s times changed alone on a phone (exceptions with a `RECURRENCE-ID`),
+    /// from today to as far as the feed shows: one moved is moved here as the page moves one
+    /// time (that day called off, a one-off copy where it went), one cancelled is called off;
+    /// the chat told once of each kind when `tell`. A time taken before (its day called off) is
+    /// not taken again. Whether any was.
+    async fn times_changed_here(&self, c: &Chat, id: i64, remote: &Remote, tell: bool) -> bool {
+        let today = c.ctx.local_now().date();
+        let horizon = today.checked_add(jiff::ToSpan::days(ics::AHEAD_DAYS)).unwrap_or(today);
+        let (mut moved, mut called_off) = (Vec::new(), Vec::new());
+        for time in remote.changed_times.iter().filter(|t| (today..=horizon).contains(&t.day)) {
+            let taken = match time.cancelled {
+                true => self.ops.skip(&c.ctx, id, time.day).await.map(|v| called_off.push(v)),
+                false => {
+                    let request = EventRequest {
+                        start: time.start.stored(),
+                        end: time.end.map(|end| end.stored()),
+                        ..EventRequest::default()
+                    };
+                    let saved = self.ops.move_one(&c.ctx, id, time.day, &request).await;
+                    saved.map(|saved| moved.push(saved.event))
+                }
+            };
+            if let Err(e) = taken {
+                tracing::info!(error = %e, "calendar server: a time changed there was not taken");
+            }
+        }
+        if tell {
+            self.tell_times(c, id, &moved, MOVED_THERE).await;
+            self.tell_times(c, id, &called_off, CALLED_OFF_THERE).await;
+        }
+        !moved.is_empty() || !called_off.is_empty()
     }
 
     /// Changes `event` to the server's version; what it became, or `None` when hearth could
@@ -626,6 +668,21 @@ fn request(remote: &Remote, kept: Option<&Event>) -> EventRequest {
         uid: kept.is_none().then(|| remote.uid.clone()),
     }
 }
+
+/// How the chat is told of times changed on the server: zh-TW, English, the kind of change.
+type Told = (&'static str, &'static str, &'static str);
+/// Times called off on the server.
+const CALLED_OFF_THERE: Told = (
+    "📅 行事曆上取消了一次：{title}（{when}）",
+    "📅 One time was cancelled on the calendar: {title} ({when})",
+    "skipped",
+);
+/// Times moved on the server.
+const MOVED_THERE: Told = (
+    "📅 行事曆上改了一次：{title}（{when}）",
+    "📅 One time was moved on the calendar: {title} ({when})",
+    "moved",
+);
 
 /// What became of an event added on the server.
 enum Added {
