@@ -433,4 +433,30 @@ async fn one_lesson_moved_on_a_phone_is_moved_here_alone_and_written_back_as_an_
     let settled = sync(&h).await;
     assert_eq!((settled.taken, settled.written), (0, 0), "both agree: {settled:?}");
     assert_eq!(told(&h).len(), 1, "told once");
+
+    // Renamed and one more time moved in one edit: hearth's version still goes back over it.
+    let (href, etag) = object_with(&radicale, "RDATE").await;
+    let text = radicale.phone("GET", &href).send().await.expect("GET").text().await.expect("text");
+    let exception = format!(
+        "BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTAMP:20261201T000000Z\r\nRECURRENCE-ID;TZID=Asia/Taipei:20261223T160000\r\nDTSTART;TZID=Asia/Taipei:20261224T170000\r\nDTEND;TZID=Asia/Taipei:20261224T180000\r\nSUMMARY:鋼琴課\r\nEND:VEVENT\r\nEND:VCALENDAR"
+    );
+    let edited = text.replacen("SUMMARY:鋼琴課", "SUMMARY:鋼琴課（新老師）", 1).replacen(
+        "END:VCALENDAR",
+        &exception,
+        1,
+    );
+    let put = radicale
+        .phone("PUT", &href)
+        .header("If-Match", &etag)
+        .header("Content-Type", "text/calendar");
+    assert!(put.body(edited).send().await.expect("PUT").status().is_success());
+    sync(&h).await;
+    let days: Vec<String> = december(&h).await.into_iter().map(|(_, at)| at).collect();
+    assert!(days.contains(&"2026-12-24T17:00".to_string()), "{days:?}");
+    assert!(!days.contains(&"2026-12-23T16:00".to_string()), "{days:?}");
+    let server = on_server(&radicale).await;
+    assert!(!server.contains("RECURRENCE-ID"), "hearth's version went back: {server}");
+    assert_eq!(server.matches("BEGIN:VEVENT").count(), 3, "no time twice: {server}");
+    let settled = sync(&h).await;
+    assert_eq!((settled.taken, settled.written), (0, 0), "both agree: {settled:?}");
 }

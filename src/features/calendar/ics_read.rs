@@ -45,7 +45,7 @@ pub struct Remote {
     /// [`MAX_EXDATES`].
     pub skipped: Vec<Date>,
     /// Its times changed alone (exceptions with a `RECURRENCE-ID`: one time moved or cancelled
-    /// on a phone), at most [`MAX_EXCEPTIONS`], in the order they come.
+    /// on a phone), in the order of their days: the latest [`MAX_EXCEPTIONS`].
     pub changed_times: Vec<ChangedTime>,
 }
 
@@ -81,9 +81,11 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
             ("END", v) if v.eq_ignore_ascii_case("VEVENT") => {
                 let event = current.take()?;
                 let exception = event.iter().any(|(n, _)| property(n) == "RECURRENCE-ID");
-                if exception && exceptions.len() < MAX_EXCEPTIONS {
+                if exception {
+                    // As many as the object holds (it is bounded in size): those of another
+                    // UID are dropped below, before the count.
                     exceptions.push(event);
-                } else if !exception && found.is_none() {
+                } else if found.is_none() {
                     found = Some(event);
                 }
                 inside = 0;
@@ -102,11 +104,14 @@ pub fn read(text: &str, zone: &TimeZone) -> Option<Remote> {
     let (start, end) = span(&event, zone)?;
     let text_of = |wanted: &str| get(wanted).map(|(_, v)| unescape(v)).unwrap_or_default();
     let uid = text_of("UID");
-    let changed_times = exceptions
+    let mut changed_times: Vec<ChangedTime> = exceptions
         .iter()
         .filter(|e| e.iter().any(|(n, v)| property(n) == "UID" && unescape(v) == uid))
         .filter_map(|e| changed_time(e, zone))
         .collect();
+    // The latest are the ones still to come.
+    changed_times.sort_by_key(|t| t.day);
+    let changed_times = changed_times.split_off(changed_times.len().saturating_sub(MAX_EXCEPTIONS));
     let modified = get("LAST-MODIFIED").or(get("DTSTAMP")).and_then(|(_, v)| utc(v));
     Some(Remote {
         uid,
@@ -142,10 +147,15 @@ fn span(event: &[(String, String)], zone: &TimeZone) -> Option<(Moment, Option<M
 /// The time an exception (`RECURRENCE-ID`) changes, and what it became.
 fn changed_time(event: &[(String, String)], zone: &TimeZone) -> Option<ChangedTime> {
     let get = |wanted: &str| event.iter().find(|(n, _)| property(n) == wanted);
-    let day = moment(get("RECURRENCE-ID")?, zone)?.date();
-    let (start, end) = span(event, zone)?;
+    let was = moment(get("RECURRENCE-ID")?, zone)?;
     let cancelled = get("STATUS").is_some_and(|(_, v)| v.eq_ignore_ascii_case("CANCELLED"));
-    Some(ChangedTime { day, start, end, cancelled })
+    // A time cancelled needs no new start.
+    let (start, end) = match span(event, zone) {
+        Some(span) => span,
+        None if cancelled => (was, None),
+        None => return None,
+    };
+    Some(ChangedTime { day: was.date(), start, end, cancelled })
 }
 
 /// The days of `event`'s `EXDATE`s (each may list several, comma-separated), seen in `zone`;
@@ -362,7 +372,7 @@ mod tests {
     fn a_time_moved_or_cancelled_on_a_phone_is_an_exception_of_the_same_uid() {
         let ics = "BEGIN:VEVENT\nUID:r\nDTSTART;TZID=Asia/Taipei:20261209T160000\nRRULE:FREQ=WEEKLY\nSUMMARY:鋼琴課\nEND:VEVENT\n\
             BEGIN:VEVENT\nUID:r\nRECURRENCE-ID;TZID=Asia/Taipei:20261216T160000\nDTSTART;TZID=Asia/Taipei:20261217T170000\nDTEND;TZID=Asia/Taipei:20261217T180000\nSUMMARY:鋼琴課\nEND:VEVENT\n\
-            BEGIN:VEVENT\nUID:r\nRECURRENCE-ID:20261223T080000Z\nDTSTART:20261223T080000Z\nSTATUS:CANCELLED\nEND:VEVENT\n\
+            BEGIN:VEVENT\nUID:r\nRECURRENCE-ID:20261223T080000Z\nSTATUS:CANCELLED\nEND:VEVENT\n\
             BEGIN:VEVENT\nUID:other\nRECURRENCE-ID:20261230T080000Z\nDTSTART:20261231T080000Z\nEND:VEVENT\n";
         let lessons = read(ics, &taipei()).expect("an event");
         let changed: Vec<(String, String, bool)> = lessons
@@ -376,7 +386,7 @@ mod tests {
                 ("2026-12-16".into(), "2026-12-17T17:00".into(), false),
                 ("2026-12-23".into(), "2026-12-23T16:00".into(), true),
             ],
-            "another UID's exception is not this event's"
+            "a cancelled time needs no start; another UID's exception is not this event's"
         );
         assert_eq!(
             lessons.changed_times[0].end.map(Moment::stored).as_deref(),

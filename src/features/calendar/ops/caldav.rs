@@ -314,7 +314,7 @@ impl CalendarSync {
                 // once (a rule hearth cannot keep) is not cancelled by its own EXDATE.
                 if saved.event.repeats() {
                     self.skip_here(c, saved.event.id, &[], remote, false).await;
-                    self.times_changed_here(c, saved.event.id, remote, false).await;
+                    self.times_changed_here(c, saved.event.id, &[], remote, false).await;
                 }
                 // The sequence the add saved, not read again: a change made meanwhile is written.
                 let sequence = saved.event.sequence;
@@ -356,10 +356,11 @@ impl CalendarSync {
         // changed on either side; hearth's next write then says so to the server (without that
         // date, and the moved time as an event of its own).
         let skipped = match event.rule.freq {
+            _ if remote.cancelled => false,
             crate::store::Freq::Once => false,
             _ => {
                 let skipped = self.skip_here(c, event.id, &event.skipped, remote, true).await;
-                skipped | self.times_changed_here(c, event.id, remote, true).await
+                skipped | self.times_changed_here(c, event.id, &event.skipped, remote, true).await
             }
         };
         if !remote.cancelled && same(event, remote) {
@@ -376,7 +377,7 @@ impl CalendarSync {
             report.conflicts += 1;
             let theirs_later = remote.modified.is_some_and(|at| at > event.updated);
             let taken = match theirs_later {
-                true => self.change_here(c, event, item, remote).await?,
+                true => self.change_here(c, event, item, remote, skipped).await?,
                 false => None,
             };
             let Some(view) = taken else {
@@ -405,7 +406,7 @@ impl CalendarSync {
             self.cancel_here(c, event).await?;
             return Ok(true);
         }
-        let taken = self.change_here(c, event, item, remote).await?;
+        let taken = self.change_here(c, event, item, remote, skipped).await?;
         if let Some(view) = &taken {
             let text = format!("📅 行事曆上改了行程：{}（{}）", view.title, view.when());
             self.ops.tell_chat(&c.ctx, &what, text).await;
@@ -460,13 +461,24 @@ impl CalendarSync {
     /// Takes event `id`'s times changed alone on a phone (exceptions with a `RECURRENCE-ID`),
     /// from today to as far as the feed shows: one moved is moved here as the page moves one
     /// time (that day called off, a one-off copy where it went), one cancelled is called off;
-    /// the chat told once of each kind when `tell`. A time taken before (its day called off) is
-    /// not taken again. Whether any was.
-    async fn times_changed_here(&self, c: &Chat, id: i64, remote: &Remote, tell: bool) -> bool {
+    /// the chat told once of each kind when `tell`. A day among `already` (called off, or taken
+    /// before) is not taken again, nor is one hearth refuses (a time moved into the past).
+    /// Whether the server's version holds any such time: hearth's version, written back, then
+    /// replaces it, so both sides say the same.
+    async fn times_changed_here(
+        &self,
+        c: &Chat,
+        id: i64,
+        already: &[jiff::civil::Date],
+        remote: &Remote,
+        tell: bool,
+    ) -> bool {
         let today = c.ctx.local_now().date();
         let horizon = today.checked_add(jiff::ToSpan::days(ics::AHEAD_DAYS)).unwrap_or(today);
+        let ahead: Vec<&ics_read::ChangedTime> =
+            remote.changed_times.iter().filter(|t| (today..=horizon).contains(&t.day)).collect();
         let (mut moved, mut called_off) = (Vec::new(), Vec::new());
-        for time in remote.changed_times.iter().filter(|t| (today..=horizon).contains(&t.day)) {
+        for time in ahead.iter().filter(|t| !already.contains(&t.day)) {
             let taken = match time.cancelled {
                 true => self.ops.skip(&c.ctx, id, time.day).await.map(|v| called_off.push(v)),
                 false => {
@@ -487,7 +499,7 @@ impl CalendarSync {
             self.tell_times(c, id, &moved, MOVED_THERE).await;
             self.tell_times(c, id, &called_off, CALLED_OFF_THERE).await;
         }
-        !moved.is_empty() || !called_off.is_empty()
+        !ahead.is_empty()
     }
 
     /// Changes `event` to the server's version; what it became, or `None` when hearth could
@@ -498,10 +510,14 @@ impl CalendarSync {
         event: &Event,
         item: &Listed,
         remote: &Remote,
+        rewrite: bool,
     ) -> Result<Option<EventView>, SyncError> {
         let chat = c.ctx.conversation.id.clone();
         let outcome = self.ops.change(&c.ctx, event.id, &request(remote, Some(event))).await;
         let sequence = match &outcome {
+            // Taken, and the server's version still holds times hearth keeps otherwise: one
+            // behind, so the next write puts hearth's over it.
+            Ok(saved) if rewrite => saved.event.sequence - 1,
             Ok(saved) => saved.event.sequence,
             // Behind hearth's own: the next write puts hearth's back.
             Err(_) => event.sequence - 1,

@@ -76,6 +76,11 @@ impl CalendarOps {
             Event { start: time.start, end: time.end, rule: Recurrence::once(), ..event.clone() };
         let copy = EventRequest { repetition: None, uid: None, ..request.clone() };
         let checked = self.checked(ctx, &copy, Some(&that_time))?;
+        if (checked.start.as_str(), checked.end.as_deref())
+            == (time.start.stored().as_str(), time.end.map(Moment::stored).as_deref())
+        {
+            return Err(invalid(format!("the time on {day} is already then")));
+        }
         let row = self.insert(ctx, &checked, &copy).await?;
         let called_off = match self.call_off(ctx, &event, day).await {
             Ok(true) => Ok(()),
