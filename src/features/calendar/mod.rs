@@ -128,6 +128,12 @@ pub fn repeats(freq: crate::store::Freq) -> Option<&'static str> {
     (freq != crate::store::Freq::Once).then(|| freq.name())
 }
 
+/// The days called off an event's row keeps ("YYYY-MM-DD", space-separated); one that does not
+/// read is left out.
+pub fn skipped_days(kept: &str) -> Vec<Date> {
+    kept.split_whitespace().filter_map(|d| d.parse().ok()).collect()
+}
+
 /// A noon, for all-day events' schedules (no zone skips it).
 const NOON: Time = Time::constant(12, 0, 0, 0);
 
@@ -162,7 +168,7 @@ impl Event {
             sequence: row.sequence,
             updated: instant(row.updated_at).unwrap_or(Timestamp::UNIX_EPOCH),
             cancelled: row.cancelled_at.and_then(instant),
-            skipped: row.skipped.split_whitespace().filter_map(|d| d.parse().ok()).collect(),
+            skipped: skipped_days(&row.skipped),
         })
     }
 

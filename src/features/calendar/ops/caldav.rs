@@ -24,6 +24,7 @@ use reqwest::StatusCode;
 
 use jiff::tz::TimeZone;
 
+use super::one_time::days_open;
 use super::{CalendarOps, EventRequest, EventView};
 use crate::contract::{Surface, ToolCtx};
 use crate::features::calendar::ics_read::{self, Remote};
@@ -425,12 +426,8 @@ impl CalendarSync {
         remote: &Remote,
         tell: bool,
     ) -> bool {
-        let today = c.ctx.local_now().date();
-        let horizon = today.checked_add(jiff::ToSpan::days(ics::AHEAD_DAYS)).unwrap_or(today);
-        let new = remote
-            .skipped
-            .iter()
-            .filter(|day| (today..=horizon).contains(*day) && !already.contains(day));
+        let open = days_open(&c.ctx);
+        let new = remote.skipped.iter().filter(|day| open.contains(*day) && !already.contains(day));
         let mut called_off: Vec<EventView> = Vec::new();
         for day in new.take(super::one_time::MAX_SKIPPED) {
             match self.ops.skip(&c.ctx, id, *day).await {
@@ -473,10 +470,9 @@ impl CalendarSync {
         remote: &Remote,
         tell: bool,
     ) -> bool {
-        let today = c.ctx.local_now().date();
-        let horizon = today.checked_add(jiff::ToSpan::days(ics::AHEAD_DAYS)).unwrap_or(today);
+        let open = days_open(&c.ctx);
         let ahead: Vec<&ics_read::ChangedTime> =
-            remote.changed_times.iter().filter(|t| (today..=horizon).contains(&t.day)).collect();
+            remote.changed_times.iter().filter(|t| open.contains(&t.day)).collect();
         let (mut moved, mut called_off) = (Vec::new(), Vec::new());
         for time in ahead.iter().filter(|t| !already.contains(&t.day)) {
             let taken = match time.cancelled {

@@ -13,7 +13,7 @@ use super::remind::reminder_time;
 use super::{CalendarOps, EventRequest, EventView, Saved, invalid, moved_end, view};
 use crate::contract::{ToolCtx, ToolError};
 use crate::features::calendar::ics::AHEAD_DAYS;
-use crate::features::calendar::{Event, Moment, Occurrence};
+use crate::features::calendar::{Event, Moment, Occurrence, skipped_days};
 use crate::features::{changes, verbs};
 use crate::store::{Freq, Recurrence};
 
@@ -23,6 +23,13 @@ pub const MAX_SKIPPED: usize = 100;
 const FORGOTTEN_AFTER_DAYS: i64 = 62;
 /// Tries at keeping a day called off while others change the same event.
 const TRIES: usize = 3;
+
+/// The days a time of an event can be called off or moved on in `ctx`'s chat: from today to as
+/// far ahead as the feed shows.
+pub(super) fn days_open(ctx: &ToolCtx) -> std::ops::RangeInclusive<Date> {
+    let today = ctx.local_now().date();
+    today..=today.checked_add(AHEAD_DAYS.days()).unwrap_or(today)
+}
 
 /// `event`'s time on `day` as its rule has it, called off or not: its start's time of day, and
 /// its length.
@@ -111,11 +118,11 @@ impl CalendarOps {
     /// The time of `event` on `day`: refused when the day has passed, is further ahead than
     /// the feed shows, or the event does not happen on it.
     fn time_on(&self, ctx: &ToolCtx, event: &Event, day: Date) -> Result<Occurrence, ToolError> {
-        let today = ctx.local_now().date();
-        if day < today {
+        let open = days_open(ctx);
+        if day < *open.start() {
             return Err(invalid(format!("{day} has passed")));
         }
-        if day > today.checked_add(AHEAD_DAYS.days()).unwrap_or(today) {
+        if day > *open.end() {
             return Err(invalid(format!("{day} is more than {AHEAD_DAYS} days ahead")));
         }
         let times = event.occurrences(day, day, &self.work_calendar, 4);
@@ -134,12 +141,8 @@ impl CalendarOps {
         for _ in 0..TRIES {
             let row = self.store.calendar().get(chat, event.id).await?;
             let row = row.filter(|r| r.cancelled_at.is_none()).ok_or_else(gone)?;
-            let mut days: Vec<Date> = row
-                .skipped
-                .split_whitespace()
-                .filter_map(|d| d.parse().ok())
-                .filter(|d| *d >= oldest)
-                .collect();
+            let mut days = skipped_days(&row.skipped);
+            days.retain(|d| *d >= oldest);
             if days.contains(&day) {
                 return Ok(false);
             }
